@@ -1,0 +1,18 @@
+"""inspect_ai entry point: registers proagent's model API and tasks.
+
+inspect imports this module (``[project.entry-points.inspect_ai]``) when it
+resolves a ``local/...`` model or a ``proagent/...`` task. Imports of optional
+runtimes stay inside the factories.
+"""
+
+from inspect_ai.model import modelapi
+
+from .bench.tasks import assist  # noqa: F401  (registers proagent/assist)
+
+
+@modelapi(name="local")
+def local():  # noqa: ANN201
+    """In-process GGUF models on llama.cpp (see ``proagent.models.local``)."""
+    from .models.local import LocalLlamaAPI
+
+    return LocalLlamaAPI

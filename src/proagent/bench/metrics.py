@@ -1,0 +1,155 @@
+"""When/How-to-Assist metrics over per-sample scores (ProAgentBench section 5.3).
+
+When to Assist: accuracy, precision, recall, F1 of the binary decision (positive
+class = needs help). An unparsed answer counts as wrong for accuracy and as
+"no help predicted" for precision/recall/F1, and is also counted on its own
+(``unparsed_rate``), so a model that cannot follow the format is not mistaken
+for one that judges badly.
+
+How to Assist: intention accuracy over the 16 categories (positive samples with
+an intention label; a missing prediction is wrong) and semantic similarity: the
+cosine between the embedding of the predicted query and the best-matching
+reference (positive samples with references; a missing query scores 0).
+
+Confidence intervals: 95% percentile bootstrap over samples (``scipy.stats.bootstrap``,
+1000 resamples, fixed seed). Baselines: always-yes and always-no on the same
+labels.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score
+
+from ..records import Score
+
+__all__ = ["HEADLINE", "baseline", "bootstrap_ci", "percentile", "summarize", "when_metrics"]
+
+HEADLINE = ("accuracy", "precision", "recall", "f1", "intention_accuracy", "semantic_similarity")
+"""Metrics reported with bootstrap intervals."""
+
+
+def when_metrics(labels: Sequence[int], predicted: Sequence[int | None]) -> dict[str, float]:
+    """Accuracy, precision, recall and F1 of When to Assist.
+
+    ``None`` predictions (unparsed) are wrong for accuracy and count as 0 for the
+    others. Precision of a run that never says yes is 0 (sklearn ``zero_division=0``).
+    """
+    y = np.asarray(labels, dtype=int)
+    if y.size == 0:
+        return {"accuracy": math.nan, "precision": math.nan, "recall": math.nan, "f1": math.nan}
+    p_acc = np.asarray([-1 if p is None else int(p) for p in predicted])
+    p_bin = np.asarray([0 if p is None else int(p) for p in predicted])
+    return {
+        "accuracy": float(accuracy_score(y, p_acc)),
+        "precision": float(precision_score(y, p_bin, zero_division=0)),
+        "recall": float(recall_score(y, p_bin, zero_division=0)),
+        "f1": float(f1_score(y, p_bin, zero_division=0)),
+    }
+
+
+def baseline(labels: Sequence[int], answer: int) -> dict[str, float]:
+    """When metrics of a baseline that always answers ``answer`` (1 = yes)."""
+    return when_metrics(labels, [answer] * len(labels))
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """The q-th percentile (0-100) or ``None`` for no values."""
+    v = [x for x in values if x is not None]
+    return float(np.percentile(v, q)) if v else None
+
+
+def _headline(scores: Sequence[Score]) -> dict[str, float]:
+    m = when_metrics([s.label for s in scores], [s.predicted for s in scores])
+    ints = [s.intention_correct for s in scores if s.intention_correct is not None]
+    sims = [s.semantic_similarity for s in scores if s.semantic_similarity is not None]
+    m["intention_accuracy"] = float(np.mean(ints)) if ints else math.nan
+    m["semantic_similarity"] = float(np.mean(sims)) if sims else math.nan
+    return m
+
+
+def bootstrap_ci(
+    scores: Sequence[Score], n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0
+) -> dict[str, tuple[float, float] | None]:
+    """95% percentile bootstrap interval of each headline metric.
+
+    Resamples whole samples (so precision and recall move together) with
+    ``scipy.stats.bootstrap``; ``None`` where the metric is undefined or there
+    are fewer than 2 samples.
+    """
+    from scipy.stats import bootstrap
+
+    out: dict[str, tuple[float, float] | None] = {k: None for k in HEADLINE}
+    if len(scores) < 2:
+        return out
+    y = np.asarray([s.label for s in scores], dtype=float)
+    pb = np.asarray([0 if s.predicted is None else s.predicted for s in scores], dtype=float)
+    pa = np.asarray([-1 if s.predicted is None else s.predicted for s in scores], dtype=float)
+    ic = np.asarray([np.nan if s.intention_correct is None else float(s.intention_correct) for s in scores])
+    ss = np.asarray([np.nan if s.semantic_similarity is None else s.semantic_similarity for s in scores])
+
+    def ratio(a: float, b: float) -> float:
+        return a / b if b else 0.0
+
+    def stat(i: np.ndarray, key: str) -> float:
+        i = i.astype(int)
+        yi, pbi = y[i], pb[i]
+        tp = float(np.sum(yi * pbi))
+        if key == "accuracy":
+            return float(np.mean(yi == pa[i]))
+        if key == "precision":
+            return ratio(tp, float(np.sum(pbi)))
+        if key == "recall":
+            return ratio(tp, float(np.sum(yi)))
+        if key == "f1":
+            return ratio(2 * tp, float(np.sum(pbi) + np.sum(yi)))
+        v = (ic if key == "intention_accuracy" else ss)[i]
+        v = v[~np.isnan(v)]
+        return float(np.mean(v)) if v.size else math.nan
+
+    idx = np.arange(len(scores), dtype=float)
+    for key in HEADLINE:
+        if math.isnan(stat(idx, key)):
+            continue
+        with warnings.catch_warnings():  # degenerate resamples (all equal) are expected on small runs
+            warnings.simplefilter("ignore")
+            res = bootstrap(
+                (idx,), lambda i, key=key: stat(i, key), n_resamples=n_resamples, confidence_level=confidence,
+                method="percentile", vectorized=False, random_state=np.random.default_rng(seed),
+            )
+        lo, hi = res.confidence_interval
+        out[key] = None if (math.isnan(lo) or math.isnan(hi)) else (float(lo), float(hi))
+    return out
+
+
+def summarize(scores: Sequence[Score], *, n_resamples: int = 1000, seed: int = 0) -> dict:
+    """Every figure of a run: headline metrics, unparsed rate, n, seconds per
+    sample (p50, p95), tokens, bootstrap intervals and the baselines.
+
+    Headline values that are undefined for the data (e.g. intention accuracy on
+    a source without intention labels) are ``None``.
+    """
+    head = _headline(scores)
+    secs = [s.seconds for s in scores if s.seconds is not None]
+    toks = [s.tokens for s in scores if s.tokens is not None]
+    labels = [s.label for s in scores]
+    out: dict = {k: (None if math.isnan(v) else v) for k, v in head.items()}
+    out.update(
+        unparsed_rate=(sum(s.predicted is None for s in scores) / len(scores)) if scores else None,
+        n=len(scores),
+        n_positive=int(sum(labels)),
+        n_intention=sum(s.intention_correct is not None for s in scores),
+        n_similarity=sum(s.semantic_similarity is not None for s in scores),
+        seconds_p50=percentile(secs, 50),
+        seconds_p95=percentile(secs, 95),
+        tokens_total=int(sum(toks)) if toks else 0,
+        tokens_per_sample=(float(np.mean(toks)) if toks else None),
+        cached_tokens_total=int(sum(s.extra.get("cached_tokens", 0) for s in scores)),
+        ci95=bootstrap_ci(scores, n_resamples=n_resamples, seed=seed) if scores else {},
+        baselines={"always_yes": baseline(labels, 1), "always_no": baseline(labels, 0)} if scores else {},
+    )
+    return out

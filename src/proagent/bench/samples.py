@@ -1,0 +1,241 @@
+"""Build When/How-to-Assist samples from events (ProAgentBench section 5, DESIGN section 4).
+
+Two kinds of source:
+
+* **Labelled** sources (ProactiveBench) label every event: one sample per event,
+  label = ``task_status``, the current state is the event itself, the context is
+  the earlier events of the session inside the window, and the How-to-Assist
+  references are the candidate tasks.
+* **LifeTrace / ProAgentBench** logs mark LLM-use events. Positives are the
+  moments t at which an LLM-use event starts; the model sees what came before
+  (the event in progress just before t as the current state, earlier events in
+  the window as context), never the LLM event itself. The reference query is the
+  first user query of the conversation, the intention its annotation.
+  Hard negatives are other app switches that look like assistance moments but
+  are not: the previous event is real activity (>= 3 s, has a screenshot), no
+  LLM event starts within ``gap_seconds`` after t, and among such candidates the
+  ones most similar (same app, overlapping title words) to the positives'
+  current states are chosen. Idle stretches and the moments just before a real
+  LLM event are never negatives.
+
+Per-user isolation: samples carry their user and nothing crosses users. The
+split is time-based within each user: the earliest ``train_fraction`` of a
+user's moments are ``train``, the rest ``test``. Everything is deterministic for
+a seed.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from ..errors import DataError
+from ..records import Event, Sample
+
+__all__ = ["SampleConfig", "WINDOWS", "build_samples", "parse_window"]
+
+WINDOWS = (10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
+"""Context windows of the paper's ablation in seconds (10 s, 30 s, 1, 2, 5, 10 min;
+ProAgentBench section 6)."""
+
+MIN_EVENT_SECONDS = 3.0
+"""Events shorter than this are excluded (ProAgentBench section 3.2)."""
+
+
+def parse_window(text: str | float | int) -> float:
+    """Parse a window such as ``10s``, ``5m``, ``1h`` or ``300`` into seconds.
+
+    Raises:
+        ValueError: unreadable text, or a window outside 1 s .. 24 h.
+    """
+    if isinstance(text, (int, float)):
+        seconds = float(text)
+    else:
+        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h)?\s*", str(text).lower())
+        if not m:
+            raise ValueError(f"window {text!r}: expected e.g. 10s, 30s, 1m, 5m, 10m")
+        seconds = float(m.group(1)) * {None: 1, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600}[m.group(2)]
+    if not 1 <= seconds <= 86400:
+        raise ValueError(f"window {text!r}: must be between 1 s and 24 h")
+    return seconds
+
+
+@dataclass(frozen=True)
+class SampleConfig:
+    """How samples are made. Defaults follow ProAgentBench (DESIGN section 4)."""
+
+    window_seconds: float = 300.0
+    """Context window before t, seconds (paper default 5 min)."""
+    train_fraction: float = 0.5
+    """Earliest share of each user's moments assigned to ``train`` (0-1)."""
+    min_event_seconds: float = MIN_EVENT_SECONDS
+    """Shorter events are not real activity (seconds)."""
+    gap_seconds: float = 120.0
+    """A negative moment must have no LLM event starting within this many seconds after it."""
+    negatives_per_positive: float = 1.0
+    """Hard negatives drawn per positive, per user."""
+    seed: int = 0
+    """Seed for tie-breaking among equally hard negatives."""
+
+
+def _split(samples: list[Sample], fraction: float) -> list[Sample]:
+    from dataclasses import replace
+
+    ordered = sorted(samples, key=lambda s: (s.time, s.id))
+    n_train = int(math.floor(fraction * len(ordered)))
+    return [replace(s, split="train" if i < n_train else "test") for i, s in enumerate(ordered)]
+
+
+def _context(events: list[Event], upto: int, t: datetime, window: float) -> tuple[Event, ...]:
+    lo = t - timedelta(seconds=window)
+    return tuple(e for e in events[:upto] if e.start >= lo)
+
+
+def _labelled(events: list[Event], cfg: SampleConfig) -> list[Sample]:
+    out = []
+    for i, e in enumerate(events):
+        out.append(
+            Sample(
+                id=f"{e.id}:labelled",
+                user=e.user,
+                time=e.start,
+                label=1 if e.needs_help else 0,
+                split="test",
+                kind="labelled",
+                context=_context(events, i, e.start, cfg.window_seconds),
+                current=e,
+                window_seconds=cfg.window_seconds,
+                reference_queries=e.candidate_tasks,
+                event_id=e.id,
+            )
+        )
+    return out
+
+
+def _valid(e: Event, cfg: SampleConfig) -> bool:
+    d = e.duration
+    return (d is None or d >= cfg.min_event_seconds) and len(e.screenshots) >= 1
+
+
+def _is_llm(e: Event) -> bool:
+    return bool(e.is_llm_event) and e.conversation is not None and not e.conversation.is_empty
+
+
+_WORD = re.compile(r"[\w\u4e00-\u9fff]+")
+
+
+def _words(e: Event) -> set[str]:
+    return {w.lower() for w in _WORD.findall(e.window_title) if len(w) > 1}
+
+
+def _lifetrace(events: list[Event], cfg: SampleConfig) -> list[Sample]:
+    valid = [e for e in events if _valid(e, cfg) or _is_llm(e)]
+    llm_starts = [e.start for e in valid if _is_llm(e)]
+    positives: list[Sample] = []
+    candidates: list[tuple[int, Event]] = []
+    for i, e in enumerate(valid):
+        if i == 0:
+            continue
+        prev = valid[i - 1]
+        if _is_llm(e):
+            if _is_llm(prev) or not _valid(prev, cfg):
+                continue  # consecutive LLM events: the moment of turning to the LLM is the first one
+            conv = e.conversation
+            assert conv is not None
+            positives.append(
+                Sample(
+                    id=f"{e.user}:{e.id}:positive",
+                    user=e.user,
+                    time=e.start,
+                    label=1,
+                    split="test",
+                    kind="positive",
+                    context=_context(valid, i - 1, e.start, cfg.window_seconds),
+                    current=prev,
+                    window_seconds=cfg.window_seconds,
+                    reference_queries=tuple(q for q in conv.user_queries[:1] if q.strip()),
+                    intention=e.intention,
+                    event_id=e.id,
+                )
+            )
+            continue
+        if _is_llm(prev) or not _valid(e, cfg) or not _valid(prev, cfg):
+            continue
+        soon = e.start + timedelta(seconds=cfg.gap_seconds)
+        if any(e.start <= t < soon for t in llm_starts):
+            continue  # just before a real LLM event: not a negative
+        candidates.append((i, e))
+    if not positives:
+        return []
+    pos_apps = defaultdict(int)
+    pos_words: list[set[str]] = []
+    for p in positives:
+        pos_apps[p.current.app_name] += 1
+        pos_words.append(_words(p.current))
+    rng = random.Random(f"{cfg.seed}:{positives[0].user}")
+
+    def hardness(item: tuple[int, Event]) -> tuple[float, float]:
+        prev = valid[item[0] - 1]
+        w = _words(prev)
+        jac = max((len(w & pw) / len(w | pw) for pw in pos_words if w | pw), default=0.0)
+        return (pos_apps.get(prev.app_name, 0) / len(positives) + jac, rng.random())
+
+    ranked = sorted(candidates, key=hardness, reverse=True)
+    k = min(len(ranked), max(1, round(cfg.negatives_per_positive * len(positives))))
+    negatives = []
+    for i, e in ranked[:k]:
+        negatives.append(
+            Sample(
+                id=f"{e.user}:{e.id}:hard_negative",
+                user=e.user,
+                time=e.start,
+                label=0,
+                split="test",
+                kind="hard_negative",
+                context=_context(valid, i - 1, e.start, cfg.window_seconds),
+                current=valid[i - 1],
+                window_seconds=cfg.window_seconds,
+                event_id=e.id,
+            )
+        )
+    return positives + negatives
+
+
+def build_samples(events: list[Event], config: SampleConfig = SampleConfig()) -> list[Sample]:
+    """Turn events into samples, sorted by (user, time).
+
+    Args:
+        events: Events of one or more users (any order).
+        config: Window, split and negative-sampling settings.
+
+    Returns:
+        Samples of every user, with ``split`` set.
+
+    Raises:
+        DataError: the events carry neither per-event labels (ProactiveBench) nor
+            LLM-use annotations (``is_llm_event``), so no ground truth exists.
+    """
+    if not 0 <= config.train_fraction < 1:
+        raise ValueError(f"train_fraction {config.train_fraction}: must be in [0, 1)")
+    by_user: dict[str, list[Event]] = defaultdict(list)
+    for e in events:
+        by_user[e.user].append(e)
+    out: list[Sample] = []
+    for user in sorted(by_user):
+        evs = sorted(by_user[user], key=lambda e: e.start)  # stable: ties keep source order
+        if all(e.needs_help is not None for e in evs):
+            made = _labelled(evs, config)
+        elif any(e.is_llm_event is not None for e in evs):
+            made = _lifetrace(evs, config)
+        else:
+            raise DataError(
+                user,
+                "events have no ground truth: neither per-event help labels nor LLM-use "
+                "annotations (is_llm_event); annotate the log first",
+            )
+        out.extend(_split(made, config.train_fraction))
+    return sorted(out, key=lambda s: (s.user, s.time, s.id))

@@ -1,0 +1,104 @@
+"""The When/How-to-Assist benchmark as an inspect_ai task.
+
+Run it with ``proagent eval`` or with plain inspect::
+
+    inspect eval proagent/assist -T data=../shared/data/proactivebench \\
+        -T method=zero-shot --model local/smollm2-135m --limit 5
+"""
+
+from __future__ import annotations
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset
+from inspect_ai.dataset import Sample as InspectSample
+from inspect_ai.model import GenerateConfig
+
+from ..agent.prompting import user_prompt
+from ..agent.solvers import METHODS, method_solver
+from ..records import Sample
+from ..sources.load import load_events
+from .samples import SampleConfig, build_samples, parse_window
+from .scorers import assist_scorer
+
+__all__ = ["MAX_TOKENS", "assist", "to_inspect_samples"]
+
+MAX_TOKENS = {"zero-shot": 96, "cot": 400, "sc": 400}
+"""Answer budget per generation, tokens (three answer lines; four CoT steps + lines)."""
+
+
+def to_inspect_samples(samples: list[Sample], method: str) -> list[InspectSample]:
+    """Render samples for a method; metadata carries the ground truth for the scorer."""
+    prompt_method = "zero-shot" if method == "zero-shot" else "cot"
+    out = []
+    for s in samples:
+        shots = s.current.screenshots
+        shot = shots[-1].path if shots and shots[-1].path else None
+        out.append(
+            InspectSample(
+                id=s.id,
+                input=user_prompt(s, prompt_method),
+                target="Yes" if s.label else "No",
+                metadata={
+                    "label": s.label,
+                    "user": s.user,
+                    "kind": s.kind,
+                    "split": s.split,
+                    "time": s.time.isoformat(),
+                    "intention": s.intention,
+                    "reference_queries": list(s.reference_queries),
+                    "screenshot": str(shot) if shot else None,
+                },
+            )
+        )
+    return out
+
+
+@task
+def assist(
+    data: str,
+    method: str = "zero-shot",
+    window: str = "5m",
+    split: str = "test",
+    train_fraction: float = 0.5,
+    seed: int = 0,
+    sc_samples: int = 5,
+    sc_temperature: float = 0.7,
+    images: bool = False,
+    annotations: str | None = None,
+) -> Task:
+    """When/How-to-Assist on an activity log (ProAgentBench section 5).
+
+    Args:
+        data: ProactiveBench session file/folder, or LifeTrace database/folder.
+        method: ``zero-shot``, ``cot`` or ``sc`` (self-consistency over CoT).
+        window: Context window (``10s`` .. ``10m``; paper default ``5m``).
+        split: ``test``, ``train`` or ``all`` (time-based split within each user).
+        train_fraction: Earliest share of each user's moments used for training.
+        seed: Seed of hard-negative sampling and generation.
+        sc_samples: Answers sampled per moment for self-consistency.
+        sc_temperature: Sampling temperature for self-consistency (> 0).
+        images: Attach the current screenshot (for vision models).
+        annotations: Comma-separated external annotation files (LifeTrace).
+
+    Raises:
+        ValueError: unknown method or split, or bad window.
+        proagent.errors.DataError: unreadable data.
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+    if split not in {"test", "train", "all"}:
+        raise ValueError(f"split {split!r}: choose test, train or all")
+    cfg = SampleConfig(window_seconds=parse_window(window), train_fraction=float(train_fraction), seed=int(seed))
+    ann = [a for a in annotations.split(",") if a] if annotations else None
+    samples = build_samples(load_events(data, annotations=ann), cfg)
+    if split != "all":
+        samples = [s for s in samples if s.split == split]
+    if not samples:
+        raise ValueError(f"{data}: no {split} samples (check --split and the data's labels)")
+    return Task(
+        dataset=MemoryDataset(to_inspect_samples(samples, method), name="assist"),
+        solver=method_solver(method, sc_samples=int(sc_samples), sc_temperature=float(sc_temperature), images=bool(images)),
+        scorer=assist_scorer(),
+        config=GenerateConfig(temperature=0.0, max_tokens=MAX_TOKENS[method], seed=int(seed)),
+        metadata={"method": method, "window_seconds": cfg.window_seconds, "split": split},
+    )

@@ -1,0 +1,192 @@
+"""In-process GGUF models on llama.cpp (xllamacpp), registered with inspect as ``local/...``.
+
+``local/qwen2.5-coder-1.5b`` (default), ``local/smollm2-135m`` or
+``local//path/to/model.gguf``. The model runs inside the evaluating process: no
+server, no port, no network.
+
+Prefix reuse: llama.cpp keeps the KV cache of the previous prompt in its slot
+and re-evaluates only the tokens after the longest common prefix. Prompts put
+the stable parts first (system, profile, memory, older events) so consecutive
+samples of one user share a prefix (DESIGN section 2). The number of reused
+tokens is reported as ``input_tokens_cache_read``.
+
+Usage is always reported (prompt and completion tokens counted by llama.cpp),
+so inspect never falls back to a tokenizer download.
+
+Model arguments (``-M key=value`` with inspect, ``--model-arg`` with proagent):
+``n_ctx`` (tokens), ``n_threads`` (default: all cores), ``cache_prompt``
+(``true``/``false``, default true: set false to measure without prefix reuse).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+from typing import Any
+
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    GenerateConfig,
+    ModelAPI,
+    ModelOutput,
+    ModelUsage,
+)
+from inspect_ai.model import ChatCompletionChoice
+from inspect_ai.model._model_call import ModelCall
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+from .catalog import MODELS, resolve_gguf
+
+__all__ = ["LocalLlamaAPI", "LocalModelError"]
+
+
+class LocalModelError(RuntimeError):
+    """llama.cpp rejected a request (e.g. the prompt exceeds the context)."""
+
+
+class _Engine:
+    """One loaded model; requests run one at a time in a worker thread."""
+
+    def __init__(self, path: str, n_ctx: int, n_threads: int) -> None:
+        import xllamacpp as xlc
+
+        params = xlc.CommonParams()
+        params.model.path = path
+        params.n_ctx = n_ctx
+        params.n_parallel = 1  # one slot: consecutive requests share its KV cache
+        params.cpuparams.n_threads = n_threads
+        params.cpuparams_batch.n_threads = n_threads
+        params.warmup = False
+        params.verbosity = -1
+        self.server = xlc.Server(params)
+        self.lock = threading.Lock()
+        self.path = path
+        self.n_ctx = n_ctx
+
+    def chat(self, request: dict[str, Any]) -> dict[str, Any]:
+        with self.lock:
+            result = self.server.handle_chat_completions(request)
+        if not isinstance(result, dict):
+            result = json.loads(result)
+        if "error" in result or "choices" not in result:
+            err = result.get("error", result)
+            msg = err.get("message") if isinstance(err, dict) else str(err)
+            raise LocalModelError(f"llama.cpp ({os.path.basename(self.path)}): {msg}")
+        return result
+
+
+_ENGINES: dict[tuple[str, int, int], _Engine] = {}
+_ENGINES_LOCK = threading.Lock()
+
+
+def _engine(path: str, n_ctx: int, n_threads: int) -> _Engine:
+    key = (path, n_ctx, n_threads)
+    with _ENGINES_LOCK:
+        if key not in _ENGINES:
+            _ENGINES[key] = _Engine(path, n_ctx, n_threads)
+        return _ENGINES[key]
+
+
+def _as_bool(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() not in {"0", "false", "no", "off"}
+    return bool(value)
+
+
+def _message_text(m: ChatMessage) -> str:
+    return m.text if isinstance(m.content, list) else str(m.content)
+
+
+class LocalLlamaAPI(ModelAPI):
+    """inspect_ai model API running a GGUF model in process with llama.cpp."""
+
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = GenerateConfig(),
+        n_ctx: int | str | None = None,
+        n_threads: int | str | None = None,
+        cache_prompt: bool | str = True,
+        **model_args: Any,
+    ) -> None:
+        super().__init__(model_name, base_url, api_key, [], config)
+        if model_args:
+            raise ValueError(f"local model: unknown model args {sorted(model_args)}")
+        spec = MODELS.get(model_name)
+        self.gguf = str(resolve_gguf(model_name))
+        self.n_ctx = int(n_ctx) if n_ctx else (spec.n_ctx if spec else 4096)
+        self.n_threads = int(n_threads) if n_threads else max(1, os.cpu_count() or 1)
+        self.cache_prompt = _as_bool(cache_prompt)
+        self._engine = _engine(self.gguf, self.n_ctx, self.n_threads)
+
+    def max_connections(self) -> int:
+        """One request at a time: llama.cpp on CPU gains nothing from more."""
+        return 1
+
+    def connection_key(self) -> str:
+        return f"local:{self.gguf}"
+
+    def should_retry(self, ex: Exception) -> bool:
+        return False
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> tuple[ModelOutput, ModelCall]:
+        if tools:
+            raise LocalModelError("local models do not support tool calls")
+        request: dict[str, Any] = {
+            "messages": [{"role": m.role, "content": _message_text(m)} for m in input],
+            "max_tokens": config.max_tokens or 512,
+            "temperature": 0.0 if config.temperature is None else config.temperature,
+            "cache_prompt": self.cache_prompt,
+        }
+        if config.top_p is not None:
+            request["top_p"] = config.top_p
+        if config.top_k is not None:
+            request["top_k"] = config.top_k
+        if config.seed is not None:
+            request["seed"] = config.seed
+        if config.stop_seqs:
+            request["stop"] = list(config.stop_seqs)
+        result = await asyncio.to_thread(self._engine.chat, request)
+        choice = result["choices"][0]
+        usage = result.get("usage", {})
+        timings = result.get("timings", {})
+        cached = int(timings.get("cache_n") or (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)
+        prompt_tokens = int(usage.get("prompt_tokens", 0))
+        completion_tokens = int(usage.get("completion_tokens", 0))
+        finish = choice.get("finish_reason")
+        output = ModelOutput(
+            model=self.model_name,
+            choices=[
+                ChatCompletionChoice(
+                    message=ChatMessageAssistant(
+                        content=choice["message"].get("content") or "",
+                        model=self.model_name,
+                        source="generate",
+                    ),
+                    stop_reason="max_tokens" if finish == "length" else "stop",
+                )
+            ],
+            usage=ModelUsage(
+                input_tokens=max(prompt_tokens - cached, 0),
+                output_tokens=completion_tokens,
+                total_tokens=prompt_tokens + completion_tokens,
+                input_tokens_cache_read=cached,
+            ),
+            time=(timings.get("prompt_ms", 0.0) + timings.get("predicted_ms", 0.0)) / 1000.0,
+        )
+        call = ModelCall.create(
+            request={k: v for k, v in request.items()},
+            response={"usage": usage, "timings": timings},
+        )
+        return output, call

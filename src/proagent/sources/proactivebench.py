@@ -1,0 +1,118 @@
+"""Reader for ProactiveBench session files (Lu et al. 2024, THUNLP ProactiveAgent).
+
+Each file is one session: a JSON list, oldest first, of
+``{"observation": {"time": "<unix seconds>", "event": "<sentence>"},
+"agent_response": {"candidate_task": [...]}, "task_status": bool}``.
+
+Every observation becomes one :class:`~proagent.records.Event` with
+``summary`` = the sentence, ``needs_help`` = ``task_status`` and
+``candidate_tasks`` = the candidate tasks. The session (file stem) is the user.
+Unix times are converted to naive UTC datetimes so results do not depend on the
+machine's time zone. An event ends where the next one starts; the last event
+has zero duration.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..errors import DataError
+from ..records import Event
+
+__all__ = ["is_proactivebench_file", "read_proactivebench", "read_proactivebench_session"]
+
+
+def _utc(ts: float) -> datetime:
+    return datetime.fromtimestamp(ts, tz=timezone.utc).replace(tzinfo=None)
+
+
+def read_proactivebench_session(path: str | Path, user: str | None = None) -> list[Event]:
+    """Read one session file into events, oldest first.
+
+    Args:
+        path: A ``*.json`` session file.
+        user: Session id to use (default: the file stem, e.g. ``code_11``).
+
+    Raises:
+        DataError: the file is missing, not JSON, or an item lacks a field or has
+            the wrong type (the message names the item index and field).
+    """
+    path = Path(path)
+    user = user or path.stem
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        raise DataError(path, "file not found") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise DataError(path, f"not a ProactiveBench session (invalid JSON: {e})") from None
+    if not isinstance(data, list) or not data:
+        raise DataError(path, "not a ProactiveBench session (expected a non-empty JSON list of steps)")
+    raw: list[tuple[float, str, bool, tuple[str, ...]]] = []
+    for i, item in enumerate(data):
+        where = f"item {i}"
+        if not isinstance(item, dict):
+            raise DataError(path, f"{where}: expected an object, got {type(item).__name__}")
+        obs = item.get("observation")
+        if not isinstance(obs, dict) or "time" not in obs or "event" not in obs:
+            raise DataError(path, f"{where}: missing observation.time or observation.event")
+        try:
+            t = float(obs["time"])
+        except (TypeError, ValueError):
+            raise DataError(path, f"{where}: observation.time {obs['time']!r} is not unix seconds") from None
+        if not isinstance(obs["event"], str) or not obs["event"].strip():
+            raise DataError(path, f"{where}: observation.event is empty or not text")
+        status = item.get("task_status")
+        if not isinstance(status, bool):
+            raise DataError(path, f"{where}: task_status must be true or false, got {status!r}")
+        tasks = (item.get("agent_response") or {}).get("candidate_task") or []
+        if not isinstance(tasks, list) or not all(isinstance(x, str) for x in tasks):
+            raise DataError(path, f"{where}: agent_response.candidate_task must be a list of text")
+        raw.append((t, obs["event"].strip(), status, tuple(x.strip() for x in tasks if x.strip())))
+    events = []
+    for i, (t, sentence, status, tasks) in enumerate(raw):
+        end = max(raw[i + 1][0], t) if i + 1 < len(raw) else t
+        events.append(
+            Event(
+                id=f"{user}:{i}",
+                user=user,
+                start=_utc(t),
+                end=_utc(end),
+                summary=sentence,
+                needs_help=status,
+                candidate_tasks=tasks,
+            )
+        )
+    return events
+
+
+def is_proactivebench_file(path: Path) -> bool:
+    """True when ``path`` looks like a session file (a JSON list whose first item
+    has ``observation``); reads at most the first 4 KiB."""
+    if path.suffix.lower() != ".json" or not path.is_file():
+        return False
+    with open(path, "rb") as f:
+        head = f.read(4096).decode("utf-8", "replace").lstrip()
+    return head.startswith("[") and '"observation"' in head
+
+
+def read_proactivebench(path: str | Path) -> list[Event]:
+    """Read a session file, or every session file in a folder (sorted by name).
+
+    Raises:
+        DataError: the path does not exist, a folder holds no session file, or a
+            session file is malformed.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise DataError(path, "no such file or folder")
+    if path.is_file():
+        return read_proactivebench_session(path)
+    files = sorted(p for p in path.iterdir() if is_proactivebench_file(p))
+    if not files:
+        raise DataError(path, "no ProactiveBench session files (*.json lists of observations) in this folder")
+    events: list[Event] = []
+    for f in files:
+        events.extend(read_proactivebench_session(f))
+    return events
