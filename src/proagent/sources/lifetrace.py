@@ -1,0 +1,876 @@
+"""Reader for LifeTrace SQLite databases, every schema variant (DESIGN section 3).
+
+LifeTrace captures the screen at 1 Hz and groups screenshots into *events*
+(stretches of one foreground application). Four schema variants exist; the
+reader detects which one a file holds from ``PRAGMA table_info`` and reads
+every optional column it finds, so mixtures also work:
+
+``2025-09`` (2025-08/09)
+    ``events(id, app_name, window_title, start_time, end_time, created_at)``,
+    ``screenshots(id, file_path, file_hash, file_size, width, height,
+    screen_id, app_name, window_title, created_at, processed_at,
+    is_processed, event_id)``, ``ocr_results(id, screenshot_id,
+    text_content, ...)``.
+``2025-10``
+    events gain ``ai_title`` and ``ai_summary``.
+``2025-11`` (v1.0)
+    events gain ``status``, ``task_id``, ``auto_association_attempted``,
+    ``updated_at``, ``deleted_at``; screenshots gain ``file_deleted``,
+    ``updated_at``, ``deleted_at``.
+``processed``
+    the ProAgentBench ``lifetrace_privacy_processed.db``: events add
+    ``is_llm_event``, ``event_summary``, ``detailed_description``,
+    ``conversation`` (JSON text) and optional model titles/summaries.
+
+How rows become records (judgement calls are marked *):
+
+* Events come oldest first (by start time, then row id); each carries its
+  screenshots oldest first (by ``created_at``, then row id), with the OCR text
+  of each screenshot joined from its ``ocr_results`` rows (row order, blank and
+  repeated texts dropped*, joined with newlines).
+* Soft-deleted rows (``deleted_at`` set and not blank) are not data: they are
+  skipped, and so are screenshots of a skipped event. Screenshots with
+  ``file_deleted = 1`` keep their row (metadata and OCR are still valid) but get
+  ``path=None``*, because the image was removed on purpose.
+* Screenshots whose ``event_id`` is NULL or names no live event are skipped
+  and counted (``LifeTraceLog.n_orphan_screenshots``)*.
+* The last event may be open (``end_time`` NULL): its ``end`` is ``None``. An
+  earlier event with a NULL ``end_time`` (a crash of the capture app) ends
+  where the next event starts*; the count is ``LifeTraceLog.n_filled_ends``.
+* ``Event.summary`` is the first non-blank of ``event_summary``,
+  ``ai_summary``, ``ai_title``, then any other ``*_summary`` and ``*_title``
+  column (model outputs in processed DBs, in name order)*; ``description`` is
+  ``detailed_description``. ``is_llm_event`` is ``None`` when the column is
+  absent or NULL. ``conversation`` is parsed from its JSON text; NULL, blank
+  or JSON ``null`` give ``None``; malformed JSON is a :class:`DataError`
+  naming the event*.
+* Screenshot files: ``file_path`` may be a capture-side absolute path (Windows
+  or POSIX); only its file name is kept and resolved against the local
+  screenshots folder, which is indexed once (recursively) with ``os.scandir``.
+  A missing file gives ``path=None``, not an error. Without a screenshots
+  folder, the capture-side folders named by ``file_path`` are tried instead
+  when they exist here (each indexed once, not recursively), so a database
+  read on the capture machine still finds its files*.
+* Timestamps are naive local strings ``YYYY-MM-DD HH:MM:SS[.ffffff]`` (a ``T``
+  separator and 1-9 fraction digits are accepted, extra digits truncated);
+  anything else, including a time zone, is a :class:`DataError` naming the
+  file, table, row id and column. A screenshot with a NULL ``created_at`` takes
+  its time from its file name when the name carries one*.
+* Annotations (see :mod:`proagent.sources.annotations`) add the intention
+  (mapped to the taxonomy; unrecognised non-empty text becomes the
+  taxonomy's fallback), its confidence and the LLM platform, and drop
+  excluded events (the reasons are kept in ``LifeTraceLog.excluded``). An
+  ``intention``/``user_intention`` or ``llm_platform`` column in the database
+  is read the same way; annotations override it.
+
+The database is opened read-only (``file:...?mode=ro``) and read completely
+before anything is returned: on any error nothing is returned half-loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any, Literal
+
+from ..errors import DataError
+from ..records import Conversation, Event, Screenshot
+from ..taxonomy import Taxonomy, load_taxonomy
+from .annotations import Annotations, load_annotations
+
+__all__ = [
+    "DB_NAMES",
+    "LifeTraceLog",
+    "SchemaInfo",
+    "Variant",
+    "detect_schema",
+    "find_lifetrace_db",
+    "load_lifetrace",
+    "parse_conversation",
+    "parse_timestamp",
+    "read_lifetrace",
+]
+
+Variant = Literal["2025-09", "2025-10", "2025-11", "processed"]
+"""Schema variant names, oldest first (``2025-09`` covers 2025-08 and 2025-09)."""
+
+DB_NAMES = ("lifetrace_privacy_processed.db", "lifetrace.db")
+"""File names looked for when a folder is given instead of a database file."""
+
+EVENT_REQUIRED = ("id", "app_name", "window_title", "start_time", "end_time")
+"""Columns every ``events`` table must have."""
+SCREENSHOT_REQUIRED = ("id", "file_path", "created_at", "event_id")
+"""Columns every ``screenshots`` table must have."""
+OCR_REQUIRED = ("screenshot_id", "text_content")
+"""Columns an ``ocr_results`` table must have when present."""
+
+_AI_COLUMNS = frozenset({"ai_title", "ai_summary"})
+_V1_EVENT_COLUMNS = frozenset({"status", "task_id", "auto_association_attempted", "updated_at", "deleted_at"})
+_V1_SCREENSHOT_COLUMNS = frozenset({"file_deleted", "updated_at", "deleted_at"})
+_PROCESSED_COLUMNS = frozenset({"is_llm_event", "event_summary", "detailed_description", "conversation"})
+_SUMMARY_COLUMNS = ("event_summary", "ai_summary", "ai_title")
+_INTENTION_COLUMNS = ("user_intention", "intention")
+_NON_SUMMARY_TITLES = frozenset({"window_title"})
+
+
+@dataclass(frozen=True)
+class SchemaInfo:
+    """What a LifeTrace database holds, from ``sqlite_master`` and
+    ``PRAGMA table_info``."""
+
+    path: Path
+    """The database file."""
+    variant: Variant
+    """Detected schema variant (the newest whose columns are present)."""
+    tables: tuple[str, ...]
+    """All tables, sorted."""
+    event_columns: frozenset[str]
+    """Columns of ``events``."""
+    screenshot_columns: frozenset[str]
+    """Columns of ``screenshots``."""
+    ocr_columns: frozenset[str] = frozenset()
+    """Columns of ``ocr_results`` (empty when the table is absent)."""
+
+    @property
+    def has_ocr(self) -> bool:
+        """True when an ``ocr_results`` table exists."""
+        return bool(self.ocr_columns)
+
+    @property
+    def has_ai_fields(self) -> bool:
+        """True when events carry ``ai_title``/``ai_summary`` (2025-10 and later)."""
+        return bool(self.event_columns & _AI_COLUMNS)
+
+    @property
+    def has_soft_delete(self) -> bool:
+        """True when events or screenshots carry ``deleted_at`` (2025-11)."""
+        return "deleted_at" in self.event_columns or "deleted_at" in self.screenshot_columns
+
+    @property
+    def has_file_deleted(self) -> bool:
+        """True when screenshots carry ``file_deleted`` (2025-11)."""
+        return "file_deleted" in self.screenshot_columns
+
+    @property
+    def is_processed(self) -> bool:
+        """True for a ProAgentBench processed database."""
+        return bool(self.event_columns & _PROCESSED_COLUMNS)
+
+    @property
+    def has_conversation(self) -> bool:
+        """True when events carry the ``conversation`` JSON column."""
+        return "conversation" in self.event_columns
+
+    @property
+    def has_llm_flag(self) -> bool:
+        """True when events carry ``is_llm_event``."""
+        return "is_llm_event" in self.event_columns
+
+    @property
+    def summary_columns(self) -> tuple[str, ...]:
+        """Event columns tried, in order, for ``Event.summary``."""
+        known = [c for c in _SUMMARY_COLUMNS if c in self.event_columns]
+        extra_s = sorted(c for c in self.event_columns if c.endswith("_summary") and c not in known)
+        extra_t = sorted(
+            c
+            for c in self.event_columns
+            if c.endswith("_title") and c not in known and c not in _NON_SUMMARY_TITLES
+        )
+        return tuple(known + extra_s + extra_t)
+
+
+@dataclass(frozen=True)
+class LifeTraceLog:
+    """One database read in full: the events plus what was skipped and why."""
+
+    path: Path
+    """The database file."""
+    user: str
+    """User the events were assigned to."""
+    schema: SchemaInfo
+    """Detected schema."""
+    events: tuple[Event, ...]
+    """Events, oldest first (excluded and soft-deleted ones removed)."""
+    screenshots_dir: Path | None = None
+    """Local screenshots folder used to resolve files (``None`` when none)."""
+    n_deleted_events: int = 0
+    """Soft-deleted events skipped."""
+    n_deleted_screenshots: int = 0
+    """Soft-deleted screenshots skipped (including those of deleted events)."""
+    n_orphan_screenshots: int = 0
+    """Screenshots skipped because their ``event_id`` is NULL or unknown."""
+    n_missing_files: int = 0
+    """Kept screenshots whose image file was not found locally (or was deleted)."""
+    n_filled_ends: int = 0
+    """Events other than the last whose NULL ``end_time`` was set to the next start."""
+    excluded: Mapping[str, str] = field(default_factory=dict)
+    """Event id -> exclusion reason, for events dropped by annotations."""
+
+    @property
+    def n_screenshots(self) -> int:
+        """Screenshots kept, over all events."""
+        return sum(len(e.screenshots) for e in self.events)
+
+
+# --------------------------------------------------------------------------- values
+
+_TS_RE = re.compile(r"(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?")
+_NAME_TIME_RE = re.compile(r"(\d{8})_(\d{6})(?:_(\d{1,6}))?")
+
+
+def parse_timestamp(value: object) -> datetime:
+    """Parse a LifeTrace timestamp into a naive local ``datetime``.
+
+    Accepts ``YYYY-MM-DD HH:MM:SS.ffffff`` as LifeTrace writes it, also without
+    fraction or seconds, with a ``T`` separator, or with up to 9 fraction
+    digits (truncated to microseconds).
+
+    Raises:
+        ValueError: the value is not such a string (NULL, a number, a time zone,
+            an impossible date...).
+    """
+    if isinstance(value, datetime):
+        if value.tzinfo is not None:
+            raise ValueError(f"timestamp {value!r} has a time zone, expected naive local time")
+        return value
+    if not isinstance(value, str):
+        raise ValueError(f"expected a timestamp string, got {value!r}")
+    m = _TS_RE.fullmatch(value.strip())
+    if not m:
+        raise ValueError(f"bad timestamp {value!r} (expected YYYY-MM-DD HH:MM:SS[.ffffff])")
+    y, mo, d, h, mi, s, frac = m.groups()
+    micro = int((frac or "0")[:6].ljust(6, "0"))
+    try:
+        return datetime(int(y), int(mo), int(d), int(h), int(mi), int(s or 0), micro)
+    except ValueError as e:
+        raise ValueError(f"bad timestamp {value!r} ({e})") from None
+
+
+def _time_from_file_name(name: str) -> datetime | None:
+    m = _NAME_TIME_RE.search(name)
+    if not m:
+        return None
+    date, clock, ms = m.groups()
+    try:
+        t = datetime.strptime(date + clock, "%Y%m%d%H%M%S")
+    except ValueError:
+        return None
+    return t.replace(microsecond=int((ms or "0").ljust(6, "0")[:6])) if ms else t
+
+
+def _file_name(file_path: str) -> str:
+    """File name of a capture-side path, Windows or POSIX."""
+    return re.split(r"[\\/]", file_path.strip())[-1]
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    return str(value).strip()
+
+
+def _is_set(value: Any) -> bool:
+    """True for a set ``deleted_at`` (not NULL, not blank)."""
+    return value is not None and _text(value) != ""
+
+
+def _flag(value: Any) -> bool | None:
+    """SQLite boolean (0/1, or text) -> bool; NULL -> None; else ValueError."""
+    if value is None:
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if value in (0, 1):
+            return bool(value)
+        raise ValueError(f"expected 0 or 1, got {value!r}")
+    if isinstance(value, bool):
+        return value
+    s = _text(value).casefold()
+    if s in ("1", "true", "t", "yes", "y"):
+        return True
+    if s in ("0", "false", "f", "no", "n"):
+        return False
+    if s == "":
+        return None
+    raise ValueError(f"expected 0 or 1, got {value!r}")
+
+
+def _int_or_none(value: Any) -> int | None:
+    if value is None or value == "":
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _row_key(value: Any) -> Any:
+    """A row id as a join key: integral values as ``int`` (so ``5`` and
+    ``'5'`` meet), blank as ``None``, anything else as stripped text."""
+    if value is None or isinstance(value, int):
+        return value
+    text = _text(value)
+    if not text:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            f = float(text)
+        except ValueError:
+            return text
+        return int(f) if f.is_integer() else text
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    """A list of messages (strings, or objects with ``content``/``text``) as texts."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,) if value.strip() else ()
+    if isinstance(value, dict):
+        value = [value]
+    if not isinstance(value, list):
+        raise ValueError(f"expected a list of messages, got {type(value).__name__}")
+    out: list[str] = []
+    for item in value:
+        if isinstance(item, dict):
+            item = item.get("content", item.get("text", item.get("message")))
+            if isinstance(item, list):  # OpenAI-style content parts
+                item = "\n".join(
+                    str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in item
+                )
+        if item is None:
+            continue
+        out.append(item if isinstance(item, str) else json.dumps(item, ensure_ascii=False))
+    return tuple(out)
+
+
+def parse_conversation(text: object) -> Conversation | None:
+    """Parse a processed DB's ``events.conversation`` JSON text.
+
+    The object's ``user_queries`` and ``llm_responses`` may be lists of strings
+    (or of ``{"content": ...}`` messages) or single strings;
+    ``full_conversation`` may be text or JSON (kept as JSON text). A bare list
+    of ``{"role", "content"}`` messages is also accepted (user messages become
+    queries, assistant messages responses).
+
+    Returns:
+        ``None`` for NULL, blank text or JSON ``null``; otherwise a
+        :class:`Conversation` (possibly empty).
+
+    Raises:
+        ValueError: the text is not valid JSON or not of the shapes above.
+    """
+    if text is None:
+        return None
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    if not isinstance(text, str):
+        raise ValueError(f"expected JSON text, got {type(text).__name__}")
+    if not text.strip():
+        return None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"invalid JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
+    if data is None:
+        return None
+    if isinstance(data, list):
+        if not all(isinstance(m, dict) and "role" in m for m in data):
+            raise ValueError("expected an object with user_queries/llm_responses, or a list of role/content messages")
+        users = [m for m in data if str(m.get("role")).lower() in ("user", "human")]
+        bots = [m for m in data if str(m.get("role")).lower() in ("assistant", "ai", "bot", "model")]
+        return Conversation(_strings(users), _strings(bots), text.strip())
+    if not isinstance(data, dict):
+        raise ValueError(f"expected a JSON object, got {type(data).__name__}")
+    full = data.get("full_conversation")
+    if full is None:
+        full_text = ""
+    elif isinstance(full, str):
+        full_text = full
+    else:
+        full_text = json.dumps(full, ensure_ascii=False)
+    return Conversation(
+        user_queries=_strings(data.get("user_queries")),
+        llm_responses=_strings(data.get("llm_responses")),
+        full_conversation=full_text,
+    )
+
+
+# --------------------------------------------------------------------------- opening
+
+
+def find_lifetrace_db(path: str | Path) -> Path:
+    """The database file for ``path``: the path itself, or, for a folder, the
+    first of :data:`DB_NAMES` in it, else its only ``*.db`` file.
+
+    Raises:
+        DataError: nothing exists at ``path``, or the folder holds no (or
+            several candidate) databases.
+    """
+    path = Path(path)
+    if path.is_dir():
+        for name in DB_NAMES:
+            if (path / name).is_file():
+                return path / name
+        dbs = sorted(p for p in path.glob("*.db") if p.is_file())
+        if len(dbs) == 1:
+            return dbs[0]
+        if not dbs:
+            raise DataError(path, "folder holds no LifeTrace database (*.db)")
+        raise DataError(path, "folder holds several databases: " + ", ".join(p.name for p in dbs))
+    if not path.exists():
+        raise DataError(path, "file not found")
+    if not path.is_file():
+        raise DataError(path, "not a regular file")
+    return path
+
+
+def _is_wal_mode(path: Path) -> bool:
+    """True when the SQLite header says WAL mode (read/write versions 2)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(20)
+    except OSError:
+        return False
+    return len(head) == 20 and head.startswith(b"SQLite format 3\x00") and head[18:20] == b"\x02\x02"
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """Open read-only: the input is never written.
+
+    A WAL-mode database opened ``mode=ro`` would still get empty ``-wal`` and
+    ``-shm`` files created next to it; when it has no ``-wal`` file (no writer,
+    nothing un-checkpointed) it is opened ``immutable=1`` instead, which creates
+    nothing. With a ``-wal`` file (a live capture) its content is read, which
+    needs the ``-shm`` index (SQLite may create it).
+    """
+    uri = path.resolve().as_uri() + "?mode=ro"
+    if _is_wal_mode(path) and not Path(str(path) + "-wal").exists():
+        uri += "&immutable=1"
+    conn = sqlite3.connect(uri, uri=True, timeout=5.0)
+    conn.text_factory = lambda b: b.decode("utf-8", "replace")
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def _sqlite_problem(e: sqlite3.DatabaseError, path: Path) -> str:
+    msg = str(e)
+    if "not a database" in msg:
+        return f"not a SQLite database ({msg})"
+    if "malformed" in msg or "corrupt" in msg:
+        return f"corrupt SQLite database ({msg})"
+    if Path(str(path) + "-journal").exists():
+        return (
+            f"cannot read SQLite database ({msg}); a hot journal {path.name}-journal is present: "
+            "open the database once read-write (e.g. with the sqlite3 shell) to recover it"
+        )
+    return f"cannot read SQLite database ({msg})"
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> frozenset[str]:
+    rows = conn.execute(f'PRAGMA table_info("{table}")').fetchall()
+    return frozenset(str(r["name"]).lower() for r in rows)
+
+
+def _detect(conn: sqlite3.Connection, path: Path) -> SchemaInfo:
+    tables = tuple(
+        sorted(
+            str(r["name"])
+            for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")
+            if not str(r["name"]).startswith("sqlite_")
+        )
+    )
+    lower = {t.lower(): t for t in tables}
+    has_events, has_shots = "events" in lower, "screenshots" in lower
+    if not has_events and not has_shots:
+        listing = ", ".join(tables) if tables else "none (empty database)"
+        raise DataError(path, f"not a LifeTrace database: no events or screenshots table (tables: {listing})")
+    if not has_events or not has_shots:
+        missing = "events" if not has_events else "screenshots"
+        raise DataError(
+            path, f"incomplete LifeTrace database: no {missing} table (tables: {', '.join(tables)})"
+        )
+    ev = _columns(conn, lower["events"])
+    sc = _columns(conn, lower["screenshots"])
+    for table, cols, required in (("events", ev, EVENT_REQUIRED), ("screenshots", sc, SCREENSHOT_REQUIRED)):
+        lack = [c for c in required if c not in cols]
+        if lack:
+            raise DataError(
+                path, f"incomplete LifeTrace database: table {table} lacks column(s) {', '.join(lack)}"
+            )
+    ocr = _columns(conn, lower["ocr_results"]) if "ocr_results" in lower else frozenset()
+    lack = [c for c in OCR_REQUIRED if ocr and c not in ocr]
+    if lack:
+        raise DataError(
+            path, f"incomplete LifeTrace database: table ocr_results lacks column(s) {', '.join(lack)}"
+        )
+    variant: Variant
+    if ev & _PROCESSED_COLUMNS:
+        variant = "processed"
+    elif ev & _V1_EVENT_COLUMNS or sc & _V1_SCREENSHOT_COLUMNS:
+        variant = "2025-11"
+    elif ev & _AI_COLUMNS:
+        variant = "2025-10"
+    else:
+        variant = "2025-09"
+    return SchemaInfo(path, variant, tables, ev, sc, ocr)
+
+
+def detect_schema(path: str | Path) -> SchemaInfo:
+    """Detect the schema variant of a LifeTrace database (or participant folder).
+
+    Raises:
+        DataError: the file is missing, not a SQLite database or corrupt, from
+            another application (no ``events``/``screenshots`` tables; the
+            message lists the tables it has), or incomplete (a required table
+            or column is missing; the message names it).
+    """
+    path = find_lifetrace_db(path)
+    try:
+        conn = _connect(path)
+        try:
+            return _detect(conn, path)
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as e:
+        raise DataError(path, _sqlite_problem(e, path)) from None
+
+
+# --------------------------------------------------------------------------- files
+
+
+def _index_dir(root: Path, index: dict[str, Path], *, recursive: bool = True) -> None:
+    """Add every file under ``root`` to ``index`` (name -> path), in one
+    ``os.scandir`` pass per folder; names sorted, the first found wins.
+    Symbolic links to folders are not followed."""
+    stack = [root]
+    while stack:
+        d = stack.pop()
+        try:
+            with os.scandir(d) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        subdirs = []
+        for e in entries:
+            try:
+                if e.is_file():
+                    index.setdefault(e.name, Path(e.path))
+                elif recursive and e.is_dir(follow_symlinks=False):
+                    subdirs.append(Path(e.path))
+            except OSError:
+                continue
+        stack.extend(reversed(subdirs))
+
+
+def _capture_dirs(file_paths: Iterable[str]) -> list[Path]:
+    """Distinct capture-side folders that exist on this machine."""
+    seen: dict[str, None] = {}
+    for fp in file_paths:
+        fp = fp.strip()
+        pure = PureWindowsPath(fp) if ("\\" in fp or re.match(r"[A-Za-z]:", fp)) else PurePosixPath(fp)
+        seen.setdefault(str(pure.parent), None)
+    return [Path(d) for d in seen if d not in ("", ".") and Path(d).is_dir()]
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def _bad(path: Path, table: str, row_id: Any, column: str, problem: str) -> DataError:
+    return DataError(path, f"table {table}, row id {row_id}, column {column}: {problem}")
+
+
+def _select(conn: sqlite3.Connection, table: str, wanted: Iterable[str], have: frozenset[str]) -> list[sqlite3.Row]:
+    cols = [c for c in wanted if c in have]
+    sql = f'SELECT {", ".join(chr(34) + c + chr(34) for c in cols)} FROM "{table}"'
+    return conn.execute(sql).fetchall()
+
+
+def _canonical(raw: str | None, taxonomy: Taxonomy) -> str | None:
+    if raw is None or not raw.strip():
+        return None
+    return taxonomy.canonical(raw) or taxonomy.fallback
+
+
+def load_lifetrace(
+    db_path: str | Path,
+    *,
+    user: str | None = None,
+    screenshots_dir: str | Path | None = None,
+    annotations: Annotations | str | Path | Iterable[str | Path] | None = None,
+    taxonomy: Taxonomy | None = None,
+) -> LifeTraceLog:
+    """Read a LifeTrace database in full (see the module docstring for rules).
+
+    Args:
+        db_path: The ``.db`` file, or a participant folder holding one
+            (:func:`find_lifetrace_db`).
+        user: User id for the events (default: the name of the folder holding
+            the database, as in ProAgentBench's one folder per participant).
+        screenshots_dir: Local folder of screenshot images (default:
+            ``<db folder>/screenshots`` when it exists, else the capture-side
+            folders named by ``file_path`` when they exist here).
+        annotations: Loaded :class:`Annotations`, or annotation file path(s)
+            to load.
+        taxonomy: Intention taxonomy for canonical names (default: bundled).
+
+    Returns:
+        A :class:`LifeTraceLog` with the events oldest first.
+
+    Raises:
+        DataError: the database is missing, corrupt, foreign or incomplete
+            (see :func:`detect_schema`); a timestamp, boolean flag or
+            conversation JSON is malformed (the message names the table, row
+            id and column); ``screenshots_dir`` is given but is not a folder;
+            an annotation file is malformed.
+    """
+    path = find_lifetrace_db(db_path)
+    if user is None:
+        user = Path(os.path.abspath(path)).parent.name or path.stem
+    if annotations is not None and not isinstance(annotations, Annotations):
+        annotations = load_annotations(annotations)
+    taxonomy = taxonomy or load_taxonomy()
+
+    try:
+        conn = _connect(path)
+        try:
+            schema = _detect(conn, path)
+            ev_rows, sc_rows, ocr_rows = _read_rows(conn, schema)
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as e:
+        raise DataError(path, _sqlite_problem(e, path)) from None
+
+    # ---- events
+    ev_cols = schema.event_columns
+    summary_cols = schema.summary_columns
+    intention_col = next((c for c in _INTENTION_COLUMNS if c in ev_cols), None)
+    live: list[dict[str, Any]] = []
+    deleted_events: set[Any] = set()
+    for r in ev_rows:
+        rid = _row_key(r["id"])
+        if "deleted_at" in ev_cols and _is_set(r["deleted_at"]):
+            deleted_events.add(rid)
+            continue
+        try:
+            start = parse_timestamp(r["start_time"])
+        except ValueError as e:
+            raise _bad(path, "events", rid, "start_time", str(e)) from None
+        end = None
+        if r["end_time"] is not None and _text(r["end_time"]) != "":
+            try:
+                end = parse_timestamp(r["end_time"])
+            except ValueError as e:
+                raise _bad(path, "events", rid, "end_time", str(e)) from None
+        is_llm = None
+        if "is_llm_event" in ev_cols:
+            try:
+                is_llm = _flag(r["is_llm_event"])
+            except ValueError as e:
+                raise _bad(path, "events", rid, "is_llm_event", str(e)) from None
+        conv = None
+        if "conversation" in ev_cols:
+            try:
+                conv = parse_conversation(r["conversation"])
+            except ValueError as e:
+                raise _bad(path, "events", rid, "conversation", f"event {rid}: {e}") from None
+        summary = next((t for t in (_text(r[c]) for c in summary_cols) if t), "")
+        live.append(
+            dict(
+                rid=rid,
+                start=start,
+                end=end,
+                app_name=_text(r["app_name"]),
+                window_title=_text(r["window_title"]),
+                summary=summary,
+                description=_text(r["detailed_description"]) if "detailed_description" in ev_cols else "",
+                is_llm_event=is_llm,
+                conversation=conv,
+                intention=(_text(r[intention_col]) or None) if intention_col else None,
+                llm_platform=(_text(r["llm_platform"]) or None) if "llm_platform" in ev_cols else None,
+            )
+        )
+    live.sort(key=lambda e: (e["start"], e["rid"]))
+    n_filled = 0
+    for cur, nxt in zip(live, live[1:]):
+        if cur["end"] is None:
+            cur["end"] = nxt["start"]
+            n_filled += 1
+    live_ids = {e["rid"] for e in live}
+
+    # ---- OCR
+    ocr: dict[Any, list[str]] = {}
+    for r in ocr_rows:
+        t = _text(r["text_content"])
+        if t:
+            texts = ocr.setdefault(_row_key(r["screenshot_id"]), [])
+            if t not in texts:
+                texts.append(t)
+
+    # ---- screenshot files
+    sc_cols = schema.screenshot_columns
+    index: dict[str, Path] = {}
+    shots_dir: Path | None
+    if screenshots_dir is not None:
+        shots_dir = Path(screenshots_dir)
+        if not shots_dir.is_dir():
+            raise DataError(shots_dir, "screenshots folder not found")
+        _index_dir(shots_dir, index)
+    else:
+        default = path.parent / "screenshots"
+        shots_dir = default if default.is_dir() else None
+        if shots_dir is not None:
+            _index_dir(shots_dir, index)
+        else:
+            for d in _capture_dirs(_text(r["file_path"]) for r in sc_rows if r["file_path"]):
+                _index_dir(d, index, recursive=False)
+
+    # ---- screenshots
+    by_event: dict[Any, list[Screenshot]] = {}
+    n_del_shots = n_orphans = n_missing = 0
+    for r in sc_rows:
+        rid = _row_key(r["id"])
+        eid = _row_key(r["event_id"])
+        if ("deleted_at" in sc_cols and _is_set(r["deleted_at"])) or eid in deleted_events:
+            n_del_shots += 1
+            continue
+        if eid is None or eid not in live_ids:
+            n_orphans += 1
+            continue
+        name = _file_name(_text(r["file_path"]))
+        if r["created_at"] is None or _text(r["created_at"]) == "":
+            t = _time_from_file_name(name)
+            if t is None:
+                raise _bad(path, "screenshots", rid, "created_at", "NULL, and the file name carries no time")
+        else:
+            try:
+                t = parse_timestamp(r["created_at"])
+            except ValueError as e:
+                raise _bad(path, "screenshots", rid, "created_at", str(e)) from None
+        file_deleted = False
+        if "file_deleted" in sc_cols:
+            try:
+                file_deleted = bool(_flag(r["file_deleted"]))
+            except ValueError as e:
+                raise _bad(path, "screenshots", rid, "file_deleted", str(e)) from None
+        local = None if (file_deleted or not name) else index.get(name)
+        if local is None:
+            n_missing += 1
+        by_event.setdefault(eid, []).append(
+            Screenshot(
+                id=rid,
+                time=t,
+                app_name=_text(r["app_name"]) if "app_name" in sc_cols else "",
+                window_title=_text(r["window_title"]) if "window_title" in sc_cols else "",
+                file_name=name,
+                path=local,
+                ocr_text="\n".join(ocr.get(rid, ())),
+                width=_int_or_none(r["width"]) if "width" in sc_cols else None,
+                height=_int_or_none(r["height"]) if "height" in sc_cols else None,
+                file_hash=(_text(r["file_hash"]) or None) if "file_hash" in sc_cols else None,
+            )
+        )
+
+    # ---- records, annotations
+    events: list[Event] = []
+    excluded: dict[str, str] = {}
+    for e in live:
+        eid = str(e["rid"])
+        intention, confidence, platform = e["intention"], None, e["llm_platform"]
+        if annotations is not None:
+            ann = annotations.get(user, eid)
+            if ann is not None:
+                if ann.excluded is not None:
+                    excluded[eid] = ann.excluded
+                    continue
+                intention = ann.intention if ann.intention is not None else intention
+                confidence = ann.confidence
+                platform = ann.llm_platform if ann.llm_platform is not None else platform
+        shots = sorted(by_event.get(e["rid"], ()), key=lambda s: (s.time, s.id))
+        events.append(
+            Event(
+                id=eid,
+                user=user,
+                start=e["start"],
+                end=e["end"],
+                app_name=e["app_name"],
+                window_title=e["window_title"],
+                summary=e["summary"],
+                description=e["description"],
+                screenshots=tuple(shots),
+                is_llm_event=e["is_llm_event"],
+                conversation=e["conversation"],
+                intention=_canonical(intention, taxonomy),
+                intention_confidence=confidence,
+                llm_platform=platform,
+            )
+        )
+    return LifeTraceLog(
+        path=path,
+        user=user,
+        schema=schema,
+        events=tuple(events),
+        screenshots_dir=shots_dir,
+        n_deleted_events=len(deleted_events),
+        n_deleted_screenshots=n_del_shots,
+        n_orphan_screenshots=n_orphans,
+        n_missing_files=n_missing,
+        n_filled_ends=n_filled,
+        excluded=excluded,
+    )
+
+
+def _read_rows(
+    conn: sqlite3.Connection, schema: SchemaInfo
+) -> tuple[list[sqlite3.Row], list[sqlite3.Row], list[sqlite3.Row]]:
+    """All rows needed, in one read transaction."""
+    ev_want = (
+        list(EVENT_REQUIRED)
+        + ["deleted_at", "is_llm_event", "conversation", "detailed_description", "llm_platform"]
+        + list(_INTENTION_COLUMNS)
+        + list(schema.summary_columns)
+    )
+    sc_want = list(SCREENSHOT_REQUIRED) + [
+        "app_name", "window_title", "width", "height", "file_hash", "file_deleted", "deleted_at",
+    ]
+    conn.execute("BEGIN")
+    try:
+        ev = _select(conn, "events", dict.fromkeys(ev_want), schema.event_columns)
+        sc = _select(conn, "screenshots", sc_want, schema.screenshot_columns)
+        ocr: list[sqlite3.Row] = []
+        if schema.has_ocr:
+            order = " ORDER BY id" if "id" in schema.ocr_columns else ""
+            ocr = conn.execute(f'SELECT screenshot_id, text_content FROM "ocr_results"{order}').fetchall()
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")
+    return ev, sc, ocr
+
+
+def read_lifetrace(
+    db_path: str | Path,
+    *,
+    user: str | None = None,
+    screenshots_dir: str | Path | None = None,
+    annotations: Annotations | str | Path | Iterable[str | Path] | None = None,
+    taxonomy: Taxonomy | None = None,
+) -> list[Event]:
+    """Read a LifeTrace database into events, oldest first.
+
+    Same arguments and errors as :func:`load_lifetrace`, which also reports
+    what was skipped; this returns only the events.
+    """
+    return list(
+        load_lifetrace(
+            db_path, user=user, screenshots_dir=screenshots_dir, annotations=annotations, taxonomy=taxonomy
+        ).events
+    )
