@@ -77,9 +77,8 @@ def user_prompt(sample: Sample, method: str = "zero-shot") -> str:
     """
     instruction = _template(METHOD_INSTRUCTIONS[method]).template.strip()
     cur = sample.current
-    screen = ""
-    if cur.screenshots:
-        screen = cur.screenshots[-1].ocr_text
+    # the latest screenshot of the current event that has OCR text
+    screen = next((s.ocr_text for s in reversed(cur.screenshots) if s.ocr_text.strip()), "")
     screen = _cut(screen, SCREEN_CHARS) if screen.strip() else "(no screen text)"
     context = "\n".join(render_event(e) for e in sample.context) or "(nothing earlier in the window)"
     return _template("observation.txt").substitute(

@@ -91,8 +91,9 @@ def _split(samples: list[Sample], fraction: float) -> list[Sample]:
 
 
 def _context(events: list[Event], upto: int, t: datetime, window: float) -> tuple[Event, ...]:
+    """Events before index ``upto`` that overlap [t - window, t)."""
     lo = t - timedelta(seconds=window)
-    return tuple(e for e in events[:upto] if e.start >= lo)
+    return tuple(e for e in events[:upto] if (e.end or e.start) >= lo)
 
 
 def _labelled(events: list[Event], cfg: SampleConfig) -> list[Sample]:

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Quick start: set up, then run When/How-to-Assist on the real ProactiveBench dev
+# sessions with the bundled default model (Qwen2.5-Coder-1.5B, in process, offline).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh --qwen
+. .venv/bin/activate
+if [ -d ../shared/data/proactivebench ]; then
+  proagent data fetch proactivebench --from ../shared/data/proactivebench --dest data/proactivebench
+else
+  proagent data fetch proactivebench --dest data/proactivebench
+fi
+proagent eval --data data/proactivebench --method zero-shot --model local/qwen2.5-coder-1.5b "$@"
