@@ -113,12 +113,19 @@ def bootstrap_ci(
 
     idx = np.arange(len(scores), dtype=float)
     for key in HEADLINE:
-        if math.isnan(stat(idx, key)):
+        base = idx
+        if key in ("intention_accuracy", "semantic_similarity"):
+            # resample only the samples the metric is defined on: a resample of all
+            # samples may hold none of them, which would make the interval NaN
+            base = idx[~np.isnan(ic if key == "intention_accuracy" else ss)]
+            if base.size < 2:
+                continue
+        if math.isnan(stat(base, key)):
             continue
         with warnings.catch_warnings():  # degenerate resamples (all equal) are expected on small runs
             warnings.simplefilter("ignore")
             res = bootstrap(
-                (idx,), lambda i, key=key: stat(i, key), n_resamples=n_resamples, confidence_level=confidence,
+                (base,), lambda i, key=key: stat(i, key), n_resamples=n_resamples, confidence_level=confidence,
                 method="percentile", vectorized=False, random_state=np.random.default_rng(seed),
             )
         lo, hi = res.confidence_interval

