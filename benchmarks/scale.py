@@ -1,0 +1,104 @@
+"""Scale benchmark: generate synthetic LifeTrace databases of about 100k and 1M
+screenshot rows, then time reading them (``load_events``) and building
+When/How-to-Assist samples (``build_samples``), with peak memory.
+
+    python benchmarks/scale.py [--sizes 100k,1m] [--keep DIR] [--json out.json]
+
+Each size runs in a fresh child process so its peak resident memory
+(``ru_maxrss``) is its own; Python-level peak allocation is measured with
+``tracemalloc`` in a second, separate pass (tracemalloc slows Python down, so
+the timed pass runs without it). Sizes: ``100k`` = 1 user x 21 days,
+``1m`` = 10 users x 21 days (5 s between screenshot rows, seed 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SIZES = {"100k": (1, 21), "1m": (10, 21)}
+
+
+def child(size: str, root: Path, trace: bool) -> dict:
+    from proagent.bench.samples import build_samples
+    from proagent.sources.load import load_events
+    from proagent.synth import SynthConfig, generate
+
+    users, days = SIZES[size]
+    out = root / size
+    res = {"size": size}
+    if not (out / "synth.json").is_file():
+        t = time.perf_counter()
+        g = generate(out, SynthConfig(users=users, days=days, seed=0))
+        res["generate_s"] = time.perf_counter() - t
+    else:
+        g = json.loads((out / "synth.json").read_text())
+        res["generate_s"] = None
+    res.update(users=users, events=g["events"], llm_events=g["llm_events"], screenshots=g["screenshots"])
+    if trace:
+        import tracemalloc
+
+        tracemalloc.start()
+    t = time.perf_counter()
+    events = load_events(out)
+    res["read_s"] = time.perf_counter() - t
+    t = time.perf_counter()
+    samples = build_samples(events)
+    res["samples_s"] = time.perf_counter() - t
+    res["samples"] = len(samples)
+    if trace:
+        res["py_peak_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
+    res["rss_peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return res
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="100k,1m")
+    ap.add_argument("--keep", type=Path, default=None, help="Folder for the databases (default: a temporary one).")
+    ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.child:
+        print(json.dumps(child(a.child[0], Path(a.child[1]), a.child[2] == "1")))
+        return
+    tmp = None if a.keep else tempfile.TemporaryDirectory(prefix="proagent-scale-")
+    root = a.keep or Path(tmp.name)
+    rows = []
+    try:
+        for size in a.sizes.split(","):
+            r = {}
+            for trace in ("0", "1"):
+                p = subprocess.run([sys.executable, __file__, "--child", size, str(root), trace],
+                                   capture_output=True, text=True, check=True)
+                got = json.loads(p.stdout.strip().splitlines()[-1])
+                if trace == "0":
+                    r = got
+                else:
+                    r["py_peak_mb"] = got["py_peak_mb"]
+            rows.append(r)
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+    cols = ["size", "users", "events", "llm_events", "screenshots", "samples", "generate_s", "read_s", "samples_s",
+            "rss_peak_mb", "py_peak_mb"]
+    fmt = lambda v: f"{v:.2f}" if isinstance(v, float) else ("-" if v is None else str(v))  # noqa: E731
+    table = [cols] + [[fmt(r.get(c)) for c in cols] for r in rows]
+    w = [max(len(t[i]) for t in table) for i in range(len(cols))]
+    for t in table:
+        print("  ".join(x.rjust(n) for x, n in zip(t, w)))
+    print("generate_s: synth time; read_s: load_events (all DBs); samples_s: build_samples (default config); "
+          "rss_peak_mb: peak resident memory of the child (generate + read + samples); py_peak_mb: tracemalloc peak "
+          "of read + samples (separate pass)")
+    if a.json:
+        a.json.write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()

