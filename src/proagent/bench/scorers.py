@@ -11,6 +11,7 @@ report the same numbers.
 
 from __future__ import annotations
 
+import asyncio
 import math
 
 from inspect_ai.scorer import Metric, SampleScore, Score, Target, metric, scorer
@@ -140,7 +141,8 @@ def assist_scorer():  # noqa: ANN201
         similarity = NOT_SCORED
         refs = md.get("reference_queries") or []
         if label == 1 and refs:
-            similarity = best_similarity(pred.get("query") or "", refs)
+            # off the event loop: embedding is CPU work that would stall other samples
+            similarity = await asyncio.to_thread(best_similarity, pred.get("query") or "", refs)
         return Score(
             value={
                 "correct": int(predicted == label),

@@ -1,0 +1,179 @@
+"""Helpers shared by the benchmark scripts (not part of the ``proagent`` package)."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_DATA = REPO.parent / "shared" / "data" / "proactivebench"
+
+_LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
+OFF_HOST_ATTEMPTS: list[str] = []
+"""Non-loopback connects that the guard refused (should stay empty)."""
+
+
+def _is_loopback(host: object) -> bool:
+    if not isinstance(host, str):
+        return False
+    if host.lower() in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def guard_network() -> None:
+    """Refuse every socket connect that is not to a loopback address.
+
+    An audit hook (cannot be removed): a benchmark must measure this machine
+    only, so any attempt to reach another host fails loudly and is recorded in
+    :data:`OFF_HOST_ATTEMPTS`.
+    """
+
+    def hook(event: str, args: tuple) -> None:
+        if event == "socket.connect":
+            address = args[1]
+            if isinstance(address, tuple) and not _is_loopback(address[0]):
+                OFF_HOST_ATTEMPTS.append(f"{address[0]}:{address[1] if len(address) > 1 else ''}")
+                raise ConnectionRefusedError(f"benchmark network guard: refused connect to {address!r}")
+
+    sys.addaudithook(hook)
+
+
+def watchdog(seconds: float, on_expire=None) -> threading.Timer:  # noqa: ANN001
+    """Kill the whole process after ``seconds`` (after calling ``on_expire``)."""
+
+    def fire() -> None:
+        print(f"\nbenchmark: time limit of {seconds:.0f} s reached, stopping", file=sys.stderr, flush=True)
+        try:
+            if on_expire is not None:
+                on_expire()
+        finally:
+            os._exit(3)
+
+    t = threading.Timer(seconds, fire)
+    t.daemon = True
+    t.start()
+    return t
+
+
+def render_table(rows: list[dict[str, Any]], columns: list[tuple[str, str, str]]) -> str:
+    """Plain fixed-width table. ``columns``: (key, header, format spec)."""
+    cells = [[h for _, h, _ in columns]]
+    for r in rows:
+        line = []
+        for key, _, spec in columns:
+            v = r.get(key)
+            line.append("-" if v is None else format(v, spec) if spec else str(v))
+        cells.append(line)
+    widths = [max(len(c[i]) for c in cells) for i in range(len(columns))]
+    out = []
+    for n, line in enumerate(cells):
+        out.append("  ".join(c.rjust(w) for c, w in zip(line, widths)).rstrip())
+        if n == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+def write_json(path: str | os.PathLike, payload: dict[str, Any]) -> None:
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_suffix(p.suffix + ".tmp")
+    tmp.write_text(json.dumps(payload, indent=2, default=str) + "\n", encoding="utf-8")
+    tmp.replace(p)
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """Linear-interpolated percentile (q in 0..100) of ``values``; None when empty."""
+    if not values:
+        return None
+    v = sorted(values)
+    k = (len(v) - 1) * q / 100.0
+    lo = int(k)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (k - lo)
+
+
+def cpu_busy(seconds: float = 1.0) -> float | None:
+    """Share (0..1) of all cores busy over ``seconds`` (from /proc/stat); None where unreadable."""
+
+    def read() -> tuple[int, int] | None:
+        try:
+            with open("/proc/stat") as f:
+                parts = [int(x) for x in f.readline().split()[1:]]
+        except (OSError, ValueError):
+            return None
+        idle = parts[3] + (parts[4] if len(parts) > 4 else 0)
+        return idle, sum(parts)
+
+    import time
+
+    a = read()
+    time.sleep(seconds)
+    b = read()
+    if a is None or b is None or b[1] == a[1]:
+        return None
+    return 1.0 - (b[0] - a[0]) / (b[1] - a[1])
+
+
+def machine_note() -> tuple[str, dict[str, Any]]:
+    """One line on how busy the machine is right before a benchmark, and the same as data.
+
+    Figures taken while other processes load the cores are noisy (llama.cpp in
+    particular slows down many times over when its threads are oversubscribed).
+    """
+    busy = cpu_busy(1.0)
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    cpus = os.cpu_count() or 1
+    info = {"cpus": cpus, "busy_before": busy, "loadavg_before": load}
+    line = f"machine: {cpus} cores, CPU busy before start {'?' if busy is None else f'{busy:.0%}'}"
+    if load:
+        line += f", load average {load[0]:.2f}"
+    if busy is not None and busy > 0.25:
+        line += "  WARNING: other processes are using the CPU; figures will be noisy"
+    return line, info
+
+
+def _proc_stat() -> tuple[int, int] | None:
+    try:
+        with open("/proc/stat") as f:
+            parts = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    return parts[3] + (parts[4] if len(parts) > 4 else 0), sum(parts)
+
+
+class OthersCpu:
+    """Context manager: how much of the machine's CPU *other* processes used meanwhile.
+
+    ``share`` (0..1 of all cores) = busy time of all cores minus this process's
+    own CPU time (threads included), over the elapsed capacity. Child processes
+    still running (e.g. a mock server) count as "others". None where /proc is
+    not readable.
+    """
+
+    share: float | None = None
+
+    def __enter__(self) -> "OthersCpu":
+        self._a = _proc_stat()
+        t = os.times()
+        self._own = t.user + t.system
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        b = _proc_stat()
+        t = os.times()
+        if self._a is None or b is None or b[1] == self._a[1]:
+            return
+        hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+        total = b[1] - self._a[1]
+        busy = total - (b[0] - self._a[0])
+        own = (t.user + t.system - self._own) * hz
+        self.share = max(0.0, busy - own) / total

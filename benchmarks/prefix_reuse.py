@@ -1,0 +1,228 @@
+#!/usr/bin/env python
+"""Prefix reuse: local-model seconds per sample with and without llama.cpp KV prefix reuse.
+
+Runs the real ``assist`` task on ProactiveBench sessions with an in-process
+local model twice, over the same N consecutive samples (split ``all``, dataset
+order: the samples of one session follow each other, so consecutive prompts
+share the system message and the older context events):
+
+* ``reuse on``  model arg ``cache_prompt=true`` (the provider's default), and
+* ``reuse off`` model arg ``cache_prompt=false`` (every prompt evaluated in full),
+
+each with ``max_samples=1`` (true per-sample latencies), ``cache=False`` (no
+inspect response cache) and a fresh temporary log dir. Token counts come from
+the logs' ModelUsage: ``input_tokens`` = prompt tokens llama.cpp evaluated,
+``input_tokens_cache_read`` = prompt tokens it reused from the previous prompt.
+
+Run:  python benchmarks/prefix_reuse.py [--model local/smollm2-135m] [--n 20] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import (  # noqa: E402
+    DEFAULT_DATA,
+    OFF_HOST_ATTEMPTS,
+    OthersCpu,
+    guard_network,
+    machine_note,
+    percentile,
+    render_table,
+    watchdog,
+    write_json,
+)
+
+DEFINITIONS = {
+    "sample_p50/mean": "per-sample total_time from the log, seconds (model call + solver + scorer)",
+    "model_p50/mean": "per-sample model time llama.cpp reported (prompt_ms + predicted_ms), seconds",
+    "prompt_eval": "prompt tokens evaluated, summed over samples (ModelUsage.input_tokens)",
+    "prompt_reused": "prompt tokens reused from the KV cache, summed (ModelUsage.input_tokens_cache_read)",
+    "reused_%": "prompt_reused / (prompt_eval + prompt_reused)",
+    "out_tok": "completion tokens, summed (ModelUsage.output_tokens)",
+    "wall_s": "seconds of the whole inspect_ai.eval() call (model already loaded by the warm-up)",
+    "others_%": "CPU used by other processes during the setting, % of all cores (max over runs): noise above ~10",
+    "speed-up": "mean seconds per sample with reuse off / with reuse on",
+    "repeats": "with --repeats R > 1: per-sample seconds are the minimum over R runs, wall_s the fastest run",
+}
+
+COLUMNS = [
+    ("setting", "setting", ""), ("n", "n", ""), ("sample_p50", "sample_p50", ".3f"),
+    ("sample_mean", "sample_mean", ".3f"), ("model_p50", "model_p50", ".3f"), ("model_mean", "model_mean", ".3f"),
+    ("prompt_eval", "prompt_eval", ""), ("prompt_reused", "prompt_reused", ""), ("reused_pct", "reused_%", ".1f"),
+    ("out_tok", "out_tok", ""), ("wall_s", "wall_s", ".1f"),
+    ("others_pct", "others_%", ".0f"),
+]
+
+
+def warm_up(model: str, n_ctx: int | None, n_threads: int | None) -> float:
+    """Load the model and run one tiny prompt outside every timing (first-call costs)."""
+    from proagent.models.local import LocalLlamaAPI
+
+    t = time.perf_counter()
+    api = LocalLlamaAPI(model.removeprefix("local/"), n_ctx=n_ctx, n_threads=n_threads, cache_prompt=False)
+    api._engine.chat({"messages": [{"role": "user", "content": "Say hi."}], "max_tokens": 4,
+                      "temperature": 0.0, "cache_prompt": False})
+    return time.perf_counter() - t
+
+
+def run_setting(task: Any, model: str, n: int, reuse: bool, n_ctx: int | None, n_threads: int | None,
+                log_dir: str) -> dict[str, Any]:
+    """One eval; returns its wall time, the other processes' CPU share and per-sample rows."""
+    import inspect_ai
+    from inspect_ai.log import read_eval_log
+
+    from proagent.bench import similarity
+
+    similarity._embed_one.cache_clear()  # both settings embed the reference queries afresh
+    model_args: dict[str, Any] = {"cache_prompt": "true" if reuse else "false"}
+    if n_ctx:
+        model_args["n_ctx"] = n_ctx
+    if n_threads:
+        model_args["n_threads"] = n_threads
+    with OthersCpu() as others:
+        t0 = time.perf_counter()
+        logs = inspect_ai.eval(
+            task, model=model, model_args=model_args, limit=n, log_dir=log_dir, display="none",
+            log_model_api=False, max_samples=1, max_connections=1, cache=False,
+            retry_on_error=0, fail_on_error=True,
+        )
+        wall = time.perf_counter() - t0
+    log = logs[0]
+    if log.status != "success":
+        raise RuntimeError(f"reuse {'on' if reuse else 'off'}: eval {log.status}: {log.error.message if log.error else ''}")
+    per_sample = []
+    for s in read_eval_log(log.location).samples or []:
+        ev = rd = ot = 0
+        for u in (s.model_usage or {}).values():
+            ev += u.input_tokens or 0
+            rd += u.input_tokens_cache_read or 0
+            ot += u.output_tokens or 0
+        per_sample.append({"id": str(s.id), "total_time": s.total_time,
+                           "model_time": s.output.time if s.output else None,
+                           "prompt_eval": ev, "prompt_reused": rd, "out_tok": ot})
+    return {"wall_s": wall, "others": others.share, "samples": per_sample}
+
+
+def summarize(reuse: bool, runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One row from R runs of a setting: per-sample seconds = min over the runs, tokens of the first run."""
+    first = runs[0]["samples"]
+    by_id: dict[str, list[dict[str, Any]]] = {}
+    for run in runs:
+        for s in run["samples"]:
+            by_id.setdefault(s["id"], []).append(s)
+
+    def best(sid: str, key: str) -> float | None:
+        v = [s[key] for s in by_id[sid] if s[key] is not None]
+        return min(v) if v else None
+
+    sample_s = [x for x in (best(s["id"], "total_time") for s in first) if x is not None]
+    model_s = [x for x in (best(s["id"], "model_time") for s in first) if x is not None]
+    evaluated = sum(s["prompt_eval"] for s in first)
+    reused = sum(s["prompt_reused"] for s in first)
+    others = [r["others"] for r in runs if r["others"] is not None]
+    return {
+        "setting": "reuse on" if reuse else "reuse off", "cache_prompt": reuse, "n": len(first),
+        "repeats": len(runs),
+        "sample_p50": percentile(sample_s, 50), "sample_mean": sum(sample_s) / len(sample_s) if sample_s else None,
+        "model_p50": percentile(model_s, 50), "model_mean": sum(model_s) / len(model_s) if model_s else None,
+        "prompt_eval": evaluated, "prompt_reused": reused,
+        "reused_pct": 100.0 * reused / (evaluated + reused) if evaluated + reused else None,
+        "out_tok": sum(s["out_tok"] for s in first), "wall_s": min(r["wall_s"] for r in runs),
+        "others_pct": 100.0 * max(others) if others else None,
+        "runs": runs,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", default=None, help="ProactiveBench folder (default: ../shared/data/proactivebench)")
+    ap.add_argument("--model", default="local/smollm2-135m", help="local model (default local/smollm2-135m; or local/qwen2.5-coder-1.5b)")
+    ap.add_argument("--n", type=int, default=20, help="consecutive samples per setting (default 20)")
+    ap.add_argument("--split", default="all", choices=["all", "test", "train"], help="task split (default all)")
+    ap.add_argument("--method", default="zero-shot", choices=["zero-shot", "cot"], help="prompting method (default zero-shot)")
+    ap.add_argument("--window", default="5m", help="context window (default 5m)")
+    ap.add_argument("--n-ctx", type=int, default=None, help="model context length (default: the model's)")
+    ap.add_argument("--n-threads", type=int, default=None, help="llama.cpp threads (default: all cores)")
+    ap.add_argument("--repeats", type=int, default=1,
+                    help="run each setting R times, alternating on/off; per-sample seconds = min over runs (default 1)")
+    ap.add_argument("--timeout", type=float, default=1200, help="hard limit for the whole benchmark, seconds (default 1200)")
+    ap.add_argument("--json", default=None, help="also write the figures (and per-sample rows) to this JSON file")
+    args = ap.parse_args(argv)
+    if not args.model.startswith("local/"):
+        ap.error("--model must be a local/... model (prefix reuse is a property of the in-process provider)")
+    if args.n < 1 or args.repeats < 1:
+        ap.error("--n and --repeats must be positive")
+
+
+    guard_network()
+    watchdog(args.timeout)
+    note, machine = machine_note()
+    print(note, file=sys.stderr, flush=True)
+    data = args.data or str(DEFAULT_DATA)
+
+    from proagent.bench import similarity
+    from proagent.bench.tasks import assist
+
+    task = assist(data=data, split=args.split, method=args.method, window=args.window)
+    n = min(args.n, len(task.dataset))
+    users = sorted({s.metadata["user"] for s in list(task.dataset)[:n]})
+    similarity._model()  # embedding model loaded once, outside every timing
+    load_s = warm_up(args.model, args.n_ctx, args.n_threads)
+    print(f"model load + warm-up (untimed): {load_s:.1f} s", file=sys.stderr, flush=True)
+    runs: dict[bool, list[dict[str, Any]]] = {True: [], False: []}
+    for r in range(args.repeats):
+        for reuse in (True, False):
+            with tempfile.TemporaryDirectory(prefix="proagent-bench-") as tmp:
+                run = run_setting(task, args.model, n, reuse, args.n_ctx, args.n_threads, tmp)
+            runs[reuse].append(run)
+            print(f"reuse {'on' if reuse else 'off'} (run {r + 1}/{args.repeats}): {run['wall_s']:.1f} s",
+                  file=sys.stderr, flush=True)
+    rows = [summarize(True, runs[True]), summarize(False, runs[False])]
+    on, off = rows
+    speedup = {
+        "sample_mean": off["sample_mean"] / on["sample_mean"] if on["sample_mean"] else None,
+        "sample_p50": off["sample_p50"] / on["sample_p50"] if on["sample_p50"] else None,
+        "model_mean": off["model_mean"] / on["model_mean"] if on["model_mean"] else None,
+        "prompt_eval": off["prompt_eval"] / on["prompt_eval"] if on["prompt_eval"] else None,
+    }
+
+    def fmt(x: float | None) -> str:
+        return "-" if x is None else f"{x:.2f}x"
+
+    print(f"prefix reuse: task assist (split {args.split}, {args.method}, window {args.window}), model {args.model}, "
+          f"first {n} samples ({', '.join(users)}), max_samples=1, n_threads {args.n_threads or 'all cores'}, "
+          f"repeats {args.repeats}")
+    print(note)
+    print(render_table(rows, COLUMNS))
+    print(f"speed-up (off/on): sample mean {fmt(speedup['sample_mean'])}, sample p50 {fmt(speedup['sample_p50'])}, "
+          f"model mean {fmt(speedup['model_mean'])}; prompt tokens evaluated {fmt(speedup['prompt_eval'])} fewer with reuse")
+    print()
+    for key, text in DEFINITIONS.items():
+        if key != "repeats" or args.repeats > 1:
+            print(f"  {key:<16} {text}")
+    if OFF_HOST_ATTEMPTS:
+        print(f"WARNING: refused non-loopback connects: {OFF_HOST_ATTEMPTS}")
+    if args.json:
+        write_json(args.json, {
+            "benchmark": "prefix_reuse",
+            "config": {"model": args.model, "n": n, "split": args.split, "method": args.method, "window": args.window,
+                       "n_ctx": args.n_ctx, "n_threads": args.n_threads, "data": data, "users": users,
+                       "machine": machine, "loadavg_end": os.getloadavg(), "warmup_s": load_s},
+            "definitions": DEFINITIONS,
+            "rows": rows,
+            "speedup": speedup,
+            "off_host_connects": OFF_HOST_ATTEMPTS,
+        })
+        print(f"json: {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
