@@ -8,6 +8,7 @@ runtimes stay inside the factories.
 from inspect_ai.model import modelapi
 
 from .bench.tasks import assist  # noqa: F401  (registers proagent/assist)
+from .dialogue.tasks import dialogue_guide, dialogue_plan  # noqa: F401  (registers proagent/dialogue_plan, proagent/dialogue_guide)
 
 
 @modelapi(name="local")

@@ -1,0 +1,77 @@
+"""Judges of the ProactiveEval track and the simulated user's model.
+
+Model roles (inspect ``model_roles``): the task model is the agent; ``judge``
+scores and decides termination; ``user`` plays the simulated user and falls back
+to the judge (as in the paper, where the judge also plays the user), which
+falls back to the task model. Judges and the user run at temperature 0.
+
+Every judge writes its reasoning before its score; an unreadable answer is
+recorded as unparsed, never raised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, get_model
+
+from .parsing import parse_guidance_judgement, parse_judgement, parse_mentioned, parse_reached
+from .prompting import env_values, render, render_history, render_sub_targets
+from .records import Environment, GuidanceJudgement, Judgement, Plan, Turn
+
+__all__ = [
+    "JUDGE_MAX_TOKENS",
+    "extract_mentioned",
+    "judge_guidance",
+    "judge_model",
+    "judge_plan",
+    "judge_reached",
+    "user_model",
+]
+
+JUDGE_MAX_TOKENS = {"plan": 256, "guide": 320, "reached": 80, "density": 24}
+"""Answer budget of each judge, tokens."""
+
+
+def judge_model() -> Model:
+    """The ``judge`` role, or the task model when no judge is given."""
+    return get_model(role="judge")
+
+
+def user_model() -> Model:
+    """The ``user`` role, else the judge, else the task model."""
+    return get_model(role="user", default=judge_model())
+
+
+async def _ask(model: Model, prompt: str, max_tokens: int) -> str:
+    out = await model.generate([ChatMessageUser(content=prompt)], config=GenerateConfig(temperature=0.0, max_tokens=max_tokens))
+    return out.completion or ""
+
+
+async def judge_plan(model: Model, env: Environment, plan: Plan) -> Judgement:
+    """Reference-based judgement of a target plan (1-10, 10 = better than the reference)."""
+    prompt = render(
+        "plan_judge",
+        **env_values(env),
+        candidate_target=plan.target or "",
+        candidate_sub_target=render_sub_targets(plan.sub_target) or "(none)",
+    )
+    return parse_judgement(await _ask(model, prompt, JUDGE_MAX_TOKENS["plan"]))
+
+
+async def judge_reached(model: Model, env: Environment, turns: Sequence[Turn]) -> tuple[bool | None, str]:
+    """Whether the dialogue has reached the target: (verdict or None if unreadable, raw answer)."""
+    prompt = render("termination_judge", **env_values(env), history=render_history(turns))
+    raw = await _ask(model, prompt, JUDGE_MAX_TOKENS["reached"])
+    return parse_reached(raw), raw
+
+
+async def judge_guidance(model: Model, env: Environment, turns: Sequence[Turn], agreeableness: str) -> GuidanceJudgement:
+    """Five dimensions and an overall 1-10 score for a whole dialogue."""
+    prompt = render("guide_judge", **env_values(env), agreeableness=agreeableness, history=render_history(turns))
+    return parse_guidance_judgement(await _ask(model, prompt, JUDGE_MAX_TOKENS["guide"]))
+
+
+async def extract_mentioned(model: Model, env: Environment, message: str) -> list[int] | None:
+    """Numbers (1-based) of the reference sub-targets a message raises; None if unreadable."""
+    prompt = render("density_judge", sub_target=render_sub_targets(env.sub_target, numbered=True), message=message)
+    return parse_mentioned(await _ask(model, prompt, JUDGE_MAX_TOKENS["density"]), len(env.sub_target))
