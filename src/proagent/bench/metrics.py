@@ -23,7 +23,6 @@ import warnings
 from collections.abc import Sequence
 
 import numpy as np
-from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score
 
 from ..records import Score
 
@@ -39,6 +38,8 @@ def when_metrics(labels: Sequence[int], predicted: Sequence[int | None]) -> dict
     ``None`` predictions (unparsed) are wrong for accuracy and count as 0 for the
     others. Precision of a run that never says yes is 0 (sklearn ``zero_division=0``).
     """
+    from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score  # slow import: lazy
+
     y = np.asarray(labels, dtype=int)
     if y.size == 0:
         return {"accuracy": math.nan, "precision": math.nan, "recall": math.nan, "f1": math.nan}
