@@ -13,26 +13,14 @@ from typing import Any
 
 import click
 
+from ..cliutil import DEFAULT_MODEL
+from ..cliutil import parse_model_args as _model_args
+from ..cliutil import slug as _slug
 from ..errors import DataError
 
 __all__ = ["dialogue"]
 
-DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
 SEED_DATA = "../shared/data/proactiveeval-seed"
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:80]
-
-
-def _model_args(pairs: tuple[str, ...]) -> dict[str, str]:
-    out = {}
-    for p in pairs:
-        if "=" not in p:
-            raise click.BadParameter(f"{p!r}: expected KEY=VALUE", param_hint="--model-arg")
-        k, v = p.split("=", 1)
-        out[k.strip()] = v.strip()
-    return out
 
 
 def _roles(model: str, base_url: str | None, args: dict[str, str], **roles: str | None) -> dict[str, Any]:
