@@ -6,32 +6,17 @@ e.g. ``PROAGENT_EVAL_MODEL=local/smollm2-135m`` (click's ``auto_envvar_prefix``)
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
 import click
 
+from .cliutil import DEFAULT_MODEL
+from .cliutil import parse_model_args as _model_args
+from .cliutil import slug
 from .errors import DataError
 
 __all__ = ["main"]
-
-DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:60]
-
-
-def _model_args(pairs: tuple[str, ...]) -> dict[str, str]:
-    out = {}
-    for p in pairs:
-        if "=" not in p:
-            raise click.BadParameter(f"{p!r}: expected KEY=VALUE", param_hint="--model-arg")
-        k, v = p.split("=", 1)
-        out[k.strip()] = v.strip()
-    return out
-
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "auto_envvar_prefix": "PROAGENT"})
 @click.version_option(package_name="proagent")
@@ -52,12 +37,13 @@ def cli() -> None:
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for sampling negatives and generation.")
 @click.option("--sc-samples", type=int, default=5, show_default=True, help="Self-consistency: answers per moment.")
 @click.option("--annotations", multiple=True, type=click.Path(exists=True, path_type=Path), help="External annotation JSON/JSONL (LifeTrace; repeatable).")
+@click.option("--memory", type=click.Choice(["none", "rag", "kg", "persona"]), default="none", show_default=True, help="Long-term memory built per user from the training period: RAG, knowledge graph or cluster personas.")
 @click.option("--images/--no-images", default=False, show_default=True, help="Attach the current screenshot (vision models).")
 @click.option("--log-dir", type=click.Path(path_type=Path), default=None, help="Where logs and results.json go (default: logs/<run>). Re-running with the same dir resumes.")
 @click.option("--display", type=click.Choice(["full", "rich", "plain", "log", "none"]), default=None, help="inspect progress display.")
 def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, model_arg: tuple[str, ...], window: str,
              split: str, train_fraction: float, limit: int | None, seed: int, sc_samples: int,
-             annotations: tuple[Path, ...], images: bool, log_dir: Path | None, display: str | None) -> None:
+             annotations: tuple[Path, ...], memory: str, images: bool, log_dir: Path | None, display: str | None) -> None:
     """Run When/How-to-Assist on an activity log and print the results table.
 
     Example: proagent eval --data data/proactivebench --model local/smollm2-135m --limit 5
@@ -74,18 +60,22 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
         raise click.BadParameter(str(e), param_hint="--window") from None
     if log_dir is None:
         parts = [data.resolve().name, method, model.split("/")[-1], window, split, f"seed{seed}"]
+        if memory != "none":
+            parts.insert(2, f"mem-{memory}")
         if limit:
             parts.append(f"limit{limit}")
-        log_dir = Path("logs") / _slug("-".join(parts))
+        log_dir = Path("logs") / slug("-".join(parts))
     try:
         task = assist(
             data=str(data), method=method, window=window, split=split, train_fraction=train_fraction,
             seed=seed, sc_samples=sc_samples, images=images,
             annotations=",".join(str(a) for a in annotations) or None,
+            **({"memory": memory} if memory != "none" else {}),
         )
     except (DataError, ValueError) as e:
         raise click.ClickException(str(e)) from None
-    click.echo(f"proagent eval: {len(task.dataset)} samples, method {method}, model {model}, log dir {log_dir}", err=True)
+    mem = f", memory {memory}" if memory != "none" else ""
+    click.echo(f"proagent eval: {len(task.dataset)} samples, method {method}{mem}, model {model}, log dir {log_dir}", err=True)
     ok, logs = eval_set(
         [task], log_dir=str(log_dir), model=model, model_base_url=model_base_url,
         model_args=_model_args(model_arg), limit=limit, display=display, retry_attempts=0, retry_immediate=False,
@@ -103,8 +93,73 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
     full = read_eval_log(log.location)
     results = results_from_log(full)
     write_json_atomic(log_dir / "results.json", results)
-    click.echo(render_table(results))
+    title = "When / How to Assist" + (f" (memory: {memory})" if memory != "none" else "")
+    click.echo(render_table(results, title=title))
     click.echo(f"results: {log_dir / 'results.json'}  log: {full.location}")
+
+
+def _csv_list(value: str, what: str, choices: tuple[str, ...] | None = None) -> list[str]:
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    if not items:
+        raise click.BadParameter(f"give at least one {what}", param_hint=f"--{what}")
+    if choices:
+        bad = [v for v in items if v not in choices]
+        if bad:
+            raise click.BadParameter(f"{', '.join(bad)}: choose from {', '.join(choices)}", param_hint=f"--{what}")
+    return items
+
+
+@cli.command("ablate")
+@click.option("--data", required=True, type=click.Path(path_type=Path), help="ProactiveBench session file/folder or LifeTrace database/folder.")
+@click.option("--methods", default="zero-shot", show_default=True, help="Comma-separated methods: zero-shot, cot, sc.")
+@click.option("--memory", "memories", default="none,rag,kg", show_default=True, help="Comma-separated memories: none, rag, kg, persona.")
+@click.option("--windows", default="5m", show_default=True, help="Comma-separated context windows, e.g. 10s,30s,1m,2m,5m,10m.")
+@click.option("--models", default=DEFAULT_MODEL, show_default=True, help="Comma-separated inspect models.")
+@click.option("--model-base-url", default=None, help="Base URL of an OpenAI-compatible server.")
+@click.option("--model-arg", "model_arg", multiple=True, help="Model argument KEY=VALUE (repeatable).")
+@click.option("--split", type=click.Choice(["test", "train", "all"]), default="test", show_default=True, help="Time-based split within each user.")
+@click.option("--train-fraction", type=float, default=0.5, show_default=True, help="Earliest share of each user's moments in the train split.")
+@click.option("--limit", type=int, default=None, help="Evaluate only the first N samples of each cell.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for sampling negatives and generation.")
+@click.option("--sc-samples", type=int, default=5, show_default=True, help="Self-consistency: answers per moment.")
+@click.option("--annotations", multiple=True, type=click.Path(exists=True, path_type=Path), help="External annotation JSON/JSONL (LifeTrace; repeatable).")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder (cells/, results.csv, results.parquet, report.html). Re-running resumes.")
+@click.option("--display", type=click.Choice(["full", "rich", "plain", "log", "none"]), default="none", show_default=True, help="inspect progress display per cell.")
+def ablate_cmd(data: Path, methods: str, memories: str, windows: str, models: str, model_base_url: str | None,
+               model_arg: tuple[str, ...], split: str, train_fraction: float, limit: int | None, seed: int,
+               sc_samples: int, annotations: tuple[Path, ...], out: Path, display: str) -> None:
+    """Run a grid of methods x memory x windows x models; write a tidy table and an HTML report.
+
+    Example: proagent ablate --data data/proactivebench --memory none,rag,kg --windows 1m,5m --out runs/ablate
+    """
+    from .bench.samples import parse_window
+    from .report.ablation import run_ablation
+
+    method_list = _csv_list(methods, "methods", ("zero-shot", "cot", "sc"))
+    memory_list = _csv_list(memories, "memory", ("none", "rag", "kg", "persona"))
+    window_list = _csv_list(windows, "windows")
+    for w in window_list:
+        try:
+            parse_window(w)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--windows") from None
+    model_list = _csv_list(models, "models")
+    if not data.exists():
+        raise click.ClickException(f"{data}: no such file or folder")
+    try:
+        res = run_ablation(
+            str(data), out, models=model_list, methods=method_list, memories=memory_list, windows=window_list,
+            echo=lambda m: click.echo(m, err=True), split=split, limit=limit, seed=seed,
+            train_fraction=train_fraction, sc_samples=sc_samples,
+            annotations=",".join(str(a) for a in annotations) or None, model_args=_model_args(model_arg),
+            model_base_url=model_base_url, display=display,
+        )
+    except DataError as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(f"cells: {res['cells']}  table: {res['csv']}" + (f" (+ {res['parquet']})" if res["parquet"] else ""))
+    click.echo(f"report: {res['report']}")
+    if res["failed"]:
+        raise click.ClickException(f"{len(res['failed'])} cell(s) did not finish: {', '.join(res['failed'])}; re-run to resume")
 
 
 @cli.group()
@@ -168,6 +223,19 @@ def models_prepare(name: str) -> None:
     except (FileNotFoundError, ValueError) as e:
         raise click.ClickException(str(e)) from None
     click.echo(f"local/{name.removeprefix('local/')}: {path} ({path.stat().st_size / 1e6:.0f} MB, verified)")
+
+
+def _register() -> None:
+    from .dialogue.cli import dialogue
+    from .stats.cli import stats_cmd
+    from .synth.cli import synth_cmd
+
+    cli.add_command(dialogue)
+    cli.add_command(stats_cmd)
+    cli.add_command(synth_cmd)
+
+
+_register()
 
 
 def main() -> None:

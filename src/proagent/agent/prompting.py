@@ -6,8 +6,9 @@ content (OCR text, or the image for a vision model); task instruction. The
 prompt text lives in ``proagent/agent/prompts/*.txt``.
 
 Order is chosen for llama.cpp prefix reuse (DESIGN section 2): the system
-message is identical for every sample, the history is oldest first, the current
-state comes last.
+message is identical for every sample, a long-term memory block (when a memory
+is used, ``prompts/memory.txt``) comes before the history, the history is oldest
+first, the current state comes last.
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ __all__ = [
     "METHOD_INSTRUCTIONS",
     "SCREEN_CHARS",
     "SUMMARY_CHARS",
+    "memory_block",
     "render_event",
     "system_prompt",
     "user_prompt",
+    "with_memory",
 ]
 
 SUMMARY_CHARS = 200
@@ -91,3 +94,14 @@ def user_prompt(sample: Sample, method: str = "zero-shot") -> str:
         screen=screen,
         instruction=instruction,
     ).strip()
+
+
+def memory_block(source: str, items: list[str]) -> str:
+    """The long-term memory block (``prompts/memory.txt``): one ``- `` line per item."""
+    lines = "\n".join(f"- {it}" for it in items) if items else "- (nothing remembered before this moment)"
+    return _template("memory.txt").substitute(source=source, items=lines).strip()
+
+
+def with_memory(prompt: str, block: str) -> str:
+    """The user prompt with the memory block placed before the event history."""
+    return f"{block}\n\n{prompt}" if block else prompt

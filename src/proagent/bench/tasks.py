@@ -13,6 +13,7 @@ from inspect_ai.dataset import MemoryDataset
 from inspect_ai.dataset import Sample as InspectSample
 from inspect_ai.model import GenerateConfig
 
+from ..agent.memory import MEMORY_NAMES, build_memory, derived_fields_summary, memory_context
 from ..agent.prompting import user_prompt
 from ..agent.solvers import METHODS, method_solver
 from ..records import Sample
@@ -65,6 +66,7 @@ def assist(
     sc_temperature: float = 0.7,
     images: bool = False,
     annotations: str | None = None,
+    memory: str = "none",
 ) -> Task:
     """When/How-to-Assist on an activity log (ProAgentBench section 5).
 
@@ -79,6 +81,8 @@ def assist(
         sc_temperature: Sampling temperature for self-consistency (> 0).
         images: Attach the current screenshot (for vision models).
         annotations: Comma-separated external annotation files (LifeTrace).
+        memory: Long-term memory: ``none``, ``rag``, ``kg`` or ``persona``
+            (``proagent.agent.memory``), built per user from the training period.
 
     Raises:
         ValueError: unknown method or split, or bad window.
@@ -89,16 +93,29 @@ def assist(
     if split not in {"test", "train", "all"}:
         raise ValueError(f"split {split!r}: choose test, train or all")
     cfg = SampleConfig(window_seconds=parse_window(window), train_fraction=float(train_fraction), seed=int(seed))
+    if memory not in MEMORY_NAMES:
+        raise ValueError(f"unknown memory {memory!r}; choose from {', '.join(MEMORY_NAMES)}")
     ann = [a for a in annotations.split(",") if a] if annotations else None
-    samples = build_samples(load_events(data, annotations=ann), cfg)
+    events = load_events(data, annotations=ann)
+    all_samples = build_samples(events, cfg)
+    samples = all_samples
     if split != "all":
         samples = [s for s in samples if s.split == split]
     if not samples:
         raise ValueError(f"{data}: no {split} samples (check --split and the data's labels)")
+    solver = method_solver(method, sc_samples=int(sc_samples), sc_temperature=float(sc_temperature), images=bool(images))
+    metadata = {"method": method, "window_seconds": cfg.window_seconds, "split": split}
+    if memory != "none":
+        # built from the training period of every user (all samples define it), used
+        # at each moment only through records known strictly before it
+        store = build_memory(memory, events, all_samples)
+        solver = [memory_context(store, {s.id: s for s in samples}), solver]
+        metadata.update(memory=memory, memory_derived=derived_fields_summary(store),
+                        memory_build_seconds=round(sum(store.build_seconds.values()), 3))
     return Task(
         dataset=MemoryDataset(to_inspect_samples(samples, method), name="assist"),
-        solver=method_solver(method, sc_samples=int(sc_samples), sc_temperature=float(sc_temperature), images=bool(images)),
+        solver=solver,
         scorer=assist_scorer(),
         config=GenerateConfig(temperature=0.0, max_tokens=MAX_TOKENS[method], seed=int(seed)),
-        metadata={"method": method, "window_seconds": cfg.window_seconds, "split": split},
+        metadata=metadata,
     )

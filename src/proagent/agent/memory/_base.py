@@ -1,0 +1,227 @@
+"""The memory interface, the registry of memory kinds, and the on-disk cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ._records import MemoryQuery, MemoryRecord, records_fingerprint
+
+__all__ = [
+    "MEMORIES",
+    "Memory",
+    "MemoryCache",
+    "MemoryConfig",
+    "MemoryItem",
+    "MemoryLeak",
+    "get_memory",
+    "register_memory",
+]
+
+MEMORY_VERSION = 1
+"""Bumped when a memory's build changes, so stale cache entries are not reused."""
+
+
+@dataclass(frozen=True)
+class MemoryConfig:
+    """Settings of every memory kind (ProAgentBench Appendix C, DESIGN section 4).
+
+    Only these enter the cache key; operational settings (cache folder) do not."""
+
+    top_k: int = 5
+    """RAG: records retrieved; persona: personas retrieved."""
+    kg_app_min: float = 0.05
+    """KG: keep intents with P(c|a) above this."""
+    kg_keyword_min: float = 0.1
+    """KG: keep intents with P(c|k) above this."""
+    kg_keywords_per_title: int = 5
+    """KG: informative tokens kept per window title."""
+    kg_top_transitions: int = 3
+    """KG: transitions shown per application."""
+    persona_threshold: float = 0.7
+    """PersonaX: Ward-linkage distance threshold."""
+    persona_max_clusters: int = 15
+    """PersonaX: at most this many clusters per group (LLM / non-LLM)."""
+    persona_budget: float = 0.6
+    """PersonaX: share of a group's records selected for persona writing."""
+    persona_alpha: float = 1.06
+    """PersonaX: w_p = alpha^-10, w_d = 1 - w_p."""
+    persona_max_tokens: int = 120
+    """Persona length budget in tokens (the prompt asks for 100-120)."""
+
+    def key(self, kind: str) -> dict:
+        return {"kind": kind, "version": MEMORY_VERSION, **self.__dict__}
+
+
+@dataclass(frozen=True)
+class MemoryItem:
+    """One thing memory puts in a prompt."""
+
+    id: str
+    """Record id, or a synthetic id for priors and personas."""
+    user: str
+    """Owner."""
+    known_at: datetime
+    """Latest ``known_at`` of the records behind the item."""
+    text: str
+    """The line shown to the model."""
+    score: float | None = None
+    """Retrieval score (cosine), when there is one."""
+
+
+class MemoryLeak(AssertionError):
+    """A memory item from another user or from t or later reached retrieval."""
+
+
+class MemoryCache:
+    """Per-user memory artefacts on disk, keyed by data and configuration.
+
+    Folder: ``$PROAGENT_MEMORY_CACHE`` or ``~/.cache/proagent/memory``. Entries are
+    written atomically; ``hits``/``misses`` count lookups (for tests and logs)."""
+
+    def __init__(self, root: str | Path | None = None) -> None:
+        root = root or os.environ.get("PROAGENT_MEMORY_CACHE") or Path.home() / ".cache" / "proagent" / "memory"
+        self.root = Path(root)
+        self.hits = 0
+        self.misses = 0
+
+    def _path(self, kind: str, key: str, suffix: str) -> Path:
+        return self.root / kind / f"{key}{suffix}"
+
+    def _write(self, path: Path, write: Callable[[Path], None]) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        write(tmp)
+        os.replace(tmp, path)
+
+    def get_json(self, kind: str, key: str) -> Any | None:
+        p = self._path(kind, key, ".json")
+        if p.is_file():
+            try:
+                data = json.loads(p.read_text("utf-8"))
+                self.hits += 1
+                return data
+            except (OSError, json.JSONDecodeError):
+                pass
+        self.misses += 1
+        return None
+
+    def put_json(self, kind: str, key: str, data: Any) -> None:
+        self._write(self._path(kind, key, ".json"),
+                    lambda t: t.write_text(json.dumps(data, ensure_ascii=False, default=str), "utf-8"))
+
+    def get_array(self, kind: str, key: str) -> np.ndarray | None:
+        p = self._path(kind, key, ".npy")
+        if p.is_file():
+            try:
+                arr = np.load(p, allow_pickle=False)
+                self.hits += 1
+                return arr
+            except (OSError, ValueError):
+                pass
+        self.misses += 1
+        return None
+
+    def put_array(self, kind: str, key: str, arr: np.ndarray) -> None:
+        def write(t: Path) -> None:
+            with open(t, "wb") as f:
+                np.save(f, arr, allow_pickle=False)
+
+        self._write(self._path(kind, key, ".npy"), write)
+
+
+class Memory(ABC):
+    """Long-term memory of every user of a data set, built from the training period.
+
+    Subclasses implement :meth:`_build_user` and :meth:`_retrieve`; :meth:`lookup`
+    wraps retrieval with the leakage guard (only the query's user, only
+    ``known_at < t``), so no subclass can leak by mistake."""
+
+    name: str = ""
+    """Registry name (``rag``, ``kg``, ``persona``)."""
+    source: str = ""
+    """How the prompt names this memory."""
+
+    def __init__(self, records: dict[str, list[MemoryRecord]], config: MemoryConfig = MemoryConfig(),
+                 cache: MemoryCache | None = None) -> None:
+        self.records = {u: sorted(rs, key=lambda r: (r.known_at, r.id)) for u, rs in records.items()}
+        self._known = {u: [r.known_at for r in rs] for u, rs in self.records.items()}
+        self.config = config
+        self.cache = cache if cache is not None else MemoryCache()
+        self.build_seconds: dict[str, float] = {}
+        self.state: dict[str, Any] = {}
+        self.blocked = 0
+        """Items dropped by the leakage guard (should stay 0)."""
+
+    def key(self, user: str) -> str:
+        """Cache key of one user's memory (records + configuration)."""
+        return records_fingerprint(self.records.get(user, []), self.config.key(self.name))
+
+    def build(self) -> Memory:
+        """Build (or load from the cache) every user's memory."""
+        for user in sorted(self.records):
+            t0 = time.perf_counter()
+            self.state[user] = self._build_user(user, self.records[user])
+            self.build_seconds[user] = time.perf_counter() - t0
+        return self
+
+    async def prepare(self, user: str) -> None:  # noqa: B027
+        """Work that needs the evaluated model (persona writing); default none."""
+
+    @abstractmethod
+    def _build_user(self, user: str, records: list[MemoryRecord]) -> Any: ...
+
+    @abstractmethod
+    def _retrieve(self, query: MemoryQuery) -> list[MemoryItem]: ...
+
+    def lookup(self, query: MemoryQuery) -> list[MemoryItem]:
+        """Items for one moment: the query's user only, every item known strictly before t."""
+        if query.user not in self.state:
+            return []
+        items = self._retrieve(query)
+        kept = [it for it in items if it.user == query.user and it.known_at < query.time]
+        self.blocked += len(items) - len(kept)
+        return kept
+
+    def eligible(self, user: str, t: datetime) -> int:
+        """Number of the user's records (sorted by ``known_at``) known strictly before ``t``."""
+        import bisect
+
+        return bisect.bisect_left(self._known.get(user, []), t)
+
+
+MEMORIES: dict[str, type[Memory]] = {}
+"""Memory kinds by name (filled by :func:`register_memory`)."""
+
+
+def register_memory(name: str) -> Callable[[type[Memory]], type[Memory]]:
+    """Class decorator: register a memory kind under ``name``."""
+
+    def deco(cls: type[Memory]) -> type[Memory]:
+        cls.name = name
+        MEMORIES[name] = cls
+        return cls
+
+    return deco
+
+
+def get_memory(name: str) -> type[Memory]:
+    """The memory class registered as ``name``.
+
+    Raises:
+        ValueError: unknown name.
+    """
+    from . import kg, persona, rag  # noqa: F401  (register)
+
+    if name not in MEMORIES:
+        raise ValueError(f"unknown memory {name!r}; choose from none, {', '.join(sorted(MEMORIES))}")
+    return MEMORIES[name]

@@ -1,0 +1,94 @@
+"""``proagent ablate``: a tiny grid with mockllm renders the table and the report,
+and a second run resumes every cell instead of re-running it."""
+
+from __future__ import annotations
+
+import csv
+import glob
+import socket
+
+import pytest
+from click.testing import CliRunner
+from memory_fixtures import write_sessions
+
+from proagent.cli import cli
+from proagent.records import Score
+from proagent.report.ablation import TIDY_COLUMNS, paired_effect
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch, tmp_path):
+    real_connect = socket.socket.connect
+
+    def guarded(self, address, *a, **k):
+        if isinstance(address, tuple):
+            raise OSError(f"test tried to reach the network: {address}")
+        return real_connect(self, address, *a, **k)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)
+    monkeypatch.setenv("PROAGENT_MEMORY_CACHE", str(tmp_path / "memcache"))
+    monkeypatch.chdir(tmp_path)
+    from inspect_ai.model._providers.mockllm import MockLLM
+
+    async def count(self, text):
+        return max(1, len(str(text)) // 4)
+
+    monkeypatch.setattr(MockLLM, "count_text_tokens", count)
+
+
+def test_ablate_tiny_grid_renders_report_and_resumes(tmp_path):
+    data = write_sessions(tmp_path / "sessions", n=10)
+    out = tmp_path / "ablate"
+    args = ["ablate", "--data", str(data), "--methods", "zero-shot", "--memory", "none,kg", "--windows", "30s,5m",
+            "--models", "mockllm/model", "--limit", "4", "--out", str(out)]
+    r = CliRunner().invoke(cli, args)
+    assert r.exit_code == 0, (r.output, r.exception)
+    assert "cells: 4" in r.output and "report:" in r.output
+    cells = sorted(p.name for p in (out / "cells").iterdir())
+    assert cells == ["model__zero-shot__kg__30s", "model__zero-shot__kg__5m",
+                     "model__zero-shot__none__30s", "model__zero-shot__none__5m"]
+    with open(out / "results.csv", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert tuple(rows[0]) == TIDY_COLUMNS
+    acc = [x for x in rows if x["system"] == "model" and x["metric"] == "accuracy"]
+    assert len(acc) == 4 and {x["memory"] for x in acc} == {"none", "kg"} and {x["window_seconds"] for x in acc} == {"30.0", "300.0"}
+    assert {x["system"] for x in rows} == {"model", "always-yes", "always-no"}
+    assert all(x["n"] == "4" for x in acc)
+    import pyarrow.parquet as pq
+
+    assert pq.read_table(out / "results.parquet").num_rows == len(rows)
+    html = (out / "report.html").read_text("utf-8")
+    assert html.count('src="data:image/png;base64,') == 3  # by method x memory, vs window, latency
+    assert "http://" not in html and "https://" not in html  # opens offline
+    for needle in ("Baselines", "Effect of each memory", "always-yes", "derived fields", "kg"):
+        assert needle in html
+    assert sorted(p.name for p in (out / "figures").glob("*.png")) == [
+        "latency_by_method.png", "metric_vs_window.png", "metrics_by_method_memory.png"]
+    effects = list(csv.DictReader(open(out / "effects.csv", encoding="utf-8")))
+    assert {(e["window"], e["metric"]) for e in effects} >= {("30s", "accuracy"), ("30s", "f1"), ("5m", "accuracy"), ("5m", "f1")}
+    logs_before = sorted(glob.glob(str(out / "cells" / "*" / "*.eval")))
+    assert len(logs_before) == 4
+    # again: every cell is complete, eval_set reuses its log
+    r2 = CliRunner().invoke(cli, args)
+    assert r2.exit_code == 0, (r2.output, r2.exception)
+    assert sorted(glob.glob(str(out / "cells" / "*" / "*.eval"))) == logs_before
+
+
+def test_ablate_rejects_bad_lists(tmp_path):
+    r = CliRunner().invoke(cli, ["ablate", "--data", str(tmp_path), "--memory", "none,magic", "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2 and "magic" in r.output
+    r = CliRunner().invoke(cli, ["ablate", "--data", str(tmp_path), "--windows", "5m,7x", "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2 and "7x" in r.output
+
+
+def test_paired_effect_hand_computed():
+    a = [Score(str(i), label=1, predicted=0) for i in range(5)] + [Score(str(i), label=0, predicted=0) for i in range(5, 10)]
+    b = [Score(str(i), label=1, predicted=1) for i in range(5)] + [Score(str(i), label=0, predicted=0) for i in range(5, 10)]
+    e = paired_effect(a, b, "accuracy")
+    assert e["delta"] == pytest.approx(0.5) and e["n"] == 10
+    assert 0 < e["ci_low"] <= 0.5 <= e["ci_high"] <= 1.0
+    assert paired_effect(a, a, "f1")["delta"] == 0
+    sa = [Score(str(i), label=1, predicted=1, semantic_similarity=0.5) for i in range(4)]
+    sb = [Score(str(i), label=1, predicted=1, semantic_similarity=0.5 + 0.1 * i) for i in range(4)]
+    e = paired_effect(sa, sb, "semantic_similarity")
+    assert e["delta"] == pytest.approx(0.15) and e["n"] == 4
