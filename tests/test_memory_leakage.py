@@ -8,7 +8,6 @@ a unique marker (``evtNN``) and a per-user word."""
 from __future__ import annotations
 
 import glob
-import socket
 from datetime import datetime
 
 import pytest
@@ -24,22 +23,8 @@ KINDS = ("rag", "kg", "persona")
 
 @pytest.fixture(autouse=True)
 def offline(monkeypatch, tmp_path):
-    real_connect = socket.socket.connect
-
-    def guarded(self, address, *a, **k):
-        if isinstance(address, tuple):
-            raise OSError(f"test tried to reach the network: {address}")
-        return real_connect(self, address, *a, **k)
-
-    monkeypatch.setattr(socket.socket, "connect", guarded)
     monkeypatch.setenv("PROAGENT_MEMORY_CACHE", str(tmp_path / "memcache"))
     monkeypatch.chdir(tmp_path)
-    from inspect_ai.model._providers.mockllm import MockLLM
-
-    async def count(self, text):
-        return max(1, len(str(text)) // 4)
-
-    monkeypatch.setattr(MockLLM, "count_text_tokens", count)
 
 
 @pytest.fixture

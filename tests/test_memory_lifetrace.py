@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import glob
-import socket
 
 import pytest
 from click.testing import CliRunner
@@ -17,22 +16,8 @@ from proagent.sources.load import load_events
 
 @pytest.fixture(autouse=True)
 def offline(monkeypatch, tmp_path):
-    real_connect = socket.socket.connect
-
-    def guarded(self, address, *a, **k):
-        if isinstance(address, tuple):
-            raise OSError(f"test tried to reach the network: {address}")
-        return real_connect(self, address, *a, **k)
-
-    monkeypatch.setattr(socket.socket, "connect", guarded)
     monkeypatch.setenv("PROAGENT_MEMORY_CACHE", str(tmp_path / "memcache"))
     monkeypatch.chdir(tmp_path)
-    from inspect_ai.model._providers.mockllm import MockLLM
-
-    async def count(self, text):
-        return max(1, len(str(text)) // 4)
-
-    monkeypatch.setattr(MockLLM, "count_text_tokens", count)
 
 
 @pytest.fixture(scope="module")

@@ -82,12 +82,7 @@ def fake_embed(monkeypatch):
 
 def test_persona_memory_written_once_and_cached(tmp_path, fake_embed, monkeypatch):
     from inspect_ai.model import ModelOutput, get_model
-    from inspect_ai.model._providers.mockllm import MockLLM
 
-    async def count(self, text):
-        return 1
-
-    monkeypatch.setattr(MockLLM, "count_text_tokens", count)
     cache = MemoryCache(tmp_path)
     mem = PersonaMemory({"u": _records()}, MemoryConfig(), cache).build()
     clusters = mem.state["u"]["clusters"]

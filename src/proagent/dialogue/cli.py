@@ -7,7 +7,6 @@ through click's ``auto_envvar_prefix``).
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
