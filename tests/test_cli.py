@@ -221,3 +221,45 @@ def test_eval_end_to_end_with_mockllm(runner, tmp_path):
     again = json.loads((log_dir / "results.json").read_text("utf-8"))
     assert {k: again[k] for k in HEADLINE_KEYS} == {k: results[k] for k in HEADLINE_KEYS}
     assert not list(log_dir.glob(".results.json.*"))  # no temporary files left
+
+
+@needs_shared
+@pytest.mark.parametrize(
+    "extra, expected",
+    [
+        (["--model", "local/does-not-exist"], "not a bundled model"),
+        (["--model", "bogusprovider/x"], "not recognized"),
+        (["--model", "local/smollm2-135m", "--model-arg", "n_ctx=abc"], "invalid literal"),
+        (["--limit", "0"], "0 is not in the range"),
+        (["--limit", "-1"], "-1 is not in the range"),
+    ],
+)
+def test_eval_rejects_bad_model_and_limit_before_running(runner, tmp_path, extra, expected):
+    args = ["eval", "--data", str(SHARED), "--log-dir", str(tmp_path / "run"), *extra]
+    if "--model" not in extra:
+        args += ["--model", "mockllm/model"]
+    result = runner.invoke(cli, args)
+    assert result.exit_code != 0
+    assert expected in result.output
+    assert "Traceback" not in result.output
+    assert not list((tmp_path / "run").glob("*.eval"))  # nothing ran
+
+
+@needs_shared
+def test_eval_log_dir_that_is_a_file_is_refused(runner, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("keep me")
+    result = runner.invoke(cli, ["eval", "--data", str(SHARED), "--model", "mockllm/model", "--log-dir", str(blocker)])
+    assert result.exit_code != 0 and "cannot write there" in result.output
+    assert blocker.read_text() == "keep me"
+
+
+@needs_shared
+def test_eval_refuses_to_mix_runs_with_other_options(runner, tmp_path):
+    log_dir = tmp_path / "run"
+    base = ["eval", "--data", str(SHARED), "--model", "mockllm/model", "--limit", "2", "--log-dir", str(log_dir),
+            "--display", "none"]
+    assert runner.invoke(cli, base).exit_code == 0
+    result = runner.invoke(cli, [*base, "--window", "1m"])
+    assert result.exit_code != 0
+    assert "holds a run with other options" in result.output

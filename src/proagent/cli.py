@@ -6,12 +6,13 @@ e.g. ``PROAGENT_EVAL_MODEL=local/smollm2-135m`` (click's ``auto_envvar_prefix``)
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
 import click
 
-from .cliutil import DEFAULT_MODEL
+from .cliutil import DEFAULT_MODEL, check_model, check_writable_dir
 from .cliutil import parse_model_args as _model_args
 from .cliutil import slug
 from .errors import DataError
@@ -33,7 +34,7 @@ def cli() -> None:
 @click.option("--window", default="5m", show_default=True, help="Context window before each moment (10s .. 10m).")
 @click.option("--split", type=click.Choice(["test", "train", "all"]), default="test", show_default=True, help="Time-based split within each user.")
 @click.option("--train-fraction", type=float, default=0.5, show_default=True, help="Earliest share of each user's moments in the train split.")
-@click.option("--limit", type=int, default=None, help="Evaluate only the first N samples.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Evaluate only the first N samples (N >= 1).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for sampling negatives and generation.")
 @click.option("--sc-samples", type=int, default=5, show_default=True, help="Self-consistency: answers per moment.")
 @click.option("--annotations", multiple=True, type=click.Path(exists=True, path_type=Path), help="External annotation JSON/JSONL (LifeTrace; repeatable).")
@@ -49,6 +50,7 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
     Example: proagent eval --data data/proactivebench --model local/smollm2-135m --limit 5
     """
     from inspect_ai import eval_set
+    from inspect_ai._util.error import PrerequisiteError
 
     from .bench.samples import parse_window
     from .bench.tasks import assist
@@ -74,16 +76,26 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
         )
     except (DataError, ValueError) as e:
         raise click.ClickException(str(e)) from None
+    args = _model_args(model_arg)
+    check_model(model, model_base_url, args)
+    check_writable_dir(log_dir, "--log-dir")
     mem = f", memory {memory}" if memory != "none" else ""
     click.echo(f"proagent eval: {len(task.dataset)} samples, method {method}{mem}, model {model}, log dir {log_dir}", err=True)
-    ok, logs = eval_set(
-        [task], log_dir=str(log_dir), model=model, model_base_url=model_base_url,
-        model_args=_model_args(model_arg), limit=limit, display=display, retry_attempts=0, retry_immediate=False,
-        log_model_api=False,
-        # an in-process model serves one request at a time: running samples one by
-        # one makes the per-sample seconds true latencies instead of queue time
-        max_samples=1 if model.startswith("local/") else None,
-    )
+    try:
+        ok, logs = eval_set(
+            [task], log_dir=str(log_dir), model=model, model_base_url=model_base_url,
+            model_args=args, limit=limit, display=display, retry_attempts=0, retry_immediate=False,
+            log_model_api=False,
+            # an in-process model serves one request at a time: running samples one by
+            # one makes the per-sample seconds true latencies instead of queue time
+            max_samples=1 if model.startswith("local/") else None,
+        )
+    except PrerequisiteError as e:
+        msg = re.sub(r"\[/?[a-z ]+\]", "", str(e)).strip()
+        if "not associated with a task" in msg:
+            msg = (f"{log_dir} holds a run with other options; re-run those exact options to resume it, "
+                   f"or choose a new --log-dir")
+        raise click.ClickException(msg) from None
     log = logs[0]
     if log.status != "success":
         msg = log.error.message if log.error else log.status
@@ -119,7 +131,7 @@ def _csv_list(value: str, what: str, choices: tuple[str, ...] | None = None) -> 
 @click.option("--model-arg", "model_arg", multiple=True, help="Model argument KEY=VALUE (repeatable).")
 @click.option("--split", type=click.Choice(["test", "train", "all"]), default="test", show_default=True, help="Time-based split within each user.")
 @click.option("--train-fraction", type=float, default=0.5, show_default=True, help="Earliest share of each user's moments in the train split.")
-@click.option("--limit", type=int, default=None, help="Evaluate only the first N samples of each cell.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Evaluate only the first N samples of each cell (N >= 1).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for sampling negatives and generation.")
 @click.option("--sc-samples", type=int, default=5, show_default=True, help="Self-consistency: answers per moment.")
 @click.option("--annotations", multiple=True, type=click.Path(exists=True, path_type=Path), help="External annotation JSON/JSONL (LifeTrace; repeatable).")
@@ -146,12 +158,22 @@ def ablate_cmd(data: Path, methods: str, memories: str, windows: str, models: st
     model_list = _csv_list(models, "models")
     if not data.exists():
         raise click.ClickException(f"{data}: no such file or folder")
+    try:  # unreadable data stops here, before any cell runs
+        from .sources.load import load_events
+
+        load_events(data, annotations=list(annotations) or None)
+    except DataError as e:
+        raise click.ClickException(str(e)) from None
+    args = _model_args(model_arg)
+    for m in model_list:  # every model is checked before the first cell runs
+        check_model(m, model_base_url, args, option="--models")
+    check_writable_dir(out, "--out")
     try:
         res = run_ablation(
             str(data), out, models=model_list, methods=method_list, memories=memory_list, windows=window_list,
             echo=lambda m: click.echo(m, err=True), split=split, limit=limit, seed=seed,
             train_fraction=train_fraction, sc_samples=sc_samples,
-            annotations=",".join(str(a) for a in annotations) or None, model_args=_model_args(model_arg),
+            annotations=",".join(str(a) for a in annotations) or None, model_args=args,
             model_base_url=model_base_url, display=display,
         )
     except DataError as e:

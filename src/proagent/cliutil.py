@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
+from pathlib import Path
+from typing import Any
 
 import click
 
-__all__ = ["DEFAULT_MODEL", "parse_model_args", "slug"]
+__all__ = ["DEFAULT_MODEL", "check_model", "check_writable_dir", "parse_model_args", "slug"]
 
 DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
 """Model used when ``--model`` is not given: the bundled local default."""
@@ -30,3 +34,35 @@ def parse_model_args(pairs: tuple[str, ...]) -> dict[str, str]:
         k, v = p.split("=", 1)
         out[k.strip()] = v.strip()
     return out
+
+
+def check_model(model: str, base_url: str | None, model_args: dict[str, Any], option: str = "--model") -> None:
+    """Resolve a model before any work starts, so a typo, a missing file, a bad
+    model argument or a missing provider SDK is one clear line, not a traceback
+    after part of a run. A local model is loaded here (and stays loaded for the run).
+
+    Raises:
+        click.ClickException: the model cannot be created.
+    """
+    from inspect_ai.model import get_model
+
+    try:
+        get_model(model, base_url=base_url, **model_args)
+    except Exception as e:  # noqa: BLE001 (providers raise many kinds; all mean "cannot use this model")
+        msg = " ".join(re.sub(r"\[/?[a-z ]+\]", "", str(e)).split())
+        raise click.ClickException(f"{option} {model}: {msg or type(e).__name__}") from None
+
+
+def check_writable_dir(path: Path, option: str) -> None:
+    """Create ``path`` if needed and make sure files can be written in it.
+
+    Raises:
+        click.ClickException: the path is a file, or the folder cannot be written.
+    """
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".write-check-", dir=path)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise click.ClickException(f"{option} {path}: cannot write there ({e.strerror or e})") from None

@@ -62,8 +62,10 @@ def stats_cmd(data: Path | None, out: Path | None, compare: tuple[Path, Path] | 
             click.echo(summary_text(res, name))
             for w in res["power_law"].get("notes", []) if isinstance(res.get("power_law"), dict) else []:
                 click.echo(f"note: {w}")
-    except DataError as e:
-        raise click.ClickException(str(e)) from None
+    except (DataError, ValueError) as e:  # ValueError: e.g. a log with no events
+        raise click.ClickException(f"{data or ' vs '.join(map(str, compare))}: {e}") from None
+    except OSError as e:
+        raise click.ClickException(f"--out {out}: cannot write there ({e.strerror or e})") from None
     click.echo(f"wrote {res['files']['json']} and {res['files']['html']}")
 
 

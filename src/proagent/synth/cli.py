@@ -38,7 +38,10 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
                           screenshot_interval=screenshot_interval, screenshots=screenshots, start=start)
     except ValueError as e:
         raise click.BadParameter(str(e)) from None
-    res = generate(out, cfg)
+    try:
+        res = generate(out, cfg)
+    except OSError as e:
+        raise click.ClickException(f"--out {out}: cannot write there ({e.strerror or e})") from None
     click.echo(f"wrote {users} database(s) under {out}: {res['events']} events ({res['llm_events']} LLM events), "
                f"{res['screenshots']} screenshot rows in {res['seconds']:.1f} s "
                f"({res['screenshots'] / max(res['seconds'], 1e-9):,.0f} rows/s)")
