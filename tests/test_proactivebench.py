@@ -426,3 +426,14 @@ def test_download_failure_is_fetch_error(tmp_path, monkeypatch):
         fetch_proactivebench(tmp_path / "dl")
     assert not any((tmp_path / "dl").iterdir())
 
+
+
+def test_folder_mixing_sessions_and_databases_is_refused(tmp_path):
+    from proagent.sources.load import load_events
+
+    (tmp_path / "s.json").write_text(
+        '[{"observation": {"time": "1", "event": "The user opens a file."}, "task_status": false}]'
+    )
+    (tmp_path / "other.db").write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)
+    with pytest.raises(DataError, match="both ProactiveBench sessions and SQLite databases"):
+        load_events(tmp_path)

@@ -51,9 +51,12 @@ def load_events(path: str | Path, annotations: list[str | Path] | None = None) -
         if _is_sqlite(path) or path.suffix in {".db", ".sqlite", ".sqlite3"}:
             return _lifetrace([path], annotations)
         raise DataError(path, "not a ProactiveBench session (.json) nor a LifeTrace SQLite database")
-    if any(is_proactivebench_file(p) for p in path.iterdir()):
-        return read_proactivebench(path)
     dbs = find_databases(path)
+    if any(is_proactivebench_file(p) for p in path.iterdir()):
+        if dbs:
+            raise DataError(path, f"holds both ProactiveBench sessions and SQLite databases ({dbs[0].name}, ...); "
+                                  "point --data at one kind")
+        return read_proactivebench(path)
     if dbs:
         return _lifetrace(dbs, annotations)
     raise DataError(path, "no ProactiveBench session files or LifeTrace databases (*.db) found here")
