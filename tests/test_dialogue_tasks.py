@@ -7,7 +7,6 @@ tiktoken (which would download); a socket guard fails any network access.
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import Callable
 
 import pytest
@@ -23,18 +22,6 @@ ENVS = [
      "target": f"TARGET-{d}", "sub_target": ["first step", "second step", "third step"]}
     for d in ("recommendation", "persuasion")
 ]
-
-
-@pytest.fixture(autouse=True)
-def offline(monkeypatch):
-    real_connect = socket.socket.connect
-
-    def guarded(self, address, *a, **k):
-        if isinstance(address, tuple):
-            raise OSError(f"test tried to reach the network: {address}")
-        return real_connect(self, address, *a, **k)
-
-    monkeypatch.setattr(socket.socket, "connect", guarded)
 
 
 @pytest.fixture
