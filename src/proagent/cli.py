@@ -6,13 +6,12 @@ e.g. ``PROAGENT_EVAL_MODEL=local/smollm2-135m`` (click's ``auto_envvar_prefix``)
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
 import click
 
-from .cliutil import DEFAULT_MODEL, check_model, check_writable_dir
+from .cliutil import DEFAULT_MODEL, check_model, check_writable_dir, run_eval_set
 from .cliutil import parse_model_args as _model_args
 from .cliutil import slug
 from .errors import DataError
@@ -49,9 +48,6 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
 
     Example: proagent eval --data data/proactivebench --model local/smollm2-135m --limit 5
     """
-    from inspect_ai import eval_set
-    from inspect_ai._util.error import PrerequisiteError
-
     from .bench.samples import parse_window
     from .bench.tasks import assist
     from .report.results import render_table, results_from_log, write_json_atomic
@@ -81,28 +77,8 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
     check_writable_dir(log_dir, "--log-dir")
     mem = f", memory {memory}" if memory != "none" else ""
     click.echo(f"proagent eval: {len(task.dataset)} samples, method {method}{mem}, model {model}, log dir {log_dir}", err=True)
-    try:
-        ok, logs = eval_set(
-            [task], log_dir=str(log_dir), model=model, model_base_url=model_base_url,
-            model_args=args, limit=limit, display=display, retry_attempts=0, retry_immediate=False,
-            log_model_api=False,
-            # an in-process model serves one request at a time: running samples one by
-            # one makes the per-sample seconds true latencies instead of queue time
-            max_samples=1 if model.startswith("local/") else None,
-        )
-    except PrerequisiteError as e:
-        msg = re.sub(r"\[/?[a-z ]+\]", "", str(e)).strip()
-        if "not associated with a task" in msg:
-            msg = (f"{log_dir} holds a run with other options; re-run those exact options to resume it, "
-                   f"or choose a new --log-dir")
-        raise click.ClickException(msg) from None
-    log = logs[0]
-    if log.status != "success":
-        msg = log.error.message if log.error else log.status
-        raise click.ClickException(f"run did not finish ({msg}); re-run the same command to resume from {log_dir}")
-    from inspect_ai.log import read_eval_log
-
-    full = read_eval_log(log.location)
+    full = run_eval_set(task, log_dir, model, model_base_url=model_base_url, model_args=args, limit=limit,
+                        display=display)
     results = results_from_log(full)
     write_json_atomic(log_dir / "results.json", results)
     title = "When / How to Assist" + (f" (memory: {memory})" if memory != "none" else "")
@@ -250,11 +226,12 @@ def models_prepare(name: str) -> None:
 def _register() -> None:
     from .dialogue.cli import dialogue
     from .stats.cli import stats_cmd
-    from .synth.cli import synth_cmd
+    from .synth.cli import simulate_cmd, synth_cmd
 
     cli.add_command(dialogue)
     cli.add_command(stats_cmd)
     cli.add_command(synth_cmd)
+    cli.add_command(simulate_cmd)
 
 
 _register()

@@ -157,9 +157,10 @@ class Sample:
     """When-to-Assist ground truth B_t."""
     split: Literal["train", "test"]
     """Time-based split within the user."""
-    kind: Literal["positive", "hard_negative", "negative", "labelled"]
+    kind: Literal["positive", "hard_negative", "negative", "labelled", "candidate"]
     """How the sample was made: the start of an LLM-use event, a hard negative, a
-    plain negative, or a moment labelled by the source (ProactiveBench)."""
+    plain negative, a moment labelled by the source (ProactiveBench), or any
+    candidate time point of a LifeTrace log (synthetic baseline)."""
     context: tuple[Event, ...]
     """Events before t within the context window, oldest first (never the LLM
     event being predicted)."""

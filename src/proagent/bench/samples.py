@@ -36,7 +36,7 @@ from datetime import datetime, timedelta
 from ..errors import DataError
 from ..records import Event, Sample
 
-__all__ = ["SampleConfig", "WINDOWS", "build_samples", "parse_window"]
+__all__ = ["SampleConfig", "WINDOWS", "build_samples", "candidate_moments", "parse_window"]
 
 WINDOWS = (10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 """Context windows of the paper's ablation in seconds (10 s, 30 s, 1, 2, 5, 10 min;
@@ -207,6 +207,77 @@ def _lifetrace(events: list[Event], cfg: SampleConfig) -> list[Sample]:
     return positives + negatives
 
 
+def _lifetrace_candidates(events: list[Event], cfg: SampleConfig) -> list[Sample]:
+    """Every app switch after real activity, labelled by whether an LLM event starts there."""
+    valid = [e for e in events if _valid(e, cfg) or _is_llm(e)]
+    out = []
+    for i in range(1, len(valid)):
+        e, prev = valid[i], valid[i - 1]
+        if not _valid(prev, cfg) or prev.is_llm_event:
+            continue  # the moment of turning to an LLM is the first LLM event of a run
+        positive = bool(e.is_llm_event)
+        queries = e.conversation.user_queries[:1] if positive and e.conversation else ()
+        out.append(
+            Sample(
+                id=f"{e.user}:{e.id}:candidate",
+                user=e.user,
+                time=e.start,
+                label=1 if positive else 0,
+                split="test",
+                kind="candidate",
+                context=_context(valid, i - 1, e.start, cfg.window_seconds),
+                current=prev,
+                window_seconds=cfg.window_seconds,
+                reference_queries=tuple(q for q in queries if q.strip()),
+                intention=e.intention if positive else None,
+                event_id=e.id,
+            )
+        )
+    return out
+
+
+def _per_user(events: list[Event], config: SampleConfig, lifetrace) -> list[Sample]:  # noqa: ANN001
+    if not 0 <= config.train_fraction < 1:
+        raise ValueError(f"train_fraction {config.train_fraction}: must be in [0, 1)")
+    by_user: dict[str, list[Event]] = defaultdict(list)
+    for e in events:
+        by_user[e.user].append(e)
+    out: list[Sample] = []
+    for user in sorted(by_user):
+        evs = sorted(by_user[user], key=lambda e: e.start)  # stable: ties keep source order
+        if all(e.needs_help is not None for e in evs):
+            made = _labelled(evs, config)
+        elif any(e.is_llm_event is not None for e in evs):
+            made = lifetrace(evs, config)
+        else:
+            raise DataError(
+                user,
+                "events have no ground truth: neither per-event help labels nor LLM-use "
+                "annotations (is_llm_event); annotate the log first",
+            )
+        out.extend(_split(made, config.train_fraction))
+    return sorted(out, key=lambda s: (s.user, s.time, s.id))
+
+
+def candidate_moments(events: list[Event], config: SampleConfig = SampleConfig()) -> list[Sample]:
+    """Every candidate time point of the human log, one sample each, sorted by (user, time).
+
+    These are the points at which the synthetic baseline (ProAgentBench section
+    4.2) asks a model whether the user would turn to an LLM now: for labelled
+    sources (ProactiveBench) every event; for LifeTrace logs every app switch
+    whose previous event is real activity (>= ``min_event_seconds`` with a
+    screenshot) and not itself LLM use. ``label`` is the human's choice (1 = an
+    LLM event starts here), ``kind`` is ``labelled`` or ``candidate``,
+    ``event_id`` names the event that starts at the point. Unlike
+    :func:`build_samples` there is no negative sampling.
+
+    Raises:
+        DataError: the events carry no labels (see :func:`build_samples`).
+        ValueError: ``train_fraction`` outside [0, 1).
+    """
+    return _per_user(events, config, _lifetrace_candidates)
+
+
 def build_samples(events: list[Event], config: SampleConfig = SampleConfig()) -> list[Sample]:
     """Turn events into samples, sorted by (user, time).
 
@@ -221,23 +292,4 @@ def build_samples(events: list[Event], config: SampleConfig = SampleConfig()) ->
         DataError: the events carry neither per-event labels (ProactiveBench) nor
             LLM-use annotations (``is_llm_event``), so no ground truth exists.
     """
-    if not 0 <= config.train_fraction < 1:
-        raise ValueError(f"train_fraction {config.train_fraction}: must be in [0, 1)")
-    by_user: dict[str, list[Event]] = defaultdict(list)
-    for e in events:
-        by_user[e.user].append(e)
-    out: list[Sample] = []
-    for user in sorted(by_user):
-        evs = sorted(by_user[user], key=lambda e: e.start)  # stable: ties keep source order
-        if all(e.needs_help is not None for e in evs):
-            made = _labelled(evs, config)
-        elif any(e.is_llm_event is not None for e in evs):
-            made = _lifetrace(evs, config)
-        else:
-            raise DataError(
-                user,
-                "events have no ground truth: neither per-event help labels nor LLM-use "
-                "annotations (is_llm_event); annotate the log first",
-            )
-        out.extend(_split(made, config.train_fraction))
-    return sorted(out, key=lambda s: (s.user, s.time, s.id))
+    return _per_user(events, config, _lifetrace)

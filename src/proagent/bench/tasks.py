@@ -18,7 +18,7 @@ from ..agent.prompting import user_prompt
 from ..agent.solvers import METHODS, method_solver
 from ..records import Sample
 from ..sources.load import load_events
-from .samples import SampleConfig, build_samples, parse_window
+from .samples import SampleConfig, build_samples, candidate_moments, parse_window
 from .scorers import assist_scorer
 
 __all__ = ["MAX_TOKENS", "assist", "to_inspect_samples"]
@@ -47,6 +47,7 @@ def to_inspect_samples(samples: list[Sample], method: str) -> list[InspectSample
                     "time": s.time.isoformat(),
                     "intention": s.intention,
                     "reference_queries": list(s.reference_queries),
+                    "event_id": s.event_id,
                     "screenshot": str(shot) if shot else None,
                 },
             )
@@ -67,6 +68,7 @@ def assist(
     images: bool = False,
     annotations: str | None = None,
     memory: str = "none",
+    candidates: bool = False,
 ) -> Task:
     """When/How-to-Assist on an activity log (ProAgentBench section 5).
 
@@ -83,6 +85,10 @@ def assist(
         annotations: Comma-separated external annotation files (LifeTrace).
         memory: Long-term memory: ``none``, ``rag``, ``kg`` or ``persona``
             (``proagent.agent.memory``), built per user from the training period.
+        candidates: Judge every candidate time point of the log
+            (:func:`~proagent.bench.samples.candidate_moments`) instead of the
+            benchmark's positives and hard negatives; the synthetic baseline
+            (``proagent simulate``) runs this.
 
     Raises:
         ValueError: unknown method or split, or bad window.
@@ -97,7 +103,7 @@ def assist(
         raise ValueError(f"unknown memory {memory!r}; choose from {', '.join(MEMORY_NAMES)}")
     ann = [a for a in annotations.split(",") if a] if annotations else None
     events = load_events(data, annotations=ann)
-    all_samples = build_samples(events, cfg)
+    all_samples = (candidate_moments if candidates else build_samples)(events, cfg)
     samples = all_samples
     if split != "all":
         samples = [s for s in samples if s.split == split]
@@ -105,6 +111,8 @@ def assist(
         raise ValueError(f"{data}: no {split} samples (check --split and the data's labels)")
     solver = method_solver(method, sc_samples=int(sc_samples), sc_temperature=float(sc_temperature), images=bool(images))
     metadata = {"method": method, "window_seconds": cfg.window_seconds, "split": split}
+    if candidates:
+        metadata["candidates"] = True
     if memory != "none":
         # built from the training period of every user (all samples define it), used
         # at each moment only through records known strictly before it

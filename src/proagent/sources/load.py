@@ -14,12 +14,13 @@ from ..errors import DataError
 from ..records import Event
 from .proactivebench import is_proactivebench_file, read_proactivebench
 
-__all__ = ["find_databases", "load_events"]
+__all__ = ["find_databases", "is_sqlite_file", "load_events"]
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
-def _is_sqlite(path: Path) -> bool:
+def is_sqlite_file(path: Path) -> bool:
+    """True when ``path`` starts with the SQLite file header."""
     with open(path, "rb") as f:
         return f.read(16) == _SQLITE_MAGIC
 
@@ -48,7 +49,7 @@ def load_events(path: str | Path, annotations: list[str | Path] | None = None) -
     if path.is_file():
         if is_proactivebench_file(path):
             return read_proactivebench(path)
-        if _is_sqlite(path) or path.suffix in {".db", ".sqlite", ".sqlite3"}:
+        if is_sqlite_file(path) or path.suffix in {".db", ".sqlite", ".sqlite3"}:
             return _lifetrace([path], annotations)
         raise DataError(path, "not a ProactiveBench session (.json) nor a LifeTrace SQLite database")
     dbs = find_databases(path)

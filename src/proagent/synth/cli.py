@@ -11,7 +11,9 @@ from pathlib import Path
 
 import click
 
-__all__ = ["synth_cmd"]
+from ..cliutil import DEFAULT_MODEL
+
+__all__ = ["simulate_cmd", "synth_cmd"]
 
 
 @click.command("synth")
@@ -45,6 +47,73 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
     click.echo(f"wrote {users} database(s) under {out}: {res['events']} events ({res['llm_events']} LLM events), "
                f"{res['screenshots']} screenshot rows in {res['seconds']:.1f} s "
                f"({res['screenshots'] / max(res['seconds'], 1e-9):,.0f} rows/s)")
+
+
+@click.command("simulate")
+@click.argument("data", type=click.Path(exists=True, path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), required=True,
+              help="Output folder of the synthetic dataset (new, empty, or an earlier simulate output; replaced as a whole).")
+@click.option("--model", default=DEFAULT_MODEL, show_default=True, help="Model that plays the user (any inspect model).")
+@click.option("--model-base-url", default=None, help="Base URL of an OpenAI-compatible server.")
+@click.option("--model-arg", "model_arg", multiple=True, help="Model argument KEY=VALUE (repeatable).")
+@click.option("--method", type=click.Choice(["zero-shot", "cot", "sc"]), default="zero-shot", show_default=True, help="Prompting method.")
+@click.option("--window", default="5m", show_default=True, help="Context the model sees before each point (10s .. 10m).")
+@click.option("--limit", type=click.IntRange(min=1), default=None,
+              help="Decide only the first N points (users not fully decided are left out of the dataset).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Generation seed.")
+@click.option("--log-dir", type=click.Path(path_type=Path), default=None,
+              help="inspect log folder (default: logs/simulate-<data>-<model>-...). Re-running resumes.")
+@click.option("--display", type=click.Choice(["full", "rich", "plain", "log", "none"]), default=None, help="inspect progress display.")
+def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, model_arg: tuple[str, ...], method: str,
+                 window: str, limit: int | None, seed: int, log_dir: Path | None, display: str | None) -> None:
+    """Synthetic baseline (ProAgentBench section 4.2): at every candidate time point of the
+    human log DATA a model decides whether the user turns to an LLM now and what they ask;
+    the answers are written to OUT in DATA's own format (ProactiveBench sessions or LifeTrace
+    databases). Compare the two with `proagent stats --compare DATA OUT`.
+
+    Example: proagent simulate ../shared/data/proactivebench --out data/simulated --model local/smollm2-135m
+    """
+    from ..bench.samples import SampleConfig, candidate_moments, parse_window
+    from ..bench.tasks import assist
+    from ..cliutil import check_model, check_writable_dir, parse_model_args, run_eval_set, slug
+    from ..errors import DataError
+    from ..report.results import render_table, results_from_log, write_json_atomic
+    from ..sources.load import load_events
+    from .baseline import check_output, decisions_from_log, write_simulated
+
+    try:
+        seconds = parse_window(window)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--window") from None
+    if log_dir is None:
+        log_dir = Path("logs") / slug(f"simulate-{data.resolve().name}-{model.split('/')[-1]}-{method}-{window}-seed{seed}"
+                                      + (f"-limit{limit}" if limit else ""))
+    try:
+        candidates = candidate_moments(load_events(data), SampleConfig(window_seconds=seconds, seed=seed))
+        task = assist(data=str(data), method=method, window=window, split="all", seed=seed, candidates=True)
+        check_output(data, out)
+    except (DataError, ValueError) as e:
+        raise click.ClickException(str(e)) from None
+    args = parse_model_args(model_arg)
+    check_model(model, model_base_url, args)
+    check_writable_dir(log_dir, "--log-dir")
+    click.echo(f"proagent simulate: {len(candidates)} candidate time points, model {model}, log dir {log_dir}", err=True)
+    log = run_eval_set(task, log_dir, model, model_base_url=model_base_url, model_args=args, limit=limit, display=display)
+    results = results_from_log(log)
+    write_json_atomic(log_dir / "results.json", results)
+    click.echo(render_table(results, title="Agreement of the model's choices with the human's"))
+    try:
+        res = write_simulated(data, decisions_from_log(log), candidates, out)
+    except (DataError, ValueError) as e:
+        raise click.ClickException(str(e)) from None
+    except OSError as e:
+        raise click.ClickException(f"--out {out}: cannot write there ({e.strerror or e})") from None
+    if res["skipped_users"]:
+        click.echo(f"left out (not every point decided, see --limit): {', '.join(res['skipped_users'])}")
+    click.echo(f"wrote {len(res['files'])} {res['kind']} file(s) under {out}: {res['candidates']} points, "
+               f"model said LLM use at {res['llm_moments']} (human: {res['human_moments']}), "
+               f"{res['unparsed']} unparsed answers counted as no")
+    click.echo(f"compare: proagent stats --compare {data} {out}")
 
 
 if __name__ == "__main__":  # pragma: no cover
