@@ -246,3 +246,17 @@ def test_compare_and_cli(participant, tmp_path):
     assert data["table"]["columns"][1] != data["table"]["columns"][2]
     r = runner.invoke(stats_cmd, [])
     assert r.exit_code != 0 and "give DATA" in r.output
+
+
+def test_png_figures_draw_chinese_glyphs(tmp_path):
+    """Chinese app names must not render as boxes: the bundled Noto Sans CJK covers them."""
+    from proagent.stats.figures import _plt
+
+    plt = _plt()
+    fig, ax = plt.subplots()
+    ax.barh(["微信", "实验结果.xlsx - Excel", "VS Code"], [3, 2, 1])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig.savefig(tmp_path / "cjk.png")
+    plt.close(fig)
+    assert not [w for w in caught if "missing" in str(w.message).lower()]

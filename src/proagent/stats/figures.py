@@ -2,7 +2,8 @@
 
 Each figure is written twice, ``<name>.png`` (150 dpi) and ``<name>.svg``
 (text kept as text, so Chinese app names render with the browser's fonts).
-A CJK font is used in PNGs when one is installed; otherwise missing glyphs are
+Chinese text in PNGs is drawn with Noto Sans CJK (the pinned ``noto-cjk-sans-otc``
+package, SIL OFL), or any installed CJK font; without one, missing glyphs are
 drawn as boxes (and the warning is silenced).
 """
 
@@ -21,6 +22,16 @@ _CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuan
               "Microsoft YaHei", "PingFang SC", "Heiti SC")
 
 
+def _add_bundled_cjk_font(font_manager: Any) -> None:
+    try:
+        from noto_cjk_sans_otc import FONT_PATH
+    except ImportError:
+        return
+    path = str(FONT_PATH)
+    if not any(f.fname == path for f in font_manager.fontManager.ttflist):
+        font_manager.fontManager.addfont(path)
+
+
 def _plt():  # noqa: ANN202
     import matplotlib
 
@@ -28,9 +39,11 @@ def _plt():  # noqa: ANN202
     import matplotlib.pyplot as plt
     from matplotlib import font_manager
 
+    _add_bundled_cjk_font(font_manager)
     names = {f.name for f in font_manager.fontManager.ttflist}
     cjk = [n for n in _CJK_FONTS if n in names]
-    plt.rcParams.update({"svg.fonttype": "none", "font.sans-serif": cjk + ["DejaVu Sans"], "axes.grid": True,
+    # Latin from DejaVu Sans, every glyph it lacks from the first CJK font (per-glyph fallback)
+    plt.rcParams.update({"svg.fonttype": "none", "font.family": ["DejaVu Sans"] + cjk[:1], "axes.grid": True,
                          "grid.alpha": 0.3, "svg.hashsalt": "proagent"})
     return plt
 
