@@ -103,3 +103,18 @@ def test_config_and_cli(tmp_path):
     assert "wrote 1 database(s)" in r.output and (tmp_path / "U001" / DB_NAME).is_file()
     r = CliRunner().invoke(synth_cmd, ["--out", str(tmp_path), "--alpha", "0.5"])
     assert r.exit_code != 0 and "alpha" in r.output
+
+
+def test_rerun_into_the_same_folder_keeps_only_this_runs_users(tmp_path):
+    out = tmp_path / "syn"
+    generate(out, SynthConfig(users=3, days=1, seed=1))
+    generate(out, SynthConfig(users=1, days=1, seed=1))
+    assert sorted(p.name for p in out.iterdir()) == ["U001", "synth.json"]
+    assert {e.user for e in load_events(out)} == {"U001"}
+
+
+def test_refuses_a_foreign_non_empty_folder(tmp_path):
+    (tmp_path / "mine.txt").write_text("keep")
+    r = CliRunner().invoke(synth_cmd, ["--users", "1", "--days", "1", "--out", str(tmp_path)])
+    assert r.exit_code != 0 and "not empty" in r.output and "synth.json" in r.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.txt"]

@@ -42,6 +42,8 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
         raise click.BadParameter(str(e)) from None
     try:
         res = generate(out, cfg)
+    except FileExistsError as e:
+        raise click.ClickException(f"--out: {e}") from None
     except OSError as e:
         raise click.ClickException(f"--out {out}: cannot write there ({e.strerror or e})") from None
     click.echo(f"wrote {users} database(s) under {out}: {res['events']} events ({res['llm_events']} LLM events), "

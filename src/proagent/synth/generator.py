@@ -37,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import sqlite3
 import struct
 import time
@@ -326,10 +327,25 @@ def generate_user(path: str | Path, user_index: int, cfg: SynthConfig, taxonomy:
 def generate(out: str | Path, cfg: SynthConfig, taxonomy: Taxonomy | None = None) -> dict[str, Any]:
     """Write every user's database under ``out`` and ``out/synth.json``.
 
+    ``out`` must be new, empty, or an earlier ``synth`` output; in the last case
+    the participants of the earlier run that this one does not write are removed,
+    so the folder holds exactly this run's databases.
+
     Returns:
         ``{"config", "users": [...], "events", "llm_events", "screenshots", "seconds"}``.
+
+    Raises:
+        FileExistsError: ``out`` is a non-empty folder without ``synth.json``
+            (nothing is written).
     """
     out = Path(out)
+    manifest = out / "synth.json"
+    if out.is_dir() and any(out.iterdir()) and not manifest.is_file():
+        raise FileExistsError(f"{out} is not empty and holds no synth.json; write into a new or empty folder")
+    try:
+        earlier = {u["user"] for u in json.loads(manifest.read_text("utf-8")).get("users", [])}
+    except (OSError, ValueError, TypeError, KeyError):
+        earlier = set()
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     users = [generate_user(out / f"{cfg.user_prefix}{i + 1:03d}" / DB_NAME, i, cfg, taxonomy) for i in range(cfg.users)]
@@ -342,6 +358,9 @@ def generate(out: str | Path, cfg: SynthConfig, taxonomy: Taxonomy | None = None
     }
     from ..stats.report import write_json_atomic
 
-    write_json_atomic(out / "synth.json", {**summary, "users": [{k: v for k, v in u.items() if k != "path"} for u in users]})
+    write_json_atomic(manifest, {**summary, "users": [{k: v for k, v in u.items() if k != "path"} for u in users]})
+    for stale in sorted(earlier - {u["user"] for u in users}):
+        if stale and "/" not in stale and stale not in {".", ".."}:
+            shutil.rmtree(out / stale, ignore_errors=True)
     summary["seconds"] = time.perf_counter() - t0
     return summary
