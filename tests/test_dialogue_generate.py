@@ -127,3 +127,28 @@ def test_generate_cli_review_gate(tmp_path, monkeypatch):
     r = CliRunner().invoke(dialogue, [*args, "--approve-topics"])
     assert r.exit_code == 0, (r.output, r.exception)
     assert "round 0: tested 1, easy 1" in r.output and "kept: fair" in r.output
+
+
+@pytest.mark.parametrize(
+    "topics, message",
+    [
+        ("# every line deleted\n", "has no topics"),
+        ("recommendation: alpha\nrecommendation hobbies/cycling\n", "line 2: expected 'domain: topic"),
+    ],
+)
+def test_generate_refuses_an_empty_or_malformed_topic_tree(tmp_path, topics, message):
+    world = World()
+    m = get_model("mockllm/model", custom_outputs=world)
+    (tmp_path / "topics.txt").write_text(topics, "utf-8")
+    cfg = GenConfig(depth=1, branching=2, n_candidates=1, max_rounds=1, n_checkers=1, approve_topics=True)
+    with pytest.raises(ValueError, match=message):
+        run_generate(tmp_path, SEEDS, GenModels(generator=m, judge=m), cfg)
+    assert world.calls == [] and not (tmp_path / "items").exists()
+
+
+def test_generate_cli_rejects_an_unknown_model(tmp_path):
+    seeds = tmp_path / "seeds.jsonl"
+    seeds.write_text(json.dumps(SEEDS[0].to_item()) + "\n", "utf-8")
+    r = CliRunner().invoke(dialogue, ["generate", "--seeds", str(seeds), "--out", str(tmp_path / "gen"),
+                                      "--model", "mockllm/model", "--judge", "local/no-such-model"])
+    assert r.exit_code != 0 and "--judge local/no-such-model" in r.output and "Traceback" not in r.output

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from ..cliutil import DEFAULT_MODEL
+from ..cliutil import DEFAULT_MODEL, check_model
 from ..cliutil import parse_model_args as _model_args
 from ..cliutil import slug as _slug
 from ..errors import DataError
@@ -226,15 +226,16 @@ def generate_cmd(seeds: Path, out: Path, model: str, judge: str | None, reasoner
         raise click.ClickException(str(e)) from None
     args = _model_args(model_arg)
 
-    def m(name: str):  # noqa: ANN202
+    def m(name: str, option: str = "--model"):  # noqa: ANN202
+        check_model(name, None, args if name == model else {}, option)
         return get_model(name, **(args if name == model else {}))
 
     gen = m(model)
-    jud = m(judge) if judge else gen
+    jud = m(judge, "--judge") if judge else gen
     models = GenModels(
         generator=gen, judge=jud,
-        reasoners=[m(x.strip()) for x in reasoners.split(",") if x.strip()] if reasoners else [],
-        checkers=[m(x.strip()) for x in checkers.split(",") if x.strip()] if checkers else [],
+        reasoners=[m(x.strip(), "--reasoners") for x in reasoners.split(",") if x.strip()] if reasoners else [],
+        checkers=[m(x.strip(), "--checkers") for x in checkers.split(",") if x.strip()] if checkers else [],
     )
     cfg = GenConfig(depth=depth, branching=branching, n_candidates=candidates, max_rounds=rounds, n_checkers=n_checkers,
                     max_topics=max_topics, domains=[d.strip() for d in domains.split(",")] if domains else None,
@@ -244,6 +245,8 @@ def generate_cmd(seeds: Path, out: Path, model: str, judge: str | None, reasoner
     except TopicReviewPending as e:
         click.echo(f"topic tree written: {e}")
         return
+    except ValueError as e:  # an unreadable or empty topics.txt
+        raise click.ClickException(str(e)) from None
     click.echo(f"{summary['topics']} topics: " + ", ".join(f"{k} {v}" for k, v in sorted(summary["status"].items())))
     for r in summary["per_round"]:
         if r["tested"]:

@@ -162,14 +162,20 @@ async def topic_tree(model: Model, seeds: Sequence[Environment], domains: Sequen
 
 
 def read_topics(path: Path) -> list[tuple[str, str]]:
-    """(domain, topic) pairs of ``topics.txt`` (``#`` comments and blank lines ignored)."""
+    """(domain, topic) pairs of ``topics.txt`` (``#`` comments and blank lines ignored).
+
+    Raises:
+        ValueError: a line is not ``domain: topic`` (names the line).
+    """
     out = []
-    for line in path.read_text("utf-8").splitlines():
+    for n, line in enumerate(path.read_text("utf-8").splitlines(), 1):
         line = line.split("#", 1)[0].strip()
-        if ":" in line:
-            d, t = (x.strip() for x in line.split(":", 1))
-            if d and t:
-                out.append((d, t))
+        if not line:
+            continue
+        d, _, t = (x.strip() for x in line.partition(":"))
+        if not (d and t):
+            raise ValueError(f"{path}: line {n}: expected 'domain: topic/sub-topic', got {line!r}")
+        out.append((d, t))
     return out
 
 
@@ -341,6 +347,7 @@ async def generate(out: Path, seeds: list[Environment], models: GenModels, cfg: 
 
     Raises:
         TopicReviewPending: ``topics.txt`` was written (or exists) and is not yet approved.
+        ValueError: ``topics.txt`` has a malformed line or no topic to generate from.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -360,6 +367,9 @@ async def generate(out: Path, seeds: list[Environment], models: GenModels, cfg: 
             raise TopicReviewPending(f"review {topics_file}, then re-run with --approve-topics")
         write_text_atomic(out / "topics.approved", "approved\n")
     pairs = [(d, t) for d, t in read_topics(topics_file) if d in domains or cfg.domains is None]
+    if not pairs:
+        raise ValueError(f"{topics_file} has no topics" + (f" for the domains {', '.join(domains)}" if cfg.domains else "")
+                         + "; add 'domain: topic' lines")
     if cfg.max_topics is not None:
         count: dict[str, int] = {}
         kept_pairs = []
