@@ -9,13 +9,12 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import sqlite3
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ModelUsage, modelapi
-from lifetrace_fixtures import make_participant, write_annotations
+from lifetrace_fixtures import make_participant
 
 from proagent.bench.samples import build_samples, candidate_moments
 from proagent.cli import cli
@@ -214,3 +213,4 @@ def test_simulate_refuses_a_foreign_output_before_running(lt, tmp_path):
                                  "--log-dir", str(tmp_path / "log")])
     assert r.exit_code != 0 and "not the output of an earlier simulate run" in r.output
     assert not (tmp_path / "log").exists() or not list((tmp_path / "log").glob("*.eval"))
+

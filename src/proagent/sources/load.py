@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 from ..errors import DataError
@@ -48,7 +49,7 @@ def load_events(path: str | Path, annotations: list[str | Path] | None = None) -
         raise DataError(path, "no such file or folder")
     if path.is_file():
         if is_proactivebench_file(path):
-            return read_proactivebench(path)
+            return _proactivebench(path, annotations)
         if is_sqlite_file(path) or path.suffix in {".db", ".sqlite", ".sqlite3"}:
             return _lifetrace([path], annotations)
         raise DataError(path, "not a ProactiveBench session (.json) nor a LifeTrace SQLite database")
@@ -57,18 +58,42 @@ def load_events(path: str | Path, annotations: list[str | Path] | None = None) -
         if dbs:
             raise DataError(path, f"holds both ProactiveBench sessions and SQLite databases ({dbs[0].name}, ...); "
                                   "point --data at one kind")
-        return read_proactivebench(path)
+        return _proactivebench(path, annotations)
     if dbs:
         return _lifetrace(dbs, annotations)
     raise DataError(path, "no ProactiveBench session files or LifeTrace databases (*.db) found here")
 
 
+def _proactivebench(path: Path, annotations: list[str | Path] | None) -> list[Event]:
+    if annotations:
+        raise DataError(path, "annotation files apply to LifeTrace databases only; ProactiveBench sessions carry "
+                              "their own labels (drop --annotations)")
+    return read_proactivebench(path)
+
+
 def _lifetrace(dbs: list[Path], annotations: list[str | Path] | None) -> list[Event]:
-    from .annotations import load_annotations
-    from .lifetrace import read_lifetrace
+    from .annotations import load_annotations, normalise_event_id, normalise_user
+    from .lifetrace import load_lifetrace
 
     ann = load_annotations(annotations) if annotations else None
     events: list[Event] = []
+    known: set[tuple[str, str]] = set()
     for db in dbs:
-        events.extend(read_lifetrace(db, annotations=ann))
+        log = load_lifetrace(db, annotations=ann)
+        events.extend(log.events)
+        user = normalise_user(log.user)
+        known.update((user, normalise_event_id(e.id)) for e in log.events)
+        known.update((user, normalise_event_id(eid)) for eid in log.excluded)
+    if ann:
+        ids = {eid for _, eid in known}
+        unmatched = [r for r in ann if ((normalise_user(r.user), r.event_id) not in known if r.user is not None
+                                        else r.event_id not in ids)]
+        if unmatched:
+            r = unmatched[0]
+            warnings.warn(
+                f"{len(unmatched)} of {len(ann)} annotation records match no event of the data "
+                f"(first: user {r.user!r}, event {r.event_id!r}); check user names (participant folder names) "
+                f"and event ids",
+                stacklevel=2,
+            )
     return events
