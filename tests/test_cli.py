@@ -191,6 +191,24 @@ def test_models_list(runner):
     assert any("qwen2.5-coder-1.5b" in x for x in lines)
 
 
+def test_models_list_says_ready_only_for_a_verified_file(runner, tmp_path, monkeypatch):
+    from proagent.models.catalog import MODELS
+
+    spec = MODELS["qwen2.5-coder-1.5b"]
+    monkeypatch.setenv("PROAGENT_CACHE_DIR", str(tmp_path))
+    qwen = next(x for x in runner.invoke(cli, ["models", "list"]).output.splitlines() if "qwen" in x)
+    assert "ready" not in qwen and ("installed; assembled on first use" in qwen or "not installed" in qwen)
+    gguf = tmp_path / "models" / "qwen2.5-coder-1.5b.gguf"
+    gguf.parent.mkdir()
+    gguf.write_bytes(b"GGUF")
+    gguf.with_suffix(".gguf.sha256").write_text("0" * 64)  # a marker that does not match: not ready
+    qwen = next(x for x in runner.invoke(cli, ["models", "list"]).output.splitlines() if "qwen" in x)
+    assert "ready" not in qwen
+    gguf.with_suffix(".gguf.sha256").write_text(spec.sha256)
+    qwen = next(x for x in runner.invoke(cli, ["models", "list"]).output.splitlines() if "qwen" in x)
+    assert qwen == f"local/qwen2.5-coder-1.5b: ready ({gguf})"
+
+
 # --------------------------------------------------------------------------- end to end (mockllm)
 
 

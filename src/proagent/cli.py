@@ -190,12 +190,23 @@ def models() -> None:
 
 @models.command("list")
 def models_list() -> None:
-    """List the bundled local models and whether they are installed."""
-    from .models.catalog import MODELS, resolve_gguf
+    """List the bundled local models: ready (file verified), installed (parts present, assembled on
+    first use or by `proagent models prepare`), or not installed.
+
+    Example: proagent models list
+    """
+    from .models.catalog import MODELS, assembled_gguf, resolve_gguf
 
     for name, spec in MODELS.items():
         try:
-            state = f"ready ({resolve_gguf(name)})" if spec.relative_file else "installed" if _parts_installed(spec) else "not installed"
+            if spec.relative_file:
+                state = f"ready ({resolve_gguf(name)})"
+            elif assembled_gguf(spec) is not None:
+                state = f"ready ({assembled_gguf(spec)})"
+            elif _parts_installed(spec):
+                state = f"installed; assembled on first use (or now: proagent models prepare {name})"
+            else:
+                state = "not installed"
         except (FileNotFoundError, ValueError) as e:
             state = f"not installed: {e}"
         click.echo(f"local/{name}: {state}")

@@ -100,5 +100,7 @@ def run_eval_set(task: Any, log_dir: Path, model: str, *, model_base_url: str | 
     log = logs[0]
     if log.status != "success":
         msg = log.error.message if log.error else log.status
+        if "n_ctx=" in msg:  # the same command would fail the same way
+            raise click.ClickException(f"run did not finish: {msg}")
         raise click.ClickException(f"run did not finish ({msg}); re-run the same command to resume from {log_dir}")
     return read_eval_log(log.location)

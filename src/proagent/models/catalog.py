@@ -23,7 +23,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["LocalModelSpec", "MODELS", "DEFAULT_LOCAL_MODEL", "cache_dir", "resolve_gguf"]
+__all__ = ["LocalModelSpec", "MODELS", "DEFAULT_LOCAL_MODEL", "assembled_gguf", "cache_dir", "resolve_gguf"]
 
 DEFAULT_LOCAL_MODEL = "qwen2.5-coder-1.5b"
 """Name of the default local model (``local/qwen2.5-coder-1.5b``)."""
@@ -98,6 +98,16 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+def assembled_gguf(spec: LocalModelSpec) -> Path | None:
+    """The verified assembled file of a split model in the cache, or ``None`` when
+    it has not been assembled (or its checksum marker does not match)."""
+    target = cache_dir() / "models" / f"{spec.name}.gguf"
+    marker = target.with_suffix(".gguf.sha256")
+    if target.exists() and marker.exists() and marker.read_text().strip() == spec.sha256:
+        return target
+    return None
+
+
 def _assemble(spec: LocalModelSpec) -> Path:
     """Concatenate split parts into the cache once, verifying the checksum.
 
@@ -105,10 +115,11 @@ def _assemble(spec: LocalModelSpec) -> Path:
     matches, so an interrupted or corrupt assembly never leaves a file that
     looks finished.
     """
+    done = assembled_gguf(spec)
+    if done is not None:
+        return done
     target = cache_dir() / "models" / f"{spec.name}.gguf"
     ok_marker = target.with_suffix(".gguf.sha256")
-    if target.exists() and ok_marker.exists() and ok_marker.read_text().strip() == spec.sha256:
-        return target
     parts = []
     for pkg in spec.packages:
         d = _package_dir(pkg, spec.install_hint) / "data"

@@ -74,6 +74,9 @@ class _Engine:
         if "error" in result or "choices" not in result:
             err = result.get("error", result)
             msg = err.get("message") if isinstance(err, dict) else str(err)
+            if "context" in str(msg).lower():
+                msg = (f"{msg} (the context is n_ctx={self.n_ctx} tokens: pass a larger one, e.g. "
+                       f"--model-arg n_ctx={max(2 * self.n_ctx, 8192)}, or a shorter --window)")
             raise LocalModelError(f"llama.cpp ({os.path.basename(self.path)}): {msg}")
         return result
 
