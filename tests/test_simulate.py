@@ -146,6 +146,9 @@ def test_output_folder_is_replaced_whole_and_guarded(lt, tmp_path):
     assert (foreign / "notes.txt").read_text() == "keep me"
     with pytest.raises(DataError, match="human data itself"):
         write_simulated(root / "P01", _decide(cands)[:1], cands, root)
+    with pytest.raises(DataError, match="inside the human data folder"):
+        write_simulated(root, _decide(cands), cands, root / "synthetic")
+    assert not (root / "synthetic").exists()
     with pytest.raises(DataError, match="does not have"):
         write_simulated(root, [Decision("P99", "1", 0, True)], cands, tmp_path / "x")
     assert not list(tmp_path.glob(".*partial"))

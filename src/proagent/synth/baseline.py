@@ -158,11 +158,14 @@ def check_output(data: str | Path, out: str | Path) -> None:
 
     Raises:
         DataError: ``out`` is a file, a non-empty folder that is not an earlier
-            simulate output, or holds ``data`` itself.
+            simulate output, holds ``data`` itself, or lies inside ``data``.
     """
     out = Path(out)
-    if Path(os.path.abspath(data)).is_relative_to(os.path.abspath(out)):
+    data_abs, out_abs = Path(os.path.abspath(data)), Path(os.path.abspath(out))
+    if data_abs.is_relative_to(out_abs):
         raise DataError(out, "would replace the human data itself; choose another output folder")
+    if data_abs.is_dir() and out_abs.is_relative_to(data_abs):
+        raise DataError(out, "is inside the human data folder, where readers would mix the two; choose a folder outside it")
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "simulate.json").is_file())):
         raise DataError(out, "exists and is not the output of an earlier simulate run; choose a new or empty folder "
                              "(it would be replaced as a whole)")
