@@ -129,6 +129,9 @@ def test_partial_run_leaves_out_undecided_users(lt, tmp_path):
     res = write_simulated(root, decisions, cands, tmp_path / "out")
     assert res["users"] == ["P01"] and res["skipped_users"] == ["P02"]
     assert {e.user for e in load_events(tmp_path / "out")} == {"P01"}
+    with pytest.raises(ValueError, match="no user had every candidate time point decided"):
+        write_simulated(root, _decide(cands)[:3], cands, tmp_path / "none")
+    assert not (tmp_path / "none").exists()
 
 
 def test_output_folder_is_replaced_whole_and_guarded(lt, tmp_path):

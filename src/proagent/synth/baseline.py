@@ -192,6 +192,7 @@ def write_simulated(data: str | Path, decisions: list[Decision], candidates: lis
         DataError: ``data`` is not a log the readers know, the decisions
             name users the data does not have, or ``out`` holds anything but an
             earlier simulate output (it is replaced as a whole).
+        ValueError: no user had all of their candidate points decided.
         OSError: ``out`` cannot be written (nothing under ``out`` is changed).
     """
     kind, users = _sources(Path(data))
@@ -204,6 +205,11 @@ def write_simulated(data: str | Path, decisions: list[Decision], candidates: lis
     for s in candidates:
         wanted[s.user].add(str(s.event_id))
     complete = sorted(u for u in users if wanted[u] and wanted[u] <= set(by_user[u]))
+    if not complete:
+        first = min((u for u in users if wanted[u]), key=lambda u: len(wanted[u]), default=None)
+        need = f" (the smallest, {first!r}, has {len(wanted[first])} points)" if first else ""
+        raise ValueError(f"no user had every candidate time point decided{need}; raise --limit or drop it. "
+                         f"Nothing was written")
     out = Path(out)
     check_output(data, out)
     out.parent.mkdir(parents=True, exist_ok=True)
