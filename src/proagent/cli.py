@@ -39,11 +39,15 @@ def cli() -> None:
 @click.option("--annotations", multiple=True, type=click.Path(exists=True, path_type=Path), help="External annotation JSON/JSONL (LifeTrace; repeatable).")
 @click.option("--memory", type=click.Choice(["none", "rag", "kg", "persona"]), default="none", show_default=True, help="Long-term memory built per user from the training period: RAG, knowledge graph or cluster personas.")
 @click.option("--images/--no-images", default=False, show_default=True, help="Attach the current screenshot (vision models).")
+@click.option("--threshold", default=None, help="Decide When to Assist by P(Yes) >= T from token log-probabilities instead of the "
+              "answer text: T in [0, 1], or 'auto' to choose T on the train split (balanced accuracy). zero-shot/cot; the "
+              "provider must return log-probabilities (local, OpenAI).")
 @click.option("--log-dir", type=click.Path(path_type=Path), default=None, help="Where logs and results.json go (default: logs/<run>). Re-running with the same dir resumes.")
 @click.option("--display", type=click.Choice(["full", "rich", "plain", "log", "none"]), default=None, help="inspect progress display.")
 def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, model_arg: tuple[str, ...], window: str,
              split: str, train_fraction: float, limit: int | None, seed: int, sc_samples: int,
-             annotations: tuple[Path, ...], memory: str, images: bool, log_dir: Path | None, display: str | None) -> None:
+             annotations: tuple[Path, ...], memory: str, images: bool, threshold: str | None, log_dir: Path | None,
+             display: str | None) -> None:
     """Run When/How-to-Assist on an activity log and print the results table.
 
     Example: proagent eval --data data/proactivebench --model local/smollm2-135m --limit 5
@@ -56,34 +60,99 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
         parse_window(window)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--window") from None
+    fixed = _threshold(threshold, method, split)
     if log_dir is None:
         parts = [data.resolve().name, method, model.split("/")[-1], window, split, f"seed{seed}"]
         if memory != "none":
             parts.insert(2, f"mem-{memory}")
+        if threshold:
+            parts.append(f"thr-{threshold}")
         if limit:
             parts.append(f"limit{limit}")
         log_dir = Path("logs") / slug("-".join(parts))
-    try:
-        task = assist(
-            data=str(data), method=method, window=window, split=split, train_fraction=train_fraction,
-            seed=seed, sc_samples=sc_samples, images=images,
-            annotations=",".join(str(a) for a in annotations) or None,
-            **({"memory": memory} if memory != "none" else {}),
-        )
-    except (DataError, ValueError) as e:
-        raise click.ClickException(str(e)) from None
+
+    def make(split_: str, **extra):  # noqa: ANN003, ANN202
+        try:
+            return assist(
+                data=str(data), method=method, window=window, split=split_, train_fraction=train_fraction,
+                seed=seed, sc_samples=sc_samples, images=images,
+                annotations=",".join(str(a) for a in annotations) or None,
+                **({"memory": memory} if memory != "none" else {}), **extra,
+            )
+        except (DataError, ValueError) as e:
+            raise click.ClickException(str(e)) from None
+
+    task = make(split, **({"threshold": fixed} if fixed is not None else {}))
     args = _model_args(model_arg)
     check_model(model, model_base_url, args)
     check_writable_dir(log_dir, "--log-dir")
+    calibration = None
+    if threshold == "auto":
+        train = make("train", logprobs=True)
+        click.echo(f"proagent eval: choosing the threshold on {len(train.dataset)} train samples", err=True)
+        # a sibling folder: eval_set treats every log under log_dir as part of this run
+        train_log = run_eval_set(train, log_dir.with_name(log_dir.name + "-calibration"), model, model_base_url=model_base_url, model_args=args,
+                                 limit=limit, display=display)
+        calibration = _calibrate(train_log)
+        click.echo(f"threshold {calibration['threshold']:.4f} chosen on {calibration['n_train']} train moments "
+                   f"(balanced accuracy {calibration['balanced_accuracy']:.3f})", err=True)
+        task = make(split, threshold=calibration["threshold"])
     mem = f", memory {memory}" if memory != "none" else ""
     click.echo(f"proagent eval: {len(task.dataset)} samples, method {method}{mem}, model {model}, log dir {log_dir}", err=True)
     full = run_eval_set(task, log_dir, model, model_base_url=model_base_url, model_args=args, limit=limit,
                         display=display)
     results = results_from_log(full)
+    if calibration:
+        results["calibration"] = calibration
     write_json_atomic(log_dir / "results.json", results)
     title = "When / How to Assist" + (f" (memory: {memory})" if memory != "none" else "")
     click.echo(render_table(results, title=title))
     click.echo(f"results: {log_dir / 'results.json'}  log: {full.location}")
+
+
+def _threshold(value: str | None, method: str, split: str) -> float | None:
+    """``--threshold``: a number in [0, 1] (returned), ``auto`` (None) or unset (None)."""
+    if value is None:
+        return None
+    if method == "sc":
+        raise click.BadParameter("needs --method zero-shot or cot (self-consistency has its vote fraction)",
+                                 param_hint="--threshold")
+    if value == "auto":
+        if split != "test":
+            raise click.BadParameter("auto chooses the threshold on the train split, so it needs --split test",
+                                     param_hint="--threshold")
+        return None
+    try:
+        t = float(value)
+    except ValueError:
+        t = -1.0
+    if not 0.0 <= t <= 1.0:
+        raise click.BadParameter(f"{value!r}: expected a number in [0, 1] or 'auto'", param_hint="--threshold")
+    return t
+
+
+def _calibrate(train_log) -> dict:  # noqa: ANN001
+    """The threshold chosen on a train-split log (balanced accuracy), with what it rests on."""
+    from .agent.calibration import choose_threshold
+
+    pairs = []
+    for s in train_log.samples or []:
+        score = next(iter((s.scores or {}).values()), None)
+        pred = ((score.metadata or {}).get("prediction") if score else None) or {}
+        if pred.get("p_yes") is not None:
+            pairs.append((float(pred["p_yes"]), int(s.metadata["label"])))
+    if not pairs:
+        raise click.ClickException("the model returned no readable P(Yes) on the train split (no token log-probabilities, "
+                                   "or no 'Need help:' answers); --threshold needs a provider that returns them")
+    p, y = [a for a, _ in pairs], [b for _, b in pairs]
+    try:
+        t = choose_threshold(p, y)
+    except ValueError as e:
+        raise click.ClickException(f"--threshold auto: {e}") from None
+    pos = [a >= t for a, b in pairs if b == 1]
+    neg = [a < t for a, b in pairs if b == 0]
+    return {"threshold": t, "n_train": len(pairs), "n_train_samples": len(train_log.samples or []),
+            "balanced_accuracy": (sum(pos) / len(pos) + sum(neg) / len(neg)) / 2, "log": train_log.location}
 
 
 def _csv_list(value: str, what: str, choices: tuple[str, ...] | None = None) -> list[str]:

@@ -195,6 +195,10 @@ class Prediction:
     ``cot_step3``, ``keyword``, ``json``) or ``unparsed``."""
     raw: str = ""
     """The model's raw answer text."""
+    p_yes: float | None = None
+    """P(Yes) / (P(Yes) + P(No)) at the decision token, from token log-probabilities
+    (:mod:`proagent.agent.calibration`); ``None`` when they were not requested or
+    the answer has no ``Need help:`` decision."""
 
     @property
     def unparsed(self) -> bool:

@@ -7,6 +7,9 @@
   by default) at temperature > 0; majority vote on Need help, the vote fraction
   kept as the confidence (Wang et al. 2023).
 
+When the task requests token log-probabilities, zero-shot and chain of thought
+also record ``p_yes`` (:mod:`proagent.agent.calibration`).
+
 Every solver leaves its parsed :class:`~proagent.records.Prediction` (as a dict)
 in ``state.metadata["prediction"]`` for the scorer. The user prompt (already
 rendered for the method) is the sample input; the solver adds the system
@@ -16,7 +19,7 @@ message, and the current screenshot when ``images=True`` and the file exists.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, ContentImage, ContentText, GenerateConfig, get_model
@@ -24,6 +27,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..records import Prediction
 from ..taxonomy import load_taxonomy
+from .calibration import p_yes_from_logprobs
 from .parsing import parse_answer, to_prediction
 from .prompting import system_prompt
 
@@ -54,7 +58,10 @@ def _single(images: bool) -> Solver:
         _prepare(state, images)
         state = await generate(state)
         text = state.output.completion if state.output else ""
-        return _finish(state, to_prediction(state.sample_id, text, parse_answer(text)))
+        pred = to_prediction(state.sample_id, text, parse_answer(text))
+        if state.output and state.output.choices and state.output.choices[0].logprobs is not None:
+            pred = replace(pred, p_yes=p_yes_from_logprobs(state.output.choices[0].logprobs))
+        return _finish(state, pred)
 
     return solve
 

@@ -121,8 +121,13 @@ def semantic_similarity() -> Metric:
 @scorer(
     metrics=[accuracy(), precision(), recall(), f1(), intention_accuracy(), semantic_similarity(), unparsed_rate()]
 )
-def assist_scorer():  # noqa: ANN201
-    """Score When to Assist (decision) and How to Assist (intention, query)."""
+def assist_scorer(threshold: float | None = None):  # noqa: ANN201
+    """Score When to Assist (decision) and How to Assist (intention, query).
+
+    Args:
+        threshold: When set, the decision is ``p_yes >= threshold`` for answers
+            that carry ``p_yes`` (calibrated decisions, :mod:`proagent.agent.calibration`).
+    """
 
     async def score(state: TaskState, target: Target) -> Score:
         md = state.metadata
@@ -134,6 +139,8 @@ def assist_scorer():  # noqa: ANN201
             pred = asdict(to_prediction(state.sample_id, text, parse_answer(text)))
         label = int(md["label"])
         needs = pred.get("needs_help")
+        if threshold is not None and pred.get("p_yes") is not None:
+            needs = pred["p_yes"] >= threshold
         predicted = -1 if needs is None else int(bool(needs))
         intention = NO_INTENTION
         if label == 1 and md.get("intention"):

@@ -69,6 +69,8 @@ def assist(
     annotations: str | None = None,
     memory: str = "none",
     candidates: bool = False,
+    logprobs: bool = False,
+    threshold: float | None = None,
 ) -> Task:
     """When/How-to-Assist on an activity log (ProAgentBench section 5).
 
@@ -89,6 +91,11 @@ def assist(
             (:func:`~proagent.bench.samples.candidate_moments`) instead of the
             benchmark's positives and hard negatives; the synthetic baseline
             (``proagent simulate``) runs this.
+        logprobs: Request token log-probabilities (top 10) and record each
+            answer's ``p_yes`` (:mod:`proagent.agent.calibration`).
+        threshold: Decide When to Assist by ``p_yes >= threshold`` instead of
+            the answer text (implies ``logprobs``; zero-shot and cot only).
+            Answers without a readable ``p_yes`` keep their text decision.
 
     Raises:
         ValueError: unknown method or split, or bad window.
@@ -96,6 +103,12 @@ def assist(
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+    if threshold is not None:
+        threshold = float(threshold)
+        if method == "sc" or not 0.0 <= threshold <= 1.0:
+            raise ValueError(f"threshold {threshold}: needs a value in [0, 1] and method zero-shot or cot "
+                             "(self-consistency already has its vote fraction)")
+        logprobs = True
     if split not in {"test", "train", "all"}:
         raise ValueError(f"split {split!r}: choose test, train or all")
     cfg = SampleConfig(window_seconds=parse_window(window), train_fraction=float(train_fraction), seed=int(seed))
@@ -113,6 +126,8 @@ def assist(
     metadata = {"method": method, "window_seconds": cfg.window_seconds, "split": split}
     if candidates:
         metadata["candidates"] = True
+    if threshold is not None:
+        metadata["threshold"] = threshold
     if memory != "none":
         # built from the training period of every user (all samples define it), used
         # at each moment only through records known strictly before it
@@ -123,7 +138,8 @@ def assist(
     return Task(
         dataset=MemoryDataset(to_inspect_samples(samples, method), name="assist"),
         solver=solver,
-        scorer=assist_scorer(),
-        config=GenerateConfig(temperature=0.0, max_tokens=MAX_TOKENS[method], seed=int(seed)),
+        scorer=assist_scorer(threshold=threshold),
+        config=GenerateConfig(temperature=0.0, max_tokens=MAX_TOKENS[method], seed=int(seed),
+                              **({"logprobs": True, "top_logprobs": 10} if logprobs else {})),
         metadata=metadata,
     )

@@ -10,6 +10,10 @@ the stable parts first (system, profile, memory, older events) so consecutive
 samples of one user share a prefix (DESIGN section 2). The number of reused
 tokens is reported as ``input_tokens_cache_read``.
 
+Token log-probabilities are returned when ``GenerateConfig.logprobs`` is set
+(``top_logprobs`` alternatives per token, default 5); the calibrated When-to-
+Assist decision reads them (:mod:`proagent.agent.calibration`).
+
 Usage is always reported (prompt and completion tokens counted by llama.cpp),
 so inspect never falls back to a tokenizer download.
 
@@ -27,14 +31,17 @@ import threading
 from typing import Any
 
 from inspect_ai.model import (
+    ChatCompletionChoice,
     ChatMessage,
     ChatMessageAssistant,
     GenerateConfig,
+    Logprob,
+    Logprobs,
     ModelAPI,
     ModelOutput,
     ModelUsage,
+    TopLogprob,
 )
-from inspect_ai.model import ChatCompletionChoice
 from inspect_ai.model._model_call import ModelCall
 from inspect_ai.tool import ToolChoice, ToolInfo
 
@@ -103,6 +110,19 @@ def _message_text(m: ChatMessage) -> str:
     return m.text if isinstance(m.content, list) else str(m.content)
 
 
+def _logprobs(raw: Any) -> Logprobs | None:
+    """llama.cpp's OpenAI-style ``logprobs.content`` as inspect :class:`Logprobs`."""
+    content = (raw or {}).get("content") if isinstance(raw, dict) else None
+    if not content:
+        return None
+    return Logprobs(content=[
+        Logprob(token=t.get("token", ""), logprob=float(t.get("logprob", 0.0)),
+                top_logprobs=[TopLogprob(token=x.get("token", ""), logprob=float(x.get("logprob", 0.0)))
+                              for x in t.get("top_logprobs") or []])
+        for t in content
+    ])
+
+
 class LocalLlamaAPI(ModelAPI):
     """inspect_ai model API running a GGUF model in process with llama.cpp."""
 
@@ -160,6 +180,9 @@ class LocalLlamaAPI(ModelAPI):
             request["seed"] = config.seed
         if config.stop_seqs:
             request["stop"] = list(config.stop_seqs)
+        if config.logprobs:
+            request["logprobs"] = True
+            request["top_logprobs"] = config.top_logprobs or 5
         result = await asyncio.to_thread(self._engine.chat, request)
         choice = result["choices"][0]
         usage = result.get("usage", {})
@@ -178,6 +201,7 @@ class LocalLlamaAPI(ModelAPI):
                         source="generate",
                     ),
                     stop_reason="max_tokens" if finish == "length" else "stop",
+                    logprobs=_logprobs(choice.get("logprobs")),
                 )
             ],
             usage=ModelUsage(

@@ -114,11 +114,14 @@ def render_table(results: dict, title: str = "When / How to Assist") -> str:
     from rich.table import Table
 
     ci = results.get("ci95") or {}
+    task_args = (results.get("run") or {}).get("task_args") or {}
+    if task_args.get("threshold") is not None:
+        title += f" (decision: P(Yes) >= {float(task_args['threshold']):.3f})"
     t = Table(title=title)
     for col in ("run", "n", "accuracy", "precision", "recall", "F1", "intention acc", "semantic sim", "unparsed", "s/sample p50 (p95)", "tokens/sample"):
         t.add_column(col, justify="left" if col == "run" else "right")
     model = (results.get("run") or {}).get("model", "model")
-    method = ((results.get("run") or {}).get("task_args") or {}).get("method", "")
+    method = task_args.get("method", "")
     p50, p95 = results.get("seconds_p50"), results.get("seconds_p95")
     t.add_row(
         f"{method} {model}".strip(),

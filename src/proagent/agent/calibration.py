@@ -1,0 +1,86 @@
+"""Calibrated When-to-Assist decisions from token log-probabilities.
+
+A small model asked "Need help: Yes|No" may answer Yes at every moment, which
+ties the always-yes baseline. Its *probability* of Yes still ranks moments: the
+decision token's log-probabilities give
+
+    p_yes = P(Yes) / (P(Yes) + P(No))
+
+summed over the top alternatives of the token that follows ``Need help:``
+(``Yes``, ``yes``, `` YES`` ... and the same for No; ``是``/``否`` too). A
+threshold chosen on the training split (maximising balanced accuracy, i.e.
+Youden's J = TPR - FPR on the ROC curve) then decides ``p_yes >= threshold``
+on the test split.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["choose_threshold", "p_yes_from_logprobs"]
+
+_LABEL = re.compile(r"need(?:s)?[\s_-]*help\**\s*[:：]\**\s*$|需要帮助\s*[:：]\s*$", re.IGNORECASE)
+_YES = frozenset({"yes", "y", "是", "true"})
+_NO = frozenset({"no", "n", "否", "false"})
+
+
+def _side(token: str) -> str | None:
+    t = re.sub(r"[^\w\u4e00-\u9fff]", "", token).lower()
+    return "yes" if t in _YES else "no" if t in _NO else None
+
+
+def p_yes_from_logprobs(logprobs: Any) -> float | None:
+    """P(Yes) / (P(Yes) + P(No)) at the answer token after ``Need help:``.
+
+    When the label occurs more than once (chain of thought restates it), the
+    last one that is followed by a yes/no token counts, as in the parsing
+    cascade (:mod:`proagent.agent.parsing`).
+
+    Args:
+        logprobs: inspect :class:`~inspect_ai.model.Logprobs` of the answer
+            (``content``: tokens with ``top_logprobs``), or ``None``.
+
+    Returns:
+        A probability in [0, 1], or ``None`` when there are no log-probabilities,
+        no ``Need help:`` label, or no yes/no token right after one.
+    """
+    content = getattr(logprobs, "content", None) or []
+    text, found = "", None
+    for i, tok in enumerate(content):
+        text += tok.token
+        if not _LABEL.search(text):
+            continue
+        nxt = next((t for t in content[i + 1:] if t.token.strip() not in {"", "*", "**"}), None)
+        if nxt is None or _side(nxt.token) is None:
+            continue
+        alternatives = list(nxt.top_logprobs or [])
+        if all(a.token != nxt.token for a in alternatives):
+            alternatives.append(nxt)
+        mass = {"yes": 0.0, "no": 0.0}
+        for a in alternatives:
+            side = _side(a.token)
+            if side:
+                mass[side] += math.exp(a.logprob)
+        found = mass["yes"] / (mass["yes"] + mass["no"])
+    return found
+
+
+def choose_threshold(p_yes: Sequence[float], labels: Sequence[int]) -> float:
+    """The threshold on ``p_yes`` that maximises balanced accuracy (Youden's J)
+    on labelled moments (scikit-learn's ROC curve; ties: the threshold nearest 0.5).
+
+    Raises:
+        ValueError: fewer than one positive and one negative, or lengths differ.
+    """
+    if len(p_yes) != len(labels):
+        raise ValueError(f"{len(p_yes)} scores but {len(labels)} labels")
+    if not (0 < sum(labels) < len(labels)):
+        raise ValueError("choosing a threshold needs both positive and negative training moments")
+    from sklearn.metrics import roc_curve
+
+    fpr, tpr, thresholds = roc_curve(list(labels), list(p_yes))
+    best = max(range(len(thresholds)), key=lambda i: (round(tpr[i] - fpr[i], 12), -abs(min(thresholds[i], 1.0) - 0.5)))
+    return float(min(thresholds[best], 1.0))
