@@ -281,3 +281,22 @@ def test_eval_refuses_to_mix_runs_with_other_options(runner, tmp_path):
     result = runner.invoke(cli, [*base, "--window", "1m"])
     assert result.exit_code != 0
     assert "holds a run with other options" in result.output
+
+
+def test_interrupted_run_says_how_to_resume(tmp_path, monkeypatch):
+    """inspect's eval_set returns no log when Ctrl-C stops it before the log is final."""
+    import click
+    import inspect_ai
+
+    from proagent.cliutil import run_eval_set
+
+    monkeypatch.setattr(inspect_ai, "eval_set", lambda *a, **k: (False, []))
+    with pytest.raises(click.ClickException, match="interrupted; re-run the same command to resume"):
+        run_eval_set(object(), tmp_path, "mockllm/model")
+
+
+def test_window_spellings_share_the_default_log_dir():
+    from proagent.bench.samples import parse_window
+    from proagent.cliutil import window_slug
+
+    assert {window_slug(parse_window(w)) for w in ("5m", "5 M", "300", "300s", "5min")} == {"300s"}

@@ -123,7 +123,7 @@ def test_generate_cli_review_gate(tmp_path, monkeypatch):
             "--depth", "1", "--branching", "1", "--candidates", "1", "--rounds", "1", "--n-checkers", "1"]
     r = CliRunner().invoke(dialogue, args)
     assert r.exit_code == 0, r.output
-    assert "topic tree written" in r.output and "--approve-topics" in r.output
+    assert "topic tree awaiting review" in r.output and "--approve-topics" in r.output
     r = CliRunner().invoke(dialogue, [*args, "--approve-topics"])
     assert r.exit_code == 0, (r.output, r.exception)
     assert "round 0: tested 1, easy 1" in r.output and "kept: fair" in r.output
@@ -134,12 +134,17 @@ def test_generate_cli_review_gate(tmp_path, monkeypatch):
     [
         ("# every line deleted\n", "has no topics"),
         ("recommendation: alpha\nrecommendation hobbies/cycling\n", "line 2: expected 'domain: topic"),
+        ("recomendation: books\n", "neither seed domains"),
+        (b"recommendation: caf\xe9\n", "not UTF-8"),
     ],
 )
 def test_generate_refuses_an_empty_or_malformed_topic_tree(tmp_path, topics, message):
     world = World()
     m = get_model("mockllm/model", custom_outputs=world)
-    (tmp_path / "topics.txt").write_text(topics, "utf-8")
+    if isinstance(topics, bytes):
+        (tmp_path / "topics.txt").write_bytes(topics)
+    else:
+        (tmp_path / "topics.txt").write_text(topics, "utf-8")
     cfg = GenConfig(depth=1, branching=2, n_candidates=1, max_rounds=1, n_checkers=1, approve_topics=True)
     with pytest.raises(ValueError, match=message):
         run_generate(tmp_path, SEEDS, GenModels(generator=m, judge=m), cfg)
@@ -152,3 +157,31 @@ def test_generate_cli_rejects_an_unknown_model(tmp_path):
     r = CliRunner().invoke(dialogue, ["generate", "--seeds", str(seeds), "--out", str(tmp_path / "gen"),
                                       "--model", "mockllm/model", "--judge", "local/no-such-model"])
     assert r.exit_code != 0 and "--judge local/no-such-model" in r.output and "Traceback" not in r.output
+
+
+def test_topics_keep_a_hash_inside_a_topic(tmp_path):
+    from proagent.dialogue.generator import read_topics
+
+    (tmp_path / "topics.txt").write_text("# header\n  # indented comment\nrecommendation: C# books\n", "utf-8")
+    assert read_topics(tmp_path / "topics.txt") == [("recommendation", "C# books")]
+
+
+def test_generate_cli_model_failure_says_how_to_resume(tmp_path, monkeypatch):
+    seeds = tmp_path / "seeds.jsonl"
+    seeds.write_text(json.dumps(SEEDS[0].to_item()) + "\n", "utf-8")
+    out_dir = tmp_path / "gen"
+    out_dir.mkdir()
+    (out_dir / "topics.txt").write_text(f"{SEEDS[0].domain}: alpha\n", "utf-8")
+
+    def failing():
+        raise RuntimeError("server went away")
+        yield  # noqa: unreachable (makes this a generator)
+
+    from inspect_ai import model as inspect_model
+
+    real = inspect_model.get_model
+    monkeypatch.setattr(inspect_model, "get_model", lambda name, **kw: real("mockllm/model", custom_outputs=failing()))
+    r = CliRunner().invoke(dialogue, ["generate", "--seeds", str(seeds), "--out", str(out_dir), "--model", "mockllm/model",
+                                      "--approve-topics", "--candidates", "1", "--rounds", "1", "--n-checkers", "1"])
+    assert r.exit_code != 0 and "server went away" in r.output and "re-run the same command to resume" in r.output
+    assert "Traceback" not in r.output

@@ -13,7 +13,7 @@ import click
 
 from .cliutil import DEFAULT_MODEL, check_model, check_writable_dir, run_eval_set
 from .cliutil import parse_model_args as _model_args
-from .cliutil import slug
+from .cliutil import slug, window_slug
 from .errors import DataError
 
 __all__ = ["main"]
@@ -30,7 +30,7 @@ def cli() -> None:
 @click.option("--model", default=DEFAULT_MODEL, show_default=True, help="Any inspect model, e.g. local/smollm2-135m, openai/gpt-4o-mini, openai-api/deepseek/deepseek-chat.")
 @click.option("--model-base-url", default=None, help="Base URL of an OpenAI-compatible server.")
 @click.option("--model-arg", "model_arg", multiple=True, help="Model argument KEY=VALUE (repeatable), e.g. n_ctx=4096.")
-@click.option("--window", default="5m", show_default=True, help="Context window before each moment (10s .. 10m).")
+@click.option("--window", default="5m", show_default=True, help="Context window before each moment, 1s .. 24h (the paper's ablation: 10s .. 10m).")
 @click.option("--split", type=click.Choice(["test", "train", "all"]), default="test", show_default=True, help="Time-based split within each user.")
 @click.option("--train-fraction", type=float, default=0.5, show_default=True, help="Earliest share of each user's moments in the train split.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Evaluate only the first N samples (N >= 1).")
@@ -57,12 +57,12 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
     from .report.results import render_table, results_from_log, write_json_atomic
 
     try:
-        parse_window(window)
+        seconds = parse_window(window)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--window") from None
     fixed = _threshold(threshold, method, split)
     if log_dir is None:
-        parts = [data.resolve().name, method, model.split("/")[-1], window, split, f"seed{seed}"]
+        parts = [data.resolve().name, method, model.split("/")[-1], window_slug(seconds), split, f"seed{seed}"]
         if memory != "none":
             parts.insert(2, f"mem-{memory}")
         if threshold:

@@ -10,10 +10,16 @@ from typing import Any
 
 import click
 
-__all__ = ["DEFAULT_MODEL", "check_model", "check_writable_dir", "parse_model_args", "run_eval_set", "slug"]
+__all__ = ["DEFAULT_MODEL", "check_model", "check_writable_dir", "parse_model_args", "run_eval_set", "slug", "window_slug"]
 
 DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
 """Model used when ``--model`` is not given: the bundled local default."""
+
+
+def window_slug(seconds: float) -> str:
+    """A context window as it appears in default log folder names (``300s``), so
+    spellings of the same window (``5m``, ``300``, ``5 M``) resume the same run."""
+    return f"{seconds:g}s"
 
 
 def slug(text: str, limit: int = 80) -> str:
@@ -97,6 +103,8 @@ def run_eval_set(task: Any, log_dir: Path, model: str, *, model_base_url: str | 
             msg = (f"{log_dir} holds a run with other options; re-run those exact options to resume it, "
                    f"or choose a new --log-dir")
         raise click.ClickException(msg) from None
+    if not logs:  # interrupted (Ctrl-C) before inspect wrote a final log
+        raise click.ClickException(f"run interrupted; re-run the same command to resume from {log_dir}")
     log = logs[0]
     if log.status != "success":
         msg = log.error.message if log.error else log.status

@@ -243,10 +243,13 @@ def generate_cmd(seeds: Path, out: Path, model: str, judge: str | None, reasoner
     try:
         summary = run_generate(out, seed_envs, models, cfg)
     except TopicReviewPending as e:
-        click.echo(f"topic tree written: {e}")
+        click.echo(f"topic tree awaiting review: {e}")
         return
     except ValueError as e:  # an unreadable or empty topics.txt
         raise click.ClickException(str(e)) from None
+    except Exception as e:  # noqa: BLE001 (a model or provider failure mid-run)
+        raise click.ClickException(f"generation stopped ({type(e).__name__}: {e}); every finished step is saved "
+                                   f"under {out}/items: re-run the same command to resume") from None
     click.echo(f"{summary['topics']} topics: " + ", ".join(f"{k} {v}" for k, v in sorted(summary["status"].items())))
     for r in summary["per_round"]:
         if r["tested"]:

@@ -162,15 +162,21 @@ async def topic_tree(model: Model, seeds: Sequence[Environment], domains: Sequen
 
 
 def read_topics(path: Path) -> list[tuple[str, str]]:
-    """(domain, topic) pairs of ``topics.txt`` (``#`` comments and blank lines ignored).
+    """(domain, topic) pairs of ``topics.txt`` (blank lines and lines starting with
+    ``#`` ignored; a ``#`` inside a topic, as in ``C# books``, is kept).
 
     Raises:
-        ValueError: a line is not ``domain: topic`` (names the line).
+        ValueError: the file is not UTF-8 text, or a line is not ``domain: topic``
+            (names the line).
     """
+    try:
+        text = path.read_text("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
     out = []
-    for n, line in enumerate(path.read_text("utf-8").splitlines(), 1):
-        line = line.split("#", 1)[0].strip()
-        if not line:
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
             continue
         d, _, t = (x.strip() for x in line.partition(":"))
         if not (d and t):
@@ -366,7 +372,12 @@ async def generate(out: Path, seeds: list[Environment], models: GenModels, cfg: 
         if not cfg.approve_topics:
             raise TopicReviewPending(f"review {topics_file}, then re-run with --approve-topics")
         write_text_atomic(out / "topics.approved", "approved\n")
-    pairs = [(d, t) for d, t in read_topics(topics_file) if d in domains or cfg.domains is None]
+    listed = read_topics(topics_file)
+    unknown = sorted({d for d, _ in listed} - set(domains)) if cfg.domains is None else []
+    if unknown:
+        raise ValueError(f"{topics_file}: domain(s) {', '.join(map(repr, unknown))} are neither seed domains "
+                         f"({', '.join(domains)}) nor given with --domains; fix the spelling or pass --domains")
+    pairs = [(d, t) for d, t in listed if d in domains]
     if not pairs:
         raise ValueError(f"{topics_file} has no topics" + (f" for the domains {', '.join(domains)}" if cfg.domains else "")
                          + "; add 'domain: topic' lines")

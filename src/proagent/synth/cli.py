@@ -59,7 +59,7 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
 @click.option("--model-base-url", default=None, help="Base URL of an OpenAI-compatible server.")
 @click.option("--model-arg", "model_arg", multiple=True, help="Model argument KEY=VALUE (repeatable).")
 @click.option("--method", type=click.Choice(["zero-shot", "cot", "sc"]), default="zero-shot", show_default=True, help="Prompting method.")
-@click.option("--window", default="5m", show_default=True, help="Context the model sees before each point (10s .. 10m).")
+@click.option("--window", default="5m", show_default=True, help="Context the model sees before each point, 1s .. 24h.")
 @click.option("--limit", type=click.IntRange(min=1), default=None,
               help="Decide only the first N points (users not fully decided are left out of the dataset).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Generation seed.")
@@ -77,7 +77,7 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
     """
     from ..bench.samples import SampleConfig, candidate_moments, parse_window
     from ..bench.tasks import assist
-    from ..cliutil import check_model, check_writable_dir, parse_model_args, run_eval_set, slug
+    from ..cliutil import check_model, check_writable_dir, parse_model_args, run_eval_set, slug, window_slug
     from ..errors import DataError
     from ..report.results import render_table, results_from_log, write_json_atomic
     from ..sources.load import load_events
@@ -88,7 +88,7 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--window") from None
     if log_dir is None:
-        log_dir = Path("logs") / slug(f"simulate-{data.resolve().name}-{model.split('/')[-1]}-{method}-{window}-seed{seed}"
+        log_dir = Path("logs") / slug(f"simulate-{data.resolve().name}-{model.split('/')[-1]}-{method}-{window_slug(seconds)}-seed{seed}"
                                       + (f"-limit{limit}" if limit else ""))
     try:
         candidates = candidate_moments(load_events(data), SampleConfig(window_seconds=seconds, seed=seed))
