@@ -77,38 +77,12 @@ def check_writable_dir(path: Path, option: str) -> None:
 def run_eval_set(task: Any, log_dir: Path, model: str, *, model_base_url: str | None = None,
                  model_args: dict[str, Any] | None = None, limit: int | None = None,
                  display: str | None = None) -> Any:
-    """Run one task through inspect's ``eval_set`` (which resumes: finished samples
-    in ``log_dir`` are reused) and return the complete log.
-
-    A local model runs one sample at a time, so per-sample seconds are true
-    latencies rather than queue time.
-
-    Raises:
-        click.ClickException: ``log_dir`` holds a run of other options, or the
-            run did not finish (the message says how to resume).
-    """
-    from inspect_ai import eval_set
-    from inspect_ai._util.error import PrerequisiteError
-    from inspect_ai.log import read_eval_log
+    """:func:`proagent.bench.running.run_task` for commands: a run that did not
+    finish is one line (:class:`click.ClickException`) saying how to resume."""
+    from .bench.running import RunError, run_task
 
     try:
-        _, logs = eval_set(
-            [task], log_dir=str(log_dir), model=model, model_base_url=model_base_url,
-            model_args=model_args or {}, limit=limit, display=display, retry_attempts=0, retry_immediate=False,
-            log_model_api=False, max_samples=1 if model.startswith("local/") else None,
-        )
-    except PrerequisiteError as e:
-        msg = re.sub(r"\[/?[a-z ]+\]", "", str(e)).strip()
-        if "not associated with a task" in msg:
-            msg = (f"{log_dir} holds a run with other options; re-run those exact options to resume it, "
-                   f"or choose a new --log-dir")
-        raise click.ClickException(msg) from None
-    if not logs:  # interrupted (Ctrl-C) before inspect wrote a final log
-        raise click.ClickException(f"run interrupted; re-run the same command to resume from {log_dir}")
-    log = logs[0]
-    if log.status != "success":
-        msg = log.error.message if log.error else log.status
-        if "n_ctx=" in msg:  # the same command would fail the same way
-            raise click.ClickException(f"run did not finish: {msg}")
-        raise click.ClickException(f"run did not finish ({msg}); re-run the same command to resume from {log_dir}")
-    return read_eval_log(log.location)
+        return run_task(task, log_dir, model, model_base_url=model_base_url, model_args=model_args, limit=limit,
+                        display=display)
+    except RunError as e:
+        raise click.ClickException(str(e).replace("use another folder", "choose a new --log-dir")) from None

@@ -108,26 +108,19 @@ def run_cell(cell: Cell, data: str, cell_dir: Path, *, split: str = "test", limi
     write and return its results.
 
     Raises:
-        RuntimeError: the run did not finish (re-run to resume).
+        proagent.bench.running.RunError: the run did not finish (the message says how to resume).
     """
-    from inspect_ai import eval_set
-    from inspect_ai.log import read_eval_log
-
+    from ..bench.running import RunError, run_task
     from ..bench.tasks import assist
 
     kw: dict[str, Any] = {"memory": cell.memory} if cell.memory != "none" else {}
     task = assist(data=data, method=cell.method, window=cell.window, split=split, train_fraction=train_fraction,
                   seed=seed, sc_samples=sc_samples, annotations=annotations, **kw)
-    ok, logs = eval_set(
-        [task], log_dir=str(cell_dir), model=cell.model, model_base_url=model_base_url, model_args=model_args or {},
-        limit=limit, display=display, retry_attempts=0, retry_immediate=False, log_model_api=False,
-        max_samples=1 if cell.model.startswith("local/") else None,
-    )
-    log = logs[0]
-    if log.status != "success":
-        msg = log.error.message if log.error else log.status
-        raise RuntimeError(f"cell {cell.slug} did not finish ({msg}); re-run to resume from {cell_dir}")
-    full = read_eval_log(log.location)
+    try:
+        full = run_task(task, cell_dir, cell.model, model_base_url=model_base_url, model_args=model_args, limit=limit,
+                        display=display)
+    except RunError as e:
+        raise RunError(f"cell {cell.slug}: {e}") from None
     res = results_from_log(full)
     res["cell"] = {"model": cell.model, "method": cell.method, "memory": cell.memory, "window": cell.window,
                    "memory_derived": (full.eval.metadata or {}).get("memory_derived"),

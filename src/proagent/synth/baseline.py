@@ -195,6 +195,8 @@ def write_simulated(data: str | Path, decisions: list[Decision], candidates: lis
         ValueError: no user had all of their candidate points decided.
         OSError: ``out`` cannot be written (nothing under ``out`` is changed).
     """
+    out = Path(out)
+    check_output(data, out)
     kind, users = _sources(Path(data))
     by_user: dict[str, dict[str, Decision]] = defaultdict(dict)
     for d in decisions:
@@ -210,8 +212,6 @@ def write_simulated(data: str | Path, decisions: list[Decision], candidates: lis
         need = f" (the smallest, {first!r}, has {len(wanted[first])} points)" if first else ""
         raise ValueError(f"no user had every candidate time point decided{need}; raise --limit or drop it. "
                          f"Nothing was written")
-    out = Path(out)
-    check_output(data, out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.parent / f".{out.name}.partial"
     shutil.rmtree(tmp, ignore_errors=True)
