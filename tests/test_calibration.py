@@ -160,3 +160,14 @@ def test_auto_threshold_without_logprobs_is_a_clear_error(tmp_path):
     r = CliRunner().invoke(cli, ["eval", "--data", str(SHARED), "--model", "mockllm/model", "--threshold", "auto",
                                  "--limit", "3", "--log-dir", str(tmp_path / "l"), "--display", "none"])
     assert r.exit_code != 0 and "no readable P(Yes)" in r.output
+
+
+def test_local_provider_converts_llama_cpp_logprobs():
+    from proagent.models.local import _logprobs
+
+    raw = {"content": [{"id": 1, "token": " Yes", "bytes": [32], "logprob": -0.2,
+                        "top_logprobs": [{"id": 1, "token": " Yes", "logprob": -0.2}, {"id": 2, "token": " No", "logprob": -1.7}]}]}
+    lp = _logprobs(raw)
+    assert [t.token for t in lp.content] == [" Yes"] and lp.content[0].logprob == -0.2
+    assert [(a.token, a.logprob) for a in lp.content[0].top_logprobs] == [(" Yes", -0.2), (" No", -1.7)]
+    assert _logprobs(None) is None and _logprobs({"content": []}) is None
