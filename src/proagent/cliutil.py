@@ -76,13 +76,13 @@ def check_writable_dir(path: Path, option: str) -> None:
 
 def run_eval_set(task: Any, log_dir: Path, model: str, *, model_base_url: str | None = None,
                  model_args: dict[str, Any] | None = None, limit: int | None = None,
-                 display: str | None = None) -> Any:
+                 display: str | None = None, model_roles: dict[str, Any] | None = None) -> Any:
     """:func:`proagent.bench.running.run_task` for commands: a run that did not
     finish is one line (:class:`click.ClickException`) saying how to resume."""
     from .bench.running import RunError, run_task
 
     try:
         return run_task(task, log_dir, model, model_base_url=model_base_url, model_args=model_args, limit=limit,
-                        display=display)
+                        display=display, model_roles=model_roles)
     except RunError as e:
         raise click.ClickException(str(e).replace("use another folder", "choose a new --log-dir")) from None

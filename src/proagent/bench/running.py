@@ -20,12 +20,13 @@ class RunError(RuntimeError):
 
 def run_task(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | None = None,
              model_args: dict[str, Any] | None = None, limit: int | None = None,
-             display: str | None = None) -> Any:
+             display: str | None = None, model_roles: dict[str, Any] | None = None) -> Any:
     """Run ``task`` through inspect's ``eval_set`` (finished samples in ``log_dir``
     are reused) and return the complete :class:`~inspect_ai.log.EvalLog`.
 
     A local model runs one sample at a time, so per-sample seconds are true
-    latencies rather than queue time.
+    latencies rather than queue time. ``model_roles`` names the other roles'
+    models (``judge``, ``user``, ...), as inspect's ``eval_set`` takes them.
 
     Raises:
         RunError: ``log_dir`` holds a run of other options, the run was
@@ -38,7 +39,8 @@ def run_task(task: Any, log_dir: str | Path, model: str, *, model_base_url: str 
     try:
         _, logs = eval_set(
             [task], log_dir=str(log_dir), model=model, model_base_url=model_base_url,
-            model_args=model_args or {}, limit=limit, display=display, retry_attempts=0, retry_immediate=False,
+            model_args=model_args or {}, model_roles=model_roles or None, limit=limit, display=display,
+            retry_attempts=0, retry_immediate=False,
             log_model_api=False, max_samples=1 if model.startswith("local/") else None,
         )
     except PrerequisiteError as e:

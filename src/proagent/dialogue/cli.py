@@ -48,7 +48,7 @@ def _common(f):  # noqa: ANN001, ANN202
         click.option("--model-arg", "model_arg", multiple=True, help="Model argument KEY=VALUE (repeatable)."),
         click.option("--domains", default=None, help="Comma-separated domains to keep."),
         click.option("--tier", type=click.Choice(["fair", "hard"]), default=None, help="Keep one tier."),
-        click.option("--limit", type=int, default=None, help="Evaluate only the first N samples (domains interleaved)."),
+        click.option("--limit", type=click.IntRange(min=1), default=None, help="Evaluate only the first N samples (domains interleaved)."),
         click.option("--seed", type=int, default=0, show_default=True, help="Generation seed."),
         click.option("--log-dir", type=click.Path(path_type=Path), default=None,
                      help="Where logs, results.json and results.html go. Re-running with the same dir resumes."),
@@ -63,9 +63,7 @@ def _common(f):  # noqa: ANN001, ANN202
 def _run(task: Any, *, name: str, data: Path, model: str, model_base_url: str | None, model_arg: tuple[str, ...],
          roles: dict[str, str | None], limit: int | None, log_dir: Path | None, display: str | None,
          extra: list[str]) -> None:
-    from inspect_ai import eval_set
-    from inspect_ai.log import read_eval_log
-
+    from ..cliutil import check_writable_dir, run_eval_set
     from ..report.results import write_json_atomic
     from .io import write_text_atomic
     from .report import render_html, render_table, results_from_log
@@ -79,16 +77,9 @@ def _run(task: Any, *, name: str, data: Path, model: str, model_base_url: str | 
     model_roles = _roles(model, model_base_url, args, **roles)
     shown = ", ".join(f"{k} {v if isinstance(v, str) else model}" for k, v in model_roles.items())
     click.echo(f"proagent dialogue {name}: {len(task.dataset)} samples, agent {model}, {shown}, log dir {log_dir}", err=True)
-    ok, logs = eval_set(
-        [task], log_dir=str(log_dir), model=model, model_base_url=model_base_url, model_args=args,
-        model_roles=model_roles or None, limit=limit, display=display, retry_attempts=0, retry_immediate=False,
-        log_model_api=False, max_samples=1 if model.startswith("local/") else None,
-    )
-    log = logs[0]
-    if log.status != "success":
-        msg = log.error.message if log.error else log.status
-        raise click.ClickException(f"run did not finish ({msg}); re-run the same command to resume from {log_dir}")
-    full = read_eval_log(log.location)
+    check_writable_dir(log_dir, "--log-dir")
+    full = run_eval_set(task, log_dir, model, model_base_url=model_base_url, model_args=args, limit=limit,
+                        display=display, model_roles=model_roles)
     results = results_from_log(full)
     write_json_atomic(log_dir / "results.json", results)
     write_text_atomic(log_dir / "results.html", render_html(results))
