@@ -40,6 +40,8 @@ def out(text: str) -> ModelOutput:
 def kind(messages) -> str:
     """Which prompt a scripted model is answering."""
     text = "\n".join(m.text for m in messages)
+    if "did not end with" in messages[-1].text:
+        return "followup"
     for key, name in (("Reply with JSON only", "plan"), ("Now judge this case", "plan_judge"),
                       ('"Reached: yes"', "reached"), ("Answer in this format", "guide_judge"),
                       ("Mentioned:", "density"), ("role-playing", "user"), ("Write your next message", "agent")):
@@ -101,13 +103,28 @@ def test_plan_scores_per_domain(data, tmp_path):
 
 def test_plan_unparsed_plan_and_unparsed_judge(data, tmp_path):
     agent = Script(plan=lambda n: "I would help them." if n == 1 else '{"target": "T", "sub_target": []}')
-    judge = Script(plan_judge="The candidate is decent but I will not give a number.")
+    judge = Script(plan_judge="The candidate is decent but I will not give a number.", followup="No.")
     log = run(dialogue_plan(data=data), agent, judge, log_dir=str(tmp_path))
     vals = {s.id: s.scores["plan_judge"].value for s in log.samples}
     assert vals["recommendation-1"] == {"score": -1.0, "plan_parsed": 0, "judge_parsed": 0}
     assert vals["persuasion-1"] == {"score": -1.0, "plan_parsed": 1, "judge_parsed": 0}
     assert len(judge.calls["plan_judge"]) == 1  # an unreadable plan is not sent to the judge
+    assert len(judge.calls["followup"]) == 1  # the unreadable judgement was asked once more, in vain
     assert metrics(log)["judge_unparsed_rate"] == 1.0
+
+
+def test_judge_that_rambles_is_asked_for_the_score_lines(data, tmp_path):
+    agent = Script(plan='{"target": "T", "sub_target": ["a"]}')
+    ramble = "Reasoning: " + "The candidate addresses the need. " * 20  # cut off before any score
+    judge = Script(plan_judge=ramble, followup="Score: 7")
+    log = run(dialogue_plan(data=data), agent, judge, log_dir=str(tmp_path))
+    assert metrics(log)["judge_mean"] == 7.0 and metrics(log)["judge_unparsed_rate"] == 0.0
+    follow = judge.calls["followup"][0]
+    assert [m.role for m in follow] == ["user", "assistant", "user"] and follow[1].text == ramble
+    # a judgement that parses the first time is not followed up
+    judge2 = Script(plan_judge="Reasoning: fine.\nScore: 5")
+    run(dialogue_plan(data=data), agent, judge2, log_dir=str(tmp_path / "b"))
+    assert "followup" not in judge2.calls
 
 
 # --------------------------------------------------------------------------- guidance
@@ -174,7 +191,7 @@ def test_turn_and_memory_options(data, tmp_path):
 def test_unreadable_verdicts_and_judge(data, tmp_path):
     agent = Script(agent="Sub-target 1: It sounds like you need tyres.")
     judge = Script(reached="Hmm, hard to say.", user="fine",
-                   guide_judge="The dialogue was okay overall, I guess.")
+                   guide_judge="The dialogue was okay overall, I guess.", followup="It was fine.")
     log = run(dialogue_guide(data=data, agreeableness="low,high", domains="recommendation", max_turns=3), agent,
               judge, log_dir=str(tmp_path))
     assert sorted(s.id for s in log.samples) == ["recommendation-1:high", "recommendation-1:low"]
@@ -207,3 +224,14 @@ def test_bad_agreeableness(data):
         dialogue_guide(data=data, agreeableness="grumpy")
     with pytest.raises(ValueError, match="no environments"):
         dialogue_guide(data=data, domains="nope")
+
+
+def test_guidance_judge_follow_up_reads_the_dimensions(data, tmp_path):
+    agent = Script(agent="Hi! Shall we look at your options together?")
+    judge = Script(reached="Reached: yes", user="Sure.", guide_judge="Reasoning: " + "It was gentle. " * 30,
+                   followup=GOOD_JUDGE.split("\n", 1)[1])
+    log = run(dialogue_guide(data=data, agreeableness="medium", domains="recommendation"), agent, judge,
+              log_dir=str(tmp_path))
+    [s] = log.samples
+    v = s.scores["guide_judge"].value
+    assert v["judge_parsed"] == 1 and v["score"] == 8.0 and v["tone"] == 9.0 and v["engagement"] == 6.0

@@ -5,20 +5,27 @@ scores and decides termination; ``user`` plays the simulated user and falls back
 to the judge (as in the paper, where the judge also plays the user), which
 falls back to the task model. Judges and the user run at temperature 0.
 
-Every judge writes its reasoning before its score; an unreadable answer is
-recorded as unparsed, never raised.
+Every judge writes its reasoning before its score. Small judges often reason
+until the token budget runs out and never reach the score lines; when the
+planning or guidance judgement has no score, the judge is asked once more, in
+the same conversation, for the score lines only (``prompts/judge_followup_*.txt``,
+at most ``FOLLOWUP_MAX_TOKENS``); both answers are kept in ``raw``, separated by
+``FOLLOWUP_MARK``. A judgement still unreadable after that is recorded as
+unparsed, never raised.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, get_model
+from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, GenerateConfig, Model, get_model
 
 from .parsing import parse_guidance_judgement, parse_judgement, parse_mentioned, parse_reached
 from .prompting import env_values, render, render_history, render_sub_targets
 from .records import Environment, GuidanceJudgement, Judgement, Plan, Turn
 
 __all__ = [
+    "FOLLOWUP_MARK",
+    "FOLLOWUP_MAX_TOKENS",
     "JUDGE_MAX_TOKENS",
     "extract_mentioned",
     "judge_guidance",
@@ -30,6 +37,12 @@ __all__ = [
 
 JUDGE_MAX_TOKENS = {"plan": 256, "guide": 320, "reached": 80, "density": 24}
 """Answer budget of each judge, tokens."""
+
+FOLLOWUP_MAX_TOKENS = 60
+"""Answer budget of the score-only follow-up, tokens (six short lines)."""
+
+FOLLOWUP_MARK = "\n[score follow-up]\n"
+"""Separates the first answer from the follow-up answer in a judgement's ``raw``."""
 
 
 def judge_model() -> Model:
@@ -47,6 +60,17 @@ async def _ask(model: Model, prompt: str, max_tokens: int) -> str:
     return out.completion or ""
 
 
+async def _ask_with_followup(model: Model, prompt: str, max_tokens: int, parse, followup: str):  # noqa: ANN001, ANN202
+    first = await _ask(model, prompt, max_tokens)
+    parsed = parse(first)
+    if parsed.score is not None:
+        return parsed
+    messages = [ChatMessageUser(content=prompt), ChatMessageAssistant(content=first or "(no answer)"),
+                ChatMessageUser(content=render(followup))]
+    out = await model.generate(messages, config=GenerateConfig(temperature=0.0, max_tokens=FOLLOWUP_MAX_TOKENS))
+    return parse(first + FOLLOWUP_MARK + (out.completion or ""))
+
+
 async def judge_plan(model: Model, env: Environment, plan: Plan) -> Judgement:
     """Reference-based judgement of a target plan (1-10, 10 = better than the reference)."""
     prompt = render(
@@ -55,7 +79,7 @@ async def judge_plan(model: Model, env: Environment, plan: Plan) -> Judgement:
         candidate_target=plan.target or "",
         candidate_sub_target=render_sub_targets(plan.sub_target) or "(none)",
     )
-    return parse_judgement(await _ask(model, prompt, JUDGE_MAX_TOKENS["plan"]))
+    return await _ask_with_followup(model, prompt, JUDGE_MAX_TOKENS["plan"], parse_judgement, "judge_followup_plan")
 
 
 async def judge_reached(model: Model, env: Environment, turns: Sequence[Turn]) -> tuple[bool | None, str]:
@@ -68,7 +92,8 @@ async def judge_reached(model: Model, env: Environment, turns: Sequence[Turn]) -
 async def judge_guidance(model: Model, env: Environment, turns: Sequence[Turn], agreeableness: str) -> GuidanceJudgement:
     """Five dimensions and an overall 1-10 score for a whole dialogue."""
     prompt = render("guide_judge", **env_values(env), agreeableness=agreeableness, history=render_history(turns))
-    return parse_guidance_judgement(await _ask(model, prompt, JUDGE_MAX_TOKENS["guide"]))
+    return await _ask_with_followup(model, prompt, JUDGE_MAX_TOKENS["guide"], parse_guidance_judgement,
+                                    "judge_followup_guide")
 
 
 async def extract_mentioned(model: Model, env: Environment, message: str) -> list[int] | None:
