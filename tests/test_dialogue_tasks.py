@@ -235,3 +235,54 @@ def test_guidance_judge_follow_up_reads_the_dimensions(data, tmp_path):
     [s] = log.samples
     v = s.scores["guide_judge"].value
     assert v["judge_parsed"] == 1 and v["score"] == 8.0 and v["tone"] == 9.0 and v["engagement"] == 6.0
+
+
+def _outputs(*items):
+    """mockllm outputs; an item (text, True) was cut off by the token budget."""
+    res = []
+    for it in items:
+        text, cut = it if isinstance(it, tuple) else (it, False)
+        o = out(text)
+        if cut:
+            o.choices[0].stop_reason = "max_tokens"
+        res.append(o)
+    return get_model("mockllm/model", custom_outputs=res)
+
+
+@pytest.mark.parametrize(
+    "first, followup, score",
+    [
+        (("Reasoning: a score of 10 is for plans better than the reference; this one", True), "Score: 4", 4.0),
+        ("Reasoning: decent.", "4", 4.0),  # a bare number answers "Score:" too
+        ("Reasoning: decent.", "I cannot say.", None),
+        ("Reasoning: decent.\nScore: 6", None, 6.0),  # complete: no follow-up asked
+    ],
+)
+def test_plan_judge_follow_up_cases(data, first, followup, score):
+    import asyncio
+
+    from proagent.dialogue import read_environments
+    from proagent.dialogue.judges import judge_plan
+    from proagent.dialogue.parsing import parse_plan
+
+    env = read_environments(data)[0]
+    model = _outputs(first, *([followup] if followup is not None else []))
+    j = asyncio.run(judge_plan(model, env, parse_plan('{"target": "T", "sub_target": ["a"]}')))
+    assert j.score == score
+    assert "[score follow-up]" not in j.reasoning
+
+
+def test_guidance_follow_up_scores_replace_numbers_in_the_reasoning(data):
+    import asyncio
+
+    from proagent.dialogue import read_environments
+    from proagent.dialogue.judges import judge_guidance
+    from proagent.dialogue.records import Turn
+
+    env = read_environments(data)[0]
+    turns = [Turn("assistant", "Hi"), Turn("user", "Hello")]
+    first = ("Reasoning: Tone: 7 because it was warm; Effectiveness: 9 at first glance, but", True)
+    j = asyncio.run(judge_guidance(_outputs(first, "3\n2\n5\n4\n2\n3"), env, turns, "medium"))
+    assert j.score == 3.0 and j.dimensions == {"effectiveness": 3.0, "personalization": 2.0, "tone": 5.0,
+                                               "engagement": 4.0, "naturalness": 2.0}
+    assert j.reasoning.startswith("Tone: 7") and "[score follow-up]" in j.raw

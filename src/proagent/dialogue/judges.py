@@ -7,21 +7,25 @@ falls back to the task model. Judges and the user run at temperature 0.
 
 Every judge writes its reasoning before its score. Small judges often reason
 until the token budget runs out and never reach the score lines; when the
-planning or guidance judgement has no score, the judge is asked once more, in
-the same conversation, for the score lines only (``prompts/judge_followup_*.txt``,
+planning or guidance judgement has no score, or was cut off by its budget (a
+number read there may be the scale being restated), the judge is asked once
+more, in the same conversation, for the score lines only (``prompts/judge_followup_*.txt``,
 at most ``FOLLOWUP_MAX_TOKENS``); both answers are kept in ``raw``, separated by
-``FOLLOWUP_MARK``. A judgement still unreadable after that is recorded as
-unparsed, never raised.
+``FOLLOWUP_MARK``. The scores then come from the follow-up alone (labelled
+lines, else bare numbers in the asked order), the reasoning from the first
+answer. A judgement still unreadable after that is recorded as unparsed, never
+raised.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, GenerateConfig, Model, get_model
 
 from .parsing import parse_guidance_judgement, parse_judgement, parse_mentioned, parse_reached
 from .prompting import env_values, render, render_history, render_sub_targets
-from .records import Environment, GuidanceJudgement, Judgement, Plan, Turn
+from .records import DIMENSIONS, Environment, GuidanceJudgement, Judgement, Plan, Turn
 
 __all__ = [
     "FOLLOWUP_MARK",
@@ -56,19 +60,58 @@ def user_model() -> Model:
 
 
 async def _ask(model: Model, prompt: str, max_tokens: int) -> str:
+    return (await _ask_full(model, prompt, max_tokens))[0]
+
+
+async def _ask_full(model: Model, prompt: str, max_tokens: int) -> tuple[str, bool]:
+    """The answer and whether it was cut off by the token budget."""
     out = await model.generate([ChatMessageUser(content=prompt)], config=GenerateConfig(temperature=0.0, max_tokens=max_tokens))
-    return out.completion or ""
+    return out.completion or "", out.stop_reason == "max_tokens"
 
 
-async def _ask_with_followup(model: Model, prompt: str, max_tokens: int, parse, followup: str):  # noqa: ANN001, ANN202
-    first = await _ask(model, prompt, max_tokens)
+def _bare_numbers(text: str) -> list[float]:
+    return [float(x) for x in re.findall(r"(?<![\d.])(10|[1-9])(?![\d.])", text)]
+
+
+def _followup_scores(text: str, guidance: bool) -> GuidanceJudgement | Judgement:
+    """Scores of a follow-up answer: labelled lines, else bare numbers in the asked order."""
+    if guidance:
+        j = parse_guidance_judgement(text)
+        if j.score is None:
+            nums = _bare_numbers(text)
+            if len(nums) >= len(DIMENSIONS):
+                dims = dict(zip(DIMENSIONS, nums))
+                score = nums[len(DIMENSIONS)] if len(nums) > len(DIMENSIONS) else round(sum(dims.values()) / len(dims), 1)
+                j = GuidanceJudgement(score=score, reasoning="", raw=text, dimensions=dims)
+        return j
+    j = parse_judgement(text)
+    if j.score is None:
+        nums = _bare_numbers(text)
+        if len(nums) == 1:
+            j = Judgement(score=nums[0], reasoning="", raw=text)
+    return j
+
+
+async def _judge_with_followup(model: Model, prompt: str, max_tokens: int, guidance: bool, followup: str):  # noqa: ANN202
+    parse = parse_guidance_judgement if guidance else parse_judgement
+    first, truncated = await _ask_full(model, prompt, max_tokens)
     parsed = parse(first)
-    if parsed.score is not None:
+    if parsed.score is not None and not truncated:
         return parsed
+    # cut off (a score read there may be the scale being restated) or no score: ask for the score lines only
     messages = [ChatMessageUser(content=prompt), ChatMessageAssistant(content=first or "(no answer)"),
                 ChatMessageUser(content=render(followup))]
     out = await model.generate(messages, config=GenerateConfig(temperature=0.0, max_tokens=FOLLOWUP_MAX_TOKENS))
-    return parse(first + FOLLOWUP_MARK + (out.completion or ""))
+    scores = _followup_scores(out.completion or "", guidance)
+    if scores.score is None:
+        scores = parsed  # the follow-up said nothing readable: keep what the first answer had
+    # the first answer is the reasoning as a whole (numbers in it are not the scores)
+    reasoning = re.sub(r"^\s*(?:reasoning|reason|analysis)\s*[:：]\s*", "", first.strip(), flags=re.IGNORECASE)
+    raw = first + FOLLOWUP_MARK + (out.completion or "")
+    if guidance:
+        return GuidanceJudgement(score=scores.score, reasoning=reasoning, raw=raw,
+                                 dimensions=dict(getattr(scores, "dimensions", {}) or {}))
+    return Judgement(score=scores.score, reasoning=reasoning, raw=raw)
 
 
 async def judge_plan(model: Model, env: Environment, plan: Plan) -> Judgement:
@@ -79,7 +122,7 @@ async def judge_plan(model: Model, env: Environment, plan: Plan) -> Judgement:
         candidate_target=plan.target or "",
         candidate_sub_target=render_sub_targets(plan.sub_target) or "(none)",
     )
-    return await _ask_with_followup(model, prompt, JUDGE_MAX_TOKENS["plan"], parse_judgement, "judge_followup_plan")
+    return await _judge_with_followup(model, prompt, JUDGE_MAX_TOKENS["plan"], False, "judge_followup_plan")
 
 
 async def judge_reached(model: Model, env: Environment, turns: Sequence[Turn]) -> tuple[bool | None, str]:
@@ -92,8 +135,7 @@ async def judge_reached(model: Model, env: Environment, turns: Sequence[Turn]) -
 async def judge_guidance(model: Model, env: Environment, turns: Sequence[Turn], agreeableness: str) -> GuidanceJudgement:
     """Five dimensions and an overall 1-10 score for a whole dialogue."""
     prompt = render("guide_judge", **env_values(env), agreeableness=agreeableness, history=render_history(turns))
-    return await _ask_with_followup(model, prompt, JUDGE_MAX_TOKENS["guide"], parse_guidance_judgement,
-                                    "judge_followup_guide")
+    return await _judge_with_followup(model, prompt, JUDGE_MAX_TOKENS["guide"], True, "judge_followup_guide")
 
 
 async def extract_mentioned(model: Model, env: Environment, message: str) -> list[int] | None:
