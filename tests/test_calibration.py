@@ -171,3 +171,21 @@ def test_local_provider_converts_llama_cpp_logprobs():
     assert [t.token for t in lp.content] == [" Yes"] and lp.content[0].logprob == -0.2
     assert [(a.token, a.logprob) for a in lp.content[0].top_logprobs] == [(" Yes", -0.2), (" No", -1.7)]
     assert _logprobs(None) is None and _logprobs({"content": []}) is None
+
+
+def test_echoed_template_underflow_and_json_label():
+    echo = _lp([("Need", 0, {}), (" help", 0, {}), (":", 0, {}), (" Yes", -0.3, {" Yes": -0.3, " No": -1.5}),
+                (" or", -0.1, {}), (" No", -0.1, {})])
+    assert p_yes_from_logprobs(echo) is None  # the template, not a decision
+    tiny = _lp([("Need help:", 0, {}), (" Yes", -800, {" Yes": -800, " No": -900})])
+    assert p_yes_from_logprobs(tiny) is None  # no crash when every probability underflows
+    js = _lp([('{"', 0, {}), ("Need", 0, {}), (" help", 0, {}), ('":', 0, {}), (' "', 0, {}),
+              ("No", math.log(0.6), {"No": math.log(0.6), "Yes": math.log(0.4)})])
+    assert p_yes_from_logprobs(js) == pytest.approx(0.4)
+
+
+def test_choose_threshold_never_returns_the_never_yes_point():
+    # sklearn's first ROC threshold is +inf ("never Yes"); clamped to 1.0 it would call p = 1.0 Yes
+    assert choose_threshold([1.0, 0.0], [0, 1]) == 0.0
+    t = choose_threshold([1.0, 1.0, 0.2, 0.9], [1, 1, 0, 0])
+    assert 0.9 < t <= 1.0

@@ -89,16 +89,22 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
     calibration = None
     if threshold == "auto":
         train = make("train", logprobs=True)
-        click.echo(f"proagent eval: choosing the threshold on {len(train.dataset)} train samples", err=True)
+        n_train = min(len(train.dataset), limit or len(train.dataset))
+        click.echo(f"proagent eval: choosing the threshold on {n_train} train samples", err=True)
         # a sibling folder: eval_set treats every log under log_dir as part of this run
         train_log = run_eval_set(train, log_dir.with_name(log_dir.name + "-calibration"), model, model_base_url=model_base_url, model_args=args,
                                  limit=limit, display=display)
         calibration = _calibrate(train_log)
         click.echo(f"threshold {calibration['threshold']:.4f} chosen on {calibration['n_train']} train moments "
-                   f"(balanced accuracy {calibration['balanced_accuracy']:.3f})", err=True)
+                   f"({calibration['n_train_positive']} positive; balanced accuracy {calibration['balanced_accuracy']:.3f}, "
+                   f"AUC {calibration['auc']:.3f})", err=True)
+        if calibration["auc"] <= 0.5 or calibration["n_train"] < 20:
+            click.echo("warning: P(Yes) does not separate the train moments (AUC <= 0.5) or they are few (< 20); "
+                       "the threshold is unlikely to help", err=True)
         task = make(split, threshold=calibration["threshold"])
     mem = f", memory {memory}" if memory != "none" else ""
-    click.echo(f"proagent eval: {len(task.dataset)} samples, method {method}{mem}, model {model}, log dir {log_dir}", err=True)
+    n_run = min(len(task.dataset), limit or len(task.dataset))
+    click.echo(f"proagent eval: {n_run} samples, method {method}{mem}, model {model}, log dir {log_dir}", err=True)
     full = run_eval_set(task, log_dir, model, model_base_url=model_base_url, model_args=args, limit=limit,
                         display=display)
     results = results_from_log(full)
@@ -133,6 +139,8 @@ def _threshold(value: str | None, method: str, split: str) -> float | None:
 
 def _calibrate(train_log) -> dict:  # noqa: ANN001
     """The threshold chosen on a train-split log (balanced accuracy), with what it rests on."""
+    from sklearn.metrics import roc_auc_score
+
     from .agent.calibration import choose_threshold
 
     pairs = []
@@ -151,8 +159,10 @@ def _calibrate(train_log) -> dict:  # noqa: ANN001
         raise click.ClickException(f"--threshold auto: {e}") from None
     pos = [a >= t for a, b in pairs if b == 1]
     neg = [a < t for a, b in pairs if b == 0]
-    return {"threshold": t, "n_train": len(pairs), "n_train_samples": len(train_log.samples or []),
-            "balanced_accuracy": (sum(pos) / len(pos) + sum(neg) / len(neg)) / 2, "log": train_log.location}
+    return {"threshold": t, "n_train": len(pairs), "n_train_positive": sum(y),
+            "n_train_samples": len(train_log.samples or []),
+            "balanced_accuracy": (sum(pos) / len(pos) + sum(neg) / len(neg)) / 2,
+            "auc": float(roc_auc_score(y, p)), "log": train_log.location}
 
 
 def _csv_list(value: str, what: str, choices: tuple[str, ...] | None = None) -> list[str]:

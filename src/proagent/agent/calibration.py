@@ -22,7 +22,8 @@ from typing import Any
 
 __all__ = ["choose_threshold", "p_yes_from_logprobs"]
 
-_LABEL = re.compile(r"need(?:s)?[\s_-]*help\**\s*[:：]\**\s*$|需要帮助\s*[:：]\s*$", re.IGNORECASE)
+_LABEL = re.compile(r"need(?:s)?[\s_-]*help[\"'*_`]*\s*[:：=][*\s]*\"?$|需要帮助\s*[:：]\s*$", re.IGNORECASE)
+_ECHO = re.compile(r"^\s*(?:or\b|/|\|)", re.IGNORECASE)
 _YES = frozenset({"yes", "y", "是", "true"})
 _NO = frozenset({"no", "n", "否", "false"})
 
@@ -53,9 +54,12 @@ def p_yes_from_logprobs(logprobs: Any) -> float | None:
         text += tok.token
         if not _LABEL.search(text):
             continue
-        nxt = next((t for t in content[i + 1:] if t.token.strip() not in {"", "*", "**"}), None)
+        rest = [t for t in content[i + 1:] if t.token.strip() not in {"", "*", "**", '"'}]
+        nxt = rest[0] if rest else None
         if nxt is None or _side(nxt.token) is None:
             continue
+        if len(rest) > 1 and _ECHO.match(rest[1].token):
+            continue  # "Need help: Yes or No" / "Yes|No": the template echoed, not a decision
         alternatives = list(nxt.top_logprobs or [])
         if all(a.token != nxt.token for a in alternatives):
             alternatives.append(nxt)
@@ -64,13 +68,17 @@ def p_yes_from_logprobs(logprobs: Any) -> float | None:
             side = _side(a.token)
             if side:
                 mass[side] += math.exp(a.logprob)
-        found = mass["yes"] / (mass["yes"] + mass["no"])
+        total = mass["yes"] + mass["no"]
+        if total > 0:  # every alternative may underflow to 0
+            found = mass["yes"] / total
     return found
 
 
 def choose_threshold(p_yes: Sequence[float], labels: Sequence[int]) -> float:
     """The threshold on ``p_yes`` that maximises balanced accuracy (Youden's J)
     on labelled moments (scikit-learn's ROC curve; ties: the threshold nearest 0.5).
+    Candidates are the observed scores (ROC's "never Yes" point is left out: it
+    cannot be expressed as a threshold in [0, 1] when a score is exactly 1).
 
     Raises:
         ValueError: fewer than one positive and one negative, or lengths differ.
@@ -82,5 +90,6 @@ def choose_threshold(p_yes: Sequence[float], labels: Sequence[int]) -> float:
     from sklearn.metrics import roc_curve
 
     fpr, tpr, thresholds = roc_curve(list(labels), list(p_yes))
-    best = max(range(len(thresholds)), key=lambda i: (round(tpr[i] - fpr[i], 12), -abs(min(thresholds[i], 1.0) - 0.5)))
-    return float(min(thresholds[best], 1.0))
+    finite = [i for i in range(len(thresholds)) if math.isfinite(thresholds[i])]
+    best = max(finite, key=lambda i: (round(tpr[i] - fpr[i], 12), -abs(thresholds[i] - 0.5)))
+    return float(thresholds[best])

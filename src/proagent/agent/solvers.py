@@ -59,7 +59,8 @@ def _single(images: bool) -> Solver:
         state = await generate(state)
         text = state.output.completion if state.output else ""
         pred = to_prediction(state.sample_id, text, parse_answer(text))
-        if state.output and state.output.choices and state.output.choices[0].logprobs is not None:
+        # P(Yes) only where the text gives a decision: an unparsed answer stays unparsed
+        if pred.needs_help is not None and state.output and state.output.choices and state.output.choices[0].logprobs is not None:
             pred = replace(pred, p_yes=p_yes_from_logprobs(state.output.choices[0].logprobs))
         return _finish(state, pred)
 
