@@ -15,11 +15,10 @@ generation config, package versions, git SHA, log file).
 from __future__ import annotations
 
 import html
-import subprocess
-from pathlib import Path
 from statistics import median
 from typing import Any
 
+from ..report.results import run_header
 from .metrics import group_means, mean_of, rate_of, scored
 from .records import AGREEABLENESS, DIMENSIONS
 
@@ -48,31 +47,6 @@ def sample_rows(log: Any) -> list[dict[str, Any]]:
         row["seconds"] = s.total_time
         rows.append(row)
     return rows
-
-
-def _git_sha() -> str | None:
-    try:
-        r = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True,
-                           text=True, timeout=5)
-        return r.stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
-def _versions() -> dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {}
-    for pkg in ("proagent", "inspect-ai", "xllamacpp", "scikit-learn"):
-        try:
-            out[pkg] = version(pkg)
-        except PackageNotFoundError:
-            pass
-    return out
-
-
-def _mask(d: dict | None) -> dict:
-    return {k: ("***" if "key" in k.lower() else v) for k, v in (d or {}).items()}
 
 
 def _roles(ev: Any) -> dict[str, str]:
@@ -118,19 +92,7 @@ def results_from_log(log: Any) -> dict[str, Any]:
     toks = [r["tokens"] for r in rows if r.get("tokens") is not None]
     res["tokens_per_sample"] = round(sum(toks) / len(toks)) if toks else None
     res["samples"] = rows
-    res["run"] = {
-        "task": ev.task,
-        "task_args": dict(ev.task_args or {}),
-        "model": ev.model,
-        "model_roles": _roles(ev),
-        "model_args": _mask(ev.model_args),
-        "generate_config": ev.model_generate_config.model_dump(exclude_none=True) if ev.model_generate_config else {},
-        "status": log.status,
-        "created": ev.created,
-        "log": log.location,
-        "versions": _versions(),
-        "git_sha": _git_sha(),
-    }
+    res["run"] = {**run_header(log), "model_roles": _roles(ev)}
     return res
 
 

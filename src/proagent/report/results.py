@@ -20,7 +20,7 @@ from ..bench.metrics import summarize
 from ..bench.scorers import to_proagent_score
 from ..records import Score
 
-__all__ = ["log_scores", "render_table", "results_from_log", "write_json_atomic"]
+__all__ = ["log_scores", "render_table", "results_from_log", "run_header", "write_json_atomic"]
 
 
 def log_scores(log: Any) -> list[Score]:
@@ -66,10 +66,18 @@ def results_from_log(log: Any, n_resamples: int = 1000) -> dict:
     """Summarise one eval log: headline metrics, intervals, baselines and run header."""
     scores = log_scores(log)
     res = summarize(scores, n_resamples=n_resamples, seed=0)
+    res["run"] = run_header(log)
+    return res
+
+
+def run_header(log: Any) -> dict:
+    """What produced an eval log: task and its arguments, model, model arguments
+    (values of keys naming a ``key`` masked), generation config, status, time,
+    log location, package versions and git SHA."""
     ev = log.eval
-    res["run"] = {
+    return {
         "task": ev.task,
-        "task_args": {k: v for k, v in (ev.task_args or {}).items()},
+        "task_args": dict(ev.task_args or {}),
         "model": ev.model,
         "model_args": {k: ("***" if "key" in k.lower() else v) for k, v in (ev.model_args or {}).items()},
         "generate_config": ev.model_generate_config.model_dump(exclude_none=True) if ev.model_generate_config else {},
@@ -79,7 +87,6 @@ def results_from_log(log: Any, n_resamples: int = 1000) -> dict:
         "versions": _versions(),
         "git_sha": _git_sha(),
     }
-    return res
 
 
 def write_json_atomic(path: str | Path, data: dict) -> None:
