@@ -143,10 +143,11 @@ def _calibrate(train_log) -> dict:  # noqa: ANN001
 
     from .agent.calibration import choose_threshold
 
+    from .report.results import sample_prediction
+
     pairs = []
     for s in train_log.samples or []:
-        score = next(iter((s.scores or {}).values()), None)
-        pred = ((score.metadata or {}).get("prediction") if score else None) or {}
+        pred = sample_prediction(s)
         if pred.get("p_yes") is not None:
             pairs.append((float(pred["p_yes"]), int(s.metadata["label"])))
     if not pairs:

@@ -20,7 +20,14 @@ from ..bench.metrics import summarize
 from ..bench.scorers import to_proagent_score
 from ..records import Score
 
-__all__ = ["log_scores", "render_table", "results_from_log", "run_header", "write_json_atomic"]
+__all__ = ["log_scores", "render_table", "results_from_log", "run_header", "sample_prediction", "write_json_atomic"]
+
+
+def sample_prediction(sample: Any) -> dict:
+    """The parsed prediction an ``assist`` scorer recorded for one log sample
+    (``Prediction`` as a dict: needs_help, intention, query, p_yes, ...); ``{}`` when none."""
+    score = next(iter((sample.scores or {}).values()), None)
+    return ((score.metadata or {}).get("prediction") if score else None) or {}
 
 
 def log_scores(log: Any) -> list[Score]:

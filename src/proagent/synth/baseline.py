@@ -31,16 +31,31 @@ import os
 import shutil
 import sqlite3
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import DataError
 from ..records import Sample
+from ..report.results import sample_prediction
 from ..sources.load import is_sqlite_file, find_databases
 from ..sources.proactivebench import is_proactivebench_file
 
-__all__ = ["Decision", "check_output", "decisions_from_log", "write_simulated"]
+__all__ = ["CandidatePoint", "Decision", "candidate_points", "check_output", "decisions_from_log", "write_simulated"]
+
+
+class CandidatePoint(NamedTuple):
+    """One candidate time point: the user and the event starting there."""
+
+    user: str
+    event_id: str
+
+
+def candidate_points(dataset: Any) -> list[CandidatePoint]:
+    """The candidate points of an ``assist(candidates=True)`` task's dataset (from
+    its sample metadata), so the log is not read a second time to list them."""
+    return [CandidatePoint(str(s.metadata["user"]), str(s.metadata["event_id"])) for s in dataset]
 
 
 @dataclass(frozen=True)
@@ -77,8 +92,7 @@ def decisions_from_log(log: Any) -> list[Decision]:
         md = s.metadata or {}
         if not md.get("user") or md.get("event_id") is None:
             raise ValueError(f"sample {s.id}: no user/event_id metadata; not a log of proagent's assist task")
-        score = next(iter((s.scores or {}).values()), None)
-        pred = ((score.metadata or {}).get("prediction") if score else None) or {}
+        pred = sample_prediction(s)
         out.append(
             Decision(
                 user=str(md["user"]),
@@ -171,7 +185,7 @@ def check_output(data: str | Path, out: str | Path) -> None:
                              "(it would be replaced as a whole)")
 
 
-def write_simulated(data: str | Path, decisions: list[Decision], candidates: list[Sample],
+def write_simulated(data: str | Path, decisions: list[Decision], candidates: Sequence[Sample | CandidatePoint],
                     out: str | Path) -> dict[str, Any]:
     """Write the synthetic dataset of ``decisions`` in the format of ``data``.
 
@@ -179,7 +193,8 @@ def write_simulated(data: str | Path, decisions: list[Decision], candidates: lis
         data: The human log the decisions were made on (as given to ``simulate``).
         decisions: :func:`decisions_from_log` of the run.
         candidates: Every candidate time point of ``data``
-            (:func:`~proagent.bench.samples.candidate_moments`); a user is written
+            (:func:`~proagent.bench.samples.candidate_moments`, or
+            :func:`candidate_points` of the run's dataset); a user is written
             only when all of theirs were decided.
         out: Output folder (replaced as a whole at the end).
 

@@ -75,13 +75,12 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
 
     Example: proagent simulate ../shared/data/proactivebench --out data/simulated --model local/smollm2-135m
     """
-    from ..bench.samples import SampleConfig, candidate_moments, parse_window
+    from ..bench.samples import parse_window
     from ..bench.tasks import assist
     from ..cliutil import check_model, check_writable_dir, parse_model_args, run_eval_set, slug, window_slug
     from ..errors import DataError
     from ..report.results import render_table, results_from_log, write_json_atomic
-    from ..sources.load import load_events
-    from .baseline import check_output, decisions_from_log, write_simulated
+    from .baseline import candidate_points, check_output, decisions_from_log, write_simulated
 
     try:
         seconds = parse_window(window)
@@ -91,7 +90,6 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
         log_dir = Path("logs") / slug(f"simulate-{data.resolve().name}-{model.split('/')[-1]}-{method}-{window_slug(seconds)}-seed{seed}"
                                       + (f"-limit{limit}" if limit else ""))
     try:
-        candidates = candidate_moments(load_events(data), SampleConfig(window_seconds=seconds, seed=seed))
         task = assist(data=str(data), method=method, window=window, split="all", seed=seed, candidates=True)
         check_output(data, out)
     except (DataError, ValueError) as e:
@@ -99,6 +97,7 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
     args = parse_model_args(model_arg)
     check_model(model, model_base_url, args)
     check_writable_dir(log_dir, "--log-dir")
+    candidates = candidate_points(task.dataset)
     click.echo(f"proagent simulate: {len(candidates)} candidate time points, model {model}, log dir {log_dir}", err=True)
     log = run_eval_set(task, log_dir, model, model_base_url=model_base_url, model_args=args, limit=limit, display=display)
     results = results_from_log(log)
