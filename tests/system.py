@@ -1,0 +1,28 @@
+"""System programs that some tests drive (Xvfb, a window manager, Chromium, ...).
+
+They are Debian packages listed in ``scripts/system-packages.txt`` and installed by
+``scripts/system-packages.sh`` (which ``.ci/run`` calls as root). A test that needs one calls
+:func:`require_binary`: without it the test is skipped on a developer's machine, but under
+``CI=true`` it fails, so CI can never pass by silently skipping what it was meant to run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+__all__ = ["require_binary"]
+
+
+def require_binary(*names: str) -> dict[str, str]:
+    """Paths of the programs ``names``; skip (or fail under ``CI=true``) when one is missing."""
+    found = {n: shutil.which(n) for n in names}
+    missing = [n for n, p in found.items() if p is None]
+    if missing:
+        msg = f"needs {', '.join(missing)} (scripts/system-packages.sh installs it)"
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return {n: p for n, p in found.items() if p is not None}
