@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from lifetrace_fixtures import make_participant
 
 from proagent.records import Conversation, Event
+from proagent.io import write_json_atomic
 from proagent.stats import (
     analyze,
     burstiness,
@@ -24,7 +25,6 @@ from proagent.stats import (
     run_stats,
     summary_text,
     top_k_precursors,
-    write_json_atomic,
 )
 from proagent.stats.cli import stats_cmd
 

@@ -54,7 +54,8 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
     """
     from .bench.samples import parse_window
     from .bench.tasks import assist
-    from .report.results import render_table, results_from_log, write_json_atomic
+    from .io import write_json_atomic
+    from .report.results import render_table, results_from_log
 
     try:
         seconds = parse_window(window)

@@ -53,13 +53,16 @@ def write_atomic(path: str | Path, data: bytes | str, *, mode: int = 0o644) -> P
 def to_jsonable(obj: Any, *, nan: Literal["null", "error"] = "null") -> Any:
     """``obj`` with numpy scalars and arrays, paths, sets and tuples turned into JSON types.
 
+    Keys that start with ``_`` hold in-memory helpers (raw series, fitted objects) and are
+    left out. Other objects JSON does not know are written as ``str(obj)`` by the writers.
+
     Args:
         obj: nested dicts, lists and scalars.
         nan: what a non-finite float becomes: ``"null"`` (``None``) or ``"error"``
             (``ValueError``), so no file ever holds the non-standard ``NaN`` token.
     """
     if isinstance(obj, dict):
-        return {str(k): to_jsonable(v, nan=nan) for k, v in obj.items()}
+        return {str(k): to_jsonable(v, nan=nan) for k, v in obj.items() if not str(k).startswith("_")}
     if isinstance(obj, (list, tuple, set, frozenset)):
         return [to_jsonable(v, nan=nan) for v in obj]
     if isinstance(obj, Path):
@@ -88,5 +91,5 @@ def write_json_atomic(path: str | Path, data: Any, *, indent: int | None = 2,
         OSError: the file cannot be written (the old one is kept).
         ValueError: ``nan="error"`` and the data holds a non-finite float.
     """
-    text = json.dumps(to_jsonable(data, nan=nan), indent=indent, ensure_ascii=False, allow_nan=False)
+    text = json.dumps(to_jsonable(data, nan=nan), indent=indent, ensure_ascii=False, allow_nan=False, default=str)
     return write_atomic(path, text + "\n", mode=mode)

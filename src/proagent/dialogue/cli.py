@@ -64,8 +64,7 @@ def _run(task: Any, *, name: str, data: Path, model: str, model_base_url: str | 
          roles: dict[str, str | None], limit: int | None, log_dir: Path | None, display: str | None,
          extra: list[str]) -> None:
     from ..cliutil import check_writable_dir, run_eval_set
-    from ..report.results import write_json_atomic
-    from .io import write_text_atomic
+    from ..io import write_atomic, write_json_atomic
     from .report import render_html, render_table, results_from_log
 
     args = _model_args(model_arg)
@@ -82,7 +81,7 @@ def _run(task: Any, *, name: str, data: Path, model: str, model_base_url: str | 
                         display=display, model_roles=model_roles)
     results = results_from_log(full)
     write_json_atomic(log_dir / "results.json", results)
-    write_text_atomic(log_dir / "results.html", render_html(results))
+    write_atomic(log_dir / "results.html", render_html(results))
     click.echo(render_table(results))
     click.echo(f"results: {log_dir / 'results.json'}  html: {log_dir / 'results.html'}  log: {full.location}")
 
@@ -158,7 +157,7 @@ def kappa_cmd(human_csv: Path, results: Path | None, out: Path | None) -> None:
 
     Example: proagent dialogue kappa --human scores.csv --results logs/dialogue-plan-.../results.json
     """
-    from ..report.results import write_json_atomic
+    from ..io import write_json_atomic
     from .kappa import agreement, judge_scores_from_results, read_score_csv
 
     try:

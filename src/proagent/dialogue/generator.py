@@ -42,7 +42,8 @@ from typing import Any
 
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, Model
 
-from .io import environment_from_item, write_layout, write_text_atomic
+from ..io import write_atomic
+from .io import environment_from_item, write_layout
 from .judges import judge_plan
 from .parsing import parse_plan
 from .prompting import render, render_sub_targets
@@ -198,7 +199,7 @@ class _Item:
         )
 
     def save(self) -> None:
-        write_text_atomic(self.path, json.dumps(self.data, ensure_ascii=False, indent=2) + "\n")
+        write_atomic(self.path, json.dumps(self.data, ensure_ascii=False, indent=2) + "\n")
 
 
 def _as_env(data: dict, env: dict, ident: str) -> Environment:
@@ -367,11 +368,11 @@ async def generate(out: Path, seeds: list[Environment], models: GenModels, cfg: 
         lines = await topic_tree(models.generator, seeds, domains, cfg.depth, cfg.branching)
         header = ("# Topic tree: one 'domain: topic/sub-topic' per line. Edit freely (delete, add, rename),\n"
                   "# then re-run the same command with --approve-topics.\n")
-        write_text_atomic(topics_file, header + "\n".join(lines) + "\n")
+        write_atomic(topics_file, header + "\n".join(lines) + "\n")
     if not (out / "topics.approved").is_file():
         if not cfg.approve_topics:
             raise TopicReviewPending(f"review {topics_file}, then re-run with --approve-topics")
-        write_text_atomic(out / "topics.approved", "approved\n")
+        write_atomic(out / "topics.approved", "approved\n")
     listed = read_topics(topics_file)
     unknown = sorted({d for d, _ in listed} - set(domains)) if cfg.domains is None else []
     if unknown:
@@ -404,7 +405,7 @@ async def generate(out: Path, seeds: list[Environment], models: GenModels, cfg: 
     if envs:
         write_layout(out / "dataset", envs)
     summary = _yield_table(items, cfg.max_rounds)
-    write_text_atomic(out / "yield.json", json.dumps(summary, indent=2) + "\n")
+    write_atomic(out / "yield.json", json.dumps(summary, indent=2) + "\n")
     return summary
 
 

@@ -23,16 +23,15 @@ item (position and id) and the problem; nothing is returned half-loaded.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
+from ..io import write_atomic
 from .records import TIERS, Environment
 
-__all__ = ["environment_from_item", "read_environments", "write_environments", "write_layout", "write_text_atomic"]
+__all__ = ["environment_from_item", "read_environments", "write_environments", "write_layout"]
 
 _KNOWN = {"id", "domain", "topic", "environment", "target", "sub_target", "tier"}
 
@@ -182,19 +181,6 @@ def read_environments(path: str | Path) -> list[Environment]:
     return envs
 
 
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write text to a temporary file beside ``path``, then rename it over ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
 
 def write_environments(path: str | Path, envs: Iterable[Environment]) -> Path:
     """Write items to ``.jsonl`` (one per line) or ``.json`` (a list), atomically."""
@@ -204,7 +190,7 @@ def write_environments(path: str | Path, envs: Iterable[Environment]) -> Path:
         text = "".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items)
     else:
         text = json.dumps(items, ensure_ascii=False, indent=2) + "\n"
-    write_text_atomic(path, text)
+    write_atomic(path, text)
     return path
 
 

@@ -32,7 +32,8 @@ from typing import Any
 import numpy as np
 
 from ..records import Score
-from .results import log_scores, results_from_log, write_json_atomic
+from ..io import write_json_atomic
+from .results import log_scores, results_from_log
 
 __all__ = [
     "Cell",

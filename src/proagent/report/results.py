@@ -10,9 +10,6 @@ seed, generation config, package versions, git SHA, log file).
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +17,7 @@ from ..bench.metrics import summarize
 from ..bench.scorers import to_proagent_score
 from ..records import Score
 
-__all__ = ["log_scores", "render_table", "results_from_log", "run_header", "sample_prediction", "write_json_atomic"]
+__all__ = ["log_scores", "render_table", "results_from_log", "run_header", "sample_prediction"]
 
 
 def sample_prediction(sample: Any) -> dict:
@@ -95,22 +92,6 @@ def run_header(log: Any) -> dict:
         "git_sha": _git_sha(),
     }
 
-
-def write_json_atomic(path: str | Path, data: dict) -> None:
-    """Write JSON to a temporary file in the same folder, then rename over ``path``,
-    so a crash never leaves a half-written file over a good one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2, ensure_ascii=False, default=str)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def _fmt(v: float | None, ci: tuple[float, float] | None = None) -> str:

@@ -11,11 +11,11 @@ leaves a half-written file or replaces a good one.
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
-import tempfile
 import urllib.request
 from pathlib import Path
+
+from ..io import write_atomic
 
 __all__ = ["PROACTIVEBENCH_FILES", "PROACTIVEBENCH_URL", "FetchError", "fetch_proactivebench"]
 
@@ -41,18 +41,7 @@ def _install(data: bytes, name: str, expected: str, dest: Path, source: str) -> 
     digest = hashlib.sha256(data).hexdigest()
     if digest != expected:
         raise FetchError(f"{source}: SHA-256 {digest} does not match the expected {expected}")
-    target = dest / name
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=dest)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)  # public data: readable like any downloaded file (mkstemp makes 0600)
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return target
+    return write_atomic(dest / name, data)  # public data: 0644 like any downloaded file
 
 
 def fetch_proactivebench(dest: str | Path, source_dir: str | Path | None = None, timeout: float = 60.0) -> list[Path]:

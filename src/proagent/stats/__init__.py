@@ -12,7 +12,7 @@ from .analysis import analyze, llm_selector
 from .burstiness import burstiness, burstiness_finite_size, inter_event_times
 from .fits import PowerLawResult, fit_power_law
 from .precursors import top_k_precursors
-from .report import render_compare, run_compare, run_stats, summary_text, write_json_atomic
+from .report import render_compare, run_compare, run_stats, summary_text
 
 __all__ = [
     "PowerLawResult",
@@ -27,5 +27,4 @@ __all__ = [
     "run_stats",
     "summary_text",
     "top_k_precursors",
-    "write_json_atomic",
 ]

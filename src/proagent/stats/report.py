@@ -8,77 +8,18 @@ from __future__ import annotations
 
 import base64
 import html
-import json
-import math
-import os
-import tempfile
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 
+from ..io import write_atomic, write_json_atomic
 from ..records import Event
 from .analysis import analyze
 from .figures import compare_figures, stats_figures
 
-__all__ = ["compare_table", "render_compare", "run_compare", "run_stats", "summary_text", "to_jsonable", "write_json_atomic"]
-
-
-# --------------------------------------------------------------------------- json
-
-
-def to_jsonable(obj: Any) -> Any:
-    """Drop private keys (``_...``), turn numpy values into Python ones and
-    non-finite floats into ``None`` (strict JSON)."""
-    if isinstance(obj, dict):
-        return {str(k): to_jsonable(v) for k, v in obj.items() if not str(k).startswith("_")}
-    if isinstance(obj, (list, tuple)):
-        return [to_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return [to_jsonable(v) for v in obj.tolist()]
-    if isinstance(obj, (np.bool_, bool)):
-        return bool(obj)
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        f = float(obj)
-        return f if math.isfinite(f) else None
-    if isinstance(obj, Path):
-        return str(obj)
-    return obj
-
-
-def write_json_atomic(path: str | Path, data: Any) -> Path:
-    """Write strict JSON to a temporary file beside ``path`` and rename it over
-    ``path`` (a crash never leaves a half-written file)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(to_jsonable(data), f, ensure_ascii=False, indent=1, allow_nan=False)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
-
-
-def _write_text_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+__all__ = ["compare_table", "render_compare", "run_compare", "run_stats", "summary_text"]
 
 
 def _header(sources: Sequence[str]) -> dict[str, Any]:
@@ -267,7 +208,7 @@ def run_stats(
     res["figures"] = figs
     res["header"] = _header([str(data)] if data is not None else [])
     write_json_atomic(out / "stats.json", res)
-    _write_text_atomic(out / "index.html", _stats_html(res, figs, out, name))
+    write_atomic(out / "index.html", _stats_html(res, figs, out, name))
     res["files"] = {"json": str(out / "stats.json"), "html": str(out / "index.html"),
                     "figures": [str(out / f[k]) for f in figs.values() for k in ("png", "svg")]}
     return res
@@ -335,7 +276,7 @@ def run_compare(paths: Sequence[str | Path], out: str | Path = "stats-compare") 
         body += f"<h3>{html.escape(n)}</h3><pre>" + html.escape("\n".join(_fit_lines(r))) + "</pre>"
     if "compare_ccdf" in figs:
         body += _img(out, figs["compare_ccdf"], "CCDF of LLM inter-event times")
-    _write_text_atomic(out / "index.html", _page("Burstiness compared", body))
+    write_atomic(out / "index.html", _page("Burstiness compared", body))
     result["named"] = named
     result["files"] = {"json": str(out / "stats.json"), "html": str(out / "index.html")}
     return result

@@ -79,7 +79,8 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
     from ..bench.tasks import assist
     from ..cliutil import check_model, check_writable_dir, parse_model_args, run_eval_set, slug, window_slug
     from ..errors import DataError
-    from ..report.results import render_table, results_from_log, write_json_atomic
+    from ..io import write_json_atomic
+    from ..report.results import render_table, results_from_log
     from .baseline import candidate_points, check_output, decisions_from_log, write_simulated
 
     try:

@@ -356,7 +356,7 @@ def generate(out: str | Path, cfg: SynthConfig, taxonomy: Taxonomy | None = None
         "llm_events": sum(u["llm_events"] for u in users),
         "screenshots": sum(u["screenshots"] for u in users),
     }
-    from ..stats.report import write_json_atomic
+    from ..io import write_json_atomic
 
     write_json_atomic(manifest, {**summary, "users": [{k: v for k, v in u.items() if k != "path"} for u in users]})
     for stale in sorted(earlier - {u["user"] for u in users}):

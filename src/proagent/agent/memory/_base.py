@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import time
@@ -14,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ...io import write_atomic
 from ._records import MemoryQuery, MemoryRecord, records_fingerprint
 
 __all__ = [
@@ -97,12 +99,6 @@ class MemoryCache:
     def _path(self, kind: str, key: str, suffix: str) -> Path:
         return self.root / kind / f"{key}{suffix}"
 
-    def _write(self, path: Path, write: Callable[[Path], None]) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        write(tmp)
-        os.replace(tmp, path)
-
     def get_json(self, kind: str, key: str) -> Any | None:
         p = self._path(kind, key, ".json")
         if p.is_file():
@@ -116,8 +112,7 @@ class MemoryCache:
         return None
 
     def put_json(self, kind: str, key: str, data: Any) -> None:
-        self._write(self._path(kind, key, ".json"),
-                    lambda t: t.write_text(json.dumps(data, ensure_ascii=False, default=str), "utf-8"))
+        write_atomic(self._path(kind, key, ".json"), json.dumps(data, ensure_ascii=False, default=str))
 
     def get_array(self, kind: str, key: str) -> np.ndarray | None:
         p = self._path(kind, key, ".npy")
@@ -132,11 +127,9 @@ class MemoryCache:
         return None
 
     def put_array(self, kind: str, key: str, arr: np.ndarray) -> None:
-        def write(t: Path) -> None:
-            with open(t, "wb") as f:
-                np.save(f, arr, allow_pickle=False)
-
-        self._write(self._path(kind, key, ".npy"), write)
+        buf = io.BytesIO()
+        np.save(buf, arr, allow_pickle=False)
+        write_atomic(self._path(kind, key, ".npy"), buf.getvalue())
 
 
 class Memory(ABC):
