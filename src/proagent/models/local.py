@@ -7,7 +7,7 @@ server, no port, no network.
 Prefix reuse: llama.cpp keeps the KV cache of the previous prompt in its slot
 and re-evaluates only the tokens after the longest common prefix. Prompts put
 the stable parts first (system, profile, memory, older events) so consecutive
-samples of one user share a prefix (DESIGN section 2). The number of reused
+samples of one user share a prefix (docs/architecture.md, prompt layout). The number of reused
 tokens is reported as ``input_tokens_cache_read``.
 
 Token log-probabilities are returned when ``GenerateConfig.logprobs`` is set

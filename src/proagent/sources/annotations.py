@@ -1,4 +1,4 @@
-"""External annotations of LifeTrace / ProAgentBench events (DESIGN section 3).
+"""External annotations of LifeTrace / ProAgentBench events (ProAgentBench section 5.3, Appendix B.5).
 
 ProAgentBench keeps some labels outside the processed databases, in JSON or
 JSONL files keyed by ``(user, event_id)``:

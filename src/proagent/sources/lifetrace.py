@@ -1,4 +1,4 @@
-"""Reader for LifeTrace SQLite databases, every schema variant (DESIGN section 3).
+"""Reader for LifeTrace SQLite databases, every schema variant (ProAgentBench section 5.1, Appendix B.2).
 
 LifeTrace captures the screen at 1 Hz and groups screenshots into *events*
 (stretches of one foreground application). Four schema variants exist; the
