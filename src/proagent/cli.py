@@ -11,9 +11,15 @@ from pathlib import Path
 
 import click
 
-from .cliutil import DEFAULT_MODEL, check_model, check_writable_dir, run_eval_set
+from .cliutil import (
+    DEFAULT_MODEL,
+    check_model,
+    check_writable_dir,
+    default_log_dir,
+    run_eval_set,
+    window_slug,
+)
 from .cliutil import parse_model_args as _model_args
-from .cliutil import slug, window_slug
 from .errors import DataError
 
 __all__ = ["main"]
@@ -70,7 +76,7 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
             parts.append(f"thr-{threshold}")
         if limit:
             parts.append(f"limit{limit}")
-        log_dir = Path("logs") / slug("-".join(parts))
+        log_dir = default_log_dir(*parts)
 
     def make(split_: str, **extra):  # noqa: ANN003, ANN202
         try:
@@ -143,7 +149,6 @@ def _calibrate(train_log) -> dict:  # noqa: ANN001
     from sklearn.metrics import roc_auc_score
 
     from .agent.calibration import choose_threshold
-
     from .report.results import sample_prediction
 
     pairs = []

@@ -10,7 +10,9 @@ from typing import Any
 
 import click
 
-__all__ = ["DEFAULT_MODEL", "check_model", "check_writable_dir", "parse_model_args", "run_eval_set", "slug", "window_slug"]
+from .io import slug
+
+__all__ = ["DEFAULT_MODEL", "check_model", "check_writable_dir", "parse_model_args", "run_eval_set", "default_log_dir", "slug", "window_slug"]
 
 DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
 """Model used when ``--model`` is not given: the bundled local default."""
@@ -22,9 +24,11 @@ def window_slug(seconds: float) -> str:
     return f"{seconds:g}s"
 
 
-def slug(text: str, limit: int = 80) -> str:
-    """A file-name-safe form of ``text`` (at most ``limit`` characters)."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:limit]
+
+def default_log_dir(*parts: str) -> Path:
+    """The log folder a command uses when ``--log-dir`` is not given: ``logs/<parts joined by ->``,
+    made file-name safe, so the same options always resume the same folder."""
+    return Path("logs") / slug("-".join(parts))
 
 
 def parse_model_args(pairs: tuple[str, ...]) -> dict[str, str]:

@@ -12,11 +12,19 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["to_jsonable", "write_atomic", "write_json_atomic"]
+__all__ = ["slug", "to_jsonable", "write_atomic", "write_json_atomic"]
+
+
+def slug(text: str, limit: int = 80) -> str:
+    """A file-name-safe form of ``text``: runs of characters other than ``A-Za-z0-9._-``
+    become ``_``, leading/trailing ``_`` are dropped, at most ``limit`` characters; used for
+    every folder name proagent derives from options (log dirs, ablation cells, stats folders)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:limit]
 
 
 def write_atomic(path: str | Path, data: bytes | str, *, mode: int = 0o644) -> Path:

@@ -14,7 +14,7 @@ import click
 
 from ..cliutil import DEFAULT_MODEL, check_model
 from ..cliutil import parse_model_args as _model_args
-from ..cliutil import slug as _slug
+from ..cliutil import default_log_dir
 from ..errors import DataError
 
 __all__ = ["dialogue"]
@@ -72,7 +72,7 @@ def _run(task: Any, *, name: str, data: Path, model: str, model_base_url: str | 
         parts = ["dialogue", name, data.resolve().name, model.split("/")[-1], *extra]
         if limit:
             parts.append(f"limit{limit}")
-        log_dir = Path("logs") / _slug("-".join(parts))
+        log_dir = default_log_dir(*parts)
     model_roles = _roles(model, model_base_url, args, **roles)
     shown = ", ".join(f"{k} {v if isinstance(v, str) else model}" for k, v in model_roles.items())
     click.echo(f"proagent dialogue {name}: {len(task.dataset)} samples, agent {model}, {shown}, log dir {log_dir}", err=True)
@@ -248,5 +248,5 @@ def generate_cmd(seeds: Path, out: Path, model: str, judge: str | None, reasoner
                f"yield: {out / 'yield.json'}")
 
 
-if __name__ == "__main__":  # python -m proagent.dialogue.cli ... (before the lead wires it into proagent)
+if __name__ == "__main__":  # python -m proagent.dialogue.cli ...
     dialogue(auto_envvar_prefix="PROAGENT_DIALOGUE", prog_name="proagent dialogue")

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..records import Score
-from ..io import write_atomic, write_json_atomic
+from ..io import slug, write_atomic, write_json_atomic
 from .pages import figure, page, table
 from .results import log_scores, results_from_log
 
@@ -67,7 +67,7 @@ class Cell:
     @property
     def slug(self) -> str:
         parts = [self.model.split("/")[-1] or self.model, self.method, self.memory, self.window]
-        return "__".join(re.sub(r"[^A-Za-z0-9._-]+", "_", p) for p in parts)
+        return "__".join(slug(p, limit=200) for p in parts)
 
 
 def cells(models: Sequence[str], methods: Sequence[str], memories: Sequence[str], windows: Sequence[str]) -> list[Cell]:

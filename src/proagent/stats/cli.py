@@ -1,24 +1,23 @@
 """``proagent stats``: activity statistics and burstiness of an activity log.
 
-The lead wires :data:`stats_cmd` into the ``proagent`` group
-(``cli.add_command(stats_cmd)``); it also runs alone:
+Registered in the ``proagent`` group by ``proagent.cli``; it also runs alone:
 ``python -m proagent.stats.cli DATA``.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import click
 
 from ..errors import DataError
+from ..io import slug
 
 __all__ = ["stats_cmd"]
 
 
 def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:60] or "data"
+    return slug(text, limit=60) or "data"
 
 
 @click.command("stats")

@@ -77,7 +77,7 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
     """
     from ..bench.samples import parse_window
     from ..bench.tasks import assist
-    from ..cliutil import check_model, check_writable_dir, parse_model_args, run_eval_set, slug, window_slug
+    from ..cliutil import check_model, check_writable_dir, parse_model_args, run_eval_set, default_log_dir, window_slug
     from ..errors import DataError
     from ..io import write_json_atomic
     from ..report.results import render_table, results_from_log
@@ -88,7 +88,7 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--window") from None
     if log_dir is None:
-        log_dir = Path("logs") / slug(f"simulate-{data.resolve().name}-{model.split('/')[-1]}-{method}-{window_slug(seconds)}-seed{seed}"
+        log_dir = default_log_dir(f"simulate-{data.resolve().name}-{model.split('/')[-1]}-{method}-{window_slug(seconds)}-seed{seed}"
                                       + (f"-limit{limit}" if limit else ""))
     try:
         task = assist(data=str(data), method=method, window=window, split="all", seed=seed, candidates=True)
