@@ -22,7 +22,6 @@ import csv
 import html
 import io
 import math
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
