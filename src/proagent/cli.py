@@ -260,6 +260,8 @@ def data_fetch(dataset: str, dest: Path, source: Path | None) -> None:
         files = fetch_proactivebench(dest, source_dir=source)
     except FetchError as e:
         raise click.ClickException(str(e)) from None
+    except OSError as e:  # --dest is a file, or cannot be created or written
+        raise click.ClickException(f"--dest {dest}: cannot write there ({e.strerror or e})") from None
     click.echo(f"{len(files)} session files verified in {dest}")
 
 

@@ -59,17 +59,27 @@ def check_model(model: str, base_url: str | None, model_args: dict[str, Any], op
         raise click.ClickException(f"{option} {model}: {msg or type(e).__name__}") from None
 
 
-def check_writable_dir(path: Path, option: str) -> None:
-    """Create ``path`` if needed and make sure files can be written in it.
+def check_writable_dir(path: Path, option: str, *, lock: bool = True) -> None:
+    """Create ``path`` if needed, make sure files can be written in it and, with
+    ``lock``, hold the run lock on it (:func:`proagent.io.folder_lock`) until the
+    running command ends, so a second proagent process writing there is refused at once.
 
     Raises:
-        click.ClickException: the path is a file, or the folder cannot be written.
+        click.ClickException: the path is a file, the folder cannot be written,
+            or another proagent process is using it (the message names its pid).
     """
+    from .io import FolderBusy, folder_lock
+
     try:
         path.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(prefix=".write-check-", dir=path)
         os.close(fd)
         os.unlink(probe)
+        ctx = click.get_current_context(silent=True)
+        if lock and ctx is not None:
+            ctx.with_resource(folder_lock(path))
+    except FolderBusy as e:
+        raise click.ClickException(f"{option} {e}") from None
     except OSError as e:
         raise click.ClickException(f"{option} {path}: cannot write there ({e.strerror or e})") from None
 

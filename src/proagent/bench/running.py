@@ -28,10 +28,26 @@ def run_task(task: Any, log_dir: str | Path, model: str, *, model_base_url: str 
     latencies rather than queue time. ``model_roles`` names the other roles'
     models (``judge``, ``user``, ...), as inspect's ``eval_set`` takes them.
 
+    The run holds the run lock on ``log_dir`` (:func:`proagent.io.folder_lock`):
+    a folder in use by another process is refused at once.
+
     Raises:
-        RunError: ``log_dir`` holds a run of other options, the run was
-            interrupted, or it failed (e.g. a prompt over the model's context).
+        RunError: ``log_dir`` is in use by another process, holds a run of other
+            options, the run was interrupted, or it failed (e.g. a prompt over
+            the model's context).
     """
+    from ..io import FolderBusy, folder_lock
+
+    try:
+        with folder_lock(log_dir):
+            return _run(task, log_dir, model, model_base_url=model_base_url, model_args=model_args, limit=limit,
+                        display=display, model_roles=model_roles)
+    except FolderBusy as e:
+        raise RunError(str(e)) from None
+
+
+def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | None, model_args: dict[str, Any] | None,
+         limit: int | None, display: str | None, model_roles: dict[str, Any] | None) -> Any:
     from inspect_ai import eval_set
     from inspect_ai._util.error import PrerequisiteError
     from inspect_ai.log import read_eval_log

@@ -258,6 +258,9 @@ def load_lifetrace(
                 end = parse_timestamp(r["end_time"])
             except ValueError as e:
                 raise _bad(path, "events", rid, "end_time", str(e)) from None
+            if end < start:
+                raise _bad(path, "events", rid, "end_time", f"{_text(r['end_time'])} is before start_time "
+                                                            f"{_text(r['start_time'])}")
         is_llm = None
         if "is_llm_event" in ev_cols:
             try:

@@ -20,7 +20,7 @@ __all__ = ["simulate_cmd", "synth_cmd"]
 @click.option("--users", type=click.IntRange(min=1), default=3, show_default=True, help="Participants (one folder each).")
 @click.option("--days", type=click.IntRange(min=1), default=7, show_default=True, help="Days per participant.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Output folder.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Random seed (same seed -> identical databases).")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Random seed >= 0 (same seed -> identical databases).")
 @click.option("--alpha", type=float, default=1.5, show_default=True, help="Power-law exponent of LLM inter-event times (> 1).")
 @click.option("--gap-xmin", type=float, default=30.0, show_default=True, help="Smallest LLM inter-event time (s).")
 @click.option("--screenshot-interval", type=float, default=5.0, show_default=True, help="Seconds between screenshot rows.")
@@ -33,14 +33,20 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
 
     Example: proagent synth --users 3 --days 7 --out data/synth --seed 1
     """
-    from .generator import SynthConfig, generate
+    from .generator import SynthConfig, check_out, generate
 
     try:
         cfg = SynthConfig(users=users, days=days, seed=seed, alpha=alpha, gap_xmin=gap_xmin,
                           screenshot_interval=screenshot_interval, screenshots=screenshots, start=start)
     except ValueError as e:
         raise click.BadParameter(str(e)) from None
+    from ..cliutil import check_writable_dir
+
+    if out.exists() and not out.is_dir():
+        raise click.BadParameter(f"{out} is a file, not a folder", param_hint="--out")
     try:
+        check_out(out)
+        check_writable_dir(out, "--out")  # and the run lock: a second synth into the same folder is refused
         res = generate(out, cfg)
     except FileExistsError as e:
         raise click.ClickException(f"--out: {e}") from None

@@ -49,10 +49,11 @@ from typing import Any
 
 import numpy as np
 
+from ..io import LOCK_NAME
 from ..taxonomy import Taxonomy, load_taxonomy
 from .vocab import APPS, LLM_APPS, QUERIES, RESPONSES
 
-__all__ = ["DB_NAME", "SynthConfig", "generate", "generate_user", "intention_shares"]
+__all__ = ["DB_NAME", "SynthConfig", "check_out", "generate", "generate_user", "intention_shares"]
 
 DB_NAME = "lifetrace_privacy_processed.db"
 """Database file name in each user folder (ProAgentBench layout)."""
@@ -324,6 +325,18 @@ def generate_user(path: str | Path, user_index: int, cfg: SynthConfig, taxonomy:
     return {"user": user, "events": n, "llm_events": int(llm.sum()), "screenshots": m, "path": str(path)}
 
 
+def check_out(out: str | Path) -> None:
+    """Refuse an output folder :func:`generate` must not write into.
+
+    Raises:
+        FileExistsError: ``out`` is a non-empty folder without ``synth.json``
+            (the run lock's file aside).
+    """
+    out = Path(out)
+    if out.is_dir() and any(p.name != LOCK_NAME for p in out.iterdir()) and not (out / "synth.json").is_file():
+        raise FileExistsError(f"{out} is not empty and holds no synth.json; write into a new or empty folder")
+
+
 def generate(out: str | Path, cfg: SynthConfig, taxonomy: Taxonomy | None = None) -> dict[str, Any]:
     """Write every user's database under ``out`` and ``out/synth.json``.
 
@@ -340,8 +353,7 @@ def generate(out: str | Path, cfg: SynthConfig, taxonomy: Taxonomy | None = None
     """
     out = Path(out)
     manifest = out / "synth.json"
-    if out.is_dir() and any(out.iterdir()) and not manifest.is_file():
-        raise FileExistsError(f"{out} is not empty and holds no synth.json; write into a new or empty folder")
+    check_out(out)
     try:
         earlier = {u["user"] for u in json.loads(manifest.read_text("utf-8")).get("users", [])}
     except (OSError, ValueError, TypeError, KeyError):
