@@ -200,6 +200,7 @@ def ablate_cmd(data: Path, methods: str, memories: str, windows: str, models: st
 
     Example: proagent ablate --data data/proactivebench --memory none,rag,kg --windows 1m,5m --out runs/ablate
     """
+    from .bench.running import RunError
     from .bench.samples import parse_window
     from .report.ablation import run_ablation
 
@@ -234,6 +235,10 @@ def ablate_cmd(data: Path, methods: str, memories: str, windows: str, models: st
         )
     except DataError as e:
         raise click.ClickException(str(e)) from None
+    except RunError as e:  # interrupted: the cells already finished are kept
+        err = click.ClickException(str(e))
+        err.exit_code = 130
+        raise err from None
     click.echo(f"cells: {res['cells']}  table: {res['csv']}" + (f" (+ {res['parquet']})" if res["parquet"] else ""))
     click.echo(f"report: {res['report']}")
     if res["failed"]:

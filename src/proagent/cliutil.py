@@ -88,11 +88,15 @@ def run_eval_set(task: Any, log_dir: Path, model: str, *, model_base_url: str | 
                  model_args: dict[str, Any] | None = None, limit: int | None = None,
                  display: str | None = None, model_roles: dict[str, Any] | None = None) -> Any:
     """:func:`proagent.bench.running.run_task` for commands: a run that did not
-    finish is one line (:class:`click.ClickException`) saying how to resume."""
+    finish is one line (:class:`click.ClickException`) saying how to resume; an
+    interrupted one (Ctrl-C) exits with status 130."""
     from .bench.running import RunError, run_task
 
     try:
         return run_task(task, log_dir, model, model_base_url=model_base_url, model_args=model_args, limit=limit,
                         display=display, model_roles=model_roles)
     except RunError as e:
-        raise click.ClickException(str(e).replace("use another folder", "choose a new --log-dir")) from None
+        err = click.ClickException(str(e).replace("use another folder", "choose a new --log-dir"))
+        if e.interrupted:
+            err.exit_code = 130  # 128 + SIGINT, as a shell reports an interrupted command
+        raise err from None

@@ -2,20 +2,39 @@
 
 Every proagent command that runs a task (``eval``, ``simulate``, ``ablate``
 cells) goes through :func:`run_task`, so resuming, refusing a folder of another
-run and the messages of a stopped run are the same everywhere.
+run, the run lock and the messages of a stopped run are the same everywhere.
+
+Private data stays in the log folder: inspect keeps a sample buffer (every prompt
+and answer of the samples in flight) under its data folder, by default
+``~/.local/share/inspect_ai/samplebuffer``, and a run killed with SIGKILL leaves it
+there. For a proagent run inspect's data folder is :data:`INSPECT_DATA` inside
+the log folder (``XDG_DATA_HOME`` for the duration of the run), so the buffer, and
+inspect's traces, live and are recovered there, and nowhere else.
 """
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RunError", "run_task"]
+__all__ = ["INSPECT_DATA", "RunError", "run_task"]
+
+INSPECT_DATA = ".inspect-data"
+"""Folder inside a run's log folder that holds inspect's data folder during the run
+(its ``samplebuffer``: prompts and answers of unfinished samples; ``traces``)."""
 
 
 class RunError(RuntimeError):
     """A run did not finish; the message says why and whether re-running resumes."""
+
+    def __init__(self, message: str, *, interrupted: bool = False) -> None:
+        super().__init__(message)
+        self.interrupted = interrupted
+        """The run was stopped by Ctrl-C / SIGINT (commands exit with 130, as a shell does)."""
 
 
 def run_task(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | None = None,
@@ -39,11 +58,27 @@ def run_task(task: Any, log_dir: str | Path, model: str, *, model_base_url: str 
     from ..io import FolderBusy, folder_lock
 
     try:
-        with folder_lock(log_dir):
+        with folder_lock(log_dir), _inspect_data_in(Path(log_dir)):
             return _run(task, log_dir, model, model_base_url=model_base_url, model_args=model_args, limit=limit,
                         display=display, model_roles=model_roles)
     except FolderBusy as e:
         raise RunError(str(e)) from None
+
+
+@contextmanager
+def _inspect_data_in(log_dir: Path) -> Iterator[None]:
+    """inspect's data folder (``platformdirs.user_data_path``, read at each use) inside ``log_dir``."""
+    home = log_dir.resolve() / INSPECT_DATA
+    home.mkdir(mode=0o700, exist_ok=True)
+    old = os.environ.get("XDG_DATA_HOME")
+    os.environ["XDG_DATA_HOME"] = str(home)
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("XDG_DATA_HOME", None)
+        else:
+            os.environ["XDG_DATA_HOME"] = old
 
 
 def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | None, model_args: dict[str, Any] | None,
@@ -52,24 +87,67 @@ def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | No
     from inspect_ai._util.error import PrerequisiteError
     from inspect_ai.log import read_eval_log
 
+    local = model.startswith("local/")
     try:
         _, logs = eval_set(
             [task], log_dir=str(log_dir), model=model, model_base_url=model_base_url,
             model_args=model_args or {}, model_roles=model_roles or None, limit=limit, display=display,
             retry_attempts=0, retry_immediate=False,
-            log_model_api=False, max_samples=1 if model.startswith("local/") else None,
+            log_model_api=False, max_samples=1 if local else None,
+            # a local model answers one sample in seconds: write each finished one to the log
+            # at once, so a kill loses only the sample in flight
+            **({"log_buffer": 1} if local else {}),
         )
     except PrerequisiteError as e:
         msg = re.sub(r"\[/?[a-z ]+\]", "", str(e)).strip()
         if "not associated with a task" in msg:
             msg = f"{log_dir} holds a run with other options; re-run those exact options to resume it, or use another folder"
         raise RunError(msg) from None
-    if not logs:  # interrupted (Ctrl-C) before inspect wrote a final log
-        raise RunError(f"run interrupted; re-run the same command to resume from {log_dir}")
+    if not logs or logs[0].status == "cancelled":  # interrupted (Ctrl-C)
+        raise RunError(f"run interrupted; re-run the same command to resume from {log_dir}", interrupted=True)
     log = logs[0]
     if log.status != "success":
         msg = log.error.message if log.error else log.status
         if "n_ctx=" in msg:  # the same command would fail the same way
             raise RunError(f"run did not finish: {msg}")
         raise RunError(f"run did not finish ({msg}); re-run the same command to resume from {log_dir}")
-    return read_eval_log(log.location)
+    _remove_superseded(Path(log_dir), log.location)
+    full = read_eval_log(log.location)
+    full.location = log.location.removeprefix("file://")  # a resumed run reports a file:// URI; keep a path
+    return full
+
+
+def _remove_superseded(log_dir: Path, final: str) -> None:
+    """After a successful run, remove the logs of earlier attempts that never
+    finished (status ``started``: killed; their finished samples were carried
+    into the final log by the retry) and every sample buffer left in the log
+    folder by a process that is gone, so the folder holds one run."""
+    from inspect_ai.log import read_eval_log
+    from inspect_ai.log._recorders.buffer.buffer import cleanup_sample_buffers_for_log
+
+    final_path = Path(final.removeprefix("file://")).resolve()
+    for f in sorted(log_dir.glob("*.eval")):
+        if f.resolve() == final_path:
+            continue
+        try:
+            header = read_eval_log(str(f), header_only=True)
+        except Exception:  # noqa: BLE001 (an unreadable partial log is left for the user to see)
+            continue
+        if header.status == "started":
+            cleanup_sample_buffers_for_log(str(f.resolve()))
+            f.unlink(missing_ok=True)
+    for db in (log_dir / INSPECT_DATA).glob("inspect_ai/samplebuffer/*/*.*.db"):
+        pid = db.name.rsplit(".", 2)[1]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            for part in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+                part.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
