@@ -21,7 +21,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["INSPECT_DATA", "RunError", "run_task"]
+__all__ = ["API_MAX_RETRIES", "API_TIMEOUT", "INSPECT_DATA", "RunError", "run_task"]
+
+API_TIMEOUT = 60
+"""Seconds one request to a model API may take (inspect's ``GenerateConfig.attempt_timeout``)
+before it is abandoned; local models have none. ``PROAGENT_API_TIMEOUT`` (seconds)
+overrides it."""
+API_MAX_RETRIES = 2
+"""Retries of a failed API request (inspect's ``max_retries``; its backoff is exponential
+from 3 s), so an API that cannot be reached fails the run within about
+``(API_MAX_RETRIES + 1) * API_TIMEOUT`` + 20 seconds instead of retrying for 30 minutes."""
 
 INSPECT_DATA = ".inspect-data"
 """Folder inside a run's log folder that holds inspect's data folder during the run
@@ -88,6 +97,7 @@ def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | No
     from inspect_ai.log import read_eval_log
 
     local = model.startswith("local/")
+    timeout = _api_timeout()
     try:
         _, logs = eval_set(
             [task], log_dir=str(log_dir), model=model, model_base_url=model_base_url,
@@ -96,7 +106,7 @@ def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | No
             log_model_api=False, max_samples=1 if local else None,
             # a local model answers one sample in seconds: write each finished one to the log
             # at once, so a kill loses only the sample in flight
-            **({"log_buffer": 1} if local else {}),
+            **({"log_buffer": 1} if local else {"attempt_timeout": timeout, "max_retries": API_MAX_RETRIES}),
         )
     except PrerequisiteError as e:
         msg = re.sub(r"\[/?[a-z ]+\]", "", str(e)).strip()
@@ -108,6 +118,13 @@ def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | No
     log = logs[0]
     if log.status != "success":
         msg = log.error.message if log.error else log.status
+        if not local and re.search(r"connect|timed? ?out|timeout|unreachable|name resolution|exceeded", msg, re.I):
+            host = _host(model, model_base_url, model_args)
+            why = re.search(r"raised (\w+)", msg)  # tenacity's RetryError(<Future ... raised APIConnectionError>)
+            why = why.group(1) if why else msg.strip().splitlines()[0][:200]
+            raise RunError(f"cannot reach the model API at {host} ({why}; "
+                           f"gave up after {API_MAX_RETRIES + 1} attempts of at most {timeout} s); "
+                           f"re-run the same command to resume from {log_dir}")
         if "n_ctx=" in msg:  # the same command would fail the same way
             raise RunError(f"run did not finish: {msg}")
         raise RunError(f"run did not finish ({msg}); re-run the same command to resume from {log_dir}")
@@ -115,6 +132,32 @@ def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | No
     full = read_eval_log(log.location)
     full.location = log.location.removeprefix("file://")  # a resumed run reports a file:// URI; keep a path
     return full
+
+
+def _api_timeout() -> int:
+    """:data:`API_TIMEOUT`, or ``PROAGENT_API_TIMEOUT`` when set to a whole number of seconds >= 1."""
+    raw = os.environ.get("PROAGENT_API_TIMEOUT", "").strip()
+    if not raw:
+        return API_TIMEOUT
+    if not raw.isdigit() or int(raw) < 1:
+        raise RunError(f"PROAGENT_API_TIMEOUT={raw!r}: expected a whole number of seconds >= 1")
+    return int(raw)
+
+
+def _host(model: str, base_url: str | None, model_args: dict[str, Any] | None) -> str:
+    """The address a model API is reached at, for error messages (no keys)."""
+    from urllib.parse import urlsplit
+
+    try:
+        from inspect_ai.model import get_model
+
+        base_url = base_url or get_model(model, base_url=base_url, **(model_args or {})).api.base_url
+    except Exception:  # noqa: BLE001 (only for a message)
+        pass
+    if not base_url:
+        return f"the default address of {model.split('/')[0]}"
+    u = urlsplit(base_url)
+    return f"{u.scheme}://{u.hostname}{f':{u.port}' if u.port else ''}" if u.hostname else base_url
 
 
 def _remove_superseded(log_dir: Path, final: str) -> None:
