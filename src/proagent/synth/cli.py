@@ -33,7 +33,7 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
 
     Example: proagent synth --users 3 --days 7 --out data/synth --seed 1
     """
-    from .generator import SynthConfig, check_out, generate
+    from .generator import SynthConfig, check_out, check_resources, generate
 
     try:
         cfg = SynthConfig(users=users, days=days, seed=seed, alpha=alpha, gap_xmin=gap_xmin,
@@ -44,6 +44,10 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
 
     if out.exists() and not out.is_dir():
         raise click.BadParameter(f"{out} is a file, not a folder", param_hint="--out")
+    try:
+        check_resources(cfg, out)  # before anything is written: the estimate is in the message
+    except ValueError as e:
+        raise click.ClickException(str(e)) from None
     try:
         check_out(out)
         check_writable_dir(out, "--out")  # and the run lock: a second synth into the same folder is refused
