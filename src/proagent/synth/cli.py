@@ -39,7 +39,11 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
         cfg = SynthConfig(users=users, days=days, seed=seed, alpha=alpha, gap_xmin=gap_xmin,
                           screenshot_interval=screenshot_interval, screenshots=screenshots, start=start)
     except ValueError as e:
-        raise click.BadParameter(str(e)) from None
+        msg = str(e)
+        hint = next((o for k, o in (("alpha", "--alpha"), ("gap_xmin", "--gap-xmin"), ("screenshot_interval",
+                                                                                      "--screenshot-interval"),
+                                    ("time data", "--start"), ("users", "--users"), ("days", "--days")) if k in msg), None)
+        raise click.BadParameter(msg, param_hint=hint) from None
     from ..cliutil import check_writable_dir
 
     if out.exists() and not out.is_dir():
@@ -72,7 +76,7 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
 @click.option("--window", default="5m", show_default=True, help="Context the model sees before each point, 1s .. 24h.")
 @click.option("--limit", type=click.IntRange(min=1), default=None,
               help="Decide only the first N points (users not fully decided are left out of the dataset).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Generation seed.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Generation seed (>= 0).")
 @click.option("--log-dir", type=click.Path(path_type=Path), default=None,
               help="inspect log folder (default: logs/simulate-<data>-<model>-...). Re-running resumes.")
 @click.option("--display", type=click.Choice(["full", "rich", "plain", "log", "none"]), default=None, help="inspect progress display.")
