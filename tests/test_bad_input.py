@@ -281,7 +281,8 @@ CASES: list[Case] = [
     Case("simulate-bad-window", ("simulate", "{w}/pb", "--out", "{w}/sim", "--window", "-5m", *MOCK), "--window", code=2),
     Case("simulate-bad-data", ("simulate", "{w}/bad/t.json", "--out", "{w}/sim", *MOCK), "t.json",
          setup=session_file("t.json", session(time=True))),
-    Case("simulate-out-unwritable", ("simulate", "{w}/pb", "--out", "{w}/afile/sim", *MOCK), "--out", setup=a_file("afile")),
+    Case("simulate-out-unwritable", ("simulate", "{w}/pb", "--out", "{w}/afile/sim", *MOCK), "before the model runs",
+         setup=a_file("afile")),
     # ---- data fetch
     Case("fetch-unknown-dataset", ("data", "fetch", "nosuch"), "nosuch", code=2),
     Case("fetch-dest-file", ("data", "fetch", "proactivebench", "--from", "{w}/mirror", "--dest", "{w}/afile"), "--dest",
