@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from proagent.taxonomy import load_taxonomy
+
 __all__ = [
     "VARIANTS",
     "FixtureDB",
@@ -560,6 +562,8 @@ def write_annotations(
     excluded: list[dict] = []
     for fx in fxs:
         for k, (eid, intention) in enumerate(fx.intentions.items()):
+            if load_taxonomy().canonical(intention) is None:  # annotation files must name a category
+                intention = load_taxonomy().fallback
             rec = {
                 "event_id": int(eid),
                 "user_intention": intention,

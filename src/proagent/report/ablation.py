@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from ..records import Score
 from ..io import slug, write_atomic, write_json_atomic
+from ..records import Score
 from .pages import figure, page, table
 from .results import log_scores, results_from_log
 
@@ -120,7 +120,7 @@ def run_cell(cell: Cell, data: str, cell_dir: Path, *, split: str = "test", limi
         full = run_task(task, cell_dir, cell.model, model_base_url=model_base_url, model_args=model_args, limit=limit,
                         display=display)
     except RunError as e:
-        raise RunError(f"cell {cell.slug}: {e}") from None
+        raise RunError(f"cell {cell.slug}: {e}", interrupted=e.interrupted) from None
     res = results_from_log(full)
     res["cell"] = {"model": cell.model, "method": cell.method, "memory": cell.memory, "window": cell.window,
                    "memory_derived": (full.eval.metadata or {}).get("memory_derived"),
@@ -236,6 +236,8 @@ def run_ablation(data: str, out: str | Path, *, models: Sequence[str], methods: 
         try:
             res = run_cell(cell, data, cdir, **run_kw)
         except (RuntimeError, ValueError) as e:
+            if getattr(e, "interrupted", False):  # Ctrl-C stops the grid, not just this cell
+                raise
             echo(f"  failed: {e}")
             failed.append(cell.slug)
             continue

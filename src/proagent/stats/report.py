@@ -12,10 +12,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-
 from ..io import write_atomic, write_json_atomic
-from ..report.pages import figure, page, table
 from ..records import Event
+from ..report.pages import figure, page, table
 from .analysis import analyze
 from .figures import compare_figures, stats_figures
 
