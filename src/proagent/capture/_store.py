@@ -7,6 +7,7 @@
   committed transaction and leaves a database that passes ``PRAGMA integrity_check``.
 * Each write is its own short transaction; the open event's ``updated_at`` is refreshed every tick,
   so after a crash :meth:`Store.recover` closes it at its last heartbeat (at most one tick lost).
+* A new database is created complete (all tables) under a temporary name and renamed into place.
 * An image file is written (atomically, :func:`proagent.io.write_atomic`) before its row, so a row
   never names a missing file.
 * Retention (:meth:`Store.enforce_retention`): screenshots older than ``max_days`` and, oldest
@@ -16,6 +17,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -61,8 +63,15 @@ class Store:
         self.shots = self.folder / SHOTS_DIR
         self.shots.mkdir(parents=True, exist_ok=True)
         self.db = self.folder / DB_NAME
+        if not self.db.exists():  # created complete under another name, so a reader never sees it empty
+            tmp = self.folder / f".{DB_NAME}.new"
+            tmp.unlink(missing_ok=True)
+            con = sqlite3.connect(tmp)
+            con.executescript(lifetrace_ddl("2025-11"))
+            con.close()
+            os.replace(tmp, self.db)
         self.con = connect(self.db)
-        self.con.executescript(lifetrace_ddl("2025-11"))
+        self.con.executescript(lifetrace_ddl("2025-11"))  # IF NOT EXISTS: completes a folder of an older run
         self.stored_bytes = int(self.con.execute(
             "SELECT COALESCE(SUM(file_size), 0) FROM screenshots WHERE COALESCE(file_deleted, 0) = 0").fetchone()[0])
         """Bytes of the screenshot files still on disk (kept up to date as files come and go)."""
