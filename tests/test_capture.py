@@ -288,3 +288,25 @@ def test_kill_9_leaves_a_readable_db_and_restart_continues(xs, tmp_path: Path) -
     recovered_end = datetime.strptime(rows[1][2], "%Y-%m-%d %H:%M:%S.%f")
     assert abs((killed_at - recovered_end).total_seconds()) <= 1.0  # at most the last second lost
     assert all(r[2] is not None for r in rows)
+
+
+def test_idle_closes_the_open_event_and_activity_reopens(xs, tmp_path: Path) -> None:  # noqa: ANN001
+    out = tmp_path / "cap"
+    db = out / "lifetrace.db"
+    xs.activate("alpha-notes")
+    proc = _capture(xs, out, "--interval", "0.2", "--no-ocr", "--idle", "1s", "--format", "webp")
+    _wait(lambda: db.exists() and _rows(db, "SELECT COUNT(*) FROM events")[0][0] >= 1, what="first event")
+    # no input, no screen or window change: closed after ~1 s while capture goes on
+    _wait(lambda: _rows(db, "SELECT end_time FROM events WHERE id = 1")[0][0] is not None, timeout=5,
+          what="idle to close the event")
+    assert proc.poll() is None
+    xs.activate("bravo-msg")  # activity again
+    _wait(lambda: _rows(db, "SELECT COUNT(*) FROM events")[0][0] >= 2, timeout=5, what="a new event after idle")
+    _stop(proc, out)
+    (s1, e1), (s2, _e2) = _rows(db, "SELECT start_time, end_time FROM events ORDER BY id")[:2]
+    fmt = "%Y-%m-%d %H:%M:%S.%f"
+    took = (datetime.strptime(e1, fmt) - datetime.strptime(s1, fmt)).total_seconds()
+    assert 0.9 <= took <= 2.5 and s2 > e1  # idle time belongs to no event
+    files = [Path(p).name for (p,) in _rows(db, "SELECT file_path FROM screenshots")]
+    assert files and all(f.endswith(".webp") for f in files)
+    assert [e.app_name for e in load_events(db)][:2] == ["xterm", "Xmessage"]

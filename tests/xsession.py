@@ -84,9 +84,11 @@ class XSession:
         out = self._out(["xdotool", "search", "--name", f"^{title}$"]).split()
         return out[0] if out else None
 
-    def xterm(self, title: str, text: str, geometry: str = "60x12+0+0") -> subprocess.Popen[bytes]:
-        """An xterm titled ``title`` showing ``text`` (waits until it is mapped)."""
-        p = self._spawn(["xterm", "-T", title, "-geometry", geometry, "-e", "sh", "-c", f"echo '{text}'; exec sleep 600"])
+    def xterm(self, title: str, text: str, geometry: str = "60x12+0+0", *, shell: bool = False) -> subprocess.Popen[bytes]:
+        """An xterm titled ``title`` showing ``text`` (waits until it has the focus); with ``shell``
+        it then runs an interactive ``sh`` (typed commands run), else it just shows the text."""
+        rest = "exec sh -i" if shell else "exec sleep 600"
+        p = self._spawn(["xterm", "-T", title, "-geometry", geometry, "-e", "sh", "-c", f"echo '{text}'; {rest}"])
         self._settle(title)
         return p
 
