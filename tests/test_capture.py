@@ -310,3 +310,18 @@ def test_idle_closes_the_open_event_and_activity_reopens(xs, tmp_path: Path) -> 
     files = [Path(p).name for (p,) in _rows(db, "SELECT file_path FROM screenshots")]
     assert files and all(f.endswith(".webp") for f in files)
     assert [e.app_name for e in load_events(db)][:2] == ["xterm", "Xmessage"]
+
+
+def test_capture_refuses_a_folder_holding_another_database(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "lifetrace.db").write_bytes(b"not sqlite at all" * 100)
+    with pytest.raises(CaptureError, match="cannot continue this database"):
+        Store(tmp_path / "a")
+    (tmp_path / "b").mkdir()
+    con = sqlite3.connect(tmp_path / "b" / "lifetrace.db")
+    con.executescript(lifetrace_ddl("2025-09"))
+    con.close()
+    with pytest.raises(CaptureError, match="LifeTrace 2025-09 database"):
+        Store(tmp_path / "b")
+    Store(tmp_path / "c").close()
+    Store(tmp_path / "c").close()  # its own log: continued

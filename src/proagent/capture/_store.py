@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from ..io import write_atomic
+from ._probe import CaptureError
 from ..sources.lifetrace_write import TIMESTAMP_FORMAT, lifetrace_ddl
 
 __all__ = ["DB_NAME", "EXCLUDED_APP", "SHOTS_DIR", "Store", "connect", "screenshot_name", "ts"]
@@ -56,14 +57,21 @@ def connect(db: Path) -> sqlite3.Connection:
 
 
 class Store:
-    """Writes events and screenshots of one capture folder (created when new)."""
+    """Writes events and screenshots of one capture folder (created when new).
+
+    Raises (on construction):
+        CaptureError: the folder holds a ``lifetrace.db`` that is corrupt, not SQLite, or not a
+            2025-11 log (e.g. a ProAgentBench or older LifeTrace database).
+    """
 
     def __init__(self, folder: Path) -> None:
         self.folder = Path(folder)
         self.shots = self.folder / SHOTS_DIR
         self.shots.mkdir(parents=True, exist_ok=True)
         self.db = self.folder / DB_NAME
-        if not self.db.exists():  # created complete under another name, so a reader never sees it empty
+        if self.db.exists():
+            self._check_existing()
+        else:  # created complete under another name, so a reader never sees it empty
             tmp = self.folder / f".{DB_NAME}.new"
             tmp.unlink(missing_ok=True)
             con = sqlite3.connect(tmp)
@@ -75,6 +83,19 @@ class Store:
         self.stored_bytes = int(self.con.execute(
             "SELECT COALESCE(SUM(file_size), 0) FROM screenshots WHERE COALESCE(file_deleted, 0) = 0").fetchone()[0])
         """Bytes of the screenshot files still on disk (kept up to date as files come and go)."""
+
+    def _check_existing(self) -> None:
+        """Refuse a ``lifetrace.db`` that is not a capture log proagent can continue."""
+        from ..errors import DataError
+        from ..sources.lifetrace_schema import detect_schema
+
+        try:
+            info = detect_schema(self.db)
+        except DataError as e:
+            raise CaptureError(f"{self.db}: cannot continue this database ({e.problem}); choose another --out") from None
+        if info.variant != "2025-11" or info.is_processed:
+            raise CaptureError(f"{self.db}: a LifeTrace {info.variant} database, not a 2025-11 capture log; "
+                               "choose another --out") from None
 
     def recover(self) -> int:
         """Close events a crash left open (``end_time`` NULL) at their last heartbeat

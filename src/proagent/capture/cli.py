@@ -54,6 +54,8 @@ def capture(ctx: click.Context, out: Path | None, interval: float, split_on_titl
         return
     if out is None:
         raise click.UsageError("give --out DIR to record, or one of: stop DIR, pause DIR, resume DIR")
+    import sqlite3
+
     from ..cliutil import check_writable_dir
     from ._probe import CaptureError
     from ._recorder import CaptureConfig, record
@@ -68,6 +70,8 @@ def capture(ctx: click.Context, out: Path | None, interval: float, split_on_titl
         record(cfg, say=click.echo)
     except (CaptureError, ValueError) as e:
         raise click.ClickException(str(e)) from None
+    except (sqlite3.Error, OSError) as e:  # disk full, folder removed, ...: what was committed is kept
+        raise click.ClickException(f"capture in {out} stopped: {e}") from None
 
 
 def _control(name: str, verb: str) -> click.Command:
