@@ -128,9 +128,15 @@ def xs():
         yield session
 
 
-def _capture(xs, out: Path, *args: str) -> subprocess.Popen[str]:  # noqa: ANN001
-    return subprocess.Popen([sys.executable, "-m", "proagent.cli", "capture", "--out", str(out), *args],
+def _capture(xs, out: Path, *args: str, wait: bool = True) -> subprocess.Popen[str]:  # noqa: ANN001
+    """Start `proagent capture --out OUT ARGS` in the X session; with ``wait``, return once the
+    first screenshot is in the database."""
+    proc = subprocess.Popen([sys.executable, "-m", "proagent.cli", "capture", "--out", str(out), *args],
                             env=xs.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    db = out / "lifetrace.db"
+    if wait:
+        _wait(lambda: db.exists() and _rows(db, "SELECT COUNT(*) FROM screenshots")[0][0] >= 1, what="first screenshot")
+    return proc
 
 
 def _wait(cond, timeout: float = 20.0, what: str = "condition"):  # noqa: ANN001, ANN202
@@ -165,7 +171,6 @@ def test_capture_events_dedup_ocr_and_readers(xs, tmp_path: Path) -> None:  # no
     db = out / "lifetrace.db"
     xs.activate("alpha-notes")
     proc = _capture(xs, out, "--interval", "0.25", "--ocr-interval", "0.25")
-    _wait(lambda: db.exists() and _rows(db, "SELECT COUNT(*) FROM screenshots")[0][0] >= 1, what="first screenshot")
     time.sleep(1.5)  # alpha, unchanged: ~6 ticks, one screenshot
     xs.activate("bravo-msg")
     time.sleep(1.5)
@@ -223,7 +228,6 @@ def test_exclusions_split_on_title_and_pause(xs, tmp_path: Path) -> None:  # noq
     db = out / "lifetrace.db"
     xs.activate("alpha-notes")
     proc = _capture(xs, out, "--interval", "0.25", "--no-ocr", "--split-on-title", "--exclude-title", "SECRET")
-    _wait(lambda: db.exists() and _rows(db, "SELECT COUNT(*) FROM screenshots")[0][0] >= 1, what="first screenshot")
     xs.activate("charlie-notes")
     time.sleep(1.0)
     xs.activate("my secret diary")
@@ -263,7 +267,6 @@ def test_kill_9_leaves_a_readable_db_and_restart_continues(xs, tmp_path: Path) -
     db = out / "lifetrace.db"
     xs.activate("alpha-notes")
     proc = _capture(xs, out, "--interval", "0.2", "--ocr-interval", "5")
-    _wait(lambda: db.exists() and _rows(db, "SELECT COUNT(*) FROM screenshots")[0][0] >= 1, what="first screenshot")
     xs.activate("bravo-msg")
     _wait(lambda: _rows(db, "SELECT COUNT(*) FROM events")[0][0] >= 2, what="second event")
     time.sleep(0.7)
@@ -279,7 +282,7 @@ def test_kill_9_leaves_a_readable_db_and_restart_continues(xs, tmp_path: Path) -
     assert [e.app_name for e in evs] == ["xterm", "Xmessage"] and evs[-1].end is None
     # a restart in the same folder continues it (the stale pid file does not block it)
     xs.activate("alpha-notes")
-    proc = _capture(xs, out, "--interval", "0.2", "--no-ocr", "--duration", "2s")
+    proc = _capture(xs, out, "--interval", "0.2", "--no-ocr", "--duration", "2s", wait=False)
     text, _ = proc.communicate(timeout=30)
     assert proc.returncode == 0, text
     assert _rows(db, "PRAGMA integrity_check") == [("ok",)]
@@ -295,7 +298,6 @@ def test_idle_closes_the_open_event_and_activity_reopens(xs, tmp_path: Path) -> 
     db = out / "lifetrace.db"
     xs.activate("alpha-notes")
     proc = _capture(xs, out, "--interval", "0.2", "--no-ocr", "--idle", "1s", "--format", "webp")
-    _wait(lambda: db.exists() and _rows(db, "SELECT COUNT(*) FROM events")[0][0] >= 1, what="first event")
     # no input, no screen or window change: closed after ~1 s while capture goes on
     _wait(lambda: _rows(db, "SELECT end_time FROM events WHERE id = 1")[0][0] is not None, timeout=5,
           what="idle to close the event")
