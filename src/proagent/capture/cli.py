@@ -28,7 +28,7 @@ def _seconds(text: str, option: str) -> float:
 @click.option("--format", "image_format", type=click.Choice(["png", "webp"]), default="png", show_default=True, help="Screenshot file format.")
 @click.option("--dedup-distance", type=click.IntRange(0, 64), default=5, show_default=True,
               help="A screenshot within this many pHash bits (Hamming) of the last stored one is a duplicate and not stored "
-                   "(LifeTrace: 5; 0 stores every visible change).")
+                   "(LifeTrace: 5; 0: only identical pHashes are duplicates).")
 @click.option("--ocr/--no-ocr", default=True, show_default=True, help="OCR screenshots (RapidOCR) in a background process.")
 @click.option("--ocr-interval", type=float, default=2.0, show_default=True, help="Start at most one OCR every this many seconds.")
 @click.option("--max-days", type=float, default=None, help="Remove screenshot files older than this many days (rows and OCR stay).")
@@ -74,8 +74,8 @@ def capture(ctx: click.Context, out: Path | None, interval: float, split_on_titl
         raise click.ClickException(f"capture in {out} stopped: {e}") from None
 
 
-def _control(name: str, verb: str) -> click.Command:
-    @click.command(name, help=f"{verb} the capture running in DIR.")
+def _control(name: str, help_text: str) -> click.Command:
+    @click.command(name, help=help_text)
     @click.argument("folder", metavar="DIR", type=click.Path(exists=True, file_okay=False, path_type=Path))
     def cmd(folder: Path) -> None:
         from ._control import send_command
@@ -91,5 +91,7 @@ def _control(name: str, verb: str) -> click.Command:
     return cmd
 
 
-for _name, _verb in (("stop", "Stop"), ("pause", "Pause (nothing is recorded until resume)"), ("resume", "Resume")):
-    capture.add_command(_control(_name, _verb))
+for _name, _help in (("stop", "Stop the capture running in DIR (waits up to 10 s for it to exit)."),
+                     ("pause", "Pause the capture running in DIR: nothing is recorded until resume."),
+                     ("resume", "Resume the paused capture running in DIR.")):
+    capture.add_command(_control(_name, _help))
