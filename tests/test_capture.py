@@ -327,3 +327,23 @@ def test_capture_refuses_a_folder_holding_another_database(tmp_path: Path) -> No
         Store(tmp_path / "b")
     Store(tmp_path / "c").close()
     Store(tmp_path / "c").close()  # its own log: continued
+
+
+def test_without_a_window_manager_the_input_focus_is_used() -> None:
+    require_binary("Xvfb", "xterm", "xdotool")
+    from xsession import XSession
+
+    from proagent.capture._probe import X11Probe
+
+    with XSession(640, 480, wm=False) as bare:
+        bare.xterm("plain-one", "ONE", geometry="30x5+0+0")
+        bare.xterm("plain-two", "TWO", geometry="30x5+300+200")
+        probe = X11Probe(bare.display)
+        try:
+            for title in ("plain-one", "plain-two"):
+                bare.focus(title)
+                _wait(lambda t=title: probe.foreground().window_title == t, timeout=5, what=f"focus on {title}")
+                win = probe.foreground()
+                assert win.app_name == "xterm" and win.pid is not None
+        finally:
+            probe.close()

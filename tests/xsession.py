@@ -24,8 +24,9 @@ __all__ = ["XSession"]
 class XSession:
     """Xvfb + openbox on a free display; open windows and switch the focus with xdotool."""
 
-    def __init__(self, width: int = 800, height: int = 600) -> None:
+    def __init__(self, width: int = 800, height: int = 600, *, wm: bool = True) -> None:
         self.size = (width, height)
+        self.wm = wm
         self.procs: list[subprocess.Popen[bytes]] = []
         self.display = ""
         self.env: dict[str, str] = {}
@@ -46,6 +47,8 @@ class XSession:
         self.env = {**os.environ, "DISPLAY": self.display}
         self.env.pop("WAYLAND_DISPLAY", None)
         self.env["XDG_SESSION_TYPE"] = "x11"
+        if not self.wm:
+            return self
         self._spawn(["openbox"])
         self._wait(lambda: "_NET_SUPPORTING_WM_CHECK(WINDOW)" in self._out(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"]))
         return self
@@ -84,6 +87,14 @@ class XSession:
         out = self._out(["xdotool", "search", "--name", f"^{title}$"]).split()
         return out[0] if out else None
 
+    def focus(self, title: str) -> None:
+        """Set the X input focus to the window titled ``title`` (no window manager needed)."""
+        wid = self.window_id(title)
+        if wid is None:
+            raise LookupError(f"no window titled {title!r}")
+        subprocess.run(["xdotool", "windowfocus", "--sync", wid], env=self.env, check=True, timeout=10,
+                       capture_output=True)
+
     def xterm(self, title: str, text: str, geometry: str = "60x12+0+0", *, shell: bool = False) -> subprocess.Popen[bytes]:
         """An xterm titled ``title`` showing ``text`` (waits until it has the focus); with ``shell``
         it then runs an interactive ``sh`` (typed commands run), else it just shows the text."""
@@ -107,6 +118,8 @@ class XSession:
         focuses new windows; a later activate() must not race with that)."""
         self._wait(lambda: self.window_id(title) is not None)
         wid = self.window_id(title)
+        if not self.wm:
+            return
         try:
             self._wait(lambda: self.active_id() == wid, timeout=3.0)
         except TimeoutError:
