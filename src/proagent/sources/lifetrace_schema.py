@@ -10,7 +10,7 @@ from typing import Literal
 
 from ..errors import DataError
 
-__all__ = ["DB_NAMES", "SchemaInfo", "Variant", "detect_schema", "find_lifetrace_db"]
+__all__ = ["DB_NAMES", "PROCESSED_DDL", "SchemaInfo", "Variant", "detect_schema", "find_lifetrace_db"]
 
 Variant = Literal["2025-09", "2025-10", "2025-11", "processed"]
 """Schema variant names, oldest first (``2025-09`` covers 2025-08 and 2025-09)."""
@@ -32,6 +32,34 @@ _PROCESSED_COLUMNS = frozenset({"is_llm_event", "event_summary", "detailed_descr
 _SUMMARY_COLUMNS = ("event_summary", "ai_summary", "ai_title")
 _INTENTION_COLUMNS = ("user_intention", "intention")
 _NON_SUMMARY_TITLES = frozenset({"window_title"})
+
+
+_EVENT_COLS = (
+    "id INTEGER NOT NULL PRIMARY KEY, app_name VARCHAR(200), window_title VARCHAR(500), start_time DATETIME, "
+    "end_time DATETIME, created_at DATETIME, ai_title VARCHAR(50), ai_summary TEXT, is_llm_event BOOLEAN, "
+    "event_summary TEXT, detailed_description TEXT, conversation TEXT, user_intention VARCHAR(64), "
+    "llm_platform VARCHAR(64)"
+)
+_SHOT_COLS = (
+    "id INTEGER NOT NULL PRIMARY KEY, file_path VARCHAR(500) NOT NULL UNIQUE, file_hash VARCHAR(64) NOT NULL, "
+    "file_size INTEGER NOT NULL, width INTEGER NOT NULL, height INTEGER NOT NULL, screen_id INTEGER NOT NULL, "
+    "app_name VARCHAR(200), window_title VARCHAR(500), created_at DATETIME, processed_at DATETIME, "
+    "is_processed BOOLEAN, event_id INTEGER"
+)
+_OTHER_TABLES = """
+CREATE TABLE ocr_results (id INTEGER NOT NULL PRIMARY KEY, screenshot_id INTEGER NOT NULL, text_content TEXT,
+    confidence FLOAT, language VARCHAR(10), processing_time FLOAT, created_at DATETIME);
+CREATE TABLE search_index (id INTEGER NOT NULL PRIMARY KEY, screenshot_id INTEGER NOT NULL, content TEXT NOT NULL,
+    keywords TEXT, created_at DATETIME);
+CREATE TABLE processing_queue (id INTEGER NOT NULL PRIMARY KEY, screenshot_id INTEGER NOT NULL,
+    task_type VARCHAR(50) NOT NULL, status VARCHAR(20), retry_count INTEGER, error_message TEXT,
+    created_at DATETIME, updated_at DATETIME);
+"""
+PROCESSED_DDL = f"CREATE TABLE events ({_EVENT_COLS}); CREATE TABLE screenshots ({_SHOT_COLS});{_OTHER_TABLES}"
+"""SQL that creates an empty ProAgentBench processed database (``lifetrace_privacy_processed.db``):
+``events`` with the processed columns (14, in this order), ``screenshots`` (13), ``ocr_results``
+(7), ``search_index`` and ``processing_queue``. The one copy of these table definitions: the
+generator (``proagent synth``) and the curation writer (``proagent curate``) both use it."""
 
 
 @dataclass(frozen=True)
