@@ -247,41 +247,43 @@ def _curate_user(user: str, db: Path, out: Path, screener: Screener, cfg: Curate
     screenings: dict[int, Screening] = {}
     items: list[dict] = []
     done = 0
-    for ev, shots in q.events:
-        for shot in shots:
-            s = screen(shot, False)
-            done += 1
-            if done % 10 == 0 or done == n_total:
-                progress(f"{user}: screened {done}/{n_total}")
-            screenings[shot.id] = s
-            action, phase, reasons = s.action, "screen", []
-            if s.action != "delete":
-                items.append({"screenshot_id": shot.id, "event_id": ev.id, "image": str(shot.path), "risk": s.risk,
-                              "types": list(s.types), "action": s.action, "regions": [r.to_json() for r in s.regions],
-                              "app": shot.app_name, "title": clean_text(shot.window_title)})
-                if shot.id in decisions:
-                    action, phase = decisions[shot.id], "review"
-                else:
-                    summary.pending_review += 1
-            new, why, text_types = _phase3(shot, shot.window_title, s, action, cfg)
-            if new != action:
-                action, phase, reasons = new, "rules", why
-            types = tuple(sorted(set(s.types) | text_types))
-            risk = "high-risk" if action == "delete" else ("moderate" if action == "blur" else s.risk)
-            verdicts[shot.id] = Verdict(user, ev.id, shot.id, risk, types, action, s.scene, phase, s.screener,  # type: ignore[arg-type]
-                                        tuple(reasons), len(s.regions))
-        # consistency: re-screen the neighbours of deleted screenshots strictly
-        deleted = [i for i, sh in enumerate(shots) if verdicts[sh.id].action == "delete"]
-        if len(deleted) >= cfg.neighbour_deletions:
-            for i in sorted({j for d in deleted for j in (d - 1, d + 1) if 0 <= j < len(shots)} - set(deleted)):
-                sh = shots[i]
-                strict = screen(sh, True)
-                if strict.types:
-                    v = verdicts[sh.id]
-                    verdicts[sh.id] = replace(v, action="delete", risk="high-risk", phase="rules",
-                                              types=tuple(sorted(set(v.types) | set(strict.types))),
-                                              reasons=v.reasons + ("neighbour of deleted screenshots, strict re-screen",))
-    cache.save()
+    try:
+        for ev, shots in q.events:
+            for shot in shots:
+                s = screen(shot, False)
+                done += 1
+                if done % 10 == 0 or done == n_total:
+                    progress(f"{user}: screened {done}/{n_total}")
+                screenings[shot.id] = s
+                action, phase, reasons = s.action, "screen", []
+                if s.action != "delete":
+                    items.append({"screenshot_id": shot.id, "event_id": ev.id, "image": str(shot.path), "risk": s.risk,
+                                  "types": list(s.types), "action": s.action, "regions": [r.to_json() for r in s.regions],
+                                  "app": shot.app_name, "title": clean_text(shot.window_title)})
+                    if shot.id in decisions:
+                        action, phase = decisions[shot.id], "review"
+                    else:
+                        summary.pending_review += 1
+                new, why, text_types = _phase3(shot, shot.window_title, s, action, cfg)
+                if new != action:
+                    action, phase, reasons = new, "rules", why
+                types = tuple(sorted(set(s.types) | text_types))
+                risk = "high-risk" if action == "delete" else ("moderate" if action == "blur" else s.risk)
+                verdicts[shot.id] = Verdict(user, ev.id, shot.id, risk, types, action, s.scene, phase, s.screener,  # type: ignore[arg-type]
+                                            tuple(reasons), len(s.regions))
+            # consistency: re-screen the neighbours of deleted screenshots strictly
+            deleted = [i for i, sh in enumerate(shots) if verdicts[sh.id].action == "delete"]
+            if len(deleted) >= cfg.neighbour_deletions:
+                for i in sorted({j for d in deleted for j in (d - 1, d + 1) if 0 <= j < len(shots)} - set(deleted)):
+                    sh = shots[i]
+                    strict = screen(sh, True)
+                    if strict.types:
+                        v = verdicts[sh.id]
+                        verdicts[sh.id] = replace(v, action="delete", risk="high-risk", phase="rules",
+                                                  types=tuple(sorted(set(v.types) | set(strict.types))),
+                                                  reasons=v.reasons + ("neighbour of deleted screenshots, strict re-screen",))
+    finally:
+        cache.save()  # an interrupted run keeps every screening done so far
     write_json_atomic(state / "items.json", items)
     _write_user(user, out, q.events, verdicts, screenings, cfg)
     for v in verdicts.values():

@@ -29,10 +29,16 @@ from ..errors import DataError
 from ._detect import HIGH_RISK_TYPES, PII_TYPES, clean_text, find_pii
 from ._records import RISK_ACTION, Region, Screening
 
-__all__ = ["OcrScreener", "Screener", "VlmScreener", "make_screener"]
+__all__ = ["OcrScreener", "Screener", "ScreenerError", "VlmScreener", "make_screener", "ocr_lines"]
+
+
+class ScreenerError(RuntimeError):
+    """The screening model could not be reached or failed (after its retries)."""
 
 _PAD = 3
 """Pixels added around each detected box (OCR boxes are tight)."""
+_MIN_TEXT_SIDE = 8
+"""Images with a side below this many pixels are not sent to OCR (no glyph fits)."""
 
 
 class Screener(Protocol):
@@ -137,6 +143,18 @@ def describe_scene(app: str, title: str, n_lines: int, types: set[str], faces: i
     return "; ".join(parts)
 
 
+def ocr_lines(image: Path) -> list[str]:
+    """The raw text lines RapidOCR reads in an image (for measuring leaks; never stored).
+
+    Raises:
+        DataError: the image cannot be decoded.
+    """
+    import numpy as np
+
+    res = _ocr_engine()(np.asarray(_load_rgb(image))[:, :, ::-1])
+    return list(res.txts or ()) if res.boxes is not None else []
+
+
 class OcrScreener:
     """The offline default screener: OCR + text detectors + face detector."""
 
@@ -155,18 +173,21 @@ class OcrScreener:
         import numpy as np
 
         rgb = _load_rgb(image)
-        res = _ocr_engine()(np.asarray(rgb)[:, :, ::-1], return_word_box=True)
         regions: list[Region] = []
         cleaned: list[str] = []
-        txts = list(res.txts or ()) if res.boxes is not None else []
-        words_all = list(res.word_results or ()) if txts else []
+        txts: list[str] = []
+        words_all: list = []
+        if min(rgb.size) >= _MIN_TEXT_SIDE:  # nothing legible fits in a thumbnail smaller than one glyph
+            res = _ocr_engine()(np.asarray(rgb)[:, :, ::-1], return_word_box=True)
+            txts = list(res.txts or ()) if res.boxes is not None else []
+            words_all = list(res.word_results or ()) if txts else []
         for i, line in enumerate(txts):
             findings = find_pii(line, strict=strict)
             cleaned.append(clean_text(line, findings))
             if not findings:
                 continue
             words = words_all[i] if i < len(words_all) else None
-            cb = _char_boxes(line, res.boxes[i].tolist(), words)
+            cb = _char_boxes(line, res.boxes[i].tolist(), words)  # type: ignore[possibly-undefined]
             for f in findings:
                 bs = [b for b in cb[f.start:f.end] if b is not None]
                 if not bs:
@@ -210,12 +231,17 @@ class VlmScreener:
     """Screening by a vision-language model through inspect's model layer."""
 
     def __init__(self, model: str, *, attempts: int = 3, locator: OcrScreener | None = None,
-                 base_url: str | None = None, model_args: dict[str, Any] | None = None) -> None:
+                 base_url: str | None = None, model_args: dict[str, Any] | None = None, max_retries: int = 3,
+                 timeout: int = 120) -> None:
         self.model_name = model
         """inspect model name, e.g. ``openai-api/vllm/Qwen2.5-VL-7B-Instruct``."""
         self.name = f"vlm:{model}"
         self.attempts = attempts
         """Answers asked for at most per screenshot before giving up (fail safe: delete)."""
+        self.max_retries = max_retries
+        """Retries of a failed HTTP request (inspect's provider retry with backoff)."""
+        self.timeout = timeout
+        """Seconds allowed for one request."""
         self.locator = locator if locator is not None else OcrScreener()
         """Finds the regions to blur (a VLM gives no boxes)."""
         self._base_url = base_url
@@ -226,7 +252,7 @@ class VlmScreener:
         if self._model is None:
             from inspect_ai.model import get_model
 
-            self._model = get_model(self.model_name, base_url=self._base_url, **self._model_args)
+            self._model = get_model(self.model_name, base_url=self._base_url, memoize=False, **self._model_args)
         return self._model
 
     def _ask(self, image: Path, app: str, title: str, strict: bool) -> dict[str, Any]:
@@ -243,7 +269,11 @@ class VlmScreener:
             strict="\nBe strict: a neighbouring screenshot was deleted; any sensitive data means delete." if strict else "",
         )
         msg = ChatMessageUser(content=[ContentText(text=prompt), ContentImage(image=uri)])
-        out = asyncio.run(self._get_model().generate([msg], config=GenerateConfig(temperature=0.0, max_tokens=400)))
+        config = GenerateConfig(temperature=0.0, max_tokens=400, max_retries=self.max_retries, timeout=self.timeout)
+        try:
+            out = asyncio.run(self._get_model().generate([msg], config=config))
+        except Exception as e:  # noqa: BLE001  (provider errors come in many types)
+            raise ScreenerError(f"screening model {self.model_name} failed: {type(e).__name__}: {e}") from None
         return _parse_answer(out.completion)
 
     def screen(self, image: Path, *, app: str, title: str, strict: bool = False) -> Screening:

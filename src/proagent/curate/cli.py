@@ -38,7 +38,7 @@ def curate_cmd(raw: Path, out: Path, screener: str, model_base_url: str | None, 
     """
     from ._pipeline import CurateConfig, curate
     from ._quality import QualityConfig
-    from ._screen import make_screener
+    from ._screen import ScreenerError, make_screener
 
     try:
         scr = make_screener(screener, base_url=model_base_url)
@@ -51,6 +51,8 @@ def curate_cmd(raw: Path, out: Path, screener: str, model_base_url: str | None, 
         summary = curate(raw, out, scr, cfg, progress=lambda m: click.echo(m, err=True))
     except DataError as e:
         raise click.ClickException(str(e)) from None
+    except ScreenerError as e:
+        raise click.ClickException(f"{e} (re-run to resume: finished screenings are kept)") from None
     except OSError as e:
         raise click.ClickException(f"--out {out}: cannot write there ({e.strerror or e})") from None
     for user, c in summary.users.items():
