@@ -66,7 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     from proagent.io import write_json_atomic
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="proagent-privacy-"))
-    corpus = make_pii_corpus(work / "raw" / "P01")
+    from proagent.curate._corpus import STYLES
+
+    corpus = make_pii_corpus(work / "raw" / "P01", styles=STYLES)
     out = work / "out"
     n_shots = len(corpus.planted) + len(corpus.clean_ids)
     t0 = time.monotonic()
@@ -106,15 +108,16 @@ def main(argv: list[str] | None = None) -> int:
     tot["recall"] = sum(per[k]["detected"] for k in per) / tot["n"]
     rows.append({"type": "all", **tot})
     fp = sum(privacy[s]["action"] != "retain" for s in corpus.clean_ids)
+    fp_types = sorted({t for s in corpus.clean_ids for t in privacy[s]["types"]})
     leftover_pii = [f.type for txt in reocr.values() for f in find_pii(txt)]
-    print(f"\ncorpus: {len(corpus.planted)} planted screenshots ({len(per)} types x en/zh), "
+    print(f"\ncorpus: {len(corpus.planted)} planted screenshots ({len(per)} types x en/zh x {len(STYLES)} styles), "
           f"{len(corpus.clean_ids)} clean; curate took {seconds:.1f} s ({seconds / n_shots:.2f} s/screenshot)\n")
     print(render_table(rows, [("type", "type", ""), ("n", "n", "d"), ("recall", "recall", ".3f"),
                               ("blur", "blurred", "d"), ("delete", "deleted", "d"),
                               ("left_db", "left: db+logs+reports", "d"), ("left_img", "left: re-OCR images", "d"),
                               ("raw_db", "raw: db", "d"), ("raw_img", "raw: OCR images", "d")]))
     print(f"\nclean screens changed (false positives): {fp} of {len(corpus.clean_ids)} "
-          f"(rate {fp / max(1, len(corpus.clean_ids)):.3f})")
+          f"(rate {fp / max(1, len(corpus.clean_ids)):.3f})" + (f", types: {', '.join(fp_types)}" if fp_types else ""))
     print(f"structured PII found by the detectors in re-OCR of published images: {len(leftover_pii)}"
           + (f" ({', '.join(sorted(set(leftover_pii)))})" if leftover_pii else ""))
     print("recall: planted screenshots whose type the pipeline detected; left: planted values (spaces ignored) "

@@ -294,3 +294,31 @@ def test_vlm_screener_fails_safe(curated: dict, monkeypatch: pytest.MonkeyPatch)
         server.stop()
     assert len(server.requests) == 3
     assert (s.risk, s.action) == ("high-risk", "delete")
+
+
+# --------------------------------------------------------------------------- faces
+
+def test_face_in_a_screenshot_is_found_and_blurred_away(tmp_path: Path) -> None:
+    import matplotlib.cbook
+    from PIL import Image
+
+    from proagent.curate._pipeline import _blur
+    from proagent.curate._screen import find_faces
+
+    with matplotlib.cbook.get_sample_data("grace_hopper.jpg") as f:  # a portrait shipped with matplotlib
+        portrait = Image.open(f).convert("RGB").resize((180, 230))
+    shot = Image.new("RGB", (640, 300), (245, 245, 245))
+    shot.paste(portrait, (400, 40))
+    src = tmp_path / "screen_0_20250915_090000_000.png"
+    shot.save(src)
+    s = OcrScreener().screen(src, app="微信", title="微信")
+    faces = [r for r in s.regions if r.type == "face"]
+    assert faces and s.risk == "moderate" and s.action == "blur"
+    assert all(400 <= r.x0 and r.x1 <= 580 + 3 for r in faces)
+    dest = tmp_path / "out.png"
+    _blur(src, dest, s.regions, 0.0)
+    with Image.open(dest) as im:
+        assert find_faces(im.convert("RGB")) == []
+    clean = tmp_path / "clean.png"
+    Image.new("RGB", (640, 300), (245, 245, 245)).save(clean)
+    assert OcrScreener().screen(clean, app="x", title="x").types == ()

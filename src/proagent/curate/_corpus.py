@@ -68,6 +68,10 @@ CLEAN: tuple[tuple[str, str, str], ...] = (
     ("飞书", "项目周报", "本周进展：完成数据采集模块\n下周计划：模型评测"),
     ("Microsoft Excel", "实验结果.xlsx", "Accuracy F1 Precision Recall\n0.812 0.774 0.790 0.758"),
     ("Windows PowerShell", "Windows PowerShell", "PS> python -m pytest -q\n3 failed, 12 passed in 4.21s"),
+    ("Windows Terminal", "git log", "commit 61db316a9f2e4b7c8d0e1f2a3b4c5d6e\nDate: 2025-09-15 09:30:12 +0800"),
+    ("Google Chrome", "My orders", "Order No. 20250915093012 shipped\nTotal 1,299.00 CNY (3 items)"),
+    ("Visual Studio Code", "settings.json", '"python.version": "3.11.7",\n"port": 8000, "workers": 4'),
+    ("腾讯会议", "腾讯会议", "会议号：835 2941 7760\n时间：9月15日 14:00-15:30"),
 )
 """Clean screens: (app, title, text); realistic text with numbers but no personal data."""
 
@@ -88,8 +92,14 @@ class Corpus:
     """Screenshot ids of clean screens."""
 
 
+STYLES = ("plain", "dark-small")
+"""Renderings: ``plain`` (dark text on light grey, Noto Sans CJK 22 px) and ``dark-small``
+(light text on a dark theme, 15 px, DejaVu Sans Mono for Latin-only lines)."""
+
+
 def make_pii_corpus(root: str | Path, *, types: tuple[str, ...] | None = None, languages: tuple[str, ...] = ("en", "zh"),
-                    n_clean: int = len(CLEAN), size: tuple[int, int] = (560, 150)) -> Corpus:
+                    n_clean: int = len(CLEAN), size: tuple[int, int] = (560, 150),
+                    styles: tuple[str, ...] = ("plain",)) -> Corpus:
     """Write the corpus to ``root`` (a participant folder; created).
 
     Args:
@@ -98,6 +108,7 @@ def make_pii_corpus(root: str | Path, *, types: tuple[str, ...] | None = None, l
         languages: ``en``, ``zh`` or both.
         n_clean: how many clean screens (at most ``len(CLEAN)``).
         size: image width and height in pixels.
+        styles: renderings of every screen, from :data:`STYLES` (one screenshot each).
     """
     from noto_cjk_sans_otc import FONT_PATH
     from PIL import Image, ImageDraw, ImageFont
@@ -106,28 +117,38 @@ def make_pii_corpus(root: str | Path, *, types: tuple[str, ...] | None = None, l
     shots_dir = root / "screenshots"
     shots_dir.mkdir(parents=True, exist_ok=True)
     corpus = Corpus(root=root, db=root / "lifetrace.db")
-    big = ImageFont.truetype(FONT_PATH, 22)
-    small = ImageFont.truetype(FONT_PATH, 16)
-    screens: list[tuple[str, str, list[str], tuple[str, str, str] | None]] = []
-    for t, lang, label, value in PLANTED:
-        if (types is None or t in types) and lang in languages:
-            app, title = _PII_APPS[lang]
-            head = "Profile" if lang == "en" else "个人资料"
-            screens.append((app, title, [head, f"{label} {value}" if lang == "en" else f"{label}{value}"], (t, lang, value)))
-    for app, title, text in CLEAN[:n_clean]:
-        screens.append((app, title, text.split("\n"), None))
+    fonts = {"plain": (ImageFont.truetype(FONT_PATH, 22), ImageFont.truetype(FONT_PATH, 16), None),
+             "dark-small": (ImageFont.truetype(FONT_PATH, 15), ImageFont.truetype(FONT_PATH, 13),
+                            ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf", 15)
+                            if Path("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf").is_file() else None)}
+    bad = [st for st in styles if st not in STYLES]
+    if bad:
+        raise ValueError(f"unknown style(s) {bad}: use {STYLES}")
+    screens: list[tuple[str, str, list[str], tuple[str, str, str] | None, str]] = []
+    for style in styles:
+        for t, lang, label, value in PLANTED:
+            if (types is None or t in types) and lang in languages:
+                app, title = _PII_APPS[lang]
+                head = "Profile" if lang == "en" else "个人资料"
+                line = f"{label} {value}" if lang == "en" else f"{label}{value}"
+                screens.append((app, title, [head, line], (t, lang, value), style))
+        for app, title, text in CLEAN[:n_clean]:
+            screens.append((app, title, text.split("\n"), None, style))
     con = sqlite3.connect(corpus.db)
     con.executescript(PROCESSED_DDL)
     start = datetime(2025, 9, 15, 9, 0, 0)
-    for i, (app, title, lines, plant) in enumerate(screens, start=1):
+    for i, (app, title, lines, plant, style) in enumerate(screens, start=1):
         st = start + timedelta(minutes=2 * i)
         en = st + timedelta(seconds=60)
-        img = Image.new("RGB", size, (250, 250, 250))
+        big, small, mono = fonts[style]
+        dark = style == "dark-small"
+        img = Image.new("RGB", size, (30, 30, 36) if dark else (250, 250, 250))
         d = ImageDraw.Draw(img)
-        d.rectangle((0, 0, size[0], 26), fill=(225, 228, 235))
-        d.text((10, 3), title, fill=(40, 40, 40), font=small)
+        d.rectangle((0, 0, size[0], 26), fill=(50, 52, 60) if dark else (225, 228, 235))
+        d.text((10, 3), title, fill=(200, 200, 200) if dark else (40, 40, 40), font=small)
         for k, line in enumerate(lines):
-            d.text((16, 40 + 44 * k), line, fill=(10, 10, 10), font=big)
+            font = mono if (mono is not None and line.isascii()) else big
+            d.text((16, 40 + (30 if dark else 44) * k), line, fill=(220, 220, 210) if dark else (10, 10, 10), font=font)
         name = f"screen_0_{st:%Y%m%d_%H%M%S}_000.png"
         img.save(shots_dir / name)
         data = (shots_dir / name).read_bytes()

@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import sqlite3
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -42,7 +43,8 @@ TITLE_KEYWORDS = (
 )
 """Window-title keywords that make a screenshot high-risk in phase 3 (matched case-insensitively)."""
 _TS = "%Y-%m-%d %H:%M:%S.%f"
-_SAVE_EVERY = 5
+_SAVE_SECONDS = 10.0
+"""The resume cache is rewritten at most this often (seconds) while screening."""
 
 
 @dataclass(frozen=True)
@@ -174,13 +176,15 @@ def _clean_conversation(ev: Event) -> str | None:
 
 
 class _Cache:
-    """Phase-1 results of one user, keyed by ``sha256:screener[:strict]``, saved every
-    few new entries so that an interrupted run loses at most a few screenings."""
+    """Phase-1 results of one user, keyed by ``sha256:screener[:strict]``, saved at most
+    every :data:`_SAVE_SECONDS` while new entries come in (and at the end), so that an
+    interrupted run loses at most that many seconds of screening."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.data: dict[str, dict] = _read_json(path, {})
         self.new = 0
+        self.saved_at = time.monotonic()
 
     def get(self, key: str) -> Screening | None:
         d = self.data.get(key)
@@ -189,11 +193,14 @@ class _Cache:
     def put(self, key: str, s: Screening) -> None:
         self.data[key] = s.to_json()
         self.new += 1
-        if self.new % _SAVE_EVERY == 0:
+        if time.monotonic() - self.saved_at >= _SAVE_SECONDS:
             self.save()
 
     def save(self) -> None:
-        write_json_atomic(self.path, self.data)
+        if self.new:
+            write_json_atomic(self.path, self.data)
+            self.new = 0
+        self.saved_at = time.monotonic()
 
 
 def _phase3(shot: Screenshot, title: str, s: Screening, action: str, cfg: CurateConfig) -> tuple[str, list[str], set[str]]:
