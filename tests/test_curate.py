@@ -322,3 +322,10 @@ def test_face_in_a_screenshot_is_found_and_blurred_away(tmp_path: Path) -> None:
     clean = tmp_path / "clean.png"
     Image.new("RGB", (640, 300), (245, 245, 245)).save(clean)
     assert OcrScreener().screen(clean, app="x", title="x").types == ()
+
+
+def test_review_and_screener_errors_are_one_line(tmp_path: Path) -> None:
+    res = CliRunner().invoke(cli, ["review", str(tmp_path)])
+    assert res.exit_code != 0 and "not a curate output" in res.output and "Traceback" not in res.output
+    res = CliRunner().invoke(cli, ["curate", str(tmp_path), "--out", str(tmp_path / "o"), "--screener", "magic"])
+    assert res.exit_code != 0 and "--screener" in res.output and "vlm:MODEL" in res.output
