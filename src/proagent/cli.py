@@ -346,6 +346,7 @@ def models_prepare(name: str) -> None:
 
 def _register() -> None:
     from .capture.cli import capture
+    from .curate.cli import curate_cmd, review_cmd
     from .dialogue.cli import dialogue
     from .stats.cli import stats_cmd
     from .synth.cli import simulate_cmd, synth_cmd
@@ -357,6 +358,8 @@ def _register() -> None:
     cli.add_command(synth_cmd)
     cli.add_command(simulate_cmd)
     cli.add_command(train)
+    cli.add_command(curate_cmd)
+    cli.add_command(review_cmd)
 
 
 _register()
