@@ -366,12 +366,17 @@ _register()
 
 
 def main() -> None:
-    """Entry point of the ``proagent`` script."""
+    """Entry point of the ``proagent`` script. Ctrl-C at any point exits with 130
+    (click alone would print "Aborted!" and exit with 1)."""
     try:
-        cli(standalone_mode=True)
-    except KeyboardInterrupt:
-        click.echo("interrupted; re-run the same command to resume", err=True)
+        rc = cli.main(standalone_mode=False)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        click.echo("Error: interrupted; re-run the same command to resume", err=True)
         sys.exit(130)
+    sys.exit(rc if isinstance(rc, int) else 0)
 
 
 if __name__ == "__main__":
