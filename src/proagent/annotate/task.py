@@ -32,6 +32,7 @@ from inspect_ai.dataset import Sample as InspectSample
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, ContentImage, ContentText, GenerateConfig, get_model
 from inspect_ai.scorer import Score, Target, mean, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import materialize_media
 
 from ..errors import DataError
 from ..records import Event
@@ -187,7 +188,7 @@ def annotator(attempts: int = 3, retry_temperature: float = 0.7) -> Solver:
             for i, m in enumerate(state.messages):
                 if m.role == "user" and isinstance(m.content, str):
                     state.messages[i] = ChatMessageUser(
-                        content=[ContentText(text=m.content), *(ContentImage(image=p) for p in images)])
+                        content=[ContentText(text=m.content), *[ContentImage(image=await materialize_media(p)) for p in images]])
                     break
         model = get_model()
         base = model.config.seed if model.config.seed is not None else 0
