@@ -217,3 +217,29 @@ def test_ocr_cache_and_reader_modes(tmp_path):
     assert r.texts(sample_screenshots(e), chars=4) == ["text"] * 6 and r.n_read == 0
     with pytest.raises(ValueError):
         OcrReader("nope")
+
+
+# --------------------------------------------------------------------------- eval --modality (Appendix F.2)
+
+
+@pytest.mark.parametrize("modality", ["image", "text"])
+def test_eval_modality_sends_the_screenshot_or_its_text(tmp_path, monkeypatch, modality):
+    from proagent.agent.prompting import SCREEN_IMAGE
+
+    fx = make_participant(tmp_path / "data", "P01")
+    files = {p.read_bytes() for p in fx.screenshots_dir.rglob("*.png")}
+    with MockOpenAI(lambda body: "Need help: Yes\nIntention: Code Programming\nQuery: How do I fix it?") as srv:
+        srv.env(monkeypatch)
+        r = CliRunner().invoke(cli, ["eval", "--data", str(tmp_path / "data"), "--model", "openai-api/mock/vision",
+                                     "--model-base-url", srv.base_url, "--modality", modality, "--split", "all",
+                                     "--limit", "6", "--log-dir", str(tmp_path / "logs"), "--display", "none"])
+        assert r.exit_code == 0, r.output
+        sent = [srv.images(i) for i in range(len(srv.requests))]
+        texts = [last_user_text(b) for b in srv.requests]
+    assert len(sent) == 6
+    if modality == "image":
+        with_image = [i for i, imgs in enumerate(sent) if imgs]
+        assert with_image and all(img in files for imgs in sent for img in imgs)
+        assert all(SCREEN_IMAGE in texts[i] for i in with_image)  # the image replaces the OCR text
+    else:
+        assert not any(sent) and not any(SCREEN_IMAGE in t for t in texts)

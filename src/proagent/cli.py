@@ -38,7 +38,8 @@ def cli() -> None:
 @click.option("--sc-samples", type=int, default=5, show_default=True, help="Self-consistency: answers per moment.")
 @click.option("--annotations", multiple=True, type=click.Path(exists=True, path_type=Path), help="External annotation JSON/JSONL (LifeTrace; repeatable).")
 @click.option("--memory", type=click.Choice(["none", "rag", "kg", "persona"]), default="none", show_default=True, help="Long-term memory built per user from the training period: RAG, knowledge graph or cluster personas.")
-@click.option("--images/--no-images", default=False, show_default=True, help="Attach the current screenshot (vision models).")
+@click.option("--modality", type=click.Choice(["text", "image"]), default="text", show_default=True, help="How the current screen is shown: its OCR text, or the screenshot itself to a vision model (ProAgentBench Appendix F.2).")
+@click.option("--images/--no-images", default=False, show_default=True, help="Also attach the current screenshot to the text prompt (vision models).")
 @click.option("--threshold", default=None, help="Decide When to Assist by P(Yes) >= T from token log-probabilities instead of the "
               "answer text: T in [0, 1], or 'auto' to choose T on the train split (balanced accuracy). zero-shot/cot; the "
               "provider must return log-probabilities (local, OpenAI).")
@@ -46,7 +47,7 @@ def cli() -> None:
 @click.option("--display", type=click.Choice(["full", "rich", "plain", "log", "none"]), default=None, help="inspect progress display.")
 def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, model_arg: tuple[str, ...], window: str,
              split: str, train_fraction: float, limit: int | None, seed: int, sc_samples: int,
-             annotations: tuple[Path, ...], memory: str, images: bool, threshold: str | None, log_dir: Path | None,
+             annotations: tuple[Path, ...], memory: str, modality: str, images: bool, threshold: str | None, log_dir: Path | None,
              display: str | None) -> None:
     """Run When/How-to-Assist on an activity log and print the results table.
 
@@ -65,6 +66,8 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
         parts = [data.resolve().name, method, model.split("/")[-1], window_slug(seconds), split, f"seed{seed}"]
         if memory != "none":
             parts.insert(2, f"mem-{memory}")
+        if modality != "text":
+            parts.insert(2, modality)
         if threshold:
             parts.append(f"thr-{threshold}")
         if limit:
@@ -77,7 +80,8 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
                 data=str(data), method=method, window=window, split=split_, train_fraction=train_fraction,
                 seed=seed, sc_samples=sc_samples, images=images,
                 annotations=",".join(str(a) for a in annotations) or None,
-                **({"memory": memory} if memory != "none" else {}), **extra,
+                **({"memory": memory} if memory != "none" else {}),
+                **({"modality": modality} if modality != "text" else {}), **extra,
             )
         except (DataError, ValueError) as e:
             raise click.ClickException(str(e)) from None
