@@ -102,8 +102,8 @@ PAGES: tuple[Page, ...] = (
 )
 """The labelled pages, in the order of the events."""
 
-_CSS = """@font-face{font-family:"NotoCJK";src:url("FONT")}
-body{margin:0;font-family:"DejaVu Sans","NotoCJK",sans-serif;font-size:17px;color:#1f1f1f;background:#fff}
+_CSS = """@font-face{font-family:"NotoCJK";src:url("FONT");font-display:block}
+body{margin:0;font-family:"NotoCJK",sans-serif;font-size:17px;color:#1f1f1f;background:#fff}
 .side{position:fixed;left:0;top:0;bottom:0;width:250px;background:#f4f4f5;padding:18px;box-sizing:border-box}
 .brand{font-size:22px;font-weight:bold;margin-bottom:24px}.side div.item{margin:10px 0;color:#555}
 .main{margin-left:290px;margin-right:60px;padding-top:40px}

@@ -243,3 +243,15 @@ def test_eval_modality_sends_the_screenshot_or_its_text(tmp_path, monkeypatch, m
         assert all(SCREEN_IMAGE in texts[i] for i in with_image)  # the image replaces the OCR text
     else:
         assert not any(sent) and not any(SCREEN_IMAGE in t for t in texts)
+
+
+def test_stats_on_a_raw_log_reports_every_event(tmp_path):
+    fx = make_participant(tmp_path / "raw", "P01", variant="2025-09")
+    r = CliRunner().invoke(cli, ["stats", str(tmp_path / "raw"), "--out", str(tmp_path / "st"), "--no-similarity"])
+    assert r.exit_code == 0, r.output
+    st = json.loads((tmp_path / "st" / "stats.json").read_text())
+    n = len(fx.live_event_ids)
+    assert st["counts"]["events"] == n and st["counts"]["llm_events"] is None
+    assert st["inter_event_all"]["n"] == n - 1 and st["inter_event_all"]["burstiness"] is not None
+    assert f"apps: {st['apps']['distinct']} distinct" in r.output and "inter-event times of all events: n = " in r.output
+    assert st["durations"]["all"]["n"] > 0 and (tmp_path / "st" / "durations.png").is_file()
