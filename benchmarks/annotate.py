@@ -34,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from _common import OFF_HOST_ATTEMPTS, guard_network, machine_note, render_table, watchdog, write_json  # noqa: E402
-from annotate_evalset import build_evalset  # noqa: E402
+from annotate_evalset import PAGES, build_evalset  # noqa: E402
 
 
 def score(records: dict[str, dict], labels: dict) -> dict:
@@ -64,6 +64,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1, help="n_threads of a local model")
     ap.add_argument("--all", action="store_true", help="ask the model about every event (annotate --all)")
     ap.add_argument("--limit-s", type=float, default=1800, help="stop the whole benchmark after this many seconds")
+    ap.add_argument("--work", default=None, help="keep the set, the annotate log and the output here; re-running resumes")
     ap.add_argument("--json", default=None)
     a = ap.parse_args()
     guard_network()
@@ -74,9 +75,13 @@ def main() -> None:
 
     note, info = machine_note()
     print(note)
-    with tempfile.TemporaryDirectory(prefix="annotate-bench-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="annotate-bench-") as scratch:
+        tmp = a.work or scratch
         t0 = time.perf_counter()
-        labels = build_evalset(Path(tmp) / "raw")
+        if (Path(tmp) / "raw" / "P01" / "lifetrace.db").is_file():  # built by an earlier run: resume on it
+            labels = {str(i): p for i, p in enumerate(PAGES, 1)}
+        else:
+            labels = build_evalset(Path(tmp) / "raw")
         t_render = time.perf_counter() - t0
         args = ["annotate", str(Path(tmp) / "raw"), "--out", str(Path(tmp) / "out"), "--annotator", f"text:{a.model}",
                 "--log-dir", str(Path(tmp) / "logs"), "--display", "none"]

@@ -255,3 +255,19 @@ def test_stats_on_a_raw_log_reports_every_event(tmp_path):
     assert st["inter_event_all"]["n"] == n - 1 and st["inter_event_all"]["burstiness"] is not None
     assert f"apps: {st['apps']['distinct']} distinct" in r.output and "inter-event times of all events: n = " in r.output
     assert st["durations"]["all"]["n"] > 0 and (tmp_path / "st" / "durations.png").is_file()
+
+
+@pytest.mark.slow
+def test_annotate_with_the_real_local_runtime(tmp_path):
+    """SmolLM2-135M through llama.cpp: every candidate is answered or gets a recorded default."""
+    fx = make_participant(tmp_path / "raw", "P01", variant="2025-10")
+    r = CliRunner().invoke(cli, ["annotate", str(tmp_path / "raw"), "--out", str(tmp_path / "out"), "--ocr", "db",
+                                 "--annotator", "text:local/smollm2-135m", "--attempts", "2", "--limit", "3",
+                                 "--model-arg", "n_threads=1", "--log-dir", str(tmp_path / "logs"), "--display", "none"])
+    assert r.exit_code == 0, r.output
+    recs = [json.loads(x) for x in (tmp_path / "out" / "annotations.jsonl").open()]
+    asked = [x for x in recs if x["status"] != "not_candidate"]
+    assert len(asked) == 3 and all(1 <= x["attempts"] <= 2 for x in asked)
+    assert all(x["error"] for x in asked if x["status"] == "default")
+    pending = len(plan_annotation(tmp_path / "raw", ocr="db").asked) - 3
+    assert f"{pending} pending (--limit)" in r.output and len(recs) == len(fx.live_event_ids) - pending
