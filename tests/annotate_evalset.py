@@ -111,7 +111,7 @@ body{margin:0;font-family:"NotoCJK",sans-serif;font-size:17px;color:#1f1f1f;back
 .bot{line-height:1.6;margin-bottom:20px}
 .input{position:fixed;left:330px;right:120px;bottom:60px;border:1px solid #bbb;border-radius:24px;padding:16px 22px;color:#777}
 .foot{position:fixed;left:330px;bottom:24px;font-size:13px;color:#777}
-pre{font-family:"DejaVu Sans Mono",monospace;font-size:16px;background:#1e1e1e;color:#d4d4d4;padding:20px}
+pre{font-family:"DejaVu Sans Mono","NotoCJK",monospace;font-size:16px;background:#1e1e1e;color:#d4d4d4;padding:20px}
 """
 
 
