@@ -7,6 +7,7 @@ runtimes stay inside the factories.
 
 from inspect_ai.model import modelapi
 
+from .annotate.task import annotate_events  # noqa: F401  (registers proagent/annotate_events)
 from .bench.tasks import assist  # noqa: F401  (registers proagent/assist)
 from .dialogue.tasks import (  # noqa: F401  (registers proagent/dialogue_plan, proagent/dialogue_guide)
     dialogue_guide,

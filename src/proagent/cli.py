@@ -44,7 +44,8 @@ def cli() -> None:
 @click.option("--sc-samples", type=click.IntRange(1, 100), default=5, show_default=True, help="Self-consistency: answers per moment.")
 @click.option("--annotations", multiple=True, type=click.Path(exists=True, path_type=Path), help="External annotation JSON/JSONL (LifeTrace; repeatable).")
 @click.option("--memory", type=click.Choice(["none", "rag", "kg", "persona"]), default="none", show_default=True, help="Long-term memory built per user from the training period: RAG, knowledge graph or cluster personas.")
-@click.option("--images/--no-images", default=False, show_default=True, help="Attach the current screenshot (vision models).")
+@click.option("--modality", type=click.Choice(["text", "image"]), default="text", show_default=True, help="How the current screen is shown: its OCR text, or the screenshot itself to a vision model (ProAgentBench Appendix F.2).")
+@click.option("--images/--no-images", default=False, show_default=True, help="Also attach the current screenshot to the text prompt (vision models).")
 @click.option("--threshold", default=None, help="Decide When to Assist by P(Yes) >= T from token log-probabilities instead of the "
               "answer text: T in [0, 1], or 'auto' to choose T on the train split (balanced accuracy). zero-shot/cot; the "
               "provider must return log-probabilities (local, OpenAI).")
@@ -54,8 +55,8 @@ def cli() -> None:
 @click.option("--display", type=click.Choice(["full", "rich", "plain", "log", "none"]), default=None, help="inspect progress display.")
 def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, model_arg: tuple[str, ...], window: str,
              split: str, train_fraction: float, limit: int | None, seed: int, sc_samples: int,
-             annotations: tuple[Path, ...], memory: str, images: bool, threshold: str | None, decider: Path | None,
-             log_dir: Path | None, display: str | None) -> None:
+             annotations: tuple[Path, ...], memory: str, modality: str, images: bool, threshold: str | None,
+             decider: Path | None, log_dir: Path | None, display: str | None) -> None:
     """Run When/How-to-Assist on an activity log and print the results table.
 
     Example: proagent eval --data data/proactivebench --model local/smollm2-135m --limit 5
@@ -76,6 +77,8 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
         parts = [data.resolve().name, method, model.split("/")[-1], window_slug(seconds), split, f"seed{seed}"]
         if memory != "none":
             parts.insert(2, f"mem-{memory}")
+        if modality != "text":
+            parts.insert(2, modality)
         if threshold:
             parts.append(f"thr-{threshold}")
         if decider is not None:
@@ -91,7 +94,8 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
                 seed=seed, sc_samples=sc_samples, images=images,
                 annotations=",".join(str(a) for a in annotations) or None,
                 **({"memory": memory} if memory != "none" else {}),
-                **({"decider": str(decider)} if decider is not None else {}), **extra,
+                **({"decider": str(decider)} if decider is not None else {}),
+                **({"modality": modality} if modality != "text" else {}), **extra,
             )
         except (DataError, ValueError) as e:
             raise click.ClickException(str(e)) from None
@@ -347,12 +351,14 @@ def models_prepare(name: str) -> None:
 def _register() -> None:
     from .capture.cli import capture
     from .curate.cli import curate_cmd, review_cmd
+    from .annotate.cli import annotate_cmd
     from .dialogue.cli import dialogue
     from .stats.cli import stats_cmd
     from .synth.cli import simulate_cmd, synth_cmd
     from .train.cli import train
 
     cli.add_command(capture)
+    cli.add_command(annotate_cmd)
     cli.add_command(dialogue)
     cli.add_command(stats_cmd)
     cli.add_command(synth_cmd)

@@ -23,6 +23,7 @@ from ..taxonomy import Taxonomy, load_taxonomy
 __all__ = [
     "METHOD_INSTRUCTIONS",
     "SCREEN_CHARS",
+    "SCREEN_IMAGE",
     "SUMMARY_CHARS",
     "memory_block",
     "render_event",
@@ -72,8 +73,15 @@ def system_prompt(taxonomy: Taxonomy | None = None) -> str:
     return _template("system.txt").substitute(categories=taxonomy.prompt_list()).strip()
 
 
-def user_prompt(sample: Sample, method: str = "zero-shot") -> str:
+SCREEN_IMAGE = "(the current screenshot is attached as an image)"
+"""Screen content of the image modality (ProAgentBench Appendix F.2): the screenshot replaces the OCR text."""
+
+
+def user_prompt(sample: Sample, method: str = "zero-shot", modality: str = "text") -> str:
     """The user message for one sample and method (``zero-shot`` or ``cot``).
+
+    ``modality="image"``: the screen content is the attached screenshot
+    (:data:`SCREEN_IMAGE`) instead of its OCR text (ProAgentBench Appendix F.2).
 
     Raises:
         KeyError: unknown method.
@@ -83,6 +91,8 @@ def user_prompt(sample: Sample, method: str = "zero-shot") -> str:
     # the latest screenshot of the current event that has OCR text
     screen = next((s.ocr_text for s in reversed(cur.screenshots) if s.ocr_text.strip()), "")
     screen = _cut(screen, SCREEN_CHARS) if screen.strip() else "(no screen text)"
+    if modality == "image":
+        screen = SCREEN_IMAGE
     context = "\n".join(render_event(e) for e in sample.context) or "(nothing earlier in the window)"
     return _template("observation.txt").substitute(
         window=_window_text(sample.window_seconds),

@@ -13,7 +13,8 @@ also record ``p_yes`` (:mod:`proagent.agent.calibration`).
 Every solver leaves its parsed :class:`~proagent.records.Prediction` (as a dict)
 in ``state.metadata["prediction"]`` for the scorer. The user prompt (already
 rendered for the method) is the sample input; the solver adds the system
-message, and the current screenshot when ``images=True`` and the file exists.
+message, and the current screenshot when ``images=True`` (or the sample's ``modality``
+is ``image``) and the file exists.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from inspect_ai.model import (
     get_model,
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import materialize_media
 
 from ..records import Prediction
 from ..taxonomy import load_taxonomy
@@ -44,14 +46,16 @@ METHODS = ("zero-shot", "cot", "sc")
 """Names accepted by ``proagent eval --method``."""
 
 
-def _prepare(state: TaskState, images: bool) -> None:
+async def _prepare(state: TaskState, images: bool) -> None:
     if not any(m.role == "system" for m in state.messages):
         state.messages.insert(0, ChatMessageSystem(content=system_prompt(load_taxonomy())))
     shot = state.metadata.get("screenshot")
-    if images and shot and Path(shot).is_file():
+    if (images or state.metadata.get("modality") == "image") and shot and Path(shot).is_file():
         for i, m in enumerate(state.messages):
             if m.role == "user" and isinstance(m.content, str):
-                state.messages[i] = ChatMessageUser(content=[ContentText(text=m.content), ContentImage(image=shot)])
+                # providers take inline images only: the trusted local file becomes a data URI
+                image = ContentImage(image=await materialize_media(shot))
+                state.messages[i] = ChatMessageUser(content=[ContentText(text=m.content), image])
                 break
 
 
@@ -62,7 +66,7 @@ def _finish(state: TaskState, pred: Prediction) -> TaskState:
 
 def _single(images: bool) -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        _prepare(state, images)
+        await _prepare(state, images)
         state = await generate(state)
         text = state.output.completion if state.output else ""
         pred = to_prediction(state.sample_id, text, parse_answer(text))
@@ -129,7 +133,7 @@ def self_consistency(n: int = 5, temperature: float = 0.7, images: bool = False)
         raise ValueError("self-consistency needs temperature > 0")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        _prepare(state, images)
+        await _prepare(state, images)
         model = get_model()
         base = model.config.seed if model.config.seed is not None else 0
         answers = []

@@ -32,17 +32,22 @@ MAX_TOKENS = {"zero-shot": 96, "cot": 400, "sc": 400}
 """Answer budget per generation, tokens (three answer lines; four CoT steps + lines)."""
 
 
-def to_inspect_samples(samples: list[Sample], method: str) -> list[InspectSample]:
-    """Render samples for a method; metadata carries the ground truth for the scorer."""
+def to_inspect_samples(samples: list[Sample], method: str, modality: str = "text") -> list[InspectSample]:
+    """Render samples for a method; metadata carries the ground truth for the scorer.
+
+    ``modality="image"``: a sample whose current screenshot file exists shows the
+    image instead of the OCR text (``metadata["modality"]``); one without keeps the text.
+    """
     prompt_method = "zero-shot" if method == "zero-shot" else "cot"
     out = []
     for s in samples:
         shots = s.current.screenshots
         shot = shots[-1].path if shots and shots[-1].path else None
+        shown = "image" if modality == "image" and shot and shot.is_file() else "text"
         out.append(
             InspectSample(
                 id=s.id,
-                input=user_prompt(s, prompt_method),
+                input=user_prompt(s, prompt_method, modality=shown),
                 target="Yes" if s.label else "No",
                 metadata={
                     "label": s.label,
@@ -54,6 +59,7 @@ def to_inspect_samples(samples: list[Sample], method: str) -> list[InspectSample
                     "reference_queries": list(s.reference_queries),
                     "event_id": s.event_id,
                     "screenshot": str(shot) if shot else None,
+                    "modality": shown,
                 },
             )
         )
@@ -77,6 +83,7 @@ def assist(
     logprobs: bool = False,
     threshold: float | None = None,
     decider: str | None = None,
+    modality: str = "text",
 ) -> Task:
     """When/How-to-Assist on an activity log (ProAgentBench section 5).
 
@@ -89,7 +96,9 @@ def assist(
         seed: Seed of hard-negative sampling and generation.
         sc_samples: Answers sampled per moment for self-consistency.
         sc_temperature: Sampling temperature for self-consistency (> 0).
-        images: Attach the current screenshot (for vision models).
+        images: Also attach the current screenshot to the text prompt (for vision models).
+        modality: ``text`` (the current screen as OCR text) or ``image`` (the
+            current screenshot instead, to a vision model; ProAgentBench Appendix F.2).
         annotations: Comma-separated external annotation files (LifeTrace).
         memory: Long-term memory: ``none``, ``rag``, ``kg`` or ``persona``
             (``proagent.agent.memory``), built per user from the training period.
@@ -121,6 +130,8 @@ def assist(
             raise ValueError(f"threshold {threshold}: needs a value in [0, 1] and method zero-shot or cot "
                              "(self-consistency already has its vote fraction)")
         logprobs = True
+    if modality not in ("text", "image"):
+        raise ValueError(f"modality {modality!r}: choose text or image")
     if split not in {"test", "train", "all"}:
         raise ValueError(f"split {split!r}: choose test, train or all")
     cfg = SampleConfig(window_seconds=parse_window(window), train_fraction=float(train_fraction), seed=int(seed))
@@ -138,6 +149,8 @@ def assist(
     metadata = {"method": method, "window_seconds": cfg.window_seconds, "split": split}
     if candidates:
         metadata["candidates"] = True
+    if modality != "text":
+        metadata["modality"] = modality
     if threshold is not None:
         metadata["threshold"] = threshold
     if memory != "none":
@@ -151,7 +164,7 @@ def assist(
         solver = _gated(decider, samples, solver)
         metadata["decider"] = str(decider)
     return Task(
-        dataset=MemoryDataset(to_inspect_samples(samples, method), name="assist"),
+        dataset=MemoryDataset(to_inspect_samples(samples, method, modality), name="assist"),
         solver=solver,
         scorer=assist_scorer(threshold=threshold),
         config=GenerateConfig(temperature=0.0, max_tokens=MAX_TOKENS[method], seed=int(seed),

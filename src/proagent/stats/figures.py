@@ -51,8 +51,17 @@ def _plt():  # noqa: ANN202
 def _save(fig: Any, out: Path, name: str) -> dict[str, str]:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*[Gg]lyph.*missing.*")
-        fig.tight_layout()
-        fig.savefig(out / f"{name}.png", dpi=150)
+        try:
+            fig.tight_layout()
+            fig.savefig(out / f"{name}.png", dpi=150)
+        except ValueError as e:  # a log axis left with no positive value to place ticks at
+            if "log-scaled" not in str(e):
+                raise
+            for ax in fig.axes:
+                ax.set_xscale("linear")
+                ax.set_yscale("linear")
+            fig.tight_layout()
+            fig.savefig(out / f"{name}.png", dpi=150)
         fig.savefig(out / f"{name}.svg", metadata={"Date": None})
     import matplotlib.pyplot as plt
 

@@ -72,6 +72,7 @@ def summary_text(res: dict[str, Any], name: str) -> str:
     """Plain-text summary of one analysis."""
     c = res["counts"]
     ie = res["inter_event_llm"]
+    ia = res.get("inter_event_all") or {}
     lines = [
         f"{name}: {c['users']} users, {c['events']} events, {_f(c['llm_events'])} LLM moments "
         f"(ratio {_f(c['llm_ratio'])}), {c['screenshots']} screenshots, {c['first']} .. {c['last']}",
@@ -79,6 +80,10 @@ def summary_text(res: dict[str, Any], name: str) -> str:
         f"times: {res['time_basis']}",
         f"durations: median {_f(res['durations']['all']['median'], '.1f')} s, "
         f"share < 3 s {_f(res['durations']['all'].get('share_under_3s'))}",
+        f"apps: {res['apps']['distinct']} distinct" + (": " + ", ".join(
+            f"{a['app']} ({a['events']})" for a in res["apps"]["top"][:3]) if res["apps"]["top"] else ""),
+        f"inter-event times of all events: n = {ia.get('n', 0)}, median {_f(ia.get('median'), '.1f')} s, "
+        f"B = {_f(ia.get('burstiness'))}",
         f"inter-event times of LLM moments: n = {ie.get('n', 0)}, median {_f(ie.get('median'), '.1f')} s, "
         f"B = {_f(ie.get('burstiness'))} (finite-size B_n = {_f(ie.get('burstiness_finite_size'))})",
         *_fit_lines(res),

@@ -1,0 +1,136 @@
+"""``proagent annotate``: find the LLM-use events of a log and extract their conversations and intentions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..cliutil import DEFAULT_MODEL, check_model, check_writable_dir, parse_model_args, run_eval_set, slug
+from ..errors import DataError
+
+__all__ = ["annotate_cmd"]
+
+
+def _annotator(value: str) -> tuple[str, str]:
+    """``text:MODEL`` / ``vlm:MODEL`` (a bare MODEL is text mode) -> (mode, model)."""
+    mode, sep, model = value.partition(":")
+    if sep and mode in ("text", "vlm") and model:
+        return mode, model
+    if sep and mode in ("text", "vlm"):
+        raise click.BadParameter(f"{value!r}: name the model after '{mode}:'", param_hint="--annotator")
+    return "text", value
+
+
+@click.command("annotate")
+@click.argument("data", type=click.Path(exists=True, path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Write an annotated processed copy here (OUT/<user>/lifetrace_privacy_processed.db + screenshots/, "
+                   "OUT/annotations.jsonl). Required for a raw log, which is never modified.")
+@click.option("--annotator", default=f"text:{DEFAULT_MODEL}", show_default=True,
+              help="text:MODEL (OCR text to any model) or vlm:MODEL (screenshots to a vision model, e.g. "
+                   "vlm:openai-api/vllm/Qwen2.5-VL-7B-Instruct).")
+@click.option("--all", "all_events", is_flag=True, default=False, help="Ask the model about every event, not only "
+              "those whose app, title or screen text names an LLM platform.")
+@click.option("--ocr", type=click.Choice(["auto", "db", "image"]), default="auto", show_default=True,
+              help="Screen text: the database's OCR rows, else RapidOCR on the image (auto); rows only (db); always the image.")
+@click.option("--attempts", type=click.IntRange(min=1), default=3, show_default=True, help="Model calls per event before the default annotation.")
+@click.option("--model-base-url", default=None, help="Base URL of an OpenAI-compatible server.")
+@click.option("--model-arg", "model_arg", multiple=True, help="Model argument KEY=VALUE (repeatable), e.g. n_threads=1.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Ask about the first N candidate events only (the rest stay pending).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Generation seed.")
+@click.option("--log-dir", type=click.Path(path_type=Path), default=None,
+              help="inspect log folder (default: logs/annotate-<data>-<model>). Re-running resumes.")
+@click.option("--display", type=click.Choice(["full", "rich", "plain", "log", "none"]), default=None, help="inspect progress display.")
+def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool, ocr: str, attempts: int,
+                 model_base_url: str | None, model_arg: tuple[str, ...], limit: int | None, seed: int,
+                 log_dir: Path | None, display: str | None) -> None:
+    """Annotate the events of a LifeTrace log (ProAgentBench section 5.3): which are LLM use, on which
+    platform, what the user asked and the model answered, a <= 20-word summary, the intention.
+
+    A processed log (curated, ProAgentBench layout) is annotated in place; a raw one needs --out.
+
+    Example: proagent annotate data/curated --annotator text:local/qwen2.5-coder-1.5b --model-arg n_threads=1
+    """
+    from .task import annotate_events, find_logs, plan_annotation
+    from .writer import ANNOTATIONS_FILE, annotations_from_log, check_out, write_in_place, write_out
+
+    mode, model = _annotator(annotator)
+    args = parse_model_args(model_arg)
+    if log_dir is None:
+        log_dir = Path("logs") / slug(f"annotate-{data.resolve().name}-{mode}-{model.split('/')[-1]}"
+                                      + ("-all" if all_events else "") + (f"-limit{limit}" if limit else ""))
+    try:
+        if out is not None:
+            check_out(data, out)
+        else:
+            raw = [db for db in find_logs(data).values() if not _processed(db)]
+            if raw:
+                raise DataError(raw[0], "is a raw LifeTrace database; annotate never modifies one: give --out OUT "
+                                        "to write an annotated processed copy")
+        check_writable_dir(log_dir, "--log-dir")
+        ocr_cache = log_dir / "ocr-cache.json"
+        plan = plan_annotation(data, all_events=all_events, ocr=ocr, ocr_cache=ocr_cache)
+    except (DataError, RuntimeError, ValueError) as e:
+        raise click.ClickException(str(e)) from None
+    n_asked = len(plan.asked)
+    click.echo(f"proagent annotate: {len(plan.events)} events of {len(plan.logs)} user(s); the first pass names an "
+               f"LLM platform in {sum(p.hit is not None for p in plan.events)}; asking {model} ({mode} mode) about "
+               f"{min(n_asked, limit or n_asked)}; log dir {log_dir}", err=True)
+    log = None
+    if n_asked:
+        check_model(model, model_base_url, args, option="--annotator")
+        try:
+            task = annotate_events(data=str(data), mode=mode, all_events=all_events, ocr=ocr, ocr_cache=str(ocr_cache),
+                                   attempts=attempts, seed=seed)
+        except (DataError, ValueError) as e:
+            raise click.ClickException(str(e)) from None
+        log = run_eval_set(task, log_dir, model, model_base_url=model_base_url, model_args=args, limit=limit,
+                           display=display)
+    annotations, pending = annotations_from_log(plan, log, model=annotator)
+    summary = _summary(data, annotator, annotations, pending, log)
+    try:
+        if out is not None:
+            files = write_out(data, plan, annotations, out, summary)
+            ann_file = out / ANNOTATIONS_FILE
+        else:
+            ann_file = (data if data.is_dir() else data.parent) / ANNOTATIONS_FILE
+            files = write_in_place(plan, annotations, ann_file)
+    except DataError as e:
+        raise click.ClickException(str(e)) from None
+    except OSError as e:
+        raise click.ClickException(f"{out or data}: cannot write there ({e.strerror or e})") from None
+    rate = summary["success_rate"]
+    click.echo(f"{summary['llm_events']} LLM events of {summary['events']} ({summary['annotated']} annotated by the "
+               f"model, {summary['default']} default annotations after failed answers, {summary['not_candidate']} "
+               f"without an LLM platform{f', {pending} pending (--limit)' if pending else ''}); success rate "
+               + (f"{rate:.3f}" if rate is not None else "n/a (no event asked)"))
+    for f in files:
+        click.echo(f"wrote {f}")
+    click.echo(f"wrote {ann_file}")
+    target = out or data
+    click.echo(f"next: proagent eval --data {target} --annotations {ann_file}")
+
+
+def _processed(db: Path) -> bool:
+    from ..sources.lifetrace_schema import detect_schema
+
+    return detect_schema(db).is_processed
+
+
+def _summary(data: Path, annotator: str, annotations: list, pending: int, log) -> dict:  # noqa: ANN001
+    asked = [a for a in annotations if a.status != "not_candidate"]
+    ok = sum(a.status == "annotated" for a in asked)
+    return {
+        "data": str(data),
+        "annotator": annotator,
+        "events": len(annotations) + pending,
+        "llm_events": sum(a.is_llm_event for a in annotations),
+        "asked": len(asked) + pending,
+        "annotated": ok,
+        "default": sum(a.status == "default" for a in asked),
+        "not_candidate": sum(a.status == "not_candidate" for a in annotations),
+        "pending": pending,
+        "success_rate": ok / len(asked) if asked else None,
+        "log": log.location if log is not None else None,
+    }

@@ -1,0 +1,67 @@
+"""The annotation prompt (ProAgentBench Appendix B.5): event metadata, the OCR text
+of the first 3 and last 3 screenshots (500 characters each), and the JSON answer
+format. Text lives in ``proagent/annotate/prompts/*.txt``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from importlib import resources
+from string import Template
+
+from ..records import Event, Screenshot
+from ..taxonomy import Taxonomy, load_taxonomy
+from .platforms import PlatformHit
+from .screens import FIRST_LAST
+
+__all__ = ["event_prompt", "system_prompt"]
+
+
+@lru_cache(maxsize=None)
+def _template(name: str) -> Template:
+    return Template(resources.files("proagent.annotate").joinpath("prompts", name).read_text("utf-8"))
+
+
+def system_prompt(taxonomy: Taxonomy | None = None) -> str:
+    """The system message: the annotator's role and the 16 intention categories."""
+    return _template("system.txt").substitute(categories=(taxonomy or load_taxonomy()).prompt_list()).strip()
+
+
+def _duration(event: Event) -> str:
+    d = event.duration
+    if d is None:
+        return "still open"
+    return f"{d:.0f} s" if d < 120 else f"{d / 60:.1f} min"
+
+
+def event_prompt(event: Event, shots: Sequence[Screenshot], texts: Sequence[str], hit: PlatformHit | None,
+                 *, images: bool = False) -> str:
+    """The user message for one event.
+
+    Args:
+        event: The event.
+        shots: Its sampled screenshots (:func:`~proagent.annotate.screens.sample_screenshots`).
+        texts: Their OCR texts, already cut to 500 characters, same order.
+        hit: The first pass's platform evidence (``None``: none found).
+        images: The screenshots are attached as images after this text (VLM mode).
+    """
+    blocks = []
+    for i, (s, t) in enumerate(zip(shots, texts), 1):
+        where = f"{i} of {len(event.screenshots)}" if len(shots) == len(event.screenshots) else (
+            "start of the event" if i <= FIRST_LAST else "end of the event")
+        img = f", image {i} attached" if images and s.path else ""
+        blocks.append(f"Screenshot {i} ({s.time:%H:%M:%S}, {where}{img}) screen text:\n{t or '(no text)'}")
+    screens = "\n\n".join(blocks) or "(the event has no screenshots)"
+    hint = (f"{hit.platform} ({hit.evidence} mentions {hit.matched!r})" if hit
+            else "no AI product named in the app, title or screen text")
+    return _template("event.txt").substitute(
+        app=event.app_name or "(unknown)",
+        title=" ".join(event.window_title.split())[:200] or "(none)",
+        start=f"{event.start:%Y-%m-%d %H:%M:%S}",
+        end=f"{event.end:%H:%M:%S}" if event.end else "open",
+        duration=_duration(event),
+        n_shots=len(event.screenshots),
+        shown="all shown" if len(shots) == len(event.screenshots) else f"shown: the first {FIRST_LAST} and the last {FIRST_LAST}",
+        hint=hint,
+        screens=screens,
+    ).strip()
