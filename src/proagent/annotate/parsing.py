@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..jsontext import json_objects
 from ..records import Event
 from ..taxonomy import Taxonomy, load_taxonomy
 from .platforms import PlatformHit, detect_platform, load_platforms
@@ -40,14 +41,7 @@ class AnswerError(ValueError):
 
 
 def _objects(text: str) -> list[dict[str, Any]]:
-    import json_repair
-
-    try:
-        got = json_repair.loads(text)
-    except Exception:  # noqa: BLE001 - json-repair raises on pathological input; nothing is readable then
-        return []
-    items = got if isinstance(got, list) else [got]
-    return [o for o in items if isinstance(o, dict)]
+    return [f.value for f in json_objects(text or "")]
 
 
 def _flag(v: Any) -> bool | None:

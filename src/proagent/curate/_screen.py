@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..errors import DataError
+from ..jsontext import first_json_object
 from ._detect import HIGH_RISK_TYPES, PII_TYPES, clean_text, find_pii
 from ._records import RISK_ACTION, Region, Screening
 
@@ -258,7 +259,12 @@ class VlmScreener:
     def _ask(self, image: Path, app: str, title: str, strict: bool) -> dict[str, Any]:
         import asyncio
 
-        from inspect_ai.model import ChatMessageUser, ContentImage, ContentText, GenerateConfig
+        from inspect_ai.model import (
+            ChatMessageUser,
+            ContentImage,
+            ContentText,
+            GenerateConfig,
+        )
 
         rgb = _load_rgb(image)
         buf = io.BytesIO()
@@ -303,12 +309,8 @@ class VlmScreener:
 
 def _parse_answer(text: str) -> dict[str, Any]:
     """The screener's JSON answer, repaired; ``ValueError`` when it has no usable fields."""
-    import json_repair
-
-    obj = json_repair.loads(text or "")
-    if isinstance(obj, list):
-        obj = next((o for o in obj if isinstance(o, dict)), None)
-    if not isinstance(obj, dict):
+    obj = first_json_object(text or "")
+    if obj is None:
         raise ValueError("no JSON object in the answer")
     risk = str(obj.get("risk_level", obj.get("risk", ""))).strip().lower().replace("_", "-").replace(" ", "-")
     if risk == "high":
