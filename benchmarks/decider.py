@@ -22,7 +22,8 @@ and, separately, with the embedding cache cold.
 
     python benchmarks/decider.py [--data ../shared/data/proactivebench]
         [--synthetic ../shared/data/proactivebench-synthetic] [--models logreg,gbm]
-        [--objectives f1,accuracy,balanced-accuracy] [--out runs/decider-bench.json]
+        [--objectives f1,accuracy,balanced-accuracy] [--sources real,synthetic,real+synthetic]
+        [--schemes "time split,leave-one-session-out"] [--out runs/decider-bench.json]
 """
 
 from __future__ import annotations
@@ -73,6 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--synthetic", default=str(ROOT.parent / "shared/data/proactivebench-synthetic"))
     ap.add_argument("--models", default="logreg,gbm")
     ap.add_argument("--objectives", default="f1,accuracy,balanced-accuracy")
+    ap.add_argument("--sources", default="real,synthetic,real+synthetic", help="Training sources to compare.")
+    ap.add_argument("--schemes", default="time split,leave-one-session-out", help="Evaluation schemes.")
     ap.add_argument("--out", default=None, help="Also write every row as JSON here.")
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore")
@@ -99,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     sessions = sorted(set(ur))
 
     rows = []
-    for scheme in ("leave-one-session-out", "time split"):
+    for scheme in [x.strip() for x in args.schemes.split(",")]:
         mask = np.ones(len(yr), bool) if scheme == "leave-one-session-out" else split == "test"
         y = yr[mask]
         rows.append(_row(f"{scheme} | always-yes", y, np.ones_like(y), None))
@@ -107,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append({**_row(f"{scheme} | LLM zero-shot (Qwen2.5-Coder-1.5B, quoted: Yes at every moment)", y, np.ones_like(y), None)})
         for model in args.models.split(","):
             for objective in args.objectives.split(","):
-                for source in ("real", "synthetic", "real+synthetic"):
+                for source in args.sources.split(","):
                     cfg = WhenConfig(model=model, objective=objective)
                     p = np.zeros(len(yr))
                     thr = np.zeros(len(yr))

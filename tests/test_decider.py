@@ -30,6 +30,7 @@ from proagent.train import (
     WhenConfig,
     choose_threshold,
     find_leaks,
+    fit_when,
     load_split_moments,
     parse_objective,
     train_decider,
@@ -354,3 +355,14 @@ def test_gate_works_with_memory_and_self_consistency(dev_decider, tmp_path, monk
     yes = sum(s.scores["assist_scorer"].metadata["decider"]["needs_help"] for s in log.samples)
     assert 0 < yes < 8 and len(CALLS) == 2 * yes
     assert any("Long-term memory" in c for c in CALLS)  # the memory stage ran before the model
+
+
+def test_gradient_boosting_fits_and_thresholds():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(60, 6))
+    y = (x[:, 0] + 0.3 * rng.normal(size=60) > 0).astype(int)
+    users = [f"u{i % 4}" for i in range(60)]
+    model, threshold, cv = fit_when(x, y, users, WhenConfig(model="gbm", objective="balanced-accuracy"))
+    assert 0 <= threshold <= 1 and cv["folds"] == 4 and cv["auc"] > 0.7
+    p = model.predict_proba(x)[:, 1]
+    assert p[y == 1].mean() > p[y == 0].mean()
