@@ -75,7 +75,7 @@ class XSession:
         return subprocess.run(cmd, env=self.env, capture_output=True, text=True, timeout=10).stdout
 
     @staticmethod
-    def _wait(cond, timeout: float = 30.0) -> None:  # noqa: ANN001
+    def _wait(cond, timeout: float = 60.0) -> None:  # noqa: ANN001
         end = time.monotonic() + timeout
         while not cond():
             if time.monotonic() > end:
