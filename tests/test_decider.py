@@ -366,3 +366,30 @@ def test_gradient_boosting_fits_and_thresholds():
     assert 0 <= threshold <= 1 and cv["folds"] == 4 and cv["auc"] > 0.7
     p = model.predict_proba(x)[:, 1]
     assert p[y == 1].mean() > p[y == 0].mean()
+
+
+def test_ablate_deciders_axis(dev_decider, tmp_path, monkeypatch):
+    """``ablate --deciders none,DIR``: one cell per decider, the decider cell records its block and
+    makes model calls only at its Yes moments; a bad decider folder is one line before any cell."""
+    import csv
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PROAGENT_MEMORY_CACHE", str(tmp_path / "memcache"))
+    folder, _ = dev_decider
+    out = tmp_path / "abl"
+    args = ["ablate", "--data", str(SHARED), "--methods", "zero-shot", "--memory", "none", "--windows", "5m",
+            "--models", "mockllm/model", "--deciders", f"none,{folder}", "--limit", "6", "--out", str(out)]
+    r = CliRunner().invoke(cli, args)
+    assert r.exit_code == 0, (r.output, r.exception)
+    cells = sorted(p.name for p in (out / "cells").iterdir())
+    assert cells == ["model__zero-shot__none__5m", "model__zero-shot__none__5m__dec-dec"]
+    res = json.loads((out / "cells" / "model__zero-shot__none__5m__dec-dec" / "results.json").read_text())
+    assert res["cell"]["decider"] == str(folder)
+    assert res["decider"]["moments"] == 6 and res["decider"]["llm_calls"] == res["decider"]["yes"]
+    rows = list(csv.DictReader(open(out / "results.csv", encoding="utf-8")))
+    assert {x["decider"] for x in rows} == {"none", str(folder)}
+    assert "decider" in (out / "report.html").read_text("utf-8")
+    bad = CliRunner().invoke(cli, [a if a != f"none,{folder}" else str(tmp_path / "missing") for a in args[:-1]]
+                             + [str(tmp_path / "abl2")])
+    assert bad.exit_code == 2 and "--deciders" in bad.output and "Traceback" not in bad.output
+    assert not (tmp_path / "abl2").exists()

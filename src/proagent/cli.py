@@ -204,6 +204,8 @@ def _csv_list(value: str, what: str, choices: tuple[str, ...] | None = None) -> 
 @click.option("--memory", "memories", default="none,rag,kg", show_default=True, help="Comma-separated memories: none, rag, kg, persona.")
 @click.option("--windows", default="5m", show_default=True, help="Comma-separated context windows, e.g. 10s,30s,1m,2m,5m,10m.")
 @click.option("--models", default=DEFAULT_MODEL, show_default=True, help="Comma-separated inspect models.")
+@click.option("--deciders", default="none", show_default=True, help="Comma-separated decider folders (proagent train when) "
+              "that decide When, and/or 'none' (the model decides).")
 @click.option("--model-base-url", default=None, help="Base URL of an OpenAI-compatible server.")
 @click.option("--model-arg", "model_arg", multiple=True, help="Model argument KEY=VALUE (repeatable).")
 @click.option("--split", type=click.Choice(["test", "train", "all"]), default="test", show_default=True, help="Time-based split within each user.")
@@ -214,7 +216,7 @@ def _csv_list(value: str, what: str, choices: tuple[str, ...] | None = None) -> 
 @click.option("--annotations", multiple=True, type=click.Path(exists=True, path_type=Path), help="External annotation JSON/JSONL (LifeTrace; repeatable).")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder (cells/, results.csv, results.parquet, report.html). Re-running resumes.")
 @click.option("--display", type=click.Choice(["full", "rich", "plain", "log", "none"]), default="none", show_default=True, help="inspect progress display per cell.")
-def ablate_cmd(data: Path, methods: str, memories: str, windows: str, models: str, model_base_url: str | None,
+def ablate_cmd(data: Path, methods: str, memories: str, windows: str, models: str, deciders: str, model_base_url: str | None,
                model_arg: tuple[str, ...], split: str, train_fraction: float, limit: int | None, seed: int,
                sc_samples: int, annotations: tuple[Path, ...], out: Path, display: str) -> None:
     """Run a grid of methods x memory x windows x models; write a tidy table and an HTML report.
@@ -234,6 +236,15 @@ def ablate_cmd(data: Path, methods: str, memories: str, windows: str, models: st
         except ValueError as e:
             raise click.BadParameter(str(e), param_hint="--windows") from None
     model_list = _csv_list(models, "models")
+    decider_list = _csv_list(deciders, "deciders")
+    for d in decider_list:  # a missing or mismatched decider is one line before any cell runs
+        if d != "none":
+            from .agent.decider import load_decider
+
+            try:
+                load_decider(d)
+            except (DataError, ValueError, OSError) as e:
+                raise click.BadParameter(str(e), param_hint="--deciders") from None
     if not data.exists():
         raise click.ClickException(f"{data}: no such file or folder")
     try:  # unreadable data stops here, before any cell runs
@@ -249,7 +260,7 @@ def ablate_cmd(data: Path, methods: str, memories: str, windows: str, models: st
     try:
         res = run_ablation(
             str(data), out, models=model_list, methods=method_list, memories=memory_list, windows=window_list,
-            echo=lambda m: click.echo(m, err=True), split=split, limit=limit, seed=seed,
+            deciders=decider_list, echo=lambda m: click.echo(m, err=True), split=split, limit=limit, seed=seed,
             train_fraction=train_fraction, sc_samples=sc_samples,
             annotations=",".join(str(a) for a in annotations) or None, model_args=args,
             model_base_url=model_base_url, display=display,

@@ -49,7 +49,7 @@ METRICS = ("accuracy", "precision", "recall", "f1", "intention_accuracy", "seman
            "unparsed_rate", "seconds_p50", "seconds_p95", "tokens_per_sample")
 """Metrics written to the tidy table."""
 
-TIDY_COLUMNS = ("data", "model", "method", "memory", "window", "window_seconds", "system", "metric", "value",
+TIDY_COLUMNS = ("data", "model", "method", "memory", "decider", "window", "window_seconds", "system", "metric", "value",
                 "ci_low", "ci_high", "n", "cell")
 """Columns of ``results.csv`` (one row per cell or baseline and metric)."""
 
@@ -59,20 +59,30 @@ class Cell:
     """One point of the grid."""
 
     model: str
+    """The inspect model."""
     method: str
+    """Prompting method (zero-shot, cot, sc)."""
     memory: str
+    """Long-term memory (none, rag, kg, persona)."""
     window: str
+    """Context window as given (e.g. ``5m``)."""
+    decider: str = "none"
+    """A decider folder (``proagent train when``) that decides When, or ``none`` (the model decides)."""
 
     @property
     def slug(self) -> str:
         parts = [self.model.split("/")[-1] or self.model, self.method, self.memory, self.window]
+        if self.decider != "none":  # cells without a decider keep the names earlier grids resume
+            parts.append("dec-" + (Path(self.decider).name or "decider"))
         return "__".join(slug(p, limit=200) for p in parts)
 
 
-def cells(models: Sequence[str], methods: Sequence[str], memories: Sequence[str], windows: Sequence[str]) -> list[Cell]:
-    """The grid in run order: model, then window, then method, then memory (so a
+def cells(models: Sequence[str], methods: Sequence[str], memories: Sequence[str], windows: Sequence[str],
+          deciders: Sequence[str] = ("none",)) -> list[Cell]:
+    """The grid in run order: model, then window, then method, then memory, then decider (so a
     local model stays loaded and memory caches are reused across cells)."""
-    return [Cell(mo, me, mem, w) for mo in models for w in windows for me in methods for mem in memories]
+    return [Cell(mo, me, mem, w, d) for mo in models for w in windows for me in methods for mem in memories
+            for d in deciders]
 
 
 def _write_scores(path: Path, scores: list[Score]) -> None:
@@ -114,6 +124,8 @@ def run_cell(cell: Cell, data: str, cell_dir: Path, *, split: str = "test", limi
     from ..bench.tasks import assist
 
     kw: dict[str, Any] = {"memory": cell.memory} if cell.memory != "none" else {}
+    if cell.decider != "none":
+        kw["decider"] = cell.decider
     task = assist(data=data, method=cell.method, window=cell.window, split=split, train_fraction=train_fraction,
                   seed=seed, sc_samples=sc_samples, annotations=annotations, **kw)
     try:
@@ -122,7 +134,12 @@ def run_cell(cell: Cell, data: str, cell_dir: Path, *, split: str = "test", limi
     except RunError as e:
         raise RunError(f"cell {cell.slug}: {e}", interrupted=e.interrupted) from None
     res = results_from_log(full)
+    if cell.decider != "none":
+        from .decider import decider_results
+
+        res["decider"] = decider_results(full, cell.decider)
     res["cell"] = {"model": cell.model, "method": cell.method, "memory": cell.memory, "window": cell.window,
+                   "decider": cell.decider,
                    "memory_derived": (full.eval.metadata or {}).get("memory_derived"),
                    "memory_build_seconds": (full.eval.metadata or {}).get("memory_build_seconds")}
     write_json_atomic(cell_dir / "results.json", res)
@@ -134,7 +151,8 @@ def tidy_rows(data: str, cell: Cell, res: dict) -> list[dict]:
     """Tidy rows of one cell: each metric of the run, and the baselines' When metrics."""
     from ..bench.samples import parse_window
 
-    base = {"data": data, "model": cell.model, "method": cell.method, "memory": cell.memory, "window": cell.window,
+    base = {"data": data, "model": cell.model, "method": cell.method, "memory": cell.memory, "decider": cell.decider,
+            "window": cell.window,
             "window_seconds": parse_window(cell.window), "n": res.get("n"), "cell": cell.slug}
     ci = res.get("ci95") or {}
     rows = []
@@ -217,7 +235,8 @@ def _write_parquet(path: Path, rows: list[dict], columns: Sequence[str]) -> bool
 
 
 def run_ablation(data: str, out: str | Path, *, models: Sequence[str], methods: Sequence[str],
-                 memories: Sequence[str], windows: Sequence[str], echo: Callable[[str], None] = print,
+                 memories: Sequence[str], windows: Sequence[str], deciders: Sequence[str] = ("none",),
+                 echo: Callable[[str], None] = print,
                  **run_kw: Any) -> dict:
     """Run every cell (resuming finished ones), then write the table and report.
 
@@ -226,13 +245,14 @@ def run_ablation(data: str, out: str | Path, *, models: Sequence[str], methods: 
     """
     out = Path(out)
     (out / "cells").mkdir(parents=True, exist_ok=True)
-    grid = cells(models, methods, memories, windows)
+    grid = cells(models, methods, memories, windows, deciders)
     rows: list[dict] = []
     results: dict[str, dict] = {}
     failed = []
     for i, cell in enumerate(grid, 1):
         cdir = out / "cells" / cell.slug
-        echo(f"[{i}/{len(grid)}] {cell.model} {cell.method} memory={cell.memory} window={cell.window}")
+        dec = f" decider={cell.decider}" if cell.decider != "none" else ""
+        echo(f"[{i}/{len(grid)}] {cell.model} {cell.method} memory={cell.memory} window={cell.window}{dec}")
         try:
             res = run_cell(cell, data, cdir, **run_kw)
         except (RuntimeError, ValueError) as e:
@@ -249,7 +269,7 @@ def run_ablation(data: str, out: str | Path, *, models: Sequence[str], methods: 
     pq_path = out / "results.parquet"
     has_pq = _write_parquet(pq_path, rows, TIDY_COLUMNS)
     effects = _effects(out, grid, results)
-    _write_csv(out / "effects.csv", effects, ("model", "method", "window", "memory", "metric", "delta", "ci_low",
+    _write_csv(out / "effects.csv", effects, ("model", "method", "window", "memory", "decider", "metric", "delta", "ci_low",
                                               "ci_high", "p_le_0", "n"))
     report = render_report(out, rows, effects, results, data=str(data))
     return {"cells": len(results), "csv": csv_path, "parquet": pq_path if has_pq else None, "report": report,
@@ -261,7 +281,7 @@ def _effects(out: Path, grid: list[Cell], results: dict[str, dict]) -> list[dict
     for cell in grid:
         if cell.memory == "none" or cell.slug not in results:
             continue
-        ref = Cell(cell.model, cell.method, "none", cell.window)
+        ref = Cell(cell.model, cell.method, "none", cell.window, cell.decider)
         if ref.slug not in results:
             continue
         a = _read_scores(out / "cells" / ref.slug / "scores.csv")
@@ -270,7 +290,7 @@ def _effects(out: Path, grid: list[Cell], results: dict[str, dict]) -> list[dict
             e = paired_effect(a, b, m)
             if e:
                 rows.append({"model": cell.model, "method": cell.method, "window": cell.window, "memory": cell.memory,
-                             "metric": m, **e})
+                             "decider": cell.decider, "metric": m, **e})
     return rows
 
 
@@ -402,7 +422,7 @@ def render_report(out: str | Path, rows: list[dict], effects: list[dict], result
                 s += f" [{ci[m][0]:.2f}, {ci[m][1]:.2f}]"
             return s
 
-        main.append([c["model"], c["method"], c["memory"], c["window"], str(res.get("n")), cell_v("accuracy"),
+        main.append([c["model"], c["method"], c["memory"], c.get("decider", "none"), c["window"], str(res.get("n")), cell_v("accuracy"),
                      cell_v("precision"), cell_v("recall"), cell_v("f1"), cell_v("intention_accuracy"),
                      cell_v("semantic_similarity"), _f(res.get("unparsed_rate")),
                      f"{_f(res.get('seconds_p50'), 2)} ({_f(res.get('seconds_p95'), 2)})"])
@@ -427,7 +447,7 @@ def render_report(out: str | Path, rows: list[dict], effects: list[dict], result
     body = f"""
 <p>Data: <code>{html.escape(data)}</code>. Cells: {len(results)}. Values in brackets: 95% bootstrap intervals over samples.</p>
 <h2>Results by method x memory x model x window</h2>
-{table(["model", "method", "memory", "window", "n", "accuracy", "precision", "recall", "F1", "intention acc", "semantic sim", "unparsed", "s/sample p50 (p95)"], main)}
+{table(["model", "method", "memory", "decider", "window", "n", "accuracy", "precision", "recall", "F1", "intention acc", "semantic sim", "unparsed", "s/sample p50 (p95)"], main)}
 <h2>Baselines (same samples)</h2>
 {table(["baseline", "window", "metric", "value"], base)}
 <h2>Effect of each memory against no memory</h2>
