@@ -316,10 +316,12 @@ def models_prepare(name: str) -> None:
 
 
 def _register() -> None:
+    from .capture.cli import capture
     from .dialogue.cli import dialogue
     from .stats.cli import stats_cmd
     from .synth.cli import simulate_cmd, synth_cmd
 
+    cli.add_command(capture)
     cli.add_command(dialogue)
     cli.add_command(stats_cmd)
     cli.add_command(synth_cmd)

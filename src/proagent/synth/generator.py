@@ -49,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from ..sources.lifetrace_write import lifetrace_ddl
 from ..taxonomy import Taxonomy, load_taxonomy
 from .vocab import APPS, LLM_APPS, QUERIES, RESPONSES
 
@@ -57,27 +58,11 @@ __all__ = ["DB_NAME", "SynthConfig", "generate", "generate_user", "intention_sha
 DB_NAME = "lifetrace_privacy_processed.db"
 """Database file name in each user folder (ProAgentBench layout)."""
 
-_EVENT_COLS = (
-    "id INTEGER NOT NULL PRIMARY KEY, app_name VARCHAR(200), window_title VARCHAR(500), start_time DATETIME, "
-    "end_time DATETIME, created_at DATETIME, ai_title VARCHAR(50), ai_summary TEXT, is_llm_event BOOLEAN, "
-    "event_summary TEXT, detailed_description TEXT, conversation TEXT, user_intention VARCHAR(64), "
-    "llm_platform VARCHAR(64)"
+_PROCESSED_EVENT_COLS = (
+    "is_llm_event BOOLEAN", "event_summary TEXT", "detailed_description TEXT", "conversation TEXT",
+    "user_intention VARCHAR(64)", "llm_platform VARCHAR(64)",
 )
-_SHOT_COLS = (
-    "id INTEGER NOT NULL PRIMARY KEY, file_path VARCHAR(500) NOT NULL UNIQUE, file_hash VARCHAR(64) NOT NULL, "
-    "file_size INTEGER NOT NULL, width INTEGER NOT NULL, height INTEGER NOT NULL, screen_id INTEGER NOT NULL, "
-    "app_name VARCHAR(200), window_title VARCHAR(500), created_at DATETIME, processed_at DATETIME, "
-    "is_processed BOOLEAN, event_id INTEGER"
-)
-_OTHER_TABLES = """
-CREATE TABLE ocr_results (id INTEGER NOT NULL PRIMARY KEY, screenshot_id INTEGER NOT NULL, text_content TEXT,
-    confidence FLOAT, language VARCHAR(10), processing_time FLOAT, created_at DATETIME);
-CREATE TABLE search_index (id INTEGER NOT NULL PRIMARY KEY, screenshot_id INTEGER NOT NULL, content TEXT NOT NULL,
-    keywords TEXT, created_at DATETIME);
-CREATE TABLE processing_queue (id INTEGER NOT NULL PRIMARY KEY, screenshot_id INTEGER NOT NULL,
-    task_type VARCHAR(50) NOT NULL, status VARCHAR(20), retry_count INTEGER, error_message TEXT,
-    created_at DATETIME, updated_at DATETIME);
-"""
+"""ProAgentBench processed columns appended to LifeTrace 2025-10's ``events``."""
 
 
 @dataclass(frozen=True)
@@ -312,7 +297,7 @@ def generate_user(path: str | Path, user_index: int, cfg: SynthConfig, taxonomy:
     try:
         con.execute("PRAGMA journal_mode = OFF")
         con.execute("PRAGMA synchronous = OFF")
-        con.executescript(f"CREATE TABLE events ({_EVENT_COLS}); CREATE TABLE screenshots ({_SHOT_COLS});{_OTHER_TABLES}")
+        con.executescript(lifetrace_ddl("2025-10", extra_event_columns=_PROCESSED_EVENT_COLS, indexes=False))
         con.execute("BEGIN")
         con.executemany(f"INSERT INTO events VALUES ({','.join('?' * 14)})", rows)
         con.executemany(f"INSERT INTO screenshots VALUES ({','.join('?' * 13)})", shot_rows)

@@ -1,0 +1,39 @@
+"""Record a real activity log: 1 Hz screenshots, foreground app and window title, events, OCR,
+written in LifeTrace's 2025-11 (v1.0) format so proagent's readers (and LifeTrace's tools) read it
+while it grows.
+
+Parts: probes (:mod:`._probe`: screens with mss; the foreground window on X11 via python-xlib,
+on Windows via ctypes and on macOS via pyobjc, the last two untested), the event segmenter and
+capture loop (:mod:`._recorder`), storage (:mod:`._store`: WAL SQLite, pHash dedup, SHA-256
+``file_hash``, retention), the background OCR worker (:mod:`._ocr`, RapidOCR), exclusions
+(:mod:`._exclude`) and pause/resume/stop through the capture folder (:mod:`._control`).
+The command is ``proagent capture`` (:mod:`.cli`).
+"""
+
+from ._control import COMMANDS, recorder_pid, send_command
+from ._exclude import Exclusions, default_exclusions
+from ._probe import CaptureError, ScreenGrabber, WindowInfo, WindowProbe, open_window_probe
+from ._recorder import CaptureConfig, CaptureStats, Segmenter, record
+from ._store import DB_NAME, EXCLUDED_APP, SHOTS_DIR, Store, screenshot_name
+
+__all__ = [
+    "COMMANDS",
+    "DB_NAME",
+    "EXCLUDED_APP",
+    "SHOTS_DIR",
+    "CaptureConfig",
+    "CaptureError",
+    "CaptureStats",
+    "Exclusions",
+    "ScreenGrabber",
+    "Segmenter",
+    "Store",
+    "WindowInfo",
+    "WindowProbe",
+    "default_exclusions",
+    "open_window_probe",
+    "record",
+    "recorder_pid",
+    "screenshot_name",
+    "send_command",
+]

@@ -1,0 +1,146 @@
+"""Controlling a running recorder through its folder: ``pause``, ``resume``, ``stop``.
+
+The recorder holds an exclusive lock on ``DIR/capture.lock`` (``fcntl.flock``; released by the
+kernel when the process dies, even by kill -9) and writes its pid to ``DIR/capture.pid``. A
+command is written atomically to ``DIR/capture.control`` as JSON ``{"command": ..., "at": ...}``;
+the recorder checks that file's modification time once per tick and acts on a new command within
+one tick. SIGINT (Ctrl-C) and SIGTERM stop it too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Literal
+
+from ..io import write_json_atomic
+from ._probe import CaptureError
+
+__all__ = ["COMMANDS", "ControlFile", "FolderLock", "recorder_pid", "send_command"]
+
+COMMANDS = ("pause", "resume", "stop")
+"""Commands a running recorder understands."""
+Command = Literal["pause", "resume", "stop"]
+
+CONTROL_NAME = "capture.control"
+LOCK_NAME = "capture.lock"
+PID_NAME = "capture.pid"
+
+
+class FolderLock:
+    """The exclusive lock a recorder holds on its folder while it runs."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = Path(folder) / LOCK_NAME
+        self._f: IO[str] | None = None
+
+    def acquire(self) -> None:
+        """Take the lock and write ``capture.pid``.
+
+        Raises:
+            CaptureError: another recorder runs in this folder (the message gives its pid).
+        """
+        self._f = open(self.path, "a+")  # noqa: SIM115 - held for the process lifetime
+        try:
+            import fcntl
+
+            fcntl.flock(self._f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except ImportError:  # pragma: no cover - Windows: a pid file only
+            pid = recorder_pid(self.path.parent)
+            if pid is not None and pid != os.getpid():
+                raise CaptureError(f"{self.path.parent}: a capture is already running there (pid {pid})") from None
+        except OSError:
+            self._f.close()
+            self._f = None
+            raise CaptureError(f"{self.path.parent}: a capture is already running there "
+                               f"(pid {_read_pid(self.path.parent)}); stop it with: proagent capture stop "
+                               f"{self.path.parent}") from None
+        (self.path.parent / PID_NAME).write_text(f"{os.getpid()}\n")
+
+    def release(self) -> None:
+        """Remove ``capture.pid`` and drop the lock."""
+        (self.path.parent / PID_NAME).unlink(missing_ok=True)
+        if self._f is not None:
+            self._f.close()
+            self._f = None
+
+
+def _read_pid(folder: Path) -> int | None:
+    try:
+        return int((Path(folder) / PID_NAME).read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def recorder_pid(folder: Path) -> int | None:
+    """Pid of the recorder running in ``folder``, ``None`` when none runs (a stale pid file
+    left by kill -9 does not count: its lock is free)."""
+    folder = Path(folder)
+    pid = _read_pid(folder)
+    if pid is None:
+        return None
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        import psutil
+
+        return pid if psutil.pid_exists(pid) else None
+    try:
+        with open(folder / LOCK_NAME, "a+") as f:
+            try:
+                fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return pid  # held: the recorder runs
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+            return None
+    except OSError:
+        return None
+
+
+def send_command(folder: Path, command: Command, *, wait: float = 10.0) -> int:
+    """Tell the recorder in ``folder`` to ``command``; for ``stop`` wait up to ``wait`` seconds
+    for it to exit. Returns its pid.
+
+    Raises:
+        CaptureError: no recorder runs in ``folder``, or it did not stop in time.
+    """
+    folder = Path(folder)
+    pid = recorder_pid(folder)
+    if pid is None:
+        raise CaptureError(f"{folder}: no capture is running there (no live capture.lock holder)")
+    write_json_atomic(folder / CONTROL_NAME, {"command": command, "at": datetime.now().isoformat()})
+    if command == "stop":
+        end = time.monotonic() + wait
+        while recorder_pid(folder) is not None:
+            if time.monotonic() > end:
+                raise CaptureError(f"{folder}: capture (pid {pid}) did not stop within {wait:g} s")
+            time.sleep(0.1)
+    return pid
+
+
+class ControlFile:
+    """The recorder's side: new commands from ``capture.control`` (cheap ``stat`` per call)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = Path(folder) / CONTROL_NAME
+        self.path.unlink(missing_ok=True)  # commands meant for an earlier run do not apply
+        self._stamp: tuple[int, int] | None = None
+
+    def poll(self) -> Command | None:
+        """The command written since the last call, or ``None``."""
+        try:
+            st = self.path.stat()
+        except OSError:
+            return None
+        stamp = (st.st_ino, st.st_mtime_ns)  # each command is a new file (atomic replace)
+        if stamp == self._stamp:
+            return None
+        self._stamp = stamp
+        try:
+            cmd = json.loads(self.path.read_text("utf-8")).get("command")
+        except (OSError, ValueError, AttributeError):
+            return None
+        return cmd if cmd in COMMANDS else None

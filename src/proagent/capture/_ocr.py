@@ -1,0 +1,136 @@
+"""Background OCR of captured screenshots, in its own process so it never blocks capture.
+
+The worker takes the oldest screenshot with ``is_processed = 0`` whose file is still there, runs
+RapidOCR on it (PP-OCR det/cls/rec ONNX models shipped inside the ``rapidocr`` wheel; one
+onnxruntime thread), writes one ``ocr_results`` row (lines joined with newlines, mean line
+confidence, ``language = 'ch_sim+en'``, ``processing_time`` in seconds) and sets ``is_processed``
+and ``processed_at``, all in one transaction. It starts at most one OCR every ``min_interval``
+seconds (the bounded rate), sleeps while nothing is waiting, and exits when its parent recorder
+is gone (checked every second) or on SIGTERM. The text is never logged.
+
+Run alone: ``python -m proagent.capture._ocr DIR/lifetrace.db --min-interval 2``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sqlite3
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+__all__ = ["OcrEngine", "ocr_pending", "run_worker"]
+
+OCR_LANGUAGE = "ch_sim+en"
+"""``ocr_results.language`` written (the PP-OCR Chinese + English recogniser)."""
+
+
+class OcrEngine:
+    """RapidOCR with one onnxruntime thread (bounded CPU), loaded once."""
+
+    def __init__(self, threads: int = 1) -> None:
+        from rapidocr import RapidOCR
+
+        self._engine = RapidOCR(params={
+            "Global.log_level": "error",
+            "EngineConfig.onnxruntime.intra_op_num_threads": threads,
+            "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+        })
+
+    def read(self, path: Path) -> tuple[str, float | None]:
+        """``(text, mean confidence)`` of the image at ``path`` (empty text, ``None`` when none)."""
+        import numpy as np
+        from PIL import Image
+
+        with Image.open(path) as im:
+            arr = np.asarray(im.convert("RGB"))
+        out: Any = self._engine(arr)
+        txts = [t for t in (out.txts or ()) if t and t.strip()]
+        scores = [float(s) for s in (out.scores or ())]
+        return "\n".join(txts), (sum(scores) / len(scores) if scores else None)
+
+
+def ocr_pending(con: sqlite3.Connection, engine: OcrEngine, shots_dir: Path) -> bool:
+    """OCR the oldest unprocessed screenshot; False when none is waiting."""
+    row = con.execute(
+        "SELECT id, file_path FROM screenshots WHERE COALESCE(is_processed, 0) = 0 AND COALESCE(file_deleted, 0) = 0 "
+        "AND deleted_at IS NULL ORDER BY id LIMIT 1").fetchone()
+    if row is None:
+        return False
+    sid, file_path = int(row[0]), str(row[1])
+    path = shots_dir / Path(file_path).name
+    t0 = time.perf_counter()
+    try:
+        text, conf = engine.read(path)
+        ok = True
+    except (OSError, ValueError):  # file removed by retention meanwhile, or unreadable
+        text, conf, ok = "", None, False
+    took = time.perf_counter() - t0
+    now = datetime.now().strftime("%Y-%m-%d %H:%M:%S.%f")
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        if ok:
+            con.execute("INSERT INTO ocr_results (screenshot_id, text_content, confidence, language, processing_time, "
+                        "created_at) VALUES (?, ?, ?, ?, ?, ?)", (sid, text, conf, OCR_LANGUAGE, took, now))
+        con.execute("UPDATE screenshots SET is_processed = 1, processed_at = ? WHERE id = ?", (now, sid))
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return True
+
+
+def run_worker(db: Path, *, min_interval: float = 2.0, parent: int | None = None, threads: int = 1) -> None:
+    """Process screenshots of ``db`` until the parent process ends (see the module docstring)."""
+    from ._store import SHOTS_DIR, connect
+
+    stop = False
+
+    def _term(*_: object) -> None:
+        nonlocal stop
+        stop = True
+
+    signal.signal(signal.SIGTERM, _term)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the recorder, which stops us
+    engine = OcrEngine(threads)
+    con = connect(db)
+    shots = db.parent / SHOTS_DIR
+    try:
+        while not stop:
+            if parent is not None and os.getppid() != parent:
+                break  # the recorder died (kill -9): do not outlive it
+            t0 = time.monotonic()
+            did = ocr_pending(con, engine, shots)
+            wait = max(min_interval - (time.monotonic() - t0), 0.0) if did else max(min_interval, 1.0)
+            end = time.monotonic() + wait
+            while not stop and time.monotonic() < end:
+                time.sleep(min(0.5, max(end - time.monotonic(), 0.0)))
+                if parent is not None and os.getppid() != parent:
+                    stop = True
+    finally:
+        con.close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m proagent.capture._ocr DB [--min-interval S] [--parent PID]``."""
+    ap = argparse.ArgumentParser(prog="proagent-capture-ocr")
+    ap.add_argument("db", type=Path)
+    ap.add_argument("--min-interval", type=float, default=2.0)
+    ap.add_argument("--parent", type=int, default=None)
+    ap.add_argument("--threads", type=int, default=1)
+    a = ap.parse_args(argv)
+    try:
+        run_worker(a.db, min_interval=a.min_interval, parent=a.parent, threads=a.threads)
+    except KeyboardInterrupt:
+        pass
+    except sqlite3.DatabaseError as e:
+        print(f"capture OCR worker: {a.db}: {e}", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,273 @@
+"""Screen and foreground-window probes behind one small interface.
+
+* :class:`ScreenGrabber`: every monitor with ``mss`` (``screen_id`` 0, 1, ... in ``mss``'s
+  monitor order, the virtual all-monitors screen left out).
+* :class:`WindowProbe` implementations: :class:`X11Probe` (python-xlib: EWMH
+  ``_NET_ACTIVE_WINDOW`` of the root window, which needs a window manager; without one the X
+  input focus, walked up to the nearest window with a name; process name from ``_NET_WM_PID``
+  via psutil, else ``WM_CLASS``; input idle time from the MIT-SCREEN-SAVER extension),
+  :class:`WindowsProbe` (ctypes: ``GetForegroundWindow``, ``GetWindowTextW``,
+  ``GetWindowThreadProcessId``, psutil; ``GetLastInputInfo``) and :class:`MacProbe` (pyobjc:
+  NSWorkspace frontmost application, Quartz ``CGWindowListCopyWindowInfo`` for the title).
+  Only the X11 probe is tested (Xvfb + openbox); the Windows and macOS probes are written to
+  their documented APIs and untested here.
+
+:func:`open_window_probe` picks the one for this session, or raises :class:`CaptureError` with
+one line (Wayland, no display, missing optional dependency).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+__all__ = ["CaptureError", "ScreenGrabber", "WindowInfo", "WindowProbe", "open_window_probe"]
+
+
+class CaptureError(RuntimeError):
+    """Capture cannot run here (unsupported session, missing dependency, bad folder); the message
+    is one line saying why and what to do."""
+
+
+@dataclass(frozen=True)
+class WindowInfo:
+    """The foreground window at one moment."""
+
+    app_name: str
+    """Application: the process name (``xterm``, ``chrome.exe``, ``Safari``), else the window class."""
+    window_title: str
+    """Window title as the window manager shows it (may be empty)."""
+    pid: int | None = None
+    """Process id owning the window, when the platform tells it."""
+
+
+UNKNOWN_WINDOW = WindowInfo("unknown", "")
+"""What a probe returns when no window has the focus (or it vanished while being read)."""
+
+
+class WindowProbe(Protocol):
+    """Reads the foreground window and the input idle time."""
+
+    def foreground(self) -> WindowInfo:
+        """The foreground window now (:data:`UNKNOWN_WINDOW` when there is none)."""
+        ...
+
+    def idle_seconds(self) -> float | None:
+        """Seconds since the last keyboard or mouse input, ``None`` when not available."""
+        ...
+
+    def close(self) -> None:
+        """Release the connection."""
+        ...
+
+
+def _process_name(pid: int | None) -> str | None:
+    if not pid:
+        return None
+    try:
+        import psutil
+
+        return psutil.Process(pid).name() or None
+    except Exception:  # noqa: BLE001 - process gone or not ours: fall back to the window class
+        return None
+
+
+class X11Probe:
+    """Foreground window on an X11 display through python-xlib (see the module docstring)."""
+
+    def __init__(self, display: str | None = None) -> None:
+        try:
+            from Xlib import X, display as xdisplay, error
+        except ImportError:
+            raise CaptureError("python-xlib is not installed: pip install 'proagent[capture]'") from None
+        try:
+            self._d = xdisplay.Display(display)
+        except Exception as e:  # noqa: BLE001 - Xlib raises several kinds
+            raise CaptureError(f"cannot open X display {display or os.environ.get('DISPLAY')!r}: {e}") from None
+        self._X, self._XError = X, error.XError
+        self._root = self._d.screen().root
+        atom = self._d.intern_atom
+        self._active = atom("_NET_ACTIVE_WINDOW")
+        self._net_name = atom("_NET_WM_NAME")
+        self._utf8 = atom("UTF8_STRING")
+        self._pid = atom("_NET_WM_PID")
+        self._has_ss = self._d.has_extension("MIT-SCREEN-SAVER")
+
+    def _prop(self, win: Any, atom: int, kind: int | None = None) -> Any:
+        p = win.get_full_property(atom, kind if kind is not None else self._X.AnyPropertyType)
+        return p.value if p is not None else None
+
+    def _window(self) -> Any:
+        wid = self._prop(self._root, self._active)
+        if wid is not None and len(wid) and int(wid[0]):
+            return self._d.create_resource_object("window", int(wid[0]))
+        # no EWMH window manager: the input focus, up to the first window with a name or class
+        win = self._d.get_input_focus().focus
+        if isinstance(win, int):  # X.NONE / PointerRoot
+            return None
+        while win is not None and win.id != self._root.id:
+            if win.get_wm_name() or win.get_wm_class():
+                return win
+            win = win.query_tree().parent
+        return None
+
+    def foreground(self) -> WindowInfo:
+        """See :meth:`WindowProbe.foreground`."""
+        try:
+            win = self._window()
+            if win is None:
+                return UNKNOWN_WINDOW
+            raw = self._prop(win, self._net_name, self._utf8)
+            if raw is not None:
+                title = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+            else:
+                name = win.get_wm_name()
+                title = name.decode("latin-1") if isinstance(name, bytes) else (name or "")
+            pid_v = self._prop(win, self._pid)
+            pid = int(pid_v[0]) if pid_v is not None and len(pid_v) else None
+            cls = win.get_wm_class()
+            app = _process_name(pid) or (cls[1] if cls else None) or "unknown"
+            return WindowInfo(app, title, pid)
+        except self._XError:
+            return UNKNOWN_WINDOW  # the window closed while we read it
+
+    def idle_seconds(self) -> float | None:
+        """See :meth:`WindowProbe.idle_seconds` (MIT-SCREEN-SAVER ``idle``)."""
+        if not self._has_ss:
+            return None
+        try:
+            return self._root.screensaver_query_info().idle / 1000.0
+        except Exception:  # noqa: BLE001
+            return None
+
+    def close(self) -> None:
+        """See :meth:`WindowProbe.close`."""
+        self._d.close()
+
+
+class WindowsProbe:  # pragma: no cover - untested: no Windows here
+    """Foreground window on Windows through ctypes (user32, kernel32) and psutil."""
+
+    def __init__(self) -> None:
+        import ctypes
+        from ctypes import wintypes
+
+        self._c, self._w = ctypes, wintypes
+        self._user32 = ctypes.windll.user32
+        self._kernel32 = ctypes.windll.kernel32
+
+    def foreground(self) -> WindowInfo:
+        """See :meth:`WindowProbe.foreground`."""
+        hwnd = self._user32.GetForegroundWindow()
+        if not hwnd:
+            return UNKNOWN_WINDOW
+        n = self._user32.GetWindowTextLengthW(hwnd)
+        buf = self._c.create_unicode_buffer(n + 1)
+        self._user32.GetWindowTextW(hwnd, buf, n + 1)
+        pid = self._w.DWORD()
+        self._user32.GetWindowThreadProcessId(hwnd, self._c.byref(pid))
+        return WindowInfo(_process_name(pid.value) or "unknown", buf.value, pid.value or None)
+
+    def idle_seconds(self) -> float | None:
+        """See :meth:`WindowProbe.idle_seconds` (``GetLastInputInfo``)."""
+
+        class LASTINPUTINFO(self._c.Structure):
+            _fields_ = [("cbSize", self._w.UINT), ("dwTime", self._w.DWORD)]
+
+        info = LASTINPUTINFO()
+        info.cbSize = self._c.sizeof(info)
+        if not self._user32.GetLastInputInfo(self._c.byref(info)):
+            return None
+        return max(0, self._kernel32.GetTickCount() - info.dwTime) / 1000.0
+
+    def close(self) -> None:
+        """See :meth:`WindowProbe.close`."""
+
+
+class MacProbe:  # pragma: no cover - untested: no macOS here
+    """Frontmost application (NSWorkspace) and its front window title (Quartz) through pyobjc."""
+
+    def __init__(self) -> None:
+        try:
+            import AppKit
+            import Quartz
+        except ImportError:
+            raise CaptureError("macOS capture needs pyobjc: pip install 'proagent[capture,capture-macos]'") from None
+        self._appkit, self._quartz = AppKit, Quartz
+
+    def foreground(self) -> WindowInfo:
+        """See :meth:`WindowProbe.foreground`."""
+        app = self._appkit.NSWorkspace.sharedWorkspace().frontmostApplication()
+        if app is None:
+            return UNKNOWN_WINDOW
+        pid = int(app.processIdentifier())
+        q = self._quartz
+        title = ""
+        for w in q.CGWindowListCopyWindowInfo(q.kCGWindowListOptionOnScreenOnly | q.kCGWindowListExcludeDesktopElements,
+                                              q.kCGNullWindowID) or []:
+            if int(w.get("kCGWindowOwnerPID", -1)) == pid and int(w.get("kCGWindowLayer", 1)) == 0:
+                title = str(w.get("kCGWindowName") or "")
+                break
+        return WindowInfo(str(app.localizedName() or "unknown"), title, pid)
+
+    def idle_seconds(self) -> float | None:
+        """See :meth:`WindowProbe.idle_seconds` (``CGEventSourceSecondsSinceLastEventType``)."""
+        q = self._quartz
+        return float(q.CGEventSourceSecondsSinceLastEventType(q.kCGEventSourceStateHIDSystemState,
+                                                               q.kCGAnyInputEventType))
+
+    def close(self) -> None:
+        """See :meth:`WindowProbe.close`."""
+
+
+def open_window_probe() -> WindowProbe:
+    """The window probe for this session.
+
+    Raises:
+        CaptureError: a Wayland session, no X display on Linux/BSD, or a missing optional
+            dependency (the message says which).
+    """
+    if sys.platform == "win32":  # pragma: no cover
+        return WindowsProbe()
+    if sys.platform == "darwin":  # pragma: no cover
+        return MacProbe()
+    if not os.environ.get("DISPLAY"):
+        if os.environ.get("WAYLAND_DISPLAY") or os.environ.get("XDG_SESSION_TYPE") == "wayland":
+            raise CaptureError("Wayland session without X11: proagent capture reads screens and the foreground "
+                               "window through X11 only; log in to an X11 session (Wayland is not supported)")
+        raise CaptureError("no X display (DISPLAY is not set): proagent capture needs an X11 session "
+                           "(on a server: Xvfb :1 & DISPLAY=:1 proagent capture ...)")
+    if os.environ.get("XDG_SESSION_TYPE") == "wayland":
+        raise CaptureError("Wayland session: X11 (XWayland) shows neither the foreground window nor the screen of "
+                           "native Wayland apps; log in to an X11 session (Wayland is not supported)")
+    return X11Probe()
+
+
+class ScreenGrabber:
+    """Every monitor as a PIL RGB image, through ``mss``."""
+
+    def __init__(self) -> None:
+        try:
+            import mss
+        except ImportError:
+            raise CaptureError("mss is not installed: pip install 'proagent[capture]'") from None
+        try:
+            self._sct = mss.mss()
+        except Exception as e:  # noqa: BLE001 - ScreenShotError and friends
+            raise CaptureError(f"cannot read the screen: {e}") from None
+
+    def grab(self) -> list[tuple[int, Any]]:
+        """``[(screen_id, PIL.Image RGB), ...]`` for each monitor, in ``mss`` order."""
+        from PIL import Image
+
+        out = []
+        for i, mon in enumerate(self._sct.monitors[1:]):
+            shot = self._sct.grab(mon)
+            out.append((i, Image.frombytes("RGB", shot.size, shot.bgra, "raw", "BGRX")))
+        return out
+
+    def close(self) -> None:
+        """Release the display connection."""
+        self._sct.close()

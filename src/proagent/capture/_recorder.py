@@ -1,0 +1,318 @@
+"""The capture loop: probes -> events -> storage, once per tick (1 s by default).
+
+Per tick: read the control file (pause/resume/stop); read the foreground window; if it is
+excluded, grab nothing; else grab every monitor and take its pHash (imagehash, 64 bits).
+:class:`Segmenter` decides whether the open event goes on, ends, or a new one starts. A screenshot
+is stored when it is the first of its screen in the event, or its pHash is more than
+``dedup_distance`` bits (Hamming) from the last stored one of that screen (LifeTrace: <= 5 is a
+duplicate). The open event's heartbeat (``updated_at``) is written every tick. OCR runs in a
+separate process (:mod:`proagent.capture._ocr`) at a bounded rate.
+
+Idle (DESIGN: LifeTrace has no idle rule; the issue asks for one): the user is idle when, for
+``idle`` seconds, there was no keyboard/mouse input (when the platform tells it), the screen did
+not change (pHash distance > ``dedup_distance`` on some screen) and the foreground window did not
+change; idle closes the open event at the tick idleness is seen, and activity opens a new one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from ._control import ControlFile, FolderLock
+from ._exclude import Exclusions
+from ._probe import CaptureError, ScreenGrabber, WindowInfo, WindowProbe, open_window_probe
+from ._store import EXCLUDED_APP, Store
+
+__all__ = ["CaptureConfig", "CaptureStats", "Segmenter", "record"]
+
+DEDUP_DISTANCE = 5
+"""pHash Hamming distance at or below which two screenshots are duplicates (LifeTrace's rule)."""
+PNG_LEVEL = 1
+"""zlib level of stored PNGs: 1 is several times faster than the default 6 for ~20% more bytes
+(see benchmarks/capture.py)."""
+WEBP_QUALITY = 80
+"""Lossy WebP quality of stored WebP screenshots."""
+
+
+@dataclass(frozen=True)
+class CaptureConfig:
+    """What and how to capture."""
+
+    out: Path
+    """Capture folder: ``lifetrace.db`` and ``screenshots/`` go there (created when missing; an
+    existing capture folder is continued)."""
+    interval: float = 1.0
+    """Seconds between ticks (ProAgentBench: 1 Hz)."""
+    split_on_title: bool = False
+    """Also start a new event when the window title changes (LifeTrace: app changes only)."""
+    idle: float = 300.0
+    """Seconds without input, screen change or window change after which the open event is closed."""
+    image_format: Literal["png", "webp"] = "png"
+    """Stored image format (PNG lossless; WebP lossy, smaller)."""
+    dedup_distance: int = DEDUP_DISTANCE
+    """pHash Hamming distance at or below which a screenshot duplicates the last stored one."""
+    ocr: bool = True
+    """Run the background OCR worker."""
+    ocr_interval: float = 2.0
+    """At most one OCR started every this many seconds."""
+    max_days: float | None = None
+    """Remove screenshot files older than this many days (``None``: keep)."""
+    max_gb: float | None = None
+    """Keep screenshot files under this many GB (10^9 bytes), oldest removed first (``None``: no cap)."""
+    exclude_apps: tuple[str, ...] = ()
+    """Application names never recorded (added to the default list)."""
+    exclude_titles: tuple[str, ...] = ()
+    """Title regexes never recorded (added to the default list)."""
+    default_exclusions: bool = True
+    """Apply the shipped list of private/incognito windows and password managers."""
+    duration: float | None = None
+    """Stop by itself after this many seconds (``None``: until stopped)."""
+
+    def __post_init__(self) -> None:
+        if not self.interval > 0:
+            raise ValueError(f"--interval must be > 0 seconds (got {self.interval})")
+        if not self.idle > 0:
+            raise ValueError(f"--idle must be > 0 seconds (got {self.idle})")
+        if not 0 <= self.dedup_distance <= 64:
+            raise ValueError("dedup distance must be within 0..64 bits")
+        if self.max_days is not None and not self.max_days > 0:
+            raise ValueError(f"--max-days must be > 0 (got {self.max_days})")
+        if self.max_gb is not None and not self.max_gb > 0:
+            raise ValueError(f"--max-gb must be > 0 (got {self.max_gb})")
+        if not self.ocr_interval > 0:
+            raise ValueError(f"--ocr-interval must be > 0 seconds (got {self.ocr_interval})")
+
+
+@dataclass
+class CaptureStats:
+    """Counts of one capture run."""
+
+    ticks: int = 0
+    """Ticks run (not counting paused ones)."""
+    grabs: int = 0
+    """Monitor images grabbed."""
+    stored: int = 0
+    """Screenshots stored."""
+    duplicates: int = 0
+    """Grabbed images not stored because they duplicated the last stored one."""
+    excluded_ticks: int = 0
+    """Ticks whose foreground window was excluded (nothing grabbed)."""
+    events: int = 0
+    """Events opened."""
+    recovered: int = 0
+    """Events a crash had left open, closed at their last heartbeat at start."""
+    removed: int = 0
+    """Screenshot files removed by retention."""
+    bytes_stored: int = 0
+    """Bytes of image files written."""
+    late_ticks: int = 0
+    """Ticks skipped because the loop fell behind schedule."""
+    screens: list[tuple[int, int]] = field(default_factory=list)
+    """(width, height) of each monitor at the first grab."""
+
+
+Key = tuple[str, ...]
+
+
+class Segmenter:
+    """Event boundaries: a new event when the key (the app, or the app and title with
+    ``split_on_title``) changes; no event while idle, paused or stopped (key ``None``)."""
+
+    def __init__(self, split_on_title: bool = False) -> None:
+        self.split_on_title = split_on_title
+        self.current: Key | None = None
+
+    def key(self, win: WindowInfo | None, *, excluded: bool = False) -> Key | None:
+        """The segmentation key of ``win`` (``None``: no event)."""
+        if win is None:
+            return None
+        if excluded:
+            return (EXCLUDED_APP,)
+        return (win.app_name, win.window_title) if self.split_on_title else (win.app_name,)
+
+    def step(self, key: Key | None) -> tuple[bool, bool]:
+        """Feed this tick's key; returns ``(close_open_event, open_new_event)``."""
+        prev, self.current = self.current, key
+        if key == prev:
+            return False, False
+        return prev is not None, key is not None
+
+
+def _encode(img: Any, fmt: str) -> bytes:
+    buf = io.BytesIO()
+    if fmt == "webp":
+        img.save(buf, format="WEBP", quality=WEBP_QUALITY, method=4)
+    else:
+        img.save(buf, format="PNG", compress_level=PNG_LEVEL)
+    return buf.getvalue()
+
+
+def _start_ocr(db: Path, interval: float) -> subprocess.Popen[bytes]:
+    cmd = [sys.executable, "-m", "proagent.capture._ocr", str(db), "--min-interval", str(interval),
+           "--parent", str(os.getpid())]
+    return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+
+
+def _stop_ocr(proc: subprocess.Popen[bytes] | None) -> None:
+    if proc is None or proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def record(cfg: CaptureConfig, *, probe: WindowProbe | None = None, grabber: ScreenGrabber | None = None,
+           say: Callable[[str], None] = print, on_ocr_start: Callable[[int], None] | None = None) -> CaptureStats:
+    """Capture until stopped (Ctrl-C, SIGTERM, ``proagent capture stop``, or ``cfg.duration``).
+
+    Args:
+        cfg: settings.
+        probe, grabber: injected probes (default: this platform's, see :mod:`._probe`).
+        say: where status lines go (start, pause, resume, stop).
+        on_ocr_start: called with the OCR worker's pid (benchmarks measure it apart).
+
+    Returns:
+        The run's :class:`CaptureStats`.
+
+    Raises:
+        CaptureError: the session is unsupported, a dependency is missing, or another recorder
+            runs in ``cfg.out``.
+        ValueError: an ``--exclude-title`` pattern is not a valid regex.
+    """
+    import imagehash
+
+    excl = Exclusions.build(cfg.exclude_apps, cfg.exclude_titles, defaults=cfg.default_exclusions)
+    cfg.out.mkdir(parents=True, exist_ok=True)
+    lock = FolderLock(cfg.out)
+    lock.acquire()
+    stats = CaptureStats()
+    store: Store | None = None
+    ocr: subprocess.Popen[bytes] | None = None
+    own_probe = probe is None
+    own_grabber = grabber is None
+    stop = False
+
+    def _signal(*_: object) -> None:
+        nonlocal stop
+        stop = True
+
+    old = {s: signal.signal(s, _signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        probe = probe or open_window_probe()
+        grabber = grabber or ScreenGrabber()
+        store = Store(cfg.out)
+        stats.recovered = store.recover()
+        control = ControlFile(cfg.out)
+        if cfg.ocr:
+            ocr = _start_ocr(store.db, cfg.ocr_interval)
+            if on_ocr_start:
+                on_ocr_start(ocr.pid)
+        seg = Segmenter(cfg.split_on_title)
+        max_bytes = int(cfg.max_gb * 1e9) if cfg.max_gb is not None else None
+        event_id: int | None = None
+        stored_hash: dict[int, Any] = {}  # screen -> pHash of the last stored screenshot in this event
+        prev_hash: dict[int, Any] = {}  # screen -> pHash at the previous tick (idle detection)
+        last_win: WindowInfo | None = None
+        paused = False
+        t_start = time.monotonic()
+        last_activity = t_start
+        next_tick = t_start
+        say(f"capturing to {cfg.out} every {cfg.interval:g} s; stop with Ctrl-C or: proagent capture stop {cfg.out}")
+        while not stop:
+            mono = time.monotonic()
+            if cfg.duration is not None and mono - t_start >= cfg.duration:
+                break
+            cmd = control.poll()
+            if cmd == "stop":
+                break
+            if cmd in ("pause", "resume") and paused != (cmd == "pause"):
+                paused = cmd == "pause"
+                say(f"capture {'paused' if paused else 'resumed'}")
+                last_activity = mono
+            now = datetime.now()
+            if paused:
+                win, excluded, shots = None, False, []
+            else:
+                stats.ticks += 1
+                win = probe.foreground()
+                excluded = excl.excludes(win)
+                shots = [] if excluded else grabber.grab()
+                if excluded:
+                    stats.excluded_ticks += 1
+            hashes = {sid: imagehash.phash(img) for sid, img in shots}
+            if not stats.screens and shots:
+                stats.screens = [img.size for _, img in shots]
+            changed = any(sid not in prev_hash or hashes[sid] - prev_hash[sid] > cfg.dedup_distance for sid in hashes)
+            prev_hash.update(hashes)
+            if changed or win != last_win:
+                last_activity = mono
+            last_win = win
+            idle_in = probe.idle_seconds() if win is not None else None
+            idle = (mono - last_activity >= cfg.idle) and (idle_in is None or idle_in >= cfg.idle)
+            key = seg.key(None if idle else win, excluded=excluded)
+            close, open_ = seg.step(key)
+            if close and event_id is not None:
+                store.close_event(event_id, now)
+                event_id = None
+            if open_ and win is not None:
+                event_id = store.open_event(EXCLUDED_APP if excluded else win.app_name,
+                                            None if excluded else win.window_title, now)
+                stats.events += 1
+                stored_hash.clear()
+            if event_id is not None:
+                for sid, img in shots:
+                    h = hashes[sid]
+                    if sid in stored_hash and h - stored_hash[sid] <= cfg.dedup_distance:
+                        stats.duplicates += 1
+                        continue
+                    data = _encode(img, cfg.image_format)
+                    store.add_screenshot(event_id=event_id, screen_id=sid, t=now, data=data, ext=cfg.image_format,
+                                         file_hash=hashlib.sha256(data).hexdigest(), width=img.width,
+                                         height=img.height, app=win.app_name, title=win.window_title)
+                    stored_hash[sid] = h
+                    stats.stored += 1
+                    stats.bytes_stored += len(data)
+                if not close and not open_:
+                    store.heartbeat(event_id, now)
+            stats.grabs += len(shots)
+            if (cfg.max_days is not None or max_bytes is not None) and stats.ticks % 60 == 1:
+                stats.removed += store.enforce_retention(now, max_days=cfg.max_days, max_bytes=max_bytes)
+            next_tick += cfg.interval
+            behind = time.monotonic() - next_tick
+            if behind > 0:  # fell behind: skip the missed ticks, keep the schedule
+                missed = int(behind // cfg.interval) + 1
+                stats.late_ticks += missed
+                next_tick += missed * cfg.interval
+            while not stop and (left := next_tick - time.monotonic()) > 0:
+                time.sleep(min(left, 0.25))
+        if store is not None and event_id is not None:
+            store.close_event(event_id, datetime.now())
+        say(f"capture stopped: {stats.events} events, {stats.stored} screenshots stored, {stats.duplicates} duplicates "
+            f"skipped, {stats.excluded_ticks} excluded ticks")
+        return stats
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+        _stop_ocr(ocr)
+        if store is not None:
+            store.close()
+        if own_probe and probe is not None:
+            probe.close()
+        if own_grabber and grabber is not None:
+            grabber.close()
+        lock.release()
+

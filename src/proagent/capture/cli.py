@@ -1,0 +1,88 @@
+"""``proagent capture``: record an activity log; ``proagent capture stop|pause|resume DIR``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+__all__ = ["capture"]
+
+
+def _seconds(text: str, option: str) -> float:
+    from ..bench.samples import parse_window
+
+    try:
+        return parse_window(text)
+    except ValueError as e:
+        raise click.BadParameter(str(e).replace("window", "duration", 1), param_hint=option) from None
+
+
+@click.group("capture", invoke_without_command=True)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Capture folder: lifetrace.db (LifeTrace 2025-11 schema) and screenshots/ go there; an existing "
+                   "capture folder is continued.")
+@click.option("--interval", type=float, default=1.0, show_default=True, help="Seconds between captures (1 Hz as ProAgentBench).")
+@click.option("--split-on-title", is_flag=True, default=False, help="Also start a new event when the window title changes (LifeTrace: app changes only).")
+@click.option("--idle", "idle", default="5m", show_default=True, help="No input, screen or window change for this long closes the open event (1s .. 24h).")
+@click.option("--format", "image_format", type=click.Choice(["png", "webp"]), default="png", show_default=True, help="Screenshot file format.")
+@click.option("--ocr/--no-ocr", default=True, show_default=True, help="OCR screenshots (RapidOCR) in a background process.")
+@click.option("--ocr-interval", type=float, default=2.0, show_default=True, help="Start at most one OCR every this many seconds.")
+@click.option("--max-days", type=float, default=None, help="Remove screenshot files older than this many days (rows and OCR stay).")
+@click.option("--max-gb", type=float, default=None, help="Keep screenshot files under this many GB, removing the oldest first.")
+@click.option("--exclude-app", "exclude_app", multiple=True, help="Never record this application (process name; repeatable).")
+@click.option("--exclude-title", "exclude_title", multiple=True, help="Never record windows whose title matches this regex (case-insensitive; repeatable).")
+@click.option("--default-exclusions/--no-default-exclusions", default=True, show_default=True,
+              help="Exclude private/incognito browser windows and password managers (proagent/data/capture_exclusions.json).")
+@click.option("--duration", default=None, help="Stop by itself after this long (e.g. 30s, 2h); default: until stopped.")
+@click.pass_context
+def capture(ctx: click.Context, out: Path | None, interval: float, split_on_title: bool, idle: str, image_format: str,
+            ocr: bool, ocr_interval: float, max_days: float | None, max_gb: float | None, exclude_app: tuple[str, ...],
+            exclude_title: tuple[str, ...], default_exclusions: bool, duration: str | None) -> None:
+    """Record the screen (every monitor), the foreground app and window title and events into
+    OUT/lifetrace.db until Ctrl-C or `proagent capture stop OUT`. Linux X11 (tested), Windows
+    and macOS (untested); nothing leaves the machine.
+
+    Example: proagent capture --out ~/activity --exclude-app signal-desktop
+    """
+    if ctx.invoked_subcommand is not None:
+        if out is not None:
+            raise click.UsageError(f"--out goes with recording, not with '{ctx.invoked_subcommand}' (give DIR after it)")
+        return
+    if out is None:
+        raise click.UsageError("give --out DIR to record, or one of: stop DIR, pause DIR, resume DIR")
+    from ..cliutil import check_writable_dir
+    from ._probe import CaptureError
+    from ._recorder import CaptureConfig, record
+
+    check_writable_dir(out, "--out")
+    try:
+        cfg = CaptureConfig(
+            out=out, interval=interval, split_on_title=split_on_title, idle=_seconds(idle, "--idle"),
+            image_format=image_format, ocr=ocr, ocr_interval=ocr_interval, max_days=max_days, max_gb=max_gb,
+            exclude_apps=exclude_app, exclude_titles=exclude_title, default_exclusions=default_exclusions,
+            duration=_seconds(duration, "--duration") if duration else None)  # type: ignore[arg-type]
+        record(cfg, say=click.echo)
+    except (CaptureError, ValueError) as e:
+        raise click.ClickException(str(e)) from None
+
+
+def _control(name: str, verb: str) -> click.Command:
+    @click.command(name, help=f"{verb} the capture running in DIR.")
+    @click.argument("folder", metavar="DIR", type=click.Path(exists=True, file_okay=False, path_type=Path))
+    def cmd(folder: Path) -> None:
+        from ._control import send_command
+        from ._probe import CaptureError
+
+        try:
+            pid = send_command(folder, name)  # type: ignore[arg-type]
+        except CaptureError as e:
+            raise click.ClickException(str(e)) from None
+        past = {"stop": "stopped", "pause": "told to pause", "resume": "told to resume"}[name]
+        click.echo(f"capture in {folder} (pid {pid}) {past}")
+
+    return cmd
+
+
+for _name, _verb in (("stop", "Stop"), ("pause", "Pause (nothing is recorded until resume)"), ("resume", "Resume")):
+    capture.add_command(_control(_name, _verb))

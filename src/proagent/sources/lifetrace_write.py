@@ -1,0 +1,118 @@
+"""LifeTrace table definitions for writers: the one place proagent spells out the DDL.
+
+The columns follow LifeTrace's SQLAlchemy models (``lifetrace/storage/models.py``: ``Event``,
+``Screenshot``, ``OCRResult``, ``SearchIndex``, ``ProcessingQueue``) and the variants of DESIGN
+section 3, which the reader (:mod:`proagent.sources.lifetrace_schema`) detects:
+
+``2025-09``
+    ``events(id, app_name, window_title, start_time, end_time, created_at)``, ``screenshots(id,
+    file_path UNIQUE, file_hash, file_size, width, height, screen_id, app_name, window_title,
+    created_at, processed_at, is_processed, event_id)``, ``ocr_results``, ``search_index``,
+    ``processing_queue``.
+``2025-10``
+    events gain ``ai_title``, ``ai_summary``.
+``2025-11`` (v1.0)
+    events gain ``status``, ``task_id``, ``auto_association_attempted``, ``updated_at``,
+    ``deleted_at``; screenshots gain ``file_deleted``, ``updated_at``, ``deleted_at``.
+
+Timestamps are written as SQLAlchemy writes ``DateTime`` on SQLite: naive local time
+``YYYY-MM-DD HH:MM:SS.ffffff`` (:data:`TIMESTAMP_FORMAT`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["TIMESTAMP_FORMAT", "WRITE_VARIANTS", "event_columns", "lifetrace_ddl", "screenshot_columns"]
+
+TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f"
+"""How LifeTrace (SQLAlchemy ``DateTime`` on SQLite) stores times: naive local time."""
+
+WRITE_VARIANTS = ("2025-09", "2025-10", "2025-11")
+"""Schema variants :func:`lifetrace_ddl` writes, oldest first."""
+
+_EVENTS = (
+    "id INTEGER NOT NULL PRIMARY KEY", "app_name VARCHAR(200)", "window_title VARCHAR(500)",
+    "start_time DATETIME", "end_time DATETIME", "created_at DATETIME",
+)
+_EVENTS_AI = ("ai_title VARCHAR(50)", "ai_summary TEXT")
+_EVENTS_V1 = (
+    "status VARCHAR(20)", "task_id INTEGER", "auto_association_attempted BOOLEAN", "updated_at DATETIME",
+    "deleted_at DATETIME",
+)
+_SHOTS = (
+    "id INTEGER NOT NULL PRIMARY KEY", "file_path VARCHAR(500) NOT NULL UNIQUE", "file_hash VARCHAR(64) NOT NULL",
+    "file_size INTEGER NOT NULL", "width INTEGER NOT NULL", "height INTEGER NOT NULL", "screen_id INTEGER NOT NULL",
+    "app_name VARCHAR(200)", "window_title VARCHAR(500)", "created_at DATETIME", "processed_at DATETIME",
+    "is_processed BOOLEAN", "event_id INTEGER",
+)
+_SHOTS_V1 = ("file_deleted BOOLEAN", "updated_at DATETIME", "deleted_at DATETIME")
+_OTHER_TABLES = """
+CREATE TABLE IF NOT EXISTS ocr_results (id INTEGER NOT NULL PRIMARY KEY, screenshot_id INTEGER NOT NULL,
+    text_content TEXT, confidence FLOAT, language VARCHAR(10), processing_time FLOAT, created_at DATETIME);
+CREATE TABLE IF NOT EXISTS search_index (id INTEGER NOT NULL PRIMARY KEY, screenshot_id INTEGER NOT NULL,
+    content TEXT NOT NULL, keywords TEXT, created_at DATETIME);
+CREATE TABLE IF NOT EXISTS processing_queue (id INTEGER NOT NULL PRIMARY KEY, screenshot_id INTEGER NOT NULL,
+    task_type VARCHAR(50) NOT NULL, status VARCHAR(20), retry_count INTEGER, error_message TEXT,
+    created_at DATETIME, updated_at DATETIME);
+"""
+
+
+def _check(variant: str) -> None:
+    if variant not in WRITE_VARIANTS:
+        raise ValueError(f"unknown LifeTrace variant {variant!r} (one of {', '.join(WRITE_VARIANTS)})")
+
+
+def event_columns(variant: str = "2025-11") -> tuple[str, ...]:
+    """Column definitions (``"name TYPE"``) of ``events`` in ``variant``, in table order.
+
+    Raises:
+        ValueError: ``variant`` is not one of :data:`WRITE_VARIANTS`.
+    """
+    _check(variant)
+    cols = _EVENTS
+    if variant in ("2025-10", "2025-11"):
+        cols += _EVENTS_AI
+    if variant == "2025-11":
+        cols += _EVENTS_V1
+    return cols
+
+
+def screenshot_columns(variant: str = "2025-11") -> tuple[str, ...]:
+    """Column definitions of ``screenshots`` in ``variant``, in table order.
+
+    Raises:
+        ValueError: ``variant`` is not one of :data:`WRITE_VARIANTS`.
+    """
+    _check(variant)
+    return _SHOTS + (_SHOTS_V1 if variant == "2025-11" else ())
+
+
+def lifetrace_ddl(variant: str = "2025-11", *, extra_event_columns: Sequence[str] = (), indexes: bool = True) -> str:
+    """SQL script creating LifeTrace's tables (``IF NOT EXISTS``, so it may run on an existing file).
+
+    Args:
+        variant: one of :data:`WRITE_VARIANTS`.
+        extra_event_columns: definitions appended to ``events`` after the variant's own (e.g. the
+            ProAgentBench processed columns ``"is_llm_event BOOLEAN"``, ...).
+        indexes: also create the indexes below (a bulk writer may leave them out).
+
+    Returns:
+        ``CREATE TABLE`` statements for ``events``, ``screenshots``, ``ocr_results``,
+        ``search_index`` and ``processing_queue``, plus the indexes readers use
+        (``screenshots.event_id``, ``screenshots.created_at``, ``ocr_results.screenshot_id``) when
+        ``indexes``.
+
+    Raises:
+        ValueError: unknown ``variant``.
+    """
+    ev = ", ".join(event_columns(variant) + tuple(extra_event_columns))
+    sc = ", ".join(screenshot_columns(variant))
+    script = f"CREATE TABLE IF NOT EXISTS events ({ev});\nCREATE TABLE IF NOT EXISTS screenshots ({sc});\n{_OTHER_TABLES}"
+    if not indexes:
+        return script
+    return script + (
+        "CREATE INDEX IF NOT EXISTS ix_screenshots_event_id ON screenshots (event_id);\n"
+        "CREATE INDEX IF NOT EXISTS ix_screenshots_created_at ON screenshots (created_at);\n"
+        "CREATE INDEX IF NOT EXISTS ix_ocr_results_screenshot_id ON ocr_results (screenshot_id);\n"
+    )
