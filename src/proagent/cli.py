@@ -326,6 +326,7 @@ def _register() -> None:
     cli.add_command(stats_cmd)
     cli.add_command(synth_cmd)
     cli.add_command(simulate_cmd)
+    from .live.cli import live_cmd; cli.add_command(live_cmd)  # noqa: E702
 
 
 _register()

@@ -180,7 +180,8 @@ class LiveAgent:
             intention, query = pred.intention, pred.query
         else:
             cur = sample.current
-            text = f"Need a hand with {cur.app_name or 'this'}" + (f" ({cur.window_title[:80]})" if cur.window_title else "") + "?"
+            what = cur.app_name or " ".join(cur.summary.split()[:12]) or "this"
+            text = f"Need a hand with {what}" + (f" ({cur.window_title[:80]})" if cur.window_title else "") + "?"
         offer = self.feedback.add_offer(sample, text=text, query=query, intention=intention, p_help=p,
                                         notifier=",".join(n.name for n in self.notifiers), created_at=self.clock.now())
         self.restraint.offered(now)
