@@ -64,17 +64,18 @@ class HowModel:
     answer parser into intention + query.
 
     Args:
-        model: any inspect model name (``local/qwen2.5-coder-1.5b``, ``openai/...``).
+        model: any inspect model name (``local/qwen2.5-coder-1.5b``, ``openai/...``)
+            or an inspect ``Model``.
         model_args: provider arguments (``n_threads=1``...).
         max_tokens: answer budget (tokens; the benchmark's zero-shot budget).
     """
 
-    def __init__(self, model: str, model_args: Mapping[str, Any] | None = None, *, max_tokens: int = 96,
+    def __init__(self, model: Any, model_args: Mapping[str, Any] | None = None, *, max_tokens: int = 96,
                  base_url: str | None = None) -> None:
         from inspect_ai.model import GenerateConfig, get_model
 
-        self.name = model
-        self._model = get_model(model, base_url=base_url, **dict(model_args or {}))
+        self.name = model if isinstance(model, str) else str(model)
+        self._model = get_model(model, base_url=base_url, **dict(model_args or {})) if isinstance(model, str) else model
         self._config = GenerateConfig(temperature=0.0, max_tokens=max_tokens, seed=0)
         self._loop = asyncio.new_event_loop()
 
@@ -180,8 +181,8 @@ class LiveAgent:
             intention, query = pred.intention, pred.query
         else:
             cur = sample.current
-            what = cur.app_name or " ".join(cur.summary.split()[:12]) or "this"
-            text = f"Need a hand with {what}" + (f" ({cur.window_title[:80]})" if cur.window_title else "") + "?"
+            what = " | ".join(p for p in (cur.app_name, cur.window_title[:80]) if p) or " ".join(cur.summary.split())[:80]
+            text = "Need a hand with this?" + (f" ({what})" if what else "")
         offer = self.feedback.add_offer(sample, text=text, query=query, intention=intention, p_help=p,
                                         notifier=",".join(n.name for n in self.notifiers), created_at=self.clock.now())
         self.restraint.offered(now)
