@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
-from ..bench.samples import SampleConfig, _context, _is_llm, _valid
+from ..bench.samples import SampleConfig, _is_llm, _valid, window_context as _context
 from ..records import Event, Sample
 
 __all__ = ["as_of", "moment_sample"]
