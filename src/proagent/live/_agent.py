@@ -211,14 +211,16 @@ class LiveAgent:
         self.sync_responses()
         return out
 
-    def follow(self, follower: LifeTraceFollower, *, every_seconds: float = 30.0, poll_seconds: float = 0.5,
+    def follow(self, follower: LifeTraceFollower, *, every_seconds: float = 30.0, poll_seconds: float = 0.05,
                stop: threading.Event | None = None, max_moments: int | None = None) -> list[Decision]:
         """Follow a growing database until ``stop`` is set (or ``max_moments`` moments
         were decided): each new event row is a moment, and within a long event a
-        tick every ``every_seconds`` (0: none) of wall time."""
+        tick every ``every_seconds`` (0: none) of wall time. While idle it asks
+        SQLite every ``poll_seconds`` whether anything was committed (no table
+        read) and looks at answers once a second."""
         stop = stop or threading.Event()
         out: list[Decision] = []
-        last_moment = time.monotonic()
+        last_moment = last_sync = time.monotonic()
         while not stop.is_set():
             moments = follower.poll()
             if not moments and every_seconds > 0 and time.monotonic() - last_moment >= every_seconds:
@@ -230,6 +232,8 @@ class LiveAgent:
                 if max_moments is not None and len(out) >= max_moments:
                     return out
             if not moments:
-                self.sync_responses()
+                if time.monotonic() - last_sync >= 1.0:  # answers and expiry once a second while idle
+                    self.sync_responses()
+                    last_sync = time.monotonic()
                 stop.wait(poll_seconds)
         return out

@@ -171,7 +171,7 @@ def _opts(o: LiveOptions) -> dict[str, Any]:
 
 
 def run_watch(db: str | Path, folder: str | Path, decider: When, options: LiveOptions, *, how: Callable | None = None,
-              poll_seconds: float = 0.5, stop: threading.Event | None = None, duration: float | None = None,
+              poll_seconds: float = 0.05, stop: threading.Event | None = None, duration: float | None = None,
               max_moments: int | None = None, answers: Any = None, out: Any = None,
               on_decision: Callable[[Decision], None] | None = None, on_page: Callable[[str], None] | None = None,
               user: str | None = None) -> RunSummary:

@@ -154,7 +154,7 @@ def _connect(path: Path, *, follow: bool = False) -> sqlite3.Connection:
     uri = path.resolve().as_uri() + "?mode=ro"
     if not follow and _is_wal_mode(path) and not Path(str(path) + "-wal").exists():
         uri += "&immutable=1"
-    conn = sqlite3.connect(uri, uri=True, timeout=5.0)
+    conn = sqlite3.connect(uri, uri=True, timeout=5.0, check_same_thread=not follow)  # a follower may poll from a worker thread
     conn.text_factory = lambda b: b.decode("utf-8", "replace")
     conn.row_factory = sqlite3.Row
     return conn
