@@ -165,11 +165,13 @@ def _start_ocr(db: Path, interval: float) -> subprocess.Popen[bytes]:
 
 
 def _stop_ocr(proc: subprocess.Popen[bytes] | None) -> None:
+    """SIGTERM (the worker exits after its current OCR), then SIGKILL after 2 s: an OCR takes
+    seconds, and killing it mid-transaction loses only that OCR (SQLite rolls it back)."""
     if proc is None or proc.poll() is not None:
         return
     proc.terminate()
     try:
-        proc.wait(10)
+        proc.wait(2)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()

@@ -7,6 +7,7 @@
   committed transaction and leaves a database that passes ``PRAGMA integrity_check``.
 * Each write is its own short transaction; the open event's ``updated_at`` is refreshed every tick,
   so after a crash :meth:`Store.recover` closes it at its last heartbeat (at most one tick lost).
+* A new database is created complete (all tables) under a temporary name and renamed into place.
 * An image file is written (atomically, :func:`proagent.io.write_atomic`) before its row, so a row
   never names a missing file.
 * Retention (:meth:`Store.enforce_retention`): screenshots older than ``max_days`` and, oldest
@@ -16,11 +17,13 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from ..io import write_atomic
+from ._probe import CaptureError
 from ..sources.lifetrace_write import TIMESTAMP_FORMAT, lifetrace_ddl
 
 __all__ = ["DB_NAME", "EXCLUDED_APP", "SHOTS_DIR", "Store", "connect", "screenshot_name", "ts"]
@@ -54,18 +57,45 @@ def connect(db: Path) -> sqlite3.Connection:
 
 
 class Store:
-    """Writes events and screenshots of one capture folder (created when new)."""
+    """Writes events and screenshots of one capture folder (created when new).
+
+    Raises (on construction):
+        CaptureError: the folder holds a ``lifetrace.db`` that is corrupt, not SQLite, or not a
+            2025-11 log (e.g. a ProAgentBench or older LifeTrace database).
+    """
 
     def __init__(self, folder: Path) -> None:
         self.folder = Path(folder)
         self.shots = self.folder / SHOTS_DIR
         self.shots.mkdir(parents=True, exist_ok=True)
         self.db = self.folder / DB_NAME
+        if self.db.exists():
+            self._check_existing()
+        else:  # created complete under another name, so a reader never sees it empty
+            tmp = self.folder / f".{DB_NAME}.new"
+            tmp.unlink(missing_ok=True)
+            con = sqlite3.connect(tmp)
+            con.executescript(lifetrace_ddl("2025-11"))
+            con.close()
+            os.replace(tmp, self.db)
         self.con = connect(self.db)
-        self.con.executescript(lifetrace_ddl("2025-11"))
+        self.con.executescript(lifetrace_ddl("2025-11"))  # IF NOT EXISTS: completes a folder of an older run
         self.stored_bytes = int(self.con.execute(
             "SELECT COALESCE(SUM(file_size), 0) FROM screenshots WHERE COALESCE(file_deleted, 0) = 0").fetchone()[0])
         """Bytes of the screenshot files still on disk (kept up to date as files come and go)."""
+
+    def _check_existing(self) -> None:
+        """Refuse a ``lifetrace.db`` that is not a capture log proagent can continue."""
+        from ..errors import DataError
+        from ..sources.lifetrace_schema import detect_schema
+
+        try:
+            info = detect_schema(self.db)
+        except DataError as e:
+            raise CaptureError(f"{self.db}: cannot continue this database ({e.problem}); choose another --out") from None
+        if info.variant != "2025-11" or info.is_processed:
+            raise CaptureError(f"{self.db}: a LifeTrace {info.variant} database, not a 2025-11 capture log; "
+                               "choose another --out") from None
 
     def recover(self) -> int:
         """Close events a crash left open (``end_time`` NULL) at their last heartbeat

@@ -26,6 +26,9 @@ def _seconds(text: str, option: str) -> float:
 @click.option("--split-on-title", is_flag=True, default=False, help="Also start a new event when the window title changes (LifeTrace: app changes only).")
 @click.option("--idle", "idle", default="5m", show_default=True, help="No input, screen or window change for this long closes the open event (1s .. 24h).")
 @click.option("--format", "image_format", type=click.Choice(["png", "webp"]), default="png", show_default=True, help="Screenshot file format.")
+@click.option("--dedup-distance", type=click.IntRange(0, 64), default=5, show_default=True,
+              help="A screenshot within this many pHash bits (Hamming) of the last stored one is a duplicate and not stored "
+                   "(LifeTrace: 5; 0: only identical pHashes are duplicates).")
 @click.option("--ocr/--no-ocr", default=True, show_default=True, help="OCR screenshots (RapidOCR) in a background process.")
 @click.option("--ocr-interval", type=float, default=2.0, show_default=True, help="Start at most one OCR every this many seconds.")
 @click.option("--max-days", type=float, default=None, help="Remove screenshot files older than this many days (rows and OCR stay).")
@@ -37,7 +40,7 @@ def _seconds(text: str, option: str) -> float:
 @click.option("--duration", default=None, help="Stop by itself after this long (e.g. 30s, 2h); default: until stopped.")
 @click.pass_context
 def capture(ctx: click.Context, out: Path | None, interval: float, split_on_title: bool, idle: str, image_format: str,
-            ocr: bool, ocr_interval: float, max_days: float | None, max_gb: float | None, exclude_app: tuple[str, ...],
+            dedup_distance: int, ocr: bool, ocr_interval: float, max_days: float | None, max_gb: float | None, exclude_app: tuple[str, ...],
             exclude_title: tuple[str, ...], default_exclusions: bool, duration: str | None) -> None:
     """Record the screen (every monitor), the foreground app and window title and events into
     OUT/lifetrace.db until Ctrl-C or `proagent capture stop OUT`. Linux X11 (tested), Windows
@@ -51,6 +54,8 @@ def capture(ctx: click.Context, out: Path | None, interval: float, split_on_titl
         return
     if out is None:
         raise click.UsageError("give --out DIR to record, or one of: stop DIR, pause DIR, resume DIR")
+    import sqlite3
+
     from ..cliutil import check_writable_dir
     from ._probe import CaptureError
     from ._recorder import CaptureConfig, record
@@ -59,16 +64,18 @@ def capture(ctx: click.Context, out: Path | None, interval: float, split_on_titl
     try:
         cfg = CaptureConfig(
             out=out, interval=interval, split_on_title=split_on_title, idle=_seconds(idle, "--idle"),
-            image_format=image_format, ocr=ocr, ocr_interval=ocr_interval, max_days=max_days, max_gb=max_gb,
+            image_format=image_format, dedup_distance=dedup_distance, ocr=ocr, ocr_interval=ocr_interval, max_days=max_days, max_gb=max_gb,
             exclude_apps=exclude_app, exclude_titles=exclude_title, default_exclusions=default_exclusions,
             duration=_seconds(duration, "--duration") if duration else None)  # type: ignore[arg-type]
         record(cfg, say=click.echo)
     except (CaptureError, ValueError) as e:
         raise click.ClickException(str(e)) from None
+    except (sqlite3.Error, OSError) as e:  # disk full, folder removed, ...: what was committed is kept
+        raise click.ClickException(f"capture in {out} stopped: {e}") from None
 
 
-def _control(name: str, verb: str) -> click.Command:
-    @click.command(name, help=f"{verb} the capture running in DIR.")
+def _control(name: str, help_text: str) -> click.Command:
+    @click.command(name, help=help_text)
     @click.argument("folder", metavar="DIR", type=click.Path(exists=True, file_okay=False, path_type=Path))
     def cmd(folder: Path) -> None:
         from ._control import send_command
@@ -84,5 +91,7 @@ def _control(name: str, verb: str) -> click.Command:
     return cmd
 
 
-for _name, _verb in (("stop", "Stop"), ("pause", "Pause (nothing is recorded until resume)"), ("resume", "Resume")):
-    capture.add_command(_control(_name, _verb))
+for _name, _help in (("stop", "Stop the capture running in DIR (waits up to 10 s for it to exit)."),
+                     ("pause", "Pause the capture running in DIR: nothing is recorded until resume."),
+                     ("resume", "Resume the paused capture running in DIR.")):
+    capture.add_command(_control(_name, _help))

@@ -1,0 +1,189 @@
+"""What `proagent capture` costs: CPU (capture loop and OCR worker apart), resident memory, disk
+per hour and dedup ratio at 1 Hz on a 1920x1080 Xvfb screen with a scripted workload.
+
+    python benchmarks/capture.py [--seconds 120] [--format png] [--json out.json]
+
+Starts Xvfb (1920x1080x24) + openbox with three xterms and an xmessage, runs the real
+``proagent capture`` command (a child process; its OCR worker is a grandchild) and drives a
+workload with xdotool: every 10 s it types a shell command into the focused xterm (an
+interactive ``sh``: the output scrolls the window), and every 30 s it switches to the next
+window (three xterms and an xmessage, so two applications); in between the screen is unchanged
+(reading). psutil samples both processes every 0.5 s. Needs the system packages in
+scripts/system-packages.txt and the `capture` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from _common import guard_network, machine_note, render_table, watchdog, write_json  # noqa: E402
+
+TARGETS = {"capture_cpu_pct": 5.0, "capture_rss_mb": 150.0}
+"""Targets from issue 11: capture loop under 5% of one core and under 150 MB resident."""
+
+WINDOWS = [("xterm", "editor-1", "100x40+0+0"), ("xterm", "shell-2", "120x45+400+120"),
+           ("xmessage", "notice-3", "600x200+700+600"), ("xterm", "logs-4", "90x30+900+50")]
+
+
+def _cpu(p) -> float:  # noqa: ANN001
+    t = p.cpu_times()
+    return t.user + t.system
+
+
+def _encode_costs(path: Path, repeats: int = 5) -> list[dict]:
+    """CPU ms and size of encoding the image at ``path`` as PNG (zlib 1, as stored; zlib 6, PIL's
+    default) and WebP q80 (as stored with --format webp), best of ``repeats``; plus the pHash."""
+    import io
+
+    import imagehash
+    from PIL import Image
+
+    img = Image.open(path).convert("RGB")
+    rows = []
+    for name, kw in [("png zlib 1 (stored)", {"format": "PNG", "compress_level": 1}),
+                     ("png zlib 6", {"format": "PNG", "compress_level": 6}),
+                     ("webp q80 (stored)", {"format": "WEBP", "quality": 80, "method": 4})]:
+        best, size = float("inf"), 0
+        for _ in range(repeats):
+            buf = io.BytesIO()
+            t = time.process_time()
+            img.save(buf, **kw)
+            best = min(best, time.process_time() - t)
+            size = buf.tell()
+        rows.append({"format": name, "cpu_ms": best * 1000, "kb": size / 1024})
+    best = float("inf")
+    for _ in range(repeats):
+        t = time.process_time()
+        imagehash.phash(img)
+        best = min(best, time.process_time() - t)
+    rows.append({"format": "pHash (every tick)", "cpu_ms": best * 1000, "kb": None})
+    return rows
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seconds", type=float, default=120.0, help="capture duration (default 120)")
+    ap.add_argument("--format", choices=["png", "webp"], default="png")
+    ap.add_argument("--interval", type=float, default=1.0)
+    ap.add_argument("--ocr-interval", type=float, default=2.0)
+    ap.add_argument("--type-every", type=float, default=10.0, help="seconds between typed commands (default 10)")
+    ap.add_argument("--switch-every", type=float, default=30.0, help="seconds between window switches (default 30)")
+    ap.add_argument("--dedup-distance", type=int, default=5, help="pHash Hamming distance of a duplicate (default 5)")
+    ap.add_argument("--json", default=None)
+    a = ap.parse_args()
+    guard_network()
+    watchdog(a.seconds + 180)
+    import psutil
+
+    from xsession import XSession
+
+    note, info = machine_note()
+    print(note)
+    with tempfile.TemporaryDirectory(prefix="pa-capture-bench-") as tmp, XSession(1920, 1080) as xs:
+        for kind, title, geom in WINDOWS:
+            if kind == "xterm":
+                xs.xterm(title, f"{title}: ready", geometry=geom, shell=True)
+            else:
+                xs.xmessage(title, f"{title}: build finished", geometry=geom)
+        xs.activate(WINDOWS[0][1])
+        out = Path(tmp) / "cap"
+        cmd = [sys.executable, "-m", "proagent.cli", "capture", "--out", str(out), "--interval", str(a.interval),
+               "--ocr-interval", str(a.ocr_interval), "--format", a.format, "--dedup-distance", str(a.dedup_distance), "--duration", f"{a.seconds:g}s"]
+        proc = subprocess.Popen(cmd, env=xs.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        cap = psutil.Process(proc.pid)
+        ocr = None
+        t0 = time.monotonic()
+        while ocr is None and time.monotonic() - t0 < 20:
+            kids = cap.children()
+            ocr = kids[0] if kids else None
+            time.sleep(0.05)
+        rss_cap, rss_ocr = [], []
+        cpu0_cap = _cpu(cap)
+        cpu0_ocr = _cpu(ocr) if ocr else 0.0
+        last_cap, last_ocr = cpu0_cap, cpu0_ocr
+        start = time.monotonic()
+        next_type, next_switch, win = start + 5, start + a.switch_every, 0
+        lines = ["ls -la /usr/share/doc | head -40", "ls /usr/bin | head -60 | column", "cat /etc/os-release",
+                 "ls -la /usr/lib | tail -30", "seq 1 40 | paste - - - -", "df -h; ls /etc | head -30"]
+        k = 0
+        while proc.poll() is None:
+            now = time.monotonic()
+            try:
+                last_cap = _cpu(cap)
+                rss_cap.append(cap.memory_info().rss)
+                if ocr is not None and ocr.is_running():
+                    last_ocr = _cpu(ocr)
+                    rss_ocr.append(ocr.memory_info().rss)
+            except psutil.Error:
+                pass
+            if now >= next_switch and now - start < a.seconds - 3:
+                win = (win + 1) % len(WINDOWS)
+                xs.activate(WINDOWS[win][1])
+                next_switch += a.switch_every
+            elif now >= next_type and now - start < a.seconds - 3 and WINDOWS[win][0] == "xterm":
+                xs.type(lines[k % len(lines)] + "\n", delay_ms=60)
+                k += 1
+                next_type += a.type_every
+            time.sleep(0.5)
+        wall = time.monotonic() - start
+        text = proc.stdout.read() if proc.stdout else ""
+        db = out / "lifetrace.db"
+        con = sqlite3.connect(db)
+        n_shots, n_ocr = con.execute("SELECT COUNT(*), SUM(is_processed) FROM screenshots").fetchone()
+        ocr_t = con.execute("SELECT AVG(processing_time), COUNT(*) FROM ocr_results").fetchone()
+        n_events = con.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+        con.close()
+        disk = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+        encode = _encode_costs(max((out / "screenshots").iterdir(), key=lambda p: p.stat().st_size))
+    m = re.search(r"(\d+) screenshots stored, (\d+) duplicates", text)
+    stored, dups = (int(m.group(1)), int(m.group(2))) if m else (n_shots, 0)
+    res = {
+        "seconds": round(wall, 1), "format": a.format, "interval_s": a.interval, "screen": "1920x1080",
+        "capture_cpu_pct": 100 * (last_cap - cpu0_cap) / wall,
+        "capture_rss_mb": max(rss_cap) / 2**20 if rss_cap else None,
+        "ocr_cpu_pct": 100 * (last_ocr - cpu0_ocr) / wall if ocr else None,
+        "ocr_rss_mb": max(rss_ocr) / 2**20 if rss_ocr else None,
+        "events": n_events, "screenshots_stored": stored, "duplicates": dups,
+        "dedup_ratio": dups / (stored + dups) if stored + dups else None,
+        "disk_mb_per_hour": disk / 2**20 * 3600 / wall, "bytes_per_screenshot": disk / max(stored, 1),
+        "dedup_distance": a.dedup_distance, "type_every_s": a.type_every, "switch_every_s": a.switch_every, "ocr_done": int(n_ocr or 0), "ocr_mean_s": ocr_t[0], "machine": info,
+    }
+    rows = [
+        {"figure": "capture loop CPU, % of one core", "value": res["capture_cpu_pct"], "target": "< 5"},
+        {"figure": "capture loop peak RSS, MB", "value": res["capture_rss_mb"], "target": "< 150"},
+        {"figure": "OCR worker CPU, % of one core", "value": res["ocr_cpu_pct"],
+         "target": f"bounded: 1 OCR / {a.ocr_interval:g} s, 1 thread"},
+        {"figure": "OCR worker peak RSS, MB", "value": res["ocr_rss_mb"], "target": "-"},
+        {"figure": "disk per hour, MB", "value": res["disk_mb_per_hour"], "target": "-"},
+        {"figure": "dedup ratio (duplicates / grabs)", "value": res["dedup_ratio"], "target": "-"},
+        {"figure": "screenshots stored", "value": float(stored), "target": "-"},
+        {"figure": "OCR done (of stored)", "value": float(res["ocr_done"]), "target": "-"},
+        {"figure": "OCR seconds per screenshot", "value": res["ocr_mean_s"], "target": "-"},
+    ]
+    print(f"proagent capture, {wall:.0f} s at {1 / a.interval:g} Hz on a 1920x1080 Xvfb screen, {a.format}, "
+          f"dedup <= {a.dedup_distance} bits, {n_events} events, workload: a command every {a.type_every:g} s, a window switch every {a.switch_every:g} s")
+    print(render_table(rows, [("figure", "figure", ""), ("value", "measured", ".3g"), ("target", "target", "")]))
+    ok = (res["capture_cpu_pct"] < TARGETS["capture_cpu_pct"]
+          and (res["capture_rss_mb"] or 0) < TARGETS["capture_rss_mb"])
+    print("targets met" if ok else "TARGETS MISSED")
+    print("cost of storing one 1920x1080 screenshot (the largest of the run), CPU ms and KB per format:")
+    print(render_table(encode, [("format", "format", ""), ("cpu_ms", "cpu_ms", ".1f"), ("kb", "KB", ".0f")]))
+    res["encode"] = encode
+    if a.json:
+        write_json(a.json, res)
+    return 0 if proc.returncode == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
