@@ -53,6 +53,8 @@ def _decider(decider: Path | None, yes_at: Path | None):  # noqa: ANN202
               help="Follow this growing LifeTrace database (a .db, or a capture/participant folder).")
 @click.option("--capture", "capture_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Run `proagent capture --out DIR` and follow what it records.")
+@click.option("--capture-option", "capture_options", multiple=True,
+              help="Pass this option on to proagent capture (repeatable), e.g. --capture-option=--no-ocr.")
 @click.option("--replay", type=click.Path(exists=True, path_type=Path), default=None,
               help="Play a recorded log (ProactiveBench sessions, LifeTrace database or folder) through the loop.")
 @click.option("--speed", type=float, default=60.0, show_default=True, help="Replay this many times faster than real time (0: no waiting).")
@@ -80,7 +82,8 @@ def _decider(decider: Path | None, yes_at: Path | None):  # noqa: ANN202
 @click.option("--ignore-after", default="10m", show_default=True, help="An unanswered offer counts as ignored after this long.")
 @click.option("--duration", default=None, help="Stop watching by itself after this long (e.g. 10m).")
 @click.pass_context
-def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, replay: Path | None, speed: float,
+def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, capture_options: tuple[str, ...],
+             replay: Path | None, speed: float,
              out: Path | None, decider: Path | None, yes_at: Path | None, model: str, model_args: tuple[str, ...],
              model_base_url: str | None, notify: str, port: int, window: str, every: str, max_per_hour: int,
              cooldown: str, quiet_hours: str | None, block_app: tuple[str, ...], block_title: tuple[str, ...],
@@ -149,7 +152,7 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, r
         else:
             if capture_dir is not None:
                 check_writable_dir(capture_dir, "--capture")
-                proc = start_capture(capture_dir)
+                proc = start_capture(capture_dir, capture_options)
                 watch = capture_dir
             assert watch is not None
             from ..sources.lifetrace_schema import find_lifetrace_db
@@ -166,7 +169,7 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, r
         return
     finally:
         if proc is not None:
-            proc.terminate()
+            _stop_capture(proc, capture_dir)
     s = summarise(res.decisions)
     parts = ", ".join(f"{v} {k}" for k, v in sorted(s["outcomes"].items()))
     click.echo(f"{s['moments']} moments decided: {parts or 'none'}")
@@ -176,6 +179,20 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, r
         if s[key]:
             click.echo(f"{name} latency: p50 {s[key]['p50'] * 1000:.1f} ms, p95 {s[key]['p95'] * 1000:.1f} ms (n={s[key]['n']})")
     click.echo(f"wrote {res.folder / 'feedback.db'}" + (f" and {res.folder / 'decisions.jsonl'}" if replay else ""))
+
+
+def _stop_capture(proc, folder: Path | None) -> None:  # noqa: ANN001
+    """Stop the capture this command started: its own stop command, else SIGTERM to its pid."""
+    from ..capture import send_command
+
+    try:
+        if proc.poll() is None and folder is not None:
+            send_command(folder, "stop", wait=15.0)
+    except Exception:  # noqa: BLE001 (any failure to stop cleanly falls back to terminating our child)
+        pass
+    if proc.poll() is None:
+        proc.terminate()
+    proc.wait(20)
 
 
 @live_cmd.command("pause")
