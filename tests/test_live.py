@@ -440,14 +440,14 @@ def test_cli_replay_pause_resume_and_errors(tmp_path: Path) -> None:
     assert "20 moments decided: 18 no, 2 offer" in r.output and "decision latency: p50" in r.output
     assert (tmp_path / "o" / "decisions.jsonl").is_file()
     r = runner.invoke(cli, ["live", "pause", str(tmp_path / "o")])
-    assert r.exit_code == 0 and (tmp_path / "o" / "paused").exists()
+    assert r.exit_code == 0 and (tmp_path / "o" / "live.paused").exists()
     r = runner.invoke(cli, ["live", "--replay", str(CODE13), "--yes-at", str(yes), "--model", "none", "--speed", "0",
                             "--out", str(tmp_path / "p"), "--quiet-hours", "25:00-01:00"])
     assert r.exit_code != 0 and "--quiet-hours" in r.output and "Traceback" not in r.output
     r = runner.invoke(cli, ["live", "--replay", str(CODE13), "--model", "none"])
     assert r.exit_code != 0 and "--decider DIR" in r.output
     r = runner.invoke(cli, ["live", "resume", str(tmp_path / "o")])
-    assert r.exit_code == 0 and not (tmp_path / "o" / "paused").exists()
+    assert r.exit_code == 0 and not (tmp_path / "o" / "live.paused").exists()
 
 
 def test_paused_agent_decides_nothing(tmp_path: Path) -> None:

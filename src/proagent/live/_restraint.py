@@ -25,7 +25,7 @@ from ..records import Event
 __all__ = ["PAUSE_FILE", "Restraint", "RestraintConfig", "is_paused", "parse_quiet_hours", "pause", "quiet_app_rules",
            "resume", "x11_fullscreen"]
 
-PAUSE_FILE = "paused"
+PAUSE_FILE = "live.paused"
 """Name of the file in the live folder whose presence pauses the agent."""
 
 
