@@ -2,7 +2,7 @@
 
 A writer thread appends events to a LifeTrace 2025-11 database the way
 ``proagent capture`` does (its ``Store``: WAL, one short transaction per row),
-one every ``--gap`` seconds, after preloading ``--preload`` events (a working
+each ``--gap`` seconds after the previous one was decided (so latency has no queueing), after preloading ``--preload`` events (a working
 day's log, so the follower's windowed read is measured on a realistic size).
 Event texts (window title, OCR) are the real ProactiveBench dev observations.
 The live loop (:func:`proagent.live.run_watch`, the real follower, sample
@@ -60,13 +60,15 @@ class Writer(threading.Thread):
         self.folder, self.texts, self.n, self.gap, self.t0, self.start_i = folder, texts, n, gap, t0, start
         self.committed: dict[int, float] = {}
         self.go = threading.Event()
+        self.decided = threading.Event()
+        """Set by the loop at each decision: the next row is written only after it (no queueing)."""
 
     def write(self, st, i: int, prev: int | None) -> int:  # noqa: ANN001
         from proagent.capture import Store  # noqa: F401
 
         apps = ("Visual Studio Code", "Google Chrome", "Microsoft Word", "Windows PowerShell", "Slack")
         title, ocr = self.texts[i % len(self.texts)]
-        t = self.t0 + timedelta(seconds=15 * i)
+        t = self.t0 + timedelta(seconds=15 * i)  # history ends now; rows written while following are 15 s apart
         if prev is not None:
             st.close_event(prev, t)
         eid = st.open_event(apps[i % len(apps)], title, t)
@@ -85,8 +87,10 @@ class Writer(threading.Thread):
         prev = int(st.con.execute("SELECT max(id) FROM events").fetchone()[0] or 0) or None
         self.go.wait()
         for i in range(self.start_i, self.start_i + self.n):
+            self.decided.clear()
             prev = self.write(st, i, prev)
             self.committed[prev] = time.perf_counter()
+            self.decided.wait(600)
             time.sleep(self.gap)
         st.close()
 
@@ -116,6 +120,7 @@ def _phase(name: str, folder: Path, live: Path, when, how, texts, n: int, gap: f
 
     def on_decision(d) -> None:  # noqa: ANN001
         stamps[d.sample_id] = time.perf_counter()
+        w.decided.set()
 
     opts = LiveOptions(every_seconds=0, notify=("none",), restraint=RestraintConfig(max_per_hour=10_000, quiet_apps=False))
 
@@ -179,7 +184,7 @@ def main() -> None:
         train_decider(TrainingSet(tuple(train), (src,), ("real",) * len(train)), a.decider)
     when = load_when(a.decider)
     folder = tmp / "capture"
-    t0 = datetime.now().replace(microsecond=0) - timedelta(hours=10)
+    t0 = datetime.now().replace(microsecond=0) - timedelta(seconds=15 * a.preload)
     t_pre = time.perf_counter()
     _preload(folder, texts, a.preload, t0)
     print(f"preloaded {a.preload} events in {time.perf_counter() - t_pre:.1f} s; following {folder}")

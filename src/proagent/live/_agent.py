@@ -108,12 +108,16 @@ class LiveAgent:
         config: sample settings (context window, minimum event length).
         ignore_after_seconds: an offer unanswered this long (loop clock) is
             recorded as ``ignored``.
+        stale_after_seconds: a moment older than this on the clock when it is
+            decided (rows caught up after a restart) is decided but its offer
+            held (reason ``stale``); ``None``: never (replay).
     """
 
     def __init__(self, folder: str | Path, decider: When, *, how: Callable[[Sample], Prediction] | None = None,
                  notifiers: Sequence[Notifier] = (), restraint: Restraint | None = None, clock: Clock | None = None,
                  config: SampleConfig = SampleConfig(), ignore_after_seconds: float = 600.0,
-                 feedback: FeedbackStore | None = None, on_decision: Callable[[Decision], None] | None = None) -> None:
+                 feedback: FeedbackStore | None = None, on_decision: Callable[[Decision], None] | None = None,
+                 stale_after_seconds: float | None = None) -> None:
         from ._sources import WallClock
 
         self.folder = Path(folder)
@@ -126,6 +130,7 @@ class LiveAgent:
         self.config = config
         self.ignore_after = timedelta(seconds=ignore_after_seconds)
         self.on_decision = on_decision
+        self.stale_after = None if stale_after_seconds is None else timedelta(seconds=stale_after_seconds)
         offers, responses = self.feedback.history()
         self.restraint.load(offers, responses)
         self._last_response = max((r[0] for r in self.feedback.responses_since(0)), default=0)
@@ -166,6 +171,8 @@ class LiveAgent:
         if p < self.decider.threshold:
             return self._record(Decision(sid, outcome="no", **common), m)
         held = self.restraint.after(now)
+        if held is None and self.stale_after is not None and self.clock.now() - m.t > self.stale_after:
+            held = "stale"
         if held is not None:
             return self._record(Decision(sid, outcome="held", reason=held, **common), m)
         how_s = None

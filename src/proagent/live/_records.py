@@ -56,7 +56,7 @@ class Decision:
     call/full-screen app, no context; ``reason``); ``no_offer``: the decider
     said Yes but the How model wrote no usable offer."""
     reason: str = ""
-    """Why a moment was held or skipped (e.g. ``max_per_hour``, ``cooldown``,
+    """Why a moment was held or skipped (e.g. ``max_per_hour``, ``cooldown``, ``stale``,
     ``quiet_hours``, ``blocked_app``, ``call_app``, ``paused``, ``no_context``)."""
     p_help: float | None = None
     """The decider's probability that help is needed (0-1); ``None`` when skipped."""

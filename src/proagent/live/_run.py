@@ -174,12 +174,13 @@ def run_watch(db: str | Path, folder: str | Path, decider: When, options: LiveOp
               poll_seconds: float = 0.05, stop: threading.Event | None = None, duration: float | None = None,
               max_moments: int | None = None, answers: Any = None, out: Any = None,
               on_decision: Callable[[Decision], None] | None = None, on_page: Callable[[str], None] | None = None,
-              user: str | None = None) -> RunSummary:
+              user: str | None = None, stale_after_seconds: float | None = 300.0) -> RunSummary:
     """Follow a growing LifeTrace database (a capture folder or ``.db``) and decide
     every new event row (and every ``every_seconds`` within a long event) until
     ``stop`` is set, ``duration`` seconds passed or ``max_moments`` moments were
     decided. Restarting resumes after the last event row decided (rows written
-    meanwhile are all decided).
+    meanwhile are all decided; offers for moments older than
+    ``stale_after_seconds`` are held with reason ``stale``).
 
     Raises:
         DataError: missing, foreign or unreadable database.
@@ -200,7 +201,8 @@ def run_watch(db: str | Path, folder: str | Path, decider: When, options: LiveOp
         agent = LiveAgent(folder, decider, how=how, notifiers=notifiers,
                           restraint=Restraint(options.restraint, folder=folder, fullscreen=x11_fullscreen), clock=clock,
                           config=SampleConfig(window_seconds=options.window_seconds),
-                          ignore_after_seconds=options.ignore_after_seconds, feedback=store, on_decision=on_decision)
+                          ignore_after_seconds=options.ignore_after_seconds, feedback=store, on_decision=on_decision,
+                          stale_after_seconds=stale_after_seconds)
         if timer is not None:
             timer.daemon = True
             timer.start()
