@@ -31,7 +31,7 @@ from ._feedback import FEEDBACK_DB, FeedbackStore, feedback_samples, sample_from
 from ._moments import as_of, moment_sample
 from ._notify import NOTIFIERS, DesktopNotifier, Notifier, PageNotifier, TerminalNotifier
 from ._page import OfferPage
-from ._records import RESPONSES, Decision, Offer, Response
+from ._records import RESPONSES, LiveDecision, Offer, Response
 from ._restraint import (PAUSE_FILE, Restraint, RestraintConfig, is_paused, parse_quiet_hours, pause, quiet_app_rules,
                          resume, x11_fullscreen)
 from ._run import LiveOptions, RunSummary, run_replay, run_watch, start_capture, summarise
@@ -42,12 +42,12 @@ __all__ = [
     "NOTIFIERS",
     "PAUSE_FILE",
     "RESPONSES",
-    "Decision",
     "DesktopNotifier",
     "FeedbackStore",
     "HowModel",
     "LifeTraceFollower",
     "LiveAgent",
+    "LiveDecision",
     "LiveOptions",
     "Moment",
     "Notifier",

@@ -16,7 +16,7 @@ from ..records import Prediction, Sample
 from ._feedback import FeedbackStore
 from ._moments import moment_sample
 from ._notify import Notifier
-from ._records import Decision, Offer
+from ._records import LiveDecision, Offer
 from ._restraint import Restraint
 from ._sources import Clock, LifeTraceFollower, Moment, ReplayClock
 
@@ -116,7 +116,7 @@ class LiveAgent:
     def __init__(self, folder: str | Path, decider: When, *, how: Callable[[Sample], Prediction] | None = None,
                  notifiers: Sequence[Notifier] = (), restraint: Restraint | None = None, clock: Clock | None = None,
                  config: SampleConfig = SampleConfig(), ignore_after_seconds: float = 600.0,
-                 feedback: FeedbackStore | None = None, on_decision: Callable[[Decision], None] | None = None,
+                 feedback: FeedbackStore | None = None, on_decision: Callable[[LiveDecision], None] | None = None,
                  stale_after_seconds: float | None = None) -> None:
         from ._sources import WallClock
 
@@ -134,7 +134,7 @@ class LiveAgent:
         offers, responses = self.feedback.history()
         self.restraint.load(offers, responses)
         self._last_response = max((r[0] for r in self.feedback.responses_since(0)), default=0)
-        self.decisions: list[Decision] = []
+        self.decisions: list[LiveDecision] = []
 
     # ------------------------------------------------------------ responses
     def sync_responses(self) -> None:
@@ -149,7 +149,7 @@ class LiveAgent:
                 self.feedback.respond(o["id"], "ignored", now, source="timeout")
 
     # ------------------------------------------------------------ one moment
-    def decide(self, m: Moment) -> Decision:
+    def decide(self, m: Moment) -> LiveDecision:
         """Decide one moment, show an offer when due, and record the decision."""
         self.sync_responses()
         now = m.t
@@ -164,17 +164,17 @@ class LiveAgent:
         if reason is None and sample is None:
             reason = "no_context"
         if reason is not None:
-            return self._record(Decision(sid, outcome="skipped", reason=reason, **base), m)
+            return self._record(LiveDecision(sid, outcome="skipped", reason=reason, **base), m)
         p = float(self.decider(sample))
         decide_s = time.perf_counter() - m.noticed
         common = dict(p_help=p, decide_seconds=decide_s, label=label, **base)
         if p < self.decider.threshold:
-            return self._record(Decision(sid, outcome="no", **common), m)
+            return self._record(LiveDecision(sid, outcome="no", **common), m)
         held = self.restraint.after(now)
         if held is None and self.stale_after is not None and self.clock.now() - m.t > self.stale_after:
             held = "stale"
         if held is not None:
-            return self._record(Decision(sid, outcome="held", reason=held, **common), m)
+            return self._record(LiveDecision(sid, outcome="held", reason=held, **common), m)
         how_s = None
         intention = query = None
         if self.how is not None:
@@ -183,7 +183,7 @@ class LiveAgent:
             how_s = time.perf_counter() - t0
             text = offer_text(pred)
             if text is None or pred.needs_help is False:
-                return self._record(Decision(sid, outcome="no_offer", reason="how_said_no" if pred.needs_help is False
+                return self._record(LiveDecision(sid, outcome="no_offer", reason="how_said_no" if pred.needs_help is False
                                              else "no_query", how_seconds=how_s, **common), m)
             intention, query = pred.intention, pred.query
         else:
@@ -195,10 +195,10 @@ class LiveAgent:
         self.restraint.offered(now)
         for n in self.notifiers:
             n.show(offer)
-        return self._record(Decision(sid, outcome="offer", how_seconds=how_s, offer_id=offer.id, notification=text,
+        return self._record(LiveDecision(sid, outcome="offer", how_seconds=how_s, offer_id=offer.id, notification=text,
                                      **common), m)
 
-    def _record(self, d: Decision, m: Moment) -> Decision:
+    def _record(self, d: LiveDecision, m: Moment) -> LiveDecision:
         self.feedback.add_decision(d, user=m.user, row_id=m.row_id)
         self.decisions.append(d)
         if self.on_decision is not None:
@@ -206,7 +206,7 @@ class LiveAgent:
         return d
 
     # ------------------------------------------------------------ loops
-    def replay(self, moments: Iterable[Moment], clock: ReplayClock, stop: threading.Event | None = None) -> list[Decision]:
+    def replay(self, moments: Iterable[Moment], clock: ReplayClock, stop: threading.Event | None = None) -> list[LiveDecision]:
         """Play recorded moments through :meth:`decide` at the clock's speed."""
         out = []
         for m in moments:
@@ -219,14 +219,14 @@ class LiveAgent:
         return out
 
     def follow(self, follower: LifeTraceFollower, *, every_seconds: float = 30.0, poll_seconds: float = 0.05,
-               stop: threading.Event | None = None, max_moments: int | None = None) -> list[Decision]:
+               stop: threading.Event | None = None, max_moments: int | None = None) -> list[LiveDecision]:
         """Follow a growing database until ``stop`` is set (or ``max_moments`` moments
         were decided): each new event row is a moment, and within a long event a
         tick every ``every_seconds`` (0: none) of wall time. While idle it asks
         SQLite every ``poll_seconds`` whether anything was committed (no table
         read) and looks at answers once a second."""
         stop = stop or threading.Event()
-        out: list[Decision] = []
+        out: list[LiveDecision] = []
         last_moment = last_sync = time.monotonic()
         while not stop.is_set():
             moments = follower.poll()

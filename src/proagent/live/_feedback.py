@@ -6,7 +6,7 @@ Two tables (SQLite, WAL, file mode 0600 because offers hold screen text):
     one row per offer shown; ``sample_json`` is the whole
     :class:`~proagent.records.Sample` the decider saw, so feedback can train it.
 ``decisions(id, sample_id, user, moment, trigger, outcome, reason, p_help, decide_seconds, how_seconds, offer_id, notification, label, row_id)``
-    every When-to-Assist decision (:class:`~proagent.live.Decision`); ``row_id``
+    every When-to-Assist decision (:class:`~proagent.live.LiveDecision`); ``row_id``
     is the followed database's event row, so a restarted follower resumes after
     the last row decided (none twice, none missed).
 ``responses(id, offer_id, response, responded_at, source)``
@@ -33,7 +33,7 @@ from typing import Any
 from ..errors import DataError
 from ..io import to_jsonable
 from ..records import Conversation, Event, Sample, Screenshot
-from ._records import RESPONSES, Decision, Offer
+from ._records import RESPONSES, LiveDecision, Offer
 
 __all__ = ["FEEDBACK_DB", "FeedbackStore", "feedback_samples", "sample_from_json", "sample_to_json"]
 
@@ -148,7 +148,7 @@ class FeedbackStore:
             oid = int(cur.lastrowid)
         return Offer(oid, sample.id, sample.time, text, query, intention, p_help, sample.current.app_name)
 
-    def add_decision(self, d: Decision, *, user: str, row_id: int | None = None) -> None:
+    def add_decision(self, d: LiveDecision, *, user: str, row_id: int | None = None) -> None:
         """Store one decision (and, with it, the event row it handled)."""
         with self._lock, self._conn:
             self._conn.execute(

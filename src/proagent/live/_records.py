@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-__all__ = ["RESPONSES", "Decision", "Offer", "Response"]
+__all__ = ["RESPONSES", "LiveDecision", "Offer", "Response"]
 
 Response = Literal["accepted", "dismissed", "not_now", "ignored"]
 """What the user did with an offer: accepted it, dismissed it, asked for it
@@ -39,7 +39,7 @@ class Offer:
 
 
 @dataclass(frozen=True)
-class Decision:
+class LiveDecision:
     """One When-to-Assist decision of the live loop, as written to ``decisions.jsonl``."""
 
     sample_id: str

@@ -20,7 +20,7 @@ from ._agent import LiveAgent, When
 from ._feedback import FeedbackStore
 from ._notify import DesktopNotifier, Notifier, PageNotifier, TerminalNotifier
 from ._page import OfferPage
-from ._records import Decision
+from ._records import LiveDecision
 from ._restraint import Restraint, RestraintConfig, x11_fullscreen
 from ._sources import LifeTraceFollower, ReplayClock, WallClock, replay_moments
 
@@ -53,7 +53,7 @@ class LiveOptions:
 class RunSummary:
     """What a run did, for the command's last lines."""
 
-    decisions: list[Decision]
+    decisions: list[LiveDecision]
     folder: Path
     page_url: str | None = None
 
@@ -62,7 +62,7 @@ class RunSummary:
         return Counter(d.outcome for d in self.decisions)
 
 
-def summarise(decisions: Sequence[Decision]) -> dict[str, Any]:
+def summarise(decisions: Sequence[LiveDecision]) -> dict[str, Any]:
     """Counts by outcome and reason, and latency percentiles (seconds) of decisions and offers."""
     import numpy as np
 
@@ -109,7 +109,7 @@ def _check_run(folder: Path, record: dict[str, Any]) -> None:
 
 def run_replay(data: str | Path, folder: str | Path, decider: When, options: LiveOptions, *, speed: float = 60.0,
                how: Callable | None = None, answers: Any = None, out: Any = None,
-               on_decision: Callable[[Decision], None] | None = None, on_page: Callable[[str], None] | None = None,
+               on_decision: Callable[[LiveDecision], None] | None = None, on_page: Callable[[str], None] | None = None,
                stop: threading.Event | None = None) -> RunSummary:
     """Play a recorded log (ProactiveBench sessions, LifeTrace database or folder)
     through the live loop at ``speed`` times real time (0: as fast as possible),
@@ -173,7 +173,7 @@ def _opts(o: LiveOptions) -> dict[str, Any]:
 def run_watch(db: str | Path, folder: str | Path, decider: When, options: LiveOptions, *, how: Callable | None = None,
               poll_seconds: float = 0.05, stop: threading.Event | None = None, duration: float | None = None,
               max_moments: int | None = None, answers: Any = None, out: Any = None,
-              on_decision: Callable[[Decision], None] | None = None, on_page: Callable[[str], None] | None = None,
+              on_decision: Callable[[LiveDecision], None] | None = None, on_page: Callable[[str], None] | None = None,
               user: str | None = None, stale_after_seconds: float | None = 300.0) -> RunSummary:
     """Follow a growing LifeTrace database (a capture folder or ``.db``) and decide
     every new event row (and every ``every_seconds`` within a long event) until
