@@ -458,3 +458,15 @@ def test_paused_agent_decides_nothing(tmp_path: Path) -> None:
     d = Recording({"x"})
     res = run_replay(fx.path, out, d, _opts(), speed=0)
     assert d.samples == [] and {x.reason for x in res.decisions} == {"paused"}
+
+
+def test_watch_ticks_within_a_long_event(tmp_path: Path) -> None:
+    cap = tmp_path / "c"
+    Writer(cap, 2, gap=0.0).run()  # the second event stays open: the user is still in it
+    d = Recording(set())
+    res = run_watch(cap, tmp_path / "live", d, _opts(every_seconds=0.3), poll_seconds=0.02, max_moments=2, duration=20)
+    assert [x.trigger for x in res.decisions] == ["tick", "tick"]
+    assert [s.current.id for s in d.samples] == ["2", "2"]
+    assert d.samples[0].context == ()  # event 1 lies months before now, outside the 5-min window
+    assert all(s.time > datetime(2026, 3, 2, 9, 1) for s in d.samples)  # ticks are at wall-clock now
+    assert all(":2:t" in s.id for s in d.samples)
