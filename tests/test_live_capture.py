@@ -50,3 +50,32 @@ def test_live_capture_decides_the_events_it_records(tmp_path: Path) -> None:
     assert decided == sorted(set(decided)) and set(decided) >= set(events[2:]), (rows, events)
     assert any(o == "offer" for _, o, _ in rows), rows
     assert "offer 1 at" in text and "moments decided" in text
+
+
+def test_x11_fullscreen_probe(monkeypatch) -> None:  # noqa: ANN001
+    require_binary("Xvfb", "openbox", "xterm", "xdotool", "xprop")
+    from xsession import XSession
+
+    from proagent.live import x11_fullscreen
+
+    with XSession(640, 480) as xs:
+        xs.xterm("plain-term", "PLAIN", geometry="40x8+0+0")
+        xs.activate("plain-term")
+        monkeypatch.setenv("DISPLAY", xs.display)
+        assert x11_fullscreen() is False
+        wid = xs.window_id("plain-term")
+        # EWMH full-screen request to the window manager, as a video player or slide show makes it
+        from Xlib import X, display, protocol
+
+        dpy = display.Display(xs.display)
+        state, full = dpy.intern_atom("_NET_WM_STATE"), dpy.intern_atom("_NET_WM_STATE_FULLSCREEN")
+        win = dpy.create_resource_object("window", int(wid, 0))
+        ev = protocol.event.ClientMessage(window=win, client_type=state, data=(32, [1, full, 0, 1, 0]))
+        dpy.screen().root.send_event(ev, event_mask=X.SubstructureRedirectMask | X.SubstructureNotifyMask)
+        dpy.flush()
+        end = time.monotonic() + 10
+        while not x11_fullscreen() and time.monotonic() < end:
+            time.sleep(0.1)
+        assert x11_fullscreen() is True
+    monkeypatch.delenv("DISPLAY")
+    assert x11_fullscreen() is None
