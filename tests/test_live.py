@@ -299,6 +299,11 @@ def test_follower_picks_up_each_new_event_once_and_resumes_after_restart(tmp_pat
     assert all(x.outcome == "no" for x in got + later)
     assert d.samples[0].current.app_name in ("Visual Studio Code", "Google Chrome", "Windows PowerShell")
     assert [s.event_id for s in d.samples] == [str(i) for i in w.ids]
+    # the whole 5-min window is there, also for the rows caught up after the restart (events 20 s apart)
+    for s in d.samples:
+        r = int(s.event_id)
+        assert s.current.id == str(r - 1)
+        assert [e.id for e in s.context] == [str(k) for k in range(max(1, r - 16), r - 1)]
 
 
 def test_follower_idle_reads_nothing(tmp_path: Path) -> None:

@@ -176,17 +176,21 @@ class LifeTraceFollower:
         self._version = v
         return changed
 
-    def _window(self, newest: datetime | None) -> list[Event]:
+    def _window(self, newest: datetime | None, first_new: int | None = None) -> list[Event]:
         """Events from the start of the context window on (row ids >= a bound that
-        is widened until the first event read lies before the window)."""
+        is widened until the first event read lies before the window of the
+        oldest moment needed: ``newest``, or the start of row ``first_new``)."""
         top = self._max_id()
         lo = self._lo if self._lo is not None else max(1, min(self.last_id + 1, top) - 64)
+        if first_new is not None:
+            lo = min(lo, max(1, first_new - 1))
         while True:
             evs = list(load_lifetrace(self.path, user=self.user, min_event_id=lo, resolve_files=False).events)
             if lo <= 1 or not evs:
                 break
             first = min(evs, key=lambda e: e.start)
-            ref = newest or max(e.start for e in evs)
+            need = next((e.start for e in evs if first_new is not None and int(e.id) >= first_new), None)
+            ref = newest or need or max(e.start for e in evs)
             if first.start < ref - timedelta(seconds=self.window_seconds):
                 break
             lo = max(1, lo - max(64, top - lo))
@@ -206,7 +210,7 @@ class LifeTraceFollower:
                                                           (self.last_id,))]
         if not new_ids:
             return []
-        evs = self._window(None)
+        evs = self._window(None, new_ids[0])
         by_id = {int(e.id): e for e in evs}
         out = []
         for rid in new_ids:
