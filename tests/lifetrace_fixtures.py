@@ -9,7 +9,7 @@ Usage::
     ann = write_annotations(fx, tmp_path / "ann.jsonl")
 
 ``make_lifetrace_db`` writes a database shaped like the real one of the chosen
-variant (DESIGN section 3) with realistic rows: English and Chinese apps and
+variant (ProAgentBench Appendix B.2; docs/architecture.md, formats) with realistic rows: English and Chinese apps and
 titles, ~40 events over about three hours, events shorter than 3 s, an open
 last event, soft-deleted rows (variants with ``deleted_at``), a screenshot with
 ``file_deleted = 1``, an orphan screenshot (``event_id`` NULL), screenshots
@@ -37,6 +37,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
+
+from proagent.taxonomy import load_taxonomy
 
 __all__ = [
     "VARIANTS",
@@ -560,6 +562,8 @@ def write_annotations(
     excluded: list[dict] = []
     for fx in fxs:
         for k, (eid, intention) in enumerate(fx.intentions.items()):
+            if load_taxonomy().canonical(intention) is None:  # annotation files must name a category
+                intention = load_taxonomy().fallback
             rec = {
                 "event_id": int(eid),
                 "user_intention": intention,

@@ -181,10 +181,12 @@ def test_capture_events_dedup_ocr_and_readers(xs, tmp_path: Path) -> None:  # no
     # the log is readable while capture runs, OCR included
     def ocr_ready():  # noqa: ANN202
         evs = load_events(db)
-        texts = [s.ocr_text for e in evs for s in e.screenshots]
-        return evs if any("HELLO ALPHA" in t for t in texts) and any("BRAVO MESSAGE" in t for t in texts) else None
+        by_title = {(s.window_title, s.ocr_text) for e in evs for s in e.screenshots}
+        done = (any(t == "alpha-notes" and "HELLO ALPHA" in x for t, x in by_title)
+                and any(t == "bravo-msg" and "BRAVO MESSAGE" in x for t, x in by_title))
+        return evs if done else None
 
-    events = _wait(ocr_ready, timeout=40, what="OCR of the alpha and bravo screenshots")
+    events = _wait(ocr_ready, timeout=60, what="OCR of the alpha and bravo screenshots")
     assert proc.poll() is None
     text = _stop(proc, out)
     assert "capture stopped" in text
@@ -212,8 +214,9 @@ def test_capture_events_dedup_ocr_and_readers(xs, tmp_path: Path) -> None:  # no
         data = Path(fp).read_bytes()
         assert hashlib.sha256(data).hexdigest() == fh and len(data) == size and (w, h, sc) == (800, 600, 0)
         assert Path(fp).parent == out / "screenshots" and Path(fp).name.startswith("screen_0_")
-    ocr = {s.window_title: s.ocr_text for e in evs for s in e.screenshots if s.ocr_text}
-    assert "HELLO ALPHA 4217" in ocr["alpha-notes"] and "BRAVO MESSAGE" in ocr["bravo-msg"]
+    ocr = {(s.window_title, s.ocr_text) for e in evs for s in e.screenshots if s.ocr_text}
+    assert any(t == "alpha-notes" and "HELLO ALPHA 4217" in x for t, x in ocr)
+    assert any(t == "bravo-msg" and "BRAVO MESSAGE" in x for t, x in ocr)
     assert events  # read while running
     # stats and eval read the raw log
     r = CliRunner().invoke(cli, ["stats", str(db), "--out", str(tmp_path / "stats"), "--no-similarity"])
@@ -291,6 +294,20 @@ def test_kill_9_leaves_a_readable_db_and_restart_continues(xs, tmp_path: Path) -
     recovered_end = datetime.strptime(rows[1][2], "%Y-%m-%d %H:%M:%S.%f")
     assert abs((killed_at - recovered_end).total_seconds()) <= 1.0  # at most the last second lost
     assert all(r[2] is not None for r in rows)
+    # other moments: during start-up (folder new or not yet written) and mid-run
+    for folder, delay in ((tmp_path / "early", 0.4), (out, 1.2)):
+        p = _capture(xs, folder, "--interval", "0.1", "--no-ocr", wait=False)
+        time.sleep(delay)
+        os.kill(p.pid, signal.SIGKILL)
+        p.communicate(timeout=10)
+        if (folder / "lifetrace.db").exists():
+            assert _rows(folder / "lifetrace.db", "PRAGMA integrity_check") == [("ok",)]
+            load_events(folder / "lifetrace.db")
+    n_before = len(load_events(db))
+    p = _capture(xs, out, "--interval", "0.2", "--no-ocr", "--duration", "1s", wait=False)
+    assert p.communicate(timeout=30)[0] and p.returncode == 0
+    evs = load_events(db)
+    assert len(evs) > n_before and all(e.end is not None for e in evs)
 
 
 def test_idle_closes_the_open_event_and_activity_reopens(xs, tmp_path: Path) -> None:  # noqa: ANN001

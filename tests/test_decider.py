@@ -332,3 +332,25 @@ def test_lifetrace_database_train_and_eval(tmp_path, monkeypatch):
     assert r.exit_code == 0, r.output
     res = json.loads((tmp_path / "log" / "results.json").read_text())
     assert res["decider"]["moments"] == res["n"] > 0 and res["decider"]["llm_calls"] == res["decider"]["yes"]
+
+
+@needs_shared
+def test_gate_works_with_memory_and_self_consistency(dev_decider, tmp_path, monkeypatch):
+    """With --memory kg and --method sc (2 answers per moment): 2 model calls at each Yes, none at a No."""
+    from inspect_ai import eval as inspect_eval
+
+    from proagent.bench.tasks import assist
+
+    monkeypatch.setenv("PROAGENT_EMBEDDING_CACHE", str(tmp_path / "e5"))
+    monkeypatch.setenv("PROAGENT_MEMORY_CACHE", str(tmp_path / "mem"))
+    folder, _ = dev_decider
+    test, _ = load_split_moments(SHARED, "test")
+    p = load_decider(folder).probabilities(test[:8])
+    _edit(folder, threshold=float(np.median(p)))
+    CALLS.clear()
+    task = assist(data=str(SHARED), decider=str(folder), memory="kg", method="sc", sc_samples=2)
+    log = inspect_eval(task, model="counting/x", display="none", log_dir=str(tmp_path / "logs"), limit=8)[0]
+    assert log.status == "success"
+    yes = sum(s.scores["assist_scorer"].metadata["decider"]["needs_help"] for s in log.samples)
+    assert 0 < yes < 8 and len(CALLS) == 2 * yes
+    assert any("Long-term memory" in c for c in CALLS)  # the memory stage ran before the model

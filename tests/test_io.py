@@ -45,3 +45,32 @@ def test_failed_write_leaves_old_file_and_no_temp(tmp_path, monkeypatch):
 
 def test_to_jsonable_numpy_array():
     assert to_jsonable({"x": np.arange(3)}) == {"x": [0, 1, 2]}
+
+
+# --------------------------------------------------------------------------- JSON in model text
+
+from proagent.jsontext import first_json_object, json_objects  # noqa: E402
+
+
+def test_json_objects_in_prose_fences_and_python_literals():
+    text = 'Sure.\n```json\n{"a": 1, "b": [1, 2,],}\n```\nand {\'c\': True, "d": null} then {broken'
+    found = list(json_objects(text))
+    assert [f.value for f in found[:2]] == [{"a": 1, "b": [1, 2]}, {"c": True, "d": None}]
+    assert [f.how for f in found[:2]] == ["json-repair", "json-repair"]
+    assert text[found[0].start] == "{" and text[found[0].end - 1] == "}"
+
+
+def test_cut_off_object_is_repaired_once_and_ends_the_scan():
+    found = list(json_objects('x {"target": "T", "sub_target": ["a", "b'))
+    assert len(found) == 1 and found[0].how == "json-repair"
+    assert found[0].value == {"target": "T", "sub_target": ["a", "b"]}
+
+
+def test_nested_object_found_and_apostrophes_are_not_quotes():
+    assert first_json_object("the user's answer: {\"need_help\": true, \"q\": \"it's\"}") == {"need_help": True, "q": "it's"}
+    assert first_json_object("no json here") is None
+
+
+def test_pathological_nesting_is_cheap_and_empty():
+    assert list(json_objects("{" * 5000)) == []
+    assert list(json_objects('{"x": ' + "[" * 3000)) == []

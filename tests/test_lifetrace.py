@@ -304,6 +304,8 @@ def test_timestamp_formats_accepted(processed):
     _sql(processed.path, "UPDATE events SET start_time = '2025-09-15 09:01:00' WHERE id = ?", a)
     _sql(processed.path, "UPDATE events SET start_time = '2025-09-15T09:05:00.5' WHERE id = ?", b)
     _sql(processed.path, "UPDATE events SET start_time = '2025-09-15 09:09:00.123456789' WHERE id = ?", c)
+    for i in (a, b, c):  # keep each end after its new start (an end before the start is refused)
+        _sql(processed.path, "UPDATE events SET end_time = '2025-09-15 09:10:00' WHERE id = ?", i)
     ev = _by_id(read_lifetrace(processed.path))
     assert ev[str(a)].start == datetime(2025, 9, 15, 9, 1)
     assert ev[str(b)].start == datetime(2025, 9, 15, 9, 5, 0, 500000)

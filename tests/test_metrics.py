@@ -27,20 +27,27 @@ def test_when_metrics_hand_computed():
     assert m["f1"] == pytest.approx(2 / 3)
 
 
-def test_unparsed_is_wrong_for_accuracy_and_no_for_prf():
+def test_unparsed_is_the_wrong_decision_in_every_metric():
     labels = [1, 1, 0, 0, 1, 0]
     pred = [1, None, 0, 1, 0, None]
     m = when_metrics(labels, pred)
-    # accuracy: right at 0 and 2 only; the None on a negative (5) is still wrong
+    # accuracy: right at 0 and 2 only
     assert m["accuracy"] == pytest.approx(2 / 6)
-    # P/R/F1 read None as "no": TP = 1 (0), FP = 1 (3), FN = 2 (1, 4)
-    assert m["precision"] == pytest.approx(1 / 2)
+    # one rule everywhere: None on a positive (1) is a miss, None on a negative (5) a false positive
+    # TP = 1 (0), FP = 2 (3, 5), FN = 2 (1, 4)
+    assert m["precision"] == pytest.approx(1 / 3)
     assert m["recall"] == pytest.approx(1 / 3)
-    assert m["f1"] == pytest.approx(2 * 1 / (2 * 1 + 1 + 2))
-    # the same answers with "no" in place of None differ only in accuracy
-    as_no = when_metrics(labels, [1, 0, 0, 1, 0, 0])
-    assert as_no["accuracy"] == pytest.approx(3 / 6)
-    assert {k: as_no[k] for k in ("precision", "recall", "f1")} == {k: m[k] for k in ("precision", "recall", "f1")}
+    assert m["f1"] == pytest.approx(2 * 1 / (2 * 1 + 2 + 2))
+    # the same as answering the opposite of the truth at the unparsed moments
+    assert when_metrics(labels, [1, 0, 0, 1, 0, 1]) == m
+
+
+def test_unparsed_answers_cannot_beat_always_yes():
+    # the case: 2 samples, half unparsed, used to score F1 1.000 (above always-yes)
+    labels, pred = [1, 0], [1, None]
+    m = when_metrics(labels, pred)
+    assert m["f1"] <= baseline(labels, 1)["f1"] and m["precision"] == pytest.approx(0.5)
+    assert summarize(_scores(), n_resamples=50)["unparsed_rule"] == "wrong"
 
 
 def test_all_unparsed():
@@ -99,9 +106,9 @@ def test_summarize_keys_and_values():
     assert r["unparsed_rate"] == pytest.approx(2 / 12)
     m = when_metrics([s.label for s in scores], [s.predicted for s in scores])
     assert {k: r[k] for k in m} == pytest.approx(m)
-    # hand values: right at 0,1,4,5,6,9,10,11 -> 8/12; TP 3, FP 1, FN 2
+    # hand values: right at 0,1,4,5,6,9,10,11 -> 8/12; TP 3 (0,1,4), FP 2 (7, unparsed 8), FN 2 (2, unparsed 3)
     assert r["accuracy"] == pytest.approx(8 / 12)
-    assert r["precision"] == pytest.approx(3 / 4)
+    assert r["precision"] == pytest.approx(3 / 5)
     assert r["recall"] == pytest.approx(3 / 5)
     assert r["intention_accuracy"] == pytest.approx(3 / 4)
     assert r["n_intention"] == 4

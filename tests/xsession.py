@@ -75,7 +75,7 @@ class XSession:
         return subprocess.run(cmd, env=self.env, capture_output=True, text=True, timeout=10).stdout
 
     @staticmethod
-    def _wait(cond, timeout: float = 10.0) -> None:  # noqa: ANN001
+    def _wait(cond, timeout: float = 30.0) -> None:  # noqa: ANN001
         end = time.monotonic() + timeout
         while not cond():
             if time.monotonic() > end:
@@ -121,7 +121,7 @@ class XSession:
         if not self.wm:
             return
         try:
-            self._wait(lambda: self.active_id() == wid, timeout=3.0)
+            self._wait(lambda: self.active_id() == wid, timeout=5.0)
         except TimeoutError:
             pass
 

@@ -8,7 +8,10 @@ runtimes stay inside the factories.
 from inspect_ai.model import modelapi
 
 from .bench.tasks import assist  # noqa: F401  (registers proagent/assist)
-from .dialogue.tasks import dialogue_guide, dialogue_plan  # noqa: F401  (registers proagent/dialogue_plan, proagent/dialogue_guide)
+from .dialogue.tasks import (  # noqa: F401  (registers proagent/dialogue_plan, proagent/dialogue_guide)
+    dialogue_guide,
+    dialogue_plan,
+)
 
 
 @modelapi(name="local")

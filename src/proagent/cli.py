@@ -11,9 +11,15 @@ from pathlib import Path
 
 import click
 
-from .cliutil import DEFAULT_MODEL, check_model, check_writable_dir, run_eval_set
+from .cliutil import (
+    DEFAULT_MODEL,
+    check_model,
+    check_writable_dir,
+    default_log_dir,
+    run_eval_set,
+    window_slug,
+)
 from .cliutil import parse_model_args as _model_args
-from .cliutil import slug, window_slug
 from .errors import DataError
 
 __all__ = ["main"]
@@ -32,10 +38,10 @@ def cli() -> None:
 @click.option("--model-arg", "model_arg", multiple=True, help="Model argument KEY=VALUE (repeatable), e.g. n_ctx=4096.")
 @click.option("--window", default="5m", show_default=True, help="Context window before each moment, 1s .. 24h (the paper's ablation: 10s .. 10m).")
 @click.option("--split", type=click.Choice(["test", "train", "all"]), default="test", show_default=True, help="Time-based split within each user.")
-@click.option("--train-fraction", type=float, default=0.5, show_default=True, help="Earliest share of each user's moments in the train split.")
+@click.option("--train-fraction", type=click.FloatRange(0.0, 1.0, max_open=True), default=0.5, show_default=True, help="Earliest share of each user's moments in the train split.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Evaluate only the first N samples (N >= 1).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed for sampling negatives and generation.")
-@click.option("--sc-samples", type=int, default=5, show_default=True, help="Self-consistency: answers per moment.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed for sampling negatives and generation (>= 0).")
+@click.option("--sc-samples", type=click.IntRange(1, 100), default=5, show_default=True, help="Self-consistency: answers per moment.")
 @click.option("--annotations", multiple=True, type=click.Path(exists=True, path_type=Path), help="External annotation JSON/JSONL (LifeTrace; repeatable).")
 @click.option("--memory", type=click.Choice(["none", "rag", "kg", "persona"]), default="none", show_default=True, help="Long-term memory built per user from the training period: RAG, knowledge graph or cluster personas.")
 @click.option("--images/--no-images", default=False, show_default=True, help="Attach the current screenshot (vision models).")
@@ -76,7 +82,7 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
             parts.append(f"dec-{decider.resolve().name}")
         if limit:
             parts.append(f"limit{limit}")
-        log_dir = Path("logs") / slug("-".join(parts))
+        log_dir = default_log_dir(*parts)
 
     def make(split_: str, **extra):  # noqa: ANN003, ANN202
         try:
@@ -154,7 +160,6 @@ def _calibrate(train_log) -> dict:  # noqa: ANN001
     from sklearn.metrics import roc_auc_score
 
     from .agent.calibration import choose_threshold
-
     from .report.results import sample_prediction
 
     pairs = []
@@ -198,10 +203,10 @@ def _csv_list(value: str, what: str, choices: tuple[str, ...] | None = None) -> 
 @click.option("--model-base-url", default=None, help="Base URL of an OpenAI-compatible server.")
 @click.option("--model-arg", "model_arg", multiple=True, help="Model argument KEY=VALUE (repeatable).")
 @click.option("--split", type=click.Choice(["test", "train", "all"]), default="test", show_default=True, help="Time-based split within each user.")
-@click.option("--train-fraction", type=float, default=0.5, show_default=True, help="Earliest share of each user's moments in the train split.")
+@click.option("--train-fraction", type=click.FloatRange(0.0, 1.0, max_open=True), default=0.5, show_default=True, help="Earliest share of each user's moments in the train split.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Evaluate only the first N samples of each cell (N >= 1).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed for sampling negatives and generation.")
-@click.option("--sc-samples", type=int, default=5, show_default=True, help="Self-consistency: answers per moment.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed for sampling negatives and generation (>= 0).")
+@click.option("--sc-samples", type=click.IntRange(1, 100), default=5, show_default=True, help="Self-consistency: answers per moment.")
 @click.option("--annotations", multiple=True, type=click.Path(exists=True, path_type=Path), help="External annotation JSON/JSONL (LifeTrace; repeatable).")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder (cells/, results.csv, results.parquet, report.html). Re-running resumes.")
 @click.option("--display", type=click.Choice(["full", "rich", "plain", "log", "none"]), default="none", show_default=True, help="inspect progress display per cell.")
@@ -212,6 +217,7 @@ def ablate_cmd(data: Path, methods: str, memories: str, windows: str, models: st
 
     Example: proagent ablate --data data/proactivebench --memory none,rag,kg --windows 1m,5m --out runs/ablate
     """
+    from .bench.running import RunError
     from .bench.samples import parse_window
     from .report.ablation import run_ablation
 
@@ -246,6 +252,10 @@ def ablate_cmd(data: Path, methods: str, memories: str, windows: str, models: st
         )
     except DataError as e:
         raise click.ClickException(str(e)) from None
+    except RunError as e:  # interrupted: the cells already finished are kept
+        err = click.ClickException(str(e))
+        err.exit_code = 130
+        raise err from None
     click.echo(f"cells: {res['cells']}  table: {res['csv']}" + (f" (+ {res['parquet']})" if res["parquet"] else ""))
     click.echo(f"report: {res['report']}")
     if res["failed"]:
@@ -278,6 +288,8 @@ def data_fetch(dataset: str, dest: Path | None, source: Path | None) -> None:
         files = fetch_proactivebench(dest, source_dir=source)
     except FetchError as e:
         raise click.ClickException(str(e)) from None
+    except OSError as e:  # --dest is a file, or cannot be created or written
+        raise click.ClickException(f"--dest {dest}: cannot write there ({e.strerror or e})") from None
     click.echo(f"{len(files)} session files verified in {dest}")
 
 

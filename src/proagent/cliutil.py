@@ -10,7 +10,9 @@ from typing import Any
 
 import click
 
-__all__ = ["DEFAULT_MODEL", "check_model", "check_writable_dir", "parse_model_args", "run_eval_set", "slug", "window_slug"]
+from .io import slug
+
+__all__ = ["DEFAULT_MODEL", "check_model", "check_writable_dir", "parse_model_args", "run_eval_set", "default_log_dir", "slug", "window_slug"]
 
 DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
 """Model used when ``--model`` is not given: the bundled local default."""
@@ -22,9 +24,11 @@ def window_slug(seconds: float) -> str:
     return f"{seconds:g}s"
 
 
-def slug(text: str, limit: int = 80) -> str:
-    """A file-name-safe form of ``text`` (at most ``limit`` characters)."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:limit]
+
+def default_log_dir(*parts: str) -> Path:
+    """The log folder a command uses when ``--log-dir`` is not given: ``logs/<parts joined by ->``,
+    made file-name safe, so the same options always resume the same folder."""
+    return Path("logs") / slug("-".join(parts))
 
 
 def parse_model_args(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -59,17 +63,27 @@ def check_model(model: str, base_url: str | None, model_args: dict[str, Any], op
         raise click.ClickException(f"{option} {model}: {msg or type(e).__name__}") from None
 
 
-def check_writable_dir(path: Path, option: str) -> None:
-    """Create ``path`` if needed and make sure files can be written in it.
+def check_writable_dir(path: Path, option: str, *, lock: bool = True) -> None:
+    """Create ``path`` if needed, make sure files can be written in it and, with
+    ``lock``, hold the run lock on it (:func:`proagent.io.folder_lock`) until the
+    running command ends, so a second proagent process writing there is refused at once.
 
     Raises:
-        click.ClickException: the path is a file, or the folder cannot be written.
+        click.ClickException: the path is a file, the folder cannot be written,
+            or another proagent process is using it (the message names its pid).
     """
+    from .io import FolderBusy, folder_lock
+
     try:
         path.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(prefix=".write-check-", dir=path)
         os.close(fd)
         os.unlink(probe)
+        ctx = click.get_current_context(silent=True)
+        if lock and ctx is not None:
+            ctx.with_resource(folder_lock(path))
+    except FolderBusy as e:
+        raise click.ClickException(f"{option} {e}") from None
     except OSError as e:
         raise click.ClickException(f"{option} {path}: cannot write there ({e.strerror or e})") from None
 
@@ -78,11 +92,15 @@ def run_eval_set(task: Any, log_dir: Path, model: str, *, model_base_url: str | 
                  model_args: dict[str, Any] | None = None, limit: int | None = None,
                  display: str | None = None, model_roles: dict[str, Any] | None = None) -> Any:
     """:func:`proagent.bench.running.run_task` for commands: a run that did not
-    finish is one line (:class:`click.ClickException`) saying how to resume."""
+    finish is one line (:class:`click.ClickException`) saying how to resume; an
+    interrupted one (Ctrl-C) exits with status 130."""
     from .bench.running import RunError, run_task
 
     try:
         return run_task(task, log_dir, model, model_base_url=model_base_url, model_args=model_args, limit=limit,
                         display=display, model_roles=model_roles)
     except RunError as e:
-        raise click.ClickException(str(e).replace("use another folder", "choose a new --log-dir")) from None
+        err = click.ClickException(str(e).replace("use another folder", "choose a new --log-dir"))
+        if e.interrupted:
+            err.exit_code = 130  # 128 + SIGINT, as a shell reports an interrupted command
+        raise err from None

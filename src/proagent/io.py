@@ -5,18 +5,37 @@ Every stage that writes a result, a manifest, a cache entry or a report writes i
 temporary file in the same folder, is flushed and fsync'ed, gets its permissions, and is
 renamed over the target in one step (``os.replace``), so a reader sees the old file or the
 new one, never a mix, and an interrupted write leaves the good file in place.
+
+:func:`folder_lock` is the run lock: a log or output folder written by one proagent process
+is refused at once to any other (an OS file lock on ``<folder>/.proagent.lock``, released by
+the kernel on any exit, kills included, so a lock left by a dead process is never in the way).
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
 import os
+import re
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["to_jsonable", "write_atomic", "write_json_atomic"]
+__all__ = ["LOCK_NAME", "FolderBusy", "folder_lock", "slug", "to_jsonable", "write_atomic", "write_json_atomic"]
+
+LOCK_NAME = ".proagent.lock"
+"""The run lock's file inside a locked folder (holds the owner's process id; ignored by
+the checks that want a folder new or empty)."""
+
+
+def slug(text: str, limit: int = 80) -> str:
+    """A file-name-safe form of ``text``: runs of characters other than ``A-Za-z0-9._-``
+    become ``_``, leading/trailing ``_`` are dropped, at most ``limit`` characters; used for
+    every folder name proagent derives from options (log dirs, ablation cells, stats folders)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:limit]
 
 
 def write_atomic(path: str | Path, data: bytes | str, *, mode: int = 0o644) -> Path:
@@ -93,3 +112,72 @@ def write_json_atomic(path: str | Path, data: Any, *, indent: int | None = 2,
     """
     text = json.dumps(to_jsonable(data, nan=nan), indent=indent, ensure_ascii=False, allow_nan=False, default=str)
     return write_atomic(path, text + "\n", mode=mode)
+
+
+class FolderBusy(RuntimeError):
+    """Another process holds :func:`folder_lock` on the folder."""
+
+    def __init__(self, folder: Path, pid: int | None) -> None:
+        self.folder = folder
+        """The locked folder."""
+        self.pid = pid
+        """Process id of the holder as it wrote it (``None`` when unreadable)."""
+        who = f"process {pid}" if pid else "another process"
+        super().__init__(f"{folder} is in use by {who} (another proagent run); wait for it to finish, or stop it")
+
+
+_HELD: dict[Path, int] = {}
+
+
+@contextmanager
+def folder_lock(folder: str | Path) -> Iterator[int | None]:
+    """Hold the run lock on ``folder`` (created if missing) for the ``with`` block.
+
+    The lock is ``fcntl.flock`` on ``<folder>/.proagent.lock``, taken without
+    waiting; it is re-entrant within one process (a command and the run inside
+    it share it). The file is kept (removing it would race with a process
+    opening it) and emptied on release; a pid found in it while the lock is
+    free was left by a process that died (a stale lock), and is simply replaced.
+
+    Yields:
+        The pid of a stale lock that was taken over, else ``None``.
+
+    Raises:
+        FolderBusy: another process holds the lock (the message names its pid).
+        OSError: the folder or the lock file cannot be created.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    key = folder.resolve()
+    if key in _HELD:
+        _HELD[key] += 1
+        try:
+            yield None
+        finally:
+            _HELD[key] -= 1
+        return
+    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        previous = _read_pid(fd)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise FolderBusy(folder, _read_pid(fd) or previous) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        _HELD[key] = 1
+        try:
+            yield previous if previous != os.getpid() else None
+        finally:
+            del _HELD[key]
+            os.ftruncate(fd, 0)
+    finally:
+        os.close(fd)  # closing the last descriptor releases the flock
+
+
+def _read_pid(fd: int) -> int | None:
+    try:
+        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        return int(text) if text else None
+    except (OSError, ValueError):
+        return None

@@ -7,7 +7,7 @@ turn predictions into :class:`Score` records.
 
 All records are frozen dataclasses so they can be hashed, cached and shared
 between threads. Times are naive local ``datetime`` values, as LifeTrace
-stores them (DESIGN section 3); durations are seconds.
+stores them (ProAgentBench section 5.1, Appendix B; docs/architecture.md, formats); durations are seconds.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ __all__ = [
     "Sample",
     "Score",
     "Screenshot",
-    "UserProfile",
 ]
 
 Label = Literal[0, 1]
@@ -109,7 +108,7 @@ class Event:
     conversation: Conversation | None = None
     """The LLM conversation of an LLM-use event, when recorded."""
     intention: str | None = None
-    """Intention category of the LLM use (one of the taxonomy, DESIGN section 5)."""
+    """Intention category of the LLM use (one of the 16 categories of ProAgentBench section 3, ``data/intentions.json``)."""
     intention_confidence: float | None = None
     """Annotator confidence in ``intention`` (0-1), when given."""
     llm_platform: str | None = None
@@ -126,20 +125,6 @@ class Event:
         if self.end is None:
             return None
         return (self.end - self.start).total_seconds()
-
-
-@dataclass(frozen=True)
-class UserProfile:
-    """What is known about one user before the evaluated moments."""
-
-    user: str
-    """User or session id."""
-    n_events: int = 0
-    """Number of events in the user's log."""
-    top_apps: tuple[str, ...] = ()
-    """Most used applications, most used first."""
-    description: str = ""
-    """Free-text profile shown to the model (may be empty)."""
 
 
 @dataclass(frozen=True)

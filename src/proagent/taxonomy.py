@@ -1,4 +1,4 @@
-"""The intention taxonomy of How to Assist (16 categories, DESIGN section 5).
+"""The intention taxonomy of How to Assist (16 categories, ProAgentBench section 3).
 
 Every prompt and metric reads the categories from one data file,
 ``proagent/data/intentions.json``; pass another file with the same shape to use

@@ -52,13 +52,13 @@ raises on any input.
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from proagent.jsontext import json_objects
 from proagent.records import Prediction
 from proagent.taxonomy import Taxonomy, load_taxonomy
 
@@ -217,57 +217,6 @@ def _find_fields(obj: Any, depth: int = 0) -> dict[str, Any]:
     return found
 
 
-def _balanced_end(text: str, start: int, limit: int = 20000) -> int | None:
-    """Index after the brace closing the one at ``start`` (quotes respected)."""
-    depth = 0
-    quote = ""
-    i = start
-    end = min(len(text), start + limit)
-    while i < end:
-        c = text[i]
-        if quote:
-            if c == "\\":
-                i += 2
-                continue
-            if c == quote or c == "\n" and quote == "'":
-                quote = ""
-        elif c in "\"'":
-            # an apostrophe inside a bare word (user's) is not a quote
-            if c == "'" and i > 0 and text[i - 1].isalnum():
-                pass
-            else:
-                quote = c
-        elif c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return None
-
-
-_TRAILING_COMMA = re.compile(r",\s*([}\]])")
-_JSON_LITERALS = {"true": "True", "false": "False", "null": "None"}
-
-
-def _loads_lenient(s: str) -> Any:
-    try:
-        return json.loads(s)
-    except Exception:
-        pass
-    s2 = _TRAILING_COMMA.sub(r"\1", s)
-    try:
-        return json.loads(s2)
-    except Exception:
-        pass
-    try:
-        s3 = re.sub(r"\b(true|false|null)\b", lambda m: _JSON_LITERALS[m.group(1)], s2)
-        return ast.literal_eval(s3)
-    except Exception:
-        return None
-
-
 _KV_STRING = r"""(?:"((?:[^"\\\n]|\\.)*)"?|'((?:[^'\\\n]|\\.)*)'?)"""
 _KV = re.compile(
     r"""["']?([A-Za-z_\u4e00-\u9fff][\w \u4e00-\u9fff-]{0,30})["']?\s*:\s*"""
@@ -288,19 +237,10 @@ def _parse_json(text: str) -> dict[str, Any]:
     if "{" not in text:
         return {}
     best: dict[str, Any] = {}
-    i = text.find("{")
-    tries = 0
-    while i != -1 and tries < 200:
-        tries += 1
-        end = _balanced_end(text, i)
-        obj = _loads_lenient(text[i:end]) if end else None
-        if isinstance(obj, dict):
-            fields = _find_fields(obj)
-            if fields and ("help" in fields or "help" not in best):
-                best = fields
-            i = text.find("{", end)
-        else:
-            i = text.find("{", i + 1)
+    for found in json_objects(text):
+        fields = _find_fields(found.value)
+        if fields and ("help" in fields or "help" not in best):
+            best = fields
     if "help" in best:
         return best
     # truncated / broken object: read "key": value pairs after the last brace

@@ -5,7 +5,7 @@ current state (app, title, time, screen summary cut to 200 characters); screen
 content (OCR text, or the image for a vision model); task instruction. The
 prompt text lives in ``proagent/agent/prompts/*.txt``.
 
-Order is chosen for llama.cpp prefix reuse (DESIGN section 2): the system
+Order is chosen for llama.cpp prefix reuse (docs/architecture.md, prompt layout): the system
 message is identical for every sample, a long-term memory block (when a memory
 is used, ``prompts/memory.txt``) comes before the history, the history is oldest
 first, the current state comes last.

@@ -22,7 +22,14 @@ from collections import Counter
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser, ContentImage, ContentText, GenerateConfig, get_model
+from inspect_ai.model import (
+    ChatMessageSystem,
+    ChatMessageUser,
+    ContentImage,
+    ContentText,
+    GenerateConfig,
+    get_model,
+)
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..records import Prediction

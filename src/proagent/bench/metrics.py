@@ -1,10 +1,12 @@
 """When/How-to-Assist metrics over per-sample scores (ProAgentBench section 5.3).
 
 When to Assist: accuracy, precision, recall, F1 of the binary decision (positive
-class = needs help). An unparsed answer counts as wrong for accuracy and as
-"no help predicted" for precision/recall/F1, and is also counted on its own
-(``unparsed_rate``), so a model that cannot follow the format is not mistaken
-for one that judges badly.
+class = needs help). One rule for an unparsed answer in every metric
+(:data:`UNPARSED_RULE`): it is a wrong decision, i.e. the opposite of the truth: a
+false positive where the truth is No (it lowers precision) and a miss where the
+truth is Yes (it lowers recall), so a run cannot score above a baseline by not
+answering. It is also counted on its own (``unparsed_rate``), so a model that
+cannot follow the format is not mistaken for one that judges badly.
 
 How to Assist: intention accuracy over the 16 categories (positive samples with
 an intention label; a missing prediction is wrong) and semantic similarity: the
@@ -26,7 +28,12 @@ import numpy as np
 
 from ..records import Score
 
-__all__ = ["HEADLINE", "baseline", "bootstrap_ci", "percentile", "summarize", "when_metrics"]
+__all__ = ["HEADLINE", "UNPARSED_RULE", "baseline", "bootstrap_ci", "percentile", "summarize", "when_metrics"]
+
+UNPARSED_RULE = "wrong"
+"""How an unparsed When-to-Assist answer is scored, the same in accuracy,
+precision, recall and F1: as the wrong decision (Yes where the truth is No, No
+where it is Yes). Recorded in ``results.json`` as ``unparsed_rule``."""
 
 HEADLINE = ("accuracy", "precision", "recall", "f1", "intention_accuracy", "semantic_similarity")
 """Metrics reported with bootstrap intervals."""
@@ -35,22 +42,32 @@ HEADLINE = ("accuracy", "precision", "recall", "f1", "intention_accuracy", "sema
 def when_metrics(labels: Sequence[int], predicted: Sequence[int | None]) -> dict[str, float]:
     """Accuracy, precision, recall and F1 of When to Assist.
 
-    ``None`` predictions (unparsed) are wrong for accuracy and count as 0 for the
-    others. Precision of a run that never says yes is 0 (sklearn ``zero_division=0``).
+    ``None`` predictions (unparsed) are the wrong decision in every metric
+    (:data:`UNPARSED_RULE`). Precision of a run that never says yes is 0
+    (sklearn ``zero_division=0``).
     """
-    from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score  # slow import: lazy
+    from sklearn.metrics import (  # slow import: lazy
+        accuracy_score,
+        f1_score,
+        precision_score,
+        recall_score,
+    )
 
     y = np.asarray(labels, dtype=int)
     if y.size == 0:
         return {"accuracy": math.nan, "precision": math.nan, "recall": math.nan, "f1": math.nan}
-    p_acc = np.asarray([-1 if p is None else int(p) for p in predicted])
-    p_bin = np.asarray([0 if p is None else int(p) for p in predicted])
+    p_bin = _decisions(y, predicted)
     return {
-        "accuracy": float(accuracy_score(y, p_acc)),
+        "accuracy": float(accuracy_score(y, p_bin)),
         "precision": float(precision_score(y, p_bin, zero_division=0)),
         "recall": float(recall_score(y, p_bin, zero_division=0)),
         "f1": float(f1_score(y, p_bin, zero_division=0)),
     }
+
+
+def _decisions(y: np.ndarray, predicted: Sequence[int | None]) -> np.ndarray:
+    """Predictions with each unparsed one (``None``) replaced by the wrong decision, ``1 - label``."""
+    return np.asarray([1 - int(t) if p is None else int(p) for t, p in zip(y, predicted)], dtype=int)
 
 
 def baseline(labels: Sequence[int], answer: int) -> dict[str, float]:
@@ -88,8 +105,7 @@ def bootstrap_ci(
     if len(scores) < 2:
         return out
     y = np.asarray([s.label for s in scores], dtype=float)
-    pb = np.asarray([0 if s.predicted is None else s.predicted for s in scores], dtype=float)
-    pa = np.asarray([-1 if s.predicted is None else s.predicted for s in scores], dtype=float)
+    pb = _decisions(y.astype(int), [s.predicted for s in scores]).astype(float)
     ic = np.asarray([np.nan if s.intention_correct is None else float(s.intention_correct) for s in scores])
     ss = np.asarray([np.nan if s.semantic_similarity is None else s.semantic_similarity for s in scores])
 
@@ -101,7 +117,7 @@ def bootstrap_ci(
         yi, pbi = y[i], pb[i]
         tp = float(np.sum(yi * pbi))
         if key == "accuracy":
-            return float(np.mean(yi == pa[i]))
+            return float(np.mean(yi == pbi))
         if key == "precision":
             return ratio(tp, float(np.sum(pbi)))
         if key == "recall":
@@ -135,7 +151,7 @@ def bootstrap_ci(
 
 
 def summarize(scores: Sequence[Score], *, n_resamples: int = 1000, seed: int = 0) -> dict:
-    """Every figure of a run: headline metrics, unparsed rate, n, seconds per
+    """Every figure of a run: headline metrics, unparsed rate and rule, n, seconds per
     sample (p50, p95), tokens, bootstrap intervals and the baselines.
 
     Headline values that are undefined for the data (e.g. intention accuracy on
@@ -148,6 +164,7 @@ def summarize(scores: Sequence[Score], *, n_resamples: int = 1000, seed: int = 0
     out: dict = {k: (None if math.isnan(v) else v) for k, v in head.items()}
     out.update(
         unparsed_rate=(sum(s.predicted is None for s in scores) / len(scores)) if scores else None,
+        unparsed_rule=UNPARSED_RULE,
         n=len(scores),
         n_positive=int(sum(labels)),
         n_intention=sum(s.intention_correct is not None for s in scores),

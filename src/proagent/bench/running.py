@@ -2,20 +2,48 @@
 
 Every proagent command that runs a task (``eval``, ``simulate``, ``ablate``
 cells) goes through :func:`run_task`, so resuming, refusing a folder of another
-run and the messages of a stopped run are the same everywhere.
+run, the run lock and the messages of a stopped run are the same everywhere.
+
+Private data stays in the log folder: inspect keeps a sample buffer (every prompt
+and answer of the samples in flight) under its data folder, by default
+``~/.local/share/inspect_ai/samplebuffer``, and a run killed with SIGKILL leaves it
+there. For a proagent run inspect's data folder is :data:`INSPECT_DATA` inside
+the log folder (``XDG_DATA_HOME`` for the duration of the run), so the buffer, and
+inspect's traces, live and are recovered there, and nowhere else.
 """
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RunError", "run_task"]
+__all__ = ["API_MAX_RETRIES", "API_TIMEOUT", "INSPECT_DATA", "RunError", "run_task"]
+
+API_TIMEOUT = 60
+"""Seconds one request to a model API may take (inspect's ``GenerateConfig.attempt_timeout``)
+before it is abandoned; local models have none. ``PROAGENT_API_TIMEOUT`` (seconds)
+overrides it."""
+API_MAX_RETRIES = 2
+"""Retries of a failed API request (inspect's ``max_retries``; its backoff is exponential
+from 3 s), so an API that cannot be reached fails the run within about
+``(API_MAX_RETRIES + 1) * API_TIMEOUT`` + 20 seconds instead of retrying for 30 minutes."""
+
+INSPECT_DATA = ".inspect-data"
+"""Folder inside a run's log folder that holds inspect's data folder during the run
+(its ``samplebuffer``: prompts and answers of unfinished samples; ``traces``)."""
 
 
 class RunError(RuntimeError):
     """A run did not finish; the message says why and whether re-running resumes."""
+
+    def __init__(self, message: str, *, interrupted: bool = False) -> None:
+        super().__init__(message)
+        self.interrupted = interrupted
+        """The run was stopped by Ctrl-C / SIGINT (commands exit with 130, as a shell does)."""
 
 
 def run_task(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | None = None,
@@ -28,32 +56,141 @@ def run_task(task: Any, log_dir: str | Path, model: str, *, model_base_url: str 
     latencies rather than queue time. ``model_roles`` names the other roles'
     models (``judge``, ``user``, ...), as inspect's ``eval_set`` takes them.
 
+    The run holds the run lock on ``log_dir`` (:func:`proagent.io.folder_lock`):
+    a folder in use by another process is refused at once.
+
     Raises:
-        RunError: ``log_dir`` holds a run of other options, the run was
-            interrupted, or it failed (e.g. a prompt over the model's context).
+        RunError: ``log_dir`` is in use by another process, holds a run of other
+            options, the run was interrupted, or it failed (e.g. a prompt over
+            the model's context).
     """
+    from ..io import FolderBusy, folder_lock
+
+    try:
+        with folder_lock(log_dir), _inspect_data_in(Path(log_dir)):
+            return _run(task, log_dir, model, model_base_url=model_base_url, model_args=model_args, limit=limit,
+                        display=display, model_roles=model_roles)
+    except FolderBusy as e:
+        raise RunError(str(e)) from None
+
+
+@contextmanager
+def _inspect_data_in(log_dir: Path) -> Iterator[None]:
+    """inspect's data folder (``platformdirs.user_data_path``, read at each use) inside ``log_dir``."""
+    home = log_dir.resolve() / INSPECT_DATA
+    home.mkdir(mode=0o700, exist_ok=True)
+    old = os.environ.get("XDG_DATA_HOME")
+    os.environ["XDG_DATA_HOME"] = str(home)
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("XDG_DATA_HOME", None)
+        else:
+            os.environ["XDG_DATA_HOME"] = old
+
+
+def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | None, model_args: dict[str, Any] | None,
+         limit: int | None, display: str | None, model_roles: dict[str, Any] | None) -> Any:
     from inspect_ai import eval_set
     from inspect_ai._util.error import PrerequisiteError
     from inspect_ai.log import read_eval_log
 
+    local = model.startswith("local/")
+    timeout = _api_timeout()
     try:
         _, logs = eval_set(
             [task], log_dir=str(log_dir), model=model, model_base_url=model_base_url,
             model_args=model_args or {}, model_roles=model_roles or None, limit=limit, display=display,
             retry_attempts=0, retry_immediate=False,
-            log_model_api=False, max_samples=1 if model.startswith("local/") else None,
+            log_model_api=False, max_samples=1 if local else None,
+            # a local model answers one sample in seconds: write each finished one to the log
+            # at once, so a kill loses only the sample in flight
+            **({"log_buffer": 1} if local else {"attempt_timeout": timeout, "max_retries": API_MAX_RETRIES}),
         )
     except PrerequisiteError as e:
         msg = re.sub(r"\[/?[a-z ]+\]", "", str(e)).strip()
         if "not associated with a task" in msg:
             msg = f"{log_dir} holds a run with other options; re-run those exact options to resume it, or use another folder"
         raise RunError(msg) from None
-    if not logs:  # interrupted (Ctrl-C) before inspect wrote a final log
-        raise RunError(f"run interrupted; re-run the same command to resume from {log_dir}")
+    if not logs or logs[0].status == "cancelled":  # interrupted (Ctrl-C)
+        raise RunError(f"run interrupted; re-run the same command to resume from {log_dir}", interrupted=True)
     log = logs[0]
     if log.status != "success":
         msg = log.error.message if log.error else log.status
+        if not local and re.search(r"connect|timed? ?out|timeout|unreachable|name resolution|exceeded", msg, re.I):
+            host = _host(model, model_base_url, model_args)
+            why = re.search(r"raised (\w+)", msg)  # tenacity's RetryError(<Future ... raised APIConnectionError>)
+            why = why.group(1) if why else msg.strip().splitlines()[0][:200]
+            raise RunError(f"cannot reach the model API at {host} ({why}; "
+                           f"gave up after {API_MAX_RETRIES + 1} attempts of at most {timeout} s); "
+                           f"re-run the same command to resume from {log_dir}")
         if "n_ctx=" in msg:  # the same command would fail the same way
             raise RunError(f"run did not finish: {msg}")
         raise RunError(f"run did not finish ({msg}); re-run the same command to resume from {log_dir}")
-    return read_eval_log(log.location)
+    _remove_superseded(Path(log_dir), log.location)
+    full = read_eval_log(log.location)
+    full.location = log.location.removeprefix("file://")  # a resumed run reports a file:// URI; keep a path
+    return full
+
+
+def _api_timeout() -> int:
+    """:data:`API_TIMEOUT`, or ``PROAGENT_API_TIMEOUT`` when set to a whole number of seconds >= 1."""
+    raw = os.environ.get("PROAGENT_API_TIMEOUT", "").strip()
+    if not raw:
+        return API_TIMEOUT
+    if not raw.isdigit() or int(raw) < 1:
+        raise RunError(f"PROAGENT_API_TIMEOUT={raw!r}: expected a whole number of seconds >= 1")
+    return int(raw)
+
+
+def _host(model: str, base_url: str | None, model_args: dict[str, Any] | None) -> str:
+    """The address a model API is reached at, for error messages (no keys)."""
+    from urllib.parse import urlsplit
+
+    try:
+        from inspect_ai.model import get_model
+
+        base_url = base_url or get_model(model, base_url=base_url, **(model_args or {})).api.base_url
+    except Exception:  # noqa: BLE001 (only for a message)
+        pass
+    if not base_url:
+        return f"the default address of {model.split('/')[0]}"
+    u = urlsplit(base_url)
+    return f"{u.scheme}://{u.hostname}{f':{u.port}' if u.port else ''}" if u.hostname else base_url
+
+
+def _remove_superseded(log_dir: Path, final: str) -> None:
+    """After a successful run, remove the logs of earlier attempts that never
+    finished (status ``started``: killed; their finished samples were carried
+    into the final log by the retry) and every sample buffer left in the log
+    folder by a process that is gone, so the folder holds one run."""
+    from inspect_ai.log import read_eval_log
+    from inspect_ai.log._recorders.buffer.buffer import cleanup_sample_buffers_for_log
+
+    final_path = Path(final.removeprefix("file://")).resolve()
+    for f in sorted(log_dir.glob("*.eval")):
+        if f.resolve() == final_path:
+            continue
+        try:
+            header = read_eval_log(str(f), header_only=True)
+        except Exception:  # noqa: BLE001 (an unreadable partial log is left for the user to see)
+            continue
+        if header.status == "started":
+            cleanup_sample_buffers_for_log(str(f.resolve()))
+            f.unlink(missing_ok=True)
+    for db in (log_dir / INSPECT_DATA).glob("inspect_ai/samplebuffer/*/*.*.db"):
+        pid = db.name.rsplit(".", 2)[1]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            for part in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+                part.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,4 +1,4 @@
-"""Build When/How-to-Assist samples from events (ProAgentBench section 5, DESIGN section 4).
+"""Build When/How-to-Assist samples from events (ProAgentBench sections 3 and 5).
 
 Two kinds of source:
 
@@ -66,7 +66,7 @@ def parse_window(text: str | float | int) -> float:
 
 @dataclass(frozen=True)
 class SampleConfig:
-    """How samples are made. Defaults follow ProAgentBench (DESIGN section 4)."""
+    """How samples are made. Defaults follow ProAgentBench (section 5, Appendix B.3; window ablation section 6.4)."""
 
     window_seconds: float = 300.0
     """Context window before t, seconds (paper default 5 min)."""

@@ -13,7 +13,12 @@ from inspect_ai.dataset import MemoryDataset
 from inspect_ai.dataset import Sample as InspectSample
 from inspect_ai.model import GenerateConfig
 
-from ..agent.memory import MEMORY_NAMES, build_memory, derived_fields_summary, memory_context
+from ..agent.memory import (
+    MEMORY_NAMES,
+    build_memory,
+    derived_fields_summary,
+    memory_context,
+)
 from ..agent.prompting import user_prompt
 from ..agent.solvers import METHODS, method_solver
 from ..records import Sample

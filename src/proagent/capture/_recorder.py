@@ -195,7 +195,10 @@ def record(cfg: CaptureConfig, *, probe: WindowProbe | None = None, grabber: Scr
             runs in ``cfg.out``.
         ValueError: an ``--exclude-title`` pattern is not a valid regex.
     """
-    import imagehash
+    try:
+        import imagehash
+    except ImportError:
+        raise CaptureError("imagehash is not installed: pip install 'proagent[capture]'") from None
 
     excl = Exclusions.build(cfg.exclude_apps, cfg.exclude_titles, defaults=cfg.default_exclusions)
     cfg.out.mkdir(parents=True, exist_ok=True)

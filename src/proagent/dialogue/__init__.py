@@ -14,7 +14,17 @@
 """
 
 from .io import read_environments, write_environments, write_layout
-from .records import AGREEABLENESS, DIMENSIONS, DOMAINS, TIERS, Environment, GuidanceJudgement, Judgement, Plan, Turn
+from .records import (
+    AGREEABLENESS,
+    DIMENSIONS,
+    DOMAINS,
+    TIERS,
+    Environment,
+    GuidanceJudgement,
+    Judgement,
+    Plan,
+    Turn,
+)
 
 __all__ = [
     "AGREEABLENESS",

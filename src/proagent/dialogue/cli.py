@@ -12,9 +12,8 @@ from typing import Any
 
 import click
 
-from ..cliutil import DEFAULT_MODEL, check_model
+from ..cliutil import DEFAULT_MODEL, check_model, default_log_dir
 from ..cliutil import parse_model_args as _model_args
-from ..cliutil import slug as _slug
 from ..errors import DataError
 
 __all__ = ["dialogue"]
@@ -49,7 +48,7 @@ def _common(f):  # noqa: ANN001, ANN202
         click.option("--domains", default=None, help="Comma-separated domains to keep."),
         click.option("--tier", type=click.Choice(["fair", "hard"]), default=None, help="Keep one tier."),
         click.option("--limit", type=click.IntRange(min=1), default=None, help="Evaluate only the first N samples (domains interleaved)."),
-        click.option("--seed", type=int, default=0, show_default=True, help="Generation seed."),
+        click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Generation seed (>= 0)."),
         click.option("--log-dir", type=click.Path(path_type=Path), default=None,
                      help="Where logs, results.json and results.html go. Re-running with the same dir resumes."),
         click.option("--display", type=click.Choice(["full", "rich", "plain", "log", "none"]), default=None,
@@ -72,7 +71,11 @@ def _run(task: Any, *, name: str, data: Path, model: str, model_base_url: str | 
         parts = ["dialogue", name, data.resolve().name, model.split("/")[-1], *extra]
         if limit:
             parts.append(f"limit{limit}")
-        log_dir = Path("logs") / _slug("-".join(parts))
+        log_dir = default_log_dir(*parts)
+    check_model(model, model_base_url, args)  # a typo is one line before any work
+    for role, spec in roles.items():
+        if spec is not None and spec != model:
+            check_model(spec, None, {}, {"user": "--user-model"}.get(role, f"--{role}"))
     model_roles = _roles(model, model_base_url, args, **roles)
     shown = ", ".join(f"{k} {v if isinstance(v, str) else model}" for k, v in model_roles.items())
     click.echo(f"proagent dialogue {name}: {len(task.dataset)} samples, agent {model}, {shown}, log dir {log_dir}", err=True)
@@ -194,9 +197,9 @@ def kappa_cmd(human_csv: Path, results: Path | None, out: Path | None) -> None:
 @click.option("--candidates", type=click.IntRange(1, 10), default=5, show_default=True, help="Target candidates per environment.")
 @click.option("--rounds", type=click.IntRange(0, 10), default=5, show_default=True, help="Refinement rounds at most.")
 @click.option("--n-checkers", type=click.IntRange(1, 9), default=5, show_default=True, help="Final-check judges.")
-@click.option("--max-topics", type=int, default=None, help="Leaf topics per domain to turn into environments.")
+@click.option("--max-topics", type=click.IntRange(min=1), default=None, help="Leaf topics per domain to turn into environments.")
 @click.option("--approve-topics", is_flag=True, default=False, help="The topic tree (OUT/topics.txt) has been reviewed: continue.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of sampling and shuffling.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of sampling and shuffling (>= 0).")
 def generate_cmd(seeds: Path, out: Path, model: str, judge: str | None, reasoners: str | None, checkers: str | None,
                  model_arg: tuple[str, ...], domains: str | None, depth: int, branching: int, candidates: int,
                  rounds: int, n_checkers: int, max_topics: int | None, approve_topics: bool, seed: int) -> None:
@@ -207,6 +210,7 @@ def generate_cmd(seeds: Path, out: Path, model: str, judge: str | None, reasoner
     """
     from inspect_ai.model import get_model
 
+    from ..cliutil import check_writable_dir
     from .generator import GenConfig, GenModels, TopicReviewPending, run_generate
     from .io import read_environments
 
@@ -230,6 +234,7 @@ def generate_cmd(seeds: Path, out: Path, model: str, judge: str | None, reasoner
     cfg = GenConfig(depth=depth, branching=branching, n_candidates=candidates, max_rounds=rounds, n_checkers=n_checkers,
                     max_topics=max_topics, domains=[d.strip() for d in domains.split(",")] if domains else None,
                     approve_topics=approve_topics, seed=seed)
+    check_writable_dir(out, "--out")  # and the run lock on it
     try:
         summary = run_generate(out, seed_envs, models, cfg)
     except TopicReviewPending as e:
@@ -248,5 +253,5 @@ def generate_cmd(seeds: Path, out: Path, model: str, judge: str | None, reasoner
                f"yield: {out / 'yield.json'}")
 
 
-if __name__ == "__main__":  # python -m proagent.dialogue.cli ... (before the lead wires it into proagent)
+if __name__ == "__main__":  # python -m proagent.dialogue.cli ...
     dialogue(auto_envvar_prefix="PROAGENT_DIALOGUE", prog_name="proagent dialogue")

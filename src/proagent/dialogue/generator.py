@@ -43,6 +43,7 @@ from typing import Any
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, Model
 
 from ..io import write_atomic
+from ..jsontext import first_json_object
 from .io import environment_from_item, write_layout
 from .judges import judge_plan
 from .parsing import parse_plan
@@ -103,19 +104,8 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "x"
 
 
-def _json_obj(text: str) -> dict | None:
-    m = re.search(r"\{.*\}", text or "", re.DOTALL)
-    if not m:
-        return None
-    try:
-        obj = json.loads(m.group(0))
-    except json.JSONDecodeError:
-        return None
-    return obj if isinstance(obj, dict) else None
-
-
 def _env_fields(text: str) -> dict[str, str] | None:
-    obj = _json_obj(text)
+    obj = first_json_object(text)
     if not obj:
         return None
     ui, tf = obj.get("user_information"), obj.get("trigger_factor")

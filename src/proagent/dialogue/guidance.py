@@ -23,13 +23,25 @@ from dataclasses import asdict
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
 from inspect_ai.dataset import Sample as InspectSample
-from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser, GenerateConfig, get_model
+from inspect_ai.model import (
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    get_model,
+)
 from inspect_ai.scorer import Score, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from .analysis import density as density_summary
 from .analysis import leaks, passive_opening
-from .judges import extract_mentioned, judge_guidance, judge_model, judge_reached, user_model
+from .judges import (
+    extract_mentioned,
+    judge_guidance,
+    judge_model,
+    judge_reached,
+    user_model,
+)
 from .metrics import (
     UNSCORED,
     by_domain,
@@ -45,7 +57,14 @@ from .metrics import (
 )
 from .parsing import clean_message
 from .planning import env_from_metadata, env_metadata, select
-from .prompting import AGREEABLENESS_TEXT, MEMORY_TURNS, env_values, render, render_history, window
+from .prompting import (
+    AGREEABLENESS_TEXT,
+    MEMORY_TURNS,
+    env_values,
+    render,
+    render_history,
+    window,
+)
 from .records import AGREEABLENESS, DIMENSIONS, Turn
 
 __all__ = [

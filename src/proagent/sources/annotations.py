@@ -1,4 +1,4 @@
-"""External annotations of LifeTrace / ProAgentBench events (DESIGN section 3).
+"""External annotations of LifeTrace / ProAgentBench events (ProAgentBench section 5.3, Appendix B.5).
 
 ProAgentBench keeps some labels outside the processed databases, in JSON or
 JSONL files keyed by ``(user, event_id)``:
@@ -57,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
+from ..taxonomy import load_taxonomy
 
 __all__ = ["Annotation", "Annotations", "load_annotations", "normalise_event_id", "normalise_user"]
 
@@ -328,6 +329,9 @@ def _record(
         rationale = _text(r, where, "user_intention.rationale")
     else:
         intention = _text(inten, where, "user_intention")
+    if intention and load_taxonomy().canonical(intention) is None:  # would silently become the fallback
+        raise _Bad(where, f"unknown intention {intention!r}; expected one of the categories of "
+                          "src/proagent/data/intentions.json (e.g. " + ", ".join(load_taxonomy().names[:3]) + ", ...)")
     _, c = _first(raw, CONFIDENCE_KEYS)
     if c is not None:
         confidence = _confidence(c, where)

@@ -1,4 +1,4 @@
-"""Reader for LifeTrace SQLite databases, every schema variant (DESIGN section 3).
+"""Reader for LifeTrace SQLite databases, every schema variant (ProAgentBench section 5.1, Appendix B.2).
 
 LifeTrace captures the screen at 1 Hz and groups screenshots into *events*
 (stretches of one foreground application). Four schema variants exist; the
@@ -80,11 +80,31 @@ from typing import Any
 from ..errors import DataError
 from ..records import Event, Screenshot
 from ..taxonomy import Taxonomy, load_taxonomy
-from .lifetrace_schema import (DB_NAMES, EVENT_REQUIRED, SCREENSHOT_REQUIRED, SchemaInfo, Variant, _connect, _detect,
-                               _INTENTION_COLUMNS, _sqlite_problem, detect_schema, find_lifetrace_db)
-from .lifetrace_values import (_file_name, _flag, _int_or_none, _is_set, _row_key, _text, _time_from_file_name,
-                               parse_conversation, parse_timestamp)
 from .annotations import Annotations, load_annotations
+from .lifetrace_schema import (
+    _INTENTION_COLUMNS,
+    DB_NAMES,
+    EVENT_REQUIRED,
+    SCREENSHOT_REQUIRED,
+    SchemaInfo,
+    Variant,
+    _connect,
+    _detect,
+    _sqlite_problem,
+    detect_schema,
+    find_lifetrace_db,
+)
+from .lifetrace_values import (
+    _file_name,
+    _flag,
+    _int_or_none,
+    _is_set,
+    _row_key,
+    _text,
+    _time_from_file_name,
+    parse_conversation,
+    parse_timestamp,
+)
 
 __all__ = [
     "DB_NAMES",
@@ -267,6 +287,9 @@ def load_lifetrace(
                 end = parse_timestamp(r["end_time"])
             except ValueError as e:
                 raise _bad(path, "events", rid, "end_time", str(e)) from None
+            if end < start:
+                raise _bad(path, "events", rid, "end_time", f"{_text(r['end_time'])} is before start_time "
+                                                            f"{_text(r['start_time'])}")
         is_llm = None
         if "is_llm_event" in ev_cols:
             try:

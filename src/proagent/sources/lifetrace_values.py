@@ -10,9 +10,13 @@ from typing import Any
 
 from ..records import Conversation
 
-__all__ = ["parse_conversation", "parse_timestamp"]
+__all__ = ["EARLIEST", "LATEST", "parse_conversation", "parse_timestamp"]
 
-
+EARLIEST = datetime(1990, 1, 1)
+"""Earliest activity time the readers accept (naive): older times are a unit or
+epoch mistake (``0``, ``true``, a year like 1929), not a log."""
+LATEST = datetime(2100, 1, 1)
+"""Times at or after this are refused as well (``9999-12-31``, milliseconds read as seconds)."""
 
 _TS_RE = re.compile(r"(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?")
 _NAME_TIME_RE = re.compile(r"(\d{8})_(\d{6})(?:_(\d{1,6}))?")
@@ -27,12 +31,12 @@ def parse_timestamp(value: object) -> datetime:
 
     Raises:
         ValueError: the value is not such a string (NULL, a number, a time zone,
-            an impossible date...).
+            an impossible date, a time before :data:`EARLIEST` or from :data:`LATEST` on...).
     """
     if isinstance(value, datetime):
         if value.tzinfo is not None:
             raise ValueError(f"timestamp {value!r} has a time zone, expected naive local time")
-        return value
+        return _plausible(value, value)
     if not isinstance(value, str):
         raise ValueError(f"expected a timestamp string, got {value!r}")
     m = _TS_RE.fullmatch(value.strip())
@@ -41,9 +45,16 @@ def parse_timestamp(value: object) -> datetime:
     y, mo, d, h, mi, s, frac = m.groups()
     micro = int((frac or "0")[:6].ljust(6, "0"))
     try:
-        return datetime(int(y), int(mo), int(d), int(h), int(mi), int(s or 0), micro)
+        t = datetime(int(y), int(mo), int(d), int(h), int(mi), int(s or 0), micro)
     except ValueError as e:
         raise ValueError(f"bad timestamp {value!r} ({e})") from None
+    return _plausible(t, value)
+
+
+def _plausible(t: datetime, value: object) -> datetime:
+    if not EARLIEST <= t < LATEST:
+        raise ValueError(f"timestamp {value!r} is outside {EARLIEST.year}-{LATEST.year}")
+    return t
 
 
 def _time_from_file_name(name: str) -> datetime | None:

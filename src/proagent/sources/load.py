@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 from pathlib import Path
 
@@ -27,9 +28,19 @@ def is_sqlite_file(path: Path) -> bool:
 
 
 def find_databases(folder: Path) -> list[Path]:
-    """SQLite databases directly in ``folder`` or one level down, sorted."""
+    """SQLite databases directly in ``folder`` or one level down, sorted.
+
+    Raises:
+        DataError: two paths lead to the same database (e.g. a symlinked
+            participant folder), which would count one participant twice.
+    """
     found = [p for p in sorted(folder.glob("*.db")) if p.is_file()]
     found += [p for p in sorted(folder.glob("*/*.db")) if p.is_file()]
+    seen: dict[Path, Path] = {}
+    for p in found:
+        first = seen.setdefault(p.resolve(), p)
+        if first is not p:
+            raise DataError(p, f"is the same database as {first} (a link?); one participant would count twice")
     return found
 
 
@@ -48,13 +59,21 @@ def load_events(path: str | Path, annotations: list[str | Path] | None = None) -
     if not path.exists():
         raise DataError(path, "no such file or folder")
     if path.is_file():
+        if not os.access(path, os.R_OK):
+            raise DataError(path, "cannot read (permission denied)")
         if is_proactivebench_file(path):
             return _proactivebench(path, annotations)
         if is_sqlite_file(path) or path.suffix in {".db", ".sqlite", ".sqlite3"}:
             return _lifetrace([path], annotations)
         raise DataError(path, "not a ProactiveBench session (.json) nor a LifeTrace SQLite database")
-    dbs = find_databases(path)
-    if any(is_proactivebench_file(p) for p in path.iterdir()):
+    if not path.is_dir():  # /dev/null, a FIFO, a socket
+        raise DataError(path, "not a regular file or folder")
+    try:
+        dbs = find_databases(path)
+        entries = list(path.iterdir())
+    except OSError as e:
+        raise DataError(path, f"cannot read this folder ({e.strerror or e})") from None
+    if any(is_proactivebench_file(p) for p in entries):
         if dbs:
             raise DataError(path, f"holds both ProactiveBench sessions and SQLite databases ({dbs[0].name}, ...); "
                                   "point --data at one kind")

@@ -9,7 +9,11 @@ Every observation becomes one :class:`~proagent.records.Event` with
 ``candidate_tasks`` = the candidate tasks. The session (file stem) is the user.
 Unix times are converted to naive UTC datetimes so results do not depend on the
 machine's time zone. An event ends where the next one starts; the last event
-has zero duration.
+has zero duration, and an event followed by an earlier time (steps out of time
+order, as in two of the public sessions) has an unknown end (``None``), not a
+zero or negative duration. Times must be unix seconds between 1990 and 2100
+(:data:`~proagent.sources.lifetrace_values.EARLIEST` .. ``LATEST``); a boolean
+is not a time. Files may start with a UTF-8 byte-order mark.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from pathlib import Path
 
 from ..errors import DataError
 from ..records import Event
+from .lifetrace_values import EARLIEST, LATEST
 
 __all__ = ["is_proactivebench_file", "read_proactivebench", "read_proactivebench_session"]
 
@@ -42,11 +47,15 @@ def read_proactivebench_session(path: str | Path, user: str | None = None) -> li
     path = Path(path)
     user = user or path.stem
     try:
-        data = json.loads(path.read_text("utf-8"))
+        data = json.loads(path.read_text("utf-8-sig"))
     except FileNotFoundError:
         raise DataError(path, "file not found") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise DataError(path, f"not a ProactiveBench session (invalid JSON: {e})") from None
+    except RecursionError:
+        raise DataError(path, "not a ProactiveBench session (JSON nested too deeply)") from None
+    except OSError as e:
+        raise DataError(path, f"cannot read ({e.strerror or e})") from None
     if not isinstance(data, list) or not data:
         raise DataError(path, "not a ProactiveBench session (expected a non-empty JSON list of steps)")
     raw: list[tuple[float, str, bool, tuple[str, ...]]] = []
@@ -58,10 +67,14 @@ def read_proactivebench_session(path: str | Path, user: str | None = None) -> li
         if not isinstance(obs, dict) or "time" not in obs or "event" not in obs:
             raise DataError(path, f"{where}: missing observation.time or observation.event")
         try:
+            if isinstance(obs["time"], bool):  # float(True) is 1.0: 1970-01-01, not a time
+                raise TypeError
             t = float(obs["time"])
-            _utc(t)  # NaN, inf or out-of-range times are bad input too
+            if not EARLIEST <= _utc(t) < LATEST:  # NaN, inf or out-of-range times are bad input too
+                raise ValueError
         except (TypeError, ValueError, OverflowError, OSError):
-            raise DataError(path, f"{where}: observation.time {obs['time']!r} is not unix seconds") from None
+            raise DataError(path, f"{where}: observation.time {obs['time']!r} is not unix seconds "
+                                  f"between {EARLIEST.year} and {LATEST.year}") from None
         if not isinstance(obs["event"], str) or not obs["event"].strip():
             raise DataError(path, f"{where}: observation.event is empty or not text")
         status = item.get("task_status")
@@ -76,13 +89,13 @@ def read_proactivebench_session(path: str | Path, user: str | None = None) -> li
         raw.append((t, obs["event"].strip(), status, tuple(x.strip() for x in tasks if x.strip())))
     events = []
     for i, (t, sentence, status, tasks) in enumerate(raw):
-        end = max(raw[i + 1][0], t) if i + 1 < len(raw) else t
+        end = raw[i + 1][0] if i + 1 < len(raw) else t
         events.append(
             Event(
                 id=f"{user}:{i}",
                 user=user,
                 start=_utc(t),
-                end=_utc(end),
+                end=_utc(end) if end >= t else None,  # the next step is earlier: end unknown
                 summary=sentence,
                 needs_help=status,
                 candidate_tasks=tasks,
@@ -92,13 +105,30 @@ def read_proactivebench_session(path: str | Path, user: str | None = None) -> li
 
 
 def is_proactivebench_file(path: Path) -> bool:
-    """True when ``path`` looks like a session file (a JSON list whose first item
-    has ``observation``); reads at most the first 4 KiB."""
+    """True when ``path`` looks like a session file: a ``.json`` file holding a
+    JSON list whose first item has ``observation`` (a UTF-8 byte-order mark
+    allowed). Reads the first 4 KiB, and the whole file only when it is a list
+    whose first ``"observation"`` key comes later.
+
+    Raises:
+        DataError: the file cannot be read (e.g. no permission).
+    """
     if path.suffix.lower() != ".json" or not path.is_file():
         return False
-    with open(path, "rb") as f:
-        head = f.read(4096).decode("utf-8", "replace").lstrip()
-    return head.startswith("[") and '"observation"' in head
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096).decode("utf-8", "replace").removeprefix("\ufeff").lstrip()
+            if not head.startswith("["):
+                return False
+            if '"observation"' in head:
+                return True
+            f.seek(0)
+            data = json.loads(f.read().decode("utf-8-sig"))
+    except OSError as e:
+        raise DataError(path, f"cannot read ({e.strerror or e})") from None
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return False
+    return isinstance(data, list) and bool(data) and isinstance(data[0], dict) and "observation" in data[0]
 
 
 def read_proactivebench(path: str | Path) -> list[Event]:
@@ -116,6 +146,11 @@ def read_proactivebench(path: str | Path) -> list[Event]:
     files = sorted(p for p in path.iterdir() if is_proactivebench_file(p))
     if not files:
         raise DataError(path, "no ProactiveBench session files (*.json lists of observations) in this folder")
+    stems: dict[str, Path] = {}
+    for f in files:  # the stem is the user: a.json and a.JSON would be one user read twice
+        other = stems.setdefault(f.stem, f)
+        if other is not f:
+            raise DataError(path, f"{other.name} and {f.name} name the same session ({f.stem}); keep one")
     events: list[Event] = []
     for f in files:
         events.extend(read_proactivebench_session(f))

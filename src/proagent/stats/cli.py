@@ -1,24 +1,23 @@
 """``proagent stats``: activity statistics and burstiness of an activity log.
 
-The lead wires :data:`stats_cmd` into the ``proagent`` group
-(``cli.add_command(stats_cmd)``); it also runs alone:
+Registered in the ``proagent`` group by ``proagent.cli``; it also runs alone:
 ``python -m proagent.stats.cli DATA``.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import click
 
 from ..errors import DataError
+from ..io import slug
 
 __all__ = ["stats_cmd"]
 
 
 def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:60] or "data"
+    return slug(text, limit=60) or "data"
 
 
 @click.command("stats")
@@ -29,7 +28,7 @@ def _slug(text: str) -> str:
               help="Compare two logs (e.g. human.db synthetic.db): B, alpha and the ratio tests side by side.")
 @click.option("--similarity/--no-similarity", default=True, show_default=True,
               help="Top-k similar earlier events per LLM moment (embeds event texts with multilingual-e5-small).")
-@click.option("--max-similarity-events", type=int, default=500, show_default=True,
+@click.option("--max-similarity-events", type=click.IntRange(min=0), default=500, show_default=True,
               help="Analyse at most this many LLM moments for similarity (a seeded random subset).")
 def stats_cmd(data: Path | None, out: Path | None, compare: tuple[Path, Path] | None, similarity: bool,
               max_similarity_events: int) -> None:
@@ -41,6 +40,7 @@ def stats_cmd(data: Path | None, out: Path | None, compare: tuple[Path, Path] | 
 
     Example: proagent stats ../shared/data/proactivebench --out stats/dev
     """
+    from ..cliutil import check_writable_dir
     from .report import render_compare, run_compare, run_stats, summary_text
 
     try:
@@ -48,6 +48,7 @@ def stats_cmd(data: Path | None, out: Path | None, compare: tuple[Path, Path] | 
             if data is not None:
                 raise click.UsageError("give either DATA or --compare A B, not both")
             out = out or Path("stats") / _slug(f"compare-{compare[0].resolve().stem}-vs-{compare[1].resolve().stem}")
+            check_writable_dir(out, "--out")  # and the run lock on it
             res = run_compare(compare, out)
             for n, r in res["named"]:
                 click.echo(f"{n}: {r['llm_definition']}")
@@ -57,14 +58,20 @@ def stats_cmd(data: Path | None, out: Path | None, compare: tuple[Path, Path] | 
                 raise click.UsageError("give DATA, or --compare A B")
             p = data.resolve()
             out = out or Path("stats") / _slug(p.parent.name if p.name.endswith(".db") and p.parent.name else p.name)
+            check_writable_dir(out, "--out")  # and the run lock on it
             res = run_stats(data, out, similarity=similarity, max_similarity_targets=max_similarity_events)
             name = res.get("header", {}).get("data", [str(data)])[0]
             click.echo(summary_text(res, name))
             for w in res["power_law"].get("notes", []) if isinstance(res.get("power_law"), dict) else []:
                 click.echo(f"note: {w}")
-    except (DataError, ValueError) as e:  # ValueError: e.g. a log with no events
+    except DataError as e:  # the message names the file already
+        raise click.ClickException(str(e)) from None
+    except ValueError as e:  # e.g. a log with no events
         raise click.ClickException(f"{data or ' vs '.join(map(str, compare))}: {e}") from None
     except OSError as e:
+        where = Path(e.filename) if e.filename else None
+        if where is not None and out is not None and not where.resolve().is_relative_to(Path(out).resolve()):
+            raise click.ClickException(f"{where}: cannot read ({e.strerror or e})") from None  # an input, not --out
         raise click.ClickException(f"--out {out}: cannot write there ({e.strerror or e})") from None
     click.echo(f"wrote {res['files']['json']} and {res['files']['html']}")
 

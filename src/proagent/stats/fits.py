@@ -137,7 +137,6 @@ def fit_power_law(values: Any, *, min_points: int = MIN_POINTS, xmin: float | No
         A :class:`PowerLawResult`; ``ok`` false with a ``reason`` when the data
         are too few or the fit fails. Never raises on small or degenerate data.
     """
-    import powerlaw
 
     x = np.asarray(values, dtype=float).ravel()
     x = x[np.isfinite(x)]

@@ -6,16 +6,15 @@ relatively), and a plain-text summary for the terminal.
 
 from __future__ import annotations
 
-import base64
 import html
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-
 from ..io import write_atomic, write_json_atomic
 from ..records import Event
+from ..report.pages import figure, page, table
 from .analysis import analyze
 from .figures import compare_figures, stats_figures
 
@@ -98,34 +97,19 @@ def summary_text(res: dict[str, Any], name: str) -> str:
 
 # --------------------------------------------------------------------------- html
 
-_CSS = """body{font-family:system-ui,-apple-system,"Segoe UI","Noto Sans CJK SC","Microsoft YaHei",sans-serif;
-max-width:1100px;margin:2em auto;padding:0 1em;color:#222}table{border-collapse:collapse;margin:.6em 0}
-td,th{border:1px solid #ccc;padding:3px 8px;text-align:right;font-size:13px}th{background:#f2f2f2}
-td:first-child,th:first-child{text-align:left}img{max-width:100%;border:1px solid #eee}
-.note{color:#666;font-size:13px}code{background:#f5f5f5;padding:0 3px}"""
+_FOOTER = '<p class="note">Every number is in <a href="stats.json">stats.json</a>.</p>'
 
 
 def _img(out: Path, files: dict[str, str], alt: str) -> str:
-    data = base64.b64encode((out / files["png"]).read_bytes()).decode("ascii")
-    return (
-        f'<figure><img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
-        f'<figcaption class="note">{html.escape(alt)} · <a href="{html.escape(files["svg"])}">SVG</a> · '
-        f'<a href="{html.escape(files["png"])}">PNG</a></figcaption></figure>'
-    )
+    return figure((out / files["png"]).read_bytes(), alt, {"SVG": files["svg"], "PNG": files["png"]})
 
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    h = "".join(f"<th>{html.escape(str(x))}</th>" for x in head)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(_f(x))}</td>" for x in r) + "</tr>" for r in rows)
-    return f"<table><tr>{h}</tr>{body}</table>"
+    return table(head, ([_f(x) for x in r] for r in rows))
 
 
 def _page(title: str, body: str) -> str:
-    return (
-        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-        f"<style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>{body}"
-        '<p class="note">Every number is in <a href="stats.json">stats.json</a>.</p></body></html>\n'
-    )
+    return page(title, body, footer=_FOOTER)
 
 
 def _stats_html(res: dict[str, Any], figs: dict[str, dict[str, str]], out: Path, name: str) -> str:

@@ -39,7 +39,7 @@ from typing import Any, NamedTuple
 from ..errors import DataError
 from ..records import Sample
 from ..report.results import sample_prediction
-from ..sources.load import is_sqlite_file, find_databases
+from ..sources.load import find_databases, is_sqlite_file
 from ..sources.proactivebench import is_proactivebench_file
 
 __all__ = ["CandidatePoint", "Decision", "candidate_points", "check_output", "decisions_from_log", "write_simulated"]
@@ -172,7 +172,8 @@ def check_output(data: str | Path, out: str | Path) -> None:
 
     Raises:
         DataError: ``out`` is a file, a non-empty folder that is not an earlier
-            simulate output, holds ``data`` itself, or lies inside ``data``.
+            simulate output, holds ``data`` itself, lies inside ``data``, or
+            cannot be created or written.
     """
     out = Path(out)
     data_abs, out_abs = Path(os.path.abspath(data)), Path(os.path.abspath(out))
@@ -183,6 +184,11 @@ def check_output(data: str | Path, out: str | Path) -> None:
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "simulate.json").is_file())):
         raise DataError(out, "exists and is not the output of an earlier simulate run; choose a new or empty folder "
                              "(it would be replaced as a whole)")
+    parent = out_abs.parent  # write_simulated replaces out via a sibling: its parent must take new files
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise DataError(out, f"cannot be written: {parent} is not a writable folder (checked before the model runs)")
 
 
 def write_simulated(data: str | Path, decisions: list[Decision], candidates: Sequence[Sample | CandidatePoint],

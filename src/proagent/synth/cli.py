@@ -20,7 +20,7 @@ __all__ = ["simulate_cmd", "synth_cmd"]
 @click.option("--users", type=click.IntRange(min=1), default=3, show_default=True, help="Participants (one folder each).")
 @click.option("--days", type=click.IntRange(min=1), default=7, show_default=True, help="Days per participant.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Output folder.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Random seed (same seed -> identical databases).")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Random seed >= 0 (same seed -> identical databases).")
 @click.option("--alpha", type=float, default=1.5, show_default=True, help="Power-law exponent of LLM inter-event times (> 1).")
 @click.option("--gap-xmin", type=float, default=30.0, show_default=True, help="Smallest LLM inter-event time (s).")
 @click.option("--screenshot-interval", type=float, default=5.0, show_default=True, help="Seconds between screenshot rows.")
@@ -33,14 +33,28 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
 
     Example: proagent synth --users 3 --days 7 --out data/synth --seed 1
     """
-    from .generator import SynthConfig, generate
+    from .generator import SynthConfig, check_out, check_resources, generate
 
     try:
         cfg = SynthConfig(users=users, days=days, seed=seed, alpha=alpha, gap_xmin=gap_xmin,
                           screenshot_interval=screenshot_interval, screenshots=screenshots, start=start)
     except ValueError as e:
-        raise click.BadParameter(str(e)) from None
+        msg = str(e)
+        hint = next((o for k, o in (("alpha", "--alpha"), ("gap_xmin", "--gap-xmin"), ("screenshot_interval",
+                                                                                      "--screenshot-interval"),
+                                    ("time data", "--start"), ("users", "--users"), ("days", "--days")) if k in msg), None)
+        raise click.BadParameter(msg, param_hint=hint) from None
+    from ..cliutil import check_writable_dir
+
+    if out.exists() and not out.is_dir():
+        raise click.BadParameter(f"{out} is a file, not a folder", param_hint="--out")
     try:
+        check_resources(cfg, out)  # before anything is written: the estimate is in the message
+    except ValueError as e:
+        raise click.ClickException(str(e)) from None
+    try:
+        check_out(out)
+        check_writable_dir(out, "--out")  # and the run lock: a second synth into the same folder is refused
         res = generate(out, cfg)
     except FileExistsError as e:
         raise click.ClickException(f"--out: {e}") from None
@@ -62,7 +76,7 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
 @click.option("--window", default="5m", show_default=True, help="Context the model sees before each point, 1s .. 24h.")
 @click.option("--limit", type=click.IntRange(min=1), default=None,
               help="Decide only the first N points (users not fully decided are left out of the dataset).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Generation seed.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Generation seed (>= 0).")
 @click.option("--log-dir", type=click.Path(path_type=Path), default=None,
               help="inspect log folder (default: logs/simulate-<data>-<model>-...). Re-running resumes.")
 @click.option("--display", type=click.Choice(["full", "rich", "plain", "log", "none"]), default=None, help="inspect progress display.")
@@ -77,18 +91,30 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
     """
     from ..bench.samples import parse_window
     from ..bench.tasks import assist
-    from ..cliutil import check_model, check_writable_dir, parse_model_args, run_eval_set, slug, window_slug
+    from ..cliutil import (
+        check_model,
+        check_writable_dir,
+        default_log_dir,
+        parse_model_args,
+        run_eval_set,
+        window_slug,
+    )
     from ..errors import DataError
     from ..io import write_json_atomic
     from ..report.results import render_table, results_from_log
-    from .baseline import candidate_points, check_output, decisions_from_log, write_simulated
+    from .baseline import (
+        candidate_points,
+        check_output,
+        decisions_from_log,
+        write_simulated,
+    )
 
     try:
         seconds = parse_window(window)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--window") from None
     if log_dir is None:
-        log_dir = Path("logs") / slug(f"simulate-{data.resolve().name}-{model.split('/')[-1]}-{method}-{window_slug(seconds)}-seed{seed}"
+        log_dir = default_log_dir(f"simulate-{data.resolve().name}-{model.split('/')[-1]}-{method}-{window_slug(seconds)}-seed{seed}"
                                       + (f"-limit{limit}" if limit else ""))
     try:
         task = assist(data=str(data), method=method, window=window, split="all", seed=seed, candidates=True)

@@ -49,11 +49,12 @@ from typing import Any
 
 import numpy as np
 
+from ..io import LOCK_NAME
 from ..sources.lifetrace_write import lifetrace_ddl
 from ..taxonomy import Taxonomy, load_taxonomy
 from .vocab import APPS, LLM_APPS, QUERIES, RESPONSES
 
-__all__ = ["DB_NAME", "SynthConfig", "generate", "generate_user", "intention_shares"]
+__all__ = ["DB_NAME", "SynthConfig", "check_out", "check_resources", "generate", "generate_user", "intention_shares", "resource_estimate"]
 
 DB_NAME = "lifetrace_privacy_processed.db"
 """Database file name in each user folder (ProAgentBench layout)."""
@@ -309,6 +310,68 @@ def generate_user(path: str | Path, user_index: int, cfg: SynthConfig, taxonomy:
     return {"user": user, "events": n, "llm_events": int(llm.sum()), "screenshots": m, "path": str(path)}
 
 
+MEMORY_PER_DAY = 6_000_000
+"""Peak memory per generated day of one user, bytes (users are generated one at a
+time). Measured: 60 MB peak RSS for 5 days, 123 MB for 20 days (4.2 MB/day over a
+38 MB base), rounded up."""
+DISK_PER_USER_DAY = 2_500_000
+"""Database bytes per user-day (measured 2.25 MB: 11.3 MB for 5 days, 44.6 MB for 20)."""
+SHOT_FILE_BYTES = 4096
+"""Disk taken by one tiny screenshot file (one file-system block); about 5,000 per user-day."""
+SHOTS_PER_DAY = 5_000
+"""Screenshot rows per user-day at the default 5 s interval (measured 4,940)."""
+
+
+def resource_estimate(cfg: SynthConfig) -> dict[str, float]:
+    """Memory (peak, bytes) and disk (bytes) a run of ``cfg`` needs, from the
+    measured per-day figures above (screenshot files scaled by ``screenshot_interval``)."""
+    disk = cfg.users * cfg.days * DISK_PER_USER_DAY
+    if cfg.screenshots:
+        disk += cfg.users * cfg.days * SHOTS_PER_DAY * (5.0 / cfg.screenshot_interval) * SHOT_FILE_BYTES
+    return {"memory": 40e6 + cfg.days * MEMORY_PER_DAY * max(1.0, 5.0 / cfg.screenshot_interval), "disk": float(disk)}
+
+
+def check_resources(cfg: SynthConfig, out: str | Path) -> dict[str, float]:
+    """Refuse a run that this machine cannot hold, before any work.
+
+    Returns:
+        The :func:`resource_estimate`.
+
+    Raises:
+        ValueError: the estimated peak memory exceeds 80% of the memory available
+            now, or the estimated disk use exceeds the free space where ``out`` goes
+            (the message gives the estimate and what is there).
+    """
+    import psutil
+
+    est = resource_estimate(cfg)
+    avail = psutil.virtual_memory().available
+    if est["memory"] > 0.8 * avail:
+        raise ValueError(f"--days {cfg.days}: a user needs about {est['memory'] / 1e9:.1f} GB of memory "
+                         f"(~{MEMORY_PER_DAY / 1e6:.0f} MB per day), more than the {avail / 1e9:.1f} GB available; "
+                         f"use at most {max(1, int((0.8 * avail - 40e6) / MEMORY_PER_DAY))} days")
+    where = Path(os.path.abspath(out))
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    free = shutil.disk_usage(where).free
+    if est["disk"] > free:
+        raise ValueError(f"--users {cfg.users} x --days {cfg.days}: needs about {est['disk'] / 1e9:.1f} GB of disk "
+                         f"under {where}, more than the {free / 1e9:.1f} GB free")
+    return est
+
+
+def check_out(out: str | Path) -> None:
+    """Refuse an output folder :func:`generate` must not write into.
+
+    Raises:
+        FileExistsError: ``out`` is a non-empty folder without ``synth.json``
+            (the run lock's file aside).
+    """
+    out = Path(out)
+    if out.is_dir() and any(p.name != LOCK_NAME for p in out.iterdir()) and not (out / "synth.json").is_file():
+        raise FileExistsError(f"{out} is not empty and holds no synth.json; write into a new or empty folder")
+
+
 def generate(out: str | Path, cfg: SynthConfig, taxonomy: Taxonomy | None = None) -> dict[str, Any]:
     """Write every user's database under ``out`` and ``out/synth.json``.
 
@@ -322,11 +385,12 @@ def generate(out: str | Path, cfg: SynthConfig, taxonomy: Taxonomy | None = None
     Raises:
         FileExistsError: ``out`` is a non-empty folder without ``synth.json``
             (nothing is written).
+        ValueError: the run would not fit in memory or on disk (:func:`check_resources`).
     """
     out = Path(out)
     manifest = out / "synth.json"
-    if out.is_dir() and any(out.iterdir()) and not manifest.is_file():
-        raise FileExistsError(f"{out} is not empty and holds no synth.json; write into a new or empty folder")
+    check_out(out)
+    check_resources(cfg, out)
     try:
         earlier = {u["user"] for u in json.loads(manifest.read_text("utf-8")).get("users", [])}
     except (OSError, ValueError, TypeError, KeyError):

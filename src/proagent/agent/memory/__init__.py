@@ -26,8 +26,24 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...records import Event, Sample
-from ._base import MEMORIES, Memory, MemoryCache, MemoryConfig, MemoryItem, MemoryLeak, get_memory, register_memory
-from ._records import MemoryQuery, MemoryRecord, derive_fields, query_for, train_cutoffs, train_records
+from ._base import (
+    MEMORIES,
+    Memory,
+    MemoryCache,
+    MemoryConfig,
+    MemoryItem,
+    MemoryLeak,
+    get_memory,
+    register_memory,
+)
+from ._records import (
+    MemoryQuery,
+    MemoryRecord,
+    derive_fields,
+    query_for,
+    train_cutoffs,
+    train_records,
+)
 from ._solver import memory_context
 from .kg import KGMemory
 from .persona import PersonaMemory

@@ -35,7 +35,7 @@ MEMORY_VERSION = 1
 
 @dataclass(frozen=True)
 class MemoryConfig:
-    """Settings of every memory kind (ProAgentBench Appendix C, DESIGN section 4).
+    """Settings of every memory kind (ProAgentBench section 4.3, Appendix C).
 
     Only these enter the cache key; operational settings (cache folder) do not."""
 

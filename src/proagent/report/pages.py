@@ -1,0 +1,63 @@
+"""The one HTML page builder: every page proagent writes (stats, ablation, dialogue results,
+interactive local pages) is a :func:`page` with the one stylesheet :data:`CSS`.
+
+Pages are self-contained (no network: figures are inlined as data URIs) and escape every
+value they show.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+__all__ = ["CSS", "escape", "figure", "page", "table"]
+
+CSS = """body{font-family:system-ui,-apple-system,"Segoe UI","Noto Sans CJK SC","Microsoft YaHei",sans-serif;
+max-width:1200px;margin:2em auto;padding:0 1em;color:#222}table{border-collapse:collapse;margin:.6em 0}
+td,th{border:1px solid #ccc;padding:3px 8px;text-align:right;font-size:13px;vertical-align:top}
+th{background:#f2f2f2}td:first-child,th:first-child{text-align:left}td.text{text-align:left}
+figure{margin:1.5em 0}img{max-width:100%;border:1px solid #eee}figcaption,.note{color:#666;font-size:13px}
+code{background:#f5f5f5;padding:0 3px}.assistant{color:#124}.user{color:#555}"""
+"""The stylesheet of every page (system fonts, CJK fallbacks for Chinese app names)."""
+
+escape = html.escape
+
+
+def table(head: Sequence[str], rows: Iterable[Sequence[Any]], *, raw_columns: Iterable[int] = ()) -> str:
+    """An HTML table of ``rows`` under the header ``head``.
+
+    Cells are shown as ``str(cell)`` and escaped, except the columns whose index is in
+    ``raw_columns``: those already hold HTML built by the caller (escaped there) and are
+    left-aligned.
+    """
+    raw = set(raw_columns)
+    th = "".join(f"<th>{escape(str(h))}</th>" for h in head)
+    trs = "".join(
+        "<tr>" + "".join(f'<td class="text">{c}</td>' if i in raw else f"<td>{escape(str(c))}</td>"
+                         for i, c in enumerate(r)) + "</tr>"
+        for r in rows)
+    return f"<table><thead><tr>{th}</tr></thead><tbody>{trs}</tbody></table>"
+
+
+def figure(png: bytes, caption: str, links: dict[str, str] | None = None) -> str:
+    """A PNG inlined as a data URI with a caption and optional links (label -> relative href)."""
+    data = base64.b64encode(png).decode("ascii")
+    extra = "".join(f' · <a href="{escape(href)}">{escape(label)}</a>' for label, href in (links or {}).items())
+    return (f'<figure><img alt="{escape(caption)}" src="data:image/png;base64,{data}">'
+            f"<figcaption>{escape(caption)}{extra}</figcaption></figure>")
+
+
+def page(title: str, body: str, *, footer: str = "", head: str = "") -> str:
+    """A whole HTML document: ``title`` as ``<title>`` and ``<h1>``, then ``body`` (HTML).
+
+    Args:
+        title: plain text (escaped).
+        body: HTML built with :func:`table`, :func:`figure` and escaped text.
+        footer: HTML placed after the body (e.g. a note on where the numbers are).
+        head: extra HTML for ``<head>`` (a script or page-specific style of an interactive page).
+    """
+    t = escape(title)
+    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{t}</title>'
+            f"<style>{CSS}</style>{head}</head><body><h1>{t}</h1>{body}{footer}</body></html>\n")
