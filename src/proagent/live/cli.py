@@ -151,14 +151,16 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
             res = run_replay(replay, out, when, options, speed=speed, how=how, answers=answers, on_page=page_line)
         else:
             if capture_dir is not None:
-                check_writable_dir(capture_dir, "--capture")
+                check_writable_dir(capture_dir, "--capture", lock=False)  # proagent capture takes the folder's lock
                 proc = start_capture(capture_dir, capture_options)
                 watch = capture_dir
             assert watch is not None
             from ..sources.lifetrace_schema import find_lifetrace_db
 
-            out = out or find_lifetrace_db(watch).parent
-            check_writable_dir(out, "--out")
+            log_dir = find_lifetrace_db(watch).parent
+            out = out or log_dir
+            # the log's folder belongs to its writer (proagent capture holds its run lock); feedback.db beside it
+            check_writable_dir(out, "--out", lock=out.resolve() != log_dir.resolve())
             click.echo(f"watching {watch}; decisions and feedback in {out / 'feedback.db'} (Ctrl-C stops)")
             res = run_watch(watch, out, when, options, how=how, answers=answers, on_page=page_line,
                             duration=_seconds(duration, "--duration") if duration else None)
