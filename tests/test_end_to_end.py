@@ -65,7 +65,7 @@ def test_lifetrace_database_local_model(tmp_path: Path) -> None:
 @pytest.mark.skipif(not SHARED.is_dir(), reason=f"{SHARED} not present")
 def test_too_small_context_says_how_to_fix_it(tmp_path: Path) -> None:
     res = CliRunner().invoke(cli, ["eval", "--data", str(SHARED), "--model", "local/smollm2-135m", "--model-arg",
-                                   "n_ctx=256", "--limit", "1", "--log-dir", str(tmp_path / "l"), "--display", "none"])
+                                   "n_ctx=512", "--limit", "1", "--log-dir", str(tmp_path / "l"), "--display", "none"])
     assert res.exit_code != 0
     assert "exceeds the available context size" in res.output and "--model-arg n_ctx=8192" in res.output
     assert "resume" not in res.output  # re-running the same command would fail the same way

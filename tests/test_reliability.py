@@ -25,7 +25,7 @@ from click.testing import CliRunner
 from proagent.cli import cli
 from proagent.io import LOCK_NAME, FolderBusy, folder_lock
 from proagent.sources.load import load_events
-from tests.test_bad_input import session
+from test_bad_input import session
 
 # ------------------------------------------------------------------ readers
 

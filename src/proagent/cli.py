@@ -346,6 +346,7 @@ def models_prepare(name: str) -> None:
 
 def _register() -> None:
     from .capture.cli import capture
+    from .curate.cli import curate_cmd, review_cmd
     from .dialogue.cli import dialogue
     from .stats.cli import stats_cmd
     from .synth.cli import simulate_cmd, synth_cmd
@@ -357,6 +358,8 @@ def _register() -> None:
     cli.add_command(synth_cmd)
     cli.add_command(simulate_cmd)
     cli.add_command(train)
+    cli.add_command(curate_cmd)
+    cli.add_command(review_cmd)
     from .live.cli import live_cmd; cli.add_command(live_cmd)  # noqa: E702
 
 
@@ -364,12 +367,17 @@ _register()
 
 
 def main() -> None:
-    """Entry point of the ``proagent`` script."""
+    """Entry point of the ``proagent`` script. Ctrl-C at any point exits with 130
+    (click alone would print "Aborted!" and exit with 1)."""
     try:
-        cli(standalone_mode=True)
-    except KeyboardInterrupt:
-        click.echo("interrupted; re-run the same command to resume", err=True)
+        rc = cli.main(standalone_mode=False)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        click.echo("Error: interrupted; re-run the same command to resume", err=True)
         sys.exit(130)
+    sys.exit(rc if isinstance(rc, int) else 0)
 
 
 if __name__ == "__main__":

@@ -100,10 +100,12 @@ def _engine(path: str, n_ctx: int, n_threads: int) -> _Engine:
         return _ENGINES[key]
 
 
-MIN_N_CTX = 1024
+MIN_N_CTX = 512
 """Smallest context accepted, tokens: ProactiveBench samples with the default
 5-minute window take 825 tokens on average with Qwen (system prompt, taxonomy,
-history and answer), so a smaller context cannot hold a typical sample."""
+history and answer; the first dev-session sample is 735 with SmolLM2), so a smaller
+context holds no sample. Larger ones that are still too small for a prompt fail at
+that prompt with a message giving the size to pass."""
 
 
 def _whole(value: Any, name: str) -> int:

@@ -2,7 +2,8 @@
 
 ``results.json`` keys: ``accuracy``, ``precision``, ``recall``, ``f1``,
 ``intention_accuracy``, ``semantic_similarity``, ``unparsed_rate``, ``n`` (the
-headline figures), plus ``seconds_p50``/``seconds_p95`` (wall seconds per
+headline figures), ``unparsed_rule`` (how unparsed answers are scored:
+``"wrong"``, see :mod:`proagent.bench.metrics`), ``seconds_p50``/``seconds_p95`` (wall seconds per
 sample), token counts, ``ci95`` (bootstrap intervals), ``baselines``
 (always-yes / always-no) and a ``run`` header (task, model, method, window,
 seed, generation config, package versions, git SHA, log file).

@@ -10,7 +10,7 @@ from typing import Literal
 
 from ..errors import DataError
 
-__all__ = ["DB_NAMES", "SchemaInfo", "Variant", "detect_schema", "find_lifetrace_db"]
+__all__ = ["DB_NAMES", "SchemaInfo", "Variant", "connect_read_only", "detect_schema", "find_lifetrace_db"]
 
 Variant = Literal["2025-09", "2025-10", "2025-11", "processed"]
 """Schema variant names, oldest first (``2025-09`` covers 2025-08 and 2025-09)."""
@@ -158,6 +158,12 @@ def _connect(path: Path, *, follow: bool = False) -> sqlite3.Connection:
     conn.text_factory = lambda b: b.decode("utf-8", "replace")
     conn.row_factory = sqlite3.Row
     return conn
+
+
+def connect_read_only(path: str | Path) -> sqlite3.Connection:
+    """Open a LifeTrace database read-only, as the reader does (see :func:`_connect`):
+    rows as :class:`sqlite3.Row`, text decoded as UTF-8 with replacement."""
+    return _connect(Path(path))
 
 
 def _sqlite_problem(e: sqlite3.DatabaseError, path: Path) -> str:

@@ -23,7 +23,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["TIMESTAMP_FORMAT", "WRITE_VARIANTS", "event_columns", "lifetrace_ddl", "screenshot_columns"]
+__all__ = [
+    "PROCESSED_DDL", "PROCESSED_EVENT_COLUMNS", "TIMESTAMP_FORMAT", "WRITE_VARIANTS", "event_columns", "lifetrace_ddl",
+    "screenshot_columns",
+]
 
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f"
 """How LifeTrace (SQLAlchemy ``DateTime`` on SQLite) stores times: naive local time."""
@@ -116,3 +119,17 @@ def lifetrace_ddl(variant: str = "2025-11", *, extra_event_columns: Sequence[str
         "CREATE INDEX IF NOT EXISTS ix_screenshots_created_at ON screenshots (created_at);\n"
         "CREATE INDEX IF NOT EXISTS ix_ocr_results_screenshot_id ON ocr_results (screenshot_id);\n"
     )
+
+
+PROCESSED_EVENT_COLUMNS = (
+    "is_llm_event BOOLEAN", "event_summary TEXT", "detailed_description TEXT", "conversation TEXT",
+    "user_intention VARCHAR(64)", "llm_platform VARCHAR(64)",
+)
+"""ProAgentBench processed columns appended to LifeTrace 2025-10's ``events`` (section 5.3,
+Appendix B.5: LLM-use flag, summary, description, conversation JSON, intention, platform)."""
+
+PROCESSED_DDL = lifetrace_ddl("2025-10", extra_event_columns=PROCESSED_EVENT_COLUMNS, indexes=False)
+"""SQL that creates an empty ProAgentBench processed database (``lifetrace_privacy_processed.db``):
+``events`` with the processed columns (14, in this order), ``screenshots`` (13), ``ocr_results``
+(7), ``search_index`` and ``processing_queue``. ``proagent synth``, ``proagent curate`` and
+``proagent annotate`` all create processed databases with it."""

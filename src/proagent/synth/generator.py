@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from ..io import LOCK_NAME
-from ..sources.lifetrace_write import lifetrace_ddl
+from ..sources.lifetrace_write import PROCESSED_DDL
 from ..taxonomy import Taxonomy, load_taxonomy
 from .vocab import APPS, LLM_APPS, QUERIES, RESPONSES
 
@@ -58,13 +58,6 @@ __all__ = ["DB_NAME", "SynthConfig", "check_out", "check_resources", "generate",
 
 DB_NAME = "lifetrace_privacy_processed.db"
 """Database file name in each user folder (ProAgentBench layout)."""
-
-_PROCESSED_EVENT_COLS = (
-    "is_llm_event BOOLEAN", "event_summary TEXT", "detailed_description TEXT", "conversation TEXT",
-    "user_intention VARCHAR(64)", "llm_platform VARCHAR(64)",
-)
-"""ProAgentBench processed columns appended to LifeTrace 2025-10's ``events``."""
-
 
 @dataclass(frozen=True)
 class SynthConfig:
@@ -298,7 +291,7 @@ def generate_user(path: str | Path, user_index: int, cfg: SynthConfig, taxonomy:
     try:
         con.execute("PRAGMA journal_mode = OFF")
         con.execute("PRAGMA synchronous = OFF")
-        con.executescript(lifetrace_ddl("2025-10", extra_event_columns=_PROCESSED_EVENT_COLS, indexes=False))
+        con.executescript(PROCESSED_DDL)
         con.execute("BEGIN")
         con.executemany(f"INSERT INTO events VALUES ({','.join('?' * 14)})", rows)
         con.executemany(f"INSERT INTO screenshots VALUES ({','.join('?' * 13)})", shot_rows)

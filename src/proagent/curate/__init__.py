@@ -1,0 +1,36 @@
+"""Curation: turn a raw activity log into a shareable one (ProAgentBench sections 5.1-5.2,
+Appendix B.3-B.4): quality filters, SHA-256 dedup, and privacy in three phases (a screener
+rates every screenshot, the participant reviews what it kept, rules catch the rest), written
+in ProAgentBench's processed layout with only cleaned OCR text.
+"""
+
+from ._detect import HIGH_RISK_TYPES, PII_TYPES, TextFinding, clean_text, find_pii
+from ._pipeline import STATE_DIR, TITLE_KEYWORDS, CurateConfig, curate, load_decisions, save_decision
+from ._quality import QualityConfig
+from ._records import CurateSummary, Region, Screening, Verdict
+from ._review import serve_review
+from ._screen import OcrScreener, Screener, VlmScreener, make_screener
+
+__all__ = [
+    "HIGH_RISK_TYPES",
+    "PII_TYPES",
+    "STATE_DIR",
+    "TITLE_KEYWORDS",
+    "CurateConfig",
+    "CurateSummary",
+    "OcrScreener",
+    "QualityConfig",
+    "Region",
+    "Screener",
+    "Screening",
+    "TextFinding",
+    "Verdict",
+    "VlmScreener",
+    "clean_text",
+    "curate",
+    "find_pii",
+    "load_decisions",
+    "make_screener",
+    "save_decision",
+    "serve_review",
+]

@@ -1,0 +1,293 @@
+"""Personal data in text: presidio-analyzer with pattern recognizers only (no spaCy
+model is loaded unless an English NER model is installed), plus recognizers for
+what presidio lacks or misses next to Chinese text (whose characters count as word
+characters, so presidio's ``\\b`` anchors fail there).
+
+Types found (the names used in ``privacy.jsonl`` and the tags of cleaned text):
+
+``email`` (presidio ``EmailRecognizer``, domain checked against tldextract's
+bundled suffix list, never fetched), ``phone`` (presidio ``PhoneRecognizer``
+through ``phonenumbers`` for international numbers, plus Chinese mobile
+numbers ``1[3-9]`` + 9 digits, optional ``+86``), ``id_number`` (Chinese
+resident identity number, 18 characters with the GB 11643-1999 ISO 7064
+MOD 11-2 check character), ``bank_card`` (13-19 digits, spaces or dashes
+allowed, Luhn checksum), ``iban`` (presidio, mod-97 checked), ``ip_address``
+(presidio IPv4/IPv6), ``api_key`` (provider key prefixes: OpenAI ``sk-``,
+GitHub ``ghp_``..., AWS ``AKIA``, Slack ``xox?-``, Google ``AIza``, JWTs,
+``Bearer`` tokens, and ``key/token/secret = value`` assignments), ``password``
+(the value after a password label, English or Chinese: password, passwd,
+pwd, 密码, 口令) and ``person`` (only where spaCy's ``en_core_web_sm`` is
+installed: the optional ``curate-ner`` extra).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+__all__ = ["HIGH_RISK_TYPES", "PII_TYPES", "TAGS", "TextFinding", "clean_text", "find_pii", "has_ner"]
+
+PII_TYPES = ("email", "phone", "id_number", "bank_card", "iban", "ip_address", "api_key", "password", "person")
+"""Every text type :func:`find_pii` reports."""
+
+HIGH_RISK_TYPES = frozenset({"id_number", "bank_card", "iban", "api_key", "password"})
+"""Types that make a screenshot high-risk (deleted, replaced by a scene description); the
+others (and faces) make it moderate (blurred). ProAgentBench B.4 deletes high-risk shots."""
+
+TAGS = {t: f"[{t.upper()}]" for t in PII_TYPES}
+"""Replacement tag of each type in cleaned text, e.g. ``[EMAIL]``."""
+
+_ENTITY_TYPE = {
+    "EMAIL_ADDRESS": "email",
+    "PHONE_NUMBER": "phone",
+    "CN_MOBILE": "phone",
+    "CN_RESIDENT_ID": "id_number",
+    "BANK_CARD": "bank_card",
+    "CREDIT_CARD": "bank_card",
+    "IBAN_CODE": "iban",
+    "IP_ADDRESS": "ip_address",
+    "API_KEY": "api_key",
+    "PASSWORD": "password",
+    "PERSON": "person",
+}
+
+_NOT_ALNUM_BEFORE = r"(?<![0-9A-Za-z])"
+_NOT_ALNUM_AFTER = r"(?![0-9A-Za-z])"
+_DECIMALS = re.compile(r"(?<![\d.])0\.\d")
+_ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+_ID_CHECK = "10X98765432"
+
+
+@dataclass(frozen=True)
+class TextFinding:
+    """One piece of personal data in a text."""
+
+    type: str
+    """One of :data:`PII_TYPES`."""
+    start: int
+    """Start offset in the text (characters)."""
+    end: int
+    """End offset in the text (characters, exclusive)."""
+    score: float
+    """Recognizer confidence in [0, 1]."""
+
+
+def _luhn_ok(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = int(ch)
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def cn_id_checksum_ok(text: str) -> bool:
+    """True when an 18-character Chinese resident ID has the right check character
+    (GB 11643-1999: weights 2^(17-i) mod 11, ISO 7064 MOD 11-2)."""
+    s = text.upper()
+    if len(s) != 18 or not s[:17].isdigit():
+        return False
+    total = sum(int(c) * w for c, w in zip(s[:17], _ID_WEIGHTS))
+    return _ID_CHECK[total % 11] == s[17]
+
+
+@functools.lru_cache(maxsize=1)
+def has_ner() -> bool:
+    """True when spaCy's English NER model ``en_core_web_sm`` is installed."""
+    import importlib.util
+
+    return importlib.util.find_spec("en_core_web_sm") is not None
+
+
+def _recognizers() -> list:
+    from presidio_analyzer import Pattern, PatternRecognizer
+    from presidio_analyzer.predefined_recognizers import EmailRecognizer, IbanRecognizer, IpRecognizer, PhoneRecognizer
+
+    class OfflineEmail(EmailRecognizer):
+        """Presidio's email recognizer with the domain checked against tldextract's
+        bundled public-suffix snapshot (no download)."""
+
+        def validate_result(self, pattern_text: str) -> bool:  # noqa: D102
+            return _tld_extract()(pattern_text.split("@")[-1]).suffix != ""
+
+    class CnResidentId(PatternRecognizer):
+        def validate_result(self, pattern_text: str) -> bool:  # noqa: D102
+            return cn_id_checksum_ok(pattern_text)
+
+    class BankCard(PatternRecognizer):
+        def validate_result(self, pattern_text: str) -> bool:  # noqa: D102
+            digits = re.sub(r"\D", "", pattern_text)
+            return 13 <= len(digits) <= 19 and _luhn_ok(digits)
+
+    flags = re.DOTALL | re.MULTILINE | re.IGNORECASE
+    key_pattern = (
+        r"(?:sk-(?:proj-|ant-)?[A-Za-z0-9_\-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
+        r"|AKIA[0-9A-Z]{16}|xox[abpors]-[A-Za-z0-9\-]{10,}|AIza[0-9A-Za-z_\-]{30,}"
+        r"|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})"
+    )
+    return [
+        OfflineEmail(),
+        PhoneRecognizer(supported_regions=("US", "GB", "DE", "FR", "CN", "HK", "TW", "JP", "IN", "CA", "AU")),
+        IbanRecognizer(),
+        IpRecognizer(),
+        PatternRecognizer(
+            supported_entity="CN_MOBILE",
+            patterns=[Pattern("cn_mobile", _NOT_ALNUM_BEFORE + r"(?:\+?86[ \-]?)?1[3-9]\d[ \-]?\d{4}[ \-]?\d{4}"
+                              + _NOT_ALNUM_AFTER, 0.8)],
+            global_regex_flags=flags,
+        ),
+        CnResidentId(
+            supported_entity="CN_RESIDENT_ID",
+            patterns=[Pattern("cn_id", _NOT_ALNUM_BEFORE + r"[1-9]\d{16}[\dXx]" + _NOT_ALNUM_AFTER, 0.9)],
+            global_regex_flags=flags,
+        ),
+        BankCard(
+            supported_entity="BANK_CARD",
+            patterns=[Pattern("bank_card", _NOT_ALNUM_BEFORE + r"\d(?:[ \-]?\d){12,18}" + _NOT_ALNUM_AFTER, 0.7)],
+            global_regex_flags=flags,
+        ),
+        PatternRecognizer(
+            supported_entity="API_KEY",
+            patterns=[
+                Pattern("provider_key", _NOT_ALNUM_BEFORE + key_pattern, 0.9),
+                Pattern("bearer", r"(?<=\bbearer\s+)[A-Za-z0-9_\-\.=]{16,}", 0.8),
+                Pattern(
+                    "assigned_secret",
+                    r"(?<=\b(?:api[_\- ]?key|access[_\- ]?key|secret(?:[_\- ]?key)?|token|auth|密钥|令牌)"
+                    r"[\"']?\s*[:：=]\s*[\"']?)[A-Za-z0-9_\-\.+/=]{12,}",
+                    0.8,
+                ),
+            ],
+            global_regex_flags=flags,
+        ),
+        PatternRecognizer(
+            supported_entity="PASSWORD",
+            patterns=[
+                Pattern(
+                    "password_field",
+                    r"(?<=(?:pass(?:word|wd)?|pwd|密码|口令)[\"']?\s*[:：=]\s*[\"']?)[^\s\"',;]{3,}",
+                    0.9,
+                )
+            ],
+            global_regex_flags=flags,
+        ),
+    ]
+
+
+@functools.lru_cache(maxsize=1)
+def _tld_extract():  # noqa: ANN202
+    import tldextract
+
+    return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, fallback_to_snapshot=True)
+
+
+@functools.lru_cache(maxsize=1)
+def _analyzer():  # noqa: ANN202
+    """A presidio AnalyzerEngine over :func:`_recognizers` (built once per process).
+
+    Without ``en_core_web_sm`` it gets a no-op NLP engine, so presidio never tries to
+    load or download a spaCy model; with it, spaCy's NER adds ``person``."""
+    from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
+    from presidio_analyzer.nlp_engine import NlpArtifacts, NlpEngine
+
+    registry = RecognizerRegistry(supported_languages=["en"])
+    for r in _recognizers():
+        registry.add_recognizer(r)
+    if has_ner():
+        from presidio_analyzer.nlp_engine import SpacyNlpEngine
+        from presidio_analyzer.predefined_recognizers import SpacyRecognizer
+
+        nlp = SpacyNlpEngine(models=[{"lang_code": "en", "model_name": "en_core_web_sm"}])
+        nlp.load()
+        registry.add_recognizer(SpacyRecognizer(supported_entities=["PERSON"]))
+    else:
+
+        class NoNlp(NlpEngine):
+            """No tokens, no entities: pattern recognizers need neither."""
+
+            def load(self) -> None:
+                pass
+
+            def is_loaded(self) -> bool:
+                return True
+
+            def process_text(self, text: str, language: str) -> NlpArtifacts:
+                return NlpArtifacts(entities=[], tokens=[], tokens_indices=[], lemmas=[], nlp_engine=self,
+                                    language=language)
+
+            def process_batch(self, texts, language, batch_size=1, n_process=1, **kw):  # noqa: ANN001, ANN201
+                for t in texts:
+                    yield t, self.process_text(t, language)
+
+            def is_stopword(self, word: str, language: str) -> bool:
+                return False
+
+            def is_punct(self, word: str, language: str) -> bool:
+                return False
+
+            def get_supported_entities(self) -> list[str]:
+                return []
+
+            def get_supported_languages(self) -> list[str]:
+                return ["en"]
+
+        nlp = NoNlp()
+    return AnalyzerEngine(registry=registry, nlp_engine=nlp, supported_languages=["en"])
+
+
+def find_pii(text: str, *, strict: bool = False) -> list[TextFinding]:
+    """Personal data in ``text`` (English and Chinese), sorted by start offset, overlaps
+    merged into the longer (then higher-risk) finding.
+
+    Args:
+        text: any text (OCR output, window title, conversation).
+        strict: also keep weak matches (presidio score below 0.4, and phone numbers of
+            fewer than 8 digits), as used for re-screening the neighbours of
+            deleted screenshots.
+    """
+    if not text or not text.strip():
+        return []
+    threshold = 0.0 if strict else 0.4
+    found: list[TextFinding] = []
+    for r in _analyzer().analyze(text=text, language="en", score_threshold=threshold):
+        t = _ENTITY_TYPE.get(r.entity_type)
+        if t is None or r.end <= r.start:
+            continue
+        span = text[r.start:r.end]
+        if t == "phone" and (_DECIMALS.search(span) or sum("." in tok for tok in span.split()) > 1
+                             or (not strict and sum(c.isdigit() for c in span) < 8)):
+            continue  # phonenumbers also matches rows of decimal numbers such as "0.812 0.774 0.790"
+        found.append(TextFinding(t, r.start, r.end, float(r.score)))
+    rank = {t: (1 if t in HIGH_RISK_TYPES else 0) for t in PII_TYPES}
+    found.sort(key=lambda f: (f.start, -(f.end - f.start), -rank[f.type]))
+    merged: list[TextFinding] = []
+    for f in found:
+        if merged and f.start < merged[-1].end:
+            last = merged[-1]
+            if rank[f.type] > rank[last.type]:
+                merged[-1] = TextFinding(f.type, last.start, max(last.end, f.end), max(f.score, last.score))
+            elif f.end > last.end:
+                merged[-1] = TextFinding(last.type, last.start, f.end, last.score)
+            continue
+        merged.append(f)
+    return merged
+
+
+def clean_text(text: str, findings: list[TextFinding] | None = None, *, strict: bool = False) -> str:
+    """``text`` with every finding replaced by its type tag (:data:`TAGS`), e.g.
+    ``"mail alice@example.com"`` -> ``"mail [EMAIL]"``. ``findings`` default to
+    :func:`find_pii` of the text."""
+    if not text:
+        return text
+    findings = find_pii(text, strict=strict) if findings is None else findings
+    out, pos = [], 0
+    for f in sorted(findings, key=lambda f: f.start):
+        if f.start < pos:
+            continue
+        out.append(text[pos:f.start])
+        out.append(TAGS[f.type])
+        pos = f.end
+    out.append(text[pos:])
+    return "".join(out)

@@ -1,0 +1,390 @@
+"""From a raw log to a shareable one: quality filters, the three privacy phases, and
+the writer of ProAgentBench's processed layout (``DIR/<user>/lifetrace_privacy_processed.db``
++ ``DIR/<user>/screenshots/``, ``DIR/curation.jsonl``, ``DIR/privacy.jsonl``).
+
+State that makes runs resumable and reviewable lives in ``DIR/.curate/`` (never shared):
+``manifest.json`` (the raw input), per user ``screening.json`` (phase-1 results by image
+SHA-256 and screener, saved every few screenshots), ``items.json`` (what the review page
+shows) and ``review.json`` (phase-2 decisions). Nothing there holds raw screen text.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..errors import DataError
+from ..io import write_atomic, write_json_atomic
+from ..records import Event, Screenshot
+from ..sources.lifetrace_schema import DB_NAMES, connect_read_only, find_lifetrace_db
+from ..sources.lifetrace_write import PROCESSED_DDL
+from ._detect import HIGH_RISK_TYPES, clean_text, find_pii
+from ._quality import QualityConfig, apply_quality_filters, sha256_file
+from ._records import ACTIONS, CurateSummary, Region, Screening, Verdict
+from ._screen import Screener
+
+__all__ = ["DB_NAME", "STATE_DIR", "TITLE_KEYWORDS", "CurateConfig", "curate", "find_inputs", "load_decisions",
+           "save_decision"]
+
+DB_NAME = DB_NAMES[0]
+"""``lifetrace_privacy_processed.db``."""
+STATE_DIR = ".curate"
+"""Folder under the output holding resume and review state."""
+TITLE_KEYWORDS = (
+    "password", "passwd", "login", "log in", "sign in", "signin", "bank", "banking", "paypal", "wallet",
+    "credit card", "checkout", "payment", "1password", "bitwarden", "keepass", "lastpass", "private", "incognito",
+    "密码", "登录", "登陆", "银行", "网银", "支付", "支付宝", "钱包", "信用卡", "身份证", "隐私", "无痕",
+)
+"""Window-title keywords that make a screenshot high-risk in phase 3 (matched case-insensitively)."""
+_TS = "%Y-%m-%d %H:%M:%S.%f"
+_SAVE_SECONDS = 10.0
+"""The resume cache is rewritten at most this often (seconds) while screening."""
+
+
+@dataclass(frozen=True)
+class CurateConfig:
+    """Everything ``curate`` can be told; defaults are the paper's."""
+
+    quality: QualityConfig = field(default_factory=QualityConfig)
+    """Quality filter thresholds (B.3)."""
+    title_keywords: tuple[str, ...] = TITLE_KEYWORDS
+    """Phase 3: window-title keywords meaning high-risk."""
+    neighbour_deletions: int = 2
+    """Phase 3: when at least this many screenshots of one event are deleted, the
+    neighbours of each deleted one are re-screened strictly (B.4)."""
+    blur_radius: float = 0.0
+    """Gaussian blur radius in pixels (0: as tall as each region, at least 12)."""
+
+
+def find_inputs(raw: Path) -> list[tuple[str, Path]]:
+    """``(user, database)`` pairs under ``raw``: a LifeTrace database file, a folder
+    holding one (a participant or capture folder), or a folder of participant folders.
+
+    Raises:
+        DataError: nothing found, or two participants share a folder name.
+    """
+    if not raw.exists():
+        raise DataError(raw, "no such file or folder")
+    if raw.is_file():
+        db = find_lifetrace_db(raw)
+        return [(Path(os.path.abspath(db)).parent.name, db)]
+    direct = [p for p in raw.glob("*.db") if p.is_file()]
+    if direct:
+        db = find_lifetrace_db(raw)
+        return [(raw.resolve().name, db)]
+    found: list[tuple[str, Path]] = []
+    for sub in sorted(p for p in raw.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        if any(q.is_file() for q in sub.glob("*.db")):
+            found.append((sub.name, find_lifetrace_db(sub)))
+    if not found:
+        raise DataError(raw, "no LifeTrace database here or in its subfolders (*.db)")
+    return found
+
+
+def _check_out(raw: Path, out: Path) -> None:
+    r, o = raw.resolve(), out.resolve()
+    rdir = r if r.is_dir() else r.parent
+    if o == rdir or rdir in o.parents or o in rdir.parents:
+        raise DataError(out, f"--out must lie outside the raw input {raw} (and not contain it)")
+    if o.exists():
+        if not o.is_dir():
+            raise DataError(out, "--out exists and is not a folder")
+        if any(o.iterdir()) and not (o / STATE_DIR / "manifest.json").is_file():
+            raise DataError(out, "--out is not empty and not an earlier curate output")
+        man = o / STATE_DIR / "manifest.json"
+        if man.is_file():
+            old = json.loads(man.read_text("utf-8")).get("raw")
+            if old and Path(old) != r:
+                raise DataError(out, f"--out holds the curation of another input ({old})")
+
+
+def _read_json(path: Path, default: Any) -> Any:
+    if not path.is_file():
+        return default
+    try:
+        return json.loads(path.read_text("utf-8"))
+    except json.JSONDecodeError as e:
+        raise DataError(path, f"invalid JSON ({e.msg} at line {e.lineno}); delete it to start this state afresh") from None
+
+
+def load_decisions(out: Path, user: str) -> dict[int, str]:
+    """Phase-2 decisions of ``user``: screenshot id -> ``retain``/``blur``/``delete``."""
+    raw = _read_json(out / STATE_DIR / user / "review.json", {})
+    return {int(k): v for k, v in raw.items() if v in ACTIONS}
+
+
+def save_decision(out: Path, user: str, screenshot_id: int, action: str) -> None:
+    """Record one phase-2 decision at once (atomic rewrite of ``review.json``).
+
+    Raises:
+        ValueError: ``action`` is not retain/blur/delete.
+    """
+    if action not in ACTIONS:
+        raise ValueError(f"action must be one of {', '.join(ACTIONS)}")
+    path = out / STATE_DIR / user / "review.json"
+    cur = _read_json(path, {})
+    cur[str(int(screenshot_id))] = action
+    write_json_atomic(path, dict(sorted(cur.items(), key=lambda kv: int(kv[0]))))
+
+
+def _file_sizes(db: Path) -> dict[int, int | None]:
+    conn = connect_read_only(db)
+    try:
+        cols = {r["name"].lower() for r in conn.execute("PRAGMA table_info(screenshots)")}
+        if "file_size" not in cols:
+            return {}
+        return {int(r["id"]): (int(r["file_size"]) if r["file_size"] is not None else None)
+                for r in conn.execute("SELECT id, file_size FROM screenshots")}
+    finally:
+        conn.close()
+
+
+def _blur(src: Path, dest: Path, regions: tuple[Region, ...], radius: float) -> None:
+    from PIL import Image, ImageFilter
+
+    with Image.open(src) as im:
+        img = im.convert("RGB")
+    for r in regions:
+        box = (max(0, r.x0), max(0, r.y0), min(img.width, r.x1), min(img.height, r.y1))
+        if box[2] <= box[0] or box[3] <= box[1]:
+            continue
+        crop = img.crop(box)
+        rad = radius or max(12.0, float(box[3] - box[1]))
+        # pixelate first (nothing legible survives), then blur the blocks away
+        small = crop.resize((max(1, crop.width // 12), max(1, crop.height // 12)), Image.Resampling.BILINEAR)
+        crop = small.resize(crop.size, Image.Resampling.BILINEAR).filter(ImageFilter.GaussianBlur(rad))
+        img.paste(crop, box[:2])
+    fmt = {".jpg": "JPEG", ".jpeg": "JPEG", ".webp": "WEBP"}.get(dest.suffix.lower(), "PNG")
+    img.save(dest, format=fmt)
+
+
+def _clean_conversation(ev: Event) -> str | None:
+    c = ev.conversation
+    if c is None:
+        return None
+    return json.dumps({
+        "user_queries": [clean_text(q) for q in c.user_queries],
+        "llm_responses": [clean_text(r) for r in c.llm_responses],
+        "full_conversation": clean_text(c.full_conversation),
+    }, ensure_ascii=False)
+
+
+class _Cache:
+    """Phase-1 results of one user, keyed by ``sha256:screener[:strict]``, saved at most
+    every :data:`_SAVE_SECONDS` while new entries come in (and at the end), so that an
+    interrupted run loses at most that many seconds of screening."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.data: dict[str, dict] = _read_json(path, {})
+        self.new = 0
+        self.saved_at = time.monotonic()
+
+    def get(self, key: str) -> Screening | None:
+        d = self.data.get(key)
+        return Screening.from_json(d) if d is not None else None
+
+    def put(self, key: str, s: Screening) -> None:
+        self.data[key] = s.to_json()
+        self.new += 1
+        if time.monotonic() - self.saved_at >= _SAVE_SECONDS:
+            self.save()
+
+    def save(self) -> None:
+        if self.new:
+            write_json_atomic(self.path, self.data)
+            self.new = 0
+        self.saved_at = time.monotonic()
+
+
+def _phase3(shot: Screenshot, title: str, s: Screening, action: str, cfg: CurateConfig) -> tuple[str, list[str], set[str]]:
+    """Rules: title keywords, then the recorded OCR text. Only ever makes the action stricter."""
+    reasons: list[str] = []
+    types: set[str] = set()
+    low = title.lower()
+    hit = next((k for k in cfg.title_keywords if k.lower() in low), None)
+    if hit is not None and action != "delete":
+        action = "delete"
+        reasons.append(f"title keyword '{hit}'")
+    text_types = {f.type for f in find_pii(shot.ocr_text)}
+    if text_types:
+        types |= text_types
+        located = {r.type for r in s.regions}
+        if action != "delete" and (text_types & HIGH_RISK_TYPES or not text_types <= located):
+            action = "delete"
+            reasons.append("ocr text: " + ", ".join(sorted(text_types)))
+        elif action == "retain":
+            action = "blur"
+            reasons.append("ocr text: " + ", ".join(sorted(text_types)))
+    return action, reasons, types
+
+
+def _curate_user(user: str, db: Path, out: Path, screener: Screener, cfg: CurateConfig,
+                 summary: CurateSummary, progress: Callable[[str], None]) -> tuple[list[dict], list[dict]]:
+    from ..sources.lifetrace import load_lifetrace
+
+    state = out / STATE_DIR / user
+    state.mkdir(parents=True, exist_ok=True)
+    log = load_lifetrace(db, user=user)
+    q = apply_quality_filters(user, list(log.events), _file_sizes(db), cfg.quality)
+    cache = _Cache(state / "screening.json")
+    decisions = load_decisions(out, user)
+    counts = {"events_in": len(log.events), "events_out": len(q.events), "screenshots_in": log.n_screenshots,
+              "retain": 0, "blur": 0, "delete": 0, "screened": 0,
+              "excluded_screenshots": sum(1 for r in q.records if "screenshot_id" in r),
+              "flags": sum(1 for r in q.records if r["decision"] == "flagged")}
+
+    def screen(shot: Screenshot, strict: bool) -> Screening:
+        key = f"{q.hashes[shot.id]}:{screener.name}" + (":strict" if strict else "")
+        got = cache.get(key)
+        if got is None:
+            got = screener.screen(shot.path, app=shot.app_name, title=shot.window_title, strict=strict)  # type: ignore[arg-type]
+            cache.put(key, got)
+            counts["screened"] += 1
+        return got
+
+    n_total = sum(len(v) for _, v in q.events)
+    verdicts: dict[int, Verdict] = {}
+    screenings: dict[int, Screening] = {}
+    items: list[dict] = []
+    done = 0
+    try:
+        for ev, shots in q.events:
+            for shot in shots:
+                s = screen(shot, False)
+                done += 1
+                if done % 10 == 0 or done == n_total:
+                    progress(f"{user}: screened {done}/{n_total}")
+                screenings[shot.id] = s
+                action, phase, reasons = s.action, "screen", []
+                if s.action != "delete":
+                    items.append({"screenshot_id": shot.id, "event_id": ev.id, "image": str(shot.path), "risk": s.risk,
+                                  "types": list(s.types), "action": s.action, "regions": [r.to_json() for r in s.regions],
+                                  "app": shot.app_name, "title": clean_text(shot.window_title)})
+                    if shot.id in decisions:
+                        action, phase = decisions[shot.id], "review"
+                    else:
+                        summary.pending_review += 1
+                new, why, text_types = _phase3(shot, shot.window_title, s, action, cfg)
+                if new != action:
+                    action, phase, reasons = new, "rules", why
+                types = tuple(sorted(set(s.types) | text_types))
+                risk = "high-risk" if action == "delete" else ("moderate" if action == "blur" else s.risk)
+                verdicts[shot.id] = Verdict(user, ev.id, shot.id, risk, types, action, s.scene, phase, s.screener,  # type: ignore[arg-type]
+                                            tuple(reasons), len(s.regions))
+            # consistency: re-screen the neighbours of deleted screenshots strictly
+            deleted = [i for i, sh in enumerate(shots) if verdicts[sh.id].action == "delete"]
+            if len(deleted) >= cfg.neighbour_deletions:
+                for i in sorted({j for d in deleted for j in (d - 1, d + 1) if 0 <= j < len(shots)} - set(deleted)):
+                    sh = shots[i]
+                    strict = screen(sh, True)
+                    if strict.types:
+                        v = verdicts[sh.id]
+                        verdicts[sh.id] = replace(v, action="delete", risk="high-risk", phase="rules",
+                                                  types=tuple(sorted(set(v.types) | set(strict.types))),
+                                                  reasons=v.reasons + ("neighbour of deleted screenshots, strict re-screen",))
+    finally:
+        cache.save()  # an interrupted run keeps every screening done so far
+    write_json_atomic(state / "items.json", items)
+    _write_user(user, out, q.events, verdicts, screenings, cfg)
+    for v in verdicts.values():
+        counts[v.action] += 1
+    summary.users[user] = counts
+    return q.records, [v.to_json() for v in verdicts.values()]
+
+
+def _write_user(user: str, out: Path, events: list[tuple[Event, list[Screenshot]]], verdicts: dict[int, Verdict],
+                screenings: dict[int, Screening], cfg: CurateConfig) -> None:
+    """Build ``out/<user>`` aside (in the state folder), then move it into place."""
+    from PIL import Image
+
+    build = out / STATE_DIR / f"{user}.build"
+    if build.exists():
+        shutil.rmtree(build)
+    (build / "screenshots").mkdir(parents=True)
+    con = sqlite3.connect(build / DB_NAME)
+    try:
+        con.executescript(PROCESSED_DDL)
+        ocr_id = 0
+        for ev, shots in events:
+            con.execute(
+                "INSERT INTO events VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (int(ev.id) if ev.id.isdigit() else ev.id, ev.app_name, clean_text(ev.window_title),
+                 ev.start.strftime(_TS), ev.end.strftime(_TS) if ev.end else None, ev.start.strftime(_TS), None, None,
+                 None if ev.is_llm_event is None else int(ev.is_llm_event), clean_text(ev.summary),
+                 clean_text(ev.description), _clean_conversation(ev), ev.intention, ev.llm_platform))
+            for shot in shots:
+                v, s = verdicts[shot.id], screenings[shot.id]
+                dest = build / "screenshots" / shot.file_name
+                width, height = shot.width or 0, shot.height or 0
+                if v.action == "delete":
+                    text = "[deleted screenshot] " + v.scene_description
+                    digest, size = "", 0
+                else:
+                    if v.action == "blur":
+                        _blur(shot.path, dest, s.regions, cfg.blur_radius)  # type: ignore[arg-type]
+                    else:
+                        shutil.copyfile(shot.path, dest)  # type: ignore[arg-type]
+                    with Image.open(dest) as im:
+                        width, height = im.size
+                    digest, size = sha256_file(dest), dest.stat().st_size
+                    text = clean_text(shot.ocr_text) if shot.ocr_text.strip() else s.ocr_text
+                created = shot.time.strftime(_TS)
+                con.execute("INSERT INTO screenshots VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                            (shot.id, shot.file_name, digest, size, width, height, 0, shot.app_name,
+                             clean_text(shot.window_title), created, created, 1, int(ev.id) if ev.id.isdigit() else ev.id))
+                if text.strip():
+                    ocr_id += 1
+                    con.execute("INSERT INTO ocr_results VALUES (?,?,?,?,?,?,?)",
+                                (ocr_id, shot.id, text, None, "ch_sim+en", None, created))
+        con.commit()
+    finally:
+        con.close()
+    final = out / user
+    old = out / STATE_DIR / f"{user}.old"
+    if old.exists():
+        shutil.rmtree(old)
+    if final.exists():
+        os.replace(final, old)
+    os.replace(build, final)
+    if old.exists():
+        shutil.rmtree(old)
+
+
+def curate(raw: str | Path, out: str | Path, screener: Screener, config: CurateConfig | None = None,
+           progress: Callable[[str], None] | None = None) -> CurateSummary:
+    """Curate every participant under ``raw`` into ``out`` (see the module docstring).
+
+    The raw input is only read (databases opened read-only). Re-running resumes: phase-1
+    results are reused, phase-2 decisions applied, and each user's folder is rebuilt aside
+    and swapped in whole.
+
+    Raises:
+        DataError: bad input (missing, not LifeTrace, corrupt) or an ``--out`` that is
+            not new, empty or an earlier curation of the same input.
+    """
+    raw, out = Path(raw), Path(out)
+    cfg = config or CurateConfig()
+    progress = progress or (lambda _msg: None)
+    inputs = find_inputs(raw)
+    _check_out(raw, out)
+    (out / STATE_DIR).mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out / STATE_DIR / "manifest.json",
+                      {"raw": str(raw.resolve()), "users": {u: str(db.resolve()) for u, db in inputs}})
+    summary = CurateSummary(out=str(out))
+    curation: list[dict] = []
+    privacy: list[dict] = []
+    for user, db in inputs:
+        c, p = _curate_user(user, db, out, screener, cfg, summary, progress)
+        curation += c
+        privacy += p
+    write_atomic(out / "curation.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in curation))
+    write_atomic(out / "privacy.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in privacy))
+    return summary

@@ -1,0 +1,124 @@
+"""Quality filters (ProAgentBench Appendix B.3): short events out, long events flagged,
+valid screenshots only, LLM events with few screenshots flagged, SHA-256 dedup."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..records import Event, Screenshot
+
+__all__ = ["QualityConfig", "QualityResult", "apply_quality_filters", "sha256_file"]
+
+
+@dataclass(frozen=True)
+class QualityConfig:
+    """Thresholds of the quality filters, with the paper's defaults (B.3)."""
+
+    min_event_seconds: float = 3.0
+    """Events shorter than this are excluded (seconds; B.3: 3 s)."""
+    review_event_seconds: float = 3600.0
+    """Events longer than this are kept but flagged for review (seconds; B.3: 1 h)."""
+    min_llm_screenshots: int = 3
+    """LLM events with fewer valid screenshots are flagged (B.3 prefers >= 3)."""
+    dedup: bool = True
+    """Drop screenshots whose SHA-256 equals an earlier kept screenshot's of the same user."""
+    check_file_size: bool = True
+    """A screenshot whose file size differs from the recorded ``file_size`` is invalid."""
+
+
+@dataclass
+class QualityResult:
+    """What passed: events with their valid screenshots, and every exclusion or flag."""
+
+    events: list[tuple[Event, list[Screenshot]]] = field(default_factory=list)
+    """Kept events (oldest first) with their valid, de-duplicated screenshots."""
+    hashes: dict[int, str] = field(default_factory=dict)
+    """Screenshot id -> SHA-256 of its file (valid screenshots)."""
+    records: list[dict[str, Any]] = field(default_factory=list)
+    """``curation.jsonl`` lines: ``{"user", "event_id", ["screenshot_id"], "decision":
+    "excluded"|"flagged", "reason"}``."""
+
+
+def sha256_file(path: Path) -> str:
+    """SHA-256 of a file's bytes, hex."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _invalid(shot: Screenshot, recorded_size: int | None, cfg: QualityConfig) -> str | None:
+    from PIL import Image
+
+    if shot.path is None or not shot.path.is_file():
+        return "screenshot file missing"
+    if cfg.check_file_size and recorded_size is not None and recorded_size > 0:
+        size = shot.path.stat().st_size
+        if size != recorded_size:
+            return f"file size {size} B differs from the recorded {recorded_size} B"
+    try:
+        with Image.open(shot.path) as im:
+            im.load()
+    except Exception as e:  # noqa: BLE001  (Pillow raises many types for broken files)
+        return f"image does not decode ({type(e).__name__})"
+    return None
+
+
+def apply_quality_filters(user: str, events: list[Event], file_sizes: dict[int, int | None],
+                          cfg: QualityConfig) -> QualityResult:
+    """Apply the filters to one user's events (oldest first).
+
+    Args:
+        user: participant (written into every record).
+        events: the user's events as read (soft-deleted rows already dropped).
+        file_sizes: screenshot id -> recorded ``file_size`` in bytes (``None`` when not recorded).
+        cfg: thresholds.
+    """
+    res = QualityResult()
+    seen: dict[str, int] = {}
+
+    def note(ev: Event, decision: str, reason: str, shot: int | None = None) -> None:
+        rec: dict[str, Any] = {"user": user, "event_id": ev.id}
+        if shot is not None:
+            rec["screenshot_id"] = shot
+        rec.update(decision=decision, reason=reason)
+        res.records.append(rec)
+
+    for ev in events:
+        dur = ev.duration
+        if dur is None:
+            note(ev, "excluded", "open event (no end time)")
+            continue
+        if dur < cfg.min_event_seconds:
+            note(ev, "excluded", f"shorter than {cfg.min_event_seconds:g} s ({dur:.1f} s)")
+            continue
+        if ev.is_llm_event and (ev.conversation is None or ev.conversation.is_empty):
+            note(ev, "excluded", "LLM event without a recorded conversation")
+            continue
+        valid: list[Screenshot] = []
+        for shot in ev.screenshots:
+            why = _invalid(shot, file_sizes.get(shot.id), cfg)
+            if why is None:
+                digest = sha256_file(shot.path)  # type: ignore[arg-type]
+                if cfg.dedup and digest in seen:
+                    why = f"duplicate of screenshot {seen[digest]} (SHA-256)"
+                else:
+                    seen.setdefault(digest, shot.id)
+                    res.hashes[shot.id] = digest
+            if why is not None:
+                note(ev, "excluded", why, shot.id)
+                continue
+            valid.append(shot)
+        if not valid:
+            note(ev, "excluded", "no valid screenshot")
+            continue
+        if dur > cfg.review_event_seconds:
+            note(ev, "flagged", f"longer than {cfg.review_event_seconds:g} s ({dur:.0f} s): review")
+        if ev.is_llm_event and len(valid) < cfg.min_llm_screenshots:
+            note(ev, "flagged", f"LLM event with {len(valid)} valid screenshot(s), fewer than {cfg.min_llm_screenshots}")
+        res.events.append((ev, valid))
+    return res

@@ -1,0 +1,93 @@
+"""``proagent curate`` and ``proagent review``: the command-line face of :mod:`proagent.curate`."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+
+from ..errors import DataError
+
+__all__ = ["curate_cmd", "review_cmd"]
+
+
+@click.command("curate")
+@click.argument("raw", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Output folder (new, empty, or an earlier curation of RAW: re-running resumes and applies reviews).")
+@click.option("--screener", default="ocr", show_default=True,
+              help="Phase-1 screener: 'ocr' (offline: RapidOCR + presidio + face detector) or 'vlm:MODEL' (any inspect vision model).")
+@click.option("--model-base-url", default=None, help="Base URL of an OpenAI-compatible server (vlm screener).")
+@click.option("--min-event-seconds", type=click.FloatRange(min=0), default=3.0, show_default=True, help="Exclude shorter events (B.3).")
+@click.option("--review-event-seconds", type=click.FloatRange(min=0), default=3600.0, show_default=True, help="Flag longer events for review (B.3).")
+@click.option("--min-llm-screenshots", type=click.IntRange(min=0), default=3, show_default=True, help="Flag LLM events with fewer valid screenshots (B.3).")
+@click.option("--dedup/--no-dedup", default=True, show_default=True, help="Drop SHA-256 duplicate screenshots.")
+@click.option("--check-file-size/--no-check-file-size", default=True, show_default=True, help="A file whose size differs from the recorded file_size is invalid.")
+@click.option("--neighbour-deletions", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Re-screen neighbours strictly when this many screenshots of one event are deleted (B.4).")
+def curate_cmd(raw: Path, out: Path, screener: str, model_base_url: str | None, min_event_seconds: float,
+               review_event_seconds: float, min_llm_screenshots: int, dedup: bool, check_file_size: bool,
+               neighbour_deletions: int) -> None:
+    """Turn a raw log RAW (a LifeTrace database, a participant or capture folder, or a folder of
+    participants) into a shareable one in OUT: quality filters, SHA-256 dedup, screening, review
+    decisions and rules; OUT/<user>/lifetrace_privacy_processed.db + screenshots/, OUT/curation.jsonl,
+    OUT/privacy.jsonl.
+
+    Example: proagent curate data/raw/P01 --out data/curated
+    """
+    from ._pipeline import CurateConfig, curate
+    from ._quality import QualityConfig
+    from ._screen import ScreenerError, make_screener
+
+    try:
+        scr = make_screener(screener, base_url=model_base_url)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--screener") from None
+    cfg = CurateConfig(quality=QualityConfig(min_event_seconds, review_event_seconds, min_llm_screenshots, dedup,
+                                             check_file_size), neighbour_deletions=neighbour_deletions)
+    t0 = time.monotonic()
+    try:
+        summary = curate(raw, out, scr, cfg, progress=lambda m: click.echo(m, err=True))
+    except DataError as e:
+        raise click.ClickException(str(e)) from None
+    except ScreenerError as e:
+        raise click.ClickException(f"{e} (re-run to resume: finished screenings are kept)") from None
+    except OSError as e:
+        raise click.ClickException(f"--out {out}: cannot write there ({e.strerror or e})") from None
+    for user, c in summary.users.items():
+        click.echo(f"{user}: {c['events_out']} of {c['events_in']} events kept, {c['screenshots_in']} screenshots: "
+                   f"{c['retain']} retained, {c['blur']} blurred, {c['delete']} deleted, "
+                   f"{c['excluded_screenshots']} excluded; {c['flags']} flag(s); {c['screened']} screened now")
+    click.echo(f"wrote {out}/<user>/{'lifetrace_privacy_processed.db'} + screenshots/, {out}/curation.jsonl, "
+               f"{out}/privacy.jsonl in {time.monotonic() - t0:.1f} s")
+    if summary.pending_review:
+        click.echo(f"{summary.pending_review} screenshot(s) await review: proagent review {out} "
+                   f"(then run this command again to apply the decisions)")
+
+
+@click.command("review")
+@click.argument("out", type=click.Path(path_type=Path))
+@click.option("--port", type=click.IntRange(min=0, max=65535), default=0, show_default=True, help="Port on 127.0.0.1 (0: any free one).")
+def review_cmd(out: Path, port: int) -> None:
+    """Phase-2 review of a curate output OUT: serves a page on 127.0.0.1 behind a random token
+    showing what the screener retained or rated moderate, with the detected regions drawn;
+    r / b / d retain, blur or delete (saved at once), j / k next and previous. Ctrl-C stops.
+
+    Example: proagent review data/curated
+    """
+    from ._review import serve_review
+
+    try:
+        srv = serve_review(out, port)
+    except DataError as e:
+        raise click.ClickException(str(e)) from None
+    except OSError as e:
+        raise click.ClickException(f"--port {port}: cannot listen on 127.0.0.1 ({e.strerror or e})") from None
+    click.echo(f"{len(srv.items)} screenshot(s) to review at {srv.url}")
+    click.echo("decisions are saved as you make them; Ctrl-C stops; then re-run proagent curate to apply them")
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        srv.stop()
