@@ -377,6 +377,7 @@ def _register() -> None:
     cli.add_command(train)
     cli.add_command(curate_cmd)
     cli.add_command(review_cmd)
+    from .live.cli import live_cmd; cli.add_command(live_cmd)  # noqa: E702
 
 
 _register()

@@ -196,10 +196,11 @@ def _bad(path: Path, table: str, row_id: Any, column: str, problem: str) -> Data
     return DataError(path, f"table {table}, row id {row_id}, column {column}: {problem}")
 
 
-def _select(conn: sqlite3.Connection, table: str, wanted: Iterable[str], have: frozenset[str]) -> list[sqlite3.Row]:
+def _select(conn: sqlite3.Connection, table: str, wanted: Iterable[str], have: frozenset[str], where: str = "",
+            args: tuple = ()) -> list[sqlite3.Row]:
     cols = [c for c in wanted if c in have]
-    sql = f'SELECT {", ".join(chr(34) + c + chr(34) for c in cols)} FROM "{table}"'
-    return conn.execute(sql).fetchall()
+    sql = f'SELECT {", ".join(chr(34) + c + chr(34) for c in cols)} FROM "{table}"{where}'
+    return conn.execute(sql, args).fetchall()
 
 
 def _canonical(raw: str | None, taxonomy: Taxonomy) -> str | None:
@@ -215,6 +216,8 @@ def load_lifetrace(
     screenshots_dir: str | Path | None = None,
     annotations: Annotations | str | Path | Iterable[str | Path] | None = None,
     taxonomy: Taxonomy | None = None,
+    min_event_id: int | None = None,
+    resolve_files: bool = True,
 ) -> LifeTraceLog:
     """Read a LifeTrace database in full (see the module docstring for rules).
 
@@ -229,6 +232,12 @@ def load_lifetrace(
         annotations: Loaded :class:`Annotations`, or annotation file path(s)
             to load.
         taxonomy: Intention taxonomy for canonical names (default: bundled).
+        min_event_id: Read only events with row id >= this, with their
+            screenshots and OCR (a follower of a growing log reads its recent
+            window this way, :mod:`proagent.live`); ``None`` reads everything.
+        resolve_files: Index the screenshots folder to resolve image files;
+            ``False`` leaves every ``Screenshot.path`` ``None`` (OCR and
+            metadata are still read) and skips the folder scan.
 
     Returns:
         A :class:`LifeTraceLog` with the events oldest first.
@@ -251,7 +260,7 @@ def load_lifetrace(
         conn = _connect(path)
         try:
             schema = _detect(conn, path)
-            ev_rows, sc_rows, ocr_rows = _read_rows(conn, schema)
+            ev_rows, sc_rows, ocr_rows = _read_rows(conn, schema, min_event_id)
         finally:
             conn.close()
     except sqlite3.DatabaseError as e:
@@ -330,7 +339,9 @@ def load_lifetrace(
     sc_cols = schema.screenshot_columns
     index: dict[str, Path] = {}
     shots_dir: Path | None
-    if screenshots_dir is not None:
+    if not resolve_files:
+        shots_dir = None
+    elif screenshots_dir is not None:
         shots_dir = Path(screenshots_dir)
         if not shots_dir.is_dir():
             raise DataError(shots_dir, "screenshots folder not found")
@@ -440,9 +451,10 @@ def load_lifetrace(
 
 
 def _read_rows(
-    conn: sqlite3.Connection, schema: SchemaInfo
+    conn: sqlite3.Connection, schema: SchemaInfo, min_event_id: int | None = None
 ) -> tuple[list[sqlite3.Row], list[sqlite3.Row], list[sqlite3.Row]]:
-    """All rows needed, in one read transaction."""
+    """All rows needed, in one read transaction (only events with id >=
+    ``min_event_id`` and their screenshots and OCR, when given)."""
     ev_want = (
         list(EVENT_REQUIRED)
         + ["deleted_at", "is_llm_event", "conversation", "detailed_description", "llm_platform"]
@@ -454,12 +466,18 @@ def _read_rows(
     ]
     conn.execute("BEGIN")
     try:
-        ev = _select(conn, "events", dict.fromkeys(ev_want), schema.event_columns)
-        sc = _select(conn, "screenshots", sc_want, schema.screenshot_columns)
+        ev_where = sc_where = ocr_where = ""
+        args: tuple[int, ...] = ()
+        if min_event_id is not None:
+            ev_where, sc_where, args = " WHERE id >= ?", " WHERE event_id >= ?", (int(min_event_id),)
+            ocr_where = ' WHERE screenshot_id IN (SELECT id FROM "screenshots" WHERE event_id >= ?)'
+        ev = _select(conn, "events", dict.fromkeys(ev_want), schema.event_columns, ev_where, args)
+        sc = _select(conn, "screenshots", sc_want, schema.screenshot_columns, sc_where, args)
         ocr: list[sqlite3.Row] = []
         if schema.has_ocr:
             order = " ORDER BY id" if "id" in schema.ocr_columns else ""
-            ocr = conn.execute(f'SELECT screenshot_id, text_content FROM "ocr_results"{order}').fetchall()
+            ocr = conn.execute(f'SELECT screenshot_id, text_content FROM "ocr_results"{ocr_where}{order}',
+                               args).fetchall()
     finally:
         if conn.in_transaction:
             conn.execute("COMMIT")

@@ -140,19 +140,21 @@ def _is_wal_mode(path: Path) -> bool:
     return len(head) == 20 and head.startswith(b"SQLite format 3\x00") and head[18:20] == b"\x02\x02"
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def _connect(path: Path, *, follow: bool = False) -> sqlite3.Connection:
     """Open read-only: the input is never written.
 
     A WAL-mode database opened ``mode=ro`` would still get empty ``-wal`` and
     ``-shm`` files created next to it; when it has no ``-wal`` file (no writer,
     nothing un-checkpointed) it is opened ``immutable=1`` instead, which creates
     nothing. With a ``-wal`` file (a live capture) its content is read, which
-    needs the ``-shm`` index (SQLite may create it).
+    needs the ``-shm`` index (SQLite may create it). ``follow=True`` (a
+    connection kept open on a log that grows, :mod:`proagent.live`) never uses
+    ``immutable``, so a writer that starts later is still seen.
     """
     uri = path.resolve().as_uri() + "?mode=ro"
-    if _is_wal_mode(path) and not Path(str(path) + "-wal").exists():
+    if not follow and _is_wal_mode(path) and not Path(str(path) + "-wal").exists():
         uri += "&immutable=1"
-    conn = sqlite3.connect(uri, uri=True, timeout=5.0)
+    conn = sqlite3.connect(uri, uri=True, timeout=5.0, check_same_thread=not follow)  # a follower may poll from a worker thread
     conn.text_factory = lambda b: b.decode("utf-8", "replace")
     conn.row_factory = sqlite3.Row
     return conn

@@ -20,6 +20,8 @@ def train() -> None:
 @click.option("--train-data", "train_data", multiple=True, type=click.Path(exists=True, path_type=Path),
               help="A whole data set to train on (repeatable): an activity log (all moments) or ProactiveBench "
                    "synthetic traces (synthetic_traces.jsonl or its folder).")
+@click.option("--feedback", "feedback", multiple=True, type=click.Path(exists=True, path_type=Path),
+              help="A proagent live folder (or its feedback.db): accepted offers as 'help needed', dismissed as not (repeatable).")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Decider folder to write (model.skops, manifest.json, report.md).")
 @click.option("--model", type=click.Choice(["logreg", "gbm"]), default="logreg", show_default=True,
               help="Logistic regression (class-weighted, strongly regularised) or gradient boosting.")
@@ -32,7 +34,7 @@ def train() -> None:
 @click.option("--window", default="5m", show_default=True, help="Context window before each moment, as eval uses it.")
 @click.option("--train-fraction", type=float, default=0.5, show_default=True, help="Earliest share of each user's moments in the train split of --data.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of folds, boosting and negative sampling.")
-def when_cmd(data: Path | None, train_data: tuple[Path, ...], out: Path, model: str, objective: str, cv: str, c: float,
+def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Path, ...], out: Path, model: str, objective: str, cv: str, c: float,
              features: str | None, window: str, train_fraction: float, seed: int) -> None:
     """Fit a When-to-Assist decider and write it to --out.
 
@@ -44,11 +46,11 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], out: Path, model: 
     from ..bench.samples import parse_window
     from ..cliutil import check_writable_dir
     from ..errors import DataError
-    from .data import TrainingSet, load_split_moments, load_training_data
+    from .data import TrainingSet, load_feedback_moments, load_split_moments, load_training_data
     from .when import WhenConfig, parse_objective, train_decider
 
-    if data is None and not train_data:
-        raise click.UsageError("give --data (its train split) and/or --train-data (whole data sets)")
+    if data is None and not train_data and not feedback:
+        raise click.UsageError("give --data (its train split), --train-data (whole data sets) and/or --feedback (live folders)")
     try:
         seconds = parse_window(window)
     except ValueError as e:
@@ -70,6 +72,11 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], out: Path, model: 
             origins += [src.origin] * len(s)
         for d in train_data:
             s, src = load_training_data(d, window_seconds=seconds, train_fraction=train_fraction, seed=seed)
+            samples += s
+            sources.append(src)
+            origins += [src.origin] * len(s)
+        for d in feedback:
+            s, src = load_feedback_moments(d)
             samples += s
             sources.append(src)
             origins += [src.origin] * len(s)

@@ -28,7 +28,7 @@ from typing import Literal
 from ..errors import DataError
 from ..records import Sample
 
-__all__ = ["LabelledSource", "TrainingSet", "data_sha256", "find_leaks", "load_split_moments",
+__all__ = ["LabelledSource", "TrainingSet", "data_sha256", "find_leaks", "load_feedback_moments", "load_split_moments",
            "load_training_data", "moment_key", "training_moments"]
 
 Origin = Literal["real", "synthetic"]
@@ -145,6 +145,23 @@ def load_training_data(data: str | Path, *, window_seconds: float = 300.0, train
             raise DataError(trace, "no synthetic traces")
         return samples, _source(trace, "synthetic", "all", samples)
     return load_split_moments(path, "all", window_seconds=window_seconds, train_fraction=train_fraction, seed=seed)
+
+
+def load_feedback_moments(folder: str | Path) -> tuple[list[Sample], LabelledSource]:
+    """The answered offers of a ``proagent live`` folder (its ``feedback.db``) as labelled
+    moments: accepted = help was needed at that moment (1), dismissed = it was not (0);
+    "not now" and ignored offers are no label (:func:`proagent.live.feedback_samples`).
+
+    Raises:
+        DataError: no feedback database there, or no accepted or dismissed offer yet.
+    """
+    from ..live import FEEDBACK_DB, feedback_samples
+
+    samples = feedback_samples(folder)
+    db = Path(folder) if Path(folder).is_file() else Path(folder) / FEEDBACK_DB
+    if not samples:
+        raise DataError(db, "no accepted or dismissed offers yet")
+    return samples, _source(db, "real", "feedback", samples)
 
 
 def moment_key(s: Sample) -> tuple[str, str, str]:

@@ -1,0 +1,246 @@
+"""proagent live: latency from a new event row to a decision, and CPU use.
+
+A writer thread appends events to a LifeTrace 2025-11 database the way
+``proagent capture`` does (its ``Store``: WAL, one short transaction per row),
+each ``--gap`` seconds after the previous one was decided (so latency has no queueing), after preloading ``--preload`` events (a working
+day's log, so the follower's windowed read is measured on a realistic size).
+Event texts (window title, OCR) are the real ProactiveBench dev observations.
+The live loop (:func:`proagent.live.run_watch`, the real follower, sample
+builder, restraint, feedback.db) follows it with
+
+* **decider alone**: a When decider trained by ``proagent train when`` on the
+  dev sessions' train split (default features: e5 embeddings, similarity,
+  behaviour, keywords), embedding cache cold for the new texts;
+* **decider + How**: the same decider with threshold 0 (every moment is an
+  offer), the How call to the local model (default Qwen2.5-Coder-1.5B,
+  ``n_threads=1``) for ``--offers`` moments.
+
+Latency = wall time from the writer's commit of the event row to the decision
+(or to the offer being shown), so it includes the follower's poll interval
+(``--poll``). CPU = process CPU time / wall time (100% = one core) while idle
+(following a database nobody writes, ``--idle`` seconds) and while deciding.
+The baseline beside them: the LLM itself as the When decider, zero-shot
+Qwen2.5-Coder-1.5B on the same sessions, quoted from the README's measured
+``proagent eval`` run (10.73 s p50 per moment on 2 cores), not re-run.
+
+    python benchmarks/live.py [--data ../shared/data/proactivebench] [--events 40] [--gap 0.5]
+        [--offers 5] [--model local/qwen2.5-coder-1.5b] [--idle 20] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+import tempfile
+import threading
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import DEFAULT_DATA, cpu_busy, guard_network, machine_note, percentile, render_table, watchdog, write_json  # noqa: E402
+
+LLM_WHEN_P50 = 10.73
+"""Seconds per moment, zero-shot Qwen2.5-Coder-1.5B as the When decider (README quick start table, 2 cores)."""
+
+
+def _texts(data: Path) -> list[tuple[str, str]]:
+    from proagent.sources.load import load_events
+
+    evs = load_events(data)
+    return [(e.summary[:120] or "activity", (e.description or e.summary)[:600]) for e in evs]
+
+
+class Writer(threading.Thread):
+    """Appends events like ``proagent capture``; records the commit time of each row."""
+
+    def __init__(self, folder: Path, texts: list[tuple[str, str]], n: int, gap: float, t0: datetime, start: int = 0) -> None:
+        super().__init__(daemon=True)
+        self.folder, self.texts, self.n, self.gap, self.t0, self.start_i = folder, texts, n, gap, t0, start
+        self.committed: dict[int, float] = {}
+        self.go = threading.Event()
+        self.decided = threading.Event()
+        """Set by the loop at each decision: the next row is written only after it (no queueing)."""
+
+    def write(self, st, i: int, prev: int | None) -> int:  # noqa: ANN001
+        from proagent.capture import Store  # noqa: F401
+
+        apps = ("Visual Studio Code", "Google Chrome", "Microsoft Word", "Windows PowerShell", "Slack")
+        title, ocr = self.texts[i % len(self.texts)]
+        t = self.t0 + timedelta(seconds=15 * i)  # history ends now; rows written while following are 15 s apart
+        if prev is not None:
+            st.close_event(prev, t)
+        eid = st.open_event(apps[i % len(apps)], title, t)
+        png = hashlib.sha256(f"{i}".encode()).digest()
+        sid = st.add_screenshot(event_id=eid, screen_id=0, t=t + timedelta(seconds=1), data=png, ext="png",
+                                file_hash=hashlib.sha256(png).hexdigest(), width=1920, height=1080,
+                                app=apps[i % len(apps)], title=title)
+        st.con.execute("INSERT INTO ocr_results (screenshot_id, text_content, confidence, language, created_at) "
+                       "VALUES (?, ?, 0.9, 'en', ?)", (sid, ocr, t.isoformat(sep=' ')))
+        return eid
+
+    def run(self) -> None:
+        from proagent.capture import Store
+
+        st = Store(self.folder)
+        prev = int(st.con.execute("SELECT max(id) FROM events").fetchone()[0] or 0) or None
+        self.go.wait()
+        for i in range(self.start_i, self.start_i + self.n):
+            self.decided.clear()
+            prev = self.write(st, i, prev)
+            self.committed[prev] = time.perf_counter()
+            self.decided.wait(600)
+            time.sleep(self.gap)
+        st.close()
+
+
+def _preload(folder: Path, texts, n: int, t0: datetime) -> None:  # noqa: ANN001
+    from proagent.capture import Store
+
+    st = Store(folder)
+    w = Writer(folder, texts, 0, 0, t0)
+    prev = None
+    st.con.execute("BEGIN")
+    for i in range(n):
+        prev = w.write(st, i, prev)
+    st.con.execute("COMMIT")
+    st.close()
+
+
+def _phase(name: str, folder: Path, live: Path, when, how, texts, n: int, gap: float, start: int, t0: datetime,  # noqa: ANN001
+           poll: float) -> dict:
+    from proagent.live import LiveOptions, RestraintConfig, run_watch
+
+    w = Writer(folder, texts, n, gap, t0, start=start)
+    w.start()
+    stamps: dict[str, float] = {}
+    done = threading.Event()
+    got = []
+
+    def on_decision(d) -> None:  # noqa: ANN001
+        stamps[d.sample_id] = time.perf_counter()
+        w.decided.set()
+
+    opts = LiveOptions(every_seconds=0, notify=("none",), restraint=RestraintConfig(max_per_hour=10_000, quiet_apps=False))
+
+    def run() -> None:
+        got.extend(run_watch(folder, live, when, opts, how=how, poll_seconds=poll, max_moments=n, duration=n * (gap + 120),
+                             on_decision=on_decision).decisions)
+        done.set()
+
+    th = threading.Thread(target=run, daemon=True)
+    c0, t_0 = time.process_time(), time.perf_counter()
+    th.start()
+    time.sleep(1.0)  # the follower is up before the first row
+    w.go.set()
+    done.wait()
+    cpu = (time.process_time() - c0) / (time.perf_counter() - t_0) * 100
+    lat = []
+    for d in got:
+        rid = int(d.sample_id.split(":")[1])
+        if rid in w.committed and d.sample_id in stamps:
+            lat.append(stamps[d.sample_id] - w.committed[rid])
+    inner = [d.decide_seconds for d in got if d.decide_seconds is not None]
+    how_s = [d.how_seconds for d in got if d.how_seconds is not None]
+    return {"phase": name, "moments": len(got), "offers": sum(d.outcome == "offer" for d in got),
+            "p50": percentile(lat, 50), "p95": percentile(lat, 95), "decide_p50": percentile(inner, 50),
+            "how_p50": percentile(how_s, 50), "cpu_pct": cpu}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--decider", type=Path, default=None, help="Decider folder (default: train one on the train split)")
+    ap.add_argument("--preload", type=int, default=2000)
+    ap.add_argument("--events", type=int, default=40)
+    ap.add_argument("--gap", type=float, default=0.5)
+    ap.add_argument("--poll", type=float, default=0.05)
+    ap.add_argument("--offers", type=int, default=5)
+    ap.add_argument("--model", default="local/qwen2.5-coder-1.5b")
+    ap.add_argument("--threads", default="1")
+    ap.add_argument("--idle", type=float, default=20.0)
+    ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--timeout", type=float, default=1800)
+    a = ap.parse_args()
+    guard_network()
+    watchdog(a.timeout)
+    note, machine = machine_note()
+    print(note)
+    busy = cpu_busy()
+    print(f"CPU busy before start: {busy:.0%}" if busy is not None else "")
+
+    from proagent.live import LifeTraceFollower, ScriptedDecider
+    from proagent.live._when import DeciderWhen, load_when
+
+    tmp = Path(tempfile.mkdtemp(prefix="proagent-live-bench-"))
+    texts = _texts(a.data)
+    if a.decider is None:
+        from proagent.train.data import TrainingSet, load_split_moments
+        from proagent.train.when import train_decider
+
+        train, src = load_split_moments(a.data, "train")
+        a.decider = tmp / "decider"
+        train_decider(TrainingSet(tuple(train), (src,), ("real",) * len(train)), a.decider)
+    when = load_when(a.decider)
+    folder = tmp / "capture"
+    t0 = datetime.now().replace(microsecond=0) - timedelta(seconds=15 * a.preload)
+    t_pre = time.perf_counter()
+    _preload(folder, texts, a.preload, t0)
+    print(f"preloaded {a.preload} events in {time.perf_counter() - t_pre:.1f} s; following {folder}")
+
+    # idle: the follower on a database nobody writes
+    f = LifeTraceFollower(folder)
+    from proagent.live import LiveAgent
+
+    agent = LiveAgent(tmp / "idle", ScriptedDecider(set()))
+    stop = threading.Event()
+    th = threading.Thread(target=agent.follow, args=(f,), kwargs={"every_seconds": 0, "poll_seconds": a.poll, "stop": stop})
+    th.start()
+    time.sleep(1.0)
+    c0, w0 = time.process_time(), time.perf_counter()
+    time.sleep(a.idle)
+    idle_cpu = (time.process_time() - c0) / (time.perf_counter() - w0) * 100
+    stop.set()
+    th.join()
+    f.close()
+
+    rows = [{"phase": "idle (following, nothing written)", "moments": 0, "offers": 0, "p50": None, "p95": None,
+             "decide_p50": None, "how_p50": None, "cpu_pct": idle_cpu}]
+    rows.append(_phase("decider alone", folder, tmp / "live1", when, None, texts, a.events, a.gap, a.preload, t0, a.poll))
+    rows[-1]["phase"] = "decider alone"
+    if a.offers > 0 and a.model != "none":
+        from proagent.live import HowModel
+
+        how = HowModel(a.model, {"n_threads": a.threads})
+        always = DeciderWhen(when.decider)
+        always.threshold = 0.0
+        how(__import__("proagent.bench.samples", fromlist=["x"]).build_samples(
+            __import__("proagent.sources.load", fromlist=["x"]).load_events(a.data))[0])  # load + warm the model
+        rows.append(_phase(f"decider + How ({a.model}, n_threads={a.threads})", folder, tmp / "live2", always, how,
+                           texts, a.offers, 2.0, a.preload + a.events, t0, a.poll))
+    rows.append({"phase": "baseline: LLM zero-shot as When (README)", "moments": 57, "offers": None, "p50": LLM_WHEN_P50,
+                 "p95": 23.84, "decide_p50": None, "how_p50": None, "cpu_pct": None})
+
+    def fmt(v, unit="s"):  # noqa: ANN001, ANN202
+        if v is None:
+            return "-"
+        return f"{v * 1000:.1f} ms" if unit == "s" and v < 1 else (f"{v:.2f} s" if unit == "s" else f"{v:.2f}%")
+
+    table = [{"phase": r["phase"], "moments": str(r["moments"]), "offers": "-" if r["offers"] is None else str(r["offers"]),
+              "p50": fmt(r["p50"]), "p95": fmt(r["p95"]), "decide": fmt(r["decide_p50"]), "how": fmt(r["how_p50"]),
+              "cpu": fmt(r["cpu_pct"], "%")} for r in rows]
+    print(render_table(table, [("phase", "phase", ""), ("moments", "moments", ""), ("offers", "offers", ""),
+                               ("p50", "row->decision/offer p50", ""), ("p95", "p95", ""),
+                               ("decide", "read->decision p50", ""), ("how", "How call p50", ""),
+                               ("cpu", "CPU (% of one core)", "")]))
+    print("row->decision/offer: writer's commit of the event row to the decision (decider alone) or to the offer shown\n"
+          "(decider + How), including the follower's poll interval; read->decision: from the follower reading the new\n"
+          f"row (windowed read of a {a.preload}-event database, sample, restraint, decider); targets: decision p50 < 100 ms,\n"
+          "offer p50 < 5 s, idle CPU < 2% of one core.")
+    if a.json:
+        write_json(a.json, {"machine": machine, "rows": rows, "config": {k: str(v) for k, v in vars(a).items()}})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""The proactive agent itself: watch an activity log as it grows, decide When to
+Assist at every new moment, and only then ask a model How to Assist; show the
+offer, and keep every offer and the user's answer as training data.
+
+The flow (ProAgentBench Figure 1: monitor, decide when, decide how):
+
+1. **Moments** (:mod:`._sources`): a :class:`LifeTraceFollower` reads a LifeTrace
+   database another process writes (read-only, WAL-safe, new event rows by id);
+   :func:`replay_moments` plays a recorded log (ProactiveBench, LifeTrace) in
+   accelerated time through the same loop.
+2. **Sample** (:func:`moment_sample`): the benchmark's Sample at moment t (same
+   window and context rules as :mod:`proagent.bench.samples`), or none when
+   there is no context (skip the model call).
+3. **Restraint** (:class:`Restraint`): pause, quiet hours, app/title blocklist,
+   call / screen-sharing / full-screen apps (``proagent/data/live_quiet_apps.json``)
+   before deciding; offers per hour and cool-down after a dismiss after.
+4. **When** (:class:`When`): any callable Sample -> P(help), with a threshold;
+   **How** (:class:`HowModel`): the benchmark's zero-shot prompt to an inspect
+   model, parsed into intention + query, only when When says Yes.
+5. **Offers** (:class:`Notifier`): terminal, desktop (notify-send / D-Bus), the
+   local page (:class:`OfferPage`, 127.0.0.1 with a random token).
+6. **Feedback** (:class:`FeedbackStore`, ``feedback.db``): every decision, offer
+   and response; :func:`feedback_samples` turns accepted / dismissed offers
+   into labelled samples for ``proagent train when --feedback``.
+
+Commands: ``proagent live`` (:mod:`.cli`).
+"""
+
+from ._agent import HowModel, LiveAgent, ScriptedDecider, When, offer_text
+from ._feedback import FEEDBACK_DB, FeedbackStore, feedback_samples, sample_from_json, sample_to_json
+from ._moments import as_of, moment_sample
+from ._notify import NOTIFIERS, DesktopNotifier, Notifier, PageNotifier, TerminalNotifier
+from ._page import OfferPage
+from ._records import RESPONSES, LiveDecision, Offer, Response
+from ._restraint import (PAUSE_FILE, Restraint, RestraintConfig, is_paused, parse_quiet_hours, pause, quiet_app_rules,
+                         resume, x11_fullscreen)
+from ._run import LiveOptions, RunSummary, run_replay, run_watch, start_capture, summarise
+from ._sources import LifeTraceFollower, Moment, ReplayClock, WallClock, replay_moments
+
+__all__ = [
+    "FEEDBACK_DB",
+    "NOTIFIERS",
+    "PAUSE_FILE",
+    "RESPONSES",
+    "DesktopNotifier",
+    "FeedbackStore",
+    "HowModel",
+    "LifeTraceFollower",
+    "LiveAgent",
+    "LiveDecision",
+    "LiveOptions",
+    "Moment",
+    "Notifier",
+    "Offer",
+    "OfferPage",
+    "PageNotifier",
+    "ReplayClock",
+    "Response",
+    "Restraint",
+    "RestraintConfig",
+    "RunSummary",
+    "ScriptedDecider",
+    "TerminalNotifier",
+    "WallClock",
+    "When",
+    "as_of",
+    "feedback_samples",
+    "is_paused",
+    "moment_sample",
+    "offer_text",
+    "parse_quiet_hours",
+    "pause",
+    "quiet_app_rules",
+    "replay_moments",
+    "resume",
+    "run_replay",
+    "run_watch",
+    "sample_from_json",
+    "sample_to_json",
+    "start_capture",
+    "summarise",
+    "x11_fullscreen",
+]

@@ -1,0 +1,246 @@
+"""``feedback.db``: every offer and the user's response, with timestamps, as data.
+
+Two tables (SQLite, WAL, file mode 0600 because offers hold screen text):
+
+``offers(id, sample_id, user, moment, created_at, p_help, intention, query, text, app_name, notifier, sample_json)``
+    one row per offer shown; ``sample_json`` is the whole
+    :class:`~proagent.records.Sample` the decider saw, so feedback can train it.
+``decisions(id, sample_id, user, moment, trigger, outcome, reason, p_help, decide_seconds, how_seconds, offer_id, notification, label, row_id)``
+    every When-to-Assist decision (:class:`~proagent.live.LiveDecision`); ``row_id``
+    is the followed database's event row, so a restarted follower resumes after
+    the last row decided (none twice, none missed).
+``responses(id, offer_id, response, responded_at, source)``
+    one row per response (``accepted``, ``dismissed``, ``not_now``, ``ignored``);
+    the latest row of an offer is its answer.
+
+Times are ISO 8601 naive local time of the loop's clock (wall time live, the
+log's time in a replay). :func:`feedback_samples` turns answered offers into
+labelled samples: accepted = help was needed at that moment (label 1),
+dismissed = it was not (label 0); "not now" and ignored offers are no label.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from dataclasses import asdict
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..errors import DataError
+from ..io import to_jsonable
+from ..records import Conversation, Event, Sample, Screenshot
+from ._records import RESPONSES, LiveDecision, Offer
+
+__all__ = ["FEEDBACK_DB", "FeedbackStore", "feedback_samples", "sample_from_json", "sample_to_json"]
+
+FEEDBACK_DB = "feedback.db"
+"""File name of the feedback database in a live folder."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS offers (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    sample_id TEXT NOT NULL,
+    user TEXT NOT NULL,
+    moment TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    p_help REAL,
+    intention TEXT,
+    query TEXT,
+    text TEXT NOT NULL,
+    app_name TEXT NOT NULL DEFAULT '',
+    notifier TEXT NOT NULL DEFAULT '',
+    sample_json TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS responses (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    offer_id INTEGER NOT NULL REFERENCES offers(id),
+    response TEXT NOT NULL CHECK (response IN ('accepted', 'dismissed', 'not_now', 'ignored')),
+    responded_at TEXT NOT NULL,
+    source TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS responses_offer ON responses(offer_id);
+CREATE TABLE IF NOT EXISTS decisions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    sample_id TEXT NOT NULL,
+    user TEXT NOT NULL,
+    moment TEXT NOT NULL,
+    trigger TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    reason TEXT NOT NULL DEFAULT '',
+    p_help REAL,
+    decide_seconds REAL,
+    how_seconds REAL,
+    offer_id INTEGER,
+    notification TEXT,
+    label INTEGER,
+    row_id INTEGER
+);
+"""
+
+
+def sample_to_json(s: Sample) -> str:
+    """One sample as JSON text (times ISO 8601, paths as text)."""
+    return json.dumps(to_jsonable(asdict(s)), ensure_ascii=False, default=lambda o: o.isoformat())
+
+
+def _dt(v: str | None) -> datetime | None:
+    return datetime.fromisoformat(v) if v else None
+
+
+def _event(d: dict[str, Any]) -> Event:
+    conv = d.get("conversation")
+    return Event(
+        **{**d, "start": _dt(d["start"]), "end": _dt(d.get("end")),
+           "screenshots": tuple(Screenshot(**{**s, "time": _dt(s["time"]), "path": Path(s["path"]) if s.get("path") else None})
+                                for s in d.get("screenshots", ())),
+           "conversation": Conversation(tuple(conv["user_queries"]), tuple(conv["llm_responses"]), conv["full_conversation"])
+           if conv else None,
+           "candidate_tasks": tuple(d.get("candidate_tasks", ()))})
+
+
+def sample_from_json(text: str) -> Sample:
+    """The :class:`~proagent.records.Sample` written by :func:`sample_to_json`.
+
+    Raises:
+        ValueError: not such JSON.
+    """
+    try:
+        d = json.loads(text)
+        return Sample(**{**d, "time": _dt(d["time"]), "context": tuple(_event(e) for e in d["context"]),
+                         "current": _event(d["current"]), "reference_queries": tuple(d.get("reference_queries", ()))})
+    except (KeyError, TypeError, json.JSONDecodeError) as e:
+        raise ValueError(f"not a stored sample ({e})") from None
+
+
+class FeedbackStore:
+    """``feedback.db`` in a live folder; safe to use from several threads (the
+    page server and notifiers answer from their own)."""
+
+    def __init__(self, folder: str | Path) -> None:
+        self.path = Path(folder) / FEEDBACK_DB
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fresh = not self.path.exists()
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=10.0)
+        if fresh:
+            os.chmod(self.path, 0o600)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.executescript(_SCHEMA)
+        self._conn.commit()
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def add_offer(self, sample: Sample, *, text: str, query: str | None, intention: str | None, p_help: float | None,
+                  notifier: str, created_at: datetime) -> Offer:
+        """Store an offer; returns it with its id."""
+        with self._lock, self._conn:
+            cur = self._conn.execute(
+                "INSERT INTO offers (sample_id, user, moment, created_at, p_help, intention, query, text, app_name, "
+                "notifier, sample_json) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (sample.id, sample.user, sample.time.isoformat(), created_at.isoformat(), p_help, intention, query, text,
+                 sample.current.app_name, notifier, sample_to_json(sample)))
+            oid = int(cur.lastrowid)
+        return Offer(oid, sample.id, sample.time, text, query, intention, p_help, sample.current.app_name)
+
+    def add_decision(self, d: LiveDecision, *, user: str, row_id: int | None = None) -> None:
+        """Store one decision (and, with it, the event row it handled)."""
+        with self._lock, self._conn:
+            self._conn.execute(
+                "INSERT INTO decisions (sample_id, user, moment, trigger, outcome, reason, p_help, decide_seconds, "
+                "how_seconds, offer_id, notification, label, row_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (d.sample_id, user, d.moment.isoformat(), d.trigger, d.outcome, d.reason, d.p_help, d.decide_seconds,
+                 d.how_seconds, d.offer_id, d.notification, d.label, row_id))
+
+    def last_row_id(self) -> int | None:
+        """The highest followed-database event row decided, or ``None``."""
+        with self._lock:
+            v = self._conn.execute("SELECT max(row_id) FROM decisions").fetchone()[0]
+        return None if v is None else int(v)
+
+    def decisions(self) -> list[dict[str, Any]]:
+        """Every decision, oldest first, as dicts (the columns of ``decisions``)."""
+        with self._lock:
+            cur = self._conn.execute("SELECT * FROM decisions ORDER BY id")
+            keys = [c[0] for c in cur.description]
+            return [dict(zip(keys, r)) for r in cur.fetchall()]
+
+    def respond(self, offer_id: int, response: str, at: datetime, source: str = "") -> bool:
+        """Record a response; ``False`` (nothing stored) for an unknown offer or response."""
+        if response not in RESPONSES:
+            return False
+        with self._lock, self._conn:
+            if self._conn.execute("SELECT 1 FROM offers WHERE id = ?", (int(offer_id),)).fetchone() is None:
+                return False
+            self._conn.execute("INSERT INTO responses (offer_id, response, responded_at, source) VALUES (?,?,?,?)",
+                               (int(offer_id), response, at.isoformat(), source))
+        return True
+
+    def offers(self, *, open_only: bool = False, limit: int = 50) -> list[dict[str, Any]]:
+        """Latest offers first, each with its latest ``response`` (``None`` while unanswered)."""
+        sql = ("SELECT o.id, o.sample_id, o.moment, o.created_at, o.p_help, o.intention, o.query, o.text, o.app_name, "
+               "(SELECT response FROM responses r WHERE r.offer_id = o.id ORDER BY r.id DESC LIMIT 1) AS response "
+               "FROM offers o ORDER BY o.id DESC LIMIT ?")
+        with self._lock:
+            rows = self._conn.execute(sql, (int(limit),)).fetchall()
+        keys = ("id", "sample_id", "moment", "created_at", "p_help", "intention", "query", "text", "app_name", "response")
+        out = [dict(zip(keys, r)) for r in rows]
+        return [o for o in out if o["response"] is None] if open_only else out
+
+    def history(self) -> tuple[list[datetime], list[tuple[str, datetime]]]:
+        """Offer times and (response, time) pairs, oldest first (restores restraint after a restart)."""
+        with self._lock:
+            offers = [datetime.fromisoformat(r[0]) for r in self._conn.execute("SELECT created_at FROM offers ORDER BY id")]
+            resp = [(r[0], datetime.fromisoformat(r[1]))
+                    for r in self._conn.execute("SELECT response, responded_at FROM responses ORDER BY id")]
+        return offers, resp
+
+    def responses_since(self, after_id: int) -> list[tuple[int, int, str, datetime]]:
+        """Responses with row id > ``after_id``: (response id, offer id, response, time)."""
+        with self._lock:
+            rows = self._conn.execute("SELECT id, offer_id, response, responded_at FROM responses WHERE id > ? ORDER BY id",
+                                      (int(after_id),)).fetchall()
+        return [(int(a), int(b), str(c), datetime.fromisoformat(d)) for a, b, c, d in rows]
+
+
+def feedback_samples(folder: str | Path) -> list[Sample]:
+    """Answered offers of a live folder (or a ``feedback.db`` file) as labelled
+    samples, oldest first: the offer's latest response ``accepted`` -> label 1,
+    ``dismissed`` -> label 0 (``kind="labelled"``, ``split="train"``); offers
+    answered "not now", ignored or unanswered give no sample.
+
+    Raises:
+        DataError: no feedback database there, or it is unreadable.
+    """
+    p = Path(folder)
+    p = p if p.is_file() else p / FEEDBACK_DB
+    if not p.is_file():
+        raise DataError(p, "no feedback database (run proagent live first)")
+    try:
+        conn = sqlite3.connect(p.resolve().as_uri() + "?mode=ro", uri=True)
+        try:
+            rows = conn.execute(
+                "SELECT o.sample_json, (SELECT response FROM responses r WHERE r.offer_id = o.id ORDER BY r.id DESC LIMIT 1) "
+                "FROM offers o ORDER BY o.id").fetchall()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as e:
+        raise DataError(p, f"cannot read feedback database ({e})") from None
+    out = []
+    from dataclasses import replace
+
+    for sample_json, response in rows:
+        if response not in ("accepted", "dismissed"):
+            continue
+        try:
+            s = sample_from_json(sample_json)
+        except ValueError as e:
+            raise DataError(p, str(e)) from None
+        out.append(replace(s, label=1 if response == "accepted" else 0, kind="labelled", split="train",
+                           id=f"feedback:{s.id}"))
+    return out

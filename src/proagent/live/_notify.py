@@ -1,0 +1,161 @@
+"""Notifiers: where offers are shown, behind one interface (``--notify``).
+
+* ``terminal``: one line per offer on the terminal; answers typed back as
+  ``a 3`` / ``d 3`` / ``n 3`` (accept / dismiss / not now offer 3) when a
+  stream of answers is given (stdin when it is a terminal).
+* ``desktop``: a freedesktop notification through ``notify-send`` (libnotify,
+  D-Bus ``org.freedesktop.Notifications``) with Accept / Dismiss / Not now
+  actions; the chosen action (printed by ``notify-send --action``) is stored.
+* ``page``: the local page (:mod:`proagent.live._page`) lists offers itself;
+  its notifier only counts them.
+
+Every response goes to ``feedback.db`` (:class:`~proagent.live.FeedbackStore`).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from typing import IO, Protocol
+
+from ._feedback import FeedbackStore
+from ._records import Offer
+
+__all__ = ["NOTIFIERS", "DesktopNotifier", "Notifier", "PageNotifier", "TerminalNotifier"]
+
+NOTIFIERS = ("terminal", "desktop", "page", "none")
+"""Names accepted by ``proagent live --notify`` (comma-separated)."""
+
+_KEYS = {"a": "accepted", "accept": "accepted", "d": "dismissed", "dismiss": "dismissed", "n": "not_now",
+         "not_now": "not_now", "later": "not_now"}
+
+
+class Notifier(Protocol):
+    """Shows offers to the user."""
+
+    name: str
+    """Name recorded with each offer (``terminal``, ``desktop``, ``page``)."""
+
+    def show(self, offer: Offer) -> None:
+        """Show one offer (must return at once; answers arrive later through ``feedback.db``)."""
+        ...
+
+    def close(self) -> None:
+        """Release what the notifier holds (threads, processes, server)."""
+        ...
+
+
+class TerminalNotifier:
+    """Offers as lines on ``out``; answers read from ``answers`` (``a|d|n ID`` lines) in a thread."""
+
+    name = "terminal"
+
+    def __init__(self, store: FeedbackStore, now: Callable[[], datetime], out: IO[str] | None = None,
+                 answers: IO[str] | None = None) -> None:
+        self.store, self.now, self.out = store, now, out or sys.stdout
+        self.shown = 0
+        self._thread = None
+        if answers is not None:
+            self._thread = threading.Thread(target=self._read, args=(answers,), daemon=True, name="proagent-answers")
+            self._thread.start()
+
+    def show(self, offer: Offer) -> None:
+        self.shown += 1
+        what = f" [{offer.intention}]" if offer.intention else ""
+        self.out.write(f"offer {offer.id} at {offer.moment:%H:%M:%S} in {offer.app_name or '?'}{what}: {offer.text}"
+                       f"   (a {offer.id} = accept, d {offer.id} = dismiss, n {offer.id} = not now)\n")
+        self.out.flush()
+
+    def _read(self, answers: IO[str]) -> None:
+        for line in answers:
+            parts = line.strip().lower().split()
+            if len(parts) == 2 and parts[0] in _KEYS and parts[1].isdigit():
+                ok = self.store.respond(int(parts[1]), _KEYS[parts[0]], self.now(), source="terminal")
+                self.out.write(f"offer {parts[1]}: {_KEYS[parts[0]] if ok else 'no such offer'}\n")
+                self.out.flush()
+
+    def close(self) -> None:
+        pass
+
+
+class DesktopNotifier:
+    """Freedesktop notifications through ``notify-send`` (``--notify desktop``).
+
+    Each offer runs ``notify-send --app-name=proagent --urgency=low
+    --expire-time=MS --action=accepted=Accept --action=dismissed=Dismiss
+    --action=not_now="Not now" "proagent" TEXT`` in a thread; the action key it
+    prints becomes the response (a closed notification records nothing; the
+    offer is later marked ignored). A ``notify-send`` without ``--action``
+    (libnotify < 0.7.10) shows the offer without buttons.
+
+    Raises:
+        FileNotFoundError: no ``notify-send`` on PATH.
+    """
+
+    name = "desktop"
+
+    def __init__(self, store: FeedbackStore, now: Callable[[], datetime], *, expire_seconds: float = 60.0,
+                 binary: str | None = None) -> None:
+        found = binary or shutil.which("notify-send")
+        if not found:
+            raise FileNotFoundError("notify-send not found (install libnotify-bin, or use --notify page)")
+        self.binary, self.store, self.now = found, store, now
+        self.expire_ms = int(expire_seconds * 1000)
+        self._threads: list[threading.Thread] = []
+        self._procs: list[subprocess.Popen] = []
+
+    def _args(self, offer: Offer, actions: bool) -> list[str]:
+        title = "proagent" + (f": {offer.intention}" if offer.intention else "")
+        args = [self.binary, "--app-name=proagent", "--urgency=low", f"--expire-time={self.expire_ms}"]
+        if actions:
+            args += ["--action=accepted=Accept", "--action=dismissed=Dismiss", "--action=not_now=Not now"]
+        return args + [title, offer.text]
+
+    def _run(self, offer: Offer) -> None:
+        try:
+            p = subprocess.Popen(self._args(offer, True), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            self._procs.append(p)
+            out, err = p.communicate(timeout=self.expire_ms / 1000 + 30)
+            if p.returncode != 0 and "action" in (err or "").lower():
+                subprocess.run(self._args(offer, False), capture_output=True, timeout=10)
+                return
+            key = (out or "").strip().splitlines()[-1] if (out or "").strip() else ""
+            if key in ("accepted", "dismissed", "not_now"):
+                self.store.respond(offer.id, key, self.now(), source="desktop")
+        except (OSError, subprocess.SubprocessError):
+            pass  # a notification that cannot be shown is no reason to stop the agent
+
+    def show(self, offer: Offer) -> None:
+        t = threading.Thread(target=self._run, args=(offer,), daemon=True, name=f"proagent-notify-{offer.id}")
+        self._threads.append(t)
+        t.start()
+
+    def wait(self, timeout: float = 10.0) -> None:
+        """Wait for the notifications shown so far to be answered or to expire (tests, end of a replay)."""
+        for t in self._threads:
+            t.join(timeout)
+
+    def close(self) -> None:
+        for p in self._procs:
+            if p.poll() is None:
+                p.terminate()
+
+
+class PageNotifier:
+    """The local page shows every offer from ``feedback.db`` on its own; this
+    notifier only counts what it would have pushed."""
+
+    name = "page"
+
+    def __init__(self) -> None:
+        self.shown = 0
+
+    def show(self, offer: Offer) -> None:
+        self.shown += 1
+
+    def close(self) -> None:
+        pass

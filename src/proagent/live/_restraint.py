@@ -1,0 +1,196 @@
+"""Restraint: when the live agent stays quiet even if help might be needed.
+
+Checked before the decider (nothing is computed while paused, in quiet hours,
+or in front of a blocked, call or full-screen app) and after it (rate limit,
+cool-down after a dismiss). The call / screen-sharing / full-screen list is
+``proagent/data/live_quiet_apps.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, time, timedelta
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from ..records import Event
+
+__all__ = ["PAUSE_FILE", "Restraint", "RestraintConfig", "is_paused", "parse_quiet_hours", "pause", "quiet_app_rules",
+           "resume", "x11_fullscreen"]
+
+PAUSE_FILE = "live.paused"
+"""Name of the file in the live folder whose presence pauses the agent."""
+
+
+def parse_quiet_hours(text: str | None) -> tuple[time, time] | None:
+    """``22:00-08:00`` -> (22:00, 08:00); a range may wrap midnight. ``None``/empty -> ``None``.
+
+    Raises:
+        ValueError: not ``HH:MM-HH:MM``, or start equals end.
+    """
+    if not text:
+        return None
+    m = re.fullmatch(r"\s*(\d{1,2}):(\d{2})\s*-\s*(\d{1,2}):(\d{2})\s*", text)
+    if not m or int(m.group(1)) > 23 or int(m.group(3)) > 23 or int(m.group(2)) > 59 or int(m.group(4)) > 59:
+        raise ValueError(f"quiet hours {text!r}: expected HH:MM-HH:MM, e.g. 22:00-08:00")
+    a, b = time(int(m.group(1)), int(m.group(2))), time(int(m.group(3)), int(m.group(4)))
+    if a == b:
+        raise ValueError(f"quiet hours {text!r}: start and end are equal")
+    return a, b
+
+
+@dataclass(frozen=True)
+class _Rule:
+    kind: str
+    app: re.Pattern[str] | None
+    title: re.Pattern[str] | None
+
+    def matches(self, app: str, title: str) -> bool:
+        return bool((self.app and self.app.search(app)) or (self.title and self.title.search(title)))
+
+
+def _rule(kind: str, entry: dict) -> _Rule:
+    app = entry.get("app")
+    title = entry.get("title")
+    return _Rule(kind, re.compile(rf"(?<!\w){re.escape(app)}(?!\w)", re.I) if app else None,
+                 re.compile(title, re.I) if title else None)
+
+
+@lru_cache(maxsize=1)
+def quiet_app_rules() -> tuple[_Rule, ...]:
+    """The bundled call / screen-sharing (``call``) and full-screen (``fullscreen``) rules."""
+    data = json.loads(resources.files("proagent").joinpath("data", "live_quiet_apps.json").read_text("utf-8"))
+    return tuple(_rule(kind, e) for kind in ("call", "fullscreen") for e in data[kind])
+
+
+def x11_fullscreen() -> bool | None:
+    """Whether the active X11 window is full-screen (``_NET_WM_STATE_FULLSCREEN``,
+    read with ``xprop``); ``None`` when there is no X display or no ``xprop``."""
+    if not os.environ.get("DISPLAY") or not shutil.which("xprop"):
+        return None
+    try:
+        out = subprocess.run(["xprop", "-root", "_NET_ACTIVE_WINDOW"], capture_output=True, text=True, timeout=1)
+        wid = out.stdout.strip().split()[-1] if out.returncode == 0 and out.stdout.strip() else ""
+        if not wid.startswith("0x") or int(wid, 16) == 0:
+            return None
+        out = subprocess.run(["xprop", "-id", wid, "_NET_WM_STATE"], capture_output=True, text=True, timeout=1)
+        return "_NET_WM_STATE_FULLSCREEN" in out.stdout
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+
+
+def pause(folder: str | Path, now: datetime | None = None) -> Path:
+    """Pause the live agent writing to ``folder`` (it keeps following, offers nothing)."""
+    from ..io import write_atomic
+
+    return write_atomic(Path(folder) / PAUSE_FILE, f"{(now or datetime.now()).isoformat(timespec='seconds')}\n")
+
+
+def resume(folder: str | Path) -> bool:
+    """Resume; ``True`` when it was paused."""
+    p = Path(folder) / PAUSE_FILE
+    existed = p.exists()
+    p.unlink(missing_ok=True)
+    return existed
+
+
+def is_paused(folder: str | Path | None) -> bool:
+    """True while ``folder`` holds the pause file."""
+    return folder is not None and (Path(folder) / PAUSE_FILE).exists()
+
+
+@dataclass(frozen=True)
+class RestraintConfig:
+    """Limits on offers (issue 15, "Restraint")."""
+
+    max_per_hour: int = 4
+    """At most this many offers in any 60 minutes (0 = none at all)."""
+    cooldown_seconds: float = 900.0
+    """No offer for this many seconds after the user dismissed one."""
+    not_now_seconds: float = 300.0
+    """No offer for this many seconds after the user answered "not now"."""
+    quiet_hours: tuple[time, time] | None = None
+    """Local time range with no offers (may wrap midnight), e.g. 22:00-08:00."""
+    block_apps: tuple[str, ...] = ()
+    """Extra app names (whole words, case-insensitive) never offered in front of."""
+    block_titles: tuple[str, ...] = ()
+    """Extra window-title regular expressions (case-insensitive) never offered in front of."""
+    quiet_apps: bool = True
+    """Apply the bundled call / screen-sharing / full-screen list."""
+
+
+@dataclass
+class Restraint:
+    """The state of restraint for one live run. Times are the loop's clock (wall
+    time live, the log's time in a replay)."""
+
+    config: RestraintConfig = field(default_factory=RestraintConfig)
+    folder: Path | None = None
+    """Live folder (pause file); ``None`` disables pause."""
+    fullscreen: Callable[[], bool | None] | None = None
+    """Probe of the real screen (e.g. :func:`x11_fullscreen`), live only."""
+    offers: list[datetime] = field(default_factory=list)
+    """Times of offers made in this run."""
+    last_dismiss: datetime | None = None
+    last_not_now: datetime | None = None
+
+    def __post_init__(self) -> None:
+        self._rules = [_rule("blocked", {"app": a}) for a in self.config.block_apps]
+        self._rules += [_rule("blocked", {"title": t}) for t in self.config.block_titles]
+        if self.config.quiet_apps:
+            self._rules += list(quiet_app_rules())
+
+    def before(self, current: Event | None, now: datetime) -> str | None:
+        """Why not to decide at all now (``paused``, ``quiet_hours``, ``blocked_app``,
+        ``call_app``, ``fullscreen``), or ``None``. ``current`` is the foreground event."""
+        if is_paused(self.folder):
+            return "paused"
+        q = self.config.quiet_hours
+        if q is not None:
+            t = now.time()
+            if (q[0] <= t < q[1]) if q[0] < q[1] else (t >= q[0] or t < q[1]):
+                return "quiet_hours"
+        if current is not None:
+            for r in self._rules:
+                if r.matches(current.app_name, current.window_title):
+                    return {"blocked": "blocked_app", "call": "call_app", "fullscreen": "fullscreen"}[r.kind]
+        if self.fullscreen is not None and self.fullscreen():
+            return "fullscreen"
+        return None
+
+    def after(self, now: datetime) -> str | None:
+        """Why to hold back an offer the decider wants (``max_per_hour``,
+        ``cooldown``, ``not_now``), or ``None``."""
+        if self.last_dismiss is not None and now - self.last_dismiss < timedelta(seconds=self.config.cooldown_seconds):
+            return "cooldown"
+        if self.last_not_now is not None and now - self.last_not_now < timedelta(seconds=self.config.not_now_seconds):
+            return "not_now"
+        hour_ago = now - timedelta(hours=1)
+        if sum(1 for t in self.offers if hour_ago < t <= now) >= self.config.max_per_hour:
+            return "max_per_hour"
+        return None
+
+    def offered(self, now: datetime) -> None:
+        """Record an offer made at ``now``."""
+        self.offers.append(now)
+
+    def responded(self, response: str, at: datetime) -> None:
+        """Record the user's response (starts the cool-down after a dismiss)."""
+        if response == "dismissed":
+            self.last_dismiss = max(at, self.last_dismiss or at)
+        elif response == "not_now":
+            self.last_not_now = max(at, self.last_not_now or at)
+
+    def load(self, offers: Iterable[datetime], responses: Sequence[tuple[str, datetime]]) -> None:
+        """Restore state from ``feedback.db`` after a restart (the rate limit and
+        cool-down span restarts)."""
+        self.offers.extend(offers)
+        for r, at in responses:
+            self.responded(r, at)

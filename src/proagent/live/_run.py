@@ -1,0 +1,240 @@
+"""Running the live agent: replay of a recorded log, or following a growing one."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..bench.samples import SampleConfig
+from ..errors import DataError
+from ..io import to_jsonable, write_atomic, write_json_atomic
+from ._agent import LiveAgent, When
+from ._feedback import FeedbackStore
+from ._notify import DesktopNotifier, Notifier, PageNotifier, TerminalNotifier
+from ._page import OfferPage
+from ._records import LiveDecision
+from ._restraint import Restraint, RestraintConfig, x11_fullscreen
+from ._sources import LifeTraceFollower, ReplayClock, WallClock, replay_moments
+
+__all__ = ["LiveOptions", "RunSummary", "run_replay", "run_watch", "start_capture", "summarise"]
+
+
+@dataclass(frozen=True)
+class LiveOptions:
+    """Everything a live or replay run is configured with (recorded in ``run.json``)."""
+
+    window_seconds: float = 300.0
+    """Context window of each moment (seconds; ProAgentBench default 5 min)."""
+    every_seconds: float = 30.0
+    """A moment every this many seconds within a long event (0: only at new events)."""
+    notify: tuple[str, ...] = ("terminal",)
+    """Notifiers: ``terminal``, ``desktop``, ``page`` (``none``: record only)."""
+    port: int = 0
+    """Local page port on 127.0.0.1 (0: a free one)."""
+    restraint: RestraintConfig = field(default_factory=RestraintConfig)
+    """Offer limits."""
+    ignore_after_seconds: float = 600.0
+    """An offer unanswered this long counts as ignored (loop clock seconds)."""
+    decider: str = ""
+    """What decides When (folder or ``scripted``), for the record."""
+    model: str = ""
+    """The How model (empty: none), for the record."""
+
+
+@dataclass
+class RunSummary:
+    """What a run did, for the command's last lines."""
+
+    decisions: list[LiveDecision]
+    folder: Path
+    page_url: str | None = None
+
+    @property
+    def counts(self) -> Counter[str]:
+        return Counter(d.outcome for d in self.decisions)
+
+
+def summarise(decisions: Sequence[LiveDecision]) -> dict[str, Any]:
+    """Counts by outcome and reason, and latency percentiles (seconds) of decisions and offers."""
+    import numpy as np
+
+    dec = [d.decide_seconds for d in decisions if d.decide_seconds is not None]
+    how = [d.how_seconds for d in decisions if d.how_seconds is not None]
+    offer = [d.decide_seconds + d.how_seconds for d in decisions
+             if d.outcome == "offer" and d.decide_seconds is not None and d.how_seconds is not None]
+
+    def pct(xs: list[float]) -> dict[str, float] | None:
+        return {"p50": float(np.percentile(xs, 50)), "p95": float(np.percentile(xs, 95)), "n": len(xs)} if xs else None
+
+    return {"moments": len(decisions), "outcomes": dict(Counter(d.outcome for d in decisions)),
+            "reasons": dict(Counter(d.reason for d in decisions if d.reason)),
+            "decide_seconds": pct(dec), "how_seconds": pct(how), "offer_seconds": pct(offer)}
+
+
+def _notifiers(names: Sequence[str], store: FeedbackStore, now: Callable, *, port: int,
+               answers: Any = None, out: Any = None) -> tuple[list[Notifier], OfferPage | None]:
+    notifiers: list[Notifier] = []
+    page = None
+    for n in names:
+        if n == "terminal":
+            notifiers.append(TerminalNotifier(store, now, out=out, answers=answers))
+        elif n == "desktop":
+            notifiers.append(DesktopNotifier(store, now))
+        elif n == "page":
+            page = OfferPage(store, now, port=port)
+            notifiers.append(PageNotifier())
+        elif n != "none":
+            raise ValueError(f"unknown notifier {n!r}; choose from terminal, desktop, page, none")
+    return notifiers, page
+
+
+def _check_run(folder: Path, record: dict[str, Any]) -> None:
+    p = folder / "run.json"
+    if p.is_file():
+        old = json.loads(p.read_text("utf-8"))
+        if old != record:
+            diff = sorted(k for k in set(old) | set(record) if old.get(k) != record.get(k))
+            raise DataError(folder, f"holds a run with other options ({', '.join(diff)}); choose a new --out")
+    else:
+        write_json_atomic(p, record)
+
+
+def run_replay(data: str | Path, folder: str | Path, decider: When, options: LiveOptions, *, speed: float = 60.0,
+               how: Callable | None = None, answers: Any = None, out: Any = None,
+               on_decision: Callable[[LiveDecision], None] | None = None, on_page: Callable[[str], None] | None = None,
+               stop: threading.Event | None = None) -> RunSummary:
+    """Play a recorded log (ProactiveBench sessions, LifeTrace database or folder)
+    through the live loop at ``speed`` times real time (0: as fast as possible),
+    writing every decision, its latency and the notification it would show to
+    ``feedback.db`` and, at the end, ``decisions.jsonl`` in ``folder``.
+
+    Re-running into the same folder resumes after the last moment decided;
+    a folder holding a run with other options is refused.
+
+    Raises:
+        DataError: unreadable data, or ``folder`` holds another run.
+        ValueError: bad options.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    record = {"mode": "replay", "data": str(Path(data).resolve()), "speed": speed, **to_jsonable(_opts(options))}
+    moments = list(replay_moments(data, every_seconds=options.every_seconds))
+    if not moments:
+        raise DataError(data, "no events to replay")
+    _check_run(folder, record)
+    store = FeedbackStore(folder)
+    clock = ReplayClock(speed)
+    notifiers, page = _notifiers(options.notify, store, clock.now, port=options.port, answers=answers, out=out)
+    if page is not None and on_page is not None:
+        on_page(page.url)
+    if page is not None:
+        write_atomic(folder / "page-url", page.url + "\n", mode=0o600)
+    try:
+        agent = LiveAgent(folder, decider, how=how, notifiers=notifiers,
+                          restraint=Restraint(options.restraint, folder=folder), clock=clock,
+                          config=SampleConfig(window_seconds=options.window_seconds),
+                          ignore_after_seconds=options.ignore_after_seconds, feedback=store, on_decision=on_decision)
+        done = len(store.decisions())
+        agent.replay(moments[done:], clock, stop)
+        rows = store.decisions()
+        write_atomic(folder / "decisions.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                     mode=0o600)
+        for n in notifiers:
+            if isinstance(n, DesktopNotifier):
+                n.wait(5.0)
+        return RunSummary(agent.decisions, folder, page.url if page else None)
+    finally:
+        for n in notifiers:
+            n.close()
+        if page is not None:
+            page.close()
+        store.close()
+
+
+def _opts(o: LiveOptions) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    d = asdict(o)
+    d.pop("port")
+    q = d["restraint"].get("quiet_hours")
+    if q:
+        d["restraint"]["quiet_hours"] = [t.isoformat() for t in q]
+    return d
+
+
+def run_watch(db: str | Path, folder: str | Path, decider: When, options: LiveOptions, *, how: Callable | None = None,
+              poll_seconds: float = 0.05, stop: threading.Event | None = None, duration: float | None = None,
+              max_moments: int | None = None, answers: Any = None, out: Any = None,
+              on_decision: Callable[[LiveDecision], None] | None = None, on_page: Callable[[str], None] | None = None,
+              user: str | None = None, stale_after_seconds: float | None = 300.0) -> RunSummary:
+    """Follow a growing LifeTrace database (a capture folder or ``.db``) and decide
+    every new event row (and every ``every_seconds`` within a long event) until
+    ``stop`` is set, ``duration`` seconds passed or ``max_moments`` moments were
+    decided. Restarting resumes after the last event row decided (rows written
+    meanwhile are all decided; offers for moments older than
+    ``stale_after_seconds`` are held with reason ``stale``).
+
+    Raises:
+        DataError: missing, foreign or unreadable database.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    store = FeedbackStore(folder)
+    follower = LifeTraceFollower(db, last_id=store.last_row_id(), window_seconds=options.window_seconds, user=user)
+    clock = WallClock()
+    stop = stop or threading.Event()
+    timer = threading.Timer(duration, stop.set) if duration else None
+    notifiers, page = _notifiers(options.notify, store, clock.now, port=options.port, answers=answers, out=out)
+    try:
+        if page is not None:
+            write_atomic(folder / "page-url", page.url + "\n", mode=0o600)
+            if on_page is not None:
+                on_page(page.url)
+        agent = LiveAgent(folder, decider, how=how, notifiers=notifiers,
+                          restraint=Restraint(options.restraint, folder=folder, fullscreen=x11_fullscreen), clock=clock,
+                          config=SampleConfig(window_seconds=options.window_seconds),
+                          ignore_after_seconds=options.ignore_after_seconds, feedback=store, on_decision=on_decision,
+                          stale_after_seconds=stale_after_seconds)
+        if timer is not None:
+            timer.daemon = True
+            timer.start()
+        agent.follow(follower, every_seconds=options.every_seconds, poll_seconds=poll_seconds, stop=stop,
+                     max_moments=max_moments)
+        return RunSummary(agent.decisions, folder, page.url if page else None)
+    finally:
+        if timer is not None:
+            timer.cancel()
+        for n in notifiers:
+            n.close()
+        if page is not None:
+            page.close()
+        follower.close()
+        store.close()
+
+
+def start_capture(folder: Path, extra: Sequence[str] = (), wait: float = 30.0) -> subprocess.Popen:
+    """Start ``proagent capture --out folder`` in a child process and wait for its database.
+
+    Raises:
+        DataError: the capture exited or wrote no database within ``wait`` seconds.
+    """
+    proc = subprocess.Popen([sys.executable, "-c", "from proagent.cli import main; main()", "capture", "--out",
+                             str(folder), *extra])
+    end = time.monotonic() + wait
+    db = folder / "lifetrace.db"
+    while not db.exists():
+        if proc.poll() is not None:
+            raise DataError(folder, f"proagent capture exited (code {proc.returncode}) before writing a database")
+        if time.monotonic() > end:
+            proc.terminate()
+            raise DataError(folder, f"proagent capture wrote no database within {wait:g} s")
+        time.sleep(0.2)
+    return proc

@@ -1,0 +1,233 @@
+"""Where live moments come from: a LifeTrace database that grows (follower) or a
+recorded log played back in accelerated time (replay)."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Literal
+
+from ..errors import DataError
+from ..records import Event
+from ..sources.lifetrace import load_lifetrace
+from ..sources.lifetrace_schema import _connect, _detect, _sqlite_problem, find_lifetrace_db
+from ..sources.load import load_events
+
+__all__ = ["Clock", "LifeTraceFollower", "Moment", "ReplayClock", "WallClock", "replay_moments"]
+
+
+@dataclass(frozen=True)
+class Moment:
+    """A point at which the live loop decides When to Assist."""
+
+    t: datetime
+    """The moment (naive local time of the log)."""
+    user: str
+    """Whose moment it is."""
+    trigger: Literal["event", "tick"]
+    """A new event row started at ``t``, or ``--every`` seconds passed within one."""
+    history: tuple[Event, ...]
+    """The user's events known at ``t`` (at least the context window), oldest first."""
+    new_event: Event | None
+    """The event whose row started the moment (``trigger="event"``)."""
+    noticed: float
+    """``time.perf_counter()`` when the row was read (latency is measured from here)."""
+    row_id: int | None = None
+    """Row id of ``new_event`` in the followed database (``None`` in a replay)."""
+
+
+class WallClock:
+    """The loop's clock live: local wall time."""
+
+    def now(self) -> datetime:
+        return datetime.now()
+
+
+class ReplayClock:
+    """The loop's clock in a replay: log time, running ``speed`` times faster
+    than wall time from the first moment (``speed=0``: no waiting at all, the
+    clock stands at the latest moment played)."""
+
+    def __init__(self, speed: float) -> None:
+        if speed < 0:
+            raise ValueError(f"speed {speed}: must be >= 0")
+        self.speed = float(speed)
+        self._origin: tuple[datetime, float] | None = None
+        self._at: datetime | None = None
+
+    def now(self) -> datetime:
+        if self._origin is None:
+            return self._at or datetime.now()
+        if self.speed == 0:
+            return self._at or self._origin[0]
+        return self._origin[0] + timedelta(seconds=(time.monotonic() - self._origin[1]) * self.speed)
+
+    def wait_until(self, t: datetime, stop: object | None = None) -> None:
+        """Sleep (in wall time) until the clock reaches ``t``; ``stop``, a
+        :class:`threading.Event`, ends the wait early."""
+        if self._origin is None:
+            self._origin = (t, time.monotonic())
+        self._at = t
+        if self.speed == 0:
+            return
+        delay = (t - self.now()).total_seconds() / self.speed
+        if delay > 0:
+            if stop is not None:
+                stop.wait(delay)  # type: ignore[attr-defined]
+            else:
+                time.sleep(delay)
+
+
+Clock = WallClock | ReplayClock
+"""Either clock: ``now()`` gives the loop's current time."""
+
+
+def replay_moments(data: str | Path, *, every_seconds: float = 0.0, users: set[str] | None = None) -> Iterator[Moment]:
+    """Every moment of a recorded log in time order: the start of each event and,
+    with ``every_seconds > 0`` on activity logs, a tick every that many seconds
+    within an event until the user's next event starts (labelled logs such as
+    ProactiveBench get no ticks: each of their events is one observation).
+
+    ``data`` is anything :func:`proagent.sources.load.load_events` reads
+    (ProactiveBench sessions, LifeTrace databases or folders).
+
+    Raises:
+        DataError: the data cannot be read.
+    """
+    events = load_events(data)
+    by_user: dict[str, list[Event]] = defaultdict(list)
+    for e in events:
+        if users is None or e.user in users:
+            by_user[e.user].append(e)
+    timeline: list[tuple[datetime, int, str, int, Literal["event", "tick"]]] = []
+    for user, evs in by_user.items():
+        evs.sort(key=lambda e: e.start)
+        labelled = all(e.needs_help is not None for e in evs)
+        for i, e in enumerate(evs):
+            timeline.append((e.start, 0, user, i, "event"))
+            if every_seconds > 0 and not labelled:
+                stop = evs[i + 1].start if i + 1 < len(evs) else (e.end or e.start)
+                t = e.start + timedelta(seconds=every_seconds)
+                while t < stop:
+                    timeline.append((t, 1, user, i, "tick"))
+                    t += timedelta(seconds=every_seconds)
+    timeline.sort(key=lambda x: (x[0], x[1], x[2], x[3]))
+    for t, _, user, i, trigger in timeline:
+        evs = by_user[user]
+        upto = i + 1  # events started by t (ties: the order of the log)
+        yield Moment(t=t, user=user, trigger=trigger, history=tuple(evs[:upto]),
+                     new_event=evs[i] if trigger == "event" else None, noticed=time.perf_counter())
+
+
+class LifeTraceFollower:
+    """Follows a LifeTrace database that another process (LifeTrace,
+    ``proagent capture``) keeps writing.
+
+    Read-only and WAL-safe: one connection is kept open (``mode=ro``, never
+    ``immutable``) only to ask SQLite whether anything was committed since the
+    last look (``PRAGMA data_version``, no table read while idle); when it was,
+    the new event rows are found by id (``id > last seen``) and the recent window
+    is read with the project's reader (:func:`~proagent.sources.lifetrace.load_lifetrace`
+    with ``min_event_id``), so schema variants, soft deletes and OCR follow the
+    same rules as offline. Every new row becomes one moment, in id order.
+
+    Args:
+        db: The database, or a folder holding it (a capture folder).
+        last_id: Row id already handled (restart: pass what was stored; the
+            moments of rows written while the loop was down are all produced);
+            ``None`` starts at the rows present now (history is not re-decided).
+        window_seconds: Context window the moments need (seconds).
+        user: User name of the events (default: the reader's, the folder name).
+
+    Raises:
+        DataError: missing, foreign or unreadable database.
+    """
+
+    def __init__(self, db: str | Path, *, last_id: int | None = None, window_seconds: float = 300.0,
+                 user: str | None = None) -> None:
+        self.path = find_lifetrace_db(db)
+        self.user = user
+        self.window_seconds = float(window_seconds)
+        try:
+            self._conn = _connect(self.path, follow=True)
+            self.schema = _detect(self._conn, self.path)
+        except sqlite3.DatabaseError as e:
+            raise DataError(self.path, _sqlite_problem(e, self.path)) from None
+        self._version: int | None = None
+        self.last_id = self._max_id() if last_id is None else int(last_id)
+        self._lo: int | None = None
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def _max_id(self) -> int:
+        row = self._conn.execute('SELECT max(id) FROM "events"').fetchone()
+        return int(row[0] or 0)
+
+    def changed(self) -> bool:
+        """True when a writer committed since the last call (cheap: no table is read)."""
+        v = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+        changed = v != self._version
+        self._version = v
+        return changed
+
+    def _window(self, newest: datetime | None, first_new: int | None = None) -> list[Event]:
+        """Events from the start of the context window on (row ids >= a bound that
+        is widened until the first event read lies before the window of the
+        oldest moment needed: ``newest``, or the start of row ``first_new``)."""
+        top = self._max_id()
+        lo = self._lo if self._lo is not None else max(1, min(self.last_id + 1, top) - 64)
+        if first_new is not None:
+            lo = min(lo, max(1, first_new - 1))
+        while True:
+            evs = list(load_lifetrace(self.path, user=self.user, min_event_id=lo, resolve_files=False).events)
+            if lo <= 1 or not evs:
+                break
+            first = min(evs, key=lambda e: e.start)
+            need = next((e.start for e in evs if first_new is not None and int(e.id) >= first_new), None)
+            ref = newest or need or max(e.start for e in evs)
+            if first.start < ref - timedelta(seconds=self.window_seconds):
+                break
+            lo = max(1, lo - max(64, top - lo))
+        ref = newest or (max(e.start for e in evs) if evs else None)
+        if ref is not None:
+            # the next read starts at the oldest event still overlapping the window
+            keep = [int(e.id) for e in evs if (e.end or ref) >= ref - timedelta(seconds=self.window_seconds)]
+            self._lo = max(lo, min(keep) - 1) if keep else lo
+        return evs
+
+    def poll(self) -> list[Moment]:
+        """Moments of the event rows committed since the last poll (none while idle)."""
+        if not self.changed():
+            return []
+        noticed = time.perf_counter()
+        new_ids = [int(r[0]) for r in self._conn.execute('SELECT id FROM "events" WHERE id > ? ORDER BY id',
+                                                          (self.last_id,))]
+        if not new_ids:
+            return []
+        evs = self._window(None, new_ids[0])
+        by_id = {int(e.id): e for e in evs}
+        out = []
+        for rid in new_ids:
+            e = by_id.get(rid)
+            if e is not None:  # soft-deleted or excluded rows are no moment
+                hist = tuple(x for x in evs if x.start <= e.start)
+                out.append(Moment(t=e.start, user=e.user, trigger="event", history=hist, new_event=e,
+                                  noticed=noticed, row_id=rid))
+            self.last_id = max(self.last_id, rid)
+        return out
+
+    def tick(self, now: datetime) -> Moment | None:
+        """A moment at ``now`` within the event in progress (``--every``), or ``None``
+        when the log has no events."""
+        noticed = time.perf_counter()
+        evs = self._window(now)
+        evs = [e for e in evs if e.start <= now]
+        if not evs:
+            return None
+        return Moment(t=now, user=evs[-1].user, trigger="tick", history=tuple(evs), new_event=None, noticed=noticed)

@@ -1,0 +1,37 @@
+"""The learned When-to-Assist decider (``proagent train when``) as the live loop's :class:`~proagent.live.When`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..records import Sample
+
+__all__ = ["DeciderWhen", "load_when"]
+
+
+class DeciderWhen:
+    """Adapter: a loaded :class:`proagent.agent.decider.Decider` as a callable
+    Sample -> P(help) with the threshold chosen at training time."""
+
+    def __init__(self, decider: Any) -> None:
+        self.decider = decider
+        self.threshold = float(decider.threshold)
+
+    def __call__(self, sample: Sample) -> float:
+        return float(self.decider.decide(sample).p_yes)
+
+
+def load_when(folder: str | Path) -> DeciderWhen:
+    """Load a decider folder and load its embedding model now (the first live
+    decision is then as fast as the others).
+
+    Raises:
+        ValueError: not a decider folder, or one made for other features
+            (:class:`proagent.agent.decider.DeciderError`).
+    """
+    from ..agent.decider import load_decider
+
+    d = load_decider(folder)
+    d.warm_up()
+    return DeciderWhen(d)

@@ -1,0 +1,217 @@
+"""``proagent live``: the proactive agent on a growing activity log, or a replay of a recorded one."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from ..errors import DataError
+
+__all__ = ["live_cmd"]
+
+
+def _seconds(text: str, option: str, *, zero: bool = False) -> float:
+    from ..bench.samples import parse_window
+
+    if zero and str(text).strip() in ("0", "0s", "off", "none"):
+        return 0.0
+    try:
+        return parse_window(text)
+    except ValueError as e:
+        raise click.BadParameter(str(e).replace("window ", "", 1), param_hint=option) from None
+
+
+def _scripted(path: Path):  # noqa: ANN202
+    from ._agent import ScriptedDecider
+
+    try:
+        text = path.read_text("utf-8")
+        ids = json.loads(text) if text.lstrip().startswith("[") else [ln.strip() for ln in text.splitlines()]
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise click.BadParameter(f"{path}: {e}", param_hint="--yes-at") from None
+    return ScriptedDecider(yes={str(i) for i in ids if str(i).strip() and not str(i).startswith("#")})
+
+
+def _decider(decider: Path | None, yes_at: Path | None):  # noqa: ANN202
+    if yes_at is not None:
+        return _scripted(yes_at), f"scripted:{yes_at}"
+    if decider is None:
+        raise click.UsageError("give --decider DIR (written by `proagent train when`) or --yes-at FILE (scripted)")
+    from ._when import load_when
+
+    try:
+        return load_when(decider), str(decider)
+    except (DataError, ValueError, OSError) as e:
+        raise click.BadParameter(str(e), param_hint="--decider") from None
+
+
+@click.group("live", invoke_without_command=True)
+@click.option("--watch", type=click.Path(exists=True, path_type=Path), default=None,
+              help="Follow this growing LifeTrace database (a .db, or a capture/participant folder).")
+@click.option("--capture", "capture_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Run `proagent capture --out DIR` and follow what it records.")
+@click.option("--capture-option", "capture_options", multiple=True,
+              help="Pass this option on to proagent capture (repeatable), e.g. --capture-option=--no-ocr.")
+@click.option("--replay", type=click.Path(exists=True, path_type=Path), default=None,
+              help="Play a recorded log (ProactiveBench sessions, LifeTrace database or folder) through the loop.")
+@click.option("--speed", type=float, default=60.0, show_default=True, help="Replay this many times faster than real time (0: no waiting).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Live folder: feedback.db, decisions, pause file, page URL (default: beside the log; live/<name> for a replay).")
+@click.option("--decider", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="When-to-Assist decider folder written by `proagent train when`.")
+@click.option("--yes-at", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="Scripted decider instead: a file of sample or event ids (one a line, or a JSON list) to say Yes at.")
+@click.option("--model", default="local/qwen2.5-coder-1.5b", show_default=True,
+              help="How-to-Assist model asked only when the decider says Yes ('none': offer without one).")
+@click.option("--model-arg", "model_args", multiple=True, help="Model argument KEY=VALUE (e.g. n_threads=1).")
+@click.option("--model-base-url", default=None, help="Base URL for the model's API.")
+@click.option("--notify", default="terminal", show_default=True, help="Comma-separated: terminal, desktop, page, none.")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True, help="Local page port on 127.0.0.1 (0: free one).")
+@click.option("--window", default="5m", show_default=True, help="Context window of each moment (1s .. 24h).")
+@click.option("--every", default="30s", show_default=True, help="Also decide this often within a long event (0: only at new events).")
+@click.option("--max-per-hour", type=click.IntRange(0), default=4, show_default=True, help="At most this many offers in 60 minutes.")
+@click.option("--cooldown", default="15m", show_default=True, help="No offer this long after a dismiss.")
+@click.option("--quiet-hours", default=None, help="No offers in this local time range, e.g. 22:00-08:00.")
+@click.option("--block-app", multiple=True, help="Never offer in front of this app (whole words; repeatable).")
+@click.option("--block-title", multiple=True, help="Never offer in front of windows whose title matches this regex (repeatable).")
+@click.option("--quiet-apps/--no-quiet-apps", default=True, show_default=True,
+              help="Stay quiet in front of call, screen-sharing and full-screen apps (proagent/data/live_quiet_apps.json).")
+@click.option("--ignore-after", default="10m", show_default=True, help="An unanswered offer counts as ignored after this long.")
+@click.option("--duration", default=None, help="Stop watching by itself after this long (e.g. 10m).")
+@click.pass_context
+def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, capture_options: tuple[str, ...],
+             replay: Path | None, speed: float,
+             out: Path | None, decider: Path | None, yes_at: Path | None, model: str, model_args: tuple[str, ...],
+             model_base_url: str | None, notify: str, port: int, window: str, every: str, max_per_hour: int,
+             cooldown: str, quiet_hours: str | None, block_app: tuple[str, ...], block_title: tuple[str, ...],
+             quiet_apps: bool, ignore_after: str, duration: str | None) -> None:
+    """The proactive agent: at every new moment of an activity log it builds the benchmark's
+    sample, asks the When decider (milliseconds) and, only on Yes and within the restraint
+    limits, asks the model How to Assist and shows the offer. Offers, answers and every
+    decision go to OUT/feedback.db (`proagent train when --feedback OUT` learns from them).
+
+    \b
+    Examples:
+      proagent live --replay ../shared/data/proactivebench --yes-at yes.txt --model none --speed 0
+      proagent live --watch ~/activity --decider deciders/when --notify terminal,page --model-arg n_threads=1
+      proagent live pause ~/activity      # and: proagent live resume ~/activity
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    sources = [x for x in (watch, capture_dir, replay) if x is not None]
+    if len(sources) != 1:
+        raise click.UsageError("give exactly one of --watch DB_OR_DIR, --capture DIR, --replay DATA "
+                               "(or a subcommand: pause DIR, resume DIR)")
+    from ..cliutil import check_model, check_writable_dir, parse_model_args
+    from ._restraint import RestraintConfig, parse_quiet_hours
+    from ._run import LiveOptions, run_replay, run_watch, start_capture, summarise
+
+    names = tuple(n.strip() for n in notify.split(",") if n.strip())
+    bad = [n for n in names if n not in ("terminal", "desktop", "page", "none")]
+    if bad or not names:
+        raise click.BadParameter(f"{notify!r}: choose from terminal, desktop, page, none", param_hint="--notify")
+    if speed < 0:
+        raise click.BadParameter("must be >= 0", param_hint="--speed")
+    try:
+        qh = parse_quiet_hours(quiet_hours)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--quiet-hours") from None
+    import re
+
+    for t in block_title:
+        try:
+            re.compile(t)
+        except re.error as e:
+            raise click.BadParameter(f"{t!r}: {e}", param_hint="--block-title") from None
+    when, decider_name = _decider(decider, yes_at)
+    how = None
+    if model != "none":
+        args = parse_model_args(model_args)
+        check_model(model, model_base_url, args)
+        from ._agent import HowModel
+
+        how = HowModel(model, args, base_url=model_base_url)
+    options = LiveOptions(
+        window_seconds=_seconds(window, "--window"), every_seconds=_seconds(every, "--every", zero=True),
+        notify=names, port=port,
+        restraint=RestraintConfig(max_per_hour=max_per_hour, cooldown_seconds=_seconds(cooldown, "--cooldown", zero=True),
+                                  quiet_hours=qh, block_apps=block_app, block_titles=block_title, quiet_apps=quiet_apps),
+        ignore_after_seconds=_seconds(ignore_after, "--ignore-after"), decider=decider_name,
+        model="" if model == "none" else model)
+    answers = sys.stdin if "terminal" in names and sys.stdin.isatty() else None
+    page_line = lambda url: click.echo(f"offers page: {url}")  # noqa: E731
+    proc = None
+    try:
+        if replay is not None:
+            out = out or Path("live") / (replay.resolve().stem or "replay")
+            check_writable_dir(out, "--out")
+            res = run_replay(replay, out, when, options, speed=speed, how=how, answers=answers, on_page=page_line)
+        else:
+            if capture_dir is not None:
+                check_writable_dir(capture_dir, "--capture", lock=False)  # proagent capture takes the folder's lock
+                proc = start_capture(capture_dir, capture_options)
+                watch = capture_dir
+            assert watch is not None
+            from ..sources.lifetrace_schema import find_lifetrace_db
+
+            log_dir = find_lifetrace_db(watch).parent
+            out = out or log_dir
+            # the log's folder belongs to its writer (proagent capture holds its run lock); feedback.db beside it
+            check_writable_dir(out, "--out", lock=out.resolve() != log_dir.resolve())
+            click.echo(f"watching {watch}; decisions and feedback in {out / 'feedback.db'} (Ctrl-C stops)")
+            res = run_watch(watch, out, when, options, how=how, answers=answers, on_page=page_line,
+                            duration=_seconds(duration, "--duration") if duration else None)
+    except DataError as e:
+        raise click.ClickException(str(e)) from None
+    except KeyboardInterrupt:
+        click.echo("stopped; run the same command again to go on where it stopped", err=True)
+        return
+    finally:
+        if proc is not None:
+            _stop_capture(proc, capture_dir)
+    s = summarise(res.decisions)
+    parts = ", ".join(f"{v} {k}" for k, v in sorted(s["outcomes"].items()))
+    click.echo(f"{s['moments']} moments decided: {parts or 'none'}")
+    if s["reasons"]:
+        click.echo("held/skipped because: " + ", ".join(f"{k} {v}" for k, v in sorted(s["reasons"].items())))
+    for key, name in (("decide_seconds", "decision"), ("how_seconds", "How call"), ("offer_seconds", "offer")):
+        if s[key]:
+            click.echo(f"{name} latency: p50 {s[key]['p50'] * 1000:.1f} ms, p95 {s[key]['p95'] * 1000:.1f} ms (n={s[key]['n']})")
+    click.echo(f"wrote {res.folder / 'feedback.db'}" + (f" and {res.folder / 'decisions.jsonl'}" if replay else ""))
+
+
+def _stop_capture(proc, folder: Path | None) -> None:  # noqa: ANN001
+    """Stop the capture this command started: its own stop command, else SIGTERM to its pid."""
+    from ..capture import send_command
+
+    try:
+        if proc.poll() is None and folder is not None:
+            send_command(folder, "stop", wait=15.0)
+    except Exception:  # noqa: BLE001 (any failure to stop cleanly falls back to terminating our child)
+        pass
+    if proc.poll() is None:
+        proc.terminate()
+    proc.wait(20)
+
+
+@live_cmd.command("pause")
+@click.argument("folder", metavar="DIR", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def pause_cmd(folder: Path) -> None:
+    """Pause the live agent writing to DIR: it keeps reading, decides and offers nothing."""
+    from ._restraint import pause
+
+    pause(folder)
+    click.echo(f"live agent in {folder} paused (proagent live resume {folder} to go on)")
+
+
+@live_cmd.command("resume")
+@click.argument("folder", metavar="DIR", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def resume_cmd(folder: Path) -> None:
+    """Resume the live agent writing to DIR."""
+    from ._restraint import resume
+
+    was = resume(folder)
+    click.echo(f"live agent in {folder} resumed" if was else f"live agent in {folder} was not paused")
