@@ -11,3 +11,8 @@ else
   proagent data fetch proactivebench --dest data/proactivebench
 fi
 proagent eval --data data/proactivebench --method zero-shot --model local/qwen2.5-coder-1.5b "$@"
+# the learned When-to-Assist decider: trained on the train split (earlier half of each session),
+# it decides When on the test split; the model is asked How only at its Yes moments
+proagent train when --data data/proactivebench --out deciders/proactivebench-dev
+proagent eval --data data/proactivebench --method zero-shot --model local/qwen2.5-coder-1.5b \
+    --decider deciders/proactivebench-dev "$@"

@@ -42,12 +42,14 @@ def cli() -> None:
 @click.option("--threshold", default=None, help="Decide When to Assist by P(Yes) >= T from token log-probabilities instead of the "
               "answer text: T in [0, 1], or 'auto' to choose T on the train split (balanced accuracy). zero-shot/cot; the "
               "provider must return log-probabilities (local, OpenAI).")
+@click.option("--decider", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="A decider folder (proagent train when): it decides When; the model is asked How only at its Yes moments.")
 @click.option("--log-dir", type=click.Path(path_type=Path), default=None, help="Where logs and results.json go (default: logs/<run>). Re-running with the same dir resumes.")
 @click.option("--display", type=click.Choice(["full", "rich", "plain", "log", "none"]), default=None, help="inspect progress display.")
 def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, model_arg: tuple[str, ...], window: str,
              split: str, train_fraction: float, limit: int | None, seed: int, sc_samples: int,
-             annotations: tuple[Path, ...], memory: str, images: bool, threshold: str | None, log_dir: Path | None,
-             display: str | None) -> None:
+             annotations: tuple[Path, ...], memory: str, images: bool, threshold: str | None, decider: Path | None,
+             log_dir: Path | None, display: str | None) -> None:
     """Run When/How-to-Assist on an activity log and print the results table.
 
     Example: proagent eval --data data/proactivebench --model local/smollm2-135m --limit 5
@@ -62,12 +64,16 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--window") from None
     fixed = _threshold(threshold, method, split)
+    if decider is not None and threshold is not None:
+        raise click.BadParameter("--decider and --threshold both decide When to Assist; give one", param_hint="--decider")
     if log_dir is None:
         parts = [data.resolve().name, method, model.split("/")[-1], window_slug(seconds), split, f"seed{seed}"]
         if memory != "none":
             parts.insert(2, f"mem-{memory}")
         if threshold:
             parts.append(f"thr-{threshold}")
+        if decider is not None:
+            parts.append(f"dec-{decider.resolve().name}")
         if limit:
             parts.append(f"limit{limit}")
         log_dir = Path("logs") / slug("-".join(parts))
@@ -78,7 +84,8 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
                 data=str(data), method=method, window=window, split=split_, train_fraction=train_fraction,
                 seed=seed, sc_samples=sc_samples, images=images,
                 annotations=",".join(str(a) for a in annotations) or None,
-                **({"memory": memory} if memory != "none" else {}), **extra,
+                **({"memory": memory} if memory != "none" else {}),
+                **({"decider": str(decider)} if decider is not None else {}), **extra,
             )
         except (DataError, ValueError) as e:
             raise click.ClickException(str(e)) from None
@@ -111,6 +118,10 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
     results = results_from_log(full)
     if calibration:
         results["calibration"] = calibration
+    if decider is not None:
+        from .report.decider import decider_results
+
+        results["decider"] = decider_results(full, str(decider))
     write_json_atomic(log_dir / "results.json", results)
     title = "When / How to Assist" + (f" (memory: {memory})" if memory != "none" else "")
     click.echo(render_table(results, title=title))
@@ -247,17 +258,23 @@ def data() -> None:
 
 
 @data.command("fetch")
-@click.argument("dataset", type=click.Choice(["proactivebench"]))
-@click.option("--dest", type=click.Path(path_type=Path), default=Path("data/proactivebench"), show_default=True, help="Folder to write into.")
+@click.argument("dataset", type=click.Choice(["proactivebench", "proactivebench-synthetic"]))
+@click.option("--dest", type=click.Path(path_type=Path), default=None, help="Folder to write into (default: data/DATASET).")
 @click.option("--from", "source", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None, help="Copy from an offline mirror instead of downloading.")
-def data_fetch(dataset: str, dest: Path, source: Path | None) -> None:
+def data_fetch(dataset: str, dest: Path | None, source: Path | None) -> None:
     """Download a public data set from its upstream source, checksums verified.
 
     Example: proagent data fetch proactivebench --dest data/proactivebench
     """
-    from .sources.fetch import FetchError, fetch_proactivebench
+    from .sources.fetch import FetchError, fetch_proactivebench, fetch_proactivebench_synthetic
 
+    dest = dest or Path("data") / dataset
     try:
+        if dataset == "proactivebench-synthetic":
+            path, counts = fetch_proactivebench_synthetic(dest, source_dir=source)
+            dropped = f"; {counts['real-session']} real-session traces dropped" if counts["real-session"] else ""
+            click.echo(f"{counts['synthetic']} synthetic traces verified in {path}{dropped}")
+            return
         files = fetch_proactivebench(dest, source_dir=source)
     except FetchError as e:
         raise click.ClickException(str(e)) from None
@@ -319,11 +336,13 @@ def _register() -> None:
     from .dialogue.cli import dialogue
     from .stats.cli import stats_cmd
     from .synth.cli import simulate_cmd, synth_cmd
+    from .train.cli import train
 
     cli.add_command(dialogue)
     cli.add_command(stats_cmd)
     cli.add_command(synth_cmd)
     cli.add_command(simulate_cmd)
+    cli.add_command(train)
 
 
 _register()

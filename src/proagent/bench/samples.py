@@ -36,7 +36,7 @@ from datetime import datetime, timedelta
 from ..errors import DataError
 from ..records import Event, Sample
 
-__all__ = ["SampleConfig", "WINDOWS", "build_samples", "candidate_moments", "parse_window"]
+__all__ = ["SampleConfig", "WINDOWS", "build_samples", "candidate_moments", "parse_window", "window_context"]
 
 WINDOWS = (10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 """Context windows of the paper's ablation in seconds (10 s, 30 s, 1, 2, 5, 10 min;
@@ -90,10 +90,14 @@ def _split(samples: list[Sample], fraction: float) -> list[Sample]:
     return [replace(s, split="train" if i < n_train else "test") for i, s in enumerate(ordered)]
 
 
-def _context(events: list[Event], upto: int, t: datetime, window: float) -> tuple[Event, ...]:
-    """Events before index ``upto`` that overlap [t - window, t)."""
+def window_context(events: list[Event], upto: int, t: datetime, window: float) -> tuple[Event, ...]:
+    """The context of moment ``t``: events before index ``upto`` (of time-ordered
+    ``events``) that overlap [t - window, t); ``window`` in seconds."""
     lo = t - timedelta(seconds=window)
     return tuple(e for e in events[:upto] if (e.end or e.start) >= lo)
+
+
+_context = window_context
 
 
 def _labelled(events: list[Event], cfg: SampleConfig) -> list[Sample]:

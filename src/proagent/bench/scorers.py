@@ -160,7 +160,7 @@ def assist_scorer(threshold: float | None = None):  # noqa: ANN201
             },
             answer=("unparsed" if predicted < 0 else ("yes" if predicted else "no")),
             explanation=pred.get("parse_method", ""),
-            metadata={"prediction": pred},
+            metadata={"prediction": pred, **({"decider": md["decider"]} if "decider" in md else {})},
         )
 
     return score

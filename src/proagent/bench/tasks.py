@@ -71,6 +71,7 @@ def assist(
     candidates: bool = False,
     logprobs: bool = False,
     threshold: float | None = None,
+    decider: str | None = None,
 ) -> Task:
     """When/How-to-Assist on an activity log (ProAgentBench section 5).
 
@@ -96,6 +97,10 @@ def assist(
         threshold: Decide When to Assist by ``p_yes >= threshold`` instead of
             the answer text (implies ``logprobs``; zero-shot and cot only).
             Answers without a readable ``p_yes`` keep their text decision.
+        decider: A decider folder (``proagent train when``): it decides When at
+            every moment and the model is asked (How to Assist) only where it
+            says Yes (:func:`proagent.agent.decider.decider_gate`). Refused when
+            an evaluated moment is one of the decider's training moments.
 
     Raises:
         ValueError: unknown method or split, or bad window.
@@ -103,6 +108,8 @@ def assist(
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+    if decider and threshold is not None:
+        raise ValueError("decider and threshold both decide When to Assist; give one")
     if threshold is not None:
         threshold = float(threshold)
         if method == "sc" or not 0.0 <= threshold <= 1.0:
@@ -135,6 +142,9 @@ def assist(
         solver = [memory_context(store, {s.id: s for s in samples}), solver]
         metadata.update(memory=memory, memory_derived=derived_fields_summary(store),
                         memory_build_seconds=round(sum(store.build_seconds.values()), 3))
+    if decider:
+        solver = _gated(decider, samples, solver)
+        metadata["decider"] = str(decider)
     return Task(
         dataset=MemoryDataset(to_inspect_samples(samples, method), name="assist"),
         solver=solver,
@@ -143,3 +153,19 @@ def assist(
                               **({"logprobs": True, "top_logprobs": 10} if logprobs else {})),
         metadata=metadata,
     )
+
+
+def _gated(folder: str, samples: list[Sample], solver):  # noqa: ANN001, ANN202
+    """The decider gate around ``solver``, after the leakage guard."""
+    from ..agent.decider import decider_gate, load_decider
+    from ..train.data import find_leaks
+
+    dec = load_decider(folder)
+    leaks = find_leaks(samples, dec.manifest.get("training_moments") or [])
+    if leaks:
+        shown = ", ".join(leaks[:5]) + (f" and {len(leaks) - 5} more" if len(leaks) > 5 else "")
+        raise ValueError(f"decider {folder} was trained on {len(leaks)} of the {len(samples)} evaluated moments "
+                         f"({shown}); evaluate it on moments it was not trained on (e.g. --split test)")
+    dec.warm_up()
+    inner = solver if isinstance(solver, list) else [solver]
+    return decider_gate(dec, {s.id: s for s in samples}, inner)

@@ -134,6 +134,10 @@ def render_table(results: dict, title: str = "When / How to Assist") -> str:
     for name, b in (results.get("baselines") or {}).items():
         t.add_row(name.replace("_", "-"), str(results.get("n")), _fmt(b["accuracy"]), _fmt(b["precision"]),
                   _fmt(b["recall"]), _fmt(b["f1"]), "", "", "", "", "")
+    if results.get("decider"):
+        from .decider import decider_line
+
+        t.caption = decider_line(results["decider"])
     console = Console(width=200, record=True, force_terminal=False, color_system=None)
     with console.capture() as cap:
         console.print(t)

@@ -3,7 +3,12 @@
 ``proagent data fetch proactivebench`` downloads the six public development
 sessions of ProactiveBench from the THUNLP ProactiveAgent repository
 (Apache-2.0) and checks each file's SHA-256; ``--from DIR`` copies them from an
-offline mirror instead, with the same checks. Files are written to a temporary
+offline mirror instead, with the same checks. ``proagent data fetch
+proactivebench-synthetic`` downloads ProactiveBench's reward-data traces at a
+pinned commit, checks both upstream files, keeps only the synthetic traces
+(relative ``Day N`` times; the real-session traces are dropped, see
+:mod:`proagent.sources.proactivebench_synthetic`) with their upstream split tagged,
+and checks the result against its own SHA-256. Files are written to a temporary
 name and renamed only when their checksum matches, so a failed fetch never
 leaves a half-written file or replaces a good one.
 """
@@ -17,7 +22,18 @@ from pathlib import Path
 
 from ..io import write_atomic
 
-__all__ = ["PROACTIVEBENCH_FILES", "PROACTIVEBENCH_URL", "FetchError", "fetch_proactivebench"]
+__all__ = [
+    "PROACTIVEBENCH_FILES",
+    "PROACTIVEBENCH_URL",
+    "SYNTHETIC_FILE",
+    "SYNTHETIC_SHA256",
+    "SYNTHETIC_UPSTREAM",
+    "SYNTHETIC_URL",
+    "FetchError",
+    "fetch_proactivebench",
+    "fetch_proactivebench_synthetic",
+    "synthetic_only",
+]
 
 PROACTIVEBENCH_URL = "https://raw.githubusercontent.com/thunlp/ProactiveAgent/main/dataset/test_data/{name}"
 """Upstream location of one session file."""
@@ -88,3 +104,117 @@ def fetch_proactivebench(dest: str | Path, source_dir: str | Path | None = None,
     if license_src is not None and license_src.is_file() and not (dest / "LICENSE").exists():
         shutil.copyfile(license_src, dest / "LICENSE")
     return out
+
+
+SYNTHETIC_URL = ("https://raw.githubusercontent.com/thunlp/ProactiveAgent/"
+                 "86383616ee530e9bcd1e9fe2269703ef3e3d8478/dataset/reward_data/{name}")
+"""Upstream location of one reward-data file, at the pinned commit."""
+
+SYNTHETIC_UPSTREAM: dict[str, tuple[str, str]] = {
+    "train": ("train_data.jsonl", "e3a7303c469f5a6de4ca28cbeea31adc7232353767fd29de87c914bb4e5b0c53"),
+    "test": ("test_data.jsonl", "1ce3c041f6ed5e4de1122ef18e71fa151b340b23247737ee7991b00c83978224"),
+}
+"""Upstream split -> (file name, SHA-256): 1,629 and 120 traces, synthetic and real-session mixed."""
+
+SYNTHETIC_FILE = "synthetic_traces.jsonl"
+"""The derived file: synthetic traces only, one per line, ``split`` first."""
+
+SYNTHETIC_SHA256 = "9caf84deca7044690bf123576faff2cc26839c463fbc357d2e391b4341abdf30"
+"""SHA-256 of :data:`SYNTHETIC_FILE` (427 traces: 399 train, 28 test)."""
+
+
+def synthetic_only(upstream: dict[str, bytes]) -> tuple[bytes, dict[str, int]]:
+    """The synthetic traces of the upstream reward-data files, in order, each line
+    ``{"split": <upstream split>, **trace}`` (UTF-8, not ASCII-escaped).
+
+    Args:
+        upstream: split name (``train``, ``test``) -> that file's bytes.
+
+    Returns:
+        (the derived file's bytes, counts ``{"synthetic": n, "real-session": m}``
+        where m traces were dropped).
+
+    Raises:
+        FetchError: a line is not JSON or has no observation times.
+    """
+    import json
+
+    from .proactivebench_synthetic import _relative_time
+
+    lines, counts = [], {"synthetic": 0, "real-session": 0}
+    for split, data in upstream.items():
+        for no, line in enumerate(data.decode("utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                d = json.loads(line)
+                times = [str(o["time"]) for o in d["obs"]]
+            except (json.JSONDecodeError, KeyError, TypeError) as e:
+                raise FetchError(f"{split}_data.jsonl line {no}: not a reward trace ({e})") from None
+            if times and all(_relative_time(t) is not None for t in times):
+                counts["synthetic"] += 1
+                lines.append(json.dumps({"split": split, **d}, ensure_ascii=False) + "\n")
+            else:
+                counts["real-session"] += 1
+    return "".join(lines).encode("utf-8"), counts
+
+
+def fetch_proactivebench_synthetic(dest: str | Path, source_dir: str | Path | None = None,
+                                   timeout: float = 60.0) -> tuple[Path, dict[str, int]]:
+    """Download (or copy from ``source_dir``) ProactiveBench's synthetic traces.
+
+    Downloads both upstream reward-data files at the pinned commit
+    (:data:`SYNTHETIC_URL`), checks their SHA-256, keeps the synthetic traces
+    (:func:`synthetic_only`) and writes :data:`SYNTHETIC_FILE` only when it matches
+    :data:`SYNTHETIC_SHA256`. A mirror may hold the derived file (as
+    ``../shared/data/proactivebench-synthetic`` does) or the two upstream files.
+    A good file already in ``dest`` is kept.
+
+    Returns:
+        (the written file, counts ``{"synthetic": kept, "real-session": dropped}``;
+        ``dropped`` is 0 when the file was copied or already present).
+
+    Raises:
+        FetchError: a download fails, a file is missing from the mirror, or a
+            checksum does not match (nothing is written).
+    """
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    target = dest / SYNTHETIC_FILE
+
+    def kept(data: bytes) -> int:
+        return sum(1 for line in data.splitlines() if line.strip())
+
+    if target.is_file() and hashlib.sha256(target.read_bytes()).hexdigest() == SYNTHETIC_SHA256:
+        return target, {"synthetic": kept(target.read_bytes()), "real-session": 0}
+    counts = None
+    if source_dir is not None and (Path(source_dir) / SYNTHETIC_FILE).is_file():
+        src = Path(source_dir) / SYNTHETIC_FILE
+        data, where = src.read_bytes(), str(src)
+        counts = {"synthetic": kept(data), "real-session": 0}
+    else:
+        upstream = {}
+        for split, (name, sha) in SYNTHETIC_UPSTREAM.items():
+            if source_dir is not None:
+                src = Path(source_dir) / name
+                if not src.is_file():
+                    raise FetchError(f"{Path(source_dir)}: holds neither {SYNTHETIC_FILE} nor the upstream {name}")
+                raw, where = src.read_bytes(), str(src)
+            else:
+                where = SYNTHETIC_URL.format(name=name)
+                try:
+                    with urllib.request.urlopen(where, timeout=timeout) as r:  # noqa: S310 (fixed https URL)
+                        raw = r.read()
+                except OSError as e:
+                    raise FetchError(f"{where}: download failed ({e}); use --from DIR with an offline copy") from e
+            digest = hashlib.sha256(raw).hexdigest()
+            if digest != sha:
+                raise FetchError(f"{where}: SHA-256 {digest} does not match the expected {sha}")
+            upstream[split] = raw
+        data, counts = synthetic_only(upstream)
+        where = f"synthetic traces derived from {', '.join(n for n, _ in SYNTHETIC_UPSTREAM.values())}"
+    _install(data, SYNTHETIC_FILE, SYNTHETIC_SHA256, dest, where)
+    license_src = Path(source_dir) / "LICENSE" if source_dir else None
+    if license_src is not None and license_src.is_file() and not (dest / "LICENSE").exists():
+        shutil.copyfile(license_src, dest / "LICENSE")
+    return target, counts

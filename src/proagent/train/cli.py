@@ -1,0 +1,96 @@
+"""``proagent train``: fit models on labelled moments (``proagent train when``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+__all__ = ["train"]
+
+
+@click.group()
+def train() -> None:
+    """Train models on labelled moments (never on what you evaluate)."""
+
+
+@train.command("when")
+@click.option("--data", type=click.Path(exists=True, path_type=Path), default=None,
+              help="Activity log (as eval reads it): its train split (time split within each user) is used.")
+@click.option("--train-data", "train_data", multiple=True, type=click.Path(exists=True, path_type=Path),
+              help="A whole data set to train on (repeatable): an activity log (all moments) or ProactiveBench "
+                   "synthetic traces (synthetic_traces.jsonl or its folder).")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Decider folder to write (model.skops, manifest.json, report.md).")
+@click.option("--model", type=click.Choice(["logreg", "gbm"]), default="logreg", show_default=True,
+              help="Logistic regression (class-weighted, strongly regularised) or gradient boosting.")
+@click.option("--objective", default="f1", show_default=True,
+              help="Threshold objective on cross-validated training data: f1, accuracy, balanced-accuracy or precision-at-recall:R.")
+@click.option("--cv", "cv", type=click.Choice(["user", "moments"]), default="user", show_default=True,
+              help="Folds for choosing the threshold: grouped by user (decider for new users) or over moments (for the same users later).")
+@click.option("--c", "c", type=click.FloatRange(min=1e-6), default=0.003, show_default=True, help="Logistic regression: inverse L2 strength.")
+@click.option("--features", default=None, help="Comma-separated feature groups (embedding, similarity, behaviour, keywords, clock, weekday); default embedding,similarity,behaviour,keywords.")
+@click.option("--window", default="5m", show_default=True, help="Context window before each moment, as eval uses it.")
+@click.option("--train-fraction", type=float, default=0.5, show_default=True, help="Earliest share of each user's moments in the train split of --data.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of folds, boosting and negative sampling.")
+def when_cmd(data: Path | None, train_data: tuple[Path, ...], out: Path, model: str, objective: str, cv: str, c: float,
+             features: str | None, window: str, train_fraction: float, seed: int) -> None:
+    """Fit a When-to-Assist decider and write it to --out.
+
+    Example: proagent train when --data data/proactivebench --out deciders/dev
+    """
+    from rich.progress import Progress
+
+    from ..agent.decider import DEFAULT_GROUPS, EmbeddingCache, FeatureConfig, moment_texts
+    from ..bench.samples import parse_window
+    from ..cliutil import check_writable_dir
+    from ..errors import DataError
+    from .data import TrainingSet, load_split_moments, load_training_data
+    from .when import WhenConfig, parse_objective, train_decider
+
+    if data is None and not train_data:
+        raise click.UsageError("give --data (its train split) and/or --train-data (whole data sets)")
+    try:
+        seconds = parse_window(window)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--window") from None
+    try:
+        parse_objective(objective)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--objective") from None
+    try:
+        groups = FeatureConfig(tuple(g.strip() for g in features.split(",") if g.strip()) if features else DEFAULT_GROUPS)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--features") from None
+    samples, sources, origins = [], [], []
+    try:
+        if data is not None:
+            s, src = load_split_moments(data, "train", window_seconds=seconds, train_fraction=train_fraction, seed=seed)
+            samples += s
+            sources.append(src)
+            origins += [src.origin] * len(s)
+        for d in train_data:
+            s, src = load_training_data(d, window_seconds=seconds, train_fraction=train_fraction, seed=seed)
+            samples += s
+            sources.append(src)
+            origins += [src.origin] * len(s)
+    except (DataError, ValueError) as e:
+        raise click.ClickException(str(e)) from None
+    check_writable_dir(out, "--out")
+    for src in sources:
+        click.echo(f"{src.path}: {src.n} {src.origin} moments ({src.selection}), positive rate {src.positive_rate:.3f}", err=True)
+    cache = EmbeddingCache()
+    todo = cache.missing([t for s in samples for t in moment_texts(s)]) if "embedding" in groups.groups or "similarity" in groups.groups else 0
+    cfg = WhenConfig(model=model, objective=objective, c=c, cv=cv, seed=seed)
+    try:
+        with Progress(transient=True) as bar:
+            job = bar.add_task("embedding event texts", total=max(todo, 1))
+            manifest = train_decider(TrainingSet(tuple(samples), tuple(sources), tuple(origins)), out, cfg, groups,
+                                     cache=cache, progress=lambda n: bar.advance(job, n), window_seconds=seconds)
+    except ValueError as e:
+        raise click.ClickException(str(e)) from None
+    m = manifest["cv"]
+    click.echo(f"decider: {manifest['n']} moments ({manifest['n_positive']} positive), {model}, objective {objective}, "
+               f"threshold {manifest['threshold']:.4f}")
+    click.echo(f"cross-validated ({m['folds']} folds, by {cv}): AUC {m['auc']:.3f}, accuracy {m['accuracy']:.3f}, "
+               f"precision {m['precision']:.3f}, recall {m['recall']:.3f}, F1 {m['f1']:.3f}")
+    click.echo(f"wrote {out} (model.skops, manifest.json, report.md); evaluate: proagent eval --data DATA --decider {out}")

