@@ -37,8 +37,10 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-DEV = REPO.parent / "shared" / "data" / "proactivebench"
-SYNTHETIC = REPO.parent / "shared" / "data" / "proactivebench-synthetic"
+SHARED = next((p / "shared" / "data" for p in (REPO.parent, REPO.parent.parent) if (p / "shared" / "data").is_dir()),
+              REPO.parent / "shared" / "data")  # ../shared beside the repository (or beside its worktree folder)
+DEV = SHARED / "proactivebench"
+SYNTHETIC = SHARED / "proactivebench-synthetic"
 
 
 def _proagent(args: list[str], log: Path) -> None:
@@ -60,6 +62,10 @@ def _train(method: str, source: list[str], base: str, out: Path, limit: int | No
         args += ["--threads", str(a.threads)]
     if a.epochs is not None:
         args += ["--epochs", str(a.epochs)]
+    if a.batch_size is not None:
+        args += ["--batch-size", str(a.batch_size)]
+    if a.loss_probe is not None:
+        args += ["--loss-probe", str(a.loss_probe)]
     t = time.monotonic()
     _proagent(args, out.with_suffix(".log"))
     m = json.loads((out / "manifest.json").read_text())
@@ -117,6 +123,10 @@ def main() -> None:
     p.add_argument("--micro-batch-size", type=int, default=1)
     p.add_argument("--max-length", type=int, default=2048)
     p.add_argument("--epochs", type=float, default=None, help="default: the paper's 3")
+    p.add_argument("--batch-size", type=int, default=None, help="default: the paper's 16")
+    p.add_argument("--limit", type=int, default=None,
+                   help="train on N real moments (stratified draw) and as many synthetic ones (default: all real)")
+    p.add_argument("--loss-probe", type=int, default=None, help="examples for the loss before/after (default 32)")
     p.add_argument("--eval-limit", type=int, default=None, help="evaluate only the first N test moments")
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args()
@@ -130,7 +140,7 @@ def main() -> None:
         folds = [("time-split", ["--data", str(DEV)], DEV, "test")]
     for name, real_source, test_data, split in folds:
         print(f"== {name}", flush=True)
-        real = _train(a.method, real_source, a.base, a.out / name / "real", None, a)
+        real = _train(a.method, real_source, a.base, a.out / name / "real", a.limit, a)
         n_real = json.loads((a.out / name / "real" / "manifest.json").read_text())["n_examples"]
         synth = _train(a.method, ["--train-data", str(SYNTHETIC)], a.base, a.out / name / "synthetic", n_real, a)
         for label, model in (("zero-shot", base_model), ("real", f"local/{real.resolve()}"),

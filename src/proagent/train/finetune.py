@@ -38,6 +38,7 @@ from typing import Any, Callable, Literal
 from ..agent.prompting import system_prompt, user_prompt
 from ..io import write_json_atomic
 from ..records import Sample
+from .data import training_moments
 
 __all__ = [
     "DEFAULT_LEARNING_RATE",
@@ -51,6 +52,7 @@ __all__ = [
     "read_manifest",
     "require_train_extra",
     "subsample",
+    "trained_folder",
 ]
 
 MANIFEST = "manifest.json"
@@ -242,6 +244,22 @@ def read_manifest(folder: str | Path) -> dict[str, Any] | None:
     return data
 
 
+def trained_folder(model: str) -> Path | None:
+    """The output folder of a fine-tuning run when ``model`` (an inspect model name,
+    ``local//path/model.gguf``) is the GGUF it wrote, else ``None``: its manifest
+    lists the training moments that evaluation must not score it on."""
+    if not model.startswith("local/") or not model.lower().endswith(".gguf"):
+        return None
+    path = Path(model[len("local/"):]).expanduser()
+    try:
+        m = read_manifest(path.parent)
+    except ValueError:
+        return None
+    if m and m.get("kind") == "proagent-finetune" and m.get("model_gguf") == path.name:
+        return path.parent
+    return None
+
+
 def _fingerprint(config: FinetuneConfig, base: str, ids: list[str], sources: list[dict[str, Any]]) -> str:
     keep = {k: v for k, v in asdict(config).items() if k not in {"save_steps", "gguf_type", "loss_probe"}}
     text = json.dumps({"config": keep, "base": base, "ids": ids, "sources": sources}, sort_keys=True)
@@ -285,7 +303,8 @@ def finetune(train: list[Sample], base: str, out: str | Path, config: FinetuneCo
 
     Returns:
         The manifest (also written to ``out/manifest.json``): ``method``, ``base``,
-        ``config``, ``training_moments`` (sample ids), ``n_examples``,
+        ``config``, ``training_ids`` (sample ids), ``training_moments`` (the
+        leakage guard's keys, :func:`proagent.train.data.training_moments`), ``n_examples``,
         ``n_too_long``, ``loss_before``/``loss_after`` (mean answer-token
         cross-entropy on up to ``loss_probe`` training examples, nats),
         ``losses`` (per logged step), ``model_gguf``, ``adapter``, ``seconds``.
@@ -348,7 +367,9 @@ def finetune(train: list[Sample], base: str, out: str | Path, config: FinetuneCo
     manifest: dict[str, Any] = {
         "kind": "proagent-finetune", "status": "training", "fingerprint": fp, "method": config.method,
         "base": base, "source_gguf": str(source_gguf) if source_gguf else None, "config": asdict(config),
-        "learning_rate": config.lr(), "sources": sources, "training_moments": ids,
+        "learning_rate": config.lr(), "sources": sources, "training_ids": ids,
+        # the leakage guard's record (proagent.train.data.training_moments): eval refuses these moments
+        "training_moments": training_moments(train),
         "n_examples": len(kept), "n_too_long": too_long,
         "n_positive": sum(1 for s, n in zip(train, lengths) if s.label and n <= config.max_length),
         "example_tokens": {"min": min(lengths), "max": max(lengths), "mean": round(sum(lengths) / len(lengths), 1)},
