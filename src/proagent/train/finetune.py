@@ -342,9 +342,12 @@ def finetune(train: list[Sample], base: str, out: str | Path, config: FinetuneCo
             echo(f"{out}: already trained ({old.get('n_examples')} examples); nothing to do")
             return old
 
+    import datasets
     import torch
     from datasets import Dataset
     from trl import SFTConfig, SFTTrainer
+
+    datasets.disable_progress_bars()  # one line per step from the callback is the progress
 
     if threads:
         torch.set_num_threads(int(threads))
@@ -393,11 +396,14 @@ def finetune(train: list[Sample], base: str, out: str | Path, config: FinetuneCo
         report_to="none", max_length=config.max_length, packing=False, completion_only_loss=True,
         bf16=bool(cuda and torch.cuda.is_bf16_supported()), disable_tqdm=True, dataloader_num_workers=0,
         gradient_checkpointing=False,  # small models: recomputing activations only costs time
+        dataloader_pin_memory=cuda,
     )
     trainer = SFTTrainer(model=model, args=args, train_dataset=dataset, eval_dataset=probe, processing_class=tok,
                          peft_config=peft_config, callbacks=[_callback(echo)])
     resume = _last_checkpoint(out / "checkpoints")
-    if probe is not None and not resume:
+    if resume and old is not None and "loss_before" in old:
+        manifest["loss_before"] = old["loss_before"]  # measured before the interrupted run
+    if probe is not None and "loss_before" not in manifest:
         manifest["loss_before"] = float(trainer.evaluate()["eval_loss"])
         echo(f"loss before training {manifest['loss_before']:.4f} on {len(probe)} training examples")
         write_json_atomic(out / MANIFEST, manifest)
