@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from datetime import datetime
 from pathlib import Path
 
@@ -164,7 +165,10 @@ def test_trained_gguf_evaluates_offline_and_refuses_its_training_moments(trained
     assert out["run"]["task_args"].get("finetuned") == str(trained)
     res = CliRunner().invoke(cli, ["eval", "--data", str(DEV), "--model", model, "--split", "train", "--limit", "2",
                                    "--log-dir", str(tmp_path / "leak"), "--display", "none"])
-    assert res.exit_code != 0 and "was trained on 2 of the 55 evaluated moments" in res.output
+    # the guard matches by session and time, and by event text and time (the same moment under
+    # another session name), so at least the 2 training moments are refused
+    found = re.search(r"was trained on (\d+) of the 55 evaluated moments", res.output)
+    assert res.exit_code != 0 and found and int(found.group(1)) >= 2
 
 
 @pytest.mark.slow
