@@ -87,6 +87,10 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
             parts.append(f"limit{limit}")
         log_dir = default_log_dir(*parts)
 
+    from .train.finetune import trained_folder
+
+    finetuned = trained_folder(model)  # a model from proagent train sft|lora: the leakage guard needs its manifest
+
     def make(split_: str, **extra):  # noqa: ANN003, ANN202
         try:
             return assist(
@@ -95,7 +99,8 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
                 annotations=",".join(str(a) for a in annotations) or None,
                 **({"memory": memory} if memory != "none" else {}),
                 **({"decider": str(decider)} if decider is not None else {}),
-                **({"modality": modality} if modality != "text" else {}), **extra,
+                **({"modality": modality} if modality != "text" else {}),
+                **({"finetuned": str(finetuned)} if finetuned is not None else {}), **extra,
             )
         except (DataError, ValueError) as e:
             raise click.ClickException(str(e)) from None

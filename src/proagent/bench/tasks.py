@@ -84,6 +84,7 @@ def assist(
     threshold: float | None = None,
     decider: str | None = None,
     modality: str = "text",
+    finetuned: str | None = None,
 ) -> Task:
     """When/How-to-Assist on an activity log (ProAgentBench section 5).
 
@@ -115,6 +116,9 @@ def assist(
             every moment and the model is asked (How to Assist) only where it
             says Yes (:func:`proagent.agent.decider.decider_gate`). Refused when
             an evaluated moment is one of the decider's training moments.
+        finetuned: The output folder of ``proagent train sft|lora`` whose model
+            is evaluated (``proagent eval`` fills it in for ``local//.../model.gguf``):
+            refused when an evaluated moment is one of its training moments.
 
     Raises:
         ValueError: unknown method or split, or bad window.
@@ -145,6 +149,10 @@ def assist(
         samples = [s for s in samples if s.split == split]
     if not samples:
         raise ValueError(f"{data}: no {split} samples (check --split and the data's labels)")
+    if finetuned:
+        from ..train.finetune import read_manifest
+
+        _refuse_leaks(f"fine-tuned model {finetuned}", (read_manifest(finetuned) or {}).get("training_moments") or [], samples)
     solver = method_solver(method, sc_samples=int(sc_samples), sc_temperature=float(sc_temperature), images=bool(images))
     metadata = {"method": method, "window_seconds": cfg.window_seconds, "split": split}
     if candidates:
@@ -163,6 +171,8 @@ def assist(
     if decider:
         solver = _gated(decider, samples, solver)
         metadata["decider"] = str(decider)
+    if finetuned:
+        metadata["finetuned"] = str(finetuned)
     return Task(
         dataset=MemoryDataset(to_inspect_samples(samples, method, modality), name="assist"),
         solver=solver,
@@ -173,17 +183,23 @@ def assist(
     )
 
 
+def _refuse_leaks(what: str, trained_on: list[dict], samples: list[Sample]) -> None:
+    """The leakage guard: ``ValueError`` when an evaluated moment is a training moment."""
+    from ..train.data import find_leaks
+
+    leaks = find_leaks(samples, trained_on)
+    if leaks:
+        shown = ", ".join(leaks[:5]) + (f" and {len(leaks) - 5} more" if len(leaks) > 5 else "")
+        raise ValueError(f"{what} was trained on {len(leaks)} of the {len(samples)} evaluated moments "
+                         f"({shown}); evaluate it on moments it was not trained on (e.g. --split test)")
+
+
 def _gated(folder: str, samples: list[Sample], solver):  # noqa: ANN001, ANN202
     """The decider gate around ``solver``, after the leakage guard."""
     from ..agent.decider import decider_gate, load_decider
-    from ..train.data import find_leaks
 
     dec = load_decider(folder)
-    leaks = find_leaks(samples, dec.manifest.get("training_moments") or [])
-    if leaks:
-        shown = ", ".join(leaks[:5]) + (f" and {len(leaks) - 5} more" if len(leaks) > 5 else "")
-        raise ValueError(f"decider {folder} was trained on {len(leaks)} of the {len(samples)} evaluated moments "
-                         f"({shown}); evaluate it on moments it was not trained on (e.g. --split test)")
+    _refuse_leaks(f"decider {folder}", dec.manifest.get("training_moments") or [], samples)
     dec.warm_up()
     inner = solver if isinstance(solver, list) else [solver]
     return decider_gate(dec, {s.id: s for s in samples}, inner)

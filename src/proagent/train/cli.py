@@ -101,3 +101,13 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
     click.echo(f"cross-validated ({m['folds']} folds, by {cv}): AUC {m['auc']:.3f}, accuracy {m['accuracy']:.3f}, "
                f"precision {m['precision']:.3f}, recall {m['recall']:.3f}, F1 {m['f1']:.3f}")
     click.echo(f"wrote {out} (model.skops, manifest.json, report.md); evaluate: proagent eval --data DATA --decider {out}")
+
+
+def _register_finetune() -> None:
+    from ._finetune_cli import lora_cmd, sft_cmd
+
+    train.add_command(sft_cmd)
+    train.add_command(lora_cmd)
+
+
+_register_finetune()

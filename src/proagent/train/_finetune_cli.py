@@ -1,0 +1,133 @@
+"""``proagent train sft`` and ``proagent train lora``: fine-tune the LLM, write it back as GGUF.
+
+The commands only parse options and print; the work is in :mod:`proagent.train.finetune`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+__all__ = ["lora_cmd", "sft_cmd"]
+
+
+def _options(method: str):  # noqa: ANN202
+    lr = {"sft": "2e-5", "lora": "2e-4"}[method]
+
+    def wrap(f):  # noqa: ANN001, ANN202
+        opts = [
+            click.option("--data", type=click.Path(exists=True, path_type=Path), default=None,
+                         help="Activity log (as eval reads it): its train split (time split within each user) is used."),
+            click.option("--train-data", "train_data", multiple=True, type=click.Path(exists=True, path_type=Path),
+                         help="A whole data set to train on (repeatable): an activity log (all moments) or ProactiveBench "
+                              "synthetic traces (synthetic_traces.jsonl or its folder)."),
+            click.option("--base", default="smollm2-135m", show_default=True,
+                         help="Base model: a bundled model (smollm2-135m, qwen2.5-coder-1.5b), a .gguf file or a Hugging Face model folder."),
+            click.option("--out", required=True, type=click.Path(path_type=Path),
+                         help="Output folder (checkpoints/, model.gguf, manifest.json). Re-running resumes."),
+            click.option("--learning-rate", type=click.FloatRange(min=0, min_open=True), default=None,
+                         help=f"Peak learning rate [default: {lr}, ProAgentBench section 6.6]."),
+            click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True, help="Examples per optimiser step."),
+            click.option("--micro-batch-size", type=click.IntRange(min=1), default=1, show_default=True,
+                         help="Examples per forward pass (gradient accumulation makes up the batch)."),
+            click.option("--epochs", type=click.FloatRange(min=0, min_open=True), default=3.0, show_default=True, help="Passes over the examples."),
+            click.option("--max-steps", type=int, default=-1, show_default=True, help="Stop after N optimiser steps (-1: run the epochs)."),
+            click.option("--limit", type=click.IntRange(min=1), default=None,
+                         help="Train on N moments drawn at random (stratified by label, --seed) from the training data."),
+            click.option("--max-length", type=click.IntRange(min=16), default=2048, show_default=True,
+                         help="Longest example in tokens; longer ones are left out."),
+            click.option("--save-steps", type=click.IntRange(min=1), default=25, show_default=True, help="Checkpoint every N steps."),
+            click.option("--loss-probe", type=click.IntRange(min=0), default=32, show_default=True,
+                         help="Measure the loss on this many training examples before and after training (0: skip)."),
+            click.option("--gguf-type", type=click.Choice(["f16", "f32", "q8_0"]), default="f16", show_default=True,
+                         help="Weight type of model.gguf."),
+            click.option("--window", default="5m", show_default=True, help="Context window before each moment, as eval uses it."),
+            click.option("--train-fraction", type=float, default=0.5, show_default=True,
+                         help="Earliest share of each user's moments in the train split of --data."),
+            click.option("--seed", type=int, default=0, show_default=True, help="Seed of sampling, shuffling and initialisation."),
+            click.option("--threads", type=click.IntRange(min=1), default=None, help="CPU threads for torch (default: all)."),
+        ]
+        if method == "lora":
+            opts += [
+                click.option("--lora-r", type=click.IntRange(min=1), default=16, show_default=True, help="LoRA rank r."),
+                click.option("--lora-alpha", type=click.IntRange(min=1), default=32, show_default=True, help="LoRA scaling alpha."),
+            ]
+        for o in reversed(opts):
+            f = o(f)
+        return f
+
+    return wrap
+
+
+def _run(method: str, data: Path | None, train_data: tuple[Path, ...], base: str, out: Path, limit: int | None,
+         window: str, train_fraction: float, seed: int, threads: int | None, **hyper) -> None:  # noqa: ANN003
+    from ..bench.samples import parse_window
+    from ..cliutil import check_writable_dir
+    from ..errors import DataError
+    from .data import load_split_moments, load_training_data
+    from .finetune import FinetuneConfig, TrainExtraMissing, finetune, require_train_extra, subsample
+
+    try:
+        require_train_extra()
+    except TrainExtraMissing as e:
+        raise click.ClickException(str(e)) from None
+    if data is None and not train_data:
+        raise click.UsageError("give --data (its train split) and/or --train-data (whole data sets)")
+    try:
+        seconds = parse_window(window)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--window") from None
+    samples, sources = [], []
+    try:
+        if data is not None:
+            s, src = load_split_moments(data, "train", window_seconds=seconds, train_fraction=train_fraction, seed=seed)
+            samples += s
+            sources.append(src)
+        for d in train_data:
+            s, src = load_training_data(d, window_seconds=seconds, train_fraction=train_fraction, seed=seed)
+            samples += s
+            sources.append(src)
+    except (DataError, ValueError) as e:
+        raise click.ClickException(str(e)) from None
+    if limit is not None and limit < len(samples):
+        samples = subsample(samples, limit, seed)
+    check_writable_dir(out, "--out")
+    config = FinetuneConfig(method=method, seed=seed, **hyper)
+    click.echo(f"proagent train {method}: {len(samples)} moments ({sum(s.label for s in samples)} positive) from "
+               f"{', '.join(f'{x.path} ({x.origin}, {x.selection})' for x in sources)}; base {base}; out {out}", err=True)
+    try:
+        m = finetune(samples, base, out, config, sources=[_source(x) for x in sources],
+                     echo=lambda line: click.echo(line, err=True), threads=threads)
+    except (ValueError, FileNotFoundError) as e:
+        raise click.ClickException(str(e)) from None
+    before, after = m.get("loss_before"), m.get("loss_after")
+    loss = f"; loss {before:.4f} -> {after:.4f}" if before is not None and after is not None else ""
+    model = f"model: {out / m['model_gguf']} (evaluate: proagent eval --model local/{(out / m['model_gguf']).resolve()})" \
+        if m.get("model_gguf") else f"model: {out / m['model_folder']}"
+    click.echo(f"{m['method']}: {m['n_examples']} examples, {m.get('steps', 0)} steps, {m.get('seconds', 0):.0f} s{loss}")
+    click.echo(model)
+
+
+def _source(x) -> dict:  # noqa: ANN001
+    return {"path": x.path, "sha256": x.sha256, "origin": x.origin, "selection": x.selection, "n": x.n, "n_positive": x.n_positive}
+
+
+@click.command("sft")
+@_options("sft")
+def sft_cmd(**kw) -> None:  # noqa: ANN003
+    """Supervised fine-tuning of every weight on labelled moments; writes model.gguf.
+
+    Example: proagent train sft --data data/proactivebench --base smollm2-135m --out runs/sft
+    """
+    _run("sft", **kw)
+
+
+@click.command("lora")
+@_options("lora")
+def lora_cmd(**kw) -> None:  # noqa: ANN003
+    """LoRA fine-tuning on labelled moments; writes the adapter and the merged model.gguf.
+
+    Example: proagent train lora --train-data ../shared/data/proactivebench-synthetic --out runs/lora-synthetic
+    """
+    _run("lora", **kw)

@@ -1,0 +1,447 @@
+"""Fine-tune the When/How-to-Assist LLM: supervised fine-tuning (SFT) or LoRA, then back to GGUF.
+
+ProAgentBench section 6.6 (Table 3/5) fine-tunes LLaMA-3.1-8B on 741 real moments
+(SFT: learning rate 2e-5; LoRA: r = 16, learning rate 2e-4; both batch 16, 3 epochs)
+and compares training on real against synthetic data. This module does the same
+for any transformers causal LM, with Hugging Face ``trl`` (``SFTTrainer``) and
+``peft`` (LoRA) on ``transformers``:
+
+* **Examples** (:func:`chat_examples`): the system and zero-shot user prompt that
+  ``proagent eval`` sends (:mod:`proagent.agent.prompting`), and as the answer the
+  labelled three-line format: ``Need help: Yes`` with ``Intention:`` (when the
+  moment has an intention label) and ``Query:`` (the first reference query, when
+  there is one); ``Need help: No`` for a negative. The loss is on the answer only
+  (trl's prompt-completion format).
+* **Base model** (:func:`load_base`): a bundled model name (``smollm2-135m``,
+  ``qwen2.5-coder-1.5b``) or a ``.gguf`` path, read with transformers' GGUF loader
+  (dequantised to 32-bit floats), or a Hugging Face model folder.
+* **Output folder**: ``checkpoints/`` (every ``save_steps`` optimiser steps; a
+  re-run with the same data and settings resumes from the last one),
+  ``adapter/`` (LoRA), ``model.gguf`` (merged weights, GGUF bases only:
+  :mod:`proagent.train._gguf_export`) and ``manifest.json`` (settings, the ids of
+  the training moments for the leakage guard, loss before and after).
+
+torch, transformers, trl, peft and gguf come with ``pip install 'proagent[train]'``;
+they are imported only when training starts (:func:`require_train_extra`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable, Literal
+
+from ..agent.prompting import system_prompt, user_prompt
+from ..io import write_json_atomic
+from ..records import Sample
+from .data import training_moments
+
+__all__ = [
+    "DEFAULT_LEARNING_RATE",
+    "FinetuneConfig",
+    "MANIFEST",
+    "TrainExtraMissing",
+    "answer_text",
+    "chat_examples",
+    "finetune",
+    "load_base",
+    "read_manifest",
+    "require_train_extra",
+    "subsample",
+    "trained_folder",
+]
+
+MANIFEST = "manifest.json"
+"""Name of the run record in the output folder."""
+
+DEFAULT_LEARNING_RATE = {"sft": 2e-5, "lora": 2e-4}
+"""Learning rate of each method (ProAgentBench section 6.6)."""
+
+TRAIN_EXTRA = ("torch", "transformers", "trl", "peft", "gguf", "datasets", "accelerate")
+"""Modules the ``train`` extra provides."""
+
+
+class TrainExtraMissing(RuntimeError):
+    """The ``train`` extra is not installed; the message says what to install."""
+
+
+def require_train_extra() -> None:
+    """Check that the training libraries import.
+
+    Raises:
+        TrainExtraMissing: a module of the extra is missing (names it and the command).
+    """
+    import importlib.util
+
+    missing = [m for m in TRAIN_EXTRA if importlib.util.find_spec(m) is None]
+    if missing:
+        raise TrainExtraMissing(
+            f"fine-tuning needs {', '.join(missing)}: pip install 'proagent[train]' "
+            "(install torch==2.13.0 first for the CPU build, see the README)")
+
+
+@dataclass(frozen=True)
+class FinetuneConfig:
+    """Settings of one fine-tuning run. Defaults: ProAgentBench section 6.6."""
+
+    method: Literal["sft", "lora"] = "lora"
+    """``sft`` (every weight trained) or ``lora`` (low-rank adapters, merged on export)."""
+    learning_rate: float | None = None
+    """Peak learning rate; ``None``: 2e-5 for SFT, 2e-4 for LoRA (:data:`DEFAULT_LEARNING_RATE`)."""
+    batch_size: int = 16
+    """Examples per optimiser step (the paper's 16), reached by gradient accumulation."""
+    micro_batch_size: int = 1
+    """Examples per forward pass; ``batch_size`` must be a multiple of it."""
+    epochs: float = 3.0
+    """Passes over the training examples (the paper's 3)."""
+    max_steps: int = -1
+    """Stop after this many optimiser steps (``-1``: run the epochs)."""
+    lora_r: int = 16
+    """LoRA rank r (the paper's 16)."""
+    lora_alpha: int = 32
+    """LoRA scaling alpha (2 r; the paper gives none)."""
+    lora_dropout: float = 0.05
+    """Dropout on the LoRA input (the paper gives none)."""
+    max_length: int = 2048
+    """Longest example in tokens; longer ones are left out (counted in the manifest)."""
+    save_steps: int = 25
+    """Checkpoint every this many optimiser steps (resume point)."""
+    seed: int = 0
+    """Seed of shuffling, dropout and LoRA initialisation."""
+    gguf_type: str = "f16"
+    """Weight type of ``model.gguf``: ``f16``, ``f32`` or ``q8_0``."""
+    loss_probe: int = 32
+    """Training examples on which the loss is measured before and after training (0: skip)."""
+
+    def lr(self) -> float:
+        """The learning rate used (explicit, or the method's default)."""
+        return float(self.learning_rate if self.learning_rate is not None else DEFAULT_LEARNING_RATE[self.method])
+
+
+def answer_text(sample: Sample) -> str:
+    """The answer ``proagent eval`` would score as right for ``sample`` (zero-shot format).
+
+    ``Need help: No`` for a negative; for a positive ``Need help: Yes``, then
+    ``Intention: <label>`` when the sample has one and ``Query: <first reference
+    query>`` when it has one (nothing is invented for missing labels).
+    """
+    if not sample.label:
+        return "Need help: No"
+    lines = ["Need help: Yes"]
+    if sample.intention:
+        lines.append(f"Intention: {sample.intention}")
+    query = next((q.strip() for q in sample.reference_queries if q.strip()), None)
+    if query:
+        lines.append(f"Query: {' '.join(query.split())}")
+    return "\n".join(lines)
+
+
+def chat_examples(samples: list[Sample]) -> list[dict[str, Any]]:
+    """Prompt-completion chat examples (trl's conversational format), one per sample.
+
+    Returns:
+        ``[{"id", "prompt": [system, user], "completion": [assistant]}]``: the
+        prompt is what ``proagent eval --method zero-shot`` sends for the sample.
+    """
+    system = system_prompt()
+    return [{
+        "id": s.id,
+        "prompt": [{"role": "system", "content": system}, {"role": "user", "content": user_prompt(s, "zero-shot")}],
+        "completion": [{"role": "assistant", "content": answer_text(s)}],
+    } for s in samples]
+
+
+def subsample(samples: list[Sample], n: int, seed: int = 0) -> list[Sample]:
+    """``n`` of ``samples`` drawn at random, stratified by label (the positive rate
+    is kept), in their original order; all of them when ``n >= len(samples)``.
+
+    Raises:
+        ValueError: ``n < 1``, or ``n`` too small to hold both labels when both occur.
+    """
+    if n < 1:
+        raise ValueError(f"subsample size {n}: must be >= 1")
+    if n >= len(samples):
+        return list(samples)
+    from sklearn.model_selection import train_test_split
+
+    labels = [s.label for s in samples]
+    idx = list(range(len(samples)))
+    strat = labels if len(set(labels)) > 1 else None
+    try:
+        keep, _ = train_test_split(idx, train_size=n, random_state=seed, stratify=strat)
+    except ValueError as e:
+        raise ValueError(f"cannot draw {n} of {len(samples)} moments stratified by label: {e}") from None
+    return [samples[i] for i in sorted(keep)]
+
+
+def _gguf_of(base: str) -> Path | None:
+    from ..models.catalog import MODELS, resolve_gguf
+
+    name = base.removeprefix("local/")  # local/smollm2-135m, local//abs/path.gguf
+    if name in MODELS or name.lower().endswith(".gguf"):
+        return resolve_gguf(name)
+    return None
+
+
+def load_base(base: str) -> tuple[Any, Any, Path | None]:
+    """Load a base model and its tokenizer in full precision.
+
+    Args:
+        base: a bundled model (``smollm2-135m``, ``local/qwen2.5-coder-1.5b``), a
+            ``.gguf`` file (Llama and Qwen2 architectures dequantise) or a Hugging
+            Face model folder.
+
+    Returns:
+        ``(model, tokenizer, source_gguf)``; ``source_gguf`` is ``None`` for a folder.
+
+    Raises:
+        FileNotFoundError: neither a bundled model, a GGUF file nor a model folder.
+    """
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    gguf = _gguf_of(base)
+    if gguf is not None:
+        kw = {"gguf_file": gguf.name}
+        folder = str(gguf.parent)
+    else:
+        if not (Path(base) / "config.json").is_file():
+            raise FileNotFoundError(f"{base}: not a bundled model, a .gguf file nor a model folder with config.json")
+        kw, folder = {}, base
+    tok = AutoTokenizer.from_pretrained(folder, **kw)
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype="float32", **kw)
+    quantizer = getattr(model, "hf_quantizer", None)
+    if gguf is not None and quantizer is not None:
+        # the loader dequantised every weight (no GGUF matmul kernel on this path); it still
+        # marks the model quantized, which the trainer refuses: check, then drop the mark
+        packed = [n for n, p in model.named_parameters() if not p.dtype.is_floating_point]
+        if packed:
+            raise ValueError(f"{gguf}: weights stayed in GGUF blocks ({packed[0]}, ...); cannot train them")
+        quantizer.remove_quantization_config(model)
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    return model, tok, gguf
+
+
+def read_manifest(folder: str | Path) -> dict[str, Any] | None:
+    """The ``manifest.json`` of a fine-tuning output folder, or ``None`` when there is none.
+
+    Raises:
+        ValueError: the file exists but is not a JSON object.
+    """
+    path = Path(folder) / MANIFEST
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not JSON ({e.msg})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: not a fine-tuning manifest")
+    return data
+
+
+def trained_folder(model: str) -> Path | None:
+    """The output folder of a fine-tuning run when ``model`` (an inspect model name,
+    ``local//path/model.gguf``) is the GGUF it wrote, else ``None``: its manifest
+    lists the training moments that evaluation must not score it on."""
+    if not model.startswith("local/") or not model.lower().endswith(".gguf"):
+        return None
+    path = Path(model[len("local/"):]).expanduser()
+    try:
+        m = read_manifest(path.parent)
+    except ValueError:
+        return None
+    if m and m.get("kind") == "proagent-finetune" and m.get("model_gguf") == path.name:
+        return path.parent
+    return None
+
+
+def _fingerprint(config: FinetuneConfig, base: str, ids: list[str], sources: list[dict[str, Any]]) -> str:
+    keep = {k: v for k, v in asdict(config).items() if k not in {"save_steps", "gguf_type", "loss_probe"}}
+    text = json.dumps({"config": keep, "base": base, "ids": ids, "sources": sources}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _callback(echo: Callable[[str], None]) -> Any:
+    from transformers import TrainerCallback
+
+    class LossLog(TrainerCallback):
+        def on_log(self, args, state, control, logs=None, **kwargs):  # noqa: ANN001, ANN003, ANN201
+            if logs and "loss" in logs:
+                row = {"step": int(state.global_step), "epoch": round(float(state.epoch or 0), 3),
+                       "loss": float(logs["loss"])}
+                echo(f"step {row['step']}/{state.max_steps}  epoch {row['epoch']:.2f}  loss {row['loss']:.4f}")
+
+    return LossLog()
+
+
+def _last_checkpoint(folder: Path) -> str | None:
+    from transformers.trainer_utils import get_last_checkpoint
+
+    return get_last_checkpoint(str(folder)) if folder.is_dir() else None
+
+
+def finetune(train: list[Sample], base: str, out: str | Path, config: FinetuneConfig = FinetuneConfig(), *,
+             sources: list[dict[str, Any]] | None = None, echo: Callable[[str], None] = print,
+             threads: int | None = None) -> dict[str, Any]:
+    """Fine-tune ``base`` on ``train`` and write the run to ``out``.
+
+    Args:
+        train: the training moments (e.g. the train split of real sessions, or
+            synthetic traces); never the moments a run is evaluated on.
+        base: see :func:`load_base`.
+        out: output folder (created); a re-run with the same data, base and
+            settings resumes from its last checkpoint, or returns at once when done.
+        config: hyper-parameters.
+        sources: where the moments came from (recorded in the manifest).
+        echo: receives one progress line per logged step.
+        threads: CPU threads for torch (default: torch's choice).
+
+    Returns:
+        The manifest (also written to ``out/manifest.json``): ``method``, ``base``,
+        ``config``, ``training_ids`` (sample ids), ``training_moments`` (the
+        leakage guard's keys, :func:`proagent.train.data.training_moments`), ``n_examples``,
+        ``n_too_long``, ``loss_before``/``loss_after`` (mean answer-token
+        cross-entropy on up to ``loss_probe`` training examples, nats),
+        ``losses`` (per logged step), ``model_gguf``, ``adapter``, ``seconds``.
+
+    Raises:
+        TrainExtraMissing: the ``train`` extra is not installed.
+        ValueError: no training moments, bad settings, or ``out`` holds another run.
+        FileNotFoundError: ``base`` not found.
+    """
+    require_train_extra()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # offline by design: never ask the Hub for anything
+    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+    if not train:
+        raise ValueError("no training moments")
+    if config.method not in DEFAULT_LEARNING_RATE:
+        raise ValueError(f"method {config.method!r}: choose sft or lora")
+    if config.batch_size < 1 or config.micro_batch_size < 1 or config.batch_size % config.micro_batch_size:
+        raise ValueError(f"batch size {config.batch_size} must be a positive multiple of the micro-batch {config.micro_batch_size}")
+    from ._gguf_export import GGUF_TYPES
+
+    if config.gguf_type not in GGUF_TYPES:
+        raise ValueError(f"GGUF type {config.gguf_type!r}: choose from {', '.join(GGUF_TYPES)}")
+    out = Path(out)
+    sources = list(sources or [])
+    ids = [s.id for s in train]
+    if len(set(ids)) != len(ids):
+        raise ValueError("training moments have duplicate ids; pass each moment once")
+    fp = _fingerprint(config, base, ids, sources)
+    old = read_manifest(out)
+    if old is not None:
+        if old.get("fingerprint") != fp:
+            raise ValueError(f"{out}: holds another fine-tuning run (other data, base or settings); "
+                             "choose a new --out or delete it")
+        if old.get("status") == "done" and (old.get("model_gguf") is None or Path(out, old["model_gguf"]).is_file()):
+            echo(f"{out}: already trained ({old.get('n_examples')} examples); nothing to do")
+            return old
+
+    import datasets
+    import torch
+    from datasets import Dataset
+    from trl import SFTConfig, SFTTrainer
+
+    datasets.disable_progress_bars()  # one line per step from the callback is the progress
+
+    if threads:
+        torch.set_num_threads(int(threads))
+    started = time.monotonic()
+    echo(f"loading {base}")
+    model, tok, source_gguf = load_base(base)
+
+    examples = chat_examples(train)
+    lengths = [len(tok.apply_chat_template(e["prompt"] + e["completion"], tokenize=True, return_dict=True)["input_ids"])
+               for e in examples]
+    kept = [e for e, n in zip(examples, lengths) if n <= config.max_length]
+    too_long = len(examples) - len(kept)
+    if not kept:
+        raise ValueError(f"every example is longer than max_length {config.max_length} tokens")
+    if too_long:
+        echo(f"{too_long} of {len(examples)} examples are longer than {config.max_length} tokens and are left out")
+    dataset = Dataset.from_list([{"prompt": e["prompt"], "completion": e["completion"]} for e in kept])
+    probe = dataset.select(range(min(config.loss_probe, len(dataset)))) if config.loss_probe > 0 else None
+
+    manifest: dict[str, Any] = {
+        "kind": "proagent-finetune", "status": "training", "fingerprint": fp, "method": config.method,
+        "base": base, "source_gguf": str(source_gguf) if source_gguf else None, "config": asdict(config),
+        "learning_rate": config.lr(), "sources": sources, "training_ids": ids,
+        # the leakage guard's record (proagent.train.data.training_moments): eval refuses these moments
+        "training_moments": training_moments(train),
+        "n_examples": len(kept), "n_too_long": too_long,
+        "n_positive": sum(1 for s, n in zip(train, lengths) if s.label and n <= config.max_length),
+        "example_tokens": {"min": min(lengths), "max": max(lengths), "mean": round(sum(lengths) / len(lengths), 1)},
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out / MANIFEST, manifest)
+
+    peft_config = None
+    if config.method == "lora":
+        from peft import LoraConfig
+
+        peft_config = LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha, lora_dropout=config.lora_dropout,
+                                 target_modules="all-linear", task_type="CAUSAL_LM")
+    cuda = torch.cuda.is_available()
+    args = SFTConfig(
+        output_dir=str(out / "checkpoints"), per_device_train_batch_size=config.micro_batch_size,
+        per_device_eval_batch_size=config.micro_batch_size,
+        gradient_accumulation_steps=config.batch_size // config.micro_batch_size, learning_rate=config.lr(),
+        num_train_epochs=config.epochs, max_steps=config.max_steps, logging_steps=1, save_strategy="steps",
+        save_steps=config.save_steps, save_total_limit=2, seed=config.seed, data_seed=config.seed,
+        report_to="none", max_length=config.max_length, packing=False, completion_only_loss=True,
+        bf16=bool(cuda and torch.cuda.is_bf16_supported()), disable_tqdm=True, dataloader_num_workers=0,
+        gradient_checkpointing=False,  # small models: recomputing activations only costs time
+        dataloader_pin_memory=cuda,
+    )
+    trainer = SFTTrainer(model=model, args=args, train_dataset=dataset, eval_dataset=probe, processing_class=tok,
+                         peft_config=peft_config, callbacks=[_callback(echo)])
+    resume = _last_checkpoint(out / "checkpoints")
+    if resume and old is not None and "loss_before" in old:
+        manifest["loss_before"] = old["loss_before"]  # measured before the interrupted run
+    if probe is not None and "loss_before" not in manifest:
+        manifest["loss_before"] = float(trainer.evaluate()["eval_loss"])
+        echo(f"loss before training {manifest['loss_before']:.4f} on {len(probe)} training examples")
+        write_json_atomic(out / MANIFEST, manifest)
+    if resume:
+        echo(f"resuming from {resume}")
+    trainer.train(resume_from_checkpoint=resume)
+    if probe is not None:
+        manifest["loss_after"] = float(trainer.evaluate()["eval_loss"])
+        echo(f"loss after training {manifest['loss_after']:.4f}")
+    manifest["losses"] = [{"step": int(r["step"]), "epoch": float(r.get("epoch") or 0), "loss": float(r["loss"])}
+                          for r in trainer.state.log_history if "loss" in r]
+    manifest["steps"] = int(trainer.state.global_step)
+
+    final = trainer.model
+    if config.method == "lora":
+        final.save_pretrained(str(out / "adapter"))
+        manifest["adapter"] = "adapter"
+        final = final.merge_and_unload()
+    else:
+        manifest["adapter"] = None
+    final.eval()
+    if source_gguf is not None:
+        from ._gguf_export import export_gguf
+
+        echo(f"writing {out / 'model.gguf'} ({config.gguf_type})")
+        info = export_gguf(final, source_gguf, out / "model.gguf", dtype=config.gguf_type)
+        manifest["model_gguf"] = "model.gguf"
+        manifest["gguf_bytes"] = info["bytes"]
+    else:
+        final.save_pretrained(str(out / "model"))
+        tok.save_pretrained(str(out / "model"))
+        manifest["model_gguf"] = None
+        manifest["model_folder"] = "model"
+        echo("the base is a Hugging Face folder: merged model saved to model/ (convert it with llama.cpp's "
+             "convert_hf_to_gguf.py to evaluate it with local//...)")
+    manifest["status"] = "done"
+    manifest["seconds"] = round(time.monotonic() - started, 1)
+    manifest["device"] = "cuda" if cuda else "cpu"
+    manifest["threads"] = int(torch.get_num_threads())
+    write_json_atomic(out / MANIFEST, manifest)
+    return manifest
