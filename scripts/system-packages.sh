@@ -4,7 +4,7 @@
 # Tests that need one of them skip when it is missing, except under CI=true, where they fail.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mapfile -t pkgs < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' scripts/system-packages.txt)
+mapfile -t pkgs < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e 's/^[[:space:]]*//' -e '/^$/d' scripts/system-packages.txt)
 [ "${#pkgs[@]}" -gt 0 ] || exit 0
 missing=()
 for p in "${pkgs[@]}"; do
