@@ -80,6 +80,8 @@ def workspace(template, tmp_path, monkeypatch) -> Path:
     monkeypatch.chdir(w)
     for var in [v for v in os.environ if v.startswith("PROAGENT_")]:
         monkeypatch.delenv(var)
+    for var in ("DISPLAY", "WAYLAND_DISPLAY"):  # capture and live must never record the developer's screen here
+        monkeypatch.delenv(var, raising=False)
     return w
 
 
@@ -327,6 +329,37 @@ CASES: list[Case] = [
     Case("dialogue-generate-missing", ("dialogue", "generate", "--seeds", "{w}/nope.jsonl", "--out", "{w}/gen", *MOCK), "nope.jsonl"),
     Case("dialogue-generate-out-file", ("dialogue", "generate", "--seeds", "{w}/envs.jsonl", "--out", "{w}/afile", *MOCK), "--out",
          setup=a_file("afile")),
+    # ---- train when / sft / lora (the decider and fine-tuning)
+    Case("train-when-no-data", ("train", "when", "--out", "{w}/dec"), "--data", code=2),
+    Case("train-when-missing-data", ("train", "when", "--data", "{w}/nope", "--out", "{w}/dec"), "nope", code=2),
+    Case("train-when-bad-objective", ("train", "when", "--data", "{w}/pb", "--objective", "luck", "--out", "{w}/dec"),
+         "--objective", code=2),
+    Case("train-when-out-file", ("train", "when", "--data", "{w}/pb", "--out", "{w}/afile"), "afile",
+         setup=a_file("afile")),
+    Case("train-lora-missing-data", ("train", "lora", "--data", "{w}/nope", "--out", "{w}/ft"), "nope", code=2),
+    Case("train-sft-bad-base", ("train", "sft", "--data", "{w}/pb", "--base", "nosuch-model", "--out", "{w}/ft"), "nosuch-model"),
+    # ---- eval with a decider
+    Case("eval-decider-not-a-decider", ("eval", "--data", "{w}/pb", "--decider", "{w}/pb", *MOCK), "manifest"),
+    Case("eval-decider-missing", ("eval", "--data", "{w}/pb", "--decider", "{w}/nope", *MOCK), "--decider", code=2),
+    # ---- capture (no X display in a test process: refused before anything is written)
+    Case("capture-bad-interval", ("capture", "--out", "{w}/cap", "--interval", "0"), "--interval"),
+    Case("capture-bad-exclude-regex", ("capture", "--out", "{w}/cap", "--exclude-title", "(unclosed"), "--exclude-title"),
+    Case("capture-no-display", ("capture", "--out", "{w}/cap"), "DISPLAY"),
+    # ---- curate / review
+    Case("curate-missing-raw", ("curate", "{w}/nope", "--out", "{w}/cur"), "nope"),
+    Case("curate-bad-screener", ("curate", "{w}/lt", "--out", "{w}/cur", "--screener", "magic"), "--screener", code=2),
+    Case("curate-out-inside-raw", ("curate", "{w}/lt", "--out", "{w}/lt/cur"), "--out"),
+    Case("review-not-curated", ("review", "{w}/pb"), "pb"),
+    # ---- annotate
+    Case("annotate-missing", ("annotate", "{w}/nope", "--annotator", "text:mockllm/model"), "nope", code=2),
+    Case("annotate-bad-annotator", ("annotate", "{w}/lt", "--annotator", "telepathy", "--out", "{w}/ann"), "--annotator"),
+    Case("annotate-raw-without-out", ("annotate", "{w}/bad/raw.db", "--annotator", "text:mockllm/model"), "--out",
+         setup=lambda w: make_raw_db(w / "bad" / "raw.db")),
+    # ---- live
+    Case("live-no-source", ("live", "--out", "{w}/live", "--model", "none"), "--watch", code=2),
+    Case("live-replay-missing", ("live", "--replay", "{w}/nope", "--out", "{w}/live", "--model", "none"), "nope", code=2),
+    Case("live-bad-notify", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--notify", "pigeon"),
+         "--notify", code=2),
 ]
 
 
@@ -339,11 +372,25 @@ def _release_holders():
         p.wait()
 
 
+def make_raw_db(path: Path) -> None:
+    """A raw LifeTrace 2025-11 database (as ``proagent capture`` writes it) with one event."""
+    from proagent.sources.lifetrace_write import lifetrace_ddl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    con = sqlite3.connect(path)
+    con.executescript(lifetrace_ddl("2025-11"))
+    con.execute("INSERT INTO events (id, app_name, window_title, start_time, end_time) VALUES "
+                "(1, 'chrome', 'ChatGPT', '2025-11-03 10:00:00.000000', '2025-11-03 10:01:00.000000')")
+    con.commit()
+    con.close()
+
+
 def test_the_suite_covers_every_command():
     assert len(CASES) >= 40 and len({c.id for c in CASES}) == len(CASES)
     commands = {" ".join(c.argv[:2]) if c.argv[0] in ("data", "models", "dialogue") else c.argv[0] for c in CASES}
     for name in ("eval", "ablate", "stats", "synth", "simulate", "data fetch", "models prepare", "dialogue plan",
-                 "dialogue guide", "dialogue kappa", "dialogue generate"):
+                 "dialogue guide", "dialogue kappa", "dialogue generate", "train", "capture", "curate", "review",
+                 "annotate", "live"):
         assert name in commands, name
     assert any("--annotations" in c.argv for c in CASES)
 

@@ -34,7 +34,8 @@ class XSession:
     def __enter__(self) -> XSession:
         r, w = os.pipe()
         xvfb = subprocess.Popen(
-            ["Xvfb", "-displayfd", str(w), "-screen", "0", f"{self.size[0]}x{self.size[1]}x24", "-nolisten", "tcp"],
+            ["Xvfb", "-displayfd", str(w), "-screen", "0", f"{self.size[0]}x{self.size[1]}x24", "-nolisten", "tcp",
+             "-noreset"],  # without a window manager the last client leaving would reset the server mid-test
             pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         os.close(w)
         self.procs.append(xvfb)
