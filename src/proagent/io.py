@@ -18,13 +18,14 @@ import json
 import math
 import os
 import re
+import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["LOCK_NAME", "FolderBusy", "folder_lock", "slug", "to_jsonable", "write_atomic", "write_json_atomic"]
+__all__ = ["LOCK_NAME", "FolderBusy", "folder_lock", "slug", "swap_in", "to_jsonable", "write_atomic", "write_json_atomic"]
 
 LOCK_NAME = ".proagent.lock"
 """The run lock's file inside a locked folder (holds the owner's process id; ignored by
@@ -36,6 +37,25 @@ def slug(text: str, limit: int = 80) -> str:
     become ``_``, leading/trailing ``_`` are dropped, at most ``limit`` characters; used for
     every folder name proagent derives from options (log dirs, ablation cells, stats folders)."""
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:limit]
+
+
+def swap_in(built: str | Path, target: str | Path, old: str | Path | None = None) -> Path:
+    """Put the folder ``built`` (finished beside ``target``) in place of ``target`` in two renames.
+
+    The previous ``target``, if any, is renamed to ``old`` (default: ``.<name>.old`` beside it) and
+    removed only after ``built`` is in place, so a crash leaves either folder whole, never a mix.
+
+    Raises:
+        OSError: a rename failed (``built`` and the old ``target`` are left as they were).
+    """
+    built, target = Path(built), Path(target)
+    old = Path(old) if old is not None else target.parent / f".{target.name}.old"
+    shutil.rmtree(old, ignore_errors=True)
+    if target.exists():
+        os.replace(target, old)
+    os.replace(built, target)
+    shutil.rmtree(old, ignore_errors=True)
+    return target
 
 
 def write_atomic(path: str | Path, data: bytes | str, *, mode: int = 0o644) -> Path:

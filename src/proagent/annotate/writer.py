@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
-from ..io import write_atomic, write_json_atomic
+from ..io import swap_in, write_atomic, write_json_atomic
 from .records import EventAnnotation
 from .task import AnnotationPlan
 
@@ -237,12 +237,7 @@ def write_out(data: str | Path, plan: AnnotationPlan, annotations: list[EventAnn
             files.append(out / user / PROCESSED_DB)
         write_annotations_file(tmp / ANNOTATIONS_FILE, annotations)
         write_json_atomic(tmp / MARKER, summary)
-        old = out.parent / f".{out.name}.old"
-        shutil.rmtree(old, ignore_errors=True)
-        if out.exists():
-            os.replace(out, old)
-        os.replace(tmp, out)
-        shutil.rmtree(old, ignore_errors=True)
+        swap_in(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
-from ..io import write_atomic, write_json_atomic
+from ..io import swap_in, write_atomic, write_json_atomic
 from ..records import Event, Screenshot
 from ..sources.lifetrace_schema import DB_NAMES, connect_read_only, find_lifetrace_db
 from ..sources.lifetrace_write import PROCESSED_DDL
@@ -347,15 +347,7 @@ def _write_user(user: str, out: Path, events: list[tuple[Event, list[Screenshot]
         con.commit()
     finally:
         con.close()
-    final = out / user
-    old = out / STATE_DIR / f"{user}.old"
-    if old.exists():
-        shutil.rmtree(old)
-    if final.exists():
-        os.replace(final, old)
-    os.replace(build, final)
-    if old.exists():
-        shutil.rmtree(old)
+    swap_in(build, out / user, old=out / STATE_DIR / f"{user}.old")
 
 
 def curate(raw: str | Path, out: str | Path, screener: Screener, config: CurateConfig | None = None,

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..errors import DataError
+from ..io import swap_in
 from ..records import Sample
 from ..report.results import sample_prediction
 from ..sources.load import find_databases, is_sqlite_file
@@ -262,12 +263,7 @@ def write_simulated(data: str | Path, decisions: list[Decision], candidates: Seq
             "files": files,
         }
         (tmp / "simulate.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", "utf-8")
-        old = out.parent / f".{out.name}.old"
-        shutil.rmtree(old, ignore_errors=True)
-        if out.exists():
-            os.replace(out, old)
-        os.replace(tmp, out)
-        shutil.rmtree(old, ignore_errors=True)
+        swap_in(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
