@@ -21,7 +21,6 @@ the success rate (paper: 97.6% on 100 checked events).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,7 +36,7 @@ from inspect_ai.util import materialize_media
 from ..errors import DataError
 from ..records import Event
 from ..sources.lifetrace import LifeTraceLog, load_lifetrace
-from ..sources.load import find_databases
+from ..sources.load import databases_by_user, find_databases
 from ..taxonomy import load_taxonomy
 from .parsing import AnswerError, default_fields, parse_annotation
 from .platforms import PlatformHit, event_platform
@@ -97,13 +96,7 @@ def find_logs(data: str | Path) -> dict[str, Path]:
     dbs = [data] if data.is_file() else find_databases(data)
     if not dbs:
         raise DataError(data, "no LifeTrace database (*.db) here or one level down")
-    users: dict[str, Path] = {}
-    for db in dbs:
-        user = Path(os.path.abspath(db)).parent.name or db.stem
-        if user in users:
-            raise DataError(db, f"a second database for user {user!r} ({users[user].name}); one per participant folder")
-        users[user] = db
-    return users
+    return databases_by_user(dbs)
 
 
 def plan_annotation(data: str | Path, *, all_events: bool = False, ocr: str = "auto",

@@ -16,7 +16,7 @@ from ..errors import DataError
 from ..records import Event
 from .proactivebench import is_proactivebench_file, read_proactivebench
 
-__all__ = ["find_databases", "is_sqlite_file", "load_events"]
+__all__ = ["databases_by_user", "find_databases", "is_sqlite_file", "load_events"]
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -42,6 +42,22 @@ def find_databases(folder: Path) -> list[Path]:
         if first is not p:
             raise DataError(p, f"is the same database as {first} (a link?); one participant would count twice")
     return found
+
+
+def databases_by_user(dbs: list[Path]) -> dict[str, Path]:
+    """Participant name -> database: the name of the folder holding each database (the file stem
+    for a database with no folder name), as ProAgentBench's ``P01/lifetrace_privacy_processed.db``.
+
+    Raises:
+        DataError: two databases belong to one participant folder.
+    """
+    users: dict[str, Path] = {}
+    for db in dbs:
+        user = Path(os.path.abspath(db)).parent.name or db.stem
+        if user in users:
+            raise DataError(db, f"a second database for user {user!r} ({users[user].name}); one per participant folder")
+        users[user] = db
+    return users
 
 
 def load_events(path: str | Path, annotations: list[str | Path] | None = None) -> list[Event]:

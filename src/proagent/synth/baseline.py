@@ -40,7 +40,7 @@ from ..errors import DataError
 from ..io import swap_in
 from ..records import Sample
 from ..report.results import sample_prediction
-from ..sources.load import find_databases, is_sqlite_file
+from ..sources.load import databases_by_user, find_databases, is_sqlite_file
 from ..sources.proactivebench import is_proactivebench_file
 
 __all__ = ["CandidatePoint", "Decision", "candidate_points", "check_output", "decisions_from_log", "write_simulated"]
@@ -122,13 +122,7 @@ def _sources(data: Path) -> tuple[str, dict[str, Path]]:
     dbs = find_databases(data)
     if not dbs:
         raise DataError(data, "no ProactiveBench sessions or LifeTrace databases here")
-    users: dict[str, Path] = {}
-    for db in dbs:
-        user = Path(os.path.abspath(db)).parent.name or db.stem
-        if user in users:
-            raise DataError(db, f"a second database for user {user!r} ({users[user].name}); one per participant folder")
-        users[user] = db
-    return "lifetrace", users
+    return "lifetrace", databases_by_user(dbs)
 
 
 def _write_session(src: Path, dst: Path, decided: dict[str, Decision], user: str) -> None:
