@@ -53,6 +53,19 @@ class FetchError(RuntimeError):
     """A download failed or a file did not match its checksum."""
 
 
+def _download(url: str, timeout: float) -> bytes:
+    """The body at ``url`` (a fixed https address of the upstream repository).
+
+    Raises:
+        FetchError: the download failed (the message suggests ``--from`` with an offline copy).
+    """
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as r:  # noqa: S310 (fixed https URL)
+            return r.read()
+    except OSError as e:
+        raise FetchError(f"{url}: download failed ({e}); use --from DIR with an offline copy") from e
+
+
 def _install(data: bytes, name: str, expected: str, dest: Path, source: str) -> Path:
     digest = hashlib.sha256(data).hexdigest()
     if digest != expected:
@@ -92,13 +105,8 @@ def fetch_proactivebench(dest: str | Path, source_dir: str | Path | None = None,
             data = src.read_bytes()
             where = str(src)
         else:
-            url = PROACTIVEBENCH_URL.format(name=name)
-            try:
-                with urllib.request.urlopen(url, timeout=timeout) as r:  # noqa: S310 (fixed https URL)
-                    data = r.read()
-            except OSError as e:
-                raise FetchError(f"{url}: download failed ({e}); use --from DIR with an offline copy") from e
-            where = url
+            where = PROACTIVEBENCH_URL.format(name=name)
+            data = _download(where, timeout)
         out.append(_install(data, name, sha, dest, where))
     license_src = Path(source_dir) / "LICENSE" if source_dir else None
     if license_src is not None and license_src.is_file() and not (dest / "LICENSE").exists():
@@ -202,11 +210,7 @@ def fetch_proactivebench_synthetic(dest: str | Path, source_dir: str | Path | No
                 raw, where = src.read_bytes(), str(src)
             else:
                 where = SYNTHETIC_URL.format(name=name)
-                try:
-                    with urllib.request.urlopen(where, timeout=timeout) as r:  # noqa: S310 (fixed https URL)
-                        raw = r.read()
-                except OSError as e:
-                    raise FetchError(f"{where}: download failed ({e}); use --from DIR with an offline copy") from e
+                raw = _download(where, timeout)
             digest = hashlib.sha256(raw).hexdigest()
             if digest != sha:
                 raise FetchError(f"{where}: SHA-256 {digest} does not match the expected {sha}")
