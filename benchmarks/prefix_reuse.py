@@ -78,9 +78,9 @@ def run_setting(task: Any, model: str, n: int, reuse: bool, n_ctx: int | None, n
     import inspect_ai
     from inspect_ai.log import read_eval_log
 
-    from proagent.bench import similarity
+    from proagent import embedding
 
-    similarity._embed_one.cache_clear()  # both settings embed the reference queries afresh
+    embedding.clear_cache()  # both settings embed the reference queries afresh
     model_args: dict[str, Any] = {"cache_prompt": "true" if reuse else "false"}
     if n_ctx:
         model_args["n_ctx"] = n_ctx
@@ -167,13 +167,13 @@ def main(argv: list[str] | None = None) -> int:
     print(note, file=sys.stderr, flush=True)
     data = args.data or str(DEFAULT_DATA)
 
-    from proagent.bench import similarity
+    from proagent import embedding
     from proagent.bench.tasks import assist
 
     task = assist(data=data, split=args.split, method=args.method, window=args.window)
     n = min(args.n, len(task.dataset))
     users = sorted({s.metadata["user"] for s in list(task.dataset)[:n]})
-    similarity._model()  # embedding model loaded once, outside every timing
+    embedding.load_model()  # embedding model loaded once, outside every timing
     load_s = warm_up(args.model, args.n_ctx, args.n_threads)
     print(f"model load + warm-up (untimed): {load_s:.1f} s", file=sys.stderr, flush=True)
     runs: dict[bool, list[dict[str, Any]]] = {True: [], False: []}

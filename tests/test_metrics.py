@@ -10,7 +10,8 @@ import pytest
 
 from proagent.agent.solvers import vote
 from proagent.bench.metrics import HEADLINE, baseline, bootstrap_ci, percentile, summarize, when_metrics
-from proagent.bench.similarity import best_similarity, embed
+from proagent.bench.similarity import best_similarity
+from proagent.embedding import embed
 from proagent.records import Score
 
 # --------------------------------------------------------------------------- when_metrics
@@ -239,9 +240,9 @@ def _one_openmp_thread():
     except ImportError:  # pragma: no cover
         yield
         return
-    from proagent.bench import similarity
+    from proagent import embedding
 
-    similarity._model()  # load the engine (and its OpenMP runtime) first, then limit it
+    embedding.load_model()  # load the engine (and its OpenMP runtime) first, then limit it
     with threadpool_limits(limits=1, user_api="openmp"):
         yield
 
@@ -284,3 +285,17 @@ def test_no_references_is_an_error():
         best_similarity("anything", [])
     with pytest.raises(ValueError, match="reference"):
         best_similarity("anything", ["", "  "])
+
+
+def test_embed_batches_and_caches_like_one_by_one():
+    from proagent import embedding
+
+    texts = ["open the terminal", "帮我写一封邮件", "open the terminal", ""]
+    embedding.clear_cache()
+    together = embedding.embed(texts)
+    embedding.clear_cache()
+    alone = np.stack([embedding.embed([t])[0] for t in texts])
+    assert np.allclose(together, alone, atol=1e-5)
+    assert np.allclose(together[0], together[2])
+    again = embedding.embed(texts[:1])  # from the cache: the same vector
+    assert np.array_equal(again[0], together[0])

