@@ -288,7 +288,7 @@ def test_interrupted_run_says_how_to_resume(tmp_path, monkeypatch):
     import click
     import inspect_ai
 
-    from proagent.cliutil import run_eval_set
+    from proagent.cli._util import run_eval_set
 
     monkeypatch.setattr(inspect_ai, "eval_set", lambda *a, **k: (False, []))
     with pytest.raises(click.ClickException, match="interrupted; re-run the same command to resume"):
@@ -297,6 +297,6 @@ def test_interrupted_run_says_how_to_resume(tmp_path, monkeypatch):
 
 def test_window_spellings_share_the_default_log_dir():
     from proagent.bench.samples import parse_window
-    from proagent.cliutil import window_slug
+    from proagent.cli._util import window_slug
 
     assert {window_slug(parse_window(w)) for w in ("5m", "5 M", "300", "300s", "5min")} == {"300s"}

@@ -8,7 +8,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from proagent.dialogue.cli import dialogue
+from proagent.cli.dialogue import dialogue
 from proagent.dialogue.kappa import quadratic_kappa
 
 ITEMS = [

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 from proagent.dialogue import Environment, read_environments
-from proagent.dialogue.cli import dialogue
+from proagent.cli.dialogue import dialogue
 from proagent.dialogue.generator import GenConfig, GenModels, TopicReviewPending, run_generate
 
 SEEDS = [Environment("rec-1", "recommendation", "hobbies/cycling", "cyclist", "asks weather", "tyres", ("a", "b"))]

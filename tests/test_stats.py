@@ -26,7 +26,7 @@ from proagent.stats import (
     summary_text,
     top_k_precursors,
 )
-from proagent.stats.cli import stats_cmd
+from proagent.cli.stats import stats_cmd
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "proactivebench"
 

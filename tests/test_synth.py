@@ -13,7 +13,7 @@ from proagent.sources.lifetrace import load_lifetrace, read_lifetrace
 from proagent.sources.load import load_events
 from proagent.stats import burstiness, inter_event_times
 from proagent.synth import DB_NAME, SynthConfig, generate, intention_shares
-from proagent.synth.cli import synth_cmd
+from proagent.cli.synth import synth_cmd
 from proagent.taxonomy import load_taxonomy
 
 

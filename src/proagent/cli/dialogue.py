@@ -12,8 +12,8 @@ from typing import Any
 
 import click
 
-from ..cliutil import DEFAULT_MODEL, check_model, default_log_dir
-from ..cliutil import parse_model_args as _model_args
+from ._util import DEFAULT_MODEL, check_model, default_log_dir
+from ._util import parse_model_args as _model_args
 from ..errors import DataError
 
 __all__ = ["dialogue"]
@@ -62,9 +62,9 @@ def _common(f):  # noqa: ANN001, ANN202
 def _run(task: Any, *, name: str, data: Path, model: str, model_base_url: str | None, model_arg: tuple[str, ...],
          roles: dict[str, str | None], limit: int | None, log_dir: Path | None, display: str | None,
          extra: list[str]) -> None:
-    from ..cliutil import check_writable_dir, run_eval_set
+    from ._util import check_writable_dir, run_eval_set
     from ..io import write_atomic, write_json_atomic
-    from .report import render_html, render_table, results_from_log
+    from ..dialogue.report import render_html, render_table, results_from_log
 
     args = _model_args(model_arg)
     if log_dir is None:
@@ -103,7 +103,7 @@ def plan_cmd(data: Path, model: str, judge: str | None, model_base_url: str | No
 
     Example: proagent dialogue plan --data ../shared/data/proactiveeval-seed --limit 6
     """
-    from .planning import dialogue_plan
+    from ..dialogue.planning import dialogue_plan
 
     try:
         task = dialogue_plan(data=str(data), domains=domains, tier=tier, seed=seed)
@@ -130,7 +130,7 @@ def guide_cmd(data: Path, model: str, judge: str | None, model_base_url: str | N
 
     Example: proagent dialogue guide --data ../shared/data/proactiveeval-seed --agreeableness medium --limit 2
     """
-    from .guidance import dialogue_guide, parse_levels
+    from ..dialogue.guidance import dialogue_guide, parse_levels
 
     try:
         parse_levels(agreeableness)
@@ -161,7 +161,7 @@ def kappa_cmd(human_csv: Path, results: Path | None, out: Path | None) -> None:
     Example: proagent dialogue kappa --human scores.csv --results logs/dialogue-plan-.../results.json
     """
     from ..io import write_json_atomic
-    from .kappa import agreement, judge_scores_from_results, read_score_csv
+    from ..dialogue.kappa import agreement, judge_scores_from_results, read_score_csv
 
     try:
         human, judge = read_score_csv(human_csv)
@@ -210,9 +210,9 @@ def generate_cmd(seeds: Path, out: Path, model: str, judge: str | None, reasoner
     """
     from inspect_ai.model import get_model
 
-    from ..cliutil import check_writable_dir
-    from .generator import GenConfig, GenModels, TopicReviewPending, run_generate
-    from .io import read_environments
+    from ._util import check_writable_dir
+    from ..dialogue.generator import GenConfig, GenModels, TopicReviewPending, run_generate
+    from ..dialogue.io import read_environments
 
     try:
         seed_envs = read_environments(seeds)

@@ -63,10 +63,10 @@ def _options(method: str):  # noqa: ANN202
 def _run(method: str, data: Path | None, train_data: tuple[Path, ...], base: str, out: Path, limit: int | None,
          window: str, train_fraction: float, seed: int, threads: int | None, **hyper) -> None:  # noqa: ANN003
     from ..bench.samples import parse_window
-    from ..cliutil import check_writable_dir
+    from ._util import check_writable_dir
     from ..errors import DataError
-    from .data import load_split_moments, load_training_data
-    from .finetune import FinetuneConfig, TrainExtraMissing, finetune, require_train_extra, subsample
+    from ..train.data import load_split_moments, load_training_data
+    from ..train.finetune import FinetuneConfig, TrainExtraMissing, finetune, require_train_extra, subsample
 
     try:
         require_train_extra()

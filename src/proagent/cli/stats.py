@@ -40,8 +40,8 @@ def stats_cmd(data: Path | None, out: Path | None, compare: tuple[Path, Path] | 
 
     Example: proagent stats ../shared/data/proactivebench --out stats/dev
     """
-    from ..cliutil import check_writable_dir
-    from .report import render_compare, run_compare, run_stats, summary_text
+    from ._util import check_writable_dir
+    from ..stats.report import render_compare, run_compare, run_stats, summary_text
 
     try:
         if compare:

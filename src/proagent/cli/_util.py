@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from .io import slug
+from ..io import slug
 
 __all__ = ["DEFAULT_MODEL", "check_model", "check_writable_dir", "parse_model_args", "run_eval_set", "default_log_dir", "slug", "window_slug"]
 
@@ -72,7 +72,7 @@ def check_writable_dir(path: Path, option: str, *, lock: bool = True) -> None:
         click.ClickException: the path is a file, the folder cannot be written,
             or another proagent process is using it (the message names its pid).
     """
-    from .io import FolderBusy, folder_lock
+    from ..io import FolderBusy, folder_lock
 
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -94,7 +94,7 @@ def run_eval_set(task: Any, log_dir: Path, model: str, *, model_base_url: str | 
     """:func:`proagent.bench.running.run_task` for commands: a run that did not
     finish is one line (:class:`click.ClickException`) saying how to resume; an
     interrupted one (Ctrl-C) exits with status 130."""
-    from .bench.running import RunError, run_task
+    from ..bench.running import RunError, run_task
 
     try:
         return run_task(task, log_dir, model, model_base_url=model_base_url, model_args=model_args, limit=limit,

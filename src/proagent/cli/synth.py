@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from ..cliutil import DEFAULT_MODEL
+from ._util import DEFAULT_MODEL
 
 __all__ = ["simulate_cmd", "synth_cmd"]
 
@@ -33,7 +33,7 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
 
     Example: proagent synth --users 3 --days 7 --out data/synth --seed 1
     """
-    from .generator import SynthConfig, check_out, check_resources, generate
+    from ..synth.generator import SynthConfig, check_out, check_resources, generate
 
     try:
         cfg = SynthConfig(users=users, days=days, seed=seed, alpha=alpha, gap_xmin=gap_xmin,
@@ -44,7 +44,7 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
                                                                                       "--screenshot-interval"),
                                     ("time data", "--start"), ("users", "--users"), ("days", "--days")) if k in msg), None)
         raise click.BadParameter(msg, param_hint=hint) from None
-    from ..cliutil import check_writable_dir
+    from ._util import check_writable_dir
 
     if out.exists() and not out.is_dir():
         raise click.BadParameter(f"{out} is a file, not a folder", param_hint="--out")
@@ -91,7 +91,7 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
     """
     from ..bench.samples import parse_window
     from ..bench.tasks import assist
-    from ..cliutil import (
+    from ._util import (
         check_model,
         check_writable_dir,
         default_log_dir,
@@ -102,7 +102,7 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
     from ..errors import DataError
     from ..io import write_json_atomic
     from ..report.results import render_table, results_from_log
-    from .baseline import (
+    from ..synth.baseline import (
         candidate_points,
         check_output,
         decisions_from_log,

@@ -36,9 +36,9 @@ def curate_cmd(raw: Path, out: Path, screener: str, model_base_url: str | None, 
 
     Example: proagent curate data/raw/P01 --out data/curated
     """
-    from ._pipeline import CurateConfig, curate
-    from ._quality import QualityConfig
-    from ._screen import ScreenerError, make_screener
+    from ..curate._pipeline import CurateConfig, curate
+    from ..curate._quality import QualityConfig
+    from ..curate._screen import ScreenerError, make_screener
 
     try:
         scr = make_screener(screener, base_url=model_base_url)
@@ -76,7 +76,7 @@ def review_cmd(out: Path, port: int) -> None:
 
     Example: proagent review data/curated
     """
-    from ._review import serve_review
+    from ..curate._review import serve_review
 
     try:
         srv = serve_review(out, port)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..cliutil import DEFAULT_MODEL, check_model, check_writable_dir, parse_model_args, run_eval_set, slug
+from ._util import DEFAULT_MODEL, check_model, check_writable_dir, parse_model_args, run_eval_set, slug
 from ..errors import DataError
 
 __all__ = ["annotate_cmd"]
@@ -52,8 +52,8 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
 
     Example: proagent annotate data/curated --annotator text:local/qwen2.5-coder-1.5b --model-arg n_threads=1
     """
-    from .task import annotate_events, find_logs, plan_annotation
-    from .writer import ANNOTATIONS_FILE, annotations_from_log, check_out, write_in_place, write_out
+    from ..annotate.task import annotate_events, find_logs, plan_annotation
+    from ..annotate.writer import ANNOTATIONS_FILE, annotations_from_log, check_out, write_in_place, write_out
 
     mode, model = _annotator(annotator)
     args = parse_model_args(model_arg)

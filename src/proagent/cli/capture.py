@@ -56,9 +56,9 @@ def capture(ctx: click.Context, out: Path | None, interval: float, split_on_titl
         raise click.UsageError("give --out DIR to record, or one of: stop DIR, pause DIR, resume DIR")
     import sqlite3
 
-    from ..cliutil import check_writable_dir
-    from ._probe import CaptureError
-    from ._recorder import CaptureConfig, record
+    from ._util import check_writable_dir
+    from ..capture._probe import CaptureError
+    from ..capture._recorder import CaptureConfig, record
 
     check_writable_dir(out, "--out")
     try:
@@ -78,8 +78,8 @@ def _control(name: str, help_text: str) -> click.Command:
     @click.command(name, help=help_text)
     @click.argument("folder", metavar="DIR", type=click.Path(exists=True, file_okay=False, path_type=Path))
     def cmd(folder: Path) -> None:
-        from ._control import send_command
-        from ._probe import CaptureError
+        from ..capture._control import send_command
+        from ..capture._probe import CaptureError
 
         try:
             pid = send_command(folder, name)  # type: ignore[arg-type]

@@ -44,10 +44,10 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
 
     from ..agent.decider import DEFAULT_GROUPS, EmbeddingCache, FeatureConfig, moment_texts
     from ..bench.samples import parse_window
-    from ..cliutil import check_writable_dir
+    from ._util import check_writable_dir
     from ..errors import DataError
-    from .data import TrainingSet, load_feedback_moments, load_split_moments, load_training_data
-    from .when import WhenConfig, parse_objective, train_decider
+    from ..train.data import TrainingSet, load_feedback_moments, load_split_moments, load_training_data
+    from ..train.when import WhenConfig, parse_objective, train_decider
 
     if data is None and not train_data and not feedback:
         raise click.UsageError("give --data (its train split), --train-data (whole data sets) and/or --feedback (live folders)")
@@ -104,7 +104,7 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
 
 
 def _register_finetune() -> None:
-    from ._finetune_cli import lora_cmd, sft_cmd
+    from ._finetune import lora_cmd, sft_cmd
 
     train.add_command(sft_cmd)
     train.add_command(lora_cmd)

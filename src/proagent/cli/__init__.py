@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from .cliutil import (
+from ._util import (
     DEFAULT_MODEL,
     check_model,
     check_writable_dir,
@@ -19,8 +19,8 @@ from .cliutil import (
     run_eval_set,
     window_slug,
 )
-from .cliutil import parse_model_args as _model_args
-from .errors import DataError
+from ._util import parse_model_args as _model_args
+from ..errors import DataError
 
 __all__ = ["main"]
 
@@ -61,10 +61,10 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
 
     Example: proagent eval --data data/proactivebench --model local/smollm2-135m --limit 5
     """
-    from .bench.samples import parse_window
-    from .bench.tasks import assist
-    from .io import write_json_atomic
-    from .report.results import render_table, results_from_log
+    from ..bench.samples import parse_window
+    from ..bench.tasks import assist
+    from ..io import write_json_atomic
+    from ..report.results import render_table, results_from_log
 
     try:
         seconds = parse_window(window)
@@ -87,7 +87,7 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
             parts.append(f"limit{limit}")
         log_dir = default_log_dir(*parts)
 
-    from .train.finetune import trained_folder
+    from ..train.finetune import trained_folder
 
     finetuned = trained_folder(model)  # a model from proagent train sft|lora: the leakage guard needs its manifest
 
@@ -134,7 +134,7 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
     if calibration:
         results["calibration"] = calibration
     if decider is not None:
-        from .report.decider import decider_results
+        from ..report.decider import decider_results
 
         results["decider"] = decider_results(full, str(decider))
     write_json_atomic(log_dir / "results.json", results)
@@ -168,8 +168,8 @@ def _calibrate(train_log) -> dict:  # noqa: ANN001
     """The threshold chosen on a train-split log (balanced accuracy), with what it rests on."""
     from sklearn.metrics import roc_auc_score
 
-    from .agent.calibration import choose_threshold
-    from .report.results import sample_prediction
+    from ..agent.calibration import choose_threshold
+    from ..report.results import sample_prediction
 
     pairs = []
     for s in train_log.samples or []:
@@ -228,9 +228,9 @@ def ablate_cmd(data: Path, methods: str, memories: str, windows: str, models: st
 
     Example: proagent ablate --data data/proactivebench --memory none,rag,kg --windows 1m,5m --out runs/ablate
     """
-    from .bench.running import RunError
-    from .bench.samples import parse_window
-    from .report.ablation import run_ablation
+    from ..bench.running import RunError
+    from ..bench.samples import parse_window
+    from ..report.ablation import run_ablation
 
     method_list = _csv_list(methods, "methods", ("zero-shot", "cot", "sc"))
     memory_list = _csv_list(memories, "memory", ("none", "rag", "kg", "persona"))
@@ -244,7 +244,7 @@ def ablate_cmd(data: Path, methods: str, memories: str, windows: str, models: st
     decider_list = _csv_list(deciders, "deciders")
     for d in decider_list:  # a missing or mismatched decider is one line before any cell runs
         if d != "none":
-            from .agent.decider import load_decider
+            from ..agent.decider import load_decider
 
             try:
                 load_decider(d)
@@ -253,7 +253,7 @@ def ablate_cmd(data: Path, methods: str, memories: str, windows: str, models: st
     if not data.exists():
         raise click.ClickException(f"{data}: no such file or folder")
     try:  # unreadable data stops here, before any cell runs
-        from .sources.load import load_events
+        from ..sources.load import load_events
 
         load_events(data, annotations=list(annotations) or None)
     except DataError as e:
@@ -296,7 +296,7 @@ def data_fetch(dataset: str, dest: Path | None, source: Path | None) -> None:
 
     Example: proagent data fetch proactivebench --dest data/proactivebench
     """
-    from .sources.fetch import FetchError, fetch_proactivebench, fetch_proactivebench_synthetic
+    from ..sources.fetch import FetchError, fetch_proactivebench, fetch_proactivebench_synthetic
 
     dest = dest or Path("data") / dataset
     try:
@@ -325,7 +325,7 @@ def models_list() -> None:
 
     Example: proagent models list
     """
-    from .models.catalog import MODELS, assembled_gguf, resolve_gguf
+    from ..models.catalog import MODELS, assembled_gguf, resolve_gguf
 
     for name, spec in MODELS.items():
         try:
@@ -355,7 +355,7 @@ def models_prepare(name: str) -> None:
 
     Example: proagent models prepare qwen2.5-coder-1.5b
     """
-    from .models.catalog import resolve_gguf
+    from ..models.catalog import resolve_gguf
 
     try:
         path = resolve_gguf(name.removeprefix("local/"))
@@ -365,13 +365,13 @@ def models_prepare(name: str) -> None:
 
 
 def _register() -> None:
-    from .capture.cli import capture
-    from .curate.cli import curate_cmd, review_cmd
-    from .annotate.cli import annotate_cmd
-    from .dialogue.cli import dialogue
-    from .stats.cli import stats_cmd
-    from .synth.cli import simulate_cmd, synth_cmd
-    from .train.cli import train
+    from .capture import capture
+    from .curate import curate_cmd, review_cmd
+    from .annotate import annotate_cmd
+    from .dialogue import dialogue
+    from .stats import stats_cmd
+    from .synth import simulate_cmd, synth_cmd
+    from .train import train
 
     cli.add_command(capture)
     cli.add_command(annotate_cmd)
@@ -382,7 +382,7 @@ def _register() -> None:
     cli.add_command(train)
     cli.add_command(curate_cmd)
     cli.add_command(review_cmd)
-    from .live.cli import live_cmd; cli.add_command(live_cmd)  # noqa: E702
+    from .live import live_cmd; cli.add_command(live_cmd)  # noqa: E702
 
 
 _register()

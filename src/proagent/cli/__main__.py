@@ -1,0 +1,5 @@
+"""``python -m proagent.cli``: the ``proagent`` command."""
+
+from . import main
+
+main()
