@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["choose_threshold", "p_yes_from_logprobs"]
+__all__ = ["MIN_CALIBRATION_MOMENTS", "calibrate", "check_threshold", "choose_threshold", "p_yes_from_logprobs", "separates"]
 
 _LABEL = re.compile(r"need(?:s)?[\s_-]*help[\"'*_`]*\s*[:：=][*\s]*\"?$|需要帮助\s*[:：]\s*$", re.IGNORECASE)
 _ECHO = re.compile(r"^\s*(?:or\b|/|\|)", re.IGNORECASE)
@@ -93,3 +93,63 @@ def choose_threshold(p_yes: Sequence[float], labels: Sequence[int]) -> float:
     finite = [i for i in range(len(thresholds)) if math.isfinite(thresholds[i])]
     best = max(finite, key=lambda i: (round(tpr[i] - fpr[i], 12), -abs(thresholds[i] - 0.5)))
     return float(thresholds[best])
+
+
+MIN_CALIBRATION_MOMENTS = 20
+"""Fewer labelled train moments than this make a chosen threshold unreliable (a warning, not a refusal)."""
+
+
+def check_threshold(threshold: float | str, method: str, *, decider: object = None) -> float:
+    """A P(Yes) threshold as a task takes it: a number in [0, 1], for ``zero-shot`` or ``cot``
+    (self-consistency decides by its vote fraction), and not together with a decider (both
+    decide When to Assist). Used by ``proagent eval --threshold`` and the ``assist`` task.
+
+    Raises:
+        proagent.errors.UsageError: the value, the method or the decider rules it out.
+    """
+    from ..errors import UsageError
+
+    if decider:
+        raise UsageError("--decider", "--decider and --threshold both decide When to Assist; give one")
+    if method == "sc":
+        raise UsageError("--threshold", "needs --method zero-shot or cot (self-consistency has its vote fraction)")
+    try:
+        t = float(threshold)
+    except (TypeError, ValueError):
+        t = math.nan
+    if not 0.0 <= t <= 1.0:
+        raise UsageError("--threshold", f"{threshold!r}: expected a number in [0, 1]")
+    return t
+
+
+def calibrate(p_yes: Sequence[float], labels: Sequence[int]) -> dict[str, float | int]:
+    """Choose the threshold on labelled train moments and say what it rests on.
+
+    Args:
+        p_yes: P(Yes) per moment (:func:`p_yes_from_logprobs`), each in [0, 1].
+        labels: 1 where the user needed help, else 0; same length.
+
+    Returns:
+        ``threshold`` (:func:`choose_threshold`), ``n_train`` (moments), ``n_train_positive``,
+        ``balanced_accuracy`` at the threshold (scikit-learn's ``balanced_accuracy_score``:
+        mean of TPR and TNR) and ``auc`` (ROC AUC of ``p_yes``; 0.5 is chance).
+
+    Raises:
+        ValueError: no moments, or not both classes (nothing to choose on).
+    """
+    from sklearn.metrics import balanced_accuracy_score, roc_auc_score
+
+    if not p_yes:
+        raise ValueError("no readable P(Yes) on the train split (no token log-probabilities, or no 'Need help:' "
+                         "answers)")
+    t = choose_threshold(p_yes, labels)
+    y, p = [int(v) for v in labels], [float(v) for v in p_yes]
+    return {"threshold": t, "n_train": len(p), "n_train_positive": sum(y),
+            "balanced_accuracy": float(balanced_accuracy_score(y, [int(v >= t) for v in p])),
+            "auc": float(roc_auc_score(y, p))}
+
+
+def separates(calibration: dict[str, float | int]) -> bool:
+    """Whether a :func:`calibrate` result can be trusted to help: P(Yes) ranks the train
+    moments better than chance (AUC > 0.5) on at least :data:`MIN_CALIBRATION_MOMENTS`."""
+    return calibration["auc"] > 0.5 and calibration["n_train"] >= MIN_CALIBRATION_MOMENTS

@@ -21,6 +21,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..errors import Resume, RunError
+
 __all__ = ["API_MAX_RETRIES", "API_TIMEOUT", "INSPECT_DATA", "RunError", "run_task"]
 
 API_TIMEOUT = 60
@@ -35,15 +37,6 @@ from 3 s), so an API that cannot be reached fails the run within about
 INSPECT_DATA = ".inspect-data"
 """Folder inside a run's log folder that holds inspect's data folder during the run
 (its ``samplebuffer``: prompts and answers of unfinished samples; ``traces``)."""
-
-
-class RunError(RuntimeError):
-    """A run did not finish; the message says why and whether re-running resumes."""
-
-    def __init__(self, message: str, *, interrupted: bool = False) -> None:
-        super().__init__(message)
-        self.interrupted = interrupted
-        """The run was stopped by Ctrl-C / SIGINT (commands exit with 130, as a shell does)."""
 
 
 def run_task(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | None = None,
@@ -111,11 +104,11 @@ def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | No
         )
     except PrerequisiteError as e:
         msg = re.sub(r"\[/?[a-z ]+\]", "", str(e)).strip()
-        if "not associated with a task" in msg:
-            msg = f"{log_dir} holds a run with other options; re-run those exact options to resume it, or use another folder"
+        if "not associated with a task" in msg:  # inspect's PrerequisiteError has no field for the reason
+            raise RunError(f"{log_dir} holds a run with other options", resume=Resume.SAME_OPTIONS_OR_NEW_FOLDER) from None
         raise RunError(msg) from None
     if not logs or logs[0].status == "cancelled":  # interrupted (Ctrl-C)
-        raise RunError(f"run interrupted; re-run the same command to resume from {log_dir}", interrupted=True)
+        raise RunError("run interrupted", resume=Resume.SAME_COMMAND, folder=log_dir, interrupted=True)
     log = logs[0]
     if log.status != "success":
         msg = log.error.message if log.error else log.status
@@ -124,11 +117,11 @@ def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | No
             why = re.search(r"raised (\w+)", msg)  # tenacity's RetryError(<Future ... raised APIConnectionError>)
             why = why.group(1) if why else msg.strip().splitlines()[0][:200]
             raise RunError(f"cannot reach the model API at {host} ({why}; "
-                           f"gave up after {API_MAX_RETRIES + 1} attempts of at most {timeout} s); "
-                           f"re-run the same command to resume from {log_dir}")
+                           f"gave up after {API_MAX_RETRIES + 1} attempts of at most {timeout} s)",
+                           resume=Resume.SAME_COMMAND, folder=log_dir)
         if "n_ctx=" in msg:  # the same command would fail the same way
             raise RunError(f"run did not finish: {msg}")
-        raise RunError(f"run did not finish ({msg}); re-run the same command to resume from {log_dir}")
+        raise RunError(f"run did not finish ({msg})", resume=Resume.SAME_COMMAND, folder=log_dir)
     _remove_superseded(Path(log_dir), log.location)
     full = read_eval_log(log.location)
     full.location = log.location.removeprefix("file://")  # a resumed run reports a file:// URI; keep a path

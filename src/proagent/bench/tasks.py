@@ -13,6 +13,7 @@ from inspect_ai.dataset import MemoryDataset
 from inspect_ai.dataset import Sample as InspectSample
 from inspect_ai.model import GenerateConfig
 
+from ..agent.calibration import check_threshold
 from ..agent.memory import (
     MEMORY_NAMES,
     build_memory,
@@ -122,17 +123,14 @@ def assist(
 
     Raises:
         ValueError: unknown method or split, or bad window.
+        proagent.errors.UsageError: a threshold out of [0, 1], with ``sc`` or with a decider
+            (:func:`proagent.agent.calibration.check_threshold`).
         proagent.errors.DataError: unreadable data.
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
-    if decider and threshold is not None:
-        raise ValueError("decider and threshold both decide When to Assist; give one")
     if threshold is not None:
-        threshold = float(threshold)
-        if method == "sc" or not 0.0 <= threshold <= 1.0:
-            raise ValueError(f"threshold {threshold}: needs a value in [0, 1] and method zero-shot or cot "
-                             "(self-consistency already has its vote fraction)")
+        threshold = check_threshold(threshold, method, decider=decider)
         logprobs = True
     if modality not in ("text", "image"):
         raise ValueError(f"modality {modality!r}: choose text or image")

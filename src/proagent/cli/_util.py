@@ -10,9 +10,12 @@ from typing import Any
 
 import click
 
+from ..errors import RunError
 from ..io import slug
+from ._errors import click_error
 
-__all__ = ["DEFAULT_MODEL", "check_model", "check_writable_dir", "parse_model_args", "run_eval_set", "default_log_dir", "slug", "window_slug"]
+__all__ = ["DEFAULT_MODEL", "check_model", "check_writable_dir", "default_log_dir", "parse_model_args", "run_eval_set", "slug",
+           "window_seconds", "window_slug"]
 
 DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
 """Model used when ``--model`` is not given: the bundled local default."""
@@ -92,15 +95,27 @@ def run_eval_set(task: Any, log_dir: Path, model: str, *, model_base_url: str | 
                  model_args: dict[str, Any] | None = None, limit: int | None = None,
                  display: str | None = None, model_roles: dict[str, Any] | None = None) -> Any:
     """:func:`proagent.bench.running.run_task` for commands: a run that did not
-    finish is one line (:class:`click.ClickException`) saying how to resume; an
-    interrupted one (Ctrl-C) exits with status 130."""
-    from ..bench.running import RunError, run_task
+    finish is one line (:class:`click.ClickException`, exit 3) saying how to resume,
+    naming ``--log-dir`` where another folder is the way out; an interrupted one
+    (Ctrl-C) exits with status 130 (:func:`proagent.cli._errors.click_error`)."""
+    from ..bench.running import run_task
 
     try:
         return run_task(task, log_dir, model, model_base_url=model_base_url, model_args=model_args, limit=limit,
                         display=display, model_roles=model_roles)
     except RunError as e:
-        err = click.ClickException(str(e).replace("use another folder", "choose a new --log-dir"))
-        if e.interrupted:
-            err.exit_code = 130  # 128 + SIGINT, as a shell reports an interrupted command
-        raise err from None
+        raise click_error(e, folder_option="--log-dir") from None
+
+
+def window_seconds(text: str, option: str = "--window") -> float:
+    """A context window option (``5m``, ``90s``, ``300``) in seconds, 1 s .. 24 h.
+
+    Raises:
+        click.BadParameter: not a duration in that range (exit 2).
+    """
+    from ..bench.samples import parse_window
+
+    try:
+        return parse_window(text)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint=option) from None

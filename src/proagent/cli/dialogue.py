@@ -1,6 +1,6 @@
 """``proagent dialogue``: the ProactiveEval track from the command line.
 
-Wire it into the main command with ``cli.add_command(dialogue)``. Options can
+Registered in the ``proagent`` group by :mod:`proagent.cli`. Options can
 also be set from the environment (``PROAGENT_DIALOGUE_<COMMAND>_<OPTION>``,
 through click's ``auto_envvar_prefix``).
 """
@@ -252,6 +252,3 @@ def generate_cmd(seeds: Path, out: Path, model: str, judge: str | None, reasoner
     click.echo(f"kept: fair {summary['kept']['fair']}, hard {summary['kept']['hard']}  dataset: {out / 'dataset'}  "
                f"yield: {out / 'yield.json'}")
 
-
-if __name__ == "__main__":  # python -m proagent.dialogue.cli ...
-    dialogue(auto_envvar_prefix="PROAGENT_DIALOGUE", prog_name="proagent dialogue")

@@ -1,7 +1,6 @@
 """``proagent stats``: activity statistics and burstiness of an activity log.
 
-Registered in the ``proagent`` group by ``proagent.cli``; it also runs alone:
-``python -m proagent.stats.cli DATA``.
+Registered in the ``proagent`` group by :mod:`proagent.cli`.
 """
 
 from __future__ import annotations
@@ -75,6 +74,3 @@ def stats_cmd(data: Path | None, out: Path | None, compare: tuple[Path, Path] | 
         raise click.ClickException(f"--out {out}: cannot write there ({e.strerror or e})") from None
     click.echo(f"wrote {res['files']['json']} and {res['files']['html']}")
 
-
-if __name__ == "__main__":  # pragma: no cover
-    stats_cmd()

@@ -1,8 +1,6 @@
 """``proagent synth``: write synthetic LifeTrace databases.
 
-The lead wires :data:`synth_cmd` into the ``proagent`` group
-(``cli.add_command(synth_cmd)``); it also runs alone:
-``python -m proagent.synth.cli --users 3 --days 7 --out data/synth``.
+Registered in the ``proagent`` group by :mod:`proagent.cli`.
 """
 
 from __future__ import annotations
@@ -11,7 +9,9 @@ from pathlib import Path
 
 import click
 
-from ._util import DEFAULT_MODEL
+from ..errors import ProagentError
+from ._options import display_option, endpoint_options, log_dir_option, method_option, model_option, window_option
+from ._util import check_model, check_writable_dir, default_log_dir, parse_model_args, run_eval_set, window_seconds, window_slug
 
 __all__ = ["simulate_cmd", "synth_cmd"]
 
@@ -44,8 +44,6 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
                                                                                       "--screenshot-interval"),
                                     ("time data", "--start"), ("users", "--users"), ("days", "--days")) if k in msg), None)
         raise click.BadParameter(msg, param_hint=hint) from None
-    from ._util import check_writable_dir
-
     if out.exists() and not out.is_dir():
         raise click.BadParameter(f"{out} is a file, not a folder", param_hint="--out")
     try:
@@ -69,17 +67,15 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
 @click.argument("data", type=click.Path(exists=True, path_type=Path))
 @click.option("--out", type=click.Path(path_type=Path), required=True,
               help="Output folder of the synthetic dataset (new, empty, or an earlier simulate output; replaced as a whole).")
-@click.option("--model", default=DEFAULT_MODEL, show_default=True, help="Model that plays the user (any inspect model).")
-@click.option("--model-base-url", default=None, help="Base URL of an OpenAI-compatible server.")
-@click.option("--model-arg", "model_arg", multiple=True, help="Model argument KEY=VALUE (repeatable).")
-@click.option("--method", type=click.Choice(["zero-shot", "cot", "sc"]), default="zero-shot", show_default=True, help="Prompting method.")
-@click.option("--window", default="5m", show_default=True, help="Context the model sees before each point, 1s .. 24h.")
+@model_option("Model that plays the user (any inspect model).")
+@endpoint_options()
+@method_option()
+@window_option("Context the model sees before each point, 1s .. 24h.")
 @click.option("--limit", type=click.IntRange(min=1), default=None,
               help="Decide only the first N points (users not fully decided are left out of the dataset).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Generation seed (>= 0).")
-@click.option("--log-dir", type=click.Path(path_type=Path), default=None,
-              help="inspect log folder (default: logs/simulate-<data>-<model>-...). Re-running resumes.")
-@click.option("--display", type=click.Choice(["full", "rich", "plain", "log", "none"]), default=None, help="inspect progress display.")
+@log_dir_option("inspect log folder (default: logs/simulate-<data>-<model>-...). Re-running resumes.")
+@display_option()
 def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, model_arg: tuple[str, ...], method: str,
                  window: str, limit: int | None, seed: int, log_dir: Path | None, display: str | None) -> None:
     """Synthetic baseline (ProAgentBench section 4.2): at every candidate time point of the
@@ -89,17 +85,7 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
 
     Example: proagent simulate ../shared/data/proactivebench --out data/simulated --model local/smollm2-135m
     """
-    from ..bench.samples import parse_window
     from ..bench.tasks import assist
-    from ._util import (
-        check_model,
-        check_writable_dir,
-        default_log_dir,
-        parse_model_args,
-        run_eval_set,
-        window_slug,
-    )
-    from ..errors import DataError
     from ..io import write_json_atomic
     from ..report.results import render_table, results_from_log
     from ..synth.baseline import (
@@ -109,17 +95,16 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
         write_simulated,
     )
 
-    try:
-        seconds = parse_window(window)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="--window") from None
+    seconds = window_seconds(window)
     if log_dir is None:
         log_dir = default_log_dir(f"simulate-{data.resolve().name}-{model.split('/')[-1]}-{method}-{window_slug(seconds)}-seed{seed}"
                                       + (f"-limit{limit}" if limit else ""))
     try:
         task = assist(data=str(data), method=method, window=window, split="all", seed=seed, candidates=True)
         check_output(data, out)
-    except (DataError, ValueError) as e:
+    except ProagentError:
+        raise
+    except ValueError as e:
         raise click.ClickException(str(e)) from None
     args = parse_model_args(model_arg)
     check_model(model, model_base_url, args)
@@ -132,7 +117,9 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
     click.echo(render_table(results, title="Agreement of the model's choices with the human's"))
     try:
         res = write_simulated(data, decisions_from_log(log), candidates, out)
-    except (DataError, ValueError) as e:
+    except ProagentError:
+        raise
+    except ValueError as e:
         raise click.ClickException(str(e)) from None
     except OSError as e:
         raise click.ClickException(f"--out {out}: cannot write there ({e.strerror or e})") from None
@@ -143,6 +130,3 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
                f"{res['unparsed']} unparsed answers counted as no")
     click.echo(f"compare: proagent stats --compare {data} {out}")
 
-
-if __name__ == "__main__":  # pragma: no cover
-    synth_cmd()

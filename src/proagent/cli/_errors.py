@@ -1,0 +1,77 @@
+"""The one mapping from proagent's errors (:mod:`proagent.errors`) to a command's message and exit code.
+
+=====  ==========================================================================================
+code   meaning
+=====  ==========================================================================================
+0      done
+1      refused input: a file or folder that cannot be used (:class:`~proagent.errors.DataError`),
+       a model that cannot be created, a folder in use by another run; nothing was changed
+2      usage: an option or argument with a value that cannot be used
+       (:class:`~proagent.errors.UsageError`, and click's own usage errors)
+3      a run that started did not finish (:class:`~proagent.errors.RunError`); the message says
+       how to resume (re-running the same command keeps every finished sample)
+130    interrupted (Ctrl-C), as a shell reports it; re-running the same command resumes
+=====  ==========================================================================================
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from ..errors import ProagentError, RunError, UsageError
+
+__all__ = ["EXIT_DATA", "EXIT_INTERRUPTED", "EXIT_RUN", "EXIT_USAGE", "click_error", "map_errors"]
+
+EXIT_DATA = 1
+"""Refused input (:class:`~proagent.errors.DataError` and every other refusal before work starts)."""
+EXIT_USAGE = 2
+"""A bad option value (:class:`~proagent.errors.UsageError`); click uses 2 for its usage errors."""
+EXIT_RUN = 3
+"""A run that did not finish (:class:`~proagent.errors.RunError`)."""
+EXIT_INTERRUPTED = 130
+"""Ctrl-C / SIGINT (128 + 2)."""
+
+
+def click_error(e: ProagentError, *, folder_option: str | None = None) -> click.ClickException:
+    """The click exception that prints ``e`` as one ``Error: ...`` line with its exit code.
+
+    ``folder_option`` names the option that chooses the run's folder (``--log-dir``), for
+    a :class:`~proagent.errors.RunError` whose resume hint is "or choose a new folder".
+    """
+    if isinstance(e, UsageError):
+        return click.BadParameter(e.problem, param_hint=e.option)  # exit 2, click's wording
+    if isinstance(e, RunError):
+        err = click.ClickException(e.message(folder_option))
+        err.exit_code = EXIT_INTERRUPTED if e.interrupted else EXIT_RUN
+        return err
+    err = click.ClickException(str(e))
+    err.exit_code = EXIT_DATA
+    return err
+
+
+def map_errors(command: click.Command) -> None:
+    """Make ``command`` and every subcommand raise :func:`click_error` for a proagent error.
+
+    The callback is wrapped (inside click's context, so a usage error shows the command's
+    usage line); commands keep catching only what they can explain better themselves.
+    """
+    if command.callback is not None and not getattr(command.callback, "_proagent_errors", False):
+        command.callback = _mapped(command.callback)
+    for sub in getattr(command, "commands", {}).values():
+        map_errors(sub)
+
+
+def _mapped(callback: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(callback)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return callback(*args, **kwargs)
+        except ProagentError as e:
+            raise click_error(e) from None
+
+    run._proagent_errors = True  # type: ignore[attr-defined]
+    return run

@@ -1,0 +1,123 @@
+"""Options that several commands take, written once.
+
+Each function returns a click decorator; a help text that differs between commands is an
+argument, everything else (type, default, range) is the same everywhere. Method and memory
+choices are read from their registries (:data:`proagent.agent.solvers.METHODS`,
+:data:`proagent.agent.memory.MEMORY_NAMES`) when first needed, so ``proagent --help`` does
+not import the agent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ._util import DEFAULT_MODEL
+
+__all__ = [
+    "DISPLAYS", "RegistryChoice", "compose", "data_option", "display_option", "endpoint_options", "log_dir_option",
+    "memory_names", "method_names", "method_option", "model_option", "sample_options", "window_option",
+]
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+DISPLAYS = ("full", "rich", "plain", "log", "none")
+"""inspect's progress displays (``--display``)."""
+
+
+def method_names() -> tuple[str, ...]:
+    """The registered prompting methods (``zero-shot``, ``cot``, ``sc``)."""
+    from ..agent.solvers import METHODS
+
+    return tuple(METHODS)
+
+
+def memory_names() -> tuple[str, ...]:
+    """The registered long-term memories, ``none`` first."""
+    from ..agent.memory import MEMORY_NAMES
+
+    return tuple(MEMORY_NAMES)
+
+
+class RegistryChoice(click.Choice):
+    """:class:`click.Choice` over the names of a registry, read when first needed."""
+
+    def __init__(self, names: Callable[[], Iterable[str]]) -> None:  # noqa: D107 (click.Choice's state, lazily)
+        self._names = names
+        self._choices: tuple[str, ...] | None = None
+        self.case_sensitive = True
+
+    @property
+    def choices(self) -> tuple[str, ...]:  # type: ignore[override]
+        if self._choices is None:
+            self._choices = tuple(self._names())
+        return self._choices
+
+
+def compose(*decorators: Decorator) -> Decorator:
+    """One decorator applying ``decorators`` so that options appear in the given order."""
+    def wrap(f: Callable[..., Any]) -> Callable[..., Any]:
+        for d in reversed(decorators):
+            f = d(f)
+        return f
+
+    return wrap
+
+
+data_option = click.option("--data", required=True, type=click.Path(path_type=Path),
+                           help="ProactiveBench session file/folder or LifeTrace database/folder.")
+
+
+def method_option() -> Decorator:
+    """``--method``: one registered prompting method."""
+    return click.option("--method", type=RegistryChoice(method_names), default="zero-shot", show_default=True,
+                        help="Prompting method.")
+
+
+def model_option(help: str) -> Decorator:  # noqa: A002 (click's name)
+    """``--model``: any inspect model, the bundled local default."""
+    return click.option("--model", default=DEFAULT_MODEL, show_default=True, help=help)
+
+
+def endpoint_options(model_arg_help: str = "Model argument KEY=VALUE (repeatable).",
+                     base_url_help: str = "Base URL of an OpenAI-compatible server.") -> Decorator:
+    """``--model-base-url`` and ``--model-arg KEY=VALUE`` (repeatable)."""
+    return compose(click.option("--model-base-url", default=None, help=base_url_help),
+                   click.option("--model-arg", "model_arg", multiple=True, help=model_arg_help))
+
+
+def window_option(help: str) -> Decorator:  # noqa: A002
+    """``--window``: the context before each moment (``5m``)."""
+    return click.option("--window", default="5m", show_default=True, help=help)
+
+
+def sample_options(limit_help: str) -> Decorator:
+    """The When/How-to-Assist samples: ``--split``, ``--train-fraction``, ``--limit``, ``--seed``,
+    ``--sc-samples``, ``--annotations`` (eval and ablate)."""
+    return compose(
+        click.option("--split", type=click.Choice(["test", "train", "all"]), default="test", show_default=True,
+                     help="Time-based split within each user."),
+        click.option("--train-fraction", type=click.FloatRange(0.0, 1.0, max_open=True), default=0.5, show_default=True,
+                     help="Earliest share of each user's moments in the train split."),
+        click.option("--limit", type=click.IntRange(min=1), default=None, help=limit_help),
+        click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+                     help="Seed for sampling negatives and generation (>= 0)."),
+        click.option("--sc-samples", type=click.IntRange(1, 100), default=5, show_default=True,
+                     help="Self-consistency: answers per moment."),
+        click.option("--annotations", multiple=True, type=click.Path(exists=True, path_type=Path),
+                     help="External annotation JSON/JSONL (LifeTrace; repeatable)."),
+    )
+
+
+def log_dir_option(help: str) -> Decorator:  # noqa: A002
+    """``--log-dir``: the inspect log folder (default: a name built from the options; re-running resumes)."""
+    return click.option("--log-dir", type=click.Path(path_type=Path), default=None, help=help)
+
+
+def display_option(default: str | None = None, help: str = "inspect progress display.") -> Decorator:  # noqa: A002
+    """``--display``: inspect's progress display."""
+    return click.option("--display", type=click.Choice(list(DISPLAYS)), default=default, show_default=default is not None,
+                        help=help)

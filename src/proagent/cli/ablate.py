@@ -1,0 +1,86 @@
+"""``proagent ablate``: a grid of methods x memories x windows x models x deciders, a tidy table and a report."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import click
+
+from ..errors import Resume, RunError
+from ._options import data_option, display_option, endpoint_options, memory_names, method_names, sample_options
+from ._util import DEFAULT_MODEL, check_model, check_writable_dir, parse_model_args, window_seconds
+
+__all__ = ["ablate_cmd"]
+
+
+def _csv_list(value: str, what: str, choices: Callable[[], Iterable[str]] | None = None) -> list[str]:
+    """A comma-separated option as a list; ``choices`` (a registry) lists the names allowed."""
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    if not items:
+        raise click.BadParameter(f"give at least one {what}", param_hint=f"--{what}")
+    if choices:
+        allowed = tuple(choices())
+        bad = [v for v in items if v not in allowed]
+        if bad:
+            raise click.BadParameter(f"{', '.join(bad)}: choose from {', '.join(allowed)}", param_hint=f"--{what}")
+    return items
+
+
+@click.command("ablate")
+@data_option
+@click.option("--methods", default="zero-shot", show_default=True, help="Comma-separated methods: zero-shot, cot, sc.")
+@click.option("--memory", "memories", default="none,rag,kg", show_default=True, help="Comma-separated memories: none, rag, kg, persona.")
+@click.option("--windows", default="5m", show_default=True, help="Comma-separated context windows, e.g. 10s,30s,1m,2m,5m,10m.")
+@click.option("--models", default=DEFAULT_MODEL, show_default=True, help="Comma-separated inspect models.")
+@click.option("--deciders", default="none", show_default=True, help="Comma-separated decider folders (proagent train when) "
+              "that decide When, and/or 'none' (the model decides).")
+@endpoint_options()
+@sample_options(limit_help="Evaluate only the first N samples of each cell (N >= 1).")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder (cells/, results.csv, results.parquet, report.html). Re-running resumes.")
+@display_option(default="none", help="inspect progress display per cell.")
+def ablate_cmd(data: Path, methods: str, memories: str, windows: str, models: str, deciders: str, model_base_url: str | None,
+               model_arg: tuple[str, ...], split: str, train_fraction: float, limit: int | None, seed: int,
+               sc_samples: int, annotations: tuple[Path, ...], out: Path, display: str) -> None:
+    """Run a grid of methods x memory x windows x models; write a tidy table and an HTML report.
+
+    Example: proagent ablate --data data/proactivebench --memory none,rag,kg --windows 1m,5m --out runs/ablate
+    """
+    from ..report.ablation import run_ablation
+
+    method_list = _csv_list(methods, "methods", method_names)
+    memory_list = _csv_list(memories, "memory", memory_names)
+    window_list = _csv_list(windows, "windows")
+    for w in window_list:
+        window_seconds(w, "--windows")
+    model_list = _csv_list(models, "models")
+    decider_list = _csv_list(deciders, "deciders")
+    for d in decider_list:  # a missing or mismatched decider is one line before any cell runs
+        if d != "none":
+            from ..agent.decider import load_decider
+
+            try:
+                load_decider(d)
+            except (ValueError, OSError) as e:
+                raise click.BadParameter(str(e), param_hint="--deciders") from None
+    if not data.exists():
+        raise click.ClickException(f"{data}: no such file or folder")
+    from ..sources.load import load_events
+
+    load_events(data, annotations=list(annotations) or None)  # unreadable data stops here, before any cell runs
+    args = parse_model_args(model_arg)
+    for m in model_list:  # every model is checked before the first cell runs
+        check_model(m, model_base_url, args, option="--models")
+    check_writable_dir(out, "--out")
+    res = run_ablation(  # interrupted (RunError): the cells already finished are kept
+        str(data), out, models=model_list, methods=method_list, memories=memory_list, windows=window_list,
+        deciders=decider_list, echo=lambda m: click.echo(m, err=True), split=split, limit=limit, seed=seed,
+        train_fraction=train_fraction, sc_samples=sc_samples,
+        annotations=",".join(str(a) for a in annotations) or None, model_args=args,
+        model_base_url=model_base_url, display=display,
+    )
+    click.echo(f"cells: {res['cells']}  table: {res['csv']}" + (f" (+ {res['parquet']})" if res["parquet"] else ""))
+    click.echo(f"report: {res['report']}")
+    if res["failed"]:
+        raise RunError(f"{len(res['failed'])} cell(s) did not finish: {', '.join(res['failed'])}",
+                       resume=Resume.SAME_COMMAND, folder=out)

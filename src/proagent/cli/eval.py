@@ -1,0 +1,164 @@
+"""``proagent eval``: When/How-to-Assist on an activity log, the results table and results.json."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ._options import (
+    RegistryChoice,
+    data_option,
+    display_option,
+    endpoint_options,
+    log_dir_option,
+    memory_names,
+    method_option,
+    model_option,
+    sample_options,
+    window_option,
+)
+from ..errors import ProagentError
+from ._util import check_model, check_writable_dir, default_log_dir, parse_model_args, run_eval_set, window_seconds, window_slug
+
+__all__ = ["eval_cmd"]
+
+
+@click.command("eval")
+@data_option
+@method_option()
+@model_option("Any inspect model, e.g. local/smollm2-135m, openai/gpt-4o-mini, openai-api/deepseek/deepseek-chat.")
+@endpoint_options(model_arg_help="Model argument KEY=VALUE (repeatable), e.g. n_ctx=4096.")
+@window_option("Context window before each moment, 1s .. 24h (the paper's ablation: 10s .. 10m).")
+@sample_options(limit_help="Evaluate only the first N samples (N >= 1).")
+@click.option("--memory", type=RegistryChoice(memory_names), default="none", show_default=True, help="Long-term memory built per user from the training period: RAG, knowledge graph or cluster personas.")
+@click.option("--modality", type=click.Choice(["text", "image"]), default="text", show_default=True, help="How the current screen is shown: its OCR text, or the screenshot itself to a vision model (ProAgentBench Appendix F.2).")
+@click.option("--images/--no-images", default=False, show_default=True, help="Also attach the current screenshot to the text prompt (vision models).")
+@click.option("--threshold", default=None, help="Decide When to Assist by P(Yes) >= T from token log-probabilities instead of the "
+              "answer text: T in [0, 1], or 'auto' to choose T on the train split (balanced accuracy). zero-shot/cot; the "
+              "provider must return log-probabilities (local, OpenAI).")
+@click.option("--decider", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="A decider folder (proagent train when): it decides When; the model is asked How only at its Yes moments.")
+@log_dir_option("Where logs and results.json go (default: logs/<run>). Re-running with the same dir resumes.")
+@display_option()
+def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, model_arg: tuple[str, ...], window: str,
+             split: str, train_fraction: float, limit: int | None, seed: int, sc_samples: int,
+             annotations: tuple[Path, ...], memory: str, modality: str, images: bool, threshold: str | None,
+             decider: Path | None, log_dir: Path | None, display: str | None) -> None:
+    """Run When/How-to-Assist on an activity log and print the results table.
+
+    Example: proagent eval --data data/proactivebench --model local/smollm2-135m --limit 5
+    """
+    from ..bench.tasks import assist
+    from ..io import write_json_atomic
+    from ..report.results import render_table, results_from_log
+
+    seconds = window_seconds(window)
+    fixed = _threshold(threshold, method, split, decider)
+    if log_dir is None:
+        parts = [data.resolve().name, method, model.split("/")[-1], window_slug(seconds), split, f"seed{seed}"]
+        if memory != "none":
+            parts.insert(2, f"mem-{memory}")
+        if modality != "text":
+            parts.insert(2, modality)
+        if threshold:
+            parts.append(f"thr-{threshold}")
+        if decider is not None:
+            parts.append(f"dec-{decider.resolve().name}")
+        if limit:
+            parts.append(f"limit{limit}")
+        log_dir = default_log_dir(*parts)
+
+    from ..train.finetune import trained_folder
+
+    finetuned = trained_folder(model)  # a model from proagent train sft|lora: the leakage guard needs its manifest
+
+    def make(split_: str, **extra):  # noqa: ANN003, ANN202
+        try:
+            return assist(
+                data=str(data), method=method, window=window, split=split_, train_fraction=train_fraction,
+                seed=seed, sc_samples=sc_samples, images=images,
+                annotations=",".join(str(a) for a in annotations) or None,
+                **({"memory": memory} if memory != "none" else {}),
+                **({"decider": str(decider)} if decider is not None else {}),
+                **({"modality": modality} if modality != "text" else {}),
+                **({"finetuned": str(finetuned)} if finetuned is not None else {}), **extra,
+            )
+        except ProagentError:  # DataError, UsageError: one line and the exit code of their kind
+            raise
+        except ValueError as e:
+            raise click.ClickException(str(e)) from None
+
+    task = make(split, **({"threshold": fixed} if fixed is not None else {}))
+    args = parse_model_args(model_arg)
+    check_model(model, model_base_url, args)
+    check_writable_dir(log_dir, "--log-dir")
+    calibration = None
+    if threshold == "auto":
+        train = make("train", logprobs=True)
+        n_train = min(len(train.dataset), limit or len(train.dataset))
+        click.echo(f"proagent eval: choosing the threshold on {n_train} train samples", err=True)
+        # a sibling folder: eval_set treats every log under log_dir as part of this run
+        train_log = run_eval_set(train, log_dir.with_name(log_dir.name + "-calibration"), model, model_base_url=model_base_url, model_args=args,
+                                 limit=limit, display=display)
+        calibration, trusted = _calibration(train_log)
+        click.echo(f"threshold {calibration['threshold']:.4f} chosen on {calibration['n_train']} train moments "
+                   f"({calibration['n_train_positive']} positive; balanced accuracy {calibration['balanced_accuracy']:.3f}, "
+                   f"AUC {calibration['auc']:.3f})", err=True)
+        if not trusted:
+            click.echo("warning: P(Yes) does not separate the train moments (AUC <= 0.5) or they are few (< 20); "
+                       "the threshold is unlikely to help", err=True)
+        task = make(split, threshold=calibration["threshold"])
+    mem = f", memory {memory}" if memory != "none" else ""
+    n_run = min(len(task.dataset), limit or len(task.dataset))
+    click.echo(f"proagent eval: {n_run} samples, method {method}{mem}, model {model}, log dir {log_dir}", err=True)
+    full = run_eval_set(task, log_dir, model, model_base_url=model_base_url, model_args=args, limit=limit,
+                        display=display)
+    results = results_from_log(full)
+    if calibration:
+        results["calibration"] = calibration
+    if decider is not None:
+        from ..report.decider import decider_results
+
+        results["decider"] = decider_results(full, str(decider))
+    write_json_atomic(log_dir / "results.json", results)
+    title = "When / How to Assist" + (f" (memory: {memory})" if memory != "none" else "")
+    click.echo(render_table(results, title=title))
+    click.echo(f"results: {log_dir / 'results.json'}  log: {full.location}")
+
+
+def _threshold(value: str | None, method: str, split: str, decider: Path | None) -> float | None:
+    """``--threshold``: a number (returned, checked by :func:`~proagent.agent.calibration.check_threshold`),
+    ``auto`` (None: chosen on the train split) or unset (None)."""
+    from ..agent.calibration import check_threshold
+
+    if value is None:
+        return None
+    if value != "auto":
+        return check_threshold(value, method, decider=decider)
+    check_threshold(0.5, method, decider=decider)  # the method and decider rules hold for auto as well
+    if split != "test":
+        raise click.BadParameter("auto chooses the threshold on the train split, so it needs --split test",
+                                 param_hint="--threshold")
+    return None
+
+
+def _calibration(train_log) -> tuple[dict, bool]:  # noqa: ANN001
+    """results.json's ``calibration``: :func:`~proagent.agent.calibration.calibrate` on the
+    train-split log's P(Yes) answers, with the log it rests on; and whether it can be trusted
+    (:func:`~proagent.agent.calibration.separates`)."""
+    from ..agent.calibration import calibrate, separates
+    from ..report.results import sample_prediction
+
+    pairs = []
+    for s in train_log.samples or []:
+        pred = sample_prediction(s)
+        if pred.get("p_yes") is not None:
+            pairs.append((float(pred["p_yes"]), int(s.metadata["label"])))
+    try:
+        cal = calibrate([p for p, _ in pairs], [y for _, y in pairs])
+    except ValueError as e:
+        raise click.ClickException(f"--threshold auto: {e}") from None
+    return {"threshold": cal["threshold"], "n_train": cal["n_train"], "n_train_positive": cal["n_train_positive"],
+            "n_train_samples": len(train_log.samples or []), "balanced_accuracy": cal["balanced_accuracy"],
+            "auc": cal["auc"], "log": train_log.location}, separates(cal)
