@@ -269,7 +269,7 @@ def test_an_unreachable_api_fails_fast_naming_the_host_and_the_run_resumes(pb, t
     t0 = time.time()
     r = CliRunner().invoke(cli, argv)
     hole.close()
-    assert r.exit_code == 1 and isinstance(r.exception, SystemExit), r.output
+    assert r.exit_code == 3 and isinstance(r.exception, SystemExit), r.output
     assert f"cannot reach the model API at http://127.0.0.1:{port}" in r.output and "re-run" in r.output
     assert time.time() - t0 < 90  # before: silent for more than 4 minutes
     # the API comes back (same address): the same command resumes and finishes

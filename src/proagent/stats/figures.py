@@ -9,6 +9,7 @@ drawn as boxes (and the warning is silenced).
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -51,22 +52,28 @@ def _plt():  # noqa: ANN202
 def _save(fig: Any, out: Path, name: str) -> dict[str, str]:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*[Gg]lyph.*missing.*")
-        try:
-            fig.tight_layout()
-            fig.savefig(out / f"{name}.png", dpi=150)
-        except ValueError as e:  # a log axis left with no positive value to place ticks at
-            if "log-scaled" not in str(e):
-                raise
+        if _log_axis_without_ticks(fig):
             for ax in fig.axes:
                 ax.set_xscale("linear")
                 ax.set_yscale("linear")
-            fig.tight_layout()
-            fig.savefig(out / f"{name}.png", dpi=150)
+        fig.tight_layout()
+        fig.savefig(out / f"{name}.png", dpi=150)
         fig.savefig(out / f"{name}.svg", metadata={"Date": None})
     import matplotlib.pyplot as plt
 
     plt.close(fig)
     return {"png": f"{name}.png", "svg": f"{name}.svg"}
+
+
+def _log_axis_without_ticks(fig: Any) -> bool:
+    """Whether an axis of ``fig`` is log-scaled, holds no positive value and its view reaches
+    0 or below (e.g. a density histogram of identical values: every bar 0 or NaN), where
+    matplotlib's LogLocator cannot place ticks and drawing raises ``ValueError``."""
+    for ax in fig.axes:
+        for axis, limits in ((ax.xaxis, ax.get_xlim), (ax.yaxis, ax.get_ylim)):
+            if axis.get_scale() == "log" and not 0 < axis.get_minpos() < math.inf and min(limits()) <= 0:
+                return True
+    return False
 
 
 def _log_bins(x: np.ndarray, n: int = 30) -> np.ndarray:
