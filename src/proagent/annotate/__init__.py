@@ -9,7 +9,7 @@ into a benchmark by finding its LLM-use events and extracting what the user aske
   and the JSON answer (json-repair, default annotation);
 * :mod:`~proagent.annotate.task` - the inspect task (text or VLM mode, retries), resumable;
 * :mod:`~proagent.annotate.writer` - the processed database and ``annotations.jsonl``;
-* :mod:`~proagent.annotate.cli` - ``proagent annotate``.
+* :mod:`proagent.cli.annotate` - ``proagent annotate``.
 """
 
 from .parsing import AnswerError, default_fields, parse_annotation

@@ -7,7 +7,7 @@ on Windows via ctypes and on macOS via pyobjc, the last two untested), the event
 capture loop (:mod:`._recorder`), storage (:mod:`._store`: WAL SQLite, pHash dedup, SHA-256
 ``file_hash``, retention), the background OCR worker (:mod:`._ocr`, RapidOCR), exclusions
 (:mod:`._exclude`) and pause/resume/stop through the capture folder (:mod:`._control`).
-The command is ``proagent capture`` (:mod:`.cli`).
+The command is ``proagent capture`` (:mod:`proagent.cli.capture`).
 """
 
 from ._control import COMMANDS, recorder_pid, send_command

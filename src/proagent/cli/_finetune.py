@@ -9,6 +9,9 @@ from pathlib import Path
 
 import click
 
+from ._options import training_data_options, training_window_options
+from ._util import check_writable_dir, window_seconds
+
 __all__ = ["lora_cmd", "sft_cmd"]
 
 
@@ -17,11 +20,7 @@ def _options(method: str):  # noqa: ANN202
 
     def wrap(f):  # noqa: ANN001, ANN202
         opts = [
-            click.option("--data", type=click.Path(exists=True, path_type=Path), default=None,
-                         help="Activity log (as eval reads it): its train split (time split within each user) is used."),
-            click.option("--train-data", "train_data", multiple=True, type=click.Path(exists=True, path_type=Path),
-                         help="A whole data set to train on (repeatable): an activity log (all moments) or ProactiveBench "
-                              "synthetic traces (synthetic_traces.jsonl or its folder)."),
+            training_data_options(),
             click.option("--base", default="smollm2-135m", show_default=True,
                          help="Base model: a bundled model (smollm2-135m, qwen2.5-coder-1.5b), a .gguf file or a Hugging Face model folder."),
             click.option("--out", required=True, type=click.Path(path_type=Path),
@@ -42,9 +41,7 @@ def _options(method: str):  # noqa: ANN202
                          help="Measure the loss on this many training examples before and after training (0: skip)."),
             click.option("--gguf-type", type=click.Choice(["f16", "f32", "q8_0"]), default="f16", show_default=True,
                          help="Weight type of model.gguf."),
-            click.option("--window", default="5m", show_default=True, help="Context window before each moment, as eval uses it."),
-            click.option("--train-fraction", type=float, default=0.5, show_default=True,
-                         help="Earliest share of each user's moments in the train split of --data."),
+            training_window_options(),
             click.option("--seed", type=int, default=0, show_default=True, help="Seed of sampling, shuffling and initialisation."),
             click.option("--threads", type=click.IntRange(min=1), default=None, help="CPU threads for torch (default: all)."),
         ]
@@ -62,8 +59,6 @@ def _options(method: str):  # noqa: ANN202
 
 def _run(method: str, data: Path | None, train_data: tuple[Path, ...], base: str, out: Path, limit: int | None,
          window: str, train_fraction: float, seed: int, threads: int | None, **hyper) -> None:  # noqa: ANN003
-    from ..bench.samples import parse_window
-    from ._util import check_writable_dir
     from ..errors import DataError
     from ..train.data import load_split_moments, load_training_data
     from ..train.finetune import FinetuneConfig, TrainExtraMissing, finetune, require_train_extra, subsample
@@ -74,10 +69,7 @@ def _run(method: str, data: Path | None, train_data: tuple[Path, ...], base: str
         raise click.ClickException(str(e)) from None
     if data is None and not train_data:
         raise click.UsageError("give --data (its train split) and/or --train-data (whole data sets)")
-    try:
-        seconds = parse_window(window)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="--window") from None
+    seconds = window_seconds(window)
     samples, sources = [], []
     try:
         if data is not None:

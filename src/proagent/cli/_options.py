@@ -19,7 +19,8 @@ from ._util import DEFAULT_MODEL
 
 __all__ = [
     "DISPLAYS", "RegistryChoice", "compose", "data_option", "display_option", "endpoint_options", "log_dir_option",
-    "memory_names", "method_names", "method_option", "model_option", "sample_options", "window_option",
+    "memory_names", "method_names", "method_option", "model_option", "sample_options", "training_data_options",
+    "training_window_options", "window_option",
 ]
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -121,3 +122,24 @@ def display_option(default: str | None = None, help: str = "inspect progress dis
     """``--display``: inspect's progress display."""
     return click.option("--display", type=click.Choice(list(DISPLAYS)), default=default, show_default=default is not None,
                         help=help)
+
+
+def training_data_options() -> Decorator:
+    """``--data`` (an activity log's train split) and ``--train-data`` (whole data sets, repeatable):
+    the labelled moments of ``proagent train when|sft|lora``."""
+    return compose(
+        click.option("--data", type=click.Path(exists=True, path_type=Path), default=None,
+                     help="Activity log (as eval reads it): its train split (time split within each user) is used."),
+        click.option("--train-data", "train_data", multiple=True, type=click.Path(exists=True, path_type=Path),
+                     help="A whole data set to train on (repeatable): an activity log (all moments) or ProactiveBench "
+                          "synthetic traces (synthetic_traces.jsonl or its folder)."),
+    )
+
+
+def training_window_options() -> Decorator:
+    """``--window`` and ``--train-fraction`` of the moments a model is trained on, as eval builds them."""
+    return compose(
+        window_option("Context window before each moment, as eval uses it."),
+        click.option("--train-fraction", type=float, default=0.5, show_default=True,
+                     help="Earliest share of each user's moments in the train split of --data."),
+    )

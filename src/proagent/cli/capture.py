@@ -57,8 +57,7 @@ def capture(ctx: click.Context, out: Path | None, interval: float, split_on_titl
     import sqlite3
 
     from ._util import check_writable_dir
-    from ..capture._probe import CaptureError
-    from ..capture._recorder import CaptureConfig, record
+    from ..capture import CaptureConfig, CaptureError, record
 
     check_writable_dir(out, "--out")
     try:
@@ -78,8 +77,7 @@ def _control(name: str, help_text: str) -> click.Command:
     @click.command(name, help=help_text)
     @click.argument("folder", metavar="DIR", type=click.Path(exists=True, file_okay=False, path_type=Path))
     def cmd(folder: Path) -> None:
-        from ..capture._control import send_command
-        from ..capture._probe import CaptureError
+        from ..capture import CaptureError, send_command
 
         try:
             pid = send_command(folder, name)  # type: ignore[arg-type]

@@ -36,9 +36,7 @@ def curate_cmd(raw: Path, out: Path, screener: str, model_base_url: str | None, 
 
     Example: proagent curate data/raw/P01 --out data/curated
     """
-    from ..curate._pipeline import CurateConfig, curate
-    from ..curate._quality import QualityConfig
-    from ..curate._screen import ScreenerError, make_screener
+    from ..curate import CurateConfig, QualityConfig, ScreenerError, curate, make_screener
 
     try:
         scr = make_screener(screener, base_url=model_base_url)
@@ -76,7 +74,7 @@ def review_cmd(out: Path, port: int) -> None:
 
     Example: proagent review data/curated
     """
-    from ..curate._review import serve_review
+    from ..curate import serve_review
 
     try:
         srv = serve_review(out, port)

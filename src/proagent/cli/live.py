@@ -25,7 +25,7 @@ def _seconds(text: str, option: str, *, zero: bool = False) -> float:
 
 
 def _scripted(path: Path):  # noqa: ANN202
-    from ..live._agent import ScriptedDecider
+    from ..live import ScriptedDecider
 
     try:
         text = path.read_text("utf-8")
@@ -40,7 +40,7 @@ def _decider(decider: Path | None, yes_at: Path | None):  # noqa: ANN202
         return _scripted(yes_at), f"scripted:{yes_at}"
     if decider is None:
         raise click.UsageError("give --decider DIR (written by `proagent train when`) or --yes-at FILE (scripted)")
-    from ..live._when import load_when
+    from ..live import load_when
 
     try:
         return load_when(decider), str(decider)
@@ -106,8 +106,8 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
         raise click.UsageError("give exactly one of --watch DB_OR_DIR, --capture DIR, --replay DATA "
                                "(or a subcommand: pause DIR, resume DIR)")
     from ._util import check_model, check_writable_dir, parse_model_args
-    from ..live._restraint import RestraintConfig, parse_quiet_hours
-    from ..live._run import LiveOptions, run_replay, run_watch, start_capture, summarise
+    from ..live import RestraintConfig, parse_quiet_hours
+    from ..live import LiveOptions, run_replay, run_watch, start_capture, summarise
 
     names = tuple(n.strip() for n in notify.split(",") if n.strip())
     bad = [n for n in names if n not in ("terminal", "desktop", "page", "none")]
@@ -131,7 +131,7 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
     if model != "none":
         args = parse_model_args(model_args)
         check_model(model, model_base_url, args)
-        from ..live._agent import HowModel
+        from ..live import HowModel
 
         how = HowModel(model, args, base_url=model_base_url)
     options = LiveOptions(
@@ -201,7 +201,7 @@ def _stop_capture(proc, folder: Path | None) -> None:  # noqa: ANN001
 @click.argument("folder", metavar="DIR", type=click.Path(exists=True, file_okay=False, path_type=Path))
 def pause_cmd(folder: Path) -> None:
     """Pause the live agent writing to DIR: it keeps reading, decides and offers nothing."""
-    from ..live._restraint import pause
+    from ..live import pause
 
     pause(folder)
     click.echo(f"live agent in {folder} paused (proagent live resume {folder} to go on)")
@@ -211,7 +211,7 @@ def pause_cmd(folder: Path) -> None:
 @click.argument("folder", metavar="DIR", type=click.Path(exists=True, file_okay=False, path_type=Path))
 def resume_cmd(folder: Path) -> None:
     """Resume the live agent writing to DIR."""
-    from ..live._restraint import resume
+    from ..live import resume
 
     was = resume(folder)
     click.echo(f"live agent in {folder} resumed" if was else f"live agent in {folder} was not paused")

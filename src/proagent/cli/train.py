@@ -1,10 +1,14 @@
-"""``proagent train``: fit models on labelled moments (``proagent train when``)."""
+"""``proagent train``: fit models on labelled moments (``proagent train when``; ``sft`` and ``lora`` in :mod:`._finetune`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import click
+
+from ._finetune import lora_cmd, sft_cmd
+from ._options import training_data_options, training_window_options
+from ._util import check_writable_dir, window_seconds
 
 __all__ = ["train"]
 
@@ -15,11 +19,7 @@ def train() -> None:
 
 
 @train.command("when")
-@click.option("--data", type=click.Path(exists=True, path_type=Path), default=None,
-              help="Activity log (as eval reads it): its train split (time split within each user) is used.")
-@click.option("--train-data", "train_data", multiple=True, type=click.Path(exists=True, path_type=Path),
-              help="A whole data set to train on (repeatable): an activity log (all moments) or ProactiveBench "
-                   "synthetic traces (synthetic_traces.jsonl or its folder).")
+@training_data_options()
 @click.option("--feedback", "feedback", multiple=True, type=click.Path(exists=True, path_type=Path),
               help="A proagent live folder (or its feedback.db): accepted offers as 'help needed', dismissed as not (repeatable).")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Decider folder to write (model.skops, manifest.json, report.md).")
@@ -31,8 +31,7 @@ def train() -> None:
               help="Folds for choosing the threshold: grouped by user (decider for new users) or over moments (for the same users later).")
 @click.option("--c", "c", type=click.FloatRange(min=1e-6), default=0.003, show_default=True, help="Logistic regression: inverse L2 strength.")
 @click.option("--features", default=None, help="Comma-separated feature groups (embedding, similarity, behaviour, keywords, clock, weekday); default embedding,similarity,behaviour,keywords.")
-@click.option("--window", default="5m", show_default=True, help="Context window before each moment, as eval uses it.")
-@click.option("--train-fraction", type=float, default=0.5, show_default=True, help="Earliest share of each user's moments in the train split of --data.")
+@training_window_options()
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of folds, boosting and negative sampling.")
 def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Path, ...], out: Path, model: str, objective: str, cv: str, c: float,
              features: str | None, window: str, train_fraction: float, seed: int) -> None:
@@ -43,18 +42,13 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
     from rich.progress import Progress
 
     from ..agent.decider import DEFAULT_GROUPS, EmbeddingCache, FeatureConfig, moment_texts
-    from ..bench.samples import parse_window
-    from ._util import check_writable_dir
     from ..errors import DataError
     from ..train.data import TrainingSet, load_feedback_moments, load_split_moments, load_training_data
     from ..train.when import WhenConfig, parse_objective, train_decider
 
     if data is None and not train_data and not feedback:
         raise click.UsageError("give --data (its train split), --train-data (whole data sets) and/or --feedback (live folders)")
-    try:
-        seconds = parse_window(window)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="--window") from None
+    seconds = window_seconds(window)
     try:
         parse_objective(objective)
     except ValueError as e:
@@ -103,11 +97,5 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
     click.echo(f"wrote {out} (model.skops, manifest.json, report.md); evaluate: proagent eval --data DATA --decider {out}")
 
 
-def _register_finetune() -> None:
-    from ._finetune import lora_cmd, sft_cmd
-
-    train.add_command(sft_cmd)
-    train.add_command(lora_cmd)
-
-
-_register_finetune()
+train.add_command(sft_cmd)
+train.add_command(lora_cmd)

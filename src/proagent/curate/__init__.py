@@ -9,7 +9,7 @@ from ._pipeline import STATE_DIR, TITLE_KEYWORDS, CurateConfig, curate, load_dec
 from ._quality import QualityConfig
 from ._records import CurateSummary, Region, Screening, Verdict
 from ._review import serve_review
-from ._screen import OcrScreener, Screener, VlmScreener, make_screener
+from ._screen import OcrScreener, Screener, ScreenerError, VlmScreener, make_screener
 
 __all__ = [
     "HIGH_RISK_TYPES",
@@ -22,6 +22,7 @@ __all__ = [
     "QualityConfig",
     "Region",
     "Screener",
+    "ScreenerError",
     "Screening",
     "TextFinding",
     "Verdict",

@@ -10,7 +10,7 @@
   judge-human agreement.
 * :mod:`.generator`: new environments (``proagent dialogue generate``).
 * :mod:`.report`: ``results.json``, tables, HTML.
-* :mod:`.cli`: the ``dialogue`` click group.
+* :mod:`proagent.cli.dialogue`: the ``dialogue`` click group.
 """
 
 from .io import read_environments, write_environments, write_layout

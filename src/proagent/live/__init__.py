@@ -23,7 +23,7 @@ The flow (ProAgentBench Figure 1: monitor, decide when, decide how):
    and response; :func:`feedback_samples` turns accepted / dismissed offers
    into labelled samples for ``proagent train when --feedback``.
 
-Commands: ``proagent live`` (:mod:`.cli`).
+Commands: ``proagent live`` (:mod:`proagent.cli.live`).
 """
 
 from ._agent import HowModel, LiveAgent, ScriptedDecider, When, offer_text
@@ -36,6 +36,7 @@ from ._restraint import (PAUSE_FILE, Restraint, RestraintConfig, is_paused, pars
                          resume, x11_fullscreen)
 from ._run import LiveOptions, RunSummary, run_replay, run_watch, start_capture, summarise
 from ._sources import LifeTraceFollower, Moment, ReplayClock, WallClock, replay_moments
+from ._when import load_when
 
 __all__ = [
     "FEEDBACK_DB",
@@ -66,6 +67,7 @@ __all__ = [
     "as_of",
     "feedback_samples",
     "is_paused",
+    "load_when",
     "moment_sample",
     "offer_text",
     "parse_quiet_hours",

@@ -5,7 +5,7 @@
 * :func:`fit_power_law` - Clauset-Shalizi-Newman fit and likelihood-ratio tests;
 * :func:`top_k_precursors` - similar earlier events before each LLM moment;
 * :func:`run_stats`, :func:`run_compare` - JSON, figures and HTML in a folder
-  (the ``proagent stats`` command, :mod:`proagent.stats.cli`).
+  (the ``proagent stats`` command, :mod:`proagent.cli.stats`).
 """
 
 from .analysis import analyze, llm_selector

@@ -5,7 +5,7 @@
   guard (:func:`find_leaks`) that ``eval --decider`` applies;
 * :mod:`.when`: the When-to-Assist decider: calibrated scikit-learn models, the
   threshold chosen by grouped cross-validation (``proagent train when``);
-* :mod:`.cli`: the ``proagent train`` command group.
+* :mod:`proagent.cli.train`: the ``proagent train`` command group.
 """
 
 from __future__ import annotations
