@@ -16,6 +16,7 @@ from .parsing import AnswerError, default_fields, parse_annotation
 from .platforms import PlatformHit, detect_platform, event_platform, load_platforms
 from .records import EventAnnotation
 from .screens import OcrReader, sample_screenshots
+from .summary import annotation_summary
 from .task import AnnotationPlan, annotate_events, find_logs, plan_annotation
 from .writer import annotations_from_log, write_in_place, write_out
 
@@ -26,6 +27,7 @@ __all__ = [
     "OcrReader",
     "PlatformHit",
     "annotate_events",
+    "annotation_summary",
     "annotations_from_log",
     "default_fields",
     "detect_platform",

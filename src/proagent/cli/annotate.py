@@ -52,8 +52,16 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
 
     Example: proagent annotate data/curated --annotator text:local/qwen2.5-coder-1.5b --model-arg n_threads=1
     """
-    from ..annotate.task import annotate_events, find_logs, plan_annotation
-    from ..annotate.writer import ANNOTATIONS_FILE, annotations_from_log, check_out, write_in_place, write_out
+    from ..annotate import (
+        annotate_events,
+        annotation_summary,
+        annotations_from_log,
+        find_logs,
+        plan_annotation,
+        write_in_place,
+        write_out,
+    )
+    from ..annotate.writer import ANNOTATIONS_FILE, check_out
 
     mode, model = _annotator(annotator)
     args = parse_model_args(model_arg)
@@ -88,7 +96,7 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
         log = run_eval_set(task, log_dir, model, model_base_url=model_base_url, model_args=args, limit=limit,
                            display=display)
     annotations, pending = annotations_from_log(plan, log, model=annotator)
-    summary = _summary(data, annotator, annotations, pending, log)
+    summary = annotation_summary(data, annotator, annotations, pending, log.location if log is not None else None)
     try:
         if out is not None:
             files = write_out(data, plan, annotations, out, summary)
@@ -116,21 +124,3 @@ def _processed(db: Path) -> bool:
     from ..sources.lifetrace_schema import detect_schema
 
     return detect_schema(db).is_processed
-
-
-def _summary(data: Path, annotator: str, annotations: list, pending: int, log) -> dict:  # noqa: ANN001
-    asked = [a for a in annotations if a.status != "not_candidate"]
-    ok = sum(a.status == "annotated" for a in asked)
-    return {
-        "data": str(data),
-        "annotator": annotator,
-        "events": len(annotations) + pending,
-        "llm_events": sum(a.is_llm_event for a in annotations),
-        "asked": len(asked) + pending,
-        "annotated": ok,
-        "default": sum(a.status == "default" for a in asked),
-        "not_candidate": sum(a.status == "not_candidate" for a in annotations),
-        "pending": pending,
-        "success_rate": ok / len(asked) if asked else None,
-        "log": log.location if log is not None else None,
-    }

@@ -107,12 +107,12 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
                                "(or a subcommand: pause DIR, resume DIR)")
     from ._util import check_model, check_writable_dir, parse_model_args
     from ..live import RestraintConfig, parse_quiet_hours
-    from ..live import LiveOptions, run_replay, run_watch, start_capture, summarise
+    from ..live import NOTIFIERS, LiveOptions, run_replay, run_watch, start_capture, summarise
 
     names = tuple(n.strip() for n in notify.split(",") if n.strip())
-    bad = [n for n in names if n not in ("terminal", "desktop", "page", "none")]
+    bad = [n for n in names if n not in NOTIFIERS]
     if bad or not names:
-        raise click.BadParameter(f"{notify!r}: choose from terminal, desktop, page, none", param_hint="--notify")
+        raise click.BadParameter(f"{notify!r}: choose from {', '.join(NOTIFIERS)}", param_hint="--notify")
     if speed < 0:
         raise click.BadParameter("must be >= 0", param_hint="--speed")
     try:

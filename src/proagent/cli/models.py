@@ -19,7 +19,7 @@ def models_list() -> None:
 
     Example: proagent models list
     """
-    from ..models.catalog import MODELS, assembled_gguf, resolve_gguf
+    from ..models.catalog import MODELS, assembled_gguf, parts_installed, resolve_gguf
 
     for name, spec in MODELS.items():
         try:
@@ -27,19 +27,13 @@ def models_list() -> None:
                 state = f"ready ({resolve_gguf(name)})"
             elif assembled_gguf(spec) is not None:
                 state = f"ready ({assembled_gguf(spec)})"
-            elif _parts_installed(spec):
+            elif parts_installed(spec):
                 state = f"installed; assembled on first use (or now: proagent models prepare {name})"
             else:
                 state = "not installed"
         except (FileNotFoundError, ValueError) as e:
             state = f"not installed: {e}"
         click.echo(f"local/{name}: {state}")
-
-
-def _parts_installed(spec) -> bool:  # noqa: ANN001
-    import importlib.util
-
-    return all(importlib.util.find_spec(p) is not None for p in spec.packages)
 
 
 @models.command("prepare")

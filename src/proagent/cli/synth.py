@@ -35,15 +35,8 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
     """
     from ..synth.generator import SynthConfig, check_out, check_resources, generate
 
-    try:
-        cfg = SynthConfig(users=users, days=days, seed=seed, alpha=alpha, gap_xmin=gap_xmin,
-                          screenshot_interval=screenshot_interval, screenshots=screenshots, start=start)
-    except ValueError as e:
-        msg = str(e)
-        hint = next((o for k, o in (("alpha", "--alpha"), ("gap_xmin", "--gap-xmin"), ("screenshot_interval",
-                                                                                      "--screenshot-interval"),
-                                    ("time data", "--start"), ("users", "--users"), ("days", "--days")) if k in msg), None)
-        raise click.BadParameter(msg, param_hint=hint) from None
+    cfg = SynthConfig(users=users, days=days, seed=seed, alpha=alpha, gap_xmin=gap_xmin,  # UsageError: exit 2
+                      screenshot_interval=screenshot_interval, screenshots=screenshots, start=start)
     if out.exists() and not out.is_dir():
         raise click.BadParameter(f"{out} is a file, not a folder", param_hint="--out")
     try:

@@ -23,7 +23,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["LocalModelSpec", "MODELS", "DEFAULT_LOCAL_MODEL", "assembled_gguf", "cache_dir", "resolve_gguf"]
+__all__ = ["LocalModelSpec", "MODELS", "DEFAULT_LOCAL_MODEL", "assembled_gguf", "cache_dir", "parts_installed",
+           "resolve_gguf"]
 
 DEFAULT_LOCAL_MODEL = "qwen2.5-coder-1.5b"
 """Name of the default local model (``local/qwen2.5-coder-1.5b``)."""
@@ -106,6 +107,13 @@ def assembled_gguf(spec: LocalModelSpec) -> Path | None:
     if target.exists() and marker.exists() and marker.read_text().strip() == spec.sha256:
         return target
     return None
+
+
+def parts_installed(spec: LocalModelSpec) -> bool:
+    """Whether every package holding a part of ``spec`` is installed (the model can be assembled)."""
+    import importlib.util
+
+    return all(importlib.util.find_spec(p) is not None for p in spec.packages)
 
 
 def _assemble(spec: LocalModelSpec) -> Path:

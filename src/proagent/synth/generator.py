@@ -49,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import UsageError
 from ..io import LOCK_NAME
 from ..sources.lifetrace_write import PROCESSED_DDL
 from ..taxonomy import Taxonomy, load_taxonomy
@@ -85,15 +86,19 @@ class SynthConfig:
     """User folder names: prefix + 3-digit number."""
 
     def __post_init__(self) -> None:
+        """Raises :class:`~proagent.errors.UsageError` (a ``ValueError``) naming the ``proagent synth`` option."""
         if self.users < 1 or self.days < 1:
-            raise ValueError("users and days must be >= 1")
+            raise UsageError("--users" if self.users < 1 else "--days", "users and days must be >= 1")
         if not self.alpha > 1:
-            raise ValueError(f"alpha must be > 1 (got {self.alpha})")
+            raise UsageError("--alpha", f"alpha must be > 1 (got {self.alpha})")
         if not 0 < self.gap_xmin < self.gap_cap:
-            raise ValueError("need 0 < gap_xmin < gap_cap")
+            raise UsageError("--gap-xmin", "need 0 < gap_xmin < gap_cap")
         if self.screenshot_interval <= 0:
-            raise ValueError("screenshot_interval must be > 0")
-        datetime.strptime(self.start, "%Y-%m-%d")
+            raise UsageError("--screenshot-interval", "screenshot_interval must be > 0")
+        try:
+            datetime.strptime(self.start, "%Y-%m-%d")
+        except ValueError as e:
+            raise UsageError("--start", str(e)) from None
 
 
 def intention_shares(taxonomy: Taxonomy | None = None) -> tuple[list[str], np.ndarray]:
