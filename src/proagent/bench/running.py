@@ -92,6 +92,7 @@ def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | No
     local = model.startswith("local/")
     timeout = _api_timeout()
     _no_success_without_logs()
+    _other_runs_raise()
     try:
         _, logs = eval_set(
             [task], log_dir=str(log_dir), model=model, model_base_url=model_base_url,
@@ -102,11 +103,10 @@ def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | No
             # at once, so a kill loses only the sample in flight
             **({"log_buffer": 1} if local else {"attempt_timeout": timeout, "max_retries": API_MAX_RETRIES}),
         )
+    except _OtherRun:
+        raise RunError(f"{log_dir} holds a run with other options", resume=Resume.SAME_OPTIONS_OR_NEW_FOLDER) from None
     except PrerequisiteError as e:
-        msg = re.sub(r"\[/?[a-z ]+\]", "", str(e)).strip()
-        if "not associated with a task" in msg:  # inspect's PrerequisiteError has no field for the reason
-            raise RunError(f"{log_dir} holds a run with other options", resume=Resume.SAME_OPTIONS_OR_NEW_FOLDER) from None
-        raise RunError(msg) from None
+        raise RunError(re.sub(r"\[/?[a-z ]+\]", "", str(e)).strip()) from None
     if not logs or logs[0].status == "cancelled":  # interrupted (Ctrl-C)
         raise RunError("run interrupted", resume=Resume.SAME_COMMAND, folder=log_dir, interrupted=True)
     log = logs[0]
@@ -140,6 +140,30 @@ def _no_success_without_logs() -> None:
 
         succeeded._proagent = True  # type: ignore[attr-defined]
         evalset.all_evals_succeeded = succeeded
+
+
+class _OtherRun(Exception):
+    """The log folder holds a log of a task other than the one being run."""
+
+
+def _other_runs_raise() -> None:
+    """Make inspect's eval_set prerequisite check raise :class:`_OtherRun` for a log folder that
+    holds logs of another task (other options), so that case is told apart by type: inspect's
+    own ``PrerequisiteError`` says it only in its message text."""
+    from inspect_ai._eval import evalset
+
+    check = getattr(evalset, "validate_eval_set_prerequisites", None)
+    if check is None or getattr(check, "_proagent", False):
+        return
+
+    def validate(resolved_tasks: Any, all_logs: list, log_dir_allow_dirty: bool, eval_set_args: Any) -> list:
+        ours = check(resolved_tasks, all_logs, True, eval_set_args)  # the logs of these tasks
+        if not log_dir_allow_dirty and len(ours) < len(all_logs):
+            raise _OtherRun
+        return ours
+
+    validate._proagent = True  # type: ignore[attr-defined]
+    evalset.validate_eval_set_prerequisites = validate
 
 
 def _api_timeout() -> int:
