@@ -104,8 +104,6 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
         else:
             ann_file = (data if data.is_dir() else data.parent) / ANNOTATIONS_FILE
             files = write_in_place(plan, annotations, ann_file)
-    except DataError as e:
-        raise click.ClickException(str(e)) from None
     except OSError as e:
         raise click.ClickException(f"{out or data}: cannot write there ({e.strerror or e})") from None
     rate = summary["success_rate"]

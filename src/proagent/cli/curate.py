@@ -7,8 +7,6 @@ from pathlib import Path
 
 import click
 
-from ..errors import DataError
-
 __all__ = ["curate_cmd", "review_cmd"]
 
 
@@ -47,8 +45,6 @@ def curate_cmd(raw: Path, out: Path, screener: str, model_base_url: str | None, 
     t0 = time.monotonic()
     try:
         summary = curate(raw, out, scr, cfg, progress=lambda m: click.echo(m, err=True))
-    except DataError as e:
-        raise click.ClickException(str(e)) from None
     except ScreenerError as e:
         raise click.ClickException(f"{e} (re-run to resume: finished screenings are kept)") from None
     except OSError as e:
@@ -78,8 +74,6 @@ def review_cmd(out: Path, port: int) -> None:
 
     try:
         srv = serve_review(out, port)
-    except DataError as e:
-        raise click.ClickException(str(e)) from None
     except OSError as e:
         raise click.ClickException(f"--port {port}: cannot listen on 127.0.0.1 ({e.strerror or e})") from None
     click.echo(f"{len(srv.items)} screenshot(s) to review at {srv.url}")

@@ -170,9 +170,7 @@ def kappa_cmd(human_csv: Path, results: Path | None, out: Path | None) -> None:
         if not judge:
             raise click.UsageError("no judge scores: give --results or a 'judge' column in the CSV")
         res = agreement(human, judge)
-    except DataError as e:
-        raise click.ClickException(str(e)) from None
-    except ValueError as e:
+    except ValueError as e:  # DataError included
         raise click.ClickException(str(e)) from None
     click.echo(f"quadratic weighted kappa {res['kappa_quadratic']:.3f} over {res['n']} items "
                f"(human mean {res['human_mean']:.2f}, judge mean {res['judge_mean']:.2f}, exact agreement {res['exact_agreement']:.0%})")
@@ -214,10 +212,7 @@ def generate_cmd(seeds: Path, out: Path, model: str, judge: str | None, reasoner
     from ..dialogue.generator import GenConfig, GenModels, TopicReviewPending, run_generate
     from ..dialogue.io import read_environments
 
-    try:
-        seed_envs = read_environments(seeds)
-    except DataError as e:
-        raise click.ClickException(str(e)) from None
+    seed_envs = read_environments(seeds)
     args = _model_args(model_arg)
 
     def m(name: str, option: str = "--model"):  # noqa: ANN202

@@ -164,8 +164,6 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
             click.echo(f"watching {watch}; decisions and feedback in {out / 'feedback.db'} (Ctrl-C stops)")
             res = run_watch(watch, out, when, options, how=how, answers=answers, on_page=page_line,
                             duration=_seconds(duration, "--duration") if duration else None)
-    except DataError as e:
-        raise click.ClickException(str(e)) from None
     except KeyboardInterrupt:
         click.echo("stopped; run the same command again to go on where it stopped", err=True)
         return

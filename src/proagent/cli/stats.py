@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import DataError
+from ..errors import ProagentError
 from ..io import slug
 
 __all__ = ["stats_cmd"]
@@ -63,8 +63,8 @@ def stats_cmd(data: Path | None, out: Path | None, compare: tuple[Path, Path] | 
             click.echo(summary_text(res, name))
             for w in res["power_law"].get("notes", []) if isinstance(res.get("power_law"), dict) else []:
                 click.echo(f"note: {w}")
-    except DataError as e:  # the message names the file already
-        raise click.ClickException(str(e)) from None
+    except ProagentError:  # DataError names the file already: mapped by its kind
+        raise
     except ValueError as e:  # e.g. a log with no events
         raise click.ClickException(f"{data or ' vs '.join(map(str, compare))}: {e}") from None
     except OSError as e:
