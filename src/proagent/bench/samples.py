@@ -46,21 +46,24 @@ MIN_EVENT_SECONDS = 3.0
 """Events shorter than this are excluded (ProAgentBench section 3.2)."""
 
 
-def parse_window(text: str | float | int) -> float:
+def parse_window(text: str | float | int, *, what: str | None = "window") -> float:
     """Parse a window such as ``10s``, ``5m``, ``1h`` or ``300`` into seconds.
+
+    ``what`` names the value in the error message (``window '0s': ...``; ``None``: no name).
 
     Raises:
         ValueError: unreadable text, or a window outside 1 s .. 24 h.
     """
+    name = f"{what} " if what else ""
     if isinstance(text, (int, float)):
         seconds = float(text)
     else:
         m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h)?\s*", str(text).lower())
         if not m:
-            raise ValueError(f"window {text!r}: expected e.g. 10s, 30s, 1m, 5m, 10m")
+            raise ValueError(f"{name}{text!r}: expected e.g. 10s, 30s, 1m, 5m, 10m")
         seconds = float(m.group(1)) * {None: 1, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600}[m.group(2)]
     if not 1 <= seconds <= 86400:
-        raise ValueError(f"window {text!r}: must be between 1 s and 24 h")
+        raise ValueError(f"{name}{text!r}: must be between 1 s and 24 h")
     return seconds
 
 

@@ -107,8 +107,9 @@ def run_eval_set(task: Any, log_dir: Path, model: str, *, model_base_url: str | 
         raise click_error(e, folder_option="--log-dir") from None
 
 
-def window_seconds(text: str, option: str = "--window") -> float:
-    """A context window option (``5m``, ``90s``, ``300``) in seconds, 1 s .. 24 h.
+def window_seconds(text: str, option: str = "--window", *, what: str | None = "window") -> float:
+    """A context window or other duration option (``5m``, ``90s``, ``300``) in seconds, 1 s .. 24 h;
+    ``what`` names it in the message (:func:`proagent.bench.samples.parse_window`).
 
     Raises:
         click.BadParameter: not a duration in that range (exit 2).
@@ -116,6 +117,6 @@ def window_seconds(text: str, option: str = "--window") -> float:
     from ..bench.samples import parse_window
 
     try:
-        return parse_window(text)
+        return parse_window(text, what=what)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint=option) from None

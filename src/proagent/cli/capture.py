@@ -6,16 +6,9 @@ from pathlib import Path
 
 import click
 
+from ._util import check_writable_dir, window_seconds
+
 __all__ = ["capture"]
-
-
-def _seconds(text: str, option: str) -> float:
-    from ..bench.samples import parse_window
-
-    try:
-        return parse_window(text)
-    except ValueError as e:
-        raise click.BadParameter(str(e).replace("window", "duration", 1), param_hint=option) from None
 
 
 @click.group("capture", invoke_without_command=True)
@@ -56,16 +49,15 @@ def capture(ctx: click.Context, out: Path | None, interval: float, split_on_titl
         raise click.UsageError("give --out DIR to record, or one of: stop DIR, pause DIR, resume DIR")
     import sqlite3
 
-    from ._util import check_writable_dir
     from ..capture import CaptureConfig, CaptureError, record
 
     check_writable_dir(out, "--out")
     try:
         cfg = CaptureConfig(
-            out=out, interval=interval, split_on_title=split_on_title, idle=_seconds(idle, "--idle"),
+            out=out, interval=interval, split_on_title=split_on_title, idle=window_seconds(idle, "--idle", what="duration"),
             image_format=image_format, dedup_distance=dedup_distance, ocr=ocr, ocr_interval=ocr_interval, max_days=max_days, max_gb=max_gb,
             exclude_apps=exclude_app, exclude_titles=exclude_title, default_exclusions=default_exclusions,
-            duration=_seconds(duration, "--duration") if duration else None)  # type: ignore[arg-type]
+            duration=window_seconds(duration, "--duration", what="duration") if duration else None)  # type: ignore[arg-type]
         record(cfg, say=click.echo)
     except (CaptureError, ValueError) as e:
         raise click.ClickException(str(e)) from None

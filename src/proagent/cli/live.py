@@ -10,18 +10,15 @@ import click
 
 from ..errors import DataError
 
+from ._util import check_model, check_writable_dir, parse_model_args, window_seconds
+
 __all__ = ["live_cmd"]
 
 
 def _seconds(text: str, option: str, *, zero: bool = False) -> float:
-    from ..bench.samples import parse_window
-
     if zero and str(text).strip() in ("0", "0s", "off", "none"):
         return 0.0
-    try:
-        return parse_window(text)
-    except ValueError as e:
-        raise click.BadParameter(str(e).replace("window ", "", 1), param_hint=option) from None
+    return window_seconds(text, option, what=None)
 
 
 def _scripted(path: Path):  # noqa: ANN202
@@ -105,7 +102,6 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
     if len(sources) != 1:
         raise click.UsageError("give exactly one of --watch DB_OR_DIR, --capture DIR, --replay DATA "
                                "(or a subcommand: pause DIR, resume DIR)")
-    from ._util import check_model, check_writable_dir, parse_model_args
     from ..live import RestraintConfig, parse_quiet_hours
     from ..live import NOTIFIERS, LiveOptions, run_replay, run_watch, start_capture, summarise
 
