@@ -33,6 +33,7 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
 
     Example: proagent synth --users 3 --days 7 --out data/synth --seed 1
     """
+    from ..errors import DataError
     from .generator import SynthConfig, check_out, check_resources, generate
 
     try:
@@ -56,7 +57,7 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
         check_out(out)
         check_writable_dir(out, "--out")  # and the run lock: a second synth into the same folder is refused
         res = generate(out, cfg)
-    except FileExistsError as e:
+    except DataError as e:
         raise click.ClickException(f"--out: {e}") from None
     except OSError as e:
         raise click.ClickException(f"--out {out}: cannot write there ({e.strerror or e})") from None
@@ -102,7 +103,7 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
     from ..errors import DataError
     from ..io import write_json_atomic
     from ..report.results import render_table, results_from_log
-    from .baseline import (
+    from ..bench.simulate import (
         candidate_points,
         check_output,
         decisions_from_log,
