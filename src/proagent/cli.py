@@ -63,8 +63,7 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
     """
     from .bench.samples import parse_window
     from .bench.tasks import assist
-    from .io import write_json_atomic
-    from .report.results import render_table, results_from_log
+    from .report.results import render_table, results_from_log, write_results
 
     try:
         seconds = parse_window(window)
@@ -132,12 +131,12 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
                         display=display)
     results = results_from_log(full)
     if calibration:
-        results["calibration"] = calibration
+        results.calibration = calibration
     if decider is not None:
         from .report.decider import decider_results
 
-        results["decider"] = decider_results(full, str(decider))
-    write_json_atomic(log_dir / "results.json", results)
+        results.decider = decider_results(full, str(decider))
+    write_results(log_dir / "results.json", results)
     title = "When / How to Assist" + (f" (memory: {memory})" if memory != "none" else "")
     click.echo(render_table(results, title=title))
     click.echo(f"results: {log_dir / 'results.json'}  log: {full.location}")
@@ -169,13 +168,13 @@ def _calibrate(train_log) -> dict:  # noqa: ANN001
     from sklearn.metrics import roc_auc_score
 
     from .agent.calibration import choose_threshold
-    from .report.results import sample_prediction
+    from .bench.scorers import sample_prediction
 
     pairs = []
     for s in train_log.samples or []:
         pred = sample_prediction(s)
-        if pred.get("p_yes") is not None:
-            pairs.append((float(pred["p_yes"]), int(s.metadata["label"])))
+        if pred is not None and pred.p_yes is not None:
+            pairs.append((float(pred.p_yes), int(s.metadata["label"])))
     if not pairs:
         raise click.ClickException("the model returned no readable P(Yes) on the train split (no token log-probabilities, "
                                    "or no 'Need help:' answers); --threshold needs a provider that returns them")

@@ -39,9 +39,9 @@ from typing import Any, NamedTuple
 from ..errors import DataError
 from ..io import check_output_folder, swap_in
 from ..records import Sample
-from ..report.results import sample_prediction
 from ..sources.load import databases_by_user, find_databases, is_sqlite_file
 from ..sources.proactivebench import is_proactivebench_file
+from .scorers import sample_prediction
 
 __all__ = ["MANIFEST", "CandidatePoint", "Decision", "candidate_points", "check_output", "decisions_from_log", "write_simulated"]
 
@@ -103,9 +103,9 @@ def decisions_from_log(log: Any) -> list[Decision]:
                 user=str(md["user"]),
                 event_id=str(md["event_id"]),
                 human=int(md["label"]),
-                needs_help=pred.get("needs_help"),
-                intention=pred.get("intention"),
-                query=pred.get("query"),
+                needs_help=pred.needs_help if pred else None,
+                intention=pred.intention if pred else None,
+                query=pred.query if pred else None,
             )
         )
     return out

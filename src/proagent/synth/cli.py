@@ -101,8 +101,7 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
         window_slug,
     )
     from ..errors import DataError
-    from ..io import write_json_atomic
-    from ..report.results import render_table, results_from_log
+    from ..report.results import render_table, results_from_log, write_results
     from ..bench.simulate import (
         candidate_points,
         check_output,
@@ -129,7 +128,7 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
     click.echo(f"proagent simulate: {len(candidates)} candidate time points, model {model}, log dir {log_dir}", err=True)
     log = run_eval_set(task, log_dir, model, model_base_url=model_base_url, model_args=args, limit=limit, display=display)
     results = results_from_log(log)
-    write_json_atomic(log_dir / "results.json", results)
+    write_results(log_dir / "results.json", results)
     click.echo(render_table(results, title="Agreement of the model's choices with the human's"))
     try:
         res = write_simulated(data, decisions_from_log(log), candidates, out)
