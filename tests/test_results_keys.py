@@ -101,3 +101,5 @@ def test_dialogue_results_keys(tmp_path, task):
     res = json.loads((tmp_path / "d" / "results.json").read_text("utf-8"))
     assert keys(res) == (PLAN if task == "plan" else GUIDE)
     assert set(res["samples"][0]) >= {"id", "domain", "tier", "score", "tokens", "seconds"}
+    # mockllm's answers are never scored: "no value" is null in the file, not the -1 of inspect's score value
+    assert all(r["score"] is None for r in res["samples"])

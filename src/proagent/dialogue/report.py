@@ -21,7 +21,7 @@ from typing import Any
 
 from ..report.pages import escape, page, table
 from ..report.results import FLATTEN, OMIT, RunHeader, TextTable, run_header, sample_usage
-from .metrics import group_means, mean_of, rate_of, scored
+from .metrics import group_means, mean_of, rate_of, read_value, scored
 from .records import AGREEABLENESS, DIMENSIONS
 
 __all__ = ["DialogueResults", "Density", "GuideFigures", "PlanFigures", "render_html", "sample_rows"]
@@ -39,7 +39,7 @@ def sample_rows(log: Any) -> list[dict[str, Any]]:
             row["agreeableness"] = md["agreeableness"]
         for sc in s.scores.values():
             if isinstance(sc.value, dict):
-                row.update(sc.value)
+                row.update(read_value(sc.value))
         if md.get("dialogue") is not None:
             row["dialogue"] = md["dialogue"]
         elif md.get("plan") is not None:
