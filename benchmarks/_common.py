@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ipaddress
-import json
 import os
 import sys
 import threading
@@ -80,14 +79,6 @@ def render_table(rows: list[dict[str, Any]], columns: list[tuple[str, str, str]]
         if n == 0:
             out.append("  ".join("-" * w for w in widths))
     return "\n".join(out)
-
-
-def write_json(path: str | os.PathLike, payload: dict[str, Any]) -> None:
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_suffix(p.suffix + ".tmp")
-    tmp.write_text(json.dumps(payload, indent=2, default=str) + "\n", encoding="utf-8")
-    tmp.replace(p)
 
 
 def percentile(values: list[float], q: float) -> float | None:

@@ -33,7 +33,8 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from _common import OFF_HOST_ATTEMPTS, guard_network, machine_note, render_table, watchdog, write_json  # noqa: E402
+from _common import OFF_HOST_ATTEMPTS, guard_network, machine_note, render_table, watchdog  # noqa: E402
+from proagent.io import write_json_atomic  # noqa: E402
 from annotate_evalset import PAGES, build_evalset  # noqa: E402
 
 
@@ -113,7 +114,7 @@ def main() -> None:
     if OFF_HOST_ATTEMPTS:
         sys.exit(f"network guard refused {OFF_HOST_ATTEMPTS}")
     if a.json:
-        write_json(a.json, {"rows": rows, "machine": info, "records": recs})
+        write_json_atomic(a.json, {"rows": rows, "machine": info, "records": recs})
 
 
 if __name__ == "__main__":

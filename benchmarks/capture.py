@@ -27,7 +27,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from _common import guard_network, machine_note, render_table, watchdog, write_json  # noqa: E402
+from _common import guard_network, machine_note, render_table, watchdog  # noqa: E402
+from proagent.io import write_json_atomic  # noqa: E402
 
 TARGETS = {"capture_cpu_pct": 5.0, "capture_rss_mb": 150.0}
 """Targets from issue 11: capture loop under 5% of one core and under 150 MB resident."""
@@ -181,7 +182,7 @@ def main() -> int:
     print(render_table(encode, [("format", "format", ""), ("cpu_ms", "cpu_ms", ".1f"), ("kb", "KB", ".0f")]))
     res["encode"] = encode
     if a.json:
-        write_json(a.json, res)
+        write_json_atomic(a.json, res)
     return 0 if proc.returncode == 0 else 1
 
 

@@ -42,8 +42,9 @@ from _common import (  # noqa: E402
     machine_note,
     render_table,
     watchdog,
-    write_json,
 )
+
+from proagent.io import write_json_atomic  # noqa: E402
 
 REPLY = "Need help: Yes\nIntention: Code Programming\nQuery: How do I fix this?"
 COMPLETION_TOKENS = 16
@@ -361,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
     if OFF_HOST_ATTEMPTS:
         print(f"WARNING: refused non-loopback connects: {OFF_HOST_ATTEMPTS}")
     if args.json:
-        write_json(args.json, {
+        write_json_atomic(args.json, {
             "benchmark": "harness_overhead",
             "config": {"n": args.n, "latency_s": args.latency, "concurrency": conc, "split": args.split,
                        "method": args.method, "model": MODEL, "data": data, "python": sys.version.split()[0],

@@ -39,7 +39,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import DEFAULT_DATA, cpu_busy, guard_network, machine_note, percentile, render_table, watchdog, write_json  # noqa: E402
+from _common import DEFAULT_DATA, cpu_busy, guard_network, machine_note, percentile, render_table, watchdog  # noqa: E402
+from proagent.io import write_json_atomic  # noqa: E402
 
 LLM_WHEN_P50 = 10.73
 """Seconds per moment, zero-shot Qwen2.5-Coder-1.5B as the When decider (README quick start table, 2 cores)."""
@@ -239,7 +240,7 @@ def main() -> None:
           f"row (windowed read of a {a.preload}-event database, sample, restraint, decider); targets: decision p50 < 100 ms,\n"
           "offer p50 < 5 s, idle CPU < 2% of one core.")
     if a.json:
-        write_json(a.json, {"machine": machine, "rows": rows, "config": {k: str(v) for k, v in vars(a).items()}})
+        write_json_atomic(a.json, {"machine": machine, "rows": rows, "config": {k: str(v) for k, v in vars(a).items()}})
 
 
 if __name__ == "__main__":

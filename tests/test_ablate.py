@@ -12,7 +12,8 @@ from memory_fixtures import write_sessions
 
 from proagent.cli import cli
 from proagent.records import Score
-from proagent.report.ablation import TIDY_COLUMNS, paired_effect
+from proagent.report.effects import paired_effect
+from proagent.report.tidy import TIDY_COLUMNS
 
 
 @pytest.fixture(autouse=True)
@@ -70,10 +71,77 @@ def test_paired_effect_hand_computed():
     a = [Score(str(i), label=1, predicted=0) for i in range(5)] + [Score(str(i), label=0, predicted=0) for i in range(5, 10)]
     b = [Score(str(i), label=1, predicted=1) for i in range(5)] + [Score(str(i), label=0, predicted=0) for i in range(5, 10)]
     e = paired_effect(a, b, "accuracy")
-    assert e["delta"] == pytest.approx(0.5) and e["n"] == 10
-    assert 0 < e["ci_low"] <= 0.5 <= e["ci_high"] <= 1.0
-    assert paired_effect(a, a, "f1")["delta"] == 0
+    assert e.delta == pytest.approx(0.5) and e.n == 10
+    assert 0 < e.ci_low <= 0.5 <= e.ci_high <= 1.0
+    assert paired_effect(a, a, "f1").delta == 0
     sa = [Score(str(i), label=1, predicted=1, semantic_similarity=0.5) for i in range(4)]
     sb = [Score(str(i), label=1, predicted=1, semantic_similarity=0.5 + 0.1 * i) for i in range(4)]
     e = paired_effect(sa, sb, "semantic_similarity")
-    assert e["delta"] == pytest.approx(0.15) and e["n"] == 4
+    assert e.delta == pytest.approx(0.15) and e.n == 4
+
+
+def _hand_rolled(a, b, metric, n_resamples=1000, seed=0):
+    """The paired bootstrap ablate used before scipy's (kept here as the reference)."""
+    import numpy as np
+
+    ids = [s.sample_id for s in b]
+    sa = {s.sample_id: s for s in a}
+    sb = {s.sample_id: s for s in b}
+    rng = np.random.default_rng(seed)
+    if metric == "semantic_similarity":
+        d = np.asarray([sb[i].semantic_similarity - sa[i].semantic_similarity for i in ids])
+        boots = np.asarray([d[rng.integers(0, len(d), len(d))].mean() for _ in range(n_resamples)])
+        delta = d.mean()
+    else:
+        y = np.asarray([sa[i].label for i in ids], dtype=float)
+        pa = np.asarray([sa[i].predicted for i in ids], dtype=float)
+        pb = np.asarray([sb[i].predicted for i in ids], dtype=float)
+
+        def when(y, p):
+            if metric == "accuracy":
+                return float(np.mean(y == p))
+            tp, den = float(np.sum(p * y)), float(np.sum(p) + np.sum(y))
+            return 2 * tp / den if den else 0.0
+
+        def diff(idx):
+            return when(y[idx], pb[idx]) - when(y[idx], pa[idx])
+
+        n = len(ids)
+        boots = np.asarray([diff(rng.integers(0, n, n)) for _ in range(n_resamples)])
+        delta = diff(np.arange(n))
+    return delta, np.percentile(boots, 2.5), np.percentile(boots, 97.5), np.mean(boots <= 0)
+
+
+@pytest.mark.parametrize("metric", ["accuracy", "f1", "semantic_similarity"])
+def test_paired_effect_matches_the_hand_rolled_bootstrap(metric):
+    """scipy's bootstrap gives the old figures: the same delta, intervals and p within resampling noise."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    n = 300
+    y = rng.integers(0, 2, n)
+    pa = np.where(rng.random(n) < 0.6, y, 1 - y)
+    pb = np.where(rng.random(n) < 0.7, y, 1 - y)
+    a = [Score(str(i), int(y[i]), int(pa[i]), semantic_similarity=float(rng.random())) for i in range(n)]
+    b = [Score(str(i), int(y[i]), int(pb[i]), semantic_similarity=float(rng.random()) + 0.05) for i in range(n)]
+    e = paired_effect(a, b, metric)
+    delta, lo, hi, p = _hand_rolled(a, b, metric)
+    assert e.delta == pytest.approx(delta, abs=1e-12) and e.n == n
+    width = hi - lo
+    assert e.ci_low == pytest.approx(lo, abs=0.1 * width) and e.ci_high == pytest.approx(hi, abs=0.1 * width)
+    assert e.p_le_0 == pytest.approx(p, abs=0.03)
+    assert paired_effect(a, b, metric, seed=1) != e  # the seed is the resampling's
+    assert paired_effect(a, b, metric) == e  # and fixes it
+
+
+def test_paired_effect_scores_unparsed_answers_as_wrong():
+    """An unparsed answer is the wrong decision in an effect too (bench.metrics.UNPARSED_RULE):
+    on a No sample it is a false positive, so F1 drops."""
+    from proagent.bench.metrics import when_metrics
+
+    a = [Score("p0", 1, 1), Score("p1", 1, 1), Score("n0", 0, 0), Score("n1", 0, 0)]
+    b = [Score("p0", 1, 1), Score("p1", 1, 1), Score("n0", 0, None), Score("n1", 0, 0)]
+    want = when_metrics([1, 1, 0, 0], [1, 1, None, 0])["f1"] - 1.0
+    assert want < 0
+    assert paired_effect(a, b, "f1").delta == pytest.approx(want)
+    assert paired_effect(a, b, "accuracy").delta == pytest.approx(-0.25)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import stat
 
 import numpy as np
@@ -74,3 +75,42 @@ def test_nested_object_found_and_apostrophes_are_not_quotes():
 def test_pathological_nesting_is_cheap_and_empty():
     assert list(json_objects("{" * 5000)) == []
     assert list(json_objects('{"x": ' + "[" * 3000)) == []
+
+
+# --------------------------------------------------------------------------- output folder check
+
+
+def test_check_output_folder_accepts_new_empty_and_earlier_outputs(tmp_path):
+    from proagent.io import LOCK_NAME, check_output_folder
+
+    check_output_folder(tmp_path / "new" / "out", marker="m.json", run="x")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / LOCK_NAME).write_text("1")  # the run lock's file does not count
+    check_output_folder(tmp_path / "empty", marker="m.json", run="x")
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "m.json").write_text("{}")
+    (tmp_path / "old" / "data.db").write_text("")
+    check_output_folder(tmp_path / "old", marker="m.json", run="x", data=tmp_path / "in", writable_parent=True)
+
+
+def test_check_output_folder_refusals(tmp_path):
+    from proagent.errors import DataError
+    from proagent.io import check_output_folder
+
+    data = tmp_path / "in"
+    data.mkdir()
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep")
+    (tmp_path / "afile").write_text("")
+    cases = [
+        (tmp_path / "mine", "not the output of an earlier x run (no m.json)"),
+        (tmp_path / "afile", "not the output of an earlier x run"),
+        (tmp_path, "would replace the data itself"),
+        (data / "sub", "is inside the data folder"),
+        (tmp_path / "afile" / "out", "cannot be written"),
+    ]
+    for out, needle in cases:
+        with pytest.raises(DataError, match=re.escape(needle)) as e:
+            check_output_folder(out, marker="m.json", run="x", data=data, data_name="the data", writable_parent=True)
+        assert e.value.path == str(out)
+    assert (tmp_path / "mine" / "notes.txt").read_text() == "keep"

@@ -299,3 +299,28 @@ def test_embed_batches_and_caches_like_one_by_one():
     assert np.allclose(together[0], together[2])
     again = embedding.embed(texts[:1])  # from the cache: the same vector
     assert np.array_equal(again[0], together[0])
+
+
+# --------------------------------------------------------------------------- scorer boundary
+
+
+def test_score_value_round_trip_keeps_none():
+    """None terms travel through inspect's numeric score value and come back as None."""
+    from proagent.bench.scorers import score_value, to_proagent_score
+
+    for pred, inten, sim in [(None, None, None), (1, True, 0.25), (0, False, -0.5), (1, None, 0.0)]:
+        v = score_value(1, pred, inten, sim)
+        assert all(isinstance(x, (int, float)) for x in v.values()), v
+        s = to_proagent_score("s", v)
+        assert (s.predicted, s.intention_correct, s.semantic_similarity) == (pred, inten, sim)
+        assert v["correct"] == int(pred == 1)
+
+
+def test_inspect_reducer_would_count_none_as_zero():
+    """Why the sentinels stay inside the score value: inspect's epoch reducer maps a None
+    entry of a dict value to 0.0, which would score a missing similarity as 0."""
+    from inspect_ai.scorer import Score as InspectScore
+    from inspect_ai.scorer import mean_score
+
+    reduced = mean_score()([InspectScore(value={"similarity": None, "label": 1})])
+    assert reduced.value["similarity"] == 0.0

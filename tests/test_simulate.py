@@ -20,7 +20,7 @@ from proagent.bench.samples import build_samples, candidate_moments
 from proagent.cli import cli
 from proagent.errors import DataError
 from proagent.sources.load import load_events
-from proagent.synth.baseline import Decision, write_simulated
+from proagent.bench.simulate import Decision, write_simulated
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "proactivebench"
 needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/data/proactivebench not present")

@@ -25,7 +25,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["LOCK_NAME", "FolderBusy", "folder_lock", "slug", "swap_in", "to_jsonable", "write_atomic", "write_json_atomic"]
+from .errors import DataError
+
+__all__ = ["LOCK_NAME", "FolderBusy", "check_output_folder", "folder_lock", "slug", "swap_in", "to_jsonable", "write_atomic",
+           "write_json_atomic"]
 
 LOCK_NAME = ".proagent.lock"
 """The run lock's file inside a locked folder (holds the owner's process id; ignored by
@@ -37,6 +40,48 @@ def slug(text: str, limit: int = 80) -> str:
     become ``_``, leading/trailing ``_`` are dropped, at most ``limit`` characters; used for
     every folder name proagent derives from options (log dirs, ablation cells, stats folders)."""
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:limit]
+
+
+def check_output_folder(out: str | Path, *, marker: str, run: str, data: str | Path | None = None,
+                        data_name: str = "the input", writable_parent: bool = False) -> None:
+    """Refuse an output folder a command must not write into, before any work.
+
+    ``out`` may be new, empty (the run lock's file aside), or the output of an earlier run of
+    the same command, recognised by its ``marker`` file (e.g. ``simulate.json``).
+
+    Args:
+        out: the output folder.
+        marker: the file an earlier output of this command holds.
+        run: the command's name, for the message (``annotate``, ``simulate``, ``synth``).
+        data: the input, when the output replaces a folder beside it: ``out`` may neither
+            hold it nor lie inside it.
+        data_name: how the message names ``data`` (``the log``, ``the human data``).
+        writable_parent: also check that the nearest existing parent of ``out`` is a writable
+            folder (the output is built beside ``out`` and swapped in, :func:`swap_in`).
+
+    Raises:
+        DataError: ``out`` is a file, a non-empty folder without ``marker``, holds ``data``,
+            lies inside ``data``, or (``writable_parent``) cannot be created or written.
+    """
+    out = Path(out)
+    out_abs = Path(os.path.abspath(out))
+    if data is not None:
+        data_abs = Path(os.path.abspath(data))
+        if data_abs.is_relative_to(out_abs):
+            raise DataError(out, f"would replace {data_name} itself; choose another output folder")
+        if data_abs.is_dir() and out_abs.is_relative_to(data_abs):
+            raise DataError(out, f"is inside {data_name} folder, where readers would mix the two; "
+                                 "choose a folder outside it")
+    if out.exists() and (not out.is_dir() or (any(p.name != LOCK_NAME for p in out.iterdir())
+                                              and not (out / marker).is_file())):
+        raise DataError(out, f"exists, is not empty and is not the output of an earlier {run} run (no {marker}); "
+                             "choose a new or empty folder")
+    if writable_parent:
+        parent = out_abs.parent
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+        if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+            raise DataError(out, f"cannot be written: {parent} is not a writable folder (checked before the model runs)")
 
 
 def swap_in(built: str | Path, target: str | Path, old: str | Path | None = None) -> Path:

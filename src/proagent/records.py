@@ -12,10 +12,11 @@ stores them (ProAgentBench section 5.1, Appendix B; docs/architecture.md, format
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 __all__ = [
     "Conversation",
@@ -189,6 +190,20 @@ class Prediction:
     def unparsed(self) -> bool:
         """True when no When-to-Assist decision could be read from the answer."""
         return self.needs_help is None
+
+    @classmethod
+    def from_json(cls, data: Prediction | Mapping[str, Any]) -> Prediction:
+        """The record from its JSON form (``dataclasses.asdict``, as a solver stores it in the
+        sample metadata and the scorer in an eval log); a record is returned as is. Keys
+        that are not fields are ignored; missing fields take their defaults.
+
+        Raises:
+            TypeError: ``data`` has no ``sample_id`` or ``needs_help``.
+        """
+        if isinstance(data, cls):
+            return data
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
-from ..io import swap_in, write_atomic, write_json_atomic
+from ..io import check_output_folder, swap_in, write_atomic, write_json_atomic
 from .records import EventAnnotation
 from .task import AnnotationPlan
 
@@ -181,17 +181,9 @@ def check_out(data: str | Path, out: str | Path) -> None:
 
     Raises:
         DataError: ``out`` is a file, a non-empty folder that is not an earlier
-            annotate output, holds ``data``, or lies inside it.
+            annotate output, holds ``data``, or lies inside it (:func:`proagent.io.check_output_folder`).
     """
-    out = Path(out)
-    data_abs, out_abs = Path(os.path.abspath(data)), Path(os.path.abspath(out))
-    if data_abs.is_relative_to(out_abs):
-        raise DataError(out, "would replace the log itself; choose another output folder")
-    if data_abs.is_dir() and out_abs.is_relative_to(data_abs):
-        raise DataError(out, "is inside the log's folder, where readers would mix the two; choose a folder outside it")
-    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / MARKER).is_file())):
-        raise DataError(out, "exists and is not the output of an earlier annotate run; choose a new or empty folder "
-                             "(it is replaced as a whole)")
+    check_output_folder(out, marker=MARKER, run="annotate", data=data, data_name="the log")
 
 
 def _link_or_copy(src: Path, dst: Path) -> None:

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..records import Score
 
-__all__ = ["HEADLINE", "UNPARSED_RULE", "baseline", "bootstrap_ci", "percentile", "summarize", "when_metrics"]
+__all__ = ["HEADLINE", "UNPARSED_RULE", "baseline", "bootstrap_ci", "decisions", "percentile", "summarize", "when_metrics"]
 
 UNPARSED_RULE = "wrong"
 """How an unparsed When-to-Assist answer is scored, the same in accuracy,
@@ -56,7 +56,7 @@ def when_metrics(labels: Sequence[int], predicted: Sequence[int | None]) -> dict
     y = np.asarray(labels, dtype=int)
     if y.size == 0:
         return {"accuracy": math.nan, "precision": math.nan, "recall": math.nan, "f1": math.nan}
-    p_bin = _decisions(y, predicted)
+    p_bin = decisions(y, predicted)
     return {
         "accuracy": float(accuracy_score(y, p_bin)),
         "precision": float(precision_score(y, p_bin, zero_division=0)),
@@ -65,8 +65,9 @@ def when_metrics(labels: Sequence[int], predicted: Sequence[int | None]) -> dict
     }
 
 
-def _decisions(y: np.ndarray, predicted: Sequence[int | None]) -> np.ndarray:
-    """Predictions with each unparsed one (``None``) replaced by the wrong decision, ``1 - label``."""
+def decisions(y: np.ndarray, predicted: Sequence[int | None]) -> np.ndarray:
+    """Decisions with each unparsed one (``None``) replaced by the wrong decision, ``1 - label``
+    (:data:`UNPARSED_RULE`); ``y`` are the labels (0/1), the result is an int array of the same length."""
     return np.asarray([1 - int(t) if p is None else int(p) for t, p in zip(y, predicted)], dtype=int)
 
 
@@ -105,7 +106,7 @@ def bootstrap_ci(
     if len(scores) < 2:
         return out
     y = np.asarray([s.label for s in scores], dtype=float)
-    pb = _decisions(y.astype(int), [s.predicted for s in scores]).astype(float)
+    pb = decisions(y.astype(int), [s.predicted for s in scores]).astype(float)
     ic = np.asarray([np.nan if s.intention_correct is None else float(s.intention_correct) for s in scores])
     ss = np.asarray([np.nan if s.semantic_similarity is None else s.semantic_similarity for s in scores])
 

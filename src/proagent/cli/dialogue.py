@@ -63,8 +63,9 @@ def _run(task: Any, *, name: str, data: Path, model: str, model_base_url: str | 
          roles: dict[str, str | None], limit: int | None, log_dir: Path | None, display: str | None,
          extra: list[str]) -> None:
     from ._util import check_writable_dir, run_eval_set
-    from ..io import write_atomic, write_json_atomic
-    from ..dialogue.report import render_html, render_table, results_from_log
+    from ..io import write_atomic
+    from ..report.results import render_table, results_from_log, write_results
+    from ..dialogue.report import DialogueResults, render_html
 
     args = _model_args(model_arg)
     if log_dir is None:
@@ -82,8 +83,8 @@ def _run(task: Any, *, name: str, data: Path, model: str, model_base_url: str | 
     check_writable_dir(log_dir, "--log-dir")
     full = run_eval_set(task, log_dir, model, model_base_url=model_base_url, model_args=args, limit=limit,
                         display=display, model_roles=model_roles)
-    results = results_from_log(full)
-    write_json_atomic(log_dir / "results.json", results)
+    results = results_from_log(full, DialogueResults)
+    write_results(log_dir / "results.json", results)
     write_atomic(log_dir / "results.html", render_html(results))
     click.echo(render_table(results))
     click.echo(f"results: {log_dir / 'results.json'}  html: {log_dir / 'results.html'}  log: {full.location}")

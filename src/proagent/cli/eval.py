@@ -50,8 +50,7 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
     Example: proagent eval --data data/proactivebench --model local/smollm2-135m --limit 5
     """
     from ..bench.tasks import assist
-    from ..io import write_json_atomic
-    from ..report.results import render_table, results_from_log
+    from ..report.results import render_table, results_from_log, write_results
 
     seconds = window_seconds(window)
     fixed = _threshold(threshold, method, split, decider)
@@ -116,12 +115,12 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
                         display=display)
     results = results_from_log(full)
     if calibration:
-        results["calibration"] = calibration
+        results.calibration = calibration
     if decider is not None:
         from ..report.decider import decider_results
 
-        results["decider"] = decider_results(full, str(decider))
-    write_json_atomic(log_dir / "results.json", results)
+        results.decider = decider_results(full, str(decider))
+    write_results(log_dir / "results.json", results)
     title = "When / How to Assist" + (f" (memory: {memory})" if memory != "none" else "")
     click.echo(render_table(results, title=title))
     click.echo(f"results: {log_dir / 'results.json'}  log: {full.location}")
@@ -148,13 +147,13 @@ def _calibration(train_log) -> tuple[dict, bool]:  # noqa: ANN001
     train-split log's P(Yes) answers, with the log it rests on; and whether it can be trusted
     (:func:`~proagent.agent.calibration.separates`)."""
     from ..agent.calibration import calibrate, separates
-    from ..report.results import sample_prediction
+    from ..bench.scorers import sample_prediction
 
     pairs = []
     for s in train_log.samples or []:
         pred = sample_prediction(s)
-        if pred.get("p_yes") is not None:
-            pairs.append((float(pred["p_yes"]), int(s.metadata["label"])))
+        if pred is not None and pred.p_yes is not None:
+            pairs.append((float(pred.p_yes), int(s.metadata["label"])))
     try:
         cal = calibrate([p for p, _ in pairs], [y for _, y in pairs])
     except ValueError as e:

@@ -33,6 +33,7 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
 
     Example: proagent synth --users 3 --days 7 --out data/synth --seed 1
     """
+    from ..errors import DataError
     from ..synth.generator import SynthConfig, check_out, check_resources, generate
 
     cfg = SynthConfig(users=users, days=days, seed=seed, alpha=alpha, gap_xmin=gap_xmin,  # UsageError: exit 2
@@ -47,7 +48,7 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
         check_out(out)
         check_writable_dir(out, "--out")  # and the run lock: a second synth into the same folder is refused
         res = generate(out, cfg)
-    except FileExistsError as e:
+    except DataError as e:
         raise click.ClickException(f"--out: {e}") from None
     except OSError as e:
         raise click.ClickException(f"--out {out}: cannot write there ({e.strerror or e})") from None
@@ -79,9 +80,8 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
     Example: proagent simulate ../shared/data/proactivebench --out data/simulated --model local/smollm2-135m
     """
     from ..bench.tasks import assist
-    from ..io import write_json_atomic
-    from ..report.results import render_table, results_from_log
-    from ..synth.baseline import (
+    from ..report.results import render_table, results_from_log, write_results
+    from ..bench.simulate import (
         candidate_points,
         check_output,
         decisions_from_log,
@@ -106,7 +106,7 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
     click.echo(f"proagent simulate: {len(candidates)} candidate time points, model {model}, log dir {log_dir}", err=True)
     log = run_eval_set(task, log_dir, model, model_base_url=model_base_url, model_args=args, limit=limit, display=display)
     results = results_from_log(log)
-    write_json_atomic(log_dir / "results.json", results)
+    write_results(log_dir / "results.json", results)
     click.echo(render_table(results, title="Agreement of the model's choices with the human's"))
     try:
         res = write_simulated(data, decisions_from_log(log), candidates, out)

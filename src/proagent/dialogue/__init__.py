@@ -13,30 +13,8 @@
 * :mod:`proagent.cli.dialogue`: the ``dialogue`` click group.
 """
 
+from . import records
 from .io import read_environments, write_environments, write_layout
-from .records import (
-    AGREEABLENESS,
-    DIMENSIONS,
-    DOMAINS,
-    TIERS,
-    Environment,
-    GuidanceJudgement,
-    Judgement,
-    Plan,
-    Turn,
-)
+from .records import *  # noqa: F403  (the records' names, listed once in records.__all__)
 
-__all__ = [
-    "AGREEABLENESS",
-    "DIMENSIONS",
-    "DOMAINS",
-    "TIERS",
-    "Environment",
-    "GuidanceJudgement",
-    "Judgement",
-    "Plan",
-    "Turn",
-    "read_environments",
-    "write_environments",
-    "write_layout",
-]
+__all__ = [*records.__all__, "read_environments", "write_environments", "write_layout"]

@@ -40,12 +40,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, Model
+from inspect_ai.model import Model
 
 from ..io import write_atomic
 from ..jsontext import first_json_object
 from .io import environment_from_item, write_layout
-from .judges import judge_plan
+from .judges import ask, judge_plan
 from .parsing import parse_plan
 from .prompting import render, render_sub_targets
 from .records import Environment, Plan
@@ -114,13 +114,6 @@ def _env_fields(text: str) -> dict[str, str] | None:
     return None
 
 
-async def _ask(model: Model, prompt: str, *, temperature: float = 0.0, seed: int | None = None, max_tokens: int = 320,
-               system: str | None = None) -> str:
-    msgs: list[Any] = ([ChatMessageSystem(content=system)] if system else []) + [ChatMessageUser(content=prompt)]
-    out = await model.generate(msgs, config=GenerateConfig(temperature=temperature, seed=seed, max_tokens=max_tokens))
-    return out.completion or ""
-
-
 # --------------------------------------------------------------------------- topics
 
 
@@ -144,7 +137,7 @@ async def topic_tree(model: Model, seeds: Sequence[Environment], domains: Sequen
         for _ in range(depth):
             nxt = []
             for parent in level:
-                text = await _ask(model, render("gen_topics", domain=d, examples=examples, branching=branching,
+                text, _ = await ask(model, render("gen_topics", domain=d, examples=examples, branching=branching,
                                                 parent=parent.replace("/", " / ") or d), max_tokens=80)
                 nxt += [f"{parent}/{t}" if parent else t for t in _topic_lines(text, branching)]
             level = nxt
@@ -204,7 +197,7 @@ def _as_env(data: dict, env: dict, ident: str) -> Environment:
 async def _difficulty(models: GenModels, env: Environment, seed: int) -> dict[str, Any]:
     answers, scores = [], []
     for i, r in enumerate(models.reasoners):
-        text = await _ask(r, render("plan_user", user_information=env.user_information, trigger_factor=env.trigger_factor),
+        text, _ = await ask(r, render("plan_user", user_information=env.user_information, trigger_factor=env.trigger_factor),
                           system=render("plan_system"), temperature=0.7 if len(set(map(id, models.reasoners))) == 1 else 0.0,
                           seed=seed + i)
         plan = parse_plan(text)
@@ -227,7 +220,7 @@ async def _final_check(models: GenModels, env: Environment, rivals: list[str], s
         order = options[:]
         rng.shuffle(order)
         letters = "ABCDEFGH"[: len(order)]
-        text = await _ask(c, render("gen_final_check", user_information=env.user_information, trigger_factor=env.trigger_factor,
+        text, _ = await ask(c, render("gen_final_check", user_information=env.user_information, trigger_factor=env.trigger_factor,
                                     options="\n".join(f"{letters[k]}. {o}" for k, o in enumerate(order))),
                           temperature=0.7 if len(set(map(id, models.checkers))) == 1 else 0.0, seed=seed + i, max_tokens=120)
         picks = re.findall(r"best\W{0,4}([A-H])\b", text, re.IGNORECASE)
@@ -246,7 +239,7 @@ async def _run_topic(item: _Item, models: GenModels, seeds: list[Environment], c
         ex = [e for e in seeds if e.domain == d["domain"]][:2] or seeds[:2]
         examples = "\n".join(json.dumps({"topic": e.topic, "user_information": e.user_information,
                                          "trigger_factor": e.trigger_factor}, ensure_ascii=False) for e in ex)
-        raw = await _ask(models.generator, render("gen_environment", domain=d["domain"], topic=d["topic"], examples=examples),
+        raw, _ = await ask(models.generator, render("gen_environment", domain=d["domain"], topic=d["topic"], examples=examples),
                          seed=cfg.seed)
         d["environment_raw"] = raw
         env = _env_fields(raw)
@@ -261,7 +254,7 @@ async def _run_topic(item: _Item, models: GenModels, seeds: list[Environment], c
         item.save()
     while len(d["candidates"]) < cfg.n_candidates:
         k = len(d["candidates"])
-        raw = await _ask(models.generator, render("plan_user", **d["environment"]), system=render("plan_system"),
+        raw, _ = await ask(models.generator, render("plan_user", **d["environment"]), system=render("plan_system"),
                          temperature=cfg.candidate_temperature, seed=cfg.seed + k)
         p = parse_plan(raw)
         d["candidates"].append({"raw": raw, "target": p.target, "sub_target": list(p.sub_target)})
@@ -274,7 +267,7 @@ async def _run_topic(item: _Item, models: GenModels, seeds: list[Environment], c
             return
         listing = "\n".join(f"{i}. {c['target']} (steps: {render_sub_targets(c['sub_target']) or 'none'})"
                             for i, c in enumerate(good, 1))
-        raw = await _ask(models.generator, render("gen_target_merge", **d["environment"], candidates=listing), max_tokens=400)
+        raw, _ = await ask(models.generator, render("gen_target_merge", **d["environment"], candidates=listing), max_tokens=400)
         merged = parse_plan(raw)
         if not merged.parsed or not merged.sub_target:  # fall back to the first complete candidate
             first = next((c for c in good if c["sub_target"]), None)
@@ -296,10 +289,10 @@ async def _run_topic(item: _Item, models: GenModels, seeds: list[Environment], c
             break
         if last is None or "difficulty" in last:  # start a round (round 0 = the environment as written)
             if last is not None:
-                obf = await _ask(models.generator, render("gen_obfuscate", target=d["target"]["target"], **env_fields),
+                obf, _ = await ask(models.generator, render("gen_obfuscate", target=d["target"]["target"], **env_fields),
                                  seed=cfg.seed + rnd)
                 env1 = _env_fields(obf) or env_fields
-                noisy = await _ask(models.generator, render("gen_noise", **env1), seed=cfg.seed + rnd)
+                noisy, _ = await ask(models.generator, render("gen_noise", **env1), seed=cfg.seed + rnd)
                 env_fields = _env_fields(noisy) or env1
                 d["rounds"].append({"round": rnd, "obfuscate_raw": obf, "noise_raw": noisy, "environment": env_fields})
             else:

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 from inspect_ai.model import (
     ChatMessageAssistant,
+    ChatMessageSystem,
     ChatMessageUser,
     GenerateConfig,
     Model,
@@ -43,6 +44,7 @@ __all__ = [
     "FOLLOWUP_MARK",
     "FOLLOWUP_MAX_TOKENS",
     "JUDGE_MAX_TOKENS",
+    "ask",
     "extract_mentioned",
     "judge_guidance",
     "judge_model",
@@ -71,13 +73,25 @@ def user_model() -> Model:
     return get_model(role="user", default=judge_model())
 
 
-async def _ask(model: Model, prompt: str, max_tokens: int) -> str:
-    return (await _ask_full(model, prompt, max_tokens))[0]
+async def ask(model: Model, prompt: str, *, max_tokens: int = 320, system: str | None = None, temperature: float = 0.0,
+              seed: int | None = None) -> tuple[str, bool]:
+    """One generation of the track's judges, simulated user and environment generator.
 
+    Args:
+        model: the inspect model (a role: :func:`judge_model`, :func:`user_model`, or a generator model).
+        prompt: the user message.
+        max_tokens: the answer budget, tokens (the generator's prompts use the default; each judge
+            passes its own from :data:`JUDGE_MAX_TOKENS`).
+        system: an optional system message placed first.
+        temperature: sampling temperature (0: greedy, as every judge runs).
+        seed: sampling seed, for providers that take one.
 
-async def _ask_full(model: Model, prompt: str, max_tokens: int) -> tuple[str, bool]:
-    """The answer and whether it was cut off by the token budget."""
-    out = await model.generate([ChatMessageUser(content=prompt)], config=GenerateConfig(temperature=0.0, max_tokens=max_tokens))
+    Returns:
+        The answer text (``""`` when the model gave none) and whether the budget cut it off.
+    """
+    msgs: list[ChatMessageSystem | ChatMessageUser] = [ChatMessageSystem(content=system)] if system else []
+    msgs.append(ChatMessageUser(content=prompt))
+    out = await model.generate(msgs, config=GenerateConfig(temperature=temperature, seed=seed, max_tokens=max_tokens))
     return out.completion or "", out.stop_reason == "max_tokens"
 
 
@@ -106,7 +120,7 @@ def _followup_scores(text: str, guidance: bool) -> GuidanceJudgement | Judgement
 
 async def _judge_with_followup(model: Model, prompt: str, max_tokens: int, guidance: bool, followup: str):  # noqa: ANN202
     parse = parse_guidance_judgement if guidance else parse_judgement
-    first, truncated = await _ask_full(model, prompt, max_tokens)
+    first, truncated = await ask(model, prompt, max_tokens=max_tokens)
     parsed = parse(first)
     if parsed.score is not None and not truncated:
         return parsed
@@ -140,7 +154,7 @@ async def judge_plan(model: Model, env: Environment, plan: Plan) -> Judgement:
 async def judge_reached(model: Model, env: Environment, turns: Sequence[Turn]) -> tuple[bool | None, str]:
     """Whether the dialogue has reached the target: (verdict or None if unreadable, raw answer)."""
     prompt = render("termination_judge", **env_values(env), history=render_history(turns))
-    raw = await _ask(model, prompt, JUDGE_MAX_TOKENS["reached"])
+    raw, _ = await ask(model, prompt, max_tokens=JUDGE_MAX_TOKENS["reached"])
     return parse_reached(raw), raw
 
 
@@ -153,4 +167,5 @@ async def judge_guidance(model: Model, env: Environment, turns: Sequence[Turn], 
 async def extract_mentioned(model: Model, env: Environment, message: str) -> list[int] | None:
     """Numbers (1-based) of the reference sub-targets a message raises; None if unreadable."""
     prompt = render("density_judge", sub_target=render_sub_targets(env.sub_target, numbered=True), message=message)
-    return parse_mentioned(await _ask(model, prompt, JUDGE_MAX_TOKENS["density"]), len(env.sub_target))
+    text, _ = await ask(model, prompt, max_tokens=JUDGE_MAX_TOKENS["density"])
+    return parse_mentioned(text, len(env.sub_target))

@@ -1,8 +1,9 @@
 """Aggregates of judge scores, shared by the inspect metrics and ``results.json``.
 
 A per-sample score value is a dict with at least ``score`` (1-10, or
-:data:`UNSCORED` when the agent's answer or the judge's answer could not be
-read). Unscored samples are left out of means and counted in the unparsed rates.
+:data:`UNSCORED` inside inspect's score value when the agent's answer or the judge's
+answer could not be read; :func:`read_value` turns it into ``None`` for everything
+above). Unscored samples are left out of means and counted in the unparsed rates.
 """
 
 from __future__ import annotations
@@ -13,8 +14,12 @@ from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, metric
 
+from .records import DIMENSIONS
+
 __all__ = [
+    "SENTINEL_KEYS",
     "UNSCORED",
+    "read_value",
     "by_domain",
     "by_domain_agreeableness",
     "group_means",
@@ -32,7 +37,17 @@ __all__ = [
 ]
 
 UNSCORED = -1.0
-"""Score value of a sample whose answer or judgement could not be read."""
+"""Score value of a sample whose answer or judgement could not be read (inside inspect's
+score value only: its epoch reducer would turn ``None`` into 0)."""
+
+SENTINEL_KEYS = ("score", *DIMENSIONS, "density", "first_density")
+"""The score-value keys that hold :data:`UNSCORED` when there is no value."""
+
+
+def read_value(value: Mapping[str, Any]) -> dict[str, Any]:
+    """A per-sample score value as read from inspect, with :data:`UNSCORED` in
+    :data:`SENTINEL_KEYS` replaced by ``None`` (the one place the sentinel is read)."""
+    return {k: (None if k in SENTINEL_KEYS and v == UNSCORED else v) for k, v in value.items()}
 
 
 def scored(values: Iterable[Mapping[str, Any]], key: str = "score") -> list[float]:
@@ -66,7 +81,7 @@ def _values(scores: list[SampleScore]) -> list[dict[str, Any]]:
     out = []
     for s in scores:
         if isinstance(s.score.value, dict):
-            row = dict(s.score.value)
+            row = read_value(s.score.value)
             row.update({k: v for k, v in (s.sample_metadata or {}).items() if k in ("domain", "agreeableness")})
             out.append(row)
     return out

@@ -1,4 +1,5 @@
-"""Results of the ProactiveEval tasks: ``results.json``, a text table and an HTML page.
+"""Results of the ProactiveEval tasks: the :class:`DialogueResults` record (``results.json``,
+its text table through :func:`proagent.report.results.render_table`) and an HTML page.
 
 ``results.json`` keys: ``task`` (``plan`` or ``guide``), ``n``, ``score`` (mean
 judge score 1-10 over readable judgements), ``unparsed_rate`` (share without a
@@ -14,15 +15,16 @@ generation config, package versions, git SHA, log file).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field, replace
 from statistics import median
 from typing import Any
 
 from ..report.pages import escape, page, table
-from ..report.results import run_header
-from .metrics import group_means, mean_of, rate_of, scored
+from ..report.results import FLATTEN, OMIT, RunHeader, TextTable, run_header, sample_usage
+from .metrics import group_means, mean_of, rate_of, read_value, scored
 from .records import AGREEABLENESS, DIMENSIONS
 
-__all__ = ["render_html", "render_table", "results_from_log", "sample_rows"]
+__all__ = ["DialogueResults", "Density", "GuideFigures", "PlanFigures", "render_html", "sample_rows"]
 
 
 def sample_rows(log: Any) -> list[dict[str, Any]]:
@@ -37,14 +39,13 @@ def sample_rows(log: Any) -> list[dict[str, Any]]:
             row["agreeableness"] = md["agreeableness"]
         for sc in s.scores.values():
             if isinstance(sc.value, dict):
-                row.update(sc.value)
+                row.update(read_value(sc.value))
         if md.get("dialogue") is not None:
             row["dialogue"] = md["dialogue"]
         elif md.get("plan") is not None:
             row["plan"] = md["plan"]
-        usage = list((s.model_usage or {}).values())
-        row["tokens"] = sum(u.total_tokens for u in usage) if usage else None
-        row["seconds"] = s.total_time
+        seconds, row["tokens"], _ = sample_usage(s)
+        row["seconds"] = seconds
         rows.append(row)
     return rows
 
@@ -57,120 +58,169 @@ def _roles(ev: Any) -> dict[str, str]:
     return out
 
 
-def results_from_log(log: Any) -> dict[str, Any]:
-    """Summarise one eval log of ``dialogue_plan`` or ``dialogue_guide``."""
-    rows = sample_rows(log)
-    ev = log.eval
-    kind = "guide" if ev.task.endswith("guide") else "plan"
-    n = len(rows)
-    res: dict[str, Any] = {
-        "task": kind,
-        "n": n,
-        "score": mean_of(rows),
-        "unparsed_rate": round((n - len(scored(rows))) / n, 3) if n else None,
-        "by_domain": group_means(rows, ["domain"]),
-    }
-    if kind == "plan":
-        res["plan_unparsed_rate"] = round(1 - (rate_of(rows, "plan_parsed") or 0.0), 3) if n else None
-        judged = [r for r in rows if r.get("plan_parsed")]
-        res["judge_unparsed_rate"] = round(1 - (rate_of(judged, "judge_parsed") or 0.0), 3) if judged else None
-    else:
-        res["by_domain_agreeableness"] = group_means(rows, ["domain", "agreeableness"])
-        res["by_agreeableness"] = group_means(rows, ["agreeableness"])
-        res["dimensions"] = {d: mean_of(rows, d) for d in DIMENSIONS}
-        res["reach_rate"] = rate_of(rows, "reached")
-        res["mean_turns"] = rate_of(rows, "turns")
-        res["leak_rate"] = rate_of(rows, "leak")
-        res["passive_opening_rate"] = rate_of(rows, "passive_opening")
-        res["termination_unparsed"] = int(sum(r.get("termination_unparsed") or 0 for r in rows))
-        if any("density" in r for r in rows):
-            res["density"] = {"per_message": mean_of_nonneg(rows, "density"), "first_message": mean_of_nonneg(rows, "first_density"),
-                              "unparsed_messages": int(sum(r.get("density_unparsed") or 0 for r in rows))}
-    secs = sorted(r["seconds"] for r in rows if r.get("seconds") is not None)
-    res["seconds_p50"] = round(median(secs), 2) if secs else None
-    res["seconds_p95"] = round(secs[min(len(secs) - 1, int(0.95 * len(secs)))], 2) if secs else None
-    toks = [r["tokens"] for r in rows if r.get("tokens") is not None]
-    res["tokens_per_sample"] = round(sum(toks) / len(toks)) if toks else None
-    res["samples"] = rows
-    res["run"] = {**run_header(log), "model_roles": _roles(ev)}
-    return res
+@dataclass(frozen=True)
+class PlanFigures:
+    """What only target planning reports (shares 0-1, ``None`` without samples)."""
+
+    plan_unparsed_rate: float | None
+    """Share of agent answers without a readable plan."""
+    judge_unparsed_rate: float | None
+    """Share of judgements without a readable score, among readable plans."""
 
 
-def mean_of_nonneg(rows: list[dict[str, Any]], key: str) -> float | None:
-    """Mean of ``key`` over rows where it is >= 0 (-1 = not measured)."""
-    return rate_of(rows, key)
+@dataclass(frozen=True)
+class Density:
+    """Target density (extraction judge), when measured."""
+
+    per_message: float | None
+    """Mean sub-targets per agent message."""
+    first_message: float | None
+    """Mean sub-targets in the first agent message."""
+    unparsed_messages: int
+    """Agent messages whose extraction was unreadable."""
+
+
+@dataclass(frozen=True)
+class GuideFigures:
+    """What only dialogue guidance reports (shares 0-1; scores 1-10; ``None``: no value)."""
+
+    by_domain_agreeableness: dict[str, dict[str, Any]]
+    """``{"domain/level": {mean, n, unscored}}``."""
+    by_agreeableness: dict[str, dict[str, Any]]
+    dimensions: dict[str, float | None]
+    """Mean judge score of each of :data:`DIMENSIONS`."""
+    reach_rate: float | None
+    mean_turns: float | None
+    leak_rate: float | None
+    passive_opening_rate: float | None
+    termination_unparsed: int
+    """Termination verdicts that could not be read."""
+    density: Density | None = field(default=None, metadata=OMIT)
+
+
+@dataclass(frozen=True)
+class DialogueResults:
+    """The figures of one ``dialogue_plan`` or ``dialogue_guide`` run (``results.json``).
+
+    Exactly one of :attr:`plan` and :attr:`guide` is set; their fields are written at the
+    top level of ``results.json``.
+    """
+
+    task: str
+    """``plan`` or ``guide``."""
+    n: int
+    score: float | None
+    """Mean judge score 1-10 over readable judgements."""
+    unparsed_rate: float | None
+    """Share of samples without a readable score."""
+    by_domain: dict[str, dict[str, Any]]
+    """``{domain: {mean, n, unscored}}``."""
+    plan: PlanFigures | None = field(metadata=FLATTEN)
+    """Target planning's figures (written at the top level)."""
+    guide: GuideFigures | None = field(metadata=FLATTEN)
+    """Dialogue guidance's figures (written at the top level)."""
+    seconds_p50: float | None
+    seconds_p95: float | None
+    tokens_per_sample: float | None
+    samples: list[dict[str, Any]]
+    """One row per sample (:func:`sample_rows`), the input of ``proagent dialogue kappa``."""
+    run: RunHeader
+
+    @classmethod
+    def from_log(cls, log: Any) -> DialogueResults:
+        """Summarise one eval log of ``dialogue_plan`` or ``dialogue_guide``."""
+        rows = sample_rows(log)
+        kind = "guide" if log.eval.task.endswith("guide") else "plan"
+        n = len(rows)
+        plan = guide = None
+        if kind == "plan":
+            judged = [r for r in rows if r.get("plan_parsed")]
+            plan = PlanFigures(
+                plan_unparsed_rate=round(1 - (rate_of(rows, "plan_parsed") or 0.0), 3) if n else None,
+                judge_unparsed_rate=round(1 - (rate_of(judged, "judge_parsed") or 0.0), 3) if judged else None)
+        else:
+            density = None
+            if any("density" in r for r in rows):
+                density = Density(rate_of(rows, "density"), rate_of(rows, "first_density"),
+                                  int(sum(r.get("density_unparsed") or 0 for r in rows)))
+            guide = GuideFigures(
+                by_domain_agreeableness=group_means(rows, ["domain", "agreeableness"]),
+                by_agreeableness=group_means(rows, ["agreeableness"]),
+                dimensions={d: mean_of(rows, d) for d in DIMENSIONS},
+                reach_rate=rate_of(rows, "reached"), mean_turns=rate_of(rows, "turns"), leak_rate=rate_of(rows, "leak"),
+                passive_opening_rate=rate_of(rows, "passive_opening"),
+                termination_unparsed=int(sum(r.get("termination_unparsed") or 0 for r in rows)), density=density)
+        secs = sorted(r["seconds"] for r in rows if r.get("seconds") is not None)
+        toks = [r["tokens"] for r in rows if r.get("tokens") is not None]
+        return cls(
+            task=kind, n=n, score=mean_of(rows),
+            unparsed_rate=round((n - len(scored(rows))) / n, 3) if n else None,
+            by_domain=group_means(rows, ["domain"]), plan=plan, guide=guide,
+            seconds_p50=round(median(secs), 2) if secs else None,
+            seconds_p95=round(secs[min(len(secs) - 1, int(0.95 * len(secs)))], 2) if secs else None,
+            tokens_per_sample=round(sum(toks) / len(toks)) if toks else None,
+            samples=rows, run=replace(run_header(log), model_roles=_roles(log.eval)))
+
+    def text_table(self, title: str | None = None) -> TextTable:
+        """Per-domain scores (and per agreeableness for ``guide``) and the summary lines."""
+        if title is None:
+            title = "ProactiveEval target planning" if self.task == "plan" else "ProactiveEval dialogue guidance"
+            if self.task == "guide" and not self.run.task_args.get("give_target", True):
+                title += " (no target given)"
+        head, rows = _table_rows(self)
+        return TextTable(title, head, rows, footer=_footer(self), width=160)
 
 
 def _f(v: float | None) -> str:
     return "n/a" if v is None else f"{v:.2f}"
 
 
-def _table_rows(res: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    if res["task"] == "plan":
+def _table_rows(res: DialogueResults) -> tuple[list[str], list[list[str]]]:
+    all_unscored = f"{res.unparsed_rate:.0%}" if res.n else "n/a"
+    if res.plan is not None:
         head = ["domain", "n", "score (1-10)", "unscored"]
-        rows = [[d, str(g["n"]), _f(g["mean"]), str(g["unscored"])] for d, g in res["by_domain"].items()]
-        rows.append(["all", str(res["n"]), _f(res["score"]), f"{res['unparsed_rate']:.0%}" if res["n"] else "n/a"])
+        rows = [[d, str(g["n"]), _f(g["mean"]), str(g["unscored"])] for d, g in res.by_domain.items()]
+        rows.append(["all", str(res.n), _f(res.score), all_unscored])
         return head, rows
-    levels = [lv for lv in AGREEABLENESS if lv in res.get("by_agreeableness", {})]
+    g_ = res.guide
+    levels = [lv for lv in AGREEABLENESS if lv in g_.by_agreeableness]
     head = ["domain", "n", *levels, "all", "unscored"]
-    cells = res["by_domain_agreeableness"]
+    cells = g_.by_domain_agreeableness
     rows = []
-    for d, g in res["by_domain"].items():
-        rows.append([d, str(g["n"]), *[_f((cells.get(f"{d}/{lv}") or {}).get("mean")) for lv in levels], _f(g["mean"]), str(g["unscored"])])
-    rows.append(["all", str(res["n"]), *[_f(res["by_agreeableness"][lv]["mean"]) for lv in levels], _f(res["score"]),
-                 f"{res['unparsed_rate']:.0%}" if res["n"] else "n/a"])
+    for d, g in res.by_domain.items():
+        rows.append([d, str(g["n"]), *[_f((cells.get(f"{d}/{lv}") or {}).get("mean")) for lv in levels], _f(g["mean"]),
+                     str(g["unscored"])])
+    rows.append(["all", str(res.n), *[_f(g_.by_agreeableness[lv]["mean"]) for lv in levels], _f(res.score), all_unscored])
     return head, rows
 
 
-def _footer(res: dict[str, Any]) -> list[str]:
-    model = (res.get("run") or {}).get("model", "")
-    roles = (res.get("run") or {}).get("model_roles") or {}
-    lines = [f"agent {model}" + "".join(f", {k} {v}" for k, v in sorted(roles.items()))]
-    if res["task"] == "plan":
-        lines.append(f"plan unparsed {_f(res.get('plan_unparsed_rate'))}, judge unparsed {_f(res.get('judge_unparsed_rate'))}")
+def _footer(res: DialogueResults) -> list[str]:
+    roles = res.run.model_roles or {}
+    lines = [f"agent {res.run.model}" + "".join(f", {k} {v}" for k, v in sorted(roles.items()))]
+    if res.plan is not None:
+        lines.append(f"plan unparsed {_f(res.plan.plan_unparsed_rate)}, judge unparsed {_f(res.plan.judge_unparsed_rate)}")
     else:
-        dims = ", ".join(f"{d} {_f(v)}" for d, v in res["dimensions"].items())
+        g = res.guide
+        dims = ", ".join(f"{d} {_f(v)}" for d, v in g.dimensions.items())
         lines.append(f"dimensions: {dims}")
         lines.append(
-            f"reached {_f(res['reach_rate'])}, turns {_f(res['mean_turns'])}, leaks {_f(res['leak_rate'])}, "
-            f"passive openings {_f(res['passive_opening_rate'])}, unreadable termination verdicts {res['termination_unparsed']}"
+            f"reached {_f(g.reach_rate)}, turns {_f(g.mean_turns)}, leaks {_f(g.leak_rate)}, "
+            f"passive openings {_f(g.passive_opening_rate)}, unreadable termination verdicts {g.termination_unparsed}"
         )
-        if "density" in res:
-            d = res["density"]
-            lines.append(f"target density: {_f(d['per_message'])} sub-targets/message, {_f(d['first_message'])} in the first message")
-    lines.append(f"seconds/sample p50 {_f(res.get('seconds_p50'))} (p95 {_f(res.get('seconds_p95'))}), tokens/sample {res.get('tokens_per_sample')}")
+        if g.density is not None:
+            lines.append(f"target density: {_f(g.density.per_message)} sub-targets/message, "
+                         f"{_f(g.density.first_message)} in the first message")
+    lines.append(f"seconds/sample p50 {_f(res.seconds_p50)} (p95 {_f(res.seconds_p95)}), tokens/sample {res.tokens_per_sample}")
     return lines
 
 
-def render_table(res: dict[str, Any]) -> str:
-    """Per-domain scores (and per agreeableness for ``guide``) as plain text, plus a summary."""
-    from rich.console import Console
-    from rich.table import Table
-
-    title = "ProactiveEval target planning" if res["task"] == "plan" else "ProactiveEval dialogue guidance"
-    if res["task"] == "guide" and not (res.get("run") or {}).get("task_args", {}).get("give_target", True):
-        title += " (no target given)"
-    head, rows = _table_rows(res)
-    t = Table(title=title)
-    for h in head:
-        t.add_column(h, justify="left" if h == "domain" else "right")
-    for r in rows:
-        t.add_row(*r)
-    console = Console(width=160, record=True, force_terminal=False, color_system=None)
-    with console.capture() as cap:
-        console.print(t)
-        for line in _footer(res):
-            console.print(line, highlight=False)
-    return cap.get()
-
-
-def render_html(res: dict[str, Any]) -> str:
+def render_html(res: DialogueResults) -> str:
     """A self-contained HTML page: the table, the summary and, for ``guide``, every dialogue."""
     head, rows = _table_rows(res)
     e = escape
     skip = {"id", "score", "domain", "tier", "tokens", "seconds", "dialogue", "plan"}
     samples = []
-    for r in res.get("samples", []):
+    for r in res.samples:
         details = e(", ".join(f"{k}={v}" for k, v in r.items() if k not in skip))
         if r.get("dialogue"):
             details += "".join(f"<div class='{'assistant' if t['role'] == 'assistant' else 'user'}'><b>{e(t['role'])}:</b> "
@@ -182,4 +232,4 @@ def render_html(res: dict[str, Any]) -> str:
         samples.append([r["id"], str(r.get("score")), details])
     body = (table(head, rows) + "<ul>" + "".join(f"<li>{e(x)}</li>" for x in _footer(res)) + "</ul>"
             + "<h2>Samples</h2>" + table(["id", "score", "details"], samples, raw_columns=[2]))
-    return page(f"ProactiveEval {res['task']}", body)
+    return page(f"ProactiveEval {res.task}", body)

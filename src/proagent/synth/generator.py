@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError
-from ..io import LOCK_NAME
+from ..io import check_output_folder
 from ..sources.lifetrace_write import PROCESSED_DDL
 from ..taxonomy import Taxonomy, load_taxonomy
 from .vocab import APPS, LLM_APPS, QUERIES, RESPONSES
@@ -362,12 +362,10 @@ def check_out(out: str | Path) -> None:
     """Refuse an output folder :func:`generate` must not write into.
 
     Raises:
-        FileExistsError: ``out`` is a non-empty folder without ``synth.json``
-            (the run lock's file aside).
+        DataError: ``out`` is a file or a non-empty folder without ``synth.json``
+            (the run lock's file aside; :func:`proagent.io.check_output_folder`).
     """
-    out = Path(out)
-    if out.is_dir() and any(p.name != LOCK_NAME for p in out.iterdir()) and not (out / "synth.json").is_file():
-        raise FileExistsError(f"{out} is not empty and holds no synth.json; write into a new or empty folder")
+    check_output_folder(out, marker="synth.json", run="synth")
 
 
 def generate(out: str | Path, cfg: SynthConfig, taxonomy: Taxonomy | None = None) -> dict[str, Any]:
@@ -381,7 +379,7 @@ def generate(out: str | Path, cfg: SynthConfig, taxonomy: Taxonomy | None = None
         ``{"config", "users": [...], "events", "llm_events", "screenshots", "seconds"}``.
 
     Raises:
-        FileExistsError: ``out`` is a non-empty folder without ``synth.json``
+        DataError: ``out`` is a non-empty folder without ``synth.json``
             (nothing is written).
         ValueError: the run would not fit in memory or on disk (:func:`check_resources`).
     """

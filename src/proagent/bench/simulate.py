@@ -37,13 +37,17 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..errors import DataError
-from ..io import swap_in
+from ..io import check_output_folder, swap_in
 from ..records import Sample
-from ..report.results import sample_prediction
 from ..sources.load import databases_by_user, find_databases, is_sqlite_file
 from ..sources.proactivebench import is_proactivebench_file
+from .scorers import sample_prediction
 
-__all__ = ["CandidatePoint", "Decision", "candidate_points", "check_output", "decisions_from_log", "write_simulated"]
+__all__ = ["MANIFEST", "CandidatePoint", "Decision", "candidate_points", "check_output", "decisions_from_log", "write_simulated"]
+
+
+MANIFEST = "simulate.json"
+"""The summary file of a simulate output (also what marks a folder as one)."""
 
 
 class CandidatePoint(NamedTuple):
@@ -99,9 +103,9 @@ def decisions_from_log(log: Any) -> list[Decision]:
                 user=str(md["user"]),
                 event_id=str(md["event_id"]),
                 human=int(md["label"]),
-                needs_help=pred.get("needs_help"),
-                intention=pred.get("intention"),
-                query=pred.get("query"),
+                needs_help=pred.needs_help if pred else None,
+                intention=pred.intention if pred else None,
+                query=pred.query if pred else None,
             )
         )
     return out
@@ -163,27 +167,15 @@ def _write_database(src: Path, dst: Path, decided: dict[str, Decision]) -> None:
 
 
 def check_output(data: str | Path, out: str | Path) -> None:
-    """Refuse an output folder that :func:`write_simulated` must not replace.
+    """Refuse an output folder that :func:`write_simulated` must not replace (before the model runs).
 
     Raises:
         DataError: ``out`` is a file, a non-empty folder that is not an earlier
             simulate output, holds ``data`` itself, lies inside ``data``, or
-            cannot be created or written.
+            cannot be created or written (:func:`proagent.io.check_output_folder`).
     """
-    out = Path(out)
-    data_abs, out_abs = Path(os.path.abspath(data)), Path(os.path.abspath(out))
-    if data_abs.is_relative_to(out_abs):
-        raise DataError(out, "would replace the human data itself; choose another output folder")
-    if data_abs.is_dir() and out_abs.is_relative_to(data_abs):
-        raise DataError(out, "is inside the human data folder, where readers would mix the two; choose a folder outside it")
-    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "simulate.json").is_file())):
-        raise DataError(out, "exists and is not the output of an earlier simulate run; choose a new or empty folder "
-                             "(it would be replaced as a whole)")
-    parent = out_abs.parent  # write_simulated replaces out via a sibling: its parent must take new files
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
-        raise DataError(out, f"cannot be written: {parent} is not a writable folder (checked before the model runs)")
+    check_output_folder(out, marker=MANIFEST, run="simulate", data=data, data_name="the human data",
+                        writable_parent=True)
 
 
 def write_simulated(data: str | Path, decisions: list[Decision], candidates: Sequence[Sample | CandidatePoint],
@@ -256,7 +248,7 @@ def write_simulated(data: str | Path, decisions: list[Decision], candidates: Seq
             "unparsed": sum(d.needs_help is None for d in written),
             "files": files,
         }
-        (tmp / "simulate.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", "utf-8")
+        (tmp / MANIFEST).write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", "utf-8")
         swap_in(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
