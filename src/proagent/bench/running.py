@@ -21,6 +21,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..io import FolderBusy, folder_lock
+
 __all__ = ["API_MAX_RETRIES", "API_TIMEOUT", "INSPECT_DATA", "RunError", "run_task"]
 
 API_TIMEOUT = 60
@@ -64,8 +66,6 @@ def run_task(task: Any, log_dir: str | Path, model: str, *, model_base_url: str 
             options, the run was interrupted, or it failed (e.g. a prompt over
             the model's context).
     """
-    from ..io import FolderBusy, folder_lock
-
     try:
         with folder_lock(log_dir), _inspect_data_in(Path(log_dir)):
             return _run(task, log_dir, model, model_base_url=model_base_url, model_args=model_args, limit=limit,

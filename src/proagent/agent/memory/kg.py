@@ -31,7 +31,7 @@ from collections import Counter, defaultdict
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ._base import Memory, MemoryItem, register_memory
+from ._base import Memory, MemoryItem
 from ._records import MemoryQuery, MemoryRecord
 
 if TYPE_CHECKING:
@@ -218,10 +218,10 @@ def moment_priors(g: nx.DiGraph, query: MemoryQuery, keywords_per_title: int = 5
     return lines
 
 
-@register_memory("kg")
 class KGMemory(Memory):
     """Plain-language priors from a per-user habit graph."""
 
+    name = "kg"
     source = "habits learned from this user's earlier activity"
 
     def _graph(self, user: str, records: list[MemoryRecord]) -> nx.DiGraph:

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._base import Memory, MemoryItem, register_memory
+from ...embedding import embed
+from ._base import Memory, MemoryItem
 from ._records import MemoryQuery, MemoryRecord
 
 __all__ = ["RagMemory", "embed_texts", "flat_index", "search"]
@@ -24,8 +25,6 @@ __all__ = ["RagMemory", "embed_texts", "flat_index", "search"]
 
 def embed_texts(texts: Sequence[str]) -> np.ndarray:
     """Unit-norm e5 embeddings (float32, 384-d) with the shared helper."""
-    from ...embedding import embed
-
     return np.ascontiguousarray(embed(list(texts)), dtype=np.float32)
 
 
@@ -64,10 +63,10 @@ def render_record(r: MemoryRecord) -> str:
     return f"[{r.time:%m-%d %H:%M}] {body} -> {r.outcome()}"
 
 
-@register_memory("rag")
 class RagMemory(Memory):
     """Top-k cosine retrieval over a per-user faiss index, strictly t_i < t."""
 
+    name = "rag"
     source = "similar past moments"
 
     def _build_user(self, user: str, records: list[MemoryRecord]):  # noqa: ANN202
