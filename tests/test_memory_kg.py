@@ -143,13 +143,16 @@ def test_precomputed_priors_equal_the_graph_walk():
     from proagent.agent.memory.kg import moment_priors, precompute
 
     rs = _mixed_records()
-    for g in (build_graph("u", example()), build_graph("u", rs), build_graph("u", [])):
-        pre = precompute(g, top_transitions=2, keywords_per_title=3)
-        assert list(pre.user_lines) == graph_priors(g, top_transitions=2)
-        queries = [MemoryQuery("u", T0 + timedelta(days=1), r.app, r.title, "") for r in rs + example()]
-        queries += [MemoryQuery("u", T0, "Unknown app", "never seen words here", ""), MemoryQuery("u", T0, "", "", "")]
-        for q in queries:
-            assert pre.moment_lines(q) == moment_priors(g, q, 3), q
+    queries = [MemoryQuery("u", T0 + timedelta(days=1), r.app, r.title, "") for r in rs + example()]
+    queries += [MemoryQuery("u", T0, "Unknown app", "never seen words here", ""), MemoryQuery("u", T0, "", "", "")]
+    for recs in (example(), rs, []):
+        g = build_graph("u", recs)
+        for titles in ([], [r.title for r in recs]):  # titles tokenized at lookup, or ahead
+            pre = precompute(g, titles, top_transitions=2, keywords_per_title=3)
+            assert list(pre.user_lines) == graph_priors(g, top_transitions=2)
+            assert len(pre.title_keywords) == len({r.title for r in recs} if titles else ())
+            for q in queries:
+                assert pre.moment_lines(q) == moment_priors(g, q, 3), q
     assert any(pre_line.startswith("Current window keywords") for q in queries
                for pre_line in precompute(build_graph("u", rs)).moment_lines(q))
 

@@ -22,8 +22,9 @@ The graph is serialised as plain-language priors: user-level lines first (the
 same for every moment of the user, so llama.cpp reuses them as a prompt
 prefix), then the lines for the current app and title keywords. Those lines are
 written once per graph (:func:`precompute`: the user lines, one line per app,
-one fragment per keyword), so a lookup is the title's keywords and a few dict
-reads instead of a walk over the graph; :func:`graph_priors` and
+one fragment per keyword, the keywords of each training title), so a lookup is
+a few dict reads (and tokenizing the title when it is new) instead of a walk
+over the graph; :func:`graph_priors` and
 :func:`moment_priors` walk the graph and give the same lines.
 """
 
@@ -32,7 +33,8 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -253,11 +255,20 @@ class KGPriors:
     top_idf: float
     """The largest IDF (unknown tokens rank as this)."""
     keywords_per_title: int = 5
+    title_keywords: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Keywords of the titles seen in training (a window title recurs: no
+    tokenizing at lookup then); other titles are tokenized when asked."""
+
+    def keywords(self, title: str) -> tuple[str, ...]:
+        """:func:`title_keywords` of ``title`` under this graph's IDF."""
+        kws = self.title_keywords.get(title)
+        if kws is None:
+            kws = tuple(_keywords(title, self.idf, self.top_idf, self.keywords_per_title))
+        return kws
 
     def moment_lines(self, query: MemoryQuery) -> list[str]:
         """:func:`moment_priors` of the graph for ``query``, from the tables."""
-        parts = [p for k in _keywords(query.title, self.idf, self.top_idf, self.keywords_per_title)
-                 if (p := self.keyword_parts.get(k)) is not None]
+        parts = [p for k in self.keywords(query.title) if (p := self.keyword_parts.get(k)) is not None]
         return _moment_lines(self.app_lines.get(query.app or "(unknown app)"), parts)
 
     def lines(self, query: MemoryQuery) -> list[str]:
@@ -265,9 +276,12 @@ class KGPriors:
         return [*self.user_lines, *self.moment_lines(query)]
 
 
-def precompute(g: nx.DiGraph, *, top_transitions: int = 3, keywords_per_title: int = 5) -> KGPriors:
-    """Write out every line a lookup in ``g`` can show (one pass over the graph)."""
+def precompute(g: nx.DiGraph, titles: Iterable[str] = (), *, top_transitions: int = 3,
+               keywords_per_title: int = 5) -> KGPriors:
+    """Write out every line a lookup in ``g`` can show (one pass over the graph),
+    and the keywords of ``titles`` (the training titles the graph was built from)."""
     idf = g.graph.get("idf", {})
+    top = max(idf.values(), default=1.0)
     apps, parts = {}, {}
     for node, d in g.nodes(data=True):
         if d.get("p_help") is None:
@@ -276,8 +290,9 @@ def precompute(g: nx.DiGraph, *, top_transitions: int = 3, keywords_per_title: i
             apps[d["name"]] = _app_line(d)
         elif d["type"] == "Keyword":
             parts[d["name"]] = _keyword_part(g, node)
-    return KGPriors(tuple(graph_priors(g, top_transitions=top_transitions)), apps, parts, idf,
-                    max(idf.values(), default=1.0), keywords_per_title)
+    known = {t: tuple(_keywords(t, idf, top, keywords_per_title)) for t in set(titles)}
+    return KGPriors(tuple(graph_priors(g, top_transitions=top_transitions)), apps, parts, idf, top,
+                    keywords_per_title, known)
 
 
 class KGMemory(Memory):
@@ -301,10 +316,10 @@ class KGMemory(Memory):
         else:
             g = self._graph(user, records)
             self.cache.put_json("kg", key, nx.node_link_data(g, edges="edges"))
-        return {"full": g, "prefix": {}, "priors": {len(records): self._precompute(g)}}
+        return {"full": g, "prefix": {}, "priors": {len(records): self._precompute(g, records)}}
 
-    def _precompute(self, g: nx.DiGraph) -> KGPriors:
-        return precompute(g, top_transitions=self.config.kg_top_transitions,
+    def _precompute(self, g: nx.DiGraph, records: list[MemoryRecord]) -> KGPriors:
+        return precompute(g, (r.title for r in records), top_transitions=self.config.kg_top_transitions,
                           keywords_per_title=self.config.kg_keywords_per_title)
 
     def graph_at(self, user: str, m: int) -> nx.DiGraph:
@@ -322,7 +337,7 @@ class KGMemory(Memory):
         st = self.state[user]
         m = min(m, len(self.records[user]))
         if m not in st["priors"]:
-            st["priors"][m] = self._precompute(self.graph_at(user, m))
+            st["priors"][m] = self._precompute(self.graph_at(user, m), self.records[user][:m])
         return st["priors"][m]
 
     def _retrieve(self, query: MemoryQuery) -> list[MemoryItem]:
