@@ -10,7 +10,7 @@ its baseline, measured in the same run on the same queries:
 
 * **rag**: the exact index (``IndexFlatIP``, what every size used before) beside
   :func:`~proagent.agent.memory.rag.vector_index` (the same flat index below
-  ``EXACT_BELOW`` records, HNSW from there on), each query run on both in turn:
+  ``EXACT_BELOW`` records, HNSW from there on), the same queries on each:
   the strict t_i < t search over the records known before a random t in the
   last tenth of the history, plus rendering the top 5; recall@5 of the index
   against the exact top 5. A second row per size puts t in the first fifth
@@ -106,23 +106,22 @@ def _timed(fn):  # noqa: ANN001, ANN202
 
 
 def bench_rag(recs, vecs, exact, index, queries, rng, low: bool):
-    """Exact vs :func:`vector_index` on the same queries, alternating per query."""
+    """Exact vs :func:`vector_index` on the same queries (one block of queries each)."""
     n = len(recs)
     lo, hi = (0.1, 0.2) if low else (0.9, 1.0)
-    res = {"exact": ([], []), "index": ([], [])}
-    recall = []
-    for _ in range(queries):
-        m = rng.randint(int(lo * n), int(hi * n))
-        q = vecs[rng.randrange(n)]
-        got = {}
-        for name, idx in (("exact", exact), ("index", index)):
-            hits, wall, cpu = _timed(lambda idx=idx: search(idx, q, 5, upto=m))
-            [render_record(recs[i]) for i, _ in hits]
-            assert all(i < m for i, _ in hits)
+    plan = [(rng.randint(int(lo * n), int(hi * n)), vecs[rng.randrange(n)]) for _ in range(queries)]
+    res: dict[str, tuple[list, list]] = {}
+    got: dict[str, list[set[int]]] = {}
+    for name, idx in (("exact", exact), ("index", index)):
+        res[name], got[name] = ([], []), []
+        for m, q in plan:
+            hits, wall, cpu = _timed(lambda idx=idx, m=m, q=q: [(i, s, render_record(recs[i]))
+                                                                  for i, s in search(idx, q, 5, upto=m)])
+            assert all(i < m for i, _, _ in hits)
             res[name][0].append(wall)
             res[name][1].append(cpu)
-            got[name] = {i for i, _ in hits}
-        recall.append(len(got["index"] & got["exact"]) / max(1, len(got["exact"])))
+            got[name].append({i for i, _, _ in hits})
+    recall = [len(a & e) / max(1, len(e)) for a, e in zip(got["index"], got["exact"])]
     out = {"index": "hnsw" if n >= EXACT_BELOW else "flat", "eligible": f"{int(lo * 100)}-{int(hi * 100)}%",
            "recall_at_5": float(np.mean(recall))}
     for name, (wall, cpu) in res.items():
