@@ -24,8 +24,8 @@ prefix), then the lines for the current app and title keywords. Those lines are
 written once per graph (:func:`precompute`: the user lines, one line per app,
 one fragment per keyword, the keywords of each training title), so a lookup is
 a few dict reads (and tokenizing the title when it is new) instead of a walk
-over the graph; :func:`graph_priors` and
-:func:`moment_priors` walk the graph and give the same lines.
+over the graph; :func:`graph_priors` and :func:`moment_priors` walk the graph
+and give the same lines.
 """
 
 from __future__ import annotations
