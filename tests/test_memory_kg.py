@@ -120,3 +120,51 @@ def test_kg_memory_lookup_moment_lines_and_cache(tmp_path):
     # another configuration is another cache entry
     KGMemory({"u": recs}, MemoryConfig(kg_keyword_min=0.2), cache).build()
     assert cache.misses == 2
+
+
+def _mixed_records(n=400, seed=3):
+    """Many apps, English and Chinese titles, some records without a decision."""
+    import random
+
+    rng = random.Random(seed)
+    apps = ["VS Code", "Browser", "Terminal", "WeChat", "", "Word"]
+    words = ["ruby", "python", "budget", "report", "sqlite", "draft", "index", "loss"]
+    zh = ["毕业论文", "实验结果", "项目周报", "数据集"]
+    intents = ["Code Programming", "Knowledge Q&A", "Translation", "Information Retrieval"]
+    out = []
+    for i in range(n):
+        title = f"{rng.choice(zh)}_{rng.choice(zh)}" if rng.random() < 0.3 else f"{rng.choice(words)} {rng.choice(words)}.py"
+        help_ = None if rng.random() < 0.1 else rng.random() < 0.4
+        out.append(rec(i, rng.choice(apps), title, help_, rng.choice(intents) if help_ else None))
+    return out
+
+
+def test_precomputed_priors_equal_the_graph_walk():
+    from proagent.agent.memory.kg import moment_priors, precompute
+
+    rs = _mixed_records()
+    queries = [MemoryQuery("u", T0 + timedelta(days=1), r.app, r.title, "") for r in rs + example()]
+    queries += [MemoryQuery("u", T0, "Unknown app", "never seen words here", ""), MemoryQuery("u", T0, "", "", "")]
+    for recs in (example(), rs, []):
+        g = build_graph("u", recs)
+        for titles in ([], [r.title for r in recs]):  # titles tokenized at lookup, or ahead
+            pre = precompute(g, titles, top_transitions=2, keywords_per_title=3)
+            assert list(pre.user_lines) == graph_priors(g, top_transitions=2)
+            assert len(pre.title_keywords) == len({r.title for r in recs} if titles else ())
+            for q in queries:
+                assert pre.moment_lines(q) == moment_priors(g, q, 3), q
+    assert any(pre_line.startswith("Current window keywords") for q in queries
+               for pre_line in precompute(build_graph("u", rs)).moment_lines(q))
+
+
+def test_kg_lookup_reads_precomputed_lines(tmp_path):
+    """A lookup shows the walk's lines, for the full graph and for a prefix of the records."""
+    from proagent.agent.memory.kg import moment_priors
+
+    rs = _mixed_records(120)
+    mem = KGMemory({"u": rs}, MemoryConfig(), MemoryCache(tmp_path)).build()
+    for t, m in ((T0 + timedelta(days=1), 120), (rs[50].known_at, 50)):
+        q = MemoryQuery("u", t, rs[7].app, rs[7].title, "")
+        g = build_graph("u", rs[:m])
+        assert [it.text for it in mem.lookup(q)] == graph_priors(g) + moment_priors(g, q)
+    assert set(mem.state["u"]["priors"]) == {120, 50}

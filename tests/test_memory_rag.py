@@ -79,3 +79,85 @@ def test_memory_block_goes_before_history():
     prompt = with_memory("Recent activity (last 5 min, oldest first):\n...", block)
     assert prompt.index("Long-term memory") < prompt.index("Recent activity")
     assert "nothing remembered" in memory_block("x", [])
+
+
+@pytest.fixture
+def one_thread():
+    """HNSW builds on one thread are reproducible."""
+    import faiss
+
+    before = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(1)
+    yield
+    faiss.omp_set_num_threads(before)
+
+
+def _clustered(n, d=32, seed=2):
+    rng = np.random.default_rng(seed)
+    c = rng.normal(size=(20, d))
+    x = c[rng.integers(0, 20, n)] + 0.3 * rng.normal(size=(n, d))
+    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+
+def test_hnsw_index_agrees_with_exact_search(one_thread):
+    import faiss
+
+    from proagent.agent.memory.rag import vector_index
+
+    x = _clustered(3000)
+    hnsw, flat = vector_index(x, exact_below=500), vector_index(x)
+    assert isinstance(hnsw, faiss.IndexHNSW) and isinstance(flat, faiss.IndexFlatIP)
+    recall = []
+    for qi in np.random.default_rng(5).choice(3000, 40, replace=False):
+        for upto in (None, 2900, 1500, 600):
+            got = search(hnsw, x[qi], 5, upto=upto, exact_below=500)
+            want = search(flat, x[qi], 5, upto=upto)
+            assert len(got) == 5 and all(i < (upto or 3000) for i, _ in got)
+            recall.append(len({i for i, _ in got} & {i for i, _ in want}) / 5)
+    assert np.mean(recall) >= 0.95
+    # few eligible ids: the exact answer, from the index's own flat storage
+    assert search(hnsw, x[7], 5, upto=400, exact_below=500) == search(flat, x[7], 5, upto=400)
+    assert search(hnsw, x[7], 5, upto=0, exact_below=500) == []
+
+
+def test_hnsw_never_returns_the_future_when_the_neighbours_are_there(one_thread):
+    """Every near neighbour of the query is at or after t: the search finds past
+    records only, the exact ones."""
+    from proagent.agent.memory.rag import vector_index
+
+    rng = np.random.default_rng(3)
+    past = _clustered(1000, seed=4)
+    q = rng.normal(size=32).astype(np.float32)
+    q /= np.linalg.norm(q)
+    future = q + 0.05 * rng.normal(size=(2000, 32)).astype(np.float32)
+    x = np.vstack([past, future / np.linalg.norm(future, axis=1, keepdims=True)]).astype(np.float32)
+    hnsw, flat = vector_index(x, exact_below=500), vector_index(x)
+    assert all(i >= 1000 for i, _ in search(hnsw, q, 5, exact_below=500))  # unrestricted: all in the future
+    for upto in (1000, 1001, 1500):  # HNSW path (>= 500 eligible), most of the graph's neighbours excluded
+        got = search(hnsw, q, 5, upto=upto, exact_below=500)
+        assert len(got) == 5 and all(i < upto for i, _ in got)
+        if upto == 1000:
+            assert {i for i, _ in got} == {i for i, _ in search(flat, q, 5, upto=upto)}
+
+
+def test_rag_memory_above_the_exact_size_uses_hnsw_and_caches_it(tmp_path, monkeypatch, one_thread):
+    import faiss
+
+    monkeypatch.setattr(rag_mod, "embed_texts", _fake_embed)
+    monkeypatch.setattr(rag_mod, "EXACT_BELOW", 200)
+    recs = _records(600)
+    cache = MemoryCache(tmp_path)
+    mem = RagMemory({"u": recs}, MemoryConfig(), cache).build()
+    assert isinstance(mem.state["u"], faiss.IndexHNSW)
+    queries = [MemoryQuery("u", T0 + timedelta(minutes=m), "VS Code", "file450.py", "edits file450")
+               for m in (3, 150, 300, 451, 599, 10_000)]
+    first = []
+    for q in queries:
+        items = mem.lookup(q)
+        assert len(items) == min(5, sum(r.known_at < q.time for r in recs))
+        assert all(it.known_at < q.time for it in items)
+        first.append([it.id for it in items])
+    assert mem.blocked == 0  # the search itself returned nothing at or after t
+    mem2 = RagMemory({"u": recs}, MemoryConfig(), cache).build()
+    assert cache.hits == 2  # the vectors and the HNSW graph
+    assert [[it.id for it in mem2.lookup(q)] for q in queries] == first

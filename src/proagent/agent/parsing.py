@@ -269,31 +269,30 @@ def _parse_json(text: str) -> dict[str, Any]:
 # step 2: explicit labelled lines
 
 _SEP = r"\s*[*_]*\s*(?:[:：=?？]|[-–—](?=\s*[*_]*\s*\S))\s*"
-_HELP_LABEL = re.compile(
-    r"^(?:final\s+(?:answer|decision)\s*[:：\-–—]?\s*)?"
+
+
+def _label(head: str) -> re.Pattern[str]:
+    """A labelled line: ``head`` (the label words, a regex) at the start, the
+    separator, then the value as group 1."""
+    return re.compile("^" + head + _SEP + r"(.*)$", re.I)
+
+
+_HELP_LABEL = _label(
+    r"(?:final\s+(?:answer|decision)\s*[:：\-–—]?\s*)?"
     r"(?:(?:the\s+)?user\s+|does\s+the\s+user\s+)?"
     r"(?:needs?[\s_-]*(?:help|assistance|assist|intervention)(?:[\s_-]*now)?"
     r"|help[\s_-]*needed|requires?[\s_-]*(?:help|assistance)|assistance[\s_-]*needed"
     r"|should[\s_-]*(?:i[\s_-]*)?(?:help|assist|intervene)"
     r"|(?:是否)?需要(?:帮助|协助))"
-    + _SEP + r"(.*)$",
-    re.I,
 )
-_ANSWER_LABEL = re.compile(
-    r"^(?:final\s+answer|final\s+decision|final\s+judg(?:e)?ment|answer|decision|verdict"
-    r"|最终答案|最终判断|答案|结论)" + _SEP + r"(.*)$",
-    re.I,
+_ANSWER_LABEL = _label(
+    r"(?:final\s+answer|final\s+decision|final\s+judg(?:e)?ment|answer|decision|verdict|最终答案|最终判断|答案|结论)"
 )
-_INTENT_LABEL = re.compile(
-    r"^(?:final\s+|predicted\s+|user\s+)?(?:intention(?:\s+category)?|intent|category"
-    r"|意图|类别|意图类别)" + _SEP + r"(.*)$",
-    re.I,
+_INTENT_LABEL = _label(r"(?:final\s+|predicted\s+|user\s+)?(?:intention(?:\s+category)?|intent|category|意图|类别|意图类别)")
+_QUERY_LABEL = _label(
+    r"(?:final\s+|predicted\s+|user\s+|likely\s+|suggested\s+|proactive\s+)*(?:query|查询|用户查询|用户问题|预测查询)"
 )
-_QUERY_LABEL = re.compile(
-    r"^(?:final\s+|predicted\s+|user\s+|likely\s+|suggested\s+|proactive\s+)*(?:query|"
-    r"查询|用户查询|用户问题|预测查询)" + _SEP + r"(.*)$",
-    re.I,
-)
+
 # labels collapsed onto one line ("Need help: Yes Intention: ... Query: ...")
 _INLINE_LABEL = re.compile(
     r"(?<=\S)[ \t]+(?=(?:\*\*)?(?:Intention|Intent|Category|Query|User query|Predicted query"

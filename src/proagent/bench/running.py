@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Resume, RunError
+from ..io import FolderBusy, folder_lock
 
 __all__ = ["API_MAX_RETRIES", "API_TIMEOUT", "INSPECT_DATA", "RunError", "run_task"]
 
@@ -57,8 +58,6 @@ def run_task(task: Any, log_dir: str | Path, model: str, *, model_base_url: str 
             options, the run was interrupted, or it failed (e.g. a prompt over
             the model's context).
     """
-    from ..io import FolderBusy, folder_lock
-
     try:
         with folder_lock(log_dir), _inspect_data_in(Path(log_dir)):
             return _run(task, log_dir, model, model_base_url=model_base_url, model_args=model_args, limit=limit,

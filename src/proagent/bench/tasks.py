@@ -14,6 +14,7 @@ from inspect_ai.dataset import Sample as InspectSample
 from inspect_ai.model import GenerateConfig
 
 from ..agent.calibration import check_threshold
+from ..agent.decider import decider_gate, load_decider
 from ..agent.memory import (
     MEMORY_NAMES,
     build_memory,
@@ -24,6 +25,8 @@ from ..agent.prompting import user_prompt
 from ..agent.solvers import METHODS, method_solver
 from ..records import Sample
 from ..sources.load import load_events
+from ..train.data import find_leaks
+from ..train.finetune import read_manifest
 from .samples import SampleConfig, build_samples, candidate_moments, parse_window
 from .scorers import assist_scorer
 
@@ -148,8 +151,6 @@ def assist(
     if not samples:
         raise ValueError(f"{data}: no {split} samples (check --split and the data's labels)")
     if finetuned:
-        from ..train.finetune import read_manifest
-
         _refuse_leaks(f"fine-tuned model {finetuned}", (read_manifest(finetuned) or {}).get("training_moments") or [], samples)
     solver = method_solver(method, sc_samples=int(sc_samples), sc_temperature=float(sc_temperature), images=bool(images))
     metadata = {"method": method, "window_seconds": cfg.window_seconds, "split": split}
@@ -183,8 +184,6 @@ def assist(
 
 def _refuse_leaks(what: str, trained_on: list[dict], samples: list[Sample]) -> None:
     """The leakage guard: ``ValueError`` when an evaluated moment is a training moment."""
-    from ..train.data import find_leaks
-
     leaks = find_leaks(samples, trained_on)
     if leaks:
         shown = ", ".join(leaks[:5]) + (f" and {len(leaks) - 5} more" if len(leaks) > 5 else "")
@@ -194,8 +193,6 @@ def _refuse_leaks(what: str, trained_on: list[dict], samples: list[Sample]) -> N
 
 def _gated(folder: str, samples: list[Sample], solver):  # noqa: ANN001, ANN202
     """The decider gate around ``solver``, after the leakage guard."""
-    from ..agent.decider import decider_gate, load_decider
-
     dec = load_decider(folder)
     _refuse_leaks(f"decider {folder}", dec.manifest.get("training_moments") or [], samples)
     dec.warm_up()

@@ -23,6 +23,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ._store import SHOTS_DIR, connect
+
 __all__ = ["OcrEngine", "ocr_pending", "run_worker"]
 
 OCR_LANGUAGE = "ch_sim+en"
@@ -86,8 +88,6 @@ def ocr_pending(con: sqlite3.Connection, engine: OcrEngine, shots_dir: Path) -> 
 
 def run_worker(db: Path, *, min_interval: float = 2.0, parent: int | None = None, threads: int = 1) -> None:
     """Process screenshots of ``db`` until the parent process ends (see the module docstring)."""
-    from ._store import SHOTS_DIR, connect
-
     stop = False
 
     def _term(*_: object) -> None:

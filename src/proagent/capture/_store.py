@@ -22,7 +22,9 @@ import sqlite3
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from ..errors import DataError
 from ..io import write_atomic
+from ..sources.lifetrace_schema import detect_schema
 from ._probe import CaptureError
 from ..sources.lifetrace_write import TIMESTAMP_FORMAT, lifetrace_ddl
 
@@ -86,9 +88,6 @@ class Store:
 
     def _check_existing(self) -> None:
         """Refuse a ``lifetrace.db`` that is not a capture log proagent can continue."""
-        from ..errors import DataError
-        from ..sources.lifetrace_schema import detect_schema
-
         try:
             info = detect_schema(self.db)
         except DataError as e:

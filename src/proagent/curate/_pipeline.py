@@ -23,6 +23,7 @@ from typing import Any
 from ..errors import DataError
 from ..io import swap_in, write_atomic, write_json_atomic
 from ..records import Event, Screenshot
+from ..sources.lifetrace import load_lifetrace
 from ..sources.lifetrace_schema import DB_NAMES, connect_read_only, find_lifetrace_db
 from ..sources.lifetrace_write import PROCESSED_DDL
 from ._detect import HIGH_RISK_TYPES, clean_text, find_pii
@@ -228,8 +229,6 @@ def _phase3(shot: Screenshot, title: str, s: Screening, action: str, cfg: Curate
 
 def _curate_user(user: str, db: Path, out: Path, screener: Screener, cfg: CurateConfig,
                  summary: CurateSummary, progress: Callable[[str], None]) -> tuple[list[dict], list[dict]]:
-    from ..sources.lifetrace import load_lifetrace
-
     state = out / STATE_DIR / user
     state.mkdir(parents=True, exist_ok=True)
     log = load_lifetrace(db, user=user)

@@ -11,6 +11,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..agent.parsing import to_prediction
+from ..agent.prompting import system_prompt, user_prompt
 from ..bench.samples import SampleConfig
 from ..records import Prediction, Sample
 from ._feedback import FeedbackStore
@@ -18,7 +20,7 @@ from ._moments import moment_sample
 from ._notify import Notifier
 from ._records import LiveDecision
 from ._restraint import Restraint
-from ._sources import Clock, LifeTraceFollower, Moment, ReplayClock
+from ._sources import Clock, LifeTraceFollower, Moment, ReplayClock, WallClock
 
 __all__ = ["HowModel", "LiveAgent", "ScriptedDecider", "When", "offer_text"]
 
@@ -82,9 +84,6 @@ class HowModel:
     def __call__(self, sample: Sample) -> Prediction:
         from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 
-        from ..agent.parsing import to_prediction
-        from ..agent.prompting import system_prompt, user_prompt
-
         messages = [ChatMessageSystem(content=system_prompt()), ChatMessageUser(content=user_prompt(sample, "zero-shot"))]
         out = self._loop.run_until_complete(self._model.generate(messages, config=self._config))
         return to_prediction(sample.id, out.completion)
@@ -118,8 +117,6 @@ class LiveAgent:
                  config: SampleConfig = SampleConfig(), ignore_after_seconds: float = 600.0,
                  feedback: FeedbackStore | None = None, on_decision: Callable[[LiveDecision], None] | None = None,
                  stale_after_seconds: float | None = None) -> None:
-        from ._sources import WallClock
-
         self.folder = Path(folder)
         self.decider = decider
         self.how = how

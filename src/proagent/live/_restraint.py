@@ -20,6 +20,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from ..io import write_atomic
 from ..records import Event
 
 __all__ = ["PAUSE_FILE", "Restraint", "RestraintConfig", "is_paused", "parse_quiet_hours", "pause", "quiet_app_rules",
@@ -88,8 +89,6 @@ def x11_fullscreen() -> bool | None:
 
 def pause(folder: str | Path, now: datetime | None = None) -> Path:
     """Pause the live agent writing to ``folder`` (it keeps following, offers nothing)."""
-    from ..io import write_atomic
-
     return write_atomic(Path(folder) / PAUSE_FILE, f"{(now or datetime.now()).isoformat(timespec='seconds')}\n")
 
 

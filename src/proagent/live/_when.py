@@ -30,7 +30,7 @@ def load_when(folder: str | Path) -> DeciderWhen:
         ValueError: not a decider folder, or one made for other features
             (:class:`proagent.agent.decider.DeciderError`).
     """
-    from ..agent.decider import load_decider
+    from ..agent.decider import load_decider  # lazy: it pulls in inspect_ai (~1 s), which scripted live runs skip
 
     d = load_decider(folder)
     d.warm_up()

@@ -30,6 +30,7 @@ import numpy as np
 from ..records import Event
 from .burstiness import burstiness, burstiness_finite_size, inter_event_times
 from .fits import fit_power_law
+from .precursors import top_k_precursors
 
 __all__ = ["WEEKDAYS", "analyze", "llm_selector"]
 
@@ -230,8 +231,6 @@ def analyze(
 
     # ---- precursors
     if similarity and n_llm:
-        from .precursors import top_k_precursors
-
         out["precursors"] = top_k_precursors(
             events, select, window=window, max_targets=max_similarity_targets, seed=seed, embed=embed
         )

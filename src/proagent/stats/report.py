@@ -15,6 +15,7 @@ from typing import Any
 from ..io import write_atomic, write_json_atomic
 from ..records import Event
 from ..report.pages import figure, page, table
+from ..sources.load import load_events
 from .analysis import analyze
 from .figures import compare_figures, stats_figures
 
@@ -184,8 +185,6 @@ def run_stats(
         ValueError: no events.
     """
     if events is None:
-        from ..sources.load import load_events
-
         if data is None:
             raise ValueError("give data or events")
         events = load_events(data)
@@ -237,8 +236,6 @@ def run_compare(paths: Sequence[str | Path], out: str | Path = "stats-compare") 
     """Compare the burstiness and fits of several logs side by side (no
     similarity analysis): ``compare.json``, ``compare_ccdf.png/.svg``,
     ``index.html``. Returns ``{"datasets", "table", "files"}``."""
-    from ..sources.load import load_events
-
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     named: list[tuple[str, dict[str, Any]]] = []

@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError
-from ..io import check_output_folder
+from ..io import check_output_folder, write_json_atomic
 from ..sources.lifetrace_write import PROCESSED_DDL
 from ..taxonomy import Taxonomy, load_taxonomy
 from .vocab import APPS, LLM_APPS, QUERIES, RESPONSES
@@ -401,7 +401,6 @@ def generate(out: str | Path, cfg: SynthConfig, taxonomy: Taxonomy | None = None
         "llm_events": sum(u["llm_events"] for u in users),
         "screenshots": sum(u["screenshots"] for u in users),
     }
-    from ..io import write_json_atomic
 
     write_json_atomic(manifest, {**summary, "users": [{k: v for k, v in u.items() if k != "path"} for u in users]})
     for stale in sorted(earlier - {u["user"] for u in users}):

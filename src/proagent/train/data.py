@@ -25,8 +25,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from ..agent.decider import event_text, text_sha256
+from ..bench.samples import SampleConfig, build_samples
 from ..errors import DataError
+from ..live import FEEDBACK_DB, feedback_samples
 from ..records import Sample
+from ..sources.fetch import SYNTHETIC_FILE
+from ..sources.load import load_events
+from ..sources.proactivebench_synthetic import is_reward_trace_file, read_reward_traces, trace_samples
 
 __all__ = ["LabelledSource", "TrainingSet", "data_sha256", "find_leaks", "load_feedback_moments", "load_split_moments",
            "load_training_data", "moment_key", "training_moments"]
@@ -99,9 +105,6 @@ def load_split_moments(data: str | Path, split: str = "train", *, window_seconds
     Raises:
         DataError: unreadable data, or no moment in that split.
     """
-    from ..bench.samples import SampleConfig, build_samples
-    from ..sources.load import load_events
-
     cfg = SampleConfig(window_seconds=window_seconds, train_fraction=train_fraction, seed=seed)
     samples = build_samples(load_events(data), cfg)
     if split != "all":
@@ -112,9 +115,6 @@ def load_split_moments(data: str | Path, split: str = "train", *, window_seconds
 
 
 def _trace_file(path: Path) -> Path | None:
-    from ..sources.fetch import SYNTHETIC_FILE
-    from ..sources.proactivebench_synthetic import is_reward_trace_file
-
     if path.is_file():
         return path if is_reward_trace_file(path) else None
     f = path / SYNTHETIC_FILE
@@ -138,8 +138,6 @@ def load_training_data(data: str | Path, *, window_seconds: float = 300.0, train
         raise DataError(path, "no such file or folder")
     trace = _trace_file(path)
     if trace is not None:
-        from ..sources.proactivebench_synthetic import read_reward_traces, trace_samples
-
         samples = trace_samples(read_reward_traces(trace), window_seconds)
         if not samples:
             raise DataError(trace, "no synthetic traces")
@@ -155,8 +153,6 @@ def load_feedback_moments(folder: str | Path) -> tuple[list[Sample], LabelledSou
     Raises:
         DataError: no feedback database there, or no accepted or dismissed offer yet.
     """
-    from ..live import FEEDBACK_DB, feedback_samples
-
     samples = feedback_samples(folder)
     db = Path(folder) if Path(folder).is_file() else Path(folder) / FEEDBACK_DB
     if not samples:
@@ -166,8 +162,6 @@ def load_feedback_moments(folder: str | Path) -> tuple[list[Sample], LabelledSou
 
 def moment_key(s: Sample) -> tuple[str, str, str]:
     """(user, time ISO, SHA-256 of the current event's text) of a moment."""
-    from ..agent.decider import event_text, text_sha256
-
     return (s.user, s.time.isoformat(), text_sha256(event_text(s.current)))
 
 

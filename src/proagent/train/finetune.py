@@ -37,7 +37,9 @@ from typing import Any, Callable, Literal
 
 from ..agent.prompting import system_prompt, user_prompt
 from ..io import write_json_atomic
+from ..models.catalog import MODELS, resolve_gguf
 from ..records import Sample
+from ._gguf_export import GGUF_TYPES, export_gguf
 from .data import training_moments
 
 __all__ = [
@@ -179,8 +181,6 @@ def subsample(samples: list[Sample], n: int, seed: int = 0) -> list[Sample]:
 
 
 def _gguf_of(base: str) -> Path | None:
-    from ..models.catalog import MODELS, resolve_gguf
-
     name = base.removeprefix("local/")  # local/smollm2-135m, local//abs/path.gguf
     if name in MODELS or name.lower().endswith(".gguf"):
         return resolve_gguf(name)
@@ -323,7 +323,6 @@ def finetune(train: list[Sample], base: str, out: str | Path, config: FinetuneCo
         raise ValueError(f"method {config.method!r}: choose sft or lora")
     if config.batch_size < 1 or config.micro_batch_size < 1 or config.batch_size % config.micro_batch_size:
         raise ValueError(f"batch size {config.batch_size} must be a positive multiple of the micro-batch {config.micro_batch_size}")
-    from ._gguf_export import GGUF_TYPES
 
     if config.gguf_type not in GGUF_TYPES:
         raise ValueError(f"GGUF type {config.gguf_type!r}: choose from {', '.join(GGUF_TYPES)}")
@@ -426,8 +425,6 @@ def finetune(train: list[Sample], base: str, out: str | Path, config: FinetuneCo
         manifest["adapter"] = None
     final.eval()
     if source_gguf is not None:
-        from ._gguf_export import export_gguf
-
         echo(f"writing {out / 'model.gguf'} ({config.gguf_type})")
         info = export_gguf(final, source_gguf, out / "model.gguf", dtype=config.gguf_type)
         manifest["model_gguf"] = "model.gguf"

@@ -37,7 +37,15 @@ from typing import Any
 
 import numpy as np
 
-from ..agent.decider import EMBEDDING_MODEL, FEATURE_VERSION, EmbeddingCache, FeatureConfig, feature_names, moment_features
+from ..agent.decider import (
+    EMBEDDING_MODEL,
+    FEATURE_VERSION,
+    EmbeddingCache,
+    FeatureConfig,
+    feature_names,
+    moment_features,
+    save_decider,
+)
 from ..records import Sample
 from .data import LabelledSource, TrainingSet, training_moments
 
@@ -247,8 +255,6 @@ def train_decider(training: TrainingSet, out: str | Path, config: WhenConfig = W
     Raises:
         ValueError: too few positive or negative moments, or a bad objective.
     """
-    from ..agent.decider import save_decider
-
     parse_objective(config.objective)
     samples: list[Sample] = list(training.samples)
     cache = cache or EmbeddingCache()

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ...embedding import EMBEDDING_DIM, embed
+from ...io import write_atomic
 
 __all__ = ["EMBEDDING_DIM", "EMBEDDING_MODEL", "EmbeddingCache", "text_sha256"]
 
@@ -64,8 +65,6 @@ class EmbeddingCache:
         """Embeddings of ``texts``, shape ``(len(texts), 384)``, float32, unit norm
         (the empty text gives a zero vector). ``progress(n)`` is called after each
         newly embedded text. A cache file that cannot be read is recomputed."""
-        from ...io import write_atomic
-
         out = np.zeros((len(texts), EMBEDDING_DIM), np.float32)
         for i, text in enumerate(texts):
             if not text.strip():

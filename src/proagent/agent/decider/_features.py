@@ -45,6 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...records import Event, Sample
+from ..memory import derive_fields
 from ._embedding import EMBEDDING_DIM, EmbeddingCache
 
 __all__ = ["DEFAULT_GROUPS", "FEATURE_GROUPS", "FEATURE_VERSION", "KEYWORDS", "FeatureConfig", "event_text",
@@ -102,7 +103,6 @@ def moment_texts(s: Sample) -> list[str]:
 def _app(e: Event) -> str:
     if e.app_name:
         return e.app_name
-    from ..memory import derive_fields
 
     return derive_fields(e.summary or e.window_title)[0]
 

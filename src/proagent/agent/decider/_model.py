@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ...io import write_atomic, write_json_atomic
 from ...records import Sample
 from ._embedding import EMBEDDING_MODEL, EmbeddingCache
 from ._features import FEATURE_VERSION, FeatureConfig, feature_names, moment_features
@@ -109,8 +110,6 @@ def save_decider(folder: str | Path, model: Any, manifest: dict, report: str) ->
         The folder.
     """
     import skops.io as sio
-
-    from ...io import write_atomic, write_json_atomic
 
     folder = Path(folder)
     blob = sio.dumps(model)

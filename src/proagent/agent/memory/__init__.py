@@ -73,8 +73,12 @@ __all__ = [
     "train_records",
 ]
 
-MEMORY_NAMES = ("none", "rag", "kg", "persona")
-"""Names accepted by ``proagent eval --memory``."""
+for _kind in (RagMemory, KGMemory, PersonaMemory):
+    register_memory(_kind)
+del _kind
+
+MEMORY_NAMES: tuple[str, ...] = ("none", *MEMORIES)
+"""Names accepted by ``proagent eval --memory`` (``none``, then the registered kinds)."""
 
 
 def build_memory(kind: str, events: Iterable[Event], samples: Iterable[Sample], config: MemoryConfig = MemoryConfig(),

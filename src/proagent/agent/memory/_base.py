@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import bisect
 import io
 import json
 import os
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -187,24 +187,26 @@ class Memory(ABC):
 
     def eligible(self, user: str, t: datetime) -> int:
         """Number of the user's records (sorted by ``known_at``) known strictly before ``t``."""
-        import bisect
-
         return bisect.bisect_left(self._known.get(user, []), t)
 
 
 MEMORIES: dict[str, type[Memory]] = {}
-"""Memory kinds by name (filled by :func:`register_memory`)."""
+"""Memory kinds by name, filled by :func:`register_memory` (the package's
+``__init__`` registers the built-in kinds; nothing registers on import)."""
 
 
-def register_memory(name: str) -> Callable[[type[Memory]], type[Memory]]:
-    """Class decorator: register a memory kind under ``name``."""
+def register_memory(cls: type[Memory]) -> type[Memory]:
+    """Register a memory kind under its ``name`` (also accepted by ``--memory``).
 
-    def deco(cls: type[Memory]) -> type[Memory]:
-        cls.name = name
-        MEMORIES[name] = cls
-        return cls
-
-    return deco
+    Raises:
+        ValueError: ``cls.name`` is empty, ``none``, or taken by another class.
+    """
+    if not cls.name or cls.name == "none":
+        raise ValueError(f"memory class {cls.__name__} needs a name other than 'none'")
+    if MEMORIES.get(cls.name, cls) is not cls:
+        raise ValueError(f"memory {cls.name!r} is already registered ({MEMORIES[cls.name].__name__})")
+    MEMORIES[cls.name] = cls
+    return cls
 
 
 def get_memory(name: str) -> type[Memory]:
@@ -213,8 +215,6 @@ def get_memory(name: str) -> type[Memory]:
     Raises:
         ValueError: unknown name.
     """
-    from . import kg, persona, rag  # noqa: F401  (register)
-
     if name not in MEMORIES:
         raise ValueError(f"unknown memory {name!r}; choose from none, {', '.join(sorted(MEMORIES))}")
     return MEMORIES[name]

@@ -20,7 +20,12 @@ P(c|k) > 0.1.
 
 The graph is serialised as plain-language priors: user-level lines first (the
 same for every moment of the user, so llama.cpp reuses them as a prompt
-prefix), then the lines for the current app and title keywords.
+prefix), then the lines for the current app and title keywords. Those lines are
+written once per graph (:func:`precompute`: the user lines, one line per app,
+one fragment per keyword, the keywords of each training title), so a lookup is
+a few dict reads (and tokenizing the title when it is new) instead of a walk
+over the graph; :func:`graph_priors` and :func:`moment_priors` walk the graph
+and give the same lines.
 """
 
 from __future__ import annotations
@@ -28,16 +33,19 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ._base import Memory, MemoryItem, register_memory
+from ._base import Memory, MemoryItem
 from ._records import MemoryQuery, MemoryRecord
 
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["KGMemory", "build_graph", "graph_priors", "title_keywords", "tokenize"]
+__all__ = ["KGMemory", "KGPriors", "build_graph", "graph_priors", "moment_priors", "precompute", "title_keywords",
+           "tokenize"]
 
 _STOP_EN = set(
     """a an and are as at be been but by can could did do does for from had has have how i if in into is it its
@@ -82,7 +90,10 @@ def tokenize(title: str) -> tuple[str, ...]:
 def title_keywords(title: str, idf: dict[str, float], k: int = 5) -> list[str]:
     """The ``k`` most informative distinct tokens of a title (highest IDF first;
     unknown tokens count as rarest; ties keep title order)."""
-    top = max(idf.values(), default=1.0)
+    return _keywords(title, idf, max(idf.values(), default=1.0), k)
+
+
+def _keywords(title: str, idf: dict[str, float], top: float, k: int) -> list[str]:
     seen: dict[str, int] = {}
     for i, w in enumerate(tokenize(title)):
         seen.setdefault(w, i)
@@ -194,34 +205,100 @@ def graph_priors(g: nx.DiGraph, *, max_apps: int = 8, top_transitions: int = 3) 
     return lines
 
 
-def moment_priors(g: nx.DiGraph, query: MemoryQuery, keywords_per_title: int = 5) -> list[str]:
-    """Lines for the current moment: its application and its title keywords."""
-    lines = []
-    a = f"app:{query.app or '(unknown app)'}"
-    if a in g and g.nodes[a].get("p_help") is not None:
-        d = g.nodes[a]
-        lines.append(f"Current application {d['name']}: needed help {_pct(d['p_help'])} of {d['n_decisions']} moments before.")
-    idf = g.graph.get("idf", {})
-    parts = []
-    for k in title_keywords(query.title, idf, keywords_per_title):
-        node = f"kw:{k}"
-        if node not in g or g.nodes[node].get("p_help") is None:
-            continue
-        d = g.nodes[node]
-        s = f'"{k}": needed help {_pct(d["p_help"])} of {d["n_decisions"]}'
-        ints = _intents(g, node)
-        if ints:
-            s += " (" + ", ".join(f"{c} {_pct(p)}" for c, p in ints) + ")"
-        parts.append(s)
+def _app_line(d: dict) -> str:
+    return f"Current application {d['name']}: needed help {_pct(d['p_help'])} of {d['n_decisions']} moments before."
+
+
+def _keyword_part(g: nx.DiGraph, node: str) -> str:
+    d = g.nodes[node]
+    s = f'"{d["name"]}": needed help {_pct(d["p_help"])} of {d["n_decisions"]}'
+    ints = _intents(g, node)
+    if ints:
+        s += " (" + ", ".join(f"{c} {_pct(p)}" for c, p in ints) + ")"
+    return s
+
+
+def _moment_lines(app_line: str | None, parts: list[str]) -> list[str]:
+    lines = [app_line] if app_line else []
     if parts:
         lines.append("Current window keywords: " + "; ".join(parts) + ".")
     return lines
 
 
-@register_memory("kg")
+def moment_priors(g: nx.DiGraph, query: MemoryQuery, keywords_per_title: int = 5) -> list[str]:
+    """Lines for the current moment: its application and its title keywords
+    (walks the graph; :meth:`KGPriors.moment_lines` reads the same lines from tables)."""
+    a = f"app:{query.app or '(unknown app)'}"
+    app_line = _app_line(g.nodes[a]) if a in g and g.nodes[a].get("p_help") is not None else None
+    parts = []
+    for k in title_keywords(query.title, g.graph.get("idf", {}), keywords_per_title):
+        node = f"kw:{k}"
+        if node in g and g.nodes[node].get("p_help") is not None:
+            parts.append(_keyword_part(g, node))
+    return _moment_lines(app_line, parts)
+
+
+@dataclass(frozen=True)
+class KGPriors:
+    """The prompt lines of one habit graph, written out ahead of every lookup."""
+
+    user_lines: tuple[str, ...]
+    """:func:`graph_priors` of the graph."""
+    app_lines: dict[str, str]
+    """App name (``(unknown app)`` for none) -> its "Current application" line,
+    for apps with a P_help."""
+    keyword_parts: dict[str, str]
+    """Keyword -> its fragment of the "Current window keywords" line, for
+    keywords with a P_help."""
+    idf: dict[str, float]
+    """Token IDF over the user's training titles (ranks a title's keywords)."""
+    top_idf: float
+    """The largest IDF (unknown tokens rank as this)."""
+    keywords_per_title: int = 5
+    title_keywords: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Keywords of the titles seen in training (a window title recurs: no
+    tokenizing at lookup then); other titles are tokenized when asked."""
+
+    def keywords(self, title: str) -> tuple[str, ...]:
+        """:func:`title_keywords` of ``title`` under this graph's IDF."""
+        kws = self.title_keywords.get(title)
+        if kws is None:
+            kws = tuple(_keywords(title, self.idf, self.top_idf, self.keywords_per_title))
+        return kws
+
+    def moment_lines(self, query: MemoryQuery) -> list[str]:
+        """:func:`moment_priors` of the graph for ``query``, from the tables."""
+        parts = [p for k in self.keywords(query.title) if (p := self.keyword_parts.get(k)) is not None]
+        return _moment_lines(self.app_lines.get(query.app or "(unknown app)"), parts)
+
+    def lines(self, query: MemoryQuery) -> list[str]:
+        """User lines, then the moment's lines (what a KG lookup shows)."""
+        return [*self.user_lines, *self.moment_lines(query)]
+
+
+def precompute(g: nx.DiGraph, titles: Iterable[str] = (), *, top_transitions: int = 3,
+               keywords_per_title: int = 5) -> KGPriors:
+    """Write out every line a lookup in ``g`` can show (one pass over the graph),
+    and the keywords of ``titles`` (the training titles the graph was built from)."""
+    idf = g.graph.get("idf", {})
+    top = max(idf.values(), default=1.0)
+    apps, parts = {}, {}
+    for node, d in g.nodes(data=True):
+        if d.get("p_help") is None:
+            continue
+        if d["type"] == "App":
+            apps[d["name"]] = _app_line(d)
+        elif d["type"] == "Keyword":
+            parts[d["name"]] = _keyword_part(g, node)
+    known = {t: tuple(_keywords(t, idf, top, keywords_per_title)) for t in set(titles)}
+    return KGPriors(tuple(graph_priors(g, top_transitions=top_transitions)), apps, parts, idf, top,
+                    keywords_per_title, known)
+
+
 class KGMemory(Memory):
     """Plain-language priors from a per-user habit graph."""
 
+    name = "kg"
     source = "habits learned from this user's earlier activity"
 
     def _graph(self, user: str, records: list[MemoryRecord]) -> nx.DiGraph:
@@ -239,7 +316,11 @@ class KGMemory(Memory):
         else:
             g = self._graph(user, records)
             self.cache.put_json("kg", key, nx.node_link_data(g, edges="edges"))
-        return {"full": g, "prefix": {}}
+        return {"full": g, "prefix": {}, "priors": {len(records): self._precompute(g, records)}}
+
+    def _precompute(self, g: nx.DiGraph, records: list[MemoryRecord]) -> KGPriors:
+        return precompute(g, (r.title for r in records), top_transitions=self.config.kg_top_transitions,
+                          keywords_per_title=self.config.kg_keywords_per_title)
 
     def graph_at(self, user: str, m: int) -> nx.DiGraph:
         """The graph of the user's first ``m`` records (all: the cached full graph)."""
@@ -251,12 +332,18 @@ class KGMemory(Memory):
             st["prefix"][m] = self._graph(user, recs[:m])
         return st["prefix"][m]
 
+    def priors_at(self, user: str, m: int) -> KGPriors:
+        """The precomputed lines of :meth:`graph_at` ``(user, m)``."""
+        st = self.state[user]
+        m = min(m, len(self.records[user]))
+        if m not in st["priors"]:
+            st["priors"][m] = self._precompute(self.graph_at(user, m), self.records[user][:m])
+        return st["priors"][m]
+
     def _retrieve(self, query: MemoryQuery) -> list[MemoryItem]:
         m = self.eligible(query.user, query.time)
         if m == 0:
             return []
-        g = self.graph_at(query.user, m)
         known = self.records[query.user][m - 1].known_at
-        lines = graph_priors(g, top_transitions=self.config.kg_top_transitions) + moment_priors(
-            g, query, self.config.kg_keywords_per_title)
+        lines = self.priors_at(query.user, m).lines(query)
         return [MemoryItem(f"{query.user}:kg:{i}", query.user, known, line) for i, line in enumerate(lines)]

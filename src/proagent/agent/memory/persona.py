@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._base import Memory, MemoryItem, register_memory
+from ._base import Memory, MemoryItem
 from ._records import MemoryQuery, MemoryRecord
 from .rag import embed_texts, render_record
 
@@ -184,10 +184,10 @@ def _trim(text: str) -> str:
     return text
 
 
-@register_memory("persona")
 class PersonaMemory(Memory):
     """Top-k cluster personas (PersonaX) by cosine to the current moment."""
 
+    name = "persona"
     source = "personas of this user written from earlier activity"
 
     def _build_user(self, user: str, records: list[MemoryRecord]) -> dict:
