@@ -25,6 +25,7 @@ from ..records import Sample
 from ..sources.load import load_events
 from .samples import SampleConfig, build_samples, candidate_moments, parse_window
 from .scorers import assist_scorer
+from .similarity import embed_references
 
 __all__ = ["MAX_TOKENS", "assist", "to_inspect_samples"]
 
@@ -173,6 +174,8 @@ def assist(
         metadata["decider"] = str(decider)
     if finetuned:
         metadata["finetuned"] = str(finetuned)
+    # the scorer compares positives' predicted queries with their references: embed those once, here
+    embed_references(s.reference_queries for s in samples if s.label == 1)
     return Task(
         dataset=MemoryDataset(to_inspect_samples(samples, method, modality), name="assist"),
         solver=solver,
