@@ -234,6 +234,19 @@ def _ts(x: Any) -> float | None:
     return x.timestamp()
 
 
+def _distribution_lookup(task_fn: Any) -> str:
+    """inspect looks up, once per eval of a registered task, the installed distribution that ships it;
+    when proagent is imported from outside its install (PYTHONPATH to a worktree) that is a scan of
+    every installed package, paid by the proagent task only (the bare task is not registered)."""
+    from inspect_ai._util.package import get_distribution_for_object
+
+    t = time.perf_counter()
+    found = get_distribution_for_object(task_fn)
+    seconds = time.perf_counter() - t
+    how = "found" if found is not None else "not found: proagent is imported from outside its install, a full scan"
+    return f"inspect's task-distribution lookup (once per proagent eval, inside wall_s): {seconds:.2f} s ({how})"
+
+
 def bare_task(task: Any, n: int) -> Any:
     """The same first ``n`` inputs as a plain inspect task: system message, generate(), match()."""
     from inspect_ai import Task
@@ -361,6 +374,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"note: only {len(task.dataset)} samples in split {args.split!r}; N = {len(task.dataset)}", file=sys.stderr)
             args.n = len(task.dataset)
         bare = bare_task(task, args.n)
+        dist_note = _distribution_lookup(assist)
+        print(dist_note, file=sys.stderr, flush=True)
         if not cold:
             embedding.embed(["How do I fix this?"])
         timer = _ScorerTimer()
@@ -403,6 +418,7 @@ def main(argv: list[str] | None = None) -> int:
           + (f", fastest of {args.repeats} runs per C" if args.repeats > 1 else "")
           + "; beside it a bare inspect task (same inputs, generate() + match())")
     print(note)
+    print(dist_note)
     print(render_table(rows, COLUMNS))
     worst = max(rows, key=lambda r: r["vs_bare"])
     print(f"proagent vs bare inspect: worst {worst['vs_bare']:.3f} at C={worst['C']} (target <= 1.05); "
@@ -420,6 +436,7 @@ def main(argv: list[str] | None = None) -> int:
                        "warm_embeddings": args.warm_embeddings, "repeats": args.repeats, "machine": machine},
             "definitions": DEFINITIONS,
             "rows": rows,
+            "distribution_lookup": dist_note,
             "off_host_connects": OFF_HOST_ATTEMPTS,
         })
         print(f"json: {args.json}")
