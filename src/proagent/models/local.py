@@ -6,10 +6,9 @@ server, no port, no network.
 
 Prefix reuse: llama.cpp keeps the KV cache of the previous prompt in its slot
 and re-evaluates only the tokens after the longest common prefix. Prompts put
-the stable parts first (system message with the task and the categories,
-memory, older events) and only the newest event, the current state and the
-answer format last, so consecutive samples of one session share all but their
-tail (docs/architecture.md, prompt layout). When a prompt of another session
+the stable parts first (system message with the categories, memory, older
+events) and only the newest event, the current state and the instruction last,
+so consecutive samples of one session share all but that tail (docs/architecture.md, prompt layout). When a prompt of another session
 comes in, llama.cpp saves the slot's state in its host-memory prompt cache
 (``cache_ram_mib``, 8 GiB by default) and restores the best-matching saved
 prompt, so each session keeps its KV cache across interleaved requests. Usage
@@ -256,6 +255,9 @@ class LocalLlamaAPI(ModelAPI):
                 input_tokens_cache_read=cached,
             ),
             time=(timings.get("prompt_ms", 0.0) + timings.get("predicted_ms", 0.0)) / 1000.0,
+            # llama.cpp's split of that time: prompt evaluation (what prefix reuse saves) and decoding
+            metadata={"prompt_s": timings.get("prompt_ms", 0.0) / 1000.0,
+                      "decode_s": timings.get("predicted_ms", 0.0) / 1000.0},
         )
         call = ModelCall.create(
             request={k: v for k, v in request.items()},
