@@ -8,10 +8,21 @@ tokens itself). The real task ``proagent.bench.tasks.assist`` runs through
 inspect's ``openai-api`` provider (model ``openai-api/mock/mock-model``; the
 provider reads ``MOCK_API_KEY`` and ``MOCK_BASE_URL`` from the service prefix
 ``mock``) once per concurrency ``C``. Everything beyond ``ceil(N/C) * latency``
-is harness time: inspect, the HTTP client, the solver, the scorer (embeddings
-of the reference queries) and the log.
+is harness time: inspect, the HTTP client, the solver, the scorer and the log.
 
-Run:  python benchmarks/harness_overhead.py [--n 64] [--latency 0.5] [--concurrency 1,4,16] [--json out.json]
+Beside it, in the same process and at the same C, a *bare* inspect task runs
+against the same mock: the same inputs, system message and generation config,
+inspect's own ``generate()`` solver and ``match()`` scorer, nothing of proagent.
+``vs_bare`` = proagent's wall / the bare task's wall: what proagent adds on top of
+inspect itself.
+
+Cold embeddings (the default, as a real run): before each proagent setting the
+embedding cache is cleared and the task is built again (``build_s``: reading the
+data, rendering prompts and embedding the reference queries once per dataset,
+``bench.similarity.embed_references``), outside ``wall_s``, as ``proagent eval``
+builds the task once before evaluating.
+
+Run:  python benchmarks/harness_overhead.py [--n 64] [--latency 0.5] [--concurrency 1,4,16] [--repeats 1] [--json out.json]
 
 Needs the ``openai`` package (>= 3.4, as inspect's openai-api provider requires);
 it is not a proagent dependency: ``pip install openai`` (or put a folder holding
@@ -61,7 +72,11 @@ DEFINITIONS = {
     "fixed_s": "wall_s - span_s: per-run startup and teardown (task init, metrics, final log write)",
     "sample_s": "mean per-sample total_time from the log (latency included)",
     "model_s": "mean duration of the model call as inspect timed it (latency + HTTP client + event-loop delays)",
-    "score_s": "total seconds inside the scorer's best_similarity (reference-query embeddings; runs on the event loop)",
+    "score_s": "total seconds inside the scorer's best_similarity (in worker threads; references embedded at task build)",
+    "build_s": "seconds to build the proagent task before the eval (data, prompts, reference embeddings); not in wall_s",
+    "bare_wall_s": "wall_s of the bare inspect task (same inputs, generate() + match()) at the same C",
+    "bare_ratio": "bare_wall_s / ideal_s",
+    "vs_bare": "wall_s / bare_wall_s: proagent's overhead on top of inspect's own (target <= 1.05)",
     "peak": "most requests in flight at the mock server at once (should reach C)",
     "others_%": "CPU used by other processes (mock server included) during the setting, % of all cores: noise above ~10",
 }
@@ -220,15 +235,40 @@ def _ts(x: Any) -> float | None:
     return x.timestamp()
 
 
+def _distribution_lookup(task_fn: Any) -> tuple[str, float | None]:
+    """inspect looks up, once per eval of a registered task, the installed distribution that ships it;
+    when proagent is imported from outside its install (PYTHONPATH to a worktree) that is a scan of
+    every installed package, paid by the proagent task only (the bare task is not registered)."""
+    from inspect_ai._util.package import get_distribution_for_object
+
+    t = time.perf_counter()
+    found = get_distribution_for_object(task_fn)
+    seconds = time.perf_counter() - t
+    how = "found" if found is not None else "not found: proagent is imported from outside its install, a full scan"
+    note = f"inspect's task-distribution lookup (once per proagent eval, inside wall_s): {seconds:.2f} s ({how})"
+    return note, (None if found is not None else seconds)
+
+
+def bare_task(task: Any, n: int) -> Any:
+    """The same first ``n`` inputs as a plain inspect task: system message, generate(), match()."""
+    from inspect_ai import Task
+    from inspect_ai.dataset import MemoryDataset
+    from inspect_ai.dataset import Sample as InspectSample
+    from inspect_ai.scorer import match
+    from inspect_ai.solver import generate, system_message
+
+    from proagent.agent.prompting import system_prompt
+
+    samples = [InspectSample(id=s.id, input=s.input, target=s.target) for s in list(task.dataset)[:n]]
+    return Task(dataset=MemoryDataset(samples, name="bare"), solver=[system_message(system_prompt()), generate()],
+                scorer=match(location="any"), config=task.config, name="bare")
+
+
 def run_setting(task: Any, n: int, c: int, latency: float, server: MockServer, timer: _ScorerTimer,
-                log_dir: str, cold_embeddings: bool = True) -> dict[str, Any]:
+                log_dir: str) -> dict[str, Any]:
     import inspect_ai
     from inspect_ai.log import read_eval_log
 
-    from proagent import embedding
-
-    if cold_embeddings:
-        embedding.clear_cache()  # every setting embeds its references afresh
     server.stats(reset=True)
     timer.seconds = 0.0
     with OthersCpu() as others:
@@ -266,9 +306,10 @@ def run_setting(task: Any, n: int, c: int, latency: float, server: MockServer, t
 
 COLUMNS = [
     ("C", "C", ""), ("N", "N", ""), ("wall_s", "wall_s", ".2f"), ("ideal_s", "ideal_s", ".2f"),
-    ("ratio", "ratio", ".2f"), ("ovh_ms", "ovh_ms", ".0f"), ("per_s", "smp/s", ".1f"), ("span_s", "span_s", ".2f"),
-    ("span_ratio", "span_ratio", ".2f"), ("fixed_s", "fixed_s", ".2f"), ("sample_s", "sample_s", ".3f"),
-    ("model_s", "model_s", ".3f"), ("score_s", "score_s", ".2f"), ("peak", "peak", ""),
+    ("ratio", "ratio", ".3f"), ("bare_wall_s", "bare_wall_s", ".2f"), ("bare_ratio", "bare_ratio", ".3f"),
+    ("vs_bare", "vs_bare", ".3f"), ("ovh_ms", "ovh_ms", ".0f"), ("per_s", "smp/s", ".1f"),
+    ("span_ratio", "span_ratio", ".2f"), ("fixed_s", "fixed_s", ".2f"), ("model_s", "model_s", ".3f"),
+    ("score_s", "score_s", ".2f"), ("build_s", "build_s", ".2f"), ("peak", "peak", ""),
     ("others_pct", "others_%", ".0f"),
 ]
 
@@ -283,8 +324,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--method", default="zero-shot", choices=["zero-shot", "cot"], help="prompting method (default zero-shot)")
     ap.add_argument("--no-warmup", action="store_true", help="skip the untimed 2-sample warm-up run")
     ap.add_argument("--warm-embeddings", action="store_true",
-                    help="embed all reference queries before timing, so the scorer costs ~nothing and the "
-                         "figures show inspect + HTTP overhead alone (default: cold, as a real run)")
+                    help="build the task once and keep the embedding cache between settings, and embed the "
+                         "mock's query before timing (default: cold, every setting builds the task afresh)")
     ap.add_argument("--repeats", type=int, default=1,
                     help="run every setting R times (C values interleaved) and keep each C's fastest run (default 1)")
     ap.add_argument("--timeout", type=float, default=600, help="hard limit for the whole benchmark, seconds (default 600)")
@@ -320,42 +361,74 @@ def main(argv: list[str] | None = None) -> int:
         from proagent import embedding
         from proagent.bench.tasks import assist
 
-        task = assist(data=data, split=args.split, method=args.method)
+        embedding.load_model()  # load the embedding model once, outside every timing
+        cold = not args.warm_embeddings
+
+        def build() -> tuple[Any, float]:
+            if cold:
+                embedding.clear_cache()  # every setting embeds its references afresh
+            t = time.perf_counter()
+            built = assist(data=data, split=args.split, method=args.method)
+            return built, time.perf_counter() - t
+
+        task, _ = build()
         if len(task.dataset) < args.n:
             print(f"note: only {len(task.dataset)} samples in split {args.split!r}; N = {len(task.dataset)}", file=sys.stderr)
             args.n = len(task.dataset)
-        embedding.load_model()  # load the embedding model once, outside every timing
-        cold = not args.warm_embeddings
-        if not cold:  # every reference query (and the mock's query) embedded once, before timing
-            texts = {q for s in list(task.dataset)[: args.n] for q in (s.metadata.get("reference_queries") or [])}
-            embedding.embed(sorted(texts) + ["How do I fix this?"])
+        bare = bare_task(task, args.n)
+        dist_note, scan_s = _distribution_lookup(assist)
+        print(dist_note, file=sys.stderr, flush=True)
+        if not cold:
+            embedding.embed(["How do I fix this?"])
         timer = _ScorerTimer()
         with tempfile.TemporaryDirectory(prefix="proagent-bench-") as tmp:
             if not args.no_warmup:  # first eval in a process imports and initialises a lot
                 t = time.perf_counter()
-                run_setting(task, min(2, args.n), 1, args.latency, server, timer, os.path.join(tmp, "warmup"), cold)
-                print(f"warm-up (2 samples, C=1, untimed): {time.perf_counter() - t:.2f} s", file=sys.stderr)
+                run_setting(task, min(2, args.n), 1, args.latency, server, timer, os.path.join(tmp, "warmup"))
+                run_setting(bare, min(2, args.n), 1, args.latency, server, timer, os.path.join(tmp, "warmup-bare"))
+                print(f"warm-up (2 samples each, C=1, untimed): {time.perf_counter() - t:.2f} s", file=sys.stderr)
             best: dict[int, dict[str, Any]] = {}
+            best_bare: dict[int, dict[str, Any]] = {}
             for r in range(args.repeats):
                 for c in conc:
-                    row = run_setting(task, args.n, c, args.latency, server, timer,
-                                      os.path.join(tmp, f"c{c}-r{r}"), cold)
+                    build_s = None
+                    if cold:
+                        task, build_s = build()
+                    row = run_setting(task, args.n, c, args.latency, server, timer, os.path.join(tmp, f"c{c}-r{r}"))
+                    row["build_s"] = build_s
                     row["repeats"] = args.repeats
+                    brow = run_setting(bare, args.n, c, args.latency, server, timer, os.path.join(tmp, f"bare-c{c}-r{r}"))
                     if c not in best or row["wall_s"] < best[c]["wall_s"]:
                         best[c] = row
+                    if c not in best_bare or brow["wall_s"] < best_bare[c]["wall_s"]:
+                        best_bare[c] = brow
                     busy = "?" if row["others_pct"] is None else f"{row['others_pct']:.0f}"
-                    print(f"C={c} (run {r + 1}/{args.repeats}): {row['wall_s']:.2f} s, other processes {busy}% CPU",
-                          file=sys.stderr, flush=True)
-            rows = [best[c] for c in conc]
+                    print(f"C={c} (run {r + 1}/{args.repeats}): proagent {row['wall_s']:.2f} s, bare inspect "
+                          f"{brow['wall_s']:.2f} s, other processes {busy}% CPU", file=sys.stderr, flush=True)
+            rows = []
+            for c in conc:
+                row, brow = best[c], best_bare[c]
+                row.update(bare_wall_s=brow["wall_s"], bare_ratio=brow["ratio"], vs_bare=row["wall_s"] / brow["wall_s"],
+                           bare=brow)
+                rows.append(row)
     finally:
         server.stop()
 
     print(f"harness overhead: task assist (split {args.split}, {args.method}), model {MODEL} -> mock server "
           f"127.0.0.1 with {args.latency:g} s latency, N={args.n}, max_samples = max_connections = C, "
           f"embeddings {'warm' if args.warm_embeddings else 'cold'}"
-          + (f", fastest of {args.repeats} runs per C" if args.repeats > 1 else ""))
+          + (f", fastest of {args.repeats} runs per C" if args.repeats > 1 else "")
+          + "; beside it a bare inspect task (same inputs, generate() + match())")
     print(note)
+    print(dist_note)
     print(render_table(rows, COLUMNS))
+    worst = max(rows, key=lambda r: r["vs_bare"])
+    print(f"proagent vs bare inspect: worst {worst['vs_bare']:.3f} at C={worst['C']} (target <= 1.05); "
+          f"proagent wall/ideal worst {max(r['ratio'] for r in rows):.3f} (target <= 1.10)")
+    if scan_s is not None:  # what an installed proagent would show: the scan is a fast path there
+        adj = [((r["wall_s"] - scan_s) / r["bare_wall_s"], (r["wall_s"] - scan_s) / r["ideal_s"], r["C"]) for r in rows]
+        print("without inspect's distribution scan (" + f"{scan_s:.2f} s; an installed proagent takes its fast path): "
+              + ", ".join(f"C={c} vs_bare {v:.3f} ratio {q:.3f}" for v, q, c in adj))
     print()
     for key, text in DEFINITIONS.items():
         print(f"  {key:<10} {text}")
@@ -369,6 +442,7 @@ def main(argv: list[str] | None = None) -> int:
                        "warm_embeddings": args.warm_embeddings, "repeats": args.repeats, "machine": machine},
             "definitions": DEFINITIONS,
             "rows": rows,
+            "distribution_lookup": dist_note,
             "off_host_connects": OFF_HOST_ATTEMPTS,
         })
         print(f"json: {args.json}")

@@ -11,8 +11,11 @@ share the system message and the older context events):
 
 each with ``max_samples=1`` (true per-sample latencies), ``cache=False`` (no
 inspect response cache) and a fresh temporary log dir. Token counts come from
-the logs' ModelUsage: ``input_tokens`` = prompt tokens llama.cpp evaluated,
-``input_tokens_cache_read`` = prompt tokens it reused from the previous prompt.
+the logs' ModelUsage, which the provider fills from llama.cpp's timings:
+``input_tokens`` = prompt tokens llama.cpp actually evaluated (``prompt_n``),
+``input_tokens_cache_read`` = prompt tokens it reused from its KV cache
+(``cache_n``). The reference queries are embedded once when the task is built
+(as in every run), so the scorer adds the same small cost to both settings.
 
 Run:  python benchmarks/prefix_reuse.py [--model local/smollm2-135m] [--n 20] [--json out.json]
 """
@@ -42,8 +45,11 @@ from _common import (  # noqa: E402
 DEFINITIONS = {
     "sample_p50/mean": "per-sample total_time from the log, seconds (model call + solver + scorer)",
     "model_p50/mean": "per-sample model time llama.cpp reported (prompt_ms + predicted_ms), seconds",
-    "prompt_eval": "prompt tokens evaluated, summed over samples (ModelUsage.input_tokens)",
-    "prompt_reused": "prompt tokens reused from the KV cache, summed (ModelUsage.input_tokens_cache_read)",
+    "prompt_mean": "seconds per sample llama.cpp spent evaluating the prompt (timings.prompt_ms), mean: what reuse saves",
+    "decode_mean": "seconds per sample spent generating (timings.predicted_ms), mean: reuse does not change it per token",
+    "prompt_eval": "prompt tokens llama.cpp evaluated, summed over samples (timings.prompt_n)",
+    "eval/smp": "prompt tokens evaluated per sample, mean",
+    "prompt_reused": "prompt tokens reused from the KV cache, summed (timings.cache_n)",
     "reused_%": "prompt_reused / (prompt_eval + prompt_reused)",
     "out_tok": "completion tokens, summed (ModelUsage.output_tokens)",
     "wall_s": "seconds of the whole inspect_ai.eval() call (model already loaded by the warm-up)",
@@ -55,7 +61,9 @@ DEFINITIONS = {
 COLUMNS = [
     ("setting", "setting", ""), ("n", "n", ""), ("sample_p50", "sample_p50", ".3f"),
     ("sample_mean", "sample_mean", ".3f"), ("model_p50", "model_p50", ".3f"), ("model_mean", "model_mean", ".3f"),
-    ("prompt_eval", "prompt_eval", ""), ("prompt_reused", "prompt_reused", ""), ("reused_pct", "reused_%", ".1f"),
+    ("prompt_mean", "prompt_mean", ".3f"), ("decode_mean", "decode_mean", ".3f"),
+    ("prompt_eval", "prompt_eval", ""), ("eval_per_sample", "eval/smp", ".0f"), ("prompt_reused", "prompt_reused", ""),
+    ("reused_pct", "reused_%", ".1f"),
     ("out_tok", "out_tok", ""), ("wall_s", "wall_s", ".1f"),
     ("others_pct", "others_%", ".0f"),
 ]
@@ -78,9 +86,6 @@ def run_setting(task: Any, model: str, n: int, reuse: bool, n_ctx: int | None, n
     import inspect_ai
     from inspect_ai.log import read_eval_log
 
-    from proagent import embedding
-
-    embedding.clear_cache()  # both settings embed the reference queries afresh
     model_args: dict[str, Any] = {"cache_prompt": "true" if reuse else "false"}
     if n_ctx:
         model_args["n_ctx"] = n_ctx
@@ -104,8 +109,10 @@ def run_setting(task: Any, model: str, n: int, reuse: bool, n_ctx: int | None, n
             ev += u.input_tokens or 0
             rd += u.input_tokens_cache_read or 0
             ot += u.output_tokens or 0
+        split = (s.output.metadata or {}) if s.output else {}
         per_sample.append({"id": str(s.id), "total_time": s.total_time,
                            "model_time": s.output.time if s.output else None,
+                           "prompt_s": split.get("prompt_s"), "decode_s": split.get("decode_s"),
                            "prompt_eval": ev, "prompt_reused": rd, "out_tok": ot})
     return {"wall_s": wall, "others": others.share, "samples": per_sample}
 
@@ -123,6 +130,8 @@ def summarize(reuse: bool, runs: list[dict[str, Any]]) -> dict[str, Any]:
         return min(v) if v else None
 
     sample_s = [x for x in (best(s["id"], "total_time") for s in first) if x is not None]
+    prompt_s = [x for x in (best(s["id"], "prompt_s") for s in first) if x is not None]
+    decode_s = [x for x in (best(s["id"], "decode_s") for s in first) if x is not None]
     model_s = [x for x in (best(s["id"], "model_time") for s in first) if x is not None]
     evaluated = sum(s["prompt_eval"] for s in first)
     reused = sum(s["prompt_reused"] for s in first)
@@ -132,7 +141,9 @@ def summarize(reuse: bool, runs: list[dict[str, Any]]) -> dict[str, Any]:
         "repeats": len(runs),
         "sample_p50": percentile(sample_s, 50), "sample_mean": sum(sample_s) / len(sample_s) if sample_s else None,
         "model_p50": percentile(model_s, 50), "model_mean": sum(model_s) / len(model_s) if model_s else None,
-        "prompt_eval": evaluated, "prompt_reused": reused,
+        "prompt_mean": sum(prompt_s) / len(prompt_s) if prompt_s else None,
+        "decode_mean": sum(decode_s) / len(decode_s) if decode_s else None,
+        "prompt_eval": evaluated, "eval_per_sample": evaluated / len(first) if first else None, "prompt_reused": reused,
         "reused_pct": 100.0 * reused / (evaluated + reused) if evaluated + reused else None,
         "out_tok": sum(s["out_tok"] for s in first), "wall_s": min(r["wall_s"] for r in runs),
         "others_pct": 100.0 * max(others) if others else None,
@@ -190,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         "sample_mean": off["sample_mean"] / on["sample_mean"] if on["sample_mean"] else None,
         "sample_p50": off["sample_p50"] / on["sample_p50"] if on["sample_p50"] else None,
         "model_mean": off["model_mean"] / on["model_mean"] if on["model_mean"] else None,
+        "prompt_mean": off["prompt_mean"] / on["prompt_mean"] if on["prompt_mean"] else None,
         "prompt_eval": off["prompt_eval"] / on["prompt_eval"] if on["prompt_eval"] else None,
     }
 
@@ -202,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     print(note)
     print(render_table(rows, COLUMNS))
     print(f"speed-up (off/on): sample mean {fmt(speedup['sample_mean'])}, sample p50 {fmt(speedup['sample_p50'])}, "
-          f"model mean {fmt(speedup['model_mean'])}; prompt tokens evaluated {fmt(speedup['prompt_eval'])} fewer with reuse")
+          f"model mean {fmt(speedup['model_mean'])}, prompt evaluation {fmt(speedup['prompt_mean'])}; prompt tokens evaluated {fmt(speedup['prompt_eval'])} fewer with reuse")
     print()
     for key, text in DEFINITIONS.items():
         if key != "repeats" or args.repeats > 1:

@@ -69,3 +69,32 @@ def test_too_small_context_says_how_to_fix_it(tmp_path: Path) -> None:
     assert res.exit_code != 0
     assert "exceeds the available context size" in res.output and "--model-arg n_ctx=8192" in res.output
     assert "resume" not in res.output  # re-running the same command would fail the same way
+
+
+def test_local_model_keeps_each_sessions_kv_cache_across_interleaved_prompts() -> None:
+    """Two sessions' prompts alternate: llama.cpp's host-memory prompt cache restores
+    each session's state, so the next prompt of a session re-evaluates only its new
+    tokens; usage reports the tokens llama.cpp evaluated and those it reused."""
+    import asyncio
+
+    from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
+
+    from proagent.models.local import LocalLlamaAPI
+
+    api = LocalLlamaAPI("smollm2-135m", n_threads=1)
+    system = ChatMessageSystem(content="You watch a person's computer activity. " * 30)
+
+    def ask(text: str):
+        out, _ = asyncio.run(api.generate([system, ChatMessageUser(content=text)], [], "none",
+                                          GenerateConfig(max_tokens=2, temperature=0.0)))
+        return out.usage
+
+    a = "Session A: " + " ".join(f"alpha event {i} opens the editor and types code." for i in range(40))
+    b = "Session B: " + " ".join(f"beta event {i} reads mail in the browser window." for i in range(40))
+    first = ask(a)
+    assert first.input_tokens_cache_read == 0 or first.input_tokens > 400
+    ask(b)
+    again = ask(a + " alpha event 40 saves the file.")
+    assert again.input_tokens_cache_read >= first.input_tokens + first.input_tokens_cache_read - 8
+    assert again.input_tokens < 30
+    assert again.input_tokens + again.input_tokens_cache_read + again.output_tokens == again.total_tokens

@@ -324,3 +324,66 @@ def test_inspect_reducer_would_count_none_as_zero():
 
     reduced = mean_score()([InspectScore(value={"similarity": None, "label": 1})])
     assert reduced.value["similarity"] == 0.0
+
+
+SHARED_PB = __import__("pathlib").Path(__file__).resolve().parents[2] / "shared" / "data" / "proactivebench"
+
+
+@pytest.mark.skipif(not (SHARED_PB / "code_11.json").is_file(), reason=f"ProactiveBench sessions not found at {SHARED_PB}")
+def test_references_embedded_at_task_build_and_scores_unchanged(tmp_path, monkeypatch):
+    """The task embeds the references once when it is built; during the eval the
+    scorer embeds only the predicted queries, and every similarity equals the one
+    computed with an empty cache (each sample's references embedded on their own)."""
+    from inspect_ai import Task
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.dataset import MemoryDataset
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+    from proagent import embedding
+    from proagent.bench.tasks import assist
+
+    embedding.clear_cache()
+    task = assist(data=str(SHARED_PB), split="all")
+    positives = [s for s in task.dataset if s.metadata["label"] == 1 and s.metadata["reference_queries"]][:4]
+    assert len(positives) == 4
+    queries = ["How do I fix the failing test?", "Translate this paragraph into English.",
+               "Summarise this page for me.", "Write a reply to this email."]
+    asked: list[str] = []
+
+    def answer(messages, tools, tool_choice, config):
+        q = queries[len(asked) % len(queries)]
+        asked.append(q)
+        out = ModelOutput.from_content(model="mockllm", content=f"Need help: Yes\nIntention: Code Programming\nQuery: {q}")
+        out.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
+        return out
+
+    model_calls: list[str] = []
+    real = embedding._model()
+
+    class Counting:
+        def query(self, texts):
+            model_calls.extend(texts)
+            return real.query(texts)
+
+    monkeypatch.setattr(embedding, "_model", lambda: Counting())
+    logs = inspect_eval(Task(dataset=MemoryDataset(positives), solver=task.solver, scorer=task.scorer),
+                        model=get_model("mockllm/model", custom_outputs=answer), log_dir=str(tmp_path / "logs"),
+                        display="none", max_samples=2)
+    assert logs[0].status == "success", logs[0].error
+    assert sorted(model_calls) == sorted(set(asked))  # references came from the task build, not the eval
+    samples = logs[0].samples
+    assert len(samples) == 4
+    for s in samples:
+        value = s.scores["assist_scorer"].value
+        pred = s.scores["assist_scorer"].metadata["prediction"]
+        embedding.clear_cache()
+        assert value["similarity"] == best_similarity(pred["query"], s.metadata["reference_queries"])
+
+
+def test_when_metrics_remembered_inputs_give_fresh_results():
+    y, p = [1, 0, 1, 0], [1, None, 0, 0]
+    first = when_metrics(y, p)
+    first["accuracy"] = 99.0  # the caller's copy; the remembered result is untouched
+    again = when_metrics(y, p)
+    assert again == {"accuracy": 0.5, "precision": 0.5, "recall": 0.5, "f1": 0.5}
+    assert when_metrics([True, False], [True, True]) == when_metrics([1, 0], [1, 1])

@@ -263,3 +263,22 @@ def test_solver_sends_identical_system_message(monkeypatch, tmp_path):
     assert systems[0].text == system_prompt()
     users = sorted(m[1].text for m in seen)
     assert users == sorted(user_prompt(s) for s in samples)
+
+
+def test_consecutive_moments_share_the_whole_earlier_prompt_but_its_tail():
+    """Prompt layout for prefix reuse: a moment's user prompt starts with the whole
+    history of the moment before it (the window grows by appending); only the newest
+    event, the current state, the screen and the instruction follow."""
+    evs = [
+        Event(id=f"s:{i}", user="s", start=T0 + timedelta(seconds=20 * i), end=T0 + timedelta(seconds=20 * i + 20),
+              summary=f"step number {i:02d} happens", needs_help=True)
+        for i in range(6)
+    ]
+    samples = sorted(build_samples(evs, SampleConfig(window_seconds=600)), key=lambda s: s.time)
+    assert len(samples) >= 4 and not samples[0].context
+    for a, b in zip(samples[1:], samples[2:]):  # the first moment has the empty-history placeholder
+        pa, pb = user_prompt(a), user_prompt(b)
+        history = pa.split("\n\nCurrent state")[0]
+        assert os.path.commonprefix([pa, pb]).startswith(history)
+        tail = pb[len(history):]
+        assert tail.startswith(f"\n{render_event(b.context[-1])}\n\nCurrent state:")  # the newest event, then the state

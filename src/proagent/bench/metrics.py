@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -44,8 +45,17 @@ def when_metrics(labels: Sequence[int], predicted: Sequence[int | None]) -> dict
 
     ``None`` predictions (unparsed) are the wrong decision in every metric
     (:data:`UNPARSED_RULE`). Precision of a run that never says yes is 0
-    (sklearn ``zero_division=0``).
+    (sklearn ``zero_division=0``). The last few inputs are remembered: inspect
+    calls the four When metrics (:mod:`proagent.bench.scorers`) on the same
+    scores one after the other, several times per run, and each sklearn call
+    costs milliseconds.
     """
+    key = (tuple(int(t) for t in labels), tuple(None if p is None else int(p) for p in predicted))
+    return dict(_when_metrics(*key))
+
+
+@lru_cache(maxsize=8)
+def _when_metrics(labels: tuple[int, ...], predicted: tuple[int | None, ...]) -> dict[str, float]:
     from sklearn.metrics import (  # slow import: lazy
         accuracy_score,
         f1_score,

@@ -9,13 +9,13 @@ section 5.3.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from ..embedding import embed
 
-__all__ = ["best_similarity"]
+__all__ = ["best_similarity", "embed_references"]
 
 
 def best_similarity(predicted: str, references: Sequence[str]) -> float:
@@ -30,3 +30,20 @@ def best_similarity(predicted: str, references: Sequence[str]) -> float:
     if not predicted.strip():
         return 0.0
     return float(np.max(embed(refs) @ embed([predicted])[0]))
+
+
+def embed_references(references: Iterable[Sequence[str]]) -> int:
+    """Embed every distinct non-blank reference once, in batches, into the embedder's cache.
+
+    Called once per dataset when a task is built (``bench.tasks.assist``), so the
+    scorer's :func:`best_similarity` finds the references' vectors cached and
+    embeds only the predicted query: embedding is CPU work that, done per sample
+    while samples run concurrently, holds the GIL and delays every other sample
+    (benchmarks/harness_overhead.py). The vectors are the same as embedding each
+    sample's references on its own (e5 embeds every text independently). Returns
+    the number of distinct references; beyond the cache's 8192 texts the oldest
+    are embedded again when scored.
+    """
+    texts = sorted({r for refs in references for r in refs if r.strip()})
+    embed(texts)
+    return len(texts)

@@ -29,6 +29,7 @@ from ..train.data import find_leaks
 from ..train.finetune import read_manifest
 from .samples import SampleConfig, build_samples, candidate_moments, parse_window
 from .scorers import assist_scorer
+from .similarity import embed_references
 
 __all__ = ["MAX_TOKENS", "assist", "to_inspect_samples"]
 
@@ -172,6 +173,8 @@ def assist(
         metadata["decider"] = str(decider)
     if finetuned:
         metadata["finetuned"] = str(finetuned)
+    # the scorer compares positives' predicted queries with their references: embed those once, here
+    embed_references(s.reference_queries for s in samples if s.label == 1)
     return Task(
         dataset=MemoryDataset(to_inspect_samples(samples, method, modality), name="assist"),
         solver=solver,

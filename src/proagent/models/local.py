@@ -6,9 +6,14 @@ server, no port, no network.
 
 Prefix reuse: llama.cpp keeps the KV cache of the previous prompt in its slot
 and re-evaluates only the tokens after the longest common prefix. Prompts put
-the stable parts first (system, profile, memory, older events) so consecutive
-samples of one user share a prefix (docs/architecture.md, prompt layout). The number of reused
-tokens is reported as ``input_tokens_cache_read``.
+the stable parts first (system message with the categories, memory, older
+events) and only the newest event, the current state and the instruction last,
+so consecutive samples of one session share all but that tail (docs/architecture.md, prompt layout). When a prompt of another session
+comes in, llama.cpp saves the slot's state in its host-memory prompt cache
+(``cache_ram_mib``, 8 GiB by default) and restores the best-matching saved
+prompt, so each session keeps its KV cache across interleaved requests. Usage
+reports the prompt tokens llama.cpp evaluated (``timings.prompt_n``) as
+``input_tokens`` and those it reused (``timings.cache_n``) as ``input_tokens_cache_read``.
 
 Token log-probabilities are returned when ``GenerateConfig.logprobs`` is set
 (``top_logprobs`` alternatives per token, default 5); the calibrated When-to-
@@ -226,6 +231,8 @@ class LocalLlamaAPI(ModelAPI):
         timings = result.get("timings", {})
         cached = int(timings.get("cache_n") or (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)
         prompt_tokens = int(usage.get("prompt_tokens", 0))
+        # prompt tokens llama.cpp actually evaluated (its timings), else those not reused
+        evaluated = int(timings["prompt_n"]) if timings.get("prompt_n") is not None else max(prompt_tokens - cached, 0)
         completion_tokens = int(usage.get("completion_tokens", 0))
         finish = choice.get("finish_reason")
         output = ModelOutput(
@@ -242,12 +249,15 @@ class LocalLlamaAPI(ModelAPI):
                 )
             ],
             usage=ModelUsage(
-                input_tokens=max(prompt_tokens - cached, 0),
+                input_tokens=evaluated,
                 output_tokens=completion_tokens,
                 total_tokens=prompt_tokens + completion_tokens,
                 input_tokens_cache_read=cached,
             ),
             time=(timings.get("prompt_ms", 0.0) + timings.get("predicted_ms", 0.0)) / 1000.0,
+            # llama.cpp's split of that time: prompt evaluation (what prefix reuse saves) and decoding
+            metadata={"prompt_s": timings.get("prompt_ms", 0.0) / 1000.0,
+                      "decode_s": timings.get("predicted_ms", 0.0) / 1000.0},
         )
         call = ModelCall.create(
             request={k: v for k, v in request.items()},
