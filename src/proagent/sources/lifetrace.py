@@ -80,30 +80,30 @@ from typing import Any
 from ..errors import DataError
 from ..records import Event, Screenshot
 from ..taxonomy import Taxonomy, load_taxonomy
+from ._lifetrace_values import (
+    cell_flag,
+    cell_int,
+    cell_text,
+    file_name_of,
+    is_set,
+    parse_conversation,
+    parse_timestamp,
+    row_key,
+    time_from_file_name,
+)
 from .annotations import Annotations, load_annotations
 from .lifetrace_schema import (
-    _INTENTION_COLUMNS,
     DB_NAMES,
     EVENT_REQUIRED,
+    INTENTION_COLUMNS,
     SCREENSHOT_REQUIRED,
     SchemaInfo,
     Variant,
-    _connect,
-    _detect,
-    _sqlite_problem,
+    connect_read_only,
     detect_schema,
     find_lifetrace_db,
-)
-from .lifetrace_values import (
-    _file_name,
-    _flag,
-    _int_or_none,
-    _is_set,
-    _row_key,
-    _text,
-    _time_from_file_name,
-    parse_conversation,
-    parse_timestamp,
+    read_schema,
+    sqlite_problem,
 )
 
 __all__ = [
@@ -257,24 +257,24 @@ def load_lifetrace(
     taxonomy = taxonomy or load_taxonomy()
 
     try:
-        conn = _connect(path)
+        conn = connect_read_only(path)
         try:
-            schema = _detect(conn, path)
+            schema = read_schema(conn, path)
             ev_rows, sc_rows, ocr_rows = _read_rows(conn, schema, min_event_id)
         finally:
             conn.close()
     except sqlite3.DatabaseError as e:
-        raise DataError(path, _sqlite_problem(e, path)) from None
+        raise DataError(path, sqlite_problem(e, path)) from None
 
     # ---- events
     ev_cols = schema.event_columns
     summary_cols = schema.summary_columns
-    intention_col = next((c for c in _INTENTION_COLUMNS if c in ev_cols), None)
+    intention_col = next((c for c in INTENTION_COLUMNS if c in ev_cols), None)
     live: list[dict[str, Any]] = []
     deleted_events: set[Any] = set()
     for r in ev_rows:
-        rid = _row_key(r["id"])
-        if "deleted_at" in ev_cols and _is_set(r["deleted_at"]):
+        rid = row_key(r["id"])
+        if "deleted_at" in ev_cols and is_set(r["deleted_at"]):
             deleted_events.add(rid)
             continue
         try:
@@ -282,18 +282,18 @@ def load_lifetrace(
         except ValueError as e:
             raise _bad(path, "events", rid, "start_time", str(e)) from None
         end = None
-        if r["end_time"] is not None and _text(r["end_time"]) != "":
+        if r["end_time"] is not None and cell_text(r["end_time"]) != "":
             try:
                 end = parse_timestamp(r["end_time"])
             except ValueError as e:
                 raise _bad(path, "events", rid, "end_time", str(e)) from None
             if end < start:
-                raise _bad(path, "events", rid, "end_time", f"{_text(r['end_time'])} is before start_time "
-                                                            f"{_text(r['start_time'])}")
+                raise _bad(path, "events", rid, "end_time", f"{cell_text(r['end_time'])} is before start_time "
+                                                            f"{cell_text(r['start_time'])}")
         is_llm = None
         if "is_llm_event" in ev_cols:
             try:
-                is_llm = _flag(r["is_llm_event"])
+                is_llm = cell_flag(r["is_llm_event"])
             except ValueError as e:
                 raise _bad(path, "events", rid, "is_llm_event", str(e)) from None
         conv = None
@@ -302,20 +302,20 @@ def load_lifetrace(
                 conv = parse_conversation(r["conversation"])
             except ValueError as e:
                 raise _bad(path, "events", rid, "conversation", f"event {rid}: {e}") from None
-        summary = next((t for t in (_text(r[c]) for c in summary_cols) if t), "")
+        summary = next((t for t in (cell_text(r[c]) for c in summary_cols) if t), "")
         live.append(
             dict(
                 rid=rid,
                 start=start,
                 end=end,
-                app_name=_text(r["app_name"]),
-                window_title=_text(r["window_title"]),
+                app_name=cell_text(r["app_name"]),
+                window_title=cell_text(r["window_title"]),
                 summary=summary,
-                description=_text(r["detailed_description"]) if "detailed_description" in ev_cols else "",
+                description=cell_text(r["detailed_description"]) if "detailed_description" in ev_cols else "",
                 is_llm_event=is_llm,
                 conversation=conv,
-                intention=(_text(r[intention_col]) or None) if intention_col else None,
-                llm_platform=(_text(r["llm_platform"]) or None) if "llm_platform" in ev_cols else None,
+                intention=(cell_text(r[intention_col]) or None) if intention_col else None,
+                llm_platform=(cell_text(r["llm_platform"]) or None) if "llm_platform" in ev_cols else None,
             )
         )
     live.sort(key=lambda e: (e["start"], e["rid"]))
@@ -329,9 +329,9 @@ def load_lifetrace(
     # ---- OCR
     ocr: dict[Any, list[str]] = {}
     for r in ocr_rows:
-        t = _text(r["text_content"])
+        t = cell_text(r["text_content"])
         if t:
-            texts = ocr.setdefault(_row_key(r["screenshot_id"]), [])
+            texts = ocr.setdefault(row_key(r["screenshot_id"]), [])
             if t not in texts:
                 texts.append(t)
 
@@ -352,24 +352,24 @@ def load_lifetrace(
         if shots_dir is not None:
             _index_dir(shots_dir, index)
         else:
-            for d in _capture_dirs(_text(r["file_path"]) for r in sc_rows if r["file_path"]):
+            for d in _capture_dirs(cell_text(r["file_path"]) for r in sc_rows if r["file_path"]):
                 _index_dir(d, index, recursive=False)
 
     # ---- screenshots
     by_event: dict[Any, list[Screenshot]] = {}
     n_del_shots = n_orphans = n_missing = 0
     for r in sc_rows:
-        rid = _row_key(r["id"])
-        eid = _row_key(r["event_id"])
-        if ("deleted_at" in sc_cols and _is_set(r["deleted_at"])) or eid in deleted_events:
+        rid = row_key(r["id"])
+        eid = row_key(r["event_id"])
+        if ("deleted_at" in sc_cols and is_set(r["deleted_at"])) or eid in deleted_events:
             n_del_shots += 1
             continue
         if eid is None or eid not in live_ids:
             n_orphans += 1
             continue
-        name = _file_name(_text(r["file_path"]))
-        if r["created_at"] is None or _text(r["created_at"]) == "":
-            t = _time_from_file_name(name)
+        name = file_name_of(cell_text(r["file_path"]))
+        if r["created_at"] is None or cell_text(r["created_at"]) == "":
+            t = time_from_file_name(name)
             if t is None:
                 raise _bad(path, "screenshots", rid, "created_at", "NULL, and the file name carries no time")
         else:
@@ -380,7 +380,7 @@ def load_lifetrace(
         file_deleted = False
         if "file_deleted" in sc_cols:
             try:
-                file_deleted = bool(_flag(r["file_deleted"]))
+                file_deleted = bool(cell_flag(r["file_deleted"]))
             except ValueError as e:
                 raise _bad(path, "screenshots", rid, "file_deleted", str(e)) from None
         local = None if (file_deleted or not name) else index.get(name)
@@ -390,14 +390,14 @@ def load_lifetrace(
             Screenshot(
                 id=rid,
                 time=t,
-                app_name=_text(r["app_name"]) if "app_name" in sc_cols else "",
-                window_title=_text(r["window_title"]) if "window_title" in sc_cols else "",
+                app_name=cell_text(r["app_name"]) if "app_name" in sc_cols else "",
+                window_title=cell_text(r["window_title"]) if "window_title" in sc_cols else "",
                 file_name=name,
                 path=local,
                 ocr_text="\n".join(ocr.get(rid, ())),
-                width=_int_or_none(r["width"]) if "width" in sc_cols else None,
-                height=_int_or_none(r["height"]) if "height" in sc_cols else None,
-                file_hash=(_text(r["file_hash"]) or None) if "file_hash" in sc_cols else None,
+                width=cell_int(r["width"]) if "width" in sc_cols else None,
+                height=cell_int(r["height"]) if "height" in sc_cols else None,
+                file_hash=(cell_text(r["file_hash"]) or None) if "file_hash" in sc_cols else None,
             )
         )
 
@@ -458,7 +458,7 @@ def _read_rows(
     ev_want = (
         list(EVENT_REQUIRED)
         + ["deleted_at", "is_llm_event", "conversation", "detailed_description", "llm_platform"]
-        + list(_INTENTION_COLUMNS)
+        + list(INTENTION_COLUMNS)
         + list(schema.summary_columns)
     )
     sc_want = list(SCREENSHOT_REQUIRED) + [
@@ -484,21 +484,10 @@ def _read_rows(
     return ev, sc, ocr
 
 
-def read_lifetrace(
-    db_path: str | Path,
-    *,
-    user: str | None = None,
-    screenshots_dir: str | Path | None = None,
-    annotations: Annotations | str | Path | Iterable[str | Path] | None = None,
-    taxonomy: Taxonomy | None = None,
-) -> list[Event]:
+def read_lifetrace(db_path: str | Path, **options: Any) -> list[Event]:
     """Read a LifeTrace database into events, oldest first.
 
-    Same arguments and errors as :func:`load_lifetrace`, which also reports
-    what was skipped; this returns only the events.
+    Same keyword arguments and errors as :func:`load_lifetrace`, which also
+    reports what was skipped; this returns only the events.
     """
-    return list(
-        load_lifetrace(
-            db_path, user=user, screenshots_dir=screenshots_dir, annotations=annotations, taxonomy=taxonomy
-        ).events
-    )
+    return list(load_lifetrace(db_path, **options).events)

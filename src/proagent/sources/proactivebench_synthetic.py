@@ -34,6 +34,7 @@ from typing import Literal
 
 from ..errors import DataError
 from ..records import Event, Sample
+from ._jsonl import jsonl_values
 
 __all__ = ["DAY_ONE", "RewardTrace", "is_reward_trace_file", "read_reward_traces", "trace_samples"]
 
@@ -117,13 +118,7 @@ def read_reward_traces(path: str | Path, keep: tuple[Origin, ...] = ("synthetic"
         raise DataError(path, "no such file")
     out: list[RewardTrace] = []
     with open(path, encoding="utf-8") as f:
-        for no, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                d = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise DataError(path, f"line {no}: not JSON ({e.msg})") from None
+        for no, d in jsonl_values(path, f):
             obs = d.get("obs") if isinstance(d, dict) else None
             label = d.get("help_needed") if isinstance(d, dict) else None
             if not isinstance(obs, list) or not obs or not isinstance(label, bool):
