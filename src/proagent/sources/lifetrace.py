@@ -80,6 +80,7 @@ from typing import Any
 from ..errors import DataError
 from ..records import Event, Screenshot
 from ..taxonomy import Taxonomy, load_taxonomy
+from ._lifetrace_shots import LazyScreenshots, ScreenshotColumns, read_columns
 from ._lifetrace_values import (
     cell_flag,
     cell_int,
@@ -256,11 +257,15 @@ def load_lifetrace(
         annotations = load_annotations(annotations)
     taxonomy = taxonomy or load_taxonomy()
 
+    if resolve_files and screenshots_dir is not None and not Path(screenshots_dir).is_dir():
+        raise DataError(screenshots_dir, "screenshots folder not found")
+    default_dir = path.parent / "screenshots"
+    want_dirs = resolve_files and screenshots_dir is None and not default_dir.is_dir()
     try:
         conn = connect_read_only(path)
         try:
             schema = read_schema(conn, path)
-            ev_rows, sc_rows, ocr_rows = _read_rows(conn, schema, min_event_id)
+            ev_rows, shots, ocr_rows = _read_rows(conn, schema, min_event_id, want_dirs)
         finally:
             conn.close()
     except sqlite3.DatabaseError as e:
@@ -336,29 +341,86 @@ def load_lifetrace(
                 texts.append(t)
 
     # ---- screenshot files
-    sc_cols = schema.screenshot_columns
     index: dict[str, Path] = {}
-    shots_dir: Path | None
-    if not resolve_files:
-        shots_dir = None
-    elif screenshots_dir is not None:
-        shots_dir = Path(screenshots_dir)
-        if not shots_dir.is_dir():
-            raise DataError(shots_dir, "screenshots folder not found")
-        _index_dir(shots_dir, index)
-    else:
-        default = path.parent / "screenshots"
-        shots_dir = default if default.is_dir() else None
+    shots_dir: Path | None = None
+    if resolve_files:
+        shots_dir = Path(screenshots_dir) if screenshots_dir is not None else (
+            default_dir if default_dir.is_dir() else None)
         if shots_dir is not None:
             _index_dir(shots_dir, index)
         else:
-            for d in _capture_dirs(cell_text(r["file_path"]) for r in sc_rows if r["file_path"]):
+            if isinstance(shots, tuple):  # columns: their folders, and the soft-deleted rows' paths
+                cols, gone = shots
+                file_paths = [d + "x" for d in cols.dirs or ()] + [p for p in gone if p]
+            else:
+                file_paths = [r["file_path"] for r in shots if r["file_path"]]
+            for d in _capture_dirs(cell_text(p) for p in file_paths):
                 _index_dir(d, index, recursive=False)
 
     # ---- screenshots
+    if isinstance(shots, tuple):
+        by_event, n_del_shots, n_orphans, n_missing = _column_runs(shots, live, deleted_events, ocr, index)
+    else:
+        by_event, n_del_shots, n_orphans, n_missing = _row_runs(path, schema, shots, live_ids, deleted_events,
+                                                                ocr, index)
+
+    # ---- records, annotations
+    events: list[Event] = []
+    excluded: dict[str, str] = {}
+    for e in live:
+        eid = str(e["rid"])
+        intention, confidence, platform = e["intention"], None, e["llm_platform"]
+        if annotations is not None:
+            ann = annotations.get(user, eid)
+            if ann is not None:
+                if ann.excluded is not None:
+                    excluded[eid] = ann.excluded
+                    continue
+                intention = ann.intention if ann.intention is not None else intention
+                confidence = ann.confidence
+                platform = ann.llm_platform if ann.llm_platform is not None else platform
+        events.append(
+            Event(
+                id=eid,
+                user=user,
+                start=e["start"],
+                end=e["end"],
+                app_name=e["app_name"],
+                window_title=e["window_title"],
+                summary=e["summary"],
+                description=e["description"],
+                screenshots=by_event.get(e["rid"], ()),
+                is_llm_event=e["is_llm_event"],
+                conversation=e["conversation"],
+                intention=_canonical(intention, taxonomy),
+                intention_confidence=confidence,
+                llm_platform=platform,
+            )
+        )
+    return LifeTraceLog(
+        path=path,
+        user=user,
+        schema=schema,
+        events=tuple(events),
+        screenshots_dir=shots_dir,
+        n_deleted_events=len(deleted_events),
+        n_deleted_screenshots=n_del_shots,
+        n_orphan_screenshots=n_orphans,
+        n_missing_files=n_missing,
+        n_filled_ends=n_filled,
+        excluded=excluded,
+    )
+
+
+def _row_runs(path: Path, schema: SchemaInfo, rows: list[sqlite3.Row], live_ids: set[Any], deleted_events: set[Any],
+              ocr: dict[Any, list[str]], index: dict[str, Path]
+              ) -> tuple[dict[Any, tuple[Screenshot, ...]], int, int, int]:
+    """One record per screenshot row, every rule of the module docstring: ``(event row id ->
+    its screenshots oldest first, soft-deleted, orphans, missing files)``."""
+    sc_cols = schema.screenshot_columns
     by_event: dict[Any, list[Screenshot]] = {}
     n_del_shots = n_orphans = n_missing = 0
-    for r in sc_rows:
+    for r in rows:
         rid = row_key(r["id"])
         eid = row_key(r["event_id"])
         if ("deleted_at" in sc_cols and is_set(r["deleted_at"])) or eid in deleted_events:
@@ -400,61 +462,35 @@ def load_lifetrace(
                 file_hash=(cell_text(r["file_hash"]) or None) if "file_hash" in sc_cols else None,
             )
         )
+    runs = {eid: tuple(sorted(shots, key=lambda s: (s.time, s.id))) for eid, shots in by_event.items()}
+    return runs, n_del_shots, n_orphans, n_missing
 
-    # ---- records, annotations
-    events: list[Event] = []
-    excluded: dict[str, str] = {}
+
+def _column_runs(shots: tuple[ScreenshotColumns, list[str]], live: list[dict[str, Any]], deleted_events: set[Any],
+                 ocr: dict[Any, list[str]], index: dict[str, Path]
+                 ) -> tuple[dict[Any, LazyScreenshots], int, int, int]:
+    """As :func:`_row_runs`, from columns: each event's rows are one span of them."""
+    cols, gone = shots
+    cols.ocr = {k: "\n".join(v) for k, v in ocr.items()}
+    cols.index = index
+    runs: dict[Any, LazyScreenshots] = {}
+    n_kept = n_missing = 0
     for e in live:
-        eid = str(e["rid"])
-        intention, confidence, platform = e["intention"], None, e["llm_platform"]
-        if annotations is not None:
-            ann = annotations.get(user, eid)
-            if ann is not None:
-                if ann.excluded is not None:
-                    excluded[eid] = ann.excluded
-                    continue
-                intention = ann.intention if ann.intention is not None else intention
-                confidence = ann.confidence
-                platform = ann.llm_platform if ann.llm_platform is not None else platform
-        shots = sorted(by_event.get(e["rid"], ()), key=lambda s: (s.time, s.id))
-        events.append(
-            Event(
-                id=eid,
-                user=user,
-                start=e["start"],
-                end=e["end"],
-                app_name=e["app_name"],
-                window_title=e["window_title"],
-                summary=e["summary"],
-                description=e["description"],
-                screenshots=tuple(shots),
-                is_llm_event=e["is_llm_event"],
-                conversation=e["conversation"],
-                intention=_canonical(intention, taxonomy),
-                intention_confidence=confidence,
-                llm_platform=platform,
-            )
-        )
-    return LifeTraceLog(
-        path=path,
-        user=user,
-        schema=schema,
-        events=tuple(events),
-        screenshots_dir=shots_dir,
-        n_deleted_events=len(deleted_events),
-        n_deleted_screenshots=n_del_shots,
-        n_orphan_screenshots=n_orphans,
-        n_missing_files=n_missing,
-        n_filled_ends=n_filled,
-        excluded=excluded,
-    )
+        lo, hi = cols.span(e["rid"])
+        if hi > lo:
+            runs[e["rid"]] = LazyScreenshots(cols, lo, hi)
+            n_kept += hi - lo
+            n_missing += cols.missing(lo, hi)
+    n_of_deleted = sum(hi - lo for lo, hi in map(cols.span, deleted_events))
+    return runs, len(gone) + n_of_deleted, len(cols) - n_kept - n_of_deleted, n_missing
 
 
 def _read_rows(
-    conn: sqlite3.Connection, schema: SchemaInfo, min_event_id: int | None = None
-) -> tuple[list[sqlite3.Row], list[sqlite3.Row], list[sqlite3.Row]]:
+    conn: sqlite3.Connection, schema: SchemaInfo, min_event_id: int | None = None, want_dirs: bool = False
+) -> tuple[list[sqlite3.Row], tuple[ScreenshotColumns, list[str]] | list[sqlite3.Row], list[sqlite3.Row]]:
     """All rows needed, in one read transaction (only events with id >=
-    ``min_event_id`` and their screenshots and OCR, when given)."""
+    ``min_event_id`` and their screenshots and OCR, when given): events, the
+    screenshots as columns (:func:`~._lifetrace_shots.read_columns`) or else as rows, OCR."""
     ev_want = (
         list(EVENT_REQUIRED)
         + ["deleted_at", "is_llm_event", "conversation", "detailed_description", "llm_platform"]
@@ -472,7 +508,10 @@ def _read_rows(
             ev_where, sc_where, args = " WHERE id >= ?", " WHERE event_id >= ?", (int(min_event_id),)
             ocr_where = ' WHERE screenshot_id IN (SELECT id FROM "screenshots" WHERE event_id >= ?)'
         ev = _select(conn, "events", dict.fromkeys(ev_want), schema.event_columns, ev_where, args)
-        sc = _select(conn, "screenshots", sc_want, schema.screenshot_columns, sc_where, args)
+        sc: tuple[ScreenshotColumns, list[str]] | list[sqlite3.Row] | None = read_columns(
+            conn, schema, None if min_event_id is None else int(min_event_id), want_dirs=want_dirs)
+        if sc is None:
+            sc = _select(conn, "screenshots", sc_want, schema.screenshot_columns, sc_where, args)
         ocr: list[sqlite3.Row] = []
         if schema.has_ocr:
             order = " ORDER BY id" if "id" in schema.ocr_columns else ""
