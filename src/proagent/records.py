@@ -12,6 +12,7 @@ stores them (ProAgentBench section 5.1, Appendix B; docs/architecture.md, format
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -106,8 +107,10 @@ class Event:
     AI summary, or the ProactiveBench event sentence)."""
     description: str = ""
     """Longer description (ProAgentBench ``detailed_description``)."""
-    screenshots: tuple[Screenshot, ...] = ()
-    """Screenshots of the event, oldest first; soft-deleted rows are excluded."""
+    screenshots: Sequence[Screenshot] = ()
+    """Screenshots of the event, oldest first; soft-deleted rows are excluded. A tuple, or
+    from the LifeTrace reader a read-only sequence equal to one that makes its records on
+    first use (``len`` needs none)."""
     is_llm_event: bool | None = None
     """True when the user turned to an LLM in this event; ``None`` when unknown."""
     conversation: Conversation | None = None

@@ -18,6 +18,7 @@ back to one record per row, which applies every rule of the module docstring of
 
 from __future__ import annotations
 
+import operator
 import sqlite3
 from array import array
 from bisect import bisect_left, bisect_right
@@ -35,7 +36,8 @@ __all__ = ["LazyScreenshots", "ScreenshotColumns", "read_columns"]
 
 _NONE = -(2**63)
 """NULL, in the integer columns (``event_id``, ``width``, ``height``)."""
-_CHUNK = 1 << 16
+_SHIFT = 14
+_CHUNK = 1 << _SHIFT
 WHITESPACE = (
     "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
     "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
@@ -85,7 +87,7 @@ class ScreenshotColumns:
         return len(self.ids)
 
     def add(self, rows: list[tuple]) -> None:
-        """Append one chunk of rows (at most 65536) as read by :func:`read_columns`.
+        """Append one chunk of rows (at most ``_CHUNK``) as read by :func:`read_columns`.
 
         Raises:
             _OtherShape: a row has another shape than LifeTrace writes.
@@ -93,16 +95,17 @@ class ScreenshotColumns:
         ids, eids, times, paths, apps, titles, widths, heights, hashes, deleted = zip(*rows)
         try:
             stamps = list(map(datetime.fromisoformat, times))
-            if not _as_written(stamps, times) or min(stamps) < EARLIEST or max(stamps) >= LATEST:
+            written = _as_written(stamps, times)
+            if written is None or min(stamps) < EARLIEST or max(stamps) >= LATEST:
                 raise _OtherShape  # not as LifeTrace writes them: the per-row reader's rules apply
-            keys = list(zip(eids, stamps, ids))
-            if keys != sorted(keys) or (self._last is not None and keys[0] < self._last):
-                raise _OtherShape  # equal times written two ways: order as the per-row reader does
-            self._last = keys[-1]
+            if not written:  # times written both ways: SQL's text order may differ from time order
+                keys = list(zip(eids, stamps, ids))
+                if keys != sorted(keys) or (self._last is not None and keys[0] < self._last):
+                    raise _OtherShape
+                self._last = keys[-1]
             if not set(deleted) <= {0, 1}:
                 raise _OtherShape
-            stripped = [p.strip() if p else "" for p in paths]
-            cuts = [max(p.rfind("/"), p.rfind("\\")) + 1 for p in stripped]
+            names, dirs = _file_names(paths)
             self.ids.extend(ids)
             self.event_ids.extend(eids)
             self.widths.extend(widths)
@@ -113,17 +116,17 @@ class ScreenshotColumns:
         self._times.append(_packed(times))
         self.apps.extend(map(self._shared.setdefault, apps, apps))
         self.titles.extend(map(self._shared.setdefault, titles, titles))
-        self._names.append(_packed([p[c:] for p, c in zip(stripped, cuts)]))
+        self._names.append(_packed(names))
         if self.dirs is not None:
-            self.dirs.update(p[:c] for p, c in zip(stripped, cuts) if c)
+            self.dirs.update(dirs)
         self._hashes.append(_packed_hashes(hashes))
 
     def name(self, k: int) -> str:
         """File name of row ``k``."""
-        return _unpacked(self._names[k >> 16], k & (_CHUNK - 1))
+        return _unpacked(self._names[k >> _SHIFT], k & (_CHUNK - 1))
 
     def _hash(self, k: int) -> str | None:
-        chunk = self._hashes[k >> 16]
+        chunk = self._hashes[k >> _SHIFT]
         j = k & (_CHUNK - 1)
         if isinstance(chunk, bytes):
             return chunk[32 * j:32 * j + 32].hex()
@@ -144,7 +147,7 @@ class ScreenshotColumns:
         name, rid, w, h = self.name(k), self.ids[k], self.widths[k], self.heights[k]
         return Screenshot(
             id=rid,
-            time=datetime.fromisoformat(_unpacked(self._times[k >> 16], k & (_CHUNK - 1))),
+            time=datetime.fromisoformat(_unpacked(self._times[k >> _SHIFT], k & (_CHUNK - 1))),
             app_name=cell_text(self.apps[k]),
             window_title=cell_text(self.titles[k]),
             file_name=name,
@@ -156,15 +159,38 @@ class ScreenshotColumns:
         )
 
 
-def _as_written(stamps: list[datetime], texts: tuple[str, ...]) -> bool:
-    """True when each text is its time written ``YYYY-MM-DD HH:MM:SS.ffffff`` or, for a
-    whole second, possibly ``YYYY-MM-DD HH:MM:SS`` (how LifeTrace's SQLAlchemy and
-    ``str(datetime)`` write them): then the per-row reader parses it to the same time."""
-    full = list(map(datetime.isoformat, stamps, repeat(" "), repeat("microseconds")))
-    if full == list(texts):
+def _as_written(stamps: list[datetime], texts: tuple[str, ...]) -> bool | None:
+    """Whether each text is its time as LifeTrace's SQLAlchemy writes it
+    (``YYYY-MM-DD HH:MM:SS.ffffff``) or as ``str(datetime)`` does (the same without
+    ``.000000``), so the per-row reader parses it to the same time: ``True`` when all
+    are written one of these ways (then their text order is their time order),
+    ``False`` when both ways occur, ``None`` when a text is written otherwise."""
+    texts_ = list(texts)
+    if list(map(datetime.isoformat, stamps, repeat(" "), repeat("microseconds"))) == texts_:
         return True
     short = list(map(str, stamps))
-    return short == list(texts) or all(t == a or t == b for t, a, b in zip(texts, full, short))
+    if short == texts_:
+        return True
+    full = map(datetime.isoformat, stamps, repeat(" "), repeat("microseconds"))
+    return False if all(t == a or t == b for t, a, b in zip(texts_, full, short)) else None
+
+
+def _file_names(paths: tuple[str | None, ...]) -> tuple[list[str], set[str]]:
+    """File names of capture-side paths (``proagent.sources._lifetrace_values.file_name_of``
+    of the stripped text) and their folders (with the trailing separator)."""
+    if None not in paths:
+        stripped = list(map(str.strip, paths))
+        first = stripped[0] if stripped else ""
+        cut = max(first.rfind("/"), first.rfind("\\")) + 1
+        folder = first[:cut]
+        if all(map(str.startswith, stripped, repeat(folder))):  # one folder: the usual case, without a loop
+            names = list(map(operator.getitem, stripped, repeat(slice(cut, None))))
+            joined = "".join(names)
+            if "/" not in joined and "\\" not in joined:
+                return names, {folder} if folder else set()
+    stripped = [p.strip() if p else "" for p in paths]
+    cuts = [max(p.rfind("/"), p.rfind("\\")) + 1 for p in stripped]
+    return [p[c:] for p, c in zip(stripped, cuts)], {p[:c] for p, c in zip(stripped, cuts) if c}
 
 
 def _packed_hashes(hashes: tuple[str | None, ...]) -> bytes | tuple[str | None, ...]:

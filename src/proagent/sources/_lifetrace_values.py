@@ -55,6 +55,13 @@ def parse_timestamp(value: object) -> datetime:
         return _plausible(value, value)
     if not isinstance(value, str):
         raise ValueError(f"expected a timestamp string, got {value!r}")
+    try:  # fast path: written as LifeTrace (SQLAlchemy) or str(datetime) writes it
+        t = datetime.fromisoformat(value)
+    except ValueError:
+        pass
+    else:
+        if t.tzinfo is None and (value == t.isoformat(" ", "microseconds") or value == str(t)):
+            return _plausible(t, value)
     m = _TS_RE.fullmatch(value.strip())
     if not m:
         raise ValueError(f"bad timestamp {value!r} (expected YYYY-MM-DD HH:MM:SS[.ffffff])")

@@ -491,6 +491,24 @@ def _read_rows(
     """All rows needed, in one read transaction (only events with id >=
     ``min_event_id`` and their screenshots and OCR, when given): events, the
     screenshots as columns (:func:`~._lifetrace_shots.read_columns`) or else as rows, OCR."""
+    conn.execute("BEGIN")
+    factory = conn.text_factory
+    conn.text_factory = str  # decoded in C; text that is not UTF-8 is read again, with replacement
+    try:
+        try:
+            return _read_all(conn, schema, min_event_id, want_dirs)
+        except sqlite3.OperationalError:
+            conn.text_factory = factory
+            return _read_all(conn, schema, min_event_id, want_dirs)
+    finally:
+        conn.text_factory = factory
+        if conn.in_transaction:
+            conn.execute("COMMIT")
+
+
+def _read_all(
+    conn: sqlite3.Connection, schema: SchemaInfo, min_event_id: int | None, want_dirs: bool
+) -> tuple[list[sqlite3.Row], tuple[ScreenshotColumns, list[str]] | list[sqlite3.Row], list[sqlite3.Row]]:
     ev_want = (
         list(EVENT_REQUIRED)
         + ["deleted_at", "is_llm_event", "conversation", "detailed_description", "llm_platform"]
@@ -500,26 +518,21 @@ def _read_rows(
     sc_want = list(SCREENSHOT_REQUIRED) + [
         "app_name", "window_title", "width", "height", "file_hash", "file_deleted", "deleted_at",
     ]
-    conn.execute("BEGIN")
-    try:
-        ev_where = sc_where = ocr_where = ""
-        args: tuple[int, ...] = ()
-        if min_event_id is not None:
-            ev_where, sc_where, args = " WHERE id >= ?", " WHERE event_id >= ?", (int(min_event_id),)
-            ocr_where = ' WHERE screenshot_id IN (SELECT id FROM "screenshots" WHERE event_id >= ?)'
-        ev = _select(conn, "events", dict.fromkeys(ev_want), schema.event_columns, ev_where, args)
-        sc: tuple[ScreenshotColumns, list[str]] | list[sqlite3.Row] | None = read_columns(
-            conn, schema, None if min_event_id is None else int(min_event_id), want_dirs=want_dirs)
-        if sc is None:
-            sc = _select(conn, "screenshots", sc_want, schema.screenshot_columns, sc_where, args)
-        ocr: list[sqlite3.Row] = []
-        if schema.has_ocr:
-            order = " ORDER BY id" if "id" in schema.ocr_columns else ""
-            ocr = conn.execute(f'SELECT screenshot_id, text_content FROM "ocr_results"{ocr_where}{order}',
-                               args).fetchall()
-    finally:
-        if conn.in_transaction:
-            conn.execute("COMMIT")
+    ev_where = sc_where = ocr_where = ""
+    args: tuple[int, ...] = ()
+    if min_event_id is not None:
+        ev_where, sc_where, args = " WHERE id >= ?", " WHERE event_id >= ?", (int(min_event_id),)
+        ocr_where = ' WHERE screenshot_id IN (SELECT id FROM "screenshots" WHERE event_id >= ?)'
+    ev = _select(conn, "events", dict.fromkeys(ev_want), schema.event_columns, ev_where, args)
+    sc: tuple[ScreenshotColumns, list[str]] | list[sqlite3.Row] | None = read_columns(
+        conn, schema, None if min_event_id is None else int(min_event_id), want_dirs=want_dirs)
+    if sc is None:
+        sc = _select(conn, "screenshots", sc_want, schema.screenshot_columns, sc_where, args)
+    ocr: list[sqlite3.Row] = []
+    if schema.has_ocr:
+        order = " ORDER BY id" if "id" in schema.ocr_columns else ""
+        ocr = conn.execute(f'SELECT screenshot_id, text_content FROM "ocr_results"{ocr_where}{order}',
+                           args).fetchall()
     return ev, sc, ocr
 
 
