@@ -197,6 +197,14 @@ def _bad(path: Path, table: str, row_id: Any, column: str, problem: str) -> Data
     return DataError(path, f"table {table}, row id {row_id}, column {column}: {problem}")
 
 
+def _parsed(parse: Any, value: Any, path: Path, table: str, row_id: Any, column: str, note: str = "") -> Any:
+    """``parse(value)``; its ValueError as a :class:`DataError` naming the cell."""
+    try:
+        return parse(value)
+    except ValueError as e:
+        raise _bad(path, table, row_id, column, f"{note}{e}") from None
+
+
 def _select(conn: sqlite3.Connection, table: str, wanted: Iterable[str], have: frozenset[str], where: str = "",
             args: tuple = ()) -> list[sqlite3.Row]:
     cols = [c for c in wanted if c in have]
@@ -282,31 +290,19 @@ def load_lifetrace(
         if "deleted_at" in ev_cols and is_set(r["deleted_at"]):
             deleted_events.add(rid)
             continue
-        try:
-            start = parse_timestamp(r["start_time"])
-        except ValueError as e:
-            raise _bad(path, "events", rid, "start_time", str(e)) from None
+        start = _parsed(parse_timestamp, r["start_time"], path, "events", rid, "start_time")
         end = None
         if r["end_time"] is not None and cell_text(r["end_time"]) != "":
-            try:
-                end = parse_timestamp(r["end_time"])
-            except ValueError as e:
-                raise _bad(path, "events", rid, "end_time", str(e)) from None
+            end = _parsed(parse_timestamp, r["end_time"], path, "events", rid, "end_time")
             if end < start:
                 raise _bad(path, "events", rid, "end_time", f"{cell_text(r['end_time'])} is before start_time "
                                                             f"{cell_text(r['start_time'])}")
         is_llm = None
         if "is_llm_event" in ev_cols:
-            try:
-                is_llm = cell_flag(r["is_llm_event"])
-            except ValueError as e:
-                raise _bad(path, "events", rid, "is_llm_event", str(e)) from None
+            is_llm = _parsed(cell_flag, r["is_llm_event"], path, "events", rid, "is_llm_event")
         conv = None
         if "conversation" in ev_cols:
-            try:
-                conv = parse_conversation(r["conversation"])
-            except ValueError as e:
-                raise _bad(path, "events", rid, "conversation", f"event {rid}: {e}") from None
+            conv = _parsed(parse_conversation, r["conversation"], path, "events", rid, "conversation", f"event {rid}: ")
         summary = next((t for t in (cell_text(r[c]) for c in summary_cols) if t), "")
         live.append(
             dict(
@@ -435,16 +431,10 @@ def _row_runs(path: Path, schema: SchemaInfo, rows: list[sqlite3.Row], live_ids:
             if t is None:
                 raise _bad(path, "screenshots", rid, "created_at", "NULL, and the file name carries no time")
         else:
-            try:
-                t = parse_timestamp(r["created_at"])
-            except ValueError as e:
-                raise _bad(path, "screenshots", rid, "created_at", str(e)) from None
+            t = _parsed(parse_timestamp, r["created_at"], path, "screenshots", rid, "created_at")
         file_deleted = False
         if "file_deleted" in sc_cols:
-            try:
-                file_deleted = bool(cell_flag(r["file_deleted"]))
-            except ValueError as e:
-                raise _bad(path, "screenshots", rid, "file_deleted", str(e)) from None
+            file_deleted = bool(_parsed(cell_flag, r["file_deleted"], path, "screenshots", rid, "file_deleted"))
         local = None if (file_deleted or not name) else index.get(name)
         if local is None:
             n_missing += 1
