@@ -48,21 +48,24 @@ Origin = Literal["synthetic", "real-session"]
 
 @dataclass(frozen=True)
 class RewardTrace:
-    """One reward-data trace: observations up to a human-labelled moment."""
+    """One reward-data trace: observations up to a human-labelled moment.
+
+    Attributes:
+        line: 1-based line number in its file.
+        split: Upstream file it came from (``train`` / ``test``), or ``""`` when unknown.
+        origin: ``synthetic`` (relative ``Day N`` times) or ``real-session`` (Unix seconds).
+        events: The observations as events, oldest first. The user is the scenario,
+            ``{origin}:{12 hex digits of the first observation's SHA-256}``, shared by
+            the traces that are prefixes of one simulated session; event ids
+            ``{user}:L{line}:{index}``.
+        help_needed: Human label of the last observation: would the user want help now?
+    """
 
     line: int
-    """1-based line number in its file."""
     split: str
-    """Upstream file it came from (``train`` / ``test``), or ``""`` when unknown."""
     origin: Origin
-    """``synthetic`` (relative ``Day N`` times) or ``real-session`` (Unix seconds)."""
     events: tuple[Event, ...]
-    """The observations as events, oldest first. The user is the scenario,
-    ``{origin}:{12 hex digits of the first observation's SHA-256}``, shared by the
-    traces that are prefixes of one simulated session; event ids
-    ``{user}:L{line}:{index}``."""
     help_needed: bool
-    """Human label of the last observation: would the user want help now?"""
 
 
 def _relative_time(text: str) -> datetime | None:
