@@ -54,6 +54,7 @@ def child(size: str, root: Path, trace: bool) -> dict:
         import tracemalloc
 
         tracemalloc.start()
+    cpu = resource.getrusage(resource.RUSAGE_SELF)
     t = time.perf_counter()
     events = load_events(out)
     res["read_s"] = time.perf_counter() - t
@@ -61,6 +62,8 @@ def child(size: str, root: Path, trace: bool) -> dict:
     samples = build_samples(events)
     res["samples_s"] = time.perf_counter() - t
     res["samples"] = len(samples)
+    done = resource.getrusage(resource.RUSAGE_SELF)
+    res["cpu_s"] = done.ru_utime - cpu.ru_utime + done.ru_stime - cpu.ru_stime
     if trace:
         res["py_peak_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
     res["rss_peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -125,12 +128,12 @@ def main() -> None:
                     new["same"] = old["same"] = "yes" if old["digest"] == new["digest"] else "NO"
                     rows.append(old)
                     rows.append({"size": size, "code": "ratio old/new",
-                                 **{k: old[k] / new[k] for k in ("read_s", "samples_s", "rss_peak_mb") if new[k]}})
+                                 **{k: old[k] / new[k] for k in ("read_s", "samples_s", "cpu_s", "rss_peak_mb") if new.get(k)}})
     finally:
         if tmp is not None:
             tmp.cleanup()
     cols = ["size", "code", "users", "events", "llm_events", "screenshots", "samples", "generate_s", "read_s",
-            "samples_s", "rss_peak_mb", "py_peak_mb", "same"]
+            "samples_s", "cpu_s", "rss_peak_mb", "py_peak_mb", "same"]
     fmt = lambda v: f"{v:.2f}" if isinstance(v, float) else ("-" if v is None else str(v))  # noqa: E731
     table = [cols] + [[fmt(r.get(c)) for c in cols] for r in rows]
     w = [max(len(t[i]) for t in table) for i in range(len(cols))]

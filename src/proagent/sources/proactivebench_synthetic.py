@@ -32,11 +32,12 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Literal
 
+from ..bench.samples import window_context
 from ..errors import DataError
 from ..records import Event, Sample
 from ._jsonl import jsonl_values
 
-__all__ = ["DAY_ONE", "RewardTrace", "is_reward_trace_file", "read_reward_traces", "trace_samples"]
+__all__ = ["DAY_ONE", "RewardTrace", "is_reward_trace_file", "read_reward_traces", "relative_time", "trace_samples"]
 
 DAY_ONE = datetime(2000, 1, 1)
 """Calendar day on which relative ``Day 1`` times are placed."""
@@ -68,7 +69,9 @@ class RewardTrace:
     help_needed: bool
 
 
-def _relative_time(text: str) -> datetime | None:
+def relative_time(text: str) -> datetime | None:
+    """A synthetic trace's ``Day N, HH:MM AM/PM`` on the fixed calendar (Day 1 =
+    :data:`DAY_ONE`), or ``None`` when ``text`` is not such a time."""
     m = _RELATIVE.match(text)
     if not m:
         return None
@@ -132,7 +135,7 @@ def read_reward_traces(path: str | Path, keep: tuple[Origin, ...] = ("synthetic"
                 if not isinstance(o, dict) or not isinstance(o.get("event"), str) or not o["event"].strip():
                     raise DataError(path, f"line {no}: observation {i} has no event text")
                 raw = str(o.get("time", ""))
-                t = _relative_time(raw)
+                t = relative_time(raw)
                 if t is not None:
                     origins.add("synthetic")
                 else:
@@ -164,8 +167,6 @@ def trace_samples(traces: list[RewardTrace], window_seconds: float = 300.0) -> l
     """One labelled moment per trace: its last observation, with the earlier ones
     inside ``window_seconds`` as context. ``split`` is ``train`` (these are training
     data), ``kind`` ``labelled``, sorted by (user, time)."""
-    from ..bench.samples import window_context
-
     out = []
     for tr in traces:
         evs = list(tr.events)
