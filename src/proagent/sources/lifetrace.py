@@ -65,6 +65,10 @@ How rows become records (judgement calls are marked *):
 
 The database is opened read-only (``file:...?mode=ro``) and read completely
 before anything is returned: on any error nothing is returned half-loaded.
+Screenshot rows are kept as columns and each event's become records when first
+used (:mod:`._lifetrace_shots`; ``len(event.screenshots)`` makes none); a
+database with rows of other shapes than LifeTrace writes is read one record per
+row. Both give equal events.
 """
 
 from __future__ import annotations
