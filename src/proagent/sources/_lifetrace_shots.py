@@ -4,14 +4,14 @@
 A 1 Hz log holds about 15 screenshot rows per event; most uses of an event need only
 how many it has (the valid-event rule) or the last one. One Python record per row
 made reading a 1M-row database slow and large, so the reader
-(:mod:`proagent.sources.lifetrace`) keeps the rows here instead: ids, times, sizes
-and flags in arrays, file names in one string per chunk, SHA-256 hashes as bytes,
-app names and titles shared. Each event gets a :class:`LazyScreenshots` over its
+(:mod:`proagent.sources.lifetrace`) keeps the rows here instead: ids, sizes and
+flags in arrays, file names and capture times in one string per chunk of 16384 rows,
+SHA-256 hashes as bytes, app names and titles shared (about 300 MB for 1M rows). Each event gets a :class:`LazyScreenshots` over its
 rows, which builds the records on first use, exactly as the per-row reader does.
 
 The column reader takes a database only when every row it reads has the shape
-LifeTrace writes (integer ids, ``YYYY-MM-DD HH:MM:SS[.ffffff]`` times, 0/1 flags,
-text columns); :func:`read_columns` returns ``None`` otherwise and the reader falls
+LifeTrace writes (integer ids, times as ``YYYY-MM-DD HH:MM:SS.ffffff`` or
+``str(datetime)``, 0/1 flags, text columns, valid UTF-8); :func:`read_columns` returns ``None`` otherwise and the reader falls
 back to one record per row, which applies every rule of the module docstring of
 :mod:`proagent.sources.lifetrace`. Both give equal events.
 """
@@ -48,6 +48,10 @@ _DELETED = "(deleted_at IS NOT NULL AND trim(deleted_at, :ws) <> '')"
 
 class _OtherShape(Exception):
     """A row the column reader does not take (the per-row reader reads the database)."""
+
+
+class _Unordered(Exception):
+    """Rows not in (event id, time, row id) order: read them again sorted by SQLite."""
 
 
 def _packed(texts: tuple[str, ...] | list[str]) -> tuple[str, array]:
@@ -95,14 +99,12 @@ class ScreenshotColumns:
         ids, eids, times, paths, apps, titles, widths, heights, hashes, deleted = zip(*rows)
         try:
             stamps = list(map(datetime.fromisoformat, times))
-            written = _as_written(stamps, times)
-            if written is None or min(stamps) < EARLIEST or max(stamps) >= LATEST:
+            if _as_written(stamps, times) is None or min(stamps) < EARLIEST or max(stamps) >= LATEST:
                 raise _OtherShape  # not as LifeTrace writes them: the per-row reader's rules apply
-            if not written:  # times written both ways: SQL's text order may differ from time order
-                keys = list(zip(eids, stamps, ids))
-                if keys != sorted(keys) or (self._last is not None and keys[0] < self._last):
-                    raise _OtherShape
-                self._last = keys[-1]
+            keys = list(zip(eids, stamps, ids))
+            if keys != sorted(keys) or (self._last is not None and keys[0] < self._last):
+                raise _Unordered
+            self._last = keys[-1]
             if not set(deleted) <= {0, 1}:
                 raise _OtherShape
             names, dirs = _file_names(paths)
@@ -272,16 +274,23 @@ def read_columns(conn: sqlite3.Connection, schema: SchemaInfo, min_event_id: int
     file_deleted = "coalesce(file_deleted, 0)" if "file_deleted" in cols else "0"
     sql = (f"SELECT id, coalesce(event_id, {_NONE}) AS eid, created_at, file_path, {opt['app_name']}, "
            f"{opt['window_title']}, {size['width']}, {size['height']}, {opt['file_hash']}, {file_deleted} "
-           f'FROM "screenshots" WHERE NOT {deleted}{where} ORDER BY eid, created_at, id')
+           f'FROM "screenshots" WHERE NOT {deleted}{where}')
     factory = conn.text_factory
     conn.text_factory = str
     try:
         if conn.execute("SELECT count(*) FROM \"events\" WHERE typeof(id) <> 'integer'").fetchone()[0]:
             return None
-        out = ScreenshotColumns(want_dirs=want_dirs)
-        cur = conn.execute(sql, params)
-        while rows := cur.fetchmany(_CHUNK):
-            out.add(rows)
+        # rows are usually stored in time order, one event after another: sort only when they are not
+        for order in ("", " ORDER BY eid, created_at, id"):
+            out = ScreenshotColumns(want_dirs=want_dirs)
+            cur = conn.execute(sql + order, params)
+            try:
+                while rows := cur.fetchmany(_CHUNK):
+                    out.add(rows)
+                break
+            except _Unordered:
+                if order:
+                    return None  # equal times written two ways: the per-row reader orders them
         gone = [r[0] for r in conn.execute(f'SELECT file_path FROM "screenshots" WHERE {deleted}{where}', params)]
     except (_OtherShape, sqlite3.OperationalError):  # OperationalError: text that is not UTF-8 (decoded with
         return None                                  # replacement by the per-row reader)
