@@ -12,7 +12,7 @@ stores them (ProAgentBench section 5.1, Appendix B; docs/architecture.md, format
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
@@ -22,11 +22,16 @@ __all__ = [
     "Conversation",
     "Event",
     "Label",
+    "MIN_EVENT_SECONDS",
     "Prediction",
     "Sample",
     "Score",
     "Screenshot",
 ]
+
+MIN_EVENT_SECONDS = 3.0
+"""Events shorter than this are not real activity (seconds; ProAgentBench Appendix B.3:
+events under 3 s are excluded)."""
 
 Label = Literal[0, 1]
 """When-to-Assist ground truth: 1 = the user needs help now, 0 = not."""
@@ -102,8 +107,10 @@ class Event:
     AI summary, or the ProactiveBench event sentence)."""
     description: str = ""
     """Longer description (ProAgentBench ``detailed_description``)."""
-    screenshots: tuple[Screenshot, ...] = ()
-    """Screenshots of the event, oldest first; soft-deleted rows are excluded."""
+    screenshots: Sequence[Screenshot] = ()
+    """Screenshots of the event, oldest first; soft-deleted rows are excluded. A tuple, or
+    from the LifeTrace reader a read-only sequence equal to one that makes its records on
+    first use (``len`` needs none)."""
     is_llm_event: bool | None = None
     """True when the user turned to an LLM in this event; ``None`` when unknown."""
     conversation: Conversation | None = None
@@ -126,6 +133,18 @@ class Event:
         if self.end is None:
             return None
         return (self.end - self.start).total_seconds()
+
+    def is_activity(self, min_seconds: float = MIN_EVENT_SECONDS) -> bool:
+        """True for real activity, the one valid-event rule of ProAgentBench Appendix B.3:
+        at least ``min_seconds`` long (or still open) and at least one screenshot."""
+        d = self.duration
+        return (d is None or d >= min_seconds) and len(self.screenshots) >= 1
+
+    @property
+    def is_llm_use(self) -> bool:
+        """True for an LLM-use event with a recorded, non-empty conversation (B.3 keeps
+        only such LLM events; a flagged one without it marks LLM use but shows no query)."""
+        return bool(self.is_llm_event) and self.conversation is not None and not self.conversation.is_empty
 
 
 @dataclass(frozen=True)

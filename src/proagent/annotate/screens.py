@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..io import write_json_atomic
+from ..ocr import load_ocr
 from ..records import Event, Screenshot
 
 __all__ = ["FIRST_LAST", "OCR_CHARS", "OcrReader", "sample_screenshots"]
@@ -71,11 +72,10 @@ class OcrReader:
     def _ocr(self, path: Path) -> str:
         if self._engine is None:
             try:
-                from rapidocr import RapidOCR
+                self._engine = load_ocr()
             except ImportError as e:
                 raise RuntimeError("reading screenshots needs RapidOCR: pip install 'proagent[ocr]' "
                                    "(or --ocr db to use only the database's OCR rows)") from e
-            self._engine = RapidOCR(params={"Global.log_level": "error"})
         result = self._engine(str(path))
         return "\n".join(t for t in (result.txts or ()) if t and t.strip())
 

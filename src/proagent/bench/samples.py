@@ -26,25 +26,33 @@ a seed.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import re
+from bisect import bisect_left
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from itertools import accumulate
 
 from ..errors import DataError
-from ..records import Event, Sample
+from ..records import MIN_EVENT_SECONDS, Event, Sample
 
-__all__ = ["SampleConfig", "WINDOWS", "build_samples", "candidate_moments", "parse_window", "window_context"]
+__all__ = [
+    "WINDOWS",
+    "SampleConfig",
+    "build_samples",
+    "candidate_moments",
+    "context_reach",
+    "moment_events",
+    "parse_window",
+    "window_context",
+]
 
 WINDOWS = (10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 """Context windows of the paper's ablation in seconds (10 s, 30 s, 1, 2, 5, 10 min;
 ProAgentBench section 6)."""
-
-MIN_EVENT_SECONDS = 3.0
-"""Events shorter than this are excluded (ProAgentBench section 3.2)."""
-
 
 def parse_window(text: str | float | int, *, what: str | None = "window") -> float:
     """Parse a window such as ``10s``, ``5m``, ``1h`` or ``300`` into seconds.
@@ -93,18 +101,27 @@ def _split(samples: list[Sample], fraction: float) -> list[Sample]:
     return [replace(s, split="train" if i < n_train else "test") for i, s in enumerate(ordered)]
 
 
-def window_context(events: list[Event], upto: int, t: datetime, window: float) -> tuple[Event, ...]:
+def context_reach(events: list[Event]) -> list[datetime]:
+    """For time-ordered ``events``: the latest end (or start, for an open event) of
+    ``events[: i + 1]`` at each ``i``, so :func:`window_context` can skip the events
+    that end before a window without looking at them."""
+    return list(accumulate((e.end or e.start for e in events), max))
+
+
+def window_context(events: list[Event], upto: int, t: datetime, window: float, *,
+                   reach: list[datetime] | None = None) -> tuple[Event, ...]:
     """The context of moment ``t``: events before index ``upto`` (of time-ordered
-    ``events``) that overlap [t - window, t); ``window`` in seconds."""
+    ``events``) that overlap [t - window, t); ``window`` in seconds. ``reach``
+    (:func:`context_reach` of ``events``) makes it O(log n + window) instead of O(upto)."""
     lo = t - timedelta(seconds=window)
-    return tuple(e for e in events[:upto] if (e.end or e.start) >= lo)
+    first = bisect_left(reach, lo, 0, upto) if reach is not None and upto > 0 else 0
+    return tuple(e for e in events[first:upto] if (e.end or e.start) >= lo)
 
-
-_context = window_context
 
 
 def _labelled(events: list[Event], cfg: SampleConfig) -> list[Sample]:
     out = []
+    reach = context_reach(events)
     for i, e in enumerate(events):
         out.append(
             Sample(
@@ -114,7 +131,7 @@ def _labelled(events: list[Event], cfg: SampleConfig) -> list[Sample]:
                 label=1 if e.needs_help else 0,
                 split="test",
                 kind="labelled",
-                context=_context(events, i, e.start, cfg.window_seconds),
+                context=window_context(events, i, e.start, cfg.window_seconds, reach=reach),
                 current=e,
                 window_seconds=cfg.window_seconds,
                 reference_queries=e.candidate_tasks,
@@ -124,13 +141,30 @@ def _labelled(events: list[Event], cfg: SampleConfig) -> list[Sample]:
     return out
 
 
-def _valid(e: Event, cfg: SampleConfig) -> bool:
-    d = e.duration
-    return (d is None or d >= cfg.min_event_seconds) and len(e.screenshots) >= 1
+def moment_events(events: list[Event], cfg: SampleConfig) -> list[Event]:
+    """The events moments are made of: real activity (:meth:`Event.is_activity` with
+    ``cfg.min_event_seconds``) and LLM use with a recorded conversation (ProAgentBench B.3)."""
+    return [e for e in events if e.is_activity(cfg.min_event_seconds) or e.is_llm_use]
 
 
-def _is_llm(e: Event) -> bool:
-    return bool(e.is_llm_event) and e.conversation is not None and not e.conversation.is_empty
+def _moment(valid: list[Event], i: int, kind: str, label: int, cfg: SampleConfig, reach: list[datetime],
+            queries: tuple[str, ...] = (), intention: str | None = None) -> Sample:
+    """The sample of the moment ``valid[i]`` starts: the event before it is the current state."""
+    e = valid[i]
+    return Sample(
+        id=f"{e.user}:{e.id}:{kind}",
+        user=e.user,
+        time=e.start,
+        label=label,  # type: ignore[arg-type]
+        split="test",
+        kind=kind,  # type: ignore[arg-type]
+        context=window_context(valid, i - 1, e.start, cfg.window_seconds, reach=reach),
+        current=valid[i - 1],
+        window_seconds=cfg.window_seconds,
+        reference_queries=tuple(q for q in queries if q.strip()),
+        intention=intention,
+        event_id=e.id,
+    )
 
 
 _WORD = re.compile(r"[\w\u4e00-\u9fff]+")
@@ -141,105 +175,64 @@ def _words(e: Event) -> set[str]:
 
 
 def _lifetrace(events: list[Event], cfg: SampleConfig) -> list[Sample]:
-    valid = [e for e in events if _valid(e, cfg) or _is_llm(e)]
-    # every flagged LLM-use event, also one whose conversation was not recorded
+    valid = moment_events(events, cfg)
+    reach = context_reach(valid)
+    # every flagged LLM-use event, also one whose conversation was not recorded (time order)
     llm_starts = [e.start for e in events if e.is_llm_event]
+    gap = timedelta(seconds=cfg.gap_seconds)
     positives: list[Sample] = []
-    candidates: list[tuple[int, Event]] = []
-    for i, e in enumerate(valid):
-        if i == 0:
-            continue
-        prev = valid[i - 1]
-        if _is_llm(e):
-            if prev.is_llm_event or not _valid(prev, cfg):
+    candidates: list[int] = []
+    for i in range(1, len(valid)):
+        e, prev = valid[i], valid[i - 1]
+        if e.is_llm_use:
+            if prev.is_llm_event or not prev.is_activity(cfg.min_event_seconds):
                 continue  # consecutive LLM events: the moment of turning to the LLM is the first one
-            conv = e.conversation
-            assert conv is not None
-            positives.append(
-                Sample(
-                    id=f"{e.user}:{e.id}:positive",
-                    user=e.user,
-                    time=e.start,
-                    label=1,
-                    split="test",
-                    kind="positive",
-                    context=_context(valid, i - 1, e.start, cfg.window_seconds),
-                    current=prev,
-                    window_seconds=cfg.window_seconds,
-                    reference_queries=tuple(q for q in conv.user_queries[:1] if q.strip()),
-                    intention=e.intention,
-                    event_id=e.id,
-                )
-            )
+            assert e.conversation is not None
+            positives.append(_moment(valid, i, "positive", 1, cfg, reach, e.conversation.user_queries[:1], e.intention))
             continue
-        if e.is_llm_event or prev.is_llm_event or not _valid(e, cfg) or not _valid(prev, cfg):
+        if (e.is_llm_event or prev.is_llm_event or not e.is_activity(cfg.min_event_seconds)
+                or not prev.is_activity(cfg.min_event_seconds)):
             continue
-        soon = e.start + timedelta(seconds=cfg.gap_seconds)
-        if any(e.start <= t < soon for t in llm_starts):
+        j = bisect_left(llm_starts, e.start)
+        if j < len(llm_starts) and llm_starts[j] < e.start + gap:
             continue  # just before a real LLM event: not a negative
-        candidates.append((i, e))
+        candidates.append(i)
     if not positives:
         return []
-    pos_apps = defaultdict(int)
-    pos_words: list[set[str]] = []
+    pos_apps: dict[str, int] = defaultdict(int)
     for p in positives:
         pos_apps[p.current.app_name] += 1
-        pos_words.append(_words(p.current))
+    pos_words = list(dict.fromkeys(frozenset(_words(p.current)) for p in positives))
     rng = random.Random(f"{cfg.seed}:{positives[0].user}")
 
-    def hardness(item: tuple[int, Event]) -> tuple[float, float]:
-        prev = valid[item[0] - 1]
-        w = _words(prev)
-        jac = max((len(w & pw) / len(w | pw) for pw in pos_words if w | pw), default=0.0)
-        return (pos_apps.get(prev.app_name, 0) / len(positives) + jac, rng.random())
+    @functools.cache
+    def overlap(w: frozenset[str]) -> float:
+        """Highest Jaccard similarity of title words ``w`` to a positive's."""
+        return max((len(w & pw) / len(w | pw) for pw in pos_words if w | pw), default=0.0)
+
+    def hardness(i: int) -> tuple[float, float]:
+        prev = valid[i - 1]
+        return (pos_apps.get(prev.app_name, 0) / len(positives) + overlap(frozenset(_words(prev))), rng.random())
 
     ranked = sorted(candidates, key=hardness, reverse=True)
     k = min(len(ranked), max(1, round(cfg.negatives_per_positive * len(positives))))
-    negatives = []
-    for i, e in ranked[:k]:
-        negatives.append(
-            Sample(
-                id=f"{e.user}:{e.id}:hard_negative",
-                user=e.user,
-                time=e.start,
-                label=0,
-                split="test",
-                kind="hard_negative",
-                context=_context(valid, i - 1, e.start, cfg.window_seconds),
-                current=valid[i - 1],
-                window_seconds=cfg.window_seconds,
-                event_id=e.id,
-            )
-        )
-    return positives + negatives
+    return positives + [_moment(valid, i, "hard_negative", 0, cfg, reach) for i in ranked[:k]]
 
 
 def _lifetrace_candidates(events: list[Event], cfg: SampleConfig) -> list[Sample]:
     """Every app switch after real activity, labelled by whether an LLM event starts there."""
-    valid = [e for e in events if _valid(e, cfg) or _is_llm(e)]
+    valid = moment_events(events, cfg)
+    reach = context_reach(valid)
     out = []
     for i in range(1, len(valid)):
         e, prev = valid[i], valid[i - 1]
-        if not _valid(prev, cfg) or prev.is_llm_event:
+        if not prev.is_activity(cfg.min_event_seconds) or prev.is_llm_event:
             continue  # the moment of turning to an LLM is the first LLM event of a run
-        positive = bool(e.is_llm_event)
-        queries = e.conversation.user_queries[:1] if positive and e.conversation else ()
-        out.append(
-            Sample(
-                id=f"{e.user}:{e.id}:candidate",
-                user=e.user,
-                time=e.start,
-                label=1 if positive else 0,
-                split="test",
-                kind="candidate",
-                context=_context(valid, i - 1, e.start, cfg.window_seconds),
-                current=prev,
-                window_seconds=cfg.window_seconds,
-                reference_queries=tuple(q for q in queries if q.strip()),
-                intention=e.intention if positive else None,
-                event_id=e.id,
-            )
-        )
+        if e.is_llm_event:
+            queries = e.conversation.user_queries[:1] if e.conversation else ()
+            out.append(_moment(valid, i, "candidate", 1, cfg, reach, queries, e.intention))
+        else:
+            out.append(_moment(valid, i, "candidate", 0, cfg, reach))
     return out
 
 

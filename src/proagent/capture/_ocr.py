@@ -23,6 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..ocr import load_ocr
 from ._store import SHOTS_DIR, connect
 
 __all__ = ["OcrEngine", "ocr_pending", "run_worker"]
@@ -35,13 +36,7 @@ class OcrEngine:
     """RapidOCR with one onnxruntime thread (bounded CPU), loaded once."""
 
     def __init__(self, threads: int = 1) -> None:
-        from rapidocr import RapidOCR
-
-        self._engine = RapidOCR(params={
-            "Global.log_level": "error",
-            "EngineConfig.onnxruntime.intra_op_num_threads": threads,
-            "EngineConfig.onnxruntime.inter_op_num_threads": 1,
-        })
+        self._engine = load_ocr(threads)
 
     def read(self, path: Path) -> tuple[str, float | None]:
         """``(text, mean confidence)`` of the image at ``path`` (empty text, ``None`` when none)."""

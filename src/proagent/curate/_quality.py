@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..records import Event, Screenshot
+from ..records import MIN_EVENT_SECONDS, Event, Screenshot
 
 __all__ = ["QualityConfig", "QualityResult", "apply_quality_filters", "sha256_file"]
 
@@ -17,7 +17,7 @@ __all__ = ["QualityConfig", "QualityResult", "apply_quality_filters", "sha256_fi
 class QualityConfig:
     """Thresholds of the quality filters, with the paper's defaults (B.3)."""
 
-    min_event_seconds: float = 3.0
+    min_event_seconds: float = MIN_EVENT_SECONDS
     """Events shorter than this are excluded (seconds; B.3: 3 s)."""
     review_event_seconds: float = 3600.0
     """Events longer than this are kept but flagged for review (seconds; B.3: 1 h)."""

@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from ..errors import DataError
 from ..jsontext import first_json_object
+from ..ocr import load_ocr
 from ._detect import HIGH_RISK_TYPES, PII_TYPES, clean_text, find_pii
 from ._records import RISK_ACTION, Region, Screening
 
@@ -61,13 +62,6 @@ def _load_rgb(image: Path):  # noqa: ANN202
             return im.convert("RGB")
     except (OSError, SyntaxError) as e:
         raise DataError(image, f"cannot decode image ({e})") from None
-
-
-@functools.lru_cache(maxsize=1)
-def _ocr_engine():  # noqa: ANN202
-    from rapidocr import RapidOCR
-
-    return RapidOCR(params={"Global.log_level": "error"})
 
 
 @functools.lru_cache(maxsize=1)
@@ -152,7 +146,7 @@ def ocr_lines(image: Path) -> list[str]:
     """
     import numpy as np
 
-    res = _ocr_engine()(np.asarray(_load_rgb(image))[:, :, ::-1])
+    res = load_ocr()(np.asarray(_load_rgb(image))[:, :, ::-1])
     return list(res.txts or ()) if res.boxes is not None else []
 
 
@@ -179,7 +173,7 @@ class OcrScreener:
         txts: list[str] = []
         words_all: list = []
         if min(rgb.size) >= _MIN_TEXT_SIDE:  # nothing legible fits in a thumbnail smaller than one glyph
-            res = _ocr_engine()(np.asarray(rgb)[:, :, ::-1], return_word_box=True)
+            res = load_ocr()(np.asarray(rgb)[:, :, ::-1], return_word_box=True)
             txts = list(res.txts or ()) if res.boxes is not None else []
             words_all = list(res.word_results or ()) if txts else []
         for i, line in enumerate(txts):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
-from ..bench.samples import SampleConfig, _is_llm, _valid, window_context as _context
+from ..bench.samples import SampleConfig, moment_events, window_context as _context
 from ..records import Event, Sample
 
 __all__ = ["as_of", "moment_sample"]
@@ -61,13 +61,13 @@ def moment_sample(history: list[Event], t: datetime, config: SampleConfig, *, ne
     # an end not yet written is where the next event starts (as the reader fills it)
     nexts = [n.start for n in before[1:]] + ([t] if new_event is not None else [None])
     before = [replace(e, end=n) if e.end is None and n is not None else e for e, n in zip(before, nexts)]
-    valid = [e for e in before if _valid(e, config) or _is_llm(e)]
+    valid = moment_events(before, config)
     if not valid:
         return None
     cur = valid[-1]
     if before and before[-1].id != cur.id and new_event is None:
         return None  # a tick: the event in progress is not (yet) real activity
-    if not _valid(cur, config) or cur.is_llm_event:
+    if not cur.is_activity(config.min_event_seconds) or cur.is_llm_event:
         return None
     if new_event is not None:
         sid, label = f"{new_event.user}:{new_event.id}:candidate", 1 if new_event.is_llm_event else 0

@@ -15,7 +15,7 @@ from typing import Literal
 from ..errors import DataError
 from ..records import Event
 from ..sources.lifetrace import load_lifetrace
-from ..sources.lifetrace_schema import _connect, _detect, _sqlite_problem, find_lifetrace_db
+from ..sources.lifetrace_schema import connect_read_only, find_lifetrace_db, read_schema, sqlite_problem
 from ..sources.load import load_events
 
 __all__ = ["Clock", "LifeTraceFollower", "Moment", "ReplayClock", "WallClock", "replay_moments"]
@@ -154,10 +154,10 @@ class LifeTraceFollower:
         self.user = user
         self.window_seconds = float(window_seconds)
         try:
-            self._conn = _connect(self.path, follow=True)
-            self.schema = _detect(self._conn, self.path)
+            self._conn = connect_read_only(self.path, follow=True)
+            self.schema = read_schema(self._conn, self.path)
         except sqlite3.DatabaseError as e:
-            raise DataError(self.path, _sqlite_problem(e, self.path)) from None
+            raise DataError(self.path, sqlite_problem(e, self.path)) from None
         self._version: int | None = None
         self.last_id = self._max_id() if last_id is None else int(last_id)
         self._lo: int | None = None

@@ -58,6 +58,7 @@ from typing import Any
 
 from ..errors import DataError
 from ..taxonomy import load_taxonomy
+from ._jsonl import jsonl_values
 
 __all__ = ["Annotation", "Annotations", "load_annotations", "normalise_event_id", "normalise_user"]
 
@@ -220,11 +221,25 @@ class Annotations:
 # --------------------------------------------------------------------------- parsing
 
 
-class _Bad(Exception):
-    """A structural problem at a location inside one document."""
+@dataclass(frozen=True)
+class _At:
+    """A location inside one annotation file: its line (JSONL) and JSON path."""
 
-    def __init__(self, where: str, problem: str) -> None:
-        super().__init__(f"{where}: {problem}")
+    path: Path
+    line: int | None
+    at: str = "$"
+
+    def sub(self, step: str) -> _At:
+        return _At(self.path, self.line, self.at + step)
+
+    @property
+    def source(self) -> str:
+        """``file:line:$path`` (JSONL) or ``file:$path``, for ``Annotation.source``."""
+        return f"{self.path.name}:{self.line}:{self.at}" if self.line is not None else f"{self.path.name}:{self.at}"
+
+    def error(self, problem: str) -> DataError:
+        line = f"line {self.line}: " if self.line is not None else ""
+        return DataError(self.path, f"{line}{self.at}: {problem}")
 
 
 def _first(d: dict[str, Any], keys: tuple[str, ...]) -> tuple[str | None, Any]:
@@ -234,20 +249,20 @@ def _first(d: dict[str, Any], keys: tuple[str, ...]) -> tuple[str | None, Any]:
     return None, None
 
 
-def _text(value: Any, where: str, field: str) -> str | None:
+def _text(value: Any, where: _At, field: str) -> str | None:
     if value is None:
         return None
     if isinstance(value, (dict, list, bool)):
-        raise _Bad(where, f"{field} must be text, got {type(value).__name__}")
+        raise where.error(f"{field} must be text, got {type(value).__name__}")
     text = str(value).strip()
     return text or None
 
 
-def _confidence(value: Any, where: str) -> float | None:
+def _confidence(value: Any, where: _At) -> float | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, bool):
-        raise _Bad(where, f"confidence must be a number 0-1, got {value!r}")
+        raise where.error(f"confidence must be a number 0-1, got {value!r}")
     try:
         if isinstance(value, str):
             s = value.strip()
@@ -257,13 +272,13 @@ def _confidence(value: Any, where: str) -> float | None:
         else:
             raise ValueError
     except ValueError:
-        raise _Bad(where, f"confidence must be a number 0-1, got {value!r}") from None
+        raise where.error(f"confidence must be a number 0-1, got {value!r}") from None
     if not (0.0 <= conf <= 1.0):
-        raise _Bad(where, f"confidence {value!r} is outside 0-1")
+        raise where.error(f"confidence {value!r} is outside 0-1")
     return conf
 
 
-def _exclusion_flag(record: dict[str, Any], where: str) -> str | None:
+def _exclusion_flag(record: dict[str, Any], where: _At) -> str | None:
     """Reason when the record is flagged excluded, else None."""
     _, reason = _first(record, EXCLUDE_REASON_KEYS)
     _, flag = _first(record, EXCLUDE_FLAG_KEYS)
@@ -276,7 +291,7 @@ def _exclusion_flag(record: dict[str, Any], where: str) -> str | None:
     elif flag is None or flag is False or (type(flag) is int and flag == 0):
         return None
     elif not (flag is True or (type(flag) is int and flag == 1)):
-        raise _Bad(where, f"excluded must be true/false or a reason, got {flag!r}")
+        raise where.error(f"excluded must be true/false or a reason, got {flag!r}")
     if reason is None:
         reason = record.get("reason")
     return _text(reason, where, "reason") or DEFAULT_EXCLUSION_REASON
@@ -284,12 +299,11 @@ def _exclusion_flag(record: dict[str, Any], where: str) -> str | None:
 
 def _record(
     raw: Any,
-    where: str,
+    where: _At,
     *,
     user: str | None,
     event_id: Any = None,
     exclusion: bool = False,
-    source: str,
 ) -> Annotation:
     """One record from an object (or, with a known event id, a bare string:
     an intention, or in an exclusion list a reason)."""
@@ -301,21 +315,21 @@ def _record(
         elif exclusion and isinstance(raw, bool):
             raw = {"excluded": raw}
     if not isinstance(raw, dict):
-        raise _Bad(where, f"expected an object, got {type(raw).__name__}")
+        raise where.error(f"expected an object, got {type(raw).__name__}")
     _, u = _first(raw, USER_KEYS)
     if u is not None:
         if isinstance(u, (dict, list, bool)):
-            raise _Bad(where, f"user must be text, got {u!r}")
+            raise where.error(f"user must be text, got {u!r}")
         user = str(u).strip() or user
     _, e = _first(raw, EVENT_KEYS)
     if e is None:
         e = event_id
     if e is None:
-        raise _Bad(where, "record has no event id (expected one of " + ", ".join(EVENT_KEYS) + ")")
+        raise where.error("record has no event id (expected one of " + ", ".join(EVENT_KEYS) + ")")
     try:
         eid = normalise_event_id(e)
     except ValueError as err:
-        raise _Bad(where, str(err)) from None
+        raise where.error(str(err)) from None
 
     intention = confidence = None
     rationale: str | None = None
@@ -330,7 +344,7 @@ def _record(
     else:
         intention = _text(inten, where, "user_intention")
     if intention and load_taxonomy().canonical(intention) is None:  # would silently become the fallback
-        raise _Bad(where, f"unknown intention {intention!r}; expected one of the categories of "
+        raise where.error(f"unknown intention {intention!r}; expected one of the categories of "
                           "src/proagent/data/intentions.json (e.g. " + ", ".join(load_taxonomy().names[:3]) + ", ...)")
     _, c = _first(raw, CONFIDENCE_KEYS)
     if c is not None:
@@ -355,7 +369,7 @@ def _record(
         rationale=rationale or "",
         llm_platform=platform,
         excluded=excluded,
-        source=source,
+        source=where.source,
     )
 
 
@@ -376,74 +390,74 @@ def _looks_like_record(d: dict[str, Any]) -> bool:
     )
 
 
-def _walk_exclusions(data: Any, where: str, user: str | None, src: str) -> Iterator[Annotation]:
+def _walk_exclusions(data: Any, where: _At, user: str | None) -> Iterator[Annotation]:
     if isinstance(data, list):
         for i, item in enumerate(data):
-            w = f"{where}[{i}]"
+            w = where.sub(f"[{i}]")
             if isinstance(item, dict):
-                yield _record(item, w, user=user, exclusion=True, source=f"{src}:{w}")
+                yield _record(item, w, user=user, exclusion=True)
             else:
                 # a bare event id (within a user, or for every user)
                 try:
                     eid = normalise_event_id(item)
                 except ValueError as err:
-                    raise _Bad(w, str(err)) from None
-                yield Annotation(user, eid, excluded=DEFAULT_EXCLUSION_REASON, source=f"{src}:{w}")
+                    raise w.error(str(err)) from None
+                yield Annotation(user, eid, excluded=DEFAULT_EXCLUSION_REASON, source=w.source)
     elif isinstance(data, dict):
         if _is_record(data):
-            yield _record(data, where, user=user, exclusion=True, source=f"{src}:{where}")
+            yield _record(data, where, user=user, exclusion=True)
             return
         for k, v in data.items():
-            w = f"{where}[{k!r}]"
+            w = where.sub(f"[{k!r}]")
             record_like = isinstance(v, dict) and not _is_record(v) and (_looks_like_record(v) or "reason" in v)
             if user is None and isinstance(v, (dict, list)) and not record_like:
-                yield from _walk_exclusions(v, w, str(k), src)  # {user: ...}
+                yield from _walk_exclusions(v, w, str(k))  # {user: ...}
             else:
                 # {event_id: reason-or-record} within a user (or for every user)
-                yield _record(v, w, user=user, event_id=k, exclusion=True, source=f"{src}:{w}")
+                yield _record(v, w, user=user, event_id=k, exclusion=True)
     else:
-        raise _Bad(where, f"exclusion list must be a list or an object, got {type(data).__name__}")
+        raise where.error(f"exclusion list must be a list or an object, got {type(data).__name__}")
 
 
-def _walk(data: Any, where: str, user: str | None, src: str, top: bool) -> Iterator[Annotation]:
+def _walk(data: Any, where: _At, user: str | None, top: bool) -> Iterator[Annotation]:
     if isinstance(data, list):
         for i, item in enumerate(data):
-            w = f"{where}[{i}]"
+            w = where.sub(f"[{i}]")
             if isinstance(item, dict) and not _is_record(item) and _has_container(item):
-                yield from _walk(item, w, user, src, top=False)
+                yield from _walk(item, w, user, top=False)
             else:
-                yield _record(item, w, user=user, source=f"{src}:{w}")
+                yield _record(item, w, user=user)
         return
     if not isinstance(data, dict):
-        raise _Bad(where, f"expected a list or an object, got {type(data).__name__}")
+        raise where.error(f"expected a list or an object, got {type(data).__name__}")
     if _is_record(data) or _looks_like_record(data):
-        yield _record(data, where, user=user, source=f"{src}:{where}")
+        yield _record(data, where, user=user)
         return
     # a user's block {"user": "P01", "annotations": [...]} names its user inline
     _, inline_user = _first(data, USER_KEYS)
     if inline_user is not None and not isinstance(inline_user, (dict, list)):
         user = str(inline_user).strip() or user
     for k, v in data.items():
-        w = f"{where}[{k!r}]"
+        w = where.sub(f"[{k!r}]")
         if k in USER_KEYS:
             continue
         if k in EXCLUDE_CONTAINERS:
-            yield from _walk_exclusions(v, w, user, src)
+            yield from _walk_exclusions(v, w, user)
         elif k in ANNOTATION_CONTAINERS and isinstance(v, (list, dict)):
-            yield from _walk(v, w, user, src, top=False)
+            yield from _walk(v, w, user, top=False)
         elif isinstance(v, dict) and not _is_record(v) and _looks_like_record(v):
-            yield _record(v, w, user=user, event_id=k, source=f"{src}:{w}")  # {event_id: record}
+            yield _record(v, w, user=user, event_id=k)  # {event_id: record}
         elif isinstance(v, (dict, list)):
             if user is None:
-                yield from _walk(v, w, str(k), src, top=False)  # {user: ...}
+                yield from _walk(v, w, str(k), top=False)  # {user: ...}
             else:
-                yield _record(v, w, user=user, event_id=k, source=f"{src}:{w}")  # {event_id: record}
+                yield _record(v, w, user=user, event_id=k)  # {event_id: record}
         elif user is not None and not top:
-            yield _record(v, w, user=user, event_id=k, source=f"{src}:{w}")  # {event_id: intention}
+            yield _record(v, w, user=user, event_id=k)  # {event_id: intention}
         elif top:
             continue  # metadata such as "version" or "source"
         else:
-            raise _Bad(w, f"expected a record, got {type(v).__name__}")
+            raise w.error(f"expected a record, got {type(v).__name__}")
 
 
 def _has_container(d: dict[str, Any]) -> bool:
@@ -463,17 +477,8 @@ def _read_text(path: Path) -> str:
 
 def _load_jsonl(path: Path, text: str) -> list[Annotation]:
     out: list[Annotation] = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise DataError(path, f"line {n}: invalid JSON ({e.msg} at column {e.colno})") from None
-        try:
-            out.extend(_walk(data, "$", None, f"{path.name}:{n}", top=True))
-        except _Bad as e:
-            raise DataError(path, f"line {n}: {e}") from None
+    for n, data in jsonl_values(path, text.splitlines()):
+        out.extend(_walk(data, _At(path, n), None, top=True))
     return out
 
 
@@ -486,10 +491,7 @@ def _load_json(path: Path, text: str) -> list[Annotation]:
         if e.msg == "Extra data":  # several JSON documents: treat as JSONL
             return _load_jsonl(path, text)
         raise DataError(path, f"line {e.lineno}: invalid JSON ({e.msg} at column {e.colno})") from None
-    try:
-        return list(_walk(data, "$", None, path.name, top=True))
-    except _Bad as e:
-        raise DataError(path, str(e)) from None
+    return list(_walk(data, _At(path, None), None, top=True))
 
 
 def load_annotation_file(path: str | Path) -> Annotations:

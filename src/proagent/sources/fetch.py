@@ -21,6 +21,7 @@ import urllib.request
 from pathlib import Path
 
 from ..io import write_atomic
+from .proactivebench_synthetic import relative_time
 
 __all__ = [
     "PROACTIVEBENCH_FILES",
@@ -147,8 +148,6 @@ def synthetic_only(upstream: dict[str, bytes]) -> tuple[bytes, dict[str, int]]:
     """
     import json
 
-    from .proactivebench_synthetic import _relative_time
-
     lines, counts = [], {"synthetic": 0, "real-session": 0}
     for split, data in upstream.items():
         for no, line in enumerate(data.decode("utf-8").splitlines(), 1):
@@ -159,7 +158,7 @@ def synthetic_only(upstream: dict[str, bytes]) -> tuple[bytes, dict[str, int]]:
                 times = [str(o["time"]) for o in d["obs"]]
             except (json.JSONDecodeError, KeyError, TypeError) as e:
                 raise FetchError(f"{split}_data.jsonl line {no}: not a reward trace ({e})") from None
-            if times and all(_relative_time(t) is not None for t in times):
+            if times and all(relative_time(t) is not None for t in times):
                 counts["synthetic"] += 1
                 lines.append(json.dumps({"split": split, **d}, ensure_ascii=False) + "\n")
             else:

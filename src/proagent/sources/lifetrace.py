@@ -65,14 +65,20 @@ How rows become records (judgement calls are marked *):
 
 The database is opened read-only (``file:...?mode=ro``) and read completely
 before anything is returned: on any error nothing is returned half-loaded.
+Screenshot rows are kept as columns and each event's become records when first
+used (:mod:`._lifetrace_shots`; ``len(event.screenshots)`` makes none); a
+database with rows of other shapes than LifeTrace writes is read one record per
+row. Both give equal events.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
@@ -80,30 +86,31 @@ from typing import Any
 from ..errors import DataError
 from ..records import Event, Screenshot
 from ..taxonomy import Taxonomy, load_taxonomy
+from ._lifetrace_shots import LazyScreenshots, ScreenshotColumns, read_columns
+from ._lifetrace_values import (
+    cell_flag,
+    cell_int,
+    cell_text,
+    file_name_of,
+    is_set,
+    parse_conversation,
+    parse_timestamp,
+    row_key,
+    time_from_file_name,
+)
 from .annotations import Annotations, load_annotations
 from .lifetrace_schema import (
-    _INTENTION_COLUMNS,
     DB_NAMES,
     EVENT_REQUIRED,
+    INTENTION_COLUMNS,
     SCREENSHOT_REQUIRED,
     SchemaInfo,
     Variant,
-    _connect,
-    _detect,
-    _sqlite_problem,
+    connect_read_only,
     detect_schema,
     find_lifetrace_db,
-)
-from .lifetrace_values import (
-    _file_name,
-    _flag,
-    _int_or_none,
-    _is_set,
-    _row_key,
-    _text,
-    _time_from_file_name,
-    parse_conversation,
-    parse_timestamp,
+    read_schema,
+    sqlite_problem,
 )
 
 __all__ = [
@@ -196,6 +203,14 @@ def _bad(path: Path, table: str, row_id: Any, column: str, problem: str) -> Data
     return DataError(path, f"table {table}, row id {row_id}, column {column}: {problem}")
 
 
+def _parsed(parse: Any, value: Any, path: Path, table: str, row_id: Any, column: str, note: str = "") -> Any:
+    """``parse(value)``; its ValueError as a :class:`DataError` naming the cell."""
+    try:
+        return parse(value)
+    except ValueError as e:
+        raise _bad(path, table, row_id, column, f"{note}{e}") from None
+
+
 def _select(conn: sqlite3.Connection, table: str, wanted: Iterable[str], have: frozenset[str], where: str = "",
             args: tuple = ()) -> list[sqlite3.Row]:
     cols = [c for c in wanted if c in have]
@@ -207,6 +222,20 @@ def _canonical(raw: str | None, taxonomy: Taxonomy) -> str | None:
     if raw is None or not raw.strip():
         return None
     return taxonomy.canonical(raw) or taxonomy.fallback
+
+
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Pause Python's cycle collector: reading makes millions of short-lived, acyclic
+    objects, and each full collection it triggers rescans every live object (a
+    quarter of the reading time of a 1M-row database)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def load_lifetrace(
@@ -249,6 +278,13 @@ def load_lifetrace(
             id and column); ``screenshots_dir`` is given but is not a folder;
             an annotation file is malformed.
     """
+    with _no_cycle_collection():
+        return _load(db_path, user, screenshots_dir, annotations, taxonomy, min_event_id, resolve_files)
+
+
+def _load(db_path: str | Path, user: str | None, screenshots_dir: str | Path | None,
+          annotations: Annotations | str | Path | Iterable[str | Path] | None, taxonomy: Taxonomy | None,
+          min_event_id: int | None, resolve_files: bool) -> LifeTraceLog:
     path = find_lifetrace_db(db_path)
     if user is None:
         user = Path(os.path.abspath(path)).parent.name or path.stem
@@ -256,66 +292,58 @@ def load_lifetrace(
         annotations = load_annotations(annotations)
     taxonomy = taxonomy or load_taxonomy()
 
+    if resolve_files and screenshots_dir is not None and not Path(screenshots_dir).is_dir():
+        raise DataError(screenshots_dir, "screenshots folder not found")
+    default_dir = path.parent / "screenshots"
+    want_dirs = resolve_files and screenshots_dir is None and not default_dir.is_dir()
     try:
-        conn = _connect(path)
+        conn = connect_read_only(path)
         try:
-            schema = _detect(conn, path)
-            ev_rows, sc_rows, ocr_rows = _read_rows(conn, schema, min_event_id)
+            schema = read_schema(conn, path)
+            ev_rows, shots, ocr_rows = _read_rows(conn, schema, min_event_id, want_dirs)
         finally:
             conn.close()
     except sqlite3.DatabaseError as e:
-        raise DataError(path, _sqlite_problem(e, path)) from None
+        raise DataError(path, sqlite_problem(e, path)) from None
 
     # ---- events
     ev_cols = schema.event_columns
     summary_cols = schema.summary_columns
-    intention_col = next((c for c in _INTENTION_COLUMNS if c in ev_cols), None)
+    intention_col = next((c for c in INTENTION_COLUMNS if c in ev_cols), None)
     live: list[dict[str, Any]] = []
     deleted_events: set[Any] = set()
     for r in ev_rows:
-        rid = _row_key(r["id"])
-        if "deleted_at" in ev_cols and _is_set(r["deleted_at"]):
+        rid = row_key(r["id"])
+        if "deleted_at" in ev_cols and is_set(r["deleted_at"]):
             deleted_events.add(rid)
             continue
-        try:
-            start = parse_timestamp(r["start_time"])
-        except ValueError as e:
-            raise _bad(path, "events", rid, "start_time", str(e)) from None
+        start = _parsed(parse_timestamp, r["start_time"], path, "events", rid, "start_time")
         end = None
-        if r["end_time"] is not None and _text(r["end_time"]) != "":
-            try:
-                end = parse_timestamp(r["end_time"])
-            except ValueError as e:
-                raise _bad(path, "events", rid, "end_time", str(e)) from None
+        if r["end_time"] is not None and cell_text(r["end_time"]) != "":
+            end = _parsed(parse_timestamp, r["end_time"], path, "events", rid, "end_time")
             if end < start:
-                raise _bad(path, "events", rid, "end_time", f"{_text(r['end_time'])} is before start_time "
-                                                            f"{_text(r['start_time'])}")
+                raise _bad(path, "events", rid, "end_time", f"{cell_text(r['end_time'])} is before start_time "
+                                                            f"{cell_text(r['start_time'])}")
         is_llm = None
         if "is_llm_event" in ev_cols:
-            try:
-                is_llm = _flag(r["is_llm_event"])
-            except ValueError as e:
-                raise _bad(path, "events", rid, "is_llm_event", str(e)) from None
+            is_llm = _parsed(cell_flag, r["is_llm_event"], path, "events", rid, "is_llm_event")
         conv = None
         if "conversation" in ev_cols:
-            try:
-                conv = parse_conversation(r["conversation"])
-            except ValueError as e:
-                raise _bad(path, "events", rid, "conversation", f"event {rid}: {e}") from None
-        summary = next((t for t in (_text(r[c]) for c in summary_cols) if t), "")
+            conv = _parsed(parse_conversation, r["conversation"], path, "events", rid, "conversation", f"event {rid}: ")
+        summary = next((t for t in (cell_text(r[c]) for c in summary_cols) if t), "")
         live.append(
             dict(
                 rid=rid,
                 start=start,
                 end=end,
-                app_name=_text(r["app_name"]),
-                window_title=_text(r["window_title"]),
+                app_name=cell_text(r["app_name"]),
+                window_title=cell_text(r["window_title"]),
                 summary=summary,
-                description=_text(r["detailed_description"]) if "detailed_description" in ev_cols else "",
+                description=cell_text(r["detailed_description"]) if "detailed_description" in ev_cols else "",
                 is_llm_event=is_llm,
                 conversation=conv,
-                intention=(_text(r[intention_col]) or None) if intention_col else None,
-                llm_platform=(_text(r["llm_platform"]) or None) if "llm_platform" in ev_cols else None,
+                intention=(cell_text(r[intention_col]) or None) if intention_col else None,
+                llm_platform=(cell_text(r["llm_platform"]) or None) if "llm_platform" in ev_cols else None,
             )
         )
     live.sort(key=lambda e: (e["start"], e["rid"]))
@@ -329,77 +357,35 @@ def load_lifetrace(
     # ---- OCR
     ocr: dict[Any, list[str]] = {}
     for r in ocr_rows:
-        t = _text(r["text_content"])
+        t = cell_text(r["text_content"])
         if t:
-            texts = ocr.setdefault(_row_key(r["screenshot_id"]), [])
+            texts = ocr.setdefault(row_key(r["screenshot_id"]), [])
             if t not in texts:
                 texts.append(t)
 
     # ---- screenshot files
-    sc_cols = schema.screenshot_columns
     index: dict[str, Path] = {}
-    shots_dir: Path | None
-    if not resolve_files:
-        shots_dir = None
-    elif screenshots_dir is not None:
-        shots_dir = Path(screenshots_dir)
-        if not shots_dir.is_dir():
-            raise DataError(shots_dir, "screenshots folder not found")
-        _index_dir(shots_dir, index)
-    else:
-        default = path.parent / "screenshots"
-        shots_dir = default if default.is_dir() else None
+    shots_dir: Path | None = None
+    if resolve_files:
+        shots_dir = Path(screenshots_dir) if screenshots_dir is not None else (
+            default_dir if default_dir.is_dir() else None)
         if shots_dir is not None:
             _index_dir(shots_dir, index)
         else:
-            for d in _capture_dirs(_text(r["file_path"]) for r in sc_rows if r["file_path"]):
+            if isinstance(shots, tuple):  # columns: their folders, and the soft-deleted rows' paths
+                cols, gone = shots
+                file_paths = [d + "x" for d in cols.dirs or ()] + [p for p in gone if p]
+            else:
+                file_paths = [r["file_path"] for r in shots if r["file_path"]]
+            for d in _capture_dirs(cell_text(p) for p in file_paths):
                 _index_dir(d, index, recursive=False)
 
     # ---- screenshots
-    by_event: dict[Any, list[Screenshot]] = {}
-    n_del_shots = n_orphans = n_missing = 0
-    for r in sc_rows:
-        rid = _row_key(r["id"])
-        eid = _row_key(r["event_id"])
-        if ("deleted_at" in sc_cols and _is_set(r["deleted_at"])) or eid in deleted_events:
-            n_del_shots += 1
-            continue
-        if eid is None or eid not in live_ids:
-            n_orphans += 1
-            continue
-        name = _file_name(_text(r["file_path"]))
-        if r["created_at"] is None or _text(r["created_at"]) == "":
-            t = _time_from_file_name(name)
-            if t is None:
-                raise _bad(path, "screenshots", rid, "created_at", "NULL, and the file name carries no time")
-        else:
-            try:
-                t = parse_timestamp(r["created_at"])
-            except ValueError as e:
-                raise _bad(path, "screenshots", rid, "created_at", str(e)) from None
-        file_deleted = False
-        if "file_deleted" in sc_cols:
-            try:
-                file_deleted = bool(_flag(r["file_deleted"]))
-            except ValueError as e:
-                raise _bad(path, "screenshots", rid, "file_deleted", str(e)) from None
-        local = None if (file_deleted or not name) else index.get(name)
-        if local is None:
-            n_missing += 1
-        by_event.setdefault(eid, []).append(
-            Screenshot(
-                id=rid,
-                time=t,
-                app_name=_text(r["app_name"]) if "app_name" in sc_cols else "",
-                window_title=_text(r["window_title"]) if "window_title" in sc_cols else "",
-                file_name=name,
-                path=local,
-                ocr_text="\n".join(ocr.get(rid, ())),
-                width=_int_or_none(r["width"]) if "width" in sc_cols else None,
-                height=_int_or_none(r["height"]) if "height" in sc_cols else None,
-                file_hash=(_text(r["file_hash"]) or None) if "file_hash" in sc_cols else None,
-            )
-        )
+    if isinstance(shots, tuple):
+        by_event, n_del_shots, n_orphans, n_missing = _column_runs(shots, live, deleted_events, ocr, index)
+    else:
+        by_event, n_del_shots, n_orphans, n_missing = _row_runs(path, schema, shots, live_ids, deleted_events,
+                                                                ocr, index)
 
     # ---- records, annotations
     events: list[Event] = []
@@ -416,7 +402,6 @@ def load_lifetrace(
                 intention = ann.intention if ann.intention is not None else intention
                 confidence = ann.confidence
                 platform = ann.llm_platform if ann.llm_platform is not None else platform
-        shots = sorted(by_event.get(e["rid"], ()), key=lambda s: (s.time, s.id))
         events.append(
             Event(
                 id=eid,
@@ -427,7 +412,7 @@ def load_lifetrace(
                 window_title=e["window_title"],
                 summary=e["summary"],
                 description=e["description"],
-                screenshots=tuple(shots),
+                screenshots=by_event.get(e["rid"], ()),
                 is_llm_event=e["is_llm_event"],
                 conversation=e["conversation"],
                 intention=_canonical(intention, taxonomy),
@@ -450,55 +435,128 @@ def load_lifetrace(
     )
 
 
+def _row_runs(path: Path, schema: SchemaInfo, rows: list[sqlite3.Row], live_ids: set[Any], deleted_events: set[Any],
+              ocr: dict[Any, list[str]], index: dict[str, Path]
+              ) -> tuple[dict[Any, tuple[Screenshot, ...]], int, int, int]:
+    """One record per screenshot row, every rule of the module docstring: ``(event row id ->
+    its screenshots oldest first, soft-deleted, orphans, missing files)``."""
+    sc_cols = schema.screenshot_columns
+    by_event: dict[Any, list[Screenshot]] = {}
+    n_del_shots = n_orphans = n_missing = 0
+    for r in rows:
+        rid = row_key(r["id"])
+        eid = row_key(r["event_id"])
+        if ("deleted_at" in sc_cols and is_set(r["deleted_at"])) or eid in deleted_events:
+            n_del_shots += 1
+            continue
+        if eid is None or eid not in live_ids:
+            n_orphans += 1
+            continue
+        name = file_name_of(cell_text(r["file_path"]))
+        if r["created_at"] is None or cell_text(r["created_at"]) == "":
+            t = time_from_file_name(name)
+            if t is None:
+                raise _bad(path, "screenshots", rid, "created_at", "NULL, and the file name carries no time")
+        else:
+            t = _parsed(parse_timestamp, r["created_at"], path, "screenshots", rid, "created_at")
+        file_deleted = False
+        if "file_deleted" in sc_cols:
+            file_deleted = bool(_parsed(cell_flag, r["file_deleted"], path, "screenshots", rid, "file_deleted"))
+        local = None if (file_deleted or not name) else index.get(name)
+        if local is None:
+            n_missing += 1
+        by_event.setdefault(eid, []).append(
+            Screenshot(
+                id=rid,
+                time=t,
+                app_name=cell_text(r["app_name"]) if "app_name" in sc_cols else "",
+                window_title=cell_text(r["window_title"]) if "window_title" in sc_cols else "",
+                file_name=name,
+                path=local,
+                ocr_text="\n".join(ocr.get(rid, ())),
+                width=cell_int(r["width"]) if "width" in sc_cols else None,
+                height=cell_int(r["height"]) if "height" in sc_cols else None,
+                file_hash=(cell_text(r["file_hash"]) or None) if "file_hash" in sc_cols else None,
+            )
+        )
+    runs = {eid: tuple(sorted(shots, key=lambda s: (s.time, s.id))) for eid, shots in by_event.items()}
+    return runs, n_del_shots, n_orphans, n_missing
+
+
+def _column_runs(shots: tuple[ScreenshotColumns, list[str]], live: list[dict[str, Any]], deleted_events: set[Any],
+                 ocr: dict[Any, list[str]], index: dict[str, Path]
+                 ) -> tuple[dict[Any, LazyScreenshots], int, int, int]:
+    """As :func:`_row_runs`, from columns: each event's rows are one span of them."""
+    cols, gone = shots
+    cols.ocr = {k: "\n".join(v) for k, v in ocr.items()}
+    cols.index = index
+    runs: dict[Any, LazyScreenshots] = {}
+    n_kept = n_missing = 0
+    for e in live:
+        lo, hi = cols.span(e["rid"])
+        if hi > lo:
+            runs[e["rid"]] = LazyScreenshots(cols, lo, hi)
+            n_kept += hi - lo
+            n_missing += cols.missing(lo, hi)
+    n_of_deleted = sum(hi - lo for lo, hi in map(cols.span, deleted_events))
+    return runs, len(gone) + n_of_deleted, len(cols) - n_kept - n_of_deleted, n_missing
+
+
 def _read_rows(
-    conn: sqlite3.Connection, schema: SchemaInfo, min_event_id: int | None = None
-) -> tuple[list[sqlite3.Row], list[sqlite3.Row], list[sqlite3.Row]]:
+    conn: sqlite3.Connection, schema: SchemaInfo, min_event_id: int | None = None, want_dirs: bool = False
+) -> tuple[list[sqlite3.Row], tuple[ScreenshotColumns, list[str]] | list[sqlite3.Row], list[sqlite3.Row]]:
     """All rows needed, in one read transaction (only events with id >=
-    ``min_event_id`` and their screenshots and OCR, when given)."""
+    ``min_event_id`` and their screenshots and OCR, when given): events, the
+    screenshots as columns (:func:`~._lifetrace_shots.read_columns`) or else as rows, OCR."""
+    conn.execute("BEGIN")
+    factory = conn.text_factory
+    conn.text_factory = str  # decoded in C; text that is not UTF-8 is read again, with replacement
+    try:
+        try:
+            return _read_all(conn, schema, min_event_id, want_dirs)
+        except sqlite3.OperationalError:
+            conn.text_factory = factory
+            return _read_all(conn, schema, min_event_id, want_dirs)
+    finally:
+        conn.text_factory = factory
+        if conn.in_transaction:
+            conn.execute("COMMIT")
+
+
+def _read_all(
+    conn: sqlite3.Connection, schema: SchemaInfo, min_event_id: int | None, want_dirs: bool
+) -> tuple[list[sqlite3.Row], tuple[ScreenshotColumns, list[str]] | list[sqlite3.Row], list[sqlite3.Row]]:
     ev_want = (
         list(EVENT_REQUIRED)
         + ["deleted_at", "is_llm_event", "conversation", "detailed_description", "llm_platform"]
-        + list(_INTENTION_COLUMNS)
+        + list(INTENTION_COLUMNS)
         + list(schema.summary_columns)
     )
     sc_want = list(SCREENSHOT_REQUIRED) + [
         "app_name", "window_title", "width", "height", "file_hash", "file_deleted", "deleted_at",
     ]
-    conn.execute("BEGIN")
-    try:
-        ev_where = sc_where = ocr_where = ""
-        args: tuple[int, ...] = ()
-        if min_event_id is not None:
-            ev_where, sc_where, args = " WHERE id >= ?", " WHERE event_id >= ?", (int(min_event_id),)
-            ocr_where = ' WHERE screenshot_id IN (SELECT id FROM "screenshots" WHERE event_id >= ?)'
-        ev = _select(conn, "events", dict.fromkeys(ev_want), schema.event_columns, ev_where, args)
+    ev_where = sc_where = ocr_where = ""
+    args: tuple[int, ...] = ()
+    if min_event_id is not None:
+        ev_where, sc_where, args = " WHERE id >= ?", " WHERE event_id >= ?", (int(min_event_id),)
+        ocr_where = ' WHERE screenshot_id IN (SELECT id FROM "screenshots" WHERE event_id >= ?)'
+    ev = _select(conn, "events", dict.fromkeys(ev_want), schema.event_columns, ev_where, args)
+    sc: tuple[ScreenshotColumns, list[str]] | list[sqlite3.Row] | None = read_columns(
+        conn, schema, None if min_event_id is None else int(min_event_id), want_dirs=want_dirs)
+    if sc is None:
         sc = _select(conn, "screenshots", sc_want, schema.screenshot_columns, sc_where, args)
-        ocr: list[sqlite3.Row] = []
-        if schema.has_ocr:
-            order = " ORDER BY id" if "id" in schema.ocr_columns else ""
-            ocr = conn.execute(f'SELECT screenshot_id, text_content FROM "ocr_results"{ocr_where}{order}',
-                               args).fetchall()
-    finally:
-        if conn.in_transaction:
-            conn.execute("COMMIT")
+    ocr: list[sqlite3.Row] = []
+    if schema.has_ocr:
+        order = " ORDER BY id" if "id" in schema.ocr_columns else ""
+        ocr = conn.execute(f'SELECT screenshot_id, text_content FROM "ocr_results"{ocr_where}{order}',
+                           args).fetchall()
     return ev, sc, ocr
 
 
-def read_lifetrace(
-    db_path: str | Path,
-    *,
-    user: str | None = None,
-    screenshots_dir: str | Path | None = None,
-    annotations: Annotations | str | Path | Iterable[str | Path] | None = None,
-    taxonomy: Taxonomy | None = None,
-) -> list[Event]:
+def read_lifetrace(db_path: str | Path, **options: Any) -> list[Event]:
     """Read a LifeTrace database into events, oldest first.
 
-    Same arguments and errors as :func:`load_lifetrace`, which also reports
-    what was skipped; this returns only the events.
+    Same keyword arguments and errors as :func:`load_lifetrace`, which also
+    reports what was skipped; this returns only the events.
     """
-    return list(
-        load_lifetrace(
-            db_path, user=user, screenshots_dir=screenshots_dir, annotations=annotations, taxonomy=taxonomy
-        ).events
-    )
+    return list(load_lifetrace(db_path, **options).events)

@@ -10,7 +10,20 @@ from typing import Literal
 
 from ..errors import DataError
 
-__all__ = ["DB_NAMES", "SchemaInfo", "Variant", "connect_read_only", "detect_schema", "find_lifetrace_db"]
+__all__ = [
+    "DB_NAMES",
+    "EVENT_REQUIRED",
+    "INTENTION_COLUMNS",
+    "OCR_REQUIRED",
+    "SCREENSHOT_REQUIRED",
+    "SchemaInfo",
+    "Variant",
+    "connect_read_only",
+    "detect_schema",
+    "find_lifetrace_db",
+    "read_schema",
+    "sqlite_problem",
+]
 
 Variant = Literal["2025-09", "2025-10", "2025-11", "processed"]
 """Schema variant names, oldest first (``2025-09`` covers 2025-08 and 2025-09)."""
@@ -30,7 +43,8 @@ _V1_EVENT_COLUMNS = frozenset({"status", "task_id", "auto_association_attempted"
 _V1_SCREENSHOT_COLUMNS = frozenset({"file_deleted", "updated_at", "deleted_at"})
 _PROCESSED_COLUMNS = frozenset({"is_llm_event", "event_summary", "detailed_description", "conversation"})
 _SUMMARY_COLUMNS = ("event_summary", "ai_summary", "ai_title")
-_INTENTION_COLUMNS = ("user_intention", "intention")
+INTENTION_COLUMNS = ("user_intention", "intention")
+"""Event columns read as the intention, in order of preference."""
 _NON_SUMMARY_TITLES = frozenset({"window_title"})
 
 
@@ -100,10 +114,6 @@ class SchemaInfo:
         return tuple(known + extra_s + extra_t)
 
 
-
-
-
-
 def find_lifetrace_db(path: str | Path) -> Path:
     """The database file for ``path``: the path itself, or, for a folder, the
     first of :data:`DB_NAMES` in it, else its only ``*.db`` file.
@@ -140,8 +150,9 @@ def _is_wal_mode(path: Path) -> bool:
     return len(head) == 20 and head.startswith(b"SQLite format 3\x00") and head[18:20] == b"\x02\x02"
 
 
-def _connect(path: Path, *, follow: bool = False) -> sqlite3.Connection:
-    """Open read-only: the input is never written.
+def connect_read_only(path: str | Path, *, follow: bool = False) -> sqlite3.Connection:
+    """Open a LifeTrace database read-only: the input is never written. Rows come
+    as :class:`sqlite3.Row`, text is decoded as UTF-8 with replacement.
 
     A WAL-mode database opened ``mode=ro`` would still get empty ``-wal`` and
     ``-shm`` files created next to it; when it has no ``-wal`` file (no writer,
@@ -149,8 +160,12 @@ def _connect(path: Path, *, follow: bool = False) -> sqlite3.Connection:
     nothing. With a ``-wal`` file (a live capture) its content is read, which
     needs the ``-shm`` index (SQLite may create it). ``follow=True`` (a
     connection kept open on a log that grows, :mod:`proagent.live`) never uses
-    ``immutable``, so a writer that starts later is still seen.
+    ``immutable``, and the connection may be used from another thread.
+
+    Raises:
+        sqlite3.DatabaseError: SQLite cannot open the file (see :func:`sqlite_problem`).
     """
+    path = Path(path)
     uri = path.resolve().as_uri() + "?mode=ro"
     if not follow and _is_wal_mode(path) and not Path(str(path) + "-wal").exists():
         uri += "&immutable=1"
@@ -160,13 +175,9 @@ def _connect(path: Path, *, follow: bool = False) -> sqlite3.Connection:
     return conn
 
 
-def connect_read_only(path: str | Path) -> sqlite3.Connection:
-    """Open a LifeTrace database read-only, as the reader does (see :func:`_connect`):
-    rows as :class:`sqlite3.Row`, text decoded as UTF-8 with replacement."""
-    return _connect(Path(path))
-
-
-def _sqlite_problem(e: sqlite3.DatabaseError, path: Path) -> str:
+def sqlite_problem(e: sqlite3.DatabaseError, path: Path) -> str:
+    """The problem text of a :class:`~proagent.errors.DataError` for an SQLite
+    error on ``path`` (not a database, corrupt, a hot journal, ...)."""
     msg = str(e)
     if "not a database" in msg:
         return f"not a SQLite database ({msg})"
@@ -185,7 +196,13 @@ def _columns(conn: sqlite3.Connection, table: str) -> frozenset[str]:
     return frozenset(str(r["name"]).lower() for r in rows)
 
 
-def _detect(conn: sqlite3.Connection, path: Path) -> SchemaInfo:
+def read_schema(conn: sqlite3.Connection, path: Path) -> SchemaInfo:
+    """The :class:`SchemaInfo` of an open database (``path`` names it in errors).
+
+    Raises:
+        DataError: as :func:`detect_schema`.
+        sqlite3.DatabaseError: SQLite cannot read the file.
+    """
     tables = tuple(
         sorted(
             str(r["name"])
@@ -240,10 +257,10 @@ def detect_schema(path: str | Path) -> SchemaInfo:
     """
     path = find_lifetrace_db(path)
     try:
-        conn = _connect(path)
+        conn = connect_read_only(path)
         try:
-            return _detect(conn, path)
+            return read_schema(conn, path)
         finally:
             conn.close()
     except sqlite3.DatabaseError as e:
-        raise DataError(path, _sqlite_problem(e, path)) from None
+        raise DataError(path, sqlite_problem(e, path)) from None

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from ..errors import DataError
 from ..records import Event
+from .annotations import load_annotations, normalise_event_id, normalise_user
+from .lifetrace import load_lifetrace
 from .proactivebench import is_proactivebench_file, read_proactivebench
 
 __all__ = ["databases_by_user", "find_databases", "is_sqlite_file", "load_events"]
@@ -107,9 +109,6 @@ def _proactivebench(path: Path, annotations: list[str | Path] | None) -> list[Ev
 
 
 def _lifetrace(dbs: list[Path], annotations: list[str | Path] | None) -> list[Event]:
-    from .annotations import load_annotations, normalise_event_id, normalise_user
-    from .lifetrace import load_lifetrace
-
     ann = load_annotations(annotations) if annotations else None
     events: list[Event] = []
     known: set[tuple[str, str]] = set()

@@ -12,7 +12,7 @@ machine's time zone. An event ends where the next one starts; the last event
 has zero duration, and an event followed by an earlier time (steps out of time
 order, as in two of the public sessions) has an unknown end (``None``), not a
 zero or negative duration. Times must be unix seconds between 1990 and 2100
-(:data:`~proagent.sources.lifetrace_values.EARLIEST` .. ``LATEST``); a boolean
+(:data:`~proagent.sources._lifetrace_values.EARLIEST` .. ``LATEST``); a boolean
 is not a time. Files may start with a UTF-8 byte-order mark.
 """
 
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..errors import DataError
 from ..records import Event
-from .lifetrace_values import EARLIEST, LATEST
+from ._lifetrace_values import EARLIEST, LATEST
 
 __all__ = ["is_proactivebench_file", "read_proactivebench", "read_proactivebench_session"]
 

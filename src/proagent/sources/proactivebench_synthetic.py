@@ -32,10 +32,12 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Literal
 
+from ..bench.samples import window_context
 from ..errors import DataError
 from ..records import Event, Sample
+from ._jsonl import jsonl_values
 
-__all__ = ["DAY_ONE", "RewardTrace", "is_reward_trace_file", "read_reward_traces", "trace_samples"]
+__all__ = ["DAY_ONE", "RewardTrace", "is_reward_trace_file", "read_reward_traces", "relative_time", "trace_samples"]
 
 DAY_ONE = datetime(2000, 1, 1)
 """Calendar day on which relative ``Day 1`` times are placed."""
@@ -47,24 +49,29 @@ Origin = Literal["synthetic", "real-session"]
 
 @dataclass(frozen=True)
 class RewardTrace:
-    """One reward-data trace: observations up to a human-labelled moment."""
+    """One reward-data trace: observations up to a human-labelled moment.
+
+    Attributes:
+        line: 1-based line number in its file.
+        split: Upstream file it came from (``train`` / ``test``), or ``""`` when unknown.
+        origin: ``synthetic`` (relative ``Day N`` times) or ``real-session`` (Unix seconds).
+        events: The observations as events, oldest first. The user is the scenario,
+            ``{origin}:{12 hex digits of the first observation's SHA-256}``, shared by
+            the traces that are prefixes of one simulated session; event ids
+            ``{user}:L{line}:{index}``.
+        help_needed: Human label of the last observation: would the user want help now?
+    """
 
     line: int
-    """1-based line number in its file."""
     split: str
-    """Upstream file it came from (``train`` / ``test``), or ``""`` when unknown."""
     origin: Origin
-    """``synthetic`` (relative ``Day N`` times) or ``real-session`` (Unix seconds)."""
     events: tuple[Event, ...]
-    """The observations as events, oldest first. The user is the scenario,
-    ``{origin}:{12 hex digits of the first observation's SHA-256}``, shared by the
-    traces that are prefixes of one simulated session; event ids
-    ``{user}:L{line}:{index}``."""
     help_needed: bool
-    """Human label of the last observation: would the user want help now?"""
 
 
-def _relative_time(text: str) -> datetime | None:
+def relative_time(text: str) -> datetime | None:
+    """A synthetic trace's ``Day N, HH:MM AM/PM`` on the fixed calendar (Day 1 =
+    :data:`DAY_ONE`), or ``None`` when ``text`` is not such a time."""
     m = _RELATIVE.match(text)
     if not m:
         return None
@@ -117,13 +124,7 @@ def read_reward_traces(path: str | Path, keep: tuple[Origin, ...] = ("synthetic"
         raise DataError(path, "no such file")
     out: list[RewardTrace] = []
     with open(path, encoding="utf-8") as f:
-        for no, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                d = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise DataError(path, f"line {no}: not JSON ({e.msg})") from None
+        for no, d in jsonl_values(path, f):
             obs = d.get("obs") if isinstance(d, dict) else None
             label = d.get("help_needed") if isinstance(d, dict) else None
             if not isinstance(obs, list) or not obs or not isinstance(label, bool):
@@ -134,7 +135,7 @@ def read_reward_traces(path: str | Path, keep: tuple[Origin, ...] = ("synthetic"
                 if not isinstance(o, dict) or not isinstance(o.get("event"), str) or not o["event"].strip():
                     raise DataError(path, f"line {no}: observation {i} has no event text")
                 raw = str(o.get("time", ""))
-                t = _relative_time(raw)
+                t = relative_time(raw)
                 if t is not None:
                     origins.add("synthetic")
                 else:
@@ -166,8 +167,6 @@ def trace_samples(traces: list[RewardTrace], window_seconds: float = 300.0) -> l
     """One labelled moment per trace: its last observation, with the earlier ones
     inside ``window_seconds`` as context. ``split`` is ``train`` (these are training
     data), ``kind`` ``labelled``, sorted by (user, time)."""
-    from ..bench.samples import window_context
-
     out = []
     for tr in traces:
         evs = list(tr.events)

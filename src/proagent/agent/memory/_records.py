@@ -40,10 +40,6 @@ __all__ = [
     "train_records",
 ]
 
-MIN_EVENT_SECONDS = 3.0
-"""Events shorter than this are not activity (same rule as the samples)."""
-
-
 @dataclass(frozen=True)
 class MemoryRecord:
     """One past event of one user as memory sees it."""
@@ -214,11 +210,6 @@ def train_cutoffs(samples: Iterable[Sample]) -> dict[str, datetime]:
     return {u: first_test.get(u, last[u] + timedelta(microseconds=1)) for u in last}
 
 
-def _valid(e: Event) -> bool:
-    d = e.duration
-    return d is None or d >= MIN_EVENT_SECONDS or bool(e.is_llm_event)
-
-
 def train_records(events: Iterable[Event], cutoffs: dict[str, datetime]) -> dict[str, list[MemoryRecord]]:
     """Memory records per user from the training period only.
 
@@ -230,7 +221,8 @@ def train_records(events: Iterable[Event], cutoffs: dict[str, datetime]) -> dict
     * Labelled sources (``needs_help`` on every event, ProactiveBench): one record
       per event; ``needs_help`` is the label, ``query`` the first reference offer,
       ``is_llm`` := ``needs_help`` (derived), app/title derived from the sentence.
-    * LifeTrace: one record per event of at least 3 s; for a non-LLM event,
+    * LifeTrace: one record per event of real activity (:meth:`Event.is_activity`,
+      ProAgentBench B.3) and per flagged LLM-use event; for a non-LLM event,
       ``needs_help`` = the next event is an LLM use (then ``known_at`` = its start,
       and the request's intention and first query are attached); for an LLM event,
       its own intention and query.
@@ -245,7 +237,7 @@ def train_records(events: Iterable[Event], cutoffs: dict[str, datetime]) -> dict
         evs = sorted(evs, key=lambda e: e.start)
         labelled = all(e.needs_help is not None for e in evs)
         if not labelled:
-            evs = [e for e in evs if _valid(e)]
+            evs = [e for e in evs if e.is_activity() or e.is_llm_event]
         recs: list[MemoryRecord] = []
         for i, e in enumerate(evs):
             if e.start >= cutoff:

@@ -1,5 +1,9 @@
 """Cell values of LifeTrace databases: timestamps, flags, texts, row keys and the
-processed ``conversation`` JSON (see :mod:`proagent.sources.lifetrace` for the rules)."""
+processed ``conversation`` JSON (see :mod:`proagent.sources.lifetrace` for the rules).
+
+Private to :mod:`proagent.sources`: the readers there use these; the public ones
+(``parse_timestamp``, ``parse_conversation``) are re-exported by
+:mod:`proagent.sources.lifetrace`."""
 
 from __future__ import annotations
 
@@ -10,7 +14,19 @@ from typing import Any
 
 from ..records import Conversation
 
-__all__ = ["EARLIEST", "LATEST", "parse_conversation", "parse_timestamp"]
+__all__ = [
+    "EARLIEST",
+    "LATEST",
+    "cell_flag",
+    "cell_int",
+    "cell_text",
+    "file_name_of",
+    "is_set",
+    "parse_conversation",
+    "parse_timestamp",
+    "row_key",
+    "time_from_file_name",
+]
 
 EARLIEST = datetime(1990, 1, 1)
 """Earliest activity time the readers accept (naive): older times are a unit or
@@ -39,6 +55,13 @@ def parse_timestamp(value: object) -> datetime:
         return _plausible(value, value)
     if not isinstance(value, str):
         raise ValueError(f"expected a timestamp string, got {value!r}")
+    try:  # fast path: written as LifeTrace (SQLAlchemy) or str(datetime) writes it
+        t = datetime.fromisoformat(value)
+    except ValueError:
+        pass
+    else:
+        if t.tzinfo is None and (value == t.isoformat(" ", "microseconds") or value == str(t)):
+            return _plausible(t, value)
     m = _TS_RE.fullmatch(value.strip())
     if not m:
         raise ValueError(f"bad timestamp {value!r} (expected YYYY-MM-DD HH:MM:SS[.ffffff])")
@@ -57,7 +80,9 @@ def _plausible(t: datetime, value: object) -> datetime:
     return t
 
 
-def _time_from_file_name(name: str) -> datetime | None:
+def time_from_file_name(name: str) -> datetime | None:
+    """The capture time a LifeTrace file name carries
+    (``screen_{screen_id}_{YYYYmmdd_HHMMSS_mmm}.png``), or ``None`` when it carries none."""
     m = _NAME_TIME_RE.search(name)
     if not m:
         return None
@@ -69,12 +94,13 @@ def _time_from_file_name(name: str) -> datetime | None:
     return t.replace(microsecond=int((ms or "0").ljust(6, "0")[:6])) if ms else t
 
 
-def _file_name(file_path: str) -> str:
+def file_name_of(file_path: str) -> str:
     """File name of a capture-side path, Windows or POSIX."""
     return re.split(r"[\\/]", file_path.strip())[-1]
 
 
-def _text(value: Any) -> str:
+def cell_text(value: Any) -> str:
+    """A cell as stripped text: NULL -> ``""``, bytes decoded as UTF-8 (with replacement)."""
     if value is None:
         return ""
     if isinstance(value, bytes):
@@ -82,12 +108,12 @@ def _text(value: Any) -> str:
     return str(value).strip()
 
 
-def _is_set(value: Any) -> bool:
+def is_set(value: Any) -> bool:
     """True for a set ``deleted_at`` (not NULL, not blank)."""
-    return value is not None and _text(value) != ""
+    return value is not None and cell_text(value) != ""
 
 
-def _flag(value: Any) -> bool | None:
+def cell_flag(value: Any) -> bool | None:
     """SQLite boolean (0/1, or text) -> bool; NULL -> None; else ValueError."""
     if value is None:
         return None
@@ -97,7 +123,7 @@ def _flag(value: Any) -> bool | None:
         raise ValueError(f"expected 0 or 1, got {value!r}")
     if isinstance(value, bool):
         return value
-    s = _text(value).casefold()
+    s = cell_text(value).casefold()
     if s in ("1", "true", "t", "yes", "y"):
         return True
     if s in ("0", "false", "f", "no", "n"):
@@ -107,7 +133,8 @@ def _flag(value: Any) -> bool | None:
     raise ValueError(f"expected 0 or 1, got {value!r}")
 
 
-def _int_or_none(value: Any) -> int | None:
+def cell_int(value: Any) -> int | None:
+    """A cell as an integer; NULL, blank or non-numeric -> ``None``."""
     if value is None or value == "":
         return None
     try:
@@ -116,12 +143,12 @@ def _int_or_none(value: Any) -> int | None:
         return None
 
 
-def _row_key(value: Any) -> Any:
+def row_key(value: Any) -> Any:
     """A row id as a join key: integral values as ``int`` (so ``5`` and
     ``'5'`` meet), blank as ``None``, anything else as stripped text."""
     if value is None or isinstance(value, int):
         return value
-    text = _text(value)
+    text = cell_text(value)
     if not text:
         return None
     try:
