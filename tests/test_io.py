@@ -114,3 +114,33 @@ def test_check_output_folder_refusals(tmp_path):
             check_output_folder(out, marker="m.json", run="x", data=data, data_name="the data", writable_parent=True)
         assert e.value.path == str(out)
     assert (tmp_path / "mine" / "notes.txt").read_text() == "keep"
+
+
+def test_to_jsonable_reads_records_and_lazy_sequences(tmp_path):
+    """A Sample read from a LifeTrace DB holds its screenshots in a lazy sequence (not a
+    tuple); it still becomes plain JSON, as the live agent's feedback.db stores it."""
+    import json
+    from collections.abc import Sequence
+    from dataclasses import dataclass
+    from pathlib import Path
+
+    from proagent.io import to_jsonable
+
+    class Lazy(Sequence):
+        def __init__(self, items):
+            self._items = items
+
+        def __len__(self):
+            return len(self._items)
+
+        def __getitem__(self, i):
+            return self._items[i]
+
+    @dataclass
+    class Shot:
+        id: int
+        path: Path
+
+    out = to_jsonable({"shots": Lazy([Shot(1, Path("a.png")), Shot(2, Path("b.png"))]), "name": "x"})
+    assert out == {"shots": [{"id": 1, "path": "a.png"}, {"id": 2, "path": "b.png"}], "name": "x"}
+    json.dumps(out)

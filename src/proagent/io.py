@@ -13,6 +13,7 @@ the kernel on any exit, kills included, so a lock left by a dead process is neve
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import json
 import math
@@ -20,7 +21,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -135,7 +136,8 @@ def write_atomic(path: str | Path, data: bytes | str, *, mode: int = 0o644) -> P
 
 
 def to_jsonable(obj: Any, *, nan: Literal["null", "error"] = "null") -> Any:
-    """``obj`` with numpy scalars and arrays, paths, sets and tuples turned into JSON types.
+    """``obj`` with numpy scalars and arrays, paths, sets, tuples, other sequences and
+    dataclass records turned into JSON types.
 
     Keys that start with ``_`` hold in-memory helpers (raw series, fitted objects) and are
     left out. Other objects JSON does not know are written as ``str(obj)`` by the writers.
@@ -148,6 +150,11 @@ def to_jsonable(obj: Any, *, nan: Literal["null", "error"] = "null") -> Any:
     if isinstance(obj, dict):
         return {str(k): to_jsonable(v, nan=nan) for k, v in obj.items() if not str(k).startswith("_")}
     if isinstance(obj, (list, tuple, set, frozenset)):
+        return [to_jsonable(v, nan=nan) for v in obj]
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_jsonable(getattr(obj, f.name), nan=nan) for f in dataclasses.fields(obj)
+                if not f.name.startswith("_")}
+    if isinstance(obj, Sequence) and not isinstance(obj, (str, bytes, bytearray)):  # e.g. an event's lazy screenshots
         return [to_jsonable(v, nan=nan) for v in obj]
     if isinstance(obj, Path):
         return str(obj)
