@@ -79,7 +79,9 @@ def _run(task: Any, *, name: str, data: Path, model: str, model_base_url: str | 
             check_model(spec, None, {}, {"user": "--user-model"}.get(role, f"--{role}"))
     model_roles = _roles(model, model_base_url, args, **roles)
     shown = ", ".join(f"{k} {v if isinstance(v, str) else model}" for k, v in model_roles.items())
-    click.echo(f"proagent dialogue {name}: {len(task.dataset)} samples, agent {model}, {shown}, log dir {log_dir}", err=True)
+    n = len(task.dataset) if limit is None else min(limit, len(task.dataset))  # what the run evaluates
+    click.echo(f"proagent dialogue {name}: {n} sample{'' if n == 1 else 's'}, agent {model}, {shown}, log dir {log_dir}",
+               err=True)
     check_writable_dir(log_dir, "--log-dir")
     full = run_eval_set(task, log_dir, model, model_base_url=model_base_url, model_args=args, limit=limit,
                         display=display, model_roles=model_roles)
@@ -176,7 +178,8 @@ def kappa_cmd(human_csv: Path, results: Path | None, out: Path | None) -> None:
     click.echo(f"quadratic weighted kappa {res['kappa_quadratic']:.3f} over {res['n']} items "
                f"(human mean {res['human_mean']:.2f}, judge mean {res['judge_mean']:.2f}, exact agreement {res['exact_agreement']:.0%})")
     if res["human_only"] or res["judge_only"]:
-        click.echo(f"unmatched: {len(res['human_only'])} human-only, {len(res['judge_only'])} judge-only ids")
+        n_judge = len(res["judge_only"])
+        click.echo(f"unmatched: {len(res['human_only'])} human-only, {n_judge} judge-only id{'' if n_judge == 1 else 's'}")
     if out:
         write_json_atomic(out, res)
         click.echo(f"written: {out}")

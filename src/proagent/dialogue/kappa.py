@@ -110,7 +110,8 @@ def agreement(human: dict[str, float], judge: dict[str, float]) -> dict[str, Any
     """
     common = sorted(set(human) & set(judge))
     if len(common) < 2:
-        raise ValueError(f"only {len(common)} ids have both a human and a judge score; kappa needs at least 2")
+        ids = "1 id has" if len(common) == 1 else f"{len(common)} ids have"
+        raise ValueError(f"only {ids} both a human and a judge score; kappa needs at least 2")
     h = [human[i] for i in common]
     j = [judge[i] for i in common]
     return {

@@ -7,18 +7,23 @@ score (or target) is None, and callers count it as unparsed, apart from wrong.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from ..jsontext import json_objects
+from .prompting import template_text
 from .records import DIMENSIONS, GuidanceJudgement, Judgement, Plan
 
 __all__ = [
+    "PLAN_TEMPLATES",
     "clean_message",
+    "is_plan_placeholder",
     "parse_guidance_judgement",
     "parse_judgement",
     "parse_mentioned",
     "parse_plan",
     "parse_reached",
+    "plan_placeholders",
 ]
 
 _NUM = r"(10(?:\.0+)?|[1-9](?:\.\d+)?)"
@@ -131,6 +136,52 @@ def parse_mentioned(text: str | None, n_sub: int) -> list[int] | None:
     return nums
 
 
+PLAN_TEMPLATES = ("plan_user", "gen_target_merge")
+"""Prompts (``prompts/<name>.txt``) that show the answer as a JSON template; a plan
+repeating that template's texts is the template echoed, not an answer."""
+
+
+def _norm(text: str) -> str:
+    """Lower case, one space between words, no surrounding quotes, brackets or full stop."""
+    return re.sub(r"\s+", " ", text).strip().strip("\"'`*_<>[]{}()").strip().rstrip(".").strip().lower()
+
+
+@lru_cache(maxsize=None)
+def plan_placeholders() -> frozenset[str]:
+    """The placeholder texts of the plan templates (:data:`PLAN_TEMPLATES`), normalised:
+    every string of their ``{"target": ..., "sub_target": [...]}`` JSON, and of a
+    ``label: text`` placeholder the text after the label too."""
+    out: set[str] = set()
+    for name in PLAN_TEMPLATES:
+        for found in json_objects(template_text(name)):
+            obj = found.value
+            if not isinstance(obj, dict):
+                continue
+            for value in obj.values():
+                for v in value if isinstance(value, list) else [value]:
+                    if isinstance(v, str):
+                        out.add(_norm(v))
+                        if ":" in v:
+                            out.add(_norm(v.split(":", 1)[1]))
+    out.discard("")
+    return frozenset(out)
+
+
+_EMPTY = re.compile(r"^(?:\.{2,}|…+|-+|n/?a|none|null|tbd|todo)$", re.IGNORECASE)
+
+
+def is_plan_placeholder(text: str) -> bool:
+    """Whether a target or sub-target is no answer: a placeholder text of a plan
+    template (read from the prompt files), ``...``, ``n/a``, ``none`` or empty."""
+    v = _norm(text)
+    return not v or bool(_EMPTY.match(v)) or v in plan_placeholders()
+
+
+def _echoed(plan: Plan) -> bool:
+    """A plan whose target or any sub-target is a template placeholder."""
+    return plan.target is None or is_plan_placeholder(plan.target) or any(is_plan_placeholder(s) for s in plan.sub_target)
+
+
 def _plan_from(obj: Any, method: str) -> Plan | None:
     if not isinstance(obj, dict):
         return None
@@ -147,17 +198,22 @@ def _plan_from(obj: Any, method: str) -> Plan | None:
 
 def parse_plan(text: str | None) -> Plan:
     """A target-planning answer: JSON ``{"target": ..., "sub_target": [...]}``
-    (fenced or bare, truncated JSON repaired), else ``Target:`` / ``- step`` lines."""
+    (fenced or bare, truncated JSON repaired), else ``Target:`` / ``- step`` lines.
+
+    A plan whose target or a sub-target is a placeholder of the prompt's JSON
+    template (:func:`is_plan_placeholder`: the template echoed) is skipped; with no
+    other plan in the answer it is unparsed (target None), so it is never judged."""
     raw = text or ""
     for found in json_objects(raw):
         plan = _plan_from(found.value, found.how)
-        if plan:
+        if plan and not _echoed(plan):
             return plan
-    m = re.search(r"^[\s#*_-]*target[*_]*\s*[:：][*_]*\s*(.*\w.*)$", raw, re.IGNORECASE | re.MULTILINE)
-    if m:
+    for m in re.finditer(r"^[\s#*_-]*target[*_]*\s*[:：][*_]*\s*(.*\w.*)$", raw, re.IGNORECASE | re.MULTILINE):
         after = raw[m.end():]
         subs = [s.strip() for s in re.findall(r"^\s*(?:[-*•]|\d+[.)])\s+(.+)$", after, re.MULTILINE)]
-        return Plan(target=m.group(1).strip().strip('"'), sub_target=tuple(subs), parse_method="lines")
+        plan = Plan(target=m.group(1).strip().strip('"'), sub_target=tuple(subs), parse_method="lines")
+        if not _echoed(plan):
+            return plan
     return Plan(target=None)
 
 
