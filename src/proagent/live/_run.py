@@ -16,6 +16,7 @@ from typing import Any
 from ..bench.samples import SampleConfig
 from ..errors import DataError
 from ..io import to_jsonable, write_atomic, write_json_atomic
+from ..sources.lifetrace_schema import detect_schema
 from ._agent import LiveAgent, When
 from ._feedback import FeedbackStore
 from ._notify import DesktopNotifier, Notifier, PageNotifier, TerminalNotifier
@@ -124,11 +125,11 @@ def run_replay(data: str | Path, folder: str | Path, decider: When, options: Liv
         ValueError: bad options.
     """
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
     record = {"mode": "replay", "data": str(Path(data).resolve()), "speed": speed, **to_jsonable(_opts(options))}
     moments = list(replay_moments(data, every_seconds=options.every_seconds))
     if not moments:
         raise DataError(data, "no events to replay")
+    folder.mkdir(parents=True, exist_ok=True)  # only once the data could be read
     _check_run(folder, record)
     store = FeedbackStore(folder)
     clock = ReplayClock(speed)
@@ -186,6 +187,7 @@ def run_watch(db: str | Path, folder: str | Path, decider: When, options: LiveOp
         DataError: missing, foreign or unreadable database.
     """
     folder = Path(folder)
+    detect_schema(db)  # a missing, foreign or unreadable database is refused before feedback.db is made
     folder.mkdir(parents=True, exist_ok=True)
     store = FeedbackStore(folder)
     follower = LifeTraceFollower(db, last_id=store.last_row_id(), window_seconds=options.window_seconds, user=user)
