@@ -157,11 +157,11 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
     try:
         if replay is not None:
             out = out or Path("live") / (replay.resolve().stem or "replay")
-            check_writable_dir(out, "--out")
-            res = run_replay(replay, out, when, options, speed=speed, how=how, answers=answers, on_page=page_line)
+            res = run_replay(replay, out, when, options, speed=speed, how=how, answers=answers, on_page=page_line,
+                             before_write=lambda: check_writable_dir(out, "--out"))  # once the data was read
         else:
             if capture_dir is not None:
-                check_writable_dir(capture_dir, "--capture", lock=False)  # proagent capture takes the folder's lock
+                # proagent capture checks its options, creates the folder and takes its lock
                 proc = start_capture(capture_dir, capture_options)
                 watch = capture_dir
             assert watch is not None
