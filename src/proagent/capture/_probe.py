@@ -23,7 +23,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-__all__ = ["CaptureError", "ScreenGrabber", "WindowInfo", "WindowProbe", "open_window_probe"]
+__all__ = ["CaptureError", "ScreenGrabber", "WindowInfo", "WindowProbe", "check_session", "open_window_probe"]
 
 
 class CaptureError(RuntimeError):
@@ -233,6 +233,21 @@ def open_window_probe() -> WindowProbe:
         return WindowsProbe()
     if sys.platform == "darwin":  # pragma: no cover
         return MacProbe()
+    _check_x11_session()
+    return X11Probe()
+
+
+def check_session() -> None:
+    """Refuse, before anything is created, a session capture cannot record: the same checks as
+    :func:`open_window_probe` (and, on X11, opening and closing the display once).
+
+    Raises:
+        CaptureError: as :func:`open_window_probe`.
+    """
+    open_window_probe().close()
+
+
+def _check_x11_session() -> None:
     if not os.environ.get("DISPLAY"):
         if os.environ.get("WAYLAND_DISPLAY") or os.environ.get("XDG_SESSION_TYPE") == "wayland":
             raise CaptureError("Wayland session without X11: proagent capture reads screens and the foreground "
@@ -242,7 +257,6 @@ def open_window_probe() -> WindowProbe:
     if os.environ.get("XDG_SESSION_TYPE") == "wayland":
         raise CaptureError("Wayland session: X11 (XWayland) shows neither the foreground window nor the screen of "
                            "native Wayland apps; log in to an X11 session (Wayland is not supported)")
-    return X11Probe()
 
 
 class ScreenGrabber:

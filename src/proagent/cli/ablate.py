@@ -59,10 +59,12 @@ def ablate_cmd(data: Path, methods: str, memories: str, windows: str, models: st
         if d != "none":
             from ..agent.decider import load_decider
 
+            if not Path(d).exists():  # as eval --decider: a missing folder is a usage error (exit 2) ...
+                raise click.BadParameter(f"{d}: no such folder", param_hint="--deciders")
             try:
                 load_decider(d)
-            except (ValueError, OSError) as e:
-                raise click.BadParameter(str(e), param_hint="--deciders") from None
+            except (ValueError, OSError) as e:  # ... an unusable one a bad input (exit 1)
+                raise click.ClickException(f"--deciders {e}") from None
     if not data.exists():
         raise click.ClickException(f"{data}: no such file or folder")
     from ..sources.load import load_events

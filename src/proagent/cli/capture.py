@@ -49,21 +49,31 @@ def capture(ctx: click.Context, out: Path | None, interval: float, split_on_titl
         raise click.UsageError("give --out DIR to record, or one of: stop DIR, pause DIR, resume DIR")
     import sqlite3
 
-    from ..capture import CaptureConfig, CaptureError, record
+    from ..capture import CaptureConfig, CaptureError, Exclusions, check_session, record
 
-    check_writable_dir(out, "--out")
+    # every option value, then the session, before the folder (or its lock) is created
+    idle_s = window_seconds(idle, "--idle", what="duration")
+    duration_s = window_seconds(duration, "--duration", what="duration") if duration else None
     try:
         cfg = CaptureConfig(
-            out=out, interval=interval, split_on_title=split_on_title, idle=window_seconds(idle, "--idle", what="duration"),
+            out=out, interval=interval, split_on_title=split_on_title, idle=idle_s,
             image_format=image_format, dedup_distance=dedup_distance, ocr=ocr, ocr_interval=ocr_interval, max_days=max_days, max_gb=max_gb,
             exclude_apps=exclude_app, exclude_titles=exclude_title, default_exclusions=default_exclusions,
-            duration=window_seconds(duration, "--duration", what="duration") if duration else None)  # type: ignore[arg-type]
+            duration=duration_s)  # type: ignore[arg-type]
+        Exclusions.build(exclude_app, exclude_title, defaults=default_exclusions)
+    except ValueError as e:  # the message names the option: a usage error (exit 2)
+        raise click.UsageError(str(e)) from None
+    try:
+        check_session()
+    except CaptureError as e:
+        raise click.ClickException(str(e)) from None
+    check_writable_dir(out, "--out")
+    try:
         record(cfg, say=click.echo)
     except (CaptureError, ValueError) as e:
         raise click.ClickException(str(e)) from None
     except (sqlite3.Error, OSError) as e:  # disk full, folder removed, ...: what was committed is kept
         raise click.ClickException(f"capture in {out} stopped: {e}") from None
-
 
 def _control(name: str, help_text: str) -> click.Command:
     @click.command(name, help=help_text)

@@ -41,8 +41,8 @@ def _decider(decider: Path | None, yes_at: Path | None):  # noqa: ANN202
 
     try:
         return load_when(decider), str(decider)
-    except (DataError, ValueError, OSError) as e:
-        raise click.BadParameter(str(e), param_hint="--decider") from None
+    except (DataError, ValueError, OSError) as e:  # an unusable folder is a bad input (exit 1), as in eval
+        raise click.ClickException(f"--decider {e}") from None
 
 
 @click.group("live", invoke_without_command=True)
@@ -122,6 +122,20 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
             re.compile(t)
         except re.error as e:
             raise click.BadParameter(f"{t!r}: {e}", param_hint="--block-title") from None
+    watch_db = None
+    if watch is not None:  # the watched log is checked (read-only) before anything is loaded or created
+        from ..sources.lifetrace_schema import detect_schema, find_lifetrace_db
+
+        watch_db = find_lifetrace_db(watch)
+        detect_schema(watch_db)
+    if capture_dir is not None:  # the display proagent capture needs, before the folder is made
+        from ..capture import CaptureError, check_session
+
+        try:
+            check_session()
+        except CaptureError as e:
+            raise click.ClickException(f"--capture: {e}") from None
+    duration_s = _seconds(duration, "--duration") if duration else None
     when, decider_name = _decider(decider, yes_at)
     how = None
     if model != "none":
@@ -143,23 +157,23 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
     try:
         if replay is not None:
             out = out or Path("live") / (replay.resolve().stem or "replay")
-            check_writable_dir(out, "--out")
-            res = run_replay(replay, out, when, options, speed=speed, how=how, answers=answers, on_page=page_line)
+            res = run_replay(replay, out, when, options, speed=speed, how=how, answers=answers, on_page=page_line,
+                             before_write=lambda: check_writable_dir(out, "--out"))  # once the data was read
         else:
             if capture_dir is not None:
-                check_writable_dir(capture_dir, "--capture", lock=False)  # proagent capture takes the folder's lock
+                # proagent capture checks its options, creates the folder and takes its lock
                 proc = start_capture(capture_dir, capture_options)
                 watch = capture_dir
             assert watch is not None
             from ..sources.lifetrace_schema import find_lifetrace_db
 
-            log_dir = find_lifetrace_db(watch).parent
+            log_dir = (watch_db or find_lifetrace_db(watch)).parent
             out = out or log_dir
             # the log's folder belongs to its writer (proagent capture holds its run lock); feedback.db beside it
             check_writable_dir(out, "--out", lock=out.resolve() != log_dir.resolve())
             click.echo(f"watching {watch}; decisions and feedback in {out / 'feedback.db'} (Ctrl-C stops)")
             res = run_watch(watch, out, when, options, how=how, answers=answers, on_page=page_line,
-                            duration=_seconds(duration, "--duration") if duration else None)
+                            duration=duration_s)
     except KeyboardInterrupt:
         click.echo("stopped; run the same command again to go on where it stopped", err=True)
         return

@@ -66,7 +66,9 @@ class TerminalNotifier:
     def show(self, offer: Offer) -> None:
         self.shown += 1
         what = f" [{offer.intention}]" if offer.intention else ""
-        self.out.write(f"offer {offer.id} at {offer.moment:%H:%M:%S} in {offer.app_name or '?'}{what}: {offer.text}"
+        # a log of sentences (ProactiveBench) names no app: the offer's text quotes the sentence instead
+        where = f" in {offer.app_name}" if offer.app_name else ""
+        self.out.write(f"offer {offer.id} at {offer.moment:%H:%M:%S}{where}{what}: {offer.text}"
                        f"   (a {offer.id} = accept, d {offer.id} = dismiss, n {offer.id} = not now)\n")
         self.out.flush()
 

@@ -16,6 +16,7 @@ from typing import Any
 from ..bench.samples import SampleConfig
 from ..errors import DataError
 from ..io import to_jsonable, write_atomic, write_json_atomic
+from ..sources.lifetrace_schema import detect_schema
 from ._agent import LiveAgent, When
 from ._feedback import FeedbackStore
 from ._notify import DesktopNotifier, Notifier, PageNotifier, TerminalNotifier
@@ -110,25 +111,28 @@ def _check_run(folder: Path, record: dict[str, Any]) -> None:
 def run_replay(data: str | Path, folder: str | Path, decider: When, options: LiveOptions, *, speed: float = 60.0,
                how: Callable | None = None, answers: Any = None, out: Any = None,
                on_decision: Callable[[LiveDecision], None] | None = None, on_page: Callable[[str], None] | None = None,
-               stop: threading.Event | None = None) -> RunSummary:
+               stop: threading.Event | None = None, before_write: Callable[[], None] | None = None) -> RunSummary:
     """Play a recorded log (ProactiveBench sessions, LifeTrace database or folder)
     through the live loop at ``speed`` times real time (0: as fast as possible),
     writing every decision, its latency and the notification it would show to
     ``feedback.db`` and, at the end, ``decisions.jsonl`` in ``folder``.
 
     Re-running into the same folder resumes after the last moment decided;
-    a folder holding a run with other options is refused.
+    a folder holding a run with other options is refused. ``before_write`` is called once the
+    data was read, before ``folder`` is created (a command checks and locks its folder there).
 
     Raises:
         DataError: unreadable data, or ``folder`` holds another run.
         ValueError: bad options.
     """
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
     record = {"mode": "replay", "data": str(Path(data).resolve()), "speed": speed, **to_jsonable(_opts(options))}
     moments = list(replay_moments(data, every_seconds=options.every_seconds))
     if not moments:
         raise DataError(data, "no events to replay")
+    if before_write is not None:
+        before_write()
+    folder.mkdir(parents=True, exist_ok=True)  # only once the data could be read
     _check_run(folder, record)
     store = FeedbackStore(folder)
     clock = ReplayClock(speed)
@@ -186,6 +190,7 @@ def run_watch(db: str | Path, folder: str | Path, decider: When, options: LiveOp
         DataError: missing, foreign or unreadable database.
     """
     folder = Path(folder)
+    detect_schema(db)  # a missing, foreign or unreadable database is refused before feedback.db is made
     folder.mkdir(parents=True, exist_ok=True)
     store = FeedbackStore(folder)
     follower = LifeTraceFollower(db, last_id=store.last_row_id(), window_seconds=options.window_seconds, user=user)
@@ -223,18 +228,46 @@ def run_watch(db: str | Path, folder: str | Path, decider: When, options: LiveOp
 def start_capture(folder: Path, extra: Sequence[str] = (), wait: float = 30.0) -> subprocess.Popen:
     """Start ``proagent capture --out folder`` in a child process and wait for its database.
 
+    Until the database is there the child's stderr is held back: a capture that refuses to start
+    (a bad ``--capture-option``, a folder in use) becomes one error naming its reason; afterwards
+    its stderr goes on to this process's.
+
     Raises:
         DataError: the capture exited or wrote no database within ``wait`` seconds.
     """
     proc = subprocess.Popen([sys.executable, "-c", "from proagent.cli import main; main()", "capture", "--out",
-                             str(folder), *extra])
+                             str(folder), *extra], stderr=subprocess.PIPE, text=True, errors="replace")
+    held: list[str] = []
+    started = threading.Event()
+    lock = threading.Lock()
+
+    def relay() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            with lock:
+                if started.is_set():
+                    sys.stderr.write(line)
+                    sys.stderr.flush()
+                else:
+                    held.append(line)
+
+    reader = threading.Thread(target=relay, daemon=True, name="proagent-capture-stderr")
+    reader.start()
     end = time.monotonic() + wait
     db = folder / "lifetrace.db"
     while not db.exists():
         if proc.poll() is not None:
-            raise DataError(folder, f"proagent capture exited (code {proc.returncode}) before writing a database")
+            reader.join(2.0)
+            with lock:
+                why = [ln.strip()[len("Error:"):].strip() for ln in held if ln.startswith("Error:")]
+            raise DataError(folder, f"proagent capture exited (code {proc.returncode}) before writing a database"
+                            + (f": {why[-1]}" if why else ""))
         if time.monotonic() > end:
             proc.terminate()
             raise DataError(folder, f"proagent capture wrote no database within {wait:g} s")
         time.sleep(0.2)
+    with lock:
+        started.set()
+        sys.stderr.write("".join(held))
+        sys.stderr.flush()
     return proc
