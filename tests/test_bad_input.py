@@ -342,8 +342,8 @@ CASES: list[Case] = [
     Case("eval-decider-not-a-decider", ("eval", "--data", "{w}/pb", "--decider", "{w}/pb", *MOCK), "manifest"),
     Case("eval-decider-missing", ("eval", "--data", "{w}/pb", "--decider", "{w}/nope", *MOCK), "--decider", code=2),
     # ---- capture (no X display in a test process: refused before anything is written)
-    Case("capture-bad-interval", ("capture", "--out", "{w}/cap", "--interval", "0"), "--interval"),
-    Case("capture-bad-exclude-regex", ("capture", "--out", "{w}/cap", "--exclude-title", "(unclosed"), "--exclude-title"),
+    Case("capture-bad-interval", ("capture", "--out", "{w}/cap", "--interval", "0"), "--interval", code=2),
+    Case("capture-bad-exclude-regex", ("capture", "--out", "{w}/cap", "--exclude-title", "(unclosed"), "--exclude-title", code=2),
     Case("capture-no-display", ("capture", "--out", "{w}/cap"), "DISPLAY"),
     # ---- curate / review
     Case("curate-missing-raw", ("curate", "{w}/nope", "--out", "{w}/cur"), "nope"),
