@@ -46,7 +46,7 @@ def ablate_cmd(data: Path, methods: str, memories: str, windows: str, models: st
 
     Example: proagent ablate --data data/proactivebench --memory none,rag,kg --windows 1m,5m --out runs/ablate
     """
-    from ..report.ablation import run_ablation
+    from ..report.ablation import check_out, run_ablation
 
     method_list = _csv_list(methods, "methods", method_names)
     memory_list = _csv_list(memories, "memory", memory_names)
@@ -68,6 +68,7 @@ def ablate_cmd(data: Path, methods: str, memories: str, windows: str, models: st
     from ..sources.load import load_events
 
     load_events(data, annotations=list(annotations) or None)  # unreadable data stops here, before any cell runs
+    check_out(out)  # DataError (exit 1): a non-empty folder that is not an earlier ablation's output
     args = parse_model_args(model_arg)
     for m in model_list:  # every model is checked before the first cell runs
         check_model(m, model_base_url, args, option="--models")
