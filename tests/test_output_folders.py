@@ -60,7 +60,7 @@ def test_train_when_refuses_a_data_folder(tmp_path):
     data = write_sessions(tmp_path / "sessions", n=12)
     before = _tree(data)
     r = CliRunner().invoke(cli, [*TRAIN, "--data", str(data), "--out", str(data)])
-    _one_error(r, 1, str(data), "train when", "manifest.json")
+    _one_error(r, 1, "--out", str(data), "train when", "manifest.json")
     assert _tree(data) == before and not (data / LOCK_NAME).exists()
 
 
@@ -156,7 +156,7 @@ def test_ablate_refuses_a_data_folder_and_a_users_folder(tmp_path):
     data = write_sessions(tmp_path / "sessions", n=10)
     before = _tree(data)
     r = CliRunner().invoke(cli, [*ABLATE, "--data", str(data), "--out", str(data)])
-    _one_error(r, 1, str(data), "ablate", "ablate.json")
+    _one_error(r, 1, "--out", str(data), "ablate", "ablate.json")
     assert _tree(data) == before and not (data / LOCK_NAME).exists()
     mine = _user_folder(tmp_path)
     (mine / "results.csv").write_text("a,b\n1,2\n", "utf-8")

@@ -57,7 +57,10 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
         groups = FeatureConfig(tuple(g.strip() for g in features.split(",") if g.strip()) if features else DEFAULT_GROUPS)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--features") from None
-    check_out(out)  # DataError (exit 1): a non-empty folder that is not an earlier decider folder
+    try:
+        check_out(out)  # a non-empty folder that is not an earlier decider folder: exit 1, nothing written
+    except DataError as e:
+        raise click.ClickException(f"--out: {e}") from None
     samples, sources, origins = [], [], []
     try:
         if data is not None:
