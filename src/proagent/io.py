@@ -21,7 +21,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -44,7 +44,8 @@ def slug(text: str, limit: int = 80) -> str:
 
 
 def check_output_folder(out: str | Path, *, marker: str, run: str, data: str | Path | None = None,
-                        data_name: str = "the input", writable_parent: bool = False) -> None:
+                        data_name: str = "the input", writable_parent: bool = False,
+                        recognise: Callable[[Path], bool] | None = None) -> None:
     """Refuse an output folder a command must not write into, before any work.
 
     ``out`` may be new, empty (the run lock's file aside), or the output of an earlier run of
@@ -59,9 +60,13 @@ def check_output_folder(out: str | Path, *, marker: str, run: str, data: str | P
         data_name: how the message names ``data`` (``the log``, ``the human data``).
         writable_parent: also check that the nearest existing parent of ``out`` is a writable
             folder (the output is built beside ``out`` and swapped in, :func:`swap_in`).
+        recognise: for a marker with a common name (``manifest.json``): true when the marker
+            file at the given path is really this command's (a user's own file of that name
+            does not make the folder an earlier output).
 
     Raises:
-        DataError: ``out`` is a file, a non-empty folder without ``marker``, holds ``data``,
+        DataError: ``out`` is a file, a non-empty folder without ``marker`` (or whose marker
+            ``recognise`` refuses), holds ``data``,
             lies inside ``data``, or (``writable_parent``) cannot be created or written.
     """
     out = Path(out)
@@ -77,6 +82,9 @@ def check_output_folder(out: str | Path, *, marker: str, run: str, data: str | P
                                               and not (out / marker).is_file())):
         raise DataError(out, f"exists, is not empty and is not the output of an earlier {run} run (no {marker}); "
                              "choose a new or empty folder")
+    if recognise is not None and (out / marker).is_file() and not recognise(out / marker):
+        raise DataError(out, f"exists, is not empty and is not the output of an earlier {run} run (its {marker} "
+                             f"is not one {run} wrote); choose a new or empty folder")
     if writable_parent:
         parent = out_abs.parent
         while not parent.exists() and parent != parent.parent:

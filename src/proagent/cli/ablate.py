@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import Resume, RunError
+from ..errors import DataError, Resume, RunError
 from ._options import data_option, display_option, endpoint_options, memory_names, method_names, sample_options
 from ._util import DEFAULT_MODEL, check_model, check_writable_dir, parse_model_args, window_seconds
 
@@ -46,7 +46,7 @@ def ablate_cmd(data: Path, methods: str, memories: str, windows: str, models: st
 
     Example: proagent ablate --data data/proactivebench --memory none,rag,kg --windows 1m,5m --out runs/ablate
     """
-    from ..report.ablation import run_ablation
+    from ..report.ablation import check_out, run_ablation
 
     method_list = _csv_list(methods, "methods", method_names)
     memory_list = _csv_list(memories, "memory", memory_names)
@@ -70,6 +70,10 @@ def ablate_cmd(data: Path, methods: str, memories: str, windows: str, models: st
     from ..sources.load import load_events
 
     load_events(data, annotations=list(annotations) or None)  # unreadable data stops here, before any cell runs
+    try:
+        check_out(out)  # a non-empty folder that is not an earlier ablation's output: exit 1, nothing written
+    except DataError as e:
+        raise click.ClickException(f"--out: {e}") from None
     args = parse_model_args(model_arg)
     for m in model_list:  # every model is checked before the first cell runs
         check_model(m, model_base_url, args, option="--models")

@@ -44,7 +44,7 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
     from ..agent.decider import DEFAULT_GROUPS, EmbeddingCache, FeatureConfig, moment_texts
     from ..errors import DataError
     from ..train.data import TrainingSet, load_feedback_moments, load_split_moments, load_training_data
-    from ..train.when import WhenConfig, parse_objective, train_decider
+    from ..train.when import WhenConfig, check_out, parse_objective, train_decider
 
     if data is None and not train_data and not feedback:
         raise click.UsageError("give --data (its train split), --train-data (whole data sets) and/or --feedback (live folders)")
@@ -57,6 +57,10 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
         groups = FeatureConfig(tuple(g.strip() for g in features.split(",") if g.strip()) if features else DEFAULT_GROUPS)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--features") from None
+    try:
+        check_out(out)  # a non-empty folder that is not an earlier decider folder: exit 1, nothing written
+    except DataError as e:
+        raise click.ClickException(f"--out: {e}") from None
     samples, sources, origins = [], [], []
     try:
         if data is not None:
@@ -94,6 +98,8 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
                f"threshold {manifest['threshold']:.4f}")
     click.echo(f"cross-validated ({m['folds']} folds, by {cv}): AUC {m['auc']:.3f}, accuracy {m['accuracy']:.3f}, "
                f"precision {m['precision']:.3f}, recall {m['recall']:.3f}, F1 {m['f1']:.3f}")
+    if manifest.get("warning"):
+        click.echo(f"Warning: {manifest['warning']}", err=True)
     click.echo(f"wrote {out} (model.skops, manifest.json, report.md); evaluate: proagent eval --data DATA --decider {out}")
 
 

@@ -2,8 +2,10 @@
 (:mod:`.grid`), then write the tidy tables (:mod:`.tidy`), the memory effects
 (:mod:`.effects`) and the HTML report (:mod:`.ablation_page`).
 
-Layout of ``--out DIR``::
+Layout of ``--out DIR`` (new, empty, or an earlier ablation's ``--out``, recognised by its
+``ablate.json``; :func:`check_out`)::
 
+    DIR/ablate.json                                    the grid of the latest run (written first)
     DIR/cells/<model>__<method>__<memory>__<window>/   one inspect log dir per cell (eval_set:
                                                        re-running resumes, finished cells are reused)
         results.json                                   the cell's results (as ``proagent eval``, plus ``cell``)
@@ -18,16 +20,31 @@ Layout of ``--out DIR``::
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ..io import check_output_folder, write_json_atomic
 from .ablation_page import render_report
 from .effects import EFFECT_COLUMNS, memory_effects
 from .grid import Cell, cells
 from .results import AssistResults, CellInfo, log_scores, results_from_log, write_results
 from .tidy import TIDY_COLUMNS, TidyRow, read_scores, tidy_rows, write_csv, write_parquet, write_scores
 
-__all__ = ["run_ablation", "run_cell"]
+__all__ = ["MARKER", "check_out", "run_ablation", "run_cell"]
+
+MARKER = "ablate.json"
+"""The file that marks a folder as an ablation's output (so re-running resumes into it)."""
+
+
+def check_out(out: str | Path) -> None:
+    """Refuse a folder :func:`run_ablation` must not write into, before any cell runs.
+
+    Raises:
+        DataError: ``out`` is a file or a non-empty folder without ``ablate.json`` (the run
+            lock's file aside; :func:`proagent.io.check_output_folder`).
+    """
+    check_output_folder(out, marker=MARKER, run="ablate")
 
 
 def run_cell(cell: Cell, data: str, cell_dir: Path, *, split: str = "test", limit: int | None = None, seed: int = 0,
@@ -78,10 +95,18 @@ def run_ablation(data: str, out: str | Path, *, models: Sequence[str], methods: 
 
     Returns:
         ``{"cells": n, "csv": path, "parquet": path or None, "report": path, "failed": [slugs]}``.
+
+    Raises:
+        DataError: ``out`` is not new, empty or an earlier ablation's output (:func:`check_out`).
     """
     out = Path(out)
-    (out / "cells").mkdir(parents=True, exist_ok=True)
+    check_out(out)
     grid = cells(models, methods, memories, windows, deciders)
+    (out / "cells").mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out / MARKER, {"format": "proagent-ablation", "data": str(data), "models": list(models),
+                                     "methods": list(methods), "memories": list(memories), "windows": list(windows),
+                                     "deciders": list(deciders),
+                                     "created": datetime.now(timezone.utc).isoformat(timespec="seconds")})
     rows: list[TidyRow] = []
     results: dict[str, AssistResults] = {}
     failed = []

@@ -21,11 +21,17 @@ never split between fitting and choosing), maximise the objective:
 
 Ties go to the threshold nearest 0.5. The out-of-fold metrics at that threshold
 are kept in the manifest (``cv``); they are optimistic, since the threshold was
-chosen on the same folds.
+chosen on the same folds. A decider no better than chance on them (AUC <= 0.5), or
+whose threshold answers Yes (or No) at every out-of-fold moment, gets a warning
+(:func:`cv_warning`, the manifest's ``warning``; ``proagent train when`` prints it).
+
+The output folder must be new, empty or an earlier decider folder (its
+``manifest.json`` has the decider format; :func:`check_out`).
 """
 
 from __future__ import annotations
 
+import json
 import math
 import platform
 import re
@@ -40,18 +46,20 @@ import numpy as np
 from ..agent.decider import (
     EMBEDDING_MODEL,
     FEATURE_VERSION,
+    MANIFEST_FORMAT,
     EmbeddingCache,
     FeatureConfig,
     feature_names,
     moment_features,
     save_decider,
 )
+from ..io import check_output_folder
 from ..provenance import package_versions
 from ..records import Sample
 from .data import LabelledSource, TrainingSet, training_moments
 
-__all__ = ["MODELS", "OBJECTIVES", "WhenConfig", "choose_threshold", "cv_probabilities", "fit_when", "make_model",
-           "parse_objective", "score_threshold", "train_decider"]
+__all__ = ["MODELS", "OBJECTIVES", "WhenConfig", "check_out", "choose_threshold", "cv_probabilities", "cv_warning", "fit_when",
+           "make_model", "parse_objective", "score_threshold", "train_decider"]
 
 MODELS = ("logreg", "gbm")
 """Model names accepted by ``proagent train when --model``."""
@@ -94,6 +102,49 @@ def parse_objective(text: str) -> tuple[str, float | None]:
     if text in ("f1", "accuracy", "balanced-accuracy"):
         return text, None
     raise ValueError(f"objective {text!r}: choose f1, accuracy, balanced-accuracy or precision-at-recall:R (e.g. 0.8)")
+
+
+def _is_decider_manifest(path: Path) -> bool:
+    try:
+        manifest = json.loads(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    return isinstance(manifest, dict) and manifest.get("format") == MANIFEST_FORMAT
+
+
+def check_out(out: str | Path) -> None:
+    """Refuse a folder :func:`train_decider` must not write into, before any work.
+
+    ``out`` may be new, empty (the run lock's file aside) or an earlier decider folder: one
+    whose ``manifest.json`` is a proagent decider manifest (re-training replaces it).
+
+    Raises:
+        DataError: ``out`` is a file, or a non-empty folder without a decider manifest
+            (a ``manifest.json`` of something else does not count;
+            :func:`proagent.io.check_output_folder`).
+    """
+    check_output_folder(out, marker="manifest.json", run="train when", recognise=_is_decider_manifest)
+
+
+def cv_warning(cv: dict) -> str | None:
+    """Why a decider with these cross-validated metrics should not be trusted, or None.
+
+    Warned: an out-of-fold AUC at or below 0.5 (no better than chance), or a threshold
+    that answers Yes (``yes_rate`` 1) or No (``yes_rate`` 0) at every out-of-fold moment.
+    """
+    problems = []
+    auc = cv.get("auc")
+    if auc is not None and not math.isnan(auc) and auc <= 0.5:
+        problems.append(f"cross-validated AUC {auc:.3f} is no better than chance")
+    rate = cv.get("yes_rate")
+    if rate == 1.0:
+        problems.append("the threshold answers Yes at every cross-validated moment (always-yes)")
+    elif rate == 0.0:
+        problems.append("the threshold answers No at every cross-validated moment (always-no)")
+    if not problems:
+        return None
+    return ("; ".join(problems) + ": this decider has not learned when help is needed from this training data "
+            "(try more or real data, other --features, --model or --cv)")
 
 
 def make_model(config: WhenConfig, n_minority: int) -> Any:
@@ -190,7 +241,8 @@ def fit_when(x: np.ndarray, y: np.ndarray, groups: Sequence[str], config: WhenCo
 
     Returns:
         (fitted model, threshold, ``cv`` metrics dict with ``auc`` and the
-        threshold's out-of-fold accuracy/precision/recall/F1/balanced accuracy).
+        threshold's out-of-fold accuracy/precision/recall/F1/balanced accuracy and
+        ``yes_rate``, the share of moments it answers Yes).
 
     Raises:
         ValueError: fewer than 2 positive or 2 negative moments.
@@ -204,6 +256,7 @@ def fit_when(x: np.ndarray, y: np.ndarray, groups: Sequence[str], config: WhenCo
     oof = cv_probabilities(x, y, groups, config)
     threshold = choose_threshold(oof, y, config.objective)
     cv = score_threshold(oof, y, threshold)
+    cv["yes_rate"] = float(np.mean(oof >= threshold))
     cv["auc"] = float(roc_auc_score(y, oof)) if len(set(oof)) > 1 else 0.5
     cv["folds"] = len(_folds(y, groups, config.folds, config.seed, config.cv == "user"))
     model = make_model(config, min(n_pos, n_neg))
@@ -231,8 +284,10 @@ def _report(manifest: dict) -> str:
               "chosen threshold, so optimistic):", "",
               "| AUC | accuracy | precision | recall | F1 | balanced accuracy |", "| --- | --- | --- | --- | --- | --- |",
               f"| {cv['auc']:.3f} | {cv['accuracy']:.3f} | {cv['precision']:.3f} | {cv['recall']:.3f} | {cv['f1']:.3f} | "
-              f"{cv['balanced_accuracy']:.3f} |", "",
-              "Load it with `proagent.agent.decider.load_decider(DIR)`; evaluate with `proagent eval --decider DIR`.", ""]
+              f"{cv['balanced_accuracy']:.3f} |", ""]
+    if manifest.get("warning"):
+        lines += [f"**Warning:** {manifest['warning']}.", ""]
+    lines += ["Load it with `proagent.agent.decider.load_decider(DIR)`; evaluate with `proagent eval --decider DIR`.", ""]
     return "\n".join(lines)
 
 
@@ -243,12 +298,15 @@ def train_decider(training: TrainingSet, out: str | Path, config: WhenConfig = W
     ``manifest.json``, ``report.md``). Deterministic for ``config.seed``.
 
     Returns:
-        The manifest written.
+        The manifest written; its ``warning`` is :func:`cv_warning` of the cross-validated
+        metrics (None for a decider that beats chance and answers both ways).
 
     Raises:
+        DataError: ``out`` is not new, empty or an earlier decider folder (:func:`check_out`).
         ValueError: too few positive or negative moments, or a bad objective.
     """
     parse_objective(config.objective)
+    check_out(out)
     samples: list[Sample] = list(training.samples)
     cache = cache or EmbeddingCache()
     x = moment_features(samples, cache, features, progress=progress)
@@ -265,6 +323,7 @@ def train_decider(training: TrainingSet, out: str | Path, config: WhenConfig = W
         "threshold": threshold,
         "seed": config.seed,
         "cv": cv,
+        "warning": cv_warning(cv),
         "n": len(samples),
         "n_positive": int(y.sum()),
         "training_data": [_source_dict(s) for s in training.sources],
