@@ -197,3 +197,18 @@ def test_check_output_folder_recognise(tmp_path):
     with pytest.raises(DataError, match="is not one r wrote"):
         check_output_folder(out, marker="manifest.json", run="r", recognise=lambda p: False)
     check_output_folder(tmp_path / "new", marker="manifest.json", run="r", recognise=lambda p: False)
+
+
+def test_ablate_resumes_a_grid_written_before_the_marker(tmp_path):
+    """A grid folder from before ``ablate.json`` existed (only ``cells/`` and the grid's own
+    files) is resumed, not refused; a folder with anything else in it still is."""
+    from proagent.errors import DataError
+    from proagent.report.ablation import check_out
+
+    old = tmp_path / "old"
+    (old / "cells" / "m__zero-shot__none__300s").mkdir(parents=True)
+    (old / "results.csv").write_text("x\n")
+    check_out(old)
+    (old / "notes.txt").write_text("mine")
+    with pytest.raises(DataError, match="not the output of an earlier ablate run"):
+        check_out(old)

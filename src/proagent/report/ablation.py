@@ -24,7 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..io import check_output_folder, write_json_atomic
+from ..io import LOCK_NAME, check_output_folder, write_json_atomic
 from .ablation_page import render_report
 from .effects import EFFECT_COLUMNS, memory_effects
 from .grid import Cell, cells
@@ -42,9 +42,23 @@ def check_out(out: str | Path) -> None:
 
     Raises:
         DataError: ``out`` is a file or a non-empty folder without ``ablate.json`` (the run
-            lock's file aside; :func:`proagent.io.check_output_folder`).
+            lock's file aside; :func:`proagent.io.check_output_folder`); a folder that holds
+            only what an ablation writes (``cells/``, results, figures, report) is an earlier
+            grid from before the marker and is resumed.
     """
+    out = Path(out)
+    if out.is_dir() and not (out / MARKER).exists() and _earlier_grid(out):
+        return  # a grid written before the marker existed: resume it (run_ablation writes the marker)
     check_output_folder(out, marker=MARKER, run="ablate")
+
+
+_GRID_ENTRIES = {"cells", "figures", "results.csv", "results.parquet", "effects.csv", "report.html", LOCK_NAME}
+"""What an ablation folder holds (an unmarked folder with only these and a ``cells/`` folder is a grid)."""
+
+
+def _earlier_grid(out: Path) -> bool:
+    names = {p.name for p in out.iterdir()}
+    return (out / "cells").is_dir() and names <= _GRID_ENTRIES
 
 
 def run_cell(cell: Cell, data: str, cell_dir: Path, *, split: str = "test", limit: int | None = None, seed: int = 0,
