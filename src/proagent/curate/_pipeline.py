@@ -115,7 +115,7 @@ def _read_json(path: Path, default: Any) -> Any:
     try:
         return json.loads(path.read_text("utf-8"))
     except json.JSONDecodeError as e:
-        raise DataError(path, f"invalid JSON ({e.msg} at line {e.lineno}); delete it to start this state afresh") from None
+        raise DataError(path, f"invalid JSON ({e.msg.removesuffix(' at')} at line {e.lineno}); delete it to start this state afresh") from None
 
 
 def load_decisions(out: Path, user: str) -> dict[int, str]:
