@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -42,13 +42,17 @@ INSPECT_DATA = ".inspect-data"
 
 def run_task(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | None = None,
              model_args: dict[str, Any] | None = None, limit: int | None = None,
-             display: str | None = None, model_roles: dict[str, Any] | None = None) -> Any:
+             display: str | None = None, model_roles: dict[str, Any] | None = None,
+             on_start: Callable[[], None] | None = None) -> Any:
     """Run ``task`` through inspect's ``eval_set`` (finished samples in ``log_dir``
     are reused) and return the complete :class:`~inspect_ai.log.EvalLog`.
 
     A local model runs one sample at a time, so per-sample seconds are true
     latencies rather than queue time. ``model_roles`` names the other roles'
     models (``judge``, ``user``, ...), as inspect's ``eval_set`` takes them.
+    ``on_start`` is called once, after the folder was found to hold no run of other
+    options and before any sample runs (a command prints its header there, so a
+    refused folder is one ``Error`` line).
 
     The run holds the run lock on ``log_dir`` (:func:`proagent.io.folder_lock`):
     a folder in use by another process is refused at once.
@@ -60,10 +64,24 @@ def run_task(task: Any, log_dir: str | Path, model: str, *, model_base_url: str 
     """
     try:
         with folder_lock(log_dir), _inspect_data_in(Path(log_dir)):
-            return _run(task, log_dir, model, model_base_url=model_base_url, model_args=model_args, limit=limit,
-                        display=display, model_roles=model_roles)
+            _on_start[:] = [on_start] if on_start is not None else []
+            try:
+                return _run(task, log_dir, model, model_base_url=model_base_url, model_args=model_args, limit=limit,
+                            display=display, model_roles=model_roles)
+            finally:
+                _on_start.clear()
     except FolderBusy as e:
         raise RunError(str(e)) from None
+
+
+_on_start: list[Callable[[], None]] = []
+"""The pending ``on_start`` callback of the :func:`run_task` in progress (emptied once called;
+inspect may run its folder check in another thread, so not a context variable)."""
+
+
+def _started() -> None:
+    while _on_start:
+        _on_start.pop()()
 
 
 @contextmanager
@@ -91,7 +109,8 @@ def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | No
     local = model.startswith("local/")
     timeout = _api_timeout()
     _no_success_without_logs()
-    _other_runs_raise()
+    if not _other_runs_raise():
+        _started()  # no folder check to wait for
     try:
         _, logs = eval_set(
             [task], log_dir=str(log_dir), model=model, model_base_url=model_base_url,
@@ -145,24 +164,29 @@ class _OtherRun(Exception):
     """The log folder holds a log of a task other than the one being run."""
 
 
-def _other_runs_raise() -> None:
+def _other_runs_raise() -> bool:
     """Make inspect's eval_set prerequisite check raise :class:`_OtherRun` for a log folder that
     holds logs of another task (other options), so that case is told apart by type: inspect's
-    own ``PrerequisiteError`` says it only in its message text."""
+    own ``PrerequisiteError`` says it only in its message text. Once the check passes, the
+    run's ``on_start`` is called. False when this inspect has no such check to wrap."""
     from inspect_ai._eval import evalset
 
     check = getattr(evalset, "validate_eval_set_prerequisites", None)
-    if check is None or getattr(check, "_proagent", False):
-        return
+    if check is None:
+        return False
+    if getattr(check, "_proagent", False):
+        return True
 
     def validate(resolved_tasks: Any, all_logs: list, log_dir_allow_dirty: bool, eval_set_args: Any) -> list:
         ours = check(resolved_tasks, all_logs, True, eval_set_args)  # the logs of these tasks
         if not log_dir_allow_dirty and len(ours) < len(all_logs):
             raise _OtherRun
+        _started()
         return ours
 
     validate._proagent = True  # type: ignore[attr-defined]
     evalset.validate_eval_set_prerequisites = validate
+    return True
 
 
 def _api_timeout() -> int:

@@ -36,14 +36,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..errors import DataError
+from ..errors import DataError, UsageError
 from ..io import check_output_folder, swap_in
 from ..records import Sample
 from ..sources.load import databases_by_user, find_databases, is_sqlite_file
 from ..sources.proactivebench import is_proactivebench_file
 from .scorers import sample_prediction
 
-__all__ = ["MANIFEST", "CandidatePoint", "Decision", "candidate_points", "check_output", "decisions_from_log", "write_simulated"]
+__all__ = ["MANIFEST", "CandidatePoint", "Decision", "candidate_points", "check_limit", "check_output", "decisions_from_log",
+           "write_simulated"]
 
 
 MANIFEST = "simulate.json"
@@ -61,6 +62,27 @@ def candidate_points(dataset: Any) -> list[CandidatePoint]:
     """The candidate points of an ``assist(candidates=True)`` task's dataset (from
     its sample metadata), so the log is not read a second time to list them."""
     return [CandidatePoint(str(s.metadata["user"]), str(s.metadata["event_id"])) for s in dataset]
+
+
+def check_limit(candidates: Sequence[Sample | CandidatePoint], limit: int | None, option: str = "--limit") -> None:
+    """Refuse a ``limit`` under which no user would have every candidate point decided
+    (the run decides the first ``limit`` points in order), before any model work.
+
+    Raises:
+        UsageError: not one user's candidate points all lie within the first ``limit``.
+    """
+    if limit is None or limit >= len(candidates):
+        return
+    last: dict[str, int] = {}
+    for i, s in enumerate(candidates):
+        last[str(s.user)] = i + 1
+    if not last:
+        return
+    need = min(last.values())
+    if limit < need:
+        first = min(last, key=lambda u: (last[u], u))
+        raise UsageError(option, f"{limit} points leave every user partly decided (the smallest, {first!r}, needs the "
+                                 f"first {need}); raise --limit to at least {need} or drop it")
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -93,16 +94,18 @@ def check_writable_dir(path: Path, option: str, *, lock: bool = True) -> None:
 
 def run_eval_set(task: Any, log_dir: Path, model: str, *, model_base_url: str | None = None,
                  model_args: dict[str, Any] | None = None, limit: int | None = None,
-                 display: str | None = None, model_roles: dict[str, Any] | None = None) -> Any:
+                 display: str | None = None, model_roles: dict[str, Any] | None = None,
+                 on_start: Callable[[], None] | None = None) -> Any:
     """:func:`proagent.bench.running.run_task` for commands: a run that did not
     finish is one line (:class:`click.ClickException`, exit 3) saying how to resume,
     naming ``--log-dir`` where another folder is the way out; an interrupted one
-    (Ctrl-C) exits with status 130 (:func:`proagent.cli._errors.click_error`)."""
+    (Ctrl-C) exits with status 130 (:func:`proagent.cli._errors.click_error`).
+    ``on_start`` (e.g. printing the command's header) runs once the log folder is accepted."""
     from ..bench.running import run_task
 
     try:
         return run_task(task, log_dir, model, model_base_url=model_base_url, model_args=model_args, limit=limit,
-                        display=display, model_roles=model_roles)
+                        display=display, model_roles=model_roles, on_start=on_start)
     except RunError as e:
         raise click_error(e, folder_option="--log-dir") from None
 

@@ -76,6 +76,10 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
             if raw:
                 raise DataError(raw[0], "is a raw LifeTrace database; annotate never modifies one: give --out OUT "
                                         "to write an annotated processed copy")
+    except (DataError, RuntimeError, ValueError) as e:
+        raise click.ClickException(str(e)) from None
+    check_model(model, model_base_url, args, option="--annotator")  # before the log folder or the header
+    try:
         check_writable_dir(log_dir, "--log-dir")
         ocr_cache = log_dir / "ocr-cache.json"
         plan = plan_annotation(data, all_events=all_events, ocr=ocr, ocr_cache=ocr_cache)
@@ -87,7 +91,6 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
                f"{min(n_asked, limit or n_asked)}; log dir {log_dir}", err=True)
     log = None
     if n_asked:
-        check_model(model, model_base_url, args, option="--annotator")
         try:
             task = annotate_events(data=str(data), mode=mode, all_events=all_events, ocr=ocr, ocr_cache=str(ocr_cache),
                                    attempts=attempts, seed=seed)

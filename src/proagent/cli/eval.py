@@ -110,9 +110,9 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
         task = make(split, threshold=calibration["threshold"])
     mem = f", memory {memory}" if memory != "none" else ""
     n_run = min(len(task.dataset), limit or len(task.dataset))
-    click.echo(f"proagent eval: {n_run} samples, method {method}{mem}, model {model}, log dir {log_dir}", err=True)
+    header = f"proagent eval: {n_run} samples, method {method}{mem}, model {model}, log dir {log_dir}"
     full = run_eval_set(task, log_dir, model, model_base_url=model_base_url, model_args=args, limit=limit,
-                        display=display)
+                        display=display, on_start=lambda: click.echo(header, err=True))  # once the folder is accepted
     results = results_from_log(full)
     if calibration:
         results.calibration = calibration

@@ -19,11 +19,20 @@ def _slug(text: str) -> str:
     return slug(text, limit=60) or "data"
 
 
+class _ComparePath(click.Path):
+    """A ``--compare`` path; an option name in its place means the second path was left out."""
+
+    def convert(self, value, param, ctx):  # type: ignore[no-untyped-def]
+        if isinstance(value, str) and value.startswith("--") and not Path(value).exists():
+            self.fail(f"needs two paths (--compare A B); got {value!r} where the second should be", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 @click.command("stats")
 @click.argument("data", required=False, type=click.Path(exists=True, path_type=Path))
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output folder (default: stats/<data name>, or stats/compare-<a>-vs-<b>).")
-@click.option("--compare", nargs=2, type=click.Path(exists=True, path_type=Path), default=None,
+@click.option("--compare", nargs=2, type=_ComparePath(exists=True, path_type=Path), default=None,
               help="Compare two logs (e.g. human.db synthetic.db): B, alpha and the ratio tests side by side.")
 @click.option("--similarity/--no-similarity", default=True, show_default=True,
               help="Top-k similar earlier events per LLM moment (embeds event texts with multilingual-e5-small).")
@@ -40,15 +49,16 @@ def stats_cmd(data: Path | None, out: Path | None, compare: tuple[Path, Path] | 
     Example: proagent stats ../shared/data/proactivebench --out stats/dev
     """
     from ._util import check_writable_dir
-    from ..stats.report import render_compare, run_compare, run_stats, summary_text
+    from ..stats.report import load_log, render_compare, run_compare, run_stats, summary_text
 
     try:
         if compare:
             if data is not None:
                 raise click.UsageError("give either DATA or --compare A B, not both")
             out = out or Path("stats") / _slug(f"compare-{compare[0].resolve().stem}-vs-{compare[1].resolve().stem}")
+            logs = [load_log(p) for p in compare]  # read both before --out is created
             check_writable_dir(out, "--out")  # and the run lock on it
-            res = run_compare(compare, out)
+            res = run_compare(compare, out, events=logs)
             for n, r in res["named"]:
                 click.echo(f"{n}: {r['llm_definition']}")
             click.echo(render_compare(res))
@@ -57,8 +67,10 @@ def stats_cmd(data: Path | None, out: Path | None, compare: tuple[Path, Path] | 
                 raise click.UsageError("give DATA, or --compare A B")
             p = data.resolve()
             out = out or Path("stats") / _slug(p.parent.name if p.name.endswith(".db") and p.parent.name else p.name)
+            events = load_log(data)  # read it before --out is created
             check_writable_dir(out, "--out")  # and the run lock on it
-            res = run_stats(data, out, similarity=similarity, max_similarity_targets=max_similarity_events)
+            res = run_stats(data, out, events=events, similarity=similarity,
+                            max_similarity_targets=max_similarity_events)
             name = res.get("header", {}).get("data", [str(data)])[0]
             click.echo(summary_text(res, name))
             for w in res["power_law"].get("notes", []) if isinstance(res.get("power_law"), dict) else []:

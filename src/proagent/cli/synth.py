@@ -83,6 +83,7 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
     from ..report.results import render_table, results_from_log, write_results
     from ..bench.simulate import (
         candidate_points,
+        check_limit,
         check_output,
         decisions_from_log,
         write_simulated,
@@ -95,6 +96,8 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
     try:
         task = assist(data=str(data), method=method, window=window, split="all", seed=seed, candidates=True)
         check_output(data, out)
+        candidates = candidate_points(task.dataset)
+        check_limit(candidates, limit)  # UsageError: exit 2, before the model is loaded
     except ProagentError:
         raise
     except ValueError as e:
@@ -102,7 +105,6 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
     args = parse_model_args(model_arg)
     check_model(model, model_base_url, args)
     check_writable_dir(log_dir, "--log-dir")
-    candidates = candidate_points(task.dataset)
     click.echo(f"proagent simulate: {len(candidates)} candidate time points, model {model}, log dir {log_dir}", err=True)
     log = run_eval_set(task, log_dir, model, model_base_url=model_base_url, model_args=args, limit=limit, display=display)
     results = results_from_log(log)

@@ -24,7 +24,7 @@ from ..errors import DataError
 from ..io import swap_in, write_atomic, write_json_atomic
 from ..records import Event, Screenshot
 from ..sources.lifetrace import load_lifetrace
-from ..sources.lifetrace_schema import DB_NAMES, connect_read_only, find_lifetrace_db
+from ..sources.lifetrace_schema import DB_NAMES, connect_read_only, detect_schema, find_lifetrace_db
 from ..sources.lifetrace_write import PROCESSED_DDL
 from ._detect import HIGH_RISK_TYPES, clean_text, find_pii
 from ._quality import QualityConfig, apply_quality_filters, sha256_file
@@ -91,8 +91,11 @@ def find_inputs(raw: Path) -> list[tuple[str, Path]]:
 
 def _check_out(raw: Path, out: Path) -> None:
     r, o = raw.resolve(), out.resolve()
-    rdir = r if r.is_dir() else r.parent
-    if o == rdir or rdir in o.parents or o in rdir.parents:
+    if r.is_dir():  # a folder input: --out neither inside it nor holding it
+        inside = o == r or r in o.parents or o in r.parents
+    else:  # a database file: --out may sit beside it, but must not be it or hold it
+        inside = o == r or o in r.parents
+    if inside:
         raise DataError(out, f"--out must lie outside the raw input {raw} (and not contain it)")
     if o.exists():
         if not o.is_dir():
@@ -112,7 +115,7 @@ def _read_json(path: Path, default: Any) -> Any:
     try:
         return json.loads(path.read_text("utf-8"))
     except json.JSONDecodeError as e:
-        raise DataError(path, f"invalid JSON ({e.msg} at line {e.lineno}); delete it to start this state afresh") from None
+        raise DataError(path, f"invalid JSON ({e.msg.removesuffix(' at')} at line {e.lineno}); delete it to start this state afresh") from None
 
 
 def load_decisions(out: Path, user: str) -> dict[int, str]:
@@ -365,6 +368,8 @@ def curate(raw: str | Path, out: str | Path, screener: Screener, config: CurateC
     cfg = config or CurateConfig()
     progress = progress or (lambda _msg: None)
     inputs = find_inputs(raw)
+    for _user, db in inputs:  # every input readable as LifeTrace before --out is touched
+        detect_schema(db)
     _check_out(raw, out)
     (out / STATE_DIR).mkdir(parents=True, exist_ok=True)
     write_json_atomic(out / STATE_DIR / "manifest.json",

@@ -25,4 +25,4 @@ def jsonl_values(path: Path, lines: Iterable[str]) -> Iterator[tuple[int, Any]]:
         try:
             yield n, json.loads(line)
         except json.JSONDecodeError as e:
-            raise DataError(path, f"line {n}: not JSON ({e.msg} at column {e.colno})") from None
+            raise DataError(path, f"line {n}: not JSON ({e.msg.removesuffix(' at')} at column {e.colno})") from None

@@ -212,7 +212,7 @@ def parse_conversation(text: object) -> Conversation | None:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ValueError(f"invalid JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
+        raise ValueError(f"invalid JSON ({e.msg.removesuffix(' at')} at line {e.lineno} column {e.colno})") from None
     if data is None:
         return None
     if isinstance(data, list):

@@ -490,7 +490,7 @@ def _load_json(path: Path, text: str) -> list[Annotation]:
     except json.JSONDecodeError as e:
         if e.msg == "Extra data":  # several JSON documents: treat as JSONL
             return _load_jsonl(path, text)
-        raise DataError(path, f"line {e.lineno}: invalid JSON ({e.msg} at column {e.colno})") from None
+        raise DataError(path, f"line {e.lineno}: invalid JSON ({e.msg.removesuffix(' at')} at column {e.colno})") from None
     return list(_walk(data, _At(path, None), None, top=True))
 
 

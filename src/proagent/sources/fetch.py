@@ -15,7 +15,9 @@ leaves a half-written file or replaces a good one.
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
 import shutil
 import urllib.request
 from pathlib import Path
@@ -71,7 +73,27 @@ def _install(data: bytes, name: str, expected: str, dest: Path, source: str) -> 
     digest = hashlib.sha256(data).hexdigest()
     if digest != expected:
         raise FetchError(f"{source}: SHA-256 {digest} does not match the expected {expected}")
+    dest.mkdir(parents=True, exist_ok=True)  # only once something verified is to be written
     return write_atomic(dest / name, data)  # public data: 0644 like any downloaded file
+
+
+def _check_dest(dest: str | Path) -> Path:
+    """``dest`` as a path, refused when it exists and is not a folder; it is created only
+    when the first verified file is written, so a failed fetch leaves no empty folder.
+
+    Raises:
+        NotADirectoryError: ``dest`` (or the nearest existing folder above it) is a file.
+        PermissionError: that folder cannot be written.
+    """
+    dest = Path(dest)
+    here = dest
+    while not here.exists() and here != here.parent:
+        here = here.parent
+    if here.exists() and not here.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "not a folder", str(here))
+    if here.exists() and not os.access(here, os.W_OK | os.X_OK):
+        raise PermissionError(errno.EACCES, "permission denied", str(here))
+    return dest
 
 
 def fetch_proactivebench(dest: str | Path, source_dir: str | Path | None = None, timeout: float = 60.0) -> list[Path]:
@@ -80,7 +102,7 @@ def fetch_proactivebench(dest: str | Path, source_dir: str | Path | None = None,
     Files already present with the right checksum are kept as they are.
 
     Args:
-        dest: Folder to write ``*.json`` into (created if needed).
+        dest: Folder to write ``*.json`` into (created when the first file is written).
         source_dir: An offline mirror holding the same file names; no network used.
         timeout: Per-request timeout in seconds.
 
@@ -91,8 +113,7 @@ def fetch_proactivebench(dest: str | Path, source_dir: str | Path | None = None,
         FetchError: a file is missing from the mirror, a download fails, or a
             checksum does not match (nothing is written for that file).
     """
-    dest = Path(dest)
-    dest.mkdir(parents=True, exist_ok=True)
+    dest = _check_dest(dest)
     out = []
     for name, sha in PROACTIVEBENCH_FILES.items():
         target = dest / name
@@ -185,8 +206,7 @@ def fetch_proactivebench_synthetic(dest: str | Path, source_dir: str | Path | No
         FetchError: a download fails, a file is missing from the mirror, or a
             checksum does not match (nothing is written).
     """
-    dest = Path(dest)
-    dest.mkdir(parents=True, exist_ok=True)
+    dest = _check_dest(dest)
     target = dest / SYNTHETIC_FILE
 
     def kept(data: bytes) -> int:

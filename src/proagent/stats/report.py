@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..errors import DataError
 from ..io import write_atomic, write_json_atomic
 from ..records import Event
 from ..report.pages import figure, page, table
@@ -19,7 +20,20 @@ from ..sources.load import load_events
 from .analysis import analyze
 from .figures import compare_figures, stats_figures
 
-__all__ = ["compare_table", "render_compare", "run_compare", "run_stats", "summary_text"]
+__all__ = ["compare_table", "load_log", "render_compare", "run_compare", "run_stats", "summary_text"]
+
+
+def load_log(data: str | Path) -> list[Event]:
+    """The events of ``data`` (:func:`~proagent.sources.load.load_events`), refused when
+    there are none, so a command checks its inputs before it creates its output folder.
+
+    Raises:
+        DataError: ``data`` cannot be read or holds no events.
+    """
+    events = list(load_events(data))
+    if not events:
+        raise DataError(data, "no events to analyse")
+    return events
 
 
 def _header(sources: Sequence[str]) -> dict[str, Any]:
@@ -182,12 +196,14 @@ def run_stats(
 
     Raises:
         DataError: ``data`` cannot be read.
-        ValueError: no events.
+        ValueError: no events (a :class:`DataError` naming ``data``).
     """
     if events is None:
         if data is None:
             raise ValueError("give data or events")
-        events = load_events(data)
+        events = load_log(data)  # before ``out`` is created
+    if not events:
+        raise ValueError("no events to analyse")
     name = name or (_name(Path(data)) if data is not None else "events")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -232,20 +248,34 @@ def compare_table(named: Sequence[tuple[str, dict[str, Any]]]) -> list[list[Any]
     return [[label] + [fn(r) for _, r in named] for label, fn in _COMPARE_ROWS]
 
 
-def run_compare(paths: Sequence[str | Path], out: str | Path = "stats-compare") -> dict[str, Any]:
+def run_compare(paths: Sequence[str | Path], out: str | Path = "stats-compare", *,
+                events: Sequence[Sequence[Event]] | None = None) -> dict[str, Any]:
     """Compare the burstiness and fits of several logs side by side (no
     similarity analysis): ``compare.json``, ``compare_ccdf.png/.svg``,
-    ``index.html``. Returns ``{"datasets", "table", "files"}``."""
+    ``index.html``. Returns ``{"datasets", "table", "files"}``.
+
+    ``events``, when given, are the logs' events already read (:func:`load_log` of
+    each path, in order). Every log is read before ``out`` is created.
+
+    Raises:
+        DataError: a log cannot be read or holds no events.
+    """
     out = Path(out)
+    logs = list(events) if events is not None else [load_log(p) for p in paths]
+    if len(logs) != len(paths):
+        raise ValueError(f"{len(paths)} paths but {len(logs)} event lists")
+    for p, evs in zip(paths, logs):
+        if not evs:
+            raise DataError(p, "no events to analyse")
     out.mkdir(parents=True, exist_ok=True)
     named: list[tuple[str, dict[str, Any]]] = []
     seen: dict[str, int] = {}
-    for p in paths:
+    for p, evs in zip(paths, logs):
         n = _name(Path(p))
         seen[n] = seen.get(n, 0) + 1
         if seen[n] > 1:
             n = f"{n} ({seen[n]})"
-        named.append((n, analyze(load_events(p), similarity=False)))
+        named.append((n, analyze(evs, similarity=False)))
     figs = compare_figures(named, out)
     table = compare_table(named)
     result = {
