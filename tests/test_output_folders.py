@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 from memory_fixtures import write_sessions
 
+from refusal import one_error, tree
 from proagent.cli import cli
 from proagent.errors import DataError
 from proagent.io import LOCK_NAME, check_output_folder
@@ -27,19 +28,6 @@ def offline(monkeypatch, tmp_path):
     monkeypatch.setenv("PROAGENT_EMBEDDING_CACHE", str(tmp_path / "emb"))
     monkeypatch.setenv("PROAGENT_MEMORY_CACHE", str(tmp_path / "memcache"))
     monkeypatch.chdir(tmp_path)
-
-
-def _tree(folder: Path) -> dict[str, bytes | None]:
-    return {str(p.relative_to(folder)): (p.read_bytes() if p.is_file() else None) for p in sorted(folder.rglob("*"))}
-
-
-def _one_error(r, exit_code: int, *needles: str) -> None:
-    assert r.exit_code == exit_code, r.output
-    assert "Traceback" not in r.output
-    errors = [line for line in r.output.splitlines() if line.startswith("Error:")]
-    assert len(errors) == 1, r.output
-    for n in needles:
-        assert n in errors[0], r.output
 
 
 def _user_folder(tmp_path: Path) -> Path:
@@ -58,19 +46,19 @@ TRAIN = ["train", "when", "--features", "behaviour,keywords"]
 
 def test_train_when_refuses_a_data_folder(tmp_path):
     data = write_sessions(tmp_path / "sessions", n=12)
-    before = _tree(data)
+    before = tree(data)
     r = CliRunner().invoke(cli, [*TRAIN, "--data", str(data), "--out", str(data)])
-    _one_error(r, 1, "--out", str(data), "train when", "manifest.json")
-    assert _tree(data) == before and not (data / LOCK_NAME).exists()
+    one_error(r, 1, "--out", str(data), "train when", "manifest.json")
+    assert tree(data) == before and not (data / LOCK_NAME).exists()
 
 
 def test_train_when_does_not_replace_a_users_report_and_manifest(tmp_path):
     data = write_sessions(tmp_path / "sessions", n=12)
     mine = _user_folder(tmp_path)
-    before = _tree(mine)
+    before = tree(mine)
     r = CliRunner().invoke(cli, [*TRAIN, "--data", str(data), "--out", str(mine)])
-    _one_error(r, 1, str(mine), "is not one train when wrote")
-    assert _tree(mine) == before
+    one_error(r, 1, str(mine), "is not one train when wrote")
+    assert tree(mine) == before
 
 
 def test_train_when_refuses_a_file_as_out(tmp_path):
@@ -78,7 +66,7 @@ def test_train_when_refuses_a_file_as_out(tmp_path):
     f = tmp_path / "out.txt"
     f.write_text("x", "utf-8")
     r = CliRunner().invoke(cli, [*TRAIN, "--data", str(data), "--out", str(f)])
-    _one_error(r, 1, str(f))
+    one_error(r, 1, str(f))
     assert f.read_text("utf-8") == "x"
 
 
@@ -154,16 +142,16 @@ ABLATE = ["ablate", "--methods", "zero-shot", "--memory", "none", "--windows", "
 
 def test_ablate_refuses_a_data_folder_and_a_users_folder(tmp_path):
     data = write_sessions(tmp_path / "sessions", n=10)
-    before = _tree(data)
+    before = tree(data)
     r = CliRunner().invoke(cli, [*ABLATE, "--data", str(data), "--out", str(data)])
-    _one_error(r, 1, "--out", str(data), "ablate", "ablate.json")
-    assert _tree(data) == before and not (data / LOCK_NAME).exists()
+    one_error(r, 1, "--out", str(data), "ablate", "ablate.json")
+    assert tree(data) == before and not (data / LOCK_NAME).exists()
     mine = _user_folder(tmp_path)
     (mine / "results.csv").write_text("a,b\n1,2\n", "utf-8")
-    before = _tree(mine)
+    before = tree(mine)
     r = CliRunner().invoke(cli, [*ABLATE, "--data", str(data), "--out", str(mine)])
-    _one_error(r, 1, str(mine))
-    assert _tree(mine) == before
+    one_error(r, 1, str(mine))
+    assert tree(mine) == before
 
 
 def test_ablate_marks_its_folder_and_resumes_into_it(tmp_path):

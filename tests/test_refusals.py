@@ -4,7 +4,6 @@ the file or option, no header line before it, and that no file or folder appeare
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -13,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from proagent.cli import cli
+from refusal import refused
 
 
 def _session(n: int = 6, t0: float = 1717377997.0) -> list[dict]:
@@ -47,29 +47,8 @@ def ws(template, tmp_path, monkeypatch) -> Path:
     return w
 
 
-def _tree(root: Path) -> dict[str, str]:
-    """Every path under ``root`` (folders too) -> its content hash ('dir' for a folder)."""
-    return {str(p.relative_to(root)): "dir" if p.is_dir() else hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*"))}
-
-
 def _refused(ws: Path, argv: list[str], code: int, needle: str, *, outside: Path | None = None) -> str:
-    """Run ``proagent argv`` in ``ws``: it must exit with ``code``, print one Error line holding
-    ``needle`` (and nothing before it on the terminal but click's usage lines), and change nothing."""
-    before = _tree(ws)
-    r = CliRunner().invoke(cli, argv)
-    out = r.output
-    assert r.exit_code == code, (r.exit_code, out, r.exception)
-    assert isinstance(r.exception, SystemExit), repr(r.exception)
-    assert "Traceback" not in out
-    errors = [line for line in out.splitlines() if line.startswith("Error")]
-    assert len(errors) == 1 and needle in errors[0], out
-    others = [line for line in out.splitlines() if line.strip() and not line.startswith(("Error", "Usage:", "Try "))]
-    assert not others, f"printed before refusing: {others}"
-    assert _tree(ws) == before, sorted(set(_tree(ws)) ^ set(before))
-    if outside is not None:
-        assert not outside.exists(), f"{outside} was created"
-    return errors[0]
+    return refused(ws, argv, code, needle, outside=outside)
 
 
 # ---------------------------------------------------------------- 1. simulate --limit

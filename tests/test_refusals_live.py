@@ -7,7 +7,6 @@ There is no X display in a test process (``DISPLAY`` is removed), as on a server
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -16,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from proagent.cli import cli
+from refusal import refused
 from proagent.errors import DataError
 
 
@@ -24,11 +24,6 @@ def _session(n: int = 6) -> list[dict]:
                              "event": f"The user switched to 'Visual Studio Code', step {i}."},
              "agent_response": {"candidate_task": [f"Offer to refactor step {i}"]}, "task_status": i % 3 == 2}
             for i in range(n)]
-
-
-def _digest(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): (hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir")
-            for p in sorted(root.rglob("*"))}
 
 
 @pytest.fixture
@@ -49,17 +44,7 @@ def w(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _refused(w: Path, argv: list[str], code: int, needle: str) -> str:
-    before = _digest(w)
-    r = CliRunner().invoke(cli, argv)
-    out = r.output
-    assert r.exit_code == code, (r.exit_code, out, r.exception)
-    assert isinstance(r.exception, SystemExit), repr(r.exception)
-    assert "Traceback" not in out
-    errors = [ln for ln in out.splitlines() if ln.startswith("Error")]
-    assert len(errors) == 1, out
-    assert needle in errors[0], (needle, out)
-    assert _digest(w) == before, "the refused command created or changed files"
-    return out
+    return refused(w, argv, code, needle, quiet=False)
 
 
 NONE = ["--model", "none", "--duration", "2s"]
