@@ -427,7 +427,7 @@ def test_download_failure_is_fetch_error(tmp_path, monkeypatch):
     monkeypatch.setattr(urllib.request, "urlopen", fail)
     with pytest.raises(FetchError, match="--from"):
         fetch_proactivebench(tmp_path / "dl")
-    assert not any((tmp_path / "dl").iterdir())
+    assert not (tmp_path / "dl").exists()  # nothing written, not even the folder
 
 
 
