@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import io
 import json
 import shutil
 import time
@@ -366,20 +367,6 @@ def test_fetch_missing_mirror_file(tmp_path, mirror, offline):
     assert not _temps(dest)
 
 
-class _Response:
-    def __init__(self, data: bytes) -> None:
-        self._data = data
-
-    def read(self) -> bytes:
-        return self._data
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        return None
-
-
 @needs_shared
 def test_download_path_verifies_checksums(tmp_path, monkeypatch):
     calls: list[tuple[str, float]] = []
@@ -387,7 +374,7 @@ def test_download_path_verifies_checksums(tmp_path, monkeypatch):
     def fake_urlopen(url, timeout=None):
         calls.append((url, timeout))
         name = url.rsplit("/", 1)[-1]
-        return _Response((SHARED / name).read_bytes())
+        return io.BytesIO((SHARED / name).read_bytes())
 
     monkeypatch.setattr(urllib.request, "urlopen", fake_urlopen)
     dest = tmp_path / "dl"
@@ -410,7 +397,7 @@ def test_download_with_wrong_bytes_fails_and_writes_nothing(tmp_path, monkeypatc
     def fake_urlopen(url, timeout=None):
         name = url.rsplit("/", 1)[-1]
         data = (SHARED / name).read_bytes()
-        return _Response(data + b"\n" if name == "code_13.json" else data)
+        return io.BytesIO(data + b"\n" if name == "code_13.json" else data)
 
     monkeypatch.setattr(urllib.request, "urlopen", fake_urlopen)
     dest = tmp_path / "dl"

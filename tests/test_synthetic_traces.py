@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import urllib.request
@@ -76,20 +77,6 @@ def test_fetch_from_mirror_and_cli(tmp_path):
     assert (tmp_path / "d" / "LICENSE").is_file()
 
 
-class _Response:
-    def __init__(self, data: bytes) -> None:
-        self._data = data
-
-    def read(self) -> bytes:
-        return self._data
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        return None
-
-
 def _upstream(monkeypatch, tmp_path, corrupt: str | None = None):
     """Upstream files made of synthetic and real-session traces, with their checksums pinned."""
     train = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in [SYN, REAL, SYN]).encode()
@@ -104,7 +91,7 @@ def _upstream(monkeypatch, tmp_path, corrupt: str | None = None):
     def fake_urlopen(url, timeout=None):
         calls.append(url)
         name = url.rsplit("/", 1)[-1]
-        return _Response(files[name] + (b"x" if name == corrupt else b""))
+        return io.BytesIO(files[name] + (b"x" if name == corrupt else b""))
 
     monkeypatch.setattr(urllib.request, "urlopen", fake_urlopen)
     return calls, derived, counts
