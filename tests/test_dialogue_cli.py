@@ -8,14 +8,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from dialogue_fixtures import ITEMS, write_items
 from proagent.cli.dialogue import dialogue
 from proagent.dialogue.kappa import quadratic_kappa
-
-ITEMS = [
-    {"id": f"{d}-1", "domain": d, "topic": "t",
-     "environment": {"user_information": "u", "trigger_factor": "t"}, "target": "g", "sub_target": ["a", "b"]}
-    for d in ("recommendation", "persuasion", "glasses_assistant")
-]
 
 
 @pytest.fixture(autouse=True)
@@ -25,9 +20,7 @@ def offline(monkeypatch, tmp_path):
 
 @pytest.fixture
 def data(tmp_path):
-    p = tmp_path / "envs.jsonl"
-    p.write_text("".join(json.dumps(i) + "\n" for i in ITEMS), "utf-8")
-    return p
+    return write_items(tmp_path)
 
 
 def _ok(r) -> None:

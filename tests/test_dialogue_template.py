@@ -14,17 +14,13 @@ from click.testing import CliRunner
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
+from dialogue_fixtures import ITEMS, write_items
 from proagent.cli.dialogue import dialogue
 from proagent.dialogue.parsing import is_plan_placeholder, parse_plan, plan_placeholders
 from proagent.dialogue.planning import dialogue_plan
 from proagent.dialogue.prompting import template_text
 from proagent.jsontext import json_objects
 
-ITEMS = [
-    {"id": f"{d}-1", "domain": d, "topic": "t",
-     "environment": {"user_information": "u", "trigger_factor": "t"}, "target": "g", "sub_target": ["a", "b"]}
-    for d in ("recommendation", "persuasion", "glasses_assistant")
-]
 
 # what SmolLM2-135M answered to plan_user: the template, verbatim
 SMOLLM_ECHO = ('{"target": "one sentence: what you will proactively help the user achieve", '
@@ -44,9 +40,7 @@ def _in_tmp(monkeypatch, tmp_path):
 
 @pytest.fixture
 def data(tmp_path):
-    p = tmp_path / "envs.jsonl"
-    p.write_text("".join(json.dumps(i) + "\n" for i in ITEMS), "utf-8")
-    return p
+    return write_items(tmp_path)
 
 
 def _snapshot(root):
