@@ -126,6 +126,12 @@ class Event:
     (ProactiveBench ``task_status``)."""
     candidate_tasks: tuple[str, ...] = ()
     """Reference help offers for this moment (ProactiveBench ``candidate_task``)."""
+    url: str | None = None
+    """Browser URL of the event's page, when the source records one (ActivityWatch's web
+    watcher, screenpipe's ``browser_url``)."""
+    screen_recorded: bool = True
+    """False for sources that record no screen at all (ActivityWatch: app, title and URL only):
+    :meth:`is_activity` then asks only for the duration, since no screenshot can exist."""
 
     @property
     def duration(self) -> float | None:
@@ -136,9 +142,10 @@ class Event:
 
     def is_activity(self, min_seconds: float = MIN_EVENT_SECONDS) -> bool:
         """True for real activity, the one valid-event rule of ProAgentBench Appendix B.3:
-        at least ``min_seconds`` long (or still open) and at least one screenshot."""
+        at least ``min_seconds`` long (or still open) and at least one screenshot (none needed
+        from a source that records no screen, ``screen_recorded=False``)."""
         d = self.duration
-        return (d is None or d >= min_seconds) and len(self.screenshots) >= 1
+        return (d is None or d >= min_seconds) and (len(self.screenshots) >= 1 or not self.screen_recorded)
 
     @property
     def is_llm_use(self) -> bool:

@@ -3,22 +3,38 @@
 * a ProactiveBench session file, or a folder of them;
 * a LifeTrace SQLite database (any schema variant), or a ProAgentBench folder
   holding one database per participant (``<participant>/lifetrace_privacy_processed.db``
-  or any ``*.db`` one level down).
+  or any ``*.db`` one level down);
+* an ActivityWatch database (aw-server-rust's ``sqlite.db``, aw-server's ``*.db``) or JSON
+  export (:mod:`.activitywatch`), or a screenpipe ``db.sqlite`` (:mod:`.screenpipe`), alone or
+  in a folder (directly or one level down, one per participant folder), also mixed with
+  LifeTrace databases. Which reader a database needs is told from its tables
+  (:func:`activity_log_kind`).
 """
 
 from __future__ import annotations
 
 import os
+import sqlite3
 import warnings
+from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from ..errors import DataError
 from ..records import Event
-from .annotations import load_annotations, normalise_event_id, normalise_user
-from .lifetrace import load_lifetrace
-from .proactivebench import is_proactivebench_file, read_proactivebench
 
-__all__ = ["databases_by_user", "find_databases", "is_sqlite_file", "load_events"]
+from ._foreign import ActivityLog
+from .activitywatch import activitywatch_flavour, is_activitywatch_export, load_activitywatch
+from .annotations import Annotations, load_annotations, normalise_event_id, normalise_user
+from .lifetrace import load_lifetrace
+from .lifetrace_schema import connect_read_only, sqlite_problem
+from .proactivebench import is_proactivebench_file, read_proactivebench
+from .screenpipe import DB_NAME as SCREENPIPE_DB
+from .screenpipe import is_screenpipe_db, load_screenpipe
+
+__all__ = ["activity_log_kind", "databases_by_user", "find_databases", "is_sqlite_file", "load_activity_log",
+           "load_events"]
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -30,14 +46,18 @@ def is_sqlite_file(path: Path) -> bool:
 
 
 def find_databases(folder: Path) -> list[Path]:
-    """SQLite databases directly in ``folder`` or one level down, sorted.
+    """SQLite databases (``*.db``, screenpipe's ``db.sqlite``) and ActivityWatch exports
+    (``*.json`` starting with ``"buckets"``) directly in ``folder`` or one level down, sorted.
 
     Raises:
         DataError: two paths lead to the same database (e.g. a symlinked
             participant folder), which would count one participant twice.
     """
-    found = [p for p in sorted(folder.glob("*.db")) if p.is_file()]
-    found += [p for p in sorted(folder.glob("*/*.db")) if p.is_file()]
+    found: list[Path] = []
+    for pattern in ("", "*/"):
+        found += sorted(p for p in folder.glob(pattern + "*.db") if p.is_file())
+        found += [p for p in (sorted(folder.glob(pattern + SCREENPIPE_DB))) if p.is_file()]
+        found += sorted(p for p in folder.glob(pattern + "*.json") if is_activitywatch_export(p))
     seen: dict[Path, Path] = {}
     for p in found:
         first = seen.setdefault(p.resolve(), p)
@@ -81,9 +101,10 @@ def load_events(path: str | Path, annotations: list[str | Path] | None = None) -
             raise DataError(path, "cannot read (permission denied)")
         if is_proactivebench_file(path):
             return _proactivebench(path, annotations)
-        if is_sqlite_file(path) or path.suffix in {".db", ".sqlite", ".sqlite3"}:
+        if is_activitywatch_export(path) or is_sqlite_file(path) or path.suffix in {".db", ".sqlite", ".sqlite3"}:
             return _lifetrace([path], annotations)
-        raise DataError(path, "not a ProactiveBench session (.json) nor a LifeTrace SQLite database")
+        raise DataError(path, "not a ProactiveBench session (.json), an ActivityWatch export (.json) nor a "
+                              "LifeTrace, ActivityWatch or screenpipe SQLite database")
     if not path.is_dir():  # /dev/null, a FIFO, a socket
         raise DataError(path, "not a regular file or folder")
     try:
@@ -98,7 +119,8 @@ def load_events(path: str | Path, annotations: list[str | Path] | None = None) -
         return _proactivebench(path, annotations)
     if dbs:
         return _lifetrace(dbs, annotations)
-    raise DataError(path, "no ProactiveBench session files or LifeTrace databases (*.db) found here")
+    raise DataError(path, "no ProactiveBench session files, LifeTrace or ActivityWatch databases (*.db), "
+                          "screenpipe db.sqlite or ActivityWatch exports found here")
 
 
 def _proactivebench(path: Path, annotations: list[str | Path] | None) -> list[Event]:
@@ -113,7 +135,11 @@ def _lifetrace(dbs: list[Path], annotations: list[str | Path] | None) -> list[Ev
     events: list[Event] = []
     known: set[tuple[str, str]] = set()
     for db in dbs:
-        log = load_lifetrace(db, annotations=ann)
+        log: Any
+        if activity_log_kind(db) == "lifetrace":
+            log = load_lifetrace(db, annotations=ann)
+        else:
+            log = load_activity_log(db, annotations=ann)
         events.extend(log.events)
         user = normalise_user(log.user)
         known.update((user, normalise_event_id(e.id)) for e in log.events)
@@ -131,3 +157,67 @@ def _lifetrace(dbs: list[Path], annotations: list[str | Path] | None) -> list[Ev
                 stacklevel=2,
             )
     return events
+
+
+def activity_log_kind(path: Path) -> str:
+    """Which reader a log file needs: ``activitywatch`` (a database of any aw-server or an
+    export), ``screenpipe``, or ``lifetrace`` (anything else SQLite; its reader says what is
+    wrong with a foreign one).
+
+    Raises:
+        DataError: the file cannot be read.
+    """
+    path = Path(path)
+    if is_activitywatch_export(path):
+        return "activitywatch"
+    if not path.is_file() or not is_sqlite_file(path):
+        return "lifetrace"
+    try:
+        conn = connect_read_only(path)
+        try:
+            if activitywatch_flavour(conn) is not None:
+                return "activitywatch"
+            if is_screenpipe_db(conn):
+                return "screenpipe"
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as e:
+        raise DataError(path, sqlite_problem(e, path)) from None
+    return "lifetrace"
+
+
+def load_activity_log(path: str | Path, *, user: str | None = None, since: datetime | None = None,
+                      annotations: Annotations | None = None) -> ActivityLog:
+    """Read an ActivityWatch or screenpipe log (:func:`activity_log_kind` tells which), with
+    external annotations applied as the LifeTrace reader applies them: excluded events dropped,
+    the intention mapped to the taxonomy (unrecognised text to its fallback), the LLM platform.
+
+    Raises:
+        DataError: as :func:`~.activitywatch.load_activitywatch` and
+            :func:`~.screenpipe.load_screenpipe`; the file is a LifeTrace database.
+    """
+    path = Path(path)
+    kind = activity_log_kind(path)
+    if kind == "lifetrace":
+        raise DataError(path, "not an ActivityWatch or screenpipe log")
+    log: ActivityLog = (load_activitywatch(path, user=user, since=since) if kind == "activitywatch"
+                        else load_screenpipe(path, user=user, since=since))
+    if annotations is None:
+        return log
+    from ..taxonomy import load_taxonomy
+
+    taxonomy = load_taxonomy()
+    kept = []
+    excluded: dict[str, str] = {}
+    for e in log.events:
+        a = annotations.get(log.user, e.id)
+        if a is None:
+            kept.append(e)
+        elif a.excluded is not None:
+            excluded[e.id] = a.excluded
+        else:
+            raw = a.intention
+            intention = (taxonomy.canonical(raw) or taxonomy.fallback) if raw and raw.strip() else e.intention
+            kept.append(replace(e, intention=intention, intention_confidence=a.confidence,
+                                llm_platform=a.llm_platform if a.llm_platform is not None else e.llm_platform))
+    return replace(log, events=tuple(kept), excluded=excluded)

@@ -1,0 +1,79 @@
+"""What the readers of other recorders' data share: their result record, UTC times turned into
+proagent's naive local times, and cell errors that name the file, table, row and column (the
+LifeTrace reader's rule)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..errors import DataError
+from ..records import Event
+
+__all__ = ["ActivityLog", "bad_cell", "local_from_epoch", "local_from_iso"]
+
+_FRACTION = re.compile(r"(\.\d{6})\d+")
+
+
+@dataclass(frozen=True)
+class ActivityLog:
+    """One recorder's log read in full: the events plus what was skipped and why."""
+
+    path: Path
+    """The database or export file."""
+    user: str
+    """User the events were assigned to (the folder holding the file, as for LifeTrace)."""
+    kind: str
+    """Which format: ``activitywatch`` (with its flavour, e.g. ``activitywatch/aw-server-rust``) or ``screenpipe``."""
+    events: tuple[Event, ...]
+    """Events, oldest first."""
+    counts: Mapping[str, int] = field(default_factory=dict)
+    """What was read and skipped, by name (e.g. ``afk_dropped``, ``frames``)."""
+    excluded: Mapping[str, str] = field(default_factory=dict)
+    """Event id -> exclusion reason, for events dropped by annotations."""
+
+
+def local_from_epoch(value: Any, per_second: int) -> datetime:
+    """A UTC epoch count (``per_second`` units per second: 10**9 for nanoseconds) as naive local time.
+
+    Raises:
+        ValueError: not an integer, or out of range.
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{value!r} is not an integer epoch time")
+    try:
+        secs, rest = divmod(value, per_second)
+        return datetime.fromtimestamp(secs).replace(microsecond=rest * 1_000_000 // per_second)
+    except (OverflowError, OSError, ValueError):
+        raise ValueError(f"{value} is out of range as a time") from None
+
+
+def local_from_iso(value: Any) -> datetime:
+    """An ISO 8601 time with an offset (``Z`` or ``+00:00``; ``T`` or space; up to 9 fraction
+    digits, extra ones truncated) as naive local time. A time with no offset is refused: these
+    recorders write UTC, and a naive one would be silently shifted.
+
+    Raises:
+        ValueError: not such a time.
+    """
+    if not isinstance(value, str):
+        raise ValueError(f"{value!r} is not a time string")
+    text = _FRACTION.sub(r"\1", value.strip())
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    try:
+        t = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"{value!r} is not an ISO 8601 time") from None
+    if t.tzinfo is None:
+        raise ValueError(f"{value!r} has no UTC offset")
+    return t.astimezone().replace(tzinfo=None)
+
+
+def bad_cell(path: Path, table: str, row_id: Any, column: str, problem: str) -> DataError:
+    """The error of one bad cell, worded as the LifeTrace reader words it."""
+    return DataError(path, f"table {table}, row id {row_id}, column {column}: {problem}")

@@ -1,0 +1,174 @@
+"""ActivityWatch and screenpipe readers: databases written by aw-core's own storages, the
+aw-server-rust and screenpipe schemas, the JSON export, MP4 chunks; detection by ``load_events``."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from activity_fixtures import (
+    add_aw_rust_bucket,
+    add_aw_rust_event,
+    create_aw_rust,
+    local,
+    utc,
+    write_aw_core,
+    write_aw_export,
+    write_aw_rust,
+    write_screenpipe,
+)
+from proagent.errors import DataError
+from proagent.sources.activitywatch import load_activitywatch
+from proagent.sources.load import activity_log_kind, load_activity_log, load_events
+from proagent.sources.screenpipe import load_screenpipe, video_frame
+
+pytest.importorskip("aw_datastore")
+
+EXPECTED = [  # (app, title, start, end, url) of the scenario in activity_fixtures
+    ("Code", "main.py - Code", utc(10, 0, 0), utc(10, 0, 50), None),
+    ("Firefox", "ChatGPT — Mozilla Firefox", utc(10, 0, 50), utc(10, 1, 40), "https://chatgpt.com/c/1"),
+    ("Terminal", "bash", utc(10, 1, 40), utc(10, 2, 0), None),
+    ("Code", "main.py - Code", utc(10, 6, 10), utc(10, 7, 0), None),
+]
+
+
+def _writers(tmp: Path) -> dict[str, Path]:
+    return {"aw-server-sqlite": write_aw_core(tmp / "aw-sqlite.db", "sqlite"),
+            "aw-server-peewee": write_aw_core(tmp / "aw-peewee.db", "peewee"),
+            "aw-server-rust": write_aw_rust(tmp / "sqlite.db"),
+            "export": write_aw_export(tmp / "aw-buckets-export.json")}
+
+
+@pytest.mark.parametrize("flavour", ["aw-server-sqlite", "aw-server-peewee", "aw-server-rust", "export"])
+def test_activitywatch_buckets_merge_into_events(tmp_path: Path, flavour: str) -> None:
+    path = _writers(tmp_path)[flavour]
+    log = load_activitywatch(path)
+    assert log.kind == f"activitywatch/{flavour}"
+    got = [(e.app_name, e.window_title, e.start, e.end, e.url) for e in log.events]
+    assert got == [(a, t, local(s), local(e), u) for a, t, s, e, u in EXPECTED]
+    assert log.counts["afk_dropped"] == 1  # the Slack event while away
+    assert all(e.user == tmp_path.name and not e.screenshots and not e.screen_recorded for e in log.events)
+    assert [e.is_activity() for e in log.events] == [True, True, True, True]
+    assert len({e.id for e in log.events}) == 4
+    assert [e.app_name for e in load_events(path)] == [x[0] for x in EXPECTED]
+
+
+def test_without_afk_bucket_every_window_event_is_kept(tmp_path: Path) -> None:
+    from activity_fixtures import BUCKETS
+
+    path = write_aw_core(tmp_path / "w.db", "sqlite", buckets=[BUCKETS[0]])
+    apps = [e.app_name for e in load_activitywatch(path).events]
+    assert apps == ["Code", "Firefox", "Terminal", "Slack", "Code"]  # Slack then Code: two apps, 0 s apart
+
+
+def test_activitywatch_detection_and_folders(tmp_path: Path) -> None:
+    paths = _writers(tmp_path)
+    assert {activity_log_kind(p) for p in paths.values()} == {"activitywatch"}
+    for user in ("alice", "bob"):
+        (tmp_path / "many" / user).mkdir(parents=True)
+    write_aw_rust(tmp_path / "many" / "alice" / "sqlite.db")
+    write_aw_export(tmp_path / "many" / "bob" / "export.json")
+    events = load_events(tmp_path / "many")
+    assert sorted({e.user for e in events}) == ["alice", "bob"] and len(events) == 8
+
+
+def test_activitywatch_bad_cells_name_the_row(tmp_path: Path) -> None:
+    db = write_aw_rust(tmp_path / "sqlite.db")
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE events SET data = 'not json' WHERE id = 3")
+    conn.commit()
+    conn.close()
+    with pytest.raises(DataError, match=r"table events, row id 3, column data: not JSON"):
+        load_events(db)
+    doc = json.loads(write_aw_export(tmp_path / "e.json").read_text())
+    doc["buckets"]["aw-watcher-window_host"]["events"][1]["timestamp"] = "2026-03-02 10:00:31"
+    (tmp_path / "e.json").write_text(json.dumps(doc))
+    with pytest.raises(DataError, match=r"bucket aw-watcher-window_host, row id 2, column timestamp: .*no UTC offset"):
+        load_events(tmp_path / "e.json")
+
+
+def test_activitywatch_since_reads_the_recent_window(tmp_path: Path) -> None:
+    db = write_aw_rust(tmp_path / "sqlite.db")
+    evs = load_activitywatch(db, since=local(utc(10, 1, 45))).events
+    assert [e.app_name for e in evs] == ["Terminal", "Code"]
+
+
+def test_annotations_apply_to_activitywatch(tmp_path: Path) -> None:
+    db = write_aw_rust(tmp_path / "sqlite.db")
+    ids = [e.id for e in load_events(db)]
+    ann = tmp_path / "ann.jsonl"
+    ann.write_text(json.dumps({"user": tmp_path.name, "event_id": ids[1], "user_intention": "Code Programming",
+                               "llm_platform": "ChatGPT"}) + "\n"
+                   + json.dumps({"user": tmp_path.name, "event_id": ids[2], "excluded": "test"}) + "\n")
+    evs = load_events(db, annotations=[ann])
+    assert [e.id for e in evs] == [ids[0], ids[1], ids[3]]
+    assert evs[1].intention == "Code Programming" and evs[1].llm_platform == "ChatGPT"
+
+
+def test_screenpipe_frames_become_events(tmp_path: Path) -> None:
+    db = write_screenpipe(tmp_path / ".screenpipe")
+    assert activity_log_kind(db) == "screenpipe"
+    log = load_screenpipe(tmp_path / ".screenpipe")  # the folder works too
+    got = [(e.app_name, e.window_title, e.start, e.end, e.url, len(e.screenshots)) for e in log.events]
+    assert got == [
+        ("Code", "main.py - Code", local(utc(10, 0, 0)), local(utc(10, 0, 6)), None, 3),
+        ("Firefox", "ChatGPT — Mozilla Firefox", local(utc(10, 0, 6)), local(utc(10, 0, 12)), "https://chatgpt.com/c/1", 3),
+        ("Terminal", "bash", local(utc(10, 0, 12)), local(utc(10, 0, 14)), None, 2),
+    ]  # the unfocused second monitor (Mail) makes no event
+    assert log.counts == {"frames": 16, "focused_frames": 8, "missing_chunks": 0}
+    shot = log.events[2].screenshots[1]
+    assert shot.ocr_text == "$ pytest\n3 passed" and shot.path is None
+    # the frame's image comes from its MP4 chunk: frame i of monitor_1 has a bar (i+1)*4 pixels wide
+    img = video_frame(log.frames[shot.id])
+    row = img[24, :, 0]
+    assert img.shape == (48, 64, 3) and abs(int(row[:28].mean()) - 60) < 8 and int(row[36:].max()) < 8
+    assert [e.app_name for e in load_events(tmp_path / ".screenpipe")] == ["Code", "Firefox", "Terminal"]
+
+
+def test_screenpipe_without_video_and_old_schema(tmp_path: Path) -> None:
+    db = write_screenpipe(tmp_path / "sp", second_monitor=False, video=False)
+    conn = sqlite3.connect(db)  # before 2025-02 app and window lived in ocr_text only
+    conn.execute("UPDATE ocr_text SET app_name = (SELECT app_name FROM frames WHERE frames.id = ocr_text.frame_id), "
+                 "window_name = (SELECT window_name FROM frames WHERE frames.id = ocr_text.frame_id)")
+    conn.execute("UPDATE frames SET app_name = NULL, window_name = NULL, focused = NULL")
+    conn.commit()
+    conn.close()
+    log = load_screenpipe(db)
+    assert [e.app_name for e in log.events] == ["Code", "Firefox", "Terminal"]
+    assert log.counts["missing_chunks"] == 8 and not log.frames
+
+
+def test_screenpipe_bad_timestamp_names_the_row(tmp_path: Path) -> None:
+    db = write_screenpipe(tmp_path / "sp", video=False)
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE frames SET timestamp = 'yesterday' WHERE id = 5")
+    conn.commit()
+    conn.close()
+    with pytest.raises(DataError, match=r"table frames, row id 5, column timestamp"):
+        load_events(db)
+
+
+def test_foreign_databases_are_refused_clearly(tmp_path: Path) -> None:
+    db = tmp_path / "other.db"
+    sqlite3.connect(db).executescript("CREATE TABLE notes (id INTEGER, body TEXT);")
+    assert activity_log_kind(db) == "lifetrace"  # LifeTrace's reader then names what it lacks
+    with pytest.raises(DataError, match="not an ActivityWatch or screenpipe log"):
+        load_activity_log(db)
+    with pytest.raises(DataError):
+        load_events(db)
+
+
+def test_live_writer_rows_are_read_while_open(tmp_path: Path) -> None:
+    """A WAL database another process keeps open (as aw-server-rust does) is read, and not written."""
+    db = tmp_path / "sqlite.db"
+    conn = create_aw_rust(db)
+    b = add_aw_rust_bucket(conn, "aw-watcher-window_host", "currentwindow", "aw-watcher-window")
+    add_aw_rust_event(conn, b, utc(10, 0), 10.0, {"app": "Code", "title": "a"})
+    conn.commit()
+    before = db.stat().st_mtime_ns
+    assert [e.app_name for e in load_events(db)] == ["Code"]
+    assert db.stat().st_mtime_ns == before
+    conn.close()
