@@ -124,10 +124,9 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
             raise click.BadParameter(f"{t!r}: {e}", param_hint="--block-title") from None
     watch_db = None
     if watch is not None:  # the watched log is checked (read-only) before anything is loaded or created
-        from ..sources.lifetrace_schema import detect_schema, find_lifetrace_db
+        from ..live import watched_log
 
-        watch_db = find_lifetrace_db(watch)
-        detect_schema(watch_db)
+        watch_db, _ = watched_log(watch)  # LifeTrace, ActivityWatch or screenpipe
     if capture_dir is not None:  # the display proagent capture needs, before the folder is made
         from ..capture import CaptureError, check_session
 
@@ -172,7 +171,7 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
             # the log's folder belongs to its writer (proagent capture holds its run lock); feedback.db beside it
             check_writable_dir(out, "--out", lock=out.resolve() != log_dir.resolve())
             click.echo(f"watching {watch}; decisions and feedback in {out / 'feedback.db'} (Ctrl-C stops)")
-            res = run_watch(watch, out, when, options, how=how, answers=answers, on_page=page_line,
+            res = run_watch(watch_db or watch, out, when, options, how=how, answers=answers, on_page=page_line,
                             duration=duration_s)
     except KeyboardInterrupt:
         click.echo("stopped; run the same command again to go on where it stopped", err=True)

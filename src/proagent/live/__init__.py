@@ -7,7 +7,8 @@ The flow (ProAgentBench Figure 1: monitor, decide when, decide how):
 1. **Moments** (:mod:`._sources`): a :class:`LifeTraceFollower` reads a LifeTrace
    database another process writes (read-only, WAL-safe, new event rows by id);
    :func:`replay_moments` plays a recorded log (ProactiveBench, LifeTrace) in
-   accelerated time through the same loop.
+   accelerated time through the same loop; an :class:`ActivityLogFollower` follows an
+   ActivityWatch or screenpipe database the same way (:func:`open_follower` picks).
 2. **Sample** (:func:`moment_sample`): the benchmark's Sample at moment t (same
    window and context rules as :mod:`proagent.bench.samples`), or none when
    there is no context (skip the model call).
@@ -26,6 +27,7 @@ The flow (ProAgentBench Figure 1: monitor, decide when, decide how):
 Commands: ``proagent live`` (:mod:`proagent.cli.live`).
 """
 
+from ._activity_follow import ActivityLogFollower, open_follower, watched_log
 from ._agent import HowModel, LiveAgent, ScriptedDecider, When, offer_text
 from ._feedback import FEEDBACK_DB, FeedbackStore, feedback_samples, sample_from_json, sample_to_json
 from ._moments import as_of, moment_sample
@@ -39,6 +41,7 @@ from ._sources import LifeTraceFollower, Moment, ReplayClock, WallClock, replay_
 from ._when import load_when
 
 __all__ = [
+    "ActivityLogFollower",
     "FEEDBACK_DB",
     "NOTIFIERS",
     "PAUSE_FILE",
@@ -70,6 +73,7 @@ __all__ = [
     "load_when",
     "moment_sample",
     "offer_text",
+    "open_follower",
     "parse_quiet_hours",
     "pause",
     "quiet_app_rules",
@@ -81,5 +85,6 @@ __all__ = [
     "sample_to_json",
     "start_capture",
     "summarise",
+    "watched_log",
     "x11_fullscreen",
 ]

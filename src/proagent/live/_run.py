@@ -16,14 +16,14 @@ from typing import Any
 from ..bench.samples import SampleConfig
 from ..errors import DataError
 from ..io import to_jsonable, write_atomic, write_json_atomic
-from ..sources.lifetrace_schema import detect_schema
 from ._agent import LiveAgent, When
 from ._feedback import FeedbackStore
 from ._notify import DesktopNotifier, Notifier, PageNotifier, TerminalNotifier
 from ._page import OfferPage
 from ._records import LiveDecision
 from ._restraint import Restraint, RestraintConfig, x11_fullscreen
-from ._sources import LifeTraceFollower, ReplayClock, WallClock, replay_moments
+from ._activity_follow import open_follower, watched_log
+from ._sources import ReplayClock, WallClock, replay_moments
 
 __all__ = ["LiveOptions", "RunSummary", "run_replay", "run_watch", "start_capture", "summarise"]
 
@@ -179,7 +179,8 @@ def run_watch(db: str | Path, folder: str | Path, decider: When, options: LiveOp
               max_moments: int | None = None, answers: Any = None, out: Any = None,
               on_decision: Callable[[LiveDecision], None] | None = None, on_page: Callable[[str], None] | None = None,
               user: str | None = None, stale_after_seconds: float | None = 300.0) -> RunSummary:
-    """Follow a growing LifeTrace database (a capture folder or ``.db``) and decide
+    """Follow a growing LifeTrace database (a capture folder or ``.db``), or an ActivityWatch or
+    screenpipe database (:mod:`._activity_follow`), and decide
     every new event row (and every ``every_seconds`` within a long event) until
     ``stop`` is set, ``duration`` seconds passed or ``max_moments`` moments were
     decided. Restarting resumes after the last event row decided (rows written
@@ -190,10 +191,10 @@ def run_watch(db: str | Path, folder: str | Path, decider: When, options: LiveOp
         DataError: missing, foreign or unreadable database.
     """
     folder = Path(folder)
-    detect_schema(db)  # a missing, foreign or unreadable database is refused before feedback.db is made
+    watched_log(db)  # a missing, foreign or unreadable database is refused before feedback.db is made
     folder.mkdir(parents=True, exist_ok=True)
     store = FeedbackStore(folder)
-    follower = LifeTraceFollower(db, last_id=store.last_row_id(), window_seconds=options.window_seconds, user=user)
+    follower = open_follower(db, last_id=store.last_row_id(), window_seconds=options.window_seconds, user=user)
     clock = WallClock()
     stop = stop or threading.Event()
     timer = threading.Timer(duration, stop.set) if duration else None
