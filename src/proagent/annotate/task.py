@@ -1,7 +1,8 @@
 """Event annotation as an inspect task, so a run resumes like ``proagent eval``.
 
 :func:`plan_annotation` reads a LifeTrace log (any schema variant; one database
-or a folder of participant folders), runs the cheap first pass
+or a folder of participant folders; an ActivityWatch or screenpipe log through its
+LifeTrace copy), runs the cheap first pass
 (:mod:`proagent.annotate.platforms`) and the OCR of the sampled screenshots;
 :func:`annotate_events` turns the candidate events into inspect samples, one per
 event, answered by :func:`annotator`:
@@ -36,7 +37,8 @@ from inspect_ai.util import materialize_media
 from ..errors import DataError
 from ..records import Event
 from ..sources.lifetrace import LifeTraceLog, load_lifetrace
-from ..sources.load import databases_by_user, find_databases
+from ..sources.lifetrace_convert import write_lifetrace_copy
+from ..sources.load import activity_log_kind, databases_by_user, find_databases, load_activity_log
 from ..taxonomy import load_taxonomy
 from .parsing import AnswerError, default_fields, parse_annotation
 from .platforms import PlatformHit, event_platform
@@ -75,6 +77,9 @@ class AnnotationPlan:
     """User -> the database read (the readers' user names: participant folder names)."""
     events: list[PlannedEvent] = field(default_factory=list)
     """Every event, by user then time."""
+    converted: Any = None
+    """The temporary folder (a ``tempfile.TemporaryDirectory``, removed with the plan) of the
+    LifeTrace copies of ActivityWatch and screenpipe logs (:mod:`proagent.sources.lifetrace_convert`)."""
 
     @property
     def asked(self) -> list[PlannedEvent]:
@@ -84,7 +89,8 @@ class AnnotationPlan:
 
 def find_logs(data: str | Path) -> dict[str, Path]:
     """User -> database of a LifeTrace log: a database file, a folder holding one
-    (a capture folder), or a folder of participant folders. Users are named as
+    (a capture folder), or a folder of participant folders; ActivityWatch databases and
+    exports and screenpipe databases alike (:func:`~proagent.sources.load.find_databases`). Users are named as
     the readers name them (the folder holding each database).
 
     Raises:
@@ -97,6 +103,19 @@ def find_logs(data: str | Path) -> dict[str, Path]:
     if not dbs:
         raise DataError(data, "no LifeTrace database (*.db) here or one level down")
     return databases_by_user(dbs)
+
+
+def _lifetrace_log(db: Path, user: str, plan: AnnotationPlan) -> LifeTraceLog:
+    """The LifeTrace log of ``db``; an ActivityWatch or screenpipe log is read through a LifeTrace
+    copy in the plan's temporary folder (so the processed copy is written as for LifeTrace)."""
+    if activity_log_kind(db) == "lifetrace":
+        return load_lifetrace(db)
+    import tempfile
+
+    if plan.converted is None:
+        plan.converted = tempfile.TemporaryDirectory(prefix="proagent-annotate-")
+    copy = write_lifetrace_copy(load_activity_log(db, user=user), Path(plan.converted.name) / user)
+    return load_lifetrace(copy, user=user)
 
 
 def plan_annotation(data: str | Path, *, all_events: bool = False, ocr: str = "auto",
@@ -123,13 +142,13 @@ def plan_annotation(data: str | Path, *, all_events: bool = False, ocr: str = "a
     plan = AnnotationPlan(logs={})
     try:
         for user, db in logs.items():
-            log = load_lifetrace(db)
+            log = _lifetrace_log(db, user, plan)
             plan.logs[user] = log
             for e in log.events:
                 shots = sample_screenshots(e)
                 texts = tuple(reader.texts(shots))
                 # the first pass reads every sampled screen text plus any OCR row of the event
-                hit = event_platform(e, list(texts) + [s.ocr_text for s in e.screenshots])
+                hit = event_platform(e, list(texts) + [s.ocr_text for s in e.screenshots] + ([e.url] if e.url else []))
                 plan.events.append(PlannedEvent(
                     event=e, hit=hit, texts=texts,
                     images=tuple(str(s.path) for s in shots if s.path is not None and Path(s.path).is_file()),

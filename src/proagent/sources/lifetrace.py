@@ -62,6 +62,9 @@ How rows become records (judgement calls are marked *):
   excluded events (the reasons are kept in ``LifeTraceLog.excluded``). An
   ``intention``/``user_intention`` or ``llm_platform`` column in the database
   is read the same way; annotations override it.
+* Logs converted from other recorders (:mod:`.lifetrace_convert`) add ``url`` (the browser
+  page) and ``screen_recorded`` (0 for ActivityWatch, which records no screen); both are read
+  when present.
 
 The database is opened read-only (``file:...?mode=ro``) and read completely
 before anything is returned: on any error nothing is returned half-loaded.
@@ -344,6 +347,9 @@ def _load(db_path: str | Path, user: str | None, screenshots_dir: str | Path | N
                 conversation=conv,
                 intention=(cell_text(r[intention_col]) or None) if intention_col else None,
                 llm_platform=(cell_text(r["llm_platform"]) or None) if "llm_platform" in ev_cols else None,
+                url=(cell_text(r["url"]) or None) if "url" in ev_cols else None,
+                screen_recorded=(_parsed(cell_flag, r["screen_recorded"], path, "events", rid, "screen_recorded")
+                                 is not False) if "screen_recorded" in ev_cols else True,
             )
         )
     live.sort(key=lambda e: (e["start"], e["rid"]))
@@ -418,6 +424,8 @@ def _load(db_path: str | Path, user: str | None, screenshots_dir: str | Path | N
                 intention=_canonical(intention, taxonomy),
                 intention_confidence=confidence,
                 llm_platform=platform,
+                url=e["url"],
+                screen_recorded=e["screen_recorded"],
             )
         )
     return LifeTraceLog(
@@ -528,7 +536,8 @@ def _read_all(
 ) -> tuple[list[sqlite3.Row], tuple[ScreenshotColumns, list[str]] | list[sqlite3.Row], list[sqlite3.Row]]:
     ev_want = (
         list(EVENT_REQUIRED)
-        + ["deleted_at", "is_llm_event", "conversation", "detailed_description", "llm_platform"]
+        + ["deleted_at", "is_llm_event", "conversation", "detailed_description", "llm_platform", "url",
+           "screen_recorded"]
         + list(INTENTION_COLUMNS)
         + list(schema.summary_columns)
     )
