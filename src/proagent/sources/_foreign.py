@@ -5,6 +5,7 @@ LifeTrace reader's rule)."""
 from __future__ import annotations
 
 import re
+import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -14,7 +15,7 @@ from typing import Any
 from ..errors import DataError
 from ..records import Event
 
-__all__ = ["ActivityLog", "bad_cell", "local_from_epoch", "local_from_iso"]
+__all__ = ["ActivityLog", "bad_cell", "local_from_epoch", "local_from_iso", "table_columns"]
 
 _FRACTION = re.compile(r"(\.\d{6})\d+")
 
@@ -77,3 +78,9 @@ def local_from_iso(value: Any) -> datetime:
 def bad_cell(path: Path, table: str, row_id: Any, column: str, problem: str) -> DataError:
     """The error of one bad cell, worded as the LifeTrace reader words it."""
     return DataError(path, f"table {table}, row id {row_id}, column {column}: {problem}")
+
+
+def table_columns(conn: sqlite3.Connection) -> dict[str, frozenset[str]]:
+    """Table name -> its column names (lower case) of an open database."""
+    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    return {n: frozenset(str(r[1]).lower() for r in conn.execute(f'PRAGMA table_info("{n}")')) for n in names}

@@ -56,7 +56,7 @@ from typing import Any
 
 from ..errors import DataError
 from ..records import Event
-from ._foreign import ActivityLog, bad_cell, local_from_epoch, local_from_iso
+from ._foreign import ActivityLog, bad_cell, local_from_epoch, local_from_iso, table_columns
 from .lifetrace_schema import connect_read_only, sqlite_problem
 
 __all__ = [
@@ -95,14 +95,9 @@ class _Raw:
     data: dict[str, Any]
 
 
-def _tables(conn: sqlite3.Connection) -> dict[str, frozenset[str]]:
-    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-    return {n: frozenset(str(r[1]).lower() for r in conn.execute(f'PRAGMA table_info("{n}")')) for n in names}
-
-
 def activitywatch_flavour(conn: sqlite3.Connection) -> str | None:
     """Which of :data:`FLAVOURS` an open database is, or ``None`` when it is no ActivityWatch database."""
-    t = _tables(conn)
+    t = table_columns(conn)
     ev, bk = t.get("events", frozenset()), t.get("buckets", frozenset())
     if {"bucketrow", "starttime", "endtime"} <= ev and {"type", "hostname"} <= bk:
         if "data" in ev and "name" in bk:

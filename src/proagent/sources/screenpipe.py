@@ -38,7 +38,7 @@ from typing import Any
 
 from ..errors import DataError
 from ..records import Event, Screenshot
-from ._foreign import ActivityLog, bad_cell, local_from_iso
+from ._foreign import ActivityLog, bad_cell, local_from_iso, table_columns
 from .lifetrace_schema import connect_read_only, sqlite_problem
 
 __all__ = ["DB_NAME", "ScreenpipeLog", "VideoFrame", "is_screenpipe_db", "load_screenpipe", "video_frame"]
@@ -70,14 +70,9 @@ class ScreenpipeLog(ActivityLog):
     """Frame id -> its place in a video chunk found here (frames of missing chunks are absent)."""
 
 
-def _tables(conn: sqlite3.Connection) -> dict[str, frozenset[str]]:
-    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-    return {n: frozenset(str(r[1]).lower() for r in conn.execute(f'PRAGMA table_info("{n}")')) for n in names}
-
-
 def is_screenpipe_db(conn: sqlite3.Connection) -> bool:
     """True when an open database has screenpipe's ``frames``, ``video_chunks`` and ``ocr_text`` tables."""
-    t = _tables(conn)
+    t = table_columns(conn)
     return all(cols <= t.get(name, frozenset()) for name, cols in _REQUIRED.items())
 
 
@@ -124,7 +119,7 @@ def load_screenpipe(path: str | Path, *, user: str | None = None, since: datetim
     try:
         conn = connect_read_only(path)
         try:
-            t = _tables(conn)
+            t = table_columns(conn)
             if not is_screenpipe_db(conn):
                 raise DataError(path, "not a screenpipe database (no frames/video_chunks/ocr_text tables)")
             conn.execute("BEGIN")
