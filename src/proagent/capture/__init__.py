@@ -3,7 +3,8 @@ written in LifeTrace's 2025-11 (v1.0) format so proagent's readers (and LifeTrac
 while it grows.
 
 Parts: probes (:mod:`._probe`: screens with mss; the foreground window on X11 via python-xlib,
-on Windows via ctypes and on macOS via pyobjc, the last two untested), the event segmenter and
+on Windows via ctypes and on macOS via pyobjc, the last two untested; Wayland in :mod:`._wayland`:
+sway through its IPC and grim, GNOME/KDE screens through xdg-desktop-portal), the event segmenter and
 capture loop (:mod:`._recorder`), storage (:mod:`._store`: WAL SQLite, pHash dedup, SHA-256
 ``file_hash``, retention), the background OCR worker (:mod:`._ocr`, RapidOCR), exclusions
 (:mod:`._exclude`) and pause/resume/stop through the capture folder (:mod:`._control`).
@@ -12,7 +13,8 @@ The command is ``proagent capture`` (:mod:`proagent.cli.capture`).
 
 from ._control import COMMANDS, recorder_pid, send_command
 from ._exclude import Exclusions, default_exclusions
-from ._probe import CaptureError, ScreenGrabber, WindowInfo, WindowProbe, check_session, open_window_probe
+from ._probe import (CaptureError, ScreenGrabber, ScreenSource, WindowInfo, WindowProbe, check_session, open_screen_source,
+                     open_window_probe)
 from ._recorder import CaptureConfig, CaptureStats, Segmenter, record
 from ._store import DB_NAME, EXCLUDED_APP, SHOTS_DIR, Store, screenshot_name
 
@@ -26,12 +28,14 @@ __all__ = [
     "CaptureStats",
     "Exclusions",
     "ScreenGrabber",
+    "ScreenSource",
     "Segmenter",
     "Store",
     "WindowInfo",
     "WindowProbe",
     "check_session",
     "default_exclusions",
+    "open_screen_source",
     "open_window_probe",
     "record",
     "recorder_pid",

@@ -1,7 +1,9 @@
 """Screen and foreground-window probes behind one small interface.
 
-* :class:`ScreenGrabber`: every monitor with ``mss`` (``screen_id`` 0, 1, ... in ``mss``'s
-  monitor order, the virtual all-monitors screen left out).
+* :class:`ScreenSource` implementations: :class:`ScreenGrabber`, every monitor with ``mss``
+  (``screen_id`` 0, 1, ... in ``mss``'s monitor order, the virtual all-monitors screen left out);
+  on Wayland :class:`~._wayland.GrimGrabber` (wlroots) and :class:`~._wayland.PortalGrabber`
+  (xdg-desktop-portal), see :mod:`._wayland`.
 * :class:`WindowProbe` implementations: :class:`X11Probe` (python-xlib: EWMH
   ``_NET_ACTIVE_WINDOW`` of the root window, which needs a window manager; without one the X
   input focus, walked up to the nearest window with a name; process name from ``_NET_WM_PID``
@@ -12,8 +14,9 @@
   Only the X11 probe is tested (Xvfb + openbox); the Windows and macOS probes are written to
   their documented APIs and untested here.
 
-:func:`open_window_probe` picks the one for this session, or raises :class:`CaptureError` with
-one line (Wayland, no display, missing optional dependency).
+:func:`open_window_probe` and :func:`open_screen_source` pick the ones for this session (X11,
+sway, another Wayland desktop through the portal, Windows, macOS), or raise :class:`CaptureError`
+with one line (no display, missing optional dependency).
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-__all__ = ["CaptureError", "ScreenGrabber", "WindowInfo", "WindowProbe", "check_session", "open_window_probe"]
+__all__ = ["CaptureError", "ScreenGrabber", "ScreenSource", "WindowInfo", "WindowProbe", "check_session", "open_screen_source",
+           "open_window_probe"]
 
 
 class CaptureError(RuntimeError):
@@ -222,24 +226,75 @@ class MacProbe:  # pragma: no cover - untested: no macOS here
         """See :meth:`WindowProbe.close`."""
 
 
+class ScreenSource(Protocol):
+    """Captures every screen of the session."""
+
+    def grab(self) -> list[tuple[int, Any]]:
+        """``[(screen_id, PIL.Image RGB), ...]``, one per screen."""
+        ...
+
+    def close(self) -> None:
+        """Release the connection."""
+        ...
+
+
 def open_window_probe() -> WindowProbe:
-    """The window probe for this session.
+    """The window probe for this session: X11, sway (:class:`~._wayland.SwayProbe`), another
+    Wayland desktop through the portal (:class:`~._wayland.PortalProbe`), Windows or macOS.
 
     Raises:
-        CaptureError: a Wayland session, no X display on Linux/BSD, or a missing optional
-            dependency (the message says which).
+        CaptureError: no X display on Linux/BSD, or a missing optional dependency (the message
+            says which).
     """
     if sys.platform == "win32":  # pragma: no cover
         return WindowsProbe()
     if sys.platform == "darwin":  # pragma: no cover
         return MacProbe()
+    from ._wayland import PortalProbe, SwayProbe, wayland_kind
+
+    kind = wayland_kind()
+    if kind == "sway":
+        return SwayProbe()
+    if kind == "portal":
+        _check_portal_session()
+        return PortalProbe()
     _check_x11_session()
     return X11Probe()
 
 
+def open_screen_source() -> ScreenSource:
+    """The screen source for this session: ``grim`` on sway, the desktop portal on another
+    Wayland desktop, else ``mss`` (X11, Windows, macOS).
+
+    Raises:
+        CaptureError: as :func:`open_window_probe`; ``grim`` or jeepney missing.
+    """
+    if sys.platform not in ("win32", "darwin"):
+        from ._wayland import GrimGrabber, PortalGrabber, wayland_kind
+
+        kind = wayland_kind()
+        if kind == "sway":
+            return GrimGrabber()
+        if kind == "portal":
+            return PortalGrabber()
+    return ScreenGrabber()
+
+
+def _check_portal_session() -> None:
+    if not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
+        raise CaptureError("Wayland session without a D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set): "
+                           "proagent capture reads GNOME/KDE screens through xdg-desktop-portal over D-Bus; "
+                           "on sway set SWAYSOCK (and install swaymsg, grim)")
+    from ._wayland import portal_available
+
+    if not portal_available():
+        raise CaptureError("Wayland session without xdg-desktop-portal on the session bus: install "
+                           "xdg-desktop-portal-gnome or -kde (or, on sway, set SWAYSOCK and install swaymsg, grim)")
+
+
 def check_session() -> None:
     """Refuse, before anything is created, a session capture cannot record: the same checks as
-    :func:`open_window_probe` (and, on X11, opening and closing the display once).
+    :func:`open_window_probe` (and, on X11 and sway, asking the display once).
 
     Raises:
         CaptureError: as :func:`open_window_probe`.

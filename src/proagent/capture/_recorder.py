@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from ._control import ControlFile, FolderLock
 from ._exclude import Exclusions
-from ._probe import CaptureError, ScreenGrabber, WindowInfo, WindowProbe, open_window_probe
+from ._probe import CaptureError, ScreenSource, WindowInfo, WindowProbe, open_screen_source, open_window_probe
 from ._store import EXCLUDED_APP, Store
 
 __all__ = ["CaptureConfig", "CaptureStats", "Segmenter", "record"]
@@ -177,7 +177,7 @@ def _stop_ocr(proc: subprocess.Popen[bytes] | None) -> None:
         proc.wait()
 
 
-def record(cfg: CaptureConfig, *, probe: WindowProbe | None = None, grabber: ScreenGrabber | None = None,
+def record(cfg: CaptureConfig, *, probe: WindowProbe | None = None, grabber: ScreenSource | None = None,
            say: Callable[[str], None] = print, on_ocr_start: Callable[[int], None] | None = None) -> CaptureStats:
     """Capture until stopped (Ctrl-C, SIGTERM, ``proagent capture stop``, or ``cfg.duration``).
 
@@ -218,7 +218,7 @@ def record(cfg: CaptureConfig, *, probe: WindowProbe | None = None, grabber: Scr
     old = {s: signal.signal(s, _signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         probe = probe or open_window_probe()
-        grabber = grabber or ScreenGrabber()
+        grabber = grabber or open_screen_source()
         store = Store(cfg.out)
         stats.recovered = store.recover()
         control = ControlFile(cfg.out)

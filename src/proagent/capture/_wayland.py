@@ -1,0 +1,261 @@
+"""Wayland capture: wlroots compositors (sway) and GNOME / KDE through xdg-desktop-portal.
+
+Each platform is one class per job, behind the same two interfaces as X11
+(:class:`~._probe.WindowProbe` for the foreground window, :class:`~._probe.ScreenSource` for the
+screens):
+
+* **sway** (and other wlroots compositors for the screens): :class:`SwayProbe` reads the focused
+  window from sway's IPC (``swaymsg -t get_tree``: ``app_id`` of a native Wayland window, the X11
+  class of an XWayland one, its ``name`` as the title, ``pid``); :class:`GrimGrabber` captures each
+  active output with ``grim -o NAME -`` (the wlr-screencopy protocol), ``screen_id`` 0, 1, ... in
+  sway's output order, and tells which output holds the focus. Tested under a real headless sway
+  (``WLR_BACKENDS=headless``) with ``foot`` windows.
+* **GNOME, KDE** (and any desktop with xdg-desktop-portal): :class:`PortalGrabber` asks the
+  portal's ``org.freedesktop.portal.Screenshot.Screenshot`` method over D-Bus (jeepney) and reads
+  the file its ``Response`` signal names. The desktop asks the user for consent the first time
+  (GNOME: "Allow <app> to take screenshots?", remembered in the permission store; KDE: a dialog
+  each time unless allowed in System Settings > Applications > Permissions); a refusal is a
+  :class:`~._probe.CaptureError`. The portal captures the whole desktop as one image
+  (``screen_id`` 0). No portal tells a client the focused window, so :class:`PortalProbe` says
+  ``unknown`` (one event per active stretch) unless an X11 display (XWayland) shows the focused
+  X11 window. Tested only against a loopback D-Bus mock of the portal (a private ``dbus-daemon``
+  with a jeepney service), not against a real GNOME or KDE session.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from ._probe import UNKNOWN_WINDOW, CaptureError, WindowInfo, _process_name
+
+__all__ = ["GrimGrabber", "PortalGrabber", "PortalProbe", "SwayProbe", "is_sway_session", "portal_available",
+           "wayland_kind"]
+
+_TIMEOUT = 5.0
+"""Seconds a compositor or portal call may take before capture gives up on it."""
+
+
+def wayland_kind() -> str | None:
+    """``sway``, ``portal`` or ``None`` (not a Wayland session): which Wayland platform this is.
+    ``sway`` needs ``SWAYSOCK`` and ``swaymsg``; ``portal`` is any other Wayland session."""
+    if not (os.environ.get("WAYLAND_DISPLAY") or os.environ.get("XDG_SESSION_TYPE") == "wayland"):
+        return None
+    return "sway" if is_sway_session() else "portal"
+
+
+def is_sway_session() -> bool:
+    """True when sway's IPC socket is named (``SWAYSOCK``) and ``swaymsg`` is installed."""
+    return bool(os.environ.get("SWAYSOCK")) and shutil.which("swaymsg") is not None
+
+
+def _swaymsg(kind: str) -> Any:
+    try:
+        r = subprocess.run(["swaymsg", "-t", kind, "-r"], capture_output=True, text=True, timeout=_TIMEOUT, check=False)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise CaptureError(f"swaymsg -t {kind} failed: {e}") from None
+    if r.returncode != 0:
+        raise CaptureError(f"swaymsg -t {kind} failed: {(r.stderr or r.stdout).strip()[:200]}")
+    return json.loads(r.stdout)
+
+
+def _focused(node: dict[str, Any]) -> dict[str, Any] | None:
+    if node.get("focused") and node.get("type") in ("con", "floating_con"):
+        return node
+    for child in (node.get("nodes") or []) + (node.get("floating_nodes") or []):
+        hit = _focused(child)
+        if hit is not None:
+            return hit
+    return None
+
+
+class SwayProbe:
+    """Foreground window of a sway session from its IPC tree (see the module docstring)."""
+
+    def __init__(self) -> None:
+        if not is_sway_session():
+            raise CaptureError("sway session not found: SWAYSOCK is not set or swaymsg is not installed")
+        _swaymsg("get_version")  # the socket answers
+
+    def foreground(self) -> WindowInfo:
+        """See :meth:`~._probe.WindowProbe.foreground`."""
+        node = _focused(_swaymsg("get_tree"))
+        if node is None:  # an empty workspace has the focus
+            return UNKNOWN_WINDOW
+        pid = node.get("pid") or None
+        props = node.get("window_properties") or {}
+        app = node.get("app_id") or props.get("class") or _process_name(pid) or "unknown"
+        return WindowInfo(str(app), str(node.get("name") or ""), pid)
+
+    def idle_seconds(self) -> float | None:
+        """See :meth:`~._probe.WindowProbe.idle_seconds`: sway's IPC does not tell it (``None``)."""
+        return None
+
+    def close(self) -> None:
+        """See :meth:`~._probe.WindowProbe.close`."""
+
+
+class GrimGrabber:
+    """Every active output of a wlroots compositor through ``grim`` (outputs from sway's IPC)."""
+
+    def __init__(self) -> None:
+        if shutil.which("grim") is None:
+            raise CaptureError("grim is not installed (Debian: apt install grim): it captures wlroots screens")
+        self._outputs: list[dict[str, Any]] = []
+
+    def outputs(self) -> list[dict[str, Any]]:
+        """sway's active outputs, in its order (``name``, ``focused``, ``rect``)."""
+        self._outputs = [o for o in _swaymsg("get_outputs") if o.get("active")]
+        return self._outputs
+
+    def grab(self) -> list[tuple[int, Any]]:
+        """``[(screen_id, PIL.Image RGB), ...]``, one per active output."""
+        from io import BytesIO
+
+        from PIL import Image
+
+        out = []
+        for i, o in enumerate(self.outputs()):
+            try:
+                r = subprocess.run(["grim", "-o", str(o["name"]), "-"], capture_output=True, timeout=_TIMEOUT, check=False)
+            except (OSError, subprocess.TimeoutExpired) as e:
+                raise CaptureError(f"grim failed: {e}") from None
+            if r.returncode != 0:
+                raise CaptureError(f"grim -o {o['name']} failed: {r.stderr.decode('utf-8', 'replace').strip()[:200]}")
+            out.append((i, Image.open(BytesIO(r.stdout)).convert("RGB")))
+        return out
+
+    def focused_screen(self) -> int | None:
+        """``screen_id`` of the output holding the focus at the last :meth:`grab`, else ``None``."""
+        return next((i for i, o in enumerate(self._outputs) if o.get("focused")), None)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+PORTAL_NAME = "org.freedesktop.portal.Desktop"
+PORTAL_PATH = "/org/freedesktop/portal/desktop"
+
+
+def portal_available(bus: str = "SESSION") -> bool:
+    """True when the session bus has (or can start) ``org.freedesktop.portal.Desktop``; False also
+    when jeepney is missing or the bus cannot be reached."""
+    try:
+        from jeepney.bus_messages import message_bus
+        from jeepney.io.blocking import open_dbus_connection
+    except ImportError:
+        return False
+    try:
+        with open_dbus_connection(bus=bus) as conn:
+            if conn.send_and_get_reply(message_bus.NameHasOwner(PORTAL_NAME), timeout=_TIMEOUT).body[0]:
+                return True
+            return PORTAL_NAME in conn.send_and_get_reply(message_bus.ListActivatableNames(), timeout=_TIMEOUT).body[0]
+    except Exception:  # noqa: BLE001 - no bus, refused auth, timeout: no portal
+        return False
+
+
+class PortalGrabber:
+    """The whole desktop through xdg-desktop-portal's Screenshot interface (see the module docstring).
+
+    Args:
+        bus: D-Bus address (default: the session bus, ``DBUS_SESSION_BUS_ADDRESS``).
+        timeout: Seconds to wait for the portal's answer (the first call may wait for the user's consent).
+    """
+
+    def __init__(self, bus: str = "SESSION", timeout: float = 60.0) -> None:
+        try:
+            from jeepney.io.blocking import open_dbus_connection
+        except ImportError:
+            raise CaptureError("Wayland capture through the desktop portal needs jeepney: "
+                               "pip install 'proagent[capture]'") from None
+        try:
+            self._conn = open_dbus_connection(bus=bus)
+        except Exception as e:  # noqa: BLE001 - no bus, refused auth: one line
+            raise CaptureError(f"cannot reach the D-Bus session bus for the desktop portal: {e}") from None
+        self.timeout = float(timeout)
+
+    def grab(self) -> list[tuple[int, Any]]:
+        """``[(0, PIL.Image RGB)]``: one image of the whole desktop.
+
+        Raises:
+            CaptureError: the portal is missing, the user refused, or no answer came in time.
+        """
+        from jeepney import DBusAddress, MatchRule, new_method_call
+        from jeepney.bus_messages import message_bus
+        from PIL import Image
+
+        token = "proagent" + secrets.token_hex(6)
+        sender = self._conn.unique_name.lstrip(":").replace(".", "_")
+        request = f"{PORTAL_PATH}/request/{sender}/{token}"
+        rule = MatchRule(type="signal", interface="org.freedesktop.portal.Request", member="Response", path=request)
+        self._conn.send_and_get_reply(message_bus.AddMatch(rule), timeout=_TIMEOUT)
+        try:
+            with self._conn.filter(rule) as queue:  # subscribed before asking: the answer cannot be missed
+                call = new_method_call(DBusAddress(PORTAL_PATH, bus_name=PORTAL_NAME,
+                                                   interface="org.freedesktop.portal.Screenshot"),
+                                       "Screenshot", "sa{sv}", ("", {"handle_token": ("s", token),
+                                                                     "interactive": ("b", False)}))
+                reply = self._conn.send_and_get_reply(call, timeout=_TIMEOUT)
+                if reply.header.message_type.name == "error":
+                    raise CaptureError(f"the desktop portal has no Screenshot interface ({reply.body[0] if reply.body else reply})")
+                answer = self._conn.recv_until_filtered(queue, timeout=self.timeout)
+        except TimeoutError:
+            raise CaptureError("the desktop portal did not answer the screenshot request in time") from None
+        finally:
+            self._conn.send_and_get_reply(message_bus.RemoveMatch(rule), timeout=_TIMEOUT)
+        code, results = answer.body
+        if code != 0:
+            raise CaptureError("the desktop refused the screenshot (consent denied or cancelled); allow proagent "
+                               "to take screenshots in the desktop's privacy settings")
+        uri = results.get("uri", ("s", ""))[1]
+        path = Path(unquote(urlparse(uri).path))
+        try:
+            with Image.open(path) as img:
+                image = img.convert("RGB")
+        except OSError as e:
+            raise CaptureError(f"cannot read the portal's screenshot {path}: {e}") from None
+        finally:
+            path.unlink(missing_ok=True)  # the portal leaves it in the user's Pictures folder
+        return [(0, image)]
+
+    def focused_screen(self) -> int | None:
+        """The portal's one image is the whole desktop: screen 0."""
+        return 0
+
+    def close(self) -> None:
+        """Close the bus connection."""
+        self._conn.close()
+
+
+class PortalProbe:
+    """Foreground window on GNOME / KDE Wayland: the X11 probe's answer through XWayland when a
+    display is there (X11 apps only), else ``unknown`` (no portal tells a client the focused window)."""
+
+    def __init__(self) -> None:
+        self._x11 = None
+        if os.environ.get("DISPLAY"):
+            try:
+                from ._probe import X11Probe
+
+                self._x11 = X11Probe()
+            except CaptureError:
+                self._x11 = None
+
+    def foreground(self) -> WindowInfo:
+        """See :meth:`~._probe.WindowProbe.foreground`."""
+        return self._x11.foreground() if self._x11 is not None else UNKNOWN_WINDOW
+
+    def idle_seconds(self) -> float | None:
+        """See :meth:`~._probe.WindowProbe.idle_seconds` (X11's, else ``None``)."""
+        return self._x11.idle_seconds() if self._x11 is not None else None
+
+    def close(self) -> None:
+        """See :meth:`~._probe.WindowProbe.close`."""
+        if self._x11 is not None:
+            self._x11.close()
