@@ -36,8 +36,9 @@ def capture(ctx: click.Context, out: Path | None, interval: float, split_on_titl
             dedup_distance: int, ocr: bool, ocr_interval: float, max_days: float | None, max_gb: float | None, exclude_app: tuple[str, ...],
             exclude_title: tuple[str, ...], default_exclusions: bool, duration: str | None) -> None:
     """Record the screen (every monitor), the foreground app and window title and events into
-    OUT/lifetrace.db until Ctrl-C or `proagent capture stop OUT`. Linux X11 (tested), Windows
-    and macOS (untested); nothing leaves the machine.
+    OUT/lifetrace.db until Ctrl-C or `proagent capture stop OUT`. Linux X11 and sway (tested),
+    GNOME/KDE Wayland through the desktop portal (tested against a mock), Windows and macOS
+    (untested); nothing leaves the machine.
 
     Example: proagent capture --out ~/activity --exclude-app signal-desktop
     """
