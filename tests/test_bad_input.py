@@ -190,6 +190,35 @@ def read_only_folder(w: Path) -> None:
     (w / "ro").chmod(0o555)
 
 
+def aw_export_cut(w: Path) -> None:
+    from activity_fixtures import write_aw_export
+
+    (w / "bad").mkdir(exist_ok=True)
+    p = write_aw_export(w / "bad" / "aw-export.json")
+    p.write_text(p.read_text()[:-30])
+
+
+def aw_bad_data(w: Path) -> None:
+    from activity_fixtures import write_aw_rust
+
+    (w / "aw").mkdir()
+    db = write_aw_rust(w / "aw" / "sqlite.db")
+    con = sqlite3.connect(db)
+    con.execute("UPDATE events SET data = '[1, 2]' WHERE id = 2")
+    con.commit()
+    con.close()
+
+
+def screenpipe_bad_time(w: Path) -> None:
+    from activity_fixtures import write_screenpipe
+
+    db = write_screenpipe(w / "sp", video=False)
+    con = sqlite3.connect(db)
+    con.execute("UPDATE frames SET timestamp = '2026-03-02 10:00:04' WHERE id = 3")  # no UTC offset
+    con.commit()
+    con.close()
+
+
 def session_file(name: str, steps: object) -> Callable[[Path], None]:
     return lambda w: _write(w / "bad" / name, steps)
 
@@ -239,6 +268,11 @@ CASES: list[Case] = [
     Case("eval-unreadable-file-in-folder", ("eval", "--data", "{w}/locked", *MOCK), "b.json", setup=unreadable_session,
          needs_permissions=True),
     Case("eval-empty-folder", ("eval", "--data", "{w}/bad", *MOCK), "bad", setup=lambda w: (w / "bad").mkdir()),
+    Case("eval-activitywatch-export-cut", ("eval", "--data", "{w}/bad/aw-export.json", *MOCK), "aw-export.json",
+         setup=aw_export_cut),
+    Case("eval-activitywatch-bad-data", ("eval", "--data", "{w}/aw", *MOCK), "row id 2, column data", setup=aw_bad_data),
+    Case("stats-screenpipe-bad-time", ("stats", "{w}/sp", "--out", "{w}/st"), "row id 3, column timestamp",
+         setup=screenpipe_bad_time),
     # ---- eval: --annotations
     Case("eval-annotation-unknown-intention", ("eval", "--data", "{w}/lt", "--annotations", "{w}/ann/intentions.jsonl", *MOCK),
          "intentions.jsonl", setup=unknown_intention),
