@@ -387,6 +387,8 @@ CASES: list[Case] = [
     # ---- annotate
     Case("annotate-missing", ("annotate", "{w}/nope", "--annotator", "text:mockllm/model"), "nope", code=2),
     Case("annotate-bad-annotator", ("annotate", "{w}/lt", "--annotator", "telepathy", "--out", "{w}/ann"), "--annotator"),
+    Case("annotate-activitywatch-without-out", ("annotate", "{w}/aw/sqlite.db", "--annotator", "text:mockllm/model"),
+         "give --out", setup=aw_bad_data),
     Case("annotate-raw-without-out", ("annotate", "{w}/bad/raw.db", "--annotator", "text:mockllm/model"), "--out",
          setup=lambda w: make_raw_db(w / "bad" / "raw.db")),
     # ---- live

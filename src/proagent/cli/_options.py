@@ -69,7 +69,8 @@ def compose(*decorators: Decorator) -> Decorator:
 
 
 data_option = click.option("--data", required=True, type=click.Path(path_type=Path),
-                           help="ProactiveBench session file/folder or LifeTrace database/folder.")
+                           help="ProactiveBench session file/folder, LifeTrace database/folder, ActivityWatch database or export, "
+                                "or screenpipe db.sqlite/folder.")
 
 
 def method_option() -> Decorator:

@@ -48,7 +48,8 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
     """Annotate the events of a LifeTrace log (ProAgentBench section 5.3): which are LLM use, on which
     platform, what the user asked and the model answered, a <= 20-word summary, the intention.
 
-    A processed log (curated, ProAgentBench layout) is annotated in place; a raw one needs --out.
+    A processed log (curated, ProAgentBench layout) is annotated in place; a raw one needs --out,
+    and so does an ActivityWatch or screenpipe log (read through a LifeTrace copy).
 
     Example: proagent annotate data/curated --annotator text:local/qwen2.5-coder-1.5b --model-arg n_threads=1
     """
@@ -123,5 +124,11 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
 
 def _processed(db: Path) -> bool:
     from ..sources.lifetrace_schema import detect_schema
+    from ..sources.load import activity_log_kind
 
+    kind = activity_log_kind(db)
+    if kind != "lifetrace":  # read through a raw LifeTrace copy
+        name = {"activitywatch": "an ActivityWatch", "screenpipe": "a screenpipe"}[kind]
+        raise DataError(db, f"is {name} log; annotate never modifies one: give --out OUT to write an annotated "
+                            "processed copy")
     return detect_schema(db).is_processed

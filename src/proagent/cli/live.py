@@ -47,7 +47,7 @@ def _decider(decider: Path | None, yes_at: Path | None):  # noqa: ANN202
 
 @click.group("live", invoke_without_command=True)
 @click.option("--watch", type=click.Path(exists=True, path_type=Path), default=None,
-              help="Follow this growing LifeTrace database (a .db, or a capture/participant folder).")
+              help="Follow this growing LifeTrace, ActivityWatch or screenpipe database (a .db/.sqlite, or its folder).")
 @click.option("--capture", "capture_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Run `proagent capture --out DIR` and follow what it records.")
 @click.option("--capture-option", "capture_options", multiple=True,

@@ -41,7 +41,8 @@ class _ComparePath(click.Path):
 def stats_cmd(data: Path | None, out: Path | None, compare: tuple[Path, Path] | None, similarity: bool,
               max_similarity_events: int) -> None:
     """Activity statistics of DATA (a ProactiveBench session file or folder, a LifeTrace
-    database or participant folder): counts, LLM-event ratio by weekday and hour, apps,
+    database or participant folder, an ActivityWatch database or export, a screenpipe
+    db.sqlite or folder): counts, LLM-event ratio by weekday and hour, apps,
     intentions, durations, inter-event times, burstiness B, power-law fit with likelihood-ratio
     tests, and the time-to-event of the most similar earlier events. Writes stats.json,
     figures (PNG and SVG) and index.html.
