@@ -123,3 +123,16 @@ def test_a_refused_screenshot_is_one_clear_error(gnome, tmp_path: Path) -> None:
 def test_a_wayland_session_without_portal_or_sway_is_refused(gnome) -> None:  # noqa: ANN001
     with pytest.raises(CaptureError, match="Wayland session without xdg-desktop-portal"):
         open_window_probe()
+
+
+def test_one_platform_class_per_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    from proagent.capture._probe import session_platform
+
+    for k in ("WAYLAND_DISPLAY", "XDG_SESSION_TYPE", "SWAYSOCK"):
+        monkeypatch.delenv(k, raising=False)
+    assert session_platform().name == "x11"
+    monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
+    assert session_platform().name == "portal"
+    monkeypatch.setenv("SWAYSOCK", "/nonexistent/sway-ipc.sock")
+    monkeypatch.setattr("shutil.which", lambda name: f"/usr/bin/{name}")
+    assert session_platform().name == "sway"

@@ -14,8 +14,10 @@
   Only the X11 probe is tested (Xvfb + openbox); the Windows and macOS probes are written to
   their documented APIs and untested here.
 
-:func:`open_window_probe` and :func:`open_screen_source` pick the ones for this session (X11,
-sway, another Wayland desktop through the portal, Windows, macOS), or raise :class:`CaptureError`
+:class:`CapturePlatform`: a platform is one class handing out its probe and its screen source
+(:class:`X11Platform`, :class:`WindowsPlatform`, :class:`MacPlatform`; ``SwayPlatform`` and
+``PortalPlatform`` in :mod:`._wayland`); :func:`session_platform` picks this session's, and
+:func:`open_window_probe` and :func:`open_screen_source` use it, or raise :class:`CaptureError`
 with one line (no display, missing optional dependency).
 """
 
@@ -26,8 +28,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-__all__ = ["CaptureError", "ScreenGrabber", "ScreenSource", "WindowInfo", "WindowProbe", "check_session", "open_screen_source",
-           "open_window_probe"]
+__all__ = ["CaptureError", "CapturePlatform", "ScreenGrabber", "ScreenSource", "WindowInfo", "WindowProbe", "check_session",
+           "open_screen_source", "open_window_probe", "platforms", "session_platform"]
 
 
 class CaptureError(RuntimeError):
@@ -238,28 +240,93 @@ class ScreenSource(Protocol):
         ...
 
 
+class CapturePlatform(Protocol):
+    """One kind of session capture can record: a platform is one class (X11, Windows, macOS here;
+    sway and the desktop portal in :mod:`._wayland`), picked by :func:`session_platform`."""
+
+    name: str
+    """Short name (``x11``, ``sway``, ...)."""
+
+    def detected(self) -> bool:
+        """True when this session is of this kind."""
+        ...
+
+    def window_probe(self) -> WindowProbe:
+        """The foreground-window probe (raises :class:`CaptureError` when it cannot run here)."""
+        ...
+
+    def screen_source(self) -> ScreenSource:
+        """The screen source (raises :class:`CaptureError` when it cannot run here)."""
+        ...
+
+
+class X11Platform:
+    """Linux/BSD X11: :class:`X11Probe` and ``mss`` (also the fallback that says what is missing)."""
+
+    name = "x11"
+
+    def detected(self) -> bool:
+        return sys.platform not in ("win32", "darwin")
+
+    def window_probe(self) -> WindowProbe:
+        _check_x11_session()
+        return X11Probe()
+
+    def screen_source(self) -> ScreenSource:
+        return ScreenGrabber()
+
+
+class WindowsPlatform:  # pragma: no cover - untested: no Windows here
+    """Windows: :class:`WindowsProbe` and ``mss``."""
+
+    name = "windows"
+
+    def detected(self) -> bool:
+        return sys.platform == "win32"
+
+    def window_probe(self) -> WindowProbe:
+        return WindowsProbe()
+
+    def screen_source(self) -> ScreenSource:
+        return ScreenGrabber()
+
+
+class MacPlatform:  # pragma: no cover - untested: no macOS here
+    """macOS: :class:`MacProbe` and ``mss``."""
+
+    name = "macos"
+
+    def detected(self) -> bool:
+        return sys.platform == "darwin"
+
+    def window_probe(self) -> WindowProbe:
+        return MacProbe()
+
+    def screen_source(self) -> ScreenSource:
+        return ScreenGrabber()
+
+
+def platforms() -> tuple[CapturePlatform, ...]:
+    """Every platform, most specific first (the first detected one is used; X11 comes last)."""
+    from ._wayland import PortalPlatform, SwayPlatform
+
+    return (WindowsPlatform(), MacPlatform(), SwayPlatform(), PortalPlatform(), X11Platform())
+
+
+def session_platform() -> CapturePlatform:
+    """The platform of this session (see :func:`platforms`)."""
+    return next(p for p in platforms() if p.detected())
+
+
 def open_window_probe() -> WindowProbe:
     """The window probe for this session: X11, sway (:class:`~._wayland.SwayProbe`), another
     Wayland desktop through the portal (:class:`~._wayland.PortalProbe`), Windows or macOS.
 
     Raises:
-        CaptureError: no X display on Linux/BSD, or a missing optional dependency (the message
-            says which).
+        CaptureError: no X display on Linux/BSD, a Wayland session with neither sway nor a portal,
+            or a missing optional dependency (the message says which).
     """
-    if sys.platform == "win32":  # pragma: no cover
-        return WindowsProbe()
-    if sys.platform == "darwin":  # pragma: no cover
-        return MacProbe()
-    from ._wayland import PortalProbe, SwayProbe, wayland_kind
-
-    kind = wayland_kind()
-    if kind == "sway":
-        return SwayProbe()
-    if kind == "portal":
-        _check_portal_session()
-        return PortalProbe()
-    _check_x11_session()
-    return X11Probe()
+    return session_platform().window_probe()
 
 
 def open_screen_source() -> ScreenSource:
@@ -269,27 +336,7 @@ def open_screen_source() -> ScreenSource:
     Raises:
         CaptureError: as :func:`open_window_probe`; ``grim`` or jeepney missing.
     """
-    if sys.platform not in ("win32", "darwin"):
-        from ._wayland import GrimGrabber, PortalGrabber, wayland_kind
-
-        kind = wayland_kind()
-        if kind == "sway":
-            return GrimGrabber()
-        if kind == "portal":
-            return PortalGrabber()
-    return ScreenGrabber()
-
-
-def _check_portal_session() -> None:
-    if not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
-        raise CaptureError("Wayland session without a D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set): "
-                           "proagent capture reads GNOME/KDE screens through xdg-desktop-portal over D-Bus; "
-                           "on sway set SWAYSOCK (and install swaymsg, grim)")
-    from ._wayland import portal_available
-
-    if not portal_available():
-        raise CaptureError("Wayland session without xdg-desktop-portal on the session bus: install "
-                           "xdg-desktop-portal-gnome or -kde (or, on sway, set SWAYSOCK and install swaymsg, grim)")
+    return session_platform().screen_source()
 
 
 def check_session() -> None:

@@ -1,6 +1,7 @@
 """Wayland capture: wlroots compositors (sway) and GNOME / KDE through xdg-desktop-portal.
 
-Each platform is one class per job, behind the same two interfaces as X11
+Each platform is one :class:`~._probe.CapturePlatform` class (:class:`SwayPlatform`,
+:class:`PortalPlatform`) handing out one class per job, behind the same two interfaces as X11
 (:class:`~._probe.WindowProbe` for the foreground window, :class:`~._probe.ScreenSource` for the
 screens):
 
@@ -35,8 +36,8 @@ from urllib.parse import unquote, urlparse
 
 from ._probe import UNKNOWN_WINDOW, CaptureError, WindowInfo, _process_name
 
-__all__ = ["GrimGrabber", "PortalGrabber", "PortalProbe", "SwayProbe", "is_sway_session", "portal_available",
-           "wayland_kind"]
+__all__ = ["GrimGrabber", "PortalGrabber", "PortalPlatform", "PortalProbe", "SwayPlatform", "SwayProbe", "is_sway_session",
+           "portal_available", "wayland_kind"]
 
 _TIMEOUT = 5.0
 """Seconds a compositor or portal call may take before capture gives up on it."""
@@ -259,3 +260,45 @@ class PortalProbe:
         """See :meth:`~._probe.WindowProbe.close`."""
         if self._x11 is not None:
             self._x11.close()
+
+
+class SwayPlatform:
+    """sway: :class:`SwayProbe` and :class:`GrimGrabber`."""
+
+    name = "sway"
+
+    def detected(self) -> bool:
+        return wayland_kind() == "sway"
+
+    def window_probe(self) -> SwayProbe:
+        return SwayProbe()
+
+    def screen_source(self) -> GrimGrabber:
+        return GrimGrabber()
+
+
+class PortalPlatform:
+    """Any other Wayland desktop (GNOME, KDE): :class:`PortalProbe` and :class:`PortalGrabber`."""
+
+    name = "portal"
+
+    def detected(self) -> bool:
+        return wayland_kind() == "portal"
+
+    def window_probe(self) -> PortalProbe:
+        self._check()
+        return PortalProbe()
+
+    def screen_source(self) -> PortalGrabber:
+        self._check()
+        return PortalGrabber()
+
+    @staticmethod
+    def _check() -> None:
+        if not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
+            raise CaptureError("Wayland session without a D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set): "
+                               "proagent capture reads GNOME/KDE screens through xdg-desktop-portal over D-Bus; "
+                               "on sway set SWAYSOCK (and install swaymsg, grim)")
+        if not portal_available():
+            raise CaptureError("Wayland session without xdg-desktop-portal on the session bus: install "
+                               "xdg-desktop-portal-gnome or -kde (or, on sway, set SWAYSOCK and install swaymsg, grim)")
