@@ -172,3 +172,15 @@ def test_live_writer_rows_are_read_while_open(tmp_path: Path) -> None:
     assert [e.app_name for e in load_events(db)] == ["Code"]
     assert db.stat().st_mtime_ns == before
     conn.close()
+
+
+def test_text_that_is_not_utf8_is_read_with_replacement(tmp_path: Path) -> None:
+    db = tmp_path / "sqlite.db"
+    conn = create_aw_rust(db)
+    b = add_aw_rust_bucket(conn, "aw-watcher-window_host", "currentwindow", "aw-watcher-window")
+    add_aw_rust_event(conn, b, utc(10, 0), 10.0, {"app": "Code", "title": "x"})
+    conn.execute("""UPDATE events SET data = CAST(x'7b22617070223a2022436f6465222c20227469746c65223a202261ff62227d' AS TEXT)""")
+    conn.commit()
+    conn.close()
+    (e,) = load_activitywatch(db).events
+    assert e.app_name == "Code" and e.window_title == "a\ufffdb"

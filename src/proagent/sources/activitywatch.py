@@ -57,6 +57,7 @@ from typing import Any
 from ..errors import DataError
 from ..records import Event
 from ._foreign import ActivityLog, bad_cell, local_from_epoch, local_from_iso, table_columns
+from .lifetrace import _no_cycle_collection
 from .lifetrace_schema import connect_read_only, sqlite_problem
 
 __all__ = [
@@ -142,22 +143,39 @@ def _data(path: Path, table: str, rid: Any, column: str, value: Any) -> dict[str
     return data
 
 
+_FIELDS = ("app", "title", "status", "url")
+"""The ``data`` keys the merge reads (window: app, title; AFK: status; web: url, title)."""
+
+
+def _json_columns(col: str) -> str:
+    """SQL taking :data:`_FIELDS` out of a JSON column in SQLite's C code (JSON1), with the
+    column's JSON type (``invalid`` when it is not JSON) to check it."""
+    parts = [f"CASE WHEN json_valid({col}) THEN json_type({col}) ELSE 'invalid' END"]
+    parts += [f"CASE WHEN json_valid({col}) THEN CASE WHEN json_type({col}) = 'object' "
+              f"THEN json_extract({col}, '$.{k}') END END" for k in _FIELDS]
+    return ", ".join(parts)
+
+
 def _rows(conn: sqlite3.Connection, path: Path, flavour: str, since: datetime | None) -> tuple[list[_Raw], int]:
     """The window, AFK and web rows (ending at or after ``since``), and the count of other rows."""
     kinds = ", ".join("?" * len(_TYPES))
     args: tuple[Any, ...] = _TYPES
     if flavour == "aw-server-peewee":
         table, col, join = "eventmodel", "datastr", "eventmodel e JOIN bucketmodel b ON e.bucket_id = b.key"
-        sql = f"SELECT e.id, b.type, e.timestamp, e.duration, e.datastr FROM {join} WHERE b.type IN ({kinds})"
+        sql = (f"SELECT e.id, b.type, e.timestamp, e.duration, {_json_columns('e.datastr')} FROM {join} "
+               f"WHERE b.type IN ({kinds})")
     else:
         per = 10**9 if flavour == "aw-server-rust" else 10**6
         key, col = ("id", "data") if flavour == "aw-server-rust" else ("rowid", "datastr")
         table, join = "events", f'events e JOIN buckets b ON e.bucketrow = b."{key}"'
-        sql = f'SELECT e.id, b.type, e.starttime, e.endtime, e."{col}" FROM {join} WHERE b.type IN ({kinds})'
+        sql = (f'SELECT e.id, b.type, e.starttime, e.endtime, {_json_columns(f"e.{col}")} FROM {join} '
+               f"WHERE b.type IN ({kinds})")
         if since is not None:
             sql, args = sql + " AND e.endtime >= ?", _TYPES + (int(since.timestamp() * per),)
     out: list[_Raw] = []
-    for rid, kind, a, b, data in conn.execute(sql + " ORDER BY e.id", args):
+    for rid, kind, a, b, jtype, *values in conn.execute(sql + " ORDER BY e.id", args):
+        if jtype != "object":
+            raise bad_cell(path, table, rid, col, "not JSON" if jtype == "invalid" else "not a JSON object")
         if flavour == "aw-server-peewee":
             start = _cell(local_from_iso, a, path, table, rid, "timestamp")
             end = start + timedelta(seconds=_cell(_seconds, b, path, table, rid, "duration"))
@@ -168,7 +186,7 @@ def _rows(conn: sqlite3.Connection, path: Path, flavour: str, since: datetime | 
             end = _cell(lambda v: local_from_epoch(v, per), b, path, table, rid, "endtime")
             if end < start:
                 raise bad_cell(path, table, rid, "endtime", "ends before it starts")
-        out.append(_Raw(int(rid), str(kind), start, end, _data(path, table, rid, col, data)))
+        out.append(_Raw(int(rid), str(kind), start, end, {k: v for k, v in zip(_FIELDS, values) if v is not None}))
     other = conn.execute(f"SELECT count(*) FROM {join} WHERE b.type NOT IN ({kinds})", _TYPES).fetchone()[0]
     return out, int(other)
 
@@ -260,7 +278,7 @@ def _clip(start: datetime, end: datetime, active: list[tuple[datetime, datetime]
     return max(start, over[0][0]), min(end, over[-1][1])
 
 
-def _merge(raws: list[_Raw]) -> tuple[list[Event], dict[str, int]]:
+def _merge(raws: list[_Raw], user: str) -> tuple[list[Event], dict[str, int]]:
     win = sorted((r for r in raws if r.type == WINDOW_TYPE), key=lambda r: (r.start, r.row_id))
     afk = [r for r in raws if r.type == AFK_TYPE]
     web = sorted((r for r in raws if r.type == WEB_TYPE), key=lambda r: (r.start, r.row_id))
@@ -305,7 +323,7 @@ def _merge(raws: list[_Raw]) -> tuple[list[Event], dict[str, int]]:
         else:
             runs.append([r.row_id, app, s, e, _text(r.data, "title"), url])
     for rid, app, s, e, title, url in runs:
-        events.append(Event(id=str(rid), user="", start=s, end=e, app_name=app, window_title=title, url=url,
+        events.append(Event(id=str(rid), user=user, start=s, end=e, app_name=app, window_title=title, url=url,
                             screen_recorded=False))
     return events, counts
 
@@ -329,7 +347,11 @@ def load_activitywatch(path: str | Path, *, user: str | None = None, since: date
         DataError: missing, unreadable, corrupt or foreign file; a malformed time, duration or
             data object (the message names the table or bucket, row id and column).
     """
-    path = Path(path)
+    with _no_cycle_collection():  # many short-lived acyclic objects, as in the LifeTrace reader
+        return _load(Path(path), user, since)
+
+
+def _load(path: Path, user: str | None, since: datetime | None) -> ActivityLog:
     if not path.is_file():
         raise DataError(path, "file not found" if not path.exists() else "not a regular file")
     if user is None:
@@ -345,14 +367,20 @@ def load_activitywatch(path: str | Path, *, user: str | None = None, since: date
                 if flavour is None:
                     raise DataError(path, "not an ActivityWatch database (no buckets/events tables of aw-server)")
                 conn.execute("BEGIN")
-                raws, other = _rows(conn, path, flavour, since)
+                conn.text_factory = str  # decoded in C; text that is not UTF-8 is read again, with replacement
+                try:
+                    raws, other = _rows(conn, path, flavour, since)
+                except sqlite3.OperationalError as e:
+                    if "decode" not in str(e).lower():
+                        raise
+                    conn.text_factory = lambda b: b.decode("utf-8", "replace")
+                    raws, other = _rows(conn, path, flavour, since)
                 conn.execute("COMMIT")
             finally:
                 conn.close()
         except sqlite3.DatabaseError as e:
             raise DataError(path, sqlite_problem(e, path)) from None
         kind = f"activitywatch/{flavour}"
-    events, counts = _merge(raws)
+    events, counts = _merge(raws, user)
     counts["other_events"] = other
-    events = [Event(**{**e.__dict__, "user": user}) for e in events]
     return ActivityLog(path=path, user=user, kind=kind, events=tuple(events), counts=counts)
