@@ -184,3 +184,15 @@ def test_text_that_is_not_utf8_is_read_with_replacement(tmp_path: Path) -> None:
     conn.close()
     (e,) = load_activitywatch(db).events
     assert e.app_name == "Code" and e.window_title == "a\ufffdb"
+
+
+@pytest.mark.parametrize("sep", ["T", " "])
+def test_screenpipe_since_reads_from_the_bound(tmp_path: Path, sep: str) -> None:
+    db = write_screenpipe(tmp_path / "sp", second_monitor=False, video=False)
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE frames SET timestamp = replace(timestamp, 'T', ?)", (sep,))
+    conn.commit()
+    conn.close()
+    log = load_screenpipe(db, since=local(utc(10, 0, 7)))
+    assert [(e.app_name, len(e.screenshots)) for e in log.events] == [("Firefox", 2), ("Terminal", 2)]
+    assert log.counts["frames"] == 4

@@ -32,13 +32,14 @@ from __future__ import annotations
 import os
 import sqlite3
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from ..errors import DataError
 from ..records import Event, Screenshot
 from ._foreign import ActivityLog, bad_cell, local_from_iso, table_columns
+from .lifetrace import _no_cycle_collection
 from .lifetrace_schema import connect_read_only, sqlite_problem
 
 __all__ = ["DB_NAME", "ScreenpipeLog", "VideoFrame", "is_screenpipe_db", "load_screenpipe", "video_frame"]
@@ -109,7 +110,11 @@ def load_screenpipe(path: str | Path, *, user: str | None = None, since: datetim
         DataError: missing, unreadable, corrupt or foreign database; a malformed timestamp (the
             message names the table, row id and column).
     """
-    path = Path(path)
+    with _no_cycle_collection():  # many short-lived acyclic objects, as in the LifeTrace reader
+        return _load(Path(path), user, since)
+
+
+def _load(path: Path, user: str | None, since: datetime | None) -> ScreenpipeLog:
     if path.is_dir():
         path = path / DB_NAME
     if not path.is_file():
@@ -195,14 +200,19 @@ def _read(conn: sqlite3.Connection, t: dict[str, frozenset[str]], since: datetim
                     for c in ("app_name", "window_name", "browser_url", "focused", "device_name"))
     sql = f'SELECT id, video_chunk_id, offset_index, timestamp, {opt} FROM frames'
     args: tuple[Any, ...] = ()
-    if since is not None:  # SQLite's date functions read RFC 3339 with its offset; a margin for local-time skew
-        sql += " WHERE julianday(timestamp) >= julianday(?) - 1"
-        args = (since.isoformat(),)
+    if since is not None:
+        # timestamps are UTC text, "T" or " " between date and time: compared with the " " form, a
+        # bound is exact for " " rows and keeps all of its day for "T" rows (" " < "T"); the index
+        # on timestamp serves it, and the reader drops what is before ``since`` afterwards
+        bound = since.astimezone(timezone.utc) - timedelta(minutes=1)
+        sql += " WHERE timestamp >= ?"
+        args = (bound.strftime("%Y-%m-%d %H:%M:%S"),)
     rows = conn.execute(sql, args).fetchall()
     ids = {int(r["id"]) for r in rows}
     ocols = ", ".join(f'"{c}"' if c in oc else f'NULL AS "{c}"' for c in ("app_name", "window_name", "focused"))
     ocr: dict[int, dict[str, Any]] = {}
-    for r in conn.execute(f"SELECT frame_id, text, {ocols} FROM ocr_text ORDER BY rowid"):
+    lo = min(ids, default=0)  # only the OCR of the frames read (indexed by frame_id)
+    for r in conn.execute(f"SELECT frame_id, text, {ocols} FROM ocr_text WHERE frame_id >= ? ORDER BY rowid", (lo,)):
         fid = r["frame_id"]
         if fid is None or int(fid) not in ids:
             continue
