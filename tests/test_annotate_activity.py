@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from activity_fixtures import FRAMES, utc, write_aw_rust, write_screenpipe
+from activity_fixtures import FRAMES, utc, write_aw_core, write_aw_rust, write_screenpipe
 from mock_openai import MockOpenAI
 from proagent.cli import cli
 from proagent.sources.lifetrace import load_lifetrace
@@ -55,9 +55,14 @@ def _annotate(data: Path, out: Path, logs: Path, monkeypatch: pytest.MonkeyPatch
         assert len(srv.requests) > 0
 
 
-def test_activitywatch_annotate_then_eval_and_stats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("server", ["aw-server-rust", "aw-core"])
+def test_activitywatch_annotate_then_eval_and_stats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: str) -> None:
     (tmp_path / "alice").mkdir()
-    db = write_aw_rust(tmp_path / "alice" / "sqlite.db", buckets=_cycles(6))
+    if server == "aw-core":  # the database written by ActivityWatch's own Python storage
+        pytest.importorskip("aw_datastore")
+        db = write_aw_core(tmp_path / "alice" / "sqlite.v1.db", "sqlite", buckets=_cycles(6))
+    else:
+        db = write_aw_rust(tmp_path / "alice" / "sqlite.db", buckets=_cycles(6))
     before = hashlib.sha256(db.read_bytes()).hexdigest()
     source = load_events(db)
     r = CliRunner().invoke(cli, ["eval", "--data", str(db), "--model", "mockllm/model"])

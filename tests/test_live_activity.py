@@ -142,3 +142,31 @@ def test_watch_refuses_an_export_with_one_line(tmp_path: Path) -> None:
                                  "--yes-at", str(tmp_path / "yes.txt")])
     assert r.exit_code == 1 and "does not grow" in r.output
     assert "Traceback" not in r.output and not (tmp_path / "feedback.db").exists()
+
+
+def test_follow_a_database_aw_core_writes(tmp_path: Path) -> None:
+    """aw-server's own storage class (aw-core) writing while the follower polls."""
+    import pytest
+
+    pytest.importorskip("aw_datastore")
+    from aw_core.models import Event as AwEvent
+    from aw_datastore.storages import SqliteStorage
+
+    db = tmp_path / "aw-server" / "sqlite.v1.db"
+    db.parent.mkdir()
+    st = SqliteStorage(testing=True, filepath=str(db), enable_lazy_commit=False)
+    st.create_bucket("aw-watcher-window_host", "currentwindow", "aw-watcher-window", "host", "2026-03-02T09:00:00+00:00")
+    t0 = datetime.now(timezone.utc) - timedelta(minutes=5)
+    st.insert_one("aw-watcher-window_host", AwEvent(timestamp=t0, duration=20, data={"app": "Code", "title": "a"}))
+    st.commit()
+    f = ActivityLogFollower(db)
+    assert f.poll() == [] and f.last_id == 1
+    for i, (app, title) in enumerate(APPS[1:], 1):
+        st.insert_one("aw-watcher-window_host",
+                      AwEvent(timestamp=t0 + timedelta(seconds=20 * i), duration=20, data={"app": app, "title": title}))
+    st.commit()
+    ms = f.poll()
+    assert [(m.row_id, m.new_event.app_name) for m in ms] == [(2, "Firefox"), (3, "Terminal")]
+    assert [e.app_name for e in ms[1].history] == ["Code", "Firefox", "Terminal"]
+    f.close()
+    st.conn.close()
