@@ -136,3 +136,48 @@ def test_one_platform_class_per_session(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("SWAYSOCK", "/nonexistent/sway-ipc.sock")
     monkeypatch.setattr("shutil.which", lambda name: f"/usr/bin/{name}")
     assert session_platform().name == "sway"
+
+
+HYPRCTL = """#!/bin/sh
+# stand-in for Hyprland's hyprctl: prints the JSON shape Hyprland documents for -j queries
+case "$2" in
+  version) echo '{"branch": "main", "tag": "v0.45.0"}' ;;
+  activewindow) cat "$(dirname "$0")/active.json" ;;
+  monitors) echo '[{"id": 0, "name": "DP-1", "width": 1920, "height": 1080, "x": 0, "y": 0, "focused": false,
+                    "disabled": false},
+                   {"id": 1, "name": "HDMI-A-1", "width": 1280, "height": 1024, "x": 1920, "y": 0, "focused": true,
+                    "disabled": false},
+                   {"id": 2, "name": "eDP-1", "focused": false, "disabled": true}]' ;;
+  *) exit 1 ;;
+esac
+"""
+
+
+def test_hyprland_probe_and_monitors_through_hyprctl(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hyprland is not packaged here: a stand-in hyprctl prints its JSON; only the parsing is tested."""
+    import json
+    import os
+
+    from proagent.capture._probe import session_platform
+    from proagent.capture._wayland import hyprland_outputs
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "hyprctl").write_text(HYPRCTL)
+    os.chmod(bin_dir / "hyprctl", 0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    monkeypatch.delenv("SWAYSOCK", raising=False)
+    monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-1")
+    monkeypatch.setenv("HYPRLAND_INSTANCE_SIGNATURE", "abc_123")
+    platform = session_platform()
+    assert platform.name == "hyprland"
+    (bin_dir / "active.json").write_text(json.dumps({
+        "address": "0x55d0", "mapped": True, "hidden": False, "workspace": {"id": 1, "name": "1"}, "monitor": 1,
+        "class": "org.wezfurlong.wezterm", "title": "vim notes.md", "initialClass": "org.wezfurlong.wezterm",
+        "pid": os.getpid(), "xwayland": False}))
+    probe = platform.window_probe()
+    w = probe.foreground()
+    assert (w.app_name, w.window_title, w.pid) == ("org.wezfurlong.wezterm", "vim notes.md", os.getpid())
+    (bin_dir / "active.json").write_text("{}")  # an empty workspace has the focus
+    assert probe.foreground().app_name == "unknown"
+    assert [(m["name"], m["focused"]) for m in hyprland_outputs()] == [("DP-1", False), ("HDMI-A-1", True)]

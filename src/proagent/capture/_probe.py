@@ -308,9 +308,9 @@ class MacPlatform:  # pragma: no cover - untested: no macOS here
 
 def platforms() -> tuple[CapturePlatform, ...]:
     """Every platform, most specific first (the first detected one is used; X11 comes last)."""
-    from ._wayland import PortalPlatform, SwayPlatform
+    from ._wayland import HyprlandPlatform, PortalPlatform, SwayPlatform
 
-    return (WindowsPlatform(), MacPlatform(), SwayPlatform(), PortalPlatform(), X11Platform())
+    return (WindowsPlatform(), MacPlatform(), SwayPlatform(), HyprlandPlatform(), PortalPlatform(), X11Platform())
 
 
 def session_platform() -> CapturePlatform:

@@ -11,6 +11,9 @@ screens):
   active output with ``grim -o NAME -`` (the wlr-screencopy protocol), ``screen_id`` 0, 1, ... in
   sway's output order, and tells which output holds the focus. Tested under a real headless sway
   (``WLR_BACKENDS=headless``) with ``foot`` windows.
+* **Hyprland**: :class:`HyprlandProbe` (``hyprctl -j activewindow``: ``class``, ``title``,
+  ``pid``) and :class:`GrimGrabber` over ``hyprctl -j monitors``. Written to Hyprland's
+  documented JSON and tested only against a stand-in ``hyprctl`` (no Hyprland package here).
 * **GNOME, KDE** (and any desktop with xdg-desktop-portal): :class:`PortalGrabber` asks the
   portal's ``org.freedesktop.portal.Screenshot.Screenshot`` method over D-Bus (jeepney) and reads
   the file its ``Response`` signal names. The desktop asks the user for consent the first time
@@ -31,24 +34,30 @@ import secrets
 import shutil
 import subprocess
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote, urlparse
 
 from ._probe import UNKNOWN_WINDOW, CaptureError, WindowInfo, _process_name
 
-__all__ = ["GrimGrabber", "PortalGrabber", "PortalPlatform", "PortalProbe", "SwayPlatform", "SwayProbe", "is_sway_session",
-           "portal_available", "wayland_kind"]
+__all__ = ["GrimGrabber", "HyprlandPlatform", "HyprlandProbe", "PortalGrabber", "PortalPlatform", "PortalProbe", "SwayPlatform",
+           "SwayProbe", "hyprland_outputs", "is_sway_session", "portal_available", "sway_outputs", "wayland_kind"]
 
 _TIMEOUT = 5.0
 """Seconds a compositor or portal call may take before capture gives up on it."""
 
 
 def wayland_kind() -> str | None:
-    """``sway``, ``portal`` or ``None`` (not a Wayland session): which Wayland platform this is.
-    ``sway`` needs ``SWAYSOCK`` and ``swaymsg``; ``portal`` is any other Wayland session."""
+    """``sway``, ``hyprland``, ``portal`` or ``None`` (not a Wayland session): which Wayland platform
+    this is. ``sway`` needs ``SWAYSOCK`` and ``swaymsg``; ``hyprland`` needs
+    ``HYPRLAND_INSTANCE_SIGNATURE`` and ``hyprctl``; ``portal`` is any other Wayland session."""
     if not (os.environ.get("WAYLAND_DISPLAY") or os.environ.get("XDG_SESSION_TYPE") == "wayland"):
         return None
-    return "sway" if is_sway_session() else "portal"
+    if is_sway_session():
+        return "sway"
+    if os.environ.get("HYPRLAND_INSTANCE_SIGNATURE") and shutil.which("hyprctl") is not None:
+        return "hyprland"
+    return "portal"
 
 
 def is_sway_session() -> bool:
@@ -56,14 +65,27 @@ def is_sway_session() -> bool:
     return bool(os.environ.get("SWAYSOCK")) and shutil.which("swaymsg") is not None
 
 
-def _swaymsg(kind: str) -> Any:
+def _ipc_json(cmd: list[str]) -> Any:
+    """The JSON a compositor's IPC tool prints (``swaymsg -t get_tree -r``, ``hyprctl -j activewindow``)."""
+    what = " ".join(cmd)
     try:
-        r = subprocess.run(["swaymsg", "-t", kind, "-r"], capture_output=True, text=True, timeout=_TIMEOUT, check=False)
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=_TIMEOUT, check=False)
     except (OSError, subprocess.TimeoutExpired) as e:
-        raise CaptureError(f"swaymsg -t {kind} failed: {e}") from None
+        raise CaptureError(f"{what} failed: {e}") from None
     if r.returncode != 0:
-        raise CaptureError(f"swaymsg -t {kind} failed: {(r.stderr or r.stdout).strip()[:200]}")
-    return json.loads(r.stdout)
+        raise CaptureError(f"{what} failed: {(r.stderr or r.stdout).strip()[:200]}")
+    try:
+        return json.loads(r.stdout or "null")
+    except ValueError:
+        raise CaptureError(f"{what} printed no JSON: {r.stdout.strip()[:200]}") from None
+
+
+def _swaymsg(kind: str) -> Any:
+    return _ipc_json(["swaymsg", "-t", kind, "-r"])
+
+
+def _hyprctl(kind: str) -> Any:
+    return _ipc_json(["hyprctl", "-j", kind])
 
 
 def _focused(node: dict[str, Any]) -> dict[str, Any] | None:
@@ -102,17 +124,58 @@ class SwayProbe:
         """See :meth:`~._probe.WindowProbe.close`."""
 
 
-class GrimGrabber:
-    """Every active output of a wlroots compositor through ``grim`` (outputs from sway's IPC)."""
+def sway_outputs() -> list[dict[str, Any]]:
+    """sway's active outputs, in its order (``name``, ``focused``, ...)."""
+    return [o for o in _swaymsg("get_outputs") if o.get("active")]
+
+
+def hyprland_outputs() -> list[dict[str, Any]]:
+    """Hyprland's enabled monitors, in its order (``name``, ``focused``, ...)."""
+    return [m for m in _hyprctl("monitors") or [] if not m.get("disabled")]
+
+
+class HyprlandProbe:
+    """Foreground window of a Hyprland session from ``hyprctl -j activewindow`` (``class``, ``title``,
+    ``pid``; written to Hyprland's documented JSON, tested only against a stand-in ``hyprctl``)."""
 
     def __init__(self) -> None:
+        if shutil.which("hyprctl") is None:
+            raise CaptureError("hyprctl is not installed: it reads Hyprland's focused window")
+        _hyprctl("version")
+
+    def foreground(self) -> WindowInfo:
+        """See :meth:`~._probe.WindowProbe.foreground`."""
+        w = _hyprctl("activewindow")
+        if not isinstance(w, dict) or not (w.get("class") or w.get("title")):  # no window has the focus: {}
+            return UNKNOWN_WINDOW
+        pid = w.get("pid") if isinstance(w.get("pid"), int) and w.get("pid", 0) > 0 else None
+        return WindowInfo(str(w.get("class") or _process_name(pid) or "unknown"), str(w.get("title") or ""), pid)
+
+    def idle_seconds(self) -> float | None:
+        """See :meth:`~._probe.WindowProbe.idle_seconds`: not told by ``hyprctl`` (``None``)."""
+        return None
+
+    def close(self) -> None:
+        """See :meth:`~._probe.WindowProbe.close`."""
+
+
+class GrimGrabber:
+    """Every active output of a wlroots compositor through ``grim``.
+
+    Args:
+        outputs: Lists the compositor's outputs (dicts with ``name`` and ``focused``):
+            :func:`sway_outputs` (default) or :func:`hyprland_outputs`.
+    """
+
+    def __init__(self, outputs: Callable[[], list[dict[str, Any]]] | None = None) -> None:
         if shutil.which("grim") is None:
             raise CaptureError("grim is not installed (Debian: apt install grim): it captures wlroots screens")
+        self._list = outputs or sway_outputs
         self._outputs: list[dict[str, Any]] = []
 
     def outputs(self) -> list[dict[str, Any]]:
-        """sway's active outputs, in its order (``name``, ``focused``, ``rect``)."""
-        self._outputs = [o for o in _swaymsg("get_outputs") if o.get("active")]
+        """The compositor's outputs now, in its order."""
+        self._outputs = self._list()
         return self._outputs
 
     def grab(self) -> list[tuple[int, Any]]:
@@ -275,6 +338,21 @@ class SwayPlatform:
 
     def screen_source(self) -> GrimGrabber:
         return GrimGrabber()
+
+
+class HyprlandPlatform:
+    """Hyprland: :class:`HyprlandProbe` and :class:`GrimGrabber` over its monitors."""
+
+    name = "hyprland"
+
+    def detected(self) -> bool:
+        return wayland_kind() == "hyprland"
+
+    def window_probe(self) -> HyprlandProbe:
+        return HyprlandProbe()
+
+    def screen_source(self) -> GrimGrabber:
+        return GrimGrabber(hyprland_outputs)
 
 
 class PortalPlatform:
