@@ -161,13 +161,15 @@ def _lifetrace(dbs: list[Path], annotations: list[str | Path] | None) -> list[Ev
 
 def activity_log_kind(path: Path) -> str:
     """Which reader a log file needs: ``activitywatch`` (a database of any aw-server or an
-    export), ``screenpipe``, or ``lifetrace`` (anything else SQLite; its reader says what is
-    wrong with a foreign one).
+    export), ``screenpipe`` (also its folder), or ``lifetrace`` (anything else; its reader says
+    what is wrong with a foreign one).
 
     Raises:
         DataError: the file cannot be read.
     """
     path = Path(path)
+    if path.is_dir() and (path / SCREENPIPE_DB).is_file():  # screenpipe's folder (~/.screenpipe)
+        path = path / SCREENPIPE_DB
     if is_activitywatch_export(path):
         return "activitywatch"
     if not path.is_file() or not is_sqlite_file(path):
