@@ -201,12 +201,14 @@ def _read(conn: sqlite3.Connection, t: dict[str, frozenset[str]], since: datetim
     sql = f'SELECT id, video_chunk_id, offset_index, timestamp, {opt} FROM frames'
     args: tuple[Any, ...] = ()
     if since is not None:
-        # timestamps are UTC text, "T" or " " between date and time: compared with the " " form, a
-        # bound is exact for " " rows and keeps all of its day for "T" rows (" " < "T"); the index
-        # on timestamp serves it, and the reader drops what is before ``since`` afterwards
+        # timestamps are UTC text with "T" (sqlx) or " " between date and time: rows at or after the
+        # bound in the "T" form, or on its day in the " " form (" " < "T" sorts them before any "T"
+        # row of that day); both ranges use the index on timestamp, the reader drops what is
+        # before ``since`` afterwards
         bound = since.astimezone(timezone.utc) - timedelta(minutes=1)
-        sql += " WHERE timestamp >= ?"
-        args = (bound.strftime("%Y-%m-%d %H:%M:%S"),)
+        day = bound.strftime("%Y-%m-%d")
+        sql += " WHERE timestamp >= ? OR (timestamp >= ? AND timestamp < ?)"
+        args = (bound.strftime("%Y-%m-%dT%H:%M:%S"), bound.strftime("%Y-%m-%d %H:%M:%S"), day + "T")
     rows = conn.execute(sql, args).fetchall()
     ids = {int(r["id"]) for r in rows}
     ocols = ", ".join(f'"{c}"' if c in oc else f'NULL AS "{c}"' for c in ("app_name", "window_name", "focused"))
