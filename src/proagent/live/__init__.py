@@ -22,11 +22,15 @@ The flow (ProAgentBench Figure 1: monitor, decide when, decide how):
 6. **Feedback** (:class:`FeedbackStore`, ``feedback.db``): every decision, offer
    and response; :func:`feedback_samples` turns accepted / dismissed offers
    into labelled samples for ``proagent train when --feedback``.
+7. **Learning** (:class:`LearningWhen`, ``learning/`` beside ``feedback.db``): with
+   ``--learn`` the decider is personalised by every answer before the next decision;
+   ``proagent live reset-learning DIR`` forgets it (:func:`reset_learning`).
 
 Commands: ``proagent live`` (:mod:`proagent.cli.live`).
 """
 
 from ._agent import HowModel, LiveAgent, ScriptedDecider, When, offer_text
+from ._learn import LEARNING_DIR, LearningWhen, load_learning_when, reset_learning
 from ._feedback import FEEDBACK_DB, FeedbackStore, feedback_samples, sample_from_json, sample_to_json
 from ._moments import as_of, moment_sample
 from ._notify import NOTIFIERS, DesktopNotifier, Notifier, PageNotifier, TerminalNotifier
@@ -40,6 +44,7 @@ from ._when import load_when
 
 __all__ = [
     "FEEDBACK_DB",
+    "LEARNING_DIR",
     "NOTIFIERS",
     "PAUSE_FILE",
     "RESPONSES",
@@ -47,6 +52,7 @@ __all__ = [
     "FeedbackStore",
     "HowModel",
     "LifeTraceFollower",
+    "LearningWhen",
     "LiveAgent",
     "LiveDecision",
     "LiveOptions",
@@ -67,6 +73,7 @@ __all__ = [
     "as_of",
     "feedback_samples",
     "is_paused",
+    "load_learning_when",
     "load_when",
     "moment_sample",
     "offer_text",
@@ -74,6 +81,7 @@ __all__ = [
     "pause",
     "quiet_app_rules",
     "replay_moments",
+    "reset_learning",
     "resume",
     "run_replay",
     "run_watch",

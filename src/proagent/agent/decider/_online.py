@@ -242,7 +242,7 @@ class PersonalModel:
             self._refit = None
             return
         prev = self._refit
-        m = LogisticRegression(C=self.config.c, max_iter=2000, warm_start=True)
+        m = LogisticRegression(C=self.config.c, max_iter=5000, tol=1e-8, warm_start=True)  # converged: same answer cold
         if prev is not None and prev.coef_.shape[1] == x.shape[1]:
             m.coef_, m.intercept_, m.classes_ = prev.coef_.copy(), prev.intercept_.copy(), prev.classes_
         m.fit(x, y, sample_weight=w)
