@@ -85,9 +85,14 @@ def _metrics(name: str, y: np.ndarray, pred: np.ndarray, p: np.ndarray | None, h
     return row
 
 
-def prequential(x: np.ndarray, y: np.ndarray, users: np.ndarray, threshold: float) -> dict[str, dict]:
+def prequential(x: np.ndarray, y: np.ndarray, users: np.ndarray, threshold: float, feedback: str = "all",
+                 y_fit: np.ndarray | None = None, target: str = "help") -> dict[str, dict]:
     """Leave-one-session-out prequential replay: P(help) of every moment (in the
     order given, which is time order within each session) for every method.
+    ``feedback="all"``: every moment's label is revealed after its decision;
+    ``"offered"``: only the moments the method offered at (as in ``proagent live``,
+    where only an offer gets an answer). The population model is fitted on ``y_fit``
+    (the training target; default ``y``), its threshold and everything else on ``y``.
 
     Returns:
         ``{name: {"p": (n,), "pred": (n,), "k": (n,)}}`` where ``k`` is how many of
@@ -101,7 +106,8 @@ def prequential(x: np.ndarray, y: np.ndarray, users: np.ndarray, threshold: floa
     k = np.zeros(n, int)
     for h in sorted(set(users)):
         tr, te = np.flatnonzero(users != h), np.flatnonzero(users == h)
-        model, thr, _ = fit_when(x[tr], y[tr], list(users[tr]), WhenConfig())
+        yf = y if y_fit is None else y_fit
+        model, thr, _ = fit_when(x[tr], y[tr], list(users[tr]), WhenConfig(target=target), yf[tr])
         pop = model.predict_proba(x[te])[:, 1]
         out["population (F1 threshold)"]["p"][te] = pop
         out["population (F1 threshold)"]["pred"][te] = pop >= thr
@@ -109,18 +115,45 @@ def prequential(x: np.ndarray, y: np.ndarray, users: np.ndarray, threshold: floa
         out["population"]["pred"][te] = pop >= threshold
         k[te] = np.arange(len(te))
         for m in METHODS:
-            pm = PersonalModel(model, LearnConfig(method=m), population_data=(x[tr], y[tr]))
+            pm = PersonalModel(model, LearnConfig(method=m), population_data=(x[tr], yf[tr]))
             t0 = time.perf_counter()
             for i in te:  # decide, then reveal the label
                 p = float(pm.probabilities(x[i])[0])
                 out[m]["p"][i] = p
                 out[m]["pred"][i] = p >= threshold
-                pm.update(x[i], int(y[i]))
+                if feedback == "all" or p >= threshold:
+                    pm.update(x[i], int(y[i]))
+                    out[m].setdefault("answers", np.zeros(n, int))[i] = 1
             out[m].setdefault("seconds", 0.0)
             out[m]["seconds"] += time.perf_counter() - t0
         print(f"  {h}: {len(te)} moments replayed", file=sys.stderr, flush=True)
     for v in out.values():
         v["k"] = k
+        if "answers" in v:  # answers seen before each decision, within its session
+            a = v["answers"]
+            v["k"] = np.concatenate([np.cumsum(a[users == h]) - a[users == h] for h in sorted(set(users))])
+    return out
+
+
+def _answers_to_beat(y: np.ndarray, pred: np.ndarray, k: np.ndarray, most: int = 15) -> dict[str, int | None]:
+    """The fewest answers ``a`` (0..``most``) such that, over the moments decided after at least
+    ``a`` answers, the decisions beat always-yes F1, always-no accuracy, and both, on those same moments
+    (``None``: not within ``most``)."""
+    from proagent.bench.metrics import when_metrics
+
+    out: dict[str, int | None] = {"always_yes_f1": None, "always_no_accuracy": None, "both": None}
+    for a in range(most + 1):
+        sel = k >= a
+        if sel.sum() < 10:
+            break
+        m = when_metrics(list(y[sel]), list(pred[sel]))
+        f1_yes = when_metrics(list(y[sel]), [1] * int(sel.sum()))["f1"]
+        acc_no = float(np.mean(y[sel] == 0))
+        beats = {"always_yes_f1": m["f1"] > f1_yes, "always_no_accuracy": m["accuracy"] > acc_no}
+        beats["both"] = beats["always_yes_f1"] and beats["always_no_accuracy"]
+        for key, ok in beats.items():
+            if ok and out[key] is None:
+                out[key] = a
     return out
 
 
@@ -159,6 +192,8 @@ def signals(samples: list, x: np.ndarray, y: np.ndarray, users: np.ndarray, cach
         "compact features, gradient boosting": (xc, y, WhenConfig(model="gbm")),
         "compact + normalised within the user's earlier moments, logreg": (np.hstack([xc, _user_normalised(xc, users)]), y, WhenConfig(c=0.1)),
         "default features, trained on the auxiliary target (candidate tasks proposed)": (x, aux, WhenConfig()),
+        "default features, trained on help or candidate tasks (train when --target help-or-candidates)":
+            (x, np.maximum(y, aux), WhenConfig()),
     }
     rows = []
     for name, (xv, target, cfg) in variants.items():
@@ -194,9 +229,10 @@ def _figure(rows: list[dict], path: Path, threshold: float) -> None:
     n = [c["n"] for c in rows[0]["curve"]]
     axes[0].set_title(f"accuracy (moments per bin: {', '.join(map(str, n))})", fontsize=9)
     axes[1].set_title(f"F1 of 'needs help' (threshold {threshold:.2f} from the costs)", fontsize=9)
-    axes[1].legend(fontsize=7, loc="lower right")
+    handles, labels = axes[1].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=8, loc="center right")
     fig.suptitle("Prequential learning curve, 6 ProactiveBench dev sessions (leave-one-session-out)", fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 0.78, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -229,6 +265,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cost-miss", type=float, default=1.0)
     ap.add_argument("--figure", default=str(ROOT / "runs" / "personalise-curve.png"))
     ap.add_argument("--out", default=None, help="Also write every row as JSON here.")
+    ap.add_argument("--feedback", choices=("all", "offered"), default="all",
+                    help="Reveal every moment's label after its decision, or only where the method offered.")
+    ap.add_argument("--target", choices=("help", "help-or-candidates"), default="help",
+                    help="Training target of the population model (proagent train when --target).")
     ap.add_argument("--signals", action="store_true", help="Also measure population-model variants (LOSO AUC).")
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore")
@@ -247,21 +287,27 @@ def main(argv: list[str] | None = None) -> int:
     users = np.array([s.user for s in real])
     hours = _hours(real)
     print(f"{len(real)} moments, {len(set(users))} sessions, {hours * 60:.1f} minutes; threshold {threshold:.3f} "
-          f"(cost of a false alarm {c_fa:g}, of a miss {c_miss:g})", file=sys.stderr)
-    runs = prequential(x, y, users, threshold)
+          f"(cost of a false alarm {c_fa:g}, of a miss {c_miss:g}); labels revealed: {args.feedback}; "
+          f"population target: {args.target}", file=sys.stderr)
+    from proagent.train.when import training_target
+
+    runs = prequential(x, y, users, threshold, args.feedback, training_target(real, args.target), args.target)
     k = runs["population"]["k"]
     rows = [_metrics("always-yes (= LLM zero-shot, quoted)", y, np.ones_like(y), None, hours, c_fa, c_miss, k),
             _metrics("always-no", y, np.zeros_like(y), None, hours, c_fa, c_miss, k)]
     for name, r in runs.items():
-        row = _metrics(name, y, r["pred"], r["p"], hours, c_fa, c_miss, k)
+        row = _metrics(name, y, r["pred"], r["p"], hours, c_fa, c_miss, r["k"])
+        row["answers_to_beat"] = _answers_to_beat(y, r["pred"], r["k"])
         if "seconds" in r:
             row["update_ms"] = 1000 * r["seconds"] / len(y)
         rows.append(row)
     print(table(rows))
     for r in rows:
         if "update_ms" in r:
-            print(f"{r['run']}: {r['update_ms']:.1f} ms per decision + update")
-    result = {"threshold": threshold, "cost_false_alarm": c_fa, "cost_miss": c_miss, "hours": hours, "rows": rows}
+            b = r["answers_to_beat"]
+            print(f"{r['run']}: {r['update_ms']:.1f} ms per decision + update; answers before it beats always-yes F1: "
+                  f"{b['always_yes_f1']}, always-no accuracy: {b['always_no_accuracy']}, both: {b['both']}")
+    result = {"feedback": args.feedback, "target": args.target, "threshold": threshold, "cost_false_alarm": c_fa, "cost_miss": c_miss, "hours": hours, "rows": rows}
     if args.signals:
         result["signals"] = signals(real, x, y, users, cache)
         print("\n| population-model variant (leave-one-session-out) | AUC [95% CI] | AUC within session |\n| --- | --- | --- |")

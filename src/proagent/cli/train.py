@@ -33,6 +33,9 @@ def train() -> None:
               help="Logistic regression (class-weighted, strongly regularised) or gradient boosting.")
 @click.option("--objective", default="f1", show_default=True,
               help="Threshold objective on cross-validated training data: f1, accuracy, balanced-accuracy or precision-at-recall:R.")
+@click.option("--target", type=click.Choice(["help", "help-or-candidates"]), default="help", show_default=True,
+              help="Training target: the help label, or also 1 where the reference agent proposed candidate tasks "
+                   "(ProactiveBench; thresholds are still chosen on the help label).")
 @click.option("--cv", "cv", type=click.Choice(["user", "moments"]), default="user", show_default=True,
               help="Folds for choosing the threshold: grouped by user (decider for new users) or over moments (for the same users later).")
 @click.option("--c", "c", type=click.FloatRange(min=1e-6), default=0.003, show_default=True, help="Logistic regression: inverse L2 strength.")
@@ -41,7 +44,7 @@ def train() -> None:
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of folds, boosting and negative sampling.")
 def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Path, ...], teacher: str | None,
              unlabelled: tuple[Path, ...], teacher_base_url: str | None, teacher_args: tuple[str, ...], out: Path,
-             model: str, objective: str, cv: str, c: float,
+             model: str, objective: str, target: str, cv: str, c: float,
              features: str | None, window: str, train_fraction: float, seed: int) -> None:
     """Fit a When-to-Assist decider and write it to --out.
 
@@ -124,7 +127,7 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
         click.echo(f"{src.path}: {src.n} {src.origin} moments ({src.selection}), positive rate {src.positive_rate:.3f}", err=True)
     cache = EmbeddingCache()
     todo = cache.missing([t for s in samples for t in moment_texts(s)]) if "embedding" in groups.groups or "similarity" in groups.groups else 0
-    cfg = WhenConfig(model=model, objective=objective, c=c, cv=cv, seed=seed)
+    cfg = WhenConfig(model=model, objective=objective, c=c, cv=cv, seed=seed, target=target)
     try:
         with Progress(transient=True) as bar:
             job = bar.add_task("embedding event texts", total=max(todo, 1))
