@@ -277,6 +277,10 @@ def main(argv: list[str] | None = None) -> int:
     from proagent.io import write_json_atomic
     from proagent.train import load_split_moments
 
+    from _common import guard_network, machine_note
+
+    guard_network()
+    print(machine_note()[0], file=sys.stderr)
     c_fa, c_miss = args.cost_false_alarm, args.cost_miss
     threshold = cost_threshold(c_fa, c_miss)
     real, _ = load_split_moments(args.data, "all")
