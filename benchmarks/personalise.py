@@ -69,11 +69,10 @@ def _metrics(name: str, y: np.ndarray, pred: np.ndarray, p: np.ndarray | None, h
     row["accepted_share"] = float(np.mean(y[pred == 1])) if pred.sum() else None
     row["cost_per_hour"] = (c_fa * fp + c_miss * fn) / hours
     late = k >= 10
-    if late.any():
-        from proagent.bench.metrics import when_metrics
-
-        m = when_metrics(list(y[late]), list(pred[late]))
-        row["after10"] = {"n": int(late.sum()), "yes": int(pred[late].sum()), **m}
+    if late.sum() >= 2:
+        r10 = _row(name, y[late], pred[late], None)
+        row["after10"] = {"n": int(late.sum()), "yes": int(pred[late].sum()), "ci95": r10["ci95"],
+                          **{m: r10[m] for m in ("accuracy", "precision", "recall", "f1")}}
     row["curve"] = []
     for lo, hi in BINS:
         sel = (k >= lo) & (k < hi)
@@ -251,7 +250,8 @@ def table(rows: list[dict]) -> str:
     for r in rows:
         ci = r["ci95"]
         a = r.get("after10")
-        late = f"{a['accuracy']:.3f} / {a['precision']:.3f} / {a['f1']:.3f} ({a['n']})" if a else "-"
+        late = (f"{_f(a['accuracy'], a['ci95']['accuracy'])} / {_f(a['precision'], a['ci95']['precision'])} / "
+                f"{_f(a['f1'], a['ci95']['f1'])} ({a['n']})") if a else "-"
         out.append(f"| {r['run']} | {_f(r['accuracy'], ci['accuracy'])} | {_f(r['precision'], ci['precision'])} | "
                    f"{_f(r['recall'], ci['recall'])} | {_f(r['f1'], ci['f1'])} | {_f(r.get('auc'), ci.get('auc'))} | "
                    f"{r['offers_per_hour']:.1f} | {_f(r['accepted_share'])} | {r['cost_per_hour']:.1f} | {late} |")

@@ -166,9 +166,9 @@ def test_cli_learns_by_default_and_reset_learning(decider_dir: Path, tmp_path: P
                             "--speed", "0", "--out", str(out), "--notify", "none", "--cost-miss", "3"])
     assert r.exit_code == 0, r.output
     m = json.loads((out / "learning" / "manifest.json").read_text())
-    assert m["method"] == "prior-shift" and m["threshold"] == pytest.approx(0.25) and m["n"] == 0
+    assert m["method"] == "knn" and m["threshold"] == pytest.approx(0.25) and m["n"] == 0
     run = json.loads((out / "run.json").read_text())
-    assert "learning: prior-shift" in run["decider"] and "0.2500" in run["decider"]
+    assert "learning: knn" in run["decider"] and "0.2500" in run["decider"]
     r = runner.invoke(cli, ["live", "reset-learning", str(out)])
     assert r.exit_code == 0 and "forgot 0 learned answers" in r.output
     r = runner.invoke(cli, ["live", "reset-learning", str(tmp_path)])

@@ -32,7 +32,7 @@ def _scripted(path: Path):  # noqa: ANN202
     return ScriptedDecider(yes={str(i) for i in ids if str(i).strip() and not str(i).startswith("#")})
 
 
-def _decider(decider: Path | None, yes_at: Path | None, learn: bool = False, method: str = "prior-shift",
+def _decider(decider: Path | None, yes_at: Path | None, learn: bool = False, method: str = "knn",
              costs: tuple[float, float] = (1.0, 2.0)):  # noqa: ANN202
     if yes_at is not None:
         return _scripted(yes_at), f"scripted:{yes_at}"
@@ -74,7 +74,7 @@ def _decider(decider: Path | None, yes_at: Path | None, learn: bool = False, met
 @click.option("--learn/--no-learn", default=True, show_default=True,
               help="Personalise the --decider from every answer (accept, dismiss, not now) before the next decision; "
                    "kept in OUT/learning/ (undo: proagent live reset-learning OUT).")
-@click.option("--learn-method", type=click.Choice(["prior-shift", "refit", "knn", "pooled"]), default="prior-shift",
+@click.option("--learn-method", type=click.Choice(["prior-shift", "refit", "knn", "pooled"]), default="knn",
               show_default=True, help="How answers personalise the decider (benchmarks/personalise.py compares them).")
 @click.option("--cost-false-alarm", type=float, default=1.0, show_default=True,
               help="Cost of an offer you did not need; offers at P(help) >= c_fa / (c_fa + c_miss).")

@@ -71,8 +71,9 @@ def cost_threshold(cost_false_alarm: float, cost_miss: float) -> float:
 class LearnConfig:
     """How a :class:`PersonalModel` learns (recorded in the learning manifest)."""
 
-    method: str = "pooled"
-    """One of :data:`METHODS`."""
+    method: str = "knn"
+    """One of :data:`METHODS` (``knn``: ``proagent live``'s default, the benchmark's best when only
+    offers are answered)."""
     prior_sd: float = 1.0
     """Prior SD of the user's logit offset ``b`` (prior-shift, pooled): an offset of one
     logit is plausible, five is not."""
