@@ -33,7 +33,10 @@ candidate tasks) as the training label.
 
     python benchmarks/personalise.py [--data ../shared/data/proactivebench]
         [--cost-false-alarm 1] [--cost-miss 1] [--figure runs/personalise-curve.png]
-        [--out runs/personalise.json] [--signals]
+        [--out runs/personalise.json] [--signals] [--quick-start]
+
+``--quick-start``: the quick start's setting instead (time split within the same
+sessions) for each training target, at the trained and the cost threshold.
 """
 
 from __future__ import annotations
@@ -209,6 +212,29 @@ def signals(samples: list, x: np.ndarray, y: np.ndarray, users: np.ndarray, cach
     return rows
 
 
+def quick_start_rows(data: str, cache) -> list[dict]:  # noqa: ANN001
+    """The quick start's setting (train on the earlier half of every session, test on the later
+    57 moments) for each training target, at the trained F1 threshold and at the cost threshold 1/3."""
+    from proagent.agent.decider import FeatureConfig, moment_features
+    from proagent.train import WhenConfig, fit_when, load_split_moments
+    from proagent.train.when import training_target
+
+    tr, _ = load_split_moments(data, "train")
+    te, _ = load_split_moments(data, "test")
+    fc = FeatureConfig()
+    xtr, xte = moment_features(tr, cache, fc), moment_features(te, cache, fc)
+    ytr, yte = np.array([s.label for s in tr]), np.array([s.label for s in te])
+    from decider import _row
+
+    rows = []
+    for target in ("help", "help-or-candidates"):
+        model, thr, _ = fit_when(xtr, ytr, [s.user for s in tr], WhenConfig(target=target), training_target(tr, target))
+        p = model.predict_proba(xte)[:, 1]
+        for name, t in ((f"F1 threshold {thr:.3f}", thr), ("cost threshold 1/3", 1 / 3)):
+            rows.append(_row(f"--target {target}, {name}", yte, (p >= t).astype(int), p))
+    return rows
+
+
 def _figure(rows: list[dict], path: Path, threshold: float) -> None:
     import matplotlib
 
@@ -269,6 +295,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="Reveal every moment's label after its decision, or only where the method offered.")
     ap.add_argument("--target", choices=("help", "help-or-candidates"), default="help",
                     help="Training target of the population model (proagent train when --target).")
+    ap.add_argument("--quick-start", action="store_true",
+                    help="Also the quick start's time split (earlier half of each session -> later 57 moments) per --target.")
     ap.add_argument("--signals", action="store_true", help="Also measure population-model variants (LOSO AUC).")
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore")
@@ -317,6 +345,14 @@ def main(argv: list[str] | None = None) -> int:
         print("\n| population-model variant (leave-one-session-out) | AUC [95% CI] | AUC within session |\n| --- | --- | --- |")
         for s in result["signals"]:
             print(f"| {s['variant']} | {_f(s['auc'], s['ci95'])} | {_f(s['auc_within_session'])} |")
+    if args.quick_start:
+        result["quick_start"] = quick_start_rows(args.data, cache)
+        print("\n| time split (quick start), population decider | n | accuracy [95% CI] | precision | recall | "
+              "F1 [95% CI] | AUC [95% CI] | Yes |\n| --- | --- | --- | --- | --- | --- | --- | --- |")
+        for r in result["quick_start"]:
+            ci = r["ci95"]
+            print(f"| {r['run']} | {r['n']} | {_f(r['accuracy'], ci['accuracy'])} | {_f(r['precision'])} | "
+                  f"{_f(r['recall'])} | {_f(r['f1'], ci['f1'])} | {_f(r['auc'], ci['auc'])} | {r['yes']} |")
     _figure(rows, Path(args.figure), threshold)
     print(f"\nlearning curve: {args.figure}")
     if args.out:

@@ -165,6 +165,7 @@ def test_cli_learns_by_default_and_reset_learning(decider_dir: Path, tmp_path: P
     r = runner.invoke(cli, ["live", "--replay", str(DEV / SESSION), "--decider", str(decider_dir), "--model", "none",
                             "--speed", "0", "--out", str(out), "--notify", "none", "--cost-miss", "3"])
     assert r.exit_code == 0, r.output
+    assert f"learned from 0 answers (knn) in {out / 'learning'}" in r.output
     m = json.loads((out / "learning" / "manifest.json").read_text())
     assert m["method"] == "knn" and m["threshold"] == pytest.approx(0.25) and m["n"] == 0
     run = json.loads((out / "run.json").read_text())

@@ -211,6 +211,10 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
         if s[key]:
             click.echo(f"{name} latency: p50 {s[key]['p50'] * 1000:.1f} ms, p95 {s[key]['p95'] * 1000:.1f} ms (n={s[key]['n']})")
     click.echo(f"wrote {res.folder / 'feedback.db'}" + (f" and {res.folder / 'decisions.jsonl'}" if replay else ""))
+    learned = getattr(getattr(when, "model", None), "n", None)
+    if learned is not None:
+        click.echo(f"learned from {learned} answer{'s' if learned != 1 else ''} ({learn_method}) in "
+                   f"{res.folder / 'learning'}; forget them: proagent live reset-learning {res.folder}")
 
 
 def _stop_capture(proc, folder: Path | None) -> None:  # noqa: ANN001
