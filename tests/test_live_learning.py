@@ -177,3 +177,15 @@ def test_cli_learns_by_default_and_reset_learning(decider_dir: Path, tmp_path: P
     r = runner.invoke(cli, ["live", "--replay", str(DEV / SESSION), "--decider", str(decider_dir), "--model", "none",
                             "--speed", "0", "--out", str(tmp_path / "bad"), "--cost-miss", "0"])
     assert r.exit_code == 2 and "positive" in r.output and "Traceback" not in r.output
+
+
+def test_a_running_agent_notices_reset_learning(decider_dir: Path, tmp_path: Path) -> None:
+    pop = _population_p(decider_dir, tmp_path / "pop")
+    when = _learning(decider_dir, "prior-shift", min(pop) - 1e-6)
+    _, user = _replay(tmp_path / "live", when)
+    assert when.model.n == user.shown > 0
+    assert reset_learning(tmp_path / "live") == user.shown
+    store = FeedbackStore(tmp_path / "live")
+    when.sync(store)  # the same object, as in the running loop
+    assert when.model.n == 0 and when(_probe()) == pytest.approx(load_when(decider_dir)(_probe()), rel=1e-6)
+    store.close()

@@ -24,7 +24,8 @@ What was learned lives beside ``feedback.db`` in ``learning/``:
     the feature rows of those moments (a cache: rebuilt from ``feedback.db``
     when it does not match the manifest or the decider).
 
-A restart loads both and learns the answers given since (none twice).
+A restart loads both and learns the answers given since (none twice). A running agent
+notices ``proagent live reset-learning`` at its next look at the answers.
 """
 
 from __future__ import annotations
@@ -109,6 +110,7 @@ class LearningWhen:
         self.last_response_id = 0
         self.reset_after = 0
         self._stale = False
+        self._saved_mtime: int | None = None
 
     # ------------------------------------------------------------ deciding
     def features(self, samples: list[Sample]) -> np.ndarray:
@@ -132,6 +134,8 @@ class LearningWhen:
             self._load()
             if not _manifest_path(self.folder).is_file():
                 self.save()  # the manifest says from the start what this run learns (nothing yet)
+        else:
+            self._reset_from_disk()
         new = store.responses_since(max(self.last_response_id, self.reset_after))
         if self._stale:
             self._rebuild(store)
@@ -160,6 +164,23 @@ class LearningWhen:
             self._stale = False
             self.save()
         return n
+
+    def _reset_from_disk(self) -> None:
+        """Forget in memory too when ``proagent live reset-learning`` ran meanwhile (checked by mtime)."""
+        assert self.folder is not None
+        try:
+            mtime = _manifest_path(self.folder).stat().st_mtime_ns
+        except OSError:
+            return
+        if mtime == self._saved_mtime:
+            return
+        self._saved_mtime = mtime
+        m = _read_manifest(self.folder) or {}
+        after = int(m.get("reset_after_response_id") or 0)
+        if after > self.reset_after:
+            self.reset_after = self.last_response_id = after
+            self.learned, self._rows = [], []
+            self._refit()
 
     def _refit(self) -> None:
         if self.learned:
@@ -224,7 +245,8 @@ class LearningWhen:
         width = int(self._decider_id()["n_features"] or 0)
         np.save(buf, np.vstack(self._rows) if self._rows else np.zeros((0, width)), allow_pickle=False)
         write_atomic(d / "features.npy", buf.getvalue(), mode=0o600)
-        write_json_atomic(d / "manifest.json", self.manifest(), nan="null")
+        write_json_atomic(d / "manifest.json", self.manifest(), nan="null", mode=0o600)  # moments of screen activity
+        self._saved_mtime = (d / "manifest.json").stat().st_mtime_ns
 
 
 def _text_key(sample: Sample) -> dict[str, str]:
@@ -265,7 +287,7 @@ def reset_learning(folder: str | Path) -> int:
          "last_response_id": int(last), "reset_after_response_id": int(last), "n": 0, "n_positive": 0,
          "learned_from": [], "updated": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     (folder / LEARNING_DIR / "features.npy").unlink(missing_ok=True)
-    write_json_atomic(_manifest_path(folder), m, nan="null")
+    write_json_atomic(_manifest_path(folder), m, nan="null", mode=0o600)
     return forgotten
 
 
