@@ -189,3 +189,10 @@ def test_a_running_agent_notices_reset_learning(decider_dir: Path, tmp_path: Pat
     when.sync(store)  # the same object, as in the running loop
     assert when.model.n == 0 and when(_probe()) == pytest.approx(load_when(decider_dir)(_probe()), rel=1e-6)
     store.close()
+
+
+def test_learn_method_choices_are_the_methods() -> None:
+    from proagent.cli.live import live_cmd
+
+    (opt,) = [p for p in live_cmd.params if p.name == "learn_method"]
+    assert tuple(opt.type.choices) == METHODS

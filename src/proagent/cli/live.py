@@ -117,6 +117,7 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
       proagent live --replay ../shared/data/proactivebench --yes-at yes.txt --model none --speed 0
       proagent live --watch ~/activity --decider deciders/when --notify terminal,page --model-arg n_threads=1
       proagent live pause ~/activity      # and: proagent live resume ~/activity
+      proagent live reset-learning ~/activity   # forget what --learn learned from the answers
     """
     if ctx.invoked_subcommand is not None:
         return
