@@ -48,3 +48,17 @@ def test_train_when_target_option(tmp_path: Path) -> None:
     m = json.loads((tmp_path / "d" / "manifest.json").read_text())
     assert m["config"]["target"] == "help-or-candidates" and m["n_positive"] == sum(
         s.label for s in load_split_moments(code, "train")[0])  # counts are of the help label
+
+
+def test_target_without_candidates_is_one_error_line(tmp_path: Path) -> None:
+    rows = json.loads((DEV / "code_13.json").read_text())
+    for r in rows:
+        r["agent_response"]["candidate_task"] = []
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "code_13.json").write_text(json.dumps(rows))
+    r = CliRunner().invoke(cli, ["train", "when", "--data", str(tmp_path / "data"), "--features", "behaviour,keywords",
+                                 "--target", "help-or-candidates", "--out", str(tmp_path / "d")])
+    assert r.exit_code == 1 and "Traceback" not in r.output
+    assert [ln for ln in r.output.splitlines() if ln.startswith("Error:")] == [
+        "Error: target help-or-candidates: no moment has candidate tasks (ProactiveBench sessions have them)"]
+    assert not (tmp_path / "d" / "manifest.json").exists()
