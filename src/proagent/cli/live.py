@@ -32,15 +32,27 @@ def _scripted(path: Path):  # noqa: ANN202
     return ScriptedDecider(yes={str(i) for i in ids if str(i).strip() and not str(i).startswith("#")})
 
 
-def _decider(decider: Path | None, yes_at: Path | None):  # noqa: ANN202
+def _decider(decider: Path | None, yes_at: Path | None, learn: bool = False, method: str = "knn",
+             costs: tuple[float, float] = (1.0, 2.0)):  # noqa: ANN202
     if yes_at is not None:
         return _scripted(yes_at), f"scripted:{yes_at}"
     if decider is None:
         raise click.UsageError("give --decider DIR (written by `proagent train when`) or --yes-at FILE (scripted)")
-    from ..live import load_when
+    from ..agent.decider import LearnConfig, cost_threshold
+    from ..live import load_learning_when, load_when
 
     try:
-        return load_when(decider), str(decider)
+        threshold = cost_threshold(*costs)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--cost-false-alarm/--cost-miss") from None
+    name = f"{decider} (threshold {threshold:.4f} from costs {costs[0]:g}:{costs[1]:g}"
+    try:
+        if not learn:
+            return load_when(decider, threshold), name + ", not learning)"
+        from ..train.personal import decider_training_data
+
+        when = load_learning_when(decider, LearnConfig(method=method), threshold, costs, decider_training_data)
+        return when, name + f", learning: {method})"
     except (DataError, ValueError, OSError) as e:  # an unusable folder is a bad input (exit 1), as in eval
         raise click.ClickException(f"--decider {e}") from None
 
@@ -59,6 +71,15 @@ def _decider(decider: Path | None, yes_at: Path | None):  # noqa: ANN202
               help="Live folder: feedback.db, decisions, pause file, page URL (default: beside the log; live/<name> for a replay).")
 @click.option("--decider", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
               help="When-to-Assist decider folder written by `proagent train when`.")
+@click.option("--learn/--no-learn", default=True, show_default=True,
+              help="Personalise the --decider from every answer (accept, dismiss, not now) before the next decision; "
+                   "kept in OUT/learning/ (undo: proagent live reset-learning OUT).")
+@click.option("--learn-method", type=click.Choice(["prior-shift", "refit", "knn", "pooled"]), default="knn",
+              show_default=True, help="How answers personalise the decider (benchmarks/personalise.py compares them).")
+@click.option("--cost-false-alarm", type=float, default=1.0, show_default=True,
+              help="Cost of an offer you did not need; offers at P(help) >= c_fa / (c_fa + c_miss).")
+@click.option("--cost-miss", type=float, default=2.0, show_default=True,
+              help="Cost of no offer when you needed help (same unit as --cost-false-alarm).")
 @click.option("--yes-at", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="Scripted decider instead: a file of sample or event ids (one a line, or a JSON list) to say Yes at.")
 @click.option("--model", default="local/qwen2.5-coder-1.5b", show_default=True,
@@ -81,7 +102,8 @@ def _decider(decider: Path | None, yes_at: Path | None):  # noqa: ANN202
 @click.pass_context
 def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, capture_options: tuple[str, ...],
              replay: Path | None, speed: float,
-             out: Path | None, decider: Path | None, yes_at: Path | None, model: str, model_args: tuple[str, ...],
+             out: Path | None, decider: Path | None, learn: bool, learn_method: str, cost_false_alarm: float,
+             cost_miss: float, yes_at: Path | None, model: str, model_args: tuple[str, ...],
              model_base_url: str | None, notify: str, port: int, window: str, every: str, max_per_hour: int,
              cooldown: str, quiet_hours: str | None, block_app: tuple[str, ...], block_title: tuple[str, ...],
              quiet_apps: bool, ignore_after: str, duration: str | None) -> None:
@@ -95,13 +117,14 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
       proagent live --replay ../shared/data/proactivebench --yes-at yes.txt --model none --speed 0
       proagent live --watch ~/activity --decider deciders/when --notify terminal,page --model-arg n_threads=1
       proagent live pause ~/activity      # and: proagent live resume ~/activity
+      proagent live reset-learning ~/activity   # forget what --learn learned from the answers
     """
     if ctx.invoked_subcommand is not None:
         return
     sources = [x for x in (watch, capture_dir, replay) if x is not None]
     if len(sources) != 1:
         raise click.UsageError("give exactly one of --watch DB_OR_DIR, --capture DIR, --replay DATA "
-                               "(or a subcommand: pause DIR, resume DIR)")
+                               "(or a subcommand: pause DIR, resume DIR, reset-learning DIR)")
     from ..live import RestraintConfig, parse_quiet_hours
     from ..live import NOTIFIERS, LiveOptions, run_replay, run_watch, start_capture, summarise
 
@@ -135,7 +158,7 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
         except CaptureError as e:
             raise click.ClickException(f"--capture: {e}") from None
     duration_s = _seconds(duration, "--duration") if duration else None
-    when, decider_name = _decider(decider, yes_at)
+    when, decider_name = _decider(decider, yes_at, learn, learn_method, (cost_false_alarm, cost_miss))
     how = None
     if model != "none":
         args = parse_model_args(model_args)
@@ -188,6 +211,10 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
         if s[key]:
             click.echo(f"{name} latency: p50 {s[key]['p50'] * 1000:.1f} ms, p95 {s[key]['p95'] * 1000:.1f} ms (n={s[key]['n']})")
     click.echo(f"wrote {res.folder / 'feedback.db'}" + (f" and {res.folder / 'decisions.jsonl'}" if replay else ""))
+    learned = getattr(getattr(when, "model", None), "n", None)
+    if learned is not None:
+        click.echo(f"learned from {learned} answer{'s' if learned != 1 else ''} ({learn_method}) in "
+                   f"{res.folder / 'learning'}; forget them: proagent live reset-learning {res.folder}")
 
 
 def _stop_capture(proc, folder: Path | None) -> None:  # noqa: ANN001
@@ -212,6 +239,21 @@ def pause_cmd(folder: Path) -> None:
 
     pause(folder)
     click.echo(f"live agent in {folder} paused (proagent live resume {folder} to go on)")
+
+
+@live_cmd.command("reset-learning")
+@click.argument("folder", metavar="DIR", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def reset_learning_cmd(folder: Path) -> None:
+    """Forget what the live decider in DIR learned from your answers (feedback.db is kept);
+    the next run starts again from the population decider."""
+    from ..live import reset_learning
+
+    try:
+        n = reset_learning(folder)
+    except DataError as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(f"forgot {n} learned answer{'s' if n != 1 else ''} in {folder}; the next run starts from the population "
+               f"decider (answers stay in {folder / 'feedback.db'})")
 
 
 @live_cmd.command("resume")

@@ -22,22 +22,36 @@ def train() -> None:
 @training_data_options()
 @click.option("--feedback", "feedback", multiple=True, type=click.Path(exists=True, path_type=Path),
               help="A proagent live folder (or its feedback.db): accepted offers as 'help needed', dismissed as not (repeatable).")
+@click.option("--teacher", default=None,
+              help="Teacher model (any inspect model, e.g. openai/gpt-4o) that labels the --unlabelled moments (distillation).")
+@click.option("--unlabelled", multiple=True, type=click.Path(exists=True, path_type=Path),
+              help="An activity log whose every moment the --teacher labels; its own labels are never read (repeatable).")
+@click.option("--teacher-base-url", default=None, help="Base URL of the teacher's OpenAI-compatible API.")
+@click.option("--teacher-arg", "teacher_args", multiple=True, help="Teacher model argument KEY=VALUE (repeatable).")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Decider folder to write (model.skops, manifest.json, report.md).")
 @click.option("--model", type=click.Choice(["logreg", "gbm"]), default="logreg", show_default=True,
               help="Logistic regression (class-weighted, strongly regularised) or gradient boosting.")
 @click.option("--objective", default="f1", show_default=True,
               help="Threshold objective on cross-validated training data: f1, accuracy, balanced-accuracy or precision-at-recall:R.")
+@click.option("--target", type=click.Choice(["help", "help-or-candidates"]), default="help", show_default=True,
+              help="Training target: the help label, or also 1 where the reference agent proposed candidate tasks "
+                   "(ProactiveBench; thresholds are still chosen on the help label).")
 @click.option("--cv", "cv", type=click.Choice(["user", "moments"]), default="user", show_default=True,
               help="Folds for choosing the threshold: grouped by user (decider for new users) or over moments (for the same users later).")
 @click.option("--c", "c", type=click.FloatRange(min=1e-6), default=0.003, show_default=True, help="Logistic regression: inverse L2 strength.")
 @click.option("--features", default=None, help="Comma-separated feature groups (embedding, similarity, behaviour, keywords, clock, weekday); default embedding,similarity,behaviour,keywords.")
 @training_window_options()
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of folds, boosting and negative sampling.")
-def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Path, ...], out: Path, model: str, objective: str, cv: str, c: float,
+def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Path, ...], teacher: str | None,
+             unlabelled: tuple[Path, ...], teacher_base_url: str | None, teacher_args: tuple[str, ...], out: Path,
+             model: str, objective: str, target: str, cv: str, c: float,
              features: str | None, window: str, train_fraction: float, seed: int) -> None:
     """Fit a When-to-Assist decider and write it to --out.
 
-    Example: proagent train when --data data/proactivebench --out deciders/dev
+    \b
+    Examples:
+      proagent train when --data data/proactivebench --out deciders/dev
+      proagent train when --teacher openai/gpt-4o --unlabelled ~/activity --out deciders/mine
     """
     from rich.progress import Progress
 
@@ -46,8 +60,19 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
     from ..train.data import TrainingSet, load_feedback_moments, load_split_moments, load_training_data
     from ..train.when import WhenConfig, check_out, parse_objective, train_decider
 
-    if data is None and not train_data and not feedback:
-        raise click.UsageError("give --data (its train split), --train-data (whole data sets) and/or --feedback (live folders)")
+    if bool(teacher) != bool(unlabelled):
+        raise click.UsageError("--teacher MODEL and --unlabelled DATA go together")
+    if data is None and not train_data and not feedback and not unlabelled:
+        raise click.UsageError("give --data (its train split), --train-data (whole data sets), --feedback (live folders) "
+                               "and/or --teacher MODEL --unlabelled DATA")
+    teacher_model = None
+    if teacher:
+        from ._util import check_model, parse_model_args
+        from ..live import HowModel
+
+        targs = parse_model_args(teacher_args)
+        check_model(teacher, teacher_base_url, targs, option="--teacher")
+        teacher_model = HowModel(teacher, targs, base_url=teacher_base_url)
     seconds = window_seconds(window)
     try:
         parse_objective(objective)
@@ -78,14 +103,31 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
             samples += s
             sources.append(src)
             origins += [src.origin] * len(s)
+        for d in unlabelled:
+            from ..train.teacher import load_teacher_moments
+
+            s, src, unparsed = load_teacher_moments(d, teacher_model, str(teacher), window_seconds=seconds,
+                                                    train_fraction=train_fraction, seed=seed)
+            if unparsed:
+                click.echo(f"{d}: {unparsed} teacher answers did not parse; those moments are left out", err=True)
+            samples += s
+            sources.append(src)
+            origins += [src.origin] * len(s)
     except (DataError, ValueError) as e:
         raise click.ClickException(str(e)) from None
+    except Exception as e:  # noqa: BLE001 (a teacher API failing mid-way: providers raise many kinds)
+        if teacher_model is None:
+            raise
+        raise click.ClickException(f"--teacher {teacher}: {' '.join(str(e).split())[:300] or type(e).__name__}") from None
+    finally:
+        if teacher_model is not None:
+            teacher_model.close()
     check_writable_dir(out, "--out")
     for src in sources:
         click.echo(f"{src.path}: {src.n} {src.origin} moments ({src.selection}), positive rate {src.positive_rate:.3f}", err=True)
     cache = EmbeddingCache()
     todo = cache.missing([t for s in samples for t in moment_texts(s)]) if "embedding" in groups.groups or "similarity" in groups.groups else 0
-    cfg = WhenConfig(model=model, objective=objective, c=c, cv=cv, seed=seed)
+    cfg = WhenConfig(model=model, objective=objective, c=c, cv=cv, seed=seed, target=target)
     try:
         with Progress(transient=True) as bar:
             job = bar.add_task("embedding event texts", total=max(todo, 1))

@@ -23,12 +23,16 @@ The flow (ProAgentBench Figure 1: monitor, decide when, decide how):
 6. **Feedback** (:class:`FeedbackStore`, ``feedback.db``): every decision, offer
    and response; :func:`feedback_samples` turns accepted / dismissed offers
    into labelled samples for ``proagent train when --feedback``.
+7. **Learning** (:class:`LearningWhen`, ``learning/`` beside ``feedback.db``): with
+   ``--learn`` the decider is personalised by every answer before the next decision;
+   ``proagent live reset-learning DIR`` forgets it (:func:`reset_learning`).
 
 Commands: ``proagent live`` (:mod:`proagent.cli.live`).
 """
 
 from ._activity_follow import ActivityLogFollower, open_follower, watched_log
 from ._agent import HowModel, LiveAgent, ScriptedDecider, When, offer_text
+from ._learn import LEARNING_DIR, LearningWhen, load_learning_when, reset_learning
 from ._feedback import FEEDBACK_DB, FeedbackStore, feedback_samples, sample_from_json, sample_to_json
 from ._moments import as_of, moment_sample
 from ._notify import NOTIFIERS, DesktopNotifier, Notifier, PageNotifier, TerminalNotifier
@@ -43,6 +47,7 @@ from ._when import load_when
 __all__ = [
     "ActivityLogFollower",
     "FEEDBACK_DB",
+    "LEARNING_DIR",
     "NOTIFIERS",
     "PAUSE_FILE",
     "RESPONSES",
@@ -50,6 +55,7 @@ __all__ = [
     "FeedbackStore",
     "HowModel",
     "LifeTraceFollower",
+    "LearningWhen",
     "LiveAgent",
     "LiveDecision",
     "LiveOptions",
@@ -70,6 +76,7 @@ __all__ = [
     "as_of",
     "feedback_samples",
     "is_paused",
+    "load_learning_when",
     "load_when",
     "moment_sample",
     "offer_text",
@@ -78,6 +85,7 @@ __all__ = [
     "pause",
     "quiet_app_rules",
     "replay_moments",
+    "reset_learning",
     "resume",
     "run_replay",
     "run_watch",

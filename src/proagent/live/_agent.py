@@ -132,6 +132,10 @@ class LiveAgent:
         self.restraint.load(offers, responses)
         self._last_response = max((r[0] for r in self.feedback.responses_since(0)), default=0)
         self.decisions: list[LiveDecision] = []
+        self._learn = getattr(decider, "sync", None)
+        """A learning decider's ``sync(store)`` (:class:`proagent.live.LearningWhen`): learns the answers."""
+        if self._learn is not None:
+            self._learn(self.feedback)  # answers given while the agent was not running
 
     # ------------------------------------------------------------ responses
     def sync_responses(self) -> None:
@@ -144,6 +148,8 @@ class LiveAgent:
         for o in self.feedback.offers(open_only=True, limit=200):
             if now - datetime.fromisoformat(o["created_at"]) >= self.ignore_after:
                 self.feedback.respond(o["id"], "ignored", now, source="timeout")
+        if self._learn is not None:
+            self._learn(self.feedback)
 
     # ------------------------------------------------------------ one moment
     def decide(self, m: Moment) -> LiveDecision:

@@ -200,6 +200,15 @@ class FeedbackStore:
                     for r in self._conn.execute("SELECT response, responded_at FROM responses ORDER BY id")]
         return offers, resp
 
+    def offer_sample(self, offer_id: int) -> Sample | None:
+        """The Sample the decider saw for an offer (``None``: no such offer or an unreadable row)."""
+        with self._lock:
+            row = self._conn.execute("SELECT sample_json FROM offers WHERE id = ?", (int(offer_id),)).fetchone()
+        try:
+            return sample_from_json(row[0]) if row else None
+        except ValueError:
+            return None
+
     def responses_since(self, after_id: int) -> list[tuple[int, int, str, datetime]]:
         """Responses with row id > ``after_id``: (response id, offer id, response, time)."""
         with self._lock:

@@ -14,17 +14,18 @@ class DeciderWhen:
     """Adapter: a loaded :class:`proagent.agent.decider.Decider` as a callable
     Sample -> P(help) with the threshold chosen at training time."""
 
-    def __init__(self, decider: Any) -> None:
+    def __init__(self, decider: Any, threshold: float | None = None) -> None:
         self.decider = decider
-        self.threshold = float(decider.threshold)
+        self.threshold = float(decider.threshold if threshold is None else threshold)
 
     def __call__(self, sample: Sample) -> float:
         return float(self.decider.decide(sample).p_yes)
 
 
-def load_when(folder: str | Path) -> DeciderWhen:
+def load_when(folder: str | Path, threshold: float | None = None) -> DeciderWhen:
     """Load a decider folder and load its embedding model now (the first live
-    decision is then as fast as the others).
+    decision is then as fast as the others); ``threshold`` replaces the one chosen
+    at training time (e.g. :func:`proagent.agent.decider.cost_threshold`).
 
     Raises:
         ValueError: not a decider folder, or one made for other features
@@ -34,4 +35,4 @@ def load_when(folder: str | Path) -> DeciderWhen:
 
     d = load_decider(folder)
     d.warm_up()
-    return DeciderWhen(d)
+    return DeciderWhen(d, threshold)

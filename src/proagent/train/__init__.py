@@ -5,6 +5,9 @@
   guard (:func:`find_leaks`) that ``eval --decider`` applies;
 * :mod:`.when`: the When-to-Assist decider: calibrated scikit-learn models, the
   threshold chosen by grouped cross-validation (``proagent train when``);
+* :mod:`.teacher`: teacher labels: a stronger model labels unlabelled moments
+  (``train when --teacher MODEL --unlabelled DATA``);
+* :mod:`.personal`: a decider's own training moments read back (``live --learn-method refit``);
 * :mod:`proagent.cli.train`: the ``proagent train`` command group.
 """
 

@@ -8,6 +8,13 @@ Models (scikit-learn):
 * ``gbm``: histogram gradient boosting (shallow trees, balanced class weights,
   L2 leaf regularisation).
 
+Training target (``target``): ``help`` (the moment's label), or ``help-or-candidates``:
+also 1 where the recorded reference agent proposed candidate tasks (ProactiveBench's
+``agent_response.candidate_task``; issue 22: an auxiliary *training* target, never a
+feature). On the six dev sessions it lifts leave-one-session-out AUC from 0.33 to
+0.57 (``benchmarks/personalise.py --signals``). Thresholds and cross-validated
+metrics are always measured against the ``help`` label.
+
 Both are wrapped in sigmoid (Platt) probability calibration
 (``CalibratedClassifierCV``). The decision threshold is chosen on the training
 data only: out-of-fold probabilities of the whole calibrated model, from
@@ -58,7 +65,7 @@ from ..provenance import package_versions
 from ..records import Sample
 from .data import LabelledSource, TrainingSet, training_moments
 
-__all__ = ["MODELS", "OBJECTIVES", "WhenConfig", "check_out", "choose_threshold", "cv_probabilities", "cv_warning", "fit_when",
+__all__ = ["MODELS", "OBJECTIVES", "TARGETS", "WhenConfig", "training_target", "check_out", "choose_threshold", "cv_probabilities", "cv_warning", "fit_when",
            "make_model", "parse_objective", "score_threshold", "train_decider"]
 
 MODELS = ("logreg", "gbm")
@@ -66,6 +73,9 @@ MODELS = ("logreg", "gbm")
 
 OBJECTIVES = ("f1", "accuracy", "balanced-accuracy", "precision-at-recall:R")
 """Threshold objectives (``R`` in (0, 1])."""
+
+TARGETS = ("help", "help-or-candidates")
+"""Training targets (``proagent train when --target``; module docstring)."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +95,25 @@ class WhenConfig:
     stratified folds over moments (for users whose earlier moments are in the training data)."""
     seed: int = 0
     """Seed of fold assignment and boosting."""
+    target: str = "help"
+    """Training target (:data:`TARGETS`)."""
+
+
+def training_target(samples: Sequence[Sample], target: str = "help") -> np.ndarray:
+    """The 0/1 training target of each moment, shape ``(len(samples),)``.
+
+    Raises:
+        ValueError: an unknown target, or ``help-or-candidates`` on data without candidate tasks.
+    """
+    y = np.asarray([s.label for s in samples], int)
+    if target == "help":
+        return y
+    if target != "help-or-candidates":
+        raise ValueError(f"target {target!r}: choose from {', '.join(TARGETS)}")
+    cand = np.asarray([1 if s.current.candidate_tasks else 0 for s in samples], int)
+    if not cand.any():
+        raise ValueError("target help-or-candidates: no moment has candidate tasks (ProactiveBench sessions have them)")
+    return np.maximum(y, cand)
 
 
 def parse_objective(text: str) -> tuple[str, float | None]:
@@ -236,8 +265,12 @@ def cv_probabilities(x: np.ndarray, y: np.ndarray, groups: Sequence[str], config
     return out
 
 
-def fit_when(x: np.ndarray, y: np.ndarray, groups: Sequence[str], config: WhenConfig) -> tuple[Any, float, dict]:
+def fit_when(x: np.ndarray, y: np.ndarray, groups: Sequence[str], config: WhenConfig,
+             y_fit: np.ndarray | None = None) -> tuple[Any, float, dict]:
     """Fit on all moments and choose the threshold by cross-validation.
+
+    ``y`` is the help label (threshold and metrics); ``y_fit`` the training target
+    (:func:`training_target`; default ``y``).
 
     Returns:
         (fitted model, threshold, ``cv`` metrics dict with ``auc`` and the
@@ -250,17 +283,20 @@ def fit_when(x: np.ndarray, y: np.ndarray, groups: Sequence[str], config: WhenCo
     from sklearn.metrics import roc_auc_score
 
     y = np.asarray(y, int)
+    yf = y if y_fit is None else np.asarray(y_fit, int)
     n_pos, n_neg = int(y.sum()), int(len(y) - y.sum())
     if n_pos < 2 or n_neg < 2:
         raise ValueError(f"training needs at least 2 positive and 2 negative moments (got {n_pos} and {n_neg})")
-    oof = cv_probabilities(x, y, groups, config)
+    if min(int(yf.sum()), int(len(yf) - yf.sum())) < 2:
+        raise ValueError(f"training target {config.target}: fewer than 2 moments of one class")
+    oof = cv_probabilities(x, yf, groups, config)
     threshold = choose_threshold(oof, y, config.objective)
     cv = score_threshold(oof, y, threshold)
     cv["yes_rate"] = float(np.mean(oof >= threshold))
     cv["auc"] = float(roc_auc_score(y, oof)) if len(set(oof)) > 1 else 0.5
     cv["folds"] = len(_folds(y, groups, config.folds, config.seed, config.cv == "user"))
-    model = make_model(config, min(n_pos, n_neg))
-    model.fit(x, y)
+    model = make_model(config, int(min(yf.sum(), len(yf) - yf.sum())))
+    model.fit(x, yf)
     return model, threshold, cv
 
 
@@ -303,22 +339,25 @@ def train_decider(training: TrainingSet, out: str | Path, config: WhenConfig = W
 
     Raises:
         DataError: ``out`` is not new, empty or an earlier decider folder (:func:`check_out`).
-        ValueError: too few positive or negative moments, or a bad objective.
+        ValueError: too few positive or negative moments, a bad objective, or a target the data
+            cannot give (:func:`training_target`).
     """
     parse_objective(config.objective)
     check_out(out)
     samples: list[Sample] = list(training.samples)
+    y_fit = training_target(samples, config.target)  # before any work: a target the data cannot give is refused
     cache = cache or EmbeddingCache()
     x = moment_features(samples, cache, features, progress=progress)
     y = np.asarray([s.label for s in samples], int)
-    model, threshold, cv = fit_when(x, y, [s.user for s in samples], config)
+    model, threshold, cv = fit_when(x, y, [s.user for s in samples], config, y_fit)
     manifest = {
         "feature_version": FEATURE_VERSION,
         "feature_groups": list(features.groups),
         "n_features": len(feature_names(features)),
         "embedding_model": EMBEDDING_MODEL,
         "window_seconds": window_seconds if window_seconds is not None else (samples[0].window_seconds if samples else None),
-        "config": {"model": config.model, "c": config.c, "folds": config.folds, "cv": config.cv, "calibration": "sigmoid"},
+        "config": {"model": config.model, "c": config.c, "folds": config.folds, "cv": config.cv, "calibration": "sigmoid",
+                   "target": config.target},
         "objective": config.objective,
         "threshold": threshold,
         "seed": config.seed,

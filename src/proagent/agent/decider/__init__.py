@@ -28,6 +28,7 @@ from ._features import (
     moment_texts,
 )
 from ._gate import decider_gate
+from ._online import METHODS, LearnConfig, PersonalModel, cost_threshold, population_scaler
 from ._model import MANIFEST_FORMAT, MANIFEST_VERSION, Decider, DeciderError, Decision, load_decider, save_decider
 
 __all__ = [
@@ -37,6 +38,8 @@ __all__ = [
     "FEATURE_GROUPS",
     "FEATURE_VERSION",
     "KEYWORDS",
+    "LearnConfig",
+    "METHODS",
     "MANIFEST_FORMAT",
     "MANIFEST_VERSION",
     "Decider",
@@ -44,12 +47,15 @@ __all__ = [
     "Decision",
     "EmbeddingCache",
     "FeatureConfig",
+    "PersonalModel",
     "decider_gate",
     "event_text",
+    "cost_threshold",
     "feature_names",
     "load_decider",
     "moment_features",
     "moment_texts",
+    "population_scaler",
     "save_decider",
     "text_sha256",
 ]

@@ -1,0 +1,309 @@
+"""Learning When to Assist from the user's own answers while ``proagent live`` runs.
+
+:class:`LearningWhen` is a :class:`~proagent.live.When`: the population decider
+(``proagent train when``) personalised by every answered offer of this live
+folder (:class:`proagent.agent.decider.PersonalModel`). The live loop calls
+:meth:`LearningWhen.sync` whenever it looks at new answers (before every
+decision), so the next decision already uses the last answer.
+
+Answers as labels of the offered moment: ``accepted`` -> 1 (help was needed),
+``dismissed`` -> 0, ``not_now`` -> 0 with weight :data:`NOT_NOW_WEIGHT` (the
+moment was wrong, the help perhaps not); ``ignored`` teaches nothing. A later
+answer to the same offer replaces the earlier one.
+
+What was learned lives beside ``feedback.db`` in ``learning/``:
+
+``learning/manifest.json``
+    format, method and hyper-parameters, the decider folder and its model
+    SHA-256, the threshold and the costs it came from, ``last_response_id``
+    (answers up to it were looked at), ``reset_after_response_id`` (answers up
+    to it are forgotten: ``proagent live reset-learning``), and
+    ``learned_from``: one record per answer (offer id, response id, response,
+    label, weight, moment, session, SHA-256 of the moment's text);
+``learning/features.npy``
+    the feature rows of those moments (a cache: rebuilt from ``feedback.db``
+    when it does not match the manifest or the decider).
+
+A restart loads both and learns the answers given since (none twice). A running agent
+notices ``proagent live reset-learning`` at its next look at the answers.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import DataError
+from ..io import write_atomic, write_json_atomic
+from ..records import Sample
+from ._feedback import FEEDBACK_DB, FeedbackStore, sample_from_json
+
+__all__ = ["LEARNING_DIR", "LEARNING_FORMAT", "NOT_NOW_WEIGHT", "LearningWhen", "load_learning_when", "reset_learning"]
+
+LEARNING_DIR = "learning"
+"""Folder, beside ``feedback.db``, of what the live decider learned."""
+
+LEARNING_FORMAT = "proagent-live-learning"
+"""``format`` field of ``learning/manifest.json``."""
+
+NOT_NOW_WEIGHT = 0.5
+"""Weight of a "not now" answer as a negative label (an accept or dismiss weighs 1)."""
+
+_LABELS = {"accepted": (1, 1.0), "dismissed": (0, 1.0), "not_now": (0, NOT_NOW_WEIGHT)}
+
+
+def _manifest_path(folder: Path) -> Path:
+    return folder / LEARNING_DIR / "manifest.json"
+
+
+def _read_manifest(folder: Path) -> dict[str, Any] | None:
+    p = _manifest_path(folder)
+    if not p.is_file():
+        return None
+    try:
+        m = json.loads(p.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise DataError(p, f"unreadable learning manifest ({e}); `proagent live reset-learning` starts afresh") from None
+    if not isinstance(m, dict) or m.get("format") != LEARNING_FORMAT:
+        raise DataError(p, "not a proagent live learning manifest")
+    return m
+
+
+class LearningWhen:
+    """The population decider personalised online by this live folder's answers.
+
+    It binds to the live folder of the first ``feedback.db`` it syncs with (``learning/`` is
+    written beside it) and loads what was learned there before.
+
+    Args:
+        decider: a loaded :class:`proagent.agent.decider.Decider`.
+        config: a :class:`proagent.agent.decider.LearnConfig` (method, hyper-parameters).
+        threshold: offer at P(help) >= this (0-1; :func:`proagent.agent.decider.cost_threshold`).
+        costs: ``(cost of a false alarm, cost of a miss)`` the threshold came from, for the manifest.
+        population_data: ``(X, y)`` of the decider's training moments (the ``refit`` method only).
+
+    Raises:
+        DataError: an unreadable ``learning/manifest.json``.
+        ValueError: ``refit`` without ``population_data``.
+    """
+
+    def __init__(self, decider: Any, config: Any, threshold: float,
+                 costs: tuple[float, float] | None = None,
+                 population_data: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+        from ..agent.decider import PersonalModel
+
+        self.decider = decider
+        self.folder: Path | None = None
+        self.config = config
+        self.threshold = float(threshold)
+        self.costs = costs
+        self.model = PersonalModel(decider.model, config, population_data,
+                                   embedding_columns=decider.features.groups[0] == "embedding")
+        self.learned: list[dict[str, Any]] = []
+        self._rows: list[np.ndarray] = []
+        self.last_response_id = 0
+        self.reset_after = 0
+        self._stale = False
+        self._saved_mtime: int | None = None
+
+    # ------------------------------------------------------------ deciding
+    def features(self, samples: list[Sample]) -> np.ndarray:
+        from ..agent.decider import moment_features
+
+        return moment_features(samples, self.decider.cache, self.decider.features)
+
+    def __call__(self, sample: Sample) -> float:
+        """Personal P(help needed at ``sample.time``)."""
+        return float(self.model.probabilities(self.features([sample]))[0])
+
+    # ------------------------------------------------------------ learning
+    def sync(self, store: FeedbackStore) -> int:
+        """Learn every answer stored since the last look; refit and save when any.
+
+        Returns:
+            How many answers were learned (0: nothing changed).
+        """
+        if self.folder is None:
+            self.folder = store.path.parent
+            self._load()
+            if not _manifest_path(self.folder).is_file():
+                self.save()  # the manifest says from the start what this run learns (nothing yet)
+        else:
+            self._reset_from_disk()
+        new = store.responses_since(max(self.last_response_id, self.reset_after))
+        if self._stale:
+            self._rebuild(store)
+        n = 0
+        for rid, oid, response, _at in new:
+            self.last_response_id = rid
+            if response not in _LABELS:
+                continue
+            sample = store.offer_sample(oid)
+            if sample is None:
+                continue
+            label, weight = _LABELS[response]
+            rec = {"offer_id": oid, "response_id": rid, "response": response, "label": label, "weight": weight,
+                   "moment": sample.time.isoformat(), "user": sample.user, **_text_key(sample)}
+            old = next((i for i, r in enumerate(self.learned) if r["offer_id"] == oid), None)
+            row = self.features([sample])[0]
+            if old is not None:
+                self.learned[old], self._rows[old] = rec, row
+            else:
+                self.learned.append(rec)
+                self._rows.append(row)
+            n += 1
+        if new or self._stale:
+            if n or self._stale:
+                self._refit()
+            self._stale = False
+            self.save()
+        return n
+
+    def _reset_from_disk(self) -> None:
+        """Forget in memory too when ``proagent live reset-learning`` ran meanwhile (checked by mtime)."""
+        assert self.folder is not None
+        try:
+            mtime = _manifest_path(self.folder).stat().st_mtime_ns
+        except OSError:
+            return
+        if mtime == self._saved_mtime:
+            return
+        self._saved_mtime = mtime
+        m = _read_manifest(self.folder) or {}
+        after = int(m.get("reset_after_response_id") or 0)
+        if after > self.reset_after:
+            self.reset_after = self.last_response_id = after
+            self.learned, self._rows = [], []
+            self._refit()
+
+    def _refit(self) -> None:
+        if self.learned:
+            self.model.fit(np.vstack(self._rows), [r["label"] for r in self.learned], [r["weight"] for r in self.learned])
+        else:
+            self.model.fit(np.zeros((0, 0)), [])
+
+    def _rebuild(self, store: FeedbackStore) -> None:
+        samples = [store.offer_sample(r["offer_id"]) for r in self.learned]
+        keep = [i for i, s in enumerate(samples) if s is not None]
+        self.learned = [self.learned[i] for i in keep]
+        self._rows = list(self.features([samples[i] for i in keep])) if keep else []
+        self._refit()
+
+    # ------------------------------------------------------------ disk
+    def _decider_id(self) -> dict[str, Any]:
+        return {"path": str(self.decider.path) if self.decider.path else None,
+                "model_sha256": self.decider.manifest.get("model_sha256"),
+                "n_features": self.decider.manifest.get("n_features")}
+
+    def _load(self) -> None:
+        assert self.folder is not None
+        m = _read_manifest(self.folder)
+        if m is None:
+            return
+        self.reset_after = int(m.get("reset_after_response_id") or 0)
+        self.last_response_id = int(m.get("last_response_id") or 0)
+        self.learned = list(m.get("learned_from") or [])
+        rows = None
+        p = self.folder / LEARNING_DIR / "features.npy"
+        same = m.get("decider", {}).get("model_sha256") == self._decider_id()["model_sha256"]
+        if self.learned and same and p.is_file():
+            try:
+                rows = np.load(p, allow_pickle=False)
+            except (OSError, ValueError):
+                rows = None
+        if rows is not None and rows.shape == (len(self.learned), self._decider_id()["n_features"]):
+            self._rows = list(rows)
+            self._refit()
+        elif self.learned:
+            self._stale = True  # features rebuilt from feedback.db at the first sync
+            self._rows = []
+
+    def manifest(self) -> dict[str, Any]:
+        """The learning manifest (what :meth:`save` writes)."""
+        from dataclasses import asdict
+
+        return {"format": LEARNING_FORMAT, "method": self.config.method, "config": asdict(self.config),
+                "decider": self._decider_id(), "threshold": self.threshold,
+                "costs": None if self.costs is None else {"false_alarm": self.costs[0], "miss": self.costs[1]},
+                "last_response_id": self.last_response_id, "reset_after_response_id": self.reset_after,
+                "n": len(self.learned), "n_positive": sum(r["label"] for r in self.learned),
+                "model": self.model.describe(), "learned_from": self.learned,
+                "updated": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+
+    def save(self) -> None:
+        """Write ``learning/features.npy`` then ``learning/manifest.json`` (each atomically)."""
+        if self.folder is None:
+            raise ValueError("not bound to a live folder yet (sync with its feedback store first)")
+        d = self.folder / LEARNING_DIR
+        buf = io.BytesIO()
+        width = int(self._decider_id()["n_features"] or 0)
+        np.save(buf, np.vstack(self._rows) if self._rows else np.zeros((0, width)), allow_pickle=False)
+        write_atomic(d / "features.npy", buf.getvalue(), mode=0o600)
+        write_json_atomic(d / "manifest.json", self.manifest(), nan="null", mode=0o600)  # moments of screen activity
+        self._saved_mtime = (d / "manifest.json").stat().st_mtime_ns
+
+
+def _text_key(sample: Sample) -> dict[str, str]:
+    from ..agent.decider import event_text, text_sha256
+
+    return {"text_sha256": text_sha256(event_text(sample.current))}
+
+
+def reset_learning(folder: str | Path) -> int:
+    """Forget what the live decider in ``folder`` learned: every answer stored so far
+    is skipped from now on (``feedback.db`` itself is kept: ``proagent train when
+    --feedback`` still reads it); the next run starts from the population decider.
+
+    Returns:
+        How many learned answers were forgotten.
+
+    Raises:
+        DataError: no ``feedback.db`` in ``folder``, or it is unreadable.
+    """
+    folder = Path(folder)
+    db = folder / FEEDBACK_DB
+    if not db.is_file():
+        raise DataError(folder, "not a live folder (no feedback.db)")
+    try:
+        conn = sqlite3.connect(db.resolve().as_uri() + "?mode=ro", uri=True)
+        try:
+            last = conn.execute("SELECT max(id) FROM responses").fetchone()[0] or 0
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as e:
+        raise DataError(db, f"cannot read feedback database ({e})") from None
+    try:
+        old = _read_manifest(folder) or {}
+    except DataError:
+        old = {}
+    forgotten = int(old.get("n") or 0)
+    m = {**{k: v for k, v in old.items() if k not in ("model",)}, "format": LEARNING_FORMAT,
+         "last_response_id": int(last), "reset_after_response_id": int(last), "n": 0, "n_positive": 0,
+         "learned_from": [], "updated": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    (folder / LEARNING_DIR / "features.npy").unlink(missing_ok=True)
+    write_json_atomic(_manifest_path(folder), m, nan="null", mode=0o600)
+    return forgotten
+
+
+def load_learning_when(decider_folder: str | Path, config: Any, threshold: float,
+                       costs: tuple[float, float] | None = None, population_data: Any = None) -> LearningWhen:
+    """Load a decider folder (and its embedding model, now) as a :class:`LearningWhen`; ``population_data`` may be a callable ``decider -> (X, y)`` (called only for
+    the ``refit`` method).
+
+    Raises:
+        ValueError: not a decider folder, or one made for other features
+            (:class:`proagent.agent.decider.DeciderError`).
+        DataError: an unreadable learning manifest, or the decider's training data is gone (refit).
+    """
+    from ..agent.decider import load_decider
+
+    d = load_decider(decider_folder)
+    d.warm_up()
+    data = population_data(d) if callable(population_data) and config.method == "refit" else population_data
+    return LearningWhen(d, config, threshold, costs, data)

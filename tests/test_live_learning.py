@@ -1,0 +1,198 @@
+"""`proagent live` learns When to Assist from the user's answers while it runs: a replay with
+scripted answers changes later decisions, a restart keeps what was learned, reset-learning undoes it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from proagent.agent.decider import METHODS, LearnConfig, PersonalModel, cost_threshold, load_decider
+from proagent.bench.samples import SampleConfig
+from proagent.cli import cli
+from proagent.live import (FeedbackStore, LearningWhen, LiveAgent, ReplayClock, Restraint, RestraintConfig,
+                           load_when, moment_sample, replay_moments, reset_learning)
+
+DEV = None
+for _p in Path(__file__).resolve().parents:
+    if (_p / "shared" / "data" / "proactivebench" / "code_13.json").is_file():
+        DEV = _p / "shared" / "data" / "proactivebench"
+        break
+if DEV is None and Path("/work/shared/data/proactivebench").is_dir():
+    DEV = Path("/work/shared/data/proactivebench")
+pytestmark = pytest.mark.skipif(DEV is None, reason="ProactiveBench dev sessions not present")
+
+FEATURES = "behaviour,keywords"  # no embedding model needed: the tests stay fast
+SESSION = "writing_12.json"
+OPEN = RestraintConfig(max_per_hour=10_000, cooldown_seconds=0, not_now_seconds=0)
+
+
+@pytest.fixture(scope="module")
+def decider_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("learn")
+    code = tmp / "code"
+    code.mkdir()
+    for f in DEV.glob("code_*.json"):
+        (code / f.name).write_bytes(f.read_bytes())
+    r = CliRunner().invoke(cli, ["train", "when", "--data", str(code), "--features", FEATURES, "--cv", "moments",
+                                 "--out", str(tmp / "decider")])
+    assert r.exit_code == 0, r.output
+    return tmp / "decider"
+
+
+class Dismisser:
+    """A user who dismisses every offer at once (no help wanted in this session)."""
+
+    name = "user"
+
+    def __init__(self, store: FeedbackStore, response: str = "dismissed") -> None:
+        self.store, self.response, self.shown = store, response, 0
+
+    def show(self, offer):  # noqa: ANN001, ANN202
+        self.shown += 1
+        self.store.respond(offer.id, self.response, offer.moment, "test")
+
+    def close(self):  # noqa: ANN202
+        pass
+
+
+def _probe():  # noqa: ANN202
+    m = list(replay_moments(DEV / SESSION))[-1]
+    return moment_sample(list(m.history), m.t, SampleConfig(), new_event=m.new_event)
+
+
+def _population_p(decider_dir: Path, folder: Path) -> list[float]:
+    fixed, _ = _replay(folder, load_when(decider_dir, 0.0))
+    return [d.p_help for d in fixed]
+
+
+def _replay(folder: Path, when, response: str = "dismissed") -> tuple[list, Dismisser]:  # noqa: ANN001
+    store = FeedbackStore(folder)
+    user = Dismisser(store, response)
+    clock = ReplayClock(0)
+    agent = LiveAgent(folder, when, notifiers=[user], clock=clock, feedback=store, restraint=Restraint(OPEN))
+    out = agent.replay(list(replay_moments(DEV / SESSION)), clock)
+    store.close()
+    return out, user
+
+
+def _learning(decider_dir: Path, method: str, threshold: float) -> LearningWhen:
+    d = load_decider(decider_dir)
+    data = None
+    if method == "refit":
+        from proagent.train.personal import decider_training_data
+
+        data = decider_training_data(d)
+    return LearningWhen(d, LearnConfig(method=method), threshold, (1.0, 1.0), data)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_answers_change_later_decisions_and_survive_a_restart(decider_dir: Path, tmp_path: Path, method: str) -> None:
+    pop = _population_p(decider_dir, tmp_path / "pop")
+    threshold = min(pop) - 1e-6  # without learning every moment is offered
+    fixed, _ = _replay(tmp_path / "fixed", load_when(decider_dir, threshold))
+    assert [d.outcome for d in fixed] == ["offer"] * len(fixed)
+
+    when = _learning(decider_dir, method, threshold)
+    learned, user = _replay(tmp_path / "live", when)
+    outcomes = [d.outcome for d in learned]
+    assert outcomes[0] == "offer" and learned[0].p_help == pytest.approx(fixed[0].p_help)
+    assert "no" in outcomes, outcomes  # the dismissals moved the decider below the threshold
+    assert np.mean([d.p_help for d in learned[1:]]) < np.mean([d.p_help for d in fixed[1:]])
+    m = json.loads((tmp_path / "live" / "learning" / "manifest.json").read_text())
+    assert m["method"] == method and m["n"] == user.shown and m["n_positive"] == 0
+    assert [r["offer_id"] for r in m["learned_from"]] == list(range(1, user.shown + 1))
+    assert all(r["response"] == "dismissed" and r["label"] == 0 for r in m["learned_from"])
+
+    # a restart (new process: new decider object) keeps what was learned
+    probe = _probe()
+    again = _learning(decider_dir, method, threshold)
+    store = FeedbackStore(tmp_path / "live")
+    again.sync(store)
+    assert again.model.n == user.shown
+    assert again(probe) == pytest.approx(when(probe), rel=1e-4)
+    # reset-learning undoes it: back to the population model, answers kept in feedback.db
+    assert reset_learning(tmp_path / "live") == user.shown
+    fresh = _learning(decider_dir, method, threshold)
+    fresh.sync(store)
+    assert fresh.model.n == 0
+    assert fresh(probe) == pytest.approx(load_when(decider_dir)(probe), rel=1e-6)
+    assert len(store.offers(limit=1000)) == user.shown
+    store.close()
+
+
+def test_accepts_raise_and_not_now_counts_half(decider_dir: Path, tmp_path: Path) -> None:
+    pop = _population_p(decider_dir, tmp_path / "pop")
+    when = _learning(decider_dir, "prior-shift", min(pop) - 1e-6)
+    _replay(tmp_path / "yes", when, "accepted")
+    assert when.model.describe()["offset"] > 0
+    half = _learning(decider_dir, "prior-shift", min(pop) - 1e-6)
+    _replay(tmp_path / "later", half, "not_now")
+    m = json.loads((tmp_path / "later" / "learning" / "manifest.json").read_text())
+    assert {r["weight"] for r in m["learned_from"]} == {0.5} and half.model.describe()["offset"] < 0
+
+
+def test_personal_model_learns_a_users_base_rate() -> None:
+    class Flat:  # a population model that says 0.5 everywhere
+        def predict_proba(self, x):  # noqa: ANN001, ANN202
+            return np.tile([0.5, 0.5], (len(x), 1))
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(40, 6))
+    y = (rng.random(40) < 0.2).astype(int)
+    for method in ("prior-shift", "pooled", "knn"):
+        pm = PersonalModel(Flat(), LearnConfig(method=method), embedding_columns=False).fit(x, y)
+        assert pm.probabilities(x).mean() < 0.4, method
+    with pytest.raises(ValueError, match="population"):
+        PersonalModel(Flat(), LearnConfig(method="refit"))
+    with pytest.raises(ValueError, match="choose from"):
+        LearnConfig(method="bandit")
+
+
+def test_cost_threshold() -> None:
+    assert cost_threshold(1, 1) == 0.5
+    assert cost_threshold(1, 2) == pytest.approx(1 / 3)
+    with pytest.raises(ValueError, match="positive"):
+        cost_threshold(0, 1)
+
+
+def test_cli_learns_by_default_and_reset_learning(decider_dir: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    out = tmp_path / "run"
+    r = runner.invoke(cli, ["live", "--replay", str(DEV / SESSION), "--decider", str(decider_dir), "--model", "none",
+                            "--speed", "0", "--out", str(out), "--notify", "none", "--cost-miss", "3"])
+    assert r.exit_code == 0, r.output
+    assert f"learned from 0 answers (knn) in {out / 'learning'}" in r.output
+    m = json.loads((out / "learning" / "manifest.json").read_text())
+    assert m["method"] == "knn" and m["threshold"] == pytest.approx(0.25) and m["n"] == 0
+    run = json.loads((out / "run.json").read_text())
+    assert "learning: knn" in run["decider"] and "0.2500" in run["decider"]
+    r = runner.invoke(cli, ["live", "reset-learning", str(out)])
+    assert r.exit_code == 0 and "forgot 0 learned answers" in r.output
+    r = runner.invoke(cli, ["live", "reset-learning", str(tmp_path)])
+    assert r.exit_code == 1 and r.output.startswith("Error:") and "no feedback.db" in r.output
+    r = runner.invoke(cli, ["live", "--replay", str(DEV / SESSION), "--decider", str(decider_dir), "--model", "none",
+                            "--speed", "0", "--out", str(tmp_path / "bad"), "--cost-miss", "0"])
+    assert r.exit_code == 2 and "positive" in r.output and "Traceback" not in r.output
+
+
+def test_a_running_agent_notices_reset_learning(decider_dir: Path, tmp_path: Path) -> None:
+    pop = _population_p(decider_dir, tmp_path / "pop")
+    when = _learning(decider_dir, "prior-shift", min(pop) - 1e-6)
+    _, user = _replay(tmp_path / "live", when)
+    assert when.model.n == user.shown > 0
+    assert reset_learning(tmp_path / "live") == user.shown
+    store = FeedbackStore(tmp_path / "live")
+    when.sync(store)  # the same object, as in the running loop
+    assert when.model.n == 0 and when(_probe()) == pytest.approx(load_when(decider_dir)(_probe()), rel=1e-6)
+    store.close()
+
+
+def test_learn_method_choices_are_the_methods() -> None:
+    from proagent.cli.live import live_cmd
+
+    (opt,) = [p for p in live_cmd.params if p.name == "learn_method"]
+    assert tuple(opt.type.choices) == METHODS

@@ -1,0 +1,60 @@
+"""`proagent train when --teacher MODEL --unlabelled DATA`: a teacher model labels the moments of an
+unlabelled log (over a loopback OpenAI-compatible mock) and the decider is fitted on its labels."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mock_openai import MockOpenAI, last_user_text
+from proagent.cli import cli
+
+DEV = None
+for _p in Path(__file__).resolve().parents:
+    if (_p / "shared" / "data" / "proactivebench" / "code_13.json").is_file():
+        DEV = _p / "shared" / "data" / "proactivebench"
+        break
+if DEV is None and Path("/work/shared/data/proactivebench").is_dir():
+    DEV = Path("/work/shared/data/proactivebench")
+pytestmark = pytest.mark.skipif(DEV is None, reason="ProactiveBench dev sessions not present")
+
+TEACHER = "openai-api/mock/teacher"
+
+
+def test_teacher_labels_train_the_decider(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    answers: list[str] = []
+
+    def reply(body: dict) -> str:
+        assert last_user_text(body)  # one moment's zero-shot prompt per request
+        a = "I am not sure." if not answers else ("Need help: Yes\nQuery: help with this" if len(answers) <= 3
+                                                  else "Need help: No")
+        answers.append(a)
+        return a
+
+    with MockOpenAI(reply) as srv:
+        srv.env(monkeypatch)
+        r = CliRunner().invoke(cli, ["train", "when", "--teacher", TEACHER, "--unlabelled", str(DEV / "code_13.json"),
+                                     "--teacher-base-url", srv.base_url, "--features", "behaviour,keywords",
+                                     "--cv", "moments", "--out", str(tmp_path / "d")])
+    assert r.exit_code == 0, r.output
+    assert len(srv.requests) == len(answers) == 20  # one call per moment of the log
+    assert "1 teacher answers did not parse" in r.output
+    m = json.loads((tmp_path / "d" / "manifest.json").read_text())
+    (src,) = m["training_data"]
+    yes = sum(a.startswith("Need help: Yes") for a in answers)
+    assert src["selection"] == f"teacher {TEACHER}" and src["n"] == 19 and src["n_positive"] == yes
+    assert m["n_positive"] == yes == 3  # the teacher's labels, not the log's own (5 positive)
+
+
+def test_teacher_needs_unlabelled_and_fails_cleanly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    r = CliRunner().invoke(cli, ["train", "when", "--teacher", TEACHER, "--out", str(tmp_path / "d")])
+    assert r.exit_code == 2 and "go together" in r.output
+    with MockOpenAI(lambda body: 400) as srv:
+        srv.env(monkeypatch)
+        r = CliRunner().invoke(cli, ["train", "when", "--teacher", TEACHER, "--unlabelled", str(DEV / "code_13.json"),
+                                     "--teacher-base-url", srv.base_url, "--out", str(tmp_path / "d")])
+    assert r.exit_code == 1 and r.output.startswith("Error: --teacher") and "Traceback" not in r.output
+    assert not (tmp_path / "d" / "manifest.json").exists()
