@@ -7,7 +7,7 @@ conversation itself; a model asked to find the user's question in that text
 invents one (issue 21: "What is the latest news on Debian.org?" from browser
 chrome). So the chat region is cut out first, by position:
 
-* **browser chrome**: the address line is the lowest line in the top
+* **browser chrome**: the address line is the topmost line in the top
   :data:`CHROME_SHARE` of the screen that holds a URL (``chatgpt.com/c/..``,
   ``file:///tmp/chat.html``, ``www.``); it and everything above it are chrome
   (their text is kept as the page address and tab titles, for the platform);
@@ -187,8 +187,9 @@ def read_chat(lines: Sequence[OcrLine], width: float, height: float) -> ScreenCh
     if not lines:
         return None
     top = [ln for ln in lines if ln.y0 < CHROME_SHARE * height and _URL.search(ln.text)]
-    chrome_bottom = max((ln.y1 for ln in top), default=0.0)
-    address = max(top, key=lambda ln: ln.y1).text if top else ""
+    bar = min(top, key=lambda ln: ln.y0) if top else None  # the topmost: a page's own links lie below it
+    chrome_bottom = bar.y1 if bar else 0.0
+    address = bar.text if bar else ""
     chrome = tuple(ln.text for ln in lines if ln.y1 <= chrome_bottom + 2)
     body = [ln for ln in lines if ln.y0 > chrome_bottom - 2 and ln.y1 > chrome_bottom + 2]
     lower = [ln for ln in body if ln.y0 >= 0.6 * height and _INPUT.search(ln.text)]
