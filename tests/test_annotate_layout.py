@@ -126,3 +126,11 @@ def test_a_reply_the_model_invents_is_never_stored(tmp_path, monkeypatch):
     with sqlite3.connect(fx.path) as db:
         convs = [json.loads(c) for (c,) in db.execute("SELECT conversation FROM events WHERE conversation IS NOT NULL")]
     assert not any("I'm sorry" in r for c in convs for r in c["llm_responses"])
+
+
+def test_a_tab_title_that_looks_like_a_url_does_not_hide_the_address_bar():
+    lines = _browser_chat(("user", "帮我把这段话翻译成英文"), ("assistant", "Translate this paragraph into English."))
+    lines[0] = OcrLine("Kimi.ai - 帮你看更大的世界 ×", 20, 10, 300, 34)  # a tab title with a domain in it
+    chat = read_chat(lines, W, H)
+    assert chat is not None and "chatgpt.com" in chat.address
+    assert (chat.last_query, chat.reply) == ("帮我把这段话翻译成英文", "Translate this paragraph into English.")

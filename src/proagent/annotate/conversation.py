@@ -7,8 +7,9 @@ conversation itself; a model asked to find the user's question in that text
 invents one (issue 21: "What is the latest news on Debian.org?" from browser
 chrome). So the chat region is cut out first, by position:
 
-* **browser chrome**: the address line is the topmost line in the top
-  :data:`CHROME_SHARE` of the screen that holds a URL (``chatgpt.com/c/..``,
+* **browser chrome**: the URL lines stacked from the top of the top
+  :data:`CHROME_SHARE` of the screen (a tab title such as ``Kimi.ai``, the
+  address bar), each within two line heights of the one above (``chatgpt.com/c/..``,
   ``file:///tmp/chat.html``, ``www.``); it and everything above it are chrome
   (their text is kept as the page address and tab titles, for the platform);
 * **input box and small print**: lines below :data:`INPUT_SHARE` of the height,
@@ -187,8 +188,11 @@ def read_chat(lines: Sequence[OcrLine], width: float, height: float) -> ScreenCh
     if not lines:
         return None
     top = [ln for ln in lines if ln.y0 < CHROME_SHARE * height and _URL.search(ln.text)]
-    bar = min(top, key=lambda ln: ln.y0) if top else None  # the topmost: a page's own links lie below it
-    chrome_bottom = bar.y1 if bar else 0.0
+    chrome_bottom, bar = 0.0, None
+    for ln in sorted(top, key=lambda ln: ln.y0):  # the stack from the top (tab titles, address bar);
+        if bar is not None and ln.y0 > chrome_bottom + 2 * bar.height:
+            break  # a page's own links (a sidebar's "Debian.org") lie further down
+        chrome_bottom, bar = max(chrome_bottom, ln.y1), ln
     address = bar.text if bar else ""
     chrome = tuple(ln.text for ln in lines if ln.y1 <= chrome_bottom + 2)
     body = [ln for ln in lines if ln.y0 > chrome_bottom - 2 and ln.y1 > chrome_bottom + 2]
