@@ -161,6 +161,8 @@ def plan_annotation(data: str | Path, *, all_events: bool = False, ocr: str = "a
                     layout_read = any(lay is not None for lay in layouts)
                     chat = event_conversation([read_chat(lay.lines, lay.width, lay.height) if lay else None
                                                for lay in layouts])
+                    if chat is not None and hit is None and not chat[1]:
+                        chat = None  # no platform named: indented lines without a reply (code) are no chat
                     if layout_read and chat is None:
                         ask, reason = False, ((f"first pass: {hit.evidence} names {hit.platform}, " if hit else "")
                                               + "but no screenshot shows a chat turn (layout)")
