@@ -78,12 +78,13 @@ def event_prompt(event: Event, shots: Sequence[Screenshot], texts: Sequence[str]
     ).strip()
 
 
-def intent_system_prompt(taxonomy: Taxonomy | None = None) -> str:
-    """The system message of the intention prompt: the task and the 16 categories."""
-    return _template("intent_system.txt").substitute(categories=(taxonomy or load_taxonomy()).prompt_list()).strip()
+def intent_system_prompt(taxonomy: Taxonomy | None = None) -> str:  # noqa: ARG001 - one signature with system_prompt
+    """The system message of the intention prompt (the choices come in the user message)."""
+    return _template("intent_system.txt").substitute().strip()
 
 
-def intent_prompt(event: Event, platform: str | None, query: str, reply: str | None) -> str:
+def intent_prompt(event: Event, platform: str | None, query: str, reply: str | None, choices: Sequence[str],
+                  taxonomy: Taxonomy | None = None) -> str:
     """The user message asking the intention of a conversation read from the screen.
 
     Args:
@@ -91,10 +92,15 @@ def intent_prompt(event: Event, platform: str | None, query: str, reply: str | N
         platform: The LLM platform found, ``None`` when unknown.
         query: The user's last question as shown (cut to :data:`INTENT_QUERY_CHARS`).
         reply: The reply as shown (cut to :data:`INTENT_REPLY_CHARS`), ``None`` when none is shown yet.
+        choices: Category names offered (:func:`proagent.annotate.intent.shortlist`), listed with
+            their descriptions.
     """
+    taxonomy = taxonomy or load_taxonomy()
+    desc = {c.name: c.description for c in taxonomy.categories}
     return _template("intent.txt").substitute(
         platform=platform or "an AI assistant", app=event.app_name or "unknown application",
-        query=query[:INTENT_QUERY_CHARS], reply=(reply or "(no reply shown yet)")[:INTENT_REPLY_CHARS]).strip()
+        query=query[:INTENT_QUERY_CHARS], reply=(reply or "(no reply shown yet)")[:INTENT_REPLY_CHARS],
+        choices="\n".join(f"- {c}: {desc.get(c, '')}".rstrip(": ") for c in choices)).strip()
 
 
 def template_texts() -> tuple[str, ...]:

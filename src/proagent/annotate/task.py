@@ -10,8 +10,9 @@ event, answered by :func:`annotator`:
   (:mod:`proagent.annotate.conversation`, on the positioned OCR lines of the
   sampled screenshots): the user's last turn (the turns new during the event)
   as the query and the reply as shown. When it is found on a candidate's
-  screen, the model is asked only the intention and a summary (``intent.txt``:
-  a few hundred characters), and the conversation stored is the screen's,
+  screen, the model is asked only the intention, among the 3 categories nearest
+  to the question (:mod:`proagent.annotate.intent`), and a summary
+  (``intent.txt``: a few hundred characters), and the conversation stored is the screen's,
   never the model's; a candidate whose screens were read and show no chat turn
   (a page that only mentions an AI product) is not LLM use and no model is
   asked;
@@ -50,6 +51,7 @@ from ..sources.lifetrace import LifeTraceLog, load_lifetrace
 from ..sources.load import databases_by_user, find_databases
 from ..taxonomy import load_taxonomy
 from .conversation import event_conversation, on_screen, read_chat
+from .intent import shortlist
 from .parsing import AnswerError, default_fields, parse_annotation, parse_intent
 from .platforms import PlatformHit, event_platform
 from .prompting import event_prompt, intent_prompt, intent_system_prompt, system_prompt
@@ -205,7 +207,7 @@ def _sample(p: PlannedEvent, mode: str) -> InspectSample:
         queries, replies = p.chat
         return InspectSample(
             id=f"{e.user}:{e.id}", input=intent_prompt(e, hit.platform if hit else None, queries[-1],
-                                                       replies[0] if replies else None),
+                                                       replies[0] if replies else None, shortlist(queries[-1])),
             metadata={**meta, "kind": "intent", "images": [], "default": _screen_fields(p)})
     return InspectSample(
         id=f"{e.user}:{e.id}",
