@@ -134,3 +134,11 @@ def test_a_tab_title_that_looks_like_a_url_does_not_hide_the_address_bar():
     chat = read_chat(lines, W, H)
     assert chat is not None and "chatgpt.com" in chat.address
     assert (chat.last_query, chat.reply) == ("帮我把这段话翻译成英文", "Translate this paragraph into English.")
+
+
+def test_a_platform_label_above_the_reply_is_not_part_of_it():
+    lines = [OcrLine("DeepSeek", 20, 20, 120, 44), OcrLine("销售数据分析", 20, 60, 140, 84),
+             OcrLine("帮我分析这份销售数据的趋势", 480, 40, 800, 66),  # the user's bubble, indented
+             OcrLine("DeepSeek", 302, 100, 400, 124), OcrLine("销售额在第三季度增长了12%。", 302, 130, 700, 156)]
+    chat = read_chat(lines, 1280, 800)
+    assert chat is not None and (chat.last_query, chat.reply) == ("帮我分析这份销售数据的趋势", "销售额在第三季度增长了12%。")

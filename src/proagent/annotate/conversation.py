@@ -23,8 +23,8 @@ chrome). So the chat region is cut out first, by position:
 In the chat region, a line indented by at least :data:`USER_INDENT` of the
 region's width is the user's (chat apps right-align the user's bubbles and
 start replies at the column's left edge); a role label line (``You``, ``User``,
-``我``; ``Assistant``, ``ChatGPT``, ...) marks the next lines' role where no
-line is indented. Consecutive lines of one role are one turn.
+``我``; ``Assistant``, ``ChatGPT``, ...) is never part of a turn, and marks the
+next lines' role where no line is indented. Consecutive lines of one role are one turn.
 
 Nothing here guesses: a screen without an indented or labelled user turn has no
 conversation (``None``), and a turn is only text OCR read on the screen.
@@ -208,8 +208,9 @@ def read_chat(lines: Sequence[OcrLine], width: float, height: float) -> ScreenCh
     col = max(1.0, right - left)
     indented = [ln for ln in main if ln.x0 - left >= USER_INDENT * col]
     roles: list[tuple[str, OcrLine]] = []
-    if indented:
-        roles = [("user" if ln.x0 - left >= USER_INDENT * col else "assistant", ln) for ln in main]
+    if indented:  # role label lines ("ChatGPT" above a reply) are no part of a turn
+        roles = [("user" if ln.x0 - left >= USER_INDENT * col else "assistant", ln) for ln in main
+                 if not (_USER_LABEL.match(ln.text.strip()) or _BOT_LABEL.match(ln.text.strip()))]
     else:  # role label lines ("You" / "ChatGPT") mark who speaks
         role = None
         for ln in main:
