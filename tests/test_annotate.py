@@ -105,8 +105,18 @@ def test_raw_log_is_never_modified_and_needs_out(tmp_path, monkeypatch):
     assert _sha(fx.path) == before and not list((tmp_path / "raw").rglob("annotations.jsonl"))
 
 
+def _show_query_on_screen(fx, text: str = "How do I fix database is locked? Close the other connection.") -> None:
+    """Put the mock's query and reply into the OCR rows of the LLM events' screenshots (a quote
+    the model gives is kept only when it stands on the screen)."""
+    with sqlite3.connect(fx.path) as db:
+        ids = [r[0] for r in db.execute(f"SELECT id FROM screenshots WHERE event_id IN "
+                                        f"({','.join('?' * len(fx.llm_event_ids))})", [int(i) for i in fx.llm_event_ids])]
+        db.executemany("INSERT INTO ocr_results (screenshot_id, text_content) VALUES (?, ?)", [(i, text) for i in ids])
+
+
 def test_annotate_raw_log_then_eval_and_stats(tmp_path, monkeypatch):
     fx = make_participant(tmp_path / "raw", "P01", variant="2025-11")
+    _show_query_on_screen(fx)
     before = _sha(fx.path)
     raw_events = load_events(tmp_path / "raw")
     r = CliRunner().invoke(cli, ["eval", "--data", str(tmp_path / "raw"), "--model", "mockllm/model"])

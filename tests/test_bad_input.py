@@ -396,6 +396,8 @@ CASES: list[Case] = [
     Case("live-replay-missing", ("live", "--replay", "{w}/nope", "--out", "{w}/live", "--model", "none"), "nope", code=2),
     Case("live-bad-notify", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--notify", "pigeon"),
          "--notify", code=2),
+    Case("live-negative-min-gap", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--min-gap", "-1"),
+         "--min-gap", code=2),
 ]
 
 

@@ -50,7 +50,8 @@ class Recording(ScriptedDecider):
 
 
 def _opts(**kw) -> LiveOptions:  # noqa: ANN003
-    r = kw.pop("restraint", RestraintConfig())
+    # these tests script the decider's Yes moments; the gap and app-session limits have their own tests
+    r = kw.pop("restraint", RestraintConfig(min_gap_seconds=0, one_per_app_session=False))
     return LiveOptions(notify=kw.pop("notify", ("none",)), every_seconds=kw.pop("every_seconds", 0.0), restraint=r, **kw)
 
 
@@ -83,20 +84,20 @@ def test_replay_dev_session_exact_decisions_and_benchmark_samples(tmp_path: Path
 def test_replay_rate_limit_and_resume(tmp_path: Path) -> None:
     events = read_proactivebench_session(CODE13)
     d = ScriptedDecider(yes={e.id for e in events})  # Yes at every moment (event ids match too)
-    res = run_replay(CODE13, tmp_path / "r", d, _opts(restraint=RestraintConfig(max_per_hour=3)), speed=0)
+    res = run_replay(CODE13, tmp_path / "r", d, _opts(restraint=RestraintConfig(min_gap_seconds=0, one_per_app_session=False, max_per_hour=3)), speed=0)
     outcomes = [x.outcome for x in res.decisions]
     # the session lasts 9 minutes: three offers, then every Yes is held by the hourly limit
     assert outcomes == ["offer"] * 3 + ["held"] * (len(events) - 3)
     assert {x.reason for x in res.decisions[3:]} == {"max_per_hour"}
     # re-running the same command decides nothing twice
-    again = run_replay(CODE13, tmp_path / "r", d, _opts(restraint=RestraintConfig(max_per_hour=3)), speed=0)
+    again = run_replay(CODE13, tmp_path / "r", d, _opts(restraint=RestraintConfig(min_gap_seconds=0, one_per_app_session=False, max_per_hour=3)), speed=0)
     assert again.decisions == []
     assert len(FeedbackStore(tmp_path / "r").decisions()) == len(events)
     # other options in the same folder are refused
     from proagent.errors import DataError
 
     with pytest.raises(DataError, match="other options"):
-        run_replay(CODE13, tmp_path / "r", d, _opts(restraint=RestraintConfig(max_per_hour=5)), speed=0)
+        run_replay(CODE13, tmp_path / "r", d, _opts(restraint=RestraintConfig(min_gap_seconds=0, one_per_app_session=False, max_per_hour=5)), speed=0)
 
 
 @needs_dev
@@ -195,7 +196,7 @@ def test_restraint_before_deciding(tmp_path: Path) -> None:
 
 def test_restraint_after_limits() -> None:
     t = datetime(2026, 3, 2, 10, 0)
-    r = Restraint(RestraintConfig(max_per_hour=2, cooldown_seconds=600, not_now_seconds=60))
+    r = Restraint(RestraintConfig(min_gap_seconds=0, one_per_app_session=False, max_per_hour=2, cooldown_seconds=600, not_now_seconds=60))
     r.offered(t)
     assert r.after(t + timedelta(minutes=1)) is None
     r.offered(t + timedelta(minutes=1))
@@ -224,7 +225,7 @@ def test_dismiss_starts_cooldown_in_replay(tmp_path: Path) -> None:
 
     clock = ReplayClock(0)
     agent = LiveAgent(tmp_path, ScriptedDecider(yes={e.id for e in events}), notifiers=[Dismisser()], clock=clock,
-                      restraint=Restraint(RestraintConfig(max_per_hour=100, cooldown_seconds=120), folder=tmp_path),
+                      restraint=Restraint(RestraintConfig(min_gap_seconds=0, one_per_app_session=False, max_per_hour=100, cooldown_seconds=120), folder=tmp_path),
                       feedback=store)
     out = agent.replay(replay_moments(CODE13), clock)
     offers = [x for x in out if x.outcome == "offer"]
@@ -442,7 +443,9 @@ def test_cli_replay_pause_resume_and_errors(tmp_path: Path) -> None:
     r = runner.invoke(cli, ["live", "--replay", str(CODE13), "--yes-at", str(yes), "--model", "none", "--speed", "0",
                             "--out", str(tmp_path / "o"), "--notify", "terminal"])
     assert r.exit_code == 0, r.output
-    assert "20 moments decided: 18 no, 2 offer" in r.output and "decision latency: p50" in r.output
+    # the two scripted Yes moments are seconds apart: the default --min-gap (10 min) holds the second
+    assert "20 moments decided: 1 held, 18 no, 1 offer" in r.output and "min_gap 1" in r.output
+    assert "decision latency: p50" in r.output
     assert (tmp_path / "o" / "decisions.jsonl").is_file()
     r = runner.invoke(cli, ["live", "pause", str(tmp_path / "o")])
     assert r.exit_code == 0 and (tmp_path / "o" / "live.paused").exists()
@@ -465,11 +468,41 @@ def test_paused_agent_decides_nothing(tmp_path: Path) -> None:
     assert d.samples == [] and {x.reason for x in res.decisions} == {"paused"}
 
 
+def _heartbeat(cap: Path, event_id: int, stop: threading.Event, every: float = 0.05) -> threading.Thread:
+    """Keep adding screenshots of one open event, as a running capture does."""
+
+    def run() -> None:
+        from proagent.capture import Store
+
+        st = Store(cap)
+        k = 0
+        while not stop.is_set():
+            k += 1
+            png = tiny_png(100 + k)
+            st.add_screenshot(event_id=event_id, screen_id=0, t=datetime.now(), data=png, ext="png",
+                              file_hash=hashlib.sha256(png).hexdigest(), width=4, height=4, app="Google Chrome",
+                              title="Stack Overflow - Chrome")
+            stop.wait(every)
+        st.close()
+
+    th = threading.Thread(target=run, daemon=True)
+    th.start()
+    return th
+
+
 def test_watch_ticks_within_a_long_event(tmp_path: Path) -> None:
     cap = tmp_path / "c"
-    Writer(cap, 2, gap=0.0).run()  # the second event stays open: the user is still in it
+    w = Writer(cap, 2, gap=0.0)
+    w.run()  # the second event stays open: the user is still in it, and capture goes on writing
+    stop = threading.Event()
+    beat = _heartbeat(cap, w.ids[-1], stop)
     d = Recording(set())
-    res = run_watch(cap, tmp_path / "live", d, _opts(every_seconds=0.3), poll_seconds=0.02, max_moments=2, duration=20)
+    try:
+        res = run_watch(cap, tmp_path / "live", d, _opts(every_seconds=0.3), poll_seconds=0.02, max_moments=2,
+                        duration=20)
+    finally:
+        stop.set()
+        beat.join(5)
     assert [x.trigger for x in res.decisions] == ["tick", "tick"]
     assert [s.current.id for s in d.samples] == ["2", "2"]
     assert d.samples[0].context == ()  # event 1 lies months before now, outside the 5-min window

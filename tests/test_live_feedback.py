@@ -52,7 +52,7 @@ def _answering_user(folder: Path, sessions: list[Path]) -> FeedbackStore:
             user.labels[f"{e.id}:labelled"] = int(bool(e.needs_help))
         agent = LiveAgent(folder, ScriptedDecider(yes={m.new_event.id for m in moments}), notifiers=[user],
                           clock=clock, feedback=store,
-                          restraint=Restraint(RestraintConfig(max_per_hour=10_000, cooldown_seconds=0, not_now_seconds=0)))
+                          restraint=Restraint(RestraintConfig(min_gap_seconds=0, one_per_app_session=False, max_per_hour=10_000, cooldown_seconds=0, not_now_seconds=0)))
         agent.replay(moments, clock)
     return store
 

@@ -25,7 +25,7 @@ RUN = {"run", "run.task", "run.task_args", "run.model", "run.model_args", "run.g
        "run.created", "run.log", "run.versions", "run.git_sha"}
 HEADLINE = ("accuracy", "precision", "recall", "f1", "intention_accuracy", "semantic_similarity")
 ASSIST = {
-    *HEADLINE, "unparsed_rate", "unparsed_rule", "n", "n_positive", "n_intention", "n_similarity", "seconds_p50",
+    *HEADLINE, "unparsed_rate", "unparsed_rule", "one_class", "n", "n_positive", "n_intention", "n_similarity", "seconds_p50",
     "seconds_p95", "tokens_total", "tokens_per_sample", "cached_tokens_total", "ci95",
     *(f"ci95.{k}" for k in HEADLINE), "baselines", "baselines.always_yes", "baselines.always_no",
     *(f"baselines.{b}.{m}" for b in ("always_yes", "always_no") for m in ("accuracy", "precision", "recall", "f1")),

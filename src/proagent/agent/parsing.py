@@ -33,6 +33,11 @@ B_t is read by the first step of this cascade that finds one:
    before punctuation/end), so "there is no error" decides nothing.
 5. ``unparsed`` -- nothing decisive: ``needs_help`` is ``None``.
 
+Before step 1 the prompt's own wording echoed in the answer is masked
+(:mod:`proagent.agent.echo`: runs of 5+ words of ``prompts/*.txt``, and "if
+yes"/"otherwise no"), so an answer that only repeats the instruction ("Decide
+whether the user needs help... If yes, write the question...") is unparsed.
+
 ``intention`` comes from the JSON object, else the last recognised
 ``Intention:``/``Category:``/``Intent:``/``意图：`` line, else the ``Step 4``
 section, else (only when no labelled line exists) the last bare category name
@@ -61,6 +66,8 @@ from typing import Any
 from proagent.jsontext import json_objects
 from proagent.records import Prediction
 from proagent.taxonomy import Taxonomy, load_taxonomy
+
+from .echo import when_echo
 
 __all__ = ["METHODS", "ParsedAnswer", "parse_answer", "to_prediction"]
 
@@ -569,7 +576,7 @@ def _canonical(value: str | None, taxonomy: Taxonomy) -> str | None:
 
 
 def _parse(text: str, taxonomy: Taxonomy) -> ParsedAnswer:
-    text = _prepare(text)
+    text = when_echo().mask(_prepare(text))
     if not text.strip():
         return UNPARSED
 

@@ -16,6 +16,16 @@ default annotation). The object's fields are then checked and normalised:
 * ``confidence``: a number in 0-1 (percentages accepted), else ``None``.
 
 A non-LLM answer carries no platform, queries, responses or intention.
+
+A value that repeats the prompt's own placeholder text ("each message the user
+typed to the AI, verbatim from the screen", "one intention category name from
+the list") is the template echoed, not an answer (:mod:`proagent.agent.echo`):
+it is dropped, and a flag that is the echo (``"true or false"``) leaves the
+answer unreadable.
+
+:func:`parse_intent` reads the short answer of the intention prompt (when the
+conversation itself was read from the screen): ``user_intention`` and
+``event_summary``.
 """
 
 from __future__ import annotations
@@ -23,12 +33,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from functools import lru_cache
+
+from ..agent.echo import TemplateEcho
 from ..jsontext import json_objects
 from ..records import Event
 from ..taxonomy import Taxonomy, load_taxonomy
 from .platforms import PlatformHit, detect_platform, load_platforms
 
-__all__ = ["SUMMARY_WORDS", "AnswerError", "default_fields", "parse_annotation"]
+__all__ = ["SUMMARY_WORDS", "AnswerError", "default_fields", "parse_annotation", "parse_intent"]
 
 SUMMARY_WORDS = 20
 """Longest event summary, words (ProAgentBench Appendix B.5)."""
@@ -38,6 +51,13 @@ _FLAG_KEYS = ("is_llm_interaction", "is_llm_event", "is_llm", "llm_interaction")
 
 class AnswerError(ValueError):
     """The answer holds no usable annotation object; the message says what is wrong."""
+
+
+@lru_cache(maxsize=1)
+def _echo() -> TemplateEcho:
+    from .prompting import template_texts
+
+    return TemplateEcho(template_texts())
 
 
 def _objects(text: str) -> list[dict[str, Any]]:
@@ -67,13 +87,14 @@ def _strings(v: Any) -> tuple[str, ...]:
         if isinstance(it, dict):  # {"role": ..., "content": ...}
             it = it.get("content") or it.get("text") or ""
         s = " ".join(str(it).split())
-        if s and s.casefold() not in ("null", "none", "n/a"):
+        if s and s.casefold() not in ("null", "none", "n/a") and not _echo().is_echo(s):
             out.append(s)
     return tuple(out)
 
 
 def _text(v: Any) -> str:
-    return "" if v is None or isinstance(v, (dict, list)) else " ".join(str(v).split())
+    s = "" if v is None or isinstance(v, (dict, list)) else " ".join(str(v).split())
+    return "" if _echo().is_echo(s) else s
 
 
 def _confidence(v: Any) -> float | None:
@@ -168,3 +189,27 @@ def default_fields(event: Event, hit: PlatformHit | None, texts: Sequence[str] =
         "rationale": "default annotation (the model's answer could not be read): "
                      + (f"{hit.evidence} names {hit.platform}" if hit else "no LLM platform found"),
     }
+
+
+def parse_intent(text: str, taxonomy: Taxonomy | None = None) -> dict[str, Any]:
+    """``{"user_intention", "event_summary"}`` of an answer to the intention prompt: the
+    last JSON object with ``user_intention`` (or ``intention``), else an answer that is
+    only a category name.
+
+    Raises:
+        AnswerError: no category could be read (the echoed placeholder included).
+    """
+    taxonomy = taxonomy or load_taxonomy()
+    obj = next((o for o in reversed(_objects(text)) if "user_intention" in o or "intention" in o), None)
+    if obj is None:
+        bare = _text((text or "").strip().strip("`\"'. "))
+        name = taxonomy.canonical(bare) if bare and len(bare) <= 60 else None
+        if name is None:
+            raise AnswerError("no JSON object with user_intention in the answer")
+        return {"user_intention": name, "event_summary": ""}
+    raw = _text(obj.get("user_intention", obj.get("intention")))
+    name = taxonomy.canonical(raw) if raw else None
+    if name is None:
+        raise AnswerError(f"user_intention is no category name: {raw!r}" if raw else "user_intention is empty")
+    return {"user_intention": name,
+            "event_summary": _cut_words(_text(obj.get("event_summary", obj.get("summary"))), SUMMARY_WORDS)}

@@ -1,6 +1,11 @@
 """The annotation prompt (ProAgentBench Appendix B.5): event metadata, the OCR text
 of the first 3 and last 3 screenshots (500 characters each), and the JSON answer
-format. Text lives in ``proagent/annotate/prompts/*.txt``."""
+format. Text lives in ``proagent/annotate/prompts/*.txt``.
+
+When the conversation was read from the screen by layout
+(:mod:`proagent.annotate.conversation`), the model is only asked the intention
+and a summary of the question (``intent.txt``: the question and the start of the
+reply, a few hundred characters instead of six screens of OCR text)."""
 
 from __future__ import annotations
 
@@ -14,7 +19,13 @@ from ..taxonomy import Taxonomy, load_taxonomy
 from .platforms import PlatformHit
 from .screens import FIRST_LAST
 
-__all__ = ["event_prompt", "system_prompt"]
+__all__ = ["INTENT_QUERY_CHARS", "INTENT_REPLY_CHARS", "event_prompt", "intent_prompt", "intent_system_prompt",
+           "system_prompt", "template_texts"]
+
+INTENT_QUERY_CHARS = 600
+"""Characters of the user's question sent to the intention prompt."""
+INTENT_REPLY_CHARS = 300
+"""Characters of the reply sent to the intention prompt (its start says what kind of help it gave)."""
 
 
 @lru_cache(maxsize=None)
@@ -65,3 +76,34 @@ def event_prompt(event: Event, shots: Sequence[Screenshot], texts: Sequence[str]
         hint=hint,
         screens=screens,
     ).strip()
+
+
+def intent_system_prompt(taxonomy: Taxonomy | None = None) -> str:  # noqa: ARG001 - one signature with system_prompt
+    """The system message of the intention prompt (the choices come in the user message)."""
+    return _template("intent_system.txt").substitute().strip()
+
+
+def intent_prompt(event: Event, platform: str | None, query: str, reply: str | None, choices: Sequence[str],
+                  taxonomy: Taxonomy | None = None) -> str:
+    """The user message asking the intention of a conversation read from the screen.
+
+    Args:
+        event: The event (its application is named).
+        platform: The LLM platform found, ``None`` when unknown.
+        query: The user's last question as shown (cut to :data:`INTENT_QUERY_CHARS`).
+        reply: The reply as shown (cut to :data:`INTENT_REPLY_CHARS`), ``None`` when none is shown yet.
+        choices: Category names offered (:func:`proagent.annotate.intent.shortlist`), listed with
+            their descriptions.
+    """
+    taxonomy = taxonomy or load_taxonomy()
+    desc = {c.name: c.description for c in taxonomy.categories}
+    return _template("intent.txt").substitute(
+        platform=platform or "an AI assistant", app=event.app_name or "unknown application",
+        query=query[:INTENT_QUERY_CHARS], reply=(reply or "(no reply shown yet)")[:INTENT_REPLY_CHARS],
+        choices="\n".join(f"- {c}: {desc.get(c, '')}".rstrip(": ") for c in choices)).strip()
+
+
+def template_texts() -> tuple[str, ...]:
+    """Every annotation prompt template's text (for :class:`proagent.agent.echo.TemplateEcho`)."""
+    folder = resources.files("proagent.annotate").joinpath("prompts")
+    return tuple(f.read_text("utf-8") for f in sorted(folder.iterdir(), key=lambda f: f.name) if f.name.endswith(".txt"))

@@ -6,12 +6,18 @@ them; otherwise the image file is read with RapidOCR (``pip install
 'proagent[ocr]'``, PP-OCRv6 models shipped in the wheel, so nothing is
 downloaded). Texts read from images are kept in a JSON cache (file name +
 size + mtime -> text) so a resumed run does not read them again.
+
+:meth:`OcrReader.layout` reads an image's text lines *with their positions*
+(always from the image, since database OCR rows carry none; cached the same
+way) for :mod:`proagent.annotate.conversation`, which cuts the chat out of the
+window by layout; the image is then read once for both.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from dataclasses import dataclass
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,13 +25,23 @@ from typing import Any
 from ..io import write_json_atomic
 from ..ocr import load_ocr
 from ..records import Event, Screenshot
+from .conversation import OcrLine, lines_from_ocr
 
-__all__ = ["FIRST_LAST", "OCR_CHARS", "OcrReader", "sample_screenshots"]
+__all__ = ["FIRST_LAST", "OCR_CHARS", "OcrReader", "ScreenLayout", "sample_screenshots"]
 
 FIRST_LAST = 3
 """Screenshots taken from each end of an event (paper: first 3 and last 3)."""
 OCR_CHARS = 500
 """OCR characters kept per screenshot (paper: first 500)."""
+
+
+@dataclass(frozen=True)
+class ScreenLayout:
+    """The OCR lines of one image with their boxes, and its size in pixels."""
+
+    width: int
+    height: int
+    lines: tuple[OcrLine, ...]
 
 
 def sample_screenshots(event: Event, k: int = FIRST_LAST) -> tuple[Screenshot, ...]:
@@ -54,10 +70,11 @@ class OcrReader:
             raise ValueError(f"OCR mode {mode!r}: choose auto, db or image")
         self.mode = mode
         self.cache_path = Path(cache) if cache else None
-        self._cache: dict[str, str] = {}
+        self._cache: dict[str, Any] = {}
         if self.cache_path and self.cache_path.is_file():
             try:
-                self._cache = {str(k): str(v) for k, v in json.loads(self.cache_path.read_text("utf-8")).items()}
+                self._cache = {str(k): v for k, v in json.loads(self.cache_path.read_text("utf-8")).items()
+                               if isinstance(v, (str, dict))}
             except (ValueError, AttributeError):
                 self._cache = {}  # a damaged cache is rebuilt, never trusted
         self._engine: Any = None
@@ -69,15 +86,39 @@ class OcrReader:
         st = path.stat()
         return f"{path.name}:{st.st_size}:{int(st.st_mtime)}"
 
-    def _ocr(self, path: Path) -> str:
+    def _engine_ready(self) -> Any:
         if self._engine is None:
             try:
                 self._engine = load_ocr()
             except ImportError as e:
                 raise RuntimeError("reading screenshots needs RapidOCR: pip install 'proagent[ocr]' "
                                    "(or --ocr db to use only the database's OCR rows)") from e
-        result = self._engine(str(path))
-        return "\n".join(t for t in (result.txts or ()) if t and t.strip())
+        return self._engine
+
+    def _read(self, path: Path) -> dict[str, Any]:
+        """OCR of one image: ``{"w", "h", "lines": [[text, x0, y0, x1, y1], ...]}``, from the cache or RapidOCR."""
+        key = "layout:" + self._key(path)
+        with self._lock:
+            hit = self._cache.get(key)
+            if isinstance(hit, dict):
+                return hit
+            from PIL import Image
+
+            with Image.open(path) as im:
+                w, h = im.size
+            lines = lines_from_ocr(self._engine_ready()(str(path)))
+            hit = {"w": w, "h": h, "lines": [[ln.text, ln.x0, ln.y0, ln.x1, ln.y1] for ln in lines]}
+            self._cache[key] = hit
+            self.n_read += 1
+            return hit
+
+    def layout(self, shot: Screenshot) -> ScreenLayout | None:
+        """The positioned OCR lines of a screenshot's image, ``None`` in ``db`` mode or
+        when the image is not here."""
+        if self.mode == "db" or shot.path is None or not Path(shot.path).is_file():
+            return None
+        d = self._read(Path(shot.path))
+        return ScreenLayout(int(d["w"]), int(d["h"]), tuple(lines_from_ocr(d["lines"])))
 
     def text(self, shot: Screenshot) -> str:
         """The OCR text of one screenshot (possibly empty)."""
@@ -87,10 +128,9 @@ class OcrReader:
             return shot.ocr_text
         key = self._key(Path(shot.path))
         with self._lock:
-            if key not in self._cache:
-                self._cache[key] = self._ocr(Path(shot.path))
-                self.n_read += 1
-            return self._cache[key]
+            if isinstance(self._cache.get(key), str):  # a text-only entry of an older cache
+                return self._cache[key]
+        return "\n".join(row[0] for row in self._read(Path(shot.path))["lines"])
 
     def texts(self, shots: Sequence[Screenshot], chars: int = OCR_CHARS) -> list[str]:
         """The first ``chars`` characters of each screenshot's OCR text."""

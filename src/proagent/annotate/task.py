@@ -7,8 +7,20 @@ LifeTrace copy), runs the cheap first pass
 :func:`annotate_events` turns the candidate events into inspect samples, one per
 event, answered by :func:`annotator`:
 
-* text mode: the OCR text of the first 3 + last 3 screenshots (500 characters
-  each) and the metadata, to any text model (the local Qwen by default);
+* the conversation is first read from the screen by layout
+  (:mod:`proagent.annotate.conversation`, on the positioned OCR lines of the
+  sampled screenshots): the user's last turn (the turns new during the event)
+  as the query and the reply as shown. When it is found on a candidate's
+  screen, the model is asked only the intention, among the 3 categories nearest
+  to the question (:mod:`proagent.annotate.intent`), and a summary
+  (``intent.txt``: a few hundred characters), and the conversation stored is the screen's,
+  never the model's; a candidate whose screens were read and show no chat turn
+  (a page that only mentions an AI product) is not LLM use and no model is
+  asked;
+* text mode, where no layout could be read (``--ocr db``, images missing): the
+  OCR text of the first 3 + last 3 screenshots (500 characters each) and the
+  metadata, to any text model (the local Qwen by default); queries and replies
+  it gives that do not stand in the screen text are dropped (left unknown);
 * vlm mode: the same text plus the screenshots themselves as images
   (``ContentImage``), to a vision model (any OpenAI-compatible endpoint).
 
@@ -40,9 +52,11 @@ from ..sources.lifetrace import LifeTraceLog, load_lifetrace
 from ..sources.lifetrace_convert import write_lifetrace_copy
 from ..sources.load import activity_log_kind, databases_by_user, find_databases, load_activity_log
 from ..taxonomy import load_taxonomy
-from .parsing import AnswerError, default_fields, parse_annotation
+from .conversation import event_conversation, on_screen, read_chat
+from .intent import shortlist
+from .parsing import AnswerError, default_fields, parse_annotation, parse_intent
 from .platforms import PlatformHit, event_platform
-from .prompting import event_prompt, system_prompt
+from .prompting import event_prompt, intent_prompt, intent_system_prompt, system_prompt
 from .screens import OcrReader, sample_screenshots
 
 __all__ = ["MODES", "AnnotationPlan", "PlannedEvent", "annotate_events", "annotator", "find_logs", "plan_annotation"]
@@ -51,6 +65,10 @@ MODES = ("text", "vlm")
 """Annotator modes: OCR text only, or text plus the screenshots as images."""
 MAX_TOKENS = 700
 """Answer budget per call, tokens (the JSON object with a few queries and replies)."""
+INTENT_MAX_TOKENS = 96
+"""Answer budget of the intention prompt, tokens (a category name and a 20-word summary)."""
+REPLY_CHARS = 1000
+"""Characters of the reply as shown kept in the annotation."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +85,14 @@ class PlannedEvent:
     """Files of the sampled screenshots that exist here."""
     ask: bool
     """True when the model is asked about this event (a candidate, or ``--all``)."""
+    chat: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    """``(user_queries, llm_responses)`` read from the screen by layout, ``None`` when none was found."""
+    layout_read: bool = False
+    """True when the positioned OCR lines of a sampled screenshot were read (the layout decides)."""
+    screen: str = ""
+    """The whole OCR text of the sampled screenshots (what the model's quotes are checked against)."""
+    reason: str = ""
+    """Why the model is not asked (for events with ``ask`` False)."""
 
 
 @dataclass
@@ -149,10 +175,25 @@ def plan_annotation(data: str | Path, *, all_events: bool = False, ocr: str = "a
                 texts = tuple(reader.texts(shots))
                 # the first pass reads every sampled screen text plus any OCR row of the event
                 hit = event_platform(e, list(texts) + [s.ocr_text for s in e.screenshots] + ([e.url] if e.url else []))
+                ask = all_events or hit is not None
+                chat, layout_read, reason = None, False, ""
+                if ask and reader.mode != "db":
+                    layouts = [reader.layout(s) for s in shots]
+                    layout_read = any(lay is not None for lay in layouts)
+                    chat = event_conversation([read_chat(lay.lines, lay.width, lay.height) if lay else None
+                                               for lay in layouts])
+                    if chat is not None and hit is None and not chat[1]:
+                        chat = None  # no platform named: indented lines without a reply (code) are no chat
+                    if layout_read and chat is None:
+                        ask, reason = False, ((f"first pass: {hit.evidence} names {hit.platform}, " if hit else "")
+                                              + "but no screenshot shows a chat turn (layout)")
+                    elif chat is not None and hit is None and not all_events:
+                        ask, reason = False, "a chat layout but no LLM platform named"
                 plan.events.append(PlannedEvent(
                     event=e, hit=hit, texts=texts,
                     images=tuple(str(s.path) for s in shots if s.path is not None and Path(s.path).is_file()),
-                    ask=all_events or hit is not None))
+                    ask=ask, chat=chat, layout_read=layout_read, reason=reason,
+                    screen="\n".join(reader.text(s) for s in shots)))
     finally:
         reader.save()
     _PLANS.clear()
@@ -163,21 +204,50 @@ def plan_annotation(data: str | Path, *, all_events: bool = False, ocr: str = "a
 _PLANS: dict[tuple, AnnotationPlan] = {}
 
 
+def _screen_fields(p: PlannedEvent) -> dict[str, Any]:
+    """The annotation of an event whose conversation was read from the screen (no intention yet)."""
+    assert p.chat is not None
+    queries, replies = p.chat
+    replies = tuple(r[:REPLY_CHARS] for r in replies)
+    turns = [f"User: {q}" for q in queries[:-1]] + [f"User: {queries[-1]}"] + [f"Assistant: {r}" for r in replies]
+    base = default_fields(p.event, p.hit)
+    return {**base, "is_llm_event": True, "user_queries": list(queries), "llm_responses": list(replies),
+            "full_conversation": "\n".join(turns), "query_source": "screen",
+            "rationale": "conversation read from the screen by layout"
+                         + (f"; {p.hit.evidence} names {p.hit.platform}" if p.hit else "")}
+
+
 def _sample(p: PlannedEvent, mode: str) -> InspectSample:
     e = p.event
     shots = sample_screenshots(e)
     hit = p.hit
+    meta: dict[str, Any] = {"user": e.user, "event_id": e.id, "evidence": f"{hit.evidence}: {hit.matched}" if hit else ""}
+    if p.chat is not None:  # the screen gave the conversation: ask only the intention
+        queries, replies = p.chat
+        return InspectSample(
+            id=f"{e.user}:{e.id}", input=intent_prompt(e, hit.platform if hit else None, queries[-1],
+                                                       replies[0] if replies else None, shortlist(queries[-1])),
+            metadata={**meta, "kind": "intent", "images": [], "default": _screen_fields(p)})
     return InspectSample(
         id=f"{e.user}:{e.id}",
         input=event_prompt(e, shots, p.texts, hit, images=mode == "vlm"),
-        metadata={
-            "user": e.user,
-            "event_id": e.id,
-            "evidence": f"{hit.evidence}: {hit.matched}" if hit else "",
-            "images": list(p.images) if mode == "vlm" else [],
-            "default": {k: list(v) if isinstance(v, tuple) else v for k, v in default_fields(e, hit).items()},
-        },
+        metadata={**meta, "kind": "full", "screen": p.screen, "images": list(p.images) if mode == "vlm" else [],
+                  "default": {k: list(v) if isinstance(v, tuple) else v for k, v in default_fields(e, hit).items()}},
     )
+
+
+def _keep_on_screen(result: dict[str, Any], screen: str) -> dict[str, Any]:
+    """A full answer with the queries and replies that do not stand in the screen text dropped
+    (:func:`~proagent.annotate.conversation.on_screen`): unknown rather than invented."""
+    queries = tuple(q for q in result["user_queries"] if on_screen(q, screen))
+    replies = tuple(r for r in result["llm_responses"] if on_screen(r, screen))
+    dropped = len(result["user_queries"]) - len(queries) + len(result["llm_responses"]) - len(replies)
+    if not dropped:
+        return {**result, "query_source": "model" if queries else "none"}
+    turns = [f"User: {q}" for q in queries] + [f"Assistant: {r}" for r in replies]
+    return {**result, "user_queries": queries, "llm_responses": replies, "full_conversation": "\n".join(turns),
+            "query_source": "model" if queries else "none",
+            "rationale": (result.get("rationale") or "") + f" [{dropped} quoted text(s) not on the screen dropped]"}
 
 
 @solver
@@ -194,7 +264,8 @@ def annotator(attempts: int = 3, retry_temperature: float = 0.7) -> Solver:
         raise ValueError("annotation needs attempts >= 1")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        state.messages.insert(0, ChatMessageSystem(content=system_prompt(load_taxonomy())))
+        intent = state.metadata.get("kind") == "intent"
+        state.messages.insert(0, ChatMessageSystem(content=(intent_system_prompt if intent else system_prompt)(load_taxonomy())))
         images = [p for p in state.metadata.get("images") or [] if Path(p).is_file()]
         if images:
             for i, m in enumerate(state.messages):
@@ -209,6 +280,8 @@ def annotator(attempts: int = 3, retry_temperature: float = 0.7) -> Solver:
         n = 0
         for n in range(1, attempts + 1):
             cfg = GenerateConfig() if n == 1 else GenerateConfig(temperature=retry_temperature, seed=base + n)
+            if intent:
+                cfg = cfg.merge(GenerateConfig(max_tokens=INTENT_MAX_TOKENS))
             try:
                 out = await model.generate(state.messages, config=cfg)
             except Exception as e:  # noqa: BLE001 - any model failure is this event's failed attempt
@@ -216,7 +289,12 @@ def annotator(attempts: int = 3, retry_temperature: float = 0.7) -> Solver:
                 continue
             state.output = out
             try:
-                result = parse_annotation(out.completion)
+                if intent:
+                    got = parse_intent(out.completion)
+                    result = {**state.metadata["default"], "user_intention": got["user_intention"],
+                              "event_summary": got["event_summary"] or state.metadata["default"]["event_summary"]}
+                else:
+                    result = _keep_on_screen(parse_annotation(out.completion), state.metadata.get("screen") or "")
                 break
             except AnswerError as e:
                 errors.append(f"attempt {n}: {e}")

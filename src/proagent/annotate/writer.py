@@ -1,9 +1,9 @@
 """Write annotations where the readers find them.
 
 * The processed database (ProAgentBench's ``lifetrace_privacy_processed.db``):
-  ``is_llm_event``, ``event_summary``, ``detailed_description`` and
-  ``conversation`` (JSON ``{"user_queries", "llm_responses", "full_conversation"}``)
-  of every annotated event; events the first pass found no platform in get
+  ``is_llm_event``, ``event_summary``, ``detailed_description``,
+  ``conversation`` (JSON ``{"user_queries", "llm_responses", "full_conversation"}``),
+  ``user_intention`` and ``llm_platform`` of every annotated event (NULL: unknown); events the first pass found no platform in get
   ``is_llm_event = 0`` and keep their summary. Missing columns are added.
 * ``annotations.jsonl``: one record per event, keyed by ``(user, event_id)``,
   with ``llm_platform``, ``user_intention``, ``confidence``, ``rationale``
@@ -45,7 +45,7 @@ MARKER = "annotate.json"
 """Summary file that marks a folder as an annotate output (so a re-run may replace it)."""
 
 _COLUMNS = (("is_llm_event", "BOOLEAN"), ("event_summary", "TEXT"), ("detailed_description", "TEXT"),
-            ("conversation", "TEXT"))
+            ("conversation", "TEXT"), ("user_intention", "TEXT"), ("llm_platform", "TEXT"))
 
 
 def annotations_from_log(plan: AnnotationPlan, log: Any | None, model: str = "") -> tuple[list[EventAnnotation], int]:
@@ -68,8 +68,8 @@ def annotations_from_log(plan: AnnotationPlan, log: Any | None, model: str = "")
         evidence = f"{p.hit.evidence}: {p.hit.matched}" if p.hit else ""
         if not p.ask:
             out.append(EventAnnotation(user=e.user, event_id=e.id, is_llm_event=False, status="not_candidate",
-                                       event_summary=e.summary, detailed_description=e.description,
-                                       rationale="first pass: no LLM platform named in the app, title or screen text"))
+                                       event_summary=e.summary, detailed_description=e.description, evidence=evidence,
+                                       rationale=p.reason or "first pass: no LLM platform named in the app, title or screen text"))
             continue
         a = answers.get(f"{e.user}:{e.id}")
         if a is None:
@@ -83,7 +83,8 @@ def annotations_from_log(plan: AnnotationPlan, log: Any | None, model: str = "")
             full_conversation=a.get("full_conversation") or "", user_intention=a.get("user_intention"),
             confidence=a.get("confidence"), rationale=a.get("rationale") or "", evidence=evidence,
             attempts=int(a.get("attempts") or 0), error=a.get("error") or "",
-            extra={"annotator": model} if model else {}))
+            extra={**({"annotator": model} if model else {}),
+                   **({"query_source": a["query_source"]} if a.get("query_source") else {})}))
     return out, pending
 
 
@@ -100,15 +101,18 @@ def _update(conn: sqlite3.Connection, annotations: Iterable[EventAnnotation]) ->
     with conn:
         for a in annotations:
             if a.status == "not_candidate":
-                cur = conn.execute("UPDATE events SET is_llm_event = 0, conversation = NULL WHERE id = ?",
+                cur = conn.execute("UPDATE events SET is_llm_event = 0, conversation = NULL, user_intention = NULL, "
+                                   "llm_platform = NULL WHERE id = ?",
                                    (_sql_id(a.event_id),))
             else:
                 conv = a.conversation
                 cur = conn.execute(
-                    "UPDATE events SET is_llm_event = ?, event_summary = ?, detailed_description = ?, conversation = ? "
-                    "WHERE id = ?",
+                    "UPDATE events SET is_llm_event = ?, event_summary = ?, detailed_description = ?, conversation = ?, "
+                    "user_intention = ?, llm_platform = ? WHERE id = ?",
                     (int(a.is_llm_event), a.event_summary or None, a.detailed_description or None,
-                     json.dumps(conv, ensure_ascii=False) if conv is not None else None, _sql_id(a.event_id)))
+                     json.dumps(conv, ensure_ascii=False) if conv is not None else None,
+                     a.user_intention if a.is_llm_event else None, a.llm_platform if a.is_llm_event else None,
+                     _sql_id(a.event_id)))
             n += cur.rowcount
     return n
 

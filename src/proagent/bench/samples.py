@@ -46,6 +46,7 @@ __all__ = [
     "candidate_moments",
     "context_reach",
     "moment_events",
+    "no_samples_reason",
     "parse_window",
     "window_context",
 ]
@@ -293,3 +294,54 @@ def build_samples(events: list[Event], config: SampleConfig = SampleConfig()) ->
             LLM-use annotations (``is_llm_event``), so no ground truth exists.
     """
     return _per_user(events, config, _lifetrace)
+
+
+def _curation_excluded(curation: list[dict]) -> str:
+    """``curation.jsonl`` records as one clause: excluded events by reason, and the
+    screenshots dropped as duplicates from them."""
+    from collections import Counter
+
+    dropped = {(r.get("user"), str(r.get("event_id"))) for r in curation
+               if r.get("decision") == "excluded" and r.get("screenshot_id") is None}
+    if not dropped:
+        return ""
+    reasons = Counter(re.sub(r"\s*\([^)]*\)$", "", str(r.get("reason") or "")) for r in curation
+                      if r.get("decision") == "excluded" and r.get("screenshot_id") is None)
+    dups = sum(1 for r in curation if r.get("decision") == "excluded" and r.get("screenshot_id") is not None
+               and (r.get("user"), str(r.get("event_id"))) in dropped and "duplicate" in str(r.get("reason")))
+    text = f"curation excluded {len(dropped)} event(s): " + ", ".join(f"{n} {why}" for why, n in reasons.most_common())
+    if dups:
+        text += f" ({dups} of their screenshots dropped as duplicates of earlier ones)"
+    return text
+
+
+def no_samples_reason(events: list[Event], samples: list[Sample], split: str, config: SampleConfig = SampleConfig(),
+                      curation: list[dict] | None = None) -> str:
+    """Why ``split`` holds no sample, in one line: how many events make moments (real
+    activity, LLM use with a recorded query), how many moments of each label the
+    log gives, what the split leaves, and what curation excluded (``curation``: the
+    records of a curated folder's ``curation.jsonl``), e.g. ``0 of 6 events make a
+    moment (real activity >= 3 s with a screenshot: 0, ...); curation excluded 2
+    event(s): 2 no valid screenshot (2 of their screenshots dropped as duplicates ...)``."""
+    n = len(events)
+    with_shot = sum(1 for e in events if e.screenshots)
+    active = sum(1 for e in events if e.is_activity(config.min_event_seconds))
+    llm = sum(1 for e in events if e.is_llm_event)
+    llm_use = sum(1 for e in events if e.is_llm_use)
+    made = len(moment_events(events, config))
+    pos = sum(s.label == 1 for s in samples)
+    parts = [f"{made} of {n} events make a moment (real activity >= {config.min_event_seconds:g} s with a screenshot: "
+             f"{active}; {n - with_shot} without a screenshot; LLM-use events: {llm}, {llm_use} with a recorded query)"]
+    if samples:
+        parts.append(f"{len(samples)} moment(s) in all ({pos} positive, {len(samples) - pos} negative), none in the "
+                     f"{split} split (train fraction {config.train_fraction:g}; try --split all)")
+    elif llm_use == 0:
+        parts.append("no LLM-use event with a recorded query, so no positive moment (annotate the log, or check "
+                     "its annotations)")
+    else:
+        parts.append("no LLM-use event follows real activity, so no positive moment (a moment needs the activity "
+                     "just before it)")
+    cur = _curation_excluded(curation or [])
+    if cur:
+        parts.append(cur)
+    return "; ".join(parts)

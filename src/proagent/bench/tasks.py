@@ -27,7 +27,7 @@ from ..records import Sample
 from ..sources.load import load_events
 from ..train.data import find_leaks
 from ..train.finetune import read_manifest
-from .samples import SampleConfig, build_samples, candidate_moments, parse_window
+from .samples import SampleConfig, build_samples, candidate_moments, no_samples_reason, parse_window
 from .scorers import assist_scorer
 from .similarity import embed_references
 
@@ -150,7 +150,8 @@ def assist(
     if split != "all":
         samples = [s for s in samples if s.split == split]
     if not samples:
-        raise ValueError(f"{data}: no {split} samples (check --split and the data's labels)")
+        raise ValueError(f"{data}: no {split} samples: "
+                         + no_samples_reason(events, all_samples, split, cfg, curation=_curation_records(data)))
     if finetuned:
         _refuse_leaks(f"fine-tuned model {finetuned}", (read_manifest(finetuned) or {}).get("training_moments") or [], samples)
     solver = method_solver(method, sc_samples=int(sc_samples), sc_temperature=float(sc_temperature), images=bool(images))
@@ -183,6 +184,24 @@ def assist(
                               **({"logprobs": True, "top_logprobs": 10} if logprobs else {})),
         metadata=metadata,
     )
+
+
+def _curation_records(data: str) -> list[dict]:
+    """The ``curation.jsonl`` records of a curated folder holding ``data`` (the folder
+    itself, or up to two levels above a database), ``[]`` when there is none or it is unreadable."""
+    import json
+    from pathlib import Path
+
+    p = Path(data)
+    for folder in ([p] if p.is_dir() else []) + list(p.parents)[:2]:
+        f = folder / "curation.jsonl"
+        if f.is_file():
+            try:
+                return [r for r in (json.loads(line) for line in f.read_text("utf-8").splitlines() if line.strip())
+                        if isinstance(r, dict)]
+            except (OSError, ValueError):
+                return []
+    return []
 
 
 def _refuse_leaks(what: str, trained_on: list[dict], samples: list[Sample]) -> None:

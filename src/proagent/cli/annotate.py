@@ -113,7 +113,8 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
     rate = summary["success_rate"]
     click.echo(f"{summary['llm_events']} LLM events of {summary['events']} ({summary['annotated']} annotated by the "
                f"model, {summary['default']} default annotations after failed answers, {summary['not_candidate']} "
-               f"without an LLM platform{f', {pending} pending (--limit)' if pending else ''}); success rate "
+               f"not asked: no LLM platform named or no chat turn on screen"
+               f"{f', {pending} pending (--limit)' if pending else ''}); success rate "
                + (f"{rate:.3f}" if rate is not None else "n/a (no event asked)"))
     for f in files:
         click.echo(f"wrote {f}")

@@ -121,6 +121,11 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
 
         results.decider = decider_results(full, str(decider))
     write_results(log_dir / "results.json", results)
+    if results.one_class:
+        which = "positive" if results.n_positive else "negative"
+        click.echo(f"warning: all {results.n} evaluated moments are {which} (one class only): accuracy, precision, "
+                   f"recall and F1 equal the always-{'yes' if results.n_positive else 'no'} baseline's and say nothing "
+                   "about the model; results.json has one_class: true", err=True)
     title = "When / How to Assist" + (f" (memory: {memory})" if memory != "none" else "")
     click.echo(render_table(results, title=title))
     click.echo(f"results: {log_dir / 'results.json'}  log: {full.location}")

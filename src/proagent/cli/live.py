@@ -91,6 +91,8 @@ def _decider(decider: Path | None, yes_at: Path | None, learn: bool = False, met
 @click.option("--window", default="5m", show_default=True, help="Context window of each moment (1s .. 24h).")
 @click.option("--every", default="30s", show_default=True, help="Also decide this often within a long event (0: only at new events).")
 @click.option("--max-per-hour", type=click.IntRange(0), default=4, show_default=True, help="At most this many offers in 60 minutes.")
+@click.option("--min-gap", type=click.FloatRange(min=0), default=10.0, show_default=True,
+              help="Minutes at least between two offers (0: no gap). At most one offer per app session unless accepted.")
 @click.option("--cooldown", default="15m", show_default=True, help="No offer this long after a dismiss.")
 @click.option("--quiet-hours", default=None, help="No offers in this local time range, e.g. 22:00-08:00.")
 @click.option("--block-app", multiple=True, help="Never offer in front of this app (whole words; repeatable).")
@@ -106,7 +108,7 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
              cost_miss: float, yes_at: Path | None, model: str, model_args: tuple[str, ...],
              model_base_url: str | None, notify: str, port: int, window: str, every: str, max_per_hour: int,
              cooldown: str, quiet_hours: str | None, block_app: tuple[str, ...], block_title: tuple[str, ...],
-             quiet_apps: bool, ignore_after: str, duration: str | None) -> None:
+             quiet_apps: bool, ignore_after: str, duration: str | None, min_gap: float) -> None:
     """The proactive agent: at every new moment of an activity log it builds the benchmark's
     sample, asks the When decider (milliseconds) and, only on Yes and within the restraint
     limits, asks the model How to Assist and shows the offer. Offers, answers and every
@@ -169,7 +171,7 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
     options = LiveOptions(
         window_seconds=_seconds(window, "--window"), every_seconds=_seconds(every, "--every", zero=True),
         notify=names, port=port,
-        restraint=RestraintConfig(max_per_hour=max_per_hour, cooldown_seconds=_seconds(cooldown, "--cooldown", zero=True),
+        restraint=RestraintConfig(max_per_hour=max_per_hour, min_gap_seconds=60.0 * min_gap, cooldown_seconds=_seconds(cooldown, "--cooldown", zero=True),
                                   quiet_hours=qh, block_apps=block_app, block_titles=block_title, quiet_apps=quiet_apps),
         ignore_after_seconds=_seconds(ignore_after, "--ignore-after"), decider=decider_name,
         model="" if model == "none" else model)

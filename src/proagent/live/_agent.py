@@ -22,7 +22,7 @@ from ._records import LiveDecision
 from ._restraint import Restraint
 from ._sources import Clock, LifeTraceFollower, Moment, ReplayClock, WallClock
 
-__all__ = ["HowModel", "LiveAgent", "ScriptedDecider", "When", "offer_text"]
+__all__ = ["HowModel", "LiveAgent", "ScriptedDecider", "When", "generic_offer_text", "offer_text"]
 
 
 class When(Protocol):
@@ -57,6 +57,27 @@ def offer_text(pred: Prediction) -> str | None:
         return None
     q = q if len(q) <= 200 else q[:199].rstrip() + "…"
     return f"Want help with this? “{q}”"
+
+
+def generic_offer_text(event) -> str:  # noqa: ANN001
+    """The offer shown without a predicted query (no How model, or its answer had none):
+    it names the app (and window) of ``event``, the one in front at decision time."""
+    what = " | ".join(p for p in (event.app_name, event.window_title[:80]) if p) or " ".join(event.summary.split())[:80]
+    return "Need a hand with this?" + (f" ({what})" if what else "")
+
+
+def _app_session(front, history) -> tuple[str, datetime] | None:  # noqa: ANN001
+    """``(app, start)`` of the run of consecutive events in ``front``'s application that ends
+    with ``front`` (``history`` oldest first), ``None`` without a front event."""
+    if front is None:
+        return None
+    start = front.start
+    events = [e for e in history if e.start <= front.start and e.id != front.id]
+    for e in reversed(events):
+        if e.app_name != front.app_name:
+            break
+        start = e.start
+    return front.app_name, start
 
 
 class HowModel:
@@ -173,33 +194,39 @@ class LiveAgent:
         common = dict(p_help=p, decide_seconds=decide_s, label=label, **base)
         if p < self.decider.threshold:
             return self._record(LiveDecision(sid, outcome="no", **common), m)
-        held = self.restraint.after(now)
+        session = _app_session(front, m.history)
+        held = self.restraint.after(now, session)
         if held is None and self.stale_after is not None and self.clock.now() - m.t > self.stale_after:
             held = "stale"
         if held is not None:
             return self._record(LiveDecision(sid, outcome="held", reason=held, **common), m)
         how_s = None
         intention = query = None
+        cur = front or sample.current  # the app in front at decision time (the new event), not the one before it
+        text = None
+        why = ""
         if self.how is not None:
             t0 = time.perf_counter()
             pred = self.how(sample)
             how_s = time.perf_counter() - t0
+            if pred.needs_help is False:
+                return self._record(LiveDecision(sid, outcome="no_offer", reason="how_said_no", how_seconds=how_s,
+                                                 **common), m)
             text = offer_text(pred)
-            if text is None or pred.needs_help is False:
-                return self._record(LiveDecision(sid, outcome="no_offer", reason="how_said_no" if pred.needs_help is False
-                                             else "no_query", how_seconds=how_s, **common), m)
-            intention, query = pred.intention, pred.query
-        else:
-            cur = sample.current
-            what = " | ".join(p for p in (cur.app_name, cur.window_title[:80]) if p) or " ".join(cur.summary.split())[:80]
-            text = "Need a hand with this?" + (f" ({what})" if what else "")
+            if text is None:
+                why = "no_query"  # the decider's Yes stands: a generic offer, recorded as such
+            else:
+                intention, query = pred.intention, pred.query
+        if text is None:
+            text = generic_offer_text(cur)
         offer = self.feedback.add_offer(sample, text=text, query=query, intention=intention, p_help=p,
-                                        notifier=",".join(n.name for n in self.notifiers), created_at=self.clock.now())
-        self.restraint.offered(now)
+                                        notifier=",".join(n.name for n in self.notifiers), created_at=self.clock.now(),
+                                        app_name=cur.app_name)
+        self.restraint.offered(now, session)
         for n in self.notifiers:
             n.show(offer)
-        return self._record(LiveDecision(sid, outcome="offer", how_seconds=how_s, offer_id=offer.id, notification=text,
-                                     **common), m)
+        return self._record(LiveDecision(sid, outcome="offer", reason=why, how_seconds=how_s, offer_id=offer.id,
+                                         notification=text, **common), m)
 
     def _record(self, d: LiveDecision, m: Moment) -> LiveDecision:
         self.feedback.add_decision(d, user=m.user, row_id=m.row_id)
@@ -225,7 +252,9 @@ class LiveAgent:
                stop: threading.Event | None = None, max_moments: int | None = None) -> list[LiveDecision]:
         """Follow a growing database until ``stop`` is set (or ``max_moments`` moments
         were decided): each new event row is a moment, and within a long event a
-        tick every ``every_seconds`` (0: none) of wall time. While idle it asks
+        tick every ``every_seconds`` (0: none) of wall time while the log grows (a writer
+        committed within the last ``every_seconds``: once capture stops or the user is
+        idle, no tick is decided). While idle it asks
         SQLite every ``poll_seconds`` whether anything was committed (no table
         read) and looks at answers once a second."""
         stop = stop or threading.Event()
@@ -233,7 +262,8 @@ class LiveAgent:
         last_moment = last_sync = time.monotonic()
         while not stop.is_set():
             moments = follower.poll()
-            if not moments and every_seconds > 0 and time.monotonic() - last_moment >= every_seconds:
+            if (not moments and every_seconds > 0 and time.monotonic() - last_moment >= every_seconds
+                    and follower.growing(every_seconds)):  # no decisions once the log stops growing
                 tick = follower.tick(self.clock.now())
                 moments = [tick] if tick is not None else []
             for m in moments:

@@ -137,16 +137,18 @@ class FeedbackStore:
             self._conn.close()
 
     def add_offer(self, sample: Sample, *, text: str, query: str | None, intention: str | None, p_help: float | None,
-                  notifier: str, created_at: datetime) -> Offer:
-        """Store an offer; returns it with its id."""
+                  notifier: str, created_at: datetime, app_name: str | None = None) -> Offer:
+        """Store an offer; returns it with its id. ``app_name``: the app in front at decision
+        time (default: the sample's current state's)."""
+        app = sample.current.app_name if app_name is None else app_name
         with self._lock, self._conn:
             cur = self._conn.execute(
                 "INSERT INTO offers (sample_id, user, moment, created_at, p_help, intention, query, text, app_name, "
                 "notifier, sample_json) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (sample.id, sample.user, sample.time.isoformat(), created_at.isoformat(), p_help, intention, query, text,
-                 sample.current.app_name, notifier, sample_to_json(sample)))
+                 app, notifier, sample_to_json(sample)))
             oid = int(cur.lastrowid)
-        return Offer(oid, sample.id, sample.time, text, query, intention, p_help, sample.current.app_name)
+        return Offer(oid, sample.id, sample.time, text, query, intention, p_help, app)
 
     def add_decision(self, d: LiveDecision, *, user: str, row_id: int | None = None) -> None:
         """Store one decision (and, with it, the event row it handled)."""

@@ -2,7 +2,8 @@
 
 Checked before the decider (nothing is computed while paused, in quiet hours,
 or in front of a blocked, call or full-screen app) and after it (rate limit,
-cool-down after a dismiss). The call / screen-sharing / full-screen list is
+minimum gap between offers, one offer per app session unless the user accepted
+it, cool-down after a dismiss). The call / screen-sharing / full-screen list is
 ``proagent/data/live_quiet_apps.json``.
 """
 
@@ -111,6 +112,12 @@ class RestraintConfig:
 
     max_per_hour: int = 4
     """At most this many offers in any 60 minutes (0 = none at all)."""
+    min_gap_seconds: float = 600.0
+    """No offer sooner than this after the previous one (seconds; ``proagent live --min-gap``
+    takes minutes, default 10: the issue-21 trial saw two offers 9 s apart and four within 71 s)."""
+    one_per_app_session: bool = True
+    """At most one offer per app session (a run of consecutive events in one application)
+    unless the user accepted that offer."""
     cooldown_seconds: float = 900.0
     """No offer for this many seconds after the user dismissed one."""
     not_now_seconds: float = 300.0
@@ -139,6 +146,10 @@ class Restraint:
     """Times of offers made in this run."""
     last_dismiss: datetime | None = None
     last_not_now: datetime | None = None
+    session: tuple[str, datetime] | None = None
+    """The app session (app, start) of the last offer made."""
+    session_accepted: bool = False
+    """True when the user accepted an offer made in :attr:`session`."""
 
     def __post_init__(self) -> None:
         self._rules = [_rule("blocked", {"app": a}) for a in self.config.block_apps]
@@ -164,9 +175,10 @@ class Restraint:
             return "fullscreen"
         return None
 
-    def after(self, now: datetime) -> str | None:
-        """Why to hold back an offer the decider wants (``max_per_hour``,
-        ``cooldown``, ``not_now``), or ``None``."""
+    def after(self, now: datetime, session: tuple[str, datetime] | None = None) -> str | None:
+        """Why to hold back an offer the decider wants (``cooldown``, ``not_now``,
+        ``max_per_hour``, ``min_gap``, ``app_session``), or ``None``. ``session`` is the
+        foreground app session, ``(app, start of its first event)``."""
         if self.last_dismiss is not None and now - self.last_dismiss < timedelta(seconds=self.config.cooldown_seconds):
             return "cooldown"
         if self.last_not_now is not None and now - self.last_not_now < timedelta(seconds=self.config.not_now_seconds):
@@ -174,15 +186,25 @@ class Restraint:
         hour_ago = now - timedelta(hours=1)
         if sum(1 for t in self.offers if hour_ago < t <= now) >= self.config.max_per_hour:
             return "max_per_hour"
+        gap = timedelta(seconds=self.config.min_gap_seconds)
+        if any(t <= now < t + gap for t in self.offers):
+            return "min_gap"
+        if (self.config.one_per_app_session and session is not None and session == self.session
+                and not self.session_accepted):
+            return "app_session"
         return None
 
-    def offered(self, now: datetime) -> None:
-        """Record an offer made at ``now``."""
+    def offered(self, now: datetime, session: tuple[str, datetime] | None = None) -> None:
+        """Record an offer made at ``now`` in the app ``session``."""
         self.offers.append(now)
+        if session is not None and session != self.session:
+            self.session, self.session_accepted = session, False
 
     def responded(self, response: str, at: datetime) -> None:
         """Record the user's response (starts the cool-down after a dismiss)."""
-        if response == "dismissed":
+        if response == "accepted":
+            self.session_accepted = True
+        elif response == "dismissed":
             self.last_dismiss = max(at, self.last_dismiss or at)
         elif response == "not_now":
             self.last_not_now = max(at, self.last_not_now or at)

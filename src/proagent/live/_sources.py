@@ -159,6 +159,8 @@ class LifeTraceFollower:
         except sqlite3.DatabaseError as e:
             raise DataError(self.path, sqlite_problem(e, self.path)) from None
         self._version: int | None = None
+        self.last_change: float | None = None
+        """``time.monotonic()`` when a writer's commit was last seen (``None``: none since the start)."""
         self.last_id = self._max_id() if last_id is None else int(last_id)
         self._lo: int | None = None
 
@@ -173,8 +175,15 @@ class LifeTraceFollower:
         """True when a writer committed since the last call (cheap: no table is read)."""
         v = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
         changed = v != self._version
+        if changed and self._version is not None:  # the first look only sets the baseline
+            self.last_change = time.monotonic()
         self._version = v
         return changed
+
+    def growing(self, within_seconds: float) -> bool:
+        """True when a writer committed within the last ``within_seconds`` (a capture that
+        stopped, or writes nothing while the user is idle, is not growing)."""
+        return self.last_change is not None and time.monotonic() - self.last_change < within_seconds
 
     def _window(self, newest: datetime | None, first_new: int | None = None) -> list[Event]:
         """Events from the start of the context window on (row ids >= a bound that

@@ -6,7 +6,7 @@ written by :func:`write_results`; :func:`render_table` prints any of them.
 
 :class:`AssistResults` (When/How to Assist) keys: ``accuracy``, ``precision``,
 ``recall``, ``f1``, ``intention_accuracy``, ``semantic_similarity``,
-``unparsed_rate``, ``n`` (the headline figures), ``unparsed_rule`` (how unparsed
+``unparsed_rate``, ``n`` (the headline figures), ``one_class`` (the moments hold one label only), ``unparsed_rule`` (how unparsed
 answers are scored: ``"wrong"``, see :mod:`proagent.bench.metrics`),
 ``seconds_p50``/``seconds_p95`` (wall seconds per sample), token counts, ``ci95``
 (bootstrap intervals), ``baselines`` (always-yes / always-no) and a ``run`` header
@@ -157,6 +157,13 @@ class AssistResults:
     """A decider-gated run: :func:`proagent.report.decider.decider_results`."""
     cell: CellInfo | None = field(default=None, metadata=OMIT)
     """An ``ablate`` cell: its grid point."""
+    one_class: bool = field(init=False)
+    """True when the evaluated moments hold one class only (all positive or all negative,
+    ``n > 0``): precision, recall and F1 then equal a constant baseline's and say nothing
+    about the model (``proagent eval`` warns)."""
+
+    def __post_init__(self) -> None:
+        self.one_class = self.n > 0 and self.n_positive in (0, self.n)
 
     @classmethod
     def from_log(cls, log: Any, *, n_resamples: int = 1000) -> AssistResults:
