@@ -12,9 +12,10 @@ optional ``ray`` extra; without it ``--ray`` is one :class:`~proagent.errors.Usa
 from ._cluster import LOCAL, connect, require_ray, worker_count
 from ._pool import MAX_RETRIES, Job, run_jobs
 from .evaluate import MERGED_LOG, PLAN, SHARDS, Shard, eval_on_ray, merge_logs, plan_shards, run_assist_shard, run_sharded_eval
+from .ablate import cells_on_ray
 from .endpoints import endpoint_pool
 
 __all__ = [
-    "LOCAL", "MAX_RETRIES", "MERGED_LOG", "PLAN", "SHARDS", "Job", "Shard", "connect", "endpoint_pool", "eval_on_ray", "merge_logs",
+    "LOCAL", "MAX_RETRIES", "MERGED_LOG", "PLAN", "SHARDS", "Job", "Shard", "cells_on_ray", "connect", "endpoint_pool", "eval_on_ray", "merge_logs",
     "plan_shards", "require_ray", "run_assist_shard", "run_jobs", "run_sharded_eval", "worker_count",
 ]

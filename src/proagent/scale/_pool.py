@@ -71,9 +71,12 @@ class ShardRunner:
         return os.getpid()
 
 
-def run_jobs(jobs: Sequence[Job], workers: int) -> Iterator[tuple[int, Any]]:
+def run_jobs(jobs: Sequence[Job], workers: int, *, keep_going: bool = False) -> Iterator[tuple[int, Any]]:
     """Run ``jobs`` on up to ``workers`` actors of the connected cluster (one CPU each) and yield
     ``(index, result)`` as each finishes, the next job starting on the freed worker.
+
+    With ``keep_going`` a job's :class:`ProagentError` is yielded as its result (the other jobs
+    go on, as the cells of a grid do on one machine); without it, it is raised.
 
     Raises:
         ProagentError: the first job that raised one (its own class and fields); the other
@@ -110,7 +113,9 @@ def run_jobs(jobs: Sequence[Job], workers: int) -> Iterator[tuple[int, Any]]:
                     raise cause from None
                 raise RunError(f"{jobs[i].name} failed: {type(cause).__name__}: {cause}") from None
             if isinstance(result, _Failure):
-                raise result.error()
+                if not keep_going:
+                    raise result.error()
+                result = result.error()
             yield i, result
     finally:
         for ref in pending:

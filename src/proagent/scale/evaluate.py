@@ -183,8 +183,9 @@ def run_sharded_eval(task_args: dict[str, Any], ids: Sequence[str], log_dir: Pat
     tmp = log_dir / f".{MERGED_LOG}.partial.eval"  # written whole, then renamed over an older one
     write_eval_log(merged, str(tmp))
     tmp.replace(path)
-    merged.location = str(path)
-    return merged
+    full = read_eval_log(str(path))  # read back as run_task reads a single-machine log (inspect's sample order)
+    full.location = str(path)
+    return full
 
 
 def eval_on_ray(task: Any, task_args: dict[str, Any], log_dir: Path, model: str, *, address: str,
