@@ -117,7 +117,7 @@ def main() -> None:
     plan = _plan(a)
     print(f"\nplan for {EVENTS:,} events ({a.cpus_per_machine}-core machines, one worker per core, {a.hours:g} h target):")
     print(render_table(plan, [("stage", "stage", ""), ("unit_s", "core-s per unit", ".2f"), ("units", "units", ","),
-                              ("cpu_h", "core-hours", ",.0f"), ("machines", f"machines for {a.hours:g} h", "d"),
+                              ("cpu_h", "core- or GPU-hours", ",.1f"), ("machines", f"machines for {a.hours:g} h", "d"),
                               ("source", "cost from", "")]))
     print("\nwall/ideal above multiplies these hours when shards are as short as in this run; "
           "longer shards (more moments each) amortise the per-shard cost.")

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import ProagentError, RunError
+from ..errors import ProagentError, Resume, RunError
 
 __all__ = ["cells_on_ray", "run_cell_job"]
 
@@ -57,10 +57,14 @@ def cells_on_ray(address: str, model_base_urls: Sequence[str] = ()) -> Any:
         with connect(address):
             done: dict[int, Any] = {}
             nxt = 0
-            for i, res in _pool.run_jobs(jobs, worker_count(), keep_going=True):
-                done[i] = res
-                while nxt in done:
-                    yield grid[nxt], done.pop(nxt)
-                    nxt += 1
+            try:
+                for i, res in _pool.run_jobs(jobs, worker_count(), keep_going=True):
+                    done[i] = res
+                    while nxt in done:
+                        yield grid[nxt], done.pop(nxt)
+                        nxt += 1
+            except KeyboardInterrupt:  # Ctrl-C stops the grid; finished cells are kept in their folders
+                raise RunError("grid interrupted", resume=Resume.SAME_COMMAND, folder=cells_dir.parent,
+                               interrupted=True) from None
 
     return run

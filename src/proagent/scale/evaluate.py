@@ -198,7 +198,7 @@ def eval_on_ray(task: Any, task_args: dict[str, Any], log_dir: Path, model: str,
 
     Raises:
         UsageError: Ray is missing or no cluster answers at ``address``.
-        RunError, DataError: as :func:`run_sharded_eval`.
+        RunError, DataError: as :func:`run_sharded_eval`; Ctrl-C is a ``RunError`` with ``interrupted``.
     """
     from ._cluster import connect, worker_count
 
@@ -208,5 +208,8 @@ def eval_on_ray(task: Any, task_args: dict[str, Any], log_dir: Path, model: str,
     with folder_lock(log_dir), connect(address):
         if on_start is not None:
             on_start()
-        return run_sharded_eval(task_args, ids, Path(log_dir), model, model_base_urls=model_base_urls,
-                                model_args=model_args, display=display, workers=worker_count(), echo=echo)
+        try:
+            return run_sharded_eval(task_args, ids, Path(log_dir), model, model_base_urls=model_base_urls,
+                                    model_args=model_args, display=display, workers=worker_count(), echo=echo)
+        except KeyboardInterrupt:  # Ctrl-C: the shards' finished samples are kept, as on one machine
+            raise RunError("run interrupted", resume=Resume.SAME_COMMAND, folder=log_dir, interrupted=True) from None
