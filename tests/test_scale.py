@@ -76,17 +76,20 @@ def no_ray(monkeypatch):
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "ray" else real(name, *a))
 
 
-@pytest.mark.parametrize("command", ["eval", "ablate"])
+@pytest.mark.parametrize("command", ["eval", "ablate", "curate", "annotate"])
 def test_ray_without_the_extra_is_one_line(no_ray, tmp_path, monkeypatch, command):
     monkeypatch.chdir(tmp_path)
     data = write_sessions(tmp_path / "sessions", n=6)
-    args = [command, "--data", str(data), "--ray"]
-    args += ["--models", "mockllm/model", "--out", str(tmp_path / "out")] if command == "ablate" else \
-        ["--model", "mockllm/model", "--log-dir", str(tmp_path / "out")]
-    r = CliRunner().invoke(cli, args)
+    args = {
+        "eval": ["eval", "--data", str(data), "--model", "mockllm/model", "--log-dir", str(tmp_path / "out")],
+        "ablate": ["ablate", "--data", str(data), "--models", "mockllm/model", "--out", str(tmp_path / "out")],
+        "curate": ["curate", str(data), "--out", str(tmp_path / "out")],
+        "annotate": ["annotate", str(data), "--out", str(tmp_path / "out"), "--annotator", "text:mockllm/model"],
+    }[command]
+    r = CliRunner().invoke(cli, [*args, "--ray"])
     assert r.exit_code == 2, r.output
     assert "--ray" in r.output and "ray extra" in r.output and "Traceback" not in r.output
-    assert not (tmp_path / "out").exists()
+    assert not (tmp_path / "out").exists() and not (tmp_path / "logs").exists()
 
 
 def test_several_endpoints_without_ray_are_refused(tmp_path, monkeypatch):
