@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import signal
 import time
 from pathlib import Path
@@ -241,6 +242,8 @@ def test_curate_on_ray_equals_single_machine(cluster, tmp_path, monkeypatch):
     out = _finish(proagent_cmd("curate", str(corpus.root), "--out", str(tmp_path / "ray"), "--ray", cluster.address,
                                cwd=tmp_path))
     assert "ray: 1 shard(s) of" in out
+    from_shards = re.search(r"ray: (\d+) screening\(s\) from the shards, (\d+) on this machine", out)
+    assert from_shards and int(from_shards.group(1)) > 0, out  # the workers screened, not the driver
     assert list((tmp_path / "ray" / STATE_DIR / "ray").glob("shard-*.json"))
     db = "P01/lifetrace_privacy_processed.db"
     assert _tables(tmp_path / "ray" / db) == _tables(tmp_path / "single" / db)

@@ -64,6 +64,10 @@ class PrescreenedScreener:
         self._ready = [threading.Event() for _ in self._shards]
         self._error: BaseException | None = None
         self._thread: threading.Thread | None = None
+        self.from_shards = 0
+        """Screenings answered from the shards."""
+        self.here = 0
+        """Screenings made on this machine by the inner screener (strict re-screens, files no shard holds)."""
 
     def _folder(self) -> Path:
         from ..curate import STATE_DIR
@@ -111,6 +115,7 @@ class PrescreenedScreener:
 
         n = self._where.get(str(image))
         if strict or n is None:
+            self.here += 1
             return self.inner.screen(image, app=app, title=title, strict=strict)
         if self._thread is None and not self._ready[n].is_set():
             self._start()
@@ -120,6 +125,7 @@ class PrescreenedScreener:
             if isinstance(e, ProagentError | RuntimeError):
                 raise e
             raise RunError(f"screening stopped ({type(e).__name__})", resume=Resume.SAME_COMMAND) from None
+        self.from_shards += 1
         return Screening.from_json(self._done[n][str(image)])
 
 
@@ -159,6 +165,8 @@ def curate_on_ray(raw: Path, out: Path, inner: Any, spec: str, base_url: str | N
         scr = PrescreenedScreener(inner, spec, base_url, items, out, workers=worker_count(),
                                   shard_size=SHARD_SCREENSHOTS, echo=echo)
         try:
-            return curate(raw, out, scr, config, progress=progress)
+            summary = curate(raw, out, scr, config, progress=progress)
         except KeyboardInterrupt:
             raise RunError("curation interrupted", resume=Resume.SAME_COMMAND, folder=out, interrupted=True) from None
+    echo(f"ray: {scr.from_shards} screening(s) from the shards, {scr.here} on this machine")
+    return summary
