@@ -96,6 +96,6 @@ def local_cluster(nodes: int = 2) -> Iterator[Any]:
 
 def proagent_cmd(*args: str, cwd: Path, **kw: Any) -> subprocess.Popen:
     """``python -m proagent.cli ARGS`` as a child process (stdout and stderr captured, text)."""
-    env = {**os.environ, **ray_env()}
+    env = {**kw.pop("env", os.environ), **ray_env()}
     return subprocess.Popen([sys.executable, "-m", "proagent.cli", *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, **kw)

@@ -281,3 +281,15 @@ def test_annotate_on_ray_equals_single_machine(cluster, tmp_path, monkeypatch):
     assert a and a == b
     db = "P01/lifetrace_privacy_processed.db"
     assert _tables(tmp_path / "ray" / db) == _tables(tmp_path / "single" / db)
+
+
+def test_a_bare_ray_starts_a_private_cluster_and_stops_it(data, tmp_path):
+    with LatencyEndpoint() as ep:
+        single = _single(data, tmp_path / "single", ep.base_url, "--limit", "4")
+        env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+        proc = proagent_cmd("eval", "--data", str(data), "--model", MODEL, "--model-base-url", ep.base_url, "--limit", "4",
+                            "--log-dir", str(tmp_path / "ray"), "--display", "none", "--ray", cwd=tmp_path, env=env)
+        out = _finish(proc)
+    assert "shard(s) of 4 samples" in out
+    merged = json.loads((tmp_path / "ray" / "results.json").read_text("utf-8"))
+    assert {k: merged[k] for k in METRICS} == {k: single[k] for k in METRICS}
