@@ -1,4 +1,4 @@
-"""``proagent eval --ray``: one When/How-to-Assist run cut into shards of sample ids.
+"""``proagent eval --ray`` (and ``annotate --ray``): one inspect run cut into shards of sample ids.
 
 Each shard is the single-machine run (:func:`proagent.bench.running.run_task`) of the
 same task (same prompts, seeds, scorers) restricted to its sample ids, in its own log
@@ -7,7 +7,7 @@ that a single-machine run writes. Layout of the log folder::
 
     LOG_DIR/shards.json             the shard plan (sample ids of each shard), written first
     LOG_DIR/shards/shard-000/       one inspect log folder per shard (resumes as run_task does)
-    LOG_DIR/merged.eval             every sample of the run, in dataset order (inspect view)
+    LOG_DIR/merged.eval             every sample of the run, each id once (for inspect view)
     LOG_DIR/results.json            written by the command, from the merged log
 
 Re-running the same command reuses the plan: finished shards are read back, unfinished
