@@ -19,7 +19,7 @@ from ._util import DEFAULT_MODEL
 
 __all__ = [
     "DISPLAYS", "RegistryChoice", "compose", "data_option", "display_option", "endpoint_options", "log_dir_option",
-    "memory_names", "method_names", "method_option", "model_option", "sample_options", "training_data_options",
+    "memory_names", "method_names", "method_option", "model_option", "ray_option", "sample_options", "training_data_options",
     "training_window_options", "window_option",
 ]
 
@@ -85,10 +85,21 @@ def model_option(help: str) -> Decorator:  # noqa: A002 (click's name)
 
 
 def endpoint_options(model_arg_help: str = "Model argument KEY=VALUE (repeatable).",
-                     base_url_help: str = "Base URL of an OpenAI-compatible server.") -> Decorator:
-    """``--model-base-url`` and ``--model-arg KEY=VALUE`` (repeatable)."""
-    return compose(click.option("--model-base-url", default=None, help=base_url_help),
+                     base_url_help: str = "Base URL of an OpenAI-compatible server.", pool: bool = False) -> Decorator:
+    """``--model-base-url`` and ``--model-arg KEY=VALUE`` (repeatable); with ``pool`` the URL is
+    repeatable too (a tuple: a pool of endpoints that ``--ray`` spreads shards over)."""
+    if pool:
+        base_url_help += " Repeatable with --ray: a pool of endpoints, shards spread over them."
+    return compose(click.option("--model-base-url", default=None, multiple=pool, help=base_url_help),
                    click.option("--model-arg", "model_arg", multiple=True, help=model_arg_help))
+
+
+def ray_option(what: str) -> Decorator:
+    """``--ray [ADDRESS]``: run the work as shards on a Ray cluster (:mod:`proagent.scale`); a bare
+    ``--ray`` is ``local``."""
+    return click.option("--ray", "ray_address", is_flag=False, flag_value="local", default=None, metavar="[ADDRESS]",
+                        help=f"Run {what} as shards on a Ray cluster: auto (the running cluster), HOST:PORT of its head, "
+                             "or local (a private cluster of this machine; a bare --ray). Needs the ray extra.")
 
 
 def window_option(help: str) -> Decorator:  # noqa: A002

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..errors import DataError, Resume, RunError
-from ._options import data_option, display_option, endpoint_options, memory_names, method_names, sample_options
+from ._options import data_option, display_option, endpoint_options, memory_names, method_names, ray_option, sample_options
 from ._util import DEFAULT_MODEL, check_model, check_writable_dir, parse_model_args, window_seconds
 
 __all__ = ["ablate_cmd"]
@@ -35,18 +35,30 @@ def _csv_list(value: str, what: str, choices: Callable[[], Iterable[str]] | None
 @click.option("--models", default=DEFAULT_MODEL, show_default=True, help="Comma-separated inspect models.")
 @click.option("--deciders", default="none", show_default=True, help="Comma-separated decider folders (proagent train when) "
               "that decide When, and/or 'none' (the model decides).")
-@endpoint_options()
+@endpoint_options(pool=True)
 @sample_options(limit_help="Evaluate only the first N samples of each cell (N >= 1).")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Output folder (cells/, results.csv, results.parquet, report.html). Re-running resumes.")
 @display_option(default="none", help="inspect progress display per cell.")
-def ablate_cmd(data: Path, methods: str, memories: str, windows: str, models: str, deciders: str, model_base_url: str | None,
-               model_arg: tuple[str, ...], split: str, train_fraction: float, limit: int | None, seed: int,
-               sc_samples: int, annotations: tuple[Path, ...], out: Path, display: str) -> None:
+@ray_option("the cells")
+def ablate_cmd(data: Path, methods: str, memories: str, windows: str, models: str, deciders: str,
+               model_base_url: tuple[str, ...], model_arg: tuple[str, ...], split: str, train_fraction: float,
+               limit: int | None, seed: int, sc_samples: int, annotations: tuple[Path, ...], out: Path, display: str,
+               ray_address: str | None) -> None:
     """Run a grid of methods x memory x windows x models; write a tidy table and an HTML report.
 
     Example: proagent ablate --data data/proactivebench --memory none,rag,kg --windows 1m,5m --out runs/ablate
     """
     from ..report.ablation import check_out, run_ablation
+    from ..scale.endpoints import endpoint_pool
+
+    urls = endpoint_pool(model_base_url, ray_address)
+    model_base_url = urls[0] if urls else None
+    run_cells = None
+    if ray_address is not None:
+        from ..scale import cells_on_ray, require_ray
+
+        require_ray()
+        run_cells = cells_on_ray(ray_address, urls)
 
     method_list = _csv_list(methods, "methods", method_names)
     memory_list = _csv_list(memories, "memory", memory_names)
@@ -83,7 +95,7 @@ def ablate_cmd(data: Path, methods: str, memories: str, windows: str, models: st
         deciders=decider_list, echo=lambda m: click.echo(m, err=True), split=split, limit=limit, seed=seed,
         train_fraction=train_fraction, sc_samples=sc_samples,
         annotations=",".join(str(a) for a in annotations) or None, model_args=args,
-        model_base_url=model_base_url, display=display,
+        model_base_url=model_base_url, display=display, run_cells=run_cells,
     )
     click.echo(f"cells: {res['cells']}  table: {res['csv']}" + (f" (+ {res['parquet']})" if res["parquet"] else ""))
     click.echo(f"report: {res['report']}")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ._options import ray_option
 from ._util import DEFAULT_MODEL, check_model, check_writable_dir, parse_model_args, run_eval_set, slug
 from ..errors import DataError
 
@@ -42,9 +43,10 @@ def _annotator(value: str) -> tuple[str, str]:
 @click.option("--log-dir", type=click.Path(path_type=Path), default=None,
               help="inspect log folder (default: logs/annotate-<data>-<model>). Re-running resumes.")
 @click.option("--display", type=click.Choice(["full", "rich", "plain", "log", "none"]), default=None, help="inspect progress display.")
+@ray_option("the events")
 def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool, ocr: str, attempts: int,
                  model_base_url: str | None, model_arg: tuple[str, ...], limit: int | None, seed: int,
-                 log_dir: Path | None, display: str | None) -> None:
+                 log_dir: Path | None, display: str | None, ray_address: str | None) -> None:
     """Annotate the events of a LifeTrace log (ProAgentBench section 5.3): which are LLM use, on which
     platform, what the user asked and the model answered, a <= 20-word summary, the intention.
 
@@ -65,6 +67,10 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
     from ..annotate.writer import ANNOTATIONS_FILE, check_out
 
     mode, model = _annotator(annotator)
+    if ray_address is not None:
+        from ..scale import require_ray
+
+        require_ray()
     args = parse_model_args(model_arg)
     if log_dir is None:
         log_dir = Path("logs") / slug(f"annotate-{data.resolve().name}-{mode}-{model.split('/')[-1]}"
@@ -92,13 +98,27 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
                f"{min(n_asked, limit or n_asked)}; log dir {log_dir}", err=True)
     log = None
     if n_asked:
+        task_args = dict(data=str(data), mode=mode, all_events=all_events, ocr=ocr, ocr_cache=str(ocr_cache),
+                         attempts=attempts, seed=seed)
         try:
-            task = annotate_events(data=str(data), mode=mode, all_events=all_events, ocr=ocr, ocr_cache=str(ocr_cache),
-                                   attempts=attempts, seed=seed)
+            task = annotate_events(**task_args)
         except (DataError, ValueError) as e:
             raise click.ClickException(str(e)) from None
-        log = run_eval_set(task, log_dir, model, model_base_url=model_base_url, model_args=args, limit=limit,
-                           display=display)
+        if ray_address is None:
+            log = run_eval_set(task, log_dir, model, model_base_url=model_base_url, model_args=args, limit=limit,
+                               display=display)
+        else:  # the asked events as shards on the cluster, merged into one log (proagent.scale)
+            from ..errors import RunError
+            from ..scale import eval_on_ray
+            from ._errors import click_error
+
+            try:
+                log = eval_on_ray(task, task_args, log_dir, model, address=ray_address,
+                                  model_base_urls=[model_base_url] if model_base_url else [], model_args=args,
+                                  limit=limit, display=display, task_fn=annotate_events,
+                                  echo=lambda m: click.echo(m, err=True))
+            except RunError as e:
+                raise click_error(e, folder_option="--log-dir") from None
     annotations, pending = annotations_from_log(plan, log, model=annotator)
     summary = annotation_summary(data, annotator, annotations, pending, log.location if log is not None else None)
     try:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from ._options import ray_option
+
 __all__ = ["curate_cmd", "review_cmd"]
 
 
@@ -24,9 +26,10 @@ __all__ = ["curate_cmd", "review_cmd"]
 @click.option("--check-file-size/--no-check-file-size", default=True, show_default=True, help="A file whose size differs from the recorded file_size is invalid.")
 @click.option("--neighbour-deletions", type=click.IntRange(min=1), default=2, show_default=True,
               help="Re-screen neighbours strictly when this many screenshots of one event are deleted (B.4).")
+@ray_option("the screenshots' screening")
 def curate_cmd(raw: Path, out: Path, screener: str, model_base_url: str | None, min_event_seconds: float,
                review_event_seconds: float, min_llm_screenshots: int, dedup: bool, check_file_size: bool,
-               neighbour_deletions: int) -> None:
+               neighbour_deletions: int, ray_address: str | None) -> None:
     """Turn a raw log RAW (a LifeTrace database, a participant or capture folder, or a folder of
     participants) into a shareable one in OUT: quality filters, SHA-256 dedup, screening, review
     decisions and rules; OUT/<user>/lifetrace_privacy_processed.db + screenshots/, OUT/curation.jsonl,
@@ -36,6 +39,11 @@ def curate_cmd(raw: Path, out: Path, screener: str, model_base_url: str | None, 
     """
     from ..curate import CurateConfig, QualityConfig, ScreenerError, curate, make_screener
 
+    if ray_address is not None:
+        from ..scale import require_ray
+
+        require_ray()
+
     try:
         scr = make_screener(screener, base_url=model_base_url)
     except ValueError as e:
@@ -44,7 +52,13 @@ def curate_cmd(raw: Path, out: Path, screener: str, model_base_url: str | None, 
                                              check_file_size), neighbour_deletions=neighbour_deletions)
     t0 = time.monotonic()
     try:
-        summary = curate(raw, out, scr, cfg, progress=lambda m: click.echo(m, err=True))
+        if ray_address is None:
+            summary = curate(raw, out, scr, cfg, progress=lambda m: click.echo(m, err=True))
+        else:
+            from ..scale.curate import curate_on_ray
+
+            summary = curate_on_ray(raw, out, scr, screener, model_base_url, cfg, address=ray_address,
+                                    progress=lambda m: click.echo(m, err=True), echo=lambda m: click.echo(m, err=True))
     except ScreenerError as e:
         raise click.ClickException(f"{e} (re-run to resume: finished screenings are kept)") from None
     except OSError as e:

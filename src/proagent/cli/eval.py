@@ -15,10 +15,12 @@ from ._options import (
     memory_names,
     method_option,
     model_option,
+    ray_option,
     sample_options,
     window_option,
 )
 from ..errors import ProagentError
+from ._errors import click_error
 from ._util import check_model, check_writable_dir, default_log_dir, parse_model_args, run_eval_set, window_seconds, window_slug
 
 __all__ = ["eval_cmd"]
@@ -28,7 +30,7 @@ __all__ = ["eval_cmd"]
 @data_option
 @method_option()
 @model_option("Any inspect model, e.g. local/smollm2-135m, openai/gpt-4o-mini, openai-api/deepseek/deepseek-chat.")
-@endpoint_options(model_arg_help="Model argument KEY=VALUE (repeatable), e.g. n_ctx=4096.")
+@endpoint_options(model_arg_help="Model argument KEY=VALUE (repeatable), e.g. n_ctx=4096.", pool=True)
 @window_option("Context window before each moment, 1s .. 24h (the paper's ablation: 10s .. 10m).")
 @sample_options(limit_help="Evaluate only the first N samples (N >= 1).")
 @click.option("--memory", type=RegistryChoice(memory_names), default="none", show_default=True, help="Long-term memory built per user from the training period: RAG, knowledge graph or cluster personas.")
@@ -41,10 +43,11 @@ __all__ = ["eval_cmd"]
               help="A decider folder (proagent train when): it decides When; the model is asked How only at its Yes moments.")
 @log_dir_option("Where logs and results.json go (default: logs/<run>). Re-running with the same dir resumes.")
 @display_option()
-def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, model_arg: tuple[str, ...], window: str,
+@ray_option("the samples")
+def eval_cmd(data: Path, method: str, model: str, model_base_url: tuple[str, ...], model_arg: tuple[str, ...], window: str,
              split: str, train_fraction: float, limit: int | None, seed: int, sc_samples: int,
              annotations: tuple[Path, ...], memory: str, modality: str, images: bool, threshold: str | None,
-             decider: Path | None, log_dir: Path | None, display: str | None) -> None:
+             decider: Path | None, log_dir: Path | None, display: str | None, ray_address: str | None) -> None:
     """Run When/How-to-Assist on an activity log and print the results table.
 
     Example: proagent eval --data data/proactivebench --model local/smollm2-135m --limit 5
@@ -52,6 +55,14 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
     from ..bench.tasks import assist
     from ..report.results import render_table, results_from_log, write_results
 
+    from ..scale.endpoints import endpoint_pool
+
+    urls = endpoint_pool(model_base_url, ray_address)
+    model_base_url = urls[0] if urls else None
+    if ray_address is not None:
+        from ..scale import require_ray
+
+        require_ray()  # one line before any work when the ray extra is missing
     seconds = window_seconds(window)
     fixed = _threshold(threshold, method, split, decider)
     if log_dir is None:
@@ -72,17 +83,22 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
 
     finetuned = trained_folder(model)  # a model from proagent train sft|lora: the leakage guard needs its manifest
 
+    made: dict[int, dict] = {}  # each task's arguments: --ray builds the same task on the workers
+
     def make(split_: str, **extra):  # noqa: ANN003, ANN202
+        kw = dict(
+            data=str(data), method=method, window=window, split=split_, train_fraction=train_fraction,
+            seed=seed, sc_samples=sc_samples, images=images,
+            annotations=",".join(str(a) for a in annotations) or None,
+            **({"memory": memory} if memory != "none" else {}),
+            **({"decider": str(decider)} if decider is not None else {}),
+            **({"modality": modality} if modality != "text" else {}),
+            **({"finetuned": str(finetuned)} if finetuned is not None else {}), **extra,
+        )
         try:
-            return assist(
-                data=str(data), method=method, window=window, split=split_, train_fraction=train_fraction,
-                seed=seed, sc_samples=sc_samples, images=images,
-                annotations=",".join(str(a) for a in annotations) or None,
-                **({"memory": memory} if memory != "none" else {}),
-                **({"decider": str(decider)} if decider is not None else {}),
-                **({"modality": modality} if modality != "text" else {}),
-                **({"finetuned": str(finetuned)} if finetuned is not None else {}), **extra,
-            )
+            task = assist(**kw)
+            made[id(task)] = kw
+            return task
         except ProagentError:  # DataError, UsageError: one line and the exit code of their kind
             raise
         except ValueError as e:
@@ -93,13 +109,27 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
     check_model(model, model_base_url, args)
     check_writable_dir(log_dir, "--log-dir")
     calibration = None
+
+    def run(task_, folder: Path, on_start=None):  # noqa: ANN001, ANN202
+        if ray_address is None:
+            return run_eval_set(task_, folder, model, model_base_url=model_base_url, model_args=args, limit=limit,
+                                display=display, on_start=on_start)
+        from ..errors import RunError
+        from ..scale import eval_on_ray
+
+        try:
+            return eval_on_ray(task_, made[id(task_)], folder, model, address=ray_address, model_base_urls=urls,
+                               model_args=args, limit=limit, display=display, on_start=on_start,
+                               echo=lambda m: click.echo(m, err=True))
+        except RunError as e:
+            raise click_error(e, folder_option="--log-dir") from None
+
     if threshold == "auto":
         train = make("train", logprobs=True)
         n_train = min(len(train.dataset), limit or len(train.dataset))
         click.echo(f"proagent eval: choosing the threshold on {n_train} train samples", err=True)
         # a sibling folder: eval_set treats every log under log_dir as part of this run
-        train_log = run_eval_set(train, log_dir.with_name(log_dir.name + "-calibration"), model, model_base_url=model_base_url, model_args=args,
-                                 limit=limit, display=display)
+        train_log = run(train, log_dir.with_name(log_dir.name + "-calibration"))
         calibration, trusted = _calibration(train_log)
         click.echo(f"threshold {calibration['threshold']:.4f} chosen on {calibration['n_train']} train moments "
                    f"({calibration['n_train_positive']} positive; balanced accuracy {calibration['balanced_accuracy']:.3f}, "
@@ -111,8 +141,7 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: str | None, mo
     mem = f", memory {memory}" if memory != "none" else ""
     n_run = min(len(task.dataset), limit or len(task.dataset))
     header = f"proagent eval: {n_run} samples, method {method}{mem}, model {model}, log dir {log_dir}"
-    full = run_eval_set(task, log_dir, model, model_base_url=model_base_url, model_args=args, limit=limit,
-                        display=display, on_start=lambda: click.echo(header, err=True))  # once the folder is accepted
+    full = run(task, log_dir, on_start=lambda: click.echo(header, err=True))  # once the folder is accepted
     results = results_from_log(full)
     if calibration:
         results.calibration = calibration

@@ -19,7 +19,7 @@ Layout of ``--out DIR`` (new, empty, or an earlier ablation's ``--out``, recogni
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ from .grid import Cell, cells
 from .results import AssistResults, CellInfo, log_scores, results_from_log, write_results
 from .tidy import TIDY_COLUMNS, TidyRow, read_scores, tidy_rows, write_csv, write_parquet, write_scores
 
-__all__ = ["MARKER", "check_out", "run_ablation", "run_cell"]
+__all__ = ["MARKER", "CellRunner", "check_out", "run_ablation", "run_cell"]
 
 MARKER = "ablate.json"
 """The file that marks a folder as an ablation's output (so re-running resumes into it)."""
@@ -100,11 +100,14 @@ def run_cell(cell: Cell, data: str, cell_dir: Path, *, split: str = "test", limi
 
 def run_ablation(data: str, out: str | Path, *, models: Sequence[str], methods: Sequence[str],
                  memories: Sequence[str], windows: Sequence[str], deciders: Sequence[str] = ("none",),
-                 echo: Callable[[str], None] = print,
+                 echo: Callable[[str], None] = print, run_cells: CellRunner | None = None,
                  **run_kw: Any) -> dict:
     """Run every cell (resuming finished ones), then write the tables and the report.
 
     Args:
+        run_cells: runs the cells and yields each one's results or the error it raised, in grid
+            order (default: :func:`run_cell` on each in turn; ``ablate --ray``:
+            :func:`proagent.scale.ablate.cells_on_ray`, the cells in parallel on a cluster).
         run_kw: passed to :func:`run_cell` (split, limit, seed, model args, ...).
 
     Returns:
@@ -124,15 +127,15 @@ def run_ablation(data: str, out: str | Path, *, models: Sequence[str], methods: 
     rows: list[TidyRow] = []
     results: dict[str, AssistResults] = {}
     failed = []
+    outcomes = iter((run_cells or _cells_in_turn)(grid, out / "cells", data, run_kw))
     for i, cell in enumerate(grid, 1):
-        cdir = out / "cells" / cell.slug
         dec = f" decider={cell.decider}" if cell.decider != "none" else ""
         echo(f"[{i}/{len(grid)}] {cell.model} {cell.method} memory={cell.memory} window={cell.window}{dec}")
-        try:
-            res = run_cell(cell, data, cdir, **run_kw)
-        except (RuntimeError, ValueError) as e:
+        _, res = next(outcomes)  # the in-turn runner runs the cell now, after its line
+        if isinstance(res, Exception):
+            e = res
             if getattr(e, "interrupted", False):  # Ctrl-C stops the grid, not just this cell
-                raise
+                raise e
             echo(f"  failed: {e}")
             failed.append(cell.slug)
             continue
@@ -147,6 +150,22 @@ def run_ablation(data: str, out: str | Path, *, models: Sequence[str], methods: 
     report = render_report(out, rows, effects, results, data=str(data))
     return {"cells": len(results), "csv": csv_path, "parquet": pq_path if has_pq else None, "report": report,
             "failed": failed}
+
+
+CellRunner = Callable[[Sequence[Cell], Path, str, dict[str, Any]], Iterator[tuple[Cell, "AssistResults | Exception"]]]
+"""How :func:`run_ablation` runs its cells: ``(grid, cells_dir, data, run_kw)`` -> each cell and its
+results (or the ``RuntimeError``/``ValueError`` it raised), in grid order."""
+
+
+def _cells_in_turn(grid: Sequence[Cell], cells_dir: Path, data: str,
+                   run_kw: dict[str, Any]) -> Iterator[tuple[Cell, AssistResults | Exception]]:
+    """One cell after the other on this machine (:func:`run_cell`); a cell's error is yielded (lazily,
+    so the grid's progress lines come as each cell starts)."""
+    for cell in grid:
+        try:
+            yield cell, run_cell(cell, data, cells_dir / cell.slug, **run_kw)
+        except (RuntimeError, ValueError) as e:
+            yield cell, e
 
 
 def _f(v: float | None) -> str:
