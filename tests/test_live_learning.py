@@ -27,7 +27,7 @@ pytestmark = pytest.mark.skipif(DEV is None, reason="ProactiveBench dev sessions
 
 FEATURES = "behaviour,keywords"  # no embedding model needed: the tests stay fast
 SESSION = "writing_12.json"
-OPEN = RestraintConfig(max_per_hour=10_000, cooldown_seconds=0, not_now_seconds=0)
+OPEN = RestraintConfig(max_per_hour=10_000, min_gap_seconds=0, one_per_app_session=False, cooldown_seconds=0, not_now_seconds=0)
 
 
 @pytest.fixture(scope="module")
