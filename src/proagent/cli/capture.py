@@ -49,7 +49,7 @@ def capture(ctx: click.Context, out: Path | None, interval: float, split_on_titl
         raise click.UsageError("give --out DIR to record, or one of: stop DIR, pause DIR, resume DIR")
     import sqlite3
 
-    from ..capture import CaptureConfig, CaptureError, Exclusions, check_session, record
+    from ..capture import CaptureConfig, CaptureError, Exclusions, check_capture_folder, check_session, record
 
     # every option value, then the session, before the folder (or its lock) is created
     idle_s = window_seconds(idle, "--idle", what="duration")
@@ -65,15 +65,46 @@ def capture(ctx: click.Context, out: Path | None, interval: float, split_on_titl
         raise click.UsageError(str(e)) from None
     try:
         check_session()
+        continued = check_capture_folder(out)
     except CaptureError as e:
         raise click.ClickException(str(e)) from None
+    existed = out.exists()
     check_writable_dir(out, "--out")
     try:
         record(cfg, say=click.echo)
     except (CaptureError, ValueError) as e:
+        if not continued:  # refused before the first tick: leave no half-made folder behind
+            _remove_new_capture(out, existed)
         raise click.ClickException(str(e)) from None
     except (sqlite3.Error, OSError) as e:  # disk full, folder removed, ...: what was committed is kept
         raise click.ClickException(f"capture in {out} stopped: {e}") from None
+
+def _remove_new_capture(out: Path, existed: bool) -> None:
+    """Remove what a refused new capture made in ``out`` (the folder itself when it made it),
+    unless a screenshot or event got recorded."""
+    import shutil
+    import sqlite3
+
+    from ..capture import DB_NAME, SHOTS_DIR
+
+    db = out / DB_NAME
+    if db.exists():
+        try:
+            con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            try:
+                if con.execute("SELECT (SELECT COUNT(*) FROM events) + (SELECT COUNT(*) FROM screenshots)").fetchone()[0]:
+                    return
+            finally:
+                con.close()
+        except sqlite3.Error:
+            return
+    if not existed:
+        shutil.rmtree(out, ignore_errors=True)
+        return
+    shutil.rmtree(out / SHOTS_DIR, ignore_errors=True)
+    for name in (DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm", "capture.lock", "capture.pid", "capture.control"):
+        (out / name).unlink(missing_ok=True)
+
 
 def _control(name: str, help_text: str) -> click.Command:
     @click.command(name, help=help_text)
