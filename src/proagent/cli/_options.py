@@ -140,6 +140,6 @@ def training_window_options() -> Decorator:
     """``--window`` and ``--train-fraction`` of the moments a model is trained on, as eval builds them."""
     return compose(
         window_option("Context window before each moment, as eval uses it."),
-        click.option("--train-fraction", type=float, default=0.5, show_default=True,
-                     help="Earliest share of each user's moments in the train split of --data."),
+        click.option("--train-fraction", type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True), default=0.5,
+                     show_default=True, help="Earliest share of each user's moments in the train split of --data."),
     )

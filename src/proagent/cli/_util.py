@@ -15,7 +15,7 @@ from ..errors import RunError
 from ..io import slug
 from ._errors import click_error
 
-__all__ = ["DEFAULT_MODEL", "check_model", "check_writable_dir", "default_log_dir", "parse_model_args", "run_eval_set", "slug",
+__all__ = ["DEFAULT_MODEL", "check_can_create", "check_model", "check_writable_dir", "default_log_dir", "parse_model_args", "run_eval_set", "slug",
            "window_seconds", "window_slug"]
 
 DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
@@ -65,6 +65,28 @@ def check_model(model: str, base_url: str | None, model_args: dict[str, Any], op
     except Exception as e:  # noqa: BLE001 (providers raise many kinds; all mean "cannot use this model")
         msg = " ".join(re.sub(r"\[/?[a-z ]+\]", "", str(e)).split())
         raise click.ClickException(f"{option} {model}: {msg or type(e).__name__}") from None
+
+
+def check_can_create(path: Path, option: str) -> None:
+    """Refuse, before any work, a ``path`` that could not be written later: its nearest existing
+    folder (``path`` itself when it exists) must take a new file. The probe (a temporary folder)
+    is removed at once, so nothing is left by the check or by a refusal.
+
+    Raises:
+        click.ClickException: a file stands in the way, or the folder refuses writes (``/proc``,
+            a read-only disk, no permission); the message names ``option`` and the folder.
+    """
+    path = Path(path)
+    base = path
+    while not base.exists() and base != base.parent:
+        base = base.parent
+    if not base.is_dir():
+        raise click.ClickException(f"{option} {path}: {base} is a file, not a folder")
+    try:
+        probe = tempfile.mkdtemp(prefix=".write-check-", dir=base)
+        os.rmdir(probe)
+    except OSError as e:
+        raise click.ClickException(f"{option} {path}: cannot write under {base} ({e.strerror or e})") from None
 
 
 def check_writable_dir(path: Path, option: str, *, lock: bool = True) -> None:

@@ -103,14 +103,15 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
         raise click.UsageError("give exactly one of --watch DB_OR_DIR, --capture DIR, --replay DATA "
                                "(or a subcommand: pause DIR, resume DIR)")
     from ..live import RestraintConfig, parse_quiet_hours
-    from ..live import NOTIFIERS, LiveOptions, run_replay, run_watch, start_capture, summarise
+    from ..live import MAX_SPEED, MIN_SPEED, NOTIFIERS, LiveOptions, run_replay, run_watch, start_capture, summarise
 
     names = tuple(n.strip() for n in notify.split(",") if n.strip())
     bad = [n for n in names if n not in NOTIFIERS]
     if bad or not names:
         raise click.BadParameter(f"{notify!r}: choose from {', '.join(NOTIFIERS)}", param_hint="--notify")
-    if speed < 0:
-        raise click.BadParameter("must be >= 0", param_hint="--speed")
+    if not (speed == 0 or MIN_SPEED <= speed <= MAX_SPEED):  # NaN fails both
+        raise click.BadParameter(f"{speed:g}: must be 0 (no waiting) or between {MIN_SPEED:g} and {MAX_SPEED:g}",
+                                 param_hint="--speed")
     try:
         qh = parse_quiet_hours(quiet_hours)
     except ValueError as e:
