@@ -64,6 +64,8 @@ class OcrReader:
         self._lock = threading.Lock()
         self.n_read = 0
         """Images read with RapidOCR in this process."""
+        self.n_unreadable = 0
+        """Image files RapidOCR could not read (0-byte, truncated, not an image): no text."""
 
     def _key(self, path: Path) -> str:
         st = path.stat()
@@ -76,7 +78,13 @@ class OcrReader:
             except ImportError as e:
                 raise RuntimeError("reading screenshots needs RapidOCR: pip install 'proagent[ocr]' "
                                    "(or --ocr db to use only the database's OCR rows)") from e
-        result = self._engine(str(path))
+        try:
+            result = self._engine(str(path))
+        except Exception:  # noqa: BLE001 - PIL / OpenCV / RapidOCR raise many kinds on a bad image
+            # a 0-byte, truncated or corrupt file (a fresh capture's file still being written,
+            # a damaged copy): it shows no text, like a screenshot whose OCR found none
+            self.n_unreadable += 1
+            return ""
         return "\n".join(t for t in (result.txts or ()) if t and t.strip())
 
     def text(self, shot: Screenshot) -> str:
