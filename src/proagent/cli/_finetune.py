@@ -61,12 +61,15 @@ def _run(method: str, data: Path | None, train_data: tuple[Path, ...], base: str
          window: str, train_fraction: float, seed: int, threads: int | None, **hyper) -> None:  # noqa: ANN003
     from ..errors import DataError
     from ..train.data import load_split_moments, load_training_data
-    from ..train.finetune import FinetuneConfig, TrainExtraMissing, finetune, require_train_extra, subsample
+    from ..train.finetune import FinetuneConfig, TrainExtraMissing, check_base, finetune, require_train_extra, subsample
 
     try:
         require_train_extra()
+        check_base(base)
     except TrainExtraMissing as e:
         raise click.ClickException(str(e)) from None
+    except (FileNotFoundError, ValueError) as e:
+        raise click.ClickException(f"--base {e}") from None
     if data is None and not train_data:
         raise click.UsageError("give --data (its train split) and/or --train-data (whole data sets)")
     seconds = window_seconds(window)

@@ -92,7 +92,8 @@ def check_can_create(path: Path, option: str) -> None:
 def check_writable_dir(path: Path, option: str, *, lock: bool = True) -> None:
     """Create ``path`` if needed, make sure files can be written in it and, with
     ``lock``, hold the run lock on it (:func:`proagent.io.folder_lock`) until the
-    running command ends, so a second proagent process writing there is refused at once.
+    running command ends, so a second proagent process writing there is refused at once;
+    a command refused later leaves no lock file, and no folder this call created, behind.
 
     Raises:
         click.ClickException: the path is a file, the folder cannot be written,
@@ -100,6 +101,7 @@ def check_writable_dir(path: Path, option: str, *, lock: bool = True) -> None:
     """
     from ..io import FolderBusy, folder_lock
 
+    missing = [d for d in (path, *path.parents) if not d.exists()]  # removed again if the run leaves them empty
     try:
         path.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(prefix=".write-check-", dir=path)
@@ -107,7 +109,7 @@ def check_writable_dir(path: Path, option: str, *, lock: bool = True) -> None:
         os.unlink(probe)
         ctx = click.get_current_context(silent=True)
         if lock and ctx is not None:
-            ctx.with_resource(folder_lock(path))
+            ctx.with_resource(folder_lock(path, tidy=missing))
     except FolderBusy as e:
         raise click.ClickException(f"{option} {e}") from None
     except OSError as e:

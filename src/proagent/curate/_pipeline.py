@@ -230,6 +230,40 @@ def _phase3(shot: Screenshot, title: str, s: Screening, action: str, cfg: Curate
     return action, reasons, types
 
 
+IMAGE_PROBES = 20
+"""Screenshot files opened before curating, to tell a screenshots folder from one holding no image."""
+
+
+def _check_images(user: str, db: Path) -> None:
+    """Refuse an input whose screenshot rows have no file at all, or whose files are none of
+    them images (the first :data:`IMAGE_PROBES` present are opened): curating it would exclude
+    every screenshot and report success.
+
+    Raises:
+        DataError: naming the folder the screenshots were looked for in.
+    """
+    from PIL import Image
+
+    log = load_lifetrace(db, user=user)
+    shots = [sh for ev in log.events for sh in ev.screenshots]
+    if not shots:
+        return
+    present = [Path(sh.path) for sh in shots if sh.path is not None and Path(sh.path).is_file()]
+    where = db.parent / "screenshots"
+    if not present:
+        raise DataError(where, f"none of the {len(shots)} screenshots {user}'s database lists is there "
+                               "(the screenshots folder is missing or moved); curate needs the images")
+    for path in present[:IMAGE_PROBES]:
+        try:
+            with Image.open(path) as im:
+                im.verify()
+            return
+        except Exception:  # noqa: BLE001, S112 - PIL raises many kinds on a non-image
+            continue
+    raise DataError(present[0].parent, f"none of the first {min(len(present), IMAGE_PROBES)} screenshot files of "
+                                       f"{user} is an image (damaged or replaced); curate needs the images")
+
+
 def _curate_user(user: str, db: Path, out: Path, screener: Screener, cfg: CurateConfig,
                  summary: CurateSummary, progress: Callable[[str], None]) -> tuple[list[dict], list[dict]]:
     state = out / STATE_DIR / user
@@ -368,8 +402,9 @@ def curate(raw: str | Path, out: str | Path, screener: Screener, config: CurateC
     cfg = config or CurateConfig()
     progress = progress or (lambda _msg: None)
     inputs = find_inputs(raw)
-    for _user, db in inputs:  # every input readable as LifeTrace before --out is touched
+    for user, db in inputs:  # every input readable as LifeTrace, its screenshots there, before --out is touched
         detect_schema(db)
+        _check_images(user, db)
     _check_out(raw, out)
     (out / STATE_DIR).mkdir(parents=True, exist_ok=True)
     write_json_atomic(out / STATE_DIR / "manifest.json",
