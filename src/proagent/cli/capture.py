@@ -68,20 +68,20 @@ def capture(ctx: click.Context, out: Path | None, interval: float, split_on_titl
         continued = check_capture_folder(out)
     except CaptureError as e:
         raise click.ClickException(str(e)) from None
-    existed = out.exists()
+    missing = [d for d in (out, *out.parents) if not d.exists()]
     check_writable_dir(out, "--out")
     try:
         record(cfg, say=click.echo)
     except (CaptureError, ValueError) as e:
         if not continued:  # refused before the first tick: leave no half-made folder behind
-            _remove_new_capture(out, existed)
+            _remove_new_capture(out, missing)
         raise click.ClickException(str(e)) from None
     except (sqlite3.Error, OSError) as e:  # disk full, folder removed, ...: what was committed is kept
         raise click.ClickException(f"capture in {out} stopped: {e}") from None
 
-def _remove_new_capture(out: Path, existed: bool) -> None:
-    """Remove what a refused new capture made in ``out`` (the folder itself when it made it),
-    unless a screenshot or event got recorded."""
+def _remove_new_capture(out: Path, missing: list[Path]) -> None:
+    """Remove what a refused new capture made in ``out`` (``out`` and the folders above it in
+    ``missing`` when it made them), unless a screenshot or event got recorded."""
     import shutil
     import sqlite3
 
@@ -98,8 +98,13 @@ def _remove_new_capture(out: Path, existed: bool) -> None:
                 con.close()
         except sqlite3.Error:
             return
-    if not existed:
+    if missing:
         shutil.rmtree(out, ignore_errors=True)
+        for d in missing[1:]:  # the parents it made, deepest first, while empty
+            try:
+                d.rmdir()
+            except OSError:
+                break
         return
     shutil.rmtree(out / SHOTS_DIR, ignore_errors=True)
     for name in (DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm", "capture.lock", "capture.pid", "capture.control"):

@@ -1,0 +1,354 @@
+"""Issue 26's findings against the newer commands (capture, annotate, curate, review, live, train
+when / sft / lora, eval --decider, stats, synth, simulate), each as a new user might trip on it.
+
+Every refusal is checked with :func:`refusal.refused`: the documented exit code, one ``Error:``
+line naming the file or option, no traceback, and nothing under the workspace created or changed
+(no lock, no empty ``--out``, no ``logs/``). The capture cases that get past the display check run
+in a real X server (Xvfb) and skip without one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from proagent.cli import cli
+from refusal import one_error, refused
+from system import require_binary
+from test_bad_input import _write, make_raw_db, session
+
+MOCK = ("--model", "mockllm/model")
+
+
+@pytest.fixture
+def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    w = tmp_path / "w"
+    _write(w / "pb" / "code_1.json", session())
+    monkeypatch.chdir(w)
+    for var in [v for v in os.environ if v.startswith("PROAGENT_")]:
+        monkeypatch.delenv(var)
+    for var in ("DISPLAY", "WAYLAND_DISPLAY"):
+        monkeypatch.delenv(var, raising=False)
+    return w
+
+
+@pytest.fixture(scope="module")
+def display():
+    """A bare Xvfb display (no window manager): enough for capture's session check and a grab."""
+    require_binary("Xvfb")
+    from xsession import XSession
+
+    with XSession(320, 240, wm=False) as xs:
+        yield xs
+
+
+# ------------------------------------------------------------------ capture: options (no display needed)
+
+@pytest.mark.parametrize("args, needle", [
+    (("--interval", "inf"), "--interval"),
+    (("--interval", "nan"), "--interval"),
+    (("--interval", "3601"), "--interval"),
+    (("--interval", "-1"), "--interval"),
+    (("--ocr-interval", "inf"), "--ocr-interval"),
+    (("--max-gb", "inf"), "--max-gb"),
+    (("--max-gb", "1e300"), "--max-gb"),
+    (("--max-days", "nan"), "--max-days"),
+    (("--duration", "0s"), "--duration"),
+    (("--duration", "25h"), "--duration"),
+    (("--duration", "soon"), "--duration"),
+    (("--idle", "-5m"), "--idle"),
+    (("--dedup-distance", "65"), "--dedup-distance"),
+    (("--exclude-title", "(("), "--exclude-title"),
+    (("--format", "bmp"), "--format"),
+])
+def test_capture_bad_options(ws: Path, args: tuple[str, ...], needle: str) -> None:
+    refused(ws, ["capture", "--out", str(ws / "cap"), "--no-ocr", *args], 2, needle, outside=ws / "cap")
+
+
+def test_capture_out_a_file_is_a_usage_error(ws: Path) -> None:
+    refused(ws, ["capture", "--out", str(ws / "pb" / "code_1.json"), "--no-ocr"], 2, "--out")
+
+
+# ------------------------------------------------------------------ capture: --out (in an X session)
+
+def _foreign_db(w: Path) -> Path:
+    (w / "foreign").mkdir()
+    (w / "foreign" / "lifetrace.db").write_bytes(b"not sqlite at all" * 100)
+    return w / "foreign"
+
+
+def _old_db(w: Path) -> Path:
+    from proagent.sources.lifetrace_write import lifetrace_ddl
+
+    (w / "old").mkdir()
+    con = sqlite3.connect(w / "old" / "lifetrace.db")
+    con.executescript(lifetrace_ddl("2025-09"))
+    con.close()
+    return w / "old"
+
+
+@pytest.mark.parametrize("make, needle", [
+    (lambda w: w / "pb", "not a capture folder"),  # a ProactiveBench data folder: never recorded into
+    (_foreign_db, "cannot continue"),
+    (_old_db, "2025-09"),
+    (lambda w: (w / "pb" / "screenshots").mkdir() or w / "pb", "not a capture folder"),
+])
+def test_capture_refuses_an_out_that_is_not_its_own(ws: Path, display, monkeypatch: pytest.MonkeyPatch,  # noqa: ANN001
+                                                    make, needle: str) -> None:  # noqa: ANN001
+    out = make(ws)
+    monkeypatch.setenv("DISPLAY", display.display)
+    line = refused(ws, ["capture", "--out", str(out), "--no-ocr", "--duration", "2s"], 1, needle)
+    assert "--out" in line
+
+
+def _run_capture(display, out: Path, *args: str) -> subprocess.Popen[str]:  # noqa: ANN001
+    return subprocess.Popen([sys.executable, "-m", "proagent.cli", "capture", "--out", str(out), "--no-ocr", *args],
+                            env=display.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def test_capture_duration_is_honoured_whatever_the_interval(ws: Path, display) -> None:  # noqa: ANN001
+    t0 = time.monotonic()
+    proc = _run_capture(display, ws / "cap", "--interval", "30", "--duration", "2s")
+    text, _ = proc.communicate(timeout=60)
+    took = time.monotonic() - t0
+    assert proc.returncode == 0, text
+    assert "capture stopped" in text
+    assert took < 2 + 1 + 8, f"--duration 2s took {took:.1f} s"  # 2 s, within 1 s, plus start-up
+    start = [ln for ln in text.splitlines() if ln.startswith("capturing")]
+    assert start
+
+
+def test_capture_stop_is_honoured_within_a_second_with_a_long_interval(ws: Path, display) -> None:  # noqa: ANN001
+    out = ws / "cap"
+    proc = _run_capture(display, out, "--interval", "600")
+    db = out / "lifetrace.db"
+    end = time.monotonic() + 30
+    while not (db.exists() and (out / "capture.pid").exists()) and time.monotonic() < end:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    r = CliRunner().invoke(cli, ["capture", "stop", str(out)])
+    assert r.exit_code == 0, r.output
+    text, _ = proc.communicate(timeout=20)
+    assert time.monotonic() - t0 < 3 and proc.returncode == 0, text
+
+
+def test_a_refused_new_capture_leaves_no_folder(ws: Path, display, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    from proagent.capture import _probe
+
+    monkeypatch.setenv("DISPLAY", display.display)
+
+    def no_window_probe():  # noqa: ANN202 - a probe that fails after the folder checks (as xdotool missing would)
+        raise _probe.CaptureError("the window probe failed")
+
+    monkeypatch.setattr("proagent.capture._recorder.open_window_probe", no_window_probe)
+    refused(ws, ["capture", "--out", str(ws / "new" / "cap"), "--no-ocr", "--duration", "2s"], 1, "window probe",
+            outside=ws / "new")
+
+
+# ------------------------------------------------------------------ annotate
+
+def test_annotate_reads_a_zero_byte_screenshot_as_no_text(ws: Path) -> None:
+    db = ws / "raw" / "lifetrace.db"
+    make_raw_db(db)
+    shots = ws / "raw" / "screenshots"
+    shots.mkdir()
+    (shots / "a.png").write_bytes(b"")
+    (shots / "b.png").write_bytes(b"\x89PNG\r\n\x1a\n" + os.urandom(200))  # a truncated/corrupt PNG
+    con = sqlite3.connect(db)
+    for i, name in ((1, "a.png"), (2, "b.png")):
+        con.execute("INSERT INTO screenshots (id, event_id, file_path, file_hash, file_size, width, height, screen_id, "
+                    "app_name, window_title, created_at) VALUES (?, 1, ?, ?, ?, 10, 10, 0, 'chrome', 'ChatGPT', ?)", (i, str(shots / name), hashlib.sha256(name.encode()).hexdigest(),
+                                                          (shots / name).stat().st_size, f"2025-11-03 10:00:{i:02d}.000000"))
+    con.commit()
+    con.close()
+    r = CliRunner().invoke(cli, ["annotate", str(db), "--annotator", "text:mockllm/model", "--out", str(ws / "ann")])
+    assert r.exit_code == 0, (r.output, r.exception)
+    assert "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("argv, code, needle", [
+    (["--annotator", "telepathy"], 1, "--annotator"),
+    (["--annotator", "text:nosuch/provider"], 1, "--annotator"),
+    (["--annotator", "text:mockllm/model", "--limit", "0"], 2, "--limit"),
+    (["--annotator", "text:mockllm/model", "--out", "{w}/raw"], 1, "would replace the log"),
+])
+def test_annotate_refusals_leave_no_logs_folder(ws: Path, argv: list[str], code: int, needle: str) -> None:
+    make_raw_db(ws / "raw" / "lifetrace.db")
+    argv = ["annotate", str(ws / "raw" / "lifetrace.db"), *argv]
+    if "--out" not in argv:
+        argv += ["--out", str(ws / "ann")]
+    refused(ws, [a.replace("{w}", str(ws)) for a in argv], code, needle, outside=ws / "logs")
+
+
+# ------------------------------------------------------------------ review
+
+def _curate_output(w: Path) -> Path:
+    out = w / "cur"
+    (out / ".curate" / "P01").mkdir(parents=True)
+    (out / ".curate" / "manifest.json").write_text(json.dumps({"raw": "x", "users": {"P01": "x"}}))
+    (out / ".curate" / "P01" / "items.json").write_text(json.dumps([{"screenshot_id": 1, "image": "x.png"}]))
+    return out
+
+
+@pytest.mark.parametrize("damage, needle", [
+    (lambda o: (o / ".curate" / "manifest.json").write_text('{"raw": "x", "users": {"P0'), "manifest.json"),
+    (lambda o: (o / ".curate" / "manifest.json").write_bytes(b"\xff\xfe\x00binary"), "manifest.json"),
+    (lambda o: (o / ".curate" / "manifest.json").write_text("[1, 2]"), "manifest.json"),
+    (lambda o: (o / ".curate" / "manifest.json").write_text('{"users": 7}'), "manifest.json"),
+    (lambda o: (o / ".curate" / "P01" / "items.json").write_bytes(os.urandom(64) + b"\xff"), "items.json"),
+    (lambda o: (o / ".curate" / "P01" / "items.json").write_text('[{"screenshot_id": 1, "ima'), "items.json"),
+    (lambda o: (o / ".curate" / "P01" / "items.json").write_text('[{"screenshot_id": "one", "image": "a"}]'), "items.json"),
+    (lambda o: (o / ".curate" / "P01" / "items.json").write_text('{"screenshot_id": 1}'), "items.json"),
+    (lambda o: (o / ".curate" / "P01" / "items.json").write_text('[7]'), "items.json"),
+])
+def test_review_refuses_a_damaged_curate_output(ws: Path, damage, needle: str) -> None:  # noqa: ANN001
+    out = _curate_output(ws)
+    damage(out)
+    refused(ws, ["review", str(out)], 1, needle)
+
+
+# ------------------------------------------------------------------ live
+
+@pytest.mark.parametrize("speed", ["nan", "inf", "-inf", "1e-300", "-1", "1e7"])
+def test_live_replay_bad_speed_creates_nothing(ws: Path, speed: str) -> None:
+    (ws / "yes.json").write_text("[]")
+    refused(ws, ["live", "--replay", str(ws / "pb"), "--out", str(ws / "live"), "--yes-at", str(ws / "yes.json"),
+                 "--model", "none", "--speed", speed], 2, "--speed", outside=ws / "live")
+
+
+# ------------------------------------------------------------------ train sft / lora, train when
+
+@pytest.mark.parametrize("config, needle", [
+    ('{"model_type": "llama", "hidden', "config.json"),
+    ("[]", "config.json"),
+    ('{"hidden_size": 8}', "model_type"),
+])
+def test_train_lora_damaged_base_is_one_line_and_no_out(ws: Path, config: str, needle: str) -> None:
+    pytest.importorskip("peft")
+    base = ws / "base"
+    base.mkdir()
+    (base / "config.json").write_text(config)
+    refused(ws, ["train", "lora", "--data", str(ws / "pb"), "--base", str(base), "--out", str(ws / "ft")], 1, needle,
+            outside=ws / "ft", quiet=False)
+
+
+@pytest.mark.parametrize("fraction", ["1.5", "0", "1", "nan", "-0.2"])
+def test_train_when_train_fraction_is_a_usage_error(ws: Path, fraction: str) -> None:
+    refused(ws, ["train", "when", "--data", str(ws / "pb"), "--out", str(ws / "dec"), "--train-fraction", fraction],
+            2, "--train-fraction", outside=ws / "dec")
+
+
+def test_train_when_refusal_leaves_no_out(ws: Path) -> None:
+    _write(ws / "bad" / "x.json", "{not json")
+    refused(ws, ["train", "when", "--data", str(ws / "bad"), "--out", str(ws / "dec")], 1, "bad", outside=ws / "dec",
+            quiet=False)
+
+
+# ------------------------------------------------------------------ eval --decider
+
+def _decider(w: Path, model: object, **manifest: object) -> Path:
+    import skops.io as sio
+
+    from proagent.agent.decider._embedding import EMBEDDING_MODEL
+    from proagent.agent.decider._features import FEATURE_VERSION, FeatureConfig, feature_names
+    from proagent.agent.decider._model import MANIFEST_FORMAT, MANIFEST_VERSION
+
+    folder = w / "dec"
+    folder.mkdir()
+    sio.dump(model, folder / "model.skops")
+    groups = FeatureConfig()
+    m = {"format": MANIFEST_FORMAT, "manifest_version": MANIFEST_VERSION, "feature_version": FEATURE_VERSION,
+         "embedding_model": EMBEDDING_MODEL, "feature_groups": list(groups.groups), "threshold": 0.5,
+         "n_features": len(feature_names(groups)), "model_file": "model.skops",
+         "model_sha256": hashlib.sha256((folder / "model.skops").read_bytes()).hexdigest(), **manifest}
+    (folder / "manifest.json").write_text(json.dumps(m))
+    return folder
+
+
+def test_eval_decider_that_is_not_a_classifier_is_refused_up_front(ws: Path) -> None:
+    import numpy as np
+    from sklearn.preprocessing import StandardScaler
+
+    from proagent.agent.decider._features import FeatureConfig, feature_names
+
+    folder = _decider(ws, StandardScaler().fit(np.zeros((3, len(feature_names(FeatureConfig()))))))
+    line = refused(ws, ["eval", "--data", str(ws / "pb"), "--decider", str(folder), *MOCK], 1, "classifier",
+                   outside=ws / "logs", quiet=False)
+    assert "resume" not in line
+
+
+def test_eval_decider_model_file_outside_the_folder_is_refused(ws: Path) -> None:
+    from sklearn.dummy import DummyClassifier
+
+    folder = _decider(ws, DummyClassifier())
+    (ws / "elsewhere.skops").write_bytes((folder / "model.skops").read_bytes())
+    m = json.loads((folder / "manifest.json").read_text())
+    m["model_file"] = "../elsewhere.skops"
+    (folder / "manifest.json").write_text(json.dumps(m))
+    refused(ws, ["eval", "--data", str(ws / "pb"), "--decider", str(folder), *MOCK], 1, "model_file",
+            outside=ws / "logs", quiet=False)
+
+
+# ------------------------------------------------------------------ stats, synth, simulate
+
+def test_stats_on_decreasing_times_says_how_few_durations_it_has(ws: Path) -> None:
+    steps = session()
+    for i, s in enumerate(steps):
+        s["observation"]["time"] = str(1717377997 + 1000 - 100 * i)
+    _write(ws / "dec" / "code_1.json", steps)
+    r = CliRunner().invoke(cli, ["stats", str(ws / "dec")])
+    assert r.exit_code == 0, r.output
+    line = next(ln for ln in r.output.splitlines() if ln.startswith("durations:"))
+    assert "n = 1 of 6 events" in line and "unknown end" in line
+
+
+@pytest.mark.parametrize("argv", [
+    ["synth", "--out", "/proc/x"],
+    ["synth", "--out", "/proc/x/y", "--users", "1", "--days", "1"],
+    ["simulate", "{w}/pb", "--out", "/proc/x", *MOCK],
+])
+def test_output_under_proc_is_refused_before_any_work(ws: Path, argv: list[str]) -> None:
+    t0 = time.monotonic()
+    line = refused(ws, [a.replace("{w}", str(ws)) for a in argv], 1, "--out", outside=ws / "logs")
+    assert "cannot write" in line and "GB" not in line
+    assert time.monotonic() - t0 < 20
+
+
+# ------------------------------------------------------------------ curate
+
+@pytest.fixture
+def lt_shots(ws: Path) -> Path:
+    from proagent.synth.generator import SynthConfig, generate
+
+    generate(ws / "lt", SynthConfig(users=1, days=1, seed=1, screenshots=True))
+    return ws / "lt" / "U001"
+
+
+def test_curate_refuses_a_missing_screenshots_folder(ws: Path, lt_shots: Path) -> None:
+    import shutil
+
+    shutil.rmtree(lt_shots / "screenshots")
+    refused(ws, ["curate", str(lt_shots), "--out", str(ws / "cur")], 1, "screenshots", outside=ws / "cur")
+
+
+def test_curate_refuses_screenshots_that_are_not_images(ws: Path, lt_shots: Path) -> None:
+    for p in (lt_shots / "screenshots").rglob("*.png"):
+        p.write_text("not an image")
+    line = refused(ws, ["curate", str(lt_shots), "--out", str(ws / "cur")], 1, "image", outside=ws / "cur")
+    assert "screenshots" in line
+
+
+def test_one_error_helper_is_strict() -> None:  # the helper itself can fail
+    r = CliRunner().invoke(cli, ["stats", "/nonexistent/x"])
+    with pytest.raises(AssertionError):
+        one_error(r, 0)
