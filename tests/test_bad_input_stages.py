@@ -352,3 +352,14 @@ def test_one_error_helper_is_strict() -> None:  # the helper itself can fail
     r = CliRunner().invoke(cli, ["stats", "/nonexistent/x"])
     with pytest.raises(AssertionError):
         one_error(r, 0)
+
+
+# ------------------------------------------------------------------ inspect's control server
+
+def test_no_control_server_warning_with_a_long_log_folder(ws: Path, capfd: pytest.CaptureFixture) -> None:
+    log_dir = ws / ("logs-" + "x" * 90)  # the socket would be <log-dir>/.inspect-data/inspect_ai/control/<pid>.sock
+    r = CliRunner().invoke(cli, ["eval", "--data", str(ws / "pb"), *MOCK, "--limit", "1", "--log-dir", str(log_dir)])
+    seen = r.output + "".join(capfd.readouterr())
+    assert r.exit_code == 0, seen
+    assert "Control server" not in seen and "AF_UNIX" not in seen
+    assert not list(log_dir.rglob("*.sock"))
