@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..errors import DataError
 from ..io import write_json_atomic
 from ..ocr import load_ocr
 from ..records import Event, Screenshot
@@ -79,7 +80,17 @@ class OcrReader:
                 raise RuntimeError("reading screenshots needs RapidOCR: pip install 'proagent[ocr]' "
                                    "(or --ocr db to use only the database's OCR rows)") from e
         try:
-            result = self._engine(str(path))
+            from ..vault import is_encrypted_file, open_image
+
+            if is_encrypted_file(path):  # a screenshot of an encrypted capture: decrypted in memory
+                import numpy as np
+
+                with open_image(path) as im:
+                    result = self._engine(np.asarray(im.convert("RGB")))
+            else:
+                result = self._engine(str(path))
+        except DataError:
+            raise
         except Exception:  # noqa: BLE001 - PIL / OpenCV / RapidOCR raise many kinds on a bad image
             # a 0-byte, truncated or corrupt file (a fresh capture's file still being written,
             # a damaged copy): it shows no text, like a screenshot whose OCR found none

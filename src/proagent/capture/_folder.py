@@ -11,14 +11,14 @@ from pathlib import Path
 
 from ._probe import CaptureError
 
-__all__ = ["CAPTURE_NAMES", "check_capture_folder"]
+__all__ = ["CAPTURE_NAMES", "check_capture_folder", "check_encryption"]
 
 CAPTURE_NAMES = frozenset({
     "lifetrace.db", "lifetrace.db-wal", "lifetrace.db-shm", "lifetrace.db-journal", ".lifetrace.db.new",
-    "screenshots", "capture.lock", "capture.pid", "capture.control", ".proagent.lock", "keys.json",
+    "screenshots", "capture.lock", "capture.pid", "capture.control", ".proagent.lock", "vault.json",
 })
 """Names a capture folder holds (the database and its WAL files, screenshots, the recorder's lock,
-pid and control files, proagent's run lock, the encrypted store's key file)."""
+pid and control files, proagent's run lock, the encrypted store's record (no key in it))."""
 
 
 def check_capture_folder(out: Path) -> bool:
@@ -60,3 +60,35 @@ def check_capture_folder(out: Path) -> bool:
         raise CaptureError(f"--out {db}: a LifeTrace {info.variant} database, not a 2025-11 capture log; "
                            "choose another --out")
     return True
+
+
+def check_encryption(out: Path, encrypt: bool, continued: bool) -> None:
+    """With ``--encrypt``, refuse to continue a plain capture folder (its screens are already on
+    disk in the clear); for an encrypted folder (with or without ``--encrypt``), check that its
+    key is at hand, so a missing or wrong key is one line before anything starts.
+
+    Raises:
+        CaptureError: ``--encrypt`` on a plain capture folder, or the encryption libraries missing.
+        DataError: the folder's key is missing or wrong (:func:`proagent.vault.key_for`).
+    """
+    from ..vault import key_for, vault_of
+
+    vault = vault_of(out) if continued else None
+    if vault is not None:
+        key_for(vault)
+        return
+    if encrypt and continued:
+        raise CaptureError(f"--encrypt: {out} is a plain (unencrypted) capture folder; encrypt a new folder instead")
+    if encrypt:
+        try:
+            import cryptography  # noqa: F401
+            import sqlcipher3  # noqa: F401
+        except ImportError:
+            raise CaptureError("--encrypt needs cryptography and sqlcipher3: pip install 'proagent[encrypt]'") from None
+        import os
+
+        from ..vault import PASSPHRASE_ENV, _keyring
+
+        if not os.environ.get(PASSPHRASE_ENV) and _keyring() is None:
+            raise CaptureError(f"--encrypt: no OS keyring is available to keep the key; set {PASSPHRASE_ENV} "
+                               "to derive it from a passphrase instead")

@@ -33,6 +33,7 @@ from typing import Any, Literal
 from ._control import ControlFile, FolderLock
 from ._exclude import Exclusions
 from ._probe import CaptureError, ScreenGrabber, WindowInfo, WindowProbe, open_window_probe
+from ..vault import create_vault, vault_of
 from ._store import EXCLUDED_APP, Store
 
 __all__ = ["CaptureConfig", "CaptureStats", "Segmenter", "record"]
@@ -82,6 +83,9 @@ class CaptureConfig:
     """Apply the shipped list of private/incognito windows and password managers."""
     duration: float | None = None
     """Stop by itself after this many seconds (``None``: until stopped)."""
+    encrypt: bool = False
+    """Make a new folder an encrypted capture (:mod:`proagent.vault`); an encrypted folder is
+    continued encrypted either way."""
 
     def __post_init__(self) -> None:
         for name, value in (("--interval", self.interval), ("--ocr-interval", self.ocr_interval),
@@ -214,6 +218,12 @@ def record(cfg: CaptureConfig, *, probe: WindowProbe | None = None, grabber: Scr
     cfg.out.mkdir(parents=True, exist_ok=True)
     lock = FolderLock(cfg.out)
     lock.acquire()
+    if cfg.encrypt and vault_of(cfg.out) is None:
+        try:
+            create_vault(cfg.out)
+        except BaseException:
+            lock.release()
+            raise
     stats = CaptureStats()
     store: Store | None = None
     ocr: subprocess.Popen[bytes] | None = None

@@ -150,10 +150,23 @@ def _file_sizes(db: Path) -> dict[int, int | None]:
         conn.close()
 
 
+def _copy_plain(src: Path, dest: Path) -> None:
+    """Copy a retained screenshot into the curated output (decrypted when the raw capture is
+    encrypted: a curated folder is the shareable one)."""
+    from ..vault import is_encrypted_file, read_file
+
+    if is_encrypted_file(src):
+        dest.write_bytes(read_file(src))
+    else:
+        shutil.copyfile(src, dest)
+
+
 def _blur(src: Path, dest: Path, regions: tuple[Region, ...], radius: float) -> None:
     from PIL import Image, ImageFilter
 
-    with Image.open(src) as im:
+    from ..vault import open_image
+
+    with open_image(src) as im:
         img = im.convert("RGB")
     for r in regions:
         box = (max(0, r.x0), max(0, r.y0), min(img.width, r.x1), min(img.height, r.y1))
@@ -242,7 +255,7 @@ def _check_images(user: str, db: Path) -> None:
     Raises:
         DataError: naming the folder the screenshots were looked for in.
     """
-    from PIL import Image
+    from ..vault import open_image
 
     log = load_lifetrace(db, user=user)
     shots = [sh for ev in log.events for sh in ev.screenshots]
@@ -255,7 +268,7 @@ def _check_images(user: str, db: Path) -> None:
                                "(the screenshots folder is missing or moved); curate needs the images")
     for path in present[:IMAGE_PROBES]:
         try:
-            with Image.open(path) as im:
+            with open_image(path) as im:
                 im.verify()
             return
         except Exception:  # noqa: BLE001, S112 - PIL raises many kinds on a non-image
@@ -367,7 +380,7 @@ def _write_user(user: str, out: Path, events: list[tuple[Event, list[Screenshot]
                     if v.action == "blur":
                         _blur(shot.path, dest, s.regions, cfg.blur_radius)  # type: ignore[arg-type]
                     else:
-                        shutil.copyfile(shot.path, dest)  # type: ignore[arg-type]
+                        _copy_plain(shot.path, dest)  # type: ignore[arg-type]
                     with Image.open(dest) as im:
                         width, height = im.size
                     digest, size = sha256_file(dest), dest.stat().st_size

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import DataError
 from ..serve import HttpError, LocalServer, Request, Response
+from ..vault import read_file
 from ._pipeline import STATE_DIR, load_decisions, save_decision
 
 __all__ = ["ReviewServer", "serve_review"]
@@ -164,7 +165,7 @@ class ReviewServer:
         if img is None or not img.is_file():
             raise HttpError(404, "not found")
         ctype = "image/jpeg" if img.suffix.lower() in (".jpg", ".jpeg") else "image/png"
-        return Response(img.read_bytes(), ctype)
+        return Response(read_file(img), ctype)  # decrypted in memory for an encrypted capture
 
     def _decide(self, req: Request) -> Response:
         body = req.json()
