@@ -210,6 +210,7 @@ def _curate_output(w: Path) -> Path:
     (lambda o: (o / ".curate" / "P01" / "items.json").write_text('[{"screenshot_id": "one", "image": "a"}]'), "items.json"),
     (lambda o: (o / ".curate" / "P01" / "items.json").write_text('{"screenshot_id": 1}'), "items.json"),
     (lambda o: (o / ".curate" / "P01" / "items.json").write_text('[7]'), "items.json"),
+    (lambda o: (o / ".curate" / "manifest.json").write_text(""), "manifest.json"),
 ])
 def test_review_refuses_a_damaged_curate_output(ws: Path, damage, needle: str) -> None:  # noqa: ANN001
     out = _curate_output(ws)
@@ -363,3 +364,119 @@ def test_no_control_server_warning_with_a_long_log_folder(ws: Path, capfd: pytes
     assert r.exit_code == 0, seen
     assert "Control server" not in seen and "AF_UNIX" not in seen
     assert not list(log_dir.rglob("*.sock"))
+
+
+# ------------------------------------------------------------------ per-command suites (>= 15 cases each)
+
+def _base(w: Path) -> None:
+    make_raw_db(w / "raw" / "lifetrace.db")
+    (w / "yes.json").write_text("[]")
+
+
+SUITE = [
+    # live
+    ("live-yes-at-missing", "live --replay {w}/pb --out {w}/l --yes-at {w}/nope.json --model none", 2, "--yes-at"),
+    ("live-yes-at-data-file", "live --replay {w}/pb --out {w}/l --yes-at {w}/pb/code_1.json --model none", 2, "--yes-at"),
+    ("live-every-text", "live --replay {w}/pb --out {w}/l --yes-at {w}/yes.json --model none --every abc", 2, "--every"),
+    ("live-quiet-25h", "live --replay {w}/pb --out {w}/l --yes-at {w}/yes.json --model none --quiet-hours 25:00-01:00", 2, "--quiet-hours"),
+    ("live-quiet-empty-range", "live --replay {w}/pb --out {w}/l --yes-at {w}/yes.json --model none --quiet-hours 10:00-10:00", 2, "--quiet-hours"),
+    ("live-max-per-hour", "live --replay {w}/pb --out {w}/l --yes-at {w}/yes.json --model none --max-per-hour -1", 2, "--max-per-hour"),
+    ("live-notify-empty", "live --replay {w}/pb --out {w}/l --yes-at {w}/yes.json --model none --notify ''", 2, "--notify"),
+    ("live-port", "live --replay {w}/pb --out {w}/l --yes-at {w}/yes.json --model none --port 70000", 2, "--port"),
+    ("live-out-file", "live --replay {w}/pb --out {w}/pb/code_1.json --yes-at {w}/yes.json --model none", 2, "--out"),
+    ("live-two-sources", "live --replay {w}/pb --watch {w}/raw --out {w}/l --yes-at {w}/yes.json --model none", 2, "exactly one"),
+    ("live-decider-not-one", "live --replay {w}/pb --out {w}/l --decider {w}/pb --model none", 1, "--decider"),
+    ("live-decider-missing", "live --replay {w}/pb --out {w}/l --decider {w}/nope --model none", 2, "--decider"),
+    ("live-model-unknown", "live --replay {w}/pb --out {w}/l --yes-at {w}/yes.json --model nosuch/model", 1, "--model"),
+    ("live-watch-no-db", "live --watch {w}/pb --out {w}/l --yes-at {w}/yes.json --model none", 1, "pb"),
+    ("live-watch-missing", "live --watch {w}/nope --out {w}/l --yes-at {w}/yes.json --model none", 2, "--watch"),
+    ("live-window-0", "live --replay {w}/pb --out {w}/l --yes-at {w}/yes.json --model none --window 0s", 2, "--window"),
+    ("live-ignore-after-text", "live --replay {w}/pb --out {w}/l --yes-at {w}/yes.json --model none --ignore-after xyz", 2, "--ignore-after"),
+    ("live-pause-missing", "live pause {w}/nope", 2, "DIR"),
+    ("live-resume-file", "live resume {w}/pb/code_1.json", 2, "DIR"),
+    # review
+    ("review-missing", "review {w}/nope", 1, "nope"),
+    ("review-a-file", "review {w}/pb/code_1.json", 1, "code_1.json"),
+    ("review-port-high", "review {w}/raw --port 70000", 2, "--port"),
+    ("review-port-negative", "review {w}/raw --port -1", 2, "--port"),
+    ("review-raw-log", "review {w}/raw", 1, "not a curate output"),
+    # curate
+    ("curate-out-data-folder", "curate {w}/raw --out {w}/pb", 1, "--out"),
+    ("curate-out-file", "curate {w}/raw --out {w}/pb/code_1.json", 2, "--out"),
+    ("curate-out-is-raw", "curate {w}/raw --out {w}/raw", 1, "--out"),
+    ("curate-not-lifetrace", "curate {w}/pb --out {w}/cur", 1, "pb"),
+    ("curate-min-event-negative", "curate {w}/raw --out {w}/cur --min-event-seconds -1", 2, "--min-event-seconds"),
+    ("curate-review-seconds-nan", "curate {w}/raw --out {w}/cur --review-event-seconds nan", 2, "--review-event-seconds"),
+    ("curate-min-event-inf", "curate {w}/raw --out {w}/cur --min-event-seconds inf", 2, "--min-event-seconds"),
+    ("curate-min-llm-negative", "curate {w}/raw --out {w}/cur --min-llm-screenshots -2", 2, "--min-llm-screenshots"),
+    ("curate-vlm-no-model", "curate {w}/raw --out {w}/cur --screener vlm:", 2, "--screener"),
+    ("curate-neighbours-0", "curate {w}/raw --out {w}/cur --neighbour-deletions 0", 2, "--neighbour-deletions"),
+    ("curate-json-as-db", "curate {w}/yes.json --out {w}/cur", 1, "yes.json"),
+    ("curate-out-proc", "curate {w}/raw --out /proc/x", 1, "--out"),
+    ("curate-screener-typo", "curate {w}/raw --out {w}/cur --screener ocr:fast", 2, "--screener"),
+    # annotate
+    ("annotate-proactivebench", "annotate {w}/pb --annotator text:mockllm/model --out {w}/ann", 1, "pb"),
+    ("annotate-out-file", "annotate {w}/raw/lifetrace.db --annotator text:mockllm/model --out {w}/pb/code_1.json", 1, "code_1.json"),
+    ("annotate-ocr-mode", "annotate {w}/raw/lifetrace.db --annotator text:mockllm/model --out {w}/ann --ocr magic", 2, "--ocr"),
+    ("annotate-text-no-model", "annotate {w}/raw/lifetrace.db --annotator text: --out {w}/ann", 2, "--annotator"),
+    ("annotate-limit-negative", "annotate {w}/raw/lifetrace.db --annotator vlm:mockllm/model --out {w}/ann --limit -3", 2, "--limit"),
+    ("annotate-model-arg", "annotate {w}/raw/lifetrace.db --annotator text:mockllm/model --out {w}/ann --model-arg novalue", 2, "--model-arg"),
+    ("annotate-out-proc", "annotate {w}/raw/lifetrace.db --annotator text:mockllm/model --out /proc/x", 1, "--out"),
+    ("annotate-json-as-db", "annotate {w}/yes.json --annotator text:mockllm/model --out {w}/ann", 1, "yes.json"),
+    ("annotate-log-dir-file", "annotate {w}/raw/lifetrace.db --annotator text:mockllm/model --out {w}/ann --log-dir {w}/pb/code_1.json", 1, "--log-dir"),
+    ("annotate-vlm-no-model", "annotate {w}/raw/lifetrace.db --annotator vlm: --out {w}/ann", 2, "--annotator"),
+    ("annotate-missing", "annotate {w}/nope --annotator text:mockllm/model --out {w}/ann", 2, "nope"),
+    # train when
+    ("when-data-missing", "train when --data {w}/nope --out {w}/dec", 2, "--data"),
+    ("when-out-file", "train when --data {w}/pb --out {w}/pb/code_1.json", 1, "--out"),
+    ("when-objective", "train when --data {w}/pb --out {w}/dec --objective auc", 2, "--objective"),
+    ("when-objective-recall", "train when --data {w}/pb --out {w}/dec --objective precision-at-recall:2", 2, "--objective"),
+    ("when-window-0", "train when --data {w}/pb --out {w}/dec --window 0s", 2, "--window"),
+    ("when-feedback-not-live", "train when --data {w}/pb --out {w}/dec --feedback {w}/pb", 1, "feedback"),
+    ("when-features", "train when --data {w}/pb --out {w}/dec --features nope", 2, "--features"),
+    ("when-out-proc", "train when --data {w}/pb --out /proc/x", 1, "--out"),
+    ("when-no-data", "train when --out {w}/dec", 2, "--data"),
+    ("when-json-not-session", "train when --data {w}/yes.json --out {w}/dec", 1, "yes.json"),
+    ("when-raw-unlabelled", "train when --data {w}/raw --out {w}/dec", 1, "ground truth"),
+    ("when-c-nan", "train when --data {w}/pb --out {w}/dec --c nan", 2, "--c"),
+    # train lora
+    ("lora-base-unknown", "train lora --data {w}/pb --base nosuch --out {w}/ft", 1, "--base"),
+    ("lora-base-data-folder", "train lora --data {w}/pb --base {w}/pb --out {w}/ft", 1, "--base"),
+    ("lora-no-data", "train lora --out {w}/ft --base nosuch", 1, "--base"),
+    ("lora-gguf-missing", "train lora --data {w}/pb --base {w}/nope.gguf --out {w}/ft", 1, "--base"),
+    ("lora-base-json", "train lora --data {w}/pb --base {w}/yes.json --out {w}/ft", 1, "--base"),
+    ("lora-limit-0", "train lora --data {w}/pb --out {w}/ft --limit 0", 2, "--limit"),
+    ("lora-epochs-0", "train lora --data {w}/pb --out {w}/ft --epochs 0", 2, "--epochs"),
+    ("lora-epochs-inf", "train lora --data {w}/pb --out {w}/ft --epochs inf", 2, "--epochs"),
+    ("lora-r-0", "train lora --data {w}/pb --out {w}/ft --lora-r 0", 2, "--lora-r"),
+    ("lora-lr-negative", "train lora --data {w}/pb --out {w}/ft --learning-rate -1", 2, "--learning-rate"),
+    ("lora-window-99h", "train lora --data {w}/pb --out {w}/ft --window 99h", 2, "--window"),
+    ("lora-out-proc", "train lora --data {w}/pb --out /proc/x", 1, "--out"),
+    ("lora-data-missing", "train lora --data {w}/nope --out {w}/ft", 2, "--data"),
+    ("lora-raw-unlabelled", "train lora --data {w}/raw --out {w}/ft", 1, "ground truth"),
+]
+
+
+@pytest.mark.parametrize("argv, code, needle", [c[1:] for c in SUITE], ids=[c[0] for c in SUITE])
+def test_suite(ws: Path, argv: str, code: int, needle: str) -> None:
+    import shlex
+
+    if argv.startswith("train lora"):
+        pytest.importorskip("peft")
+    _base(ws)
+    refused(ws, [a.replace("{w}", str(ws)) for a in shlex.split(argv)], code, needle, quiet=False,
+            outside=ws / "logs")
+
+
+def test_each_new_command_has_15_cases() -> None:
+    from collections import Counter
+
+    n = Counter(c[1].split()[0] if not c[1].startswith("train") else " ".join(c[1].split()[:2]) for c in SUITE)
+    n["review"] += 10  # test_review_refuses_a_damaged_curate_output
+    n["curate"] += 2  # missing / non-image screenshots
+    n["annotate"] += 4  # test_annotate_refusals_leave_no_logs_folder
+    n["live"] += 6  # --speed
+    n["train when"] += 6  # --train-fraction and a refused run
+    n["train lora"] += 3  # damaged base config
+    for cmd in ("live", "review", "curate", "annotate", "train when", "train lora"):
+        assert n[cmd] >= 15, (cmd, n[cmd])

@@ -18,7 +18,7 @@ import click
 from ._util import DEFAULT_MODEL
 
 __all__ = [
-    "DISPLAYS", "RegistryChoice", "Share", "compose", "data_option", "display_option", "endpoint_options", "log_dir_option",
+    "DISPLAYS", "Finite", "RegistryChoice", "Share", "compose", "data_option", "display_option", "endpoint_options", "log_dir_option",
     "memory_names", "method_names", "method_option", "model_option", "sample_options", "training_data_options",
     "training_window_options", "window_option",
 ]
@@ -58,15 +58,19 @@ class RegistryChoice(click.Choice):
         return self._choices
 
 
-class Share(click.FloatRange):
-    """A share in a :class:`click.FloatRange` that also refuses ``nan`` (which every range
-    comparison lets through)."""
+class Finite(click.FloatRange):
+    """A :class:`click.FloatRange` that also refuses ``nan`` and, unless a bound allows it,
+    ``inf`` (every range comparison lets ``nan`` through, and an open upper end lets ``inf``)."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         rv = super().convert(value, param, ctx)
-        if rv != rv:  # nan
-            self.fail(f"{value!r} is not a number in {self._describe_range()}.", param, ctx)
+        if rv != rv or rv in (float("inf"), float("-inf")):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
         return rv
+
+
+Share = Finite
+"""A share (``--train-fraction``): :class:`Finite` within its bounds."""
 
 
 def compose(*decorators: Decorator) -> Decorator:

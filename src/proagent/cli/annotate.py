@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ._util import DEFAULT_MODEL, check_model, check_writable_dir, parse_model_args, run_eval_set, slug
+from ._util import DEFAULT_MODEL, check_can_create, check_model, check_writable_dir, parse_model_args, run_eval_set, slug
 from ..errors import DataError
 
 __all__ = ["annotate_cmd"]
@@ -78,6 +78,8 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
                                         "to write an annotated processed copy")
     except (DataError, RuntimeError, ValueError) as e:
         raise click.ClickException(str(e)) from None
+    if out is not None:
+        check_can_create(out, "--out")  # before the model run, not after it
     check_model(model, model_base_url, args, option="--annotator")  # before the log folder or the header
     try:
         check_writable_dir(log_dir, "--log-dir")

@@ -29,6 +29,9 @@ def _scripted(path: Path):  # noqa: ANN202
         ids = json.loads(text) if text.lstrip().startswith("[") else [ln.strip() for ln in text.splitlines()]
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise click.BadParameter(f"{path}: {e}", param_hint="--yes-at") from None
+    if not isinstance(ids, list) or any(not isinstance(i, (str, int)) or isinstance(i, bool) for i in ids):
+        raise click.BadParameter(f"{path}: expected sample or event ids (one a line, or a JSON list of "
+                                 "strings or numbers), not a data file", param_hint="--yes-at")
     return ScriptedDecider(yes={str(i) for i in ids if str(i).strip() and not str(i).startswith("#")})
 
 

@@ -415,10 +415,11 @@ def curate(raw: str | Path, out: str | Path, screener: Screener, config: CurateC
     cfg = config or CurateConfig()
     progress = progress or (lambda _msg: None)
     inputs = find_inputs(raw)
-    for user, db in inputs:  # every input readable as LifeTrace, its screenshots there, before --out is touched
+    for _user, db in inputs:  # every input readable as LifeTrace, its screenshots there, before --out is touched
         detect_schema(db)
-        _check_images(user, db)
     _check_out(raw, out)
+    for user, db in inputs:
+        _check_images(user, db)
     (out / STATE_DIR).mkdir(parents=True, exist_ok=True)
     write_json_atomic(out / STATE_DIR / "manifest.json",
                       {"raw": str(raw.resolve()), "users": {u: str(db.resolve()) for u, db in inputs}})
