@@ -480,3 +480,51 @@ def test_each_new_command_has_15_cases() -> None:
     n["train lora"] += 3  # damaged base config
     for cmd in ("live", "review", "curate", "annotate", "train when", "train lora"):
         assert n[cmd] >= 15, (cmd, n[cmd])
+
+
+def _sk_model():  # noqa: ANN202
+    from sklearn.dummy import DummyClassifier
+
+    return DummyClassifier()
+
+
+@pytest.mark.parametrize("edit, needle", [
+    ({"format": "other"}, "not a proagent decider manifest"),
+    ({"manifest_version": 7}, "manifest version"),
+    ({"feature_version": 999}, "feature version"),
+    ({"embedding_model": "bge"}, "embeddings"),
+    ({"n_features": 3}, "feature count"),
+    ({"threshold": 2.0}, "threshold"),
+    ({"threshold": "high"}, "incomplete manifest"),
+    ({"feature_groups": None}, "incomplete manifest"),
+    ({"model_sha256": "0" * 64}, "SHA-256"),
+    ({"model_file": ""}, "model_file"),
+    ({"model_file": "/etc/passwd"}, "model_file"),
+    ({"model_file": "sub/model.skops"}, "model_file"),
+    ({"model_file": "nope.skops"}, "missing"),
+])
+def test_eval_decider_damaged_manifest(ws: Path, edit: dict, needle: str) -> None:
+    folder = _decider(ws, _sk_model(), **edit)
+    refused(ws, ["eval", "--data", str(ws / "pb"), "--decider", str(folder), *MOCK], 1, needle, outside=ws / "logs",
+            quiet=False)
+
+
+@pytest.mark.parametrize("damage, needle", [
+    (lambda f: (f / "manifest.json").write_text('{"format": "proagent-decider", '), "manifest"),
+    (lambda f: (f / "manifest.json").write_bytes(b"\xff\xfe\x00"), "manifest"),
+    (lambda f: (f / "manifest.json").write_text("[1, 2, 3]"), "manifest"),
+])
+def test_eval_decider_unreadable_manifest(ws: Path, damage, needle: str) -> None:  # noqa: ANN001
+    folder = _decider(ws, _sk_model())
+    damage(folder)
+    refused(ws, ["eval", "--data", str(ws / "pb"), "--decider", str(folder), *MOCK], 1, needle, outside=ws / "logs",
+            quiet=False)
+
+
+def test_eval_decider_symlinked_model_file_is_refused(ws: Path) -> None:
+    folder = _decider(ws, _sk_model())
+    (ws / "elsewhere.skops").write_bytes((folder / "model.skops").read_bytes())
+    (folder / "model.skops").unlink()
+    (folder / "model.skops").symlink_to(ws / "elsewhere.skops")
+    refused(ws, ["eval", "--data", str(ws / "pb"), "--decider", str(folder), *MOCK], 1, "model_file",
+            outside=ws / "logs", quiet=False)
