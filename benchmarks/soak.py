@@ -56,7 +56,7 @@ def soak(minutes: float, work: Path) -> dict:
     samples: list[tuple[float, float, int]] = []
     with XSession(800, 600) as xs:
         for i, n in enumerate(names):
-            xs.xterm(n, f"{n.upper()} {i}", geometry=f"40x8+{i * 200}+{i * 60}")
+            xs.xterm(n, f"{n.upper()} {i}", geometry=f"40x8+{i * 200}+{i * 60}", shell=True)  # sh -i: lives as long as the soak
         xs.activate(names[0])
         capture = subprocess.Popen(capture_cmd, env=xs.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         db = cap / "lifetrace.db"
