@@ -224,3 +224,9 @@ def test_capture_encrypt_refuses_a_plain_capture_folder(tmp_path: Path, monkeypa
     with XSession(200, 100, wm=False) as xs:
         monkeypatch.setenv("DISPLAY", xs.display)
         refused(tmp_path, ["capture", "--out", str(tmp_path / "plain"), "--encrypt", "--no-ocr"], 1, "--encrypt")
+
+
+def test_annotate_refuses_an_encrypted_capture_in_one_line(tmp_path: Path, passphrase: str) -> None:
+    cap = _encrypted_capture(tmp_path / "cap")
+    refused(tmp_path, ["annotate", str(cap), "--annotator", "text:mockllm/model", "--out", str(tmp_path / "ann")], 1,
+            "curate", outside=tmp_path / "ann")

@@ -69,6 +69,13 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
         log_dir = Path("logs") / slug(f"annotate-{data.resolve().name}-{mode}-{model.split('/')[-1]}"
                                       + ("-all" if all_events else "") + (f"-limit{limit}" if limit else ""))
     try:
+        from ..vault import vault_of
+
+        encrypted = [db for db in find_logs(data).values() if vault_of(db) is not None]
+        if encrypted:  # annotate writes a processed copy in the clear: curate the capture first
+            raise DataError(encrypted[0].parent, "an encrypted capture (capture --encrypt): annotate writes a plain "
+                                                 "processed copy, so run proagent curate on it first and annotate "
+                                                 "the curated folder")
         if out is not None:
             check_out(data, out)
         else:
