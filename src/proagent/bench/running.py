@@ -35,6 +35,13 @@ API_MAX_RETRIES = 2
 from 3 s), so an API that cannot be reached fails the run within about
 ``(API_MAX_RETRIES + 1) * API_TIMEOUT`` + 20 seconds instead of retrying for 30 minutes."""
 
+CONTROL_SERVER = False
+"""inspect's control server (``inspect ctl``: an HTTP server on an AF_UNIX socket under its data
+folder) is off for proagent runs: that folder is inside the log folder (:data:`INSPECT_DATA`), so
+the socket path easily passes the 108-byte ``sun_path`` limit and inspect warned "Control server
+failed to start" on every run; proagent needs none of it (Ctrl-C stops a run, the same command
+resumes it, and progress is in the log). Off explicitly: no socket, no warning."""
+
 INSPECT_DATA = ".inspect-data"
 """Folder inside a run's log folder that holds inspect's data folder during the run
 (its ``samplebuffer``: prompts and answers of unfinished samples; ``traces``)."""
@@ -116,7 +123,7 @@ def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | No
             [task], log_dir=str(log_dir), model=model, model_base_url=model_base_url,
             model_args=model_args or {}, model_roles=model_roles or None, limit=limit, display=display,
             retry_attempts=0, retry_immediate=False,
-            log_model_api=False, max_samples=1 if local else None,
+            log_model_api=False, max_samples=1 if local else None, ctl_server=CONTROL_SERVER,
             # a local model answers one sample in seconds: write each finished one to the log
             # at once, so a kill loses only the sample in flight
             **({"log_buffer": 1} if local else {"attempt_timeout": timeout, "max_retries": API_MAX_RETRIES}),

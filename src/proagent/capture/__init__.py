@@ -13,12 +13,14 @@ The command is ``proagent capture`` (:mod:`proagent.cli.capture`).
 
 from ._control import COMMANDS, recorder_pid, send_command
 from ._exclude import Exclusions, default_exclusions
+from ._folder import CAPTURE_NAMES, check_capture_folder, check_encryption
 from ._probe import (CaptureError, ScreenGrabber, ScreenSource, WindowInfo, WindowProbe, check_session, open_screen_source,
                      open_window_probe)
 from ._recorder import CaptureConfig, CaptureStats, Segmenter, record
 from ._store import DB_NAME, EXCLUDED_APP, SHOTS_DIR, Store, screenshot_name
 
 __all__ = [
+    "CAPTURE_NAMES",
     "COMMANDS",
     "DB_NAME",
     "EXCLUDED_APP",
@@ -33,6 +35,8 @@ __all__ = [
     "Store",
     "WindowInfo",
     "WindowProbe",
+    "check_capture_folder",
+    "check_encryption",
     "check_session",
     "default_exclusions",
     "open_screen_source",

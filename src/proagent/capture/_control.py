@@ -129,6 +129,14 @@ class ControlFile:
         self.path.unlink(missing_ok=True)  # commands meant for an earlier run do not apply
         self._stamp: tuple[int, int] | None = None
 
+    def changed(self) -> bool:
+        """Whether a command was written since the last :meth:`poll` (not consumed)."""
+        try:
+            st = self.path.stat()
+        except OSError:
+            return False
+        return (st.st_ino, st.st_mtime_ns) != self._stamp
+
     def poll(self) -> Command | None:
         """The command written since the last call, or ``None``."""
         try:

@@ -41,9 +41,10 @@ class OcrEngine:
     def read(self, path: Path) -> tuple[str, float | None]:
         """``(text, mean confidence)`` of the image at ``path`` (empty text, ``None`` when none)."""
         import numpy as np
-        from PIL import Image
 
-        with Image.open(path) as im:
+        from ..vault import open_image
+
+        with open_image(path) as im:  # decrypted in memory in an encrypted capture
             arr = np.asarray(im.convert("RGB"))
         out: Any = self._engine(arr)
         txts = [t for t in (out.txts or ()) if t and t.strip()]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import math
 import os
 import signal
 import subprocess
@@ -32,6 +33,7 @@ from typing import Any, Literal
 from ._control import ControlFile, FolderLock
 from ._exclude import Exclusions
 from ._probe import CaptureError, ScreenSource, WindowInfo, WindowProbe, open_screen_source, open_window_probe
+from ..vault import create_vault, vault_of
 from ._store import EXCLUDED_APP, Store
 
 __all__ = ["CaptureConfig", "CaptureStats", "Segmenter", "record"]
@@ -43,6 +45,9 @@ PNG_LEVEL = 1
 (see benchmarks/capture.py)."""
 WEBP_QUALITY = 80
 """Lossy WebP quality of stored WebP screenshots."""
+MAX_INTERVAL = 3600.0
+"""Longest ``--interval`` / ``--ocr-interval`` accepted, in seconds (one capture an hour; the loop
+wakes every 0.25 s whatever the interval, so ``--duration`` and stop are honoured within a second)."""
 
 
 @dataclass(frozen=True)
@@ -78,10 +83,17 @@ class CaptureConfig:
     """Apply the shipped list of private/incognito windows and password managers."""
     duration: float | None = None
     """Stop by itself after this many seconds (``None``: until stopped)."""
+    encrypt: bool = False
+    """Make a new folder an encrypted capture (:mod:`proagent.vault`); an encrypted folder is
+    continued encrypted either way."""
 
     def __post_init__(self) -> None:
-        if not self.interval > 0:
-            raise ValueError(f"--interval must be > 0 seconds (got {self.interval})")
+        for name, value in (("--interval", self.interval), ("--ocr-interval", self.ocr_interval),
+                            ("--max-days", self.max_days), ("--max-gb", self.max_gb), ("--duration", self.duration)):
+            if value is not None and not math.isfinite(value):
+                raise ValueError(f"{name} must be a finite number (got {value})")
+        if not 0 < self.interval <= MAX_INTERVAL:
+            raise ValueError(f"--interval must be > 0 and at most {MAX_INTERVAL:g} seconds (got {self.interval:g})")
         if not self.idle > 0:
             raise ValueError(f"--idle must be > 0 seconds (got {self.idle})")
         if not 0 <= self.dedup_distance <= 64:
@@ -90,8 +102,10 @@ class CaptureConfig:
             raise ValueError(f"--max-days must be > 0 (got {self.max_days})")
         if self.max_gb is not None and not self.max_gb > 0:
             raise ValueError(f"--max-gb must be > 0 (got {self.max_gb})")
-        if not self.ocr_interval > 0:
-            raise ValueError(f"--ocr-interval must be > 0 seconds (got {self.ocr_interval})")
+        if not 0 < self.ocr_interval <= MAX_INTERVAL:
+            raise ValueError(f"--ocr-interval must be > 0 and at most {MAX_INTERVAL:g} seconds (got {self.ocr_interval:g})")
+        if self.max_gb is not None and self.max_gb * 1e9 >= 2**62:
+            raise ValueError(f"--max-gb is too large (got {self.max_gb:g})")
 
 
 @dataclass
@@ -204,6 +218,12 @@ def record(cfg: CaptureConfig, *, probe: WindowProbe | None = None, grabber: Scr
     cfg.out.mkdir(parents=True, exist_ok=True)
     lock = FolderLock(cfg.out)
     lock.acquire()
+    if cfg.encrypt and vault_of(cfg.out) is None:
+        try:
+            create_vault(cfg.out)
+        except BaseException:
+            lock.release()
+            raise
     stats = CaptureStats()
     store: Store | None = None
     ocr: subprocess.Popen[bytes] | None = None
@@ -302,8 +322,11 @@ def record(cfg: CaptureConfig, *, probe: WindowProbe | None = None, grabber: Scr
                 missed = int(behind // cfg.interval) + 1
                 stats.late_ticks += missed
                 next_tick += missed * cfg.interval
-            while not stop and (left := next_tick - time.monotonic()) > 0:
+            deadline = t_start + cfg.duration if cfg.duration is not None else math.inf
+            while not stop and (left := min(next_tick, deadline) - time.monotonic()) > 0:
                 time.sleep(min(left, 0.25))
+                if control.changed():  # stop/pause/resume within a quarter second, not the next tick
+                    break
         if store is not None and event_id is not None:
             store.close_event(event_id, datetime.now())
         say(f"capture stopped: {stats.events} events, {stats.stored} screenshots stored, {stats.duplicates} duplicates "

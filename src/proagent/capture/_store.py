@@ -50,8 +50,11 @@ def screenshot_name(screen_id: int, t: datetime, ext: str = "png") -> str:
 
 def connect(db: Path) -> sqlite3.Connection:
     """A read-write connection in WAL mode (autocommit; each statement group is one short
-    transaction), waiting up to 5 s for the other writer (the OCR worker)."""
-    con = sqlite3.connect(db, timeout=5.0, isolation_level=None, check_same_thread=False)
+    transaction), waiting up to 5 s for the other writer (the OCR worker). In an encrypted
+    capture folder (:mod:`proagent.vault`) it is a SQLCipher connection with the folder's key."""
+    from ..vault import connect as vault_connect
+
+    con = vault_connect(db, timeout=5.0, isolation_level=None, check_same_thread=False)
     con.execute("PRAGMA journal_mode = WAL")
     con.execute("PRAGMA synchronous = NORMAL")
     con.execute("PRAGMA busy_timeout = 5000")
@@ -67,16 +70,22 @@ class Store:
     """
 
     def __init__(self, folder: Path) -> None:
+        from ..vault import connect as vault_connect
+        from ..vault import key_for, vault_of
+
         self.folder = Path(folder)
         self.shots = self.folder / SHOTS_DIR
         self.shots.mkdir(parents=True, exist_ok=True)
         self.db = self.folder / DB_NAME
+        vault = vault_of(self.folder)
+        self.key = key_for(vault) if vault is not None else None
+        """The folder's key when it is an encrypted capture (``capture --encrypt``), else ``None``."""
         if self.db.exists():
             self._check_existing()
         else:  # created complete under another name, so a reader never sees it empty
             tmp = self.folder / f".{DB_NAME}.new"
             tmp.unlink(missing_ok=True)
-            con = sqlite3.connect(tmp)
+            con = vault_connect(tmp, self.key) if self.key is not None else sqlite3.connect(tmp)
             con.executescript(lifetrace_ddl("2025-11"))
             con.close()
             os.replace(tmp, self.db)
@@ -130,6 +139,10 @@ class Store:
         while path.exists():  # same millisecond twice (a tick faster than 1 ms never happens; be safe)
             n += 1
             path = self.shots / name.replace(f".{ext}", f"_{n}.{ext}")
+        if self.key is not None:
+            from ..vault import encrypt
+
+            data = encrypt(self.key, data, path.name)
         write_atomic(path, data)
         s = ts(t)
         cur = self.con.execute(

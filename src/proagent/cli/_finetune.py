@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from ._options import training_data_options, training_window_options
+from ._options import Finite, training_data_options, training_window_options
 from ._util import check_writable_dir, window_seconds
 
 __all__ = ["lora_cmd", "sft_cmd"]
@@ -25,12 +25,12 @@ def _options(method: str):  # noqa: ANN202
                          help="Base model: a bundled model (smollm2-135m, qwen2.5-coder-1.5b), a .gguf file or a Hugging Face model folder."),
             click.option("--out", required=True, type=click.Path(path_type=Path),
                          help="Output folder (checkpoints/, model.gguf, manifest.json). Re-running resumes."),
-            click.option("--learning-rate", type=click.FloatRange(min=0, min_open=True), default=None,
+            click.option("--learning-rate", type=Finite(min=0, min_open=True), default=None,
                          help=f"Peak learning rate [default: {lr}, ProAgentBench section 6.6]."),
             click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True, help="Examples per optimiser step."),
             click.option("--micro-batch-size", type=click.IntRange(min=1), default=1, show_default=True,
                          help="Examples per forward pass (gradient accumulation makes up the batch)."),
-            click.option("--epochs", type=click.FloatRange(min=0, min_open=True), default=3.0, show_default=True, help="Passes over the examples."),
+            click.option("--epochs", type=Finite(min=0, min_open=True), default=3.0, show_default=True, help="Passes over the examples."),
             click.option("--max-steps", type=int, default=-1, show_default=True, help="Stop after N optimiser steps (-1: run the epochs)."),
             click.option("--limit", type=click.IntRange(min=1), default=None,
                          help="Train on N moments drawn at random (stratified by label, --seed) from the training data."),
@@ -61,12 +61,15 @@ def _run(method: str, data: Path | None, train_data: tuple[Path, ...], base: str
          window: str, train_fraction: float, seed: int, threads: int | None, **hyper) -> None:  # noqa: ANN003
     from ..errors import DataError
     from ..train.data import load_split_moments, load_training_data
-    from ..train.finetune import FinetuneConfig, TrainExtraMissing, finetune, require_train_extra, subsample
+    from ..train.finetune import FinetuneConfig, TrainExtraMissing, check_base, finetune, require_train_extra, subsample
 
     try:
         require_train_extra()
+        check_base(base)
     except TrainExtraMissing as e:
         raise click.ClickException(str(e)) from None
+    except (FileNotFoundError, ValueError) as e:
+        raise click.ClickException(f"--base {e}") from None
     if data is None and not train_data:
         raise click.UsageError("give --data (its train split) and/or --train-data (whole data sets)")
     seconds = window_seconds(window)

@@ -18,7 +18,7 @@ import click
 from ._util import DEFAULT_MODEL
 
 __all__ = [
-    "DISPLAYS", "RegistryChoice", "compose", "data_option", "display_option", "endpoint_options", "log_dir_option",
+    "DISPLAYS", "Finite", "RegistryChoice", "Share", "compose", "data_option", "display_option", "endpoint_options", "log_dir_option",
     "memory_names", "method_names", "method_option", "model_option", "ray_option", "sample_options", "training_data_options",
     "training_window_options", "window_option",
 ]
@@ -56,6 +56,21 @@ class RegistryChoice(click.Choice):
         if self._choices is None:
             self._choices = tuple(self._names())
         return self._choices
+
+
+class Finite(click.FloatRange):
+    """A :class:`click.FloatRange` that also refuses ``nan`` and, unless a bound allows it,
+    ``inf`` (every range comparison lets ``nan`` through, and an open upper end lets ``inf``)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        rv = super().convert(value, param, ctx)
+        if rv != rv or rv in (float("inf"), float("-inf")):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return rv
+
+
+Share = Finite
+"""A share (``--train-fraction``): :class:`Finite` within its bounds."""
 
 
 def compose(*decorators: Decorator) -> Decorator:
@@ -113,7 +128,7 @@ def sample_options(limit_help: str) -> Decorator:
     return compose(
         click.option("--split", type=click.Choice(["test", "train", "all"]), default="test", show_default=True,
                      help="Time-based split within each user."),
-        click.option("--train-fraction", type=click.FloatRange(0.0, 1.0, max_open=True), default=0.5, show_default=True,
+        click.option("--train-fraction", type=Share(0.0, 1.0, max_open=True), default=0.5, show_default=True,
                      help="Earliest share of each user's moments in the train split."),
         click.option("--limit", type=click.IntRange(min=1), default=None, help=limit_help),
         click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
@@ -152,6 +167,6 @@ def training_window_options() -> Decorator:
     """``--window`` and ``--train-fraction`` of the moments a model is trained on, as eval builds them."""
     return compose(
         window_option("Context window before each moment, as eval uses it."),
-        click.option("--train-fraction", type=float, default=0.5, show_default=True,
-                     help="Earliest share of each user's moments in the train split of --data."),
+        click.option("--train-fraction", type=Share(0.0, 1.0, min_open=True, max_open=True), default=0.5,
+                     show_default=True, help="Earliest share of each user's moments in the train split of --data."),
     )

@@ -15,7 +15,7 @@ from ..errors import RunError
 from ..io import slug
 from ._errors import click_error
 
-__all__ = ["DEFAULT_MODEL", "check_model", "check_writable_dir", "default_log_dir", "parse_model_args", "run_eval_set", "slug",
+__all__ = ["DEFAULT_MODEL", "check_can_create", "check_model", "check_writable_dir", "default_log_dir", "parse_model_args", "run_eval_set", "slug",
            "window_seconds", "window_slug"]
 
 DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
@@ -67,10 +67,33 @@ def check_model(model: str, base_url: str | None, model_args: dict[str, Any], op
         raise click.ClickException(f"{option} {model}: {msg or type(e).__name__}") from None
 
 
+def check_can_create(path: Path, option: str) -> None:
+    """Refuse, before any work, a ``path`` that could not be written later: its nearest existing
+    folder (``path`` itself when it exists) must take a new file. The probe (a temporary folder)
+    is removed at once, so nothing is left by the check or by a refusal.
+
+    Raises:
+        click.ClickException: a file stands in the way, or the folder refuses writes (``/proc``,
+            a read-only disk, no permission); the message names ``option`` and the folder.
+    """
+    path = Path(path)
+    base = path
+    while not base.exists() and base != base.parent:
+        base = base.parent
+    if not base.is_dir():
+        raise click.ClickException(f"{option} {path}: {base} is a file, not a folder")
+    try:
+        probe = tempfile.mkdtemp(prefix=".write-check-", dir=base)
+        os.rmdir(probe)
+    except OSError as e:
+        raise click.ClickException(f"{option} {path}: cannot write under {base} ({e.strerror or e})") from None
+
+
 def check_writable_dir(path: Path, option: str, *, lock: bool = True) -> None:
     """Create ``path`` if needed, make sure files can be written in it and, with
     ``lock``, hold the run lock on it (:func:`proagent.io.folder_lock`) until the
-    running command ends, so a second proagent process writing there is refused at once.
+    running command ends, so a second proagent process writing there is refused at once;
+    a command refused later leaves no lock file, and no folder this call created, behind.
 
     Raises:
         click.ClickException: the path is a file, the folder cannot be written,
@@ -78,6 +101,7 @@ def check_writable_dir(path: Path, option: str, *, lock: bool = True) -> None:
     """
     from ..io import FolderBusy, folder_lock
 
+    missing = [d for d in (path, *path.parents) if not d.exists()]  # removed again if the run leaves them empty
     try:
         path.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(prefix=".write-check-", dir=path)
@@ -85,7 +109,7 @@ def check_writable_dir(path: Path, option: str, *, lock: bool = True) -> None:
         os.unlink(probe)
         ctx = click.get_current_context(silent=True)
         if lock and ctx is not None:
-            ctx.with_resource(folder_lock(path))
+            ctx.with_resource(folder_lock(path, tidy=missing))
     except FolderBusy as e:
         raise click.ClickException(f"{option} {e}") from None
     except OSError as e:

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ._options import ray_option
-from ._util import DEFAULT_MODEL, check_model, check_writable_dir, parse_model_args, run_eval_set, slug
+from ._util import DEFAULT_MODEL, check_can_create, check_model, check_writable_dir, parse_model_args, run_eval_set, slug
 from ..errors import DataError
 
 __all__ = ["annotate_cmd"]
@@ -76,6 +76,13 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
         log_dir = Path("logs") / slug(f"annotate-{data.resolve().name}-{mode}-{model.split('/')[-1]}"
                                       + ("-all" if all_events else "") + (f"-limit{limit}" if limit else ""))
     try:
+        from ..vault import vault_of
+
+        encrypted = [db for db in find_logs(data).values() if vault_of(db) is not None]
+        if encrypted:  # annotate writes a processed copy in the clear: curate the capture first
+            raise DataError(encrypted[0].parent, "an encrypted capture (capture --encrypt): annotate writes a plain "
+                                                 "processed copy, so run proagent curate on it first and annotate "
+                                                 "the curated folder")
         if out is not None:
             check_out(data, out)
         else:
@@ -85,6 +92,8 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
                                         "to write an annotated processed copy")
     except (DataError, RuntimeError, ValueError) as e:
         raise click.ClickException(str(e)) from None
+    if out is not None:
+        check_can_create(out, "--out")  # before the model run, not after it
     check_model(model, model_base_url, args, option="--annotator")  # before the log folder or the header
     try:
         check_writable_dir(log_dir, "--log-dir")

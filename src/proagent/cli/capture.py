@@ -31,10 +31,13 @@ __all__ = ["capture"]
 @click.option("--default-exclusions/--no-default-exclusions", default=True, show_default=True,
               help="Exclude private/incognito browser windows and password managers (proagent/data/capture_exclusions.json).")
 @click.option("--duration", default=None, help="Stop by itself after this long (e.g. 30s, 2h); default: until stopped.")
+@click.option("--encrypt", is_flag=True, default=False,
+              help="Encrypt a new capture folder at rest: SQLCipher database, AES-256-GCM screenshots; the key in the OS "
+                   "keyring, or derived from PROAGENT_PASSPHRASE when set (an encrypted folder stays encrypted).")
 @click.pass_context
 def capture(ctx: click.Context, out: Path | None, interval: float, split_on_title: bool, idle: str, image_format: str,
             dedup_distance: int, ocr: bool, ocr_interval: float, max_days: float | None, max_gb: float | None, exclude_app: tuple[str, ...],
-            exclude_title: tuple[str, ...], default_exclusions: bool, duration: str | None) -> None:
+            exclude_title: tuple[str, ...], default_exclusions: bool, duration: str | None, encrypt: bool) -> None:
     """Record the screen (every monitor), the foreground app and window title and events into
     OUT/lifetrace.db until Ctrl-C or `proagent capture stop OUT`. Linux X11 and sway (tested),
     GNOME/KDE Wayland through the desktop portal (tested against a mock), Windows and macOS
@@ -50,7 +53,8 @@ def capture(ctx: click.Context, out: Path | None, interval: float, split_on_titl
         raise click.UsageError("give --out DIR to record, or one of: stop DIR, pause DIR, resume DIR")
     import sqlite3
 
-    from ..capture import CaptureConfig, CaptureError, Exclusions, check_session, record
+    from ..capture import CaptureConfig, CaptureError, Exclusions, check_capture_folder, check_encryption, check_session, record
+    from ..errors import DataError
 
     # every option value, then the session, before the folder (or its lock) is created
     idle_s = window_seconds(idle, "--idle", what="duration")
@@ -60,21 +64,60 @@ def capture(ctx: click.Context, out: Path | None, interval: float, split_on_titl
             out=out, interval=interval, split_on_title=split_on_title, idle=idle_s,
             image_format=image_format, dedup_distance=dedup_distance, ocr=ocr, ocr_interval=ocr_interval, max_days=max_days, max_gb=max_gb,
             exclude_apps=exclude_app, exclude_titles=exclude_title, default_exclusions=default_exclusions,
-            duration=duration_s)  # type: ignore[arg-type]
+            duration=duration_s, encrypt=encrypt)  # type: ignore[arg-type]
         Exclusions.build(exclude_app, exclude_title, defaults=default_exclusions)
     except ValueError as e:  # the message names the option: a usage error (exit 2)
         raise click.UsageError(str(e)) from None
     try:
         check_session()
+        continued = check_capture_folder(out)
+        check_encryption(out, encrypt, continued)
     except CaptureError as e:
         raise click.ClickException(str(e)) from None
+    except DataError as e:
+        raise click.ClickException(f"{e.path}: {e.problem}") from None
+    missing = [d for d in (out, *out.parents) if not d.exists()]
     check_writable_dir(out, "--out")
     try:
         record(cfg, say=click.echo)
-    except (CaptureError, ValueError) as e:
+    except (CaptureError, ValueError, DataError) as e:
+        if not continued:  # refused before the first tick: leave no half-made folder behind
+            _remove_new_capture(out, missing)
         raise click.ClickException(str(e)) from None
     except (sqlite3.Error, OSError) as e:  # disk full, folder removed, ...: what was committed is kept
         raise click.ClickException(f"capture in {out} stopped: {e}") from None
+
+def _remove_new_capture(out: Path, missing: list[Path]) -> None:
+    """Remove what a refused new capture made in ``out`` (``out`` and the folders above it in
+    ``missing`` when it made them), unless a screenshot or event got recorded."""
+    import shutil
+    import sqlite3
+
+    from ..capture import DB_NAME, SHOTS_DIR
+
+    db = out / DB_NAME
+    if db.exists():
+        try:
+            con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            try:
+                if con.execute("SELECT (SELECT COUNT(*) FROM events) + (SELECT COUNT(*) FROM screenshots)").fetchone()[0]:
+                    return
+            finally:
+                con.close()
+        except sqlite3.Error:
+            return
+    if missing:
+        shutil.rmtree(out, ignore_errors=True)
+        for d in missing[1:]:  # the parents it made, deepest first, while empty
+            try:
+                d.rmdir()
+            except OSError:
+                break
+        return
+    shutil.rmtree(out / SHOTS_DIR, ignore_errors=True)
+    for name in (DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm", "capture.lock", "capture.pid", "capture.control", "vault.json"):
+        (out / name).unlink(missing_ok=True)
+
 
 def _control(name: str, help_text: str) -> click.Command:
     @click.command(name, help=help_text)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ._options import ray_option
+from ._options import Finite, ray_option
 
 __all__ = ["curate_cmd", "review_cmd"]
 
@@ -19,8 +19,8 @@ __all__ = ["curate_cmd", "review_cmd"]
 @click.option("--screener", default="ocr", show_default=True,
               help="Phase-1 screener: 'ocr' (offline: RapidOCR + presidio + face detector) or 'vlm:MODEL' (any inspect vision model).")
 @click.option("--model-base-url", default=None, help="Base URL of an OpenAI-compatible server (vlm screener).")
-@click.option("--min-event-seconds", type=click.FloatRange(min=0), default=3.0, show_default=True, help="Exclude shorter events (B.3).")
-@click.option("--review-event-seconds", type=click.FloatRange(min=0), default=3600.0, show_default=True, help="Flag longer events for review (B.3).")
+@click.option("--min-event-seconds", type=Finite(min=0), default=3.0, show_default=True, help="Exclude shorter events (B.3).")
+@click.option("--review-event-seconds", type=Finite(min=0), default=3600.0, show_default=True, help="Flag longer events for review (B.3).")
 @click.option("--min-llm-screenshots", type=click.IntRange(min=0), default=3, show_default=True, help="Flag LLM events with fewer valid screenshots (B.3).")
 @click.option("--dedup/--no-dedup", default=True, show_default=True, help="Drop SHA-256 duplicate screenshots.")
 @click.option("--check-file-size/--no-check-file-size", default=True, show_default=True, help="A file whose size differs from the recorded file_size is invalid.")

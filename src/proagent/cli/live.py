@@ -29,6 +29,9 @@ def _scripted(path: Path):  # noqa: ANN202
         ids = json.loads(text) if text.lstrip().startswith("[") else [ln.strip() for ln in text.splitlines()]
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise click.BadParameter(f"{path}: {e}", param_hint="--yes-at") from None
+    if not isinstance(ids, list) or any(not isinstance(i, (str, int)) or isinstance(i, bool) for i in ids):
+        raise click.BadParameter(f"{path}: expected sample or event ids (one a line, or a JSON list of "
+                                 "strings or numbers), not a data file", param_hint="--yes-at")
     return ScriptedDecider(yes={str(i) for i in ids if str(i).strip() and not str(i).startswith("#")})
 
 
@@ -128,14 +131,15 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
         raise click.UsageError("give exactly one of --watch DB_OR_DIR, --capture DIR, --replay DATA "
                                "(or a subcommand: pause DIR, resume DIR, reset-learning DIR)")
     from ..live import RestraintConfig, parse_quiet_hours
-    from ..live import NOTIFIERS, LiveOptions, run_replay, run_watch, start_capture, summarise
+    from ..live import MAX_SPEED, MIN_SPEED, NOTIFIERS, LiveOptions, run_replay, run_watch, start_capture, summarise
 
     names = tuple(n.strip() for n in notify.split(",") if n.strip())
     bad = [n for n in names if n not in NOTIFIERS]
     if bad or not names:
         raise click.BadParameter(f"{notify!r}: choose from {', '.join(NOTIFIERS)}", param_hint="--notify")
-    if speed < 0:
-        raise click.BadParameter("must be >= 0", param_hint="--speed")
+    if not (speed == 0 or MIN_SPEED <= speed <= MAX_SPEED):  # NaN fails both
+        raise click.BadParameter(f"{speed:g}: must be 0 (no waiting) or between {MIN_SPEED:g} and {MAX_SPEED:g}",
+                                 param_hint="--speed")
     try:
         qh = parse_quiet_hours(quiet_hours)
     except ValueError as e:

@@ -11,7 +11,7 @@ import click
 
 from ..errors import ProagentError
 from ._options import display_option, endpoint_options, log_dir_option, method_option, model_option, window_option
-from ._util import check_model, check_writable_dir, default_log_dir, parse_model_args, run_eval_set, window_seconds, window_slug
+from ._util import check_can_create, check_model, check_writable_dir, default_log_dir, parse_model_args, run_eval_set, window_seconds, window_slug
 
 __all__ = ["simulate_cmd", "synth_cmd"]
 
@@ -40,6 +40,7 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
                       screenshot_interval=screenshot_interval, screenshots=screenshots, start=start)
     if out.exists() and not out.is_dir():
         raise click.BadParameter(f"{out} is a file, not a folder", param_hint="--out")
+    check_can_create(out, "--out")
     try:
         check_resources(cfg, out)  # before anything is written: the estimate is in the message
     except ValueError as e:
@@ -96,6 +97,7 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
     try:
         task = assist(data=str(data), method=method, window=window, split="all", seed=seed, candidates=True)
         check_output(data, out)
+        check_can_create(out, "--out")  # before the model run, not after it
         candidates = candidate_points(task.dataset)
         check_limit(candidates, limit)  # UsageError: exit 2, before the model is loaded
     except ProagentError:

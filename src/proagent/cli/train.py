@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ._finetune import lora_cmd, sft_cmd
-from ._options import training_data_options, training_window_options
+from ._options import Finite, training_data_options, training_window_options
 from ._util import check_writable_dir, window_seconds
 
 __all__ = ["train"]
@@ -38,7 +38,7 @@ def train() -> None:
                    "(ProactiveBench; thresholds are still chosen on the help label).")
 @click.option("--cv", "cv", type=click.Choice(["user", "moments"]), default="user", show_default=True,
               help="Folds for choosing the threshold: grouped by user (decider for new users) or over moments (for the same users later).")
-@click.option("--c", "c", type=click.FloatRange(min=1e-6), default=0.003, show_default=True, help="Logistic regression: inverse L2 strength.")
+@click.option("--c", "c", type=Finite(min=1e-6), default=0.003, show_default=True, help="Logistic regression: inverse L2 strength.")
 @click.option("--features", default=None, help="Comma-separated feature groups (embedding, similarity, behaviour, keywords, clock, weekday); default embedding,similarity,behaviour,keywords.")
 @training_window_options()
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of folds, boosting and negative sampling.")

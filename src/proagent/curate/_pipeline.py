@@ -150,10 +150,23 @@ def _file_sizes(db: Path) -> dict[int, int | None]:
         conn.close()
 
 
+def _copy_plain(src: Path, dest: Path) -> None:
+    """Copy a retained screenshot into the curated output (decrypted when the raw capture is
+    encrypted: a curated folder is the shareable one)."""
+    from ..vault import is_encrypted_file, read_file
+
+    if is_encrypted_file(src):
+        dest.write_bytes(read_file(src))
+    else:
+        shutil.copyfile(src, dest)
+
+
 def _blur(src: Path, dest: Path, regions: tuple[Region, ...], radius: float) -> None:
     from PIL import Image, ImageFilter
 
-    with Image.open(src) as im:
+    from ..vault import open_image
+
+    with open_image(src) as im:
         img = im.convert("RGB")
     for r in regions:
         box = (max(0, r.x0), max(0, r.y0), min(img.width, r.x1), min(img.height, r.y1))
@@ -228,6 +241,40 @@ def _phase3(shot: Screenshot, title: str, s: Screening, action: str, cfg: Curate
             action = "blur"
             reasons.append("ocr text: " + ", ".join(sorted(text_types)))
     return action, reasons, types
+
+
+IMAGE_PROBES = 20
+"""Screenshot files opened before curating, to tell a screenshots folder from one holding no image."""
+
+
+def _check_images(user: str, db: Path) -> None:
+    """Refuse an input whose screenshot rows have no file at all, or whose files are none of
+    them images (the first :data:`IMAGE_PROBES` present are opened): curating it would exclude
+    every screenshot and report success.
+
+    Raises:
+        DataError: naming the folder the screenshots were looked for in.
+    """
+    from ..vault import open_image
+
+    log = load_lifetrace(db, user=user)
+    shots = [sh for ev in log.events for sh in ev.screenshots]
+    if not shots:
+        return
+    present = [Path(sh.path) for sh in shots if sh.path is not None and Path(sh.path).is_file()]
+    where = db.parent / "screenshots"
+    if not present:
+        raise DataError(where, f"none of the {len(shots)} screenshots {user}'s database lists is there "
+                               "(the screenshots folder is missing or moved); curate needs the images")
+    for path in present[:IMAGE_PROBES]:
+        try:
+            with open_image(path) as im:
+                im.verify()
+            return
+        except Exception:  # noqa: BLE001, S112 - PIL raises many kinds on a non-image
+            continue
+    raise DataError(present[0].parent, f"none of the first {min(len(present), IMAGE_PROBES)} screenshot files of "
+                                       f"{user} is an image (damaged or replaced); curate needs the images")
 
 
 def _curate_user(user: str, db: Path, out: Path, screener: Screener, cfg: CurateConfig,
@@ -333,7 +380,7 @@ def _write_user(user: str, out: Path, events: list[tuple[Event, list[Screenshot]
                     if v.action == "blur":
                         _blur(shot.path, dest, s.regions, cfg.blur_radius)  # type: ignore[arg-type]
                     else:
-                        shutil.copyfile(shot.path, dest)  # type: ignore[arg-type]
+                        _copy_plain(shot.path, dest)  # type: ignore[arg-type]
                     with Image.open(dest) as im:
                         width, height = im.size
                     digest, size = sha256_file(dest), dest.stat().st_size
@@ -368,9 +415,11 @@ def curate(raw: str | Path, out: str | Path, screener: Screener, config: CurateC
     cfg = config or CurateConfig()
     progress = progress or (lambda _msg: None)
     inputs = find_inputs(raw)
-    for _user, db in inputs:  # every input readable as LifeTrace before --out is touched
+    for _user, db in inputs:  # every input readable as LifeTrace, its screenshots there, before --out is touched
         detect_schema(db)
     _check_out(raw, out)
+    for user, db in inputs:
+        _check_images(user, db)
     (out / STATE_DIR).mkdir(parents=True, exist_ok=True)
     write_json_atomic(out / STATE_DIR / "manifest.json",
                       {"raw": str(raw.resolve()), "users": {u: str(db.resolve()) for u, db in inputs}})

@@ -43,7 +43,11 @@ class QualityResult:
 
 
 def sha256_file(path: Path) -> str:
-    """SHA-256 of a file's bytes, hex."""
+    """SHA-256 of a file's bytes, hex (of the plaintext for a screenshot of an encrypted capture)."""
+    from ..vault import is_encrypted_file, read_file
+
+    if is_encrypted_file(path):
+        return hashlib.sha256(read_file(path)).hexdigest()
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -52,7 +56,7 @@ def sha256_file(path: Path) -> str:
 
 
 def _invalid(shot: Screenshot, recorded_size: int | None, cfg: QualityConfig) -> str | None:
-    from PIL import Image
+    from ..vault import open_image
 
     if shot.path is None or not shot.path.is_file():
         return "screenshot file missing"
@@ -61,7 +65,7 @@ def _invalid(shot: Screenshot, recorded_size: int | None, cfg: QualityConfig) ->
         if size != recorded_size:
             return f"file size {size} B differs from the recorded {recorded_size} B"
     try:
-        with Image.open(shot.path) as im:
+        with open_image(shot.path) as im:
             im.load()
     except Exception as e:  # noqa: BLE001  (Pillow raises many types for broken files)
         return f"image does not decode ({type(e).__name__})"

@@ -1,4 +1,5 @@
-"""Phase 2, human review: a one-page web app on 127.0.0.1 behind a random token.
+"""Phase 2, human review: a one-page web app on 127.0.0.1 behind a random token
+(:class:`proagent.serve.LocalServer`).
 
 It lists what phase 1 retained or rated moderate (``DIR/.curate/<user>/items.json``),
 shows each original screenshot (read from the raw input, never copied) with the
@@ -11,21 +12,17 @@ applies the decisions when run again. Keys: ``r`` retain, ``b`` blur, ``d`` dele
 from __future__ import annotations
 
 import json
-import secrets
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlparse
 
 from ..errors import DataError
+from ..serve import HttpError, LocalServer, Request, Response
+from ..vault import read_file
 from ._pipeline import STATE_DIR, load_decisions, save_decision
 
 __all__ = ["ReviewServer", "serve_review"]
 
-_PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>proagent review</title>
-<style>
+_STYLE = """
 body{font-family:sans-serif;margin:0;background:#222;color:#eee}
 header{padding:8px 12px;background:#333;display:flex;gap:16px;align-items:center}
 #stage{position:relative;display:inline-block;margin:12px}
@@ -34,14 +31,18 @@ header{padding:8px 12px;background:#333;display:flex;gap:16px;align-items:center
 .box span{position:absolute;top:-16px;left:0;font-size:11px;background:#f33;color:#fff;padding:0 3px}
 #decision{font-weight:bold} .retain{color:#6c6} .blur{color:#fc3} .delete{color:#f66}
 button{font-size:14px}
-</style></head><body>
+"""
+
+_BODY = """
 <header><span id="pos"></span><span id="meta"></span>
 <span>decision: <span id="decision"></span></span>
 <button data-a="retain">retain (r)</button><button data-a="blur">blur (b)</button>
 <button data-a="delete">delete (d)</button><button id="prev">prev (k)</button><button id="next">next (j)</button>
 <span id="status"></span></header>
 <div id="stage"><img id="shot" alt="screenshot"></div>
-<script>
+"""
+
+_SCRIPT = """
 const token = new URLSearchParams(location.search).get("token");
 let items = [], i = 0;
 const $ = id => document.getElementById(id);
@@ -91,8 +92,19 @@ document.querySelectorAll("button[data-a]").forEach(b => b.onclick = () => decid
 $("next").onclick = () => { if (i < items.length - 1) { i++; show(); } };
 $("prev").onclick = () => { if (i > 0) { i--; show(); } };
 load();
-</script></body></html>
 """
+
+
+def _read_json(path: Path, what: str) -> Any:
+    """``path`` parsed as JSON; a damaged file is one :class:`DataError` naming it."""
+    try:
+        return json.loads(path.read_text("utf-8"))
+    except UnicodeDecodeError:
+        raise DataError(path, f"{what} is not UTF-8 text (damaged); re-run proagent curate") from None
+    except json.JSONDecodeError as e:
+        raise DataError(path, f"{what} is not valid JSON ({e.msg} at line {e.lineno}); re-run proagent curate") from None
+    except OSError as e:
+        raise DataError(path, f"cannot read {what} ({e.strerror or e})") from None
 
 
 def _load_items(out: Path) -> tuple[list[dict[str, Any]], dict[tuple[str, int], Path]]:
@@ -100,127 +112,90 @@ def _load_items(out: Path) -> tuple[list[dict[str, Any]], dict[tuple[str, int], 
     man = state / "manifest.json"
     if not man.is_file():
         raise DataError(out, "not a curate output (no .curate/manifest.json): run proagent curate RAW --out DIR first")
-    users = json.loads(man.read_text("utf-8")).get("users", {})
+    manifest = _read_json(man, "the curate manifest")
+    users = manifest.get("users", {}) if isinstance(manifest, dict) else None
+    if not isinstance(users, (dict, list)):
+        raise DataError(man, "not a curate manifest (no users); re-run proagent curate")
     items: list[dict[str, Any]] = []
     images: dict[tuple[str, int], Path] = {}
     for user in users:
-        path = state / user / "items.json"
+        path = state / str(user) / "items.json"
         if not path.is_file():
             continue
-        decisions = load_decisions(out, user)
-        for it in json.loads(path.read_text("utf-8")):
-            sid = int(it["screenshot_id"])
-            images[(user, sid)] = Path(it["image"])
-            items.append({k: v for k, v in it.items() if k != "image"} | {"user": user, "decision": decisions.get(sid)})
+        decisions = load_decisions(out, str(user))
+        rows = _read_json(path, "the review items")
+        try:
+            for it in rows:
+                sid = int(it["screenshot_id"])
+                images[(str(user), sid)] = Path(str(it["image"]))
+                items.append({k: v for k, v in it.items() if k != "image"} | {"user": str(user), "decision": decisions.get(sid)})
+        except (TypeError, KeyError, ValueError, AttributeError) as e:
+            raise DataError(path, f"not a list of review items ({e.__class__.__name__}: {e}); re-run proagent curate") from None
     return items, images
 
 
 class ReviewServer:
-    """The review page's HTTP server (``ThreadingHTTPServer`` bound to 127.0.0.1)."""
+    """The review page's server (:class:`proagent.serve.LocalServer` on 127.0.0.1: token, Host,
+    Origin and body checks)."""
 
     def __init__(self, out: str | Path, port: int = 0) -> None:
         self.out = Path(out)
         self.items, self.images = _load_items(self.out)
-        self.token = secrets.token_urlsafe(18)
+        self._server = srv = LocalServer("proagent-review", port, max_body=4096)
+        self.token = srv.token
         """The random token every request must carry (``?token=...``)."""
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
-        self._thread: threading.Thread | None = None
+        page = srv.html_page("proagent review", _BODY, style=_STYLE, script=_SCRIPT)
+        srv.route("GET", "/", lambda req: Response.html(page))
+        srv.route("GET", "/api/items", lambda req: Response.json({"items": self.items}))
+        srv.route("GET", "/img/", self._image, prefix=True)
+        srv.route("POST", "/api/decision", self._decide)
 
     @property
     def url(self) -> str:
         """The page's address, token included."""
-        host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}/?token={self.token}"
+        return self._server.url
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        srv = self
+    def _image(self, req: Request) -> Response:
+        parts = req.parts
+        try:
+            key = (parts[1], int(parts[2]))
+        except (IndexError, ValueError):
+            raise HttpError(404, "not found") from None
+        img = self.images.get(key)
+        if img is None or not img.is_file():
+            raise HttpError(404, "not found")
+        ctype = "image/jpeg" if img.suffix.lower() in (".jpg", ".jpeg") else "image/png"
+        return Response(read_file(img), ctype)  # decrypted in memory for an encrypted capture
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-                pass  # request lines carry the token
-
-            def _send(self, code: int, body: bytes, ctype: str) -> None:
-                self.send_response(code)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(body)))
-                self.send_header("Cache-Control", "no-store")
-                self.send_header("Referrer-Policy", "no-referrer")
-                self.end_headers()
-                self.wfile.write(body)
-
-            def _authorised(self) -> bool:
-                q = parse_qs(urlparse(self.path).query)
-                ok = secrets.compare_digest((q.get("token") or [""])[0], srv.token)
-                if not ok:
-                    self._send(403, b"forbidden: missing or wrong token", "text/plain")
-                return ok
-
-            def do_GET(self) -> None:  # noqa: N802
-                if not self._authorised():
-                    return
-                path = urlparse(self.path).path
-                if path == "/":
-                    self._send(200, _PAGE.encode("utf-8"), "text/html; charset=utf-8")
-                elif path == "/api/items":
-                    self._send(200, json.dumps({"items": srv.items}, ensure_ascii=False).encode("utf-8"),
-                               "application/json")
-                elif path.startswith("/img/"):
-                    parts = path.split("/")
-                    try:
-                        from urllib.parse import unquote
-
-                        key = (unquote(parts[2]), int(parts[3]))
-                    except (IndexError, ValueError):
-                        self._send(404, b"not found", "text/plain")
-                        return
-                    img = srv.images.get(key)
-                    if img is None or not img.is_file():
-                        self._send(404, b"not found", "text/plain")
-                        return
-                    ctype = "image/jpeg" if img.suffix.lower() in (".jpg", ".jpeg") else "image/png"
-                    self._send(200, img.read_bytes(), ctype)
-                else:
-                    self._send(404, b"not found", "text/plain")
-
-            def do_POST(self) -> None:  # noqa: N802
-                if not self._authorised():
-                    return
-                if urlparse(self.path).path != "/api/decision":
-                    self._send(404, b"not found", "text/plain")
-                    return
-                try:
-                    body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
-                    user, sid, action = str(body["user"]), int(body["screenshot_id"]), str(body["action"])
-                    if (user, sid) not in srv.images:
-                        raise ValueError("unknown screenshot")
-                    save_decision(srv.out, user, sid, action)
-                except (ValueError, KeyError, TypeError, json.JSONDecodeError) as e:
-                    self._send(400, f"bad decision: {e}".encode(), "text/plain")
-                    return
-                for it in srv.items:
-                    if it["user"] == user and it["screenshot_id"] == sid:
-                        it["decision"] = action
-                self._send(200, b'{"saved": true}', "application/json")
-
-        return Handler
+    def _decide(self, req: Request) -> Response:
+        body = req.json()
+        try:
+            user, sid, action = str(body["user"]), int(body["screenshot_id"]), str(body["action"])
+            if (user, sid) not in self.images:
+                raise ValueError("unknown screenshot")
+            save_decision(self.out, user, sid, action)
+        except (ValueError, KeyError, TypeError, OverflowError) as e:
+            raise HttpError(400, f"bad decision: {e}") from None
+        for it in self.items:
+            if it["user"] == user and it["screenshot_id"] == sid:
+                it["decision"] = action
+        return Response.json({"saved": True})
 
     def start(self) -> ReviewServer:
         """Serve in a background thread."""
-        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self._thread.start()
+        self._server.start()
         return self
 
     def stop(self) -> None:
         """Stop serving and close the socket."""
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self._server.close()
 
 
 def serve_review(out: str | Path, port: int = 0) -> ReviewServer:
     """Load the review items of a curate output and start serving them (background thread).
 
     Raises:
-        DataError: ``out`` is not a curate output.
+        DataError: ``out`` is not a curate output, or its manifest or items are damaged.
         OSError: the port cannot be bound.
     """
     return ReviewServer(out, port).start()

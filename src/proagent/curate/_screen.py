@@ -55,10 +55,10 @@ class Screener(Protocol):
 
 
 def _load_rgb(image: Path):  # noqa: ANN202
-    from PIL import Image
+    from ..vault import open_image
 
     try:
-        with Image.open(image) as im:
+        with open_image(image) as im:
             return im.convert("RGB")
     except (OSError, SyntaxError) as e:
         raise DataError(image, f"cannot decode image ({e})") from None

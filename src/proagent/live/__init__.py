@@ -41,13 +41,15 @@ from ._records import RESPONSES, LiveDecision, Offer, Response
 from ._restraint import (PAUSE_FILE, Restraint, RestraintConfig, is_paused, parse_quiet_hours, pause, quiet_app_rules,
                          resume, x11_fullscreen)
 from ._run import LiveOptions, RunSummary, run_replay, run_watch, start_capture, summarise
-from ._sources import LifeTraceFollower, Moment, ReplayClock, WallClock, replay_moments
+from ._sources import MAX_SPEED, MIN_SPEED, LifeTraceFollower, Moment, ReplayClock, WallClock, replay_moments
 from ._when import load_when
 
 __all__ = [
     "ActivityLogFollower",
     "FEEDBACK_DB",
     "LEARNING_DIR",
+    "MAX_SPEED",
+    "MIN_SPEED",
     "NOTIFIERS",
     "PAUSE_FILE",
     "RESPONSES",

@@ -18,7 +18,12 @@ from ..sources.lifetrace import load_lifetrace
 from ..sources.lifetrace_schema import connect_read_only, find_lifetrace_db, read_schema, sqlite_problem
 from ..sources.load import load_events
 
-__all__ = ["Clock", "LifeTraceFollower", "Moment", "ReplayClock", "WallClock", "replay_moments"]
+__all__ = ["MAX_SPEED", "MIN_SPEED", "Clock", "LifeTraceFollower", "Moment", "ReplayClock", "WallClock", "replay_moments"]
+
+MIN_SPEED = 1e-3
+"""Slowest replay accepted (times real time; slower would wait beyond what sleep can hold)."""
+MAX_SPEED = 1e6
+"""Fastest replay accepted other than 0 (no waiting)."""
 
 
 @dataclass(frozen=True)
@@ -54,8 +59,8 @@ class ReplayClock:
     clock stands at the latest moment played)."""
 
     def __init__(self, speed: float) -> None:
-        if speed < 0:
-            raise ValueError(f"speed {speed}: must be >= 0")
+        if not (speed == 0 or MIN_SPEED <= speed <= MAX_SPEED):  # NaN fails both
+            raise ValueError(f"speed {speed}: must be 0 or between {MIN_SPEED:g} and {MAX_SPEED:g}")
         self.speed = float(speed)
         self._origin: tuple[datetime, float] | None = None
         self._at: datetime | None = None

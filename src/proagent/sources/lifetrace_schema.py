@@ -162,14 +162,19 @@ def connect_read_only(path: str | Path, *, follow: bool = False) -> sqlite3.Conn
     connection kept open on a log that grows, :mod:`proagent.live`) never uses
     ``immutable``, and the connection may be used from another thread.
 
+    An encrypted capture's database (:mod:`proagent.vault`) is opened with its key.
+
     Raises:
         sqlite3.DatabaseError: SQLite cannot open the file (see :func:`sqlite_problem`).
+        DataError: an encrypted database whose key is missing or wrong.
     """
     path = Path(path)
     uri = path.resolve().as_uri() + "?mode=ro"
     if not follow and _is_wal_mode(path) and not Path(str(path) + "-wal").exists():
         uri += "&immutable=1"
-    conn = sqlite3.connect(uri, uri=True, timeout=5.0, check_same_thread=not follow)  # a follower may poll from a worker thread
+    from ..vault import connect  # an encrypted capture (capture --encrypt): SQLCipher with its key, read alike
+
+    conn = connect(uri, uri=True, timeout=5.0, check_same_thread=not follow)  # a follower may poll from a worker thread
     conn.text_factory = lambda b: b.decode("utf-8", "replace")
     conn.row_factory = sqlite3.Row
     return conn

@@ -59,6 +59,16 @@ def _f(v: Any, spec: str = ".3f") -> str:
     return str(v)
 
 
+def _known_durations(res: dict) -> str:
+    """`` (n = 1 of 6 events; 5 with an unknown end ...)`` when some events have no duration
+    (steps out of time order, or events still open), so a median over a few is not read as all."""
+    n, total = res["durations"]["all"]["n"], res["counts"]["events"]
+    if n >= total:
+        return ""
+    return (f" (n = {n} of {total} events; {total - n} with an unknown end: "
+            "steps out of time order or events still open)")
+
+
 def _fit_lines(res: dict[str, Any]) -> list[str]:
     pl = res.get("power_law") or {}
     if not pl.get("ok"):
@@ -94,7 +104,7 @@ def summary_text(res: dict[str, Any], name: str) -> str:
         f"LLM moments: {res['llm_definition']}",
         f"times: {res['time_basis']}",
         f"durations: median {_f(res['durations']['all']['median'], '.1f')} s, "
-        f"share < 3 s {_f(res['durations']['all'].get('share_under_3s'))}",
+        f"share < 3 s {_f(res['durations']['all'].get('share_under_3s'))}" + _known_durations(res),
         f"apps: {res['apps']['distinct']} distinct" + (": " + ", ".join(
             f"{a['app']} ({a['events']})" for a in res["apps"]["top"][:3]) if res["apps"]["top"] else ""),
         f"inter-event times of all events: n = {ia.get('n', 0)}, median {_f(ia.get('median'), '.1f')} s, "

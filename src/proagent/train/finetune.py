@@ -50,6 +50,7 @@ __all__ = [
     "answer_text",
     "chat_examples",
     "finetune",
+    "check_base",
     "load_base",
     "read_manifest",
     "require_train_extra",
@@ -187,6 +188,28 @@ def _gguf_of(base: str) -> Path | None:
     return None
 
 
+def check_base(base: str) -> None:
+    """Refuse, before anything is created, a ``base`` that cannot be loaded: not a bundled
+    model, a ``.gguf`` file nor a Hugging Face folder whose ``config.json`` is a JSON object
+    naming its ``model_type`` (a truncated or foreign config).
+
+    Raises:
+        FileNotFoundError: no such model, file or folder.
+        ValueError: the folder's ``config.json`` is damaged (the message names it).
+    """
+    if _gguf_of(base) is not None:
+        return
+    cfg = Path(base) / "config.json"
+    if not cfg.is_file():
+        raise FileNotFoundError(f"{base}: not a bundled model, a .gguf file nor a model folder with config.json")
+    try:
+        data = json.loads(cfg.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{cfg}: not a readable model config ({e.__class__.__name__}: {e})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("model_type"), str):
+        raise ValueError(f"{cfg}: not a Hugging Face model config (no model_type)")
+
+
 def load_base(base: str) -> tuple[Any, Any, Path | None]:
     """Load a base model and its tokenizer in full precision.
 
@@ -211,8 +234,13 @@ def load_base(base: str) -> tuple[Any, Any, Path | None]:
         if not (Path(base) / "config.json").is_file():
             raise FileNotFoundError(f"{base}: not a bundled model, a .gguf file nor a model folder with config.json")
         kw, folder = {}, base
-    tok = AutoTokenizer.from_pretrained(folder, **kw)
-    model = AutoModelForCausalLM.from_pretrained(folder, dtype="float32", **kw)
+    check_base(base)
+    try:
+        tok = AutoTokenizer.from_pretrained(folder, **kw)
+        model = AutoModelForCausalLM.from_pretrained(folder, dtype="float32", **kw)
+    except (OSError, ValueError, KeyError) as e:  # transformers: missing/damaged weights or tokenizer files
+        first = (str(e).strip().splitlines() or [e.__class__.__name__])[0]
+        raise ValueError(f"{base}: cannot load the model ({first})") from None
     quantizer = getattr(model, "hf_quantizer", None)
     if gguf is not None and quantizer is not None:
         # the loader dequantised every weight (no GGUF matmul kernel on this path); it still

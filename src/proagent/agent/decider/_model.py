@@ -158,7 +158,10 @@ def load_decider(folder: str | Path, cache: EmbeddingCache | None = None) -> Dec
         raise DeciderError(f"{mpath}: incomplete manifest ({e})") from None
     if manifest.get("n_features") != len(feature_names(groups)) or not 0.0 <= threshold <= 1.0:
         raise DeciderError(f"{mpath}: feature count or threshold does not match its feature groups")
-    model_path = folder / str(manifest.get("model_file", MODEL_FILE))
+    name = str(manifest.get("model_file", MODEL_FILE))
+    model_path = folder / name
+    if Path(name).name != name or name in ("", ".", "..") or model_path.is_symlink():
+        raise DeciderError(f"{mpath}: model_file {name!r} must name a file inside {folder}")
     if not model_path.is_file():
         raise DeciderError(f"{model_path}: model file missing")
     if _sha256(model_path) != manifest.get("model_sha256"):
@@ -171,4 +174,10 @@ def load_decider(folder: str | Path, cache: EmbeddingCache | None = None) -> Dec
     if foreign:
         raise DeciderError(f"{model_path}: holds types outside scikit-learn/numpy/scipy ({', '.join(foreign[:5])}); refused")
     model = sio.load(model_path, trusted=list(untrusted))
+    if not (callable(getattr(model, "predict_proba", None)) and len(getattr(model, "classes_", ())) == 2):
+        raise DeciderError(f"{model_path}: {type(model).__name__} is not a fitted two-class classifier "
+                           "(no predict_proba / classes_); retrain with `proagent train when`")
+    if getattr(model, "n_features_in_", manifest["n_features"]) != manifest["n_features"]:
+        raise DeciderError(f"{model_path}: takes {model.n_features_in_} features, the manifest says "
+                           f"{manifest['n_features']}; retrain with `proagent train when`")
     return Decider(model, manifest, cache=cache, path=folder)

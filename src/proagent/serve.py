@@ -1,0 +1,351 @@
+"""The one local web server behind proagent's interactive pages (``proagent review``, the
+``live`` offer page): 127.0.0.1 only, a random token, and the guards a page on a shared
+machine needs.
+
+Every request must
+
+* come to ``Host: 127.0.0.1:<port>`` or ``localhost:<port>`` (a DNS-rebinding page that
+  resolves its own name to 127.0.0.1 sends its own name and gets 403);
+* carry the server's random token (``?token=...``, :data:`TOKEN_BYTES` bytes from
+  :mod:`secrets`, compared in constant time), else 403.
+
+A write (``POST``) must also
+
+* not come from another site: an ``Origin`` header must be this server's own origin and a
+  ``Sec-Fetch-Site`` header must be ``same-origin`` or ``none`` (browsers send them on
+  cross-site ``fetch``/form posts; a script on another page cannot drop them), else 403;
+* declare its length (``Content-Length``, else 411) of at most ``max_body`` bytes (else 413;
+  a negative or non-numeric one is 400), and deliver it within ``timeout`` seconds (else the
+  connection is closed): the body is never read past its cap.
+
+Every connection is bounded in time (``timeout`` seconds per read) and in number
+(:data:`MAX_CONNECTIONS` at once; one more gets 503 and is closed), so a flood of
+connections or slow clients cannot grow memory or threads without bound. Errors are JSON
+``{"error": "..."}``; a handler that raises gets a 500 with no traceback anywhere (the
+server's terminal stays quiet, and no request line is logged: URLs carry the token).
+Responses carry ``Content-Security-Policy`` (scripts only with the page's nonce, no frames,
+no form posts elsewhere), ``X-Content-Type-Options: nosniff``, ``Cache-Control: no-store``,
+``Referrer-Policy: no-referrer`` and ``X-Frame-Options: DENY``.
+
+Pages are built with :func:`proagent.report.pages.page` (:meth:`LocalServer.html_page`
+puts the page's script under the CSP nonce).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import secrets
+import socket
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlparse
+
+from .report.pages import page
+
+__all__ = ["MAX_BODY", "MAX_CONNECTIONS", "TIMEOUT", "TOKEN_BYTES", "HttpError", "LocalServer", "Request", "Response"]
+
+TOKEN_BYTES = 16
+"""Random bytes of the token (128 bits)."""
+MAX_BODY = 64 * 1024
+"""Default cap on a request body, bytes (a decision or a response is well under 1 KiB)."""
+TIMEOUT = 10.0
+"""Seconds a connection may stay silent before it is closed (slow or stalled clients)."""
+MAX_CONNECTIONS = 32
+"""Connections served at once; one more is answered 503 and closed."""
+
+
+class HttpError(Exception):
+    """Raised by a route: answered ``status`` with JSON ``{"error": message}``."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Request:
+    """One request as a route sees it (already authorised)."""
+
+    method: str
+    """``GET`` or ``POST``."""
+    path: str
+    """URL path, percent-decoded per segment by :attr:`parts`."""
+    query: dict[str, list[str]]
+    """Query parameters (the token among them)."""
+    body: bytes = b""
+    """The request body (``POST``), at most the server's ``max_body`` bytes."""
+
+    @property
+    def parts(self) -> list[str]:
+        """The path's segments, percent-decoded (``/img/U1/3`` -> ``["img", "U1", "3"]``)."""
+        return [unquote(p) for p in self.path.split("/") if p]
+
+    def json(self) -> Any:
+        """The body parsed as JSON.
+
+        Raises:
+            HttpError: 400 when the body is not UTF-8 JSON.
+        """
+        try:
+            return json.loads(self.body.decode("utf-8") or "null")
+        except (UnicodeDecodeError, ValueError) as e:
+            raise HttpError(400, f"body is not JSON ({e.__class__.__name__})") from None
+
+
+@dataclass(frozen=True)
+class Response:
+    """What a route returns."""
+
+    body: bytes
+    content_type: str = "application/json; charset=utf-8"
+    status: int = 200
+
+    @classmethod
+    def json(cls, obj: object, status: int = 200) -> Response:
+        """A JSON response of ``obj``."""
+        return cls(json.dumps(obj, ensure_ascii=False).encode("utf-8"), status=status)
+
+    @classmethod
+    def html(cls, text: str) -> Response:
+        """An HTML page."""
+        return cls(text.encode("utf-8"), "text/html; charset=utf-8")
+
+
+Route = Callable[[Request], Response]
+
+
+@dataclass
+class _Routes:
+    exact: dict[tuple[str, str], Route] = field(default_factory=dict)
+    prefix: dict[tuple[str, str], Route] = field(default_factory=dict)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+
+    def __init__(self, addr: tuple[str, int], handler: type[BaseHTTPRequestHandler], max_connections: int) -> None:
+        self.slots = threading.BoundedSemaphore(max_connections)
+        super().__init__(addr, handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self.slots.acquire(blocking=False):  # full: a short 503, no thread
+            try:
+                request.settimeout(1.0)
+                request.sendall(_BUSY)
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except Exception:  # noqa: BLE001 - could not start a thread: drop this connection only
+            self.slots.release()
+            self.shutdown_request(request)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a reset or timed-out connection: nothing to print (never a traceback on the terminal)
+
+
+_BUSY_BODY = b'{"error": "too busy"}'
+_BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: "
+         + str(len(_BUSY_BODY)).encode() + b"\r\nConnection: close\r\n\r\n" + _BUSY_BODY)
+
+
+class LocalServer:
+    """A token-guarded HTTP server on 127.0.0.1 serving ``routes`` in a daemon thread.
+
+    Args:
+        name: the thread's name (``proagent-review``...).
+        port: TCP port on 127.0.0.1 (0: a free one).
+        max_body: cap on a ``POST`` body in bytes (:data:`MAX_BODY`).
+        timeout: seconds per socket read before a silent connection is closed (:data:`TIMEOUT`).
+        max_connections: connections served at once (:data:`MAX_CONNECTIONS`).
+
+    Routes are added with :meth:`route` before :meth:`start`.
+
+    Raises:
+        OSError: the port cannot be bound.
+    """
+
+    def __init__(self, name: str, port: int = 0, *, max_body: int = MAX_BODY, timeout: float = TIMEOUT,
+                 max_connections: int = MAX_CONNECTIONS) -> None:
+        self.name = name
+        self.token = secrets.token_urlsafe(TOKEN_BYTES)
+        """The random token every request must carry (``?token=...``)."""
+        self.nonce = secrets.token_urlsafe(12)
+        """The CSP nonce of this server's page scripts."""
+        self.max_body = max_body
+        self._routes = _Routes()
+        self._httpd = _Server(("127.0.0.1", port), self._handler(timeout), max_connections)
+        self.port = int(self._httpd.server_address[1])
+        self._thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------------ set-up
+
+    def route(self, method: str, path: str, fn: Route, *, prefix: bool = False) -> None:
+        """Serve ``fn`` at ``method path`` (with ``prefix``: every path starting with ``path``)."""
+        (self._routes.prefix if prefix else self._routes.exact)[(method, path)] = fn
+
+    def html_page(self, title: str, body: str, *, style: str = "", script: str = "") -> str:
+        """A page built with :func:`proagent.report.pages.page`, its ``script`` run under this
+        server's CSP nonce (inline scripts without it are blocked)."""
+        head = f"<style>{style}</style>" if style else ""
+        tail = f'<script nonce="{self.nonce}">{script}</script>' if script else ""  # after the body it uses
+        return page(title, body + tail, head=head)
+
+    @property
+    def origins(self) -> tuple[str, ...]:
+        """The origins a write may come from (this server's own)."""
+        return (f"http://127.0.0.1:{self.port}", f"http://localhost:{self.port}")
+
+    @property
+    def url(self) -> str:
+        """The page's address, token included."""
+        return f"http://127.0.0.1:{self.port}/?token={self.token}"
+
+    @property
+    def csp(self) -> str:
+        """The Content-Security-Policy header of every response."""
+        return (f"default-src 'none'; script-src 'nonce-{self.nonce}'; style-src 'unsafe-inline'; "
+                "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+    def start(self) -> LocalServer:
+        """Serve in a daemon thread; returns ``self``."""
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.5},
+                                        daemon=True, name=self.name)
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        """Stop serving and close the socket."""
+        if self._thread is not None:
+            self._httpd.shutdown()
+        self._httpd.server_close()
+
+    # ------------------------------------------------------------------ requests
+
+    def _find(self, method: str, path: str) -> Route | None:
+        fn = self._routes.exact.get((method, path))
+        if fn is not None:
+            return fn
+        for (m, p), f in self._routes.prefix.items():
+            if m == method and path.startswith(p):
+                return f
+        return None
+
+    def _check(self, h: BaseHTTPRequestHandler) -> None:
+        """Host, token and, for writes, origin: raises :class:`HttpError` (403)."""
+        host = h.headers.get("Host") or ""
+        if host not in (f"127.0.0.1:{self.port}", f"localhost:{self.port}"):
+            raise HttpError(403, "forbidden")
+        tok = (parse_qs(urlparse(h.path).query).get("token") or [""])[0]
+        if not hmac.compare_digest(tok.encode("utf-8", "replace"), self.token.encode()):
+            raise HttpError(403, "forbidden: missing or wrong token")
+        if h.command != "GET":
+            origin = h.headers.get("Origin")
+            if origin is not None and origin not in self.origins:
+                raise HttpError(403, "forbidden: cross-origin write")
+            site = h.headers.get("Sec-Fetch-Site")
+            if site is not None and site not in ("same-origin", "none"):
+                raise HttpError(403, "forbidden: cross-site write")
+
+    def _body(self, h: BaseHTTPRequestHandler) -> bytes:
+        if h.headers.get("Transfer-Encoding"):
+            raise HttpError(411, "send a Content-Length, not a chunked body")
+        raw = h.headers.get("Content-Length")
+        if raw is None:
+            raise HttpError(411, "Content-Length required")
+        try:
+            n = int(raw.strip())
+        except ValueError:
+            raise HttpError(400, "bad Content-Length") from None
+        if n < 0:
+            raise HttpError(400, "bad Content-Length")
+        if n > self.max_body:
+            raise HttpError(413, f"body over {self.max_body} bytes")
+        data = h.rfile.read(n)  # the socket's timeout bounds a stalled sender
+        if len(data) != n:
+            raise HttpError(400, "body shorter than its Content-Length")
+        return data
+
+    def _handler(self, timeout: float) -> type[BaseHTTPRequestHandler]:
+        srv = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.0"  # one request per connection: no idle keep-alive threads
+            server_version = "proagent"
+            sys_version = ""
+
+            def setup(self) -> None:
+                self.timeout = timeout  # StreamRequestHandler sets it on the socket
+                super().setup()
+
+            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+                pass  # request lines carry the token
+
+            def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+                # http.server's own errors (bad request line, too-long headers): JSON, no HTML echo
+                self.close_connection = True
+                self.request_version = "HTTP/1.0"  # a status line even for an unparsable request
+                self._send(Response.json({"error": message or "bad request"}, code))
+
+            def _send(self, r: Response) -> None:
+                try:
+                    self.send_response(r.status)
+                    self.send_header("Content-Type", r.content_type)
+                    self.send_header("Content-Length", str(len(r.body)))
+                    self.send_header("Cache-Control", "no-store")
+                    self.send_header("Referrer-Policy", "no-referrer")
+                    self.send_header("X-Content-Type-Options", "nosniff")
+                    self.send_header("X-Frame-Options", "DENY")
+                    self.send_header("Content-Security-Policy", srv.csp)
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    if self.command != "HEAD":
+                        self.wfile.write(r.body)
+                except (OSError, socket.timeout):
+                    self.close_connection = True
+
+            def _serve(self) -> None:
+                try:
+                    srv._check(self)
+                    url = urlparse(self.path)
+                    fn = srv._find(self.command, url.path)
+                    if fn is None:
+                        raise HttpError(404, "not found")
+                    body = srv._body(self) if self.command == "POST" else b""
+                    r = fn(Request(self.command, url.path, parse_qs(url.query), body))
+                except HttpError as e:
+                    r = Response.json({"error": e.message}, e.status)
+                    self.close_connection = True
+                except (OSError, socket.timeout):
+                    self.close_connection = True
+                    return
+                except Exception:  # noqa: BLE001 - a route's bug: a 500, never a traceback
+                    r = Response.json({"error": "internal error"}, 500)
+                self._send(r)
+
+            def do_GET(self) -> None:  # noqa: N802
+                self._serve()
+
+            def do_POST(self) -> None:  # noqa: N802
+                self._serve()
+
+            def do_PUT(self) -> None:  # noqa: N802
+                self._send(Response.json({"error": "method not allowed"}, 405))
+
+            do_DELETE = do_PATCH = do_PUT  # noqa: N815
+
+        return Handler

@@ -1,0 +1,235 @@
+"""proagent.serve.LocalServer, the one server behind the review and live pages: each bad
+request a hostile page or process on the machine could send, and a bounded loopback flood
+(memory and threads stay bounded, the page keeps answering)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+import time
+
+import psutil
+import pytest
+
+from proagent.serve import LocalServer, Response
+
+
+@pytest.fixture()
+def server():
+    srv = LocalServer("test-serve", max_body=1024, timeout=1.0, max_connections=8)
+    seen: list[bytes] = []
+    srv.route("GET", "/", lambda req: Response.html(srv.html_page("t", "<p id=x>hi</p>", script="1")))
+    srv.route("GET", "/boom", lambda req: 1 / 0)
+
+    def write(req):  # noqa: ANN001, ANN202
+        seen.append(req.body)
+        return Response.json({"ok": True, "got": req.json()})
+
+    srv.route("POST", "/w", write)
+    srv.start()
+    srv.seen = seen  # type: ignore[attr-defined]
+    yield srv
+    srv.close()
+
+
+def _req(srv: LocalServer, method: str, path: str, *, token: bool = True, body: bytes | None = None,
+         headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    c = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
+    url = path + (("&" if "?" in path else "?") + f"token={srv.token}" if token else "")
+    c.putrequest(method, url, skip_host=True, skip_accept_encoding=True)
+    h = {"Host": f"127.0.0.1:{srv.port}", **(headers or {})}
+    if body is not None and "Content-Length" not in h:
+        h["Content-Length"] = str(len(body))
+    for k, v in h.items():
+        c.putheader(k, v)
+    c.endheaders()
+    if body:
+        c.send(body)
+    r = c.getresponse()
+    out = r.status, dict(r.getheaders()), r.read()
+    c.close()
+    return out
+
+
+def _raw(srv: LocalServer, data: bytes, *, wait: float = 5.0) -> bytes:
+    """Send ``data`` on a fresh connection; what came back before the server closed it."""
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=wait)
+    try:
+        s.sendall(data)
+        chunks = []
+        while True:
+            try:
+                b = s.recv(65536)
+            except (TimeoutError, ConnectionResetError):
+                break
+            if not b:
+                break
+            chunks.append(b)
+        return b"".join(chunks)
+    finally:
+        s.close()
+
+
+def _status(raw: bytes) -> int:
+    return int(raw.split(b" ", 2)[1]) if raw.startswith(b"HTTP/") else 0
+
+
+def test_the_page_and_its_headers(server: LocalServer) -> None:
+    code, h, body = _req(server, "GET", "/")
+    assert code == 200 and b'<p id=x>hi</p>' in body and f'nonce="{server.nonce}"'.encode() in body
+    csp = h["Content-Security-Policy"]
+    assert f"script-src 'nonce-{server.nonce}'" in csp and "frame-ancestors 'none'" in csp and "unsafe-eval" not in csp
+    assert h["X-Content-Type-Options"] == "nosniff" and h["Cache-Control"] == "no-store" and h["X-Frame-Options"] == "DENY"
+    assert server.url.startswith(f"http://127.0.0.1:{server.port}/?token=")
+    assert server._httpd.server_address[0] == "127.0.0.1"
+
+
+@pytest.mark.parametrize("headers, token", [
+    ({}, False),  # no token
+    ({"Host": "evil.example.com"}, True),  # DNS rebinding: the attacker's name, our token
+    ({"Host": "127.0.0.1"}, True),  # no port
+    ({"Host": "127.0.0.1:1"}, True),  # another port
+    ({"Host": ""}, True),
+])
+def test_reads_need_the_token_and_our_host(server: LocalServer, headers: dict, token: bool) -> None:
+    code, _, body = _req(server, "GET", "/", token=token, headers=headers)
+    assert code == 403 and "error" in json.loads(body)
+
+
+def test_a_wrong_token_of_any_shape_is_refused(server: LocalServer) -> None:
+    for tok in ("wrong", server.token[:-1], server.token + "x", "%ff%fe", "%C3%A9" * 40, ""):
+        code, _, _ = _req(server, "GET", f"/?token={tok}", token=False)
+        assert code == 403, tok
+
+
+@pytest.mark.parametrize("headers", [
+    {"Origin": "https://evil.example.com"},
+    {"Origin": "null"},
+    {"Origin": "http://127.0.0.1:1"},
+    {"Sec-Fetch-Site": "cross-site"},
+    {"Sec-Fetch-Site": "same-site"},
+])
+def test_cross_origin_writes_are_refused_before_the_route(server: LocalServer, headers: dict) -> None:
+    code, _, _ = _req(server, "POST", "/w", body=b'{"a": 1}', headers=headers)
+    assert code == 403 and server.seen == []  # type: ignore[attr-defined]
+
+
+def test_same_origin_writes_pass(server: LocalServer) -> None:
+    for headers in ({}, {"Origin": server.origins[0], "Sec-Fetch-Site": "same-origin"}, {"Sec-Fetch-Site": "none"}):
+        code, _, body = _req(server, "POST", "/w", body=b'{"a": 1}', headers=headers)
+        assert code == 200 and json.loads(body)["got"] == {"a": 1}
+
+
+@pytest.mark.parametrize("length, code", [
+    ("10000000000", 413),  # 10 GB declared: refused at once, nothing read
+    ("1025", 413),
+    ("-1", 400),
+    ("abc", 400),
+    ("1e3", 400),
+])
+def test_bad_content_lengths_are_answered_at_once(server: LocalServer, length: str, code: int) -> None:
+    t0 = time.monotonic()
+    raw = _raw(server, f"POST /w?token={server.token} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+                       f"Content-Length: {length}\r\n\r\n".encode())
+    assert _status(raw) == code and time.monotonic() - t0 < 3
+    assert server.seen == []  # type: ignore[attr-defined]
+
+
+def test_bodies_without_a_length_or_chunked_or_not_json(server: LocalServer) -> None:
+    raw = _raw(server, f"POST /w?token={server.token} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n\r\n".encode())
+    assert _status(raw) == 411
+    raw = _raw(server, f"POST /w?token={server.token} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+                       "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n".encode())
+    assert _status(raw) == 411
+    code, _, body = _req(server, "POST", "/w", body=b"\xff\xfe not json")
+    assert code == 400 and "JSON" in json.loads(body)["error"]
+
+
+def test_a_stalled_body_is_dropped_after_the_timeout(server: LocalServer) -> None:
+    t0 = time.monotonic()
+    raw = _raw(server, f"POST /w?token={server.token} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+                       "Content-Length: 100\r\n\r\nonly ten b".encode(), wait=10)
+    assert time.monotonic() - t0 < 5 and server.seen == []  # type: ignore[attr-defined]
+    assert _status(raw) in (0, 400)
+    assert _req(server, "GET", "/")[0] == 200
+
+
+def test_a_route_that_raises_is_a_500_without_traceback(server: LocalServer, capfd: pytest.CaptureFixture) -> None:
+    code, _, body = _req(server, "GET", "/boom")
+    assert code == 500 and json.loads(body) == {"error": "internal error"}
+    assert _req(server, "GET", "/nope")[0] == 404
+    assert _req(server, "PUT", "/w", body=b"{}")[0] == 405
+    raw = _raw(server, b"\x16\x03\x01 garbage that is not http\r\n\r\n")  # e.g. a TLS hello
+    assert _status(raw) == 400 and b"<html" not in raw.lower()
+    raw = _raw(server, b"GET /" + b"a" * 70000 + b" HTTP/1.1\r\n\r\n")
+    assert _status(raw) in (0, 414)
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "ZeroDivisionError" not in err
+
+
+def test_a_big_body_is_not_read(server: LocalServer) -> None:
+    """200 MB offered with a matching Content-Length: 413 after the headers; memory stays flat."""
+    proc = psutil.Process()
+    before = proc.memory_info().rss
+    s = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+    s.sendall(f"POST /w?token={server.token} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+              f"Content-Length: {200 * 2**20}\r\n\r\n".encode())
+    sent = 0
+    chunk = b"x" * 2**20
+    try:
+        while sent < 200 * 2**20:
+            s.sendall(chunk)
+            sent += len(chunk)
+    except OSError:
+        pass  # the server answered and closed: the rest is never read
+    s.close()
+    assert sent < 200 * 2**20, "the server kept reading the body"
+    assert proc.memory_info().rss - before < 30 * 2**20
+
+
+def test_a_loopback_flood_keeps_memory_and_threads_bounded(server: LocalServer) -> None:
+    proc = psutil.Process()
+    threads0 = threading.active_count()
+    _req(server, "GET", "/")
+    rss0 = proc.memory_info().rss
+    idle = [socket.create_connection(("127.0.0.1", server.port), timeout=5) for _ in range(40)]  # slowloris
+    try:
+        time.sleep(0.3)
+        assert threading.active_count() <= threads0 + 8 + 2  # at most max_connections handler threads
+        for _ in range(300):  # a burst of short bad requests while the slots are held
+            _raw(server, b"GET / HTTP/1.0\r\n\r\n", wait=2)
+    finally:
+        for s in idle:
+            s.close()
+    time.sleep(1.5)  # the held slots time out (timeout=1 s) and are freed
+    assert _req(server, "GET", "/")[0] == 200
+    for _ in range(200):
+        assert _req(server, "GET", "/", token=False)[0] == 403
+    assert proc.memory_info().rss - rss0 < 20 * 2**20
+    assert threading.active_count() <= threads0 + 3
+
+
+def test_both_pages_use_it(tmp_path) -> None:  # noqa: ANN001
+    from datetime import datetime
+
+    from proagent.live import FeedbackStore, OfferPage
+
+    st = FeedbackStore(tmp_path)
+    page = OfferPage(st, datetime.now)
+    try:
+        assert isinstance(page._server, LocalServer)
+        c = http.client.HTTPConnection("127.0.0.1", page.port, timeout=5)
+        c.request("POST", f"/respond?token={page.token}", body=b'{"id": 1, "response": "accepted"}',
+                  headers={"Origin": "https://evil.example.com", "Content-Type": "application/json"})
+        assert c.getresponse().status == 403
+        c.close()
+    finally:
+        page.close()
+        st.close()
+    import inspect
+
+    from proagent.curate import _review
+
+    assert "LocalServer(" in inspect.getsource(_review.ReviewServer)

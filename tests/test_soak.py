@@ -1,0 +1,24 @@
+"""The short soak (benchmarks/soak.py, 45 s): live --watch follows a real capture in Xvfb with
+scripted focus switches and a capture killed with SIGKILL and restarted half-way; every event row
+is decided exactly once, and live's memory and descriptors do not grow."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from system import require_binary
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+
+def test_short_soak(tmp_path: Path) -> None:
+    require_binary("Xvfb", "openbox", "xterm", "xdotool", "xprop")
+    from soak import soak
+
+    res = soak(0.75, tmp_path)
+    assert res["capture_killed_and_restarted"] and res["live_exit"] == 0, res
+    assert res["events"] >= 8, res
+    assert res["missed"] == 0 and res["repeated"] == 0, res
+    assert res["fds_last"] <= res["fds_first"] + 2, res
+    assert res["rss_mb_last"] - res["rss_mb_first"] < 20, res
