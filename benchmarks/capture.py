@@ -15,7 +15,6 @@ scripts/system-packages.txt and the `capture` extra.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sqlite3
 import subprocess

@@ -29,7 +29,6 @@ and, separately, with the embedding cache cold.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import time

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from lifetrace_fixtures import make_participant, tiny_png
+from lifetrace_fixtures import make_participant
 from mock_openai import MockOpenAI, last_user_text
 from proagent.annotate import AnswerError, detect_platform, parse_annotation, plan_annotation
 from proagent.annotate.records import EventAnnotation

@@ -24,7 +24,7 @@ from proagent.agent.decider import (
 )
 from proagent.bench.samples import SampleConfig, build_samples
 from proagent.cli import cli
-from proagent.records import Conversation, Event, Sample
+from proagent.records import Conversation, Event
 from proagent.train import (
     TrainingSet,
     WhenConfig,

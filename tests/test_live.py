@@ -11,7 +11,7 @@ import sys
 import threading
 import time
 from dataclasses import replace
-from datetime import datetime, time as dtime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest

@@ -4,13 +4,11 @@ query shown as a generic offer, and no decisions once the watched log stops grow
 
 from __future__ import annotations
 
-import hashlib
 import threading
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from lifetrace_fixtures import tiny_png
 from proagent.live import FeedbackStore, LiveAgent, ReplayClock, Restraint, RestraintConfig, ScriptedDecider
 from proagent.live._run import run_watch
 from proagent.live._sources import Moment

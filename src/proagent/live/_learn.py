@@ -42,7 +42,7 @@ import numpy as np
 from ..errors import DataError
 from ..io import write_atomic, write_json_atomic
 from ..records import Sample
-from ._feedback import FEEDBACK_DB, FeedbackStore, sample_from_json
+from ._feedback import FEEDBACK_DB, FeedbackStore
 
 __all__ = ["LEARNING_DIR", "LEARNING_FORMAT", "NOT_NOW_WEIGHT", "LearningWhen", "load_learning_when", "reset_learning"]
 
