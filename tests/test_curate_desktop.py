@@ -118,6 +118,7 @@ def test_revisited_page_keeps_its_event_as_a_reference(curated: dict) -> None:
     assert priv[ids[-1]]["duplicate_of"] == ids[0] and priv[ids[-1]]["action"] == "retain"
     assert priv[ids[-1]]["phase"] == "review"  # the decision on the first copy covers it
     assert "1 duplicate(s) stored once" in curated["second"]
+    assert "0 screened now" in curated["second"]  # the duplicate's text came back from the first output
     recs = (out / "curation.jsonl").read_text("utf-8")
     assert "duplicate" not in recs and "no valid screenshot" not in recs
     items = json.loads((out / ".curate" / user / "items.json").read_text("utf-8"))
@@ -148,6 +149,8 @@ def test_review_blur_with_no_region_blurs_the_whole_screen(curated: dict) -> Non
     assert np.count_nonzero(b < 128) == 0  # no glyph stroke left anywhere
     assert SECRET_WORD.lower() in _ocr_text(raw_img).lower()  # OCR reads the raw screen ...
     assert SECRET_WORD.lower() not in _ocr_text(published).lower()  # ... not the published one
+    shot = next(s for e in load_lifetrace(out / user).events for s in e.screenshots if s.id == ids[4])
+    assert shot.ocr_text.startswith("[blurred screenshot]") and SECRET_WORD not in shot.ocr_text  # nor its text
 
 
 def test_detected_region_is_blurred_and_the_rest_kept(curated: dict) -> None:

@@ -7,11 +7,13 @@ State that makes runs resumable and reviewable lives in ``DIR/.curate/`` (never 
 SHA-256 and screener, saved every few screenshots: risk, types, action, regions, scene
 description; never the screen text), ``items.json`` (what the review page shows: ids, paths of
 the raw images, cleaned window titles, regions) and ``review.json`` (phase-2 decisions).
-Nothing there holds screen text, raw or cleaned: a screenshot whose raw log has no OCR text is
-screened again on a re-run (its text is only needed for the output).
+Nothing there holds screen text, raw or cleaned: on a re-run, a screenshot whose raw log has no
+OCR text gets its cleaned text back from the previous output (which publishes it anyway), else it
+is screened again.
 
 Everything written is private to the user running it: folders ``0700``, files ``0600``
-(:data:`DIR_MODE`, :data:`FILE_MODE`); a blur with no region marked blurs the whole screen.
+(:data:`DIR_MODE`, :data:`FILE_MODE`); a blur with no region marked blurs the whole screen and
+publishes no text of it (:data:`WHOLE_SCREEN`).
 """
 
 from __future__ import annotations
@@ -37,8 +39,8 @@ from ._quality import QualityConfig, apply_quality_filters, sha256_file
 from ._records import ACTIONS, CurateSummary, Region, Screening, Verdict
 from ._screen import Screener
 
-__all__ = ["DB_NAME", "DIR_MODE", "FILE_MODE", "STATE_DIR", "TITLE_KEYWORDS", "CurateConfig", "curate", "find_inputs", "load_decisions",
-           "save_decision"]
+__all__ = ["DB_NAME", "DIR_MODE", "FILE_MODE", "STATE_DIR", "TITLE_KEYWORDS", "WHOLE_SCREEN", "CurateConfig", "curate",
+           "find_inputs", "load_decisions", "save_decision"]
 
 DB_NAME = DB_NAMES[0]
 """``lifetrace_privacy_processed.db``."""
@@ -168,6 +170,11 @@ def _file_sizes(db: Path) -> dict[int, int | None]:
         conn.close()
 
 
+WHOLE_SCREEN = "blurred whole screen"
+"""``applied`` of a blur with no region: the image is blurred whole and its OCR row holds only
+``[blurred screenshot] <scene description>``."""
+
+
 def _blur(src: Path, dest: Path, regions: tuple[Region, ...], radius: float) -> str:
     """Pixelate then blur each region of ``src`` (the whole image when ``regions`` is empty: a
     reviewer's blur with nothing marked hides the screen) into ``dest``; returns what was done
@@ -179,7 +186,7 @@ def _blur(src: Path, dest: Path, regions: tuple[Region, ...], radius: float) -> 
     done = f"blurred {len(regions)} region(s)"
     if not regions:
         regions = (Region(0, 0, img.width, img.height, "screen"),)
-        done = "blurred whole screen"
+        done = WHOLE_SCREEN
     for r in regions:
         box = (max(0, r.x0), max(0, r.y0), min(img.width, r.x1), min(img.height, r.y1))
         if box[2] <= box[0] or box[3] <= box[1]:
@@ -256,6 +263,23 @@ def _phase3(shot: Screenshot, title: str, s: Screening, action: str, cfg: Curate
     return action, reasons, types
 
 
+def _published_texts(out: Path, user: str) -> dict[int, str]:
+    """Screenshot id -> OCR text of the previous output of ``user`` (deleted screenshots' scene
+    lines left out); empty when there is none or it cannot be read."""
+    db = out / user / DB_NAME
+    if not db.is_file():
+        return {}
+    try:
+        con = connect_read_only(db)
+        try:
+            return {int(r[0]): str(r[1]) for r in con.execute("SELECT screenshot_id, text_content FROM ocr_results")
+                    if r[1] and not str(r[1]).startswith(("[deleted screenshot]", "[blurred screenshot]"))}
+        finally:
+            con.close()
+    except (sqlite3.Error, DataError):
+        return {}
+
+
 def _curate_user(user: str, db: Path, out: Path, screener: Screener, cfg: CurateConfig,
                  summary: CurateSummary, progress: Callable[[str], None]) -> tuple[list[dict], list[dict]]:
     state = out / STATE_DIR / user
@@ -264,6 +288,7 @@ def _curate_user(user: str, db: Path, out: Path, screener: Screener, cfg: Curate
     q = apply_quality_filters(user, list(log.events), _file_sizes(db), cfg.quality)
     cache = _Cache(state / "screening.json")
     decisions = load_decisions(out, user)
+    published = _published_texts(out, user)
     counts = {"events_in": len(log.events), "events_out": len(q.events), "screenshots_in": log.n_screenshots,
               "retain": 0, "blur": 0, "delete": 0, "screened": 0,
               "excluded_screenshots": sum(1 for r in q.records if "screenshot_id" in r),
@@ -273,8 +298,8 @@ def _curate_user(user: str, db: Path, out: Path, screener: Screener, cfg: Curate
     def screen(shot: Screenshot, strict: bool) -> Screening:
         key = f"{q.hashes[shot.id]}:{screener.name}" + (":strict" if strict else "")
         got = cache.get(key)
-        if got is not None and not shot.ocr_text.strip():
-            got = None  # the cache holds no text, and the output needs the screener's for this one
+        if got is not None and not shot.ocr_text.strip():  # the output needs a text, the cache holds none
+            got = replace(got, ocr_text=published[shot.id]) if shot.id in published else None
         if got is None:
             got = screener.screen(shot.path, app=shot.app_name, title=shot.window_title, strict=strict)  # type: ignore[arg-type]
             cache.put(key, got)
@@ -397,6 +422,8 @@ def _write_user(user: str, out: Path, events: list[tuple[Event, list[Screenshot]
                     digest, size = sha256_file(dest), dest.stat().st_size
                     if ref is not None:  # the same OCR as the copy it shares its file with
                         text = texts[ref]
+                    elif applied == WHOLE_SCREEN:  # a screen hidden whole keeps no text either
+                        text = "[blurred screenshot] " + v.scene_description
                     else:
                         text = clean_text(shot.ocr_text) if shot.ocr_text.strip() else s.ocr_text
                     texts[shot.id] = text
