@@ -425,12 +425,15 @@ def write_truth(truth: dict[str, Any], path: Path) -> Path:
 
 
 def _norm(s: str) -> str:
-    return "".join(s.split()).lower()
+    """Whitespace dropped, NFKC (full-width punctuation as OCR reads it: ？ -> ?), lower case."""
+    import unicodedata
+
+    return "".join(unicodedata.normalize("NFKC", s).split()).lower()
 
 
 def planted_text_share(truth: dict[str, Any], ocr_texts: list[str]) -> float:
     """Share (0-1) of the planted lines (``truth["texts"]``) found in any of ``ocr_texts``
-    (whitespace and case ignored)."""
+    (whitespace, case and full/half-width forms ignored)."""
     blob = _norm("\n".join(ocr_texts))
     items = [t["text"] for t in truth["texts"]]
     return sum(_norm(t) in blob for t in items) / len(items) if items else 0.0
