@@ -1,16 +1,16 @@
 """The capture loop: probes -> events -> storage, once per tick (1 s by default).
 
 Per tick: read the control file (pause/resume/stop); read the foreground window; if it is
-excluded, grab nothing; else grab every monitor and take its pHash (imagehash, 64 bits).
-:class:`Segmenter` decides whether the open event goes on, ends, or a new one starts. A screenshot
-is stored when it is the first of its screen in the event, or its pHash is more than
-``dedup_distance`` bits (Hamming) from the last stored one of that screen (LifeTrace: <= 5 is a
-duplicate). The open event's heartbeat (``updated_at``) is written every tick. OCR runs in a
+excluded, grab nothing; else grab every monitor and take its :class:`~._change.Frame` (pHash, 64 bits, and a half-size grey
+image). :class:`Segmenter` decides whether the open event goes on, ends, or a new one starts. A
+screenshot is stored when it is the first of its screen in the event, or it is not a duplicate of
+the last stored one of that screen: its pHash is more than ``dedup_distance`` bits (Hamming) away
+(LifeTrace: <= 5 is a duplicate) or its text changed (:func:`~._change.is_duplicate`). The open event's heartbeat (``updated_at``) is written every tick. OCR runs in a
 separate process (:mod:`proagent.capture._ocr`) at a bounded rate.
 
 Idle (DESIGN: LifeTrace has no idle rule; the issue asks for one): the user is idle when, for
 ``idle`` seconds, there was no keyboard/mouse input (when the platform tells it), the screen did
-not change (pHash distance > ``dedup_distance`` on some screen) and the foreground window did not
+not change (:func:`~._change.is_duplicate` against the previous tick on every screen) and the foreground window did not
 change; idle closes the open event at the tick idleness is seen, and activity opens a new one.
 """
 
@@ -30,6 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from ._change import Frame, frame, is_duplicate
 from ._control import ControlFile, FolderLock
 from ._exclude import Exclusions
 from ._probe import CaptureError, ScreenSource, WindowInfo, WindowProbe, open_screen_source, open_window_probe
@@ -86,6 +87,9 @@ class CaptureConfig:
     encrypt: bool = False
     """Make a new folder an encrypted capture (:mod:`proagent.vault`); an encrypted folder is
     continued encrypted either way."""
+    text_change: bool = True
+    """Also compare half-size grey images, so that text changes are stored (``False``:
+    LifeTrace's pHash rule alone, for comparison in ``benchmarks/desktop_day.py``)."""
 
     def __post_init__(self) -> None:
         for name, value in (("--interval", self.interval), ("--ocr-interval", self.ocr_interval),
@@ -210,7 +214,7 @@ def record(cfg: CaptureConfig, *, probe: WindowProbe | None = None, grabber: Scr
         ValueError: an ``--exclude-title`` pattern is not a valid regex.
     """
     try:
-        import imagehash
+        import imagehash  # noqa: F401  (used by ._change)
     except ImportError:
         raise CaptureError("imagehash is not installed: pip install 'proagent[capture]'") from None
 
@@ -249,8 +253,8 @@ def record(cfg: CaptureConfig, *, probe: WindowProbe | None = None, grabber: Scr
         seg = Segmenter(cfg.split_on_title)
         max_bytes = int(cfg.max_gb * 1e9) if cfg.max_gb is not None else None
         event_id: int | None = None
-        stored_hash: dict[int, Any] = {}  # screen -> pHash of the last stored screenshot in this event
-        prev_hash: dict[int, Any] = {}  # screen -> pHash at the previous tick (idle detection)
+        stored_hash: dict[int, Frame] = {}  # screen -> frame of the last stored screenshot in this event
+        prev_hash: dict[int, Frame] = {}  # screen -> frame at the previous tick (idle detection)
         last_win: WindowInfo | None = None
         paused = False
         t_start = time.monotonic()
@@ -278,10 +282,11 @@ def record(cfg: CaptureConfig, *, probe: WindowProbe | None = None, grabber: Scr
                 shots = [] if excluded else grabber.grab()
                 if excluded:
                     stats.excluded_ticks += 1
-            hashes = {sid: imagehash.phash(img) for sid, img in shots}
+            hashes = {sid: frame(img, text=cfg.text_change) for sid, img in shots}
             if not stats.screens and shots:
                 stats.screens = [img.size for _, img in shots]
-            changed = any(sid not in prev_hash or hashes[sid] - prev_hash[sid] > cfg.dedup_distance for sid in hashes)
+            changed = any(sid not in prev_hash or not is_duplicate(hashes[sid], prev_hash[sid], cfg.dedup_distance)
+                          for sid in hashes)
             prev_hash.update(hashes)
             if changed or win != last_win:
                 last_activity = mono
@@ -301,7 +306,7 @@ def record(cfg: CaptureConfig, *, probe: WindowProbe | None = None, grabber: Scr
             if event_id is not None:
                 for sid, img in shots:
                     h = hashes[sid]
-                    if sid in stored_hash and h - stored_hash[sid] <= cfg.dedup_distance:
+                    if sid in stored_hash and is_duplicate(h, stored_hash[sid], cfg.dedup_distance):
                         stats.duplicates += 1
                         continue
                     data = _encode(img, cfg.image_format)

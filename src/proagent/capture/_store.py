@@ -10,6 +10,9 @@
 * A new database is created complete (all tables) under a temporary name and renamed into place.
 * An image file is written (atomically, :func:`proagent.io.write_atomic`) before its row, so a row
   never names a missing file.
+* Private to the user: the capture folder and ``screenshots/`` are ``0700``, the database (and
+  its WAL files, which SQLite creates with the database's mode) and every screenshot ``0600``
+  (:data:`DIR_MODE`, :data:`FILE_MODE`), made so on every start (a folder of an older run too).
 * Retention (:meth:`Store.enforce_retention`): screenshots older than ``max_days`` and, oldest
   first, those over ``max_bytes`` have their file removed and ``file_deleted = 1`` set; the row
   and its OCR stay, as in LifeTrace 1.0.
@@ -28,12 +31,16 @@ from ..sources.lifetrace_schema import detect_schema
 from ._probe import CaptureError
 from ..sources.lifetrace_write import TIMESTAMP_FORMAT, lifetrace_ddl
 
-__all__ = ["DB_NAME", "EXCLUDED_APP", "SHOTS_DIR", "Store", "connect", "screenshot_name", "ts"]
+__all__ = ["DB_NAME", "DIR_MODE", "EXCLUDED_APP", "FILE_MODE", "SHOTS_DIR", "Store", "connect", "screenshot_name", "ts"]
 
 DB_NAME = "lifetrace.db"
 """Database file name in the capture folder (LifeTrace's own name)."""
 SHOTS_DIR = "screenshots"
 """Screenshot folder name in the capture folder."""
+DIR_MODE = 0o700
+"""Permission bits of the capture folder and ``screenshots/``."""
+FILE_MODE = 0o600
+"""Permission bits of ``lifetrace.db`` and of each screenshot."""
 EXCLUDED_APP = "[excluded]"
 """``app_name`` of an event covering an excluded window: its real app and title are not stored."""
 
@@ -76,6 +83,8 @@ class Store:
         self.folder = Path(folder)
         self.shots = self.folder / SHOTS_DIR
         self.shots.mkdir(parents=True, exist_ok=True)
+        for d in (self.folder, self.shots):
+            os.chmod(d, DIR_MODE)
         self.db = self.folder / DB_NAME
         vault = vault_of(self.folder)
         self.key = key_for(vault) if vault is not None else None
@@ -85,10 +94,15 @@ class Store:
         else:  # created complete under another name, so a reader never sees it empty
             tmp = self.folder / f".{DB_NAME}.new"
             tmp.unlink(missing_ok=True)
+            fd = os.open(tmp, os.O_CREAT | os.O_WRONLY | os.O_EXCL, FILE_MODE)  # private from its first byte
+            os.close(fd)
             con = vault_connect(tmp, self.key) if self.key is not None else sqlite3.connect(tmp)
             con.executescript(lifetrace_ddl("2025-11"))
             con.close()
             os.replace(tmp, self.db)
+        for f in (self.db, self.db.with_name(DB_NAME + "-wal"), self.db.with_name(DB_NAME + "-shm")):
+            if f.exists():
+                os.chmod(f, FILE_MODE)
         self.con = connect(self.db)
         self.con.executescript(lifetrace_ddl("2025-11"))  # IF NOT EXISTS: completes a folder of an older run
         self.stored_bytes = int(self.con.execute(
@@ -143,7 +157,7 @@ class Store:
             from ..vault import encrypt
 
             data = encrypt(self.key, data, path.name)
-        write_atomic(path, data)
+        write_atomic(path, data, mode=FILE_MODE)
         s = ts(t)
         cur = self.con.execute(
             "INSERT INTO screenshots (file_path, file_hash, file_size, width, height, screen_id, app_name, window_title, "

@@ -22,7 +22,7 @@ __all__ = ["curate_cmd", "review_cmd"]
 @click.option("--min-event-seconds", type=Finite(min=0), default=3.0, show_default=True, help="Exclude shorter events (B.3).")
 @click.option("--review-event-seconds", type=Finite(min=0), default=3600.0, show_default=True, help="Flag longer events for review (B.3).")
 @click.option("--min-llm-screenshots", type=click.IntRange(min=0), default=3, show_default=True, help="Flag LLM events with fewer valid screenshots (B.3).")
-@click.option("--dedup/--no-dedup", default=True, show_default=True, help="Drop SHA-256 duplicate screenshots.")
+@click.option("--dedup/--no-dedup", default=True, show_default=True, help="Store a SHA-256 duplicate screenshot once: it stays in its event as a reference to the first copy (same file, same OCR).")
 @click.option("--check-file-size/--no-check-file-size", default=True, show_default=True, help="A file whose size differs from the recorded file_size is invalid.")
 @click.option("--neighbour-deletions", type=click.IntRange(min=1), default=2, show_default=True,
               help="Re-screen neighbours strictly when this many screenshots of one event are deleted (B.4).")
@@ -31,7 +31,8 @@ def curate_cmd(raw: Path, out: Path, screener: str, model_base_url: str | None, 
                review_event_seconds: float, min_llm_screenshots: int, dedup: bool, check_file_size: bool,
                neighbour_deletions: int, ray_address: str | None) -> None:
     """Turn a raw log RAW (a LifeTrace database, a participant or capture folder, or a folder of
-    participants) into a shareable one in OUT: quality filters, SHA-256 dedup, screening, review
+    participants) into a shareable one in OUT: quality filters, SHA-256 dedup (a duplicate references
+    its first copy; no event is dropped for it), screening, review
     decisions and rules; OUT/<user>/lifetrace_privacy_processed.db + screenshots/, OUT/curation.jsonl,
     OUT/privacy.jsonl.
 
@@ -66,9 +67,11 @@ def curate_cmd(raw: Path, out: Path, screener: str, model_base_url: str | None, 
     for user, c in summary.users.items():
         click.echo(f"{user}: {c['events_out']} of {c['events_in']} events kept, {c['screenshots_in']} screenshots: "
                    f"{c['retain']} retained, {c['blur']} blurred, {c['delete']} deleted, "
-                   f"{c['excluded_screenshots']} excluded; {c['flags']} flag(s); {c['screened']} screened now")
-    click.echo(f"wrote {out}/<user>/{'lifetrace_privacy_processed.db'} + screenshots/, {out}/curation.jsonl, "
-               f"{out}/privacy.jsonl in {time.monotonic() - t0:.1f} s")
+                   f"{c['excluded_screenshots']} excluded, {c['duplicates']} duplicate(s) stored once; "
+                   f"{c['flags']} flag(s); {c['screened']} screened now")
+    users = ", ".join(str(out / u / "lifetrace_privacy_processed.db") for u in summary.users)
+    click.echo(f"wrote {users} + screenshots/, {out / 'curation.jsonl'}, {out / 'privacy.jsonl'} "
+               f"in {time.monotonic() - t0:.1f} s")
     if summary.pending_review:
         click.echo(f"{summary.pending_review} screenshot(s) await review: proagent review {out} "
                    f"(then run this command again to apply the decisions)")

@@ -4,8 +4,16 @@ the writer of ProAgentBench's processed layout (``DIR/<user>/lifetrace_privacy_p
 
 State that makes runs resumable and reviewable lives in ``DIR/.curate/`` (never shared):
 ``manifest.json`` (the raw input), per user ``screening.json`` (phase-1 results by image
-SHA-256 and screener, saved every few screenshots), ``items.json`` (what the review page
-shows) and ``review.json`` (phase-2 decisions). Nothing there holds raw screen text.
+SHA-256 and screener, saved every few screenshots: risk, types, action, regions, scene
+description; never the screen text), ``items.json`` (what the review page shows: ids, paths of
+the raw images, cleaned window titles, regions) and ``review.json`` (phase-2 decisions).
+Nothing there holds screen text, raw or cleaned: on a re-run, a screenshot whose raw log has no
+OCR text gets its cleaned text back from the previous output (which publishes it anyway), else it
+is screened again.
+
+Everything written is private to the user running it: folders ``0700``, files ``0600``
+(:data:`DIR_MODE`, :data:`FILE_MODE`); a blur with no region marked blurs the whole screen and
+publishes no text of it (:data:`WHOLE_SCREEN`).
 """
 
 from __future__ import annotations
@@ -31,13 +39,17 @@ from ._quality import QualityConfig, apply_quality_filters, sha256_file
 from ._records import ACTIONS, CurateSummary, Region, Screening, Verdict
 from ._screen import Screener
 
-__all__ = ["DB_NAME", "STATE_DIR", "TITLE_KEYWORDS", "CurateConfig", "curate", "find_inputs", "load_decisions",
-           "save_decision"]
+__all__ = ["DB_NAME", "DIR_MODE", "FILE_MODE", "STATE_DIR", "TITLE_KEYWORDS", "WHOLE_SCREEN", "CurateConfig", "curate",
+           "find_inputs", "load_decisions", "save_decision"]
 
 DB_NAME = DB_NAMES[0]
 """``lifetrace_privacy_processed.db``."""
 STATE_DIR = ".curate"
 """Folder under the output holding resume and review state."""
+DIR_MODE = 0o700
+"""Permission bits of every folder curate writes (screenshots and logs of one person)."""
+FILE_MODE = 0o600
+"""Permission bits of every file curate writes."""
 TITLE_KEYWORDS = (
     "password", "passwd", "login", "log in", "sign in", "signin", "bank", "banking", "paypal", "wallet",
     "credit card", "checkout", "payment", "1password", "bitwarden", "keepass", "lastpass", "private", "incognito",
@@ -135,7 +147,15 @@ def save_decision(out: Path, user: str, screenshot_id: int, action: str) -> None
     path = out / STATE_DIR / user / "review.json"
     cur = _read_json(path, {})
     cur[str(int(screenshot_id))] = action
-    write_json_atomic(path, dict(sorted(cur.items(), key=lambda kv: int(kv[0]))))
+    _private_dirs(path.parent)
+    write_json_atomic(path, dict(sorted(cur.items(), key=lambda kv: int(kv[0]))), mode=FILE_MODE)
+
+
+def _private_dirs(*folders: Path) -> None:
+    """Create ``folders`` (and missing parents) and make each ``0700``."""
+    for f in folders:
+        f.mkdir(parents=True, exist_ok=True)
+        os.chmod(f, DIR_MODE)
 
 
 def _file_sizes(db: Path) -> dict[int, int | None]:
@@ -161,13 +181,25 @@ def _copy_plain(src: Path, dest: Path) -> None:
         shutil.copyfile(src, dest)
 
 
-def _blur(src: Path, dest: Path, regions: tuple[Region, ...], radius: float) -> None:
+WHOLE_SCREEN = "blurred whole screen"
+"""``applied`` of a blur with no region: the image is blurred whole and its OCR row holds only
+``[blurred screenshot] <scene description>``."""
+
+
+def _blur(src: Path, dest: Path, regions: tuple[Region, ...], radius: float) -> str:
+    """Pixelate then blur each region of ``src`` (the whole image when ``regions`` is empty: a
+    reviewer's blur with nothing marked hides the screen) into ``dest``; returns what was done
+    (``blurred N region(s)`` or ``blurred whole screen``)."""
     from PIL import Image, ImageFilter
 
     from ..vault import open_image
 
     with open_image(src) as im:
         img = im.convert("RGB")
+    done = f"blurred {len(regions)} region(s)"
+    if not regions:
+        regions = (Region(0, 0, img.width, img.height, "screen"),)
+        done = WHOLE_SCREEN
     for r in regions:
         box = (max(0, r.x0), max(0, r.y0), min(img.width, r.x1), min(img.height, r.y1))
         if box[2] <= box[0] or box[3] <= box[1]:
@@ -180,6 +212,7 @@ def _blur(src: Path, dest: Path, regions: tuple[Region, ...], radius: float) -> 
         img.paste(crop, box[:2])
     fmt = {".jpg": "JPEG", ".jpeg": "JPEG", ".webp": "WEBP"}.get(dest.suffix.lower(), "PNG")
     img.save(dest, format=fmt)
+    return done
 
 
 def _clean_conversation(ev: Event) -> str | None:
@@ -209,14 +242,14 @@ class _Cache:
         return Screening.from_json(d) if d is not None else None
 
     def put(self, key: str, s: Screening) -> None:
-        self.data[key] = s.to_json()
+        self.data[key] = {k: v for k, v in s.to_json().items() if k != "ocr_text"}  # no screen text on disk
         self.new += 1
         if time.monotonic() - self.saved_at >= _SAVE_SECONDS:
             self.save()
 
     def save(self) -> None:
         if self.new:
-            write_json_atomic(self.path, self.data)
+            write_json_atomic(self.path, self.data, mode=FILE_MODE)
             self.new = 0
         self.saved_at = time.monotonic()
 
@@ -277,22 +310,43 @@ def _check_images(user: str, db: Path) -> None:
                                        f"{user} is an image (damaged or replaced); curate needs the images")
 
 
+def _published_texts(out: Path, user: str) -> dict[int, str]:
+    """Screenshot id -> OCR text of the previous output of ``user`` (deleted screenshots' scene
+    lines left out); empty when there is none or it cannot be read."""
+    db = out / user / DB_NAME
+    if not db.is_file():
+        return {}
+    try:
+        con = connect_read_only(db)
+        try:
+            return {int(r[0]): str(r[1]) for r in con.execute("SELECT screenshot_id, text_content FROM ocr_results")
+                    if r[1] and not str(r[1]).startswith(("[deleted screenshot]", "[blurred screenshot]"))}
+        finally:
+            con.close()
+    except (sqlite3.Error, DataError):
+        return {}
+
+
 def _curate_user(user: str, db: Path, out: Path, screener: Screener, cfg: CurateConfig,
                  summary: CurateSummary, progress: Callable[[str], None]) -> tuple[list[dict], list[dict]]:
     state = out / STATE_DIR / user
-    state.mkdir(parents=True, exist_ok=True)
+    _private_dirs(out, out / STATE_DIR, state)
     log = load_lifetrace(db, user=user)
     q = apply_quality_filters(user, list(log.events), _file_sizes(db), cfg.quality)
     cache = _Cache(state / "screening.json")
     decisions = load_decisions(out, user)
+    published = _published_texts(out, user)
     counts = {"events_in": len(log.events), "events_out": len(q.events), "screenshots_in": log.n_screenshots,
               "retain": 0, "blur": 0, "delete": 0, "screened": 0,
               "excluded_screenshots": sum(1 for r in q.records if "screenshot_id" in r),
+              "duplicates": len(q.duplicate_of),
               "flags": sum(1 for r in q.records if r["decision"] == "flagged")}
 
     def screen(shot: Screenshot, strict: bool) -> Screening:
         key = f"{q.hashes[shot.id]}:{screener.name}" + (":strict" if strict else "")
         got = cache.get(key)
+        if got is not None and not shot.ocr_text.strip():  # the output needs a text, the cache holds none
+            got = replace(got, ocr_text=published[shot.id]) if shot.id in published else None
         if got is None:
             got = screener.screen(shot.path, app=shot.app_name, title=shot.window_title, strict=strict)  # type: ignore[arg-type]
             cache.put(key, got)
@@ -313,7 +367,11 @@ def _curate_user(user: str, db: Path, out: Path, screener: Screener, cfg: Curate
                     progress(f"{user}: screened {done}/{n_total}")
                 screenings[shot.id] = s
                 action, phase, reasons = s.action, "screen", []
-                if s.action != "delete":
+                orig = q.duplicate_of.get(shot.id)
+                if s.action != "delete" and orig is not None:  # reviewed once, as its first copy
+                    if orig in decisions:
+                        action, phase = decisions[orig], "review"
+                elif s.action != "delete":
                     items.append({"screenshot_id": shot.id, "event_id": ev.id, "image": str(shot.path), "risk": s.risk,
                                   "types": list(s.types), "action": s.action, "regions": [r.to_json() for r in s.regions],
                                   "app": shot.app_name, "title": clean_text(shot.window_title)})
@@ -327,7 +385,7 @@ def _curate_user(user: str, db: Path, out: Path, screener: Screener, cfg: Curate
                 types = tuple(sorted(set(s.types) | text_types))
                 risk = "high-risk" if action == "delete" else ("moderate" if action == "blur" else s.risk)
                 verdicts[shot.id] = Verdict(user, ev.id, shot.id, risk, types, action, s.scene, phase, s.screener,  # type: ignore[arg-type]
-                                            tuple(reasons), len(s.regions))
+                                            tuple(reasons), len(s.regions), duplicate_of=orig)
             # consistency: re-screen the neighbours of deleted screenshots strictly
             deleted = [i for i, sh in enumerate(shots) if verdicts[sh.id].action == "delete"]
             if len(deleted) >= cfg.neighbour_deletions:
@@ -341,23 +399,50 @@ def _curate_user(user: str, db: Path, out: Path, screener: Screener, cfg: Curate
                                                   reasons=v.reasons + ("neighbour of deleted screenshots, strict re-screen",))
     finally:
         cache.save()  # an interrupted run keeps every screening done so far
-    write_json_atomic(state / "items.json", items)
-    _write_user(user, out, q.events, verdicts, screenings, cfg)
+    write_json_atomic(state / "items.json", items, mode=FILE_MODE)
+    verdicts = _write_user(user, out, q.events, verdicts, screenings, cfg)
     for v in verdicts.values():
         counts[v.action] += 1
     summary.users[user] = counts
     return q.records, [v.to_json() for v in verdicts.values()]
 
 
+def _publish(shot: Screenshot, v: Verdict, s: Screening, dest: Path, first: dict[tuple[int, str], tuple[Path, str]],
+             cfg: CurateConfig) -> tuple[str, int | None]:
+    """Write the published image of a retained or blurred ``shot`` to ``dest``; a duplicate whose
+    first copy got the same action is a hard link to that copy's file. Returns what was done and
+    the id of the screenshot whose file it shares (``None``: its own)."""
+    ref = first.get((v.duplicate_of, v.action)) if v.duplicate_of is not None else None
+    if ref is not None:
+        try:
+            os.link(ref[0], dest)
+        except OSError:  # a file system without hard links: a copy of the same bytes
+            shutil.copyfile(ref[0], dest)
+        os.chmod(dest, FILE_MODE)
+        return ref[1], v.duplicate_of
+    if v.action == "blur":
+        done = _blur(shot.path, dest, s.regions, cfg.blur_radius)  # type: ignore[arg-type]
+    else:
+        _copy_plain(shot.path, dest)  # type: ignore[arg-type]
+        done = "copied"
+    os.chmod(dest, FILE_MODE)
+    first[(shot.id, v.action)] = (dest, done)
+    return done, None
+
+
 def _write_user(user: str, out: Path, events: list[tuple[Event, list[Screenshot]]], verdicts: dict[int, Verdict],
-                screenings: dict[int, Screening], cfg: CurateConfig) -> None:
-    """Build ``out/<user>`` aside (in the state folder), then move it into place."""
+                screenings: dict[int, Screening], cfg: CurateConfig) -> dict[int, Verdict]:
+    """Build ``out/<user>`` aside (in the state folder), then move it into place; returns the
+    verdicts with what was actually done to each image (``applied``, ``duplicate_of``)."""
     from PIL import Image
 
     build = out / STATE_DIR / f"{user}.build"
     if build.exists():
         shutil.rmtree(build)
-    (build / "screenshots").mkdir(parents=True)
+    _private_dirs(build, build / "screenshots")
+    first: dict[tuple[int, str], tuple[Path, str]] = {}  # (screenshot id, action) -> published file, what was done
+    texts: dict[int, str] = {}  # screenshot id -> published OCR text
+    done: dict[int, Verdict] = {}
     con = sqlite3.connect(build / DB_NAME)
     try:
         con.executescript(PROCESSED_DDL)
@@ -376,15 +461,20 @@ def _write_user(user: str, out: Path, events: list[tuple[Event, list[Screenshot]
                 if v.action == "delete":
                     text = "[deleted screenshot] " + v.scene_description
                     digest, size = "", 0
+                    done[shot.id] = replace(v, applied="left out", duplicate_of=None)
                 else:
-                    if v.action == "blur":
-                        _blur(shot.path, dest, s.regions, cfg.blur_radius)  # type: ignore[arg-type]
-                    else:
-                        _copy_plain(shot.path, dest)  # type: ignore[arg-type]
+                    applied, ref = _publish(shot, v, s, dest, first, cfg)
                     with Image.open(dest) as im:
                         width, height = im.size
                     digest, size = sha256_file(dest), dest.stat().st_size
-                    text = clean_text(shot.ocr_text) if shot.ocr_text.strip() else s.ocr_text
+                    if ref is not None:  # the same OCR as the copy it shares its file with
+                        text = texts[ref]
+                    elif applied == WHOLE_SCREEN:  # a screen hidden whole keeps no text either
+                        text = "[blurred screenshot] " + v.scene_description
+                    else:
+                        text = clean_text(shot.ocr_text) if shot.ocr_text.strip() else s.ocr_text
+                    texts[shot.id] = text
+                    done[shot.id] = replace(v, applied=applied, duplicate_of=ref)
                 created = shot.time.strftime(_TS)
                 con.execute("INSERT INTO screenshots VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                             (shot.id, shot.file_name, digest, size, width, height, 0, shot.app_name,
@@ -396,7 +486,9 @@ def _write_user(user: str, out: Path, events: list[tuple[Event, list[Screenshot]
         con.commit()
     finally:
         con.close()
+    os.chmod(build / DB_NAME, FILE_MODE)
     swap_in(build, out / user, old=out / STATE_DIR / f"{user}.old")
+    return done
 
 
 def curate(raw: str | Path, out: str | Path, screener: Screener, config: CurateConfig | None = None,
@@ -420,9 +512,9 @@ def curate(raw: str | Path, out: str | Path, screener: Screener, config: CurateC
     _check_out(raw, out)
     for user, db in inputs:
         _check_images(user, db)
-    (out / STATE_DIR).mkdir(parents=True, exist_ok=True)
+    _private_dirs(out, out / STATE_DIR)
     write_json_atomic(out / STATE_DIR / "manifest.json",
-                      {"raw": str(raw.resolve()), "users": {u: str(db.resolve()) for u, db in inputs}})
+                      {"raw": str(raw.resolve()), "users": {u: str(db.resolve()) for u, db in inputs}}, mode=FILE_MODE)
     summary = CurateSummary(out=str(out))
     curation: list[dict] = []
     privacy: list[dict] = []
@@ -430,6 +522,8 @@ def curate(raw: str | Path, out: str | Path, screener: Screener, config: CurateC
         c, p = _curate_user(user, db, out, screener, cfg, summary, progress)
         curation += c
         privacy += p
-    write_atomic(out / "curation.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in curation))
-    write_atomic(out / "privacy.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in privacy))
+    write_atomic(out / "curation.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in curation),
+                 mode=FILE_MODE)
+    write_atomic(out / "privacy.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in privacy),
+                 mode=FILE_MODE)
     return summary

@@ -1,5 +1,11 @@
 """Quality filters (ProAgentBench Appendix B.3): short events out, long events flagged,
-valid screenshots only, LLM events with few screenshots flagged, SHA-256 dedup."""
+valid screenshots only, LLM events with few screenshots flagged, SHA-256 dedup.
+
+Dedup never removes a screenshot from its event: a screenshot whose file is byte-identical to an
+earlier valid one of the same user (going back to the same page gives identical screenshots)
+stays in its event as a *reference* to the first copy (:attr:`QualityResult.duplicate_of`); the
+output stores that copy once (the same file, hard-linked, and the same OCR text). So no event is
+ever lost to dedup."""
 
 from __future__ import annotations
 
@@ -24,7 +30,8 @@ class QualityConfig:
     min_llm_screenshots: int = 3
     """LLM events with fewer valid screenshots are flagged (B.3 prefers >= 3)."""
     dedup: bool = True
-    """Drop screenshots whose SHA-256 equals an earlier kept screenshot's of the same user."""
+    """A screenshot whose SHA-256 equals an earlier valid screenshot's of the same user is a
+    reference to that one (stored once, screened once, reviewed once); it stays in its event."""
     check_file_size: bool = True
     """A screenshot whose file size differs from the recorded ``file_size`` is invalid."""
 
@@ -34,9 +41,11 @@ class QualityResult:
     """What passed: events with their valid screenshots, and every exclusion or flag."""
 
     events: list[tuple[Event, list[Screenshot]]] = field(default_factory=list)
-    """Kept events (oldest first) with their valid, de-duplicated screenshots."""
+    """Kept events (oldest first) with their valid screenshots (duplicates included)."""
     hashes: dict[int, str] = field(default_factory=dict)
     """Screenshot id -> SHA-256 of its file (valid screenshots)."""
+    duplicate_of: dict[int, int] = field(default_factory=dict)
+    """Screenshot id -> id of the earlier valid screenshot with the same SHA-256 (``dedup`` only)."""
     records: list[dict[str, Any]] = field(default_factory=list)
     """``curation.jsonl`` lines: ``{"user", "event_id", ["screenshot_id"], "decision":
     "excluded"|"flagged", "reason"}``."""
@@ -109,10 +118,9 @@ def apply_quality_filters(user: str, events: list[Event], file_sizes: dict[int, 
             if why is None:
                 digest = sha256_file(shot.path)  # type: ignore[arg-type]
                 if cfg.dedup and digest in seen:
-                    why = f"duplicate of screenshot {seen[digest]} (SHA-256)"
-                else:
-                    seen.setdefault(digest, shot.id)
-                    res.hashes[shot.id] = digest
+                    res.duplicate_of[shot.id] = seen[digest]
+                seen.setdefault(digest, shot.id)
+                res.hashes[shot.id] = digest
             if why is not None:
                 note(ev, "excluded", why, shot.id)
                 continue

@@ -106,6 +106,12 @@ class Verdict:
     ``neighbour of deleted``), empty otherwise."""
     n_regions: int = 0
     """Regions blurred (blur) or detected."""
+    applied: str = ""
+    """What was actually done to the published image: ``copied``, ``blurred N region(s)``,
+    ``blurred whole screen`` (a blur with no region marked), ``left out`` (delete)."""
+    duplicate_of: int | None = None
+    """Id of the earlier screenshot with the same SHA-256 whose published file (hard-linked) and
+    OCR text this one shares; ``None`` when it is its own copy."""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -123,6 +129,7 @@ class CurateSummary:
     users: dict[str, dict[str, int]] = field(default_factory=dict)
     """User -> counts: ``events_in``, ``events_out``, ``screenshots_in``, ``retain``,
     ``blur``, ``delete``, ``excluded_screenshots``, ``flags``, ``screened`` (phase 1 run
-    now, not read from the resume cache)."""
+    now, not read from the resume cache), ``duplicates`` (screenshots stored as a reference to
+    a byte-identical earlier one)."""
     pending_review: int = 0
     """Screenshots phase 1 retained or rated moderate that have no review decision yet."""
