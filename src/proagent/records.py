@@ -150,8 +150,16 @@ class Event:
     @property
     def is_llm_use(self) -> bool:
         """True for an LLM-use event with a recorded, non-empty conversation (B.3 keeps
-        only such LLM events; a flagged one without it marks LLM use but shows no query)."""
-        return bool(self.is_llm_event) and self.conversation is not None and not self.conversation.is_empty
+        only such LLM events; a flagged one without it marks LLM use but shows no query).
+
+        A source that records no screen (``screen_recorded`` false: ActivityWatch) can never
+        record the conversation: there a flagged event (LLM platform in its title or URL) is LLM
+        use without one, a When-to-Assist positive with no How-to-Assist reference."""
+        if not self.is_llm_event:
+            return False
+        if not self.screen_recorded:
+            return True
+        return self.conversation is not None and not self.conversation.is_empty
 
 
 @dataclass(frozen=True)

@@ -188,8 +188,8 @@ def _lifetrace(events: list[Event], cfg: SampleConfig) -> list[Sample]:
         if e.is_llm_use:
             if prev.is_llm_event or not prev.is_activity(cfg.min_event_seconds):
                 continue  # consecutive LLM events: the moment of turning to the LLM is the first one
-            assert e.conversation is not None
-            positives.append(_moment(valid, i, "positive", 1, cfg, reach, e.conversation.user_queries[:1], e.intention))
+            queries = e.conversation.user_queries[:1] if e.conversation else ()  # none where no screen is recorded
+            positives.append(_moment(valid, i, "positive", 1, cfg, reach, queries, e.intention))
             continue
         if (e.is_llm_event or prev.is_llm_event or not e.is_activity(cfg.min_event_seconds)
                 or not prev.is_activity(cfg.min_event_seconds)):
