@@ -62,6 +62,8 @@ def test_first_pass_names_the_platform(app, title, screen, platform, kind):
     ("Visual Studio Code", "main.py - proagent - Visual Studio Code", "def train(model): pass"),
     ("Google Chrome", "Stack Overflow - Where developers learn", "How to read a SQLite database"),
     ("Microsoft Word", "claudette_report.docx - Word", "cursory notes on kimichi"),  # substrings are not names
+    # a chat page visible behind the terminal in front (whole-screen capture) is not LLM use
+    ("xterm", "python app.py", "ChatGPT\nchatgpt.com/c/1\nMessage ChatGPT\nChatGPT can make mistakes."),
 ])
 def test_first_pass_ignores_ordinary_screens(app, title, screen):
     assert detect_platform(app, title, [screen]) is None

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ..records import Event
 
-__all__ = ["EVIDENCE_KINDS", "Platform", "PlatformHit", "detect_platform", "event_platform", "load_platforms"]
+__all__ = ["BROWSERS", "EVIDENCE_KINDS", "Platform", "PlatformHit", "detect_platform", "event_platform", "load_platforms"]
 
 EVIDENCE_KINDS = ("app", "domain", "title", "screen")
 """Kinds of evidence, strongest first."""
@@ -102,6 +102,21 @@ def _app_key(name: str) -> str:
     return name[:-4] if name.endswith(".exe") else name
 
 
+BROWSERS = frozenset({
+    "chromium", "chromium-browser", "google chrome", "google-chrome", "chrome", "firefox", "firefox-esr",
+    "mozilla firefox", "microsoft edge", "msedge", "edge", "safari", "brave", "brave browser", "brave-browser",
+    "opera", "vivaldi", "arc", "yandex", "360se", "360chrome", "qqbrowser", "sogouexplorer", "librewolf",
+})
+"""Foreground applications (case-folded, ``.exe`` dropped) that show web pages. Screen text is
+evidence of LLM use only in front of one of these (or with no app name recorded): a chat page
+visible *behind* a terminal or an editor is not the user using an LLM (a whole-screen screenshot
+shows background windows too)."""
+
+
+def _screen_counts(app: str) -> bool:
+    return not app or app in BROWSERS
+
+
 def detect_platform(app_name: str, window_title: str, screen_texts: Sequence[str] = (),
                     platforms: tuple[Platform, ...] | None = None) -> PlatformHit | None:
     """The LLM platform named by an event's metadata or screen text, or ``None``.
@@ -109,13 +124,14 @@ def detect_platform(app_name: str, window_title: str, screen_texts: Sequence[str
     Args:
         app_name: Foreground application.
         window_title: Window title (browser titles carry the page title and often the site).
-        screen_texts: OCR texts of the event's screenshots.
+        screen_texts: OCR texts of the event's screenshots (used only when the foreground
+            application is a browser, :data:`BROWSERS`, or unknown).
         platforms: The list to match (default: :func:`load_platforms`).
     """
     platforms = platforms or load_platforms()
     app = _app_key(app_name)
     title = window_title.casefold()
-    screen = "\n".join(screen_texts).casefold()
+    screen = "\n".join(screen_texts).casefold() if _screen_counts(app) else ""
     for p in platforms:
         for a in p.apps:
             if app and app == _app_key(a):
