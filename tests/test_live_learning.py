@@ -16,13 +16,8 @@ from proagent.cli import cli
 from proagent.live import (FeedbackStore, LearningWhen, LiveAgent, ReplayClock, Restraint, RestraintConfig,
                            load_when, moment_sample, replay_moments, reset_learning)
 
-DEV = None
-for _p in Path(__file__).resolve().parents:
-    if (_p / "shared" / "data" / "proactivebench" / "code_13.json").is_file():
-        DEV = _p / "shared" / "data" / "proactivebench"
-        break
-if DEV is None and Path("/work/shared/data/proactivebench").is_dir():
-    DEV = Path("/work/shared/data/proactivebench")
+from shared_data import DEV
+
 pytestmark = pytest.mark.skipif(DEV is None, reason="ProactiveBench dev sessions not present")
 
 FEATURES = "behaviour,keywords"  # no embedding model needed: the tests stay fast

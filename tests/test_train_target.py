@@ -15,13 +15,8 @@ from proagent.cli import cli
 from proagent.train import load_split_moments
 from proagent.train.when import training_target
 
-DEV = None
-for _p in Path(__file__).resolve().parents:
-    if (_p / "shared" / "data" / "proactivebench" / "code_13.json").is_file():
-        DEV = _p / "shared" / "data" / "proactivebench"
-        break
-if DEV is None and Path("/work/shared/data/proactivebench").is_dir():
-    DEV = Path("/work/shared/data/proactivebench")
+from shared_data import DEV
+
 pytestmark = pytest.mark.skipif(DEV is None, reason="ProactiveBench dev sessions not present")
 
 

@@ -12,13 +12,8 @@ from click.testing import CliRunner
 from mock_openai import MockOpenAI, last_user_text
 from proagent.cli import cli
 
-DEV = None
-for _p in Path(__file__).resolve().parents:
-    if (_p / "shared" / "data" / "proactivebench" / "code_13.json").is_file():
-        DEV = _p / "shared" / "data" / "proactivebench"
-        break
-if DEV is None and Path("/work/shared/data/proactivebench").is_dir():
-    DEV = Path("/work/shared/data/proactivebench")
+from shared_data import DEV
+
 pytestmark = pytest.mark.skipif(DEV is None, reason="ProactiveBench dev sessions not present")
 
 TEACHER = "openai-api/mock/teacher"
