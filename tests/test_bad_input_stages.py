@@ -392,6 +392,8 @@ SUITE = [
     ("live-watch-missing", "live --watch {w}/nope --out {w}/l --yes-at {w}/yes.json --model none", 2, "--watch"),
     ("live-window-0", "live --replay {w}/pb --out {w}/l --yes-at {w}/yes.json --model none --window 0s", 2, "--window"),
     ("live-ignore-after-text", "live --replay {w}/pb --out {w}/l --yes-at {w}/yes.json --model none --ignore-after xyz", 2, "--ignore-after"),
+    ("live-duration-replay", "live --replay {w}/pb --out {w}/l --yes-at {w}/yes.json --model none --duration 1m", 2,
+     "--duration applies to --watch and --capture"),
     ("live-pause-missing", "live pause {w}/nope", 2, "DIR"),
     ("live-resume-file", "live resume {w}/pb/code_1.json", 2, "DIR"),
     # review

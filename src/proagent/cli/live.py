@@ -130,6 +130,9 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
     if len(sources) != 1:
         raise click.UsageError("give exactly one of --watch DB_OR_DIR, --capture DIR, --replay DATA "
                                "(or a subcommand: pause DIR, resume DIR, reset-learning DIR)")
+    if duration is not None and replay is not None:  # a replay ends with its log; Ctrl-C stops it, the same command resumes
+        raise click.UsageError("--duration applies to --watch and --capture: a replay stops at the end of its log "
+                               "(Ctrl-C stops it sooner; the same command resumes)")
     from ..live import RestraintConfig, parse_quiet_hours
     from ..live import MAX_SPEED, MIN_SPEED, NOTIFIERS, LiveOptions, run_replay, run_watch, start_capture, summarise
 
