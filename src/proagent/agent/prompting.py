@@ -3,7 +3,9 @@
 Structure: system role with the intention taxonomy; recent activity context;
 current state (app, title, time, screen summary cut to 200 characters); screen
 content (OCR text, or the image for a vision model); task instruction. The
-prompt text lives in ``proagent/agent/prompts/*.txt``.
+prompt text lives in ``proagent/agent/prompts/*.txt``. An event whose source records
+its browser URL (ActivityWatch's web watcher, screenpipe) shows it as :func:`web_page`
+(host and path only) after its title; events without one render as before.
 
 Order is chosen for llama.cpp prefix reuse (docs/architecture.md, prompt layout): the system
 message is identical for every sample, a long-term memory block (when a memory
@@ -29,6 +31,7 @@ __all__ = [
     "render_event",
     "system_prompt",
     "user_prompt",
+    "web_page",
     "with_memory",
 ]
 
@@ -38,6 +41,8 @@ SCREEN_CHARS = 800
 """OCR text of the current screen shown to the model, characters."""
 CONTEXT_EVENT_CHARS = 160
 """Summary of each context event, characters."""
+PAGE_CHARS = 100
+"""Web page (:func:`web_page`) shown per event, characters."""
 
 METHOD_INSTRUCTIONS = {"zero-shot": "zero_shot.txt", "cot": "cot.txt"}
 """Instruction template of each prompting method."""
@@ -53,9 +58,28 @@ def _cut(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1].rstrip() + "…"
 
 
+def web_page(url: str | None) -> str:
+    """What a prompt shows of a browser URL: ``host/path`` (e.g. ``github.com/a/b/issues``), cut
+    to :data:`PAGE_CHARS`; ``""`` for none or one that does not parse. The scheme, user name and
+    password, port, query and fragment are left out: they carry sign-in tokens, session ids,
+    e-mail addresses and search terms, and the prompt shows window titles without any other
+    redaction (proagent has none before the prompt; ``curate`` redacts what it publishes)."""
+    from urllib.parse import urlsplit
+
+    if not url or not url.strip():
+        return ""
+    try:
+        u = urlsplit(url.strip())
+        host = u.hostname or ""
+    except ValueError:
+        return ""
+    return _cut(f"{host}{u.path}".rstrip("/"), PAGE_CHARS)
+
+
 def render_event(e: Event) -> str:
-    """One context line: ``[HH:MM:SS] app | title: summary`` (empty parts left out)."""
-    where = " | ".join(p for p in (e.app_name, _cut(e.window_title, 80)) if p)
+    """One context line: ``[HH:MM:SS] app | title | page: summary`` (empty parts left out;
+    page: :func:`web_page` of the event's URL)."""
+    where = " | ".join(p for p in (e.app_name, _cut(e.window_title, 80), web_page(e.url)) if p)
     text = _cut(e.summary, CONTEXT_EVENT_CHARS)
     body = f"{where}: {text}" if where and text else (where or text or "(no description)")
     return f"[{e.start:%H:%M:%S}] {body}"
@@ -88,8 +112,8 @@ def user_prompt(sample: Sample, method: str = "zero-shot", modality: str = "text
     """
     instruction = _template(METHOD_INSTRUCTIONS[method]).template.strip()
     cur = sample.current
-    # the latest screenshot of the current event that has OCR text
-    screen = next((s.ocr_text for s in reversed(cur.screenshots) if s.ocr_text.strip()), "")
+    # the latest screenshot of the current event that has OCR text, on the focused screen when recorded
+    screen = next((s.ocr_text for s in reversed(cur.focused_screenshots) if s.ocr_text.strip()), "")
     screen = _cut(screen, SCREEN_CHARS) if screen.strip() else "(no screen text)"
     if modality == "image":
         screen = SCREEN_IMAGE
@@ -99,7 +123,8 @@ def user_prompt(sample: Sample, method: str = "zero-shot", modality: str = "text
         context=context,
         time=f"{sample.time:%Y-%m-%d %H:%M:%S} ({sample.time:%A})",
         app=cur.app_name or "(unknown)",
-        title=_cut(cur.window_title, 120) or "(unknown)",
+        # the web page line only where the source records a URL: other prompts stay as they were
+        title=(_cut(cur.window_title, 120) or "(unknown)") + (f"\n- Web page: {page}" if (page := web_page(cur.url)) else ""),
         summary=_cut(cur.summary or cur.description, SUMMARY_CHARS) or "(none)",
         screen=screen,
         instruction=instruction,
