@@ -1,8 +1,9 @@
 """In-process GGUF models on llama.cpp (xllamacpp), registered with inspect as ``local/...``.
 
 ``local/qwen2.5-coder-1.5b`` (default), ``local/smollm2-135m`` or
-``local//path/to/model.gguf``. The model runs inside the evaluating process: no
-server, no port, no network.
+``local//path/to/model.gguf``. The model runs in a child process of the evaluating
+one (:mod:`proagent.models._llama_process`: pipes, no server, no port, no network),
+killed when a request is cancelled, so Ctrl-C stops a run within about a second.
 
 Prefix reuse: llama.cpp keeps the KV cache of the previous prompt in its slot
 and re-evaluates only the tokens after the longest common prefix. Prompts put
@@ -30,7 +31,6 @@ Model arguments (``-M key=value`` with inspect, ``--model-arg`` with proagent):
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import threading
 from typing import Any
@@ -50,6 +50,7 @@ from inspect_ai.model import (
 from inspect_ai.model._model_call import ModelCall
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from ._llama_process import EngineGone, LlamaProcess
 from .catalog import MODELS, resolve_gguf
 
 __all__ = ["LocalLlamaAPI", "LocalModelError"]
@@ -60,29 +61,22 @@ class LocalModelError(RuntimeError):
 
 
 class _Engine:
-    """One loaded model; requests run one at a time in a worker thread."""
+    """One loaded model, in a child process (:mod:`proagent.models._llama_process`), so a
+    cancelled request (Ctrl-C) is abandoned at once instead of running to its end."""
 
     def __init__(self, path: str, n_ctx: int, n_threads: int) -> None:
-        import xllamacpp as xlc
-
-        params = xlc.CommonParams()
-        params.model.path = path
-        params.n_ctx = n_ctx
-        params.n_parallel = 1  # one slot: consecutive requests share its KV cache
-        params.cpuparams.n_threads = n_threads
-        params.cpuparams_batch.n_threads = n_threads
-        params.warmup = False
-        params.verbosity = -1
-        self.server = xlc.Server(params)
-        self.lock = threading.Lock()
+        try:
+            self.server = LlamaProcess(path, n_ctx, n_threads)
+        except EngineGone as e:
+            raise LocalModelError(f"llama.cpp ({os.path.basename(path)}): {e}") from None
         self.path = path
         self.n_ctx = n_ctx
 
     def chat(self, request: dict[str, Any]) -> dict[str, Any]:
-        with self.lock:
-            result = self.server.handle_chat_completions(request)
-        if not isinstance(result, dict):
-            result = json.loads(result)
+        try:
+            result = self.server.chat(request)
+        except EngineGone as e:
+            raise LocalModelError(f"llama.cpp ({os.path.basename(self.path)}): {e}") from None
         if "error" in result or "choices" not in result:
             err = result.get("error", result)
             msg = err.get("message") if isinstance(err, dict) else str(err)
@@ -225,7 +219,11 @@ class LocalLlamaAPI(ModelAPI):
         if config.logprobs:
             request["logprobs"] = True
             request["top_logprobs"] = config.top_logprobs or 5
-        result = await asyncio.to_thread(self._engine.chat, request)
+        try:
+            result = await asyncio.to_thread(self._engine.chat, request)
+        except asyncio.CancelledError:  # Ctrl-C or a time limit: stop the generation now
+            self._engine.server.abandon()
+            raise
         choice = result["choices"][0]
         usage = result.get("usage", {})
         timings = result.get("timings", {})

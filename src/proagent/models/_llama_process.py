@@ -1,0 +1,186 @@
+"""llama.cpp (xllamacpp) in a child process, so a request in flight can be abandoned at once.
+
+xllamacpp's ``Server.handle_chat_completions`` runs the whole request (prompt evaluation
+and every generated token) in C++ with the GIL released and offers no way to cancel it:
+a Ctrl-C during ``proagent eval`` had to wait for the current generation to end (67 s on
+a loaded machine, issue 26). A streaming callback could stop between generated tokens,
+but not inside the prompt evaluation, which is most of a sample's time on CPU. So the
+engine runs in a child process (``python -m proagent.models._llama_process``) that the
+parent kills when the request is cancelled (:meth:`LlamaProcess.abandon`); the next
+request starts a fresh one. The parent's run stays resumable: finished samples are in
+the log, the one in flight is redone.
+
+Protocol: two pipes with :class:`multiprocessing.connection.Connection` framing, one
+JSON request per message and one JSON reply (the engine's OpenAI-style dict, or
+``{"error": ...}`` / ``{"ready": true}``). The child ignores SIGINT (the terminal sends
+Ctrl-C to the whole process group; the parent decides) and exits within
+:data:`PARENT_POLL_S` of its parent's death, ``kill -9`` included, so no orphan keeps
+computing.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import weakref
+from multiprocessing.connection import Connection
+from typing import Any
+
+__all__ = ["EngineGone", "LlamaProcess", "PARENT_POLL_S"]
+
+PARENT_POLL_S = 0.5
+"""Seconds between the child's checks that its parent is alive (it exits when not)."""
+
+
+class EngineGone(RuntimeError):
+    """The child process ended before it answered (killed by :meth:`LlamaProcess.abandon`,
+    by the OOM killer, or crashed); the next request starts a new one."""
+
+
+_LIVE: weakref.WeakSet[LlamaProcess] = weakref.WeakSet()
+
+
+@atexit.register
+def _kill_all() -> None:
+    for p in list(_LIVE):
+        p.close()
+
+
+class LlamaProcess:
+    """One GGUF model loaded in a child process; :meth:`chat` sends one request.
+
+    ``path``: the GGUF file; ``n_ctx``: context in tokens; ``n_threads``: CPU threads.
+    Requests are serialised (one slot: consecutive requests share its KV cache).
+
+    Raises:
+        EngineGone: from the constructor or :meth:`chat` when the model cannot be loaded
+            (the child's message) or the child ended without an answer.
+    """
+
+    def __init__(self, path: str, n_ctx: int, n_threads: int) -> None:
+        self.config = {"path": path, "n_ctx": n_ctx, "n_threads": n_threads}
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._send: Connection | None = None
+        self._recv: Connection | None = None
+        _LIVE.add(self)  # killed at exit, also when interrupted while the model loads
+        self._start()
+
+    def _start(self) -> None:
+        req_r, req_w = os.pipe()
+        res_r, res_w = os.pipe()
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", "proagent.models._llama_process", json.dumps(self.config),
+                 str(req_r), str(res_w)],
+                pass_fds=(req_r, res_w), stdin=subprocess.DEVNULL, close_fds=True)
+        finally:
+            os.close(req_r)
+            os.close(res_w)
+        self._send = Connection(req_w, readable=False)
+        self._recv = Connection(res_r, writable=False)
+        ready = self._reply()
+        if not ready.get("ready"):
+            self.close()
+            raise EngineGone(str(ready.get("error", ready)))
+
+    def _reply(self) -> dict[str, Any]:
+        assert self._recv is not None
+        try:
+            return json.loads(self._recv.recv_bytes())
+        except (EOFError, OSError):
+            code = self._proc.wait() if self._proc is not None else None
+            raise EngineGone(f"the llama.cpp process ended (exit status {code})") from None
+
+    def chat(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The engine's reply to one OpenAI-style chat request (a dict, ``error`` on failure).
+
+        Blocks until the answer comes or :meth:`abandon` kills the child (then
+        :class:`EngineGone`)."""
+        with self._lock:
+            if self._proc is None or self._proc.poll() is not None:
+                self.close()
+                self._start()
+            assert self._send is not None
+            try:
+                self._send.send_bytes(json.dumps(request).encode("utf-8"))
+            except OSError:
+                raise EngineGone("the llama.cpp process ended") from None
+            return self._reply()
+
+    def abandon(self) -> None:
+        """Kill the child now (a request in flight raises :class:`EngineGone`); the next
+        :meth:`chat` starts a new one. Safe from any thread."""
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+
+    def close(self) -> None:
+        """Kill the child and close the pipes."""
+        self.abandon()
+        if self._proc is not None:
+            self._proc.wait()
+        for c in (self._send, self._recv):
+            if c is not None:
+                c.close()
+        self._proc = self._send = self._recv = None
+
+
+# ------------------------------------------------------------------ the child
+
+
+def _server(config: dict[str, Any]) -> Any:
+    import xllamacpp as xlc
+
+    params = xlc.CommonParams()
+    params.model.path = config["path"]
+    params.n_ctx = config["n_ctx"]
+    params.n_parallel = 1  # one slot: consecutive requests share its KV cache
+    params.cpuparams.n_threads = config["n_threads"]
+    params.cpuparams_batch.n_threads = config["n_threads"]
+    params.warmup = False
+    params.verbosity = -1
+    return xlc.Server(params)
+
+
+def _watch_parent(parent: int) -> None:
+    import time
+
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_S)
+    os._exit(0)  # orphaned: stop now, without waiting for the engine's loop
+
+
+def _child(argv: list[str]) -> int:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    config = json.loads(argv[0])
+    recv = Connection(int(argv[1]), writable=False)
+    send = Connection(int(argv[2]), readable=False)
+    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+    try:
+        server = _server(config)
+    except Exception as e:  # noqa: BLE001 (the parent reports it)
+        send.send_bytes(json.dumps({"error": f"cannot load {os.path.basename(config['path'])}: {e}"}).encode())
+        return 1
+    send.send_bytes(b'{"ready": true}')
+    while True:
+        try:
+            request = json.loads(recv.recv_bytes())
+        except EOFError:
+            os._exit(0)  # the parent closed the pipe
+        try:
+            result: Any = server.handle_chat_completions(request)
+            if not isinstance(result, dict):
+                result = json.loads(result)
+        except Exception as e:  # noqa: BLE001
+            result = {"error": {"message": str(e)}}
+        send.send_bytes(json.dumps(result).encode("utf-8"))
+
+
+if __name__ == "__main__":
+    sys.exit(_child(sys.argv[1:]))
