@@ -63,6 +63,10 @@ class Screenshot:
     """Height in pixels, when recorded."""
     file_hash: str | None = None
     """Content hash recorded by the capture app (SHA-256 in ProAgentBench)."""
+    focused: bool | None = None
+    """True when this screen held the focused window at capture time (``proagent capture``'s
+    ``screenshots.focused`` column, one screen per tick); ``None`` when not recorded (a
+    LifeTrace or ProAgentBench log, an older capture): see :attr:`Event.focused_screenshots`."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +136,16 @@ class Event:
     screen_recorded: bool = True
     """False for sources that record no screen at all (ActivityWatch: app, title and URL only):
     :meth:`is_activity` then asks only for the duration, since no screenshot can exist."""
+
+    @property
+    def focused_screenshots(self) -> tuple[Screenshot, ...]:
+        """The screenshots of the screen that held the focused window, oldest first: those
+        marked ``focused`` when the log records it (multi-monitor capture), else all of them.
+        Where one screen is shown (the prompt's current screen, annotate's samples), it is this."""
+        shots = tuple(self.screenshots)
+        if not any(s.focused for s in shots):
+            return shots  # not recorded: every screen
+        return tuple(s for s in shots if s.focused)
 
     @property
     def duration(self) -> float | None:

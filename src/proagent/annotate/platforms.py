@@ -150,6 +150,7 @@ def detect_platform(app_name: str, window_title: str, screen_texts: Sequence[str
 
 
 def event_platform(event: Event, screen_texts: Sequence[str] | None = None) -> PlatformHit | None:
-    """:func:`detect_platform` of one event (its screenshots' OCR unless ``screen_texts`` is given)."""
-    texts = [s.ocr_text for s in event.screenshots] if screen_texts is None else screen_texts
+    """:func:`detect_platform` of one event (the OCR of its focused screen's screenshots,
+    :attr:`~proagent.records.Event.focused_screenshots`, unless ``screen_texts`` is given)."""
+    texts = [s.ocr_text for s in event.focused_screenshots] if screen_texts is None else screen_texts
     return detect_platform(event.app_name, event.window_title, texts)

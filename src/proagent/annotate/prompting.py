@@ -57,8 +57,9 @@ def event_prompt(event: Event, shots: Sequence[Screenshot], texts: Sequence[str]
         images: The screenshots are attached as images after this text (VLM mode).
     """
     blocks = []
+    screen = event.focused_screenshots  # the focused screen's, when the log records it
     for i, (s, t) in enumerate(zip(shots, texts), 1):
-        where = f"{i} of {len(event.screenshots)}" if len(shots) == len(event.screenshots) else (
+        where = f"{i} of {len(screen)}" if len(shots) == len(screen) else (
             "start of the event" if i <= FIRST_LAST else "end of the event")
         img = f", image {i} attached" if images and s.path else ""
         blocks.append(f"Screenshot {i} ({s.time:%H:%M:%S}, {where}{img}) screen text:\n{t or '(no text)'}")
@@ -71,8 +72,8 @@ def event_prompt(event: Event, shots: Sequence[Screenshot], texts: Sequence[str]
         start=f"{event.start:%Y-%m-%d %H:%M:%S}",
         end=f"{event.end:%H:%M:%S}" if event.end else "open",
         duration=_duration(event),
-        n_shots=len(event.screenshots),
-        shown="all shown" if len(shots) == len(event.screenshots) else f"shown: the first {FIRST_LAST} and the last {FIRST_LAST}",
+        n_shots=len(screen),
+        shown="all shown" if len(shots) == len(screen) else f"shown: the first {FIRST_LAST} and the last {FIRST_LAST}",
         hint=hint,
         screens=screens,
     ).strip()

@@ -47,8 +47,9 @@ class ScreenLayout:
 
 def sample_screenshots(event: Event, k: int = FIRST_LAST) -> tuple[Screenshot, ...]:
     """The first ``k`` and last ``k`` screenshots of ``event`` (all of them when it has
-    at most ``2k``), oldest first."""
-    shots = event.screenshots
+    at most ``2k``), oldest first; of the focused screen when the log records it
+    (:attr:`~proagent.records.Event.focused_screenshots`)."""
+    shots = event.focused_screenshots
     if len(shots) <= 2 * k:
         return tuple(shots)
     return tuple(shots[:k]) + tuple(shots[-k:])

@@ -174,7 +174,7 @@ def plan_annotation(data: str | Path, *, all_events: bool = False, ocr: str = "a
                 shots = sample_screenshots(e)
                 texts = tuple(reader.texts(shots))
                 # the first pass reads every sampled screen text plus any OCR row of the event
-                hit = event_platform(e, list(texts) + [s.ocr_text for s in e.screenshots] + ([e.url] if e.url else []))
+                hit = event_platform(e, list(texts) + [s.ocr_text for s in e.focused_screenshots] + ([e.url] if e.url else []))
                 ask = all_events or hit is not None
                 chat, layout_read, reason = None, False, ""
                 if ask and reader.mode != "db":

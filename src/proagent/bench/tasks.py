@@ -46,7 +46,7 @@ def to_inspect_samples(samples: list[Sample], method: str, modality: str = "text
     prompt_method = "zero-shot" if method == "zero-shot" else "cot"
     out = []
     for s in samples:
-        shots = s.current.screenshots
+        shots = s.current.focused_screenshots
         shot = shots[-1].path if shots and shots[-1].path else None
         shown = "image" if modality == "image" and shot and shot.is_file() else "text"
         out.append(

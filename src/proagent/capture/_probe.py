@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 __all__ = ["CaptureError", "CapturePlatform", "ScreenGrabber", "ScreenSource", "WindowInfo", "WindowProbe", "check_session",
@@ -47,6 +47,10 @@ class WindowInfo:
     """Window title as the window manager shows it (may be empty)."""
     pid: int | None = None
     """Process id owning the window, when the platform tells it."""
+    bounds: tuple[int, int, int, int] | None = field(default=None, compare=False)
+    """``(x, y, width, height)`` of the window in pixels of the whole desktop (all monitors), when
+    the platform tells it (X11); it picks the focused screen (:meth:`ScreenGrabber.focused_screen`).
+    Not compared: moving a window is not another window."""
 
 
 UNKNOWN_WINDOW = WindowInfo("unknown", "")
@@ -135,9 +139,18 @@ class X11Probe:
             pid = int(pid_v[0]) if pid_v is not None and len(pid_v) else None
             cls = win.get_wm_class()
             app = _process_name(pid) or (cls[1] if cls else None) or "unknown"
-            return WindowInfo(app, title, pid)
+            return WindowInfo(app, title, pid, self._bounds(win))
         except self._XError:
             return UNKNOWN_WINDOW  # the window closed while we read it
+
+    def _bounds(self, win: Any) -> tuple[int, int, int, int] | None:
+        """The window's rectangle in root-window coordinates (its origin translated to the root)."""
+        try:
+            g = win.get_geometry()
+            origin = self._root.translate_coords(win, 0, 0)
+            return (int(origin.x), int(origin.y), int(g.width), int(g.height))
+        except self._XError:
+            return None
 
     def idle_seconds(self) -> float | None:
         """See :meth:`WindowProbe.idle_seconds` (MIT-SCREEN-SAVER ``idle``)."""
@@ -233,6 +246,11 @@ class ScreenSource(Protocol):
 
     def grab(self) -> list[tuple[int, Any]]:
         """``[(screen_id, PIL.Image RGB), ...]``, one per screen."""
+        ...
+
+    def focused_screen(self, window: WindowInfo | None = None) -> int | None:
+        """``screen_id`` of the screen holding the focused ``window`` at the last :meth:`grab`
+        (from the compositor, or from ``window.bounds``), ``None`` when it cannot tell."""
         ...
 
     def close(self) -> None:
@@ -373,16 +391,37 @@ class ScreenGrabber:
             self._sct = mss.mss()
         except Exception as e:  # noqa: BLE001 - ScreenShotError and friends
             raise CaptureError(f"cannot read the screen: {e}") from None
+        self._monitors: list[dict[str, int]] = []
 
     def grab(self) -> list[tuple[int, Any]]:
         """``[(screen_id, PIL.Image RGB), ...]`` for each monitor, in ``mss`` order."""
         from PIL import Image
 
         out = []
-        for i, mon in enumerate(self._sct.monitors[1:]):
+        self._monitors = self._sct.monitors[1:]
+        for i, mon in enumerate(self._monitors):
             shot = self._sct.grab(mon)
             out.append((i, Image.frombytes("RGB", shot.size, shot.bgra, "raw", "BGRX")))
         return out
+
+    def focused_screen(self, window: WindowInfo | None = None) -> int | None:
+        """The monitor (of the last :meth:`grab`) that shows most of ``window.bounds``; with one
+        monitor, 0; ``None`` when the window's rectangle is unknown or on no monitor."""
+        mons = self._monitors
+        if len(mons) == 1:
+            return 0
+        if window is None or window.bounds is None or not mons:
+            return None
+        x, y, w, h = window.bounds
+
+        def overlap(m: dict[str, int]) -> int:
+            dx = min(x + w, m["left"] + m["width"]) - max(x, m["left"])
+            dy = min(y + h, m["top"] + m["height"]) - max(y, m["top"])
+            return max(dx, 0) * max(dy, 0)
+
+        areas = [overlap(m) for m in mons]
+        best = max(range(len(mons)), key=areas.__getitem__)
+        return best if areas[best] > 0 else None
 
     def close(self) -> None:
         """Release the display connection."""

@@ -274,12 +274,13 @@ def record(cfg: CaptureConfig, *, probe: WindowProbe | None = None, grabber: Scr
                 last_activity = mono
             now = datetime.now()
             if paused:
-                win, excluded, shots = None, False, []
+                win, excluded, shots, focus = None, False, [], None
             else:
                 stats.ticks += 1
                 win = probe.foreground()
                 excluded = excl.excludes(win)
                 shots = [] if excluded else grabber.grab()
+                focus = grabber.focused_screen(win) if shots else None
                 if excluded:
                     stats.excluded_ticks += 1
             hashes = {sid: frame(img, text=cfg.text_change) for sid, img in shots}
@@ -312,7 +313,8 @@ def record(cfg: CaptureConfig, *, probe: WindowProbe | None = None, grabber: Scr
                     data = _encode(img, cfg.image_format)
                     store.add_screenshot(event_id=event_id, screen_id=sid, t=now, data=data, ext=cfg.image_format,
                                          file_hash=hashlib.sha256(data).hexdigest(), width=img.width,
-                                         height=img.height, app=win.app_name, title=win.window_title)
+                                         height=img.height, app=win.app_name, title=win.window_title,
+                                         focused=None if focus is None else sid == focus)
                     stored_hash[sid] = h
                     stats.stored += 1
                     stats.bytes_stored += len(data)

@@ -13,6 +13,10 @@
 * Private to the user: the capture folder and ``screenshots/`` are ``0700``, the database (and
   its WAL files, which SQLite creates with the database's mode) and every screenshot ``0600``
   (:data:`DIR_MODE`, :data:`FILE_MODE`), made so on every start (a folder of an older run too).
+* The focused screen: ``screenshots.focused`` (:data:`FOCUSED_COLUMN`, proagent's addition to
+  LifeTrace's table, which LifeTrace's tools ignore) is 1 for the screen that held the focused
+  window at that tick, 0 for the others, NULL when the platform did not tell; added to the
+  database of an older run on start (its rows stay NULL).
 * Retention (:meth:`Store.enforce_retention`): screenshots older than ``max_days`` and, oldest
   first, those over ``max_bytes`` have their file removed and ``file_deleted = 1`` set; the row
   and its OCR stay, as in LifeTrace 1.0.
@@ -29,7 +33,7 @@ from ..errors import DataError
 from ..io import write_atomic
 from ..sources.lifetrace_schema import detect_schema
 from ._probe import CaptureError
-from ..sources.lifetrace_write import TIMESTAMP_FORMAT, lifetrace_ddl
+from ..sources.lifetrace_write import FOCUSED_COLUMN, TIMESTAMP_FORMAT, lifetrace_ddl
 
 __all__ = ["DB_NAME", "DIR_MODE", "EXCLUDED_APP", "FILE_MODE", "SHOTS_DIR", "Store", "connect", "screenshot_name", "ts"]
 
@@ -105,6 +109,8 @@ class Store:
                 os.chmod(f, FILE_MODE)
         self.con = connect(self.db)
         self.con.executescript(lifetrace_ddl("2025-11"))  # IF NOT EXISTS: completes a folder of an older run
+        if "focused" not in {r[1] for r in self.con.execute('PRAGMA table_info("screenshots")')}:
+            self.con.execute(f"ALTER TABLE screenshots ADD COLUMN {FOCUSED_COLUMN}")
         self.stored_bytes = int(self.con.execute(
             "SELECT COALESCE(SUM(file_size), 0) FROM screenshots WHERE COALESCE(file_deleted, 0) = 0").fetchone()[0])
         """Bytes of the screenshot files still on disk (kept up to date as files come and go)."""
@@ -145,8 +151,9 @@ class Store:
         self.con.execute("UPDATE events SET end_time = ?, updated_at = ? WHERE id = ?", (ts(t), ts(t), event_id))
 
     def add_screenshot(self, *, event_id: int, screen_id: int, t: datetime, data: bytes, ext: str, file_hash: str,
-                       width: int, height: int, app: str, title: str) -> int:
-        """Write the image file, then its row (``is_processed = 0`` until OCR); returns the row id."""
+                       width: int, height: int, app: str, title: str, focused: bool | None = None) -> int:
+        """Write the image file, then its row (``is_processed = 0`` until OCR; ``focused``: this
+        screen held the focused window, ``None`` unknown); returns the row id."""
         name = screenshot_name(screen_id, t, ext)
         path = self.shots / name
         n = 0
@@ -161,9 +168,10 @@ class Store:
         s = ts(t)
         cur = self.con.execute(
             "INSERT INTO screenshots (file_path, file_hash, file_size, width, height, screen_id, app_name, window_title, "
-            "created_at, processed_at, is_processed, event_id, file_deleted, updated_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, ?, 0, ?)",
-            (str(path.resolve()), file_hash, len(data), width, height, screen_id, app, title, s, event_id, s))
+            "created_at, processed_at, is_processed, event_id, file_deleted, updated_at, focused) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, ?, 0, ?, ?)",
+            (str(path.resolve()), file_hash, len(data), width, height, screen_id, app, title, s, event_id, s,
+             None if focused is None else int(focused)))
         self.stored_bytes += len(data)
         return int(cur.lastrowid)
 

@@ -195,7 +195,7 @@ class GrimGrabber:
             out.append((i, Image.open(BytesIO(r.stdout)).convert("RGB")))
         return out
 
-    def focused_screen(self) -> int | None:
+    def focused_screen(self, window: WindowInfo | None = None) -> int | None:
         """``screen_id`` of the output holding the focus at the last :meth:`grab`, else ``None``."""
         return next((i for i, o in enumerate(self._outputs) if o.get("focused")), None)
 
@@ -288,7 +288,7 @@ class PortalGrabber:
             path.unlink(missing_ok=True)  # the portal leaves it in the user's Pictures folder
         return [(0, image)]
 
-    def focused_screen(self) -> int | None:
+    def focused_screen(self, window: WindowInfo | None = None) -> int | None:
         """The portal's one image is the whole desktop: screen 0."""
         return 0
 

@@ -33,7 +33,7 @@ from ..io import swap_in, write_atomic, write_json_atomic
 from ..records import Event, Screenshot
 from ..sources.lifetrace import load_lifetrace
 from ..sources.lifetrace_schema import DB_NAMES, connect_read_only, detect_schema, find_lifetrace_db
-from ..sources.lifetrace_write import PROCESSED_DDL
+from ..sources.lifetrace_write import FOCUSED_COLUMN, PROCESSED_DDL
 from ._detect import HIGH_RISK_TYPES, clean_text, find_pii
 from ._quality import QualityConfig, apply_quality_filters, sha256_file
 from ._records import ACTIONS, CurateSummary, Region, Screening, Verdict
@@ -446,6 +446,7 @@ def _write_user(user: str, out: Path, events: list[tuple[Event, list[Screenshot]
     con = sqlite3.connect(build / DB_NAME)
     try:
         con.executescript(PROCESSED_DDL)
+        con.execute(f"ALTER TABLE screenshots ADD COLUMN {FOCUSED_COLUMN}")  # the focused screen, as captured
         ocr_id = 0
         for ev, shots in events:
             con.execute(
@@ -476,9 +477,10 @@ def _write_user(user: str, out: Path, events: list[tuple[Event, list[Screenshot]
                     texts[shot.id] = text
                     done[shot.id] = replace(v, applied=applied, duplicate_of=ref)
                 created = shot.time.strftime(_TS)
-                con.execute("INSERT INTO screenshots VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                con.execute("INSERT INTO screenshots VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                             (shot.id, shot.file_name, digest, size, width, height, 0, shot.app_name,
-                             clean_text(shot.window_title), created, created, 1, int(ev.id) if ev.id.isdigit() else ev.id))
+                             clean_text(shot.window_title), created, created, 1, int(ev.id) if ev.id.isdigit() else ev.id,
+                             None if shot.focused is None else int(shot.focused)))
                 if text.strip():
                     ocr_id += 1
                     con.execute("INSERT INTO ocr_results VALUES (?,?,?,?,?,?,?)",

@@ -74,6 +74,8 @@ class ScreenshotColumns:
         self.widths = array("q")
         self.heights = array("q")
         self.file_deleted = bytearray()
+        self.focused = bytearray()
+        """Per row: 1 focused screen, 0 another screen, 2 not recorded (NULL or no column)."""
         self.apps: list[str | None] = []
         self.titles: list[str | None] = []
         self._names: list[tuple[str, array]] = []
@@ -96,7 +98,7 @@ class ScreenshotColumns:
         Raises:
             _OtherShape: a row has another shape than LifeTrace writes.
         """
-        ids, eids, times, paths, apps, titles, widths, heights, hashes, deleted = zip(*rows)
+        ids, eids, times, paths, apps, titles, widths, heights, hashes, deleted, focused = zip(*rows)
         try:
             stamps = list(map(datetime.fromisoformat, times))
             if _as_written(stamps, times) is None or min(stamps) < EARLIEST or max(stamps) >= LATEST:
@@ -105,7 +107,7 @@ class ScreenshotColumns:
             if keys != sorted(keys) or (self._last is not None and keys[0] < self._last):
                 raise _Unordered
             self._last = keys[-1]
-            if not set(deleted) <= {0, 1}:
+            if not set(deleted) <= {0, 1} or not set(focused) <= {0, 1, 2}:
                 raise _OtherShape
             names, dirs = _file_names(paths)
             self.ids.extend(ids)
@@ -115,6 +117,7 @@ class ScreenshotColumns:
         except (TypeError, ValueError, AttributeError):
             raise _OtherShape from None
         self.file_deleted.extend(deleted)
+        self.focused.extend(focused)
         self._times.append(_packed(times))
         self.apps.extend(map(self._shared.setdefault, apps, apps))
         self.titles.extend(map(self._shared.setdefault, titles, titles))
@@ -158,6 +161,7 @@ class ScreenshotColumns:
             width=None if w == _NONE else w,
             height=None if h == _NONE else h,
             file_hash=self._hash(k),
+            focused=None if self.focused[k] == 2 else bool(self.focused[k]),
         )
 
 
@@ -272,8 +276,9 @@ def read_columns(conn: sqlite3.Connection, schema: SchemaInfo, min_event_id: int
     opt = {c: (c if c in cols else "NULL") for c in ("app_name", "window_title", "file_hash")}
     size = {c: (f"coalesce({c}, {_NONE})" if c in cols else str(_NONE)) for c in ("width", "height")}
     file_deleted = "coalesce(file_deleted, 0)" if "file_deleted" in cols else "0"
+    focused = "coalesce(focused, 2)" if "focused" in cols else "2"  # proagent capture's column; 2: not recorded
     sql = (f"SELECT id, coalesce(event_id, {_NONE}) AS eid, created_at, file_path, {opt['app_name']}, "
-           f"{opt['window_title']}, {size['width']}, {size['height']}, {opt['file_hash']}, {file_deleted} "
+           f"{opt['window_title']}, {size['width']}, {size['height']}, {opt['file_hash']}, {file_deleted}, {focused} "
            f'FROM "screenshots" WHERE NOT {deleted}{where}')
     factory = conn.text_factory
     conn.text_factory = str

@@ -485,6 +485,7 @@ def _row_runs(path: Path, schema: SchemaInfo, rows: list[sqlite3.Row], live_ids:
                 width=cell_int(r["width"]) if "width" in sc_cols else None,
                 height=cell_int(r["height"]) if "height" in sc_cols else None,
                 file_hash=(cell_text(r["file_hash"]) or None) if "file_hash" in sc_cols else None,
+                focused=_parsed(cell_flag, r["focused"], path, "screenshots", rid, "focused") if "focused" in sc_cols else None,
             )
         )
     runs = {eid: tuple(sorted(shots, key=lambda s: (s.time, s.id))) for eid, shots in by_event.items()}
@@ -542,7 +543,7 @@ def _read_all(
         + list(schema.summary_columns)
     )
     sc_want = list(SCREENSHOT_REQUIRED) + [
-        "app_name", "window_title", "width", "height", "file_hash", "file_deleted", "deleted_at",
+        "app_name", "window_title", "width", "height", "file_hash", "file_deleted", "deleted_at", "focused",
     ]
     ev_where = sc_where = ocr_where = ""
     args: tuple[int, ...] = ()

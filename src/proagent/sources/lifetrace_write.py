@@ -24,12 +24,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 __all__ = [
-    "PROCESSED_DDL", "PROCESSED_EVENT_COLUMNS", "TIMESTAMP_FORMAT", "WRITE_VARIANTS", "event_columns", "lifetrace_ddl",
+    "FOCUSED_COLUMN", "PROCESSED_DDL", "PROCESSED_EVENT_COLUMNS", "TIMESTAMP_FORMAT", "WRITE_VARIANTS", "event_columns", "lifetrace_ddl",
     "screenshot_columns",
 ]
 
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f"
 """How LifeTrace (SQLAlchemy ``DateTime`` on SQLite) stores times: naive local time."""
+
+FOCUSED_COLUMN = "focused BOOLEAN"
+"""proagent's one addition to LifeTrace's ``screenshots`` table (``ALTER TABLE ... ADD COLUMN``,
+by ``proagent capture`` and ``proagent curate``; LifeTrace's tools ignore it): 1 when this screen
+held the focused window at capture time, 0 for another screen, NULL when not known. Readers take
+a database without it (:attr:`proagent.records.Screenshot.focused` is then ``None``)."""
 
 WRITE_VARIANTS = ("2025-09", "2025-10", "2025-11")
 """Schema variants :func:`lifetrace_ddl` writes, oldest first."""
