@@ -198,11 +198,16 @@ def self_consistency(n: int = 5, temperature: float = 0.7, images: bool = False)
 
     Each sample uses its own seed (base seed + i), so results are reproducible
     with a seeded model and the cache keeps them apart.
+
+    Raises:
+        proagent.errors.UsageError: ``n`` < 1 or ``temperature`` <= 0.
     """
+    from ..errors import UsageError
+
     if n < 1:
-        raise ValueError("self-consistency needs n >= 1")
+        raise UsageError("--sc-samples", "self-consistency needs n >= 1")
     if temperature <= 0:
-        raise ValueError("self-consistency needs temperature > 0")
+        raise UsageError("sc_temperature", "self-consistency needs temperature > 0")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         await _prepare(state, "sc", images)

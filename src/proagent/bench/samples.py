@@ -35,7 +35,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from ..errors import DataError
+from ..errors import DataError, UsageError
 from ..records import MIN_EVENT_SECONDS, Event, Sample, context_reach, window_context
 
 __all__ = [
@@ -220,7 +220,7 @@ def _lifetrace_candidates(events: list[Event], cfg: SampleConfig) -> list[Sample
 
 def _per_user(events: list[Event], config: SampleConfig, lifetrace) -> list[Sample]:  # noqa: ANN001
     if not 0 <= config.train_fraction < 1:
-        raise ValueError(f"train_fraction {config.train_fraction}: must be in [0, 1)")
+        raise UsageError("--train-fraction", f"{config.train_fraction}: must be in [0, 1)")
     by_user: dict[str, list[Event]] = defaultdict(list)
     for e in events:
         by_user[e.user].append(e)
