@@ -243,6 +243,14 @@ _REGISTRIES = textwrap.dedent("""
     from proagent.agent.memory._base import MEMORIES, get_memory
     assert sorted(MEMORIES) == ["kg", "persona", "rag"], MEMORIES
     assert get_memory("rag").name == "rag"
+    from proagent.agent.solvers import METHODS
+    assert list(METHODS) == ["zero-shot", "cot", "sc"], METHODS
+    from proagent.curate._detect import RECOGNIZERS
+    assert len(RECOGNIZERS) == 9, RECOGNIZERS
+    from proagent.live._notify import NOTIFIERS
+    assert list(NOTIFIERS) == ["terminal", "desktop", "page", "none"], NOTIFIERS
+    from proagent.capture._probe import platforms
+    assert [p.name for p in platforms()][-1] == "x11" and len(platforms()) == 6
     import proagent._registry
     from inspect_ai._util.registry import registry_find, registry_info
     names = {(registry_info(x).type, registry_info(x).name) for x in registry_find(lambda i: i.name.startswith("proagent/"))}
@@ -253,8 +261,9 @@ _REGISTRIES = textwrap.dedent("""
 
 
 def test_registries_are_full_from_any_entry() -> None:
-    """The memory registry is full from its own module, and inspect's entry point
-    registers ``local/...`` and the ``proagent/...`` tasks, in a fresh interpreter."""
+    """The memory, method, PII, notifier and capture-platform registries are full from their
+    own modules, and inspect's entry point registers ``local/...`` and the ``proagent/...``
+    tasks, in a fresh interpreter."""
     # the installed (editable) package, as inspect finds it: with src/ put first on PYTHONPATH,
     # the build's src/proagent.egg-info (no direct_url.json) hides the editable install and
     # inspect registers the names without their "proagent/" package prefix
