@@ -257,9 +257,12 @@ def bare_task(task: Any, n: int) -> Any:
     from inspect_ai.scorer import match
     from inspect_ai.solver import generate, system_message
 
-    from proagent.agent.prompting import system_prompt
+    from proagent.agent.prompting import instruction_text, system_prompt
+    from proagent.agent.solvers import METHODS
 
-    samples = [InspectSample(id=s.id, input=s.input, target=s.target) for s in list(task.dataset)[:n]]
+    # the sample input is the observation; the method's solver puts its instruction last
+    tail = "\n\n" + instruction_text(METHODS[task.metadata["method"]].prompt)
+    samples = [InspectSample(id=s.id, input=s.input + tail, target=s.target) for s in list(task.dataset)[:n]]
     return Task(dataset=MemoryDataset(samples, name="bare"), solver=[system_message(system_prompt()), generate()],
                 scorer=match(location="any"), config=task.config, name="bare")
 

@@ -91,6 +91,14 @@ def _p_for(prompt: str) -> float:
     return 0.55 + 0.4 * hashlib.sha256(prompt.encode()).digest()[0] / 255
 
 
+def _sent(observation: str) -> str:
+    """The user message the zero-shot solver sends for a sample input (its instruction last)."""
+    from proagent.agent.prompting import instruction_text
+    from proagent.agent.solvers import METHODS
+
+    return f"{observation}\n\n{instruction_text(METHODS['zero-shot'].prompt)}"
+
+
 @modelapi(name="yesman")
 class YesManAPI(ModelAPI):
     """Always answers Yes in text, with a prompt-dependent P(Yes) in its log-probabilities."""
@@ -118,7 +126,7 @@ def test_scorer_decides_by_threshold(tmp_path):
     for s in log.samples:
         pred = s.scores["assist_scorer"].metadata["prediction"]
         assert pred["needs_help"] is True  # the text says Yes ...
-        assert pred["p_yes"] == pytest.approx(_p_for(prompts[s.id]))
+        assert pred["p_yes"] == pytest.approx(_p_for(_sent(prompts[s.id])))
         assert s.scores["assist_scorer"].value["predicted"] == int(pred["p_yes"] >= 0.75)  # ... the threshold decides
     assert len({s.scores["assist_scorer"].value["predicted"] for s in log.samples}) == 2
 
@@ -134,7 +142,7 @@ def test_eval_threshold_auto_chooses_on_train_and_applies_to_test(tmp_path):
     # the threshold is the balanced-accuracy choice over the train split's P(Yes)
     train = assist(str(SHARED), split="train")
     labels = [s.metadata["label"] for s in train.dataset]
-    assert cal["threshold"] == pytest.approx(choose_threshold([_p_for(s.input) for s in train.dataset], labels))
+    assert cal["threshold"] == pytest.approx(choose_threshold([_p_for(_sent(s.input)) for s in train.dataset], labels))
     assert cal["n_train"] == len(labels) and res["run"]["task_args"]["threshold"] == pytest.approx(cal["threshold"])
     assert "P(Yes) >=" in r.output
     assert res["recall"] < 1.0  # no longer the always-yes answer

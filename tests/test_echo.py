@@ -7,14 +7,15 @@ import pytest
 
 from proagent.agent.echo import TemplateEcho, when_echo
 from proagent.agent.parsing import parse_answer
-from proagent.agent.prompting import METHOD_INSTRUCTIONS, _template
+from proagent.agent.prompting import instruction_text
+from proagent.agent.solvers import METHODS
 
 
 @pytest.mark.parametrize("text", [
     # SmolLM2-135M's whole answer at one moment of the desktop trial
     "Decide whether the user needs help... If yes, write the question...",
-    _template(METHOD_INSTRUCTIONS["zero-shot"]).template,  # the whole instruction repeated
-    _template(METHOD_INSTRUCTIONS["cot"]).template,
+    instruction_text(METHODS["zero-shot"].prompt),  # the whole instruction repeated
+    instruction_text(METHODS["cot"].prompt),
     "Step 3 (Judge): say Yes if the user needs help from an AI assistant at this moment, otherwise No.",
     "If yes, pick the intention category and write the question the user would ask the AI assistant.",
 ])

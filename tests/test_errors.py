@@ -29,7 +29,7 @@ def test_the_family_and_its_fields():
     assert str(r) == "run did not finish (boom); re-run the same command to resume from logs/x"
     other = RunError("logs/x holds a run with other options", resume=Resume.SAME_OPTIONS_OR_NEW_FOLDER)
     assert str(other).endswith("or use another folder")
-    assert other.message("--log-dir").endswith("re-run those exact options to resume it, or choose a new --log-dir")
+    assert other.describe("--log-dir").endswith("re-run those exact options to resume it, or choose a new --log-dir")
     assert str(RunError("run did not finish: n_ctx=16")) == "run did not finish: n_ctx=16"  # no hint: it would fail again
 
 

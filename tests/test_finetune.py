@@ -52,11 +52,12 @@ def test_answer_is_the_labelled_three_line_format() -> None:
 def test_examples_carry_the_prompt_eval_sends() -> None:
     s = [_sample(1, 1, None, ("Explain the error",)), _sample(2, 0)]
     ex = chat_examples(s)
-    sent = to_inspect_samples(s, "zero-shot")
+    sent = to_inspect_samples(s)
     for e, inspect_sample, sample in zip(ex, sent, s):
         assert e["id"] == sample.id
         assert e["prompt"][0] == {"role": "system", "content": system_prompt()}
-        assert e["prompt"][1] == {"role": "user", "content": inspect_sample.input}
+        # the zero-shot solver sends the sample's observation followed by its instruction
+        assert e["prompt"][1]["content"].startswith(inspect_sample.input + "\n\n")
         assert e["prompt"][1]["content"] == user_prompt(sample, "zero-shot")
         assert e["completion"] == [{"role": "assistant", "content": answer_text(sample)}]
 

@@ -60,15 +60,28 @@ def _top_level_imports(body: list[ast.stmt]):  # noqa: ANN202
             yield from _top_level_imports(node.body)
 
 
-def import_graph(files: dict[str, Path] | None = None) -> dict[str, set[str]]:
-    """Module -> proagent modules it imports at top level."""
+def _every_import(body: list[ast.stmt]):  # noqa: ANN202
+    """Every import statement, also inside functions (not under ``if TYPE_CHECKING``)."""
+    for node in body:
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            yield from _every_import(node.orelse)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        else:
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                yield from _every_import(getattr(node, field, None) or [])
+
+
+def import_graph(files: dict[str, Path] | None = None, *, lazy: bool = False) -> dict[str, set[str]]:
+    """Module -> proagent modules it imports at top level (``lazy``: also inside functions)."""
     files = files or module_files()
     graph: dict[str, set[str]] = {}
     for name, path in files.items():
         is_pkg = path.name == "__init__.py"
         package = name if is_pkg else name.rpartition(".")[0]
         edges: set[str] = set()
-        for node in _top_level_imports(ast.parse(path.read_text("utf-8"), str(path)).body):
+        body = ast.parse(path.read_text("utf-8"), str(path)).body
+        for node in (_every_import if lazy else _top_level_imports)(body):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             else:
@@ -141,6 +154,44 @@ def test_no_import_cycles() -> None:
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
 
 
+def stage_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The module graph collapsed to stages: ``proagent.bench.tasks`` -> ``proagent.bench``
+    (a module at the top, ``proagent.records``, is its own node); edges inside a stage dropped."""
+    def stage(m: str) -> str:
+        return ".".join(m.split(".")[:2])
+
+    out: dict[str, set[str]] = {}
+    for a, targets in graph.items():
+        out.setdefault(stage(a), set()).update(stage(b) for b in targets if stage(b) != stage(a))
+    return out
+
+
+def test_stage_graph_reader_sees_a_lazy_cycle(tmp_path: Path) -> None:
+    """The guard itself: an import inside a function is an edge between stages."""
+    pkg = tmp_path / ROOT
+    for d in ("x", "y"):
+        (pkg / d).mkdir(parents=True)
+        (pkg / d / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "x" / "a.py").write_text("from ..y.b import f\n")
+    (pkg / "y" / "b.py").write_text("def f():\n    from ..x import a\n")
+    files = {"proagent": pkg / "__init__.py", "proagent.x": pkg / "x" / "__init__.py", "proagent.y": pkg / "y" / "__init__.py",
+             "proagent.x.a": pkg / "x" / "a.py", "proagent.y.b": pkg / "y" / "b.py"}
+    assert find_cycle(stage_graph(import_graph(files))) is None
+    assert find_cycle(stage_graph(import_graph(files, lazy=True))) == ["proagent.x", "proagent.y", "proagent.x"]
+
+
+def test_no_import_cycles_between_stages() -> None:
+    """Stages import down the data flow only, also inside functions (issue 25: bench <-> train,
+    bench <-> sources, train -> live -> bench were cycles)."""
+    stages = stage_graph(import_graph(lazy=True))
+    for a, b in (("proagent.bench", "proagent.train"), ("proagent.sources", "proagent.bench"),
+                 ("proagent.live", "proagent.train"), ("proagent.sources", "proagent.train")):
+        assert b not in stages[a], f"{a} imports {b}"
+    cycle = find_cycle(stages)
+    assert cycle is None, "import cycle between stages: " + " -> ".join(cycle)
+
+
 _CHILD = textwrap.dedent("""
     # Imports each module named on the command line in a forked child of a
     # parent that holds no proagent module (only heavy third-party libraries,
@@ -192,6 +243,14 @@ _REGISTRIES = textwrap.dedent("""
     from proagent.agent.memory._base import MEMORIES, get_memory
     assert sorted(MEMORIES) == ["kg", "persona", "rag"], MEMORIES
     assert get_memory("rag").name == "rag"
+    from proagent.agent.solvers import METHODS
+    assert list(METHODS) == ["zero-shot", "cot", "sc"], METHODS
+    from proagent.curate._detect import RECOGNIZERS
+    assert len(RECOGNIZERS) == 9, RECOGNIZERS
+    from proagent.live._notify import NOTIFIERS
+    assert list(NOTIFIERS) == ["terminal", "desktop", "page", "none"], NOTIFIERS
+    from proagent.capture._probe import platforms
+    assert [p.name for p in platforms()][-1] == "x11" and len(platforms()) == 6
     import proagent._registry
     from inspect_ai._util.registry import registry_find, registry_info
     names = {(registry_info(x).type, registry_info(x).name) for x in registry_find(lambda i: i.name.startswith("proagent/"))}
@@ -202,8 +261,9 @@ _REGISTRIES = textwrap.dedent("""
 
 
 def test_registries_are_full_from_any_entry() -> None:
-    """The memory registry is full from its own module, and inspect's entry point
-    registers ``local/...`` and the ``proagent/...`` tasks, in a fresh interpreter."""
+    """The memory, method, PII, notifier and capture-platform registries are full from their
+    own modules, and inspect's entry point registers ``local/...`` and the ``proagent/...``
+    tasks, in a fresh interpreter."""
     # the installed (editable) package, as inspect finds it: with src/ put first on PYTHONPATH,
     # the build's src/proagent.egg-info (no direct_url.json) hides the editable install and
     # inspect registers the names without their "proagent/" package prefix

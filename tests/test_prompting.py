@@ -251,7 +251,7 @@ def test_solver_sends_identical_system_message(monkeypatch, tmp_path):
         _sample("Reading the paper.", context=()),
     ]
     samples = [replace(s, id=f"U:{i}:labelled") for i, s in enumerate(samples)]
-    task = Task(dataset=MemoryDataset(to_inspect_samples(samples, "zero-shot")), solver=method_solver("zero-shot"),
+    task = Task(dataset=MemoryDataset(to_inspect_samples(samples)), solver=method_solver("zero-shot"),
                 scorer=assist_scorer())
     model = get_model("mockllm/model", custom_outputs=answer)
     logs = eval(task, model=model, log_dir=str(tmp_path / "logs"), display="none", max_samples=1)

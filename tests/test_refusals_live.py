@@ -146,5 +146,5 @@ def test_start_capture_that_refuses_is_one_error_with_its_reason(w: Path) -> Non
     with pytest.raises(DataError) as e:
         start_capture(w / "cap", ["--interval", "0"], wait=60)
     msg = str(e.value)
-    assert "exited (code 2)" in msg and "--interval must be > 0" in msg and "\n" not in msg
+    assert "exited (code 2)" in msg and "--interval: must be > 0" in msg and "\n" not in msg
     assert not (w / "cap").exists()

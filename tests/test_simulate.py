@@ -189,7 +189,12 @@ def test_simulate_command_end_to_end(lt, tmp_path):
     # the model's choices: one per candidate, from the prompt each was shown
     from proagent.bench.tasks import assist
 
-    prompts = {s.id: s.input for s in assist(str(root), split="all", candidates=True).dataset}
+    from proagent.agent.prompting import instruction_text
+    from proagent.agent.solvers import METHODS
+
+    # the message the zero-shot solver sends: the sample's observation, its instruction last
+    tail = "\n\n" + instruction_text(METHODS["zero-shot"].prompt)
+    prompts = {s.id: s.input + tail for s in assist(str(root), split="all", candidates=True).dataset}
     expected = {(s.user, s.event_id) for s in cands if _says_yes(prompts[s.id])}
     assert 0 < len(expected) < len(cands)
     assert {(e.user, e.id) for e in load_events(out) if e.is_llm_event} == expected

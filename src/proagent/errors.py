@@ -1,8 +1,13 @@
 """The errors proagent raises on purpose: one family, each kind with its own fields.
 
-- :class:`DataError`: an input file or folder is corrupt, foreign or incomplete (``path``, ``problem``).
+- :class:`DataError`: an input file or folder is corrupt, foreign or incomplete, or what a
+  command needs before it starts is missing (``path``, ``problem``).
 - :class:`UsageError`: an option or argument has a value that cannot be used (``option``, ``problem``).
 - :class:`RunError`: a run started and cannot continue (``problem``, and ``resume``: how to go on).
+
+Every exception proagent raises on purpose is one of these (a stage's own kind subclasses
+one: ``CaptureError`` and ``FolderBusy`` are data errors, ``ScreenerError`` a run error, ...);
+``tests/test_error_family.py`` enumerates them.
 
 The ``proagent`` command prints each as one ``Error: ...`` line and exits with the code of its
 kind (:mod:`proagent.cli`: 1 data, 2 usage, 3 run, 130 interrupted). Callers tell the kinds
@@ -18,22 +23,39 @@ __all__ = ["DataError", "ProagentError", "Resume", "RunError", "UsageError"]
 
 
 class ProagentError(Exception):
-    """Base of every error proagent raises on purpose (bad data, bad option, a stopped run)."""
+    """Base of every error proagent raises on purpose (bad data, bad option, a stopped run).
+
+    Every kind pickles with its fields (a shard's error crosses processes under ``--ray``),
+    whatever its constructor takes.
+    """
+
+    def __reduce__(self) -> tuple:
+        return _rebuild, (type(self), self.args, dict(self.__dict__))
+
+
+def _rebuild(cls: type[ProagentError], args: tuple, state: dict) -> ProagentError:
+    """An unpickled error: its class, ``args`` and fields, without calling its constructor."""
+    e = cls.__new__(cls)
+    Exception.__init__(e, *args)
+    e.__dict__.update(state)
+    return e
 
 
 class DataError(ProagentError, ValueError):
-    """An input file is corrupt, foreign or incomplete.
+    """An input file is corrupt, foreign or incomplete, or what the command needs before it
+    starts is not there (a session to capture, an optional extra, a free folder).
 
     The message names the file and what is wrong; nothing from the file is
-    returned half-loaded.
+    returned half-loaded. ``path`` is ``None`` when no file is at fault (the message is
+    the problem alone).
     """
 
     def __init__(self, path: object, problem: str) -> None:
-        self.path = str(path)
-        """The file or folder at fault."""
+        self.path = None if path is None else str(path)
+        """The file or folder at fault (``None``: not a file, e.g. the display session)."""
         self.problem = problem
         """What is wrong with it (one clause, no file contents)."""
-        super().__init__(f"{self.path}: {problem}")
+        super().__init__(problem if self.path is None else f"{self.path}: {problem}")
 
 
 class UsageError(ProagentError, ValueError):
@@ -63,8 +85,10 @@ class Resume(Enum):
 class RunError(ProagentError, RuntimeError):
     """A run did not finish, or cannot start in its folder.
 
-    ``str(e)`` is the problem followed by the resume hint; a command that knows the
-    option naming the folder renders it with :meth:`message` (``choose a new --log-dir``).
+    ``str(e)`` and :attr:`message` are the problem followed by the resume hint; a command that
+    knows the option naming the folder renders it with :meth:`describe` (``choose a new
+    --log-dir``). ``message`` is a string because inspect reads an exception's ``message``
+    attribute into its log (``inspect_ai._util.error.exception_message``).
     """
 
     def __init__(self, problem: str, *, resume: Resume | None = None, folder: str | Path | None = None,
@@ -77,9 +101,11 @@ class RunError(ProagentError, RuntimeError):
         """The run's folder (inspect log folder, ablation --out), when there is one."""
         self.interrupted = interrupted
         """The run was stopped by Ctrl-C / SIGINT (commands exit with 130, as a shell does)."""
-        super().__init__(self.message())
+        self.message = self.describe()
+        """The problem and the resume hint, as ``str(e)``."""
+        super().__init__(self.message)
 
-    def message(self, folder_option: str | None = None) -> str:
+    def describe(self, folder_option: str | None = None) -> str:
         """The problem and the resume hint; ``folder_option`` (e.g. ``--log-dir``) names the
         option that chooses another folder, else the hint says "another folder"."""
         if self.resume is Resume.SAME_COMMAND:

@@ -194,8 +194,8 @@ def write_json_atomic(path: str | Path, data: Any, *, indent: int | None = 2,
     return write_atomic(path, text + "\n", mode=mode)
 
 
-class FolderBusy(RuntimeError):
-    """Another process holds :func:`folder_lock` on the folder."""
+class FolderBusy(DataError):
+    """Another process holds :func:`folder_lock` on the folder (``path``)."""
 
     def __init__(self, folder: Path, pid: int | None) -> None:
         self.folder = folder
@@ -203,7 +203,7 @@ class FolderBusy(RuntimeError):
         self.pid = pid
         """Process id of the holder as it wrote it (``None`` when unreadable)."""
         who = f"process {pid}" if pid else "another process"
-        super().__init__(f"{folder} is in use by {who} (another proagent run); wait for it to finish, or stop it")
+        super().__init__(folder, f"in use by {who} (another proagent run); wait for it to finish, or stop it")
 
 
 _HELD: dict[Path, int] = {}

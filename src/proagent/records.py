@@ -13,8 +13,10 @@ stores them (ProAgentBench section 5.1, Appendix B; docs/architecture.md, format
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from bisect import bisect_left
 from dataclasses import dataclass, field, fields
-from datetime import datetime
+from datetime import datetime, timedelta
+from itertools import accumulate
 from pathlib import Path
 from typing import Any, Literal
 
@@ -27,6 +29,8 @@ __all__ = [
     "Sample",
     "Score",
     "Screenshot",
+    "context_reach",
+    "window_context",
 ]
 
 MIN_EVENT_SECONDS = 3.0
@@ -276,3 +280,21 @@ class Score:
     """Tokens used on the sample (input + output)."""
     extra: dict[str, float] = field(default_factory=dict)
     """Further per-sample values (e.g. cached input tokens)."""
+
+
+def context_reach(events: list[Event]) -> list[datetime]:
+    """For time-ordered ``events``: the latest end (or start, for an open event) of
+    ``events[: i + 1]`` at each ``i``, so :func:`window_context` can skip the events
+    that end before a window without looking at them."""
+    return list(accumulate((e.end or e.start for e in events), max))
+
+
+def window_context(events: list[Event], upto: int, t: datetime, window: float, *,
+                   reach: list[datetime] | None = None) -> tuple[Event, ...]:
+    """The context of moment ``t``: events before index ``upto`` (of time-ordered
+    ``events``) that overlap [t - window, t); ``window`` in seconds (ProAgentBench section
+    5.1's context window; the benchmark's samples and the synthetic traces' share one rule). ``reach``
+    (:func:`context_reach` of ``events``) makes it O(log n + window) instead of O(upto)."""
+    lo = t - timedelta(seconds=window)
+    first = bisect_left(reach, lo, 0, upto) if reach is not None and upto > 0 else 0
+    return tuple(e for e in events[first:upto] if (e.end or e.start) >= lo)

@@ -44,6 +44,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
 
+from .errors import UsageError
 from .report.pages import page
 
 __all__ = ["MAX_BODY", "MAX_CONNECTIONS", "TIMEOUT", "TOKEN_BYTES", "HttpError", "LocalServer", "Request", "Response"]
@@ -58,13 +59,16 @@ MAX_CONNECTIONS = 32
 """Connections served at once; one more is answered 503 and closed."""
 
 
-class HttpError(Exception):
-    """Raised by a route: answered ``status`` with JSON ``{"error": message}``."""
+class HttpError(UsageError):
+    """Raised by a route: answered ``status`` with JSON ``{"error": message}`` (a request the
+    server cannot use; it never leaves the server)."""
 
     def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
+        super().__init__("request", message)
         self.status = status
+        """The HTTP status answered (400, 403, 404, 411, 413)."""
         self.message = message
+        """The ``error`` of the JSON answer."""
 
 
 @dataclass(frozen=True)

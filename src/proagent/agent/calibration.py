@@ -100,19 +100,24 @@ MIN_CALIBRATION_MOMENTS = 20
 
 
 def check_threshold(threshold: float | str, method: str, *, decider: object = None) -> float:
-    """A P(Yes) threshold as a task takes it: a number in [0, 1], for ``zero-shot`` or ``cot``
-    (self-consistency decides by its vote fraction), and not together with a decider (both
+    """A P(Yes) threshold as a task takes it: a number in [0, 1], for a method that records
+    ``p_yes`` (its ``p_yes`` in :data:`proagent.agent.solvers.METHODS`: ``zero-shot``, ``cot``;
+    self-consistency decides by its vote fraction), and not together with a decider (both
     decide When to Assist). Used by ``proagent eval --threshold`` and the ``assist`` task.
 
     Raises:
         proagent.errors.UsageError: the value, the method or the decider rules it out.
     """
     from ..errors import UsageError
+    from .solvers import METHODS  # the registry declares which methods record p_yes; it imports this module
 
     if decider:
         raise UsageError("--decider", "--decider and --threshold both decide When to Assist; give one")
-    if method == "sc":
-        raise UsageError("--threshold", "needs --method zero-shot or cot (self-consistency has its vote fraction)")
+    entry = METHODS.get(method)
+    if entry is not None and not entry.p_yes:
+        able = [m.name for m in METHODS.values() if m.p_yes]
+        names = " or ".join([", ".join(able[:-1]), able[-1]] if len(able) > 1 else able)
+        raise UsageError("--threshold", f"needs --method {names} ({method} records no P(Yes))")
     try:
         t = float(threshold)
     except (TypeError, ValueError):

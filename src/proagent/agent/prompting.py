@@ -2,10 +2,12 @@
 
 Structure: system role with the intention taxonomy; recent activity context;
 current state (app, title, time, screen summary cut to 200 characters); screen
-content (OCR text, or the image for a vision model); task instruction. The
-prompt text lives in ``proagent/agent/prompts/*.txt``. An event whose source records
-its browser URL (ActivityWatch's web watcher, screenpipe) shows it as :func:`web_page`
-(host and path only) after its title; events without one render as before.
+content (OCR text, or the image for a vision model) (:func:`observation_prompt`, the same
+for every method); the method's instruction (:func:`instruction_text` of the prompt file
+its entry in :data:`proagent.agent.solvers.METHODS` names). The prompt text lives in
+``proagent/agent/prompts/*.txt``. An event whose source records its browser URL
+(ActivityWatch's web watcher, screenpipe) shows it as :func:`web_page` (host and path only)
+after its title; events without one render as before.
 
 Order is chosen for llama.cpp prefix reuse (docs/architecture.md, prompt layout): the system
 message is identical for every sample, a long-term memory block (when a memory
@@ -23,11 +25,12 @@ from ..records import Event, Sample
 from ..taxonomy import Taxonomy, load_taxonomy
 
 __all__ = [
-    "METHOD_INSTRUCTIONS",
     "SCREEN_CHARS",
     "SCREEN_IMAGE",
     "SUMMARY_CHARS",
+    "instruction_text",
     "memory_block",
+    "observation_prompt",
     "render_event",
     "system_prompt",
     "user_prompt",
@@ -43,10 +46,6 @@ CONTEXT_EVENT_CHARS = 160
 """Summary of each context event, characters."""
 PAGE_CHARS = 100
 """Web page (:func:`web_page`) shown per event, characters."""
-
-METHOD_INSTRUCTIONS = {"zero-shot": "zero_shot.txt", "cot": "cot.txt"}
-"""Instruction template of each prompting method."""
-
 
 @lru_cache(maxsize=None)
 def _template(name: str) -> Template:
@@ -101,16 +100,22 @@ SCREEN_IMAGE = "(the current screenshot is attached as an image)"
 """Screen content of the image modality (ProAgentBench Appendix F.2): the screenshot replaces the OCR text."""
 
 
-def user_prompt(sample: Sample, method: str = "zero-shot", modality: str = "text") -> str:
-    """The user message for one sample and method (``zero-shot`` or ``cot``).
+def instruction_text(name: str) -> str:
+    """A method's instruction: the prompt file ``agent/prompts/<name>``, stripped.
+
+    Raises:
+        FileNotFoundError: no such prompt file.
+    """
+    return _template(name).template.strip()
+
+
+def observation_prompt(sample: Sample, modality: str = "text") -> str:
+    """The user message of one sample before the method's instruction: the event history,
+    the current state and the screen content (the same for every method).
 
     ``modality="image"``: the screen content is the attached screenshot
     (:data:`SCREEN_IMAGE`) instead of its OCR text (ProAgentBench Appendix F.2).
-
-    Raises:
-        KeyError: unknown method.
     """
-    instruction = _template(METHOD_INSTRUCTIONS[method]).template.strip()
     cur = sample.current
     # the latest screenshot of the current event that has OCR text, on the focused screen when recorded
     screen = next((s.ocr_text for s in reversed(cur.focused_screenshots) if s.ocr_text.strip()), "")
@@ -127,8 +132,20 @@ def user_prompt(sample: Sample, method: str = "zero-shot", modality: str = "text
         title=(_cut(cur.window_title, 120) or "(unknown)") + (f"\n- Web page: {page}" if (page := web_page(cur.url)) else ""),
         summary=_cut(cur.summary or cur.description, SUMMARY_CHARS) or "(none)",
         screen=screen,
-        instruction=instruction,
     ).strip()
+
+
+def user_prompt(sample: Sample, method: str = "zero-shot", modality: str = "text") -> str:
+    """The whole user message for one sample and a method of
+    :data:`proagent.agent.solvers.METHODS` (``zero-shot``, ``cot``, ...): the observation
+    and, last, the method's instruction, as its solver sends it.
+
+    Raises:
+        KeyError: unknown method.
+    """
+    from .solvers import METHODS  # the registry holds each method's prompt; it imports this module
+
+    return f"{observation_prompt(sample, modality)}\n\n{instruction_text(METHODS[method].prompt)}"
 
 
 def memory_block(source: str, items: list[str]) -> str:

@@ -1,26 +1,32 @@
-"""Prompting methods as inspect_ai solvers (ProAgentBench section 6.2).
+"""Prompting methods as inspect_ai solvers (ProAgentBench section 6.2), in one registry.
 
-* ``zero_shot()``: one answer at temperature 0.
-* ``chain_of_thought()``: the paper's four steps (describe, analyse needs,
+* ``zero-shot`` (:func:`zero_shot`): one answer at temperature 0.
+* ``cot`` (:func:`chain_of_thought`): the paper's four steps (describe, analyse needs,
   judge yes/no, classify intention) before the final answer lines.
-* ``self_consistency(n, temperature)``: ``n`` sampled answers (chain of thought
+* ``sc`` (:func:`self_consistency`): ``n`` sampled answers (chain of thought
   by default) at temperature > 0; majority vote on Need help, the vote fraction
   kept as the confidence (Wang et al. 2023).
 
-When the task requests token log-probabilities, zero-shot and chain of thought
-also record ``p_yes`` (:mod:`proagent.agent.calibration`).
+A method is one entry of :data:`METHODS`, declared beside its solver with
+:func:`register_method`: its instruction (a file in ``agent/prompts/``), its answer
+budget and whether it records ``p_yes`` (:mod:`proagent.agent.calibration`; such a method
+also takes ``--threshold``). ``eval --method``, ``ablate --methods`` and the ``assist``
+task read the registry, so a new method is one decorated solver here.
 
-Every solver leaves its parsed :class:`~proagent.records.Prediction` (as a dict)
-in ``state.metadata["prediction"]`` for the scorer. The user prompt (already
-rendered for the method) is the sample input; the solver adds the system
-message, and the current screenshot when ``images=True`` (or the sample's ``modality``
-is ``image``) and the file exists.
+The sample input is the observation (:func:`~proagent.agent.prompting.observation_prompt`,
+the same for every method); each solver adds the system message, its own instruction at
+the end of the user message, and the current screenshot when ``images=True`` (or the
+sample's ``modality`` is ``image``) and the file exists. Every solver leaves its parsed
+:class:`~proagent.records.Prediction` (as a dict) in ``state.metadata["prediction"]`` for
+the scorer.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections import Counter
-from dataclasses import asdict, replace
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from inspect_ai.model import (
@@ -38,25 +44,88 @@ from ..records import Prediction
 from ..taxonomy import load_taxonomy
 from .calibration import p_yes_from_logprobs
 from .parsing import parse_answer, to_prediction
-from .prompting import system_prompt
+from .prompting import instruction_text, system_prompt
 
-__all__ = ["METHODS", "chain_of_thought", "method_solver", "self_consistency", "vote", "zero_shot"]
-
-METHODS = ("zero-shot", "cot", "sc")
-"""Names accepted by ``proagent eval --method``."""
+__all__ = ["METHODS", "Method", "MethodOptions", "chain_of_thought", "method_solver", "register_method", "self_consistency",
+           "vote", "zero_shot"]
 
 
-async def _prepare(state: TaskState, images: bool) -> None:
+@dataclass(frozen=True)
+class MethodOptions:
+    """What ``proagent eval`` lets the user set for a method; a method's solver takes those
+    of its parameters it names (``images``, ``n``, ``temperature``)."""
+
+    images: bool = False
+    """Attach the current screenshot to the prompt (vision models)."""
+    n: int = 5
+    """Answers sampled per moment (``--sc-samples``; self-consistency)."""
+    temperature: float = 0.7
+    """Sampling temperature (``--sc-temperature``; self-consistency, > 0)."""
+
+
+@dataclass(frozen=True)
+class Method:
+    """One prompting method: everything the task and the commands need to know about it."""
+
+    name: str
+    """As ``eval --method`` takes it (``zero-shot``)."""
+    solver: Callable[..., Solver]
+    """Its ``@solver`` factory (parameters among those of :class:`MethodOptions`)."""
+    prompt: str
+    """Its instruction, a file in ``agent/prompts/``, put at the end of the user message."""
+    max_tokens: int
+    """Answer budget per generation, tokens (three answer lines; four CoT steps + lines)."""
+    p_yes: bool
+    """It records ``p_yes`` when the task asks for log-probabilities, so ``--threshold``
+    can decide with it (:func:`proagent.agent.calibration.check_threshold`)."""
+
+    def build(self, options: MethodOptions = MethodOptions()) -> Solver:
+        """The method's solver with the ``options`` its factory takes."""
+        names = inspect.signature(self.solver).parameters
+        return self.solver(**{k: v for k, v in asdict(options).items() if k in names})
+
+
+METHODS: dict[str, Method] = {}
+"""The prompting methods by name (``eval --method`` choices, in registration order),
+filled by :func:`register_method`."""
+
+
+def register_method(name: str, *, prompt: str, max_tokens: int, p_yes: bool = False) -> Callable[[Callable[..., Solver]], Callable[..., Solver]]:
+    """Register a prompting method: decorate its ``@solver`` factory (above ``@solver``).
+
+    Example::
+
+        @register_method("my-method", prompt="my_method.txt", max_tokens=200)
+        @solver
+        def my_method(images: bool = False) -> Solver: ...
+
+    Raises:
+        ValueError: ``name`` is taken by another solver, or the prompt file does not exist.
+    """
+    def add(factory: Callable[..., Solver]) -> Callable[..., Solver]:
+        old = METHODS.get(name)
+        if old is not None and old.solver is not factory:
+            raise ValueError(f"method {name!r} is already registered")
+        instruction_text(prompt)  # a missing prompt file is refused here, not at the first sample
+        METHODS[name] = Method(name, factory, prompt, int(max_tokens), bool(p_yes))
+        return factory
+
+    return add
+
+
+async def _prepare(state: TaskState, method: str, images: bool) -> None:
+    """The system message, the method's instruction after the observation, the screenshot."""
     if not any(m.role == "system" for m in state.messages):
         state.messages.insert(0, ChatMessageSystem(content=system_prompt(load_taxonomy())))
     shot = state.metadata.get("screenshot")
-    if (images or state.metadata.get("modality") == "image") and shot and Path(shot).is_file():
-        for i, m in enumerate(state.messages):
-            if m.role == "user" and isinstance(m.content, str):
-                # providers take inline images only: the trusted local file becomes a data URI
-                image = ContentImage(image=await materialize_media(shot))
-                state.messages[i] = ChatMessageUser(content=[ContentText(text=m.content), image])
-                break
+    attach = (images or state.metadata.get("modality") == "image") and shot and Path(shot).is_file()
+    for i, m in enumerate(state.messages):
+        if m.role == "user" and isinstance(m.content, str):
+            text = f"{m.content}\n\n{instruction_text(METHODS[method].prompt)}"
+            # providers take inline images only: the trusted local file becomes a data URI
+            content = [ContentText(text=text), ContentImage(image=await materialize_media(shot))] if attach else text
+            state.messages[i] = ChatMessageUser(content=content)
+            break
 
 
 def _finish(state: TaskState, pred: Prediction) -> TaskState:
@@ -64,9 +133,10 @@ def _finish(state: TaskState, pred: Prediction) -> TaskState:
     return state
 
 
-def _single(images: bool) -> Solver:
+def _single(method: str, images: bool) -> Solver:
+    """One answer with ``method``'s instruction, parsed by the cascade, with ``p_yes``."""
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        await _prepare(state, images)
+        await _prepare(state, method, images)
         state = await generate(state)
         text = state.output.completion if state.output else ""
         pred = to_prediction(state.sample_id, text, parse_answer(text))
@@ -78,17 +148,18 @@ def _single(images: bool) -> Solver:
     return solve
 
 
+@register_method("zero-shot", prompt="zero_shot.txt", max_tokens=96, p_yes=True)
 @solver
 def zero_shot(images: bool = False) -> Solver:
-    """Zero-shot prompting: one answer in the three-line format."""
-    return _single(images)
+    """Zero-shot prompting: the task and one answer in the three-line format."""
+    return _single("zero-shot", images)
 
 
+@register_method("cot", prompt="cot.txt", max_tokens=400, p_yes=True)
 @solver
 def chain_of_thought(images: bool = False) -> Solver:
-    """Chain-of-thought prompting with the paper's four steps (the input must be
-    rendered with the ``cot`` instruction)."""
-    return _single(images)
+    """Chain-of-thought prompting: the paper's four steps, then the three answer lines."""
+    return _single("cot", images)
 
 
 def vote(sample_id: object, answers: list[str]) -> Prediction:
@@ -120,20 +191,26 @@ def vote(sample_id: object, answers: list[str]) -> Prediction:
     )
 
 
+@register_method("sc", prompt="cot.txt", max_tokens=400)
 @solver
 def self_consistency(n: int = 5, temperature: float = 0.7, images: bool = False) -> Solver:
-    """Self-consistency: ``n`` samples at ``temperature`` (> 0), majority vote.
+    """Self-consistency: ``n`` chain-of-thought samples at ``temperature`` (> 0), majority vote.
 
     Each sample uses its own seed (base seed + i), so results are reproducible
     with a seeded model and the cache keeps them apart.
+
+    Raises:
+        proagent.errors.UsageError: ``n`` < 1 or ``temperature`` <= 0.
     """
+    from ..errors import UsageError
+
     if n < 1:
-        raise ValueError("self-consistency needs n >= 1")
+        raise UsageError("--sc-samples", "self-consistency needs n >= 1")
     if temperature <= 0:
-        raise ValueError("self-consistency needs temperature > 0")
+        raise UsageError("sc_temperature", "self-consistency needs temperature > 0")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        await _prepare(state, images)
+        await _prepare(state, "sc", images)
         model = get_model()
         base = model.config.seed if model.config.seed is not None else 0
         answers = []
@@ -150,15 +227,13 @@ def self_consistency(n: int = 5, temperature: float = 0.7, images: bool = False)
 
 
 def method_solver(method: str, *, sc_samples: int = 5, sc_temperature: float = 0.7, images: bool = False) -> Solver:
-    """The solver for a method name in :data:`METHODS`.
+    """The solver of a method in :data:`METHODS`, with the options its factory takes.
 
     Raises:
-        ValueError: unknown method.
+        proagent.errors.UsageError: unknown method (``--method``).
     """
-    if method == "zero-shot":
-        return zero_shot(images=images)
-    if method == "cot":
-        return chain_of_thought(images=images)
-    if method == "sc":
-        return self_consistency(n=sc_samples, temperature=sc_temperature, images=images)
-    raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+    from ..errors import UsageError
+
+    if method not in METHODS:
+        raise UsageError("--method", f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+    return METHODS[method].build(MethodOptions(images=bool(images), n=int(sc_samples), temperature=float(sc_temperature)))

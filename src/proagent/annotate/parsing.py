@@ -36,6 +36,7 @@ from typing import Any
 from functools import lru_cache
 
 from ..agent.echo import TemplateEcho
+from ..errors import DataError
 from ..jsontext import json_objects
 from ..records import Event
 from ..taxonomy import Taxonomy, load_taxonomy
@@ -49,8 +50,12 @@ SUMMARY_WORDS = 20
 _FLAG_KEYS = ("is_llm_interaction", "is_llm_event", "is_llm", "llm_interaction")
 
 
-class AnswerError(ValueError):
-    """The answer holds no usable annotation object; the message says what is wrong."""
+class AnswerError(DataError):
+    """The answer holds no usable annotation object; the message says what is wrong (the
+    answer is the bad input: no ``path``)."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(None, problem)
 
 
 @lru_cache(maxsize=1)

@@ -46,7 +46,7 @@ from inspect_ai.scorer import Score, Target, mean, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import materialize_media
 
-from ..errors import DataError
+from ..errors import DataError, UsageError
 from ..records import Event
 from ..sources.lifetrace import LifeTraceLog, load_lifetrace
 from ..sources.lifetrace_convert import write_lifetrace_copy
@@ -258,10 +258,10 @@ def annotator(attempts: int = 3, retry_temperature: float = 0.7) -> Solver:
     ``attempts`` and ``error``).
 
     Raises:
-        ValueError: ``attempts`` < 1.
+        proagent.errors.UsageError: ``attempts`` < 1 (``--attempts``).
     """
     if attempts < 1:
-        raise ValueError("annotation needs attempts >= 1")
+        raise UsageError("--attempts", "annotation needs attempts >= 1")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         intent = state.metadata.get("kind") == "intent"
@@ -341,16 +341,17 @@ def annotate_events(data: str, mode: str = "text", all_events: bool = False, ocr
         max_tokens: Answer budget per call, tokens.
 
     Raises:
-        ValueError: unknown mode, or no event to ask about.
+        proagent.errors.UsageError: unknown mode (``--annotator``).
+        proagent.errors.DataError: no event to ask about.
         proagent.errors.DataError: unreadable data.
     """
     if mode not in MODES:
-        raise ValueError(f"unknown annotator mode {mode!r}; choose from {', '.join(MODES)}")
+        raise UsageError("--annotator", f"unknown annotator mode {mode!r}; choose from {', '.join(MODES)}")
     plan = plan_annotation(data, all_events=bool(all_events), ocr=ocr, ocr_cache=ocr_cache)
     asked = plan.asked
     if not asked:
-        raise ValueError(f"{data}: no event names an LLM platform in its app, title or screen text; "
-                         "nothing to ask the model (use --all to ask about every event)")
+        raise DataError(data, "no event names an LLM platform in its app, title or screen text; "
+                              "nothing to ask the model (use --all to ask about every event)")
     return Task(
         dataset=MemoryDataset([_sample(p, mode) for p in asked], name="annotate"),
         solver=annotator(attempts=int(attempts)),

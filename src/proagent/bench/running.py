@@ -23,6 +23,8 @@ from typing import Any
 
 from ..errors import Resume, RunError
 from ..io import FolderBusy, folder_lock
+from ..models.local import LocalModelError
+from ._inspect_hooks import OtherRunInFolder, after_folder_check, failure_types, prerequisite_error, remove_sample_buffer
 
 __all__ = ["API_MAX_RETRIES", "API_TIMEOUT", "INSPECT_DATA", "RunError", "run_task"]
 
@@ -41,6 +43,10 @@ folder) is off for proagent runs: that folder is inside the log folder (:data:`I
 the socket path easily passes the 108-byte ``sun_path`` limit and inspect warned "Control server
 failed to start" on every run; proagent needs none of it (Ctrl-C stops a run, the same command
 resumes it, and progress is in the log). Off explicitly: no socket, no warning."""
+
+_UNREACHABLE = re.compile(r"Connect|Timeout|Unreachable|NameResolution", re.I)
+"""Exception class names that mean the model API could not be reached (openai's
+``APIConnectionError``, ``APITimeoutError``; httpx's ``ConnectError``, ``ReadTimeout``; ...)."""
 
 INSPECT_DATA = ".inspect-data"
 """Folder inside a run's log folder that holds inspect's data folder during the run
@@ -70,25 +76,11 @@ def run_task(task: Any, log_dir: str | Path, model: str, *, model_base_url: str 
             the model's context).
     """
     try:
-        with folder_lock(log_dir), _inspect_data_in(Path(log_dir)):
-            _on_start[:] = [on_start] if on_start is not None else []
-            try:
-                return _run(task, log_dir, model, model_base_url=model_base_url, model_args=model_args, limit=limit,
-                            display=display, model_roles=model_roles)
-            finally:
-                _on_start.clear()
+        with folder_lock(log_dir), _inspect_data_in(Path(log_dir)), after_folder_check(on_start):
+            return _run(task, log_dir, model, model_base_url=model_base_url, model_args=model_args, limit=limit,
+                        display=display, model_roles=model_roles)
     except FolderBusy as e:
         raise RunError(str(e)) from None
-
-
-_on_start: list[Callable[[], None]] = []
-"""The pending ``on_start`` callback of the :func:`run_task` in progress (emptied once called;
-inspect may run its folder check in another thread, so not a context variable)."""
-
-
-def _started() -> None:
-    while _on_start:
-        _on_start.pop()()
 
 
 @contextmanager
@@ -110,14 +102,10 @@ def _inspect_data_in(log_dir: Path) -> Iterator[None]:
 def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | None, model_args: dict[str, Any] | None,
          limit: int | None, display: str | None, model_roles: dict[str, Any] | None) -> Any:
     from inspect_ai import eval_set
-    from inspect_ai._util.error import PrerequisiteError
     from inspect_ai.log import read_eval_log
 
     local = model.startswith("local/")
     timeout = _api_timeout()
-    _no_success_without_logs()
-    if not _other_runs_raise():
-        _started()  # no folder check to wait for
     try:
         _, logs = eval_set(
             [task], log_dir=str(log_dir), model=model, model_base_url=model_base_url,
@@ -128,72 +116,30 @@ def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | No
             # at once, so a kill loses only the sample in flight
             **({"log_buffer": 1} if local else {"attempt_timeout": timeout, "max_retries": API_MAX_RETRIES}),
         )
-    except _OtherRun:
+    except OtherRunInFolder:
         raise RunError(f"{log_dir} holds a run with other options", resume=Resume.SAME_OPTIONS_OR_NEW_FOLDER) from None
-    except PrerequisiteError as e:
-        raise RunError(re.sub(r"\[/?[a-z ]+\]", "", str(e)).strip()) from None
+    except prerequisite_error() as e:
+        raise RunError(re.sub(r"\[/?[a-z ]+\]", "", str(e)).strip()) from None  # rich markup off
     if not logs or logs[0].status == "cancelled":  # interrupted (Ctrl-C)
         raise RunError("run interrupted", resume=Resume.SAME_COMMAND, folder=log_dir, interrupted=True)
     log = logs[0]
     if log.status != "success":
         msg = log.error.message if log.error else log.status
-        if not local and re.search(r"connect|timed? ?out|timeout|unreachable|name resolution|exceeded", msg, re.I):
+        types = failure_types(log.error)
+        unreachable = sorted(t for t in types if _UNREACHABLE.search(t))
+        if not local and unreachable:
             host = _host(model, model_base_url, model_args)
-            why = re.search(r"raised (\w+)", msg)  # tenacity's RetryError(<Future ... raised APIConnectionError>)
-            why = why.group(1) if why else msg.strip().splitlines()[0][:200]
+            why = next((t for t in unreachable if t.startswith("API")), unreachable[0])
             raise RunError(f"cannot reach the model API at {host} ({why}; "
                            f"gave up after {API_MAX_RETRIES + 1} attempts of at most {timeout} s)",
                            resume=Resume.SAME_COMMAND, folder=log_dir)
-        if "n_ctx=" in msg:  # the same command would fail the same way
+        if LocalModelError.__name__ in types:  # llama.cpp refused the request: the same command would fail the same way
             raise RunError(f"run did not finish: {msg}")
         raise RunError(f"run did not finish ({msg})", resume=Resume.SAME_COMMAND, folder=log_dir)
     _remove_superseded(Path(log_dir), log.location)
     full = read_eval_log(log.location)
     full.location = log.location.removeprefix("file://")  # a resumed run reports a file:// URI; keep a path
     return full
-
-
-def _no_success_without_logs() -> None:
-    """inspect 0.3.285's eval_set prints "Completed all tasks ... successfully" when a
-    Ctrl-C left it no log at all (``all([])`` is true); make no logs read as not done."""
-    from inspect_ai._eval import evalset
-
-    check = getattr(evalset, "all_evals_succeeded", None)
-    if check is not None and not getattr(check, "_proagent", False):
-        def succeeded(logs: list) -> bool:
-            return bool(logs) and check(logs)
-
-        succeeded._proagent = True  # type: ignore[attr-defined]
-        evalset.all_evals_succeeded = succeeded
-
-
-class _OtherRun(Exception):
-    """The log folder holds a log of a task other than the one being run."""
-
-
-def _other_runs_raise() -> bool:
-    """Make inspect's eval_set prerequisite check raise :class:`_OtherRun` for a log folder that
-    holds logs of another task (other options), so that case is told apart by type: inspect's
-    own ``PrerequisiteError`` says it only in its message text. Once the check passes, the
-    run's ``on_start`` is called. False when this inspect has no such check to wrap."""
-    from inspect_ai._eval import evalset
-
-    check = getattr(evalset, "validate_eval_set_prerequisites", None)
-    if check is None:
-        return False
-    if getattr(check, "_proagent", False):
-        return True
-
-    def validate(resolved_tasks: Any, all_logs: list, log_dir_allow_dirty: bool, eval_set_args: Any) -> list:
-        ours = check(resolved_tasks, all_logs, True, eval_set_args)  # the logs of these tasks
-        if not log_dir_allow_dirty and len(ours) < len(all_logs):
-            raise _OtherRun
-        _started()
-        return ours
-
-    validate._proagent = True  # type: ignore[attr-defined]
-    evalset.validate_eval_set_prerequisites = validate
-    return True
 
 
 def _api_timeout() -> int:
@@ -228,7 +174,6 @@ def _remove_superseded(log_dir: Path, final: str) -> None:
     into the final log by the retry) and every sample buffer left in the log
     folder by a process that is gone, so the folder holds one run."""
     from inspect_ai.log import read_eval_log
-    from inspect_ai.log._recorders.buffer.buffer import cleanup_sample_buffers_for_log
 
     final_path = Path(final.removeprefix("file://")).resolve()
     for f in sorted(log_dir.glob("*.eval")):
@@ -239,7 +184,7 @@ def _remove_superseded(log_dir: Path, final: str) -> None:
         except Exception:  # noqa: BLE001 (an unreadable partial log is left for the user to see)
             continue
         if header.status == "started":
-            cleanup_sample_buffers_for_log(str(f.resolve()))
+            remove_sample_buffer(str(f.resolve()))
             f.unlink(missing_ok=True)
     for db in (log_dir / INSPECT_DATA).glob("inspect_ai/samplebuffer/*/*.*.db"):
         pid = db.name.rsplit(".", 2)[1]

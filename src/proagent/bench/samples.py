@@ -34,10 +34,9 @@ from bisect import bisect_left
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from itertools import accumulate
 
-from ..errors import DataError
-from ..records import MIN_EVENT_SECONDS, Event, Sample
+from ..errors import DataError, UsageError
+from ..records import MIN_EVENT_SECONDS, Event, Sample, context_reach, window_context
 
 __all__ = [
     "WINDOWS",
@@ -100,24 +99,6 @@ def _split(samples: list[Sample], fraction: float) -> list[Sample]:
     ordered = sorted(samples, key=lambda s: (s.time, s.id))
     n_train = int(math.floor(fraction * len(ordered)))
     return [replace(s, split="train" if i < n_train else "test") for i, s in enumerate(ordered)]
-
-
-def context_reach(events: list[Event]) -> list[datetime]:
-    """For time-ordered ``events``: the latest end (or start, for an open event) of
-    ``events[: i + 1]`` at each ``i``, so :func:`window_context` can skip the events
-    that end before a window without looking at them."""
-    return list(accumulate((e.end or e.start for e in events), max))
-
-
-def window_context(events: list[Event], upto: int, t: datetime, window: float, *,
-                   reach: list[datetime] | None = None) -> tuple[Event, ...]:
-    """The context of moment ``t``: events before index ``upto`` (of time-ordered
-    ``events``) that overlap [t - window, t); ``window`` in seconds. ``reach``
-    (:func:`context_reach` of ``events``) makes it O(log n + window) instead of O(upto)."""
-    lo = t - timedelta(seconds=window)
-    first = bisect_left(reach, lo, 0, upto) if reach is not None and upto > 0 else 0
-    return tuple(e for e in events[first:upto] if (e.end or e.start) >= lo)
-
 
 
 def _labelled(events: list[Event], cfg: SampleConfig) -> list[Sample]:
@@ -239,7 +220,7 @@ def _lifetrace_candidates(events: list[Event], cfg: SampleConfig) -> list[Sample
 
 def _per_user(events: list[Event], config: SampleConfig, lifetrace) -> list[Sample]:  # noqa: ANN001
     if not 0 <= config.train_fraction < 1:
-        raise ValueError(f"train_fraction {config.train_fraction}: must be in [0, 1)")
+        raise UsageError("--train-fraction", f"{config.train_fraction}: must be in [0, 1)")
     by_user: dict[str, list[Event]] = defaultdict(list)
     for e in events:
         by_user[e.user].append(e)

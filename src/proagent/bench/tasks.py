@@ -8,6 +8,8 @@ Run it with ``proagent eval`` or with plain inspect::
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
 from inspect_ai.dataset import Sample as InspectSample
@@ -21,29 +23,25 @@ from ..agent.memory import (
     derived_fields_summary,
     memory_context,
 )
-from ..agent.prompting import user_prompt
+from ..agent.prompting import observation_prompt
 from ..agent.solvers import METHODS, method_solver
 from ..records import Sample
 from ..sources.load import load_events
-from ..train.data import find_leaks
-from ..train.finetune import read_manifest
+from .leakage import manifest_training_moments, refuse_leaks
 from .samples import SampleConfig, build_samples, candidate_moments, no_samples_reason, parse_window
 from .scorers import assist_scorer
 from .similarity import embed_references
 
-__all__ = ["MAX_TOKENS", "assist", "to_inspect_samples"]
-
-MAX_TOKENS = {"zero-shot": 96, "cot": 400, "sc": 400}
-"""Answer budget per generation, tokens (three answer lines; four CoT steps + lines)."""
+__all__ = ["assist", "to_inspect_samples"]
 
 
-def to_inspect_samples(samples: list[Sample], method: str, modality: str = "text") -> list[InspectSample]:
-    """Render samples for a method; metadata carries the ground truth for the scorer.
+def to_inspect_samples(samples: list[Sample], modality: str = "text") -> list[InspectSample]:
+    """Render samples as their observations (:func:`~proagent.agent.prompting.observation_prompt`;
+    each method's solver adds its instruction); metadata carries the ground truth for the scorer.
 
     ``modality="image"``: a sample whose current screenshot file exists shows the
     image instead of the OCR text (``metadata["modality"]``); one without keeps the text.
     """
-    prompt_method = "zero-shot" if method == "zero-shot" else "cot"
     out = []
     for s in samples:
         shots = s.current.focused_screenshots
@@ -52,7 +50,7 @@ def to_inspect_samples(samples: list[Sample], method: str, modality: str = "text
         out.append(
             InspectSample(
                 id=s.id,
-                input=user_prompt(s, prompt_method, modality=shown),
+                input=observation_prompt(s, modality=shown),
                 target="Yes" if s.label else "No",
                 metadata={
                     "label": s.label,
@@ -95,7 +93,8 @@ def assist(
 
     Args:
         data: ProactiveBench session file/folder, or LifeTrace database/folder.
-        method: ``zero-shot``, ``cot`` or ``sc`` (self-consistency over CoT).
+        method: A method of :data:`proagent.agent.solvers.METHODS`: ``zero-shot``, ``cot``
+            or ``sc`` (self-consistency over CoT).
         window: Context window (``10s`` .. ``10m``; paper default ``5m``).
         split: ``test``, ``train`` or ``all`` (time-based split within each user).
         train_fraction: Earliest share of each user's moments used for training.
@@ -115,7 +114,7 @@ def assist(
         logprobs: Request token log-probabilities (top 10) and record each
             answer's ``p_yes`` (:mod:`proagent.agent.calibration`).
         threshold: Decide When to Assist by ``p_yes >= threshold`` instead of
-            the answer text (implies ``logprobs``; zero-shot and cot only).
+            the answer text (implies ``logprobs``; methods that record ``p_yes``: zero-shot and cot).
             Answers without a readable ``p_yes`` keep their text decision.
         decider: A decider folder (``proagent train when``): it decides When at
             every moment and the model is asked (How to Assist) only where it
@@ -126,13 +125,13 @@ def assist(
             refused when an evaluated moment is one of its training moments.
 
     Raises:
-        ValueError: unknown method or split, or bad window.
-        proagent.errors.UsageError: a threshold out of [0, 1], with ``sc`` or with a decider
+        ValueError: unknown split, or bad window.
+        proagent.errors.UsageError: unknown method; a threshold out of [0, 1], with a method
+            that records no ``p_yes`` or with a decider
             (:func:`proagent.agent.calibration.check_threshold`).
         proagent.errors.DataError: unreadable data.
     """
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+    solver = method_solver(method, sc_samples=int(sc_samples), sc_temperature=float(sc_temperature), images=bool(images))
     if threshold is not None:
         threshold = check_threshold(threshold, method, decider=decider)
         logprobs = True
@@ -153,8 +152,7 @@ def assist(
         raise ValueError(f"{data}: no {split} samples: "
                          + no_samples_reason(events, all_samples, split, cfg, curation=_curation_records(data)))
     if finetuned:
-        _refuse_leaks(f"fine-tuned model {finetuned}", (read_manifest(finetuned) or {}).get("training_moments") or [], samples)
-    solver = method_solver(method, sc_samples=int(sc_samples), sc_temperature=float(sc_temperature), images=bool(images))
+        refuse_leaks("fine-tuned model", finetuned, manifest_training_moments(Path(finetuned) / "manifest.json"), samples)
     metadata = {"method": method, "window_seconds": cfg.window_seconds, "split": split}
     if candidates:
         metadata["candidates"] = True
@@ -177,10 +175,10 @@ def assist(
     # the scorer compares positives' predicted queries with their references: embed those once, here
     embed_references(s.reference_queries for s in samples if s.label == 1)
     return Task(
-        dataset=MemoryDataset(to_inspect_samples(samples, method, modality), name="assist"),
+        dataset=MemoryDataset(to_inspect_samples(samples, modality), name="assist"),
         solver=solver,
         scorer=assist_scorer(threshold=threshold),
-        config=GenerateConfig(temperature=0.0, max_tokens=MAX_TOKENS[method], seed=int(seed),
+        config=GenerateConfig(temperature=0.0, max_tokens=METHODS[method].max_tokens, seed=int(seed),
                               **({"logprobs": True, "top_logprobs": 10} if logprobs else {})),
         metadata=metadata,
     )
@@ -190,7 +188,6 @@ def _curation_records(data: str) -> list[dict]:
     """The ``curation.jsonl`` records of a curated folder holding ``data`` (the folder
     itself, or up to two levels above a database), ``[]`` when there is none or it is unreadable."""
     import json
-    from pathlib import Path
 
     p = Path(data)
     for folder in ([p] if p.is_dir() else []) + list(p.parents)[:2]:
@@ -204,19 +201,10 @@ def _curation_records(data: str) -> list[dict]:
     return []
 
 
-def _refuse_leaks(what: str, trained_on: list[dict], samples: list[Sample]) -> None:
-    """The leakage guard: ``ValueError`` when an evaluated moment is a training moment."""
-    leaks = find_leaks(samples, trained_on)
-    if leaks:
-        shown = ", ".join(leaks[:5]) + (f" and {len(leaks) - 5} more" if len(leaks) > 5 else "")
-        raise ValueError(f"{what} was trained on {len(leaks)} of the {len(samples)} evaluated moments "
-                         f"({shown}); evaluate it on moments it was not trained on (e.g. --split test)")
-
-
 def _gated(folder: str, samples: list[Sample], solver):  # noqa: ANN001, ANN202
     """The decider gate around ``solver``, after the leakage guard."""
     dec = load_decider(folder)
-    _refuse_leaks(f"decider {folder}", dec.manifest.get("training_moments") or [], samples)
+    refuse_leaks("decider", folder, dec.manifest.get("training_moments") or [], samples)
     dec.warm_up()
     inner = solver if isinstance(solver, list) else [solver]
     return decider_gate(dec, {s.id: s for s in samples}, inner)

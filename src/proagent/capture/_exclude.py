@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 
+from ..errors import UsageError
 from ._probe import WindowInfo
 
 __all__ = ["Exclusions", "default_exclusions"]
@@ -39,7 +40,7 @@ class Exclusions:
         """Exclusions from user lists, plus the default list when ``defaults``.
 
         Raises:
-            ValueError: a title pattern is not a valid regular expression (the message names it).
+            proagent.errors.UsageError: a title pattern is not a valid regular expression (``--exclude-title``).
         """
         d_apps, d_titles = default_exclusions() if defaults else ((), ())
         compiled = []
@@ -47,7 +48,7 @@ class Exclusions:
             try:
                 compiled.append(re.compile(p, re.IGNORECASE))
             except re.error as e:
-                raise ValueError(f"--exclude-title {p!r}: not a valid regular expression ({e})") from None
+                raise UsageError("--exclude-title", f"{p!r}: not a valid regular expression ({e})") from None
         return cls(frozenset(a.strip().lower() for a in (*d_apps, *apps) if a.strip()), tuple(compiled))
 
     def excludes(self, win: WindowInfo) -> bool:

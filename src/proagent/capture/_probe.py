@@ -14,9 +14,10 @@
   Only the X11 probe is tested (Xvfb + openbox); the Windows and macOS probes are written to
   their documented APIs and untested here.
 
-:class:`CapturePlatform`: a platform is one class handing out its probe and its screen source
-(:class:`X11Platform`, :class:`WindowsPlatform`, :class:`MacPlatform`; ``SwayPlatform`` and
-``PortalPlatform`` in :mod:`._wayland`); :func:`session_platform` picks this session's, and
+:class:`CapturePlatform`: a platform is one class handing out its probe and its screen source,
+registered with :func:`register_platform` (:class:`X11Platform`, :class:`WindowsPlatform`,
+:class:`MacPlatform`; ``SwayPlatform``, ``HyprlandPlatform`` and ``PortalPlatform`` in
+:mod:`._wayland`); :func:`session_platform` picks this session's, and
 :func:`open_window_probe` and :func:`open_screen_source` use it, or raise :class:`CaptureError`
 with one line (no display, missing optional dependency).
 """
@@ -28,13 +29,18 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..errors import DataError
+
 __all__ = ["CaptureError", "CapturePlatform", "ScreenGrabber", "ScreenSource", "WindowInfo", "WindowProbe", "check_session",
-           "open_screen_source", "open_window_probe", "platforms", "session_platform"]
+           "open_screen_source", "open_window_probe", "platforms", "register_platform", "session_platform"]
 
 
-class CaptureError(RuntimeError):
+class CaptureError(DataError):
     """Capture cannot run here (unsupported session, missing dependency, bad folder); the message
-    is one line saying why and what to do."""
+    is one line saying why and what to do (``path``: the folder at fault, when one is)."""
+
+    def __init__(self, problem: str, path: object = None) -> None:
+        super().__init__(path, problem)
 
 
 @dataclass(frozen=True)
@@ -278,10 +284,29 @@ class CapturePlatform(Protocol):
         ...
 
 
+_PLATFORMS: dict[str, type] = {}
+"""The platform classes by name, in the order they are tried, filled by :func:`register_platform`."""
+
+
+def register_platform(cls: type) -> type:
+    """Register a :class:`CapturePlatform` class (a decorator). Platforms are tried in
+    registration order, those with ``fallback = True`` (X11: it says what is missing) last.
+
+    Raises:
+        ValueError: its ``name`` is taken by another class.
+    """
+    if _PLATFORMS.get(cls.name, cls) is not cls:
+        raise ValueError(f"capture platform {cls.name!r} is already registered")
+    _PLATFORMS[cls.name] = cls
+    return cls
+
+
+@register_platform
 class X11Platform:
     """Linux/BSD X11: :class:`X11Probe` and ``mss`` (also the fallback that says what is missing)."""
 
     name = "x11"
+    fallback = True
 
     def detected(self) -> bool:
         return sys.platform not in ("win32", "darwin")
@@ -294,6 +319,7 @@ class X11Platform:
         return ScreenGrabber()
 
 
+@register_platform
 class WindowsPlatform:  # pragma: no cover - untested: no Windows here
     """Windows: :class:`WindowsProbe` and ``mss``."""
 
@@ -309,6 +335,7 @@ class WindowsPlatform:  # pragma: no cover - untested: no Windows here
         return ScreenGrabber()
 
 
+@register_platform
 class MacPlatform:  # pragma: no cover - untested: no macOS here
     """macOS: :class:`MacProbe` and ``mss``."""
 
@@ -325,10 +352,12 @@ class MacPlatform:  # pragma: no cover - untested: no macOS here
 
 
 def platforms() -> tuple[CapturePlatform, ...]:
-    """Every platform, most specific first (the first detected one is used; X11 comes last)."""
-    from ._wayland import HyprlandPlatform, PortalPlatform, SwayPlatform
+    """Every registered platform, most specific first (the first detected one is used; the
+    fallback X11 comes last): Windows, macOS, then sway, Hyprland and the portal
+    (:mod:`._wayland`), then X11."""
+    from . import _wayland  # noqa: F401  (registers the Wayland platforms)
 
-    return (WindowsPlatform(), MacPlatform(), SwayPlatform(), HyprlandPlatform(), PortalPlatform(), X11Platform())
+    return tuple(cls() for cls in sorted(_PLATFORMS.values(), key=lambda c: bool(getattr(c, "fallback", False))))
 
 
 def session_platform() -> CapturePlatform:

@@ -30,6 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from ..errors import UsageError
 from ._change import Frame, frame, is_duplicate
 from ._control import ControlFile, FolderLock
 from ._exclude import Exclusions
@@ -95,21 +96,21 @@ class CaptureConfig:
         for name, value in (("--interval", self.interval), ("--ocr-interval", self.ocr_interval),
                             ("--max-days", self.max_days), ("--max-gb", self.max_gb), ("--duration", self.duration)):
             if value is not None and not math.isfinite(value):
-                raise ValueError(f"{name} must be a finite number (got {value})")
+                raise UsageError(name, f"must be a finite number (got {value})")
         if not 0 < self.interval <= MAX_INTERVAL:
-            raise ValueError(f"--interval must be > 0 and at most {MAX_INTERVAL:g} seconds (got {self.interval:g})")
+            raise UsageError("--interval", f"must be > 0 and at most {MAX_INTERVAL:g} seconds (got {self.interval:g})")
         if not self.idle > 0:
-            raise ValueError(f"--idle must be > 0 seconds (got {self.idle})")
+            raise UsageError("--idle", f"must be > 0 seconds (got {self.idle})")
         if not 0 <= self.dedup_distance <= 64:
-            raise ValueError("dedup distance must be within 0..64 bits")
+            raise UsageError("--dedup-distance", "must be within 0..64 bits")
         if self.max_days is not None and not self.max_days > 0:
-            raise ValueError(f"--max-days must be > 0 (got {self.max_days})")
+            raise UsageError("--max-days", f"must be > 0 (got {self.max_days})")
         if self.max_gb is not None and not self.max_gb > 0:
-            raise ValueError(f"--max-gb must be > 0 (got {self.max_gb})")
+            raise UsageError("--max-gb", f"must be > 0 (got {self.max_gb})")
         if not 0 < self.ocr_interval <= MAX_INTERVAL:
-            raise ValueError(f"--ocr-interval must be > 0 and at most {MAX_INTERVAL:g} seconds (got {self.ocr_interval:g})")
+            raise UsageError("--ocr-interval", f"must be > 0 and at most {MAX_INTERVAL:g} seconds (got {self.ocr_interval:g})")
         if self.max_gb is not None and self.max_gb * 1e9 >= 2**62:
-            raise ValueError(f"--max-gb is too large (got {self.max_gb:g})")
+            raise UsageError("--max-gb", f"is too large (got {self.max_gb:g})")
 
 
 @dataclass
@@ -211,7 +212,7 @@ def record(cfg: CaptureConfig, *, probe: WindowProbe | None = None, grabber: Scr
     Raises:
         CaptureError: the session is unsupported, a dependency is missing, or another recorder
             runs in ``cfg.out``.
-        ValueError: an ``--exclude-title`` pattern is not a valid regex.
+        proagent.errors.UsageError: an ``--exclude-title`` pattern is not a valid regex.
     """
     try:
         import imagehash  # noqa: F401  (used by ._change)

@@ -38,7 +38,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from ._probe import UNKNOWN_WINDOW, CaptureError, WindowInfo, _process_name
+from ._probe import UNKNOWN_WINDOW, CaptureError, WindowInfo, _process_name, register_platform
 
 __all__ = ["GrimGrabber", "HyprlandPlatform", "HyprlandProbe", "PortalGrabber", "PortalPlatform", "PortalProbe", "SwayPlatform",
            "SwayProbe", "hyprland_outputs", "is_sway_session", "portal_available", "sway_outputs", "wayland_kind"]
@@ -325,6 +325,7 @@ class PortalProbe:
             self._x11.close()
 
 
+@register_platform
 class SwayPlatform:
     """sway: :class:`SwayProbe` and :class:`GrimGrabber`."""
 
@@ -340,6 +341,7 @@ class SwayPlatform:
         return GrimGrabber()
 
 
+@register_platform
 class HyprlandPlatform:
     """Hyprland: :class:`HyprlandProbe` and :class:`GrimGrabber` over its monitors."""
 
@@ -355,6 +357,7 @@ class HyprlandPlatform:
         return GrimGrabber(hyprland_outputs)
 
 
+@register_platform
 class PortalPlatform:
     """Any other Wayland desktop (GNOME, KDE): :class:`PortalProbe` and :class:`PortalGrabber`."""
 

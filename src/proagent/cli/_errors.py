@@ -45,7 +45,7 @@ def click_error(e: ProagentError, *, folder_option: str | None = None) -> click.
     if isinstance(e, UsageError):
         return click.BadParameter(e.problem, param_hint=e.option)  # exit 2, click's wording
     if isinstance(e, RunError):
-        err = click.ClickException(e.message(folder_option))
+        err = click.ClickException(e.describe(folder_option))
         err.exit_code = EXIT_INTERRUPTED if e.interrupted else EXIT_RUN
         return err
     err = click.ClickException(str(e))

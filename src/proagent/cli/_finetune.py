@@ -59,32 +59,26 @@ def _options(method: str):  # noqa: ANN202
 
 def _run(method: str, data: Path | None, train_data: tuple[Path, ...], base: str, out: Path, limit: int | None,
          window: str, train_fraction: float, seed: int, threads: int | None, **hyper) -> None:  # noqa: ANN003
-    from ..errors import DataError
     from ..train.data import load_split_moments, load_training_data
-    from ..train.finetune import FinetuneConfig, TrainExtraMissing, check_base, finetune, require_train_extra, subsample
+    from ..train.finetune import FinetuneConfig, check_base, finetune, require_train_extra, subsample
 
+    require_train_extra()  # TrainExtraMissing (a DataError): exit 1
     try:
-        require_train_extra()
         check_base(base)
-    except TrainExtraMissing as e:
-        raise click.ClickException(str(e)) from None
     except (FileNotFoundError, ValueError) as e:
         raise click.ClickException(f"--base {e}") from None
     if data is None and not train_data:
         raise click.UsageError("give --data (its train split) and/or --train-data (whole data sets)")
     seconds = window_seconds(window)
     samples, sources = [], []
-    try:
-        if data is not None:
-            s, src = load_split_moments(data, "train", window_seconds=seconds, train_fraction=train_fraction, seed=seed)
-            samples += s
-            sources.append(src)
-        for d in train_data:
-            s, src = load_training_data(d, window_seconds=seconds, train_fraction=train_fraction, seed=seed)
-            samples += s
-            sources.append(src)
-    except (DataError, ValueError) as e:
-        raise click.ClickException(str(e)) from None
+    if data is not None:  # DataError (unreadable data): exit 1
+        s, src = load_split_moments(data, "train", window_seconds=seconds, train_fraction=train_fraction, seed=seed)
+        samples += s
+        sources.append(src)
+    for d in train_data:
+        s, src = load_training_data(d, window_seconds=seconds, train_fraction=train_fraction, seed=seed)
+        samples += s
+        sources.append(src)
     if limit is not None and limit < len(samples):
         samples = subsample(samples, limit, seed)
     check_writable_dir(out, "--out")

@@ -44,18 +44,16 @@ def memory_names() -> tuple[str, ...]:
 
 
 class RegistryChoice(click.Choice):
-    """:class:`click.Choice` over the names of a registry, read when first needed."""
+    """:class:`click.Choice` over the names of a registry, read when needed (each time: a
+    method or memory registered after the command was built is a choice too)."""
 
     def __init__(self, names: Callable[[], Iterable[str]]) -> None:  # noqa: D107 (click.Choice's state, lazily)
         self._names = names
-        self._choices: tuple[str, ...] | None = None
         self.case_sensitive = True
 
     @property
     def choices(self) -> tuple[str, ...]:  # type: ignore[override]
-        if self._choices is None:
-            self._choices = tuple(self._names())
-        return self._choices
+        return tuple(self._names())
 
 
 class Finite(click.FloatRange):

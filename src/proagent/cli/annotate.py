@@ -109,10 +109,7 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
     if n_asked:
         task_args = dict(data=str(data), mode=mode, all_events=all_events, ocr=ocr, ocr_cache=str(ocr_cache),
                          attempts=attempts, seed=seed)
-        try:
-            task = annotate_events(**task_args)
-        except (DataError, ValueError) as e:
-            raise click.ClickException(str(e)) from None
+        task = annotate_events(**task_args)  # DataError, UsageError: mapped by kind
         if ray_address is None:
             log = run_eval_set(task, log_dir, model, model_base_url=model_base_url, model_args=args, limit=limit,
                                display=display)

@@ -53,37 +53,30 @@ def capture(ctx: click.Context, out: Path | None, interval: float, split_on_titl
         raise click.UsageError("give --out DIR to record, or one of: stop DIR, pause DIR, resume DIR")
     import sqlite3
 
-    from ..capture import CaptureConfig, CaptureError, Exclusions, check_capture_folder, check_encryption, check_session, record
-    from ..errors import DataError
+    from ..capture import CaptureConfig, Exclusions, check_capture_folder, check_encryption, check_session, record
+    from ..errors import ProagentError
 
-    # every option value, then the session, before the folder (or its lock) is created
+    # every option value (UsageError, exit 2), then the session and the folder (CaptureError,
+    # DataError: exit 1), before the folder (or its lock) is created
     idle_s = window_seconds(idle, "--idle", what="duration")
     duration_s = window_seconds(duration, "--duration", what="duration") if duration else None
-    try:
-        cfg = CaptureConfig(
-            out=out, interval=interval, split_on_title=split_on_title, idle=idle_s,
-            image_format=image_format, dedup_distance=dedup_distance, ocr=ocr, ocr_interval=ocr_interval, max_days=max_days, max_gb=max_gb,
-            exclude_apps=exclude_app, exclude_titles=exclude_title, default_exclusions=default_exclusions,
-            duration=duration_s, encrypt=encrypt)  # type: ignore[arg-type]
-        Exclusions.build(exclude_app, exclude_title, defaults=default_exclusions)
-    except ValueError as e:  # the message names the option: a usage error (exit 2)
-        raise click.UsageError(str(e)) from None
-    try:
-        check_session()
-        continued = check_capture_folder(out)
-        check_encryption(out, encrypt, continued)
-    except CaptureError as e:
-        raise click.ClickException(str(e)) from None
-    except DataError as e:
-        raise click.ClickException(f"{e.path}: {e.problem}") from None
+    cfg = CaptureConfig(
+        out=out, interval=interval, split_on_title=split_on_title, idle=idle_s,
+        image_format=image_format, dedup_distance=dedup_distance, ocr=ocr, ocr_interval=ocr_interval, max_days=max_days, max_gb=max_gb,
+        exclude_apps=exclude_app, exclude_titles=exclude_title, default_exclusions=default_exclusions,
+        duration=duration_s, encrypt=encrypt)  # type: ignore[arg-type]
+    Exclusions.build(exclude_app, exclude_title, defaults=default_exclusions)
+    check_session()
+    continued = check_capture_folder(out)
+    check_encryption(out, encrypt, continued)
     missing = [d for d in (out, *out.parents) if not d.exists()]
     check_writable_dir(out, "--out")
     try:
         record(cfg, say=click.echo)
-    except (CaptureError, ValueError, DataError) as e:
+    except ProagentError:
         if not continued:  # refused before the first tick: leave no half-made folder behind
             _remove_new_capture(out, missing)
-        raise click.ClickException(str(e)) from None
+        raise
     except (sqlite3.Error, OSError) as e:  # disk full, folder removed, ...: what was committed is kept
         raise click.ClickException(f"capture in {out} stopped: {e}") from None
 
@@ -123,12 +116,9 @@ def _control(name: str, help_text: str) -> click.Command:
     @click.command(name, help=help_text)
     @click.argument("folder", metavar="DIR", type=click.Path(exists=True, file_okay=False, path_type=Path))
     def cmd(folder: Path) -> None:
-        from ..capture import CaptureError, send_command
+        from ..capture import send_command
 
-        try:
-            pid = send_command(folder, name)  # type: ignore[arg-type]
-        except CaptureError as e:
-            raise click.ClickException(str(e)) from None
+        pid = send_command(folder, name)  # type: ignore[arg-type]  # CaptureError: exit 1
         past = {"stop": "stopped", "pause": "told to pause", "resume": "told to resume"}[name]
         click.echo(f"capture in {folder} (pid {pid}) {past}")
 

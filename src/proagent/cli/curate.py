@@ -38,7 +38,7 @@ def curate_cmd(raw: Path, out: Path, screener: str, model_base_url: str | None, 
 
     Example: proagent curate data/raw/P01 --out data/curated
     """
-    from ..curate import CurateConfig, QualityConfig, ScreenerError, curate, make_screener
+    from ..curate import CurateConfig, QualityConfig, curate, make_screener
 
     if ray_address is not None:
         from ..scale import require_ray
@@ -60,9 +60,7 @@ def curate_cmd(raw: Path, out: Path, screener: str, model_base_url: str | None, 
 
             summary = curate_on_ray(raw, out, scr, screener, model_base_url, cfg, address=ray_address,
                                     progress=lambda m: click.echo(m, err=True), echo=lambda m: click.echo(m, err=True))
-    except ScreenerError as e:
-        raise click.ClickException(f"{e} (re-run to resume: finished screenings are kept)") from None
-    except OSError as e:
+    except OSError as e:  # a failing screener is a RunError (re-run to resume), mapped by its kind
         raise click.ClickException(f"--out {out}: cannot write there ({e.strerror or e})") from None
     for user, c in summary.users.items():
         click.echo(f"{user}: {c['events_out']} of {c['events_in']} events kept, {c['screenshots_in']} screenshots: "

@@ -23,7 +23,7 @@ def data_fetch(dataset: str, dest: Path | None, source: Path | None) -> None:
 
     Example: proagent data fetch proactivebench --dest data/proactivebench
     """
-    from ..sources.fetch import FetchError, fetch_proactivebench, fetch_proactivebench_synthetic
+    from ..sources.fetch import fetch_proactivebench, fetch_proactivebench_synthetic
 
     dest = dest or Path("data") / dataset
     try:
@@ -33,8 +33,6 @@ def data_fetch(dataset: str, dest: Path | None, source: Path | None) -> None:
             click.echo(f"{counts['synthetic']} synthetic traces verified in {path}{dropped}")
             return
         files = fetch_proactivebench(dest, source_dir=source)
-    except FetchError as e:
-        raise click.ClickException(str(e)) from None
-    except OSError as e:  # --dest is a file, or cannot be created or written
+    except OSError as e:  # --dest is a file, or cannot be created or written (a failed download: DataError)
         raise click.ClickException(f"--dest {dest}: cannot write there ({e.strerror or e})") from None
     click.echo(f"{len(files)} session files verified in {dest}")

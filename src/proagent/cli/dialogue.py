@@ -14,7 +14,6 @@ import click
 
 from ._util import DEFAULT_MODEL, check_model, default_log_dir
 from ._util import parse_model_args as _model_args
-from ..errors import DataError
 
 __all__ = ["dialogue"]
 
@@ -108,10 +107,7 @@ def plan_cmd(data: Path, model: str, judge: str | None, model_base_url: str | No
     """
     from ..dialogue.planning import dialogue_plan
 
-    try:
-        task = dialogue_plan(data=str(data), domains=domains, tier=tier, seed=seed)
-    except (DataError, ValueError) as e:
-        raise click.ClickException(str(e)) from None
+    task = dialogue_plan(data=str(data), domains=domains, tier=tier, seed=seed)  # DataError: exit 1
     _run(task, name="plan", data=data, model=model, model_base_url=model_base_url, model_arg=model_arg,
          roles={"judge": judge or model}, limit=limit, log_dir=log_dir, display=display,
          extra=[f"judge-{(judge or model).split('/')[-1]}", domains or "", tier or "", f"seed{seed}"])
@@ -135,16 +131,10 @@ def guide_cmd(data: Path, model: str, judge: str | None, model_base_url: str | N
     """
     from ..dialogue.guidance import dialogue_guide, parse_levels
 
-    try:
-        parse_levels(agreeableness)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="--agreeableness") from None
-    try:
-        task = dialogue_guide(data=str(data), agreeableness=agreeableness, give_target=not no_target,
-                              max_turns=max_turns, memory_turns=memory_turns, density=density, domains=domains,
-                              tier=tier, seed=seed)
-    except (DataError, ValueError) as e:
-        raise click.ClickException(str(e)) from None
+    parse_levels(agreeableness)  # UsageError (--agreeableness): exit 2, before the data is read
+    task = dialogue_guide(data=str(data), agreeableness=agreeableness, give_target=not no_target,
+                          max_turns=max_turns, memory_turns=memory_turns, density=density, domains=domains,
+                          tier=tier, seed=seed)  # DataError: exit 1
     judge = judge or model
     _run(task, name="guide", data=data, model=model, model_base_url=model_base_url, model_arg=model_arg,
          roles={"judge": judge, "user": user_model or judge}, limit=limit, log_dir=log_dir, display=display,

@@ -56,7 +56,7 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
     from rich.progress import Progress
 
     from ..agent.decider import DEFAULT_GROUPS, EmbeddingCache, FeatureConfig, moment_texts
-    from ..errors import DataError
+    from ..errors import DataError, ProagentError
     from ..train.data import TrainingSet, load_feedback_moments, load_split_moments, load_training_data
     from ..train.when import WhenConfig, check_out, parse_objective, train_decider
 
@@ -113,8 +113,8 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
             samples += s
             sources.append(src)
             origins += [src.origin] * len(s)
-    except (DataError, ValueError) as e:
-        raise click.ClickException(str(e)) from None
+    except ProagentError:  # DataError (unreadable data), UsageError: mapped by kind, not as the teacher's
+        raise
     except Exception as e:  # noqa: BLE001 (a teacher API failing mid-way: providers raise many kinds)
         if teacher_model is None:
             raise

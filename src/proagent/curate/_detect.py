@@ -24,36 +24,15 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["HIGH_RISK_TYPES", "PII_TYPES", "TAGS", "TextFinding", "clean_text", "find_pii", "has_ner"]
-
-PII_TYPES = ("email", "phone", "id_number", "bank_card", "iban", "ip_address", "api_key", "password", "person")
-"""Every text type :func:`find_pii` reports."""
-
-HIGH_RISK_TYPES = frozenset({"id_number", "bank_card", "iban", "api_key", "password"})
-"""Types that make a screenshot high-risk (deleted, replaced by a scene description); the
-others (and faces) make it moderate (blurred). ProAgentBench B.4 deletes high-risk shots."""
-
-TAGS = {t: f"[{t.upper()}]" for t in PII_TYPES}
-"""Replacement tag of each type in cleaned text, e.g. ``[EMAIL]``."""
-
-_ENTITY_TYPE = {
-    "EMAIL_ADDRESS": "email",
-    "PHONE_NUMBER": "phone",
-    "CN_MOBILE": "phone",
-    "CN_RESIDENT_ID": "id_number",
-    "BANK_CARD": "bank_card",
-    "CREDIT_CARD": "bank_card",
-    "IBAN_CODE": "iban",
-    "IP_ADDRESS": "ip_address",
-    "API_KEY": "api_key",
-    "PASSWORD": "password",
-    "PERSON": "person",
-}
+__all__ = ["HIGH_RISK_TYPES", "PII_TYPES", "RECOGNIZERS", "TAGS", "PiiRecognizer", "TextFinding", "clean_text", "find_pii",
+           "has_ner", "pii_recognizer"]
 
 _NOT_ALNUM_BEFORE = r"(?<![0-9A-Za-z])"
 _NOT_ALNUM_AFTER = r"(?![0-9A-Za-z])"
+_FLAGS = re.DOTALL | re.MULTILINE | re.IGNORECASE
 _DECIMALS = re.compile(r"(?<![\d.])0\.\d")
 _ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
 _ID_CHECK = "10X98765432"
@@ -71,6 +50,45 @@ class TextFinding:
     """End offset in the text (characters, exclusive)."""
     score: float
     """Recognizer confidence in [0, 1]."""
+
+
+@dataclass(frozen=True)
+class PiiRecognizer:
+    """One type of personal data: the presidio recognizers that find it and how it is treated."""
+
+    type: str
+    """The name in ``privacy.jsonl`` and, upper-cased, the tag of cleaned text (``email``)."""
+    entities: tuple[str, ...]
+    """The presidio entity names its recognizers report (``EMAIL_ADDRESS``)."""
+    build: Callable[[], list]
+    """The presidio recognizers (made once, when the analyzer is first built; may be ``[]``)."""
+    high_risk: bool
+    """A screenshot showing it is deleted (ProAgentBench B.4), not blurred."""
+    accept: Callable[[str, bool], bool]
+    """``accept(span, strict)``: keep a match (drops a type's known false positives)."""
+
+
+RECOGNIZERS: dict[str, PiiRecognizer] = {}
+"""Every type :func:`find_pii` reports, by name, in registration order (overlaps of equal
+length and risk go to the earlier one), filled by :func:`pii_recognizer`."""
+
+
+def pii_recognizer(type: str, *, entities: tuple[str, ...], high_risk: bool = False,  # noqa: A002 (privacy.jsonl's word)
+                   accept: Callable[[str, bool], bool] | None = None) -> Callable[[Callable[[], list]], Callable[[], list]]:
+    """Register a type of personal data: decorate the function that builds its presidio
+    recognizers (imports inside it: presidio loads only when text is first screened).
+
+    Raises:
+        ValueError: ``type`` is registered already by another function.
+    """
+    def add(build: Callable[[], list]) -> Callable[[], list]:
+        old = RECOGNIZERS.get(type)
+        if old is not None and old.build is not build:
+            raise ValueError(f"PII type {type!r} is already registered")
+        RECOGNIZERS[type] = PiiRecognizer(type, tuple(entities), build, bool(high_risk), accept or (lambda span, strict: True))
+        return build
+
+    return add
 
 
 def _luhn_ok(digits: str) -> bool:
@@ -101,79 +119,141 @@ def has_ner() -> bool:
     return importlib.util.find_spec("en_core_web_sm") is not None
 
 
-def _recognizers() -> list:
+def _pattern(entity: str, name: str, regex: str, score: float, cls: type | None = None):  # noqa: ANN202
+    """A presidio pattern recognizer of one regex (``cls``: a subclass that validates matches)."""
     from presidio_analyzer import Pattern, PatternRecognizer
-    from presidio_analyzer.predefined_recognizers import EmailRecognizer, IbanRecognizer, IpRecognizer, PhoneRecognizer
+
+    return (cls or PatternRecognizer)(supported_entity=entity, patterns=[Pattern(name, regex, score)], global_regex_flags=_FLAGS)
+
+
+@pii_recognizer("email", entities=("EMAIL_ADDRESS",))
+def _email() -> list:
+    """Presidio's email recognizer with the domain checked against tldextract's bundled
+    public-suffix snapshot (no download)."""
+    from presidio_analyzer.predefined_recognizers import EmailRecognizer
 
     class OfflineEmail(EmailRecognizer):
-        """Presidio's email recognizer with the domain checked against tldextract's
-        bundled public-suffix snapshot (no download)."""
-
         def validate_result(self, pattern_text: str) -> bool:  # noqa: D102
             return _tld_extract()(pattern_text.split("@")[-1]).suffix != ""
+
+    return [OfflineEmail()]
+
+
+def _phone_ok(span: str, strict: bool) -> bool:
+    """phonenumbers also matches rows of decimal numbers such as "0.812 0.774 0.790"; outside
+    ``strict``, fewer than 8 digits are no phone number."""
+    if _DECIMALS.search(span) or sum("." in tok for tok in span.split()) > 1:
+        return False
+    return strict or sum(c.isdigit() for c in span) >= 8
+
+
+@pii_recognizer("phone", entities=("PHONE_NUMBER", "CN_MOBILE"), accept=_phone_ok)
+def _phone() -> list:
+    """International numbers (presidio through ``phonenumbers``) and Chinese mobile numbers
+    (``1[3-9]`` + 9 digits, optional ``+86``)."""
+    from presidio_analyzer.predefined_recognizers import PhoneRecognizer
+
+    return [PhoneRecognizer(supported_regions=("US", "GB", "DE", "FR", "CN", "HK", "TW", "JP", "IN", "CA", "AU")),
+            _pattern("CN_MOBILE", "cn_mobile", _NOT_ALNUM_BEFORE + r"(?:\+?86[ \-]?)?1[3-9]\d[ \-]?\d{4}[ \-]?\d{4}"
+                     + _NOT_ALNUM_AFTER, 0.8)]
+
+
+@pii_recognizer("id_number", entities=("CN_RESIDENT_ID",), high_risk=True)
+def _id_number() -> list:
+    """Chinese resident identity numbers: 18 characters with the GB 11643-1999 check character."""
+    from presidio_analyzer import PatternRecognizer
 
     class CnResidentId(PatternRecognizer):
         def validate_result(self, pattern_text: str) -> bool:  # noqa: D102
             return cn_id_checksum_ok(pattern_text)
+
+    return [_pattern("CN_RESIDENT_ID", "cn_id", _NOT_ALNUM_BEFORE + r"[1-9]\d{16}[\dXx]" + _NOT_ALNUM_AFTER, 0.9, CnResidentId)]
+
+
+@pii_recognizer("bank_card", entities=("BANK_CARD", "CREDIT_CARD"), high_risk=True)
+def _bank_card() -> list:
+    """13-19 digits, spaces or dashes allowed, with a valid Luhn checksum."""
+    from presidio_analyzer import PatternRecognizer
 
     class BankCard(PatternRecognizer):
         def validate_result(self, pattern_text: str) -> bool:  # noqa: D102
             digits = re.sub(r"\D", "", pattern_text)
             return 13 <= len(digits) <= 19 and _luhn_ok(digits)
 
-    flags = re.DOTALL | re.MULTILINE | re.IGNORECASE
-    key_pattern = (
-        r"(?:sk-(?:proj-|ant-)?[A-Za-z0-9_\-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
-        r"|AKIA[0-9A-Z]{16}|xox[abpors]-[A-Za-z0-9\-]{10,}|AIza[0-9A-Za-z_\-]{30,}"
-        r"|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})"
-    )
-    return [
-        OfflineEmail(),
-        PhoneRecognizer(supported_regions=("US", "GB", "DE", "FR", "CN", "HK", "TW", "JP", "IN", "CA", "AU")),
-        IbanRecognizer(),
-        IpRecognizer(),
-        PatternRecognizer(
-            supported_entity="CN_MOBILE",
-            patterns=[Pattern("cn_mobile", _NOT_ALNUM_BEFORE + r"(?:\+?86[ \-]?)?1[3-9]\d[ \-]?\d{4}[ \-]?\d{4}"
-                              + _NOT_ALNUM_AFTER, 0.8)],
-            global_regex_flags=flags,
-        ),
-        CnResidentId(
-            supported_entity="CN_RESIDENT_ID",
-            patterns=[Pattern("cn_id", _NOT_ALNUM_BEFORE + r"[1-9]\d{16}[\dXx]" + _NOT_ALNUM_AFTER, 0.9)],
-            global_regex_flags=flags,
-        ),
-        BankCard(
-            supported_entity="BANK_CARD",
-            patterns=[Pattern("bank_card", _NOT_ALNUM_BEFORE + r"\d(?:[ \-]?\d){12,18}" + _NOT_ALNUM_AFTER, 0.7)],
-            global_regex_flags=flags,
-        ),
-        PatternRecognizer(
-            supported_entity="API_KEY",
-            patterns=[
-                Pattern("provider_key", _NOT_ALNUM_BEFORE + key_pattern, 0.9),
-                Pattern("bearer", r"(?<=\bbearer\s+)[A-Za-z0-9_\-\.=]{16,}", 0.8),
-                Pattern(
-                    "assigned_secret",
-                    r"(?<=\b(?:api[_\- ]?key|access[_\- ]?key|secret(?:[_\- ]?key)?|token|auth|密钥|令牌)"
-                    r"[\"']?\s*[:：=]\s*[\"']?)[A-Za-z0-9_\-\.+/=]{12,}",
-                    0.8,
-                ),
-            ],
-            global_regex_flags=flags,
-        ),
-        PatternRecognizer(
-            supported_entity="PASSWORD",
-            patterns=[
-                Pattern(
-                    "password_field",
-                    r"(?<=(?:pass(?:word|wd)?|pwd|密码|口令)[\"']?\s*[:：=]\s*[\"']?)[^\s\"',;]{3,}",
-                    0.9,
-                )
-            ],
-            global_regex_flags=flags,
-        ),
-    ]
+    return [_pattern("BANK_CARD", "bank_card", _NOT_ALNUM_BEFORE + r"\d(?:[ \-]?\d){12,18}" + _NOT_ALNUM_AFTER, 0.7, BankCard)]
+
+
+@pii_recognizer("iban", entities=("IBAN_CODE",), high_risk=True)
+def _iban() -> list:
+    """Presidio's IBAN recognizer (mod-97 checked)."""
+    from presidio_analyzer.predefined_recognizers import IbanRecognizer
+
+    return [IbanRecognizer()]
+
+
+@pii_recognizer("ip_address", entities=("IP_ADDRESS",))
+def _ip_address() -> list:
+    """Presidio's IPv4/IPv6 recognizer."""
+    from presidio_analyzer.predefined_recognizers import IpRecognizer
+
+    return [IpRecognizer()]
+
+
+_KEY_PATTERN = (
+    r"(?:sk-(?:proj-|ant-)?[A-Za-z0-9_\-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
+    r"|AKIA[0-9A-Z]{16}|xox[abpors]-[A-Za-z0-9\-]{10,}|AIza[0-9A-Za-z_\-]{30,}"
+    r"|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})"
+)
+
+
+@pii_recognizer("api_key", entities=("API_KEY",), high_risk=True)
+def _api_key() -> list:
+    """Provider key prefixes (OpenAI ``sk-``, GitHub ``ghp_``..., AWS ``AKIA``, Slack ``xox?-``,
+    Google ``AIza``, JWTs), ``Bearer`` tokens and ``key/token/secret = value`` assignments."""
+    from presidio_analyzer import Pattern, PatternRecognizer
+
+    return [PatternRecognizer(
+        supported_entity="API_KEY",
+        patterns=[
+            Pattern("provider_key", _NOT_ALNUM_BEFORE + _KEY_PATTERN, 0.9),
+            Pattern("bearer", r"(?<=\bbearer\s+)[A-Za-z0-9_\-\.=]{16,}", 0.8),
+            Pattern(
+                "assigned_secret",
+                r"(?<=\b(?:api[_\- ]?key|access[_\- ]?key|secret(?:[_\- ]?key)?|token|auth|密钥|令牌)"
+                r"[\"']?\s*[:：=]\s*[\"']?)[A-Za-z0-9_\-\.+/=]{12,}",
+                0.8,
+            ),
+        ],
+        global_regex_flags=_FLAGS,
+    )]
+
+
+@pii_recognizer("password", entities=("PASSWORD",), high_risk=True)
+def _password() -> list:
+    """The value after a password label, English or Chinese (password, passwd, pwd, 密码, 口令)."""
+    return [_pattern("PASSWORD", "password_field",
+                     r"(?<=(?:pass(?:word|wd)?|pwd|密码|口令)[\"']?\s*[:：=]\s*[\"']?)[^\s\"',;]{3,}", 0.9)]
+
+
+@pii_recognizer("person", entities=("PERSON",))
+def _person() -> list:
+    """spaCy's NER (``en_core_web_sm``, the optional ``curate-ner`` extra); nothing without it."""
+    if not has_ner():
+        return []
+    from presidio_analyzer.predefined_recognizers import SpacyRecognizer
+
+    return [SpacyRecognizer(supported_entities=["PERSON"])]
+
+
+PII_TYPES = tuple(RECOGNIZERS)
+"""Every text type :func:`find_pii` reports (the built-in registrations, in order)."""
+
+HIGH_RISK_TYPES = frozenset(t for t, r in RECOGNIZERS.items() if r.high_risk)
+"""Types that make a screenshot high-risk (deleted, replaced by a scene description); the
+others (and faces) make it moderate (blurred). ProAgentBench B.4 deletes high-risk shots."""
+
+TAGS = {t: f"[{t.upper()}]" for t in PII_TYPES}
+"""Replacement tag of each type in cleaned text, e.g. ``[EMAIL]``."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -184,8 +264,9 @@ def _tld_extract():  # noqa: ANN202
 
 
 @functools.lru_cache(maxsize=1)
-def _analyzer():  # noqa: ANN202
-    """A presidio AnalyzerEngine over :func:`_recognizers` (built once per process).
+def _analyzer(types: tuple[str, ...]):  # noqa: ANN202
+    """A presidio AnalyzerEngine over the :data:`RECOGNIZERS` entries ``types`` (built once per
+    process, again when a type is registered later).
 
     Without ``en_core_web_sm`` it gets a no-op NLP engine, so presidio never tries to
     load or download a spaCy model; with it, spaCy's NER adds ``person``."""
@@ -193,15 +274,14 @@ def _analyzer():  # noqa: ANN202
     from presidio_analyzer.nlp_engine import NlpArtifacts, NlpEngine
 
     registry = RecognizerRegistry(supported_languages=["en"])
-    for r in _recognizers():
-        registry.add_recognizer(r)
+    for t in types:
+        for r in RECOGNIZERS[t].build():
+            registry.add_recognizer(r)
     if has_ner():
         from presidio_analyzer.nlp_engine import SpacyNlpEngine
-        from presidio_analyzer.predefined_recognizers import SpacyRecognizer
 
         nlp = SpacyNlpEngine(models=[{"lang_code": "en", "model_name": "en_core_web_sm"}])
         nlp.load()
-        registry.add_recognizer(SpacyRecognizer(supported_entities=["PERSON"]))
     else:
 
         class NoNlp(NlpEngine):
@@ -250,17 +330,14 @@ def find_pii(text: str, *, strict: bool = False) -> list[TextFinding]:
     if not text or not text.strip():
         return []
     threshold = 0.0 if strict else 0.4
+    kind = {e: entry for entry in RECOGNIZERS.values() for e in entry.entities}
     found: list[TextFinding] = []
-    for r in _analyzer().analyze(text=text, language="en", score_threshold=threshold):
-        t = _ENTITY_TYPE.get(r.entity_type)
-        if t is None or r.end <= r.start:
+    for r in _analyzer(tuple(RECOGNIZERS)).analyze(text=text, language="en", score_threshold=threshold):
+        entry = kind.get(r.entity_type)
+        if entry is None or r.end <= r.start or not entry.accept(text[r.start:r.end], strict):
             continue
-        span = text[r.start:r.end]
-        if t == "phone" and (_DECIMALS.search(span) or sum("." in tok for tok in span.split()) > 1
-                             or (not strict and sum(c.isdigit() for c in span) < 8)):
-            continue  # phonenumbers also matches rows of decimal numbers such as "0.812 0.774 0.790"
-        found.append(TextFinding(t, r.start, r.end, float(r.score)))
-    rank = {t: (1 if t in HIGH_RISK_TYPES else 0) for t in PII_TYPES}
+        found.append(TextFinding(entry.type, r.start, r.end, float(r.score)))
+    rank = {t: int(entry.high_risk) for t, entry in RECOGNIZERS.items()}
     found.sort(key=lambda f: (f.start, -(f.end - f.start), -rank[f.type]))
     merged: list[TextFinding] = []
     for f in found:
@@ -287,7 +364,7 @@ def clean_text(text: str, findings: list[TextFinding] | None = None, *, strict: 
         if f.start < pos:
             continue
         out.append(text[pos:f.start])
-        out.append(TAGS[f.type])
+        out.append(f"[{f.type.upper()}]")  # TAGS[f.type], also for a type registered later
         pos = f.end
     out.append(text[pos:])
     return "".join(out)

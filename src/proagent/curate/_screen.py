@@ -25,7 +25,7 @@ import io
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..errors import DataError
+from ..errors import DataError, Resume, RunError
 from ..jsontext import first_json_object
 from ..ocr import load_ocr
 from ._detect import HIGH_RISK_TYPES, PII_TYPES, clean_text, find_pii
@@ -34,8 +34,12 @@ from ._records import RISK_ACTION, Region, Screening
 __all__ = ["OcrScreener", "Screener", "ScreenerError", "VlmScreener", "make_screener", "ocr_lines"]
 
 
-class ScreenerError(RuntimeError):
-    """The screening model could not be reached or failed (after its retries)."""
+class ScreenerError(RunError):
+    """The screening model could not be reached or failed (after its retries); re-running the
+    same command resumes (finished screenings are kept)."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem, resume=Resume.SAME_COMMAND)
 
 _PAD = 3
 """Pixels added around each detected box (OCR boxes are tight)."""

@@ -42,6 +42,7 @@ from typing import Any
 
 from inspect_ai.model import Model
 
+from ..errors import RunError
 from ..io import write_atomic
 from ..jsontext import first_json_object
 from .io import environment_from_item, write_layout
@@ -56,8 +57,9 @@ CORRECT_SCORE = 7.0
 """A reasoner's prediction scoring at least this against the reference counts as finding the target."""
 
 
-class TopicReviewPending(Exception):
-    """The topic tree was written and awaits a person's review (re-run with approve_topics)."""
+class TopicReviewPending(RunError):
+    """The topic tree was written and awaits a person's review (re-run with approve_topics);
+    ``proagent dialogue generate`` reports it as an outcome (exit 0), not as a failure."""
 
 
 @dataclass

@@ -33,6 +33,7 @@ from inspect_ai.model import (
 from inspect_ai.scorer import Score, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from ..errors import UsageError
 from .analysis import density as density_summary
 from .analysis import leaks, passive_opening
 from .judges import (
@@ -96,7 +97,7 @@ def parse_levels(levels: str | None) -> list[str]:
     out = [x.strip().lower() for x in (levels or "").split(",") if x.strip()] or list(AGREEABLENESS)
     bad = [x for x in out if x not in AGREEABLENESS]
     if bad:
-        raise ValueError(f"agreeableness {', '.join(bad)}: choose from {', '.join(AGREEABLENESS)}")
+        raise UsageError("--agreeableness", f"{', '.join(bad)}: choose from {', '.join(AGREEABLENESS)}")
     return out
 
 
@@ -121,7 +122,7 @@ def guide_dialogue(
     ``termination_unparsed`` (count) and ``agent_inputs`` (what the agent saw each turn).
     """
     if max_turns < 1:
-        raise ValueError("max_turns must be >= 1")
+        raise UsageError("--max-turns", "must be >= 1")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         env = env_from_metadata(state.metadata)

@@ -41,7 +41,7 @@ def _text(value: Any, name: str, where: str, *, required: bool = True) -> str:
         return ""
     if not isinstance(value, str) or (required and not value.strip()):
         got = "missing" if value is None else ("empty" if isinstance(value, str) else f"a {type(value).__name__}")
-        raise ValueError(f"{where}: {name} must be a non-empty string (got {got})")
+        raise DataError(where, f"{name} must be a non-empty string (got {got})")
     return value.strip()
 
 
@@ -56,23 +56,23 @@ def environment_from_item(
     """Validate one item and build its :class:`Environment`.
 
     Raises:
-        ValueError: the item is malformed (the message starts with ``where``).
+        proagent.errors.DataError: the item is malformed (``path``: ``where``).
     """
     if not isinstance(item, dict):
-        raise ValueError(f"{where}: expected an object, got {type(item).__name__}")
+        raise DataError(where, f"expected an object, got {type(item).__name__}")
     if item.get("id") is not None:
         where = f"{where} (id {item['id']!r})"
     env = item.get("environment")
     if not isinstance(env, dict):
-        raise ValueError(f"{where}: 'environment' must be an object with user_information and trigger_factor")
+        raise DataError(where, "'environment' must be an object with user_information and trigger_factor")
     domain = item.get("domain", default_domain)
     domain = _text(domain, "domain", where)
     tier = item.get("tier", default_tier)
     if tier is not None and tier not in TIERS:
-        raise ValueError(f"{where}: tier must be one of {', '.join(TIERS)} (got {tier!r})")
+        raise DataError(where, f"tier must be one of {', '.join(TIERS)} (got {tier!r})")
     subs = item.get("sub_target")
     if not isinstance(subs, list) or not subs:
-        raise ValueError(f"{where}: sub_target must be a non-empty list of strings")
+        raise DataError(where, "sub_target must be a non-empty list of strings")
     subs_clean = tuple(_text(s, f"sub_target[{i}]", where) for i, s in enumerate(subs))
     ident = item.get("id", default_id)
     if isinstance(ident, int) and not isinstance(ident, bool):

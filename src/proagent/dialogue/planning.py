@@ -21,6 +21,7 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
 from inspect_ai.scorer import Score, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from ..errors import DataError
 from .io import environment_from_item, read_environments
 from .judges import judge_model, judge_plan
 from .metrics import UNSCORED, by_domain, judge_mean, judge_unparsed_rate
@@ -60,7 +61,7 @@ def select(data: str, domains: str | Sequence[str] | None = None, tier: str | No
     if tier:
         envs = [e for e in envs if e.tier == tier]
     if not envs:
-        raise ValueError(f"{data}: no environments left after the domain/tier filters")
+        raise DataError(data, "no environments left after the domain/tier filters")
     return round_robin(envs)
 
 

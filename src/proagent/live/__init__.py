@@ -35,7 +35,7 @@ from ._agent import HowModel, LiveAgent, ScriptedDecider, When, offer_text
 from ._learn import LEARNING_DIR, LearningWhen, load_learning_when, reset_learning
 from ._feedback import FEEDBACK_DB, FeedbackStore, feedback_samples, sample_from_json, sample_to_json
 from ._moments import as_of, moment_sample
-from ._notify import NOTIFIERS, DesktopNotifier, Notifier, PageNotifier, TerminalNotifier
+from ._notify import NOTIFIERS, DesktopNotifier, Notifier, NotifyContext, PageNotifier, TerminalNotifier, register_notifier
 from ._page import OfferPage
 from ._records import RESPONSES, LiveDecision, Offer, Response
 from ._restraint import (PAUSE_FILE, Restraint, RestraintConfig, is_paused, parse_quiet_hours, pause, quiet_app_rules,
@@ -63,6 +63,7 @@ __all__ = [
     "LiveOptions",
     "Moment",
     "Notifier",
+    "NotifyContext",
     "Offer",
     "OfferPage",
     "PageNotifier",
@@ -97,4 +98,5 @@ __all__ = [
     "summarise",
     "watched_log",
     "x11_fullscreen",
+    "register_notifier",
 ]

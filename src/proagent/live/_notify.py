@@ -10,6 +10,9 @@
   its notifier only counts them.
 
 Every response goes to ``feedback.db`` (:class:`~proagent.live.FeedbackStore`).
+
+A notifier is one :func:`register_notifier` entry here: its name (a ``--notify`` choice) and a
+factory taking the run's :class:`NotifyContext`.
 """
 
 from __future__ import annotations
@@ -18,17 +21,17 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from typing import IO, Protocol
+from typing import IO, Any, Protocol
 
+from ..errors import UsageError
 from ._feedback import FeedbackStore
 from ._records import Offer
 
-__all__ = ["NOTIFIERS", "DesktopNotifier", "Notifier", "PageNotifier", "TerminalNotifier"]
-
-NOTIFIERS = ("terminal", "desktop", "page", "none")
-"""Names accepted by ``proagent live --notify`` (comma-separated)."""
+__all__ = ["NOTIFIERS", "DesktopNotifier", "Notifier", "NotifyContext", "PageNotifier", "TerminalNotifier", "open_notifiers",
+           "register_notifier"]
 
 _KEYS = {"a": "accepted", "accept": "accepted", "d": "dismissed", "dismiss": "dismissed", "n": "not_now",
          "not_now": "not_now", "later": "not_now"}
@@ -47,6 +50,55 @@ class Notifier(Protocol):
     def close(self) -> None:
         """Release what the notifier holds (threads, processes, server)."""
         ...
+
+
+@dataclass(frozen=True)
+class NotifyContext:
+    """What a notifier of one run may use."""
+
+    store: FeedbackStore
+    """The run's ``feedback.db`` (answers are stored there)."""
+    now: Callable[[], datetime]
+    """The run's clock."""
+    port: int = 0
+    """The local page's port on 127.0.0.1 (0: a free one)."""
+    answers: IO[str] | None = None
+    """Typed answers (``a|d|n ID`` lines) for the terminal notifier, or ``None``."""
+    out: IO[str] | None = None
+    """Where the terminal notifier writes (default stdout)."""
+
+
+NOTIFIERS: dict[str, Callable[[NotifyContext], Notifier | None]] = {}
+"""The notifiers by name (``proagent live --notify`` choices, comma-separated; ``none``:
+record only), filled by :func:`register_notifier`."""
+
+
+def register_notifier(name: str) -> Callable[[Callable[[NotifyContext], Any]], Callable[[NotifyContext], Any]]:
+    """Register a notifier: decorate its factory ``factory(ctx: NotifyContext) -> Notifier``.
+
+    Raises:
+        ValueError: ``name`` is taken by another factory.
+    """
+    def add(factory: Callable[[NotifyContext], Any]) -> Callable[[NotifyContext], Any]:
+        if NOTIFIERS.get(name, factory) is not factory:
+            raise ValueError(f"notifier {name!r} is already registered")
+        NOTIFIERS[name] = factory
+        return factory
+
+    return add
+
+
+def open_notifiers(names: Sequence[str], ctx: NotifyContext) -> list[Notifier]:
+    """The notifiers ``names`` for one run (``none`` adds nothing).
+
+    Raises:
+        proagent.errors.UsageError: an unknown name (``--notify``).
+        FileNotFoundError: ``desktop`` without ``notify-send``.
+    """
+    bad = [n for n in names if n not in NOTIFIERS]
+    if bad:
+        raise UsageError("--notify", f"unknown notifier {bad[0]!r}; choose from {', '.join(NOTIFIERS)}")
+    return [n for n in (NOTIFIERS[name](ctx) for name in names) if n is not None]
 
 
 class TerminalNotifier:
@@ -149,15 +201,39 @@ class DesktopNotifier:
 
 class PageNotifier:
     """The local page shows every offer from ``feedback.db`` on its own; this
-    notifier only counts what it would have pushed."""
+    notifier only counts what it would have pushed. ``page``: the page it stands for
+    (:class:`~proagent.live.OfferPage`; the run closes it after its last answer), when it opened one."""
 
     name = "page"
 
-    def __init__(self) -> None:
+    def __init__(self, page: Any = None) -> None:
         self.shown = 0
+        self.page = page
 
     def show(self, offer: Offer) -> None:
         self.shown += 1
 
     def close(self) -> None:
         pass
+
+
+@register_notifier("terminal")
+def _terminal(ctx: NotifyContext) -> TerminalNotifier:
+    return TerminalNotifier(ctx.store, ctx.now, out=ctx.out, answers=ctx.answers)
+
+
+@register_notifier("desktop")
+def _desktop(ctx: NotifyContext) -> DesktopNotifier:
+    return DesktopNotifier(ctx.store, ctx.now)
+
+
+@register_notifier("page")
+def _page(ctx: NotifyContext) -> PageNotifier:
+    from ._page import OfferPage  # the page server starts here, only when asked for
+
+    return PageNotifier(OfferPage(ctx.store, ctx.now, port=ctx.port))
+
+
+@register_notifier("none")
+def _none(ctx: NotifyContext) -> None:
+    return None

@@ -18,7 +18,7 @@ from ..errors import DataError
 from ..io import to_jsonable, write_atomic, write_json_atomic
 from ._agent import LiveAgent, When
 from ._feedback import FeedbackStore
-from ._notify import DesktopNotifier, Notifier, PageNotifier, TerminalNotifier
+from ._notify import DesktopNotifier, Notifier, NotifyContext, PageNotifier, open_notifiers
 from ._page import OfferPage
 from ._records import LiveDecision
 from ._restraint import Restraint, RestraintConfig, x11_fullscreen
@@ -82,19 +82,8 @@ def summarise(decisions: Sequence[LiveDecision]) -> dict[str, Any]:
 
 def _notifiers(names: Sequence[str], store: FeedbackStore, now: Callable, *, port: int,
                answers: Any = None, out: Any = None) -> tuple[list[Notifier], OfferPage | None]:
-    notifiers: list[Notifier] = []
-    page = None
-    for n in names:
-        if n == "terminal":
-            notifiers.append(TerminalNotifier(store, now, out=out, answers=answers))
-        elif n == "desktop":
-            notifiers.append(DesktopNotifier(store, now))
-        elif n == "page":
-            page = OfferPage(store, now, port=port)
-            notifiers.append(PageNotifier())
-        elif n != "none":
-            raise ValueError(f"unknown notifier {n!r}; choose from terminal, desktop, page, none")
-    return notifiers, page
+    notifiers = open_notifiers(names, NotifyContext(store, now, port=port, answers=answers, out=out))
+    return notifiers, next((n.page for n in notifiers if isinstance(n, PageNotifier)), None)
 
 
 def _check_run(folder: Path, record: dict[str, Any]) -> None:

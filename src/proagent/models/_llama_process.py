@@ -31,13 +31,15 @@ import weakref
 from multiprocessing.connection import Connection
 from typing import Any
 
+from ..errors import RunError
+
 __all__ = ["EngineGone", "LlamaProcess", "PARENT_POLL_S"]
 
 PARENT_POLL_S = 0.5
 """Seconds between the child's checks that its parent is alive (it exits when not)."""
 
 
-class EngineGone(RuntimeError):
+class EngineGone(RunError):
     """The child process ended before it answered (killed by :meth:`LlamaProcess.abandon`,
     by the OOM killer, or crashed); the next request starts a new one."""
 

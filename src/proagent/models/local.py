@@ -43,21 +43,23 @@ from inspect_ai.model import (
     Logprob,
     Logprobs,
     ModelAPI,
+    ModelCall,
     ModelOutput,
     ModelUsage,
     TopLogprob,
 )
-from inspect_ai.model._model_call import ModelCall
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from ..errors import RunError
 from ._llama_process import EngineGone, LlamaProcess
 from .catalog import MODELS, resolve_gguf
 
 __all__ = ["LocalLlamaAPI", "LocalModelError"]
 
 
-class LocalModelError(RuntimeError):
-    """llama.cpp rejected a request (e.g. the prompt exceeds the context)."""
+class LocalModelError(RunError):
+    """llama.cpp rejected a request (e.g. the prompt exceeds the context); re-running the same
+    command would fail the same way (no ``resume``)."""
 
 
 class _Engine:

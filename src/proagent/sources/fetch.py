@@ -22,6 +22,7 @@ import shutil
 import urllib.request
 from pathlib import Path
 
+from ..errors import DataError
 from ..io import write_atomic
 from .proactivebench_synthetic import relative_time
 
@@ -52,8 +53,8 @@ PROACTIVEBENCH_FILES: dict[str, str] = {
 """The public development sessions (112 events, 38 positive) and their SHA-256."""
 
 
-class FetchError(RuntimeError):
-    """A download failed or a file did not match its checksum."""
+class FetchError(DataError):
+    """A download failed or a file did not match its checksum (``path``: the address or file)."""
 
 
 def _download(url: str, timeout: float) -> bytes:
@@ -66,13 +67,13 @@ def _download(url: str, timeout: float) -> bytes:
         with urllib.request.urlopen(url, timeout=timeout) as r:  # noqa: S310 (fixed https URL)
             return r.read()
     except OSError as e:
-        raise FetchError(f"{url}: download failed ({e}); use --from DIR with an offline copy") from e
+        raise FetchError(url, f"download failed ({e}); use --from DIR with an offline copy") from e
 
 
 def _install(data: bytes, name: str, expected: str, dest: Path, source: str) -> Path:
     digest = hashlib.sha256(data).hexdigest()
     if digest != expected:
-        raise FetchError(f"{source}: SHA-256 {digest} does not match the expected {expected}")
+        raise FetchError(source, f"SHA-256 {digest} does not match the expected {expected}")
     dest.mkdir(parents=True, exist_ok=True)  # only once something verified is to be written
     return write_atomic(dest / name, data)  # public data: 0644 like any downloaded file
 
@@ -123,7 +124,7 @@ def fetch_proactivebench(dest: str | Path, source_dir: str | Path | None = None,
         if source_dir is not None:
             src = Path(source_dir) / name
             if not src.is_file():
-                raise FetchError(f"{src}: missing from the offline mirror")
+                raise FetchError(src, "missing from the offline mirror")
             data = src.read_bytes()
             where = str(src)
         else:
@@ -178,7 +179,7 @@ def synthetic_only(upstream: dict[str, bytes]) -> tuple[bytes, dict[str, int]]:
                 d = json.loads(line)
                 times = [str(o["time"]) for o in d["obs"]]
             except (json.JSONDecodeError, KeyError, TypeError) as e:
-                raise FetchError(f"{split}_data.jsonl line {no}: not a reward trace ({e})") from None
+                raise FetchError(f"{split}_data.jsonl line {no}", f"not a reward trace ({e})") from None
             if times and all(relative_time(t) is not None for t in times):
                 counts["synthetic"] += 1
                 lines.append(json.dumps({"split": split, **d}, ensure_ascii=False) + "\n")
@@ -225,14 +226,14 @@ def fetch_proactivebench_synthetic(dest: str | Path, source_dir: str | Path | No
             if source_dir is not None:
                 src = Path(source_dir) / name
                 if not src.is_file():
-                    raise FetchError(f"{Path(source_dir)}: holds neither {SYNTHETIC_FILE} nor the upstream {name}")
+                    raise FetchError(Path(source_dir), f"holds neither {SYNTHETIC_FILE} nor the upstream {name}")
                 raw, where = src.read_bytes(), str(src)
             else:
                 where = SYNTHETIC_URL.format(name=name)
                 raw = _download(where, timeout)
             digest = hashlib.sha256(raw).hexdigest()
             if digest != sha:
-                raise FetchError(f"{where}: SHA-256 {digest} does not match the expected {sha}")
+                raise FetchError(where, f"SHA-256 {digest} does not match the expected {sha}")
             upstream[split] = raw
         data, counts = synthetic_only(upstream)
         where = f"synthetic traces derived from {', '.join(n for n, _ in SYNTHETIC_UPSTREAM.values())}"

@@ -17,7 +17,7 @@ upstream file recorded in ``split``).
 
 Each trace becomes one labelled moment (:func:`trace_samples`): the last
 observation is the current state, the earlier ones inside the context window are
-the context (the same rule as :func:`proagent.bench.samples.window_context`).
+the context (the same rule as :func:`proagent.records.window_context`).
 Relative times are placed on a fixed calendar (Day 1 = 2000-01-01) so the clock
 hour is kept; the weekday carries no meaning for these traces.
 """
@@ -32,9 +32,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Literal
 
-from ..bench.samples import window_context
 from ..errors import DataError
-from ..records import Event, Sample
+from ..records import Event, Sample, window_context
 from ._jsonl import jsonl_values
 
 __all__ = ["DAY_ONE", "RewardTrace", "is_reward_trace_file", "read_reward_traces", "relative_time", "trace_samples"]

@@ -11,7 +11,8 @@ Readers:
   (``synthetic_traces.jsonl`` or a folder holding it; synthetic traces only).
 
 Every source is recorded as a :class:`LabelledSource` (path, SHA-256, origin,
-counts). The leakage guard (:func:`training_moments`, :func:`find_leaks`) keys
+counts). The leakage guard (:func:`training_moments`, :func:`find_leaks`, from
+:mod:`proagent.bench.leakage`) keys
 every training moment by (session, time) and by (text, time), so a decider is
 never scored on a moment it was trained on, also when the same moment reaches it
 under another session name.
@@ -20,12 +21,12 @@ under another session name.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..agent.decider import event_text, text_sha256
+from ..bench.leakage import find_leaks, moment_key, training_moments
 from ..bench.samples import SampleConfig, build_samples
 from ..errors import DataError
 from ..live import FEEDBACK_DB, feedback_samples
@@ -158,32 +159,3 @@ def load_feedback_moments(folder: str | Path) -> tuple[list[Sample], LabelledSou
     if not samples:
         raise DataError(db, "no accepted or dismissed offers yet")
     return samples, _source(db, "real", "feedback", samples)
-
-
-def moment_key(s: Sample) -> tuple[str, str, str]:
-    """(user, time ISO, SHA-256 of the current event's text) of a moment."""
-    return (s.user, s.time.isoformat(), text_sha256(event_text(s.current)))
-
-
-def training_moments(samples: Iterable[Sample]) -> list[dict[str, str]]:
-    """The leakage-guard record of training moments: ``{"user", "time", "text_sha256"}`` each."""
-    return [{"user": u, "time": t, "text_sha256": h} for u, t, h in (moment_key(s) for s in samples)]
-
-
-def find_leaks(samples: Iterable[Sample], trained_on: Iterable[dict[str, str]]) -> list[str]:
-    """Ids of ``samples`` that occur in the training moments ``trained_on``: same
-    session and time, or same current-event text and time.
-
-    Returns:
-        The leaking sample ids, in order (empty when none).
-    """
-    by_session, by_text = set(), set()
-    for m in trained_on:
-        by_session.add((m["user"], m["time"]))
-        by_text.add((m["text_sha256"], m["time"]))
-    out = []
-    for s in samples:
-        u, t, h = moment_key(s)
-        if (u, t) in by_session or (h, t) in by_text:
-            out.append(s.id)
-    return out

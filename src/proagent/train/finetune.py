@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Callable, Literal
 
 from ..agent.prompting import system_prompt, user_prompt
+from ..errors import DataError
 from ..io import write_json_atomic
 from ..models.catalog import MODELS, resolve_gguf
 from ..records import Sample
@@ -68,8 +69,11 @@ TRAIN_EXTRA = ("torch", "transformers", "trl", "peft", "gguf", "datasets", "acce
 """Modules the ``train`` extra provides."""
 
 
-class TrainExtraMissing(RuntimeError):
-    """The ``train`` extra is not installed; the message says what to install."""
+class TrainExtraMissing(DataError):
+    """The ``train`` extra is not installed; the message says what to install (no ``path``)."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(None, problem)
 
 
 def require_train_extra() -> None:

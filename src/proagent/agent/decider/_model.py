@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ...errors import DataError
 from ...io import write_atomic, write_json_atomic
 from ...records import Sample
 from ._embedding import EMBEDDING_MODEL, EmbeddingCache
@@ -40,8 +41,9 @@ TRUSTED_PREFIXES = ("sklearn.", "numpy.", "scipy.", "builtins.")
 """Module prefixes of the types a decider's model file may contain."""
 
 
-class DeciderError(ValueError):
-    """A decider folder is missing, damaged, or was made for other features."""
+class DeciderError(DataError):
+    """A decider folder is missing, damaged, or was made for other features (``path``: the
+    folder or the file in it at fault)."""
 
 
 @dataclass(frozen=True)
@@ -135,49 +137,49 @@ def load_decider(folder: str | Path, cache: EmbeddingCache | None = None) -> Dec
     folder = Path(folder)
     mpath = folder / MANIFEST_FILE
     if not mpath.is_file():
-        raise DeciderError(f"{folder}: not a decider folder (no {MANIFEST_FILE}; make one with `proagent train when`)")
+        raise DeciderError(folder, f"not a decider folder (no {MANIFEST_FILE}; make one with `proagent train when`)")
     try:
         manifest = json.loads(mpath.read_text("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise DeciderError(f"{mpath}: unreadable manifest ({e})") from None
+        raise DeciderError(mpath, f"unreadable manifest ({e})") from None
     if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
-        raise DeciderError(f"{mpath}: not a proagent decider manifest")
+        raise DeciderError(mpath, "not a proagent decider manifest")
     if manifest.get("manifest_version") != MANIFEST_VERSION:
-        raise DeciderError(f"{mpath}: manifest version {manifest.get('manifest_version')!r}, this proagent reads "
+        raise DeciderError(mpath, f"manifest version {manifest.get('manifest_version')!r}, this proagent reads "
                            f"{MANIFEST_VERSION}; retrain with `proagent train when`")
     if manifest.get("feature_version") != FEATURE_VERSION:
-        raise DeciderError(f"{mpath}: made with feature version {manifest.get('feature_version')!r}, this proagent "
+        raise DeciderError(mpath, f"made with feature version {manifest.get('feature_version')!r}, this proagent "
                            f"computes version {FEATURE_VERSION}; retrain with `proagent train when`")
     if manifest.get("embedding_model") != EMBEDDING_MODEL:
-        raise DeciderError(f"{mpath}: made with embeddings {manifest.get('embedding_model')!r}, this proagent uses "
+        raise DeciderError(mpath, f"made with embeddings {manifest.get('embedding_model')!r}, this proagent uses "
                            f"{EMBEDDING_MODEL!r}; retrain")
     try:
         groups = FeatureConfig(tuple(manifest["feature_groups"]))
         threshold = float(manifest["threshold"])
     except (KeyError, TypeError, ValueError) as e:
-        raise DeciderError(f"{mpath}: incomplete manifest ({e})") from None
+        raise DeciderError(mpath, f"incomplete manifest ({e})") from None
     if manifest.get("n_features") != len(feature_names(groups)) or not 0.0 <= threshold <= 1.0:
-        raise DeciderError(f"{mpath}: feature count or threshold does not match its feature groups")
+        raise DeciderError(mpath, "feature count or threshold does not match its feature groups")
     name = str(manifest.get("model_file", MODEL_FILE))
     model_path = folder / name
     if Path(name).name != name or name in ("", ".", "..") or model_path.is_symlink():
-        raise DeciderError(f"{mpath}: model_file {name!r} must name a file inside {folder}")
+        raise DeciderError(mpath, f"model_file {name!r} must name a file inside {folder}")
     if not model_path.is_file():
-        raise DeciderError(f"{model_path}: model file missing")
+        raise DeciderError(model_path, "model file missing")
     if _sha256(model_path) != manifest.get("model_sha256"):
-        raise DeciderError(f"{model_path}: SHA-256 does not match the manifest (file changed or damaged)")
+        raise DeciderError(model_path, "SHA-256 does not match the manifest (file changed or damaged)")
     try:
         untrusted = sio.get_untrusted_types(file=model_path)
     except Exception as e:  # noqa: BLE001 (skops raises several kinds on a damaged file)
-        raise DeciderError(f"{model_path}: unreadable model ({e})") from None
+        raise DeciderError(model_path, f"unreadable model ({e})") from None
     foreign = [t for t in untrusted if not t.startswith(TRUSTED_PREFIXES)]
     if foreign:
-        raise DeciderError(f"{model_path}: holds types outside scikit-learn/numpy/scipy ({', '.join(foreign[:5])}); refused")
+        raise DeciderError(model_path, f"holds types outside scikit-learn/numpy/scipy ({', '.join(foreign[:5])}); refused")
     model = sio.load(model_path, trusted=list(untrusted))
     if not (callable(getattr(model, "predict_proba", None)) and len(getattr(model, "classes_", ())) == 2):
-        raise DeciderError(f"{model_path}: {type(model).__name__} is not a fitted two-class classifier "
+        raise DeciderError(model_path, f"{type(model).__name__} is not a fitted two-class classifier "
                            "(no predict_proba / classes_); retrain with `proagent train when`")
     if getattr(model, "n_features_in_", manifest["n_features"]) != manifest["n_features"]:
-        raise DeciderError(f"{model_path}: takes {model.n_features_in_} features, the manifest says "
+        raise DeciderError(model_path, f"takes {model.n_features_in_} features, the manifest says "
                            f"{manifest['n_features']}; retrain with `proagent train when`")
     return Decider(model, manifest, cache=cache, path=folder)

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ...errors import RunError
 from ...io import write_atomic
 from ._records import MemoryQuery, MemoryRecord, records_fingerprint
 
@@ -80,8 +81,9 @@ class MemoryItem:
     """Retrieval score (cosine), when there is one."""
 
 
-class MemoryLeak(AssertionError):
-    """A memory item from another user or from t or later reached retrieval."""
+class MemoryLeak(RunError):
+    """A memory item from another user or from t or later reached retrieval (a bug: the run
+    stops rather than score a leaked answer)."""
 
 
 class MemoryCache:

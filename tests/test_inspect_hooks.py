@@ -1,0 +1,101 @@
+"""The one shim over inspect_ai's internals (``proagent.bench._inspect_hooks``): every internal
+it uses still has the shape it expects, and each shim does its job in a real ``eval_set`` run."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from pathlib import Path
+
+import pytest
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.solver import Generate, TaskState, solver
+
+import proagent
+from proagent.bench import _inspect_hooks as hooks
+from proagent.bench.running import run_task
+from proagent.errors import Resume, RunError
+from proagent.models.local import LocalModelError
+
+SRC = Path(proagent.__file__).resolve().parent
+
+
+def test_the_internals_used_have_the_expected_shape() -> None:
+    from inspect_ai._eval import evalset
+
+    hooks.hook_folder_check()
+    validate = evalset.validate_eval_set_prerequisites
+    original = getattr(validate, "__wrapped__", None) or validate
+    assert list(inspect.signature(validate).parameters) == ["resolved_tasks", "all_logs", "log_dir_allow_dirty",
+                                                            "eval_set_args"]
+    assert callable(original)
+    assert issubclass(hooks.prerequisite_error(), Exception)
+    from inspect_ai.log._recorders.buffer.buffer import cleanup_sample_buffers_for_log
+
+    assert list(inspect.signature(cleanup_sample_buffers_for_log).parameters) == ["location"]
+    from inspect_ai.log import EvalError
+
+    assert {"message", "traceback"} <= set(EvalError.model_fields)
+
+
+def test_no_logs_is_not_success() -> None:
+    from inspect_ai._eval import evalset
+
+    assert hooks.hook_folder_check() is True
+    assert evalset.all_evals_succeeded([]) is False
+
+
+def test_only_the_shim_imports_inspect_internals() -> None:
+    """``inspect_ai._...`` and ``inspect_ai.x._y`` are imported by the shim module alone."""
+    offenders = []
+    for path in SRC.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            for n in names:
+                if n.startswith("inspect_ai") and any(part.startswith("_") for part in n.split(".")):
+                    offenders.append(f"{path.relative_to(SRC)}: {n}")
+    assert offenders and all(o.startswith("bench/_inspect_hooks.py") for o in offenders), offenders
+
+
+@solver
+def _fails_like_llama():  # noqa: ANN202
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        raise LocalModelError("the prompt (900 tokens) exceeds the available context size (n_ctx=512)")
+
+    return solve
+
+
+@task
+def _two(marker: str = "a") -> Task:
+    return Task(dataset=MemoryDataset([Sample(input="hi", target="x", id=1)]), solver=_fails_like_llama())
+
+
+def test_failure_types_tell_a_refused_request_by_its_class(tmp_path: Path) -> None:
+    with pytest.raises(RunError) as e:
+        run_task(_two(), tmp_path / "logs", "mockllm/model", display="none")
+    assert e.value.resume is None and "n_ctx=512" in e.value.problem  # no resume hint: it would fail again
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    log = read_eval_log(list_eval_logs(str(tmp_path / "logs"))[0])
+    assert "LocalModelError" in hooks.failure_types(log.error)
+    assert hooks.failure_types(None) == set()
+
+
+def test_a_folder_of_another_run_is_refused_by_type_and_on_start_waits_for_the_check(tmp_path: Path) -> None:
+    from inspect_ai import Task as T
+    from inspect_ai.solver import generate
+
+    @task
+    def ok(marker: str = "a") -> T:
+        return T(dataset=MemoryDataset([Sample(input="hi", target="x", id=1)]), solver=generate())
+
+    calls: list[str] = []
+    run_task(ok(marker="a"), tmp_path / "logs", "mockllm/model", display="none", on_start=lambda: calls.append("a"))
+    assert calls == ["a"]
+    with pytest.raises(RunError) as e:
+        run_task(ok(marker="b"), tmp_path / "logs", "mockllm/model", display="none", on_start=lambda: calls.append("b"))
+    assert e.value.resume is Resume.SAME_OPTIONS_OR_NEW_FOLDER and "holds a run with other options" in e.value.problem
+    assert calls == ["a"]  # refused before it started
+    assert issubclass(hooks.OtherRunInFolder, RunError)
