@@ -9,6 +9,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
+# benchmarks time the model itself: no answers from the local models' answer cache
+# (proagent.models._answers), here or in the commands they start, unless asked for
+os.environ.setdefault("PROAGENT_ANSWER_CACHE", "off")
+
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "proactivebench"
 

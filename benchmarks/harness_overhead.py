@@ -32,10 +32,12 @@ it on PYTHONPATH).
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import math
 import os
 import select
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -369,7 +371,11 @@ def main(argv: list[str] | None = None) -> int:
 
         def build() -> tuple[Any, float]:
             if cold:
-                embedding.clear_cache()  # every setting embeds its references afresh
+                embedding.clear_cache()  # every setting embeds its references afresh,
+                # in memory and on disk (the references go through the disk embedding cache)
+                e5 = tempfile.mkdtemp(prefix="proagent-harness-e5-")
+                atexit.register(shutil.rmtree, e5, True)
+                os.environ["PROAGENT_EMBEDDING_CACHE"] = e5
             t = time.perf_counter()
             built = assist(data=data, split=args.split, method=args.method)
             return built, time.perf_counter() - t

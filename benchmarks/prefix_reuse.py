@@ -86,7 +86,7 @@ def run_setting(task: Any, model: str, n: int, reuse: bool, n_ctx: int | None, n
     import inspect_ai
     from inspect_ai.log import read_eval_log
 
-    model_args: dict[str, Any] = {"cache_prompt": "true" if reuse else "false"}
+    model_args: dict[str, Any] = {"cache_prompt": "true" if reuse else "false", "answer_cache": "false"}
     if n_ctx:
         model_args["n_ctx"] = n_ctx
     if n_threads:

@@ -3,6 +3,8 @@
 * Every socket connection to an internet address (AF_INET/AF_INET6) other than
   loopback fails at once, so a test that would download something fails loudly
   instead of hanging or passing only online.
+* Local models answer every request themselves: the answer cache
+  (``PROAGENT_ANSWER_CACHE``, proagent.models._answers) is off unless a test sets it.
 * inspect's mockllm fills in token usage with tiktoken, whose table is
   downloaded on first use; tokens are counted as characters / 4 instead.
 """
@@ -32,6 +34,7 @@ def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
         return real_connect(self, address, *a, **k)
 
     monkeypatch.setattr(socket.socket, "connect", guarded)
+    monkeypatch.setenv("PROAGENT_ANSWER_CACHE", "off")
     from inspect_ai.model._providers.mockllm import MockLLM
 
     async def count(self, text) -> int:  # noqa: ANN001

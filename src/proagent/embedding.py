@@ -17,7 +17,7 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["EMBEDDING_DIM", "clear_cache", "embed", "load_model"]
+__all__ = ["EMBEDDING_DIM", "clear_cache", "embed", "load_model", "remember"]
 
 EMBEDDING_DIM = 384
 """Dimension of the e5-small embeddings."""
@@ -50,6 +50,18 @@ def clear_cache() -> None:
     """Forget every cached embedding (benchmarks use it to time cold embedding)."""
     with _LOCK:
         _CACHE.clear()
+
+
+def remember(texts: Sequence[str], vectors: np.ndarray) -> None:
+    """Put already computed embeddings (``vectors``: shape ``(len(texts), 384)``, unit norm,
+    from this model, e.g. read from a disk cache) into the in-process cache, so :func:`embed`
+    returns them without running the model."""
+    with _LOCK:
+        for t, v in zip(texts, np.asarray(vectors, dtype=np.float32)):
+            _CACHE[t] = v
+            _CACHE.move_to_end(t)
+            if len(_CACHE) > _CACHE_SIZE:
+                _CACHE.popitem(last=False)
 
 
 def _unit(v: np.ndarray) -> np.ndarray:

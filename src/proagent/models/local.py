@@ -25,7 +25,10 @@ so inspect never falls back to a tokenizer download.
 
 Model arguments (``-M key=value`` with inspect, ``--model-arg`` with proagent):
 ``n_ctx`` (tokens), ``n_threads`` (default: all cores), ``cache_prompt``
-(``true``/``false``, default true: set false to measure without prefix reuse).
+(``true``/``false``, default true: set false to measure without prefix reuse),
+``answer_cache`` (``true``/``false``, default true: answers of deterministic requests
+are kept on disk and a request asked again is answered from there; see
+:mod:`proagent.models._answers`; set false to time the model itself).
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from ..errors import RunError
+from ._answers import AnswerCache, answer_cache_root, model_identity
 from ._llama_process import EngineGone, LlamaProcess
 from .catalog import MODELS, resolve_gguf
 
@@ -172,6 +176,7 @@ class LocalLlamaAPI(ModelAPI):
         n_ctx: int | str | None = None,
         n_threads: int | str | None = None,
         cache_prompt: bool | str = True,
+        answer_cache: bool | str = True,
         **model_args: Any,
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
@@ -184,6 +189,9 @@ class LocalLlamaAPI(ModelAPI):
         _check_n_ctx(self.n_ctx, spec, self.gguf)
         self.cache_prompt = _as_bool(cache_prompt)
         self._engine = _engine(self.gguf, self.n_ctx, self.n_threads)
+        root = answer_cache_root() if _as_bool(answer_cache) else None
+        self._answers = (AnswerCache(root, model_identity(self.gguf, spec.sha256 if spec else None),
+                                     self.n_ctx, self.n_threads) if root is not None else None)
 
     def max_connections(self) -> int:
         """One request at a time: llama.cpp on CPU gains nothing from more."""
@@ -221,11 +229,16 @@ class LocalLlamaAPI(ModelAPI):
         if config.logprobs:
             request["logprobs"] = True
             request["top_logprobs"] = config.top_logprobs or 5
-        try:
-            result = await asyncio.to_thread(self._engine.chat, request)
-        except asyncio.CancelledError:  # Ctrl-C or a time limit: stop the generation now
-            self._engine.server.abandon()
-            raise
+        result = self._answers.get(request) if self._answers is not None else None
+        hit = result is not None
+        if result is None:
+            try:
+                result = await asyncio.to_thread(self._engine.chat, request)
+            except asyncio.CancelledError:  # Ctrl-C or a time limit: stop the generation now
+                self._engine.server.abandon()
+                raise
+            if self._answers is not None:
+                self._answers.put(request, result)
         choice = result["choices"][0]
         usage = result.get("usage", {})
         timings = result.get("timings", {})
@@ -256,8 +269,10 @@ class LocalLlamaAPI(ModelAPI):
             ),
             time=(timings.get("prompt_ms", 0.0) + timings.get("predicted_ms", 0.0)) / 1000.0,
             # llama.cpp's split of that time: prompt evaluation (what prefix reuse saves) and decoding
+            # (an answer from the answer cache carries the usage and timings of the call that computed it)
             metadata={"prompt_s": timings.get("prompt_ms", 0.0) / 1000.0,
-                      "decode_s": timings.get("predicted_ms", 0.0) / 1000.0},
+                      "decode_s": timings.get("predicted_ms", 0.0) / 1000.0,
+                      **({"answer_cache": "hit" if hit else "miss"} if self._answers is not None else {})},
         )
         call = ModelCall.create(
             request={k: v for k, v in request.items()},

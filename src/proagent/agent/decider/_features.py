@@ -180,7 +180,7 @@ def moment_features(samples: Sequence[Sample], cache: EmbeddingCache, config: Fe
         samples: moments (any source); only their observable parts are read (module docstring).
         cache: where embeddings come from.
         config: feature groups.
-        progress: optional ``callable(n)`` called per newly embedded text.
+        progress: optional ``callable(n)`` called after each batch of ``n`` newly embedded texts.
     """
     need_vecs = any(g in config.groups for g in ("embedding", "similarity"))
     rows = []
