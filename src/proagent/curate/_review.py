@@ -22,19 +22,8 @@ from ._pipeline import STATE_DIR, load_decisions, save_decision
 
 __all__ = ["ReviewServer", "serve_review"]
 
-_STYLE = """
-body{font-family:sans-serif;margin:0;background:#222;color:#eee}
-header{padding:8px 12px;background:#333;display:flex;gap:16px;align-items:center}
-#stage{position:relative;display:inline-block;margin:12px}
-#shot{max-width:calc(100vw - 40px);max-height:calc(100vh - 140px);display:block}
-.box{position:absolute;border:2px solid #f33;background:rgba(255,0,0,.15)}
-.box span{position:absolute;top:-16px;left:0;font-size:11px;background:#f33;color:#fff;padding:0 3px}
-#decision{font-weight:bold} .retain{color:#6c6} .blur{color:#fc3} .delete{color:#f66}
-button{font-size:14px}
-"""
-
 _BODY = """
-<header><span id="pos"></span><span id="meta"></span>
+<header class="bar"><span id="pos"></span><span id="meta"></span>
 <span>decision: <span id="decision"></span></span>
 <button data-a="retain">retain (r)</button><button data-a="blur">blur (b)</button>
 <button data-a="delete">delete (d)</button><button id="prev">prev (k)</button><button id="next">next (j)</button>
@@ -144,7 +133,7 @@ class ReviewServer:
         self._server = srv = LocalServer("proagent-review", port, max_body=4096)
         self.token = srv.token
         """The random token every request must carry (``?token=...``)."""
-        page = srv.html_page("proagent review", _BODY, style=_STYLE, script=_SCRIPT)
+        page = srv.html_page("proagent review", _BODY, script=_SCRIPT)
         srv.route("GET", "/", lambda req: Response.html(page))
         srv.route("GET", "/api/items", lambda req: Response.json({"items": self.items}))
         srv.route("GET", "/img/", self._image, prefix=True)
