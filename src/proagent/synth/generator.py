@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError
-from ..io import check_output_folder, write_json_atomic
+from ..io import built_aside, check_output_folder, write_json_atomic
 from ..sources.lifetrace_write import PROCESSED_DDL
 from ..taxonomy import Taxonomy, load_taxonomy
 from .vocab import APPS, LLM_APPS, QUERIES, RESPONSES
@@ -290,21 +290,19 @@ def generate_user(path: str | Path, user_index: int, cfg: SynthConfig, taxonomy:
     ocr_rows = [(i + 1, sid, f"{titles[i]}\n{rows[i][7]}", 0.93, "ch_sim+en", 0.4, shot_ts[sid - 1])
                 for i, sid in enumerate(first_ids)]
     # ---- write
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.unlink(missing_ok=True)
-    con = sqlite3.connect(tmp)
-    try:
-        con.execute("PRAGMA journal_mode = OFF")
-        con.execute("PRAGMA synchronous = OFF")
-        con.executescript(PROCESSED_DDL)
-        con.execute("BEGIN")
-        con.executemany(f"INSERT INTO events VALUES ({','.join('?' * 14)})", rows)
-        con.executemany(f"INSERT INTO screenshots VALUES ({','.join('?' * 13)})", shot_rows)
-        con.executemany("INSERT INTO ocr_results VALUES (?,?,?,?,?,?,?)", ocr_rows)
-        con.execute("COMMIT")
-    finally:
-        con.close()
-    os.replace(tmp, path)
+    with built_aside(path, mode=0o644) as tmp:
+        con = sqlite3.connect(tmp)
+        try:
+            con.execute("PRAGMA journal_mode = OFF")
+            con.execute("PRAGMA synchronous = OFF")
+            con.executescript(PROCESSED_DDL)
+            con.execute("BEGIN")
+            con.executemany(f"INSERT INTO events VALUES ({','.join('?' * 14)})", rows)
+            con.executemany(f"INSERT INTO screenshots VALUES ({','.join('?' * 13)})", shot_rows)
+            con.executemany("INSERT INTO ocr_results VALUES (?,?,?,?,?,?,?)", ocr_rows)
+            con.execute("COMMIT")
+        finally:
+            con.close()
     return {"user": user, "events": n, "llm_events": int(llm.sum()), "screenshots": m, "path": str(path)}
 
 
