@@ -13,10 +13,9 @@ first, the current state comes last.
 
 from __future__ import annotations
 
-from functools import lru_cache
-from importlib import resources
 from string import Template
 
+from ..prompt_files import prompt_template
 from ..records import Event, Sample
 from ..taxonomy import Taxonomy, load_taxonomy
 
@@ -43,9 +42,8 @@ METHOD_INSTRUCTIONS = {"zero-shot": "zero_shot.txt", "cot": "cot.txt"}
 """Instruction template of each prompting method."""
 
 
-@lru_cache(maxsize=None)
 def _template(name: str) -> Template:
-    return Template(resources.files("proagent.agent").joinpath("prompts", name).read_text("utf-8"))
+    return prompt_template("agent", name)
 
 
 def _cut(text: str, n: int) -> str:
