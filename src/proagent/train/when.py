@@ -197,13 +197,13 @@ def make_model(config: WhenConfig, n_minority: int) -> Any:
 
 
 def score_threshold(p: Sequence[float], y: Sequence[int], t: float) -> dict[str, float]:
-    """Accuracy, precision, recall, F1 and balanced accuracy of ``p >= t`` against labels ``y``."""
+    """Accuracy, precision, recall, F1 and balanced accuracy of ``p >= t`` against labels ``y``
+    (counts from sklearn's ``confusion_matrix``; a ratio with an empty denominator is 0)."""
+    from sklearn.metrics import confusion_matrix
+
     p, y = np.asarray(p, float), np.asarray(y, int)
     pred = (p >= t).astype(int)
-    tp = int(np.sum(pred & y))
-    fp = int(np.sum(pred & (1 - y)))
-    fn = int(np.sum((1 - pred) & y))
-    tn = int(np.sum((1 - pred) & (1 - y)))
+    tn, fp, fn, tp = (int(v) for v in confusion_matrix(y, pred, labels=[0, 1]).ravel())
     prec = tp / (tp + fp) if tp + fp else 0.0
     rec = tp / (tp + fn) if tp + fn else 0.0
     tnr = tn / (tn + fp) if tn + fp else 0.0
@@ -222,19 +222,38 @@ def choose_threshold(p: Sequence[float], y: Sequence[int], objective: str) -> fl
     y = list(y)
     if not 0 < sum(y) < len(y):
         raise ValueError("choosing a threshold needs both positive and negative moments")
+    thresholds, table = _threshold_table(p, y)
     best, best_key = 0.5, None
-    for t in sorted(set(float(x) for x in p)):
-        m = score_threshold(p, y, t)
+    for i, t in enumerate(thresholds.tolist()):
         if name == "precision-at-recall":
-            if m["recall"] + 1e-12 < r:
+            if table["recall"][i] + 1e-12 < r:
                 continue
-            value = m["precision"]
+            value = float(table["precision"][i])
         else:
-            value = m[name.replace("-", "_")]
+            value = float(table[name.replace("-", "_")][i])
         key = (round(value, 12), -abs(t - 0.5))
         if best_key is None or key > best_key:
             best, best_key = t, key
     return best
+
+
+def _threshold_table(p: Sequence[float], y: Sequence[int]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Each distinct value ``t`` of ``p`` (ascending) and the :func:`score_threshold` metrics of
+    ``p >= t`` at each, from the counts of sklearn's ``roc_curve`` (one pass over the sorted
+    scores instead of a confusion matrix per candidate). Needs both labels in ``y``."""
+    from sklearn.metrics import roc_curve
+
+    p, y = np.asarray(p, float), np.asarray(y, int)
+    fpr, tpr, thr = roc_curve(y, p, drop_intermediate=False)  # thr[0] is above every score: no Yes
+    pos, neg = int(y.sum()), int(len(y) - y.sum())
+    tp, fp, t = np.rint(tpr[1:] * pos)[::-1], np.rint(fpr[1:] * neg)[::-1], thr[1:][::-1]
+    tn = neg - fp
+    prec = tp / (tp + fp)  # t is an observed score: at least one Yes
+    rec, tnr = tp / pos, tn / neg
+    with np.errstate(invalid="ignore"):
+        f1 = np.where(prec + rec > 0, 2 * prec * rec / (prec + rec), 0.0)
+    return t, {"accuracy": (tp + tn) / len(y), "precision": prec, "recall": rec, "f1": f1,
+               "balanced_accuracy": (rec + tnr) / 2}
 
 
 def _folds(y: np.ndarray, groups: Sequence[str], k: int, seed: int, by_user: bool = True) -> list[tuple[np.ndarray, np.ndarray]]:
