@@ -80,15 +80,16 @@ import gc
 import os
 import re
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from ..errors import DataError
 from ..records import Event, Screenshot
 from ..taxonomy import Taxonomy, load_taxonomy
+from ._foreign import EventLog
 from ._lifetrace_shots import LazyScreenshots, ScreenshotColumns, read_columns
 from ._lifetrace_values import (
     cell_flag,
@@ -129,18 +130,13 @@ __all__ = [
     "read_lifetrace",
 ]
 
-@dataclass(frozen=True)
-class LifeTraceLog:
-    """One database read in full: the events plus what was skipped and why."""
+@dataclass(frozen=True, kw_only=True)
+class LifeTraceLog(EventLog):
+    """One LifeTrace database read in full (``path``, ``user``, ``events`` without the excluded
+    and soft-deleted ones, ``excluded``: :class:`~._foreign.EventLog`), plus what was skipped and why."""
 
-    path: Path
-    """The database file."""
-    user: str
-    """User the events were assigned to."""
     schema: SchemaInfo
     """Detected schema."""
-    events: tuple[Event, ...]
-    """Events, oldest first (excluded and soft-deleted ones removed)."""
     screenshots_dir: Path | None = None
     """Local screenshots folder used to resolve files (``None`` when none)."""
     n_deleted_events: int = 0
@@ -153,8 +149,6 @@ class LifeTraceLog:
     """Kept screenshots whose image file was not found locally (or was deleted)."""
     n_filled_ends: int = 0
     """Events other than the last whose NULL ``end_time`` was set to the next start."""
-    excluded: Mapping[str, str] = field(default_factory=dict)
-    """Event id -> exclusion reason, for events dropped by annotations."""
 
     @property
     def n_screenshots(self) -> int:
