@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import IO, Protocol
 
 from ._feedback import FeedbackStore
-from ._records import Offer
+from .records import Offer
 
 __all__ = ["NOTIFIERS", "DesktopNotifier", "Notifier", "PageNotifier", "TerminalNotifier"]
 

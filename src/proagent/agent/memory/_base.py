@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ...io import write_atomic
-from ._records import MemoryQuery, MemoryRecord, records_fingerprint
+from .records import MemoryQuery, MemoryRecord, records_fingerprint
 
 __all__ = [
     "MEMORIES",
