@@ -65,10 +65,10 @@ from ..provenance import package_versions
 from ..records import Sample
 from .data import LabelledSource, TrainingSet, training_moments
 
-__all__ = ["MODELS", "OBJECTIVES", "TARGETS", "WhenConfig", "training_target", "check_out", "choose_threshold", "cv_probabilities", "cv_warning", "fit_when",
+__all__ = ["CLASSIFIERS", "OBJECTIVES", "TARGETS", "WhenConfig", "training_target", "check_out", "choose_threshold", "cv_probabilities", "cv_warning", "fit_when",
            "make_model", "parse_objective", "score_threshold", "train_decider"]
 
-MODELS = ("logreg", "gbm")
+CLASSIFIERS = ("logreg", "gbm")
 """Model names accepted by ``proagent train when --model``."""
 
 OBJECTIVES = ("f1", "accuracy", "balanced-accuracy", "precision-at-recall:R")
@@ -191,7 +191,7 @@ def make_model(config: WhenConfig, n_minority: int) -> Any:
         base = HistGradientBoostingClassifier(max_depth=3, learning_rate=0.05, max_iter=150, l2_regularization=1.0,
                                               min_samples_leaf=5, class_weight="balanced", random_state=config.seed)
     else:
-        raise ValueError(f"unknown model {config.model!r}; choose from {', '.join(MODELS)}")
+        raise ValueError(f"unknown model {config.model!r}; choose from {', '.join(CLASSIFIERS)}")
     k = min(3, n_minority)
     return CalibratedClassifierCV(base, method="sigmoid", cv=k) if k >= 2 else base
 
