@@ -216,7 +216,7 @@ def _refuse_leaks(what: str, trained_on: list[dict], samples: list[Sample]) -> N
 def _gated(folder: str, samples: list[Sample], solver):  # noqa: ANN001, ANN202
     """The decider gate around ``solver``, after the leakage guard."""
     dec = load_decider(folder)
-    _refuse_leaks(f"decider {folder}", dec.manifest.get("training_moments") or [], samples)
+    _refuse_leaks(f"decider {folder}", dec.manifest.training_moments, samples)
     dec.warm_up()
     inner = solver if isinstance(solver, list) else [solver]
     return decider_gate(dec, {s.id: s for s in samples}, inner)

@@ -199,8 +199,8 @@ class LearningWhen:
     # ------------------------------------------------------------ disk
     def _decider_id(self) -> dict[str, Any]:
         return {"path": str(self.decider.path) if self.decider.path else None,
-                "model_sha256": self.decider.manifest.get("model_sha256"),
-                "n_features": self.decider.manifest.get("n_features")}
+                "model_sha256": self.decider.manifest.model_sha256,
+                "n_features": self.decider.manifest.n_features}
 
     def _load(self) -> None:
         assert self.folder is not None

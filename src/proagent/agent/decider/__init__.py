@@ -29,6 +29,7 @@ from ._features import (
 )
 from ._gate import decider_gate
 from ._online import LEARNING_METHODS, LearnConfig, PersonalModel, cost_threshold, population_scaler
+from ._manifest import DeciderManifest
 from ._model import MANIFEST_FORMAT, MANIFEST_VERSION, Decider, DeciderError, Decision, load_decider, save_decider
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
     "MANIFEST_FORMAT",
     "MANIFEST_VERSION",
     "Decider",
+    "DeciderManifest",
     "DeciderError",
     "Decision",
     "EmbeddingCache",
