@@ -36,7 +36,7 @@ from ..sources.lifetrace_schema import DB_NAMES, connect_read_only, detect_schem
 from ..sources.lifetrace_write import PROCESSED_DDL
 from ._detect import HIGH_RISK_TYPES, clean_text, find_pii
 from ._quality import QualityConfig, apply_quality_filters, sha256_file
-from .records import ACTIONS, CurateSummary, Region, Screening, Verdict
+from .records import ACTIONS, CurateManifest, CurateSummary, Region, Screening, Verdict
 from ._screen import Screener
 
 __all__ = ["DB_NAME", "DIR_MODE", "FILE_MODE", "STATE_DIR", "TITLE_KEYWORDS", "WHOLE_SCREEN", "CurateConfig", "curate",
@@ -105,8 +105,8 @@ def _check_out(raw: Path, out: Path) -> None:
     """:func:`proagent.io.check_output_folder` (new, empty or an earlier curate output, outside
     the raw input), and an earlier output must be of this same input."""
     check_output_folder(out, marker=f"{STATE_DIR}/manifest.json", run="curate", data=raw, data_name="the raw input")
-    manifest = _read_json(out / STATE_DIR / "manifest.json", {})
-    old = manifest.get("raw") if isinstance(manifest, dict) else None
+    man = out / STATE_DIR / "manifest.json"
+    old = CurateManifest.read(man).raw if man.is_file() else None
     if old and Path(old) != raw.resolve():
         raise DataError(out, f"--out holds the curation of another input ({old})")
 
@@ -504,7 +504,7 @@ def curate(raw: str | Path, out: str | Path, screener: Screener, config: CurateC
         _check_images(user, db)
     _private_dirs(out, out / STATE_DIR)
     write_json_atomic(out / STATE_DIR / "manifest.json",
-                      {"raw": str(raw.resolve()), "users": {u: str(db.resolve()) for u, db in inputs}}, mode=FILE_MODE)
+                      CurateManifest(raw=str(raw.resolve()), users={u: str(db.resolve()) for u, db in inputs}), mode=FILE_MODE)
     summary = CurateSummary(out=str(out))
     curation: list[dict] = []
     privacy: list[dict] = []

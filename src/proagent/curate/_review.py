@@ -19,6 +19,7 @@ from ..errors import DataError
 from ..serve import HttpError, LocalServer, Request, Response
 from ..vault import read_file
 from ._pipeline import STATE_DIR, load_decisions, save_decision
+from .records import CurateManifest
 
 __all__ = ["ReviewServer", "serve_review"]
 
@@ -101,10 +102,7 @@ def _load_items(out: Path) -> tuple[list[dict[str, Any]], dict[tuple[str, int], 
     man = state / "manifest.json"
     if not man.is_file():
         raise DataError(out, "not a curate output (no .curate/manifest.json): run proagent curate RAW --out DIR first")
-    manifest = _read_json(man, "the curate manifest")
-    users = manifest.get("users", {}) if isinstance(manifest, dict) else None
-    if not isinstance(users, (dict, list)):
-        raise DataError(man, "not a curate manifest (no users); re-run proagent curate")
+    users = CurateManifest.read(man).users
     items: list[dict[str, Any]] = []
     images: dict[tuple[str, int], Path] = {}
     for user in users:
