@@ -62,8 +62,7 @@ class ActivityLogFollower(DatabaseFollower):
     Args:
         db: The database file.
         last_id: Event id already handled (restart); ``None`` starts at the events present now.
-        window_seconds: Context window the moments need (seconds).
-        user: User name of the events (default: the reader's, the folder name).
+        window_seconds, user: as :class:`~._sources.DatabaseFollower`.
 
     Raises:
         DataError: missing, foreign or unreadable database.

@@ -135,6 +135,11 @@ class DatabaseFollower:
     with ``follow``: ``mode=ro``, never ``immutable``) that asks SQLite whether anything was
     committed since the last look (``PRAGMA data_version``, no table read while idle).
 
+    Args:
+        path: The database file.
+        window_seconds: Context window the moments need (seconds).
+        user: User name of the events (default: the reader's, the folder name).
+
     Raises:
         DataError: missing, foreign or unreadable database.
     """
@@ -190,11 +195,10 @@ class LifeTraceFollower(DatabaseFollower):
         last_id: Row id already handled (restart: pass what was stored; the
             moments of rows written while the loop was down are all produced);
             ``None`` starts at the rows present now (history is not re-decided).
-        window_seconds: Context window the moments need (seconds).
-        user: User name of the events (default: the reader's, the folder name).
+        window_seconds, user: as :class:`DatabaseFollower`.
 
     Raises:
-        DataError: missing, foreign or unreadable database.
+        DataError: missing, foreign or unreadable database (or not LifeTrace).
     """
 
     def __init__(self, db: str | Path, *, last_id: int | None = None, window_seconds: float = 300.0,

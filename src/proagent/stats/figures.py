@@ -89,7 +89,8 @@ def _ccdf(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _fig_weekday_hour(plt: Any, res: dict[str, Any], out: Path, title: str, llm_word: str) -> dict[str, str] | None:
-    """The ``weekday_hour`` figure: events and the LLM-event ratio by weekday and by hour; ``None`` when the result has nothing to draw."""
+    """The ``weekday_hour`` figure: events and the LLM-event ratio by weekday and by hour;
+    ``None`` when the result has nothing to draw."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.6), gridspec_kw={"width_ratios": [7, 24]})
     for ax, rows, lab in ((axes[0], res["by_weekday"], "weekday"), (axes[1], res["by_hour"], "hour")):
         keys = [r["key"] for r in rows]
@@ -105,11 +106,11 @@ def _fig_weekday_hour(plt: Any, res: dict[str, Any], out: Path, title: str, llm_
             ax.tick_params(axis="x", labelsize=7)
     fig.suptitle(f"{title}: {llm_word}-event ratio by weekday and hour")
     return _save(fig, out, "weekday_hour")
-    return None
 
 
 def _fig_apps(plt: Any, res: dict[str, Any], out: Path, title: str, llm_word: str) -> dict[str, str] | None:
-    """The ``apps`` figure: events and LLM events of the most used applications; ``None`` when the result has nothing to draw."""
+    """The ``apps`` figure: events and LLM events of the most used applications;
+    ``None`` when the result has nothing to draw."""
     top = res["apps"].get("top") or []
     if top:
         top = top[:15][::-1]
@@ -126,7 +127,8 @@ def _fig_apps(plt: Any, res: dict[str, Any], out: Path, title: str, llm_word: st
 
 
 def _fig_intentions(plt: Any, res: dict[str, Any], out: Path, title: str, llm_word: str) -> dict[str, str] | None:
-    """The ``intentions`` figure: the intention shares of labelled LLM events; ``None`` when the result has nothing to draw."""
+    """The ``intentions`` figure: the intention shares of labelled LLM events;
+    ``None`` when the result has nothing to draw."""
     dist = res["intentions"].get("distribution") or []
     if dist:
         dist = dist[::-1]
@@ -141,7 +143,8 @@ def _fig_intentions(plt: Any, res: dict[str, Any], out: Path, title: str, llm_wo
 
 
 def _fig_durations(plt: Any, res: dict[str, Any], out: Path, title: str, llm_word: str) -> dict[str, str] | None:
-    """The ``durations`` figure: event durations (log-binned density), all and LLM events; ``None`` when the result has nothing to draw."""
+    """The ``durations`` figure: event durations (log-binned density), all and LLM events;
+    ``None`` when the result has nothing to draw."""
     d = res.get("_durations")
     if d is not None and np.sum(d > 0) >= 2:
         fig, ax = plt.subplots(figsize=(6, 4))
@@ -162,7 +165,8 @@ def _fig_durations(plt: Any, res: dict[str, Any], out: Path, title: str, llm_wor
 
 
 def _fig_inter_event(plt: Any, res: dict[str, Any], out: Path, title: str, llm_word: str) -> dict[str, str] | None:
-    """The ``inter_event`` figure: CCDF of the LLM inter-event times with the fitted distributions, and their density; ``None`` when the result has nothing to draw."""
+    """The ``inter_event`` figure: CCDF of the LLM inter-event times with the fitted distributions, and their density;
+    ``None`` when the result has nothing to draw."""
     gaps = res.get("_gaps_llm")
     fit = res.get("_fit")
     if gaps is not None and np.sum(gaps > 0) >= 2:
@@ -202,7 +206,8 @@ def _fig_inter_event(plt: Any, res: dict[str, Any], out: Path, title: str, llm_w
 
 
 def _fig_time_to_event(plt: Any, res: dict[str, Any], out: Path, title: str, llm_word: str) -> dict[str, str] | None:
-    """The ``time_to_event`` figure: when the most similar earlier events happened before each LLM moment; ``None`` when the result has nothing to draw."""
+    """The ``time_to_event`` figure: when the most similar earlier events happened before each LLM moment;
+    ``None`` when the result has nothing to draw."""
     pre = res.get("precursors") or {}
     by_k = pre.get("by_k") or {}
     if any(v["n"] for v in by_k.values()):
