@@ -154,20 +154,19 @@ def load_decider(folder: str | Path, cache: EmbeddingCache | None = None) -> Dec
         raise DeciderError(f"{mpath}: made with embeddings {manifest.get('embedding_model')!r}, this proagent uses "
                            f"{EMBEDDING_MODEL!r}; retrain")
     try:
-        record = DeciderManifest.from_json(manifest)
-        groups = FeatureConfig(record.feature_groups)
+        groups = FeatureConfig(tuple(manifest["feature_groups"]))
+        threshold = float(manifest["threshold"])
     except (KeyError, TypeError, ValueError) as e:
         raise DeciderError(f"{mpath}: incomplete manifest ({e})") from None
-    threshold = record.threshold
-    if record.n_features != len(feature_names(groups)) or not 0.0 <= threshold <= 1.0:
+    if manifest.get("n_features") != len(feature_names(groups)) or not 0.0 <= threshold <= 1.0:
         raise DeciderError(f"{mpath}: feature count or threshold does not match its feature groups")
-    name = str(record.model_file or MODEL_FILE)
+    name = str(manifest.get("model_file", MODEL_FILE))
     model_path = folder / name
     if Path(name).name != name or name in ("", ".", "..") or model_path.is_symlink():
         raise DeciderError(f"{mpath}: model_file {name!r} must name a file inside {folder}")
     if not model_path.is_file():
         raise DeciderError(f"{model_path}: model file missing")
-    if _sha256(model_path) != record.model_sha256:
+    if _sha256(model_path) != manifest.get("model_sha256"):
         raise DeciderError(f"{model_path}: SHA-256 does not match the manifest (file changed or damaged)")
     try:
         untrusted = sio.get_untrusted_types(file=model_path)
@@ -180,7 +179,11 @@ def load_decider(folder: str | Path, cache: EmbeddingCache | None = None) -> Dec
     if not (callable(getattr(model, "predict_proba", None)) and len(getattr(model, "classes_", ())) == 2):
         raise DeciderError(f"{model_path}: {type(model).__name__} is not a fitted two-class classifier "
                            "(no predict_proba / classes_); retrain with `proagent train when`")
-    if getattr(model, "n_features_in_", record.n_features) != record.n_features:
+    if getattr(model, "n_features_in_", manifest["n_features"]) != manifest["n_features"]:
         raise DeciderError(f"{model_path}: takes {model.n_features_in_} features, the manifest says "
-                           f"{record.n_features}; retrain with `proagent train when`")
+                           f"{manifest['n_features']}; retrain with `proagent train when`")
+    try:
+        record = DeciderManifest.from_json(manifest)
+    except (KeyError, TypeError, ValueError) as e:  # e.g. training_moments that are not objects
+        raise DeciderError(f"{mpath}: incomplete manifest ({e})") from None
     return Decider(model, record, cache=cache, path=folder)
