@@ -13,7 +13,7 @@ line (default 1 and 1).
 
 Rows: always-yes, always-no, the population model alone (at its F1 threshold
 chosen on the five training sessions, and at the cost threshold), and each
-online method (:data:`proagent.agent.decider.METHODS`) at the cost threshold.
+online method (:data:`proagent.agent.decider.LEARNING_METHODS`) at the cost threshold.
 The LLM zero-shot is not re-run: Qwen2.5-Coder-1.5B said Yes at every dev
 moment (README, Measured results), so it is the always-yes row.
 
@@ -100,11 +100,11 @@ def prequential(x: np.ndarray, y: np.ndarray, users: np.ndarray, threshold: floa
         ``{name: {"p": (n,), "pred": (n,), "k": (n,)}}`` where ``k`` is how many of
         the user's answers the decision had seen.
     """
-    from proagent.agent.decider import METHODS, LearnConfig, PersonalModel
+    from proagent.agent.decider import LEARNING_METHODS, LearnConfig, PersonalModel
     from proagent.train import WhenConfig, fit_when
 
     n = len(y)
-    out = {name: {"p": np.zeros(n), "pred": np.zeros(n, int)} for name in ("population (F1 threshold)", "population", *METHODS)}
+    out = {name: {"p": np.zeros(n), "pred": np.zeros(n, int)} for name in ("population (F1 threshold)", "population", *LEARNING_METHODS)}
     k = np.zeros(n, int)
     for h in sorted(set(users)):
         tr, te = np.flatnonzero(users != h), np.flatnonzero(users == h)
@@ -116,7 +116,7 @@ def prequential(x: np.ndarray, y: np.ndarray, users: np.ndarray, threshold: floa
         out["population"]["p"][te] = pop
         out["population"]["pred"][te] = pop >= threshold
         k[te] = np.arange(len(te))
-        for m in METHODS:
+        for m in LEARNING_METHODS:
             pm = PersonalModel(model, LearnConfig(method=m), population_data=(x[tr], yf[tr]))
             t0 = time.perf_counter()
             for i in te:  # decide, then reveal the label

@@ -382,7 +382,7 @@ CASES: list[Case] = [
     # ---- curate / review
     Case("curate-missing-raw", ("curate", "{w}/nope", "--out", "{w}/cur"), "nope"),
     Case("curate-bad-screener", ("curate", "{w}/lt", "--out", "{w}/cur", "--screener", "magic"), "--screener", code=2),
-    Case("curate-out-inside-raw", ("curate", "{w}/lt", "--out", "{w}/lt/cur"), "--out"),
+    Case("curate-out-inside-raw", ("curate", "{w}/lt", "--out", "{w}/lt/cur"), "inside the raw input"),
     Case("review-not-curated", ("review", "{w}/pb"), "pb"),
     # ---- annotate
     Case("annotate-missing", ("annotate", "{w}/nope", "--annotator", "text:mockllm/model"), "nope", code=2),

@@ -25,7 +25,7 @@ from inspect_ai.model import (
     modelapi,
 )
 
-from proagent.agent.calibration import choose_threshold, p_yes_from_logprobs
+from proagent.agent.calibration import p_yes_from_logprobs, youden_threshold
 from proagent.bench.tasks import assist
 from proagent.cli import cli
 
@@ -75,12 +75,12 @@ def test_p_yes_takes_the_last_decision_and_reads_chinese():
 def test_choose_threshold_separates_and_refuses_one_class():
     p = [0.91, 0.92, 0.95, 0.97, 0.93, 0.96, 0.98, 0.99]
     y = [0, 0, 1, 1, 0, 1, 1, 1]
-    t = choose_threshold(p, y)
+    t = youden_threshold(p, y)
     assert all((a >= t) == bool(b) for a, b in zip(p, y))  # perfectly separable: balanced accuracy 1
     with pytest.raises(ValueError, match="both positive and negative"):
-        choose_threshold([0.2, 0.9], [1, 1])
+        youden_threshold([0.2, 0.9], [1, 1])
     with pytest.raises(ValueError, match="labels"):
-        choose_threshold([0.2], [1, 0])
+        youden_threshold([0.2], [1, 0])
 
 
 # --------------------------------------------------------------------------- through inspect and the CLI
@@ -142,7 +142,7 @@ def test_eval_threshold_auto_chooses_on_train_and_applies_to_test(tmp_path):
     # the threshold is the balanced-accuracy choice over the train split's P(Yes)
     train = assist(str(SHARED), split="train")
     labels = [s.metadata["label"] for s in train.dataset]
-    assert cal["threshold"] == pytest.approx(choose_threshold([_p_for(_sent(s.input)) for s in train.dataset], labels))
+    assert cal["threshold"] == pytest.approx(youden_threshold([_p_for(_sent(s.input)) for s in train.dataset], labels))
     assert cal["n_train"] == len(labels) and res["run"]["task_args"]["threshold"] == pytest.approx(cal["threshold"])
     assert "P(Yes) >=" in r.output
     assert res["recall"] < 1.0  # no longer the always-yes answer
@@ -194,6 +194,6 @@ def test_echoed_template_underflow_and_json_label():
 
 def test_choose_threshold_never_returns_the_never_yes_point():
     # sklearn's first ROC threshold is +inf ("never Yes"); clamped to 1.0 it would call p = 1.0 Yes
-    assert choose_threshold([1.0, 0.0], [0, 1]) == 0.0
-    t = choose_threshold([1.0, 1.0, 0.2, 0.9], [1, 1, 0, 0])
+    assert youden_threshold([1.0, 0.0], [0, 1]) == 0.0
+    t = youden_threshold([1.0, 1.0, 0.2, 0.9], [1, 1, 0, 0])
     assert 0.9 < t <= 1.0

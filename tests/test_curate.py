@@ -156,7 +156,7 @@ def test_bad_input_and_out_inside_raw_are_one_line_errors(curated: dict, tmp_pat
     res = CliRunner().invoke(cli, ["curate", str(tmp_path / "nope"), "--out", str(tmp_path / "o")])
     assert res.exit_code != 0 and "no such file or folder" in res.output and "Traceback" not in res.output
     res = CliRunner().invoke(cli, ["curate", str(corpus.root), "--out", str(corpus.root / "sub")])
-    assert res.exit_code != 0 and "outside the raw input" in res.output
+    assert res.exit_code != 0 and "inside the raw input folder" in res.output
     other = tmp_path / "other"
     other.mkdir()
     (other / "keep.txt").write_text("x")

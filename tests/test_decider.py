@@ -166,7 +166,7 @@ def test_train_writes_folder_and_loads(dev_decider, cache, tmp_path):
     assert dec.probabilities(test[:3]) == pytest.approx([dec.decide(s).p_yes for s in test[:3]])
     # deterministic for a seed
     again = train_decider(TrainingSet(tuple(load_split_moments(SHARED, "train")[0]), (), ()), tmp_path / "again", cache=cache)
-    assert again["threshold"] == manifest["threshold"]
+    assert again.threshold == manifest.threshold
     assert np.allclose(load_decider(tmp_path / "again", cache=cache).probabilities(test), dec.probabilities(test))
 
 

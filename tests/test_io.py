@@ -144,3 +144,39 @@ def test_to_jsonable_reads_records_and_lazy_sequences(tmp_path):
     out = to_jsonable({"shots": Lazy([Shot(1, Path("a.png")), Shot(2, Path("b.png"))]), "name": "x"})
     assert out == {"shots": [{"id": 1, "path": "a.png"}, {"id": 2, "path": "b.png"}], "name": "x"}
     json.dumps(out)
+
+
+def test_built_aside_renames_a_finished_file_over_the_target(tmp_path):
+    """A SQLite database built at the temporary path replaces the old file whole, with the mode
+    asked for; nothing is left beside it."""
+    import sqlite3
+
+    from proagent.io import built_aside
+
+    target = tmp_path / "sub" / "x.db"
+    for value in (1, 2):
+        with built_aside(target, mode=0o640) as tmp:
+            assert tmp.parent == target.parent and tmp.exists() and tmp != target
+            con = sqlite3.connect(tmp)
+            con.execute("CREATE TABLE t (v)")
+            con.execute("INSERT INTO t VALUES (?)", (value,))
+            con.commit()
+            con.close()
+        assert sqlite3.connect(target).execute("SELECT v FROM t").fetchone() == (value,)
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o640
+    assert sorted(p.name for p in target.parent.iterdir()) == ["x.db"]
+
+
+def test_built_aside_keeps_the_old_file_when_the_build_fails(tmp_path):
+    from proagent.io import built_aside
+
+    target = tmp_path / "model.gguf"
+    target.write_bytes(b"good")
+    with pytest.raises(ValueError, match="bad digest"):
+        with built_aside(target) as tmp:
+            tmp.write_bytes(b"half")
+            raise ValueError("bad digest")
+    assert target.read_bytes() == b"good" and [p.name for p in tmp_path.iterdir()] == ["model.gguf"]
+    with built_aside(target) as tmp:  # no mode: private, as mkstemp made it
+        tmp.write_bytes(b"new")
+    assert target.read_bytes() == b"new" and stat.S_IMODE(os.stat(target).st_mode) == 0o600

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from proagent.agent.decider import METHODS, LearnConfig, PersonalModel, cost_threshold, load_decider
+from proagent.agent.decider import LEARNING_METHODS, LearnConfig, PersonalModel, cost_threshold, load_decider
 from proagent.bench.samples import SampleConfig
 from proagent.cli import cli
 from proagent.live import (FeedbackStore, LearningWhen, LiveAgent, ReplayClock, Restraint, RestraintConfig,
@@ -84,7 +84,7 @@ def _learning(decider_dir: Path, method: str, threshold: float) -> LearningWhen:
     return LearningWhen(d, LearnConfig(method=method), threshold, (1.0, 1.0), data)
 
 
-@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("method", LEARNING_METHODS)
 def test_answers_change_later_decisions_and_survive_a_restart(decider_dir: Path, tmp_path: Path, method: str) -> None:
     pop = _population_p(decider_dir, tmp_path / "pop")
     threshold = min(pop) - 1e-6  # without learning every moment is offered
@@ -190,4 +190,4 @@ def test_learn_method_choices_are_the_methods() -> None:
     from proagent.cli.live import live_cmd
 
     (opt,) = [p for p in live_cmd.params if p.name == "learn_method"]
-    assert tuple(opt.type.choices) == METHODS
+    assert tuple(opt.type.choices) == LEARNING_METHODS

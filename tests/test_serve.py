@@ -211,25 +211,44 @@ def test_a_loopback_flood_keeps_memory_and_threads_bounded(server: LocalServer) 
     assert threading.active_count() <= threads0 + 3
 
 
-def test_both_pages_use_it(tmp_path) -> None:  # noqa: ANN001
+@pytest.fixture(params=["review", "live"])
+def real_page(request, tmp_path):  # noqa: ANN001, ANN201
+    """The review page (an empty curate output) and live's offer page, as each command starts them."""
     from datetime import datetime
 
+    from proagent.curate import serve_review
     from proagent.live import FeedbackStore, OfferPage
 
-    st = FeedbackStore(tmp_path)
-    page = OfferPage(st, datetime.now)
-    try:
-        assert isinstance(page._server, LocalServer)
-        c = http.client.HTTPConnection("127.0.0.1", page.port, timeout=5)
-        c.request("POST", f"/respond?token={page.token}", body=b'{"id": 1, "response": "accepted"}',
-                  headers={"Origin": "https://evil.example.com", "Content-Type": "application/json"})
-        assert c.getresponse().status == 403
-        c.close()
-    finally:
-        page.close()
+    if request.param == "review":
+        (tmp_path / ".curate").mkdir()
+        (tmp_path / ".curate" / "manifest.json").write_text('{"users": {}}', "utf-8")
+        rev = serve_review(tmp_path)
+        yield rev._server, "/api/decision"
+        rev.stop()
+    else:
+        st = FeedbackStore(tmp_path)
+        live = OfferPage(st, datetime.now)
+        yield live._server, "/respond"
+        live.close()
         st.close()
-    import inspect
 
-    from proagent.curate import _review
 
-    assert "LocalServer(" in inspect.getsource(_review.ReviewServer)
+def test_both_pages_use_it(real_page) -> None:  # noqa: ANN001
+    """Each property once for both real pages: the one stylesheet and no shell of their own,
+    CSP with the nonce, Host check, cross-origin refusal, body cap, JSON errors."""
+    from proagent.report.pages import CSS
+
+    srv, write = real_page
+    assert isinstance(srv, LocalServer)
+    code, h, body = _req(srv, "GET", "/")
+    html = body.decode("utf-8")
+    assert code == 200 and html.count("<style>") == 1 and CSS in html and html.count("<html") == 1
+    assert html.count("<script") == 1 and f'<script nonce="{srv.nonce}">' in html
+    assert f"script-src 'nonce-{srv.nonce}'" in h["Content-Security-Policy"]
+    assert _req(srv, "GET", "/", headers={"Host": "evil.example.com"})[0] == 403
+    code, _, body = _req(srv, "POST", write, body=b'{"id": 1}', headers={"Origin": "https://evil.example.com"})
+    assert code == 403 and "error" in json.loads(body)
+    code, _, body = _req(srv, "POST", write, body=b"x" * (srv.max_body + 1))
+    assert code == 413 and "error" in json.loads(body)
+    code, _, body = _req(srv, "POST", write, body=b"{not json")
+    assert code == 400 and b"Traceback" not in body and "error" in json.loads(body)

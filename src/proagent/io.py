@@ -28,12 +28,20 @@ from typing import Any, Literal
 
 from .errors import DataError
 
-__all__ = ["LOCK_NAME", "FolderBusy", "check_output_folder", "folder_lock", "slug", "swap_in", "to_jsonable", "write_atomic",
-           "write_json_atomic"]
+__all__ = ["FLATTEN", "LOCK_NAME", "OMIT", "FolderBusy", "built_aside", "check_output_folder", "folder_lock", "slug", "swap_in", "to_jsonable",
+           "write_atomic", "write_json_atomic"]
 
 LOCK_NAME = ".proagent.lock"
 """The run lock's file inside a locked folder (holds the owner's process id; ignored by
 the checks that want a folder new or empty)."""
+
+OMIT = {"omit_if_none": True}
+"""Dataclass field metadata for :func:`to_jsonable`: the key is left out when the value is
+``None`` (blocks only some runs have, so every other file keeps its key set)."""
+
+FLATTEN = {"omit_if_none": True, "flatten": True}
+"""Dataclass field metadata for :func:`to_jsonable`: the fields of this (dataclass) value are
+written in its place, at the level of the record holding it; nothing when it is ``None``."""
 
 
 def slug(text: str, limit: int = 80) -> str:
@@ -143,9 +151,50 @@ def write_atomic(path: str | Path, data: bytes | str, *, mode: int = 0o644) -> P
     return path
 
 
+@contextmanager
+def built_aside(path: str | Path, *, mode: int | None = None, suffix: str = ".tmp") -> Iterator[Path]:
+    """A temporary file beside ``path`` for a file another library builds (a SQLite database,
+    a model assembled from parts): when the ``with`` block ends without an error the file is
+    fsync'ed, gets ``mode`` and is renamed over ``path`` in one step; on any error (or an
+    interrupt) it is removed and ``path`` is left as it was.
+
+    Args:
+        path: the target file; its folder is created when missing.
+        mode: permission bits of the finished file (``None``: ``0o600``, private from its
+            first byte, as :func:`tempfile.mkstemp` creates it).
+        suffix: how the temporary file's name ends (``.eval`` for a library that picks the
+            format by the extension).
+
+    Yields:
+        The temporary file's path (it exists, empty; SQLite opens an empty file as a new database).
+
+    Raises:
+        OSError: the folder cannot be created or written.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
 def to_jsonable(obj: Any, *, nan: Literal["null", "error"] = "null") -> Any:
     """``obj`` with numpy scalars and arrays, paths, sets, tuples, other sequences and
-    dataclass records turned into JSON types.
+    dataclass records turned into JSON types: the project's one JSON converter.
+
+    A dataclass field's metadata :data:`OMIT` leaves its key out when the value is ``None``;
+    :data:`FLATTEN` writes the fields of its (dataclass) value in its place (the blocks of
+    ``results.json``, :mod:`proagent.report.results`).
 
     Keys that start with ``_`` hold in-memory helpers (raw series, fitted objects) and are
     left out. Other objects JSON does not know are written as ``str(obj)`` by the writers.
@@ -160,8 +209,16 @@ def to_jsonable(obj: Any, *, nan: Literal["null", "error"] = "null") -> Any:
     if isinstance(obj, (list, tuple, set, frozenset)):
         return [to_jsonable(v, nan=nan) for v in obj]
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_jsonable(getattr(obj, f.name), nan=nan) for f in dataclasses.fields(obj)
-                if not f.name.startswith("_")}
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(obj):
+            v = getattr(obj, f.name)
+            if f.name.startswith("_") or (v is None and f.metadata.get("omit_if_none")):
+                continue
+            if f.metadata.get("flatten"):
+                out.update(to_jsonable(v, nan=nan))
+            else:
+                out[f.name] = to_jsonable(v, nan=nan)
+        return out
     if isinstance(obj, Sequence) and not isinstance(obj, (str, bytes, bytearray)):  # e.g. an event's lazy screenshots
         return [to_jsonable(v, nan=nan) for v in obj]
     if isinstance(obj, Path):

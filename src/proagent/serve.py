@@ -202,12 +202,11 @@ class LocalServer:
         """Serve ``fn`` at ``method path`` (with ``prefix``: every path starting with ``path``)."""
         (self._routes.prefix if prefix else self._routes.exact)[(method, path)] = fn
 
-    def html_page(self, title: str, body: str, *, style: str = "", script: str = "") -> str:
-        """A page built with :func:`proagent.report.pages.page`, its ``script`` run under this
-        server's CSP nonce (inline scripts without it are blocked)."""
-        head = f"<style>{style}</style>" if style else ""
+    def html_page(self, title: str, body: str, *, script: str = "") -> str:
+        """A page built with :func:`proagent.report.pages.page` (its one stylesheet), its
+        ``script`` run under this server's CSP nonce (inline scripts without it are blocked)."""
         tail = f'<script nonce="{self.nonce}">{script}</script>' if script else ""  # after the body it uses
-        return page(title, body + tail, head=head)
+        return page(title, body, footer=tail)
 
     @property
     def origins(self) -> tuple[str, ...]:

@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["MIN_CALIBRATION_MOMENTS", "calibrate", "check_threshold", "choose_threshold", "p_yes_from_logprobs", "separates"]
+__all__ = ["MIN_CALIBRATION_MOMENTS", "calibrate", "check_threshold", "p_yes_from_logprobs", "separates", "youden_threshold"]
 
 _LABEL = re.compile(r"need(?:s)?[\s_-]*help[\"'*_`]*\s*[:：=][*\s]*\"?$|需要帮助\s*[:：]\s*$", re.IGNORECASE)
 _ECHO = re.compile(r"^\s*(?:or\b|/|\|)", re.IGNORECASE)
@@ -74,7 +74,7 @@ def p_yes_from_logprobs(logprobs: Any) -> float | None:
     return found
 
 
-def choose_threshold(p_yes: Sequence[float], labels: Sequence[int]) -> float:
+def youden_threshold(p_yes: Sequence[float], labels: Sequence[int]) -> float:
     """The threshold on ``p_yes`` that maximises balanced accuracy (Youden's J)
     on labelled moments (scikit-learn's ROC curve; ties: the threshold nearest 0.5).
     Candidates are the observed scores (ROC's "never Yes" point is left out: it
@@ -135,7 +135,7 @@ def calibrate(p_yes: Sequence[float], labels: Sequence[int]) -> dict[str, float 
         labels: 1 where the user needed help, else 0; same length.
 
     Returns:
-        ``threshold`` (:func:`choose_threshold`), ``n_train`` (moments), ``n_train_positive``,
+        ``threshold`` (:func:`youden_threshold`), ``n_train`` (moments), ``n_train_positive``,
         ``balanced_accuracy`` at the threshold (scikit-learn's ``balanced_accuracy_score``:
         mean of TPR and TNR) and ``auc`` (ROC AUC of ``p_yes``; 0.5 is chance).
 
@@ -147,7 +147,7 @@ def calibrate(p_yes: Sequence[float], labels: Sequence[int]) -> dict[str, float 
     if not p_yes:
         raise ValueError("no readable P(Yes) on the train split (no token log-probabilities, or no 'Need help:' "
                          "answers)")
-    t = choose_threshold(p_yes, labels)
+    t = youden_threshold(p_yes, labels)
     y, p = [int(v) for v in labels], [float(v) for v in p_yes]
     return {"threshold": t, "n_train": len(p), "n_train_positive": sum(y),
             "balanced_accuracy": float(balanced_accuracy_score(y, [int(v >= t) for v in p])),

@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import lru_cache
-from importlib import resources
+
+from ..prompt_files import stage_prompts
 
 __all__ = ["ECHO_WORDS", "TemplateEcho", "when_echo"]
 
@@ -98,6 +99,4 @@ class TemplateEcho:
 @lru_cache(maxsize=1)
 def when_echo() -> TemplateEcho:
     """The echo finder of the When/How-to-Assist prompts (``proagent/agent/prompts/*.txt``)."""
-    folder = resources.files("proagent.agent").joinpath("prompts")
-    return TemplateEcho(f.read_text("utf-8") for f in sorted(folder.iterdir(), key=lambda f: f.name)
-                        if f.name.endswith(".txt"))
+    return TemplateEcho(stage_prompts("agent"))

@@ -69,9 +69,9 @@ from proagent.taxonomy import Taxonomy, load_taxonomy
 
 from .echo import when_echo
 
-__all__ = ["METHODS", "ParsedAnswer", "parse_answer", "to_prediction"]
+__all__ = ["PARSE_STEPS", "ParsedAnswer", "parse_answer", "to_prediction"]
 
-METHODS = ("json", "explicit", "cot_step3", "keyword", "unparsed")
+PARSE_STEPS = ("json", "explicit", "cot_step3", "keyword", "unparsed")
 """Values of :attr:`ParsedAnswer.method`, in cascade order."""
 
 
@@ -86,7 +86,7 @@ class ParsedAnswer:
     query: str | None = None
     """The predicted user query, or ``None`` when absent or a placeholder."""
     method: str = "unparsed"
-    """Cascade step that produced ``needs_help`` (one of :data:`METHODS`)."""
+    """Cascade step that produced ``needs_help`` (one of :data:`PARSE_STEPS`)."""
 
     @property
     def unparsed(self) -> bool:

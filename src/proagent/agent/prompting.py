@@ -17,10 +17,9 @@ first, the current state comes last.
 
 from __future__ import annotations
 
-from functools import lru_cache
-from importlib import resources
 from string import Template
 
+from ..prompt_files import prompt_template
 from ..records import Event, Sample
 from ..taxonomy import Taxonomy, load_taxonomy
 
@@ -47,9 +46,8 @@ CONTEXT_EVENT_CHARS = 160
 PAGE_CHARS = 100
 """Web page (:func:`web_page`) shown per event, characters."""
 
-@lru_cache(maxsize=None)
 def _template(name: str) -> Template:
-    return Template(resources.files("proagent.agent").joinpath("prompts", name).read_text("utf-8"))
+    return prompt_template("agent", name)
 
 
 def _cut(text: str, n: int) -> str:

@@ -97,7 +97,7 @@ def _strings(v: Any) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _text(v: Any) -> str:
+def _answer_text(v: Any) -> str:
     s = "" if v is None or isinstance(v, (dict, list)) else " ".join(str(v).split())
     return "" if _echo().is_echo(s) else s
 
@@ -114,7 +114,7 @@ def _confidence(v: Any) -> float | None:
 
 
 def _platform(v: Any) -> str | None:
-    name = _text(v)
+    name = _answer_text(v)
     if not name or name.casefold() in ("null", "none", "n/a", "unknown"):
         return None
     for p in load_platforms():
@@ -153,13 +153,13 @@ def parse_annotation(text: str, taxonomy: Taxonomy | None = None) -> dict[str, A
         raise AnswerError(f"is_llm_interaction is not true/false: {next(obj[k] for k in _FLAG_KEYS if k in obj)!r}")
     queries = _strings(obj.get("user_queries", obj.get("user_query")))
     responses = _strings(obj.get("llm_responses", obj.get("llm_response")))
-    intention = _text(obj.get("user_intention", obj.get("intention")))
+    intention = _answer_text(obj.get("user_intention", obj.get("intention")))
     out: dict[str, Any] = {
         "is_llm_event": flag,
-        "event_summary": _cut_words(_text(obj.get("event_summary", obj.get("summary"))), SUMMARY_WORDS),
-        "detailed_description": _text(obj.get("detailed_description", obj.get("description"))),
+        "event_summary": _cut_words(_answer_text(obj.get("event_summary", obj.get("summary"))), SUMMARY_WORDS),
+        "detailed_description": _answer_text(obj.get("detailed_description", obj.get("description"))),
         "confidence": _confidence(obj.get("confidence")),
-        "rationale": _text(obj.get("rationale", obj.get("reasoning"))),
+        "rationale": _answer_text(obj.get("rationale", obj.get("reasoning"))),
         "llm_platform": None, "user_queries": (), "llm_responses": (), "full_conversation": "",
         "user_intention": None,
     }
@@ -207,14 +207,14 @@ def parse_intent(text: str, taxonomy: Taxonomy | None = None) -> dict[str, Any]:
     taxonomy = taxonomy or load_taxonomy()
     obj = next((o for o in reversed(_objects(text)) if "user_intention" in o or "intention" in o), None)
     if obj is None:
-        bare = _text((text or "").strip().strip("`\"'. "))
+        bare = _answer_text((text or "").strip().strip("`\"'. "))
         name = taxonomy.canonical(bare) if bare and len(bare) <= 60 else None
         if name is None:
             raise AnswerError("no JSON object with user_intention in the answer")
         return {"user_intention": name, "event_summary": ""}
-    raw = _text(obj.get("user_intention", obj.get("intention")))
+    raw = _answer_text(obj.get("user_intention", obj.get("intention")))
     name = taxonomy.canonical(raw) if raw else None
     if name is None:
         raise AnswerError(f"user_intention is no category name: {raw!r}" if raw else "user_intention is empty")
     return {"user_intention": name,
-            "event_summary": _cut_words(_text(obj.get("event_summary", obj.get("summary"))), SUMMARY_WORDS)}
+            "event_summary": _cut_words(_answer_text(obj.get("event_summary", obj.get("summary"))), SUMMARY_WORDS)}

@@ -10,10 +10,9 @@ reply, a few hundred characters instead of six screens of OCR text)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
-from importlib import resources
 from string import Template
 
+from ..prompt_files import prompt_template, stage_prompts
 from ..records import Event, Screenshot
 from ..taxonomy import Taxonomy, load_taxonomy
 from .platforms import PlatformHit
@@ -28,9 +27,8 @@ INTENT_REPLY_CHARS = 300
 """Characters of the reply sent to the intention prompt (its start says what kind of help it gave)."""
 
 
-@lru_cache(maxsize=None)
 def _template(name: str) -> Template:
-    return Template(resources.files("proagent.annotate").joinpath("prompts", name).read_text("utf-8"))
+    return prompt_template("annotate", name)
 
 
 def system_prompt(taxonomy: Taxonomy | None = None) -> str:
@@ -106,5 +104,4 @@ def intent_prompt(event: Event, platform: str | None, query: str, reply: str | N
 
 def template_texts() -> tuple[str, ...]:
     """Every annotation prompt template's text (for :class:`proagent.agent.echo.TemplateEcho`)."""
-    folder = resources.files("proagent.annotate").joinpath("prompts")
-    return tuple(f.read_text("utf-8") for f in sorted(folder.iterdir(), key=lambda f: f.name) if f.name.endswith(".txt"))
+    return stage_prompts("annotate")

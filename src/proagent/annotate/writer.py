@@ -30,7 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
-from ..io import check_output_folder, swap_in, write_atomic, write_json_atomic
+from ..io import (
+    built_aside,
+    check_output_folder,
+    swap_in,
+    write_atomic,
+    write_json_atomic,
+)
+from ..sources.lifetrace_write import copy_with_event_columns
 from .records import EventAnnotation
 from .task import AnnotationPlan
 
@@ -93,10 +100,6 @@ def _sql_id(event_id: str) -> Any:
 
 
 def _update(conn: sqlite3.Connection, annotations: Iterable[EventAnnotation]) -> int:
-    cols = {r[1].lower() for r in conn.execute("PRAGMA table_info(events)")}
-    for col, kind in _COLUMNS:
-        if col not in cols:
-            conn.execute(f"ALTER TABLE events ADD COLUMN {col} {kind}")
     n = 0
     with conn:
         for a in annotations:
@@ -117,19 +120,13 @@ def _update(conn: sqlite3.Connection, annotations: Iterable[EventAnnotation]) ->
     return n
 
 
-def _copy_db(src: Path, dst: Path) -> sqlite3.Connection:
-    """A consistent copy of ``src`` (read-only; its WAL content included) at ``dst``, open."""
-    source = sqlite3.connect(f"{Path(os.path.abspath(src)).as_uri()}?mode=ro", uri=True)
-    target = sqlite3.connect(dst)
+def _annotated_copy(src: Path, dst: Path, annotations: Iterable[EventAnnotation]) -> None:
+    """``src`` copied to ``dst`` with the LLM columns added and ``annotations`` written in."""
+    conn = copy_with_event_columns(src, dst, _COLUMNS)
     try:
-        source.backup(target)
-    except BaseException:
-        target.close()
-        raise
+        _update(conn, annotations)
     finally:
-        source.close()
-    target.execute("PRAGMA journal_mode=DELETE")
-    return target
+        conn.close()
 
 
 def _by_user(annotations: Iterable[EventAnnotation]) -> dict[str, list[EventAnnotation]]:
@@ -161,20 +158,8 @@ def write_in_place(plan: AnnotationPlan, annotations: list[EventAnnotation], ann
     written = []
     by_user = _by_user(annotations)
     for user, log in plan.logs.items():
-        tmp = log.path.with_name(f".{log.path.name}.annotate.tmp")
-        tmp.unlink(missing_ok=True)
-        try:
-            conn = _copy_db(log.path, tmp)
-            try:
-                _update(conn, by_user.get(user, []))
-            finally:
-                conn.close()
-            with open(tmp, "rb") as f:
-                os.fsync(f.fileno())
-            os.replace(tmp, log.path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        with built_aside(log.path, mode=log.path.stat().st_mode & 0o777) as tmp:
+            _annotated_copy(log.path, tmp, by_user.get(user, []))
         written.append(log.path)
     write_annotations_file(ann_file, annotations)
     return written
@@ -219,11 +204,7 @@ def write_out(data: str | Path, plan: AnnotationPlan, annotations: list[EventAnn
         for user, log in plan.logs.items():
             folder = tmp / user
             (folder / "screenshots").mkdir(parents=True)
-            conn = _copy_db(log.path, folder / PROCESSED_DB)
-            try:
-                _update(conn, by_user.get(user, []))
-            finally:
-                conn.close()
+            _annotated_copy(log.path, folder / PROCESSED_DB, by_user.get(user, []))
             seen: set[str] = set()
             for e in log.events:
                 for s in e.screenshots:

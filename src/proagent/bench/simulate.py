@@ -29,9 +29,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sqlite3
 from collections import defaultdict
 from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -39,6 +39,8 @@ from typing import Any, NamedTuple
 from ..errors import DataError, UsageError
 from ..io import check_output_folder, swap_in
 from ..records import Sample
+from ..sources.lifetrace_schema import connect_read_only
+from ..sources.lifetrace_write import copy_with_event_columns
 from ..sources.load import databases_by_user, find_databases, is_sqlite_file
 from ..sources.proactivebench import is_proactivebench_file
 from .scorers import sample_prediction
@@ -164,15 +166,12 @@ def _write_session(src: Path, dst: Path, decided: dict[str, Decision], user: str
 
 
 def _write_database(src: Path, dst: Path, decided: dict[str, Decision]) -> None:
-    source = sqlite3.connect(f"file:{os.path.abspath(src)}?mode=ro", uri=True)
-    target = sqlite3.connect(dst)
+    with closing(connect_read_only(src)) as probe:
+        cols = {r[1] for r in probe.execute("PRAGMA table_info(events)")}
+    intention_col = next((c for c in ("user_intention", "intention") if c in cols), "user_intention")
+    target = copy_with_event_columns(src, dst, (("is_llm_event", "BOOLEAN"), ("conversation", "TEXT"),
+                                                (intention_col, "VARCHAR(64)")))
     try:
-        source.backup(target)
-        cols = {r[1] for r in target.execute("PRAGMA table_info(events)")}
-        intention_col = next((c for c in ("user_intention", "intention") if c in cols), "user_intention")
-        for col, kind in (("is_llm_event", "BOOLEAN"), ("conversation", "TEXT"), (intention_col, "VARCHAR(64)")):
-            if col not in cols:
-                target.execute(f"ALTER TABLE events ADD COLUMN {col} {kind}")
         extra = ", llm_platform = NULL" if "llm_platform" in cols else ""
         with target:
             target.execute(f"UPDATE events SET is_llm_event = 0, conversation = NULL, {intention_col} = NULL{extra}")
@@ -184,7 +183,6 @@ def _write_database(src: Path, dst: Path, decided: dict[str, Decision]) -> None:
             target.executemany(
                 f"UPDATE events SET is_llm_event = 1, conversation = ?, {intention_col} = ? WHERE id = ?", rows)
     finally:
-        source.close()
         target.close()
 
 

@@ -204,7 +204,7 @@ def _curation_records(data: str) -> list[dict]:
 def _gated(folder: str, samples: list[Sample], solver):  # noqa: ANN001, ANN202
     """The decider gate around ``solver``, after the leakage guard."""
     dec = load_decider(folder)
-    refuse_leaks("decider", folder, dec.manifest.get("training_moments") or [], samples)
+    refuse_leaks("decider", folder, dec.manifest.training_moments or [], samples)
     dec.warm_up()
     inner = solver if isinstance(solver, list) else [solver]
     return decider_gate(dec, {s.id: s for s in samples}, inner)

@@ -15,7 +15,7 @@ from ._control import COMMANDS, recorder_pid, send_command
 from ._exclude import Exclusions, default_exclusions
 from ._folder import CAPTURE_NAMES, check_capture_folder, check_encryption
 from ._probe import (CaptureError, ScreenGrabber, ScreenSource, WindowInfo, WindowProbe, check_session, open_screen_source,
-                     open_window_probe)
+                     open_window_probe, x11_fullscreen)
 from ._recorder import CaptureConfig, CaptureStats, Segmenter, record
 from ._store import DB_NAME, EXCLUDED_APP, SHOTS_DIR, Store, screenshot_name
 
@@ -45,4 +45,5 @@ __all__ = [
     "recorder_pid",
     "screenshot_name",
     "send_command",
+    "x11_fullscreen",
 ]

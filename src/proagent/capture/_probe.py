@@ -32,7 +32,8 @@ from typing import Any, Protocol
 from ..errors import DataError
 
 __all__ = ["CaptureError", "CapturePlatform", "ScreenGrabber", "ScreenSource", "WindowInfo", "WindowProbe", "check_session",
-           "open_screen_source", "open_window_probe", "platforms", "register_platform", "session_platform"]
+           "open_screen_source", "open_window_probe", "platforms", "register_platform", "session_platform",
+           "x11_fullscreen"]
 
 
 class CaptureError(DataError):
@@ -158,6 +159,16 @@ class X11Probe:
         except self._XError:
             return None
 
+    def fullscreen(self) -> bool:
+        """Whether the foreground window (the one :meth:`foreground` reads) is full-screen: EWMH
+        ``_NET_WM_STATE_FULLSCREEN`` in its ``_NET_WM_STATE``; ``False`` when no window has the focus."""
+        try:
+            win = self._window()
+            state = self._prop(win, self._d.intern_atom("_NET_WM_STATE")) if win is not None else None
+            return state is not None and self._d.intern_atom("_NET_WM_STATE_FULLSCREEN") in list(state)
+        except self._XError:
+            return False  # the window closed while we read it
+
     def idle_seconds(self) -> float | None:
         """See :meth:`WindowProbe.idle_seconds` (MIT-SCREEN-SAVER ``idle``)."""
         if not self._has_ss:
@@ -170,6 +181,23 @@ class X11Probe:
     def close(self) -> None:
         """See :meth:`WindowProbe.close`."""
         self._d.close()
+
+
+def x11_fullscreen() -> bool | None:
+    """Whether the foreground window of the X display ``$DISPLAY`` is full-screen
+    (:meth:`X11Probe.fullscreen`, the same foreground read as capture's); ``None`` when there
+    is no X display or python-xlib is missing. Used by live's restraint (no offer over a
+    full-screen video or slide show)."""
+    if not os.environ.get("DISPLAY"):
+        return None
+    try:
+        probe = X11Probe()
+    except CaptureError:
+        return None
+    try:
+        return probe.fullscreen()
+    finally:
+        probe.close()
 
 
 class WindowsProbe:  # pragma: no cover - untested: no Windows here

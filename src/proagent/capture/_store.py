@@ -30,7 +30,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from ..errors import DataError
-from ..io import write_atomic
+from ..io import built_aside, write_atomic
 from ..sources.lifetrace_schema import detect_schema
 from ._probe import CaptureError
 from ..sources.lifetrace_write import FOCUSED_COLUMN, TIMESTAMP_FORMAT, lifetrace_ddl
@@ -96,14 +96,10 @@ class Store:
         if self.db.exists():
             self._check_existing()
         else:  # created complete under another name, so a reader never sees it empty
-            tmp = self.folder / f".{DB_NAME}.new"
-            tmp.unlink(missing_ok=True)
-            fd = os.open(tmp, os.O_CREAT | os.O_WRONLY | os.O_EXCL, FILE_MODE)  # private from its first byte
-            os.close(fd)
-            con = vault_connect(tmp, self.key) if self.key is not None else sqlite3.connect(tmp)
-            con.executescript(lifetrace_ddl("2025-11"))
-            con.close()
-            os.replace(tmp, self.db)
+            with built_aside(self.db, mode=FILE_MODE) as tmp:  # private from its first byte (mkstemp)
+                con = vault_connect(tmp, self.key) if self.key is not None else sqlite3.connect(tmp)
+                con.executescript(lifetrace_ddl("2025-11"))
+                con.close()
         for f in (self.db, self.db.with_name(DB_NAME + "-wal"), self.db.with_name(DB_NAME + "-shm")):
             if f.exists():
                 os.chmod(f, FILE_MODE)

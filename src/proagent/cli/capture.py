@@ -87,17 +87,19 @@ def _remove_new_capture(out: Path, missing: list[Path]) -> None:
     import sqlite3
 
     from ..capture import DB_NAME, SHOTS_DIR
+    from ..errors import DataError
+    from ..sources.lifetrace_schema import connect_read_only
 
     db = out / DB_NAME
     if db.exists():
         try:
-            con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            con = connect_read_only(db)
             try:
                 if con.execute("SELECT (SELECT COUNT(*) FROM events) + (SELECT COUNT(*) FROM screenshots)").fetchone()[0]:
                     return
             finally:
                 con.close()
-        except sqlite3.Error:
+        except (sqlite3.Error, DataError):  # unreadable or an encrypted one without its key: keep it
             return
     if missing:
         shutil.rmtree(out, ignore_errors=True)

@@ -135,13 +135,13 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
                                      cache=cache, progress=lambda n: bar.advance(job, n), window_seconds=seconds)
     except ValueError as e:
         raise click.ClickException(str(e)) from None
-    m = manifest["cv"]
-    click.echo(f"decider: {manifest['n']} moments ({manifest['n_positive']} positive), {model}, objective {objective}, "
-               f"threshold {manifest['threshold']:.4f}")
+    m = manifest.cv
+    click.echo(f"decider: {manifest.n} moments ({manifest.n_positive} positive), {model}, objective {objective}, "
+               f"threshold {manifest.threshold:.4f}")
     click.echo(f"cross-validated ({m['folds']} folds, by {cv}): AUC {m['auc']:.3f}, accuracy {m['accuracy']:.3f}, "
                f"precision {m['precision']:.3f}, recall {m['recall']:.3f}, F1 {m['f1']:.3f}")
-    if manifest.get("warning"):
-        click.echo(f"Warning: {manifest['warning']}", err=True)
+    if manifest.warning:
+        click.echo(f"Warning: {manifest.warning}", err=True)
     click.echo(f"wrote {out} (model.skops, manifest.json, report.md); evaluate: proagent eval --data DATA --decider {out}")
 
 

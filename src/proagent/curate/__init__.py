@@ -7,7 +7,7 @@ in ProAgentBench's processed layout with only cleaned OCR text.
 from ._detect import HIGH_RISK_TYPES, PII_TYPES, TextFinding, clean_text, find_pii
 from ._pipeline import STATE_DIR, TITLE_KEYWORDS, CurateConfig, curate, load_decisions, save_decision
 from ._quality import QualityConfig
-from ._records import CurateSummary, Region, Screening, Verdict
+from .records import CurateManifest, CurateSummary, Region, Screening, Verdict
 from ._review import serve_review
 from ._screen import OcrScreener, Screener, ScreenerError, VlmScreener, make_screener
 
@@ -17,6 +17,7 @@ __all__ = [
     "STATE_DIR",
     "TITLE_KEYWORDS",
     "CurateConfig",
+    "CurateManifest",
     "CurateSummary",
     "OcrScreener",
     "QualityConfig",

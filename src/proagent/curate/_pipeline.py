@@ -29,14 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
-from ..io import swap_in, write_atomic, write_json_atomic
+from ..io import check_output_folder, swap_in, write_atomic, write_json_atomic
 from ..records import Event, Screenshot
 from ..sources.lifetrace import load_lifetrace
 from ..sources.lifetrace_schema import DB_NAMES, connect_read_only, detect_schema, find_lifetrace_db
 from ..sources.lifetrace_write import FOCUSED_COLUMN, PROCESSED_DDL
 from ._detect import HIGH_RISK_TYPES, clean_text, find_pii
 from ._quality import QualityConfig, apply_quality_filters, sha256_file
-from ._records import ACTIONS, CurateSummary, Region, Screening, Verdict
+from .records import ACTIONS, CurateManifest, CurateSummary, Region, Screening, Verdict
 from ._screen import Screener
 
 __all__ = ["DB_NAME", "DIR_MODE", "FILE_MODE", "STATE_DIR", "TITLE_KEYWORDS", "WHOLE_SCREEN", "CurateConfig", "curate",
@@ -102,23 +102,13 @@ def find_inputs(raw: Path) -> list[tuple[str, Path]]:
 
 
 def _check_out(raw: Path, out: Path) -> None:
-    r, o = raw.resolve(), out.resolve()
-    if r.is_dir():  # a folder input: --out neither inside it nor holding it
-        inside = o == r or r in o.parents or o in r.parents
-    else:  # a database file: --out may sit beside it, but must not be it or hold it
-        inside = o == r or o in r.parents
-    if inside:
-        raise DataError(out, f"--out must lie outside the raw input {raw} (and not contain it)")
-    if o.exists():
-        if not o.is_dir():
-            raise DataError(out, "--out exists and is not a folder")
-        if any(o.iterdir()) and not (o / STATE_DIR / "manifest.json").is_file():
-            raise DataError(out, "--out is not empty and not an earlier curate output")
-        man = o / STATE_DIR / "manifest.json"
-        if man.is_file():
-            old = json.loads(man.read_text("utf-8")).get("raw")
-            if old and Path(old) != r:
-                raise DataError(out, f"--out holds the curation of another input ({old})")
+    """:func:`proagent.io.check_output_folder` (new, empty or an earlier curate output, outside
+    the raw input), and an earlier output must be of this same input."""
+    check_output_folder(out, marker=f"{STATE_DIR}/manifest.json", run="curate", data=raw, data_name="the raw input")
+    man = out / STATE_DIR / "manifest.json"
+    old = CurateManifest.read(man).raw if man.is_file() else None
+    if old and Path(old) != raw.resolve():
+        raise DataError(out, f"--out holds the curation of another input ({old})")
 
 
 def _read_json(path: Path, default: Any) -> Any:
@@ -516,7 +506,7 @@ def curate(raw: str | Path, out: str | Path, screener: Screener, config: CurateC
         _check_images(user, db)
     _private_dirs(out, out / STATE_DIR)
     write_json_atomic(out / STATE_DIR / "manifest.json",
-                      {"raw": str(raw.resolve()), "users": {u: str(db.resolve()) for u, db in inputs}}, mode=FILE_MODE)
+                      CurateManifest(raw=str(raw.resolve()), users={u: str(db.resolve()) for u, db in inputs}), mode=FILE_MODE)
     summary = CurateSummary(out=str(out))
     curation: list[dict] = []
     privacy: list[dict] = []

@@ -19,22 +19,12 @@ from ..errors import DataError
 from ..serve import HttpError, LocalServer, Request, Response
 from ..vault import read_file
 from ._pipeline import STATE_DIR, load_decisions, save_decision
+from .records import CurateManifest
 
 __all__ = ["ReviewServer", "serve_review"]
 
-_STYLE = """
-body{font-family:sans-serif;margin:0;background:#222;color:#eee}
-header{padding:8px 12px;background:#333;display:flex;gap:16px;align-items:center}
-#stage{position:relative;display:inline-block;margin:12px}
-#shot{max-width:calc(100vw - 40px);max-height:calc(100vh - 140px);display:block}
-.box{position:absolute;border:2px solid #f33;background:rgba(255,0,0,.15)}
-.box span{position:absolute;top:-16px;left:0;font-size:11px;background:#f33;color:#fff;padding:0 3px}
-#decision{font-weight:bold} .retain{color:#6c6} .blur{color:#fc3} .delete{color:#f66}
-button{font-size:14px}
-"""
-
 _BODY = """
-<header><span id="pos"></span><span id="meta"></span>
+<header class="bar"><span id="pos"></span><span id="meta"></span>
 <span>decision: <span id="decision"></span></span>
 <button data-a="retain">retain (r)</button><button data-a="blur">blur (b)</button>
 <button data-a="delete">delete (d)</button><button id="prev">prev (k)</button><button id="next">next (j)</button>
@@ -112,10 +102,7 @@ def _load_items(out: Path) -> tuple[list[dict[str, Any]], dict[tuple[str, int], 
     man = state / "manifest.json"
     if not man.is_file():
         raise DataError(out, "not a curate output (no .curate/manifest.json): run proagent curate RAW --out DIR first")
-    manifest = _read_json(man, "the curate manifest")
-    users = manifest.get("users", {}) if isinstance(manifest, dict) else None
-    if not isinstance(users, (dict, list)):
-        raise DataError(man, "not a curate manifest (no users); re-run proagent curate")
+    users = CurateManifest.read(man).users
     items: list[dict[str, Any]] = []
     images: dict[tuple[str, int], Path] = {}
     for user in users:
@@ -144,7 +131,7 @@ class ReviewServer:
         self._server = srv = LocalServer("proagent-review", port, max_body=4096)
         self.token = srv.token
         """The random token every request must carry (``?token=...``)."""
-        page = srv.html_page("proagent review", _BODY, style=_STYLE, script=_SCRIPT)
+        page = srv.html_page("proagent review", _BODY, script=_SCRIPT)
         srv.route("GET", "/", lambda req: Response.html(page))
         srv.route("GET", "/api/items", lambda req: Response.json({"items": self.items}))
         srv.route("GET", "/img/", self._image, prefix=True)

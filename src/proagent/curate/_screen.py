@@ -28,8 +28,9 @@ from typing import Any, Protocol
 from ..errors import DataError, Resume, RunError
 from ..jsontext import first_json_object
 from ..ocr import load_ocr
+from ..prompt_files import prompt_template
 from ._detect import HIGH_RISK_TYPES, PII_TYPES, clean_text, find_pii
-from ._records import RISK_ACTION, Region, Screening
+from .records import RISK_ACTION, Region, Screening
 
 __all__ = ["OcrScreener", "Screener", "ScreenerError", "VlmScreener", "make_screener", "ocr_lines"]
 
@@ -211,21 +212,6 @@ class OcrScreener:
         )
 
 
-_VLM_PROMPT = """You screen a computer screenshot for personal or sensitive data before it is published in a
-research dataset. Window: {app} - {title}
-
-Look for: email addresses, phone numbers, identity card numbers, bank card numbers, IBANs, IP
-addresses, API keys or tokens, passwords, person names, faces, private chats.
-
-Answer with one JSON object and nothing else:
-{{"risk_level": "safe" | "moderate" | "high-risk",
-  "types": [kinds of sensitive data seen, from: {types}],
-  "action": "retain" | "blur" | "delete",
-  "scene_description": "one sentence on what the screen shows, naming no personal data"}}
-Use high-risk and delete when credentials, identity or card numbers are visible; moderate and
-blur when other personal data is visible; safe and retain otherwise.{strict}"""
-
-
 class VlmScreener:
     """Screening by a vision-language model through inspect's model layer."""
 
@@ -268,10 +254,10 @@ class VlmScreener:
         buf = io.BytesIO()
         rgb.save(buf, format="PNG")
         uri = "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
-        prompt = _VLM_PROMPT.format(
+        prompt = prompt_template("curate", "vlm_screen.txt").substitute(
             app=app, title=clean_text(title), types=", ".join(PII_TYPES + ("face", "chat")),
             strict="\nBe strict: a neighbouring screenshot was deleted; any sensitive data means delete." if strict else "",
-        )
+        ).strip()
         msg = ChatMessageUser(content=[ContentText(text=prompt), ContentImage(image=uri)])
         config = GenerateConfig(temperature=0.0, max_tokens=400, max_retries=self.max_retries, timeout=self.timeout)
         try:

@@ -36,7 +36,7 @@ __all__ = ["environment_from_item", "read_environments", "write_environments", "
 _KNOWN = {"id", "domain", "topic", "environment", "target", "sub_target", "tier"}
 
 
-def _text(value: Any, name: str, where: str, *, required: bool = True) -> str:
+def _required_text(value: Any, name: str, where: str, *, required: bool = True) -> str:
     if value is None and not required:
         return ""
     if not isinstance(value, str) or (required and not value.strip()):
@@ -66,24 +66,24 @@ def environment_from_item(
     if not isinstance(env, dict):
         raise DataError(where, "'environment' must be an object with user_information and trigger_factor")
     domain = item.get("domain", default_domain)
-    domain = _text(domain, "domain", where)
+    domain = _required_text(domain, "domain", where)
     tier = item.get("tier", default_tier)
     if tier is not None and tier not in TIERS:
         raise DataError(where, f"tier must be one of {', '.join(TIERS)} (got {tier!r})")
     subs = item.get("sub_target")
     if not isinstance(subs, list) or not subs:
         raise DataError(where, "sub_target must be a non-empty list of strings")
-    subs_clean = tuple(_text(s, f"sub_target[{i}]", where) for i, s in enumerate(subs))
+    subs_clean = tuple(_required_text(s, f"sub_target[{i}]", where) for i, s in enumerate(subs))
     ident = item.get("id", default_id)
     if isinstance(ident, int) and not isinstance(ident, bool):
         ident = str(ident)
     return Environment(
-        id=_text(ident, "id", where),
+        id=_required_text(ident, "id", where),
         domain=domain,
-        topic=_text(item.get("topic"), "topic", where, required=False),
-        user_information=_text(env.get("user_information"), "environment.user_information", where),
-        trigger_factor=_text(env.get("trigger_factor"), "environment.trigger_factor", where),
-        target=_text(item.get("target"), "target", where),
+        topic=_required_text(item.get("topic"), "topic", where, required=False),
+        user_information=_required_text(env.get("user_information"), "environment.user_information", where),
+        trigger_factor=_required_text(env.get("trigger_factor"), "environment.trigger_factor", where),
+        target=_required_text(item.get("target"), "target", where),
         sub_target=subs_clean,
         tier=tier,
         extra={k: v for k, v in item.items() if k not in _KNOWN},

@@ -7,10 +7,8 @@ parts (role, environment) come first so llama.cpp can reuse the prefix.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
-from importlib import resources
-from string import Template
 
+from ..prompt_files import prompt_template, prompt_text
 from .records import Environment, Turn
 
 __all__ = [
@@ -40,10 +38,9 @@ AGREEABLENESS_TEXT = {
 """How the simulated user is told to behave at each agreeableness level."""
 
 
-@lru_cache(maxsize=None)
 def template_text(name: str) -> str:
-    """The raw text of ``prompts/<name>.txt``."""
-    return resources.files("proagent.dialogue").joinpath("prompts", f"{name}.txt").read_text("utf-8")
+    """The raw text of ``prompts/<name>.txt`` (:func:`proagent.prompt_files.prompt_text`)."""
+    return prompt_text("dialogue", f"{name}.txt")
 
 
 def render(name: str, **values: object) -> str:
@@ -52,7 +49,7 @@ def render(name: str, **values: object) -> str:
     Raises:
         KeyError: a placeholder of the template was not given.
     """
-    return Template(template_text(name)).substitute({k: str(v) for k, v in values.items()}).strip()
+    return prompt_template("dialogue", f"{name}.txt").substitute({k: str(v) for k, v in values.items()}).strip()
 
 
 def render_sub_targets(subs: Sequence[str], numbered: bool = False) -> str:

@@ -171,7 +171,7 @@ class DialogueResults:
         return TextTable(title, head, rows, footer=_footer(self), width=160)
 
 
-def _f(v: float | None) -> str:
+def _score_text(v: float | None) -> str:
     return "n/a" if v is None else f"{v:.2f}"
 
 
@@ -179,8 +179,8 @@ def _table_rows(res: DialogueResults) -> tuple[list[str], list[list[str]]]:
     all_unscored = f"{res.unparsed_rate:.0%}" if res.n else "n/a"
     if res.plan is not None:
         head = ["domain", "n", "score (1-10)", "unscored"]
-        rows = [[d, str(g["n"]), _f(g["mean"]), str(g["unscored"])] for d, g in res.by_domain.items()]
-        rows.append(["all", str(res.n), _f(res.score), all_unscored])
+        rows = [[d, str(g["n"]), _score_text(g["mean"]), str(g["unscored"])] for d, g in res.by_domain.items()]
+        rows.append(["all", str(res.n), _score_text(res.score), all_unscored])
         return head, rows
     g_ = res.guide
     levels = [lv for lv in AGREEABLENESS if lv in g_.by_agreeableness]
@@ -188,9 +188,9 @@ def _table_rows(res: DialogueResults) -> tuple[list[str], list[list[str]]]:
     cells = g_.by_domain_agreeableness
     rows = []
     for d, g in res.by_domain.items():
-        rows.append([d, str(g["n"]), *[_f((cells.get(f"{d}/{lv}") or {}).get("mean")) for lv in levels], _f(g["mean"]),
+        rows.append([d, str(g["n"]), *[_score_text((cells.get(f"{d}/{lv}") or {}).get("mean")) for lv in levels], _score_text(g["mean"]),
                      str(g["unscored"])])
-    rows.append(["all", str(res.n), *[_f(g_.by_agreeableness[lv]["mean"]) for lv in levels], _f(res.score), all_unscored])
+    rows.append(["all", str(res.n), *[_score_text(g_.by_agreeableness[lv]["mean"]) for lv in levels], _score_text(res.score), all_unscored])
     return head, rows
 
 
@@ -198,19 +198,19 @@ def _footer(res: DialogueResults) -> list[str]:
     roles = res.run.model_roles or {}
     lines = [f"agent {res.run.model}" + "".join(f", {k} {v}" for k, v in sorted(roles.items()))]
     if res.plan is not None:
-        lines.append(f"plan unparsed {_f(res.plan.plan_unparsed_rate)}, judge unparsed {_f(res.plan.judge_unparsed_rate)}")
+        lines.append(f"plan unparsed {_score_text(res.plan.plan_unparsed_rate)}, judge unparsed {_score_text(res.plan.judge_unparsed_rate)}")
     else:
         g = res.guide
-        dims = ", ".join(f"{d} {_f(v)}" for d, v in g.dimensions.items())
+        dims = ", ".join(f"{d} {_score_text(v)}" for d, v in g.dimensions.items())
         lines.append(f"dimensions: {dims}")
         lines.append(
-            f"reached {_f(g.reach_rate)}, turns {_f(g.mean_turns)}, leaks {_f(g.leak_rate)}, "
-            f"passive openings {_f(g.passive_opening_rate)}, unreadable termination verdicts {g.termination_unparsed}"
+            f"reached {_score_text(g.reach_rate)}, turns {_score_text(g.mean_turns)}, leaks {_score_text(g.leak_rate)}, "
+            f"passive openings {_score_text(g.passive_opening_rate)}, unreadable termination verdicts {g.termination_unparsed}"
         )
         if g.density is not None:
-            lines.append(f"target density: {_f(g.density.per_message)} sub-targets/message, "
-                         f"{_f(g.density.first_message)} in the first message")
-    lines.append(f"seconds/sample p50 {_f(res.seconds_p50)} (p95 {_f(res.seconds_p95)}), tokens/sample {res.tokens_per_sample}")
+            lines.append(f"target density: {_score_text(g.density.per_message)} sub-targets/message, "
+                         f"{_score_text(g.density.first_message)} in the first message")
+    lines.append(f"seconds/sample p50 {_score_text(res.seconds_p50)} (p95 {_score_text(res.seconds_p95)}), tokens/sample {res.tokens_per_sample}")
     return lines
 
 

@@ -30,6 +30,7 @@ The flow (ProAgentBench Figure 1: monitor, decide when, decide how):
 Commands: ``proagent live`` (:mod:`proagent.cli.live`).
 """
 
+from ..capture import x11_fullscreen
 from ._activity_follow import ActivityLogFollower, open_follower, watched_log
 from ._agent import HowModel, LiveAgent, ScriptedDecider, When, offer_text
 from ._learn import LEARNING_DIR, LearningWhen, load_learning_when, reset_learning
@@ -37,9 +38,9 @@ from ._feedback import FEEDBACK_DB, FeedbackStore, feedback_samples, sample_from
 from ._moments import as_of, moment_sample
 from ._notify import NOTIFIERS, DesktopNotifier, Notifier, NotifyContext, PageNotifier, TerminalNotifier, register_notifier
 from ._page import OfferPage
-from ._records import RESPONSES, LiveDecision, Offer, Response
+from .records import RESPONSES, LiveDecision, Offer, Response
 from ._restraint import (PAUSE_FILE, Restraint, RestraintConfig, is_paused, parse_quiet_hours, pause, quiet_app_rules,
-                         resume, x11_fullscreen)
+                         resume)
 from ._run import LiveOptions, RunSummary, run_replay, run_watch, start_capture, summarise
 from ._sources import MAX_SPEED, MIN_SPEED, LifeTraceFollower, Moment, ReplayClock, WallClock, replay_moments
 from ._when import load_when

@@ -3,18 +3,17 @@
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from ..errors import DataError
 from ..records import Event
-from ..sources.lifetrace_schema import DB_NAMES, connect_read_only, detect_schema, find_lifetrace_db, sqlite_problem
+from ..sources.lifetrace_schema import DB_NAMES, detect_schema, find_lifetrace_db
 from ..sources.load import activity_log_kind, load_activity_log
 from ..sources.screenpipe import DB_NAME as SCREENPIPE_DB
 from ._feedback import FEEDBACK_DB
-from ._sources import LifeTraceFollower, Moment
+from ._sources import DatabaseFollower, LifeTraceFollower, Moment
 
 __all__ = ["ActivityLogFollower", "open_follower", "watched_log"]
 
@@ -51,11 +50,10 @@ def watched_log(watch: str | Path) -> tuple[Path, str]:
     return db, kind
 
 
-class ActivityLogFollower:
+class ActivityLogFollower(DatabaseFollower):
     """Follows an ActivityWatch or screenpipe database another process keeps writing.
 
-    Read-only and WAL-safe like :class:`~._sources.LifeTraceFollower`: one ``mode=ro`` connection
-    asks SQLite whether anything was committed (``PRAGMA data_version``); when it was, the recent
+    Read-only and WAL-safe (:class:`~._sources.DatabaseFollower`): when a writer committed, the recent
     window is read again with the project's reader (:func:`~proagent.sources.load.load_activity_log`
     with ``since``) and every event whose id (its first row's id) is above the last handled one is
     a moment, in id order. ActivityWatch extends its newest row in place with every heartbeat, so
@@ -64,8 +62,7 @@ class ActivityLogFollower:
     Args:
         db: The database file.
         last_id: Event id already handled (restart); ``None`` starts at the events present now.
-        window_seconds: Context window the moments need (seconds).
-        user: User name of the events (default: the reader's, the folder name).
+        window_seconds, user: as :class:`~._sources.DatabaseFollower`.
 
     Raises:
         DataError: missing, foreign or unreadable database.
@@ -73,14 +70,7 @@ class ActivityLogFollower:
 
     def __init__(self, db: str | Path, *, last_id: int | None = None, window_seconds: float = 300.0,
                  user: str | None = None) -> None:
-        self.path = Path(db)
-        self.user = user
-        self.window_seconds = float(window_seconds)
-        try:
-            self._conn = connect_read_only(self.path, follow=True)
-        except sqlite3.DatabaseError as e:
-            raise DataError(self.path, sqlite_problem(e, self.path)) from None
-        self._version: int | None = None
+        super().__init__(Path(db), window_seconds=window_seconds, user=user)
         self._since: datetime | None = None
         if last_id is None:
             evs = self._read()  # one full read: where the log stands now
@@ -88,16 +78,6 @@ class ActivityLogFollower:
             self._advance(evs)
         else:
             self.last_id = int(last_id)  # the first poll reads everything once, then the window
-
-    def close(self) -> None:
-        self._conn.close()
-
-    def changed(self) -> bool:
-        """True when a writer committed since the last call (cheap: no table is read)."""
-        v = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
-        changed = v != self._version
-        self._version = v
-        return changed
 
     def _read(self, since: datetime | None = None) -> list[Event]:
         return sorted(load_activity_log(self.path, user=self.user, since=since).events,

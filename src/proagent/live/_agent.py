@@ -18,7 +18,7 @@ from ..records import Prediction, Sample
 from ._feedback import FeedbackStore
 from ._moments import moment_sample
 from ._notify import Notifier
-from ._records import LiveDecision
+from .records import LiveDecision
 from ._restraint import Restraint
 from ._sources import Clock, LifeTraceFollower, Moment, ReplayClock, WallClock
 

@@ -33,7 +33,8 @@ from typing import Any
 from ..errors import DataError
 from ..io import to_jsonable
 from ..records import Conversation, Event, Sample, Screenshot
-from ._records import RESPONSES, LiveDecision, Offer
+from ..sources.lifetrace_schema import connect_read_only
+from .records import RESPONSES, LiveDecision, Offer
 
 __all__ = ["FEEDBACK_DB", "FeedbackStore", "feedback_samples", "sample_from_json", "sample_to_json"]
 
@@ -233,7 +234,7 @@ def feedback_samples(folder: str | Path) -> list[Sample]:
     if not p.is_file():
         raise DataError(p, "no feedback database (run proagent live first)")
     try:
-        conn = sqlite3.connect(p.resolve().as_uri() + "?mode=ro", uri=True)
+        conn = connect_read_only(p)
         try:
             rows = conn.execute(
                 "SELECT o.sample_json, (SELECT response FROM responses r WHERE r.offer_id = o.id ORDER BY r.id DESC LIMIT 1) "

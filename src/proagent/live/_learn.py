@@ -42,6 +42,7 @@ import numpy as np
 from ..errors import DataError
 from ..io import write_atomic, write_json_atomic
 from ..records import Sample
+from ..sources.lifetrace_schema import connect_read_only
 from ._feedback import FEEDBACK_DB, FeedbackStore
 
 __all__ = ["LEARNING_DIR", "LEARNING_FORMAT", "NOT_NOW_WEIGHT", "LearningWhen", "load_learning_when", "reset_learning"]
@@ -198,8 +199,8 @@ class LearningWhen:
     # ------------------------------------------------------------ disk
     def _decider_id(self) -> dict[str, Any]:
         return {"path": str(self.decider.path) if self.decider.path else None,
-                "model_sha256": self.decider.manifest.get("model_sha256"),
-                "n_features": self.decider.manifest.get("n_features")}
+                "model_sha256": self.decider.manifest.model_sha256,
+                "n_features": self.decider.manifest.n_features}
 
     def _load(self) -> None:
         assert self.folder is not None
@@ -271,7 +272,7 @@ def reset_learning(folder: str | Path) -> int:
     if not db.is_file():
         raise DataError(folder, "not a live folder (no feedback.db)")
     try:
-        conn = sqlite3.connect(db.resolve().as_uri() + "?mode=ro", uri=True)
+        conn = connect_read_only(db)
         try:
             last = conn.execute("SELECT max(id) FROM responses").fetchone()[0] or 0
         finally:

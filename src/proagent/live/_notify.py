@@ -28,7 +28,7 @@ from typing import IO, Any, Protocol
 
 from ..errors import UsageError
 from ._feedback import FeedbackStore
-from ._records import Offer
+from .records import Offer
 
 __all__ = ["NOTIFIERS", "DesktopNotifier", "Notifier", "NotifyContext", "PageNotifier", "TerminalNotifier", "open_notifiers",
            "register_notifier"]

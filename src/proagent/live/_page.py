@@ -23,9 +23,6 @@ from ._feedback import FeedbackStore
 
 __all__ = ["OfferPage"]
 
-_STYLE = """li{list-style:none;border:1px solid #ccc;border-radius:6px;padding:.6rem .8rem;margin:.5rem 0}
-li.answered{opacity:.55} .meta{font-size:.8rem;color:#666} button{margin-right:.4rem}"""
-
 _BODY = '<p class="meta" id="status">loading…</p><ul id="offers"></ul>'
 
 _SCRIPT = """
@@ -75,7 +72,7 @@ class OfferPage:
         self._server = srv = LocalServer("proagent-page", port, max_body=4096)
         self.token = srv.token
         self.port = srv.port
-        page_html = srv.html_page("proagent offers", _BODY, style=_STYLE, script=_SCRIPT)
+        page_html = srv.html_page("proagent offers", _BODY, script=_SCRIPT)
         srv.route("GET", "/", lambda req: Response.html(page_html))
         srv.route("GET", "/offers", lambda req: Response.json({"offers": store.offers(limit=100)}))
         srv.route("POST", "/respond", self._respond)

@@ -10,10 +10,7 @@ it, cool-down after a dismiss). The call / screen-sharing / full-screen list is
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
@@ -25,7 +22,7 @@ from ..io import write_atomic
 from ..records import Event
 
 __all__ = ["PAUSE_FILE", "Restraint", "RestraintConfig", "is_paused", "parse_quiet_hours", "pause", "quiet_app_rules",
-           "resume", "x11_fullscreen"]
+           "resume"]
 
 PAUSE_FILE = "live.paused"
 """Name of the file in the live folder whose presence pauses the agent."""
@@ -70,22 +67,6 @@ def quiet_app_rules() -> tuple[_Rule, ...]:
     """The bundled call / screen-sharing (``call``) and full-screen (``fullscreen``) rules."""
     data = json.loads(resources.files("proagent").joinpath("data", "live_quiet_apps.json").read_text("utf-8"))
     return tuple(_rule(kind, e) for kind in ("call", "fullscreen") for e in data[kind])
-
-
-def x11_fullscreen() -> bool | None:
-    """Whether the active X11 window is full-screen (``_NET_WM_STATE_FULLSCREEN``,
-    read with ``xprop``); ``None`` when there is no X display or no ``xprop``."""
-    if not os.environ.get("DISPLAY") or not shutil.which("xprop"):
-        return None
-    try:
-        out = subprocess.run(["xprop", "-root", "_NET_ACTIVE_WINDOW"], capture_output=True, text=True, timeout=1)
-        wid = out.stdout.strip().split()[-1] if out.returncode == 0 and out.stdout.strip() else ""
-        if not wid.startswith("0x") or int(wid, 16) == 0:
-            return None
-        out = subprocess.run(["xprop", "-id", wid, "_NET_WM_STATE"], capture_output=True, text=True, timeout=1)
-        return "_NET_WM_STATE_FULLSCREEN" in out.stdout
-    except (OSError, subprocess.SubprocessError, ValueError):
-        return None
 
 
 def pause(folder: str | Path, now: datetime | None = None) -> Path:
@@ -141,7 +122,7 @@ class Restraint:
     folder: Path | None = None
     """Live folder (pause file); ``None`` disables pause."""
     fullscreen: Callable[[], bool | None] | None = None
-    """Probe of the real screen (e.g. :func:`x11_fullscreen`), live only."""
+    """Probe of the real screen (e.g. :func:`proagent.capture.x11_fullscreen`), live only."""
     offers: list[datetime] = field(default_factory=list)
     """Times of offers made in this run."""
     last_dismiss: datetime | None = None

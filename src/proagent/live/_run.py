@@ -14,14 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from ..bench.samples import SampleConfig
+from ..capture import x11_fullscreen
 from ..errors import DataError
 from ..io import to_jsonable, write_atomic, write_json_atomic
 from ._agent import LiveAgent, When
 from ._feedback import FeedbackStore
 from ._notify import DesktopNotifier, Notifier, NotifyContext, PageNotifier, open_notifiers
 from ._page import OfferPage
-from ._records import LiveDecision
-from ._restraint import Restraint, RestraintConfig, x11_fullscreen
+from .records import LiveDecision
+from ._restraint import Restraint, RestraintConfig
 from ._activity_follow import open_follower, watched_log
 from ._sources import ReplayClock, WallClock, replay_moments
 

@@ -18,7 +18,7 @@ from ..sources.lifetrace import load_lifetrace
 from ..sources.lifetrace_schema import connect_read_only, find_lifetrace_db, read_schema, sqlite_problem
 from ..sources.load import load_events
 
-__all__ = ["MAX_SPEED", "MIN_SPEED", "Clock", "LifeTraceFollower", "Moment", "ReplayClock", "WallClock", "replay_moments"]
+__all__ = ["MAX_SPEED", "MIN_SPEED", "Clock", "DatabaseFollower", "LifeTraceFollower", "Moment", "ReplayClock", "WallClock", "replay_moments"]
 
 MIN_SPEED = 1e-3
 """Slowest replay accepted (times real time; slower would wait beyond what sleep can hold)."""
@@ -129,7 +129,56 @@ def replay_moments(data: str | Path, *, every_seconds: float = 0.0, users: set[s
                      new_event=evs[i] if trigger == "event" else None, noticed=time.perf_counter())
 
 
-class LifeTraceFollower:
+class DatabaseFollower:
+    """What every follower of a database another process keeps writing shares: one read-only,
+    WAL-safe connection kept open (:func:`~proagent.sources.lifetrace_schema.connect_read_only`
+    with ``follow``: ``mode=ro``, never ``immutable``) that asks SQLite whether anything was
+    committed since the last look (``PRAGMA data_version``, no table read while idle).
+
+    Args:
+        path: The database file.
+        window_seconds: Context window the moments need (seconds).
+        user: User name of the events (default: the reader's, the folder name).
+
+    Raises:
+        DataError: missing, foreign or unreadable database.
+    """
+
+    def __init__(self, path: Path, *, window_seconds: float, user: str | None) -> None:
+        self.path = path
+        self.user = user
+        self.window_seconds = float(window_seconds)
+        try:
+            self._conn = connect_read_only(self.path, follow=True)
+            self._opened()
+        except sqlite3.DatabaseError as e:
+            raise DataError(self.path, sqlite_problem(e, self.path)) from None
+        self._version: int | None = None
+        self.last_change: float | None = None
+        """``time.monotonic()`` when a writer's commit was last seen (``None``: none since the start)."""
+
+    def _opened(self) -> None:
+        """Checks on the open connection (a subclass reads the schema); SQLite errors are mapped."""
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def changed(self) -> bool:
+        """True when a writer committed since the last call (cheap: no table is read)."""
+        v = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+        changed = v != self._version
+        if changed and self._version is not None:  # the first look only sets the baseline
+            self.last_change = time.monotonic()
+        self._version = v
+        return changed
+
+    def growing(self, within_seconds: float) -> bool:
+        """True when a writer committed within the last ``within_seconds`` (a capture that
+        stopped, or writes nothing while the user is idle, is not growing)."""
+        return self.last_change is not None and time.monotonic() - self.last_change < within_seconds
+
+
+class LifeTraceFollower(DatabaseFollower):
     """Follows a LifeTrace database that another process (LifeTrace,
     ``proagent capture``) keeps writing.
 
@@ -146,49 +195,24 @@ class LifeTraceFollower:
         last_id: Row id already handled (restart: pass what was stored; the
             moments of rows written while the loop was down are all produced);
             ``None`` starts at the rows present now (history is not re-decided).
-        window_seconds: Context window the moments need (seconds).
-        user: User name of the events (default: the reader's, the folder name).
+        window_seconds, user: as :class:`DatabaseFollower`.
 
     Raises:
-        DataError: missing, foreign or unreadable database.
+        DataError: missing, foreign or unreadable database (or not LifeTrace).
     """
 
     def __init__(self, db: str | Path, *, last_id: int | None = None, window_seconds: float = 300.0,
                  user: str | None = None) -> None:
-        self.path = find_lifetrace_db(db)
-        self.user = user
-        self.window_seconds = float(window_seconds)
-        try:
-            self._conn = connect_read_only(self.path, follow=True)
-            self.schema = read_schema(self._conn, self.path)
-        except sqlite3.DatabaseError as e:
-            raise DataError(self.path, sqlite_problem(e, self.path)) from None
-        self._version: int | None = None
-        self.last_change: float | None = None
-        """``time.monotonic()`` when a writer's commit was last seen (``None``: none since the start)."""
+        super().__init__(find_lifetrace_db(db), window_seconds=window_seconds, user=user)
         self.last_id = self._max_id() if last_id is None else int(last_id)
         self._lo: int | None = None
 
-    def close(self) -> None:
-        self._conn.close()
+    def _opened(self) -> None:
+        self.schema = read_schema(self._conn, self.path)
 
     def _max_id(self) -> int:
         row = self._conn.execute('SELECT max(id) FROM "events"').fetchone()
         return int(row[0] or 0)
-
-    def changed(self) -> bool:
-        """True when a writer committed since the last call (cheap: no table is read)."""
-        v = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
-        changed = v != self._version
-        if changed and self._version is not None:  # the first look only sets the baseline
-            self.last_change = time.monotonic()
-        self._version = v
-        return changed
-
-    def growing(self, within_seconds: float) -> bool:
-        """True when a writer committed within the last ``within_seconds`` (a capture that
-        stopped, or writes nothing while the user is idle, is not growing)."""
-        return self.last_change is not None and time.monotonic() - self.last_change < within_seconds
 
     def _window(self, newest: datetime | None, first_new: int | None = None) -> list[Event]:
         """Events from the start of the context window on (row ids >= a bound that

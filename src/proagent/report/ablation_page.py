@@ -22,7 +22,7 @@ from .tidy import TidyRow
 __all__ = ["figures", "render_report"]
 
 
-def _f(v: Any, nd: int = 3) -> str:
+def _cell_text(v: Any, nd: int = 3) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "n/a"
     return f"{v:.{nd}f}" if isinstance(v, (int, float)) else str(v)
@@ -150,7 +150,7 @@ def render_report(out: str | Path, rows: Sequence[TidyRow], effects: Sequence[Me
         c = res.cell
 
         def cell_v(m: str, res: AssistResults = res) -> str:
-            s = _f(getattr(res, m))
+            s = _cell_text(getattr(res, m))
             ci = res.ci95.get(m)
             if ci:
                 s += f" [{ci[0]:.2f}, {ci[1]:.2f}]"
@@ -158,8 +158,8 @@ def render_report(out: str | Path, rows: Sequence[TidyRow], effects: Sequence[Me
 
         main.append([c.model, c.method, c.memory, c.decider, c.window, str(res.n), cell_v("accuracy"),
                      cell_v("precision"), cell_v("recall"), cell_v("f1"), cell_v("intention_accuracy"),
-                     cell_v("semantic_similarity"), _f(res.unparsed_rate),
-                     f"{_f(res.seconds_p50, 2)} ({_f(res.seconds_p95, 2)})"])
+                     cell_v("semantic_similarity"), _cell_text(res.unparsed_rate),
+                     f"{_cell_text(res.seconds_p50, 2)} ({_cell_text(res.seconds_p95, 2)})"])
     base = []
     seen = set()
     for r in rows:
@@ -167,7 +167,7 @@ def render_report(out: str | Path, rows: Sequence[TidyRow], effects: Sequence[Me
             k = (r.system, r.window, r.metric)
             if k not in seen:
                 seen.add(k)
-                base.append([r.system, r.window, r.metric, _f(r.value)])
+                base.append([r.system, r.window, r.metric, _cell_text(r.value)])
     eff = [[e.model, e.method, e.window, e.memory, e.metric, f"{e.delta:+.3f}",
             f"[{e.ci_low:+.3f}, {e.ci_high:+.3f}]", str(e.n)] for e in effects]
     derived = []

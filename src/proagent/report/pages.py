@@ -19,8 +19,17 @@ max-width:1200px;margin:2em auto;padding:0 1em;color:#222}table{border-collapse:
 td,th{border:1px solid #ccc;padding:3px 8px;text-align:right;font-size:13px;vertical-align:top}
 th{background:#f2f2f2}td:first-child,th:first-child{text-align:left}td.text{text-align:left}
 figure{margin:1.5em 0}img{max-width:100%;border:1px solid #eee}figcaption,.note{color:#666;font-size:13px}
-code{background:#f5f5f5;padding:0 3px}.assistant{color:#124}.user{color:#555}"""
-"""The stylesheet of every page (system fonts, CJK fallbacks for Chinese app names)."""
+code{background:#f5f5f5;padding:0 3px}.assistant{color:#124}.user{color:#555}
+header.bar{padding:8px 12px;background:#333;color:#eee;display:flex;gap:16px;align-items:center}
+#stage{position:relative;display:inline-block;margin:12px 0}#shot{max-height:calc(100vh - 140px);display:block;border:0}
+.box{position:absolute;border:2px solid #f33;background:rgba(255,0,0,.15)}
+.box span{position:absolute;top:-16px;left:0;font-size:11px;background:#f33;color:#fff;padding:0 3px}
+#decision{font-weight:bold}.retain{color:#6c6}.blur{color:#fc3}.delete{color:#f66}
+#offers li{list-style:none;border:1px solid #ccc;border-radius:6px;padding:.6rem .8rem;margin:.5rem 0}
+#offers li.answered{opacity:.55}.meta{font-size:.8rem;color:#666}#offers button{margin-right:.4rem}"""
+"""The stylesheet of every page (system fonts, CJK fallbacks for Chinese app names), the
+interactive ones included: the review page (``header.bar``, ``#stage``, ``#shot``, ``.box``,
+decision colours) and live's offer list (``#offers``)."""
 
 escape = html.escape
 
@@ -49,15 +58,15 @@ def figure(png: bytes, caption: str, links: dict[str, str] | None = None) -> str
             f"<figcaption>{escape(caption)}{extra}</figcaption></figure>")
 
 
-def page(title: str, body: str, *, footer: str = "", head: str = "") -> str:
+def page(title: str, body: str, *, footer: str = "") -> str:
     """A whole HTML document: ``title`` as ``<title>`` and ``<h1>``, then ``body`` (HTML).
 
     Args:
         title: plain text (escaped).
         body: HTML built with :func:`table`, :func:`figure` and escaped text.
-        footer: HTML placed after the body (e.g. a note on where the numbers are).
-        head: extra HTML for ``<head>`` (a script or page-specific style of an interactive page).
+        footer: HTML placed after the body (e.g. a note on where the numbers are; an
+            interactive page's script).
     """
     t = escape(title)
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{t}</title>'
-            f"<style>{CSS}</style>{head}</head><body><h1>{t}</h1>{body}{footer}</body></html>\n")
+            f"<style>{CSS}</style></head><body><h1>{t}</h1>{body}{footer}</body></html>\n")

@@ -18,13 +18,13 @@ has them. The dialogue track's record is :class:`proagent.dialogue.report.Dialog
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from ..bench.metrics import summarize
 from ..bench.scorers import to_proagent_score
-from ..io import write_json_atomic
+from ..io import FLATTEN, OMIT, write_json_atomic
 from ..provenance import package_versions
 from ..records import Score
 
@@ -41,39 +41,8 @@ __all__ = [
     "results_from_log",
     "run_header",
     "sample_usage",
-    "to_json",
     "write_results",
 ]
-
-OMIT = {"omit_if_none": True}
-"""Field metadata: the key is left out of ``results.json`` when the value is ``None``
-(blocks only some runs have, so every other file keeps its key set)."""
-
-FLATTEN = {"omit_if_none": True, "flatten": True}
-"""Field metadata: the fields of this (dataclass) value are written in its place, at the
-level of the record holding it; nothing when it is ``None``."""
-
-
-def to_json(obj: Any) -> dict[str, Any] | Any:
-    """A results record (dataclasses nested in dicts, lists and tuples) as JSON-ready
-    values, honouring the :data:`OMIT` and :data:`FLATTEN` field metadata."""
-    if is_dataclass(obj) and not isinstance(obj, type):
-        out: dict[str, Any] = {}
-        for f in fields(obj):
-            v = getattr(obj, f.name)
-            if v is None and f.metadata.get("omit_if_none"):
-                continue
-            if f.metadata.get("flatten"):
-                out.update(to_json(v))
-            else:
-                out[f.name] = to_json(v)
-        return out
-    if isinstance(obj, dict):
-        return {k: to_json(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [to_json(v) for v in obj]
-    return obj
-
 
 @dataclass(frozen=True)
 class RunHeader:
@@ -238,7 +207,7 @@ def write_results(path: str | Path, results: Results) -> Path:
     Raises:
         OSError: the file cannot be written (an older one is kept).
     """
-    return write_json_atomic(path, to_json(results))
+    return write_json_atomic(path, results)
 
 
 def render_table(results: Results, title: str | None = None) -> str:

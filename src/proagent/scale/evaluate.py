@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Resume, RunError, UsageError
-from ..io import write_json_atomic
+from ..io import built_aside, write_json_atomic
 
 __all__ = ["MERGED_LOG", "PLAN", "SHARDS", "Shard", "eval_on_ray", "merge_logs", "plan_shards", "run_sharded_eval", "run_task_shard"]
 
@@ -185,9 +185,8 @@ def run_sharded_eval(task_args: dict[str, Any], ids: Sequence[str], log_dir: Pat
     logs = [read_eval_log(locations[s.index]) for s in shards]
     merged = merge_logs(logs, ids)
     path = log_dir / MERGED_LOG
-    tmp = log_dir / f".{MERGED_LOG}.partial.eval"  # written whole, then renamed over an older one
-    write_eval_log(merged, str(tmp))
-    tmp.replace(path)
+    with built_aside(path, mode=0o644, suffix=".eval") as tmp:  # written whole, then renamed over an older one
+        write_eval_log(merged, str(tmp))
     full = read_eval_log(str(path))  # read back as run_task reads a single-machine log (inspect's sample order)
     full.location = str(path)
     return full

@@ -1,4 +1,5 @@
-"""What the readers of other recorders' data share: their result record, UTC times turned into
+"""What the readers of other recorders' data share: their result record (and the base record of
+every reader's, :class:`EventLog`), UTC times turned into
 proagent's naive local times, and cell errors that name the file, table, row and column (the
 LifeTrace reader's rule)."""
 
@@ -15,27 +16,33 @@ from typing import Any
 from ..errors import DataError
 from ..records import Event
 
-__all__ = ["ActivityLog", "bad_cell", "local_from_epoch", "local_from_iso", "table_columns"]
+__all__ = ["ActivityLog", "EventLog", "bad_cell", "local_from_epoch", "local_from_iso", "table_columns"]
 
 _FRACTION = re.compile(r"(\.\d{6})\d+")
 
 
 @dataclass(frozen=True)
-class ActivityLog:
-    """One recorder's log read in full: the events plus what was skipped and why."""
+class EventLog:
+    """What every reader returns: one log read in full, the events plus what was dropped."""
 
     path: Path
     """The database or export file."""
     user: str
-    """User the events were assigned to (the folder holding the file, as for LifeTrace)."""
-    kind: str
-    """Which format: ``activitywatch`` (with its flavour, e.g. ``activitywatch/aw-server-rust``) or ``screenpipe``."""
+    """User the events were assigned to (the folder holding the file)."""
     events: tuple[Event, ...]
-    """Events, oldest first."""
-    counts: Mapping[str, int] = field(default_factory=dict)
-    """What was read and skipped, by name (e.g. ``afk_dropped``, ``frames``)."""
+    """Events, oldest first (excluded ones removed)."""
     excluded: Mapping[str, str] = field(default_factory=dict)
     """Event id -> exclusion reason, for events dropped by annotations."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ActivityLog(EventLog):
+    """One recorder's log (ActivityWatch, screenpipe) read in full."""
+
+    kind: str
+    """Which format: ``activitywatch`` (with its flavour, e.g. ``activitywatch/aw-server-rust``) or ``screenpipe``."""
+    counts: Mapping[str, int] = field(default_factory=dict)
+    """What was read and skipped, by name (e.g. ``afk_dropped``, ``frames``)."""
 
 
 def local_from_epoch(value: Any, per_second: int) -> datetime:

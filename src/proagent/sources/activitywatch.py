@@ -251,13 +251,13 @@ def _export_rows(path: Path, since: datetime | None) -> tuple[list[_Raw], int]:
 # --------------------------------------------------------------------------- merging
 
 
-def _text(d: dict[str, Any], key: str) -> str:
+def _data_text(d: dict[str, Any], key: str) -> str:
     v = d.get(key)
     return v.strip() if isinstance(v, str) else ""
 
 
 def _active_intervals(afk: list[_Raw]) -> list[tuple[datetime, datetime]]:
-    spans = sorted((r.start, r.end) for r in afk if _text(r.data, "status") == "not-afk")
+    spans = sorted((r.start, r.end) for r in afk if _data_text(r.data, "status") == "not-afk")
     merged: list[list[datetime]] = []
     for s, e in spans:
         if merged and s <= merged[-1][1]:
@@ -299,13 +299,13 @@ def _merge(raws: list[_Raw], user: str) -> tuple[list[Event], dict[str, int]]:
                 counts["afk_dropped"] += 1
                 continue
             s, e = clipped
-        title = _text(r.data, "title")
+        title = _data_text(r.data, "title")
         url, best = None, timedelta(0)
         j = bisect_left(web_starts, e) - 1
         while j >= 0 and web_reach[j] > s:
             w = web[j]
             overlap = min(e, w.end) - max(s, w.start)
-            wt, wu = _text(w.data, "title"), _text(w.data, "url")
+            wt, wu = _data_text(w.data, "title"), _data_text(w.data, "url")
             if overlap > best and wu and wt and wt in title:
                 url, best = wu, overlap
             j -= 1
@@ -315,13 +315,13 @@ def _merge(raws: list[_Raw], user: str) -> tuple[list[Event], dict[str, int]]:
     runs: list[list[Any]] = []
     gap = timedelta(seconds=MERGE_GAP_SECONDS)
     for r, s, e, url in pieces:
-        app = _text(r.data, "app")
+        app = _data_text(r.data, "app")
         if runs and runs[-1][1] == app and s - runs[-1][3] <= gap:
             run = runs[-1]
             run[3] = max(run[3], e)
             run[5] = run[5] or url
         else:
-            runs.append([r.row_id, app, s, e, _text(r.data, "title"), url])
+            runs.append([r.row_id, app, s, e, _data_text(r.data, "title"), url])
     for rid, app, s, e, title, url in runs:
         events.append(Event(id=str(rid), user=user, start=s, end=e, app_name=app, window_title=title, url=url,
                             screen_recorded=False))

@@ -249,7 +249,7 @@ def _first(d: dict[str, Any], keys: tuple[str, ...]) -> tuple[str | None, Any]:
     return None, None
 
 
-def _text(value: Any, where: _At, field: str) -> str | None:
+def _optional_text(value: Any, where: _At, field: str) -> str | None:
     if value is None:
         return None
     if isinstance(value, (dict, list, bool)):
@@ -294,7 +294,7 @@ def _exclusion_flag(record: dict[str, Any], where: _At) -> str | None:
         raise where.error(f"excluded must be true/false or a reason, got {flag!r}")
     if reason is None:
         reason = record.get("reason")
-    return _text(reason, where, "reason") or DEFAULT_EXCLUSION_REASON
+    return _optional_text(reason, where, "reason") or DEFAULT_EXCLUSION_REASON
 
 
 def _record(
@@ -336,13 +336,13 @@ def _record(
     _, inten = _first(raw, INTENTION_KEYS)
     if isinstance(inten, dict):
         _, sub = _first(inten, INTENTION_SUBKEYS)
-        intention = _text(sub, where, "user_intention.category")
+        intention = _optional_text(sub, where, "user_intention.category")
         _, c = _first(inten, CONFIDENCE_KEYS)
         confidence = _confidence(c, where)
         _, r = _first(inten, RATIONALE_KEYS)
-        rationale = _text(r, where, "user_intention.rationale")
+        rationale = _optional_text(r, where, "user_intention.rationale")
     else:
-        intention = _text(inten, where, "user_intention")
+        intention = _optional_text(inten, where, "user_intention")
     if intention and load_taxonomy().canonical(intention) is None:  # would silently become the fallback
         raise where.error(f"unknown intention {intention!r}; expected one of the categories of "
                           "src/proagent/data/intentions.json (e.g. " + ", ".join(load_taxonomy().names[:3]) + ", ...)")
@@ -351,16 +351,16 @@ def _record(
         confidence = _confidence(c, where)
     _, r = _first(raw, RATIONALE_KEYS)
     if r is not None:
-        rationale = _text(r, where, "rationale")
+        rationale = _optional_text(r, where, "rationale")
     _, p = _first(raw, PLATFORM_KEYS)
-    platform = _text(p, where, "llm_platform")
+    platform = _optional_text(p, where, "llm_platform")
 
     excluded = _exclusion_flag(raw, where)
     if exclusion and excluded is None:
         flag_key, _ = _first(raw, EXCLUDE_FLAG_KEYS)
         if flag_key is None:  # in an exclusion list without an explicit "excluded": false
             _, reason = _first(raw, EXCLUDE_REASON_KEYS + ("reason",))
-            excluded = _text(reason, where, "reason") or DEFAULT_EXCLUSION_REASON
+            excluded = _optional_text(reason, where, "reason") or DEFAULT_EXCLUSION_REASON
     return Annotation(
         user=user,
         event_id=eid,

@@ -80,15 +80,16 @@ import gc
 import os
 import re
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from ..errors import DataError
 from ..records import Event, Screenshot
 from ..taxonomy import Taxonomy, load_taxonomy
+from ._foreign import EventLog
 from ._lifetrace_shots import LazyScreenshots, ScreenshotColumns, read_columns
 from ._lifetrace_values import (
     cell_flag,
@@ -129,18 +130,13 @@ __all__ = [
     "read_lifetrace",
 ]
 
-@dataclass(frozen=True)
-class LifeTraceLog:
-    """One database read in full: the events plus what was skipped and why."""
+@dataclass(frozen=True, kw_only=True)
+class LifeTraceLog(EventLog):
+    """One LifeTrace database read in full (``path``, ``user``, ``events`` without the excluded
+    and soft-deleted ones, ``excluded``: :class:`~._foreign.EventLog`), plus what was skipped and why."""
 
-    path: Path
-    """The database file."""
-    user: str
-    """User the events were assigned to."""
     schema: SchemaInfo
     """Detected schema."""
-    events: tuple[Event, ...]
-    """Events, oldest first (excluded and soft-deleted ones removed)."""
     screenshots_dir: Path | None = None
     """Local screenshots folder used to resolve files (``None`` when none)."""
     n_deleted_events: int = 0
@@ -153,8 +149,6 @@ class LifeTraceLog:
     """Kept screenshots whose image file was not found locally (or was deleted)."""
     n_filled_ends: int = 0
     """Events other than the last whose NULL ``end_time`` was set to the next start."""
-    excluded: Mapping[str, str] = field(default_factory=dict)
-    """Event id -> exclusion reason, for events dropped by annotations."""
 
     @property
     def n_screenshots(self) -> int:
@@ -309,7 +303,39 @@ def _load(db_path: str | Path, user: str | None, screenshots_dir: str | Path | N
     except sqlite3.DatabaseError as e:
         raise DataError(path, sqlite_problem(e, path)) from None
 
-    # ---- events
+    live, deleted_events, n_filled = _live_events(ev_rows, schema, path)
+    live_ids = {e["rid"] for e in live}
+    ocr = _ocr_texts(ocr_rows)
+    index, shots_dir = _file_index(shots, screenshots_dir, default_dir) if resolve_files else ({}, None)
+    if isinstance(shots, tuple):
+        by_event, n_del_shots, n_orphans, n_missing = _column_runs(shots, live, deleted_events, ocr, index)
+    else:
+        by_event, n_del_shots, n_orphans, n_missing = _row_runs(path, schema, shots, live_ids, deleted_events,
+                                                                ocr, index)
+
+    events, excluded = _event_records(live, by_event, user, annotations, taxonomy)
+    return LifeTraceLog(
+        path=path,
+        user=user,
+        schema=schema,
+        events=tuple(events),
+        screenshots_dir=shots_dir,
+        n_deleted_events=len(deleted_events),
+        n_deleted_screenshots=n_del_shots,
+        n_orphan_screenshots=n_orphans,
+        n_missing_files=n_missing,
+        n_filled_ends=n_filled,
+        excluded=excluded,
+    )
+
+
+def _live_events(ev_rows: list[sqlite3.Row], schema: SchemaInfo, path: Path) -> tuple[list[dict[str, Any]], set[Any], int]:
+    """The events not soft-deleted as dicts of parsed cells, by start; the soft-deleted ids; how
+    many NULL ``end_time`` were filled with the next start.
+
+    Raises:
+        DataError: a bad cell (named by table, row id and column).
+    """
     ev_cols = schema.event_columns
     summary_cols = schema.summary_columns
     intention_col = next((c for c in INTENTION_COLUMNS if c in ev_cols), None)
@@ -358,9 +384,11 @@ def _load(db_path: str | Path, user: str | None, screenshots_dir: str | Path | N
         if cur["end"] is None:
             cur["end"] = nxt["start"]
             n_filled += 1
-    live_ids = {e["rid"] for e in live}
+    return live, deleted_events, n_filled
 
-    # ---- OCR
+
+def _ocr_texts(ocr_rows: list[sqlite3.Row]) -> dict[Any, list[str]]:
+    """Screenshot id -> its distinct OCR texts, in row order."""
     ocr: dict[Any, list[str]] = {}
     for r in ocr_rows:
         t = cell_text(r["text_content"])
@@ -368,32 +396,32 @@ def _load(db_path: str | Path, user: str | None, screenshots_dir: str | Path | N
             texts = ocr.setdefault(row_key(r["screenshot_id"]), [])
             if t not in texts:
                 texts.append(t)
+    return ocr
 
-    # ---- screenshot files
+
+def _file_index(shots: Any, screenshots_dir: str | Path | None, default_dir: Path) -> tuple[dict[str, Path], Path | None]:
+    """File name -> path of the screenshot files, and the folder they were found in: the given
+    folder, else ``screenshots/`` beside the database, else the folders the rows name."""
     index: dict[str, Path] = {}
-    shots_dir: Path | None = None
-    if resolve_files:
-        shots_dir = Path(screenshots_dir) if screenshots_dir is not None else (
-            default_dir if default_dir.is_dir() else None)
-        if shots_dir is not None:
-            _index_dir(shots_dir, index)
-        else:
-            if isinstance(shots, tuple):  # columns: their folders, and the soft-deleted rows' paths
-                cols, gone = shots
-                file_paths = [d + "x" for d in cols.dirs or ()] + [p for p in gone if p]
-            else:
-                file_paths = [r["file_path"] for r in shots if r["file_path"]]
-            for d in _capture_dirs(cell_text(p) for p in file_paths):
-                _index_dir(d, index, recursive=False)
-
-    # ---- screenshots
-    if isinstance(shots, tuple):
-        by_event, n_del_shots, n_orphans, n_missing = _column_runs(shots, live, deleted_events, ocr, index)
+    shots_dir = Path(screenshots_dir) if screenshots_dir is not None else (
+        default_dir if default_dir.is_dir() else None)
+    if shots_dir is not None:
+        _index_dir(shots_dir, index)
     else:
-        by_event, n_del_shots, n_orphans, n_missing = _row_runs(path, schema, shots, live_ids, deleted_events,
-                                                                ocr, index)
+        if isinstance(shots, tuple):  # columns: their folders, and the soft-deleted rows' paths
+            cols, gone = shots
+            file_paths = [d + "x" for d in cols.dirs or ()] + [p for p in gone if p]
+        else:
+            file_paths = [r["file_path"] for r in shots if r["file_path"]]
+        for d in _capture_dirs(cell_text(p) for p in file_paths):
+            _index_dir(d, index, recursive=False)
+    return index, shots_dir
 
-    # ---- records, annotations
+
+def _event_records(live: list[dict[str, Any]], by_event: dict[Any, Any], user: str, annotations: Annotations | None,
+                   taxonomy: Taxonomy) -> tuple[list[Event], dict[str, str]]:
+    """The :class:`Event` records, with external annotations applied; the excluded event ids
+    with their reasons."""
     events: list[Event] = []
     excluded: dict[str, str] = {}
     for e in live:
@@ -428,19 +456,7 @@ def _load(db_path: str | Path, user: str | None, screenshots_dir: str | Path | N
                 screen_recorded=e["screen_recorded"],
             )
         )
-    return LifeTraceLog(
-        path=path,
-        user=user,
-        schema=schema,
-        events=tuple(events),
-        screenshots_dir=shots_dir,
-        n_deleted_events=len(deleted_events),
-        n_deleted_screenshots=n_del_shots,
-        n_orphan_screenshots=n_orphans,
-        n_missing_files=n_missing,
-        n_filled_ends=n_filled,
-        excluded=excluded,
-    )
+    return events, excluded
 
 
 def _row_runs(path: Path, schema: SchemaInfo, rows: list[sqlite3.Row], live_ids: set[Any], deleted_events: set[Any],

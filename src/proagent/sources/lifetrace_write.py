@@ -21,11 +21,15 @@ Timestamps are written as SQLAlchemy writes ``DateTime`` on SQLite: naive local 
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
+from pathlib import Path
+
+from .lifetrace_schema import connect_read_only
 
 __all__ = [
-    "FOCUSED_COLUMN", "PROCESSED_DDL", "PROCESSED_EVENT_COLUMNS", "TIMESTAMP_FORMAT", "WRITE_VARIANTS", "event_columns", "lifetrace_ddl",
-    "screenshot_columns",
+    "FOCUSED_COLUMN", "PROCESSED_DDL", "PROCESSED_EVENT_COLUMNS", "TIMESTAMP_FORMAT", "WRITE_VARIANTS",
+    "copy_with_event_columns", "event_columns", "lifetrace_ddl", "screenshot_columns",
 ]
 
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f"
@@ -139,3 +143,36 @@ PROCESSED_DDL = lifetrace_ddl("2025-10", extra_event_columns=PROCESSED_EVENT_COL
 ``events`` with the processed columns (14, in this order), ``screenshots`` (13), ``ocr_results``
 (7), ``search_index`` and ``processing_queue``. ``proagent synth``, ``proagent curate`` and
 ``proagent annotate`` all create processed databases with it."""
+
+
+def copy_with_event_columns(src: str | Path, dst: str | Path, columns: Sequence[tuple[str, str]]) -> sqlite3.Connection:
+    """A consistent copy of the LifeTrace database ``src`` at ``dst``, with the ``events``
+    columns it lacks added, open for the caller's ``UPDATE``s (annotate's LLM columns,
+    simulate's decisions); the caller closes it.
+
+    ``src`` is only read (:func:`~proagent.sources.lifetrace_schema.connect_read_only`, its
+    ``-wal`` content included); ``dst`` is in rollback-journal mode (no ``-wal`` beside it).
+
+    Args:
+        src: the database to copy.
+        dst: the copy (an empty or new file; :func:`proagent.io.built_aside` gives one).
+        columns: ``(name, SQL type)`` pairs; a name ``events`` already has (any case) is skipped.
+
+    Raises:
+        sqlite3.DatabaseError: SQLite cannot read ``src`` or write ``dst``.
+    """
+    source = connect_read_only(src)
+    target = sqlite3.connect(dst)
+    try:
+        source.backup(target)
+        target.execute("PRAGMA journal_mode=DELETE")
+        have = {r[1].lower() for r in target.execute("PRAGMA table_info(events)")}
+        for col, kind in columns:
+            if col.lower() not in have:
+                target.execute(f"ALTER TABLE events ADD COLUMN {col} {kind}")
+    except BaseException:
+        target.close()
+        raise
+    finally:
+        source.close()
+    return target

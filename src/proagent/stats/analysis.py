@@ -117,24 +117,44 @@ def analyze(
         raise ValueError("no events to analyse")
     select, kind, definition = llm_selector(events)
     is_llm = [bool(select(e)) if select else False for e in events]
-    users = sorted({e.user for e in events})
-    starts = [e.start for e in events]
-    n_shots = sum(len(e.screenshots) for e in events)
     out: dict[str, Any] = {
         "source_kind": kind,
         "llm_definition": definition,
         "time_basis": (
             "UTC (ProactiveBench unix times read as UTC)" if kind == "proactivebench" else "naive local time as recorded"
         ),
+        "counts": _counts(events, is_llm, select is not None),
+        **_by_time(events, is_llm),
+        **_apps_and_intentions(events, is_llm),
+        **_durations(events, is_llm, kind),
+        **_inter_event_times(events, select, definition),
     }
+    n_llm = int(sum(is_llm))
+    if select is None:
+        out["precursors"] = {"reason": definition}
+    elif similarity and n_llm:
+        out["precursors"] = top_k_precursors(
+            events, select, window=window, max_targets=max_similarity_targets, seed=seed, embed=embed
+        )
+    elif not n_llm:
+        out["precursors"] = {"reason": "no LLM moments"}
+    else:
+        out["precursors"] = {"reason": "skipped (--no-similarity)"}
+    return out
+
+
+def _counts(events: Sequence[Event], is_llm: list[bool], labelled: bool) -> dict[str, Any]:
+    """The ``counts`` block: users, events, LLM events (``None`` without an LLM definition), span."""
+    users = sorted({e.user for e in events})
+    starts = [e.start for e in events]
     per_user = Counter(e.user for e in events)
     per_user_llm = Counter(e.user for e, f in zip(events, is_llm) if f)
-    out["counts"] = {
+    return {
         "users": len(users),
         "events": len(events),
-        "llm_events": int(sum(is_llm)) if select else None,
-        "llm_ratio": (sum(is_llm) / len(events)) if select else None,
-        "screenshots": n_shots,
+        "llm_events": int(sum(is_llm)) if labelled else None,
+        "llm_ratio": (sum(is_llm) / len(events)) if labelled else None,
+        "screenshots": sum(len(e.screenshots) for e in events),
         "first": min(starts).isoformat(sep=" "),
         "last": max(starts).isoformat(sep=" "),
         "span_days": (max(starts) - min(starts)).total_seconds() / 86400,
@@ -142,15 +162,21 @@ def analyze(
         "per_user": {u: {"events": per_user[u], "llm_events": per_user_llm[u]} for u in users},
     }
 
-    # ---- weekday / hour
+
+def _by_time(events: Sequence[Event], is_llm: list[bool]) -> dict[str, Any]:
+    """``by_weekday`` and ``by_hour``: events and LLM events per weekday and per hour of the day."""
     wd_t = Counter(e.start.weekday() for e in events)
     wd_l = Counter(e.start.weekday() for e, f in zip(events, is_llm) if f)
     hr_t = Counter(e.start.hour for e in events)
     hr_l = Counter(e.start.hour for e, f in zip(events, is_llm) if f)
-    out["by_weekday"] = _ratio_table(range(7), wd_t, wd_l, WEEKDAYS)
-    out["by_hour"] = _ratio_table(range(24), hr_t, hr_l, [f"{h:02d}" for h in range(24)])
+    return {"by_weekday": _ratio_table(range(7), wd_t, wd_l, WEEKDAYS),
+            "by_hour": _ratio_table(range(24), hr_t, hr_l, [f"{h:02d}" for h in range(24)])}
 
-    # ---- apps and intentions
+
+def _apps_and_intentions(events: Sequence[Event], is_llm: list[bool]) -> dict[str, Any]:
+    """``apps`` (the :data:`_TOP_APPS` most used), ``intentions`` of the LLM events and, when
+    recorded, their ``llm_platforms``."""
+    out: dict[str, Any] = {}
     apps = Counter(e.app_name for e in events if e.app_name)
     apps_llm = Counter(e.app_name for e, f in zip(events, is_llm) if f and e.app_name)
     if apps:
@@ -179,40 +205,44 @@ def analyze(
     platforms = Counter(e.llm_platform for e, f in zip(events, is_llm) if f and e.llm_platform)
     if platforms:
         out["llm_platforms"] = [{"platform": k, "count": c} for k, c in platforms.most_common()]
+    return out
 
-    # ---- durations
+
+def _durations(events: Sequence[Event], is_llm: list[bool], kind: str) -> dict[str, Any]:
+    """``durations`` (quantiles of all and of LLM events, seconds) and the raw arrays behind them
+    (``_durations``, ``_durations_llm``: for the figures, not written)."""
     d_all = np.array([e.duration for e in events if e.duration is not None], dtype=float)
     d_llm = np.array([e.duration for e, f in zip(events, is_llm) if f and e.duration is not None], dtype=float)
-    out["durations"] = {
-        "all": {**_quantiles(d_all), "share_under_3s": float(np.mean(d_all < 3)) if d_all.size else None,
-                "share_over_1h": float(np.mean(d_all > 3600)) if d_all.size else None},
-        "llm": _quantiles(d_llm),
-        "open_events": sum(1 for e in events if e.end is None),
-        "note": (
-            "ProactiveBench events last until the next observation (the last one 0 s)"
-            if kind == "proactivebench"
-            else "end - start of each closed event"
-        ),
+    return {
+        "durations": {
+            "all": {**_quantiles(d_all), "share_under_3s": float(np.mean(d_all < 3)) if d_all.size else None,
+                    "share_over_1h": float(np.mean(d_all > 3600)) if d_all.size else None},
+            "llm": _quantiles(d_llm),
+            "open_events": sum(1 for e in events if e.end is None),
+            "note": (
+                "ProactiveBench events last until the next observation (the last one 0 s)"
+                if kind == "proactivebench"
+                else "end - start of each closed event"
+            ),
+        },
+        "_durations": d_all,
+        "_durations_llm": d_llm,
     }
 
-    out["_durations"], out["_durations_llm"] = d_all, d_llm
 
-    # ---- inter-event times
+def _inter_event_times(events: Sequence[Event], select: Callable[[Event], bool] | None, definition: str) -> dict[str, Any]:
+    """``inter_event_all``, ``inter_event_llm`` (quantiles and burstiness of the gaps, seconds) and
+    the ``power_law`` fit of the LLM gaps; the raw gaps and fit as ``_gaps_all``, ``_gaps_llm``, ``_fit``."""
     gaps_all = inter_event_times(events)
-    out["inter_event_all"] = {
+    out: dict[str, Any] = {"inter_event_all": {
         **_quantiles(gaps_all),
         "burstiness": burstiness(gaps_all),
         "burstiness_finite_size": burstiness_finite_size(gaps_all),
         "note": "gaps between consecutive event starts of any kind, within each user",
-    }
+    }}
     if select is None:
-        out["inter_event_llm"] = {"n": 0, "reason": definition}
-        out["power_law"] = {"ok": False, "reason": definition}
-        out["precursors"] = {"reason": definition}
-        out["_gaps_llm"] = np.zeros(0)
-        out["_gaps_all"] = gaps_all
-        out["_fit"] = None
-        return out
+        return {**out, "inter_event_llm": {"n": 0, "reason": definition}, "power_law": {"ok": False, "reason": definition},
+                "_gaps_llm": np.zeros(0), "_gaps_all": gaps_all, "_fit": None}
     gaps = inter_event_times(events, select)
     out["inter_event_llm"] = {
         **_quantiles(gaps),
@@ -224,18 +254,4 @@ def analyze(
     if gaps.size < 2:
         out["inter_event_llm"]["reason"] = f"only {gaps.size} inter-event time(s): burstiness needs at least 2"
     fit = fit_power_law(gaps)
-    out["power_law"] = fit.to_dict()
-    out["_gaps_llm"] = gaps
-    out["_gaps_all"] = gaps_all
-    out["_fit"] = fit
-
-    # ---- precursors
-    if similarity and n_llm:
-        out["precursors"] = top_k_precursors(
-            events, select, window=window, max_targets=max_similarity_targets, seed=seed, embed=embed
-        )
-    elif not n_llm:
-        out["precursors"] = {"reason": "no LLM moments"}
-    else:
-        out["precursors"] = {"reason": "skipped (--no-similarity)"}
-    return out
+    return {**out, "power_law": fit.to_dict(), "_gaps_llm": gaps, "_gaps_all": gaps_all, "_fit": fit}

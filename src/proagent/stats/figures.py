@@ -88,14 +88,9 @@ def _ccdf(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return x, 1 - np.arange(x.size) / x.size
 
 
-def stats_figures(res: dict[str, Any], out: Path, title: str) -> dict[str, dict[str, str]]:
-    """Draw every figure of one :func:`~proagent.stats.analysis.analyze` result
-    into ``out``; returns ``figure name -> {"png", "svg"}`` file names."""
-    plt = _plt()
-    figs: dict[str, dict[str, str]] = {}
-    llm_word = "assistance" if res["source_kind"] == "proactivebench" else "LLM"
-
-    # weekday / hour
+def _fig_weekday_hour(plt: Any, res: dict[str, Any], out: Path, title: str, llm_word: str) -> dict[str, str] | None:
+    """The ``weekday_hour`` figure: events and the LLM-event ratio by weekday and by hour;
+    ``None`` when the result has nothing to draw."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.6), gridspec_kw={"width_ratios": [7, 24]})
     for ax, rows, lab in ((axes[0], res["by_weekday"], "weekday"), (axes[1], res["by_hour"], "hour")):
         keys = [r["key"] for r in rows]
@@ -110,9 +105,12 @@ def stats_figures(res: dict[str, Any], out: Path, title: str) -> dict[str, dict[
         if lab == "hour":
             ax.tick_params(axis="x", labelsize=7)
     fig.suptitle(f"{title}: {llm_word}-event ratio by weekday and hour")
-    figs["weekday_hour"] = _save(fig, out, "weekday_hour")
+    return _save(fig, out, "weekday_hour")
 
-    # apps
+
+def _fig_apps(plt: Any, res: dict[str, Any], out: Path, title: str, llm_word: str) -> dict[str, str] | None:
+    """The ``apps`` figure: events and LLM events of the most used applications;
+    ``None`` when the result has nothing to draw."""
     top = res["apps"].get("top") or []
     if top:
         top = top[:15][::-1]
@@ -124,9 +122,13 @@ def stats_figures(res: dict[str, Any], out: Path, title: str) -> dict[str, dict[
         ax.set_xlabel("events")
         ax.legend(loc="lower right", fontsize=8)
         ax.set_title(f"{title}: applications")
-        figs["apps"] = _save(fig, out, "apps")
+        return _save(fig, out, "apps")
+    return None
 
-    # intentions
+
+def _fig_intentions(plt: Any, res: dict[str, Any], out: Path, title: str, llm_word: str) -> dict[str, str] | None:
+    """The ``intentions`` figure: the intention shares of labelled LLM events;
+    ``None`` when the result has nothing to draw."""
     dist = res["intentions"].get("distribution") or []
     if dist:
         dist = dist[::-1]
@@ -136,9 +138,13 @@ def stats_figures(res: dict[str, Any], out: Path, title: str) -> dict[str, dict[
         ax.set_yticks(y, [d["intention"] for d in dist], fontsize=8)
         ax.set_xlabel("share of labelled LLM events")
         ax.set_title(f"{title}: intentions")
-        figs["intentions"] = _save(fig, out, "intentions")
+        return _save(fig, out, "intentions")
+    return None
 
-    # durations
+
+def _fig_durations(plt: Any, res: dict[str, Any], out: Path, title: str, llm_word: str) -> dict[str, str] | None:
+    """The ``durations`` figure: event durations (log-binned density), all and LLM events;
+    ``None`` when the result has nothing to draw."""
     d = res.get("_durations")
     if d is not None and np.sum(d > 0) >= 2:
         fig, ax = plt.subplots(figsize=(6, 4))
@@ -154,9 +160,13 @@ def stats_figures(res: dict[str, Any], out: Path, title: str) -> dict[str, dict[
         ax.set_ylabel("density")
         ax.legend(fontsize=8)
         ax.set_title(f"{title}: event durations")
-        figs["durations"] = _save(fig, out, "durations")
+        return _save(fig, out, "durations")
+    return None
 
-    # inter-event times + fit
+
+def _fig_inter_event(plt: Any, res: dict[str, Any], out: Path, title: str, llm_word: str) -> dict[str, str] | None:
+    """The ``inter_event`` figure: CCDF of the LLM inter-event times with the fitted distributions, and their density;
+    ``None`` when the result has nothing to draw."""
     gaps = res.get("_gaps_llm")
     fit = res.get("_fit")
     if gaps is not None and np.sum(gaps > 0) >= 2:
@@ -191,9 +201,13 @@ def stats_figures(res: dict[str, Any], out: Path, title: str) -> dict[str, dict[
         b = res["inter_event_llm"].get("burstiness")
         axes[1].set_title(f"B = {b:.3f}" if b is not None else "B undefined")
         fig.suptitle(f"{title}: inter-event times of {llm_word} moments")
-        figs["inter_event"] = _save(fig, out, "inter_event")
+        return _save(fig, out, "inter_event")
+    return None
 
-    # precursors
+
+def _fig_time_to_event(plt: Any, res: dict[str, Any], out: Path, title: str, llm_word: str) -> dict[str, str] | None:
+    """The ``time_to_event`` figure: when the most similar earlier events happened before each LLM moment;
+    ``None`` when the result has nothing to draw."""
     pre = res.get("precursors") or {}
     by_k = pre.get("by_k") or {}
     if any(v["n"] for v in by_k.values()):
@@ -214,9 +228,33 @@ def stats_figures(res: dict[str, Any], out: Path, title: str) -> dict[str, dict[
             ax.set_ylabel("density")
             ax.legend(fontsize=8)
             ax.set_title(f"{title}: most similar earlier events (≤ {pre['window_s'] / 60:g} min)")
-            figs["time_to_event"] = _save(fig, out, "time_to_event")
+            return _save(fig, out, "time_to_event")
         else:
             plt.close(fig)
+    return None
+
+
+_FIGURES: tuple[tuple[str, Any], ...] = (
+    ("weekday_hour", _fig_weekday_hour),
+    ("apps", _fig_apps),
+    ("intentions", _fig_intentions),
+    ("durations", _fig_durations),
+    ("inter_event", _fig_inter_event),
+    ("time_to_event", _fig_time_to_event),
+)
+"""The figures of :func:`stats_figures`, in drawing order."""
+
+
+def stats_figures(res: dict[str, Any], out: Path, title: str) -> dict[str, dict[str, str]]:
+    """Draw every figure of one :func:`~proagent.stats.analysis.analyze` result
+    into ``out``; returns ``figure name -> {"png", "svg"}`` file names."""
+    plt = _plt()
+    llm_word = "assistance" if res["source_kind"] == "proactivebench" else "LLM"
+    figs: dict[str, dict[str, str]] = {}
+    for name, draw in _FIGURES:
+        files = draw(plt, res, out, title, llm_word)
+        if files is not None:
+            figs[name] = files
     return figs
 
 

@@ -51,7 +51,7 @@ def _header(sources: Sequence[str]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- text
 
 
-def _f(v: Any, spec: str = ".3f") -> str:
+def _stat_text(v: Any, spec: str = ".3f") -> str:
     if v is None:
         return "n/a"
     if isinstance(v, float):
@@ -75,20 +75,20 @@ def _fit_lines(res: dict[str, Any]) -> list[str]:
         return [f"power law: not fitted ({pl.get('reason')})"]
     lines = [
         f"power law: alpha = {pl['alpha']:.3f} ± {pl['alpha_se']:.3f}, xmin = {pl['xmin']:.3f} s, "
-        f"n_tail = {pl['n_tail']} of {pl['n_positive']}, KS D = {_f(pl['ks_distance'])}"
+        f"n_tail = {pl['n_tail']} of {pl['n_positive']}, KS D = {_stat_text(pl['ks_distance'])}"
         + ("  [small sample]" if pl.get("small_sample") else "")
     ]
     for alt, c in pl["comparisons"].items():
         lines.append(
-            f"  vs {alt:<20} R = {_f(c['R'], '+.3f')}, p = {_f(c['p'], '.3g')}, LLR = {_f(pl['llr'].get(alt), '+.4g')}"
+            f"  vs {alt:<20} R = {_stat_text(c['R'], '+.3f')}, p = {_stat_text(c['p'], '.3g')}, LLR = {_stat_text(pl['llr'].get(alt), '+.4g')}"
             f" -> {c['favours'] or 'tie'}{'' if c['significant'] else ' (not significant)'}"
         )
     fr = pl.get("full_range") or {}
     if fr.get("exponential"):
         e = fr["exponential"]
         lines.append(
-            f"  whole range (xmin = {fr['xmin']:.3g} s, alpha = {_f(fr['alpha'])}): vs exponential R = {_f(e['R'], '+.3f')}, "
-            f"p = {_f(e['p'], '.3g')}, LLR = {_f(e['llr'], '+.4g')} -> {e['favours']}"
+            f"  whole range (xmin = {fr['xmin']:.3g} s, alpha = {_stat_text(fr['alpha'])}): vs exponential R = {_stat_text(e['R'], '+.3f')}, "
+            f"p = {_stat_text(e['p'], '.3g')}, LLR = {_stat_text(e['llr'], '+.4g')} -> {e['favours']}"
         )
     return lines
 
@@ -99,23 +99,23 @@ def summary_text(res: dict[str, Any], name: str) -> str:
     ie = res["inter_event_llm"]
     ia = res.get("inter_event_all") or {}
     lines = [
-        f"{name}: {c['users']} users, {c['events']} events, {_f(c['llm_events'])} LLM moments "
-        f"(ratio {_f(c['llm_ratio'])}), {c['screenshots']} screenshots, {c['first']} .. {c['last']}",
+        f"{name}: {c['users']} users, {c['events']} events, {_stat_text(c['llm_events'])} LLM moments "
+        f"(ratio {_stat_text(c['llm_ratio'])}), {c['screenshots']} screenshots, {c['first']} .. {c['last']}",
         f"LLM moments: {res['llm_definition']}",
         f"times: {res['time_basis']}",
-        f"durations: median {_f(res['durations']['all']['median'], '.1f')} s, "
-        f"share < 3 s {_f(res['durations']['all'].get('share_under_3s'))}" + _known_durations(res),
+        f"durations: median {_stat_text(res['durations']['all']['median'], '.1f')} s, "
+        f"share < 3 s {_stat_text(res['durations']['all'].get('share_under_3s'))}" + _known_durations(res),
         f"apps: {res['apps']['distinct']} distinct" + (": " + ", ".join(
             f"{a['app']} ({a['events']})" for a in res["apps"]["top"][:3]) if res["apps"]["top"] else ""),
-        f"inter-event times of all events: n = {ia.get('n', 0)}, median {_f(ia.get('median'), '.1f')} s, "
-        f"B = {_f(ia.get('burstiness'))}",
-        f"inter-event times of LLM moments: n = {ie.get('n', 0)}, median {_f(ie.get('median'), '.1f')} s, "
-        f"B = {_f(ie.get('burstiness'))} (finite-size B_n = {_f(ie.get('burstiness_finite_size'))})",
+        f"inter-event times of all events: n = {ia.get('n', 0)}, median {_stat_text(ia.get('median'), '.1f')} s, "
+        f"B = {_stat_text(ia.get('burstiness'))}",
+        f"inter-event times of LLM moments: n = {ie.get('n', 0)}, median {_stat_text(ie.get('median'), '.1f')} s, "
+        f"B = {_stat_text(ie.get('burstiness'))} (finite-size B_n = {_stat_text(ie.get('burstiness_finite_size'))})",
         *_fit_lines(res),
     ]
     pre = res.get("precursors") or {}
     if pre.get("by_k"):
-        parts = [f"top-{k}: median {_f(v['median_s'], '.0f')} s" for k, v in pre["by_k"].items() if v["n"]]
+        parts = [f"top-{k}: median {_stat_text(v['median_s'], '.0f')} s" for k, v in pre["by_k"].items() if v["n"]]
         lines.append(
             f"similar earlier events (<= {pre['window_s'] / 60:g} min, {pre['n_with_candidates']} of "
             f"{pre['n_targets_analysed']} moments with candidates): " + ", ".join(parts)
@@ -135,7 +135,7 @@ def _img(out: Path, files: dict[str, str], alt: str) -> str:
 
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    return table(head, ([_f(x) for x in r] for r in rows))
+    return table(head, ([_stat_text(x) for x in r] for r in rows))
 
 
 def _page(title: str, body: str) -> str:
@@ -312,7 +312,7 @@ def render_compare(result: dict[str, Any]) -> str:
     """The comparison table as aligned plain text."""
     cols = result["table"]["columns"]
     rows = [[str(c) for c in cols]] + [
-        [r[0]] + [_f(v, ".4g") if isinstance(v, float) else _f(v) for v in r[1:]] for r in result["table"]["rows"]
+        [r[0]] + [_stat_text(v, ".4g") if isinstance(v, float) else _stat_text(v) for v in r[1:]] for r in result["table"]["rows"]
     ]
     widths = [max(len(r[i]) for r in rows) for i in range(len(cols))]
     return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))

@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError
-from ..io import check_output_folder, write_json_atomic
+from ..io import built_aside, check_output_folder, write_json_atomic
 from ..sources.lifetrace_write import PROCESSED_DDL
 from ..taxonomy import Taxonomy, load_taxonomy
 from .vocab import APPS, LLM_APPS, QUERIES, RESPONSES
@@ -204,9 +204,18 @@ def generate_user(path: str | Path, user_index: int, cfg: SynthConfig, taxonomy:
     user = path.parent.name
     rng = np.random.default_rng([cfg.seed, user_index])
     tl = _timeline(rng, cfg)
+    rows, apps, titles = _event_rows(rng, tl, taxonomy)
+    shot_rows, ocr_rows, m = _screenshot_rows(rng, tl, cfg, path, rows, apps, titles)
+    _write_database(path, rows, shot_rows, ocr_rows)
+    return {"user": user, "events": len(rows), "llm_events": int(tl["llm"].sum()), "screenshots": m, "path": str(path)}
+
+
+def _event_rows(rng: np.random.Generator, tl: dict[str, np.ndarray],
+                taxonomy: Taxonomy | None) -> tuple[list[tuple[Any, ...]], list[str], list[str]]:
+    """The ``events`` rows of a timeline (app, title, summary; an LLM event's conversation,
+    intention and platform), with each event's app and title."""
     n = tl["start"].size
     llm = tl["llm"]
-    # ---- content
     app_w = np.array([a[1] for a in APPS], float) * rng.uniform(0.5, 1.5, len(APPS))  # per-user taste
     app_i = rng.choice(len(APPS), size=n, p=app_w / app_w.sum())
     subj = rng.integers(0, 1 << 30, n)
@@ -245,7 +254,16 @@ def generate_user(path: str | Path, user_index: int, cfg: SynthConfig, taxonomy:
                          f"{summary}. Screen shows {title}.", None, None, None))
         apps.append(app)
         titles.append(title)
-    # ---- screenshots
+    return rows, apps, titles
+
+
+def _screenshot_rows(rng: np.random.Generator, tl: dict[str, np.ndarray], cfg: SynthConfig, path: Path,
+                     rows: list[tuple[Any, ...]], apps: list[str], titles: list[str]) -> tuple[Any, list[tuple[Any, ...]], int]:
+    """The ``screenshots`` rows (one every ``cfg.screenshot_interval`` s of each event; tiny PNG
+    files beside ``path`` with ``cfg.screenshots``) and one ``ocr_results`` row per event;
+    returns them and the screenshot count."""
+    user = path.parent.name
+    n = tl["start"].size
     dur = tl["end"] - tl["start"]
     per = np.maximum(1, np.ceil(dur / cfg.screenshot_interval).astype(np.int64))
     m = int(per.sum())
@@ -289,23 +307,24 @@ def generate_user(path: str | Path, user_index: int, cfg: SynthConfig, taxonomy:
     first_ids = (first + 1).tolist()
     ocr_rows = [(i + 1, sid, f"{titles[i]}\n{rows[i][7]}", 0.93, "ch_sim+en", 0.4, shot_ts[sid - 1])
                 for i, sid in enumerate(first_ids)]
-    # ---- write
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.unlink(missing_ok=True)
-    con = sqlite3.connect(tmp)
-    try:
-        con.execute("PRAGMA journal_mode = OFF")
-        con.execute("PRAGMA synchronous = OFF")
-        con.executescript(PROCESSED_DDL)
-        con.execute("BEGIN")
-        con.executemany(f"INSERT INTO events VALUES ({','.join('?' * 14)})", rows)
-        con.executemany(f"INSERT INTO screenshots VALUES ({','.join('?' * 13)})", shot_rows)
-        con.executemany("INSERT INTO ocr_results VALUES (?,?,?,?,?,?,?)", ocr_rows)
-        con.execute("COMMIT")
-    finally:
-        con.close()
-    os.replace(tmp, path)
-    return {"user": user, "events": n, "llm_events": int(llm.sum()), "screenshots": m, "path": str(path)}
+    return shot_rows, ocr_rows, m
+
+
+def _write_database(path: Path, rows: list[tuple[Any, ...]], shot_rows: Any, ocr_rows: list[tuple[Any, ...]]) -> None:
+    """The processed database at ``path``, built aside and renamed over it."""
+    with built_aside(path, mode=0o644) as tmp:
+        con = sqlite3.connect(tmp)
+        try:
+            con.execute("PRAGMA journal_mode = OFF")
+            con.execute("PRAGMA synchronous = OFF")
+            con.executescript(PROCESSED_DDL)
+            con.execute("BEGIN")
+            con.executemany(f"INSERT INTO events VALUES ({','.join('?' * 14)})", rows)
+            con.executemany(f"INSERT INTO screenshots VALUES ({','.join('?' * 13)})", shot_rows)
+            con.executemany("INSERT INTO ocr_results VALUES (?,?,?,?,?,?,?)", ocr_rows)
+            con.execute("COMMIT")
+        finally:
+            con.close()
 
 
 MEMORY_PER_DAY = 6_000_000

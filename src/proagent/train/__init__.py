@@ -23,10 +23,10 @@ from .data import (
     moment_key,
     training_moments,
 )
-from .when import MODELS, OBJECTIVES, WhenConfig, choose_threshold, fit_when, parse_objective, train_decider
+from .when import CLASSIFIERS, OBJECTIVES, WhenConfig, choose_threshold, fit_when, parse_objective, train_decider
 
 __all__ = [
-    "MODELS",
+    "CLASSIFIERS",
     "OBJECTIVES",
     "LabelledSource",
     "TrainingSet",

@@ -351,13 +351,7 @@ def finetune(train: list[Sample], base: str, out: str | Path, config: FinetuneCo
     os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
     if not train:
         raise ValueError("no training moments")
-    if config.method not in DEFAULT_LEARNING_RATE:
-        raise ValueError(f"method {config.method!r}: choose sft or lora")
-    if config.batch_size < 1 or config.micro_batch_size < 1 or config.batch_size % config.micro_batch_size:
-        raise ValueError(f"batch size {config.batch_size} must be a positive multiple of the micro-batch {config.micro_batch_size}")
-
-    if config.gguf_type not in GGUF_TYPES:
-        raise ValueError(f"GGUF type {config.gguf_type!r}: choose from {', '.join(GGUF_TYPES)}")
+    _check_config(config)
     out = Path(out)
     sources = list(sources or [])
     ids = [s.id for s in train]
@@ -376,7 +370,6 @@ def finetune(train: list[Sample], base: str, out: str | Path, config: FinetuneCo
     import datasets
     import torch
     from datasets import Dataset
-    from trl import SFTConfig, SFTTrainer
 
     datasets.disable_progress_bars()  # one line per step from the callback is the progress
 
@@ -386,15 +379,8 @@ def finetune(train: list[Sample], base: str, out: str | Path, config: FinetuneCo
     echo(f"loading {base}")
     model, tok, source_gguf = load_base(base)
 
-    examples = chat_examples(train)
-    lengths = [len(tok.apply_chat_template(e["prompt"] + e["completion"], tokenize=True, return_dict=True)["input_ids"])
-               for e in examples]
-    kept = [e for e, n in zip(examples, lengths) if n <= config.max_length]
-    too_long = len(examples) - len(kept)
-    if not kept:
-        raise ValueError(f"every example is longer than max_length {config.max_length} tokens")
-    if too_long:
-        echo(f"{too_long} of {len(examples)} examples are longer than {config.max_length} tokens and are left out")
+    kept, lengths = _fitting_examples(train, tok, config, echo)
+    too_long = len(lengths) - len(kept)
     dataset = Dataset.from_list([{"prompt": e["prompt"], "completion": e["completion"]} for e in kept])
     probe = dataset.select(range(min(config.loss_probe, len(dataset)))) if config.loss_probe > 0 else None
 
@@ -411,26 +397,8 @@ def finetune(train: list[Sample], base: str, out: str | Path, config: FinetuneCo
     out.mkdir(parents=True, exist_ok=True)
     write_json_atomic(out / MANIFEST, manifest)
 
-    peft_config = None
-    if config.method == "lora":
-        from peft import LoraConfig
-
-        peft_config = LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha, lora_dropout=config.lora_dropout,
-                                 target_modules="all-linear", task_type="CAUSAL_LM")
     cuda = torch.cuda.is_available()
-    args = SFTConfig(
-        output_dir=str(out / "checkpoints"), per_device_train_batch_size=config.micro_batch_size,
-        per_device_eval_batch_size=config.micro_batch_size,
-        gradient_accumulation_steps=config.batch_size // config.micro_batch_size, learning_rate=config.lr(),
-        num_train_epochs=config.epochs, max_steps=config.max_steps, logging_steps=1, save_strategy="steps",
-        save_steps=config.save_steps, save_total_limit=2, seed=config.seed, data_seed=config.seed,
-        report_to="none", max_length=config.max_length, packing=False, completion_only_loss=True,
-        bf16=bool(cuda and torch.cuda.is_bf16_supported()), disable_tqdm=True, dataloader_num_workers=0,
-        gradient_checkpointing=False,  # small models: recomputing activations only costs time
-        dataloader_pin_memory=cuda,
-    )
-    trainer = SFTTrainer(model=model, args=args, train_dataset=dataset, eval_dataset=probe, processing_class=tok,
-                         peft_config=peft_config, callbacks=[_callback(echo)])
+    trainer = _trainer(model, tok, dataset, probe, config, out, echo)
     resume = _last_checkpoint(out / "checkpoints")
     if resume and old is not None and "loss_before" in old:
         manifest["loss_before"] = old["loss_before"]  # measured before the interrupted run
@@ -448,29 +416,102 @@ def finetune(train: list[Sample], base: str, out: str | Path, config: FinetuneCo
                           for r in trainer.state.log_history if "loss" in r]
     manifest["steps"] = int(trainer.state.global_step)
 
-    final = trainer.model
-    if config.method == "lora":
-        final.save_pretrained(str(out / "adapter"))
-        manifest["adapter"] = "adapter"
-        final = final.merge_and_unload()
-    else:
-        manifest["adapter"] = None
-    final.eval()
-    if source_gguf is not None:
-        echo(f"writing {out / 'model.gguf'} ({config.gguf_type})")
-        info = export_gguf(final, source_gguf, out / "model.gguf", dtype=config.gguf_type)
-        manifest["model_gguf"] = "model.gguf"
-        manifest["gguf_bytes"] = info["bytes"]
-    else:
-        final.save_pretrained(str(out / "model"))
-        tok.save_pretrained(str(out / "model"))
-        manifest["model_gguf"] = None
-        manifest["model_folder"] = "model"
-        echo("the base is a Hugging Face folder: merged model saved to model/ (convert it with llama.cpp's "
-             "convert_hf_to_gguf.py to evaluate it with local//...)")
+    manifest.update(_save_model(trainer.model, tok, config, out, source_gguf, echo))
     manifest["status"] = "done"
     manifest["seconds"] = round(time.monotonic() - started, 1)
     manifest["device"] = "cuda" if cuda else "cpu"
     manifest["threads"] = int(torch.get_num_threads())
     write_json_atomic(out / MANIFEST, manifest)
     return manifest
+
+
+def _check_config(config: FinetuneConfig) -> None:
+    """Refuse settings that cannot run (before the base is loaded).
+
+    Raises:
+        ValueError: an unknown method or GGUF type, or a batch size that is not a positive
+            multiple of the micro-batch.
+    """
+    if config.method not in DEFAULT_LEARNING_RATE:
+        raise ValueError(f"method {config.method!r}: choose sft or lora")
+    if config.batch_size < 1 or config.micro_batch_size < 1 or config.batch_size % config.micro_batch_size:
+        raise ValueError(f"batch size {config.batch_size} must be a positive multiple of the micro-batch {config.micro_batch_size}")
+    if config.gguf_type not in GGUF_TYPES:
+        raise ValueError(f"GGUF type {config.gguf_type!r}: choose from {', '.join(GGUF_TYPES)}")
+
+
+def _fitting_examples(train: list[Sample], tok: Any, config: FinetuneConfig,
+                      echo: Callable[[str], None]) -> tuple[list[dict[str, Any]], list[int]]:
+    """The chat examples of ``train`` no longer than ``config.max_length`` tokens, and the token
+    length of every example (kept or not).
+
+    Raises:
+        ValueError: every example is too long.
+    """
+    examples = chat_examples(train)
+    lengths = [len(tok.apply_chat_template(e["prompt"] + e["completion"], tokenize=True, return_dict=True)["input_ids"])
+               for e in examples]
+    kept = [e for e, n in zip(examples, lengths) if n <= config.max_length]
+    if not kept:
+        raise ValueError(f"every example is longer than max_length {config.max_length} tokens")
+    if len(kept) < len(examples):
+        echo(f"{len(examples) - len(kept)} of {len(examples)} examples are longer than {config.max_length} tokens and are left out")
+    return kept, lengths
+
+
+def _trainer(model: Any, tok: Any, dataset: Any, probe: Any, config: FinetuneConfig, out: Path,
+             echo: Callable[[str], None]) -> Any:
+    """TRL's ``SFTTrainer`` for ``config`` (LoRA adapters with ``method="lora"``; completion-only
+    loss, checkpoints under ``out/checkpoints``, one ``echo`` line per logged step)."""
+    import torch
+    from trl import SFTConfig, SFTTrainer
+
+    cuda = torch.cuda.is_available()
+    peft_config = None
+    if config.method == "lora":
+        from peft import LoraConfig
+
+        peft_config = LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha, lora_dropout=config.lora_dropout,
+                                 target_modules="all-linear", task_type="CAUSAL_LM")
+    args = SFTConfig(
+        output_dir=str(out / "checkpoints"), per_device_train_batch_size=config.micro_batch_size,
+        per_device_eval_batch_size=config.micro_batch_size,
+        gradient_accumulation_steps=config.batch_size // config.micro_batch_size, learning_rate=config.lr(),
+        num_train_epochs=config.epochs, max_steps=config.max_steps, logging_steps=1, save_strategy="steps",
+        save_steps=config.save_steps, save_total_limit=2, seed=config.seed, data_seed=config.seed,
+        report_to="none", max_length=config.max_length, packing=False, completion_only_loss=True,
+        bf16=bool(cuda and torch.cuda.is_bf16_supported()), disable_tqdm=True, dataloader_num_workers=0,
+        gradient_checkpointing=False,  # small models: recomputing activations only costs time
+        dataloader_pin_memory=cuda,
+    )
+    trainer = SFTTrainer(model=model, args=args, train_dataset=dataset, eval_dataset=probe, processing_class=tok,
+                         peft_config=peft_config, callbacks=[_callback(echo)])
+    return trainer
+
+
+def _save_model(final: Any, tok: Any, config: FinetuneConfig, out: Path, source_gguf: Path | None,
+                echo: Callable[[str], None]) -> dict[str, Any]:
+    """Write the trained model (the LoRA adapter, then the merged model as ``model.gguf`` when
+    the base came from a GGUF, else a Hugging Face folder ``model/``); returns the manifest
+    keys naming what was written."""
+    files: dict[str, Any] = {}
+    if config.method == "lora":
+        final.save_pretrained(str(out / "adapter"))
+        files["adapter"] = "adapter"
+        final = final.merge_and_unload()
+    else:
+        files["adapter"] = None
+    final.eval()
+    if source_gguf is not None:
+        echo(f"writing {out / 'model.gguf'} ({config.gguf_type})")
+        info = export_gguf(final, source_gguf, out / "model.gguf", dtype=config.gguf_type)
+        files["model_gguf"] = "model.gguf"
+        files["gguf_bytes"] = info["bytes"]
+    else:
+        final.save_pretrained(str(out / "model"))
+        tok.save_pretrained(str(out / "model"))
+        files["model_gguf"] = None
+        files["model_folder"] = "model"
+        echo("the base is a Hugging Face folder: merged model saved to model/ (convert it with llama.cpp's "
+             "convert_hf_to_gguf.py to evaluate it with local//...)")
+    return files

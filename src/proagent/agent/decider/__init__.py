@@ -28,7 +28,8 @@ from ._features import (
     moment_texts,
 )
 from ._gate import decider_gate
-from ._online import METHODS, LearnConfig, PersonalModel, cost_threshold, population_scaler
+from ._online import LEARNING_METHODS, LearnConfig, PersonalModel, cost_threshold, population_scaler
+from ._manifest import DeciderManifest
 from ._model import MANIFEST_FORMAT, MANIFEST_VERSION, Decider, DeciderError, Decision, load_decider, save_decider
 
 __all__ = [
@@ -39,10 +40,11 @@ __all__ = [
     "FEATURE_VERSION",
     "KEYWORDS",
     "LearnConfig",
-    "METHODS",
+    "LEARNING_METHODS",
     "MANIFEST_FORMAT",
     "MANIFEST_VERSION",
     "Decider",
+    "DeciderManifest",
     "DeciderError",
     "Decision",
     "EmbeddingCache",

@@ -13,7 +13,7 @@ import hashlib
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +24,10 @@ from ...io import write_atomic, write_json_atomic
 from ...records import Sample
 from ._embedding import EMBEDDING_MODEL, EmbeddingCache
 from ._features import FEATURE_VERSION, FeatureConfig, feature_names, moment_features
+from ._manifest import DeciderManifest
 
-__all__ = ["MANIFEST_FORMAT", "MANIFEST_VERSION", "TRUSTED_PREFIXES", "Decider", "DeciderError", "Decision",
-           "load_decider", "save_decider"]
+__all__ = ["MANIFEST_FORMAT", "MANIFEST_VERSION", "TRUSTED_PREFIXES", "Decider", "DeciderError", "DeciderManifest",
+           "Decision", "load_decider", "save_decider"]
 
 MANIFEST_FORMAT = "proagent-decider"
 """``format`` field of every decider manifest."""
@@ -65,17 +66,18 @@ class Decider:
 
     Attributes:
         path: the folder it was loaded from (``None`` before saving).
-        manifest: the manifest dict (``manifest.json``).
+        manifest: the manifest (``manifest.json``, :class:`DeciderManifest`).
         model: the fitted scikit-learn classifier (``predict_proba``).
         features: the feature configuration.
         threshold: decision threshold on ``p_yes``.
     """
 
-    def __init__(self, model: Any, manifest: dict, cache: EmbeddingCache | None = None, path: Path | None = None) -> None:
+    def __init__(self, model: Any, manifest: DeciderManifest, cache: EmbeddingCache | None = None,
+                 path: Path | None = None) -> None:
         self.model = model
         self.manifest = manifest
-        self.features = FeatureConfig(tuple(manifest["feature_groups"]))
-        self.threshold = float(manifest["threshold"])
+        self.features = FeatureConfig(manifest.feature_groups)
+        self.threshold = manifest.threshold
         self.cache = cache or EmbeddingCache()
         self.path = path
 
@@ -103,24 +105,24 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def save_decider(folder: str | Path, model: Any, manifest: dict, report: str) -> Path:
+def save_decider(folder: str | Path, model: Any, manifest: DeciderManifest, report: str) -> DeciderManifest:
     """Write ``model.skops``, ``manifest.json`` (with the model's SHA-256 added) and
     ``report.md`` into ``folder``, each atomically; the manifest goes last, so a
     folder with a manifest always has the model it names.
 
     Returns:
-        The folder.
+        The manifest as written (format, version, model file and SHA-256 filled in).
     """
     import skops.io as sio
 
     folder = Path(folder)
     blob = sio.dumps(model)
     write_atomic(folder / MODEL_FILE, blob)
-    manifest = {**manifest, "format": MANIFEST_FORMAT, "manifest_version": MANIFEST_VERSION,
-                "model_file": MODEL_FILE, "model_sha256": hashlib.sha256(blob).hexdigest()}
+    manifest = replace(manifest, format=MANIFEST_FORMAT, manifest_version=MANIFEST_VERSION, model_file=MODEL_FILE,
+                       model_sha256=hashlib.sha256(blob).hexdigest())
     write_atomic(folder / "report.md", report)
     write_json_atomic(folder / MANIFEST_FILE, manifest, nan="null")
-    return folder
+    return manifest
 
 
 def load_decider(folder: str | Path, cache: EmbeddingCache | None = None) -> Decider:
@@ -182,4 +184,8 @@ def load_decider(folder: str | Path, cache: EmbeddingCache | None = None) -> Dec
     if getattr(model, "n_features_in_", manifest["n_features"]) != manifest["n_features"]:
         raise DeciderError(model_path, f"takes {model.n_features_in_} features, the manifest says "
                            f"{manifest['n_features']}; retrain with `proagent train when`")
-    return Decider(model, manifest, cache=cache, path=folder)
+    try:
+        record = DeciderManifest.from_json(manifest)
+    except (KeyError, TypeError, ValueError) as e:  # e.g. training_moments that are not objects
+        raise DeciderError(mpath, f"incomplete manifest ({e})") from None
+    return Decider(model, record, cache=cache, path=folder)

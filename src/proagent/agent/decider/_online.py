@@ -4,7 +4,7 @@ A population decider (``proagent train when`` on other people's sessions) gives
 P(help) for a moment; every answered offer of the user is a label for that
 moment. A :class:`PersonalModel` combines the two, refitted after every answer
 (a handful to a few hundred labelled moments: milliseconds to tens of
-milliseconds). Methods (:data:`METHODS`), all on the decider's own feature rows:
+milliseconds). Methods (:data:`LEARNING_METHODS`), all on the decider's own feature rows:
 
 * ``prior-shift``: the population logit plus the user's own offset ``b``
   (a prior shift of the base rate, Saerens et al. 2002), ``b`` the MAP estimate
@@ -43,9 +43,9 @@ import numpy as np
 
 from ._embedding import EMBEDDING_DIM
 
-__all__ = ["METHODS", "LearnConfig", "PersonalModel", "cost_threshold", "population_scaler"]
+__all__ = ["LEARNING_METHODS", "LearnConfig", "PersonalModel", "cost_threshold", "population_scaler"]
 
-METHODS = ("prior-shift", "refit", "knn", "pooled")
+LEARNING_METHODS = ("prior-shift", "refit", "knn", "pooled")
 """Online learning methods (module docstring)."""
 
 _EPS = 1e-4
@@ -72,7 +72,7 @@ class LearnConfig:
     """How a :class:`PersonalModel` learns (recorded in the learning manifest)."""
 
     method: str = "knn"
-    """One of :data:`METHODS` (``knn``: ``proagent live``'s default, the benchmark's best when only
+    """One of :data:`LEARNING_METHODS` (``knn``: ``proagent live``'s default, the benchmark's best when only
     offers are answered)."""
     prior_sd: float = 1.0
     """Prior SD of the user's logit offset ``b`` (prior-shift, pooled): an offset of one
@@ -90,8 +90,8 @@ class LearnConfig:
     """Pseudo-neighbours the population probability counts as (knn)."""
 
     def __post_init__(self) -> None:
-        if self.method not in METHODS:
-            raise ValueError(f"learning method {self.method!r}: choose from {', '.join(METHODS)}")
+        if self.method not in LEARNING_METHODS:
+            raise ValueError(f"learning method {self.method!r}: choose from {', '.join(LEARNING_METHODS)}")
 
 
 def population_scaler(model: Any) -> tuple[np.ndarray, np.ndarray] | None:

@@ -36,7 +36,7 @@ from ._base import (
     get_memory,
     register_memory,
 )
-from ._records import (
+from .records import (
     MemoryQuery,
     MemoryRecord,
     derive_fields,

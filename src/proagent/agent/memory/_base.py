@@ -17,7 +17,7 @@ import numpy as np
 
 from ...errors import RunError
 from ...io import write_atomic
-from ._records import MemoryQuery, MemoryRecord, records_fingerprint
+from .records import MemoryQuery, MemoryRecord, records_fingerprint
 
 __all__ = [
     "MEMORIES",

@@ -7,7 +7,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from ...records import Sample
 from ..prompting import memory_block, with_memory
 from ._base import Memory
-from ._records import query_for
+from .records import query_for
 
 __all__ = ["memory_context"]
 

@@ -39,7 +39,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ._base import Memory, MemoryItem
-from ._records import MemoryQuery, MemoryRecord
+from .records import MemoryQuery, MemoryRecord
 
 if TYPE_CHECKING:
     import networkx as nx

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._base import Memory, MemoryItem
-from ._records import MemoryQuery, MemoryRecord
+from .records import MemoryQuery, MemoryRecord
 from .rag import embed_texts, render_record
 
 __all__ = ["PersonaMemory", "allocate", "personax_select", "select_prototypical_diverse", "ward_clusters"]

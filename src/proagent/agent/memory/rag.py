@@ -27,7 +27,7 @@ import numpy as np
 
 from ...embedding import embed
 from ._base import Memory, MemoryItem
-from ._records import MemoryQuery, MemoryRecord
+from .records import MemoryQuery, MemoryRecord
 
 __all__ = ["EXACT_BELOW", "HNSW_EF_SEARCH", "HNSW_M", "RagMemory", "embed_texts", "flat_index", "search",
            "vector_index"]

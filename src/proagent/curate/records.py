@@ -1,11 +1,16 @@
-"""Typed records of the curation stage: regions, screening verdicts, curation decisions."""
+"""Typed records of the curation stage: regions, screening verdicts, curation decisions, the
+output's manifest."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["ACTIONS", "RISK_ACTION", "Action", "CurateSummary", "Region", "Risk", "Screening", "Verdict"]
+from ..errors import DataError
+
+__all__ = ["ACTIONS", "RISK_ACTION", "Action", "CurateManifest", "CurateSummary", "Region", "Risk", "Screening", "Verdict"]
 
 Risk = Literal["safe", "moderate", "high-risk"]
 """ProAgentBench's privacy risk levels (Appendix B.4)."""
@@ -133,3 +138,36 @@ class CurateSummary:
     a byte-identical earlier one)."""
     pending_review: int = 0
     """Screenshots phase 1 retained or rated moderate that have no review decision yet."""
+
+
+@dataclass(frozen=True)
+class CurateManifest:
+    """``OUT/.curate/manifest.json``: what a curate output was made from (written first, before
+    any screening; ``proagent review`` and a re-run of ``curate`` read it)."""
+
+    raw: str
+    """The raw input, resolved (a re-run with another input is refused)."""
+    users: dict[str, str]
+    """User -> the LifeTrace database curated for them, resolved."""
+
+    @classmethod
+    def read(cls, path: Path) -> CurateManifest:
+        """The manifest at ``path``.
+
+        Raises:
+            DataError: unreadable, not UTF-8 JSON, or not a curate manifest (no ``users``).
+        """
+        try:
+            data = json.loads(path.read_text("utf-8"))
+        except UnicodeDecodeError:
+            raise DataError(path, "the curate manifest is not UTF-8 text (damaged); re-run proagent curate") from None
+        except json.JSONDecodeError as e:
+            raise DataError(path, f"the curate manifest is not valid JSON ({e.msg} at line {e.lineno}); "
+                                  "re-run proagent curate") from None
+        except OSError as e:
+            raise DataError(path, f"cannot read the curate manifest ({e.strerror or e})") from None
+        users = data.get("users") if isinstance(data, dict) else None
+        if not isinstance(users, (dict, list)):
+            raise DataError(path, "not a curate manifest (no users); re-run proagent curate")
+        users = {str(u): str(db) for u, db in users.items()} if isinstance(users, dict) else {str(u): "" for u in users}
+        return cls(raw=str(data.get("raw") or ""), users=users)
