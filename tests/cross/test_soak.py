@@ -9,7 +9,7 @@ from pathlib import Path
 
 from system import require_binary
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 
 def test_short_soak(tmp_path: Path) -> None:

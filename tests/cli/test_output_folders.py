@@ -19,7 +19,7 @@ from proagent.errors import DataError
 from proagent.io import LOCK_NAME, check_output_folder
 from proagent.train.when import WhenConfig, cv_warning, fit_when
 
-SHARED = Path(os.environ.get("PROAGENT_SHARED") or Path(__file__).resolve().parents[2] / "shared") / "data"
+SHARED = Path(os.environ.get("PROAGENT_SHARED") or Path(__file__).resolve().parents[3] / "shared") / "data"
 SYNTHETIC = SHARED / "proactivebench-synthetic"
 
 

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from proagent.cli import cli
 from proagent.sources.fetch import PROACTIVEBENCH_FILES
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "proactivebench"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "proactivebench"
 
 needs_shared = pytest.mark.skipif(
     not (SHARED / "code_11.json").is_file(),

@@ -15,7 +15,7 @@ from memory_fixtures import write_sessions
 from proagent.cli import cli
 from proagent.cli.dialogue import dialogue
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "proactivebench"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "proactivebench"
 
 # values whose keys depend on the installed packages or the arguments given, not on proagent
 OPEN = {"run.versions", "run.task_args", "run.model_args", "run.generate_config", "samples",
