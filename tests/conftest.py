@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+from pathlib import Path
 
 import pytest
 
@@ -38,3 +39,18 @@ def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
         return max(1, len(str(text)) // 4)
 
     monkeypatch.setattr(MockLLM, "count_text_tokens", count)
+
+
+@pytest.fixture
+def in_tmp_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """A test that runs commands as a user would, in ``tmp_path``: it is the working folder
+    (default log and output folders land there), proagent's disk caches of built memory and
+    of embeddings are inside it, and the ``PROAGENT_EVAL_*`` defaults of the environment are
+    unset. A test file takes it for every test with
+    ``pytestmark = pytest.mark.usefixtures("in_tmp_path")``. Returns ``tmp_path``."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PROAGENT_MEMORY_CACHE", str(tmp_path / "memcache"))
+    monkeypatch.setenv("PROAGENT_EMBEDDING_CACHE", str(tmp_path / "emb"))
+    for var in ("PROAGENT_EVAL_MODEL", "PROAGENT_EVAL_DATA", "PROAGENT_EVAL_WINDOW", "PROAGENT_EVAL_LOG_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    return tmp_path

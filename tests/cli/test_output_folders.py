@@ -23,11 +23,7 @@ SHARED = Path(os.environ.get("PROAGENT_SHARED") or Path(__file__).resolve().pare
 SYNTHETIC = SHARED / "proactivebench-synthetic"
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch, tmp_path):
-    monkeypatch.setenv("PROAGENT_EMBEDDING_CACHE", str(tmp_path / "emb"))
-    monkeypatch.setenv("PROAGENT_MEMORY_CACHE", str(tmp_path / "memcache"))
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("in_tmp_path")  # working folder and caches in tmp_path (conftest)
 
 
 def _user_folder(tmp_path: Path) -> Path:
