@@ -5,7 +5,7 @@ restarted. Measured on the live process: every event row decided exactly once (n
 repeated), its resident memory and open file descriptors sampled every few seconds.
 
     python benchmarks/soak.py --minutes 30          # the full soak
-    python benchmarks/soak.py --minutes 1           # the short version (tests/test_soak.py)
+    python benchmarks/soak.py --minutes 1           # the short version (tests/cross/test_soak.py)
 
 Prints one line per figure: events recorded, decisions, missed, repeated, live's RSS and open
 descriptors at the first sample (the baseline, after start-up) and at the end, with their maximum

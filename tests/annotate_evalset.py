@@ -14,7 +14,7 @@ images with RapidOCR) with one event per page. Each page's label says whether it
 is LLM use, the platform, the user's question and the intention.
 
 ``build_evalset(root)`` writes ``root/P01/lifetrace.db`` + ``root/P01/screenshots/``
-and returns the labels by event id. Used by ``tests/test_annotate_evalset.py`` and
+and returns the labels by event id. Used by ``tests/annotate/test_annotate_evalset.py`` and
 ``benchmarks/annotate.py``.
 """
 

@@ -15,7 +15,7 @@ from memory_fixtures import write_sessions
 from proagent.cli import cli
 from proagent.cli.dialogue import dialogue
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "proactivebench"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "proactivebench"
 
 # values whose keys depend on the installed packages or the arguments given, not on proagent
 OPEN = {"run.versions", "run.task_args", "run.model_args", "run.generate_config", "samples",
@@ -54,12 +54,7 @@ def keys(d: dict, prefix: str = "") -> set[str]:
     return out
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch, tmp_path):
-    monkeypatch.setenv("PROAGENT_MEMORY_CACHE", str(tmp_path / "memcache"))
-    monkeypatch.chdir(tmp_path)
-    for var in ("PROAGENT_EVAL_MODEL", "PROAGENT_EVAL_DATA", "PROAGENT_EVAL_WINDOW", "PROAGENT_EVAL_LOG_DIR"):
-        monkeypatch.delenv(var, raising=False)
+pytestmark = pytest.mark.usefixtures("in_tmp_path")  # working folder and caches in tmp_path (conftest)
 
 
 def _ok(r) -> None:

@@ -13,9 +13,7 @@ from proagent.cli.dialogue import dialogue
 from proagent.dialogue.kappa import quadratic_kappa
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch, tmp_path):
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("in_tmp_path")  # working folder and caches in tmp_path (conftest)
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from proagent.cli import cli
 from proagent.sources.fetch import PROACTIVEBENCH_FILES
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "proactivebench"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "proactivebench"
 
 needs_shared = pytest.mark.skipif(
     not (SHARED / "code_11.json").is_file(),
@@ -27,12 +27,7 @@ HEADLINE_KEYS = ("accuracy", "precision", "recall", "f1", "intention_accuracy", 
                  "unparsed_rate", "n")
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch, tmp_path):
-    """No test here may reach the network; the working folder is tmp_path (default log dirs land there)."""
-    monkeypatch.chdir(tmp_path)
-    for var in ("PROAGENT_EVAL_MODEL", "PROAGENT_EVAL_DATA", "PROAGENT_EVAL_WINDOW", "PROAGENT_EVAL_LOG_DIR"):
-        monkeypatch.delenv(var, raising=False)
+pytestmark = pytest.mark.usefixtures("in_tmp_path")  # working folder and caches in tmp_path (conftest)
 
 
 @pytest.fixture

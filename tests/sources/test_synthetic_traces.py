@@ -20,7 +20,7 @@ from proagent.sources import fetch as F
 from proagent.sources.proactivebench_synthetic import read_reward_traces, trace_samples
 from proagent.train import load_training_data
 
-SYNTHETIC = Path(os.environ.get("PROAGENT_SHARED") or Path(__file__).resolve().parents[2] / "shared") / "data" / "proactivebench-synthetic"
+SYNTHETIC = Path(os.environ.get("PROAGENT_SHARED") or Path(__file__).resolve().parents[3] / "shared") / "data" / "proactivebench-synthetic"
 needs_shared = pytest.mark.skipif(not SYNTHETIC.is_dir(), reason="../shared/data/proactivebench-synthetic not present")
 
 SYN = {"obs": [{"time": "Day 1, 11:58 PM", "event": "The user opens 'a.py' in VS Code."},

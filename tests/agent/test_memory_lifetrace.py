@@ -14,10 +14,7 @@ from proagent.bench.samples import SampleConfig, build_samples
 from proagent.sources.load import load_events
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch, tmp_path):
-    monkeypatch.setenv("PROAGENT_MEMORY_CACHE", str(tmp_path / "memcache"))
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("in_tmp_path")  # working folder and caches in tmp_path (conftest)
 
 
 @pytest.fixture(scope="module")

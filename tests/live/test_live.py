@@ -30,7 +30,7 @@ from proagent.live._agent import HowModel  # noqa: E402
 from proagent.records import Event, Prediction, Screenshot  # noqa: E402
 from proagent.sources.proactivebench import read_proactivebench_session  # noqa: E402
 
-DEV = Path(__file__).resolve().parents[1] / ".." / ".." / "shared" / "data" / "proactivebench"
+DEV = Path(__file__).resolve().parents[2] / ".." / ".." / "shared" / "data" / "proactivebench"
 if not DEV.is_dir():
     DEV = Path("/work/shared/data/proactivebench")
 CODE13 = DEV / "code_13.json"

@@ -11,7 +11,7 @@ from proagent.dialogue import DOMAINS, Environment, read_environments, write_env
 from proagent.dialogue.planning import round_robin
 from proagent.errors import DataError
 
-SEED = Path(__file__).resolve().parents[2] / "shared" / "data" / "proactiveeval-seed" / "environments.jsonl"
+SEED = Path(__file__).resolve().parents[3] / "shared" / "data" / "proactiveeval-seed" / "environments.jsonl"
 
 
 def item(i: int = 1, domain: str = "recommendation", **over) -> dict:

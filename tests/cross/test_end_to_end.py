@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from proagent.cli import cli
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "proactivebench"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "proactivebench"
 KEYS = ("accuracy", "precision", "recall", "f1", "intention_accuracy", "semantic_similarity", "unparsed_rate", "n")
 
 pytestmark = [

@@ -23,7 +23,7 @@ from proagent.sources.proactivebench import (
     read_proactivebench_session,
 )
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "proactivebench"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "proactivebench"
 """The real ProactiveBench dev sessions (read-only), beside the repository."""
 
 needs_shared = pytest.mark.skipif(

@@ -29,7 +29,7 @@ from proagent.agent.calibration import p_yes_from_logprobs, youden_threshold
 from proagent.bench.tasks import assist
 from proagent.cli import cli
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "proactivebench"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "proactivebench"
 needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/data/proactivebench not present")
 
 

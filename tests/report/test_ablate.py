@@ -16,10 +16,7 @@ from proagent.report.effects import paired_effect
 from proagent.report.tidy import TIDY_COLUMNS
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch, tmp_path):
-    monkeypatch.setenv("PROAGENT_MEMORY_CACHE", str(tmp_path / "memcache"))
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("in_tmp_path")  # working folder and caches in tmp_path (conftest)
 
 
 def test_ablate_tiny_grid_renders_report_and_resumes(tmp_path):

@@ -28,7 +28,7 @@ from proagent.stats import (
 )
 from proagent.cli.stats import stats_cmd
 
-DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "proactivebench"
+DEV = Path(__file__).resolve().parents[3] / "shared" / "data" / "proactivebench"
 
 
 def fake_embed(texts):

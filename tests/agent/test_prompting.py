@@ -24,7 +24,7 @@ from proagent.bench.samples import SampleConfig, build_samples
 from proagent.records import Event, Sample, Screenshot
 from proagent.taxonomy import load_taxonomy
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "proactivebench"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "proactivebench"
 
 T0 = datetime(2025, 9, 15, 9, 0, 0)
 

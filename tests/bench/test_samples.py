@@ -18,7 +18,7 @@ from proagent.records import Conversation, Event, Sample, Screenshot
 from proagent.sources.load import load_events
 from proagent.sources.proactivebench import read_proactivebench
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "proactivebench"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "proactivebench"
 
 needs_shared = pytest.mark.skipif(
     not (SHARED / "code_11.json").is_file(),

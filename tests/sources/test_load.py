@@ -12,7 +12,7 @@ from lifetrace_fixtures import make_participant, write_annotations
 from proagent.errors import DataError
 from proagent.sources.load import load_events
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "proactivebench"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "proactivebench"
 needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/data/proactivebench not present")
 
 

@@ -37,7 +37,7 @@ from proagent.train import (
 )
 
 # <root>/shared beside <root>/main, as the other tests expect; PROAGENT_SHARED points elsewhere (a worktree)
-SHARED = Path(os.environ.get("PROAGENT_SHARED") or Path(__file__).resolve().parents[2] / "shared") / "data" / "proactivebench"
+SHARED = Path(os.environ.get("PROAGENT_SHARED") or Path(__file__).resolve().parents[3] / "shared") / "data" / "proactivebench"
 SYNTHETIC = SHARED.parent / "proactivebench-synthetic"
 needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/data/proactivebench not present")
 

@@ -326,7 +326,7 @@ def test_inspect_reducer_would_count_none_as_zero():
     assert reduced.value["similarity"] == 0.0
 
 
-SHARED_PB = __import__("pathlib").Path(__file__).resolve().parents[2] / "shared" / "data" / "proactivebench"
+SHARED_PB = __import__("pathlib").Path(__file__).resolve().parents[3] / "shared" / "data" / "proactivebench"
 
 
 @pytest.mark.skipif(not (SHARED_PB / "code_11.json").is_file(), reason=f"ProactiveBench sessions not found at {SHARED_PB}")

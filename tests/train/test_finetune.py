@@ -25,7 +25,7 @@ from proagent.records import Event, Sample
 from proagent.train.finetune import TrainExtraMissing, answer_text, chat_examples, require_train_extra, subsample
 
 _UP = Path(__file__).resolve().parents
-SHARED = next((p / "shared" / "data" for p in (_UP[2], _UP[3]) if (p / "shared" / "data").is_dir()), _UP[2] / "shared" / "data")
+SHARED = next((p / "shared" / "data" for p in (_UP[3], _UP[4]) if (p / "shared" / "data").is_dir()), _UP[3] / "shared" / "data")
 DEV = SHARED / "proactivebench"
 SYNTHETIC = SHARED / "proactivebench-synthetic"
 HAS_TRAIN = all(importlib.util.find_spec(m) is not None for m in ("torch", "transformers", "trl", "peft", "gguf"))

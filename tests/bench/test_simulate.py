@@ -22,7 +22,7 @@ from proagent.errors import DataError
 from proagent.sources.load import load_events
 from proagent.bench.simulate import Decision, write_simulated
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "proactivebench"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "proactivebench"
 needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/data/proactivebench not present")
 
 

@@ -19,15 +19,11 @@ from proagent.errors import DataError
 from proagent.io import LOCK_NAME, check_output_folder
 from proagent.train.when import WhenConfig, cv_warning, fit_when
 
-SHARED = Path(os.environ.get("PROAGENT_SHARED") or Path(__file__).resolve().parents[2] / "shared") / "data"
+SHARED = Path(os.environ.get("PROAGENT_SHARED") or Path(__file__).resolve().parents[3] / "shared") / "data"
 SYNTHETIC = SHARED / "proactivebench-synthetic"
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch, tmp_path):
-    monkeypatch.setenv("PROAGENT_EMBEDDING_CACHE", str(tmp_path / "emb"))
-    monkeypatch.setenv("PROAGENT_MEMORY_CACHE", str(tmp_path / "memcache"))
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("in_tmp_path")  # working folder and caches in tmp_path (conftest)
 
 
 def _user_folder(tmp_path: Path) -> Path:
