@@ -7,7 +7,7 @@ import random
 import pytest
 
 from proagent.agent import parsing
-from proagent.agent.parsing import METHODS, ParsedAnswer, parse_answer, to_prediction
+from proagent.agent.parsing import PARSE_STEPS, ParsedAnswer, parse_answer, to_prediction
 from proagent.records import Prediction
 from proagent.taxonomy import load_taxonomy
 
@@ -365,7 +365,7 @@ def test_methods_and_canonical_names():
     tax = load_taxonomy()
     for _, text, *_rest in CORPUS:
         got = parse_answer(text)
-        assert got.method in METHODS
+        assert got.method in PARSE_STEPS
         assert (got.method == "unparsed") == (got.needs_help is None)
         assert got.intention is None or got.intention in tax.names
 
@@ -434,7 +434,7 @@ def test_fuzz_never_raises():
         text = _random_text(rng)
         # the inner cascade itself (without the public safety net) must not raise
         got = parsing._parse(text, tax)
-        assert got.method in METHODS
+        assert got.method in PARSE_STEPS
         assert got.intention is None or got.intention in tax.names
         assert parse_answer(text) is not None
 
@@ -451,4 +451,4 @@ def test_pathological_inputs_are_fast_and_safe():
         "Step 3" * 5000,
     ]:
         got = parsing._parse(text, tax)
-        assert got.method in METHODS
+        assert got.method in PARSE_STEPS

@@ -1,7 +1,7 @@
 """The one place proagent reaches into inspect_ai's internals (written against inspect_ai 0.3.285).
 
 inspect's public API lacks four hooks :func:`proagent.bench.running.run_task` needs; each
-shim here names the hook it stands in for. ``tests/test_inspect_hooks.py`` checks that every
+shim here names the hook it stands in for. ``tests/bench/test_inspect_hooks.py`` checks that every
 internal used still has the shape this module expects, so an inspect upgrade that moves one
 fails that test instead of a user's run. Nothing else in proagent imports ``inspect_ai._...``.
 

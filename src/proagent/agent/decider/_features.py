@@ -13,7 +13,7 @@ events overlapping [t - window, t)). Features read only:
 
 Never ``needs_help``, ``candidate_tasks``, ``intention`` or ``conversation`` of
 any event (those are labels or come from the label), never the label, never
-anything at or after t. ``tests/test_decider.py`` checks this on a fixture
+anything at or after t. ``tests/agent/test_decider.py`` checks this on a fixture
 where reading a past label or a future event would flip the decision.
 
 Groups (:data:`FEATURE_GROUPS`), in this order:
