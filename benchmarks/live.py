@@ -244,8 +244,11 @@ def main() -> None:
             usage.append(how.last_usage)
             return pred
 
+        # the rows of this phase are stamped from now on: the model starts above may have taken longer than the
+        # decider phase's stamps reach ahead, and a moment older than live's stale limit is held, not offered
+        t_how = max(t0, datetime.now().replace(microsecond=0) - timedelta(seconds=15 * (a.preload + a.events)))
         rows.append(_phase(f"decider + How ({a.model}, n_threads={a.threads})", folder, tmp / "live2", always, how_seen,
-                           texts, a.offers, 2.0, a.preload + a.events, t0, a.poll))
+                           texts, a.offers, 2.0, a.preload + a.events, t_how, a.poll))
         ev = [u.input_tokens for u in usage if u is not None]
         re_ = [u.input_tokens_cache_read or 0 for u in usage if u is not None]
         out_t = [u.output_tokens for u in usage if u is not None]

@@ -34,8 +34,8 @@ OCR_LANGUAGE = "ch_sim+en"
 """``ocr_results.language`` written (the PP-OCR Chinese + English recogniser)."""
 
 
-BAND_ROWS = 360
-"""Rows of the screen each text-detection pass covers (a third of a 1080p screen): the
+BAND_ROWS = 270
+"""Rows of the screen each text-detection pass covers (a quarter of a 1080p screen): the
 detector's activations grow with the image area (a whole 1920x1080 frame took about 450 MB above
 the loaded models), so the worker reads the screen band by band."""
 BAND_OVERLAP = 40
