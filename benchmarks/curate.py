@@ -160,7 +160,7 @@ def main() -> int:
     ap.add_argument("--pii-every", type=int, default=4, help="every N-th screenshot shows an e-mail address (0: none)")
     ap.add_argument("--baseline-rev", default="0a30da7", help="git revision run beside this tree ('' : none)")
     ap.add_argument("--keep", type=Path, default=None, help="folder for the session and outputs (default: temporary)")
-    ap.add_argument("--timeout", type=float, default=3600.0)
+    ap.add_argument("--timeout", type=float, default=7200.0)
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -193,10 +193,12 @@ def main() -> int:
                 codes.append((a.baseline_rev, _source_of(a.baseline_rev, Path(base_dir))))
             ocr = _run("ocr", rows_raw, root / "o", REPO / "src")
             rows.append({"row": "RapidOCR pass (word boxes)", "code": "this tree", **ocr})
+            print(f"row done: {json.dumps(rows[-1])}", flush=True)  # each row as it comes: a long run may be cut
             runs = [("OCR rows", rows_raw, code, src) for code, src in codes] + [("no OCR rows", bare, *codes[0])]
             for label, raw, code, src in runs:
                 r = _run("curate", raw, root / f"out-{len(rows)}", src)
                 rows.append({"row": f"curate, {label}", "code": code, **r})
+                print(f"row done: {json.dumps(rows[-1])}", flush=True)
     finally:
         if tmp is not None:
             tmp.cleanup()
