@@ -208,18 +208,54 @@ def main() -> None:
 
     rows = [{"phase": "idle (following, nothing written)", "moments": 0, "offers": 0, "p50": None, "p95": None,
              "decide_p50": None, "how_p50": None, "cpu_pct": idle_cpu}]
+    starts: list[dict] = []
     rows.append(_phase("decider alone", folder, tmp / "live1", when, None, texts, a.events, a.gap, a.preload, t0, a.poll))
     rows[-1]["phase"] = "decider alone"
     if a.offers > 0 and a.model != "none":
         from proagent.live import HowModel
 
+        from proagent.bench.samples import build_samples
+        from proagent.sources.load import load_events
+
+        first = build_samples(load_events(a.data))[0]
+        # the first offer's How call: before, the model loaded and read the whole prompt there (cold);
+        # now `proagent live` calls HowModel.warm() at start (load + system prompt) before following
+        cold = HowModel(a.model, {"n_threads": a.threads})
+        t = time.perf_counter()
+        cold(first)
+        starts.append({"start": "cold: first How call (before)", "warm_s": None, "first_s": time.perf_counter() - t,
+                       "evaluated": getattr(cold.last_usage, "input_tokens", None),
+                       "reused": getattr(cold.last_usage, "input_tokens_cache_read", None)})
+        cold.close()
+        del cold
         how = HowModel(a.model, {"n_threads": a.threads})
+        warm_s = how.warm()
+        t = time.perf_counter()
+        how(first)
+        starts.append({"start": "warm() at start, then first How call (after)", "warm_s": warm_s,
+                       "first_s": time.perf_counter() - t, "evaluated": getattr(how.last_usage, "input_tokens", None),
+                       "reused": getattr(how.last_usage, "input_tokens_cache_read", None)})
         always = DeciderWhen(when.decider)
         always.threshold = 0.0
-        how(__import__("proagent.bench.samples", fromlist=["x"]).build_samples(
-            __import__("proagent.sources.load", fromlist=["x"]).load_events(a.data))[0])  # load + warm the model
-        rows.append(_phase(f"decider + How ({a.model}, n_threads={a.threads})", folder, tmp / "live2", always, how,
-                           texts, a.offers, 2.0, a.preload + a.events, t0, a.poll))
+        usage: list = []
+
+        def how_seen(sample):  # noqa: ANN001, ANN202
+            pred = how(sample)
+            usage.append(how.last_usage)
+            return pred
+
+        # the rows of this phase are stamped from now on: the model starts above may have taken longer than the
+        # decider phase's stamps reach ahead, and a moment older than live's stale limit is held, not offered
+        t_how = max(t0, datetime.now().replace(microsecond=0) - timedelta(seconds=15 * (a.preload + a.events)))
+        rows.append(_phase(f"decider + How ({a.model}, n_threads={a.threads})", folder, tmp / "live2", always, how_seen,
+                           texts, a.offers, 2.0, a.preload + a.events, t_how, a.poll))
+        ev = [u.input_tokens for u in usage if u is not None]
+        re_ = [u.input_tokens_cache_read or 0 for u in usage if u is not None]
+        out_t = [u.output_tokens for u in usage if u is not None]
+        if ev:
+            starts.append({"start": f"How calls of the offers phase (mean of {len(ev)})", "warm_s": None,
+                           "first_s": rows[-1]["how_p50"], "evaluated": round(sum(ev) / len(ev)),
+                           "reused": round(sum(re_) / len(re_)), "output": round(sum(out_t) / len(out_t))})
     rows.append({"phase": "baseline: LLM zero-shot as When (README)", "moments": 57, "offers": None, "p50": LLM_WHEN_P50,
                  "p95": 23.84, "decide_p50": None, "how_p50": None, "cpu_pct": None})
 
@@ -235,12 +271,16 @@ def main() -> None:
                                ("p50", "row->decision/offer p50", ""), ("p95", "p95", ""),
                                ("decide", "read->decision p50", ""), ("how", "How call p50", ""),
                                ("cpu", "CPU (% of one core)", "")]))
+    if starts:
+        print(render_table(starts, [("start", "How model start", ""), ("warm_s", "warm() s", ".2f"),
+                                    ("first_s", "How call s", ".2f"), ("evaluated", "prompt tokens evaluated", ""),
+                                    ("reused", "reused from cache", ""), ("output", "answer tokens", "")]))
     print("row->decision/offer: writer's commit of the event row to the decision (decider alone) or to the offer shown\n"
           "(decider + How), including the follower's poll interval; read->decision: from the follower reading the new\n"
           f"row (windowed read of a {a.preload}-event database, sample, restraint, decider); targets: decision p50 < 100 ms,\n"
           "offer p50 < 5 s, idle CPU < 2% of one core.")
     if a.json:
-        write_json_atomic(a.json, {"machine": machine, "rows": rows, "config": {k: str(v) for k, v in vars(a).items()}})
+        write_json_atomic(a.json, {"machine": machine, "rows": rows, "starts": starts, "config": {k: str(v) for k, v in vars(a).items()}})
 
 
 if __name__ == "__main__":

@@ -7,19 +7,29 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-__all__ = ["OCR_PARAMS", "load_ocr"]
+__all__ = ["LEAN_PARAMS", "OCR_PARAMS", "load_ocr"]
 
 OCR_PARAMS: dict[str, Any] = {"Global.log_level": "error"}
 """RapidOCR settings every caller uses (quiet: no per-image log lines)."""
+LEAN_PARAMS: dict[str, Any] = {"Global.use_cls": False, "Rec.rec_batch_num": 1, "Det.limit_type": "max",
+                               "Det.limit_side_len": 2000}
+"""What capture's background worker adds (issue 24, its resident memory): no text-direction
+classifier (screen text is upright; the classifier only turns lines it takes for upside down), one
+text line per recognition batch (a batch is padded to its widest line, and the recogniser's
+activations grow with batch x width), and the detector at the image's own scale up to 2000 pixels
+a side (the default scales an image up until its shorter side is 736 pixels, which would blow a
+horizontal band of a screen, :func:`proagent.capture._ocr.read_bands`, up 1.6 times; RapidOCR itself
+scales any image down to 2000 pixels a side, ``Global.max_side_len``)."""
 
 
 @functools.lru_cache(maxsize=4)
-def load_ocr(threads: int | None = None) -> Any:
-    """A RapidOCR engine with :data:`OCR_PARAMS`, loaded once per ``threads`` value.
+def load_ocr(threads: int | None = None, lean: bool = False) -> Any:
+    """A RapidOCR engine with :data:`OCR_PARAMS`, loaded once per ``threads`` and ``lean`` value.
 
     Args:
         threads: onnxruntime intra-op threads (with one inter-op thread), to bound
             the CPU a background worker takes; ``None`` leaves onnxruntime's default.
+        lean: add :data:`LEAN_PARAMS` (less memory; the lines read are the same on screens).
 
     Returns:
         The ``rapidocr.RapidOCR`` engine: call it on an image path or an RGB/BGR array.
@@ -29,7 +39,7 @@ def load_ocr(threads: int | None = None) -> Any:
     """
     from rapidocr import RapidOCR
 
-    params = dict(OCR_PARAMS)
+    params = dict(OCR_PARAMS) | (LEAN_PARAMS if lean else {})
     if threads is not None:
         params.update({
             "EngineConfig.onnxruntime.intra_op_num_threads": int(threads),

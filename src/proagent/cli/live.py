@@ -175,6 +175,7 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
         from ..live import HowModel
 
         how = HowModel(model, args, base_url=model_base_url)
+        how.warm()  # loaded, system prompt read: the first offer does not pay for either
     options = LiveOptions(
         window_seconds=_seconds(window, "--window"), every_seconds=_seconds(every, "--every", zero=True),
         notify=names, port=port,

@@ -338,7 +338,8 @@ def _curate_user(user: str, db: Path, out: Path, screener: Screener, cfg: Curate
         if got is not None and not shot.ocr_text.strip():  # the output needs a text, the cache holds none
             got = replace(got, ocr_text=published[shot.id]) if shot.id in published else None
         if got is None:
-            got = screener.screen(shot.path, app=shot.app_name, title=shot.window_title, strict=strict)  # type: ignore[arg-type]
+            got = screener.screen(shot.path, app=shot.app_name, title=shot.window_title, strict=strict,  # type: ignore[arg-type]
+                                  text=shot.ocr_text)
             cache.put(key, got)
             counts["screened"] += 1
         return got

@@ -54,8 +54,9 @@ class Screener(Protocol):
     name: str
     """Recorded in ``privacy.jsonl`` (``ocr``, ``vlm:MODEL``)."""
 
-    def screen(self, image: Path, *, app: str, title: str, strict: bool = False) -> Screening:
-        """Screen one image file; ``app``/``title`` describe its window."""
+    def screen(self, image: Path, *, app: str, title: str, strict: bool = False, text: str = "") -> Screening:
+        """Screen one image file; ``app``/``title`` describe its window, ``text`` is the OCR text the
+        raw log already holds for it (``""``: none)."""
         ...
 
 
@@ -164,8 +165,14 @@ class OcrScreener:
         self.faces = faces
         """Run the face detector."""
 
-    def locate(self, image: Path, strict: bool = False) -> tuple[list[Region], list[str], int]:
+    def locate(self, image: Path, strict: bool = False, text: str = "") -> tuple[list[Region], list[str], int]:
         """Regions of personal data, the cleaned text lines and the number of lines read.
+
+        ``text`` is the OCR text the raw log holds for the image (capture's worker and LifeTrace
+        both write RapidOCR's lines, one a line): when it is given and no line of it holds
+        personal data, the image is not read again (no text region to blur; faces are still
+        looked for). When a line does, or no text is given, RapidOCR reads the image with word
+        boxes, which locate what to blur.
 
         Raises:
             DataError: the image cannot be decoded.
@@ -177,6 +184,11 @@ class OcrScreener:
         cleaned: list[str] = []
         txts: list[str] = []
         words_all: list = []
+        recorded = [line for line in text.split("\n") if line.strip()]
+        if recorded and not any(find_pii(line, strict=strict) for line in recorded):
+            if self.faces:
+                regions.extend(find_faces(rgb))
+            return regions, recorded, len(recorded)
         if min(rgb.size) >= _MIN_TEXT_SIDE:  # nothing legible fits in a thumbnail smaller than one glyph
             res = load_ocr()(np.asarray(rgb)[:, :, ::-1], return_word_box=True)
             txts = list(res.txts or ()) if res.boxes is not None else []
@@ -199,9 +211,9 @@ class OcrScreener:
             regions.extend(find_faces(rgb))
         return regions, cleaned, len(txts)
 
-    def screen(self, image: Path, *, app: str, title: str, strict: bool = False) -> Screening:
-        """Screen one image (see the module docstring for the risk rule)."""
-        regions, cleaned, n_lines = self.locate(image, strict=strict)
+    def screen(self, image: Path, *, app: str, title: str, strict: bool = False, text: str = "") -> Screening:
+        """Screen one image (see the module docstring for the risk rule; ``text``: :meth:`locate`)."""
+        regions, cleaned, n_lines = self.locate(image, strict=strict, text=text)
         types = {r.type for r in regions}
         risk = _risk(types, strict)
         n_faces = sum(r.type == "face" for r in regions)
@@ -266,8 +278,8 @@ class VlmScreener:
             raise ScreenerError(f"screening model {self.model_name} failed: {type(e).__name__}: {e}") from None
         return _parse_answer(out.completion)
 
-    def screen(self, image: Path, *, app: str, title: str, strict: bool = False) -> Screening:
-        """Ask the model (up to ``attempts`` times); regions from the OCR locator.
+    def screen(self, image: Path, *, app: str, title: str, strict: bool = False, text: str = "") -> Screening:
+        """Ask the model (up to ``attempts`` times); regions from the OCR locator (given ``text``).
         After ``attempts`` unreadable answers the screenshot is rated high-risk (deleted)."""
         import tenacity
 
@@ -279,7 +291,7 @@ class VlmScreener:
         except ValueError:
             return Screening("high-risk", (), "delete", describe_scene(app, title, 0, set(), 0) +
                              "; screening model gave no readable answer", (), "", self.name)
-        regions, cleaned, n_lines = self.locator.locate(image, strict=strict)
+        regions, cleaned, n_lines = self.locator.locate(image, strict=strict, text=text)
         types = set(ans["types"]) | {r.type for r in regions}
         risk, action = ans["risk_level"], ans["action"]
         if strict and types and action != "delete":

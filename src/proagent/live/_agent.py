@@ -101,13 +101,32 @@ class HowModel:
         self._model = get_model(model, base_url=base_url, **dict(model_args or {})) if isinstance(model, str) else model
         self._config = GenerateConfig(temperature=0.0, max_tokens=max_tokens, seed=0)
         self._loop = asyncio.new_event_loop()
+        self.last_usage: Any = None
+        """Token usage of the last How answer (inspect ``ModelUsage``; a local model's
+        ``input_tokens`` are the prompt tokens it evaluated, ``input_tokens_cache_read`` those it reused)."""
 
     def __call__(self, sample: Sample) -> Prediction:
         from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 
         messages = [ChatMessageSystem(content=system_prompt()), ChatMessageUser(content=user_prompt(sample, "zero-shot"))]
         out = self._loop.run_until_complete(self._model.generate(messages, config=self._config))
+        self.last_usage = out.usage
         return to_prediction(sample.id, out.completion)
+
+    def warm(self) -> float:
+        """Load the model and have it read the system prompt once (a one-token answer), so the
+        first offer pays neither: a local model keeps that prompt's KV cache and evaluates only
+        the user message of each later call (llama.cpp prefix reuse). Returns the seconds it took.
+
+        Raises:
+            whatever the model raises when it cannot be loaded or reached (the run should stop).
+        """
+        from inspect_ai.model import ChatMessageSystem, ChatMessageUser
+
+        t0 = time.perf_counter()
+        messages = [ChatMessageSystem(content=system_prompt()), ChatMessageUser(content="(starting)")]
+        self._loop.run_until_complete(self._model.generate(messages, config=self._config.model_copy(update={"max_tokens": 1})))
+        return time.perf_counter() - t0
 
     def close(self) -> None:
         self._loop.close()

@@ -110,13 +110,13 @@ class PrescreenedScreener:
         self._done[n] = got
         self._ready[n].set()
 
-    def screen(self, image: Path, *, app: str, title: str, strict: bool = False) -> Any:
+    def screen(self, image: Path, *, app: str, title: str, strict: bool = False, text: str = "") -> Any:
         from ..curate import Screening
 
         n = self._where.get(str(image))
         if strict or n is None:
             self.here += 1
-            return self.inner.screen(image, app=app, title=title, strict=strict)
+            return self.inner.screen(image, app=app, title=title, strict=strict, text=text)
         if self._thread is None and not self._ready[n].is_set():
             self._start()
         self._ready[n].wait()

@@ -1,0 +1,131 @@
+"""What capture's OCR worker costs per 1080p screenshot: resident memory, CPU and seconds per
+screenshot, beside the worker of another git revision on the same screenshots in the same run.
+
+    python benchmarks/ocr_worker.py [--shots 6] [--baseline-rev 0a30da7] [--min-interval 2] [--json out.json]
+
+Writes ``--shots`` 1080p screenshots of a code editor (``benchmarks/curate.py``'s session, 45 lines
+of text each) through capture's ``Store`` with no OCR yet, then starts the real worker process
+(``python -m proagent.capture._ocr DB --min-interval S``, one onnxruntime thread, as ``proagent
+capture`` starts it) on a copy for each code version, and reads its peak resident set (``VmHWM``) and CPU
+time every 0.1 s until every row is processed. Prints peak RSS, CPU seconds and wall seconds per
+screenshot, and the longest a stored screenshot may take to come in without a backlog growing
+(wall seconds per screenshot: at 1 Hz with dedup a capture stores a screenshot only when the screen
+changed). The text read is compared between the versions, line breaks and spaces aside (``same text``: screenshots
+whose characters are the same). On a shared machine
+wall figures are upper bounds; CPU and memory are what the machine's load changes least.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import guard_network, machine_note, render_table, watchdog  # noqa: E402
+from curate import REPO, _source_of, make_session  # noqa: E402
+
+TARGET_RSS_MB = 300.0
+"""Issue 24: the OCR worker at most 300 MB resident."""
+
+
+def _hwm_mb(pid: int) -> float:
+    """Peak resident set of process ``pid`` so far (``VmHWM`` of /proc; 0 where unreadable), MB."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        pass
+    return 0.0
+
+
+def _run_worker(folder: Path, src: Path, min_interval: float, limit: float) -> dict:
+    import psutil
+
+    db = folder / "lifetrace.db"
+    n = sqlite3.connect(db).execute("SELECT COUNT(*) FROM screenshots").fetchone()[0]
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "proagent.capture._ocr", str(db), "--min-interval", str(min_interval)],
+                            env=env)
+    p = psutil.Process(proc.pid)
+    peak, cpu, done = 0.0, 0.0, 0
+    try:
+        while time.perf_counter() - t0 < limit:
+            try:
+                peak = max(peak, p.memory_info().rss / 2**20, _hwm_mb(proc.pid))
+                t = p.cpu_times()
+                cpu = t.user + t.system
+            except psutil.NoSuchProcess:
+                break
+            con = sqlite3.connect(db)
+            done = con.execute("SELECT COUNT(*) FROM screenshots WHERE is_processed = 1").fetchone()[0]
+            con.close()
+            if done >= n:
+                break
+            time.sleep(0.1)
+        wall = time.perf_counter() - t0
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    con = sqlite3.connect(db)
+    texts = [r[0] for r in con.execute("SELECT text_content FROM ocr_results ORDER BY screenshot_id")]
+    con.close()
+    return {"shots": n, "processed": done, "peak_rss_mb": peak, "cpu_s": cpu / max(done, 1), "wall_s": wall / max(done, 1),
+            "lines": sum(len(t.splitlines()) for t in texts), "texts": texts}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--shots", type=int, default=6)
+    ap.add_argument("--baseline-rev", default="0a30da7", help="git revision run beside this tree ('': none)")
+    ap.add_argument("--min-interval", type=float, default=2.0, help="the worker's --min-interval (capture's default 2)")
+    ap.add_argument("--timeout", type=float, default=3600.0)
+    ap.add_argument("--json", type=Path, default=None)
+    a = ap.parse_args()
+    guard_network()
+    watchdog(a.timeout)
+    note, info = machine_note()
+    print(note, flush=True)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="proagent-ocr-worker-") as tmp:
+        root = Path(tmp)
+        make_session(root / "session", a.shots, 0, ocr=False)
+        codes = [("this tree", REPO / "src")]
+        if a.baseline_rev:
+            codes.append((a.baseline_rev, _source_of(a.baseline_rev, root)))
+        for code, src in codes:
+            folder = root / f"run-{len(rows)}"
+            shutil.copytree(root / "session", folder)
+            r = _run_worker(folder, src, a.min_interval, a.timeout / 2)
+            rows.append({"code": code, **r})
+    if len(rows) == 2:  # the same characters, whatever the line breaks and spaces
+        bare = [["".join(t.split()) for t in r["texts"]] for r in rows]
+        same = sum(a == b for a, b in zip(*bare))
+        for r in rows:
+            r["same"] = f"{same} of {len(bare[0])}"
+    print(render_table(rows, [("code", "code", ""), ("shots", "shots", ""), ("processed", "processed", ""),
+                              ("peak_rss_mb", "peak RSS MB", ".0f"), ("cpu_s", "CPU s/shot", ".2f"),
+                              ("wall_s", "wall s/shot", ".2f"), ("lines", "lines read", ""), ("same", "same text", "")]))
+    new = rows[0]
+    print(f"target: peak RSS <= {TARGET_RSS_MB:.0f} MB: {'met' if new['peak_rss_mb'] <= TARGET_RSS_MB else 'not met'} "
+          f"({new['peak_rss_mb']:.0f} MB); no backlog while stored screenshots come at most one per "
+          f"{new['wall_s']:.1f} s (wall s/shot, --min-interval {a.min_interval:g} included)")
+    if a.json:
+        from proagent.io import write_json_atomic
+
+        write_json_atomic(a.json, {"machine": info, "rows": rows})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
