@@ -168,6 +168,8 @@ class LifeTraceFollower:
         """``time.monotonic()`` when a writer's commit was last seen (``None``: none since the start)."""
         self.last_id = self._max_id() if last_id is None else int(last_id)
         self._lo: int | None = None
+        self._recorder_seen = False
+        """A ``proagent capture`` recorder was seen running in the database's folder."""
 
     def close(self) -> None:
         self._conn.close()
@@ -187,8 +189,17 @@ class LifeTraceFollower:
 
     def growing(self, within_seconds: float) -> bool:
         """True when a writer committed within the last ``within_seconds`` (a capture that
-        stopped, or writes nothing while the user is idle, is not growing)."""
-        return self.last_change is not None and time.monotonic() - self.last_change < within_seconds
+        stopped, or writes nothing while the user is idle, is not growing) and, in a
+        ``proagent capture`` folder whose recorder was seen running, that recorder still runs
+        (its ``capture.lock`` is held): once capture stops nothing more is decided, not even
+        within the last ``within_seconds`` (issue 21: no decision after capture stops)."""
+        if self.last_change is None or time.monotonic() - self.last_change >= within_seconds:
+            return False
+        from ..capture import recorder_pid  # only here: live reads logs of any writer
+
+        running = recorder_pid(self.path.parent) is not None
+        self._recorder_seen = self._recorder_seen or running
+        return running or not self._recorder_seen
 
     def _window(self, newest: datetime | None, first_new: int | None = None) -> list[Event]:
         """Events from the start of the context window on (row ids >= a bound that
