@@ -14,8 +14,8 @@ from proagent.live._run import run_watch
 from test_live import Writer, _heartbeat, _opts
 
 
-def _watch(cap: Path, out: Path, *, lock: bool) -> list[float]:
-    """Ticks every 0.5 s while a writer adds a screenshot every 0.05 s for 1.2 s (holding the
+def _watch(cap: Path, out: Path, *, lock: bool, every: float = 0.5) -> list[float]:
+    """Ticks every ``every`` s while a writer adds a screenshot every 0.05 s for 1.2 s (holding the
     recorder's lock when ``lock``); returns each decided moment's seconds after the writer stopped."""
     Writer(cap, 2, gap=0.0).run()
     rec = FolderLock(cap)
@@ -35,7 +35,7 @@ def _watch(cap: Path, out: Path, *, lock: bool) -> list[float]:
 
     th = threading.Thread(target=halt, daemon=True)
     th.start()
-    run_watch(cap, out, ScriptedDecider(set()), _opts(every_seconds=0.5), poll_seconds=0.02, duration=2.5,
+    run_watch(cap, out, ScriptedDecider(set()), _opts(every_seconds=every), poll_seconds=0.02, duration=3.0,
               on_decision=lambda d: moments.append(d.moment))
     th.join(5)
     return [(m - stopped_at[0]).total_seconds() for m in moments]
@@ -47,7 +47,14 @@ def test_no_tick_after_the_recorder_stops(tmp_path: Path) -> None:
     assert max(after) <= 0.02, after  # a tick's moment is its clock time: none after the stop
 
 
+def test_no_tick_after_the_recorder_stops_before_any_tick_was_due(tmp_path: Path) -> None:
+    # events every few seconds keep ticks from being due while capture runs: the recorder is
+    # known from the start, so the first due tick after the stop is not decided either
+    after = _watch(tmp_path / "c", tmp_path / "live", lock=True, every=1.5)
+    assert all(a <= 0.02 for a in after), after
+
+
 def test_a_log_without_a_recorder_still_ticks_while_it_grows(tmp_path: Path) -> None:
     # a LifeTrace written by another program (no capture.lock holder): the commit rule alone
     after = _watch(tmp_path / "c", tmp_path / "live", lock=False)
-    assert after and max(after) <= 0.5 + 0.15, after
+    assert after and max(after) <= 0.5 + 0.15, after  # up to one --every after the last commit

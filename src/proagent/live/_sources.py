@@ -168,7 +168,7 @@ class LifeTraceFollower:
         """``time.monotonic()`` when a writer's commit was last seen (``None``: none since the start)."""
         self.last_id = self._max_id() if last_id is None else int(last_id)
         self._lo: int | None = None
-        self._recorder_seen = False
+        self._recorder_seen = self._recorder_running()
         """A ``proagent capture`` recorder was seen running in the database's folder."""
 
     def close(self) -> None:
@@ -195,11 +195,15 @@ class LifeTraceFollower:
         within the last ``within_seconds`` (issue 21: no decision after capture stops)."""
         if self.last_change is None or time.monotonic() - self.last_change >= within_seconds:
             return False
-        from ..capture import recorder_pid  # only here: live reads logs of any writer
-
-        running = recorder_pid(self.path.parent) is not None
+        running = self._recorder_running()
         self._recorder_seen = self._recorder_seen or running
         return running or not self._recorder_seen
+
+    def _recorder_running(self) -> bool:
+        """A ``proagent capture`` recorder holds the lock of the database's folder."""
+        from ..capture import recorder_pid  # only here: live reads logs of any writer
+
+        return recorder_pid(self.path.parent) is not None
 
     def _window(self, newest: datetime | None, first_new: int | None = None) -> list[Event]:
         """Events from the start of the context window on (row ids >= a bound that
