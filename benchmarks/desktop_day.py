@@ -334,6 +334,7 @@ def main() -> None:
     def _f(v, fmt=".3f"):  # noqa: ANN001, ANN202
         return "-" if v is None else format(v, fmt)
 
+    mock_annotator = args.annotator == "screen-reader"
     targets = [  # (figure, measured, target, met)
         ("moments = events passing the filters (none lost to dedup)", f"{n_ev} kept of {len(passing)}; {len(lost)} lost",
          "equal, 0 lost", n_ev == len(passing) and not lost),
@@ -344,7 +345,8 @@ def main() -> None:
         ("query similarity to the planted query (mean; min)",
          f"{_f(scores['query_similarity'])}; {_f(scores['query_similarity_min'])}", ">= 0.9",
          (scores["query_similarity"] or 0) >= 0.9),
-        ("intention accuracy", _f(scores["intention_accuracy"]), ">= 0.75", (scores["intention_accuracy"] or 0) >= 0.75),
+        ("intention accuracy" + (" (the mock answers the planted one: not a measurement)" if mock_annotator else ""),
+         _f(scores["intention_accuracy"]), ">= 0.75", (scores["intention_accuracy"] or 0) >= 0.75),
         ("invented queries/replies stored", str(scores["invented"]), "0", scores["invented"] == 0),
         ("planted PII in published output (text, DB dumps, re-OCR)", f"{len(leaks)} of {len(truth['pii'])}", "0",
          not leaks),
