@@ -19,7 +19,16 @@ kind through the review server, and curate again), ``proagent annotate --out``, 
 * curation: events passing the documented filters (closed, >= 3 s, >= 1 valid screenshot) vs
   events kept; moments eval ran on vs the moments the sample rules make of the curated events;
 * privacy: planted values found in the published output (text files, database dumps, re-OCR of
-  each published image), and whether the blurred document is readable.
+  each published image), and whether the blurred document is readable;
+* annotate against the ground truth (:func:`scenarios.desktop.annotation_scores`): LLM-event
+  precision and recall, the stored query's similarity to the planted one, intention and platform
+  accuracy, stored queries/replies that are on no screen of the event (invented);
+* live: ``proagent train when`` on the ProactiveBench dev sessions, then ``proagent live --replay``
+  of the capture with that decider and the default restraint (``--min-gap 10``, one offer per app
+  session): offers, the smallest gap between two, decisions after the log's last event, offers
+  naming the app in front (the real-time ``live --watch`` run beside capture, with answers and a
+  retrained decider, is ``tests/test_desktop_day.py``);
+* a table of issue 21's targets with the measured value and whether each is met.
 
 The annotator and the eval model are mocks by default (the figures are about the chain;
 annotation quality is ``benchmarks/annotate.py``'s): ``screen-reader`` is a loopback
@@ -100,6 +109,47 @@ def _ocr_texts(db: Path) -> tuple[list[str], int, int, float]:
     return texts, n, done, secs
 
 
+def _live(root: Path, cap: Path, truth: dict, dev: Path) -> dict:
+    """``proagent train when`` on the dev sessions, then ``proagent live --replay`` of the capture with
+    that decider and default restraint (``--model none``: the offers are generic, no How call).
+    Returns the live figures: offers, the smallest gap between two (minutes), decisions whose
+    moment lies after the log's last event ended, offers naming the app the ground truth had in
+    front at that moment, decision latency p50."""
+    from datetime import datetime, timedelta
+
+    from proagent.live import RestraintConfig
+    from scenarios.desktop import TIME_FORMAT
+
+    dec, out = root / "decider", root / "live"
+    _, t_train = _proagent("train", "when", "--data", str(dev), "--out", str(dec))
+    r, t_live = _proagent("live", "--replay", str(cap), "--decider", str(dec), "--model", "none", "--speed", "0",
+                          "--notify", "none", "--out", str(out))
+    con = sqlite3.connect((out / "feedback.db").resolve().as_uri() + "?mode=ro", uri=True)
+    try:
+        offers = con.execute("SELECT moment, app_name FROM offers ORDER BY id").fetchall()
+        decisions = con.execute("SELECT moment, decide_seconds FROM decisions ORDER BY id").fetchall()
+    finally:
+        con.close()
+    ends = [datetime.strptime(e["end"], TIME_FORMAT) for e in truth["events"]]
+    last = max(ends) + timedelta(seconds=2)
+    moments = [datetime.fromisoformat(m) for m, _ in offers]
+    gaps = [(b - a).total_seconds() / 60 for a, b in zip(moments, moments[1:])]
+    slack = timedelta(seconds=2)
+
+    def front(t: datetime) -> set[str]:
+        return {e["app"] for e in truth["events"] if datetime.strptime(e["start"], TIME_FORMAT) - slack <= t
+                <= datetime.strptime(e["end"], TIME_FORMAT) + slack}
+
+    lat = sorted(d for _, d in decisions if d is not None)
+    min_gap = RestraintConfig().min_gap_seconds / 60
+    return {"offers": len(offers), "decisions": len(decisions), "min_gap_min": min_gap,
+            "min_gap_seen_min": min(gaps) if gaps else None, "min_gap_ok": all(g >= min_gap - 1e-6 for g in gaps),
+            "late": sum(datetime.fromisoformat(m) > last for m, _ in decisions),
+            "app_ok": sum(app in front(t) for t, (_, app) in zip(moments, offers)),
+            "decide_p50_ms": 1000 * lat[len(lat) // 2] if lat else 0.0, "seconds": t_live,
+            "train_seconds": t_train, "printed": r.stdout}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--length", choices=("long", "short"), default="long")
@@ -125,9 +175,9 @@ def main() -> None:
     from proagent.curate._screen import ocr_lines
     from proagent.sources.lifetrace import load_lifetrace
     from proagent.sources.load import load_events
-    from scenarios.desktop import (PAGES, PROGRAMS, SCENARIOS, Desktop, match_events, pii_leaks, planted_text_share,
-                                   review_one_of_each, screen_text_annotator, start_capture, stop_capture,
-                                   write_truth)
+    from scenarios.desktop import (PAGES, PROGRAMS, SCENARIOS, Desktop, annotation_scores, match_events, pii_leaks,
+                                   planted_text_share, review_one_of_each, screen_text_annotator, start_capture,
+                                   stop_capture, write_truth)
     import shutil
 
     missing = [p for p in PROGRAMS if shutil.which(p) is None]
@@ -145,7 +195,8 @@ def main() -> None:
     if args.reuse:
         truth = json.loads((root / "truth.json").read_text("utf-8"))
         t_cap = float(truth.get("capture_seconds", 0.0))
-        for d in (root / "curated", root / "annotated", root / "logs-annotate", root / "logs-eval"):
+        for d in (root / "curated", root / "annotated", root / "logs-annotate", root / "logs-eval", root / "live",
+                  root / "decider"):
             shutil.rmtree(d, ignore_errors=True)
     else:
         with Desktop(root / "desktop") as desk:
@@ -161,14 +212,20 @@ def main() -> None:
             raise SystemExit(f"capture exited with {rc}: see {root}/capture*.log")
         print(f"scenario played in {time.monotonic() - t0:.0f} s", flush=True)
     runs = {}
+    cached = root / "capture-figures.json"  # the capture figures of this play (re-reading takes minutes)
+    if args.reuse and cached.is_file():
+        runs = json.loads(cached.read_text("utf-8"))
     for name, folder, log in (("text-aware (default)", cap, root / "capture.log"),
                               ("pHash only (LifeTrace)", base, root / "capture-phash.log")):
+        if name in runs:
+            continue
         counts = _stop_line(log)
         texts, n, done, ocr_s = _ocr_texts(folder / "lifetrace.db")
         grabs = counts["stored"] + counts["duplicates"]
         runs[name] = {"rule": name, **counts, "stored_ratio": counts["stored"] / grabs if grabs else 0.0,
                       "ocr_done": done, "ocr_seconds": ocr_s, "planted_text_share": planted_text_share(truth, texts),
                       "planted_text_stored": planted_text_share(truth, _all_read(folder / "lifetrace.db", texts))}
+    write_json_atomic(cached, runs)
 
     raw_events = list(load_lifetrace(cap / "lifetrace.db").events)
     n_shots = sum(len(e.screenshots) for e in raw_events)
@@ -219,6 +276,13 @@ def main() -> None:
     events = load_events(ann)
     want = build_samples(events, SampleConfig(train_fraction=0.0))
 
+    scores = annotation_scores(truth, events)
+
+    # ---------------------------------------------------------------- live on the capture
+    from shared_data import DEV
+
+    live = _live(root, cap, truth, DEV) if DEV is not None else None
+
     # ---------------------------------------------------------------- privacy
     leaks = pii_leaks(truth, [cur, ann])
     blurred = next(s for e in kept for s in e.screenshots if s.id == decided["blur"])
@@ -240,6 +304,13 @@ def main() -> None:
         {"stage": f"eval --split all ({args.model})", "seconds": t_eval, "per_shot": None,
          "per_event": t_eval / max(1, res["n"]), "claim": CLAIMS["eval"] + "; per moment here"},
     ]
+    if live is not None:
+        stages += [
+            {"stage": "train when (dev sessions)", "seconds": live["train_seconds"], "per_shot": None, "per_event": None,
+             "claim": "-"},
+            {"stage": "live --replay (decider, --model none)", "seconds": live["seconds"], "per_shot": None,
+             "per_event": live["seconds"] / max(1, live["decisions"]),
+             "claim": f"decision p50 {live['decide_p50_ms']:.0f} ms here; per decision"}]
     print("\nper-stage time (seconds; per screenshot of the capture, per curated event or eval moment):")
     print(render_table(stages, [("stage", "stage", ""), ("seconds", "total s", ".1f"), ("per_shot", "s/shot", ".2f"),
                                 ("per_event", "s/event", ".2f"), ("claim", "README", "")]))
@@ -260,15 +331,54 @@ def main() -> None:
         "planted PII found in published output": len(leaks),
         "blurred document lines readable": f"{doc_readable} of {len(PAGES['doc'].texts)}",
     }
+    def _f(v, fmt=".3f"):  # noqa: ANN001, ANN202
+        return "-" if v is None else format(v, fmt)
+
+    mock_annotator = args.annotator == "screen-reader"
+    targets = [  # (figure, measured, target, met)
+        ("moments = events passing the filters (none lost to dedup)", f"{n_ev} kept of {len(passing)}; {len(lost)} lost",
+         "equal, 0 lost", n_ev == len(passing) and not lost),
+        ("LLM-event precision", f"{_f(scores['precision'])} ({scores['tp']} tp, {scores['fp']} fp)", "1.0",
+         scores["precision"] == 1.0),
+        ("LLM-event recall", f"{_f(scores['recall'])} ({scores['fn']} missed of {scores['n_llm']})", "1.0",
+         scores["recall"] == 1.0),
+        ("query similarity to the planted query (mean; min)",
+         f"{_f(scores['query_similarity'])}; {_f(scores['query_similarity_min'])}", ">= 0.9",
+         (scores["query_similarity"] or 0) >= 0.9),
+        ("intention accuracy" + (" (the mock answers the planted one: not a measurement)" if mock_annotator else ""),
+         _f(scores["intention_accuracy"]), ">= 0.75", (scores["intention_accuracy"] or 0) >= 0.75),
+        ("invented queries/replies stored", str(scores["invented"]), "0", scores["invented"] == 0),
+        ("planted PII in published output (text, DB dumps, re-OCR)", f"{len(leaks)} of {len(truth['pii'])}", "0",
+         not leaks),
+        ("blurred document lines readable", f"{doc_readable} of {len(PAGES['doc'].texts)}", "0", doc_readable == 0),
+    ]
+    if live is not None:
+        targets += [
+            ("live: smallest gap between offers (min)", f"{_f(live['min_gap_seen_min'], '.1f')} ({live['offers']} offers)",
+             f">= --min-gap {live['min_gap_min']:g}", live["min_gap_ok"]),
+            ("live: decisions after the log's last event", str(live["late"]), "0", live["late"] == 0),
+            ("live: offers naming the app in front", f"{live['app_ok']} of {live['offers']}", "all",
+             live["app_ok"] == live["offers"]),
+        ]
     print()
     for k, v in figures.items():
         print(f"{k:>70}  {v}")
-    ok = (len(leaks) == 0 and n_ev == len(passing) and not lost and res["n"] == len(want) and doc_readable == 0)
+    print(f"\nannotate on the scenario's LLM events ({args.annotator}):")
+    print(render_table(scores["rows"], [("page", "page", ""), ("platform", "platform", ""), ("similarity", "query sim", ".3f"),
+                                        ("intention", "intention", ""), ("intention_true", "planted", ""),
+                                        ("reply_stored", "reply", "")]))
+    print("\ntargets (issue 21):")
+    print(render_table([{"figure": a, "measured": b, "target": c, "met": "yes" if d else "NO"} for a, b, c, d in targets],
+                       [("figure", "figure", ""), ("measured", "measured", ""), ("target", "target", ""), ("met", "met", "")]))
+    ok = all(d for *_, d in targets) and res["n"] == len(want)
     print("targets met" if ok else "TARGETS MISSED", flush=True)
     print("\ncurate printed:\n" + r2.stdout.strip())
     if args.json:
         write_json_atomic(args.json, {"machine": machine, "scenario": scenario.name, "stages": stages,
                                       "capture": runs, "figures": figures, "leaks": leaks, "targets_met": ok,
+                                      "annotate": scores, "live": live,
+                                      "targets": [{"figure": a, "measured": b, "target": c, "met": d}
+                                                  for a, b, c, d in targets],
                                       "outputs": {"curate": r2.stdout, "annotate": r3.stdout, "eval": r4.stdout}})
     if tmp is not None:
         tmp.cleanup()

@@ -18,6 +18,7 @@ import os
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -88,18 +89,35 @@ def test_capture_records_every_scripted_event(day: dict) -> None:
     assert planted_text_share(day["truth"], texts) >= 0.5  # OCR still runs at 1 per 2 s; curate re-reads
 
 
-def test_chain_capture_curate_annotate_eval(day: dict) -> None:
+@pytest.fixture(scope="module")
+def published(day: dict) -> dict:
+    """``proagent curate``, one review decision of each kind, curate again, ``proagent annotate``
+    (a loopback annotator answering from the screen text it is sent) on the first capture."""
+    root, cap = day["root"], day["cap"]
+    cur, ann = root / "curated", root / "annotated"
+    out = {"curated": cur, "annotated": ann, "curate_1": _proagent("curate", str(cap), "--out", str(cur))}
+    out["decided"] = review_one_of_each(cur) if out["curate_1"].returncode == 0 else {}
+    out["curate_2"] = _proagent("curate", str(cap), "--out", str(cur))
+    with MockOpenAI(screen_text_annotator) as srv:  # answers from the screen text annotate sends
+        out["annotate"] = _proagent("annotate", str(cur), "--out", str(ann), "--annotator",
+                                    "text:openai-api/mock/screen-reader", "--display", "none", "--log-dir",
+                                    str(root / "logs-annotate"),
+                                    env={"MOCK_BASE_URL": srv.base_url, "MOCK_API_KEY": "test-key"})
+    return out
+
+
+def test_chain_capture_curate_annotate_eval(day: dict, published: dict) -> None:
     from proagent.bench.samples import SampleConfig, build_samples
     from proagent.curate._screen import ocr_lines
     from proagent.sources.load import load_events
 
     root, cap, truth = day["root"], day["cap"], day["truth"]
-    cur = root / "curated"
-    r = _proagent("curate", str(cap), "--out", str(cur))
+    cur = published["curated"]
+    r = published["curate_1"]
     assert r.returncode == 0, r.stdout + r.stderr
     assert "<user>" not in r.stdout and str(cur / "capture" / "lifetrace_privacy_processed.db") in r.stdout
-    decided = review_one_of_each(cur)
-    r = _proagent("curate", str(cap), "--out", str(cur))
+    decided = published["decided"]
+    r = published["curate_2"]
     assert r.returncode == 0, r.stdout + r.stderr
     assert "0 screened now" in r.stdout or "screened now" in r.stdout
 
@@ -119,11 +137,8 @@ def test_chain_capture_curate_annotate_eval(day: dict) -> None:
     for p in [cur, *cur.rglob("*")]:
         assert stat.S_IMODE(p.stat().st_mode) == (0o700 if p.is_dir() else 0o600), p
 
-    ann = root / "annotated"
-    with MockOpenAI(screen_text_annotator) as srv:  # answers from the screen text annotate sends
-        r = _proagent("annotate", str(cur), "--out", str(ann), "--annotator", "text:openai-api/mock/screen-reader",
-                      "--display", "none", "--log-dir", str(root / "logs-annotate"),
-                      env={"MOCK_BASE_URL": srv.base_url, "MOCK_API_KEY": "test-key"})
+    ann = published["annotated"]
+    r = published["annotate"]
     assert r.returncode == 0, r.stdout + r.stderr
     logs = root / "logs-eval"
     with MockOpenAI(lambda body: "Yes") as srv:  # a decider that always offers help (reports its token usage)
@@ -146,3 +161,187 @@ def test_chain_capture_curate_annotate_eval(day: dict) -> None:
     read = "".join("".join(ocr_lines(blurred.path)).split()).lower()
     for line in PAGES["doc"].texts:
         assert "".join(line.split()).lower()[:20] not in read
+
+
+HOW = ("Need help: Yes\nIntention: Debugging & Error Resolution\n"
+       "Query: Why does app.py raise KeyError: 'user_id' after login?")
+"""The loopback How-to-Assist model's answer (a query, so each offer quotes one)."""
+MIN_GAP_MIN = 0.25
+"""``--min-gap`` in the live run: 15 s (the default 10 minutes would allow one offer in 2 minutes).
+The run also passes ``--cost-miss 4`` (offers at P(help) >= 0.2 instead of 1/3): the dev-trained
+decider is near chance on this desktop (P 0.34-0.55 in a run), so the lower threshold keeps the
+three offers :data:`ANSWERS` needs from hanging on its second decimal."""
+ANSWERS = (("terminal", "a"), ("page", "accepted"), ("terminal", "d"))
+"""How the person answers the live offers, in order: typed on live's terminal, or on its page. A
+dismiss starts live's default 15-minute cooldown, so it comes last and no offer follows it."""
+
+
+class _Terminal:
+    """A command on a pseudo-terminal, as a person runs it: stdin is a tty (so ``proagent live``
+    reads typed answers), what it prints is collected in a thread."""
+
+    def __init__(self, cmd: list[str], env: dict[str, str]) -> None:
+        import pty
+        import threading
+
+        self.master, slave = pty.openpty()
+        self.proc = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True)
+        os.close(slave)
+        self.text = ""
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                b = os.read(self.master, 4096)
+            except OSError:  # EIO: the command exited
+                return
+            if not b:
+                return
+            self.text += b.decode("utf-8", "replace")
+
+    def type(self, line: str) -> None:
+        os.write(self.master, (line + "\n").encode())
+
+    def close(self, timeout: float) -> int:
+        try:
+            rc = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            rc = self.proc.wait(30)
+        self._thread.join(5)
+        os.close(self.master)
+        return rc
+
+
+def _answer_offers(term: _Terminal, page_url_file: Path, done, answered: dict[int, tuple[str, str]]) -> None:  # noqa: ANN001
+    """Answer each offer live prints as :data:`ANSWERS` says, until ``done`` is set."""
+    import re
+    import urllib.request
+
+    while not done.wait(0.3):
+        for m in re.finditer(r"offer (\d+) at \d\d:\d\d:\d\d", term.text):
+            oid = int(m[1])
+            if oid in answered or len(answered) >= len(ANSWERS):
+                continue
+            how, what = ANSWERS[len(answered)]
+            answered[oid] = (how, what)
+            if how == "terminal":
+                term.type(f"{what} {oid}")
+            else:  # the page's own request: POST /respond with the run's token
+                url = page_url_file.read_text().strip().replace("/?", "/respond?")
+                req = urllib.request.Request(url, data=json.dumps({"id": oid, "response": what}).encode(),
+                                             method="POST", headers={"Content-Type": "application/json"})
+                urllib.request.urlopen(req, timeout=10).read()
+
+
+def _app_at(truth: dict, t, slack: float = 2.0) -> set[str]:  # noqa: ANN001
+    """Apps in front at local time ``t`` by the ground truth (both, within ``slack`` s of a switch)."""
+    from datetime import datetime, timedelta
+
+    from scenarios.desktop import TIME_FORMAT
+
+    d = timedelta(seconds=slack)
+    return {e["app"] for e in truth["events"]
+            if datetime.strptime(e["start"], TIME_FORMAT) - d <= t <= datetime.strptime(e["end"], TIME_FORMAT) + d}
+
+
+def test_chain_live_answers_retrain_eval(day: dict, published: dict) -> None:
+    """Past eval: a When decider trained on the dev sessions and eval with it on the annotated
+    capture; then a SECOND capture of the scenario followed by ``proagent live --watch`` (on a
+    pseudo-terminal, the decider, a loopback How model, ``--notify terminal,page``,
+    ``--min-gap 0.25`` = 15 s, ``--cost-miss 4``) while the script plays; its offers answered as a person would,
+    two typed in the terminal, two on the page; capture stopped while live goes on; then
+    ``proagent train when --feedback`` on that live folder and eval with the retrained decider."""
+    import sqlite3
+    import threading
+    from datetime import datetime
+
+    from shared_data import DEV
+
+    if DEV is None:
+        pytest.skip("ProactiveBench dev sessions not present")
+    root = day["root"]
+    ann = published["annotated"]
+    assert published["annotate"].returncode == 0, published["annotate"].stdout + published["annotate"].stderr
+    dec0, dec1 = root / "deciders" / "dev", root / "deciders" / "mine"
+    train0 = subprocess.Popen([sys.executable, "-m", "proagent.cli", "train", "when", "--data", str(DEV),
+                               "--out", str(dec0)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    cap2 = root / "capture-2"
+    with MockOpenAI(lambda body: HOW) as srv:
+        mock = {"MOCK_BASE_URL": srv.base_url, "MOCK_API_KEY": "test-key"}
+        with solo.alone(), Desktop(root / "desktop-2") as desk:  # the desktop starts while the decider trains
+            text, _ = train0.communicate(timeout=600)
+            assert train0.returncode == 0, text
+            cap_proc = start_capture(desk, cap2, log=root / "capture-2.log")
+            duration = int(SHORT.seconds) + 75  # the script, the window switches, then >= one --every idle
+            term = None
+            done, answered = threading.Event(), {}
+            truth2: dict = {"events": []}
+            try:
+                term = _Terminal([sys.executable, "-m", "proagent.cli", "live", "--watch", str(cap2), "--decider",
+                                  str(dec0), "--model", "openai-api/mock/how", "--notify", "terminal,page",
+                                  "--min-gap", str(MIN_GAP_MIN), "--cost-miss", "4", "--duration", f"{duration}s"],
+                                 env={**desk.xs.env, **mock})
+                end = time.monotonic() + 180
+                while not (cap2 / "page-url").exists() and term.proc.poll() is None and time.monotonic() < end:
+                    time.sleep(0.2)
+                assert (cap2 / "page-url").exists(), term.text
+                answerer = threading.Thread(target=_answer_offers, args=(term, cap2 / "page-url", done, answered),
+                                            daemon=True)
+                answerer.start()
+                truth2 = desk.play(SHORT)
+            finally:
+                rc_cap = stop_capture(cap_proc, cap2)
+                t_stop = datetime.now()
+                live_ran_past_stop = term is not None and term.proc.poll() is None
+                done.set()
+                rc_live = term.close(duration + 120) if term is not None else None
+        out = term.text.replace("\r\n", "\n")
+        assert rc_cap == 0, (root / "capture-2.log").read_text("utf-8")
+        assert rc_live == 0, out
+        assert live_ran_past_stop, out
+        assert "moments decided" in out and "offers page: http://127.0.0.1:" in out, out
+
+        con = sqlite3.connect((cap2 / "feedback.db").resolve().as_uri() + "?mode=ro", uri=True)
+        offers = con.execute("SELECT id, moment, created_at, app_name, query FROM offers ORDER BY id").fetchall()
+        decisions = con.execute("SELECT moment, trigger, outcome, reason FROM decisions ORDER BY id").fetchall()
+        responses = con.execute("SELECT offer_id, response, source FROM responses ORDER BY id").fetchall()
+        con.close()
+        assert len(offers) >= len(ANSWERS), (offers, decisions, out)
+        # no two offers closer than --min-gap
+        made = [datetime.fromisoformat(o[2]) for o in offers]
+        gaps = [(b - a).total_seconds() for a, b in zip(made, made[1:])]
+        assert min(gaps) >= 60 * MIN_GAP_MIN - 0.5, (gaps, offers)
+        # no decision after capture stopped
+        late = [d for d in decisions if datetime.fromisoformat(d[0]) > t_stop]
+        assert not late, (late, t_stop)
+        # each offer names the app in front when it was decided, and quotes the How model's query
+        for oid, moment, _, app, query in offers:
+            assert app in _app_at(truth2, datetime.fromisoformat(moment)), (oid, moment, app, truth2["events"])
+            assert query.startswith("Why does app.py raise KeyError"), query
+        # the answers typed in the terminal and posted on the page, each in feedback.db from its source
+        assert {(oid, how) for oid, (how, _) in answered.items()} == {(r[0], r[2]) for r in responses}, (answered, responses)
+        want = {oid: {"a": "accepted", "d": "dismissed"}.get(what, what) for oid, (_, what) in answered.items()}
+        assert {r[0]: r[1] for r in responses} == want
+        for oid, (how, what) in answered.items():
+            if how == "terminal":
+                assert f"offer {oid}: {want[oid]}" in out, out
+
+        dismissed = made[[o[0] for o in offers].index(max(answered))]
+        assert all(t <= dismissed for t in made), "an offer within --cooldown of the dismiss"
+
+        r = _proagent("train", "when", "--data", str(DEV), "--feedback", str(cap2), "--out", str(dec1))
+        assert r.returncode == 0, r.stdout + r.stderr
+        m = json.loads((dec1 / "manifest.json").read_text("utf-8"))
+        fb = [s for s in m["training_data"] if s["selection"] == "feedback"]
+        assert len(fb) == 1 and fb[0]["n"] == len(answered) and fb[0]["n_positive"] == 2, m["training_data"]
+
+        for name, decider in (("dev", dec0), ("mine", dec1)):
+            logs = root / f"logs-eval-{name}"
+            r = _proagent("eval", "--data", str(ann), "--split", "all", "--decider", str(decider),
+                          "--model", "openai-api/mock/how", "--display", "none", "--log-dir", str(logs), env=mock)
+            assert r.returncode == 0, r.stdout + r.stderr
+            res = json.loads((logs / "results.json").read_text("utf-8"))
+            assert res["n"] >= 1 and res["decider"], res

