@@ -27,7 +27,7 @@ kind through the review server, and curate again), ``proagent annotate --out``, 
   of the capture with that decider and the default restraint (``--min-gap 10``, one offer per app
   session): offers, the smallest gap between two, decisions after the log's last event, offers
   naming the app in front (the real-time ``live --watch`` run beside capture, with answers and a
-  retrained decider, is ``tests/test_desktop_day.py``);
+  retrained decider, is ``tests/cross/test_desktop_day.py``);
 * a table of issue 21's targets with the measured value and whether each is met.
 
 The annotator and the eval model are mocks by default (the figures are about the chain;
