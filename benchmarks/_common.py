@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import subprocess
 import sys
+import tarfile
 import threading
 from pathlib import Path
 from typing import Any
@@ -172,3 +174,16 @@ class OthersCpu:
         busy = total - (b[0] - self._a[0])
         own = (t.user + t.system - self._own) * hz
         self.share = max(0.0, busy - own) / total
+
+
+def source_of(rev: str, into: Path) -> Path:
+    """``src/`` of git revision ``rev`` of this repository, extracted under ``into`` (created):
+    the baseline code a benchmark runs beside this checkout's (``PYTHONPATH`` at the returned
+    folder). Raises ``subprocess.CalledProcessError`` when git does not know ``rev``."""
+    into.mkdir(parents=True, exist_ok=True)
+    archive = into / "src.tar"
+    with open(archive, "wb") as f:
+        subprocess.run(["git", "-C", str(REPO), "archive", rev, "src"], stdout=f, check=True)
+    with tarfile.open(archive) as tar:
+        tar.extractall(into, filter="data")
+    return into / "src"

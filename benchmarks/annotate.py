@@ -36,14 +36,13 @@ import json
 import os
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from _common import OFF_HOST_ATTEMPTS, REPO, guard_network, machine_note, render_table, watchdog  # noqa: E402
+from _common import OFF_HOST_ATTEMPTS, REPO, guard_network, machine_note, render_table, source_of, watchdog  # noqa: E402
 from proagent.io import write_json_atomic  # noqa: E402
 from annotate_evalset import PAGES, build_evalset  # noqa: E402
 
@@ -78,15 +77,6 @@ def score(records: dict[str, dict], labels: dict) -> dict:
         "n_llm": len(llm),
     }
 
-
-def _source_of(rev: str, into: Path) -> Path:
-    """``src/`` of git revision ``rev``, extracted under ``into``."""
-    archive = into / "src.tar"
-    with open(archive, "wb") as f:
-        subprocess.run(["git", "-C", str(REPO), "archive", rev, "src"], stdout=f, check=True)
-    with tarfile.open(archive) as tar:
-        tar.extractall(into, filter="data")
-    return into / "src"
 
 
 def _annotate(src: Path, raw: Path, work: Path, model: str, threads: int, extra: list[str]) -> tuple[dict, float, list]:
@@ -145,7 +135,7 @@ def main() -> None:
         runs = []
         if a.baseline_rev:
             (tmp / "baseline").mkdir(exist_ok=True)
-            src = _source_of(a.baseline_rev, tmp / "baseline")
+            src = source_of(a.baseline_rev, tmp / "baseline")
             runs.append((f"{a.baseline_rev}: whole-window prompt + {a.model}", src, tmp / "baseline",
                          ["--limit", str(a.baseline_limit)]))
         runs.append((f"this code: chat read by layout + {a.model} (intention)", REPO / "src", tmp / "now", []))

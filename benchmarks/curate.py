@@ -34,7 +34,6 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from datetime import datetime, timedelta
@@ -42,7 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import guard_network, machine_note, render_table, watchdog  # noqa: E402
+from _common import guard_network, machine_note, render_table, source_of, watchdog  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 MONO = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
@@ -135,15 +134,6 @@ def child(kind: str, raw: Path, out: Path) -> dict:
             "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
-def _source_of(rev: str, into: Path) -> Path:
-    """``src/`` of git revision ``rev``, extracted under ``into``."""
-    archive = into / "src.tar"
-    with open(archive, "wb") as f:
-        subprocess.run(["git", "-C", str(REPO), "archive", rev, "src"], stdout=f, check=True)
-    with tarfile.open(archive) as tar:
-        tar.extractall(into, filter="data")
-    return into / "src"
-
 
 def _run(kind: str, raw: Path, out: Path, src: Path) -> dict:
     env = {**os.environ, "PYTHONPATH": str(src)}
@@ -190,7 +180,7 @@ def main() -> int:
         with tempfile.TemporaryDirectory(prefix="proagent-baseline-") as base_dir:
             codes = [("this tree", REPO / "src")]
             if a.baseline_rev:
-                codes.append((a.baseline_rev, _source_of(a.baseline_rev, Path(base_dir))))
+                codes.append((a.baseline_rev, source_of(a.baseline_rev, Path(base_dir))))
             ocr = _run("ocr", rows_raw, root / "o", REPO / "src")
             rows.append({"row": "RapidOCR pass (word boxes)", "code": "this tree", **ocr})
             print(f"row done: {json.dumps(rows[-1])}", flush=True)  # each row as it comes: a long run may be cut

@@ -18,7 +18,6 @@ wall figures are upper bounds; CPU and memory are what the machine's load change
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import sqlite3
@@ -30,8 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import guard_network, machine_note, render_table, watchdog  # noqa: E402
-from curate import REPO, _source_of, make_session  # noqa: E402
+from _common import REPO, guard_network, machine_note, render_table, source_of, watchdog  # noqa: E402
+from curate import make_session  # noqa: E402
 
 TARGET_RSS_MB = 300.0
 """Issue 24: the OCR worker at most 300 MB resident."""
@@ -102,7 +101,7 @@ def main() -> int:
         make_session(root / "session", a.shots, 0, ocr=False)
         codes = [("this tree", REPO / "src")]
         if a.baseline_rev:
-            codes.append((a.baseline_rev, _source_of(a.baseline_rev, root)))
+            codes.append((a.baseline_rev, source_of(a.baseline_rev, root)))
         for code, src in codes:
             folder = root / f"run-{len(rows)}"
             shutil.copytree(root / "session", folder)

@@ -24,10 +24,13 @@ import os
 import resource
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import source_of  # noqa: E402
 
 SIZES = {"100k": (1, 21), "1m": (10, 21)}
 REPO = Path(__file__).resolve().parent.parent
@@ -75,15 +78,6 @@ def child(size: str, root: Path, trace: bool) -> dict:
     return res
 
 
-def _source_of(rev: str, into: Path) -> Path:
-    """``src/`` of git revision ``rev``, extracted under ``into``."""
-    archive = into / "src.tar"
-    with open(archive, "wb") as f:
-        subprocess.run(["git", "-C", str(REPO), "archive", rev, "src"], stdout=f, check=True)
-    with tarfile.open(archive) as tar:
-        tar.extractall(into, filter="data")
-    return into / "src"
-
 
 def _run(size: str, root: Path, src: Path) -> dict:
     env = {**os.environ, "PYTHONPATH": str(src)}
@@ -117,7 +111,7 @@ def main() -> None:
     rows = []
     try:
         with tempfile.TemporaryDirectory(prefix="proagent-baseline-") as base_dir:
-            base_src = _source_of(a.baseline_rev, Path(base_dir)) if a.baseline_rev else None
+            base_src = source_of(a.baseline_rev, Path(base_dir)) if a.baseline_rev else None
             for size in a.sizes.split(","):
                 new = _run(size, root, REPO / "src")
                 new["code"] = "this tree"

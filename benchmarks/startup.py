@@ -34,24 +34,13 @@ import resource
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import DEFAULT_DATA, REPO, machine_note, render_table, watchdog  # noqa: E402
+from _common import DEFAULT_DATA, REPO, machine_note, render_table, source_of, watchdog  # noqa: E402
 
-
-def _source_of(rev: str, into: Path) -> Path:
-    """``src/`` of git revision ``rev``, extracted under ``into``."""
-    into.mkdir(parents=True, exist_ok=True)
-    archive = into / "src.tar"
-    with open(archive, "wb") as f:
-        subprocess.run(["git", "-C", str(REPO), "archive", rev, "src"], stdout=f, check=True)
-    with tarfile.open(archive) as tar:
-        tar.extractall(into, filter="data")
-    return into / "src"
 
 
 def _timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, subprocess.CompletedProcess]:
@@ -127,7 +116,7 @@ def main() -> None:
     rows: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="proagent-startup-") as tmp:
         tmp_p = Path(tmp)
-        old_src = _source_of(a.baseline_rev, tmp_p / "old")
+        old_src = source_of(a.baseline_rev, tmp_p / "old")
         new_src = REPO / "src"
         for src in (old_src, new_src):
             subprocess.run([sys.executable, "-m", "compileall", "-q", str(src)], check=True)
