@@ -50,9 +50,9 @@ def test_parse_window_rejects(bad):
 
 
 def test_train_fraction_range():
-    with pytest.raises(ValueError, match="train_fraction"):
+    with pytest.raises(ValueError, match="train.fraction"):
         build_samples([], SampleConfig(train_fraction=1.0))
-    with pytest.raises(ValueError, match="train_fraction"):
+    with pytest.raises(ValueError, match="train.fraction"):
         build_samples([], SampleConfig(train_fraction=-0.1))
 
 

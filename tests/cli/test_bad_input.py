@@ -78,7 +78,7 @@ def workspace(template, tmp_path, monkeypatch) -> Path:
     w = tmp_path / "w"
     shutil.copytree(template, w, symlinks=True)
     monkeypatch.chdir(w)
-    for var in [v for v in os.environ if v.startswith("PROAGENT_")]:
+    for var in [v for v in os.environ if v.startswith("PROAGENT_") and v != "PROAGENT_ANSWER_CACHE"]:
         monkeypatch.delenv(var)
     for var in ("DISPLAY", "WAYLAND_DISPLAY"):  # capture and live must never record the developer's screen here
         monkeypatch.delenv(var, raising=False)

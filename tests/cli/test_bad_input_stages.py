@@ -34,7 +34,7 @@ def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     w = tmp_path / "w"
     _write(w / "pb" / "code_1.json", session())
     monkeypatch.chdir(w)
-    for var in [v for v in os.environ if v.startswith("PROAGENT_")]:
+    for var in [v for v in os.environ if v.startswith("PROAGENT_") and v != "PROAGENT_ANSWER_CACHE"]:
         monkeypatch.delenv(var)
     for var in ("DISPLAY", "WAYLAND_DISPLAY"):
         monkeypatch.delenv(var, raising=False)

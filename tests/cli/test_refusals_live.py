@@ -30,7 +30,7 @@ def _session(n: int = 6) -> list[dict]:
 def w(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for var in ("DISPLAY", "WAYLAND_DISPLAY", "XDG_SESSION_TYPE"):
         monkeypatch.delenv(var, raising=False)
-    for var in [v for v in os.environ if v.startswith("PROAGENT_")]:
+    for var in [v for v in os.environ if v.startswith("PROAGENT_") and v != "PROAGENT_ANSWER_CACHE"]:
         monkeypatch.delenv(var)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "data").mkdir()

@@ -125,6 +125,7 @@ def _env(tmp_path: Path) -> dict[str, str]:
     """The child's environment: its own XDG data folder, to see what inspect writes outside the log folder."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PROAGENT_")}
     env["XDG_DATA_HOME"] = str(tmp_path / "xdg")
+    env["PROAGENT_ANSWER_CACHE"] = "off"  # each run computes its answers (the kill lands mid-answer)
     return env
 
 
