@@ -3,8 +3,8 @@
 The worker takes the oldest screenshot with ``is_processed = 0`` whose file is still there, runs
 RapidOCR on it (PP-OCR det/rec ONNX models shipped inside the ``rapidocr`` wheel; one onnxruntime
 thread; :data:`~proagent.ocr.LEAN_PARAMS`; the screen read in horizontal bands, :func:`read_bands`,
-so that its resident memory stays near 300 MB on a 1080p screen; a band whose pixels are those of
-the previous screenshot of the same screen is not read again, :func:`read_bands_reusing`), writes one ``ocr_results`` row (lines joined with newlines, mean line
+so that its resident memory stays near 300 MB on a 1080p screen; only the rows that changed since
+the previous screenshot of the same screen are read again, :func:`read_screen`), writes one ``ocr_results`` row (lines joined with newlines, mean line
 confidence, ``language = 'ch_sim+en'``, ``processing_time`` in seconds) and sets ``is_processed``
 and ``processed_at``, all in one transaction. It starts at most one OCR every ``min_interval``
 seconds (the bounded rate), sleeps while nothing is waiting, and exits when its parent recorder
@@ -22,7 +22,6 @@ import signal
 import sqlite3
 import sys
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -31,8 +30,8 @@ from typing import Any
 from ..ocr import load_ocr
 from ._store import SHOTS_DIR, connect
 
-__all__ = ["BAND_OVERLAP", "BAND_ROWS", "MMAP_THRESHOLD", "BandRead", "BandStats", "OcrEngine", "ocr_pending", "read_bands",
-           "read_bands_reusing", "return_freed_memory", "run_worker"]
+__all__ = ["BAND_OVERLAP", "BAND_ROWS", "MMAP_THRESHOLD", "CHANGE_MARGIN", "BandStats", "OcrEngine", "ScreenLine", "ScreenRead",
+           "ocr_pending", "read_bands", "read_screen", "return_freed_memory", "run_worker"]
 
 OCR_LANGUAGE = "ch_sim+en"
 """``ocr_results.language`` written (the PP-OCR Chinese + English recogniser)."""
@@ -47,121 +46,190 @@ BAND_OVERLAP = 40
 lies whole in the band holding its centre, and is kept from that band only."""
 
 
-@dataclass(frozen=True)
-class BandRead:
-    """What one band of a screen held: its rows, a digest of its pixels and the lines kept from it."""
+CHANGE_MARGIN = BAND_OVERLAP
+"""Rows around the rows that changed since the previous screenshot of a screen that are read again
+with them (and, as in a band, :data:`BAND_OVERLAP` more above and below as context)."""
 
-    y0: int
-    """First row read (the band's top minus the overlap)."""
-    y1: int
-    """Row after the last one read."""
-    digest: bytes
-    """BLAKE2b (16 bytes) of the pixels of rows ``y0:y1`` and their shape: the pixels themselves are
-    not kept."""
-    lines: tuple[tuple[str, float], ...]
-    """``(text, confidence)`` of each line kept from this band, top to bottom."""
+
+@dataclass(frozen=True)
+class ScreenLine:
+    """One text line read on a screen, with where it lies (pixels of the whole screen)."""
+
+    text: str
+    score: float
+    """Recognition confidence in [0, 1]."""
+    x: float
+    """Left of the box's first corner (RapidOCR's reading order sorts by it within a row)."""
+    y: float
+    """Top of the box's first corner."""
+    top: float
+    """Smallest row of the box."""
+    bottom: float
+    """Largest row of the box."""
+    band: int
+    """The band (``centre // rows``) the line belongs to: lines come band by band."""
+
+
+@dataclass(frozen=True)
+class ScreenRead:
+    """What the worker keeps of the previous screenshot of a screen: its shape, a digest of each
+    pixel row (BLAKE2b, 16 bytes; the pixels themselves are not kept) and the lines read."""
+
+    shape: tuple[int, ...]
+    rows: tuple[bytes, ...]
+    lines: tuple[ScreenLine, ...]
 
 
 @dataclass
 class BandStats:
-    """Bands handled by a worker, by how (counters for benchmarks and tests)."""
+    """What a worker did, summed over its screenshots (for benchmarks and tests)."""
 
     read: int = 0
     """Bands run through the engine."""
-    reused: int = 0
-    """Bands whose pixels equal those of the same band of the previous screenshot of the screen:
-    its lines were taken over, the engine not run."""
     blank: int = 0
     """Bands of one colour (no text can show): not run through the engine."""
+    lines_reused: int = 0
+    """Lines taken over from the previous screenshot of the screen (their rows unchanged)."""
+    rows_read: int = 0
+    """Screen rows whose lines were read (each band's own rows, overlap not counted)."""
 
 
-def _digest(band: Any) -> bytes:
-    h = hashlib.blake2b(digest_size=16)
-    h.update(repr(band.shape).encode())
-    h.update(band.tobytes())
-    return h.digest()
+def _row_digests(arr: Any) -> tuple[bytes, ...]:
+    return tuple(hashlib.blake2b(row.tobytes(), digest_size=16).digest() for row in arr)
 
 
-def read_bands_reusing(engine: Any, arr: Any, previous: Sequence[BandRead] = (), rows: int = BAND_ROWS,
-                       overlap: int = BAND_OVERLAP, stats: BandStats | None = None
-                       ) -> tuple[list[str], list[float], list[BandRead]]:
-    """:func:`read_bands`, reusing ``previous`` (the :class:`BandRead` list of the previous screenshot
-    of the same screen): a band whose rows ``y0:y1`` hold exactly the pixels they held there is not
-    read again (the engine is deterministic: it would read the same lines), and a band of one colour
-    is not read at all (no text shows on it). Returns the lines, their confidences and this
-    screenshot's band reads (for the next one).
+def _uniform(band: Any) -> bool:
+    first = band.reshape(-1, band.shape[-1])[0] if band.ndim == 3 else band.flat[0]
+    return band.size == 0 or bool((band == first).all())
 
-    On a screen where a person types, scrolls a pane or a clock ticks, most bands of a stored
-    screenshot are those of the previous one (issue 24: text-aware dedup stores many
-    near-identical screens)."""
+
+def _read_span(engine: Any, arr: Any, r0: int, r1: int, rows: int, overlap: int, stats: BandStats | None
+               ) -> list[ScreenLine]:
+    """The lines whose box centre lies in rows ``r0:r1``, read in bands of ``rows`` rows from ``r0``
+    (+ ``overlap`` rows of context above and below each), in reading order band by band."""
     import numpy as np
 
     h = int(arr.shape[0])
-    before = {(b.y0, b.y1): b for b in previous}
-    txts: list[str] = []
-    scores: list[float] = []
-    reads: list[BandRead] = []
-    for top in range(0, h, rows):
-        y0, y1 = max(0, top - overlap), min(h, top + rows + overlap)
+    lines: list[ScreenLine] = []
+    for top in range(r0, r1, rows):
+        end = min(top + rows, r1)
+        y0, y1 = max(0, top - overlap), min(h, end + overlap)
         band = np.ascontiguousarray(arr[y0:y1])
-        digest = _digest(band)
-        old = before.get((y0, y1))
-        if old is not None and old.digest == digest:
-            lines = old.lines
-            if stats is not None:
-                stats.reused += 1
-        elif band.size == 0 or bool((band == (band.reshape(-1, band.shape[-1])[0] if band.ndim == 3 else band.flat[0])).all()):
-            lines = ()
+        if stats is not None:
+            stats.rows_read += end - top
+        if _uniform(band):
             if stats is not None:
                 stats.blank += 1
+            continue
+        out: Any = engine(band)
+        if stats is not None:
+            stats.read += 1
+        if out.boxes is None:
+            continue
+        for box, text, score in zip(out.boxes, out.txts or (), out.scores or ()):
+            b = np.asarray(box, dtype=float)
+            centre = y0 + float(np.mean(b[:, 1]))
+            if top <= centre < end and text and text.strip():
+                lines.append(ScreenLine(text, float(score), float(b[0, 0]), y0 + float(b[0, 1]), y0 + float(b[:, 1].min()),
+                                        y0 + float(b[:, 1].max()), int(centre // rows)))
+    return lines
+
+
+def _changed_regions(previous: ScreenRead, digests: tuple[bytes, ...], h: int, margin: int) -> list[tuple[int, int]]:
+    """Row ranges to read again: the rows whose digest changed, ``margin`` rows around them, widened
+    until no line of ``previous`` lies across a range's edge (a line is read whole or reused whole)."""
+    changed = [y for y in range(h) if digests[y] != previous.rows[y]]
+    regions: list[list[int]] = []
+    for y in changed:
+        a, b = max(0, y - margin), min(h, y + 1 + margin)
+        if regions and a <= regions[-1][1]:
+            regions[-1][1] = max(regions[-1][1], b)
         else:
-            out: Any = engine(band)
-            kept = []
-            if out.boxes is not None:
-                for box, text, score in zip(out.boxes, out.txts or (), out.scores or ()):
-                    centre = y0 + float(np.mean(np.asarray(box)[:, 1]))
-                    if top <= centre < top + rows and text and text.strip():
-                        kept.append((text, float(score)))
-            lines = tuple(kept)
-            if stats is not None:
-                stats.read += 1
-        reads.append(BandRead(y0, y1, digest, lines))
-        txts.extend(t for t, _ in lines)
-        scores.extend(c for _, c in lines)
-    return txts, scores, reads
+            regions.append([a, b])
+    grown = True
+    while grown:
+        grown = False
+        for ln in previous.lines:
+            lo, hi = max(0, int(ln.top)), min(h, int(ln.bottom) + 1)  # a box may reach past the screen's edge
+            for r in regions:
+                if lo < r[1] and hi > r[0] and (lo < r[0] or hi > r[1]):
+                    r[0], r[1], grown = min(r[0], lo), max(r[1], hi), True
+        merged: list[list[int]] = []
+        for r in sorted(regions):
+            if merged and r[0] <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], r[1])
+            else:
+                merged.append(list(r))
+        regions = merged
+    return [(a, b) for a, b in regions]
+
+
+def read_screen(engine: Any, arr: Any, previous: ScreenRead | None = None, rows: int = BAND_ROWS,
+                overlap: int = BAND_OVERLAP, margin: int = CHANGE_MARGIN, stats: BandStats | None = None
+                ) -> tuple[list[str], list[float], ScreenRead]:
+    """:func:`read_bands` of the RGB array ``arr``, reading again only what changed since
+    ``previous`` (the :class:`ScreenRead` of the previous screenshot of the same screen, same size):
+    the rows whose pixels differ, ``margin`` rows around them and any line lying across them are read
+    (in bands, with ``overlap`` rows of context); every other line is the one read before, where its
+    rows hold the same pixels. Without ``previous`` (or at another size) the whole screen is read,
+    exactly as :func:`read_bands`. Bands of one colour are not run through the engine (no text
+    shows on them). Returns the lines (band by band; within a band, new and reused lines merged by
+    their top), their confidences and this screenshot's :class:`ScreenRead`.
+
+    On a screen where a person types or a clock ticks, a stored screenshot differs from the previous
+    one in a few rows (issue 24: text-aware dedup stores many near-identical screens)."""
+    import heapq
+
+    h = int(arr.shape[0])
+    digests = _row_digests(arr)
+    if previous is None or previous.shape != tuple(arr.shape):
+        regions, keep = [(0, h)], []
+    else:
+        regions = _changed_regions(previous, digests, h, margin)
+        keep = [ln for ln in previous.lines
+                if not any(a <= (ln.top + ln.bottom) / 2 < b or (ln.top < b and ln.bottom >= a) for a, b in regions)]
+        if stats is not None:
+            stats.lines_reused += len(keep)
+    new = [ln for a, b in regions for ln in _read_span(engine, arr, a, b, rows, overlap, stats)]
+    ordered: list[ScreenLine] = []
+    for band in sorted({ln.band for ln in keep} | {ln.band for ln in new}):
+        ordered.extend(heapq.merge([ln for ln in keep if ln.band == band], [ln for ln in new if ln.band == band],
+                                   key=lambda ln: ln.y))
+    return ([ln.text for ln in ordered], [ln.score for ln in ordered],
+            ScreenRead(tuple(arr.shape), digests, tuple(ordered)))
 
 
 def read_bands(engine: Any, arr: Any, rows: int = BAND_ROWS, overlap: int = BAND_OVERLAP) -> tuple[list[str], list[float]]:
     """Text lines (top to bottom) and their confidences of the RGB array ``arr`` (height x width x 3),
     read by ``engine`` one horizontal band of ``rows`` rows (+ ``overlap`` above and below) at a time;
     a line belongs to the band holding the centre of its box (bands of one colour are skipped)."""
-    txts, scores, _ = read_bands_reusing(engine, arr, (), rows, overlap)
+    txts, scores, _ = read_screen(engine, arr, None, rows, overlap)
     return txts, scores
 
 
 class OcrEngine:
     """RapidOCR with one onnxruntime thread (bounded CPU) and :data:`~proagent.ocr.LEAN_PARAMS`,
-    loaded once; reads a screen band by band (:func:`read_bands`, bounded memory), reusing the bands
-    unchanged since the previous screenshot of the same screen (:func:`read_bands_reusing`)."""
+    loaded once; reads a screen band by band (:func:`read_bands`, bounded memory), reading again
+    only what changed since the previous screenshot of the same screen (:func:`read_screen`)."""
 
     def __init__(self, threads: int = 1) -> None:
         self._engine = load_ocr(threads, lean=True)
-        self._previous: dict[Any, list[BandRead]] = {}
+        self._previous: dict[Any, ScreenRead] = {}
         self.stats = BandStats()
-        """Bands read, reused and blank so far."""
+        """Bands read and blank, lines reused and rows read so far."""
 
     def read(self, path: Path, screen: Any = None) -> tuple[str, float | None]:
         """``(text, mean confidence)`` of the image at ``path`` (empty text, ``None`` when none).
         ``screen``: the screen it shows (``screenshots.screen_id``); the bands of the previous
-        screenshot read for the same screen are reused where their pixels are unchanged."""
+        screenshot read for the same screen are reused where their rows are unchanged."""
         import numpy as np
 
         from ..vault import open_image
 
         with open_image(path) as im:  # decrypted in memory in an encrypted capture
             arr = np.asarray(im.convert("RGB"))
-        txts, scores, reads = read_bands_reusing(self._engine, arr, self._previous.get(screen, ()), stats=self.stats)
-        self._previous[screen] = reads
+        txts, scores, read = read_screen(self._engine, arr, self._previous.get(screen), stats=self.stats)
+        self._previous[screen] = read
         return "\n".join(txts), (sum(scores) / len(scores) if scores else None)
 
 
