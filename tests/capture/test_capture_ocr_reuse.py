@@ -91,12 +91,15 @@ def test_worker_keeps_the_previous_screenshot_per_screen(tmp_path) -> None:  # n
     assert eng.stats.lines_reused == len(LINES)
 
 
-def test_lines_at_the_screen_edges_end_the_widening() -> None:
+def test_regions_widen_once_to_whole_lines_and_stop_at_the_screen_edges() -> None:
     from proagent.capture._ocr import ScreenLine, ScreenRead, _changed_regions
 
     h = 100
     rows = tuple(bytes([i]) for i in range(h))
-    prev = ScreenRead((h, 10, 3), rows, (ScreenLine("top", 0.9, 0, -3, -3.5, 12, 0),
-                                         ScreenLine("bottom", 0.9, 0, 88, 88, 100.7, 0)))
-    changed = tuple(b"x" if i in (5, 95) else r for i, r in enumerate(rows))
-    assert _changed_regions(prev, changed, h, 2) == [(0, 13), (88, 100)]
+    lines = (ScreenLine("top", 0.9, 0, -3, -3.5, 12, 0, 4), ScreenLine("a", 0.9, 0, 40, 40, 52, 0, 46),
+             ScreenLine("b", 0.9, 0, 51, 51, 63, 0, 57),  # touches "a": no chain reaction down the page
+             ScreenLine("bottom", 0.9, 0, 88, 88, 100.7, 0, 94))
+    changed = tuple(b"x" if i in (5, 45, 95) else r for i, r in enumerate(rows))
+    core, regions = _changed_regions(ScreenRead((h, 10, 3), rows, lines), changed, h, 2)
+    assert core == [(3, 8), (43, 48), (93, 98)]
+    assert regions == [(0, 13), (40, 53), (88, 100)]

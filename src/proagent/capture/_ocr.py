@@ -68,6 +68,8 @@ class ScreenLine:
     """Largest row of the box."""
     band: int
     """The band (``centre // rows``) the line belongs to: lines come band by band."""
+    centre: float
+    """Mean row of the box's corners (the band and region a line belongs to)."""
 
 
 @dataclass(frozen=True)
@@ -131,37 +133,36 @@ def _read_span(engine: Any, arr: Any, r0: int, r1: int, rows: int, overlap: int,
             centre = y0 + float(np.mean(b[:, 1]))
             if top <= centre < end and text and text.strip():
                 lines.append(ScreenLine(text, float(score), float(b[0, 0]), y0 + float(b[0, 1]), y0 + float(b[:, 1].min()),
-                                        y0 + float(b[:, 1].max()), int(centre // rows)))
+                                        y0 + float(b[:, 1].max()), int(centre // rows), centre))
     return lines
 
 
-def _changed_regions(previous: ScreenRead, digests: tuple[bytes, ...], h: int, margin: int) -> list[tuple[int, int]]:
-    """Row ranges to read again: the rows whose digest changed, ``margin`` rows around them, widened
-    until no line of ``previous`` lies across a range's edge (a line is read whole or reused whole)."""
-    changed = [y for y in range(h) if digests[y] != previous.rows[y]]
-    regions: list[list[int]] = []
-    for y in changed:
-        a, b = max(0, y - margin), min(h, y + 1 + margin)
-        if regions and a <= regions[-1][1]:
-            regions[-1][1] = max(regions[-1][1], b)
-        else:
-            regions.append([a, b])
-    grown = True
-    while grown:
-        grown = False
-        for ln in previous.lines:
-            lo, hi = max(0, int(ln.top)), min(h, int(ln.bottom) + 1)  # a box may reach past the screen's edge
-            for r in regions:
-                if lo < r[1] and hi > r[0] and (lo < r[0] or hi > r[1]):
-                    r[0], r[1], grown = min(r[0], lo), max(r[1], hi), True
-        merged: list[list[int]] = []
-        for r in sorted(regions):
-            if merged and r[0] <= merged[-1][1]:
-                merged[-1][1] = max(merged[-1][1], r[1])
+def _changed_regions(previous: ScreenRead, digests: tuple[bytes, ...], h: int, margin: int
+                     ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """``(core, regions)``: ``core``, the rows whose digest changed with ``margin`` rows around them;
+    ``regions``, each core range widened to the whole boxes of the lines of ``previous`` that reach
+    into it (once: lines of a page often touch their neighbours, so widening again would spread over
+    the screen). The regions are read again; a line of ``previous`` clear of the core is reused."""
+    core: list[list[int]] = []
+    for y in range(h):
+        if digests[y] != previous.rows[y]:
+            a, b = max(0, y - margin), min(h, y + 1 + margin)
+            if core and a <= core[-1][1]:
+                core[-1][1] = max(core[-1][1], b)
             else:
-                merged.append(list(r))
-        regions = merged
-    return [(a, b) for a, b in regions]
+                core.append([a, b])
+    regions: list[list[int]] = []
+    for a, b in core:
+        lo, hi = a, b
+        for ln in previous.lines:
+            top, bottom = max(0, int(ln.top)), min(h, int(ln.bottom) + 1)  # a box may reach past the edge
+            if top < b and bottom > a:
+                lo, hi = min(lo, top), max(hi, bottom)
+        if regions and lo <= regions[-1][1]:
+            regions[-1][1] = max(regions[-1][1], hi)
+        else:
+            regions.append([lo, hi])
+    return [(a, b) for a, b in core], [(a, b) for a, b in regions]
 
 
 def read_screen(engine: Any, arr: Any, previous: ScreenRead | None = None, rows: int = BAND_ROWS,
@@ -169,9 +170,9 @@ def read_screen(engine: Any, arr: Any, previous: ScreenRead | None = None, rows:
                 ) -> tuple[list[str], list[float], ScreenRead]:
     """:func:`read_bands` of the RGB array ``arr``, reading again only what changed since
     ``previous`` (the :class:`ScreenRead` of the previous screenshot of the same screen, same size):
-    the rows whose pixels differ, ``margin`` rows around them and any line lying across them are read
-    (in bands, with ``overlap`` rows of context); every other line is the one read before, where its
-    rows hold the same pixels. Without ``previous`` (or at another size) the whole screen is read,
+    the rows whose pixels differ and ``margin`` rows around them, widened to the whole lines reaching
+    into them, are read (in bands, with ``overlap`` rows of context); every other line is the one read
+    before, where its rows hold the same pixels. Without ``previous`` (or at another size) the whole screen is read,
     exactly as :func:`read_bands`. Bands of one colour are not run through the engine (no text
     shows on them). Returns the lines (band by band; within a band, new and reused lines merged by
     their top), their confidences and this screenshot's :class:`ScreenRead`.
@@ -185,9 +186,10 @@ def read_screen(engine: Any, arr: Any, previous: ScreenRead | None = None, rows:
     if previous is None or previous.shape != tuple(arr.shape):
         regions, keep = [(0, h)], []
     else:
-        regions = _changed_regions(previous, digests, h, margin)
-        keep = [ln for ln in previous.lines
-                if not any(a <= (ln.top + ln.bottom) / 2 < b or (ln.top < b and ln.bottom >= a) for a, b in regions)]
+        core, regions = _changed_regions(previous, digests, h, margin)
+        keep = [ln for ln in previous.lines  # clear of the changed rows, and not read again with a region
+                if not any(ln.top < b and ln.bottom + 1 > a for a, b in core)
+                and not any(a <= ln.centre < b for a, b in regions)]
         if stats is not None:
             stats.lines_reused += len(keep)
     new = [ln for a, b in regions for ln in _read_span(engine, arr, a, b, rows, overlap, stats)]
