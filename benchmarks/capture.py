@@ -98,9 +98,13 @@ def run_capture(a: argparse.Namespace, src: Path) -> dict:
         cap = psutil.Process(proc.pid)
         ocr = None
         t0 = time.monotonic()
-        while ocr is None and time.monotonic() - t0 < 20:
-            kids = cap.children()
-            ocr = kids[0] if kids else None
+        while ocr is None and time.monotonic() - t0 < 20:  # the OCR worker, not a short-lived probe
+            for kid in cap.children():
+                try:
+                    if "proagent.capture._ocr" in " ".join(kid.cmdline()):
+                        ocr = kid
+                except psutil.Error:
+                    pass
             time.sleep(0.05)
         rss_cap, rss_ocr = [], []
         cpu0_cap = _cpu(cap)
