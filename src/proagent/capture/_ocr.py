@@ -180,9 +180,10 @@ def read_screen(engine: Any, arr: Any, previous: ScreenRead | None = None, rows:
     ``previous`` (the :class:`ScreenRead` of the previous screenshot of the same screen, same size):
     the rows whose pixels differ and ``margin`` rows around them, widened to the whole lines reaching
     into them, are read (in bands, with ``overlap`` rows of context); every other line is the one read
-    before, where its rows hold the same pixels. Without ``previous`` (or at another size) the whole screen is read,
-    exactly as :func:`read_bands`. Bands of one colour are not run through the engine (no text
-    shows on them). Returns the lines (band by band; within a band, new and reused lines merged by
+    before, where its rows hold the same pixels. Without ``previous`` (or at another size) the whole
+    screen is read band by band, as :func:`read_bands` does. Bands of one colour are not run through
+    the engine (no text shows on them). The lines read again have the text of a whole-screen read;
+    where a long line lies, the detector may split it at another gap (the context rows differ). Returns the lines (band by band; within a band, new and reused lines merged by
     their top), their confidences and this screenshot's :class:`ScreenRead`.
 
     On a screen where a person types or a clock ticks, a stored screenshot differs from the previous
@@ -231,8 +232,14 @@ class OcrEngine:
 
     def read(self, path: Path, screen: Any = None) -> tuple[str, float | None]:
         """``(text, mean confidence)`` of the image at ``path`` (empty text, ``None`` when none).
-        ``screen``: the screen it shows (``screenshots.screen_id``); the bands of the previous
-        screenshot read for the same screen are reused where their rows are unchanged."""
+        ``screen``: the screen it shows (``screenshots.screen_id``); the lines of the previous
+        screenshot read for the same screen are reused where their rows are unchanged
+        (:func:`read_screen`).
+
+        Raises:
+            OSError, ValueError: the file is missing or not a readable image (the previous
+                screenshot kept for the screen is then unchanged).
+        """
         import numpy as np
 
         from ..vault import open_image
