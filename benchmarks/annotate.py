@@ -79,18 +79,24 @@ def score(records: dict[str, dict], labels: dict) -> dict:
 
 
 
-def _annotate(src: Path, raw: Path, work: Path, model: str, threads: int, extra: list[str]) -> tuple[dict, float, list]:
+def _annotate(src: Path, raw: Path, work: Path, model: str, threads: int, extra: list[str]) -> tuple[dict, float, list, float]:
     """Run ``proagent annotate`` with the code under ``src`` in a child process; returns the
-    records, the wall seconds and the model seconds of each asked event (from the inspect log)."""
+    records, the wall seconds, the model seconds of each asked event (from the inspect log) and the
+    CPU seconds (user + system) of the child and the processes it waited for (its model process)."""
     args = ["annotate", str(raw), "--out", str(work / "out"), "--annotator", f"text:{model}",
             "--log-dir", str(work / "logs"), "--display", "none", *extra]
     if model.startswith("local/"):
         args += ["--model-arg", f"n_threads={threads}", "--model-arg", "n_ctx=8192"]
     code = "import sys; from proagent.cli import cli; cli(sys.argv[1:])"
+    import resource
+
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     p = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
                        env={**os.environ, "PYTHONPATH": str(src)})
     wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     if p.returncode != 0:
         sys.exit(f"annotate ({src}) failed: {p.stdout[-2000:]}{p.stderr[-2000:]}")
     recs = {str(x["event_id"]): x for x in map(json.loads, (work / "out" / "annotations.jsonl").open())}
@@ -100,7 +106,7 @@ def _annotate(src: Path, raw: Path, work: Path, model: str, threads: int, extra:
     for info in list_eval_logs(str(work / "logs")):
         log = read_eval_log(info)
         secs += [s.total_time for s in log.samples or [] if s.total_time is not None]
-    return recs, wall, secs
+    return recs, wall, secs, cpu
 
 
 def main() -> None:
@@ -142,10 +148,10 @@ def main() -> None:
         records = {}
         for name, src, work, extra in runs:
             work.mkdir(exist_ok=True)
-            recs, wall, secs = _annotate(src, raw, work, a.model, a.threads, extra)
+            recs, wall, secs, cpu = _annotate(src, raw, work, a.model, a.threads, extra)
             records[name] = recs
             asked = sum(r["status"] != "not_candidate" for r in recs.values())
-            rows.append(dict(run=name, **score(recs, labels), seconds=wall,
+            rows.append(dict(run=name, **score(recs, labels), seconds=wall, cpu_s=cpu,
                              model_s=statistics.median(secs) if secs else None, asked=asked))
         # the first pass alone (its default annotation), on the same OCR text (this run's cache)
         plan = plan_annotation(raw, all_events=True, ocr_cache=tmp / "now" / "logs" / "ocr-cache.json")
@@ -154,11 +160,16 @@ def main() -> None:
     cols = [("run", "run", ""), ("n", "n", "d"), ("precision", "LLM P", ".3f"), ("recall", "LLM R", ".3f"),
             ("platform_acc", "platform", ".3f"), ("query_sim", "query sim", ".3f"),
             ("intention_acc", "intention", ".3f"), ("invented", "invented", "d"), ("success", "success", ".3f"),
-            ("asked", "asked", "d"), ("model_s", "model s/event", ".1f"), ("seconds", "annotate s", ".0f")]
+            ("asked", "asked", "d"), ("model_s", "model s/event", ".1f"), ("seconds", "annotate s", ".0f"),
+            ("cpu_s", "annotate CPU s", ".0f")]
     print(render_table(rows, cols))
     now = rows[-1]
+    import resource
+
     print(f"render {t_render:.0f} s (Chromium, {len(labels)} events); this code: {now['seconds'] / n_llm:.1f} s of "
-          f"annotate wall per LLM event ({n_llm} LLM events; OCR of all {len(labels)} events included; target <= 60 s)")
+          f"annotate wall, {now['cpu_s'] / n_llm:.1f} s CPU per LLM event ({n_llm} LLM events; OCR of all "
+          f"{len(labels)} events included; target <= 60 s); largest child process "
+          f"{resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f} MB resident at its peak")
     for name, recs in records.items():
         print(f"{name}: " + ", ".join(
             f"{labels[k].key}={'LLM' if r['is_llm_event'] else 'no'}/{r['llm_platform']}/{r['user_intention']}"

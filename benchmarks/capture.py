@@ -1,20 +1,25 @@
 """What `proagent capture` costs: CPU (capture loop and OCR worker apart), resident memory, disk
 per hour and dedup ratio at 1 Hz on a 1920x1080 Xvfb screen with a scripted workload.
 
-    python benchmarks/capture.py [--seconds 120] [--format png] [--json out.json]
+    python benchmarks/capture.py [--seconds 120] [--format png] [--baseline-rev REV] [--json out.json]
 
 Starts Xvfb (1920x1080x24) + openbox with three xterms and an xmessage, runs the real
 ``proagent capture`` command (a child process; its OCR worker is a grandchild) and drives a
 workload with xdotool: every 10 s it types a shell command into the focused xterm (an
 interactive ``sh``: the output scrolls the window), and every 30 s it switches to the next
 window (three xterms and an xmessage, so two applications); in between the screen is unchanged
-(reading). psutil samples both processes every 0.5 s. Needs the system packages in
+(reading). psutil samples both processes every 0.5 s. Besides the loop's and the worker's CPU it
+prints the OCR backlog when capture stops (stored screenshots not yet OCRed) and the OCR demand:
+the worker's CPU seconds per OCRed screenshot times the stored rate, as a share of one core (no
+backlog can build while it stays below the worker's share). ``--baseline-rev``: the same workload
+again with the code of that revision (``git archive``), the worker included. Needs the system packages in
 scripts/system-packages.txt and the `capture` extra.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sqlite3
 import subprocess
@@ -26,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from _common import guard_network, machine_note, render_table, watchdog  # noqa: E402
+from _common import REPO, guard_network, machine_note, render_table, source_of, watchdog  # noqa: E402
 from proagent.io import write_json_atomic  # noqa: E402
 
 TARGETS = {"capture_cpu_pct": 5.0, "capture_rss_mb": 150.0}
@@ -71,25 +76,13 @@ def _encode_costs(path: Path, repeats: int = 5) -> list[dict]:
     return rows
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seconds", type=float, default=120.0, help="capture duration (default 120)")
-    ap.add_argument("--format", choices=["png", "webp"], default="png")
-    ap.add_argument("--interval", type=float, default=1.0)
-    ap.add_argument("--ocr-interval", type=float, default=2.0)
-    ap.add_argument("--type-every", type=float, default=10.0, help="seconds between typed commands (default 10)")
-    ap.add_argument("--switch-every", type=float, default=30.0, help="seconds between window switches (default 30)")
-    ap.add_argument("--dedup-distance", type=int, default=5, help="pHash Hamming distance of a duplicate (default 5)")
-    ap.add_argument("--json", default=None)
-    a = ap.parse_args()
-    guard_network()
-    watchdog(a.seconds + 180)
+def run_capture(a: argparse.Namespace, src: Path) -> dict:
+    """One capture of the scripted workload with the code under ``src`` (its OCR worker too):
+    the figures of the module docstring."""
     import psutil
 
     from xsession import XSession
 
-    note, info = machine_note()
-    print(note)
     with tempfile.TemporaryDirectory(prefix="pa-capture-bench-") as tmp, XSession(1920, 1080) as xs:
         for kind, title, geom in WINDOWS:
             if kind == "xterm":
@@ -100,13 +93,18 @@ def main() -> int:
         out = Path(tmp) / "cap"
         cmd = [sys.executable, "-m", "proagent.cli", "capture", "--out", str(out), "--interval", str(a.interval),
                "--ocr-interval", str(a.ocr_interval), "--format", a.format, "--dedup-distance", str(a.dedup_distance), "--duration", f"{a.seconds:g}s"]
-        proc = subprocess.Popen(cmd, env=xs.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        proc = subprocess.Popen(cmd, env={**xs.env, "PYTHONPATH": str(src)}, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
         cap = psutil.Process(proc.pid)
         ocr = None
         t0 = time.monotonic()
-        while ocr is None and time.monotonic() - t0 < 20:
-            kids = cap.children()
-            ocr = kids[0] if kids else None
+        while ocr is None and time.monotonic() - t0 < 20:  # the OCR worker, not a short-lived probe
+            for kid in cap.children():
+                try:
+                    if "proagent.capture._ocr" in " ".join(kid.cmdline()):
+                        ocr = kid
+                except psutil.Error:
+                    pass
             time.sleep(0.05)
         rss_cap, rss_ocr = [], []
         cpu0_cap = _cpu(cap)
@@ -157,32 +155,83 @@ def main() -> int:
         "events": n_events, "screenshots_stored": stored, "duplicates": dups,
         "dedup_ratio": dups / (stored + dups) if stored + dups else None,
         "disk_mb_per_hour": disk / 2**20 * 3600 / wall, "bytes_per_screenshot": disk / max(stored, 1),
-        "dedup_distance": a.dedup_distance, "type_every_s": a.type_every, "switch_every_s": a.switch_every, "ocr_done": int(n_ocr or 0), "ocr_mean_s": ocr_t[0], "machine": info,
+        "dedup_distance": a.dedup_distance, "type_every_s": a.type_every, "switch_every_s": a.switch_every, "ocr_done": int(n_ocr or 0), "ocr_mean_s": ocr_t[0],
     }
-    rows = [
-        {"figure": "capture loop CPU, % of one core", "value": res["capture_cpu_pct"], "target": "< 5"},
-        {"figure": "capture loop peak RSS, MB", "value": res["capture_rss_mb"], "target": "< 150"},
-        {"figure": "OCR worker CPU, % of one core", "value": res["ocr_cpu_pct"],
-         "target": f"bounded: 1 OCR / {a.ocr_interval:g} s, 1 thread"},
-        {"figure": "OCR worker peak RSS, MB", "value": res["ocr_rss_mb"], "target": "-"},
-        {"figure": "disk per hour, MB", "value": res["disk_mb_per_hour"], "target": "-"},
-        {"figure": "dedup ratio (duplicates / grabs)", "value": res["dedup_ratio"], "target": "-"},
-        {"figure": "screenshots stored", "value": float(stored), "target": "-"},
-        {"figure": "OCR done (of stored)", "value": float(res["ocr_done"]), "target": "-"},
-        {"figure": "OCR seconds per screenshot", "value": res["ocr_mean_s"], "target": "-"},
+    done = res["ocr_done"]
+    res["backlog_at_stop"] = stored - done
+    res["ocr_cpu_s_per_shot"] = (last_ocr - cpu0_ocr) / done if ocr and done else None
+    res["stored_per_min"] = 60 * stored / wall
+    # what OCR of every stored screenshot asks of one core, beside what the worker was given
+    res["ocr_demand_pct"] = (100 * res["ocr_cpu_s_per_shot"] * stored / wall
+                             if res["ocr_cpu_s_per_shot"] is not None else None)
+    res["encode"] = encode
+    res["returncode"] = proc.returncode
+    return res
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seconds", type=float, default=120.0, help="capture duration (default 120)")
+    ap.add_argument("--format", choices=["png", "webp"], default="png")
+    ap.add_argument("--interval", type=float, default=1.0)
+    ap.add_argument("--ocr-interval", type=float, default=2.0)
+    ap.add_argument("--type-every", type=float, default=10.0, help="seconds between typed commands (default 10)")
+    ap.add_argument("--switch-every", type=float, default=30.0, help="seconds between window switches (default 30)")
+    ap.add_argument("--dedup-distance", type=int, default=5, help="pHash Hamming distance of a duplicate (default 5)")
+    ap.add_argument("--baseline-rev", default="", help="git revision whose capture (and OCR worker) runs the same "
+                    "workload after this tree's ('': none)")
+    ap.add_argument("--json", default=None)
+    a = ap.parse_args()
+    guard_network()
+    watchdog((a.seconds + 240) * (2 if a.baseline_rev else 1))
+    note, info = machine_note()
+    print(note)
+    codes = [("this tree", REPO / "src")]
+    with tempfile.TemporaryDirectory(prefix="pa-capture-base-") as base_dir:
+        if a.baseline_rev:
+            codes.append((a.baseline_rev, source_of(a.baseline_rev, Path(base_dir))))
+        runs = []
+        for code, src in codes:
+            r = run_capture(a, src)
+            r["code"] = code
+            runs.append(r)
+            print(f"run done ({code}): {json.dumps({k: v for k, v in r.items() if k != 'encode'})}", flush=True)
+    res = runs[0]
+    res["machine"] = info
+    if len(runs) > 1:
+        res["baseline"] = runs[1]
+    wall, stored, n_events, encode = res["seconds"], res["screenshots_stored"], res["events"], res["encode"]
+    base = runs[1] if len(runs) > 1 else {}
+    figures = [
+        ("capture loop CPU, % of one core", "capture_cpu_pct", "< 5"),
+        ("capture loop peak RSS, MB", "capture_rss_mb", "< 150"),
+        ("OCR worker CPU, % of one core", "ocr_cpu_pct", f"bounded: 1 OCR / {a.ocr_interval:g} s, 1 thread"),
+        ("OCR worker peak RSS, MB", "ocr_rss_mb", "<= 300"),
+        ("disk per hour, MB", "disk_mb_per_hour", "-"),
+        ("dedup ratio (duplicates / grabs)", "dedup_ratio", "-"),
+        ("screenshots stored", "screenshots_stored", "-"),
+        ("stored per minute", "stored_per_min", "-"),
+        ("OCR done (of stored)", "ocr_done", "-"),
+        ("backlog at stop (stored - OCR done)", "backlog_at_stop", "0"),
+        ("OCR seconds per screenshot (processing_time)", "ocr_mean_s", "-"),
+        ("OCR worker CPU s per OCRed screenshot", "ocr_cpu_s_per_shot", "-"),
+        ("OCR demand: CPU s/shot x stored rate, % of one core", "ocr_demand_pct", "<= the worker's share"),
     ]
+    rows = [{"figure": f, "value": res.get(k), "baseline": base.get(k), "target": t} for f, k, t in figures]
     print(f"proagent capture, {wall:.0f} s at {1 / a.interval:g} Hz on a 1920x1080 Xvfb screen, {a.format}, "
           f"dedup <= {a.dedup_distance} bits, {n_events} events, workload: a command every {a.type_every:g} s, a window switch every {a.switch_every:g} s")
-    print(render_table(rows, [("figure", "figure", ""), ("value", "measured", ".3g"), ("target", "target", "")]))
+    cols = [("figure", "figure", ""), ("value", "measured (this tree)", ".3g")]
+    if base:
+        cols.append(("baseline", f"baseline ({a.baseline_rev})", ".3g"))
+    print(render_table(rows, cols + [("target", "target", "")]))
     ok = (res["capture_cpu_pct"] < TARGETS["capture_cpu_pct"]
           and (res["capture_rss_mb"] or 0) < TARGETS["capture_rss_mb"])
     print("targets met" if ok else "TARGETS MISSED")
     print("cost of storing one 1920x1080 screenshot (the largest of the run), CPU ms and KB per format:")
     print(render_table(encode, [("format", "format", ""), ("cpu_ms", "cpu_ms", ".1f"), ("kb", "KB", ".0f")]))
-    res["encode"] = encode
     if a.json:
         write_json_atomic(a.json, res)
-    return 0 if proc.returncode == 0 else 1
+    return 0 if all(r["returncode"] == 0 for r in runs) else 1
 
 
 if __name__ == "__main__":

@@ -23,12 +23,15 @@ installed: the optional ``curate-ner`` extra).
 from __future__ import annotations
 
 import functools
+import importlib.abc
 import re
+import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["HIGH_RISK_TYPES", "PII_TYPES", "RECOGNIZERS", "TAGS", "PiiRecognizer", "TextFinding", "clean_text", "find_pii",
-           "has_ner", "pii_recognizer"]
+__all__ = ["HIGH_RISK_TYPES", "PII_TYPES", "RECOGNIZERS", "TAGS", "UNUSED_BY_PRESIDIO", "PiiRecognizer", "TextFinding",
+           "clean_text", "find_pii", "has_ner", "pii_recognizer"]
 
 _NOT_ALNUM_BEFORE = r"(?<![0-9A-Za-z])"
 _NOT_ALNUM_AFTER = r"(?![0-9A-Za-z])"
@@ -263,13 +266,61 @@ def _tld_extract():  # noqa: ANN202
     return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, fallback_to_snapshot=True)
 
 
+UNUSED_BY_PRESIDIO = ("torch", "transformers")
+"""Packages presidio-analyzer imports when it is imported although the recognizers here never use
+them: ``presidio_analyzer.nlp_engine`` imports ``transformers`` (for its Hugging Face NER engine,
+inside ``try/except ImportError``) and its device detector and spaCy's ``thinc`` import ``torch``
+(both guarded the same way). Importing presidio with them took 3.5 s on an idle core (2.0 s of
+it ``transformers``, 0.8 s ``torch``; ``python -X importtime -c 'import presidio_analyzer'``) and
+116-159 s under load; without them 0.6 s. :func:`_import_presidio` hides them from the importing
+thread while presidio loads."""
+
+
+class _HideModules(importlib.abc.MetaPathFinder):
+    """A finder that makes ``import NAME`` fail (``ModuleNotFoundError``) for the top-level
+    ``names`` in one thread only; other threads import them as usual."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = frozenset(names)
+        self.thread = threading.get_ident()
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> None:  # noqa: D102
+        if threading.get_ident() == self.thread and fullname.partition(".")[0] in self.names:
+            raise ModuleNotFoundError(f"No module named {fullname!r} (hidden while presidio loads)", name=fullname)
+        return None
+
+
+_PRESIDIO_LOCK = threading.Lock()
+
+
+def _import_presidio() -> None:
+    """Import ``presidio_analyzer`` with :data:`UNUSED_BY_PRESIDIO` hidden from it (those already
+    imported in this process stay visible: they cost nothing more). Its optional engines that need
+    them (``TransformersNlpEngine``; a CUDA device) are then unavailable in this process; the
+    pattern recognizers and spaCy NER used here need neither."""
+    with _PRESIDIO_LOCK:
+        if "presidio_analyzer" in sys.modules:
+            return
+        hidden = tuple(n for n in UNUSED_BY_PRESIDIO if n not in sys.modules)
+        finder = _HideModules(hidden)
+        sys.meta_path.insert(0, finder)
+        try:
+            import presidio_analyzer  # noqa: F401
+            import presidio_analyzer.nlp_engine  # noqa: F401
+            import presidio_analyzer.predefined_recognizers  # noqa: F401
+        finally:
+            sys.meta_path.remove(finder)
+
+
 @functools.lru_cache(maxsize=1)
 def _analyzer(types: tuple[str, ...]):  # noqa: ANN202
     """A presidio AnalyzerEngine over the :data:`RECOGNIZERS` entries ``types`` (built once per
     process, again when a type is registered later).
 
     Without ``en_core_web_sm`` it gets a no-op NLP engine, so presidio never tries to
-    load or download a spaCy model; with it, spaCy's NER adds ``person``."""
+    load or download a spaCy model; with it, spaCy's NER adds ``person``. presidio is imported
+    without ``torch`` and ``transformers`` (:data:`UNUSED_BY_PRESIDIO`)."""
+    _import_presidio()
     from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
     from presidio_analyzer.nlp_engine import NlpArtifacts, NlpEngine
 
@@ -317,6 +368,34 @@ def _analyzer(types: tuple[str, ...]):  # noqa: ANN202
     return AnalyzerEngine(registry=registry, nlp_engine=nlp, supported_languages=["en"])
 
 
+PHONE_MIN_DIGITS = 8
+"""Digits a phone finding must hold outside ``strict`` (:func:`_phone_ok`): a text with fewer is not
+run through presidio's ``PhoneRecognizer`` at all. That recognizer is phonenumbers' matcher once per
+supported region (11), 0.63 of the 0.80 ms that :func:`find_pii` took per line of code on an idle
+core (1000 lines; every other recognizer together 0.05 ms), and a screen is screened line by line."""
+
+
+@functools.lru_cache(maxsize=1)
+def _min_phone_digits() -> int:
+    """The fewest digits any number phonenumbers calls valid can have (``strict`` keeps phone matches
+    of any length): the smallest possible national-number length over its metadata (4, Austria, in
+    phonenumbers 9.0)."""
+    import phonenumbers
+    from phonenumbers import PhoneMetadata
+
+    metas = [PhoneMetadata.metadata_for_region(r) for r in phonenumbers.SUPPORTED_REGIONS]
+    metas += [PhoneMetadata.metadata_for_nongeo_region(c) for c in phonenumbers.COUNTRY_CODES_FOR_NON_GEO_REGIONS]
+    lengths = [n for m in metas if m is not None and m.general_desc is not None
+               for n in (m.general_desc.possible_length or ()) if n > 0]
+    return min(lengths, default=1)
+
+
+@functools.lru_cache(maxsize=4)
+def _entities_but_phone(analyzer) -> list[str]:  # noqa: ANN001
+    """Every entity ``analyzer`` supports except presidio's ``PHONE_NUMBER``."""
+    return [e for e in analyzer.get_supported_entities(language="en") if e != "PHONE_NUMBER"]
+
+
 def find_pii(text: str, *, strict: bool = False) -> list[TextFinding]:
     """Personal data in ``text`` (English and Chinese), sorted by start offset, overlaps
     merged into the longer (then higher-risk) finding.
@@ -332,7 +411,11 @@ def find_pii(text: str, *, strict: bool = False) -> list[TextFinding]:
     threshold = 0.0 if strict else 0.4
     kind = {e: entry for entry in RECOGNIZERS.values() for e in entry.entities}
     found: list[TextFinding] = []
-    for r in _analyzer(tuple(RECOGNIZERS)).analyze(text=text, language="en", score_threshold=threshold):
+    analyzer = _analyzer(tuple(RECOGNIZERS))
+    entities = None
+    if sum(c.isdigit() for c in text) < (_min_phone_digits() if strict else PHONE_MIN_DIGITS):
+        entities = _entities_but_phone(analyzer)  # no phone number fits: skip its costly matcher
+    for r in analyzer.analyze(text=text, language="en", entities=entities, score_threshold=threshold):
         entry = kind.get(r.entity_type)
         if entry is None or r.end <= r.start or not entry.accept(text[r.start:r.end], strict):
             continue

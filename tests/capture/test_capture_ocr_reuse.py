@@ -1,0 +1,105 @@
+"""Capture's OCR worker reads again only the rows of a screen that changed since the previous
+screenshot of the same screen (issue 24: text-aware dedup stores many near-identical screens), and
+skips bands of one colour: the lines it writes are those of reading the whole screen."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+pytest.importorskip("rapidocr")
+
+from proagent.capture._ocr import BandStats, OcrEngine, read_bands, read_screen  # noqa: E402
+from proagent.ocr import load_ocr  # noqa: E402
+
+MONO = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
+LINES = [f"line {i:02d}: loss = criterion(model(x{i}), y) + {i}.5" for i in range(9)]
+
+
+def _screen(lines: list[str], blank_bottom: bool = False, clock: str = ""):  # noqa: ANN202
+    import numpy as np
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.truetype(MONO, 18) if os.path.exists(MONO) else ImageFont.load_default(18)
+    img = Image.new("RGB", (760, 480), (250, 250, 250))
+    d = ImageDraw.Draw(img)
+    for i, line in enumerate(lines):
+        d.text((20, 12 + 50 * i), line, fill=(10, 10, 10), font=font)
+    if clock:
+        d.text((600, 12), clock, fill=(10, 10, 10), font=font)  # beside line 00, on the same row
+    if blank_bottom:
+        d.rectangle((0, 240, 760, 480), fill=(30, 30, 60))
+    return np.asarray(img)
+
+
+def _bare(txts: list[str]) -> list[str]:
+    return [t.replace(" ", "") for t in txts]
+
+
+def test_only_changed_rows_are_read_and_the_lines_are_those_of_a_full_read() -> None:
+    engine = load_ocr(1, lean=True)
+    edited = list(LINES)
+    edited[4] = "line 04: total = sum(losses) / len(batch)"  # rows 212-234, inside the second 120-row band
+    second = _screen(edited)
+    _, _, first = read_screen(engine, _screen(LINES), rows=120, overlap=40)
+    stats = BandStats()
+    txts, scores, again = read_screen(engine, second, first, rows=120, overlap=40, margin=20, stats=stats)
+    full_txts, full_scores = read_bands(engine, second, rows=120, overlap=40)
+    assert _bare(txts) == _bare(full_txts) == _bare(edited)
+    assert txts == full_txts and len(scores) == len(full_scores)  # confidences differ a little: other context rows
+    assert stats.lines_reused == len(LINES) - 1 and stats.read == 1 and stats.rows_read < 100
+    # the same screen again: nothing read, every line reused
+    same = BandStats()
+    assert read_screen(engine, second, again, rows=120, overlap=40, stats=same)[0] == txts
+    assert same.read == 0 and same.lines_reused == len(LINES)
+
+
+def test_a_line_partly_changed_is_read_whole_and_keeps_its_place() -> None:
+    engine = load_ocr(1, lean=True)
+    _, _, first = read_screen(engine, _screen(LINES, clock="09:00"), rows=120, overlap=40)
+    stats = BandStats()
+    txts, _, _ = read_screen(engine, _screen(LINES, clock="09:01"), first, rows=120, overlap=40, stats=stats)
+    full, _ = read_bands(engine, _screen(LINES, clock="09:01"), rows=120, overlap=40)
+    assert _bare(txts) == _bare(full) and any("09:01" in t for t in txts) and not any("09:00" in t for t in txts)
+    assert stats.read == 1 and stats.lines_reused >= len(LINES) - 2
+
+
+def test_bands_of_one_colour_are_skipped_and_would_show_no_text() -> None:
+    import numpy as np
+
+    engine = load_ocr(1, lean=True)
+    assert engine(np.full((200, 760, 3), (30, 30, 60), np.uint8)).boxes is None  # what the skip relies on
+    stats = BandStats()
+    txts, _, _ = read_screen(engine, _screen(LINES, blank_bottom=True), rows=120, overlap=40, stats=stats)
+    assert stats.blank == 1 and stats.read == 3  # rows 320-480 are one colour; 240-320 reach into band 2
+    assert _bare(txts) == _bare(LINES[:5])
+
+
+def test_worker_keeps_the_previous_screenshot_per_screen(tmp_path) -> None:  # noqa: ANN001
+    from PIL import Image
+
+    a, b = tmp_path / "a.png", tmp_path / "b.png"
+    Image.fromarray(_screen(LINES)).save(a)
+    Image.fromarray(_screen(LINES[:3])).save(b)
+    eng = OcrEngine(1)
+    text_a, conf = eng.read(a, screen=0)
+    assert conf is not None and text_a.count("\n") == len(LINES) - 1
+    eng.read(b, screen=1)  # another screen: its own first screenshot, nothing reused
+    assert eng.stats.lines_reused == 0
+    assert eng.read(a, screen=0)[0] == text_a  # screen 0 unchanged since its previous screenshot
+    assert eng.stats.lines_reused == len(LINES)
+
+
+def test_regions_widen_once_to_whole_lines_and_stop_at_the_screen_edges() -> None:
+    from proagent.capture._ocr import ScreenLine, ScreenRead, _changed_regions
+
+    h = 100
+    rows = tuple(bytes([i]) for i in range(h))
+    lines = (ScreenLine("top", 0.9, 0, -3, -3.5, 12, 0, 4), ScreenLine("a", 0.9, 0, 40, 40, 52, 0, 46),
+             ScreenLine("b", 0.9, 0, 51, 51, 63, 0, 57),  # touches "a": no chain reaction down the page
+             ScreenLine("bottom", 0.9, 0, 88, 88, 100.7, 0, 94))
+    changed = tuple(b"x" if i in (5, 45, 95) else r for i, r in enumerate(rows))
+    core, regions = _changed_regions(ScreenRead((h, 10, 3), rows, lines), changed, h, 2)
+    assert core == [(3, 8), (43, 48), (93, 98)]
+    assert regions == [(0, 13), (40, 53), (88, 100)]
