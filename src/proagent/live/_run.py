@@ -70,8 +70,9 @@ def summarise(decisions: Sequence[LiveDecision]) -> dict[str, Any]:
 
     dec = [d.decide_seconds for d in decisions if d.decide_seconds is not None]
     how = [d.how_seconds for d in decisions if d.how_seconds is not None]
-    offer = [d.decide_seconds + d.how_seconds for d in decisions
-             if d.outcome == "offer" and d.decide_seconds is not None and d.how_seconds is not None]
+    offer = [d.offer_seconds if d.offer_seconds is not None else d.decide_seconds + d.how_seconds for d in decisions
+             if d.outcome == "offer" and (d.offer_seconds is not None
+                                          or (d.decide_seconds is not None and d.how_seconds is not None))]
 
     def pct(xs: list[float]) -> dict[str, float] | None:
         return {"p50": float(np.percentile(xs, 50)), "p95": float(np.percentile(xs, 95)), "n": len(xs)} if xs else None
