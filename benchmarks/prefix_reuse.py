@@ -39,8 +39,8 @@ from _common import (  # noqa: E402
     percentile,
     render_table,
     watchdog,
-    write_json,
 )
+from proagent.io import write_json_atomic  # noqa: E402
 
 DEFINITIONS = {
     "sample_p50/mean": "per-sample total_time from the log, seconds (model call + solver + scorer)",
@@ -239,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     if OFF_HOST_ATTEMPTS:
         print(f"WARNING: refused non-loopback connects: {OFF_HOST_ATTEMPTS}")
     if args.json:
-        write_json(args.json, {
+        write_json_atomic(args.json, {
             "benchmark": "prefix_reuse",
             "config": {"model": args.model, "n": n, "split": args.split, "method": args.method, "window": args.window,
                        "n_ctx": args.n_ctx, "n_threads": args.n_threads, "data": data, "users": users,
