@@ -82,10 +82,10 @@ def _app_session(front, history) -> tuple[str, datetime] | None:  # noqa: ANN001
 
 OFFER_WAIT_SECONDS = 2.0
 """How long a Yes waits for its How answer before the offer is shown without its query,
-seconds. Issue 24's target is an offer within 5 s of the event; Qwen2.5-Coder-1.5B on two
-cores takes 3-8 s idle (32 s p50 on one thread), a remote model usually about 1-2 s, so a
-fast model's offer comes at once with its query and a slow one's does not keep the user
-waiting (README, ``proagent live``)."""
+seconds. Issue 24's target is an offer within 5 s of the event; Qwen2.5-Coder-1.5B took
+3-8 s per How call on two near-idle cores and 32 s p50 on one thread (README, Speed), so a
+model that answers within 2 s makes one offer with its query and a slower one does not keep
+the user waiting (README, ``proagent live``)."""
 
 
 class _HowCall:
