@@ -15,8 +15,14 @@ builder, restraint, feedback.db) follows it with
   offer), the How call to the local model (default Qwen2.5-Coder-1.5B,
   ``n_threads=1``) for ``--offers`` moments.
 
+The How phase runs twice on new rows, in the same command: **before**, the offer shown
+after the How answer (``offer_wait_seconds=None``, the code before issue 24), and **after**,
+this code's default (the offer shown at most 2 s after the Yes, its query filled in when the
+answer comes); restraint's gap and one-per-app-session limits are off so every moment offers.
+
 Latency = wall time from the writer's commit of the event row to the decision
-(or to the offer being shown), so it includes the follower's poll interval
+(or to the offer being shown, stamped by a benchmark notifier; ``row->query shown``: to the
+offer's query on screen), so it includes the follower's poll interval
 (``--poll``). CPU = process CPU time / wall time (100% = one core) while idle
 (following a database nobody writes, ``--idle`` seconds) and while deciding.
 The baseline beside them: the LLM itself as the When decider, zero-shot
@@ -31,6 +37,8 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
+import resource
 import sys
 import tempfile
 import threading
@@ -109,9 +117,38 @@ def _preload(folder: Path, texts, n: int, t0: datetime) -> None:  # noqa: ANN001
     st.close()
 
 
+SHOWN: dict[str, float] = {}
+"""Offer sample id -> perf_counter when the benchmark's notifier was asked to show it."""
+FILLED: dict[str, float] = {}
+"""Offer sample id -> perf_counter when its query was filled in (an offer shown before its How answer)."""
+
+
+def _bench_notifier() -> None:
+    from proagent.live._notify import NOTIFIERS, register_notifier
+
+    if "bench" in NOTIFIERS:
+        return
+
+    class Stamp:
+        name = "bench"
+
+        def show(self, offer) -> None:  # noqa: ANN001
+            SHOWN.setdefault(offer.sample_id, time.perf_counter())
+
+        def update(self, offer) -> None:  # noqa: ANN001
+            FILLED.setdefault(offer.sample_id, time.perf_counter())
+
+        def close(self) -> None:
+            pass
+
+    register_notifier("bench")(lambda ctx: Stamp())
+
+
 def _phase(name: str, folder: Path, live: Path, when, how, texts, n: int, gap: float, start: int, t0: datetime,  # noqa: ANN001
-           poll: float) -> dict:
+           poll: float, offer_wait: float | None = 2.0) -> dict:
     from proagent.live import LiveOptions, RestraintConfig, run_watch
+
+    _bench_notifier()
 
     w = Writer(folder, texts, n, gap, t0, start=start)
     w.start()
@@ -123,11 +160,12 @@ def _phase(name: str, folder: Path, live: Path, when, how, texts, n: int, gap: f
         stamps[d.sample_id] = time.perf_counter()
         w.decided.set()
 
-    opts = LiveOptions(every_seconds=0, notify=("none",), restraint=RestraintConfig(max_per_hour=10_000, quiet_apps=False))
+    opts = LiveOptions(every_seconds=0, notify=("bench",), restraint=RestraintConfig(max_per_hour=10_000, min_gap_seconds=0,
+                                                                                  one_per_app_session=False, quiet_apps=False))
 
     def run() -> None:
-        got.extend(run_watch(folder, live, when, opts, how=how, poll_seconds=poll, max_moments=n, duration=n * (gap + 120),
-                             on_decision=on_decision).decisions)
+        got.extend(run_watch(folder, live, when, opts, how=how, poll_seconds=poll, max_moments=n, duration=n * (gap + 600),
+                             on_decision=on_decision, offer_wait_seconds=offer_wait).decisions)
         done.set()
 
     th = threading.Thread(target=run, daemon=True)
@@ -137,16 +175,21 @@ def _phase(name: str, folder: Path, live: Path, when, how, texts, n: int, gap: f
     w.go.set()
     done.wait()
     cpu = (time.process_time() - c0) / (time.perf_counter() - t_0) * 100
-    lat = []
+    lat, filled = [], []
     for d in got:
         rid = int(d.sample_id.split(":")[1])
         if rid in w.committed and d.sample_id in stamps:
-            lat.append(stamps[d.sample_id] - w.committed[rid])
+            # an offer: when it was shown; any other decision: when it was recorded
+            at = SHOWN.get(d.sample_id, stamps[d.sample_id]) if d.outcome == "offer" else stamps[d.sample_id]
+            lat.append(at - w.committed[rid])
+            if d.outcome == "offer" and d.reason not in ("no_query", "how_said_no"):
+                # the query on screen: at the show, or when it was filled in later
+                filled.append((FILLED.get(d.sample_id) or SHOWN.get(d.sample_id, stamps[d.sample_id])) - w.committed[rid])
     inner = [d.decide_seconds for d in got if d.decide_seconds is not None]
     how_s = [d.how_seconds for d in got if d.how_seconds is not None]
     return {"phase": name, "moments": len(got), "offers": sum(d.outcome == "offer" for d in got),
             "p50": percentile(lat, 50), "p95": percentile(lat, 95), "decide_p50": percentile(inner, 50),
-            "how_p50": percentile(how_s, 50), "cpu_pct": cpu}
+            "how_p50": percentile(how_s, 50), "cpu_pct": cpu, "query_p50": percentile(filled, 50)}
 
 
 def main() -> None:
@@ -161,6 +204,7 @@ def main() -> None:
     ap.add_argument("--model", default="local/qwen2.5-coder-1.5b")
     ap.add_argument("--threads", default="1")
     ap.add_argument("--idle", type=float, default=20.0)
+    ap.add_argument("--no-cold", action="store_true", help="leave out the cold first How call (the warm() comparison)")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--timeout", type=float, default=1800)
     a = ap.parse_args()
@@ -220,14 +264,15 @@ def main() -> None:
         first = build_samples(load_events(a.data))[0]
         # the first offer's How call: before, the model loaded and read the whole prompt there (cold);
         # now `proagent live` calls HowModel.warm() at start (load + system prompt) before following
-        cold = HowModel(a.model, {"n_threads": a.threads})
-        t = time.perf_counter()
-        cold(first)
-        starts.append({"start": "cold: first How call (before)", "warm_s": None, "first_s": time.perf_counter() - t,
-                       "evaluated": getattr(cold.last_usage, "input_tokens", None),
-                       "reused": getattr(cold.last_usage, "input_tokens_cache_read", None)})
-        cold.close()
-        del cold
+        if not a.no_cold:
+            cold = HowModel(a.model, {"n_threads": a.threads})
+            t = time.perf_counter()
+            cold(first)
+            starts.append({"start": "cold: first How call (before)", "warm_s": None, "first_s": time.perf_counter() - t,
+                           "evaluated": getattr(cold.last_usage, "input_tokens", None),
+                           "reused": getattr(cold.last_usage, "input_tokens_cache_read", None)})
+            cold.close()
+            del cold
         how = HowModel(a.model, {"n_threads": a.threads})
         warm_s = how.warm()
         t = time.perf_counter()
@@ -247,8 +292,15 @@ def main() -> None:
         # the rows of this phase are stamped from now on: the model starts above may have taken longer than the
         # decider phase's stamps reach ahead, and a moment older than live's stale limit is held, not offered
         t_how = max(t0, datetime.now().replace(microsecond=0) - timedelta(seconds=15 * (a.preload + a.events)))
-        rows.append(_phase(f"decider + How ({a.model}, n_threads={a.threads})", folder, tmp / "live2", always, how_seen,
-                           texts, a.offers, 2.0, a.preload + a.events, t_how, a.poll))
+        # the same moments twice: offer after the How answer (the code before: offer_wait None), then this code's
+        # offer shown after at most 2 s and its query filled in
+        rows.append(_phase(f"before: offer after the How answer ({a.model}, n_threads={a.threads})", folder,
+                           tmp / "live2-before", always, how, texts, a.offers, 2.0, a.preload + a.events, t_how,
+                           a.poll, offer_wait=None))
+        t_how = max(t0, datetime.now().replace(microsecond=0) - timedelta(seconds=15 * (a.preload + a.events + a.offers)))
+        rows.append(_phase(f"after: offer at most 2 s after the Yes, query filled in ({a.model}, n_threads={a.threads})",
+                           folder, tmp / "live2", always, how_seen, texts, a.offers, 2.0,
+                           a.preload + a.events + a.offers, t_how, a.poll))
         ev = [u.input_tokens for u in usage if u is not None]
         re_ = [u.input_tokens_cache_read or 0 for u in usage if u is not None]
         out_t = [u.output_tokens for u in usage if u is not None]
@@ -266,11 +318,11 @@ def main() -> None:
 
     table = [{"phase": r["phase"], "moments": str(r["moments"]), "offers": "-" if r["offers"] is None else str(r["offers"]),
               "p50": fmt(r["p50"]), "p95": fmt(r["p95"]), "decide": fmt(r["decide_p50"]), "how": fmt(r["how_p50"]),
-              "cpu": fmt(r["cpu_pct"], "%")} for r in rows]
+              "cpu": fmt(r["cpu_pct"], "%"), "query": fmt(r.get("query_p50"))} for r in rows]
     print(render_table(table, [("phase", "phase", ""), ("moments", "moments", ""), ("offers", "offers", ""),
                                ("p50", "row->decision/offer p50", ""), ("p95", "p95", ""),
                                ("decide", "read->decision p50", ""), ("how", "How call p50", ""),
-                               ("cpu", "CPU (% of one core)", "")]))
+                               ("query", "row->query shown p50", ""), ("cpu", "CPU (% of one core)", "")]))
     if starts:
         print(render_table(starts, [("start", "How model start", ""), ("warm_s", "warm() s", ".2f"),
                                     ("first_s", "How call s", ".2f"), ("evaluated", "prompt tokens evaluated", ""),
@@ -278,7 +330,12 @@ def main() -> None:
     print("row->decision/offer: writer's commit of the event row to the decision (decider alone) or to the offer shown\n"
           "(decider + How), including the follower's poll interval; read->decision: from the follower reading the new\n"
           f"row (windowed read of a {a.preload}-event database, sample, restraint, decider); targets: decision p50 < 100 ms,\n"
-          "offer p50 < 5 s, idle CPU < 2% of one core.")
+          "offer p50 < 5 s, idle CPU < 2% of one core. row->query shown: to the offer's query on screen (with the offer,\n"
+          "or filled in after it). CPU seconds of the whole run and the load average: last line.")
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    ch = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(f"CPU: {ru.ru_utime + ru.ru_stime:.1f} s this process, {ch.ru_utime + ch.ru_stime:.1f} s finished children "
+          f"(llama.cpp's child still runs: its CPU is not counted); load average at the end: {os.getloadavg()[0]:.2f}")
     if a.json:
         write_json_atomic(a.json, {"machine": machine, "rows": rows, "starts": starts, "config": {k: str(v) for k, v in vars(a).items()}})
 

@@ -39,8 +39,8 @@ from _common import (  # noqa: E402
     percentile,
     render_table,
     watchdog,
-    write_json,
 )
+from proagent.io import write_json_atomic  # noqa: E402
 
 DEFINITIONS = {
     "sample_p50/mean": "per-sample total_time from the log, seconds (model call + solver + scorer)",
@@ -81,12 +81,14 @@ def warm_up(model: str, n_ctx: int | None, n_threads: int | None) -> float:
 
 
 def run_setting(task: Any, model: str, n: int, reuse: bool, n_ctx: int | None, n_threads: int | None,
-                log_dir: str) -> dict[str, Any]:
+                log_dir: str, cache_reuse: int = 0) -> dict[str, Any]:
     """One eval; returns its wall time, the other processes' CPU share and per-sample rows."""
     import inspect_ai
     from inspect_ai.log import read_eval_log
 
     model_args: dict[str, Any] = {"cache_prompt": "true" if reuse else "false", "answer_cache": "false"}
+    if cache_reuse:
+        model_args["cache_reuse"] = cache_reuse
     if n_ctx:
         model_args["n_ctx"] = n_ctx
     if n_threads:
@@ -117,7 +119,7 @@ def run_setting(task: Any, model: str, n: int, reuse: bool, n_ctx: int | None, n
     return {"wall_s": wall, "others": others.share, "samples": per_sample}
 
 
-def summarize(reuse: bool, runs: list[dict[str, Any]]) -> dict[str, Any]:
+def summarize(reuse: bool, runs: list[dict[str, Any]], label: str | None = None) -> dict[str, Any]:
     """One row from R runs of a setting: per-sample seconds = min over the runs, tokens of the first run."""
     first = runs[0]["samples"]
     by_id: dict[str, list[dict[str, Any]]] = {}
@@ -137,7 +139,7 @@ def summarize(reuse: bool, runs: list[dict[str, Any]]) -> dict[str, Any]:
     reused = sum(s["prompt_reused"] for s in first)
     others = [r["others"] for r in runs if r["others"] is not None]
     return {
-        "setting": "reuse on" if reuse else "reuse off", "cache_prompt": reuse, "n": len(first),
+        "setting": label or ("reuse on" if reuse else "reuse off"), "cache_prompt": reuse, "n": len(first),
         "repeats": len(runs),
         "sample_p50": percentile(sample_s, 50), "sample_mean": sum(sample_s) / len(sample_s) if sample_s else None,
         "model_p50": percentile(model_s, 50), "model_mean": sum(model_s) / len(model_s) if model_s else None,
@@ -165,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="run each setting R times, alternating on/off; per-sample seconds = min over runs (default 1)")
     ap.add_argument("--timeout", type=float, default=1200, help="hard limit for the whole benchmark, seconds (default 1200)")
     ap.add_argument("--json", default=None, help="also write the figures (and per-sample rows) to this JSON file")
+    ap.add_argument("--cache-reuse", type=int, default=0,
+                    help="also run reuse on with model arg cache_reuse=N (llama.cpp chunk reuse, off by default; 0: leave out)")
     args = ap.parse_args(argv)
     if not args.model.startswith("local/"):
         ap.error("--model must be a local/... model (prefix reuse is a property of the in-process provider)")
@@ -197,6 +201,13 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr, flush=True)
     rows = [summarize(True, runs[True]), summarize(False, runs[False])]
     on, off = rows
+    chunk = None
+    if args.cache_reuse:
+        with tempfile.TemporaryDirectory(prefix="proagent-bench-") as tmp:
+            run = run_setting(task, args.model, n, True, args.n_ctx, args.n_threads, tmp, cache_reuse=args.cache_reuse)
+        chunk = summarize(True, [run], label=f"reuse on + cache_reuse={args.cache_reuse}")
+        rows.append(chunk)
+        print(f"reuse on + cache_reuse={args.cache_reuse}: {run['wall_s']:.1f} s", file=sys.stderr, flush=True)
     speedup = {
         "sample_mean": off["sample_mean"] / on["sample_mean"] if on["sample_mean"] else None,
         "sample_p50": off["sample_p50"] / on["sample_p50"] if on["sample_p50"] else None,
@@ -219,10 +230,16 @@ def main(argv: list[str] | None = None) -> int:
     for key, text in DEFINITIONS.items():
         if key != "repeats" or args.repeats > 1:
             print(f"  {key:<16} {text}")
+    if chunk is not None and chunk["prompt_eval"]:
+        print(f"with cache_reuse={args.cache_reuse}: prompt tokens evaluated {off['prompt_eval'] / chunk['prompt_eval']:.2f}x "
+              f"fewer than reuse off (chunks of the history moved into place when the window drops its oldest events; "
+              f"answers then depend on the previous prompt, so it is off by default); out_tok {chunk['out_tok']} vs "
+              f"{on['out_tok']} with reuse on (a model running on would show here)")
+    print(f"load average at the end: {os.getloadavg()[0]:.2f}")
     if OFF_HOST_ATTEMPTS:
         print(f"WARNING: refused non-loopback connects: {OFF_HOST_ATTEMPTS}")
     if args.json:
-        write_json(args.json, {
+        write_json_atomic(args.json, {
             "benchmark": "prefix_reuse",
             "config": {"model": args.model, "n": n, "split": args.split, "method": args.method, "window": args.window,
                        "n_ctx": args.n_ctx, "n_threads": args.n_threads, "data": data, "users": users,

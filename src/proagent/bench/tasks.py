@@ -8,6 +8,9 @@ Run it with ``proagent eval`` or with plain inspect::
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 from inspect_ai import Task, task
@@ -32,7 +35,7 @@ from .samples import SampleConfig, build_samples, candidate_moments, no_samples_
 from .scorers import assist_scorer
 from .similarity import embed_references
 
-__all__ = ["assist", "to_inspect_samples"]
+__all__ = ["assist", "embed_task_references", "references_embedded_later", "to_inspect_samples"]
 
 
 def to_inspect_samples(samples: list[Sample], modality: str = "text") -> list[InspectSample]:
@@ -173,7 +176,9 @@ def assist(
     if finetuned:
         metadata["finetuned"] = str(finetuned)
     # the scorer compares positives' predicted queries with their references: embed those once, here
-    embed_references(s.reference_queries for s in samples if s.label == 1)
+    # (or, under references_embedded_later(), those of the samples run: embed_task_references)
+    if not _REFERENCES_LATER.get():
+        embed_references(s.reference_queries for s in samples if s.label == 1)
     return Task(
         dataset=MemoryDataset(to_inspect_samples(samples, modality), name="assist"),
         solver=solver,
@@ -182,6 +187,31 @@ def assist(
                               **({"logprobs": True, "top_logprobs": 10} if logprobs else {})),
         metadata=metadata,
     )
+
+
+_REFERENCES_LATER: ContextVar[bool] = ContextVar("proagent_references_later", default=False)
+
+
+@contextmanager
+def references_embedded_later() -> Iterator[None]:
+    """Within this block :func:`assist` does not embed its dataset's reference queries; the
+    caller embeds those of the samples it runs with :func:`embed_task_references` (``proagent
+    eval --limit 2`` embeds 2 samples' references, not the whole split's 74: issue 24)."""
+    token = _REFERENCES_LATER.set(True)
+    try:
+        yield
+    finally:
+        _REFERENCES_LATER.reset(token)
+
+
+def embed_task_references(task: Task, limit: int | None = None) -> int:
+    """Embed (:func:`~proagent.bench.similarity.embed_references`) the reference queries of the
+    positive samples among the first ``limit`` of ``task`` (all when ``None``): those inspect
+    runs with ``limit`` (it takes the dataset's first ``limit`` samples). Returns how many distinct
+    texts that was."""
+    samples = list(task.dataset)
+    samples = samples[:limit] if limit else samples
+    return embed_references((s.metadata or {}).get("reference_queries") or [] for s in samples if s.target == "Yes")
 
 
 def _curation_records(data: str) -> list[dict]:

@@ -52,7 +52,14 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: tuple[str, ...
 
     Example: proagent eval --data data/proactivebench --model local/smollm2-135m --limit 5
     """
-    from ..bench.tasks import assist
+    if ray_address is None and not model_base_url:
+        from ..models._engine_args import prestart_local
+
+        try:  # a local model loads in its own process while this one imports inspect and reads the data
+            prestart_local(model, parse_model_args(model_arg))
+        except click.BadParameter:
+            pass  # reported below, in its usual place
+    from ..bench.tasks import assist, embed_task_references, references_embedded_later
     from ..report.results import render_table, results_from_log, write_results
 
     from ..scale.endpoints import endpoint_pool
@@ -96,7 +103,9 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: tuple[str, ...
             **({"finetuned": str(finetuned)} if finetuned is not None else {}), **extra,
         )
         try:
-            task = assist(**kw)
+            with references_embedded_later():
+                task = assist(**kw)
+            embed_task_references(task, limit)  # only the references of the samples this run scores
             made[id(task)] = kw
             return task
         except ProagentError:  # DataError, UsageError: one line and the exit code of their kind

@@ -22,7 +22,7 @@ from .records import LiveDecision
 from ._restraint import Restraint
 from ._sources import Clock, LifeTraceFollower, Moment, ReplayClock, WallClock
 
-__all__ = ["HowModel", "LiveAgent", "ScriptedDecider", "When", "generic_offer_text", "offer_text"]
+__all__ = ["OFFER_WAIT_SECONDS", "HowModel", "LiveAgent", "ScriptedDecider", "When", "generic_offer_text", "offer_text"]
 
 
 class When(Protocol):
@@ -78,6 +78,49 @@ def _app_session(front, history) -> tuple[str, datetime] | None:  # noqa: ANN001
             break
         start = e.start
     return front.app_name, start
+
+
+OFFER_WAIT_SECONDS = 2.0
+"""How long a Yes waits for its How answer before the offer is shown without its query,
+seconds. Issue 24's target is an offer within 5 s of the event; Qwen2.5-Coder-1.5B took
+3-8 s per How call on two near-idle cores and 32 s p50 on one thread (README, Speed), so a
+model that answers within 2 s makes one offer with its query and a slower one does not keep
+the user waiting (README, ``proagent live``)."""
+
+
+class _HowCall:
+    """One How call in a daemon thread: :meth:`wait` for it up to a limit, :meth:`result`
+    for its prediction (re-raising what the call raised). Daemon: a Ctrl-C while it runs
+    ends the process without waiting for the model (whose child process is killed at exit)."""
+
+    def __init__(self, how: Callable[[Sample], Prediction], sample: Sample) -> None:
+        self._done = threading.Event()
+        self._pred: Prediction | None = None
+        self._error: BaseException | None = None
+        self.seconds = 0.0
+        self._how, self._sample = how, sample
+        threading.Thread(target=self._run, daemon=True, name="proagent-how").start()
+
+    def _run(self) -> None:
+        t0 = time.perf_counter()
+        try:
+            self._pred = self._how(self._sample)
+        except BaseException as e:  # noqa: BLE001 (re-raised in the loop's thread)
+            self._error = e
+        finally:
+            self.seconds = time.perf_counter() - t0
+            self._done.set()
+
+    def wait(self, seconds: float | None) -> bool:
+        """Whether the answer came within ``seconds`` (``None``: wait for it)."""
+        return self._done.wait(seconds)
+
+    def result(self) -> Prediction:
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        assert self._pred is not None
+        return self._pred
 
 
 class HowModel:
@@ -150,14 +193,21 @@ class LiveAgent:
         stale_after_seconds: a moment older than this on the clock when it is
             decided (rows caught up after a restart) is decided but its offer
             held (reason ``stale``); ``None``: never (replay).
+        offer_wait_seconds: how long a Yes waits for the How answer (seconds,
+            default :data:`OFFER_WAIT_SECONDS`): an answer within it makes one offer
+            with its query; otherwise the offer is shown then, naming the app
+            (:func:`generic_offer_text`), and the query is filled in when the answer
+            comes (``feedback.db``, the page, a ``terminal`` line, a new ``desktop``
+            notification). ``None``: wait for the answer (the behaviour before issue 24).
     """
 
     def __init__(self, folder: str | Path, decider: When, *, how: Callable[[Sample], Prediction] | None = None,
                  notifiers: Sequence[Notifier] = (), restraint: Restraint | None = None, clock: Clock | None = None,
                  config: SampleConfig = SampleConfig(), ignore_after_seconds: float = 600.0,
                  feedback: FeedbackStore | None = None, on_decision: Callable[[LiveDecision], None] | None = None,
-                 stale_after_seconds: float | None = None) -> None:
+                 stale_after_seconds: float | None = None, offer_wait_seconds: float | None = OFFER_WAIT_SECONDS) -> None:
         self.folder = Path(folder)
+        self.offer_wait = offer_wait_seconds
         self.decider = decider
         self.how = how
         self.notifiers = list(notifiers)
@@ -219,33 +269,59 @@ class LiveAgent:
             held = "stale"
         if held is not None:
             return self._record(LiveDecision(sid, outcome="held", reason=held, **common), m)
-        how_s = None
-        intention = query = None
         cur = front or sample.current  # the app in front at decision time (the new event), not the one before it
-        text = None
-        why = ""
-        if self.how is not None:
-            t0 = time.perf_counter()
-            pred = self.how(sample)
-            how_s = time.perf_counter() - t0
+        if self.how is None:
+            return self._show(sid, sample, m, generic_offer_text(cur), None, None, p, session, cur, common)
+        call = _HowCall(self.how, sample)
+        if not call.wait(self.offer_wait):
+            # the How model is slow (a local 1.5B model on CPU takes tens of seconds): the offer is
+            # shown now, naming the app, and its query is filled in when the answer comes
+            offer = self._offer(sample, generic_offer_text(cur), None, None, p, now, session, cur)
+            shown = time.perf_counter() - m.noticed
+            pred = call.result()
+            how_s = call.seconds
+            why, text = "", offer_text(pred)
             if pred.needs_help is False:
-                return self._record(LiveDecision(sid, outcome="no_offer", reason="how_said_no", how_seconds=how_s,
-                                                 **common), m)
-            text = offer_text(pred)
-            if text is None:
-                why = "no_query"  # the decider's Yes stands: a generic offer, recorded as such
+                why = "how_said_no"  # already shown: it stays, as the decider's generic offer
+            elif text is None:
+                why = "no_query"
             else:
-                intention, query = pred.intention, pred.query
-        if text is None:
-            text = generic_offer_text(cur)
+                filled = self.feedback.fill_offer(offer.id, text=text, query=pred.query, intention=pred.intention)
+                if filled is not None:
+                    for n in self.notifiers:
+                        update = getattr(n, "update", None)
+                        if update is not None:
+                            update(filled)
+            return self._record(LiveDecision(sid, outcome="offer", reason=why, how_seconds=how_s, offer_id=offer.id,
+                                             notification=text or offer.text, offer_seconds=shown, **common), m)
+        pred = call.result()
+        how_s = call.seconds
+        if pred.needs_help is False:
+            return self._record(LiveDecision(sid, outcome="no_offer", reason="how_said_no", how_seconds=how_s,
+                                             **common), m)
+        text = offer_text(pred)
+        if text is None:  # the decider's Yes stands: a generic offer, recorded as such
+            return self._show(sid, sample, m, generic_offer_text(cur), None, None, p, session, cur, common,
+                              why="no_query", how_s=how_s)
+        return self._show(sid, sample, m, text, pred.query, pred.intention, p, session, cur, common, how_s=how_s)
+
+    def _offer(self, sample: Sample, text: str, query: str | None, intention: str | None, p: float, now: datetime,
+               session, cur) -> Any:  # noqa: ANN001
+        """Store and show one offer; restraint counts it at the moment ``now``."""
         offer = self.feedback.add_offer(sample, text=text, query=query, intention=intention, p_help=p,
                                         notifier=",".join(n.name for n in self.notifiers), created_at=self.clock.now(),
                                         app_name=cur.app_name)
         self.restraint.offered(now, session)
         for n in self.notifiers:
             n.show(offer)
+        return offer
+
+    def _show(self, sid: str, sample: Sample, m: Moment, text: str, query: str | None, intention: str | None, p: float,
+              session, cur, common: dict, *, why: str = "", how_s: float | None = None) -> LiveDecision:  # noqa: ANN001
+        offer = self._offer(sample, text, query, intention, p, m.t, session, cur)
         return self._record(LiveDecision(sid, outcome="offer", reason=why, how_seconds=how_s, offer_id=offer.id,
-                                         notification=text, **common), m)
+                                         notification=text, **common,
+                                         offer_seconds=None if how_s is None else time.perf_counter() - m.noticed), m)
 
     def _record(self, d: LiveDecision, m: Moment) -> LiveDecision:
         self.feedback.add_decision(d, user=m.user, row_id=m.row_id)

@@ -151,6 +151,19 @@ class FeedbackStore:
             oid = int(cur.lastrowid)
         return Offer(oid, sample.id, sample.time, text, query, intention, p_help, app)
 
+    def fill_offer(self, offer_id: int, *, text: str, query: str | None, intention: str | None) -> Offer | None:
+        """The How answer for an offer shown before it came: its text, query and intention
+        replace the generic ones (the page shows the new text at its next look). Returns the
+        offer as it now reads, ``None`` for an unknown id."""
+        with self._lock, self._conn:
+            self._conn.execute("UPDATE offers SET text = ?, query = ?, intention = ? WHERE id = ?",
+                               (text, query, intention, int(offer_id)))
+            row = self._conn.execute("SELECT sample_id, moment, p_help, app_name FROM offers WHERE id = ?",
+                                     (int(offer_id),)).fetchone()
+        if row is None:
+            return None
+        return Offer(int(offer_id), row[0], datetime.fromisoformat(row[1]), text, query, intention, row[2], row[3] or "")
+
     def add_decision(self, d: LiveDecision, *, user: str, row_id: int | None = None) -> None:
         """Store one decision (and, with it, the event row it handled)."""
         with self._lock, self._conn:

@@ -47,6 +47,9 @@ class Notifier(Protocol):
         """Show one offer (must return at once; answers arrive later through ``feedback.db``)."""
         ...
 
+    # optional: ``update(offer)``, the offer shown earlier now with its How answer (text, query,
+    # intention: :meth:`proagent.live.FeedbackStore.fill_offer`); a notifier without it shows nothing more
+
     def close(self) -> None:
         """Release what the notifier holds (threads, processes, server)."""
         ...
@@ -124,6 +127,12 @@ class TerminalNotifier:
                        f"   (a {offer.id} = accept, d {offer.id} = dismiss, n {offer.id} = not now)\n")
         self.out.flush()
 
+    def update(self, offer: Offer) -> None:
+        """The offer's How answer came after it was shown: one more line, same id."""
+        what = f" [{offer.intention}]" if offer.intention else ""
+        self.out.write(f"offer {offer.id}{what}: {offer.text}\n")
+        self.out.flush()
+
     def _read(self, answers: IO[str]) -> None:
         for line in answers:
             parts = line.strip().lower().split()
@@ -188,6 +197,11 @@ class DesktopNotifier:
         self._threads.append(t)
         t.start()
 
+    def update(self, offer: Offer) -> None:
+        """The offer's How answer came after it was shown: a second notification with the query
+        (its buttons answer the same offer)."""
+        self.show(offer)
+
     def wait(self, timeout: float = 10.0) -> None:
         """Wait for the notifications shown so far to be answered or to expire (tests, end of a replay)."""
         for t in self._threads:
@@ -212,6 +226,9 @@ class PageNotifier:
 
     def show(self, offer: Offer) -> None:
         self.shown += 1
+
+    def update(self, offer: Offer) -> None:
+        pass  # the page reads the offer's new text from feedback.db
 
     def close(self) -> None:
         pass

@@ -17,7 +17,7 @@ from ..bench.samples import SampleConfig
 from ..capture import x11_fullscreen
 from ..errors import DataError
 from ..io import to_jsonable, write_atomic, write_json_atomic
-from ._agent import LiveAgent, When
+from ._agent import OFFER_WAIT_SECONDS, LiveAgent, When
 from ._feedback import FeedbackStore
 from ._notify import DesktopNotifier, Notifier, NotifyContext, PageNotifier, open_notifiers
 from ._page import OfferPage
@@ -70,8 +70,9 @@ def summarise(decisions: Sequence[LiveDecision]) -> dict[str, Any]:
 
     dec = [d.decide_seconds for d in decisions if d.decide_seconds is not None]
     how = [d.how_seconds for d in decisions if d.how_seconds is not None]
-    offer = [d.decide_seconds + d.how_seconds for d in decisions
-             if d.outcome == "offer" and d.decide_seconds is not None and d.how_seconds is not None]
+    offer = [d.offer_seconds if d.offer_seconds is not None else d.decide_seconds + d.how_seconds for d in decisions
+             if d.outcome == "offer" and (d.offer_seconds is not None
+                                          or (d.decide_seconds is not None and d.how_seconds is not None))]
 
     def pct(xs: list[float]) -> dict[str, float] | None:
         return {"p50": float(np.percentile(xs, 50)), "p95": float(np.percentile(xs, 95)), "n": len(xs)} if xs else None
@@ -168,14 +169,16 @@ def run_watch(db: str | Path, folder: str | Path, decider: When, options: LiveOp
               poll_seconds: float = 0.05, stop: threading.Event | None = None, duration: float | None = None,
               max_moments: int | None = None, answers: Any = None, out: Any = None,
               on_decision: Callable[[LiveDecision], None] | None = None, on_page: Callable[[str], None] | None = None,
-              user: str | None = None, stale_after_seconds: float | None = 300.0) -> RunSummary:
+              user: str | None = None, stale_after_seconds: float | None = 300.0,
+              offer_wait_seconds: float | None = OFFER_WAIT_SECONDS) -> RunSummary:
     """Follow a growing LifeTrace database (a capture folder or ``.db``), or an ActivityWatch or
     screenpipe database (:mod:`._activity_follow`), and decide
     every new event row (and every ``every_seconds`` within a long event) until
     ``stop`` is set, ``duration`` seconds passed or ``max_moments`` moments were
     decided. Restarting resumes after the last event row decided (rows written
     meanwhile are all decided; offers for moments older than
-    ``stale_after_seconds`` are held with reason ``stale``).
+    ``stale_after_seconds`` are held with reason ``stale``; ``offer_wait_seconds``: see
+    :class:`~proagent.live.LiveAgent`).
 
     Raises:
         DataError: missing, foreign or unreadable database.
@@ -198,7 +201,7 @@ def run_watch(db: str | Path, folder: str | Path, decider: When, options: LiveOp
                           restraint=Restraint(options.restraint, folder=folder, fullscreen=x11_fullscreen), clock=clock,
                           config=SampleConfig(window_seconds=options.window_seconds),
                           ignore_after_seconds=options.ignore_after_seconds, feedback=store, on_decision=on_decision,
-                          stale_after_seconds=stale_after_seconds)
+                          stale_after_seconds=stale_after_seconds, offer_wait_seconds=offer_wait_seconds)
         if timer is not None:
             timer.daemon = True
             timer.start()

@@ -54,7 +54,8 @@ class LiveDecision:
     the decider said Yes but restraint held the offer back (``reason``);
     ``skipped``: not decided at all (paused, quiet hours, blocked or
     call/full-screen app, no context; ``reason``); ``no_offer``: the decider
-    said Yes but the How model wrote no usable offer."""
+    said Yes and the How model, answering within the offer wait, said No (an answer
+    after the offer was shown leaves it shown: ``offer`` with reason ``how_said_no``)."""
     reason: str = ""
     """Why a moment was held or skipped (e.g. ``max_per_hour``, ``cooldown``, ``stale``,
     ``quiet_hours``, ``blocked_app``, ``call_app``, ``paused``, ``no_context``)."""
@@ -65,6 +66,9 @@ class LiveDecision:
     decision, seconds; includes building the sample."""
     how_seconds: float | None = None
     """Seconds spent in the How model call (``None`` without one)."""
+    offer_seconds: float | None = None
+    """Latency from the moment being noticed to its offer being shown, seconds (an offer
+    shown before its How answer came: less than ``decide_seconds + how_seconds``)."""
     offer_id: int | None = None
     """``feedback.db`` offer id when an offer was made."""
     notification: str | None = None

@@ -33,7 +33,7 @@ from typing import Any
 
 from ..errors import RunError
 
-__all__ = ["EngineGone", "LlamaProcess", "PARENT_POLL_S"]
+__all__ = ["EngineGone", "LlamaProcess", "PARENT_POLL_S", "prestart"]
 
 PARENT_POLL_S = 0.5
 """Seconds between the child's checks that its parent is alive (it exits when not)."""
@@ -45,27 +45,70 @@ class EngineGone(RunError):
 
 
 _LIVE: weakref.WeakSet[LlamaProcess] = weakref.WeakSet()
+_STARTED: dict[str, tuple[subprocess.Popen[bytes], Connection, Connection]] = {}
+"""Children started by :func:`prestart` that no :class:`LlamaProcess` has taken yet, by config."""
+_STARTED_LOCK = threading.Lock()
 
 
 @atexit.register
 def _kill_all() -> None:
     for p in list(_LIVE):
         p.close()
+    with _STARTED_LOCK:
+        for proc, send, recv in _STARTED.values():
+            proc.kill()
+            proc.wait()
+            send.close()
+            recv.close()
+        _STARTED.clear()
+
+
+def _spawn(config: dict[str, Any]) -> tuple[subprocess.Popen[bytes], Connection, Connection]:
+    req_r, req_w = os.pipe()
+    res_r, res_w = os.pipe()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "proagent.models._llama_process", json.dumps(config), str(req_r), str(res_w)],
+            pass_fds=(req_r, res_w), stdin=subprocess.DEVNULL, close_fds=True)
+    finally:
+        os.close(req_r)
+        os.close(res_w)
+    return proc, Connection(req_w, readable=False), Connection(res_r, writable=False)
+
+
+def prestart(path: str, n_ctx: int, n_threads: int, n_cache_reuse: int = 0) -> None:
+    """Start loading a model in a child process now, without waiting for it: the first
+    :class:`LlamaProcess` with the same arguments takes that child over, so the load overlaps
+    whatever the caller does meanwhile (``proagent eval`` starts it before importing inspect,
+    scikit-learn and the data: issue 24). A child never taken over is killed at exit. A second
+    call with the same arguments does nothing."""
+    config = {"path": path, "n_ctx": n_ctx, "n_threads": n_threads, "n_cache_reuse": n_cache_reuse}
+    key = json.dumps(config, sort_keys=True)
+    with _STARTED_LOCK:
+        if key not in _STARTED:
+            _STARTED[key] = _spawn(config)
+
+
+def _take_started(config: dict[str, Any]) -> tuple[subprocess.Popen[bytes], Connection, Connection] | None:
+    with _STARTED_LOCK:
+        return _STARTED.pop(json.dumps(config, sort_keys=True), None)
 
 
 class LlamaProcess:
     """One GGUF model loaded in a child process; :meth:`chat` sends one request.
 
-    ``path``: the GGUF file; ``n_ctx``: context in tokens; ``n_threads``: CPU threads.
-    Requests are serialised (one slot: consecutive requests share its KV cache).
+    ``path``: the GGUF file; ``n_ctx``: context in tokens; ``n_threads``: CPU threads;
+    ``n_cache_reuse``: llama.cpp's ``--cache-reuse`` (0: off; else the shortest chunk of the
+    cached prompt, in tokens, that may be moved into place by shifting its KV cache, see
+    :mod:`proagent.models.local`). Requests are serialised (one slot: consecutive requests share its KV cache).
 
     Raises:
         EngineGone: from the constructor or :meth:`chat` when the model cannot be loaded
             (the child's message) or the child ended without an answer.
     """
 
-    def __init__(self, path: str, n_ctx: int, n_threads: int) -> None:
-        self.config = {"path": path, "n_ctx": n_ctx, "n_threads": n_threads}
+    def __init__(self, path: str, n_ctx: int, n_threads: int, n_cache_reuse: int = 0) -> None:
+        self.config = {"path": path, "n_ctx": n_ctx, "n_threads": n_threads, "n_cache_reuse": n_cache_reuse}
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._send: Connection | None = None
@@ -74,18 +117,8 @@ class LlamaProcess:
         self._start()
 
     def _start(self) -> None:
-        req_r, req_w = os.pipe()
-        res_r, res_w = os.pipe()
-        try:
-            self._proc = subprocess.Popen(
-                [sys.executable, "-m", "proagent.models._llama_process", json.dumps(self.config),
-                 str(req_r), str(res_w)],
-                pass_fds=(req_r, res_w), stdin=subprocess.DEVNULL, close_fds=True)
-        finally:
-            os.close(req_r)
-            os.close(res_w)
-        self._send = Connection(req_w, readable=False)
-        self._recv = Connection(res_r, writable=False)
+        # a child that prestart() began loading, else a new one
+        self._proc, self._send, self._recv = _take_started(self.config) or _spawn(self.config)
         ready = self._reply()
         if not ready.get("ready"):
             self.close()
@@ -146,6 +179,7 @@ def _server(config: dict[str, Any]) -> Any:
     params.cpuparams.n_threads = config["n_threads"]
     params.cpuparams_batch.n_threads = config["n_threads"]
     params.warmup = False
+    params.n_cache_reuse = int(config.get("n_cache_reuse", 0))
     params.verbosity = -1
     return xlc.Server(params)
 

@@ -28,7 +28,20 @@ Model arguments (``-M key=value`` with inspect, ``--model-arg`` with proagent):
 (``true``/``false``, default true: set false to measure without prefix reuse),
 ``answer_cache`` (``true``/``false``, default true: answers of deterministic requests
 are kept on disk and a request asked again is answered from there; see
-:mod:`proagent.models._answers`; set false to time the model itself).
+:mod:`proagent.models._answers`; set false to time the model itself), ``cache_reuse``
+(default ``0``, off; ``true`` = 64, or a number of tokens: llama.cpp's ``--cache-reuse``,
+below).
+
+Chunk reuse (``cache_reuse``, off by default): when a moment's 5-minute window drops its
+oldest events, the prompt differs from the cached one right after the system message and
+llama.cpp evaluates the whole history again (414 of 757 tokens at the 12th dev moment).
+With ``cache_reuse=N`` it finds the rest of the history further on in its cache and moves
+those chunks (at least N tokens each) into place by shifting their KV cache instead
+(``n_cache_reuse``, llama.cpp server's ``--cache-reuse``; benchmarks/prefix_reuse.py
+``--cache-reuse``). The moved tokens keep the attention they computed over the dropped events,
+so an answer is no longer a function of its own prompt alone: it depends on the prompt before
+it. That is why it is off by default (``eval`` results stay those of each prompt on its own)
+and why such answers are not kept in the answer cache.
 """
 
 from __future__ import annotations
@@ -55,8 +68,9 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 
 from ..errors import RunError
 from ._answers import AnswerCache, answer_cache_root, model_identity
+from ._engine_args import MIN_N_CTX, as_bool, check_n_ctx, engine_args, whole
 from ._llama_process import EngineGone, LlamaProcess
-from .catalog import MODELS, resolve_gguf
+from .catalog import MODELS
 
 __all__ = ["LocalLlamaAPI", "LocalModelError"]
 
@@ -70,9 +84,9 @@ class _Engine:
     """One loaded model, in a child process (:mod:`proagent.models._llama_process`), so a
     cancelled request (Ctrl-C) is abandoned at once instead of running to its end."""
 
-    def __init__(self, path: str, n_ctx: int, n_threads: int) -> None:
+    def __init__(self, path: str, n_ctx: int, n_threads: int, n_cache_reuse: int = 0) -> None:
         try:
-            self.server = LlamaProcess(path, n_ctx, n_threads)
+            self.server = LlamaProcess(path, n_ctx, n_threads, n_cache_reuse)
         except EngineGone as e:
             raise LocalModelError(f"llama.cpp ({os.path.basename(path)}): {e}") from None
         self.path = path
@@ -93,58 +107,19 @@ class _Engine:
         return result
 
 
-_ENGINES: dict[tuple[str, int, int], _Engine] = {}
+_ENGINES: dict[tuple[str, int, int, int], _Engine] = {}
 _ENGINES_LOCK = threading.Lock()
 
 
-def _engine(path: str, n_ctx: int, n_threads: int) -> _Engine:
-    key = (path, n_ctx, n_threads)
+def _engine(path: str, n_ctx: int, n_threads: int, n_cache_reuse: int = 0) -> _Engine:
+    key = (path, n_ctx, n_threads, n_cache_reuse)
     with _ENGINES_LOCK:
         if key not in _ENGINES:
-            _ENGINES[key] = _Engine(path, n_ctx, n_threads)
+            _ENGINES[key] = _Engine(path, n_ctx, n_threads, n_cache_reuse)
         return _ENGINES[key]
 
 
-MIN_N_CTX = 512
-"""Smallest context accepted, tokens: ProactiveBench samples with the default
-5-minute window take 825 tokens on average with Qwen (system prompt, taxonomy,
-history and answer; the first dev-session sample is 735 with SmolLM2), so a smaller
-context holds no sample. Larger ones that are still too small for a prompt fail at
-that prompt with a message giving the size to pass."""
-
-
-def _whole(value: Any, name: str) -> int:
-    try:
-        n = int(str(value).strip())
-    except ValueError:
-        raise ValueError(f"{name}={value!r}: expected a whole number") from None
-    if n < 1:
-        raise ValueError(f"{name}={value!r}: expected a number >= 1")
-    return n
-
-
-def _check_n_ctx(n_ctx: int, spec: Any, gguf: str) -> None:
-    """Refuse a context that cannot hold a sample, that the model was not trained
-    for, or whose KV cache (estimated from the model's shape) does not fit in
-    the memory available now, before the model is loaded."""
-    import psutil
-
-    top = spec.n_ctx_train if spec else 131072
-    if not MIN_N_CTX <= n_ctx <= top:
-        raise ValueError(f"n_ctx={n_ctx}: expected {MIN_N_CTX} .. {top} tokens for this model "
-                         f"(fewer cannot hold one sample's prompt; more than it was trained for)")
-    per_token = spec.kv_bytes_per_token if spec else 131072
-    need = n_ctx * per_token + os.path.getsize(gguf)
-    avail = psutil.virtual_memory().available
-    if need > 0.8 * avail:
-        raise ValueError(f"n_ctx={n_ctx}: needs about {need / 1e9:.1f} GB (KV cache ~{per_token / 1024:.0f} KiB per "
-                         f"token plus the model file), more than the {avail / 1e9:.1f} GB available")
-
-
-def _as_bool(value: Any) -> bool:
-    if isinstance(value, str):
-        return value.strip().lower() not in {"0", "false", "no", "off"}
-    return bool(value)
+_whole, _as_bool, _check_n_ctx = whole, as_bool, check_n_ctx
 
 
 def _message_text(m: ChatMessage) -> str:
@@ -177,21 +152,21 @@ class LocalLlamaAPI(ModelAPI):
         n_threads: int | str | None = None,
         cache_prompt: bool | str = True,
         answer_cache: bool | str = True,
+        cache_reuse: int | str | bool = 0,
         **model_args: Any,
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
         if model_args:
             raise ValueError(f"local model: unknown model args {sorted(model_args)}")
         spec = MODELS.get(model_name)
-        self.gguf = str(resolve_gguf(model_name))
-        self.n_ctx = _whole(n_ctx, "n_ctx") if n_ctx else (spec.n_ctx if spec else 4096)
-        self.n_threads = _whole(n_threads, "n_threads") if n_threads else max(1, os.cpu_count() or 1)
-        _check_n_ctx(self.n_ctx, spec, self.gguf)
-        self.cache_prompt = _as_bool(cache_prompt)
-        self._engine = _engine(self.gguf, self.n_ctx, self.n_threads)
-        root = answer_cache_root() if _as_bool(answer_cache) else None
+        self.gguf, self.n_ctx, self.n_threads, self.n_cache_reuse = engine_args(model_name, n_ctx, n_threads, cache_reuse)
+        self.cache_prompt = as_bool(cache_prompt)
+        self._engine = _engine(self.gguf, self.n_ctx, self.n_threads, self.n_cache_reuse)
+        root = answer_cache_root() if as_bool(answer_cache) else None
+        # chunk reuse makes an answer depend on the previous prompt: such answers are not cached
         self._answers = (AnswerCache(root, model_identity(self.gguf, spec.sha256 if spec else None),
-                                     self.n_ctx, self.n_threads) if root is not None else None)
+                                     self.n_ctx, self.n_threads) if root is not None and not self.n_cache_reuse
+                         else None)
 
     def max_connections(self) -> int:
         """One request at a time: llama.cpp on CPU gains nothing from more."""
