@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up (if needed) and run the test suite on two pytest-xdist workers (whole files per worker,
-# longest files first: tests/conftest.py, tests/file_seconds.json).
+# longest files first: tests/conftest.py, tests/test_seconds.json).
 #   scripts/test.sh          the suite a developer runs: everything but the long tests
 #                            (tests/conftest.py LONG: the desktop day, the soak, the Ray cluster
 #                            tests, the real training runs), with the small real-model subset

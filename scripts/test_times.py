@@ -2,15 +2,15 @@
 """Sum a test run's per-test times per file (the rows ``tests/conftest.py`` writes when the run
 has ``PROAGENT_TEST_TIMES=FILE``, e.g. ``PROAGENT_TEST_TIMES=/tmp/t.jsonl scripts/test.sh``).
 
-    python scripts/test_times.py FILE [--top N] [--write tests/file_seconds.json]
+    python scripts/test_times.py FILE [--top N] [--write tests/test_seconds.json]
 
 Prints, longest first, for each test file: its tests, the wall seconds of its tests (setup, call
 and teardown, summed), the CPU seconds (user + sys of the worker and the children it waited for),
 the seconds spent waiting for ``tests/solo.py``'s locks, the worker(s) that ran it and the span
 from its first start to its last end (minutes after the run's first test); then, per worker, the
-busy and lock-waiting seconds and when its last test ended. ``--write`` also writes each file's
-wall seconds (rounded) as a JSON object, the order ``tests/conftest.py`` hands files to the
-workers in. Exits 2 naming FILE and the line when a row is not one of those JSON objects.
+busy and lock-waiting seconds and when its last test ended. ``--write JSON`` also writes the wall seconds of each
+test of 0.5 s or more into JSON (an object of test id -> seconds; entries of tests this run did not
+run are kept), from which ``tests/conftest.py`` orders the files it hands to the workers. Exits 2 naming FILE and the line when a row is not one of those JSON objects.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("file", type=Path)
     ap.add_argument("--top", type=int, default=15, help="files to list (default 15; 0: all)")
-    ap.add_argument("--write", type=Path, metavar="JSON", help="write {file: wall seconds} there (tests/file_seconds.json)")
+    ap.add_argument("--write", type=Path, metavar="JSON", help="merge {test id: wall seconds} of the tests of 0.5 s or more into it (tests/test_seconds.json)")
     a = ap.parse_args(argv)
     if not a.file.is_file():
         print(f"error: {a.file}: no such file", file=sys.stderr)
@@ -76,9 +76,18 @@ def main(argv: list[str] | None = None) -> int:
         w["last"] = max(w["last"], r["end"])
     ranked = sorted(files.items(), key=lambda kv: -kv[1]["wall"])
     if a.write:
-        table = {name: round(f["wall"], 1) for name, f in ranked}
+        try:
+            table = json.loads(a.write.read_text("utf-8")) if a.write.exists() else {}
+        except ValueError as e:
+            print(f"error: {a.write}: not JSON ({e}); nothing written", file=sys.stderr)
+            return 2
+        for r in rows:
+            table.pop(r["test"], None)
+            if r["end"] - r["start"] >= 0.5:
+                table[r["test"]] = round(r["end"] - r["start"], 1)
+        table = dict(sorted(table.items()))
         tmp = a.write.with_name(a.write.name + ".tmp")
-        tmp.write_text(json.dumps(table, indent=1) + "\n", "utf-8")
+        tmp.write_text(json.dumps(table, indent=0) + "\n", "utf-8")
         tmp.replace(a.write)  # whole or not at all
     if a.top:
         ranked = ranked[: a.top]

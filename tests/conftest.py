@@ -123,9 +123,10 @@ LONG = (
 real training or a Ray cluster each. ``scripts/test.sh`` leaves them out (``--skip-long``: the suite a
 developer runs); ``scripts/test.sh --all``, ``.ci/run`` and a plain ``python -m pytest`` run them."""
 
-FILE_SECONDS = Path(__file__).with_name("file_seconds.json")
-"""Wall seconds per test file in a measured run (``scripts/test_times.py FILE --write`` writes it):
-the order in which xdist hands out files."""
+TEST_SECONDS = Path(__file__).with_name("test_seconds.json")
+"""Wall seconds (setup, call and teardown) of each test of 0.5 s or more in a measured run
+(``scripts/test_times.py FILE --write`` writes it): a file's figure is the sum over its tests that
+the run selected, and xdist hands out files in that order, longest first."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -138,25 +139,25 @@ def pytest_configure(config: pytest.Config) -> None:
                                        "(tests/conftest.py LONG); scripts/test.sh leaves them out, --all and CI run them")
 
 
-def _file_seconds() -> dict[str, float]:
+def _test_seconds() -> dict[str, float]:
     try:
-        data = json.loads(FILE_SECONDS.read_text("utf-8"))
+        data = json.loads(TEST_SECONDS.read_text("utf-8"))
     except FileNotFoundError:
         return {}
     except ValueError as e:
-        raise pytest.UsageError(f"{FILE_SECONDS}: not JSON ({e}); rewrite it with scripts/test_times.py --write") from e
+        raise pytest.UsageError(f"{TEST_SECONDS}: not JSON ({e}); rewrite it with scripts/test_times.py --write") from e
     if not isinstance(data, dict) or not all(isinstance(v, (int, float)) for v in data.values()):
-        raise pytest.UsageError(f"{FILE_SECONDS}: not an object of file -> seconds; rewrite it with scripts/test_times.py --write")
+        raise pytest.UsageError(f"{TEST_SECONDS}: not an object of test id -> seconds; "
+                                "rewrite it with scripts/test_times.py --write")
     return data
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark the :data:`LONG` tests ``long`` (and drop them under ``--skip-long``), then order the
     files for xdist's ``--dist loadfile``, which hands out whole files in this order: longest first
-    by :data:`FILE_SECONDS` (a worker that draws a long file early finishes with the other, instead
+    by :data:`TEST_SECONDS` summed over the file's selected tests (a worker that draws a long file early finishes with the other, instead
     of running it alone at the end), then the files holding a ``slow`` test, then the rest. The sort
     is stable: a file's tests keep their order."""
-    root = config.rootpath
     for item in items:  # node ids are relative to the rootdir (the repository root, where pyproject.toml is)
         if any(item.nodeid == p or item.nodeid.startswith((p + "::", p + "[")) for p in LONG):
             item.add_marker(pytest.mark.long)
@@ -165,11 +166,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if len(keep) < len(items):
             config.hook.pytest_deselected(items=[item for item in items if item.get_closest_marker("long")])
             items[:] = keep
-    seconds = _file_seconds()
+    seconds = _test_seconds()
+    per_file: dict[Path, float] = {}
+    for item in items:
+        per_file[item.path] = per_file.get(item.path, 0.0) + seconds.get(item.nodeid, 0.0)
     slow_files = {item.path for item in items if item.get_closest_marker("slow")}
 
     def key(item: pytest.Item) -> tuple[float, bool]:
-        rel = item.path.relative_to(root).as_posix() if item.path.is_relative_to(root) else str(item.path)
-        return -seconds.get(rel, 0.0), item.path not in slow_files
+        return -per_file[item.path], item.path not in slow_files
 
     items.sort(key=key)
