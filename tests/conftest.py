@@ -23,7 +23,11 @@ workers, ``--dist loadfile --no-loadscope-reorder``):
 from __future__ import annotations
 
 import ipaddress
+import json
+import os
+import resource
 import socket
+import time
 from pathlib import Path
 
 import pytest
@@ -72,18 +76,103 @@ def in_tmp_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     return tmp_path
 
 
+def _cpu_s() -> float:
+    """CPU seconds (user + sys) of this process and of its children that have been waited for."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> object:
     """Each test (setup, call, teardown) holds :mod:`solo`'s shared lock, or its exclusive one
-    when marked ``solo``: under xdist a ``solo`` test runs while the other worker waits."""
+    when marked ``solo``: under xdist a ``solo`` test runs while the other worker waits.
+
+    With ``PROAGENT_TEST_TIMES=FILE`` each test appends one JSON line to FILE: ``test`` (node id),
+    ``worker`` (xdist worker id, ``main`` without xdist), ``start``/``end`` (epoch s), ``wait_s`` (s
+    spent waiting for :mod:`solo`'s locks: held back by the other worker's ``solo`` stretch, or a
+    ``solo`` stretch waiting for the other worker's test), ``cpu_s`` (user + sys
+    s of the worker and its waited-for children, so a model process kept alive between tests is
+    not counted). ``scripts/test_times.py FILE`` sums them per file."""
+    times = os.environ.get("PROAGENT_TEST_TIMES")
+    t0, c0, w0 = time.time(), _cpu_s() if times else 0.0, solo.waited_s()
     with solo.shared():
-        if item.get_closest_marker("solo"):
-            with solo.alone():
-                return (yield)
-        return (yield)
+        try:
+            if item.get_closest_marker("solo"):
+                with solo.alone():
+                    return (yield)
+            return (yield)
+        finally:
+            if times:
+                row = {"test": item.nodeid, "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
+                       "start": round(t0, 3), "end": round(time.time(), 3), "wait_s": round(solo.waited_s() - w0, 3),
+                       "cpu_s": round(_cpu_s() - c0, 3)}
+                with open(times, "a", encoding="utf-8") as f:  # one short line per write: appends do not interleave
+                    f.write(json.dumps(row) + "\n")
+
+
+LONG = (
+    "tests/cross/test_desktop_day.py",  # two scripted captures of the desktop scenario, live, retraining
+    "tests/cross/test_soak.py",  # 45 s of real capture while the other worker waits (solo)
+    "tests/scale/test_scale_ray.py",  # a local multi-node Ray cluster, eval/ablate/curate/annotate on it
+    "tests/train/test_finetune.py::test_lora_run_lowers_the_loss_and_records_its_moments",  # CPU training runs
+    "tests/train/test_finetune.py::test_trained_gguf_evaluates_offline_and_refuses_its_training_moments",
+    "tests/train/test_finetune.py::test_gguf_round_trip_answers_like_the_original",
+    "tests/train/test_finetune.py::test_sft_run_lowers_the_loss_and_its_gguf_answers",
+)
+"""The ``long`` tests (node-id prefixes, relative to the repository root): minutes of real capture,
+real training or a Ray cluster each. ``scripts/test.sh`` leaves them out (``--skip-long``: the suite a
+developer runs); ``scripts/test.sh --all``, ``.ci/run`` and a plain ``python -m pytest`` run them."""
+
+TEST_SECONDS = Path(__file__).with_name("test_seconds.json")
+"""Wall seconds (setup, call and teardown) of each test of 0.5 s or more in a measured run
+(``scripts/test_times.py FILE --write`` writes it): a file's figure is the sum over its tests that
+the run selected, and xdist hands out files in that order, longest first."""
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--skip-long", action="store_true",
+                     help="leave out the long tests (tests/conftest.py LONG); scripts/test.sh without --all")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "long: minutes of real capture, training or a Ray cluster "
+                                       "(tests/conftest.py LONG); scripts/test.sh leaves them out, --all and CI run them")
+
+
+def _test_seconds() -> dict[str, float]:
+    try:
+        data = json.loads(TEST_SECONDS.read_text("utf-8"))
+    except FileNotFoundError:
+        return {}
+    except ValueError as e:
+        raise pytest.UsageError(f"{TEST_SECONDS}: not JSON ({e}); rewrite it with scripts/test_times.py --write") from e
+    if not isinstance(data, dict) or not all(isinstance(v, (int, float)) for v in data.values()):
+        raise pytest.UsageError(f"{TEST_SECONDS}: not an object of test id -> seconds; "
+                                "rewrite it with scripts/test_times.py --write")
+    return data
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Files holding a ``slow`` test first (a stable sort: files and tests keep their order)."""
+    """Mark the :data:`LONG` tests ``long`` (and drop them under ``--skip-long``), then order the
+    files for xdist's ``--dist loadfile``, which hands out whole files in this order: longest first
+    by :data:`TEST_SECONDS` summed over the file's selected tests (a worker that draws a long file early finishes with the other, instead
+    of running it alone at the end), then the files holding a ``slow`` test, then the rest. The sort
+    is stable: a file's tests keep their order."""
+    for item in items:  # node ids are relative to the rootdir (the repository root, where pyproject.toml is)
+        if any(item.nodeid == p or item.nodeid.startswith((p + "::", p + "[")) for p in LONG):
+            item.add_marker(pytest.mark.long)
+    if config.getoption("skip_long"):
+        keep = [item for item in items if not item.get_closest_marker("long")]
+        if len(keep) < len(items):
+            config.hook.pytest_deselected(items=[item for item in items if item.get_closest_marker("long")])
+            items[:] = keep
+    seconds = _test_seconds()
+    per_file: dict[Path, float] = {}
+    for item in items:
+        per_file[item.path] = per_file.get(item.path, 0.0) + seconds.get(item.nodeid, 0.0)
     slow_files = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in slow_files)
+
+    def key(item: pytest.Item) -> tuple[float, bool]:
+        return -per_file[item.path], item.path not in slow_files
+
+    items.sort(key=key)

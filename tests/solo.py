@@ -20,12 +20,26 @@ import contextlib
 import fcntl
 import os
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["alone", "shared"]
+__all__ = ["alone", "shared", "waited_s"]
 
 _FDS: dict[str, int] = {}
+_WAITED = [0.0]
+
+
+def waited_s() -> float:
+    """Seconds this process has spent waiting for the locks so far (a :func:`shared` lock held back
+    by another worker's :func:`alone`, an :func:`alone` waiting for the other worker's test)."""
+    return _WAITED[0]
+
+
+def _lock(fd: int, how: int) -> None:
+    t0 = time.monotonic()
+    fcntl.flock(fd, how)
+    _WAITED[0] += time.monotonic() - t0
 
 
 def _fd(name: str) -> int | None:
@@ -46,8 +60,8 @@ def shared() -> Iterator[None]:
     if main is None or turn is None:
         yield
         return
-    fcntl.flock(turn, fcntl.LOCK_EX)
-    fcntl.flock(main, fcntl.LOCK_SH)
+    _lock(turn, fcntl.LOCK_EX)
+    _lock(main, fcntl.LOCK_SH)
     fcntl.flock(turn, fcntl.LOCK_UN)
     try:
         yield
@@ -65,9 +79,9 @@ def alone() -> Iterator[None]:
         yield
         return
     fcntl.flock(main, fcntl.LOCK_UN)
-    fcntl.flock(turn, fcntl.LOCK_EX)
+    _lock(turn, fcntl.LOCK_EX)
     try:
-        fcntl.flock(main, fcntl.LOCK_EX)
+        _lock(main, fcntl.LOCK_EX)
         try:
             yield
         finally:

@@ -3,9 +3,11 @@ gate that makes a No cost no model call, and the leakage guard."""
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
+import shutil
 from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -142,14 +144,26 @@ def test_threshold_objectives():
 # ---- training, the folder, loading --------------------------------------------------------------
 
 
-@pytest.fixture
-def dev_decider(tmp_path, cache):
+@pytest.fixture(scope="module")
+def _dev_decider_once(tmp_path_factory):
+    """One decider trained on the dev train split (with :func:`fake_embed`) for the whole file."""
     if not SHARED.is_dir():
         pytest.skip("../shared/data/proactivebench not present")
+    tmp = tmp_path_factory.mktemp("dev-decider")
     train, src = load_split_moments(SHARED, "train")
-    folder = tmp_path / "dec"
-    manifest = train_decider(TrainingSet(tuple(train), (src,), ("real",) * len(train)), folder, cache=cache)
+    folder = tmp / "dec"
+    manifest = train_decider(TrainingSet(tuple(train), (src,), ("real",) * len(train)), folder,
+                             cache=EmbeddingCache(tmp / "emb", embed=fake_embed))
     return folder, manifest
+
+
+@pytest.fixture
+def dev_decider(_dev_decider_once, tmp_path):
+    """A copy of the file's trained decider folder in ``tmp_path`` (tests edit and break it)."""
+    src, manifest = _dev_decider_once
+    folder = tmp_path / "dec"
+    shutil.copytree(src, folder)
+    return folder, copy.deepcopy(manifest)
 
 
 def test_train_writes_folder_and_loads(dev_decider, cache, tmp_path):

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Sum a test run's per-test times per file (the rows ``tests/conftest.py`` writes when the run
+has ``PROAGENT_TEST_TIMES=FILE``, e.g. ``PROAGENT_TEST_TIMES=/tmp/t.jsonl scripts/test.sh``).
+
+    python scripts/test_times.py FILE [--top N] [--write tests/test_seconds.json]
+
+Prints, longest first, for each test file: its tests, the wall seconds of its tests (setup, call
+and teardown, summed), the CPU seconds (user + sys of the worker and the children it waited for),
+the seconds spent waiting for ``tests/solo.py``'s locks, the worker(s) that ran it and the span
+from its first start to its last end (minutes after the run's first test); then, per worker, the
+busy and lock-waiting seconds and when its last test ended. ``--write JSON`` also writes the wall seconds of each
+test of 0.5 s or more into JSON (an object of test id -> seconds; entries of tests this run did not
+run are kept), from which ``tests/conftest.py`` orders the files it hands to the workers. Exits 2 naming FILE and the line when a row is not one of those JSON objects.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+
+def load(path: Path) -> list[dict]:
+    """The rows of ``path`` (one JSON object a line: test, worker, start, end, wait_s, cpu_s)."""
+    rows = []
+    for n, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            float(row["start"]), float(row["end"]), float(row["wait_s"]), float(row["cpu_s"])
+            str(row["test"]), str(row["worker"])
+        except (ValueError, KeyError, TypeError) as e:
+            raise SystemExit(f"error: {path}:{n}: not a test-times row ({e})") from None
+        rows.append(row)
+    if not rows:
+        raise SystemExit(f"error: {path}: no test-times rows")
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("file", type=Path)
+    ap.add_argument("--top", type=int, default=15, help="files to list (default 15; 0: all)")
+    ap.add_argument("--write", type=Path, metavar="JSON", help="merge {test id: wall seconds} of the tests of 0.5 s or more into it (tests/test_seconds.json)")
+    a = ap.parse_args(argv)
+    if not a.file.is_file():
+        print(f"error: {a.file}: no such file", file=sys.stderr)
+        return 2
+    try:
+        rows = load(a.file)
+    except SystemExit as e:
+        print(e, file=sys.stderr)
+        return 2
+    t0 = min(r["start"] for r in rows)
+    t1 = max(r["end"] for r in rows)
+    files: dict[str, dict] = defaultdict(lambda: {"n": 0, "wall": 0.0, "cpu": 0.0, "wait": 0.0, "workers": set(),
+                                                   "first": float("inf"), "last": 0.0})
+    workers: dict[str, dict] = defaultdict(lambda: {"busy": 0.0, "wait": 0.0, "last": 0.0, "cpu": 0.0})
+    for r in rows:
+        f = files[r["test"].split("::")[0]]
+        wall = r["end"] - r["start"]
+        f["n"] += 1
+        f["wall"] += wall
+        f["cpu"] += r["cpu_s"]
+        f["wait"] += r["wait_s"]
+        f["workers"].add(r["worker"])
+        f["first"] = min(f["first"], r["start"])
+        f["last"] = max(f["last"], r["end"])
+        w = workers[r["worker"]]
+        w["busy"] += wall
+        w["wait"] += r["wait_s"]
+        w["cpu"] += r["cpu_s"]
+        w["last"] = max(w["last"], r["end"])
+    ranked = sorted(files.items(), key=lambda kv: -kv[1]["wall"])
+    if a.write:
+        try:
+            table = json.loads(a.write.read_text("utf-8")) if a.write.exists() else {}
+        except ValueError as e:
+            print(f"error: {a.write}: not JSON ({e}); nothing written", file=sys.stderr)
+            return 2
+        for r in rows:
+            table.pop(r["test"], None)
+            if r["end"] - r["start"] >= 0.5:
+                table[r["test"]] = round(r["end"] - r["start"], 1)
+        table = dict(sorted(table.items()))
+        tmp = a.write.with_name(a.write.name + ".tmp")
+        tmp.write_text(json.dumps(table, indent=0) + "\n", "utf-8")
+        tmp.replace(a.write)  # whole or not at all
+    if a.top:
+        ranked = ranked[: a.top]
+    print(f"{len(rows)} tests in {len(files)} files, {(t1 - t0) / 60:.1f} min from the first test's start to the last's end")
+    print(f"{'file':58} {'tests':>5} {'wall s':>7} {'cpu s':>7} {'wait s':>7}  worker  span (min)")
+    for name, f in ranked:
+        span = f"{(f['first'] - t0) / 60:5.1f}-{(f['last'] - t0) / 60:.1f}"
+        print(f"{name:58} {f['n']:5d} {f['wall']:7.1f} {f['cpu']:7.1f} {f['wait']:7.1f}  {','.join(sorted(f['workers'])):6}  {span}")
+    print(f"all files{'':49} {len(rows):5d} {sum(f['wall'] for f in files.values()):7.1f} "
+          f"{sum(f['cpu'] for f in files.values()):7.1f} {sum(f['wait'] for f in files.values()):7.1f}")
+    for name, w in sorted(workers.items()):
+        print(f"worker {name}: busy {w['busy']:.0f} s (of which {w['wait']:.0f} s waiting for a solo lock), "
+              f"cpu {w['cpu']:.0f} s, last test ended at {(w['last'] - t0) / 60:.1f} min")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
