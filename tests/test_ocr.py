@@ -11,4 +11,24 @@ def test_load_ocr_is_cached_per_thread_setting():
     default, one = load_ocr(), load_ocr(1)
     assert load_ocr() is default and load_ocr(1) is one
     assert one is not default
-    assert OCR_PARAMS == {"Global.log_level": "error"}
+    assert OCR_PARAMS == {"Global.log_level": "error", "Global.use_cls": False}
+
+
+LONG_LINE = "The session has no 'user_id' key when the login view redirects before setting it. Set"
+"""A line of the desktop day's chat reply (tests/scenarios/desktop.py) that RapidOCR's text-direction
+classifier turned upside down at 18-19 px, reading "Tes s , et" (issue 21)."""
+
+
+@pytest.mark.parametrize("size", [18, 19, 20])
+def test_a_long_upright_screen_line_is_read_as_written(size):
+    import numpy as np
+    from PIL import Image, ImageDraw, ImageFont
+
+    try:
+        font = ImageFont.truetype("DejaVuSans.ttf", size)
+    except OSError:
+        pytest.skip("DejaVu Sans is not installed (fonts-dejavu-core)")
+    im = Image.new("RGB", (1280, 120), "white")
+    ImageDraw.Draw(im).text((300, 40), LONG_LINE, fill=(31, 31, 31), font=font)
+    got = " ".join(load_ocr()(np.asarray(im)).txts or ())
+    assert " ".join(got.split()) == LONG_LINE

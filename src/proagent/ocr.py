@@ -9,12 +9,17 @@ from typing import Any
 
 __all__ = ["LEAN_PARAMS", "OCR_PARAMS", "load_ocr"]
 
-OCR_PARAMS: dict[str, Any] = {"Global.log_level": "error"}
-"""RapidOCR settings every caller uses (quiet: no per-image log lines)."""
+OCR_PARAMS: dict[str, Any] = {"Global.log_level": "error", "Global.use_cls": False}
+"""RapidOCR settings every caller uses: quiet (no per-image log lines) and no text-direction
+classifier. Screen text is upright, and the classifier turns lines it takes for upside down: on the
+desktop day (issue 21) it turned a long line of a chat reply in DejaVu Sans at 18-19 px, which then
+read "Tes s , et" instead of "The session has no 'user_id' key when the login view redirects before
+setting it. Set" (annotate stored that as the reply's start; curate's PII screen would miss a value
+on such a line). ``tests/test_ocr.py`` renders that case."""
 LEAN_PARAMS: dict[str, Any] = {"Global.use_cls": False, "Rec.rec_batch_num": 1, "Det.limit_type": "max",
                                "Det.limit_side_len": 2000}
 """What capture's background worker adds (issue 24, its resident memory): no text-direction
-classifier (screen text is upright; the classifier only turns lines it takes for upside down), one
+classifier (as :data:`OCR_PARAMS`; kept here so the lean set stands alone), one
 text line per recognition batch (a batch is padded to its widest line, and the recogniser's
 activations grow with batch x width), and the detector at the image's own scale up to 2000 pixels
 a side (the default scales an image up until its shorter side is 736 pixels, which would blow a

@@ -27,6 +27,9 @@ class Category:
     """One-line gloss shown in prompts."""
     share: float | None = None
     """Share of LLM events in the paper's data (0-1), when reported."""
+    description_zh: str = ""
+    """The gloss in Chinese ('' when the file gives none): questions written in Chinese are
+    compared with it (:func:`proagent.annotate.intent.shortlist`)."""
 
 
 def _norm(text: str) -> str:
@@ -87,7 +90,8 @@ def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
     try:
         data = json.loads(text)
         cats = tuple(
-            Category(c["name"], c.get("description", ""), c.get("share")) for c in data["categories"]
+            Category(c["name"], c.get("description", ""), c.get("share"), c.get("description_zh", ""))
+            for c in data["categories"]
         )
     except (json.JSONDecodeError, KeyError, TypeError) as e:
         raise ValueError(f"{where}: not a taxonomy file ({e})") from e
