@@ -160,12 +160,9 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
 
         watch_db, _ = watched_log(watch)  # LifeTrace, ActivityWatch or screenpipe
     if capture_dir is not None:  # the display proagent capture needs, before the folder is made
-        from ..capture import CaptureError, check_session
+        from ..capture import check_session
 
-        try:
-            check_session()
-        except CaptureError as e:
-            raise click.ClickException(f"--capture: {e}") from None
+        check_session("--capture")  # a CaptureError naming --capture
     duration_s = _seconds(duration, "--duration") if duration else None
     when, decider_name = _decider(decider, yes_at, learn, learn_method, (cost_false_alarm, cost_miss))
     how = None
