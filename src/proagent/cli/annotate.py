@@ -151,11 +151,10 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
 
 def _processed(db: Path) -> bool:
     from ..sources.lifetrace_schema import detect_schema
-    from ..sources.load import activity_log_kind
+    from ..sources.load import LIFETRACE, READERS, activity_log_kind
 
     kind = activity_log_kind(db)
-    if kind != "lifetrace":  # read through a raw LifeTrace copy
-        name = {"activitywatch": "an ActivityWatch", "screenpipe": "a screenpipe"}[kind]
-        raise DataError(db, f"is {name} log; annotate never modifies one: give --out OUT to write an annotated "
-                            "processed copy")
+    if kind != LIFETRACE:  # read through a raw LifeTrace copy
+        raise DataError(db, f"is {READERS[kind].title} log; annotate never modifies one: give --out OUT to write an "
+                            "annotated processed copy")
     return detect_schema(db).is_processed
