@@ -53,9 +53,10 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
         raise click.ClickException(f"--out: {e}") from None
     except OSError as e:
         raise click.ClickException(f"--out {out}: cannot write there ({e.strerror or e})") from None
-    click.echo(f"wrote {users} database(s) under {out}: {res['events']} events ({res['llm_events']} LLM events), "
-               f"{res['screenshots']} screenshot rows in {res['seconds']:.1f} s "
-               f"({res['screenshots'] / max(res['seconds'], 1e-9):,.0f} rows/s)")
+    seconds = res.seconds or 0.0
+    click.echo(f"wrote {users} database(s) under {out}: {res.events} events ({res.llm_events} LLM events), "
+               f"{res.screenshots} screenshot rows in {seconds:.1f} s "
+               f"({res.screenshots / max(seconds, 1e-9):,.0f} rows/s)")
 
 
 @click.command("simulate")
