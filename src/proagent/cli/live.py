@@ -258,13 +258,13 @@ def _print_summary(res: RunSummary, when: When, replayed: bool, learn_method: st
     from ..live import summarise
 
     s = summarise(res.decisions)
-    parts = ", ".join(f"{v} {k}" for k, v in sorted(s["outcomes"].items()))
-    click.echo(f"{s['moments']} moments decided: {parts or 'none'}")
-    if s["reasons"]:
-        click.echo("held/skipped because: " + ", ".join(f"{k} {v}" for k, v in sorted(s["reasons"].items())))
-    for key, name in (("decide_seconds", "decision"), ("how_seconds", "How call"), ("offer_seconds", "offer")):
-        if s[key]:
-            click.echo(f"{name} latency: p50 {s[key]['p50'] * 1000:.1f} ms, p95 {s[key]['p95'] * 1000:.1f} ms (n={s[key]['n']})")
+    parts = ", ".join(f"{v} {k}" for k, v in sorted(s.outcomes.items()))
+    click.echo(f"{s.moments} moments decided: {parts or 'none'}")
+    if s.reasons:
+        click.echo("held/skipped because: " + ", ".join(f"{k} {v}" for k, v in sorted(s.reasons.items())))
+    for lat, name in ((s.decide_seconds, "decision"), (s.how_seconds, "How call"), (s.offer_seconds, "offer")):
+        if lat:
+            click.echo(f"{name} latency: p50 {lat.p50 * 1000:.1f} ms, p95 {lat.p95 * 1000:.1f} ms (n={lat.n})")
     click.echo(f"wrote {res.folder / 'feedback.db'}" + (f" and {res.folder / 'decisions.jsonl'}" if replayed else ""))
     learned = getattr(getattr(when, "model", None), "n", None)
     if learned is not None:

@@ -1,12 +1,13 @@
-"""Typed records of the live agent: moments decided, offers shown, responses."""
+"""Typed records of the live agent: moments decided, offers shown, responses, a run's summary."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-__all__ = ["RESPONSES", "LiveDecision", "Offer", "Response"]
+__all__ = ["RESPONSES", "DecisionSummary", "Latency", "LiveDecision", "Offer", "Response"]
 
 Response = Literal["accepted", "dismissed", "not_now", "ignored"]
 """What the user did with an offer: accepted it, dismissed it, asked for it
@@ -71,3 +72,33 @@ class LiveDecision:
     """The text shown (or, in replay, that would be shown)."""
     label: int | None = None
     """Ground truth of the moment when the log has one (replay), else ``None``."""
+
+
+@dataclass(frozen=True)
+class Latency:
+    """Percentiles of one latency over a run's decisions (seconds)."""
+
+    p50: float
+    """Median (numpy's linear percentile)."""
+    p95: float
+    """95th percentile."""
+    n: int
+    """Decisions measured."""
+
+
+@dataclass(frozen=True)
+class DecisionSummary:
+    """What a run decided, for the command's last lines (:func:`proagent.live.summarise`)."""
+
+    moments: int
+    """Moments decided."""
+    outcomes: Mapping[str, int]
+    """Decisions by outcome (``offer``, ``no``, ``held``, ...), in first-seen order."""
+    reasons: Mapping[str, int]
+    """Held or skipped decisions by reason (restraint rule, pause, ...), in first-seen order."""
+    decide_seconds: Latency | None
+    """Time of the When decision; ``None`` when none was measured."""
+    how_seconds: Latency | None
+    """Time of the How call; ``None`` when none was made."""
+    offer_seconds: Latency | None
+    """Decision plus How call of the offers shown; ``None`` when none was."""
