@@ -49,7 +49,7 @@ from .io import environment_from_item, write_layout
 from .judges import ask, judge_plan
 from .parsing import parse_plan
 from .prompting import render, render_sub_targets
-from .records import Environment, Plan
+from .records import Environment, GenerationYield, Plan, RoundYield
 
 __all__ = ["CORRECT_SCORE", "GenConfig", "GenModels", "TopicReviewPending", "generate", "read_topics", "topic_tree"]
 
@@ -357,23 +357,22 @@ async def _harden(item: _Item, models: GenModels, cfg: GenConfig, ident: str) ->
     return env_fields
 
 
-def _yield_table(items: list[dict[str, Any]], max_rounds: int) -> dict[str, Any]:
+def _yield_table(items: list[dict[str, Any]], max_rounds: int) -> GenerationYield:
     per_round = []
     for r in range(max_rounds + 1):
         tested = [i for i in items if len(i.get("rounds", [])) > r and "difficulty" in i["rounds"][r]]
         v = [i["rounds"][r]["difficulty"]["verdict"] for i in tested]
-        per_round.append({"round": r, "tested": len(tested), "easy": v.count("easy"), "fair": v.count("fair"),
-                          "hard": v.count("hard")})
+        per_round.append(RoundYield(r, len(tested), v.count("easy"), v.count("fair"), v.count("hard")))
     status: dict[str, int] = {}
     for i in items:
         s = i.get("status", "unfinished")
         status[s] = status.get(s, 0) + 1
     kept = [i for i in items if i.get("status") == "kept"]
-    return {"topics": len(items), "per_round": per_round, "status": status,
-            "kept": {"fair": sum(i["tier"] == "fair" for i in kept), "hard": sum(i["tier"] == "hard" for i in kept)}}
+    return GenerationYield(len(items), tuple(per_round), status, kept_fair=sum(i["tier"] == "fair" for i in kept),
+                           kept_hard=sum(i["tier"] == "hard" for i in kept))
 
 
-async def generate(out: Path, seeds: list[Environment], models: GenModels, cfg: GenConfig) -> dict[str, Any]:
+async def generate(out: Path, seeds: list[Environment], models: GenModels, cfg: GenConfig) -> GenerationYield:
     """Run (or resume) the pipeline into ``out``; returns the yield summary.
 
     Raises:
@@ -429,10 +428,10 @@ async def generate(out: Path, seeds: list[Environment], models: GenModels, cfg: 
     if envs:
         write_layout(out / "dataset", envs)
     summary = _yield_table(items, cfg.max_rounds)
-    write_atomic(out / "yield.json", json.dumps(summary, indent=2) + "\n")
+    write_atomic(out / "yield.json", json.dumps(summary.to_json(), indent=2) + "\n")
     return summary
 
 
-def run_generate(out: Path, seeds: list[Environment], models: GenModels, cfg: GenConfig) -> dict[str, Any]:
+def run_generate(out: Path, seeds: list[Environment], models: GenModels, cfg: GenConfig) -> GenerationYield:
     """Synchronous wrapper of :func:`generate`."""
     return asyncio.run(generate(out, seeds, models, cfg))
