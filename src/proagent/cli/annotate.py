@@ -99,9 +99,9 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
             files = write_in_place(plan, annotations, ann_file)
     except OSError as e:
         raise click.ClickException(f"{out or data}: cannot write there ({e.strerror or e})") from None
-    rate = summary["success_rate"]
-    click.echo(f"{summary['llm_events']} LLM events of {summary['events']} ({summary['annotated']} annotated by the "
-               f"model, {summary['default']} default annotations after failed answers, {summary['not_candidate']} "
+    rate = summary.success_rate
+    click.echo(f"{summary.llm_events} LLM events of {summary.events} ({summary.annotated} annotated by the "
+               f"model, {summary.default} default annotations after failed answers, {summary.not_candidate} "
                f"not asked: no LLM platform named or no chat turn on screen"
                f"{f', {pending} pending (--limit)' if pending else ''}); success rate "
                + (f"{rate:.3f}" if rate is not None else "n/a (no event asked)"))
