@@ -381,20 +381,10 @@ def finetune(train: list[Sample], base: str, out: str | Path, config: FinetuneCo
     model, tok, source_gguf = load_base(base)
 
     kept, lengths = _fitting_examples(train, tok, config, echo)
-    too_long = len(lengths) - len(kept)
     dataset = Dataset.from_list([{"prompt": e["prompt"], "completion": e["completion"]} for e in kept])
     probe = dataset.select(range(min(config.loss_probe, len(dataset)))) if config.loss_probe > 0 else None
 
-    manifest = FinetuneManifest(
-        status="training", fingerprint=fp, method=config.method, base=base,
-        source_gguf=str(source_gguf) if source_gguf else None, config=asdict(config), learning_rate=config.lr(),
-        sources=tuple(sources), training_ids=tuple(ids),
-        # the leakage guard's record (proagent.train.data.training_moments): eval refuses these moments
-        training_moments=tuple(training_moments(train)),
-        n_examples=len(kept), n_too_long=too_long,
-        n_positive=sum(1 for s, n in zip(train, lengths) if s.label and n <= config.max_length),
-        example_tokens={"min": min(lengths), "max": max(lengths), "mean": round(sum(lengths) / len(lengths), 1)},
-    )
+    manifest = _first_manifest(train, base, config, fp, source_gguf, sources, n_examples=len(kept), lengths=lengths)
     out.mkdir(parents=True, exist_ok=True)
     write_json_atomic(out / MANIFEST, manifest.to_json())
 
@@ -421,6 +411,23 @@ def finetune(train: list[Sample], base: str, out: str | Path, config: FinetuneCo
                        device="cuda" if cuda else "cpu", threads=int(torch.get_num_threads()))
     write_json_atomic(out / MANIFEST, manifest.to_json())
     return manifest
+
+
+def _first_manifest(train: list[Sample], base: str, config: FinetuneConfig, fingerprint: str,
+                    source_gguf: Path | None, sources: list[dict[str, Any]], *, n_examples: int,
+                    lengths: list[int]) -> FinetuneManifest:
+    """The manifest written before training: settings, data, and example lengths (``lengths``:
+    tokens of each moment's example; ``n_examples`` of them fit ``max_length``)."""
+    return FinetuneManifest(
+        status="training", fingerprint=fingerprint, method=config.method, base=base,
+        source_gguf=str(source_gguf) if source_gguf else None, config=asdict(config), learning_rate=config.lr(),
+        sources=tuple(sources), training_ids=tuple(s.id for s in train),
+        # the leakage guard's record (proagent.train.data.training_moments): eval refuses these moments
+        training_moments=tuple(training_moments(train)),
+        n_examples=n_examples, n_too_long=len(lengths) - n_examples,
+        n_positive=sum(1 for s, n in zip(train, lengths) if s.label and n <= config.max_length),
+        example_tokens={"min": min(lengths), "max": max(lengths), "mean": round(sum(lengths) / len(lengths), 1)},
+    )
 
 
 def _check_config(config: FinetuneConfig) -> None:
