@@ -50,12 +50,16 @@ class DataError(ProagentError, ValueError):
     the problem alone).
     """
 
-    def __init__(self, path: object, problem: str) -> None:
+    def __init__(self, path: object, problem: str, *, option: str | None = None) -> None:
         self.path = None if path is None else str(path)
         """The file or folder at fault (``None``: not a file, e.g. the display session)."""
         self.problem = problem
         """What is wrong with it (one clause, no file contents)."""
-        super().__init__(problem if self.path is None else f"{self.path}: {problem}")
+        self.option = option
+        """The command-line option that named the file or asked for the thing at fault (e.g.
+        ``--out``, live's ``--capture``), when the caller passed it on; the message starts with it."""
+        where = self.path if option is None else (option if self.path is None else f"{option} {self.path}")
+        super().__init__(problem if where is None else f"{where}: {problem}")
 
 
 class UsageError(ProagentError, ValueError):

@@ -254,20 +254,21 @@ def write_json_atomic(path: str | Path, data: Any, *, indent: int | None = 2,
 class FolderBusy(DataError):
     """Another process holds :func:`folder_lock` on the folder (``path``)."""
 
-    def __init__(self, folder: Path, pid: int | None) -> None:
+    def __init__(self, folder: Path, pid: int | None, *, option: str | None = None) -> None:
         self.folder = folder
         """The locked folder."""
         self.pid = pid
         """Process id of the holder as it wrote it (``None`` when unreadable)."""
         who = f"process {pid}" if pid else "another process"
-        super().__init__(folder, f"in use by {who} (another proagent run); wait for it to finish, or stop it")
+        super().__init__(folder, f"in use by {who} (another proagent run); wait for it to finish, or stop it",
+                         option=option)
 
 
 _HELD: dict[Path, int] = {}
 
 
 @contextmanager
-def folder_lock(folder: str | Path, *, tidy: Sequence[Path] = ()) -> Iterator[int | None]:
+def folder_lock(folder: str | Path, *, tidy: Sequence[Path] = (), option: str | None = None) -> Iterator[int | None]:
     """Hold the run lock on ``folder`` (created if missing) for the ``with`` block.
 
     The lock is ``fcntl.flock`` on ``<folder>/.proagent.lock``, taken without
@@ -281,11 +282,13 @@ def folder_lock(folder: str | Path, *, tidy: Sequence[Path] = ()) -> Iterator[in
     locks again). A pid found in the file while the lock is free was left by a
     process that died (a stale lock), and is simply replaced.
 
+    ``option`` is the command-line option that named ``folder`` (``--out``); a refusal names it.
+
     Yields:
         The pid of a stale lock that was taken over, else ``None``.
 
     Raises:
-        FolderBusy: another process holds the lock (the message names its pid).
+        FolderBusy: another process holds the lock (the message names its pid, and ``option``).
         OSError: the folder or the lock file cannot be created.
     """
     folder = Path(folder)
@@ -307,7 +310,7 @@ def folder_lock(folder: str | Path, *, tidy: Sequence[Path] = ()) -> Iterator[in
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
-            raise FolderBusy(folder, previous) from None
+            raise FolderBusy(folder, previous, option=option) from None
         try:
             same = os.stat(path).st_ino == os.fstat(fd).st_ino
         except FileNotFoundError:

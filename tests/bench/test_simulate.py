@@ -20,6 +20,7 @@ from proagent.bench.samples import build_samples, candidate_moments
 from proagent.cli import cli
 from proagent.errors import DataError
 from proagent.sources.load import load_events
+from proagent.bench.records import SimulateManifest
 from proagent.bench.simulate import Decision, write_simulated
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "proactivebench"
@@ -107,9 +108,9 @@ def test_lifetrace_dataset_carries_the_decisions(lt, tmp_path):
     decisions[1] = Decision(decisions[1].user, decisions[1].event_id, decisions[1].human, None)  # unparsed = no
     out = tmp_path / "synthetic"
     res = write_simulated(root, decisions, cands, out)
-    assert res["kind"] == "lifetrace" and res["users"] == ["P01", "P02"] and res["unparsed"] == 1
+    assert res.kind == "lifetrace" and res.users == ("P01", "P02") and res.unparsed == 1
     yes = {(d.user, d.event_id): d for d in decisions if d.needs_help}
-    assert res["llm_moments"] == len(yes) and res["human_moments"] == sum(s.label for s in cands)
+    assert res.llm_moments == len(yes) and res.human_moments == sum(s.label for s in cands)
     synthetic = load_events(out)
     assert len(synthetic) == len(load_events(root))  # every event kept
     llm = {(e.user, e.id): e for e in synthetic if e.is_llm_event}
@@ -119,7 +120,10 @@ def test_lifetrace_dataset_carries_the_decisions(lt, tmp_path):
         assert e.intention == "Code Programming"
     assert all(e.is_llm_event is False for e in synthetic if (e.user, e.id) not in yes)
     assert {u: _sha(f.path) for u, f in fx.items()} == before  # the human data is untouched
-    assert json.loads((out / "simulate.json").read_text())["llm_moments"] == len(yes)
+    written = json.loads((out / "simulate.json").read_text())
+    assert written["llm_moments"] == len(yes) and SimulateManifest.from_json(written) == res
+    assert list(written) == ["kind", "data", "users", "skipped_users", "candidates", "llm_moments", "human_moments",
+                             "unparsed", "files"]
 
 
 def test_partial_run_leaves_out_undecided_users(lt, tmp_path):
@@ -127,7 +131,7 @@ def test_partial_run_leaves_out_undecided_users(lt, tmp_path):
     cands = candidate_moments(load_events(root))
     decisions = [d for d in _decide(cands) if d.user == "P01"] + [d for d in _decide(cands) if d.user == "P02"][:2]
     res = write_simulated(root, decisions, cands, tmp_path / "out")
-    assert res["users"] == ["P01"] and res["skipped_users"] == ["P02"]
+    assert res.users == ("P01",) and res.skipped_users == ("P02",)
     assert {e.user for e in load_events(tmp_path / "out")} == {"P01"}
     with pytest.raises(ValueError, match="no user had every candidate time point decided"):
         write_simulated(root, _decide(cands)[:3], cands, tmp_path / "none")
@@ -163,7 +167,7 @@ def test_proactivebench_dataset_keeps_the_sessions(tmp_path):
     cands = candidate_moments(human)
     decisions = _decide(cands, every=4)
     res = write_simulated(SHARED, decisions, cands, tmp_path / "syn")
-    assert res["kind"] == "proactivebench" and len(res["files"]) == len({e.user for e in human})
+    assert res.kind == "proactivebench" and len(res.files) == len({e.user for e in human})
     synthetic = load_events(tmp_path / "syn")
     assert [(e.id, e.start, e.summary) for e in synthetic] == [(e.id, e.start, e.summary) for e in human]
     want = {d.event_id: d for d in decisions}

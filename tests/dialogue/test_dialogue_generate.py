@@ -13,6 +13,7 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from proagent.dialogue import Environment, read_environments
 from proagent.cli.dialogue import dialogue
 from proagent.dialogue.generator import GenConfig, GenModels, TopicReviewPending, run_generate
+from proagent.dialogue.records import RoundYield
 
 SEEDS = [Environment("rec-1", "recommendation", "hobbies/cycling", "cyclist", "asks weather", "tyres", ("a", "b"))]
 
@@ -90,10 +91,10 @@ def test_generate_pipeline_and_resume(tmp_path):
 
     cfg.approve_topics = True
     summary = run_generate(tmp_path, SEEDS, GenModels(generator=m, judge=m), cfg)
-    assert summary["per_round"][0] == {"round": 0, "tested": 2, "easy": 1, "fair": 0, "hard": 1}
-    assert summary["per_round"][1] == {"round": 1, "tested": 1, "easy": 0, "fair": 1, "hard": 0}
-    assert summary["kept"] == {"fair": 1, "hard": 0}
-    assert summary["status"] == {"kept": 1, "dropped: final check (the reference was not the judges' best)": 1}
+    assert summary.per_round[0] == RoundYield(round=0, tested=2, easy=1, fair=0, hard=1)
+    assert summary.per_round[1] == RoundYield(round=1, tested=1, easy=0, fair=1, hard=0)
+    assert (summary.kept_fair, summary.kept_hard) == (1, 0)
+    assert summary.status == {"kept": 1, "dropped: final check (the reference was not the judges' best)": 1}
     assert world.calls.count("plan") == 2 * 3 + 3 * 3  # candidates + reasoners in rounds 0, 0, 1
     assert world.calls.count("obfuscate") == 1 and world.calls.count("noise") == 1
 
@@ -103,7 +104,10 @@ def test_generate_pipeline_and_resume(tmp_path):
     alpha = json.loads((tmp_path / "items" / "recommendation--alpha.json").read_text("utf-8"))
     assert [r["difficulty"]["verdict"] for r in alpha["rounds"]] == ["easy", "fair"]
     assert len(alpha["candidates"]) == 3 and alpha["final_check"]["reference_votes"] == 3
-    assert json.loads((tmp_path / "yield.json").read_text("utf-8")) == summary
+    written = json.loads((tmp_path / "yield.json").read_text("utf-8"))
+    assert written == summary.to_json() and list(written) == ["topics", "per_round", "status", "kept"]
+    assert written["per_round"][0] == {"round": 0, "tested": 2, "easy": 1, "fair": 0, "hard": 1}
+    assert written["kept"] == {"fair": 1, "hard": 0}
 
     # resume: everything is on disk, nothing is asked again
     n = len(world.calls)

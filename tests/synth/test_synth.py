@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from proagent.sources.lifetrace import load_lifetrace, read_lifetrace
 from proagent.sources.load import load_events
 from proagent.stats import burstiness, inter_event_times
-from proagent.synth import DB_NAME, SynthConfig, generate, intention_shares
+from proagent.synth import DB_NAME, SynthConfig, SynthManifest, generate, intention_shares
 from proagent.cli.synth import synth_cmd
 from proagent.taxonomy import load_taxonomy
 
@@ -35,13 +35,16 @@ def small(tmp_path_factory):
 def test_readers_load_generated_dbs(small):
     out, res = small
     manifest = json.loads((out / "synth.json").read_text("utf-8"))
-    assert manifest["events"] == res["events"] and manifest["config"]["seed"] == 3
+    assert manifest["events"] == res.events and manifest["config"]["seed"] == 3
+    assert list(manifest) == ["config", "users", "events", "llm_events", "screenshots"]
+    assert [list(u) for u in manifest["users"]] == [["user", "events", "llm_events", "screenshots"]] * 2
+    assert SynthManifest.from_json(manifest) == res  # the record reads back what it wrote (paths and seconds aside)
     names = set(load_taxonomy().names)
     total_llm = 0
-    for u in res["users"]:
-        log = load_lifetrace(out / u["user"] / DB_NAME)
-        assert log.schema.variant == "processed" and log.user == u["user"]
-        assert len(log.events) == u["events"] and log.n_screenshots == u["screenshots"]
+    for u in res.users:
+        log = load_lifetrace(out / u.user / DB_NAME)
+        assert log.schema.variant == "processed" and log.user == u.user and u.path == out / u.user / DB_NAME
+        assert len(log.events) == u.events and log.n_screenshots == u.screenshots
         assert log.n_orphan_screenshots == 0 and log.n_filled_ends == 0
         starts = [e.start for e in log.events]
         assert starts == sorted(starts)
@@ -56,8 +59,8 @@ def test_readers_load_generated_dbs(small):
         assert any(any("\u4e00" <= ch <= "\u9fff" for ch in e.window_title) for e in log.events)  # Chinese
         assert any(e.window_title.isascii() for e in log.events)  # and English
         total_llm += len(llm)
-    assert total_llm == res["llm_events"]
-    assert len(load_events(out)) == res["events"]  # participant folder detected
+    assert total_llm == res.llm_events
+    assert len(load_events(out)) == res.events  # participant folder detected
 
 
 def test_same_seed_identical_and_other_seed_differs(small, tmp_path):
@@ -75,7 +78,7 @@ def test_generated_llm_use_is_bursty(tmp_path):
     gaps = inter_event_times(events, lambda e: bool(e.is_llm_event))
     assert gaps.size >= 100
     assert burstiness(gaps) > 0.3
-    assert res["llm_events"] == gaps.size + 1
+    assert res.llm_events == gaps.size + 1
 
 
 def test_intentions_follow_taxonomy_shares():

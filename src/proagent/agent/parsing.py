@@ -597,7 +597,36 @@ def _parse(text: str, taxonomy: Taxonomy) -> ParsedAnswer:
         query = _clean_query(fields["query"])
 
     # 2. explicit lines (the last one wins)
-    lines = _lines(text)
+    explicit, line_intent_seen, line_intent, line_query = _labelled_lines(_lines(text), taxonomy)
+    if needs is None and explicit is not None:
+        needs, method = explicit, "explicit"
+    if not intent_labelled and line_intent_seen:
+        intent_labelled = True
+        intention = line_intent
+    if query is None:
+        query = line_query
+
+    # 3. CoT step 3
+    if needs is None:
+        v = _cot_step3(text)
+        if v is not None:
+            needs, method = v, "cot_step3"
+
+    # 4. keywords
+    if needs is None:
+        v = _keyword_decision(text)
+        if v is not None:
+            needs, method = v, "keyword"
+
+    if not intent_labelled:
+        intention = _unlabelled_intention(text, taxonomy)
+
+    return ParsedAnswer(needs, intention, query, method if needs is not None else "unparsed")
+
+
+def _labelled_lines(lines: list[str], taxonomy: Taxonomy) -> tuple[bool | None, bool, str | None, str | None]:
+    """Step 2 of the cascade, the explicit lines (the last one of each label wins):
+    ``(help decision, whether an intention line was seen, its category, the query)``."""
     explicit: bool | None = None
     line_intent: str | None = None
     line_intent_seen = False
@@ -635,39 +664,19 @@ def _parse(text: str, taxonomy: Taxonomy) -> ParsedAnswer:
             q = _clean_query(val)
             if q is not None:
                 line_query = q
-    if needs is None and explicit is not None:
-        needs, method = explicit, "explicit"
-    if not intent_labelled and line_intent_seen:
-        intent_labelled = True
-        intention = line_intent
-    if query is None:
-        query = line_query
+    return explicit, line_intent_seen, line_intent, line_query
 
-    # 3. CoT step 3
-    if needs is None:
-        v = _cot_step3(text)
-        if v is not None:
-            needs, method = v, "cot_step3"
 
-    # 4. keywords
-    if needs is None:
-        v = _keyword_decision(text)
-        if v is not None:
-            needs, method = v, "keyword"
-
-    # intention fallbacks: Step 4 section, then a bare category name
-    if not intent_labelled:
-        for body in reversed(_section(text, _STEP4, _STEP4_END)):
-            c = _last_category(body, taxonomy) or taxonomy.canonical(
-                _clean_line(body.strip().split("\n", 1)[0]) if body.strip() else None
-            )
-            if c is not None:
-                intention, intent_labelled = c, True
-                break
-    if not intent_labelled:
-        intention = _last_category(_mask(text), taxonomy)
-
-    return ParsedAnswer(needs, intention, query, method if needs is not None else "unparsed")
+def _unlabelled_intention(text: str, taxonomy: Taxonomy) -> str | None:
+    """The intention of an answer without an intention label: a category in its CoT Step 4
+    section (the last section first), else the last bare category name outside masked spans."""
+    for body in reversed(_section(text, _STEP4, _STEP4_END)):
+        c = _last_category(body, taxonomy) or taxonomy.canonical(
+            _clean_line(body.strip().split("\n", 1)[0]) if body.strip() else None
+        )
+        if c is not None:
+            return c
+    return _last_category(_mask(text), taxonomy)
 
 
 _THINK_END = re.compile(r"</think\s*>", re.I)

@@ -14,7 +14,7 @@ into a benchmark by finding its LLM-use events and extracting what the user aske
 
 from .parsing import AnswerError, default_fields, parse_annotation
 from .platforms import PlatformHit, detect_platform, event_platform, load_platforms
-from .records import EventAnnotation
+from .records import AnnotationSummary, EventAnnotation
 from .screens import OcrReader, sample_screenshots
 from .summary import annotation_summary
 from .task import AnnotationPlan, annotate_events, find_logs, plan_annotation
@@ -22,6 +22,7 @@ from .writer import annotations_from_log, write_in_place, write_out
 
 __all__ = [
     "AnnotationPlan",
+    "AnnotationSummary",
     "AnswerError",
     "EventAnnotation",
     "OcrReader",

@@ -1,11 +1,11 @@
-"""Typed records of the annotation stage: what was decided about one event."""
+"""Typed records of the annotation stage: what was decided about one event, and a run's summary."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-__all__ = ["STATUSES", "EventAnnotation", "Status"]
+__all__ = ["STATUSES", "AnnotationSummary", "EventAnnotation", "Status"]
 
 Status = Literal["annotated", "default", "not_candidate"]
 """How an annotation came about: the model's parsed answer (``annotated``), the
@@ -82,3 +82,36 @@ class EventAnnotation:
         kw["llm_responses"] = tuple(kw.get("llm_responses") or ())
         kw["event_id"] = str(kw["event_id"])
         return cls(**kw, extra={k: v for k, v in d.items() if k not in names})
+
+
+@dataclass(frozen=True)
+class AnnotationSummary:
+    """What one ``proagent annotate`` run did (ProAgentBench section 5.3), as written beside the
+    annotations (``annotate.json`` of an ``--out`` copy); :meth:`to_json` keeps its keys in order."""
+
+    data: str
+    """The annotated log."""
+    annotator: str
+    """``text:MODEL`` or ``vlm:MODEL``."""
+    events: int
+    """Events of the log (those decided and those pending)."""
+    llm_events: int
+    """Events annotated as LLM use."""
+    asked: int
+    """Candidate events asked about, pending ones included."""
+    annotated: int
+    """Of those, the model's answer parsed."""
+    default: int
+    """Default annotations after failed answers."""
+    not_candidate: int
+    """Events not asked (no LLM platform named, or no chat turn on screen)."""
+    pending: int
+    """Candidate events not asked yet (``--limit``)."""
+    success_rate: float | None
+    """``annotated`` over the asked events decided (0-1); ``None`` when none was asked."""
+    log: str | None
+    """The inspect log of the run, ``None`` when no event was asked."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object, fields in order."""
+        return asdict(self)

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from .records import EventAnnotation
+from .records import AnnotationSummary, EventAnnotation
 
 __all__ = ["annotation_summary"]
 
 
 def annotation_summary(data: str | Path, annotator: str, annotations: Sequence[EventAnnotation], pending: int,
-                       log_location: str | None) -> dict[str, Any]:
+                       log_location: str | None) -> AnnotationSummary:
     """What ``proagent annotate`` did, as written beside the annotations.
 
     Args:
@@ -23,23 +22,14 @@ def annotation_summary(data: str | Path, annotator: str, annotations: Sequence[E
         log_location: The inspect log of the run, or ``None`` when no event was asked.
 
     Returns:
-        ``events``, ``llm_events``, ``asked`` (including pending), ``annotated`` (the model's
-        answer parsed), ``default`` (default annotation after failed answers), ``not_candidate``,
-        ``pending``, ``success_rate`` (annotated / asked and decided; ``None`` when none was
-        asked), with ``data``, ``annotator`` and ``log``.
+        The run's counts and success rate.
     """
     asked = [a for a in annotations if a.status != "not_candidate"]
     ok = sum(a.status == "annotated" for a in asked)
-    return {
-        "data": str(data),
-        "annotator": annotator,
-        "events": len(annotations) + pending,
-        "llm_events": sum(a.is_llm_event for a in annotations),
-        "asked": len(asked) + pending,
-        "annotated": ok,
-        "default": sum(a.status == "default" for a in asked),
-        "not_candidate": sum(a.status == "not_candidate" for a in annotations),
-        "pending": pending,
-        "success_rate": ok / len(asked) if asked else None,
-        "log": log_location,
-    }
+    return AnnotationSummary(
+        data=str(data), annotator=annotator, events=len(annotations) + pending,
+        llm_events=sum(a.is_llm_event for a in annotations), asked=len(asked) + pending, annotated=ok,
+        default=sum(a.status == "default" for a in asked),
+        not_candidate=sum(a.status == "not_candidate" for a in annotations), pending=pending,
+        success_rate=ok / len(asked) if asked else None, log=log_location,
+    )

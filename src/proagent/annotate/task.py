@@ -50,7 +50,7 @@ from ..errors import DataError, UsageError
 from ..records import Event
 from ..sources.lifetrace import LifeTraceLog, load_lifetrace
 from ..sources.lifetrace_convert import write_lifetrace_copy
-from ..sources.load import activity_log_kind, databases_by_user, find_databases, load_activity_log
+from ..sources.load import LIFETRACE, activity_log_kind, databases_by_user, find_databases, load_activity_log
 from ..taxonomy import load_taxonomy
 from .conversation import event_conversation, on_screen, read_chat
 from .intent import shortlist
@@ -134,7 +134,7 @@ def find_logs(data: str | Path) -> dict[str, Path]:
 def _lifetrace_log(db: Path, user: str, plan: AnnotationPlan) -> LifeTraceLog:
     """The LifeTrace log of ``db``; an ActivityWatch or screenpipe log is read through a LifeTrace
     copy in the plan's temporary folder (so the processed copy is written as for LifeTrace)."""
-    if activity_log_kind(db) == "lifetrace":
+    if activity_log_kind(db) == LIFETRACE:
         return load_lifetrace(db)
     import tempfile
 

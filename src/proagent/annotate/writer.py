@@ -38,7 +38,7 @@ from ..io import (
     write_json_atomic,
 )
 from ..sources.lifetrace_write import copy_with_event_columns
-from .records import EventAnnotation
+from .records import AnnotationSummary, EventAnnotation
 from .task import AnnotationPlan
 
 __all__ = ["ANNOTATIONS_FILE", "MARKER", "PROCESSED_DB", "annotations_from_log", "check_out", "write_annotations_file",
@@ -183,7 +183,7 @@ def _link_or_copy(src: Path, dst: Path) -> None:
 
 
 def write_out(data: str | Path, plan: AnnotationPlan, annotations: list[EventAnnotation], out: str | Path,
-              summary: dict[str, Any]) -> list[Path]:
+              summary: AnnotationSummary) -> list[Path]:
     """Write ``OUT/<user>/lifetrace_privacy_processed.db`` + ``screenshots/``,
     ``OUT/annotations.jsonl`` and ``OUT/annotate.json`` (``summary``); the input is
     only read. ``OUT`` is built beside itself and swapped in whole.
@@ -213,7 +213,7 @@ def write_out(data: str | Path, plan: AnnotationPlan, annotations: list[EventAnn
                         _link_or_copy(Path(s.path), folder / "screenshots" / s.file_name)
             files.append(out / user / PROCESSED_DB)
         write_annotations_file(tmp / ANNOTATIONS_FILE, annotations)
-        write_json_atomic(tmp / MARKER, summary)
+        write_json_atomic(tmp / MARKER, summary.to_json())
         swap_in(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -43,6 +43,7 @@ from ..sources.lifetrace_schema import connect_read_only
 from ..sources.lifetrace_write import copy_with_event_columns
 from ..sources.load import databases_by_user, find_databases, is_sqlite_file
 from ..sources.proactivebench import is_proactivebench_file
+from .records import SimulateManifest
 from .scorers import sample_prediction
 
 __all__ = ["MANIFEST", "CandidatePoint", "Decision", "candidate_points", "check_limit", "check_output", "decisions_from_log",
@@ -199,7 +200,7 @@ def check_output(data: str | Path, out: str | Path) -> None:
 
 
 def write_simulated(data: str | Path, decisions: list[Decision], candidates: Sequence[Sample | CandidatePoint],
-                    out: str | Path) -> dict[str, Any]:
+                    out: str | Path) -> SimulateManifest:
     """Write the synthetic dataset of ``decisions`` in the format of ``data``.
 
     Args:
@@ -212,9 +213,7 @@ def write_simulated(data: str | Path, decisions: list[Decision], candidates: Seq
         out: Output folder (replaced as a whole at the end).
 
     Returns:
-        A summary: ``kind``, ``users`` written, ``skipped_users`` (not fully
-        decided), ``candidates``, ``llm_moments`` (model) and ``human_moments``,
-        ``unparsed``, and ``files``.
+        The dataset's summary, as written to ``out/simulate.json``.
 
     Raises:
         DataError: ``data`` is not a log the readers know, the decisions
@@ -257,18 +256,13 @@ def write_simulated(data: str | Path, decisions: list[Decision], candidates: Seq
                 _write_database(src, dst, by_user[u])
             files.append(str(out / dst.relative_to(tmp)))
         written = [d for u in complete for d in by_user[u].values()]
-        summary = {
-            "kind": kind,
-            "data": str(data),
-            "users": complete,
-            "skipped_users": sorted(set(users) - set(complete)),
-            "candidates": len(written),
-            "llm_moments": sum(d.llm_use for d in written),
-            "human_moments": sum(d.human for d in written),
-            "unparsed": sum(d.needs_help is None for d in written),
-            "files": files,
-        }
-        (tmp / MANIFEST).write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", "utf-8")
+        summary = SimulateManifest(
+            kind=kind, data=str(data), users=tuple(complete), skipped_users=tuple(sorted(set(users) - set(complete))),
+            candidates=len(written), llm_moments=sum(d.llm_use for d in written),
+            human_moments=sum(d.human for d in written), unparsed=sum(d.needs_help is None for d in written),
+            files=tuple(files),
+        )
+        (tmp / MANIFEST).write_text(json.dumps(summary.to_json(), indent=2, ensure_ascii=False) + "\n", "utf-8")
         swap_in(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

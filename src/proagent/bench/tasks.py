@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
+from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
@@ -28,7 +29,7 @@ from ..agent.memory import (
 )
 from ..agent.prompting import observation_prompt
 from ..agent.solvers import METHODS, method_solver
-from ..records import Sample
+from ..records import Event, Sample
 from ..sources.load import load_events
 from .leakage import manifest_training_moments, refuse_leaks
 from .samples import SampleConfig, build_samples, candidate_moments, no_samples_reason, parse_window
@@ -138,25 +139,11 @@ def assist(
     if threshold is not None:
         threshold = check_threshold(threshold, method, decider=decider)
         logprobs = True
-    if modality not in ("text", "image"):
-        raise ValueError(f"modality {modality!r}: choose text or image")
-    if split not in {"test", "train", "all"}:
-        raise ValueError(f"split {split!r}: choose test, train or all")
-    cfg = SampleConfig(window_seconds=parse_window(window), train_fraction=float(train_fraction), seed=int(seed))
-    if memory not in MEMORY_NAMES:
-        raise ValueError(f"unknown memory {memory!r}; choose from {', '.join(MEMORY_NAMES)}")
-    ann = [a for a in annotations.split(",") if a] if annotations else None
-    events = load_events(data, annotations=ann)
-    all_samples = (candidate_moments if candidates else build_samples)(events, cfg)
-    samples = all_samples
-    if split != "all":
-        samples = [s for s in samples if s.split == split]
-    if not samples:
-        raise ValueError(f"{data}: no {split} samples: "
-                         + no_samples_reason(events, all_samples, split, cfg, curation=_curation_records(data)))
+    cfg = _checked_config(modality, split, memory, window, train_fraction, seed)
+    events, all_samples, samples = _evaluated_samples(data, annotations, candidates, split, cfg)
     if finetuned:
         refuse_leaks("fine-tuned model", finetuned, manifest_training_moments(Path(finetuned) / "manifest.json"), samples)
-    metadata = {"method": method, "window_seconds": cfg.window_seconds, "split": split}
+    metadata: dict[str, Any] = {"method": method, "window_seconds": cfg.window_seconds, "split": split}
     if candidates:
         metadata["candidates"] = True
     if modality != "text":
@@ -164,12 +151,7 @@ def assist(
     if threshold is not None:
         metadata["threshold"] = threshold
     if memory != "none":
-        # built from the training period of every user (all samples define it), used
-        # at each moment only through records known strictly before it
-        store = build_memory(memory, events, all_samples)
-        solver = [memory_context(store, {s.id: s for s in samples}), solver]
-        metadata.update(memory=memory, memory_derived=derived_fields_summary(store),
-                        memory_build_seconds=round(sum(store.build_seconds.values()), 3))
+        solver = _with_memory(memory, events, all_samples, samples, solver, metadata)
     if decider:
         solver = _gated(decider, samples, solver)
         metadata["decider"] = str(decider)
@@ -212,6 +194,57 @@ def embed_task_references(task: Task, limit: int | None = None) -> int:
     samples = list(task.dataset)
     samples = samples[:limit] if limit else samples
     return embed_references((s.metadata or {}).get("reference_queries") or [] for s in samples if s.target == "Yes")
+
+
+def _checked_config(modality: str, split: str, memory: str, window: str, train_fraction: float,
+                    seed: int) -> SampleConfig:
+    """The sample settings of :func:`assist`, once ``modality``, ``split`` and ``memory`` are known names.
+
+    Raises:
+        ValueError: an unknown modality, split or memory, or a bad window.
+    """
+    if modality not in ("text", "image"):
+        raise ValueError(f"modality {modality!r}: choose text or image")
+    if split not in {"test", "train", "all"}:
+        raise ValueError(f"split {split!r}: choose test, train or all")
+    cfg = SampleConfig(window_seconds=parse_window(window), train_fraction=float(train_fraction), seed=int(seed))
+    if memory not in MEMORY_NAMES:
+        raise ValueError(f"unknown memory {memory!r}; choose from {', '.join(MEMORY_NAMES)}")
+    return cfg
+
+
+def _evaluated_samples(data: str, annotations: str | None, candidates: bool, split: str,
+                       cfg: SampleConfig) -> tuple[list[Event], list[Sample], list[Sample]]:
+    """``(events, every sample, the samples of split)`` of ``data`` (``annotations``: comma-separated
+    files; ``candidates``: every candidate moment instead of the benchmark's samples).
+
+    Raises:
+        ValueError: the split holds no sample (the message says why).
+        proagent.errors.DataError: unreadable data.
+    """
+    ann = [a for a in annotations.split(",") if a] if annotations else None
+    events = load_events(data, annotations=ann)
+    all_samples = (candidate_moments if candidates else build_samples)(events, cfg)
+    samples = all_samples
+    if split != "all":
+        samples = [s for s in samples if s.split == split]
+    if not samples:
+        raise ValueError(f"{data}: no {split} samples: "
+                         + no_samples_reason(events, all_samples, split, cfg, curation=_curation_records(data)))
+    return events, all_samples, samples
+
+
+def _with_memory(memory: str, events: list[Event], all_samples: list[Sample], samples: list[Sample],
+                 solver: Any, metadata: dict[str, Any]) -> list[Any]:
+    """``solver`` behind the ``memory`` context step; the memory's fields go into ``metadata``.
+
+    The memory is built from the training period of every user (all samples define it) and
+    used at each moment only through records known strictly before it.
+    """
+    store = build_memory(memory, events, all_samples)
+    metadata.update(memory=memory, memory_derived=derived_fields_summary(store),
+                    memory_build_seconds=round(sum(store.build_seconds.values()), 3))
+    return [memory_context(store, {s.id: s for s in samples}), solver]
 
 
 def _curation_records(data: str) -> list[dict]:

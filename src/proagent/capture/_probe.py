@@ -40,8 +40,8 @@ class CaptureError(DataError):
     """Capture cannot run here (unsupported session, missing dependency, bad folder); the message
     is one line saying why and what to do (``path``: the folder at fault, when one is)."""
 
-    def __init__(self, problem: str, path: object = None) -> None:
-        super().__init__(path, problem)
+    def __init__(self, problem: str, path: object = None, *, option: str | None = None) -> None:
+        super().__init__(path, problem, option=option)
 
 
 @dataclass(frozen=True)
@@ -414,14 +414,22 @@ def open_screen_source() -> ScreenSource:
     return session_platform().screen_source()
 
 
-def check_session() -> None:
+def check_session(option: str | None = None) -> None:
     """Refuse, before anything is created, a session capture cannot record: the same checks as
     :func:`open_window_probe` (and, on X11 and sway, asking the display once).
 
+    ``option`` is the command-line option that asked for the capture (live's ``--capture``);
+    the refusal names it.
+
     Raises:
-        CaptureError: as :func:`open_window_probe`.
+        CaptureError: as :func:`open_window_probe` (with ``option``).
     """
-    open_window_probe().close()
+    try:
+        open_window_probe().close()
+    except CaptureError as e:
+        if option is None:
+            raise
+        raise CaptureError(e.problem, e.path, option=option) from None
 
 
 def _check_x11_session() -> None:

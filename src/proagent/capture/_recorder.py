@@ -220,15 +220,7 @@ def record(cfg: CaptureConfig, *, probe: WindowProbe | None = None, grabber: Scr
         raise CaptureError("imagehash is not installed: pip install 'proagent[capture]'") from None
 
     excl = Exclusions.build(cfg.exclude_apps, cfg.exclude_titles, defaults=cfg.default_exclusions)
-    cfg.out.mkdir(parents=True, exist_ok=True)
-    lock = FolderLock(cfg.out)
-    lock.acquire()
-    if cfg.encrypt and vault_of(cfg.out) is None:
-        try:
-            create_vault(cfg.out)
-        except BaseException:
-            lock.release()
-            raise
+    lock = _lock_folder(cfg)
     stats = CaptureStats()
     store: Store | None = None
     ocr: subprocess.Popen[bytes] | None = None
@@ -251,92 +243,10 @@ def record(cfg: CaptureConfig, *, probe: WindowProbe | None = None, grabber: Scr
             ocr = _start_ocr(store.db, cfg.ocr_interval)
             if on_ocr_start:
                 on_ocr_start(ocr.pid)
-        seg = Segmenter(cfg.split_on_title)
-        max_bytes = int(cfg.max_gb * 1e9) if cfg.max_gb is not None else None
-        event_id: int | None = None
-        stored_hash: dict[int, Frame] = {}  # screen -> frame of the last stored screenshot in this event
-        prev_hash: dict[int, Frame] = {}  # screen -> frame at the previous tick (idle detection)
-        last_win: WindowInfo | None = None
-        paused = False
-        t_start = time.monotonic()
-        last_activity = t_start
-        next_tick = t_start
+        ticks = _Ticks(cfg, probe, grabber, excl, store, stats)
         say(f"capturing to {cfg.out} every {cfg.interval:g} s; stop with Ctrl-C or: proagent capture stop {cfg.out}")
-        while not stop:
-            mono = time.monotonic()
-            if cfg.duration is not None and mono - t_start >= cfg.duration:
-                break
-            cmd = control.poll()
-            if cmd == "stop":
-                break
-            if cmd in ("pause", "resume") and paused != (cmd == "pause"):
-                paused = cmd == "pause"
-                say(f"capture {'paused' if paused else 'resumed'}")
-                last_activity = mono
-            now = datetime.now()
-            if paused:
-                win, excluded, shots, focus = None, False, [], None
-            else:
-                stats.ticks += 1
-                win = probe.foreground()
-                excluded = excl.excludes(win)
-                shots = [] if excluded else grabber.grab()
-                focus = grabber.focused_screen(win) if shots else None
-                if excluded:
-                    stats.excluded_ticks += 1
-            hashes = {sid: frame(img, text=cfg.text_change) for sid, img in shots}
-            if not stats.screens and shots:
-                stats.screens = [img.size for _, img in shots]
-            changed = any(sid not in prev_hash or not is_duplicate(hashes[sid], prev_hash[sid], cfg.dedup_distance)
-                          for sid in hashes)
-            prev_hash.update(hashes)
-            if changed or win != last_win:
-                last_activity = mono
-            last_win = win
-            idle_in = probe.idle_seconds() if win is not None else None
-            idle = (mono - last_activity >= cfg.idle) and (idle_in is None or idle_in >= cfg.idle)
-            key = seg.key(None if idle else win, excluded=excluded)
-            close, open_ = seg.step(key)
-            if close and event_id is not None:
-                store.close_event(event_id, now)
-                event_id = None
-            if open_ and win is not None:
-                event_id = store.open_event(EXCLUDED_APP if excluded else win.app_name,
-                                            None if excluded else win.window_title, now)
-                stats.events += 1
-                stored_hash.clear()
-            if event_id is not None:
-                for sid, img in shots:
-                    h = hashes[sid]
-                    if sid in stored_hash and is_duplicate(h, stored_hash[sid], cfg.dedup_distance):
-                        stats.duplicates += 1
-                        continue
-                    data = _encode(img, cfg.image_format)
-                    store.add_screenshot(event_id=event_id, screen_id=sid, t=now, data=data, ext=cfg.image_format,
-                                         file_hash=hashlib.sha256(data).hexdigest(), width=img.width,
-                                         height=img.height, app=win.app_name, title=win.window_title,
-                                         focused=None if focus is None else sid == focus)
-                    stored_hash[sid] = h
-                    stats.stored += 1
-                    stats.bytes_stored += len(data)
-                if not close and not open_:
-                    store.heartbeat(event_id, now)
-            stats.grabs += len(shots)
-            if (cfg.max_days is not None or max_bytes is not None) and stats.ticks % 60 == 1:
-                stats.removed += store.enforce_retention(now, max_days=cfg.max_days, max_bytes=max_bytes)
-            next_tick += cfg.interval
-            behind = time.monotonic() - next_tick
-            if behind > 0:  # fell behind: skip the missed ticks, keep the schedule
-                missed = int(behind // cfg.interval) + 1
-                stats.late_ticks += missed
-                next_tick += missed * cfg.interval
-            deadline = t_start + cfg.duration if cfg.duration is not None else math.inf
-            while not stop and (left := min(next_tick, deadline) - time.monotonic()) > 0:
-                time.sleep(min(left, 0.25))
-                if control.changed():  # stop/pause/resume within a quarter second, not the next tick
-                    break
-        if store is not None and event_id is not None:
-            store.close_event(event_id, datetime.now())
+        _tick_until_stopped(ticks, control, lambda: stop, say)
+        ticks.close()
         say(f"capture stopped: {stats.events} events, {stats.stored} screenshots stored, {stats.duplicates} duplicates "
             f"skipped, {stats.excluded_ticks} excluded ticks")
         return stats
@@ -352,3 +262,161 @@ def record(cfg: CaptureConfig, *, probe: WindowProbe | None = None, grabber: Scr
             grabber.close()
         lock.release()
 
+
+def _tick_until_stopped(ticks: _Ticks, control: ControlFile, stopped: Callable[[], bool],
+                        say: Callable[[str], None]) -> None:
+    """Run a tick every ``interval`` until ``stopped()`` (a signal), a ``stop`` in the control file
+    or the end of ``duration``; pause and resume as the control file says (within a quarter second)."""
+    cfg = ticks.cfg
+    paused = False
+    t_start = time.monotonic()
+    ticks.last_activity = t_start
+    next_tick = t_start
+    deadline = t_start + cfg.duration if cfg.duration is not None else math.inf
+    while not stopped():
+        mono = time.monotonic()
+        if cfg.duration is not None and mono - t_start >= cfg.duration:
+            break
+        cmd = control.poll()
+        if cmd == "stop":
+            break
+        if cmd in ("pause", "resume") and paused != (cmd == "pause"):
+            paused = cmd == "pause"
+            say(f"capture {'paused' if paused else 'resumed'}")
+            ticks.last_activity = mono
+        ticks.run(mono, datetime.now(), paused)
+        next_tick = _next_tick(next_tick, cfg.interval, ticks.stats)
+        while not stopped() and (left := min(next_tick, deadline) - time.monotonic()) > 0:
+            time.sleep(min(left, 0.25))
+            if control.changed():  # stop/pause/resume within a quarter second, not the next tick
+                break
+
+
+def _lock_folder(cfg: CaptureConfig) -> FolderLock:
+    """Create ``cfg.out``, take the recorder's lock on it and, with ``cfg.encrypt``, make it a vault.
+
+    Raises:
+        CaptureError: another recorder runs there.
+    """
+    cfg.out.mkdir(parents=True, exist_ok=True)
+    lock = FolderLock(cfg.out)
+    lock.acquire()
+    if cfg.encrypt and vault_of(cfg.out) is None:
+        try:
+            create_vault(cfg.out)
+        except BaseException:
+            lock.release()
+            raise
+    return lock
+
+
+def _next_tick(next_tick: float, interval: float, stats: CaptureStats) -> float:
+    """The monotonic time of the next tick: one interval on; a loop that fell behind skips the
+    missed ticks (counted in ``stats.late_ticks``) and keeps the schedule."""
+    next_tick += interval
+    behind = time.monotonic() - next_tick
+    if behind > 0:
+        missed = int(behind // interval) + 1
+        stats.late_ticks += missed
+        next_tick += missed * interval
+    return next_tick
+
+
+class _Ticks:
+    """What one capture run carries from tick to tick: the open event, the last stored and the
+    previous frame of each screen, the last window and activity time (idle), and the counts."""
+
+    def __init__(self, cfg: CaptureConfig, probe: WindowProbe, grabber: ScreenSource, excl: Exclusions, store: Store,
+                 stats: CaptureStats) -> None:
+        self.cfg, self.probe, self.grabber, self.excl, self.store, self.stats = cfg, probe, grabber, excl, store, stats
+        self.seg = Segmenter(cfg.split_on_title)
+        self.max_bytes = int(cfg.max_gb * 1e9) if cfg.max_gb is not None else None
+        self.event_id: int | None = None
+        self.stored_hash: dict[int, Frame] = {}  # screen -> frame of the last stored screenshot in this event
+        self.prev_hash: dict[int, Frame] = {}  # screen -> frame at the previous tick (idle detection)
+        self.last_win: WindowInfo | None = None
+        self.last_activity = 0.0  # monotonic time of the last change of screen, window or pause state
+
+    def run(self, mono: float, now: datetime, paused: bool) -> None:
+        """One tick at monotonic time ``mono`` (local time ``now``): look, segment, store, retain."""
+        stats = self.stats
+        win, excluded, shots, focus = self._look(paused)
+        hashes = {sid: frame(img, text=self.cfg.text_change) for sid, img in shots}
+        if not stats.screens and shots:
+            stats.screens = [img.size for _, img in shots]
+        idle = self._idle(mono, win, hashes)
+        close, open_ = self._segment(now, None if idle else win, excluded)
+        if self.event_id is not None:
+            self._store(now, win, shots, hashes, focus)
+            if not close and not open_:
+                self.store.heartbeat(self.event_id, now)
+        stats.grabs += len(shots)
+        cfg = self.cfg
+        if (cfg.max_days is not None or self.max_bytes is not None) and stats.ticks % 60 == 1:
+            stats.removed += self.store.enforce_retention(now, max_days=cfg.max_days, max_bytes=self.max_bytes)
+
+    def close(self) -> None:
+        """Close the open event (the run stops)."""
+        if self.event_id is not None:
+            self.store.close_event(self.event_id, datetime.now())
+            self.event_id = None
+
+    def _look(self, paused: bool) -> tuple[WindowInfo | None, bool, list[tuple[int, Any]], int | None]:
+        """``(window, excluded, [(screen id, image)], focused screen id)`` of this tick; nothing
+        while paused, no screen grabbed while the window is excluded."""
+        if paused:
+            return None, False, [], None
+        self.stats.ticks += 1
+        win = self.probe.foreground()
+        excluded = self.excl.excludes(win)
+        shots = [] if excluded else self.grabber.grab()
+        focus = self.grabber.focused_screen(win) if shots else None
+        if excluded:
+            self.stats.excluded_ticks += 1
+        return win, excluded, shots, focus
+
+    def _idle(self, mono: float, win: WindowInfo | None, hashes: dict[int, Frame]) -> bool:
+        """Whether the user is idle (module docstring): no screen or window change for ``idle``
+        seconds, and no input for as long where the platform tells it."""
+        dist = self.cfg.dedup_distance
+        changed = any(sid not in self.prev_hash or not is_duplicate(hashes[sid], self.prev_hash[sid], dist)
+                      for sid in hashes)
+        self.prev_hash.update(hashes)
+        if changed or win != self.last_win:
+            self.last_activity = mono
+        self.last_win = win
+        idle_in = self.probe.idle_seconds() if win is not None else None
+        return (mono - self.last_activity >= self.cfg.idle) and (idle_in is None or idle_in >= self.cfg.idle)
+
+    def _segment(self, now: datetime, win: WindowInfo | None, excluded: bool) -> tuple[bool, bool]:
+        """Close and open events as :class:`Segmenter` says for ``win`` (``None``: idle or
+        paused); returns its ``(closed, opened)``."""
+        close, open_ = self.seg.step(self.seg.key(win, excluded=excluded))
+        if close and self.event_id is not None:
+            self.store.close_event(self.event_id, now)
+            self.event_id = None
+        if open_ and win is not None:
+            self.event_id = self.store.open_event(EXCLUDED_APP if excluded else win.app_name,
+                                                  None if excluded else win.window_title, now)
+            self.stats.events += 1
+            self.stored_hash.clear()
+        return close, open_
+
+    def _store(self, now: datetime, win: WindowInfo | None, shots: list[tuple[int, Any]], hashes: dict[int, Frame],
+               focus: int | None) -> None:
+        """Store each screen's image in the open event unless it duplicates the screen's last stored one."""
+        assert self.event_id is not None
+        for sid, img in shots:
+            assert win is not None  # screens are grabbed only with a window
+            h = hashes[sid]
+            if sid in self.stored_hash and is_duplicate(h, self.stored_hash[sid], self.cfg.dedup_distance):
+                self.stats.duplicates += 1
+                continue
+            data = _encode(img, self.cfg.image_format)
+            self.store.add_screenshot(event_id=self.event_id, screen_id=sid, t=now, data=data,
+                                      ext=self.cfg.image_format, file_hash=hashlib.sha256(data).hexdigest(),
+                                      width=img.width, height=img.height, app=win.app_name, title=win.window_title,
+                                      focused=None if focus is None else sid == focus)
+            self.stored_hash[sid] = h
+            self.stats.stored += 1
+            self.stats.bytes_stored += len(data)

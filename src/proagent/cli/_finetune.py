@@ -90,11 +90,11 @@ def _run(method: str, data: Path | None, train_data: tuple[Path, ...], base: str
                      echo=lambda line: click.echo(line, err=True), threads=threads)
     except (ValueError, FileNotFoundError) as e:
         raise click.ClickException(str(e)) from None
-    before, after = m.get("loss_before"), m.get("loss_after")
+    before, after = m.loss_before, m.loss_after
     loss = f"; loss {before:.4f} -> {after:.4f}" if before is not None and after is not None else ""
-    model = f"model: {out / m['model_gguf']} (evaluate: proagent eval --model local/{(out / m['model_gguf']).resolve()})" \
-        if m.get("model_gguf") else f"model: {out / m['model_folder']}"
-    click.echo(f"{m['method']}: {m['n_examples']} examples, {m.get('steps', 0)} steps, {m.get('seconds', 0):.0f} s{loss}")
+    model = f"model: {out / m.model_gguf} (evaluate: proagent eval --model local/{(out / m.model_gguf).resolve()})" \
+        if m.model_gguf else f"model: {out / str(m.model_folder)}"
+    click.echo(f"{m.method}: {m.n_examples} examples, {m.steps or 0} steps, {m.seconds or 0:.0f} s{loss}")
     click.echo(model)
 
 

@@ -96,10 +96,11 @@ def check_writable_dir(path: Path, option: str, *, lock: bool = True) -> None:
     a command refused later leaves no lock file, and no folder this call created, behind.
 
     Raises:
-        click.ClickException: the path is a file, the folder cannot be written,
-            or another proagent process is using it (the message names its pid).
+        click.ClickException: the path is a file, or the folder cannot be written.
+        proagent.io.FolderBusy: another proagent process is using it (the message names
+            ``option`` and its pid; ``cli/_errors.py`` prints it as a data error, exit 1).
     """
-    from ..io import FolderBusy, folder_lock
+    from ..io import folder_lock
 
     missing = [d for d in (path, *path.parents) if not d.exists()]  # removed again if the run leaves them empty
     try:
@@ -109,9 +110,7 @@ def check_writable_dir(path: Path, option: str, *, lock: bool = True) -> None:
         os.unlink(probe)
         ctx = click.get_current_context(silent=True)
         if lock and ctx is not None:
-            ctx.with_resource(folder_lock(path, tidy=missing))
-    except FolderBusy as e:
-        raise click.ClickException(f"{option} {e}") from None
+            ctx.with_resource(folder_lock(path, tidy=missing, option=option))  # FolderBusy names the option
     except OSError as e:
         raise click.ClickException(f"{option} {path}: cannot write there ({e.strerror or e})") from None
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -55,16 +56,8 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
 
     Example: proagent annotate data/curated --annotator text:local/qwen2.5-coder-1.5b --model-arg n_threads=1
     """
-    from ..annotate import (
-        annotate_events,
-        annotation_summary,
-        annotations_from_log,
-        find_logs,
-        plan_annotation,
-        write_in_place,
-        write_out,
-    )
-    from ..annotate.writer import ANNOTATIONS_FILE, check_out
+    from ..annotate import annotation_summary, annotations_from_log, plan_annotation, write_in_place, write_out
+    from ..annotate.writer import ANNOTATIONS_FILE
 
     mode, model = _annotator(annotator)
     if ray_address is not None:
@@ -75,23 +68,7 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
     if log_dir is None:
         log_dir = Path("logs") / slug(f"annotate-{data.resolve().name}-{mode}-{model.split('/')[-1]}"
                                       + ("-all" if all_events else "") + (f"-limit{limit}" if limit else ""))
-    try:
-        from ..vault import vault_of
-
-        encrypted = [db for db in find_logs(data).values() if vault_of(db) is not None]
-        if encrypted:  # annotate writes a processed copy in the clear: curate the capture first
-            raise DataError(encrypted[0].parent, "an encrypted capture (capture --encrypt): annotate writes a plain "
-                                                 "processed copy, so run proagent curate on it first and annotate "
-                                                 "the curated folder")
-        if out is not None:
-            check_out(data, out)
-        else:
-            raw = [db for db in find_logs(data).values() if not _processed(db)]
-            if raw:
-                raise DataError(raw[0], "is a raw LifeTrace database; annotate never modifies one: give --out OUT "
-                                        "to write an annotated processed copy")
-    except (DataError, RuntimeError, ValueError) as e:
-        raise click.ClickException(str(e)) from None
+    _check_logs(data, out)
     if out is not None:
         check_can_create(out, "--out")  # before the model run, not after it
     check_model(model, model_base_url, args, option="--annotator")  # before the log folder or the header
@@ -109,22 +86,8 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
     if n_asked:
         task_args = dict(data=str(data), mode=mode, all_events=all_events, ocr=ocr, ocr_cache=str(ocr_cache),
                          attempts=attempts, seed=seed)
-        task = annotate_events(**task_args)  # DataError, UsageError: mapped by kind
-        if ray_address is None:
-            log = run_eval_set(task, log_dir, model, model_base_url=model_base_url, model_args=args, limit=limit,
-                               display=display)
-        else:  # the asked events as shards on the cluster, merged into one log (proagent.scale)
-            from ..errors import RunError
-            from ..scale import eval_on_ray
-            from ._errors import click_error
-
-            try:
-                log = eval_on_ray(task, task_args, log_dir, model, address=ray_address,
-                                  model_base_urls=[model_base_url] if model_base_url else [], model_args=args,
-                                  limit=limit, display=display, task_fn=annotate_events,
-                                  echo=lambda m: click.echo(m, err=True))
-            except RunError as e:
-                raise click_error(e, folder_option="--log-dir") from None
+        log = _ask_model(task_args, log_dir, model, model_base_url=model_base_url, model_args=args, limit=limit,
+                         display=display, ray_address=ray_address)
     annotations, pending = annotations_from_log(plan, log, model=annotator)
     summary = annotation_summary(data, annotator, annotations, pending, log.location if log is not None else None)
     try:
@@ -136,9 +99,9 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
             files = write_in_place(plan, annotations, ann_file)
     except OSError as e:
         raise click.ClickException(f"{out or data}: cannot write there ({e.strerror or e})") from None
-    rate = summary["success_rate"]
-    click.echo(f"{summary['llm_events']} LLM events of {summary['events']} ({summary['annotated']} annotated by the "
-               f"model, {summary['default']} default annotations after failed answers, {summary['not_candidate']} "
+    rate = summary.success_rate
+    click.echo(f"{summary.llm_events} LLM events of {summary.events} ({summary.annotated} annotated by the "
+               f"model, {summary.default} default annotations after failed answers, {summary.not_candidate} "
                f"not asked: no LLM platform named or no chat turn on screen"
                f"{f', {pending} pending (--limit)' if pending else ''}); success rate "
                + (f"{rate:.3f}" if rate is not None else "n/a (no event asked)"))
@@ -149,13 +112,67 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
     click.echo(f"next: proagent eval --data {target} --annotations {ann_file}")
 
 
+def _check_logs(data: Path, out: Path | None) -> None:
+    """Refuse an encrypted capture, and without ``--out`` a raw LifeTrace database or another
+    recorder's log (annotate rewrites only processed copies); with ``--out``, an unusable one.
+
+    Raises:
+        click.ClickException: naming the database or folder.
+    """
+    from ..annotate import find_logs
+    from ..annotate.writer import check_out
+    from ..vault import vault_of
+
+    try:
+        encrypted = [db for db in find_logs(data).values() if vault_of(db) is not None]
+        if encrypted:  # annotate writes a processed copy in the clear: curate the capture first
+            raise DataError(encrypted[0].parent, "an encrypted capture (capture --encrypt): annotate writes a plain "
+                                                 "processed copy, so run proagent curate on it first and annotate "
+                                                 "the curated folder")
+        if out is not None:
+            check_out(data, out)
+        else:
+            raw = [db for db in find_logs(data).values() if not _processed(db)]
+            if raw:
+                raise DataError(raw[0], "is a raw LifeTrace database; annotate never modifies one: give --out OUT "
+                                        "to write an annotated processed copy")
+    except (DataError, RuntimeError, ValueError) as e:
+        raise click.ClickException(str(e)) from None
+
+
+def _ask_model(task_args: dict[str, Any], log_dir: Path, model: str, *, model_base_url: str | None,
+               model_args: dict[str, Any], limit: int | None, display: str | None, ray_address: str | None) -> Any:
+    """Run the annotation task of ``task_args`` here, or under ``--ray`` as shards on the cluster
+    merged into one log (:mod:`proagent.scale`); returns inspect's log.
+
+    Raises:
+        click.ClickException: the run did not finish (the message says how to resume).
+    """
+    from ..annotate import annotate_events
+
+    task = annotate_events(**task_args)  # DataError, UsageError: mapped by kind
+    if ray_address is None:
+        return run_eval_set(task, log_dir, model, model_base_url=model_base_url, model_args=model_args, limit=limit,
+                            display=display)
+    from ..errors import RunError
+    from ..scale import eval_on_ray
+    from ._errors import click_error
+
+    try:
+        return eval_on_ray(task, task_args, log_dir, model, address=ray_address,
+                           model_base_urls=[model_base_url] if model_base_url else [], model_args=model_args,
+                           limit=limit, display=display, task_fn=annotate_events,
+                           echo=lambda m: click.echo(m, err=True))
+    except RunError as e:
+        raise click_error(e, folder_option="--log-dir") from None
+
+
 def _processed(db: Path) -> bool:
     from ..sources.lifetrace_schema import detect_schema
-    from ..sources.load import activity_log_kind
+    from ..sources.load import LIFETRACE, READERS, activity_log_kind
 
     kind = activity_log_kind(db)
-    if kind != "lifetrace":  # read through a raw LifeTrace copy
-        name = {"activitywatch": "an ActivityWatch", "screenpipe": "a screenpipe"}[kind]
-        raise DataError(db, f"is {name} log; annotate never modifies one: give --out OUT to write an annotated "
-                            "processed copy")
+    if kind != LIFETRACE:  # read through a raw LifeTrace copy
+        raise DataError(db, f"is {READERS[kind].title} log; annotate never modifies one: give --out OUT to write an "
+                            "annotated processed copy")
     return detect_schema(db).is_processed

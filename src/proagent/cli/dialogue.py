@@ -234,10 +234,10 @@ def generate_cmd(seeds: Path, out: Path, model: str, judge: str | None, reasoner
     except Exception as e:  # noqa: BLE001 (a model or provider failure mid-run)
         raise click.ClickException(f"generation stopped ({type(e).__name__}: {e}); every finished step is saved "
                                    f"under {out}/items: re-run the same command to resume") from None
-    click.echo(f"{summary['topics']} topics: " + ", ".join(f"{k} {v}" for k, v in sorted(summary["status"].items())))
-    for r in summary["per_round"]:
-        if r["tested"]:
-            click.echo(f"round {r['round']}: tested {r['tested']}, easy {r['easy']}, fair {r['fair']}, hard {r['hard']}")
-    click.echo(f"kept: fair {summary['kept']['fair']}, hard {summary['kept']['hard']}  dataset: {out / 'dataset'}  "
+    click.echo(f"{summary.topics} topics: " + ", ".join(f"{k} {v}" for k, v in sorted(summary.status.items())))
+    for r in summary.per_round:
+        if r.tested:
+            click.echo(f"round {r.round}: tested {r.tested}, easy {r.easy}, fair {r.fair}, hard {r.hard}")
+    click.echo(f"kept: fair {summary.kept_fair}, hard {summary.kept_hard}  dataset: {out / 'dataset'}  "
                f"yield: {out / 'yield.json'}")
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -60,7 +62,6 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: tuple[str, ...
         except click.BadParameter:
             pass  # reported below, in its usual place
     from ..bench.tasks import assist, embed_task_references, references_embedded_later
-    from ..report.results import render_table, results_from_log, write_results
 
     from ..scale.endpoints import endpoint_pool
 
@@ -73,18 +74,8 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: tuple[str, ...
     seconds = window_seconds(window)
     fixed = _threshold(threshold, method, split, decider)
     if log_dir is None:
-        parts = [data.resolve().name, method, model.split("/")[-1], window_slug(seconds), split, f"seed{seed}"]
-        if memory != "none":
-            parts.insert(2, f"mem-{memory}")
-        if modality != "text":
-            parts.insert(2, modality)
-        if threshold:
-            parts.append(f"thr-{threshold}")
-        if decider is not None:
-            parts.append(f"dec-{decider.resolve().name}")
-        if limit:
-            parts.append(f"limit{limit}")
-        log_dir = default_log_dir(*parts)
+        log_dir = _default_log_dir(data, method, model, seconds, split, seed, memory=memory, modality=modality,
+                                   threshold=threshold, decider=decider, limit=limit)
 
     from ..train.finetune import trained_folder
 
@@ -134,23 +125,21 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: tuple[str, ...
             raise click_error(e, folder_option="--log-dir") from None
 
     if threshold == "auto":
-        train = make("train", logprobs=True)
-        n_train = min(len(train.dataset), limit or len(train.dataset))
-        click.echo(f"proagent eval: choosing the threshold on {n_train} train samples", err=True)
-        # a sibling folder: eval_set treats every log under log_dir as part of this run
-        train_log = run(train, log_dir.with_name(log_dir.name + "-calibration"))
-        calibration, trusted = _calibration(train_log)
-        click.echo(f"threshold {calibration['threshold']:.4f} chosen on {calibration['n_train']} train moments "
-                   f"({calibration['n_train_positive']} positive; balanced accuracy {calibration['balanced_accuracy']:.3f}, "
-                   f"AUC {calibration['auc']:.3f})", err=True)
-        if not trusted:
-            click.echo("warning: P(Yes) does not separate the train moments (AUC <= 0.5) or they are few (< 20); "
-                       "the threshold is unlikely to help", err=True)
+        calibration = _auto_threshold(make("train", logprobs=True), run, limit, log_dir)
         task = make(split, threshold=calibration["threshold"])
     mem = f", memory {memory}" if memory != "none" else ""
     n_run = min(len(task.dataset), limit or len(task.dataset))
     header = f"proagent eval: {n_run} samples, method {method}{mem}, model {model}, log dir {log_dir}"
     full = run(task, log_dir, on_start=lambda: click.echo(header, err=True))  # once the folder is accepted
+    _write_results(full, log_dir, calibration, decider, memory)
+
+
+def _write_results(full: Any, log_dir: Path, calibration: dict[str, Any] | None, decider: Path | None,
+                   memory: str) -> None:
+    """``results.json`` of the finished run's log ``full`` (with the calibration and the decider's
+    figures), the one-class warning, the results table and where the files are."""
+    from ..report.results import render_table, results_from_log, write_results
+
     results = results_from_log(full)
     if calibration:
         results.calibration = calibration
@@ -167,6 +156,41 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: tuple[str, ...
     title = "When / How to Assist" + (f" (memory: {memory})" if memory != "none" else "")
     click.echo(render_table(results, title=title))
     click.echo(f"results: {log_dir / 'results.json'}  log: {full.location}")
+
+
+def _default_log_dir(data: Path, method: str, model: str, seconds: float, split: str, seed: int, *, memory: str,
+                     modality: str, threshold: str | None, decider: Path | None, limit: int | None) -> Path:
+    """``logs/<run>``: the data folder's name, method, model, window, split and seed, with each
+    option that is not its default (memory, modality, threshold, decider, limit)."""
+    parts = [data.resolve().name, method, model.split("/")[-1], window_slug(seconds), split, f"seed{seed}"]
+    if memory != "none":
+        parts.insert(2, f"mem-{memory}")
+    if modality != "text":
+        parts.insert(2, modality)
+    if threshold:
+        parts.append(f"thr-{threshold}")
+    if decider is not None:
+        parts.append(f"dec-{decider.resolve().name}")
+    if limit:
+        parts.append(f"limit{limit}")
+    return default_log_dir(*parts)
+
+
+def _auto_threshold(train: Any, run: Callable[[Any, Path], Any], limit: int | None, log_dir: Path) -> dict[str, Any]:
+    """``--threshold auto``: run the ``train`` task (with log-probabilities) in a sibling folder
+    of ``log_dir`` and choose the threshold on its moments (:func:`_calibration`); says what it chose."""
+    n_train = min(len(train.dataset), limit or len(train.dataset))
+    click.echo(f"proagent eval: choosing the threshold on {n_train} train samples", err=True)
+    # a sibling folder: eval_set treats every log under log_dir as part of this run
+    train_log = run(train, log_dir.with_name(log_dir.name + "-calibration"))
+    calibration, trusted = _calibration(train_log)
+    click.echo(f"threshold {calibration['threshold']:.4f} chosen on {calibration['n_train']} train moments "
+               f"({calibration['n_train_positive']} positive; balanced accuracy {calibration['balanced_accuracy']:.3f}, "
+               f"AUC {calibration['auc']:.3f})", err=True)
+    if not trusted:
+        click.echo("warning: P(Yes) does not separate the train moments (AUC <= 0.5) or they are few (< 20); "
+                   "the threshold is unlikely to help", err=True)
+    return calibration
 
 
 def _threshold(value: str | None, method: str, split: str, decider: Path | None) -> float | None:

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 import click
 
 from ..errors import DataError
 
 from ._util import check_model, check_writable_dir, parse_model_args, window_seconds
+
+if TYPE_CHECKING:
+    from datetime import time
+
+    from ..live import HowModel, LiveOptions, RunSummary, When
 
 __all__ = ["live_cmd"]
 
@@ -126,6 +133,50 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
     """
     if ctx.invoked_subcommand is not None:
         return
+    _check_one_source(watch, capture_dir, replay, duration)
+    names, qh = _check_offer_options(notify, speed, quiet_hours, block_title)
+    watch_db = None
+    if watch is not None:  # the watched log is checked (read-only) before anything is loaded or created
+        from ..live import watched_log
+
+        watch_db, _ = watched_log(watch)  # LifeTrace, ActivityWatch or screenpipe
+    if capture_dir is not None:  # the display proagent capture needs, before the folder is made
+        from ..capture import check_session
+
+        check_session("--capture")  # a CaptureError naming --capture
+    duration_s = _seconds(duration, "--duration") if duration else None
+    when, decider_name = _decider(decider, yes_at, learn, learn_method, (cost_false_alarm, cost_miss))
+    how = None
+    if model != "none":
+        args = parse_model_args(model_args)
+        check_model(model, model_base_url, args)
+        from ..live import HowModel
+
+        how = HowModel(model, args, base_url=model_base_url)
+        how.warm()  # loaded, system prompt read: the first offer does not pay for either
+    from ..live import LiveOptions, RestraintConfig
+
+    options = LiveOptions(
+        window_seconds=_seconds(window, "--window"), every_seconds=_seconds(every, "--every", zero=True),
+        notify=names, port=port,
+        restraint=RestraintConfig(max_per_hour=max_per_hour, min_gap_seconds=60.0 * min_gap, cooldown_seconds=_seconds(cooldown, "--cooldown", zero=True),
+                                  quiet_hours=qh, block_apps=block_app, block_titles=block_title, quiet_apps=quiet_apps),
+        ignore_after_seconds=_seconds(ignore_after, "--ignore-after"), decider=decider_name,
+        model="" if model == "none" else model)
+    answers = sys.stdin if "terminal" in names and sys.stdin.isatty() else None
+    res = _run_live(watch=watch, watch_db=watch_db, capture_dir=capture_dir, capture_options=capture_options,
+                    replay=replay, speed=speed, out=out, duration_s=duration_s, when=when, options=options, how=how,
+                    answers=answers, on_page=lambda url: click.echo(f"offers page: {url}"))
+    if res is not None:
+        _print_summary(res, when, replay is not None, learn_method)
+
+
+def _check_one_source(watch: Path | None, capture_dir: Path | None, replay: Path | None, duration: str | None) -> None:
+    """Refuse anything but one of ``--watch``, ``--capture``, ``--replay``, and ``--duration`` with a replay.
+
+    Raises:
+        click.UsageError: as said.
+    """
     sources = [x for x in (watch, capture_dir, replay) if x is not None]
     if len(sources) != 1:
         raise click.UsageError("give exactly one of --watch DB_OR_DIR, --capture DIR, --replay DATA "
@@ -133,8 +184,17 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
     if duration is not None and replay is not None:  # a replay ends with its log; Ctrl-C stops it, the same command resumes
         raise click.UsageError("--duration applies to --watch and --capture: a replay stops at the end of its log "
                                "(Ctrl-C stops it sooner; the same command resumes)")
-    from ..live import RestraintConfig, parse_quiet_hours
-    from ..live import MAX_SPEED, MIN_SPEED, NOTIFIERS, LiveOptions, run_replay, run_watch, start_capture, summarise
+
+
+def _check_offer_options(notify: str, speed: float, quiet_hours: str | None,
+                         block_title: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[time, time] | None]:
+    """The notifier names of ``--notify`` and the parsed ``--quiet-hours``, once ``--speed`` and
+    every ``--block-title`` regex were checked.
+
+    Raises:
+        click.BadParameter: naming the option at fault.
+    """
+    from ..live import MAX_SPEED, MIN_SPEED, NOTIFIERS, parse_quiet_hours
 
     names = tuple(n.strip() for n in notify.split(",") if n.strip())
     bad = [n for n in names if n not in NOTIFIERS]
@@ -154,73 +214,58 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
             re.compile(t)
         except re.error as e:
             raise click.BadParameter(f"{t!r}: {e}", param_hint="--block-title") from None
-    watch_db = None
-    if watch is not None:  # the watched log is checked (read-only) before anything is loaded or created
-        from ..live import watched_log
+    return names, qh
 
-        watch_db, _ = watched_log(watch)  # LifeTrace, ActivityWatch or screenpipe
-    if capture_dir is not None:  # the display proagent capture needs, before the folder is made
-        from ..capture import CaptureError, check_session
 
-        try:
-            check_session()
-        except CaptureError as e:
-            raise click.ClickException(f"--capture: {e}") from None
-    duration_s = _seconds(duration, "--duration") if duration else None
-    when, decider_name = _decider(decider, yes_at, learn, learn_method, (cost_false_alarm, cost_miss))
-    how = None
-    if model != "none":
-        args = parse_model_args(model_args)
-        check_model(model, model_base_url, args)
-        from ..live import HowModel
+def _run_live(*, watch: Path | None, watch_db: Path | None, capture_dir: Path | None,
+              capture_options: tuple[str, ...], replay: Path | None, speed: float, out: Path | None,
+              duration_s: float | None, when: When, options: LiveOptions, how: HowModel | None,
+              answers: TextIO | None, on_page: Callable[[str], None]) -> RunSummary | None:
+    """Replay ``replay``, or watch ``watch`` (or the capture this starts in ``capture_dir``, stopped
+    again at the end); returns the run's result, ``None`` when Ctrl-C stopped it."""
+    from ..live import run_replay, run_watch, start_capture
 
-        how = HowModel(model, args, base_url=model_base_url)
-        how.warm()  # loaded, system prompt read: the first offer does not pay for either
-    options = LiveOptions(
-        window_seconds=_seconds(window, "--window"), every_seconds=_seconds(every, "--every", zero=True),
-        notify=names, port=port,
-        restraint=RestraintConfig(max_per_hour=max_per_hour, min_gap_seconds=60.0 * min_gap, cooldown_seconds=_seconds(cooldown, "--cooldown", zero=True),
-                                  quiet_hours=qh, block_apps=block_app, block_titles=block_title, quiet_apps=quiet_apps),
-        ignore_after_seconds=_seconds(ignore_after, "--ignore-after"), decider=decider_name,
-        model="" if model == "none" else model)
-    answers = sys.stdin if "terminal" in names and sys.stdin.isatty() else None
-    page_line = lambda url: click.echo(f"offers page: {url}")  # noqa: E731
     proc = None
     try:
         if replay is not None:
             out = out or Path("live") / (replay.resolve().stem or "replay")
-            res = run_replay(replay, out, when, options, speed=speed, how=how, answers=answers, on_page=page_line,
-                             before_write=lambda: check_writable_dir(out, "--out"))  # once the data was read
-        else:
-            if capture_dir is not None:
-                # proagent capture checks its options, creates the folder and takes its lock
-                proc = start_capture(capture_dir, capture_options)
-                watch = capture_dir
-            assert watch is not None
-            from ..sources.lifetrace_schema import find_lifetrace_db
+            return run_replay(replay, out, when, options, speed=speed, how=how, answers=answers, on_page=on_page,
+                              before_write=lambda: check_writable_dir(out, "--out"))  # once the data was read
+        if capture_dir is not None:
+            # proagent capture checks its options, creates the folder and takes its lock
+            proc = start_capture(capture_dir, capture_options)
+            watch = capture_dir
+        assert watch is not None
+        from ..sources.lifetrace_schema import find_lifetrace_db
 
-            log_dir = (watch_db or find_lifetrace_db(watch)).parent
-            out = out or log_dir
-            # the log's folder belongs to its writer (proagent capture holds its run lock); feedback.db beside it
-            check_writable_dir(out, "--out", lock=out.resolve() != log_dir.resolve())
-            click.echo(f"watching {watch}; decisions and feedback in {out / 'feedback.db'} (Ctrl-C stops)")
-            res = run_watch(watch_db or watch, out, when, options, how=how, answers=answers, on_page=page_line,
-                            duration=duration_s)
+        log_dir = (watch_db or find_lifetrace_db(watch)).parent
+        out = out or log_dir
+        # the log's folder belongs to its writer (proagent capture holds its run lock); feedback.db beside it
+        check_writable_dir(out, "--out", lock=out.resolve() != log_dir.resolve())
+        click.echo(f"watching {watch}; decisions and feedback in {out / 'feedback.db'} (Ctrl-C stops)")
+        return run_watch(watch_db or watch, out, when, options, how=how, answers=answers, on_page=on_page,
+                         duration=duration_s)
     except KeyboardInterrupt:
         click.echo("stopped; run the same command again to go on where it stopped", err=True)
-        return
+        return None
     finally:
         if proc is not None:
             _stop_capture(proc, capture_dir)
+
+
+def _print_summary(res: RunSummary, when: When, replayed: bool, learn_method: str) -> None:
+    """The run's closing lines: outcomes, reasons, latencies, files written, what was learned."""
+    from ..live import summarise
+
     s = summarise(res.decisions)
-    parts = ", ".join(f"{v} {k}" for k, v in sorted(s["outcomes"].items()))
-    click.echo(f"{s['moments']} moments decided: {parts or 'none'}")
-    if s["reasons"]:
-        click.echo("held/skipped because: " + ", ".join(f"{k} {v}" for k, v in sorted(s["reasons"].items())))
-    for key, name in (("decide_seconds", "decision"), ("how_seconds", "How call"), ("offer_seconds", "offer")):
-        if s[key]:
-            click.echo(f"{name} latency: p50 {s[key]['p50'] * 1000:.1f} ms, p95 {s[key]['p95'] * 1000:.1f} ms (n={s[key]['n']})")
-    click.echo(f"wrote {res.folder / 'feedback.db'}" + (f" and {res.folder / 'decisions.jsonl'}" if replay else ""))
+    parts = ", ".join(f"{v} {k}" for k, v in sorted(s.outcomes.items()))
+    click.echo(f"{s.moments} moments decided: {parts or 'none'}")
+    if s.reasons:
+        click.echo("held/skipped because: " + ", ".join(f"{k} {v}" for k, v in sorted(s.reasons.items())))
+    for lat, name in ((s.decide_seconds, "decision"), (s.how_seconds, "How call"), (s.offer_seconds, "offer")):
+        if lat:
+            click.echo(f"{name} latency: p50 {lat.p50 * 1000:.1f} ms, p95 {lat.p95 * 1000:.1f} ms (n={lat.n})")
+    click.echo(f"wrote {res.folder / 'feedback.db'}" + (f" and {res.folder / 'decisions.jsonl'}" if replayed else ""))
     learned = getattr(getattr(when, "model", None), "n", None)
     if learned is not None:
         click.echo(f"learned from {learned} answer{'s' if learned != 1 else ''} ({learn_method}) in "

@@ -53,9 +53,10 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
         raise click.ClickException(f"--out: {e}") from None
     except OSError as e:
         raise click.ClickException(f"--out {out}: cannot write there ({e.strerror or e})") from None
-    click.echo(f"wrote {users} database(s) under {out}: {res['events']} events ({res['llm_events']} LLM events), "
-               f"{res['screenshots']} screenshot rows in {res['seconds']:.1f} s "
-               f"({res['screenshots'] / max(res['seconds'], 1e-9):,.0f} rows/s)")
+    seconds = res.seconds or 0.0
+    click.echo(f"wrote {users} database(s) under {out}: {res.events} events ({res.llm_events} LLM events), "
+               f"{res.screenshots} screenshot rows in {seconds:.1f} s "
+               f"({res.screenshots / max(seconds, 1e-9):,.0f} rows/s)")
 
 
 @click.command("simulate")
@@ -120,10 +121,10 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
         raise click.ClickException(str(e)) from None
     except OSError as e:
         raise click.ClickException(f"--out {out}: cannot write there ({e.strerror or e})") from None
-    if res["skipped_users"]:
-        click.echo(f"left out (not every point decided, see --limit): {', '.join(res['skipped_users'])}")
-    click.echo(f"wrote {len(res['files'])} {res['kind']} file(s) under {out}: {res['candidates']} points, "
-               f"model said LLM use at {res['llm_moments']} (human: {res['human_moments']}), "
-               f"{res['unparsed']} unparsed answers counted as no")
+    if res.skipped_users:
+        click.echo(f"left out (not every point decided, see --limit): {', '.join(res.skipped_users)}")
+    click.echo(f"wrote {len(res.files)} {res.kind} file(s) under {out}: {res.candidates} points, "
+               f"model said LLM use at {res.llm_moments} (human: {res.human_moments}), "
+               f"{res.unparsed} unparsed answers counted as no")
     click.echo(f"compare: proagent stats --compare {data} {out}")
 

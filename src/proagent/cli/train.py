@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ._finetune import lora_cmd, sft_cmd
 from ._options import Finite, training_data_options, training_window_options
 from ._util import check_writable_dir, window_seconds
+
+if TYPE_CHECKING:
+    from ..live import HowModel
+    from ..records import Sample
+    from ..train.data import LabelledSource
 
 __all__ = ["train"]
 
@@ -56,8 +62,8 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
     from rich.progress import Progress
 
     from ..agent.decider import DEFAULT_GROUPS, EmbeddingCache, FeatureConfig, moment_texts
-    from ..errors import DataError, ProagentError
-    from ..train.data import TrainingSet, load_feedback_moments, load_split_moments, load_training_data
+    from ..errors import DataError
+    from ..train.data import TrainingSet
     from ..train.when import WhenConfig, check_out, parse_objective, train_decider
 
     if bool(teacher) != bool(unlabelled):
@@ -86,42 +92,8 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
         check_out(out)  # a non-empty folder that is not an earlier decider folder: exit 1, nothing written
     except DataError as e:
         raise click.ClickException(f"--out: {e}") from None
-    samples, sources, origins = [], [], []
-    try:
-        if data is not None:
-            s, src = load_split_moments(data, "train", window_seconds=seconds, train_fraction=train_fraction, seed=seed)
-            samples += s
-            sources.append(src)
-            origins += [src.origin] * len(s)
-        for d in train_data:
-            s, src = load_training_data(d, window_seconds=seconds, train_fraction=train_fraction, seed=seed)
-            samples += s
-            sources.append(src)
-            origins += [src.origin] * len(s)
-        for d in feedback:
-            s, src = load_feedback_moments(d)
-            samples += s
-            sources.append(src)
-            origins += [src.origin] * len(s)
-        for d in unlabelled:
-            from ..train.teacher import load_teacher_moments
-
-            s, src, unparsed = load_teacher_moments(d, teacher_model, str(teacher), window_seconds=seconds,
-                                                    train_fraction=train_fraction, seed=seed)
-            if unparsed:
-                click.echo(f"{d}: {unparsed} teacher answers did not parse; those moments are left out", err=True)
-            samples += s
-            sources.append(src)
-            origins += [src.origin] * len(s)
-    except ProagentError:  # DataError (unreadable data), UsageError: mapped by kind, not as the teacher's
-        raise
-    except Exception as e:  # noqa: BLE001 (a teacher API failing mid-way: providers raise many kinds)
-        if teacher_model is None:
-            raise
-        raise click.ClickException(f"--teacher {teacher}: {' '.join(str(e).split())[:300] or type(e).__name__}") from None
-    finally:
-        if teacher_model is not None:
-            teacher_model.close()
+    samples, sources, origins = _moments(data, train_data, feedback, unlabelled, teacher, teacher_model,
+                                         window_seconds=seconds, train_fraction=train_fraction, seed=seed)
     check_writable_dir(out, "--out")
     for src in sources:
         click.echo(f"{src.path}: {src.n} {src.origin} moments ({src.selection}), positive rate {src.positive_rate:.3f}", err=True)
@@ -143,6 +115,56 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
     if manifest.warning:
         click.echo(f"Warning: {manifest.warning}", err=True)
     click.echo(f"wrote {out} (model.skops, manifest.json, report.md); evaluate: proagent eval --data DATA --decider {out}")
+
+
+def _moments(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Path, ...], unlabelled: tuple[Path, ...],
+             teacher: str | None, teacher_model: HowModel | None, *, window_seconds: float, train_fraction: float,
+             seed: int) -> tuple[list[Sample], list[LabelledSource], list[str]]:
+    """``(moments, their data sets, each moment's origin)`` of every training source: the train
+    split of ``data``, each whole ``--train-data`` set, each ``--feedback`` folder and each
+    ``--unlabelled`` log labelled by the teacher (closed at the end).
+
+    Raises:
+        click.ClickException: the teacher's API failed mid-way (unreadable data: DataError, mapped by kind).
+    """
+    from ..errors import ProagentError
+    from ..train.data import load_feedback_moments, load_split_moments, load_training_data
+
+    samples: list[Sample] = []
+    sources: list[LabelledSource] = []
+    origins: list[str] = []
+
+    def add(s: list[Sample], src: LabelledSource) -> None:
+        samples.extend(s)
+        sources.append(src)
+        origins.extend([src.origin] * len(s))
+
+    try:
+        if data is not None:
+            add(*load_split_moments(data, "train", window_seconds=window_seconds, train_fraction=train_fraction,
+                                    seed=seed))
+        for d in train_data:
+            add(*load_training_data(d, window_seconds=window_seconds, train_fraction=train_fraction, seed=seed))
+        for d in feedback:
+            add(*load_feedback_moments(d))
+        for d in unlabelled:
+            from ..train.teacher import load_teacher_moments
+
+            s, src, unparsed = load_teacher_moments(d, teacher_model, str(teacher), window_seconds=window_seconds,
+                                                    train_fraction=train_fraction, seed=seed)
+            if unparsed:
+                click.echo(f"{d}: {unparsed} teacher answers did not parse; those moments are left out", err=True)
+            add(s, src)
+    except ProagentError:  # DataError (unreadable data), UsageError: mapped by kind, not as the teacher's
+        raise
+    except Exception as e:  # noqa: BLE001 (a teacher API failing mid-way: providers raise many kinds)
+        if teacher_model is None:
+            raise
+        raise click.ClickException(f"--teacher {teacher}: {' '.join(str(e).split())[:300] or type(e).__name__}") from None
+    finally:
+        if teacher_model is not None:
+            teacher_model.close()
+    return samples, sources, origins
 
 
 train.add_command(sft_cmd)

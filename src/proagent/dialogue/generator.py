@@ -49,7 +49,7 @@ from .io import environment_from_item, write_layout
 from .judges import ask, judge_plan
 from .parsing import parse_plan
 from .prompting import render, render_sub_targets
-from .records import Environment, Plan
+from .records import Environment, GenerationYield, Plan, RoundYield
 
 __all__ = ["CORRECT_SCORE", "GenConfig", "GenModels", "TopicReviewPending", "generate", "read_topics", "topic_tree"]
 
@@ -234,75 +234,18 @@ async def _final_check(models: GenModels, env: Environment, rivals: list[str], s
 
 
 async def _run_topic(item: _Item, models: GenModels, seeds: list[Environment], cfg: GenConfig, ident: str) -> None:
+    """One topic's steps, each saved as it finishes (a rerun skips what is saved): its environment,
+    target candidates, the merged target, obfuscation rounds until it is no longer easy, and
+    the final check; ``status`` says how it ended."""
     d = item.data
     if d.get("status"):
         return
-    if "environment" not in d:
-        ex = [e for e in seeds if e.domain == d["domain"]][:2] or seeds[:2]
-        examples = "\n".join(json.dumps({"topic": e.topic, "user_information": e.user_information,
-                                         "trigger_factor": e.trigger_factor}, ensure_ascii=False) for e in ex)
-        raw, _ = await ask(models.generator, render("gen_environment", domain=d["domain"], topic=d["topic"], examples=examples),
-                         seed=cfg.seed)
-        d["environment_raw"] = raw
-        env = _env_fields(raw)
-        if env is None:
-            d["status"] = "failed: unreadable environment"
-            item.save()
-            return
-        d["environment"] = env
-        item.save()
-    if "candidates" not in d:
-        d["candidates"] = []
-        item.save()
-    while len(d["candidates"]) < cfg.n_candidates:
-        k = len(d["candidates"])
-        raw, _ = await ask(models.generator, render("plan_user", **d["environment"]), system=render("plan_system"),
-                         temperature=cfg.candidate_temperature, seed=cfg.seed + k)
-        p = parse_plan(raw)
-        d["candidates"].append({"raw": raw, "target": p.target, "sub_target": list(p.sub_target)})
-        item.save()
-    if "target" not in d:
-        good = [c for c in d["candidates"] if c["target"]]
-        if not good:
-            d["status"] = "failed: no readable target candidate"
-            item.save()
-            return
-        listing = "\n".join(f"{i}. {c['target']} (steps: {render_sub_targets(c['sub_target']) or 'none'})"
-                            for i, c in enumerate(good, 1))
-        raw, _ = await ask(models.generator, render("gen_target_merge", **d["environment"], candidates=listing), max_tokens=400)
-        merged = parse_plan(raw)
-        if not merged.parsed or not merged.sub_target:  # fall back to the first complete candidate
-            first = next((c for c in good if c["sub_target"]), None)
-            merged = Plan(first["target"], tuple(first["sub_target"]), "fallback") if first else merged
-        d["merge_raw"] = raw
-        if not merged.parsed or not merged.sub_target:
-            d["status"] = "failed: no target with sub-targets"
-            item.save()
-            return
-        d["target"] = {"target": merged.target, "sub_target": list(merged.sub_target), "method": merged.parse_method}
-        item.save()
-    env_fields = d["rounds"][-1]["environment"] if d["rounds"] else d["environment"]
-    while True:
-        rnd = len(d["rounds"])
-        last = d["rounds"][-1] if d["rounds"] else None
-        if last and "difficulty" in last and last["difficulty"]["verdict"] != "easy":
-            break
-        if last and "difficulty" in last and rnd > cfg.max_rounds:
-            break
-        if last is None or "difficulty" in last:  # start a round (round 0 = the environment as written)
-            if last is not None:
-                obf, _ = await ask(models.generator, render("gen_obfuscate", target=d["target"]["target"], **env_fields),
-                                 seed=cfg.seed + rnd)
-                env1 = _env_fields(obf) or env_fields
-                noisy, _ = await ask(models.generator, render("gen_noise", **env1), seed=cfg.seed + rnd)
-                env_fields = _env_fields(noisy) or env1
-                d["rounds"].append({"round": rnd, "obfuscate_raw": obf, "noise_raw": noisy, "environment": env_fields})
-            else:
-                d["rounds"].append({"round": 0, "environment": env_fields})
-            item.save()
-        env = _as_env(d, env_fields, ident)
-        d["rounds"][-1]["difficulty"] = await _difficulty(models, env, cfg.seed + 100 * len(d["rounds"]))
-        item.save()
+    if not await _write_environment(item, models, seeds, cfg):
+        return
+    await _plan_candidates(item, models, cfg)
+    if not await _merge_target(item, models):
+        return
+    env_fields = await _harden(item, models, cfg, ident)
     verdict = d["rounds"][-1]["difficulty"]["verdict"]
     if verdict == "easy":
         d["status"] = "dropped: still easy after the last round"
@@ -318,23 +261,118 @@ async def _run_topic(item: _Item, models: GenModels, seeds: list[Environment], c
     item.save()
 
 
-def _yield_table(items: list[dict[str, Any]], max_rounds: int) -> dict[str, Any]:
+def _fail(item: _Item, status: str) -> bool:
+    """End the topic with ``status`` (saved); ``False``, for the step to return."""
+    item.data["status"] = status
+    item.save()
+    return False
+
+
+async def _write_environment(item: _Item, models: GenModels, seeds: list[Environment], cfg: GenConfig) -> bool:
+    """The topic's environment from the generator (two seed environments of its domain as
+    examples); ``False`` when the answer is unreadable (the topic failed)."""
+    d = item.data
+    if "environment" in d:
+        return True
+    ex = [e for e in seeds if e.domain == d["domain"]][:2] or seeds[:2]
+    examples = "\n".join(json.dumps({"topic": e.topic, "user_information": e.user_information,
+                                     "trigger_factor": e.trigger_factor}, ensure_ascii=False) for e in ex)
+    raw, _ = await ask(models.generator, render("gen_environment", domain=d["domain"], topic=d["topic"], examples=examples),
+                       seed=cfg.seed)
+    d["environment_raw"] = raw
+    env = _env_fields(raw)
+    if env is None:
+        return _fail(item, "failed: unreadable environment")
+    d["environment"] = env
+    item.save()
+    return True
+
+
+async def _plan_candidates(item: _Item, models: GenModels, cfg: GenConfig) -> None:
+    """``n_candidates`` target plans of the environment, sampled at ``candidate_temperature``."""
+    d = item.data
+    if "candidates" not in d:
+        d["candidates"] = []
+        item.save()
+    while len(d["candidates"]) < cfg.n_candidates:
+        k = len(d["candidates"])
+        raw, _ = await ask(models.generator, render("plan_user", **d["environment"]), system=render("plan_system"),
+                           temperature=cfg.candidate_temperature, seed=cfg.seed + k)
+        p = parse_plan(raw)
+        d["candidates"].append({"raw": raw, "target": p.target, "sub_target": list(p.sub_target)})
+        item.save()
+
+
+async def _merge_target(item: _Item, models: GenModels) -> bool:
+    """One target with sub-targets merged from the readable candidates (else the first complete
+    candidate); ``False`` when there is none (the topic failed)."""
+    d = item.data
+    if "target" in d:
+        return True
+    good = [c for c in d["candidates"] if c["target"]]
+    if not good:
+        return _fail(item, "failed: no readable target candidate")
+    listing = "\n".join(f"{i}. {c['target']} (steps: {render_sub_targets(c['sub_target']) or 'none'})"
+                        for i, c in enumerate(good, 1))
+    raw, _ = await ask(models.generator, render("gen_target_merge", **d["environment"], candidates=listing), max_tokens=400)
+    merged = parse_plan(raw)
+    if not merged.parsed or not merged.sub_target:  # fall back to the first complete candidate
+        first = next((c for c in good if c["sub_target"]), None)
+        merged = Plan(first["target"], tuple(first["sub_target"]), "fallback") if first else merged
+    d["merge_raw"] = raw
+    if not merged.parsed or not merged.sub_target:
+        return _fail(item, "failed: no target with sub-targets")
+    d["target"] = {"target": merged.target, "sub_target": list(merged.sub_target), "method": merged.parse_method}
+    item.save()
+    return True
+
+
+async def _harden(item: _Item, models: GenModels, cfg: GenConfig, ident: str) -> dict[str, str]:
+    """Difficulty rounds: round 0 judges the environment as written; while the reasoners find it
+    easy (up to ``max_rounds`` more), obfuscate it and add noise, and judge again. Returns the
+    last round's environment fields."""
+    d = item.data
+    env_fields = d["rounds"][-1]["environment"] if d["rounds"] else d["environment"]
+    while True:
+        rnd = len(d["rounds"])
+        last = d["rounds"][-1] if d["rounds"] else None
+        if last and "difficulty" in last and last["difficulty"]["verdict"] != "easy":
+            break
+        if last and "difficulty" in last and rnd > cfg.max_rounds:
+            break
+        if last is None or "difficulty" in last:  # start a round (round 0 = the environment as written)
+            if last is not None:
+                obf, _ = await ask(models.generator, render("gen_obfuscate", target=d["target"]["target"], **env_fields),
+                                   seed=cfg.seed + rnd)
+                env1 = _env_fields(obf) or env_fields
+                noisy, _ = await ask(models.generator, render("gen_noise", **env1), seed=cfg.seed + rnd)
+                env_fields = _env_fields(noisy) or env1
+                d["rounds"].append({"round": rnd, "obfuscate_raw": obf, "noise_raw": noisy, "environment": env_fields})
+            else:
+                d["rounds"].append({"round": 0, "environment": env_fields})
+            item.save()
+        env = _as_env(d, env_fields, ident)
+        d["rounds"][-1]["difficulty"] = await _difficulty(models, env, cfg.seed + 100 * len(d["rounds"]))
+        item.save()
+    return env_fields
+
+
+def _yield_table(items: list[dict[str, Any]], max_rounds: int) -> GenerationYield:
     per_round = []
     for r in range(max_rounds + 1):
         tested = [i for i in items if len(i.get("rounds", [])) > r and "difficulty" in i["rounds"][r]]
         v = [i["rounds"][r]["difficulty"]["verdict"] for i in tested]
-        per_round.append({"round": r, "tested": len(tested), "easy": v.count("easy"), "fair": v.count("fair"),
-                          "hard": v.count("hard")})
+        per_round.append(RoundYield(r, len(tested), v.count("easy"), v.count("fair"), v.count("hard")))
     status: dict[str, int] = {}
     for i in items:
         s = i.get("status", "unfinished")
         status[s] = status.get(s, 0) + 1
     kept = [i for i in items if i.get("status") == "kept"]
-    return {"topics": len(items), "per_round": per_round, "status": status,
-            "kept": {"fair": sum(i["tier"] == "fair" for i in kept), "hard": sum(i["tier"] == "hard" for i in kept)}}
+    return GenerationYield(len(items), tuple(per_round), status, kept_fair=sum(i["tier"] == "fair" for i in kept),
+                           kept_hard=sum(i["tier"] == "hard" for i in kept))
 
 
-async def generate(out: Path, seeds: list[Environment], models: GenModels, cfg: GenConfig) -> dict[str, Any]:
+async def generate(out: Path, seeds: list[Environment], models: GenModels, cfg: GenConfig) -> GenerationYield:
     """Run (or resume) the pipeline into ``out``; returns the yield summary.
 
     Raises:
@@ -390,10 +428,10 @@ async def generate(out: Path, seeds: list[Environment], models: GenModels, cfg: 
     if envs:
         write_layout(out / "dataset", envs)
     summary = _yield_table(items, cfg.max_rounds)
-    write_atomic(out / "yield.json", json.dumps(summary, indent=2) + "\n")
+    write_atomic(out / "yield.json", json.dumps(summary.to_json(), indent=2) + "\n")
     return summary
 
 
-def run_generate(out: Path, seeds: list[Environment], models: GenModels, cfg: GenConfig) -> dict[str, Any]:
+def run_generate(out: Path, seeds: list[Environment], models: GenModels, cfg: GenConfig) -> GenerationYield:
     """Synchronous wrapper of :func:`generate`."""
     return asyncio.run(generate(out, seeds, models, cfg))

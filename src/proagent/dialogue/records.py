@@ -4,7 +4,7 @@ An :class:`Environment` is one benchmark item: what the assistant knows about a
 user, the event that triggers it, and the reference target with its
 sub-targets. A :class:`Plan` is an agent's answer to target planning, a
 :class:`Judgement` a judge's verdict, a :class:`Turn` one message of a guided
-dialogue.
+dialogue; a :class:`GenerationYield` what an environment-generation run kept.
 """
 
 from __future__ import annotations
@@ -18,9 +18,11 @@ __all__ = [
     "DOMAINS",
     "TIERS",
     "Environment",
+    "GenerationYield",
     "GuidanceJudgement",
     "Judgement",
     "Plan",
+    "RoundYield",
     "Turn",
 ]
 
@@ -135,3 +137,41 @@ class Turn:
     """``assistant`` (the proactive agent) or ``user`` (the simulated user)."""
     content: str
     """The message text."""
+
+
+@dataclass(frozen=True)
+class RoundYield:
+    """One difficulty round of environment generation: the topics judged in it and their verdicts."""
+
+    round: int
+    """Round number (0: the environment as written; later rounds obfuscated and noised)."""
+    tested: int
+    """Topics judged in this round."""
+    easy: int
+    """Of those, judged easy (a reasoner found the target without effort)."""
+    fair: int
+    """Judged fair."""
+    hard: int
+    """Judged hard (no reasoner found the target)."""
+
+
+@dataclass(frozen=True)
+class GenerationYield:
+    """What an environment-generation run yielded (``yield.json``,
+    :func:`proagent.dialogue.generator.generate`); :meth:`to_json` keeps the file's old keys."""
+
+    topics: int
+    """Topics in the tree."""
+    per_round: tuple[RoundYield, ...]
+    """Each round, from round 0 to ``max_rounds``."""
+    status: dict[str, int]
+    """Topics by final status (``kept``, ``dropped: ...``, ``failed: ...``, ``unfinished``), in first-seen order."""
+    kept_fair: int
+    """Kept environments of the fair tier."""
+    kept_hard: int
+    """Kept environments of the hard tier."""
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"topics", "per_round": [{"round", "tested", "easy", "fair", "hard"}], "status", "kept": {"fair", "hard"}}``."""
+        return {"topics": self.topics, "per_round": [vars(r).copy() for r in self.per_round], "status": dict(self.status),
+                "kept": {"fair": self.kept_fair, "hard": self.kept_hard}}

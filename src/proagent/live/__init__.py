@@ -38,7 +38,7 @@ from ._feedback import FEEDBACK_DB, FeedbackStore, feedback_samples, sample_from
 from ._moments import as_of, moment_sample
 from ._notify import NOTIFIERS, DesktopNotifier, Notifier, NotifyContext, PageNotifier, TerminalNotifier, register_notifier
 from ._page import OfferPage
-from .records import RESPONSES, LiveDecision, Offer, Response
+from .records import RESPONSES, DecisionSummary, Latency, LearningManifest, LiveDecision, Offer, Response
 from ._restraint import (PAUSE_FILE, Restraint, RestraintConfig, is_paused, parse_quiet_hours, pause, quiet_app_rules,
                          resume)
 from ._run import LiveOptions, RunSummary, run_replay, run_watch, start_capture, summarise
@@ -60,6 +60,9 @@ __all__ = [
     "LifeTraceFollower",
     "LearningWhen",
     "LiveAgent",
+    "DecisionSummary",
+    "Latency",
+    "LearningManifest",
     "LiveDecision",
     "LiveOptions",
     "Moment",

@@ -10,7 +10,7 @@ from pathlib import Path
 from ..errors import DataError
 from ..records import Event
 from ..sources.lifetrace_schema import DB_NAMES, detect_schema, find_lifetrace_db
-from ..sources.load import activity_log_kind, load_activity_log
+from ..sources.load import LIFETRACE, activity_log_kind, load_activity_log
 from ..sources.screenpipe import DB_NAME as SCREENPIPE_DB
 from ._feedback import FEEDBACK_DB
 from ._sources import DatabaseFollower, LifeTraceFollower, Moment
@@ -43,7 +43,7 @@ def watched_log(watch: str | Path) -> tuple[Path, str]:
     if db.suffix.lower() == ".json":
         raise DataError(db, "an ActivityWatch export does not grow; play it with --replay, or --watch the database")
     kind = activity_log_kind(db)
-    if kind == "lifetrace":
+    if kind == LIFETRACE:
         detect_schema(db)
     else:
         load_activity_log(db, since=datetime.now())  # tables and cells readable
@@ -127,5 +127,5 @@ def open_follower(db: str | Path, *, last_id: int | None = None, window_seconds:
         DataError: as :func:`watched_log`.
     """
     path, kind = watched_log(db)
-    cls = LifeTraceFollower if kind == "lifetrace" else ActivityLogFollower
+    cls = LifeTraceFollower if kind == LIFETRACE else ActivityLogFollower
     return cls(path, last_id=last_id, window_seconds=window_seconds, user=user)

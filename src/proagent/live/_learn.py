@@ -33,6 +33,7 @@ from __future__ import annotations
 import io
 import json
 import sqlite3
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,7 @@ from ..io import write_atomic, write_json_atomic
 from ..records import Sample
 from ..sources.lifetrace_schema import connect_read_only
 from ._feedback import FEEDBACK_DB, FeedbackStore
+from .records import LearningManifest
 
 __all__ = ["LEARNING_DIR", "LEARNING_FORMAT", "NOT_NOW_WEIGHT", "LearningWhen", "load_learning_when", "reset_learning"]
 
@@ -63,7 +65,12 @@ def _manifest_path(folder: Path) -> Path:
     return folder / LEARNING_DIR / "manifest.json"
 
 
-def _read_manifest(folder: Path) -> dict[str, Any] | None:
+def _read_manifest(folder: Path) -> LearningManifest | None:
+    """The folder's ``learning/manifest.json``, ``None`` when there is none.
+
+    Raises:
+        DataError: unreadable, or not a learning manifest.
+    """
     p = _manifest_path(folder)
     if not p.is_file():
         return None
@@ -73,7 +80,10 @@ def _read_manifest(folder: Path) -> dict[str, Any] | None:
         raise DataError(p, f"unreadable learning manifest ({e}); `proagent live reset-learning` starts afresh") from None
     if not isinstance(m, dict) or m.get("format") != LEARNING_FORMAT:
         raise DataError(p, "not a proagent live learning manifest")
-    return m
+    try:
+        return LearningManifest.from_json(m)
+    except (TypeError, ValueError) as e:
+        raise DataError(p, f"unreadable learning manifest ({e}); `proagent live reset-learning` starts afresh") from None
 
 
 class LearningWhen:
@@ -176,8 +186,8 @@ class LearningWhen:
         if mtime == self._saved_mtime:
             return
         self._saved_mtime = mtime
-        m = _read_manifest(self.folder) or {}
-        after = int(m.get("reset_after_response_id") or 0)
+        m = _read_manifest(self.folder)
+        after = m.reset_after_response_id if m is not None else 0
         if after > self.reset_after:
             self.reset_after = self.last_response_id = after
             self.learned, self._rows = [], []
@@ -207,12 +217,12 @@ class LearningWhen:
         m = _read_manifest(self.folder)
         if m is None:
             return
-        self.reset_after = int(m.get("reset_after_response_id") or 0)
-        self.last_response_id = int(m.get("last_response_id") or 0)
-        self.learned = list(m.get("learned_from") or [])
+        self.reset_after = m.reset_after_response_id
+        self.last_response_id = m.last_response_id
+        self.learned = [dict(r) for r in m.learned_from]
         rows = None
         p = self.folder / LEARNING_DIR / "features.npy"
-        same = m.get("decider", {}).get("model_sha256") == self._decider_id()["model_sha256"]
+        same = (m.decider or {}).get("model_sha256") == self._decider_id()["model_sha256"]
         if self.learned and same and p.is_file():
             try:
                 rows = np.load(p, allow_pickle=False)
@@ -225,17 +235,18 @@ class LearningWhen:
             self._stale = True  # features rebuilt from feedback.db at the first sync
             self._rows = []
 
-    def manifest(self) -> dict[str, Any]:
+    def manifest(self) -> LearningManifest:
         """The learning manifest (what :meth:`save` writes)."""
         from dataclasses import asdict
 
-        return {"format": LEARNING_FORMAT, "method": self.config.method, "config": asdict(self.config),
-                "decider": self._decider_id(), "threshold": self.threshold,
-                "costs": None if self.costs is None else {"false_alarm": self.costs[0], "miss": self.costs[1]},
-                "last_response_id": self.last_response_id, "reset_after_response_id": self.reset_after,
-                "n": len(self.learned), "n_positive": sum(r["label"] for r in self.learned),
-                "model": self.model.describe(), "learned_from": self.learned,
-                "updated": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        return LearningManifest(
+            format=LEARNING_FORMAT, method=self.config.method, config=asdict(self.config),
+            decider=self._decider_id(), threshold=self.threshold,
+            costs=None if self.costs is None else {"false_alarm": self.costs[0], "miss": self.costs[1]},
+            last_response_id=self.last_response_id, reset_after_response_id=self.reset_after,
+            n=len(self.learned), n_positive=sum(r["label"] for r in self.learned),
+            model=self.model.describe(), learned_from=tuple(self.learned),
+            updated=datetime.now(timezone.utc).isoformat(timespec="seconds"))
 
     def save(self) -> None:
         """Write ``learning/features.npy`` then ``learning/manifest.json`` (each atomically)."""
@@ -246,7 +257,7 @@ class LearningWhen:
         width = int(self._decider_id()["n_features"] or 0)
         np.save(buf, np.vstack(self._rows) if self._rows else np.zeros((0, width)), allow_pickle=False)
         write_atomic(d / "features.npy", buf.getvalue(), mode=0o600)
-        write_json_atomic(d / "manifest.json", self.manifest(), nan="null", mode=0o600)  # moments of screen activity
+        write_json_atomic(d / "manifest.json", self.manifest().to_json(), nan="null", mode=0o600)  # moments of screen activity
         self._saved_mtime = (d / "manifest.json").stat().st_mtime_ns
 
 
@@ -280,16 +291,15 @@ def reset_learning(folder: str | Path) -> int:
     except sqlite3.DatabaseError as e:
         raise DataError(db, f"cannot read feedback database ({e})") from None
     try:
-        old = _read_manifest(folder) or {}
+        old = _read_manifest(folder) or LearningManifest()
     except DataError:
-        old = {}
-    forgotten = int(old.get("n") or 0)
-    m = {**{k: v for k, v in old.items() if k not in ("model",)}, "format": LEARNING_FORMAT,
-         "last_response_id": int(last), "reset_after_response_id": int(last), "n": 0, "n_positive": 0,
-         "learned_from": [], "updated": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        old = LearningManifest()
+    m = replace(old, format=LEARNING_FORMAT, last_response_id=int(last), reset_after_response_id=int(last), n=0,
+                n_positive=0, model=None, learned_from=(),
+                updated=datetime.now(timezone.utc).isoformat(timespec="seconds"))
     (folder / LEARNING_DIR / "features.npy").unlink(missing_ok=True)
-    write_json_atomic(_manifest_path(folder), m, nan="null", mode=0o600)
-    return forgotten
+    write_json_atomic(_manifest_path(folder), m.to_json(), nan="null", mode=0o600)
+    return old.n
 
 
 def load_learning_when(decider_folder: str | Path, config: Any, threshold: float,

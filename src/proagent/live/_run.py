@@ -21,7 +21,7 @@ from ._agent import OFFER_WAIT_SECONDS, LiveAgent, When
 from ._feedback import FeedbackStore
 from ._notify import DesktopNotifier, Notifier, NotifyContext, PageNotifier, open_notifiers
 from ._page import OfferPage
-from .records import LiveDecision
+from .records import DecisionSummary, Latency, LiveDecision
 from ._restraint import Restraint, RestraintConfig
 from ._activity_follow import open_follower, watched_log
 from ._sources import ReplayClock, WallClock, replay_moments
@@ -64,7 +64,7 @@ class RunSummary:
         return Counter(d.outcome for d in self.decisions)
 
 
-def summarise(decisions: Sequence[LiveDecision]) -> dict[str, Any]:
+def summarise(decisions: Sequence[LiveDecision]) -> DecisionSummary:
     """Counts by outcome and reason, and latency percentiles (seconds) of decisions and offers."""
     import numpy as np
 
@@ -74,12 +74,12 @@ def summarise(decisions: Sequence[LiveDecision]) -> dict[str, Any]:
              if d.outcome == "offer" and (d.offer_seconds is not None
                                           or (d.decide_seconds is not None and d.how_seconds is not None))]
 
-    def pct(xs: list[float]) -> dict[str, float] | None:
-        return {"p50": float(np.percentile(xs, 50)), "p95": float(np.percentile(xs, 95)), "n": len(xs)} if xs else None
+    def pct(xs: list[float]) -> Latency | None:
+        return Latency(float(np.percentile(xs, 50)), float(np.percentile(xs, 95)), len(xs)) if xs else None
 
-    return {"moments": len(decisions), "outcomes": dict(Counter(d.outcome for d in decisions)),
-            "reasons": dict(Counter(d.reason for d in decisions if d.reason)),
-            "decide_seconds": pct(dec), "how_seconds": pct(how), "offer_seconds": pct(offer)}
+    return DecisionSummary(moments=len(decisions), outcomes=dict(Counter(d.outcome for d in decisions)),
+                           reasons=dict(Counter(d.reason for d in decisions if d.reason)),
+                           decide_seconds=pct(dec), how_seconds=pct(how), offer_seconds=pct(offer))
 
 
 def _notifiers(names: Sequence[str], store: FeedbackStore, now: Callable, *, port: int,

@@ -1,12 +1,13 @@
-"""Typed records of the live agent: moments decided, offers shown, responses."""
+"""Typed records of the live agent: moments decided, offers shown, responses, a run's summary."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
-__all__ = ["RESPONSES", "LiveDecision", "Offer", "Response"]
+__all__ = ["RESPONSES", "DecisionSummary", "Latency", "LearningManifest", "LiveDecision", "Offer", "Response"]
 
 Response = Literal["accepted", "dismissed", "not_now", "ignored"]
 """What the user did with an offer: accepted it, dismissed it, asked for it
@@ -75,3 +76,101 @@ class LiveDecision:
     """The text shown (or, in replay, that would be shown)."""
     label: int | None = None
     """Ground truth of the moment when the log has one (replay), else ``None``."""
+
+
+@dataclass(frozen=True)
+class Latency:
+    """Percentiles of one latency over a run's decisions (seconds)."""
+
+    p50: float
+    """Median (numpy's linear percentile)."""
+    p95: float
+    """95th percentile."""
+    n: int
+    """Decisions measured."""
+
+
+@dataclass(frozen=True)
+class DecisionSummary:
+    """What a run decided, for the command's last lines (:func:`proagent.live.summarise`)."""
+
+    moments: int
+    """Moments decided."""
+    outcomes: Mapping[str, int]
+    """Decisions by outcome (``offer``, ``no``, ``held``, ...), in first-seen order."""
+    reasons: Mapping[str, int]
+    """Held or skipped decisions by reason (restraint rule, pause, ...), in first-seen order."""
+    decide_seconds: Latency | None
+    """Time of the When decision; ``None`` when none was measured."""
+    how_seconds: Latency | None
+    """Time of the How call; ``None`` when none was made."""
+    offer_seconds: Latency | None
+    """Decision plus How call of the offers shown; ``None`` when none was."""
+
+
+@dataclass(frozen=True)
+class LearningManifest:
+    """What the live decider learned from a folder's answers (``learning/manifest.json``,
+    written by :class:`proagent.live.LearningWhen` and :func:`proagent.live.reset_learning`).
+
+    :meth:`to_json` writes the keys in the order proagent always wrote them: the learner's
+    settings (``method`` .. ``costs``) only when a learner wrote the file (a reset of a folder
+    that never learned has none), ``model`` only when one was fitted (a reset drops it).
+    """
+
+    last_response_id: int = 0
+    """Highest ``responses.id`` of ``feedback.db`` already learned from (or skipped)."""
+    reset_after_response_id: int = 0
+    """Answers up to this ``responses.id`` are forgotten (``proagent live reset-learning``)."""
+    n: int = 0
+    """Answers learned from."""
+    n_positive: int = 0
+    """Of those, accepted offers (help was needed)."""
+    learned_from: tuple[Mapping[str, Any], ...] = ()
+    """Each answer learned from: its response and offer ids, ``label`` (1 accepted, 0 not) and ``weight``."""
+    updated: str = ""
+    """UTC time of the write, ISO 8601 (seconds)."""
+    method: str | None = None
+    """The learning method (:class:`proagent.agent.decider.LearnConfig`), ``None`` when no learner wrote it."""
+    config: Mapping[str, Any] | None = None
+    """The learner's settings (``LearnConfig`` as a JSON object)."""
+    decider: Mapping[str, Any] | None = None
+    """The population decider learned on: ``path``, ``model_sha256``, ``n_features``."""
+    threshold: float | None = None
+    """Offer at P(help) >= this (0-1)."""
+    costs: Mapping[str, float] | None = None
+    """``false_alarm`` and ``miss`` costs the threshold came from, ``None`` when given directly."""
+    model: Mapping[str, Any] | None = None
+    """The personal model's description (:meth:`proagent.agent.decider.PersonalModel.describe`)."""
+    format: str = "proagent-live-learning"
+    """:data:`proagent.live.LEARNING_FORMAT`."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``learning/manifest.json`` object (see the class docstring for which keys)."""
+        d: dict[str, Any] = {"format": self.format}
+        if self.method is not None:
+            d.update(method=self.method, config=None if self.config is None else dict(self.config),
+                     decider=None if self.decider is None else dict(self.decider), threshold=self.threshold,
+                     costs=None if self.costs is None else dict(self.costs))
+        d.update(last_response_id=self.last_response_id, reset_after_response_id=self.reset_after_response_id,
+                 n=self.n, n_positive=self.n_positive)
+        if self.model is not None:
+            d["model"] = dict(self.model)
+        d.update(learned_from=[dict(r) for r in self.learned_from], updated=self.updated)
+        return d
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> LearningManifest:
+        """The record of a parsed manifest (unknown keys are ignored; a missing one reads as its default).
+
+        Raises:
+            TypeError, ValueError: a field has the wrong type.
+        """
+        return cls(last_response_id=int(data.get("last_response_id") or 0),
+                   reset_after_response_id=int(data.get("reset_after_response_id") or 0),
+                   n=int(data.get("n") or 0), n_positive=int(data.get("n_positive") or 0),
+                   learned_from=tuple(dict(r) for r in data.get("learned_from") or ()),
+                   updated=str(data.get("updated") or ""), method=data.get("method"),
+                   config=data.get("config"), decider=data.get("decider"), threshold=data.get("threshold"),
+                   costs=data.get("costs"), model=data.get("model"),
+                   format=str(data.get("format") or "proagent-live-learning"))

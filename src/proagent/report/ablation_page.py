@@ -42,31 +42,55 @@ def figures(rows: Sequence[TidyRow]) -> dict[str, bytes]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    model_rows = [r for r in rows if r.system == "model"]
+    grid = _Grid(rows)
     figs: dict[str, bytes] = {}
-    if not model_rows:
+    if not grid.model_rows:
         return figs
-    models = sorted({r.model for r in model_rows})
-    windows = sorted({r.window_seconds for r in model_rows})
-    main_w = 300.0 if 300.0 in windows else windows[-1]
+    for name, draw in (("metrics_by_method_memory", _metrics_figure), ("metric_vs_window", _window_figure),
+                       ("latency_by_method", _latency_figure)):
+        fig = draw(grid, plt)
+        if fig is not None:
+            figs[name] = _png(fig)
+            plt.close(fig)
+    return figs
 
-    def val(model: str, method: str, memory: str, wsec: float, metric: str) -> TidyRow | None:
-        for r in model_rows:
+
+class _Grid:
+    """The ablation rows of the model runs, with their models and windows, and the main window
+    (300 s where the grid has it, else its longest)."""
+
+    def __init__(self, rows: Sequence[TidyRow]) -> None:
+        self.rows = rows
+        self.model_rows = [r for r in rows if r.system == "model"]
+        self.models = sorted({r.model for r in self.model_rows})
+        self.windows = sorted({r.window_seconds for r in self.model_rows})
+        self.main_w = 300.0 if 300.0 in self.windows else (self.windows[-1] if self.windows else 0.0)
+
+    def val(self, model: str, method: str, memory: str, wsec: float, metric: str) -> TidyRow | None:
+        """The row of one cell of the grid, ``None`` when it was not run."""
+        for r in self.model_rows:
             if (r.model, r.method, r.memory, r.window_seconds, r.metric) == (model, method, memory, wsec, metric):
                 return r
         return None
 
-    # 1. metrics by method x memory, one panel per model, at the main window; baselines as lines
+    def combos(self, model: str) -> list[tuple[str, str]]:
+        """``(method, memory)`` pairs run with ``model``, sorted."""
+        return sorted({(r.method, r.memory) for r in self.model_rows if r.model == model})
+
+
+def _metrics_figure(grid: _Grid, plt: Any) -> Any:
+    """Metrics by method x memory, one panel per model, at the main window; baselines as lines."""
     metrics = ["accuracy", "f1", "intention_accuracy", "semantic_similarity"]
+    models, main_w = grid.models, grid.main_w
     fig, axes = plt.subplots(1, len(models), figsize=(6.5 * len(models), 4.2), squeeze=False)
     for ax, model in zip(axes[0], models):
-        combos = sorted({(r.method, r.memory) for r in model_rows if r.model == model})
+        combos = grid.combos(model)
         width = 0.8 / max(1, len(combos))
         x = np.arange(len(metrics))
         for j, (method, memory) in enumerate(combos):
             vs, lo, hi = [], [], []
             for m in metrics:
-                r = val(model, method, memory, main_w, m)
+                r = grid.val(model, method, memory, main_w, m)
                 v = r.value if r and r.value is not None else np.nan
                 vs.append(v)
                 lo.append(v - r.ci_low if r and r.ci_low is not None else 0)
@@ -74,7 +98,7 @@ def figures(rows: Sequence[TidyRow]) -> dict[str, bytes]:
             ax.bar(x + j * width - 0.4 + width / 2, vs, width, yerr=[lo, hi], capsize=2, label=f"{method} / {memory}")
         for name, style in (("always-yes", "--"), ("always-no", ":")):
             for k, m in enumerate(metrics[:2]):
-                b = next((r.value for r in rows if r.system == name and r.model == model
+                b = next((r.value for r in grid.rows if r.system == name and r.model == model
                           and r.metric == m and r.window_seconds == main_w), None)
                 if b is not None:
                     ax.hlines(b, k - 0.45, k + 0.45, colors="k", linestyles=style, linewidth=1,
@@ -84,39 +108,44 @@ def figures(rows: Sequence[TidyRow]) -> dict[str, bytes]:
         ax.set_title(f"{model} (window {main_w:g} s)", fontsize=9)
         ax.legend(fontsize=7, loc="upper right")
     fig.suptitle("Metrics by method x memory (95% bootstrap intervals; baselines as black lines)", fontsize=10)
-    figs["metrics_by_method_memory"] = _png(fig)
-    plt.close(fig)
+    return fig
 
-    # 2. metric against context window
-    if len(windows) > 1:
-        fig, axes = plt.subplots(1, 2, figsize=(11, 4), squeeze=False)
-        for ax, metric in zip(axes[0], ("accuracy", "f1")):
-            for model in models:
-                for method, memory in sorted({(r.method, r.memory) for r in model_rows if r.model == model}):
-                    pts = [(w, val(model, method, memory, w, metric)) for w in windows]
-                    pts = [(w, r) for w, r in pts if r and r.value is not None]
-                    if not pts:
-                        continue
-                    xs = [w for w, _ in pts]
-                    ys = [r.value for _, r in pts]
-                    line, = ax.plot(xs, ys, marker="o", label=f"{model.split('/')[-1]} {method}/{memory}")
-                    lo = [r.ci_low if r.ci_low is not None else r.value for _, r in pts]
-                    hi = [r.ci_high if r.ci_high is not None else r.value for _, r in pts]
-                    ax.fill_between(xs, lo, hi, alpha=0.12, color=line.get_color())
-            ax.set_xscale("log")
-            ax.set_xticks(windows, [f"{w:g}s" if w < 60 else f"{w / 60:g}m" for w in windows])
-            ax.set_ylim(0, 1)
-            ax.set_xlabel("context window")
-            ax.set_title(metric, fontsize=9)
-            ax.legend(fontsize=7)
-        fig.suptitle("Metric against context window (shaded: 95% bootstrap interval)", fontsize=10)
-        figs["metric_vs_window"] = _png(fig)
-        plt.close(fig)
 
-    # 3. latency by method (and memory)
-    combos = sorted({(r.model, r.method, r.memory) for r in model_rows})
-    p50 = [val(mo, me, mem, main_w, "seconds_p50") for mo, me, mem in combos]
-    p95 = [val(mo, me, mem, main_w, "seconds_p95") for mo, me, mem in combos]
+def _window_figure(grid: _Grid, plt: Any) -> Any:
+    """Accuracy and F1 against the context window, ``None`` when the grid has one window."""
+    windows = grid.windows
+    if len(windows) <= 1:
+        return None
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), squeeze=False)
+    for ax, metric in zip(axes[0], ("accuracy", "f1")):
+        for model in grid.models:
+            for method, memory in grid.combos(model):
+                pts = [(w, grid.val(model, method, memory, w, metric)) for w in windows]
+                pts = [(w, r) for w, r in pts if r and r.value is not None]
+                if not pts:
+                    continue
+                xs = [w for w, _ in pts]
+                ys = [r.value for _, r in pts]
+                line, = ax.plot(xs, ys, marker="o", label=f"{model.split('/')[-1]} {method}/{memory}")
+                lo = [r.ci_low if r.ci_low is not None else r.value for _, r in pts]
+                hi = [r.ci_high if r.ci_high is not None else r.value for _, r in pts]
+                ax.fill_between(xs, lo, hi, alpha=0.12, color=line.get_color())
+        ax.set_xscale("log")
+        ax.set_xticks(windows, [f"{w:g}s" if w < 60 else f"{w / 60:g}m" for w in windows])
+        ax.set_ylim(0, 1)
+        ax.set_xlabel("context window")
+        ax.set_title(metric, fontsize=9)
+        ax.legend(fontsize=7)
+    fig.suptitle("Metric against context window (shaded: 95% bootstrap interval)", fontsize=10)
+    return fig
+
+
+def _latency_figure(grid: _Grid, plt: Any) -> Any:
+    """Seconds per sample (p50, whisker p95) by model, method and memory, at the main window."""
+    main_w = grid.main_w
+    combos = sorted({(r.model, r.method, r.memory) for r in grid.model_rows})
+    p50 = [grid.val(mo, me, mem, main_w, "seconds_p50") for mo, me, mem in combos]
+    p95 = [grid.val(mo, me, mem, main_w, "seconds_p95") for mo, me, mem in combos]
     ys = [r.value if r and r.value is not None else np.nan for r in p50]
     up = [(q.value - y) if q and q.value is not None and not math.isnan(y) else 0 for q, y in zip(p95, ys)]
     fig, ax = plt.subplots(figsize=(max(5, 1.1 * len(combos)), 3.8))
@@ -124,10 +153,7 @@ def figures(rows: Sequence[TidyRow]) -> dict[str, bytes]:
     ax.set_xticks(range(len(combos)), [f"{mo.split('/')[-1]}\n{me}/{mem}" for mo, me, mem in combos], fontsize=7)
     ax.set_ylabel("seconds per sample (p50, whisker p95)")
     ax.set_title(f"Latency by method and memory (window {main_w:g} s)", fontsize=10)
-    figs["latency_by_method"] = _png(fig)
-    plt.close(fig)
-    return figs
-
+    return fig
 
 
 def render_report(out: str | Path, rows: Sequence[TidyRow], effects: Sequence[MemoryEffect],

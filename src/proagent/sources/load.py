@@ -9,6 +9,12 @@
   in a folder (directly or one level down, one per participant folder), also mixed with
   LifeTrace databases. Which reader a database needs is told from its tables
   (:func:`activity_log_kind`).
+
+The other recorders' formats are a registry (:data:`READERS`, filled by :func:`register_reader`
+below, in the order they are tried); LifeTrace is the fallback, whose reader names what is
+wrong with a foreign file. A new recorder's format is one :func:`register_reader` entry here
+(its reader module in ``sources/`` aside): folder search, detection, ``--data``, ``annotate``'s
+LifeTrace copy and ``live --watch`` follow it.
 """
 
 from __future__ import annotations
@@ -16,10 +22,11 @@ from __future__ import annotations
 import os
 import sqlite3
 import warnings
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import DataError
 from ..records import Event
@@ -33,10 +40,87 @@ from .proactivebench import is_proactivebench_file, read_proactivebench
 from .screenpipe import DB_NAME as SCREENPIPE_DB
 from .screenpipe import is_screenpipe_db, load_screenpipe
 
-__all__ = ["activity_log_kind", "databases_by_user", "find_databases", "is_sqlite_file", "load_activity_log",
-           "load_events"]
+__all__ = ["LIFETRACE", "READERS", "LogReader", "activity_log_kind", "databases_by_user", "find_databases",
+           "is_sqlite_file", "load_activity_log", "load_events", "register_reader"]
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+
+LIFETRACE = "lifetrace"
+""":func:`activity_log_kind` of a file no registered reader claims: read as LifeTrace."""
+
+
+class ReadLog(Protocol):
+    """A reader's entry function: the whole log at ``path``.
+
+    Raises:
+        DataError: the log is corrupt, foreign or incomplete (naming file, table, row, column).
+    """
+
+    def __call__(self, path: Path, *, user: str | None = None, since: datetime | None = None) -> ActivityLog: ...
+
+
+@dataclass(frozen=True)
+class LogReader:
+    """One recorder's log format (not LifeTrace's, the fallback), as :func:`register_reader` keeps it."""
+
+    name: str
+    """The format's name: :func:`activity_log_kind`'s answer, the ``kind`` of its :class:`ActivityLog`."""
+    title: str
+    """The format with its article, as messages say it (``an ActivityWatch``)."""
+    read: ReadLog
+    """Reads one log: ``read(path, *, user=None, since=None) -> ActivityLog`` (``user``: the
+    participant, default the folder's name; ``since``: events ending after this local time only)."""
+    sqlite: Callable[[sqlite3.Connection], bool] | None = None
+    """Tells a SQLite database of this format from its tables (a read-only connection), or ``None``."""
+    file: Callable[[Path], bool] | None = None
+    """Tells a non-SQLite file of this format (an export) from its content, or ``None``."""
+    finds: tuple[str, ...] = ()
+    """File-name patterns of its logs in a folder besides ``*.db`` (directly or one level down;
+    a match counts when it is a file that :attr:`file`, if set, claims)."""
+    folder_db: str | None = None
+    """The database's name in the recorder's own data folder (``db.sqlite`` in ``~/.screenpipe``):
+    that folder is read as its database."""
+
+
+READERS: dict[str, LogReader] = {}
+"""The registered formats by name, in the order :func:`activity_log_kind` tries them."""
+
+
+def register_reader(name: str, *, title: str, sqlite: Callable[[sqlite3.Connection], bool] | None = None,
+                    file: Callable[[Path], bool] | None = None, finds: tuple[str, ...] = (),
+                    folder_db: str | None = None) -> Callable[[ReadLog], ReadLog]:
+    """Register the decorated function as the reader of the format ``name`` (fields as :class:`LogReader`).
+
+    Raises:
+        ValueError: ``name`` is registered already, is ``lifetrace``, or the entry can tell
+            none of its files (neither ``sqlite`` nor ``file``).
+    """
+    if name in READERS or name == LIFETRACE:
+        raise ValueError(f"reader {name!r} is already registered")
+    if sqlite is None and file is None:
+        raise ValueError(f"reader {name!r}: give sqlite= or file= (how its logs are told apart)")
+
+    def add(read: ReadLog) -> ReadLog:
+        READERS[name] = LogReader(name, title, read, sqlite, file, tuple(finds), folder_db)
+        return read
+
+    return add
+
+
+@register_reader("activitywatch", title="an ActivityWatch", sqlite=lambda conn: activitywatch_flavour(conn) is not None,
+                 file=is_activitywatch_export, finds=("*.json",))
+def _read_activitywatch(path: Path, *, user: str | None = None, since: datetime | None = None) -> ActivityLog:
+    return load_activitywatch(path, user=user, since=since)
+
+
+@register_reader("screenpipe", title="a screenpipe", sqlite=is_screenpipe_db, finds=(SCREENPIPE_DB,),
+                 folder_db=SCREENPIPE_DB)
+def _read_screenpipe(path: Path, *, user: str | None = None, since: datetime | None = None) -> ActivityLog:
+    return load_screenpipe(path, user=user, since=since)
+
+
+def _claims_file(reader: LogReader, path: Path) -> bool:
+    return reader.file is not None and reader.file(path)
 
 
 def is_sqlite_file(path: Path) -> bool:
@@ -46,8 +130,9 @@ def is_sqlite_file(path: Path) -> bool:
 
 
 def find_databases(folder: Path) -> list[Path]:
-    """SQLite databases (``*.db``, screenpipe's ``db.sqlite``) and ActivityWatch exports
-    (``*.json`` starting with ``"buckets"``) directly in ``folder`` or one level down, sorted.
+    """SQLite databases (``*.db``) and the files of each registered reader (:attr:`LogReader.finds`:
+    screenpipe's ``db.sqlite``, ActivityWatch exports, ``*.json`` starting with ``"buckets"``)
+    directly in ``folder`` or one level down, sorted within each pattern.
 
     Raises:
         DataError: two paths lead to the same database (e.g. a symlinked
@@ -56,8 +141,10 @@ def find_databases(folder: Path) -> list[Path]:
     found: list[Path] = []
     for pattern in ("", "*/"):
         found += sorted(p for p in folder.glob(pattern + "*.db") if p.is_file())
-        found += [p for p in (sorted(folder.glob(pattern + SCREENPIPE_DB))) if p.is_file()]
-        found += sorted(p for p in folder.glob(pattern + "*.json") if is_activitywatch_export(p))
+        for reader in READERS.values():
+            for name in reader.finds:
+                found += [p for p in sorted(folder.glob(pattern + name))
+                          if p.is_file() and (reader.file is None or reader.file(p))]
     seen: dict[Path, Path] = {}
     for p in found:
         first = seen.setdefault(p.resolve(), p)
@@ -101,7 +188,8 @@ def load_events(path: str | Path, annotations: list[str | Path] | None = None) -
             raise DataError(path, "cannot read (permission denied)")
         if is_proactivebench_file(path):
             return _proactivebench(path, annotations)
-        if is_activitywatch_export(path) or is_sqlite_file(path) or path.suffix in {".db", ".sqlite", ".sqlite3"}:
+        if (any(_claims_file(r, path) for r in READERS.values()) or is_sqlite_file(path)
+                or path.suffix in {".db", ".sqlite", ".sqlite3"}):
             return _lifetrace([path], annotations)
         raise DataError(path, "not a ProactiveBench session (.json), an ActivityWatch export (.json) nor a "
                               "LifeTrace, ActivityWatch or screenpipe SQLite database")
@@ -136,7 +224,7 @@ def _lifetrace(dbs: list[Path], annotations: list[str | Path] | None) -> list[Ev
     known: set[tuple[str, str]] = set()
     for db in dbs:
         log: Any
-        if activity_log_kind(db) == "lifetrace":
+        if activity_log_kind(db) == LIFETRACE:
             log = load_lifetrace(db, annotations=ann)
         else:
             log = load_activity_log(db, annotations=ann)
@@ -160,50 +248,52 @@ def _lifetrace(dbs: list[Path], annotations: list[str | Path] | None) -> list[Ev
 
 
 def activity_log_kind(path: Path) -> str:
-    """Which reader a log file needs: ``activitywatch`` (a database of any aw-server or an
-    export), ``screenpipe`` (also its folder), or ``lifetrace`` (anything else; its reader says
-    what is wrong with a foreign one).
+    """Which reader a log file needs: the name of the first registered reader (:data:`READERS`)
+    that claims it, ``activitywatch`` (a database of any aw-server or an export) or
+    ``screenpipe`` (also its folder), else ``lifetrace`` (:data:`LIFETRACE`; its reader says what
+    is wrong with a foreign one).
 
     Raises:
         DataError: the file cannot be read.
     """
     path = Path(path)
-    if path.is_dir() and (path / SCREENPIPE_DB).is_file():  # screenpipe's folder (~/.screenpipe)
-        path = path / SCREENPIPE_DB
-    if is_activitywatch_export(path):
-        return "activitywatch"
+    if path.is_dir():  # a recorder's own folder (~/.screenpipe)
+        path = next((path / r.folder_db for r in READERS.values() if r.folder_db and (path / r.folder_db).is_file()),
+                    path)
+    for reader in READERS.values():
+        if _claims_file(reader, path):
+            return reader.name
     if not path.is_file() or not is_sqlite_file(path):
-        return "lifetrace"
+        return LIFETRACE
     try:
         conn = connect_read_only(path)
         try:
-            if activitywatch_flavour(conn) is not None:
-                return "activitywatch"
-            if is_screenpipe_db(conn):
-                return "screenpipe"
+            for reader in READERS.values():
+                if reader.sqlite is not None and reader.sqlite(conn):
+                    return reader.name
         finally:
             conn.close()
     except sqlite3.DatabaseError as e:
         raise DataError(path, sqlite_problem(e, path)) from None
-    return "lifetrace"
+    return LIFETRACE
 
 
 def load_activity_log(path: str | Path, *, user: str | None = None, since: datetime | None = None,
                       annotations: Annotations | None = None) -> ActivityLog:
-    """Read an ActivityWatch or screenpipe log (:func:`activity_log_kind` tells which), with
-    external annotations applied as the LifeTrace reader applies them: excluded events dropped,
-    the intention mapped to the taxonomy (unrecognised text to its fallback), the LLM platform.
+    """Read the log of a registered reader (an ActivityWatch or screenpipe log;
+    :func:`activity_log_kind` tells which), with external annotations applied as the LifeTrace
+    reader applies them: excluded events dropped, the intention mapped to the taxonomy
+    (unrecognised text to its fallback), the LLM platform.
 
     Raises:
-        DataError: as :func:`~.activitywatch.load_activitywatch` and
-            :func:`~.screenpipe.load_screenpipe`; the file is a LifeTrace database.
+        DataError: as the reader (:func:`~.activitywatch.load_activitywatch`,
+            :func:`~.screenpipe.load_screenpipe`); the file is a LifeTrace database.
     """
     path = Path(path)
     kind = activity_log_kind(path)
-    if kind == "lifetrace":
+    if kind == LIFETRACE:
         raise DataError(path, "not an ActivityWatch or screenpipe log")
-    log: ActivityLog = (load_activitywatch(path, user=user, since=since) if kind == "activitywatch"
-                        else load_screenpipe(path, user=user, since=since))
+    log: ActivityLog = READERS[kind].read(path, user=user, since=since)
     if annotations is None:
         return log
     from ..taxonomy import load_taxonomy

@@ -78,6 +78,38 @@ def top_k_precursors(
         "p90_s", "share_within_60s", "mean_similarity", "seconds": [...]}},
         "candidates_per_target": {...}}``.
     """
+    by_user, starts, targets = _targets(events, is_target)
+    n_targets = len(targets)
+    if max_targets is not None and n_targets > max_targets:
+        rng = np.random.default_rng(seed)
+        pick = np.sort(rng.choice(n_targets, size=max_targets, replace=False))
+        targets = [targets[i] for i in pick]
+    plan, uniq = _candidates(targets, by_user, starts, window)
+    vecs: dict[str, np.ndarray] = {}
+    if uniq:
+        emb = (embed or default_embed)(uniq)
+        vecs = {t: emb[k] for k, t in enumerate(uniq)}
+    pooled, sims, n_cands = _top_k(plan, vecs, ks)
+    by_k = {str(k): _delays(np.asarray(pooled[k]), sims[k]) for k in ks}
+    nc = np.asarray(n_cands)
+    return {
+        "window_s": window,
+        "n_targets": n_targets,
+        "n_targets_analysed": len(targets),
+        "n_with_candidates": int(nc.size),
+        "n_texts_embedded": len(uniq),
+        "candidates_per_target": {
+            "mean": float(nc.mean()) if nc.size else None,
+            "median": float(np.median(nc)) if nc.size else None,
+            "max": int(nc.max()) if nc.size else None,
+        },
+        "by_k": by_k,
+    }
+
+
+def _targets(events: Sequence[Event], is_target: Callable[[Event], bool]
+             ) -> tuple[dict[str, list[Event]], dict[str, list[float]], list[tuple[str, int]]]:
+    """``(user -> events by start, user -> their start seconds, [(user, index) of each target])``, users sorted."""
     by_user: dict[str, list[Event]] = defaultdict(list)
     for e in events:
         by_user[e.user].append(e)
@@ -88,13 +120,18 @@ def top_k_precursors(
         by_user[u] = evs
         starts[u] = [seconds(e.start) for e in evs]
         targets += [(u, i) for i, e in enumerate(evs) if is_target(e)]
-    n_targets = len(targets)
-    if max_targets is not None and n_targets > max_targets:
-        rng = np.random.default_rng(seed)
-        pick = np.sort(rng.choice(n_targets, size=max_targets, replace=False))
-        targets = [targets[i] for i in pick]
-    # candidates per target
-    plan: list[tuple[float, str, list[tuple[float, str]]]] = []
+    return by_user, starts, targets
+
+
+Plan = list[tuple[float, str, list[tuple[float, str]]]]
+"""Per target: its start (seconds), its text, and ``(seconds before it, text)`` of each candidate."""
+
+
+def _candidates(targets: list[tuple[str, int]], by_user: dict[str, list[Event]], starts: dict[str, list[float]],
+                window: float) -> tuple[Plan, list[str]]:
+    """Each target's candidates (the user's events with text starting within ``window`` seconds
+    strictly before it) and every distinct text to embed, in first-seen order."""
+    plan: Plan = []
     texts: dict[str, None] = {}
     for u, i in targets:
         t0 = starts[u][i]
@@ -110,11 +147,13 @@ def top_k_precursors(
         for _, tx in cands:
             texts.setdefault(tx, None)
         plan.append((t0, tt, cands))
-    uniq = list(texts)
-    vecs: dict[str, np.ndarray] = {}
-    if uniq:
-        emb = (embed or default_embed)(uniq)
-        vecs = {t: emb[k] for k, t in enumerate(uniq)}
+    return plan, list(texts)
+
+
+def _top_k(plan: Plan, vecs: dict[str, np.ndarray], ks: Sequence[int]
+           ) -> tuple[dict[int, list[float]], dict[int, list[float]], list[int]]:
+    """``(k -> pooled delays in seconds, k -> their similarities, candidates per target)`` of the
+    k most similar candidates of each target (cosine of unit vectors; ties: nearer in time first)."""
     pooled: dict[int, list[float]] = {k: [] for k in ks}
     sims: dict[int, list[float]] = {k: [] for k in ks}
     n_cands: list[int] = []
@@ -131,29 +170,18 @@ def top_k_precursors(
             top = order[:k]
             pooled[k].extend(dts[top].tolist())
             sims[k].extend(s[top].tolist())
-    by_k: dict[str, Any] = {}
-    for k in ks:
-        x = np.asarray(pooled[k])
-        by_k[str(k)] = {
-            "n": int(x.size),
-            "median_s": float(np.median(x)) if x.size else None,
-            "mean_s": float(x.mean()) if x.size else None,
-            "p90_s": float(np.quantile(x, 0.9)) if x.size else None,
-            "share_within_60s": float(np.mean(x <= 60)) if x.size else None,
-            "mean_similarity": float(np.mean(sims[k])) if sims[k] else None,
-            "seconds": [round(v, 3) for v in x.tolist()],
-        }
-    nc = np.asarray(n_cands)
+    return pooled, sims, n_cands
+
+
+def _delays(x: np.ndarray, sims: list[float]) -> dict[str, Any]:
+    """One ``by_k`` entry: count, median, mean and 90th percentile of the delays ``x`` (seconds),
+    the share within 60 s, the mean similarity and the delays (``None`` where there are none)."""
     return {
-        "window_s": window,
-        "n_targets": n_targets,
-        "n_targets_analysed": len(targets),
-        "n_with_candidates": int(nc.size),
-        "n_texts_embedded": len(uniq),
-        "candidates_per_target": {
-            "mean": float(nc.mean()) if nc.size else None,
-            "median": float(np.median(nc)) if nc.size else None,
-            "max": int(nc.max()) if nc.size else None,
-        },
-        "by_k": by_k,
+        "n": int(x.size),
+        "median_s": float(np.median(x)) if x.size else None,
+        "mean_s": float(x.mean()) if x.size else None,
+        "p90_s": float(np.quantile(x, 0.9)) if x.size else None,
+        "share_within_60s": float(np.mean(x <= 60)) if x.size else None,
+        "mean_similarity": float(np.mean(sims)) if sims else None,
+        "seconds": [round(v, 3) for v in x.tolist()],
     }

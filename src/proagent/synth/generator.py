@@ -42,7 +42,7 @@ import sqlite3
 import struct
 import time
 import zlib
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -53,6 +53,7 @@ from ..errors import UsageError
 from ..io import built_aside, check_output_folder, write_json_atomic
 from ..sources.lifetrace_write import PROCESSED_DDL
 from ..taxonomy import Taxonomy, load_taxonomy
+from .records import MANIFEST, SynthManifest, SynthUser
 from .vocab import APPS, LLM_APPS, QUERIES, RESPONSES
 
 __all__ = ["DB_NAME", "SynthConfig", "check_out", "check_resources", "generate", "generate_user", "intention_shares", "resource_estimate"]
@@ -197,8 +198,8 @@ def _timeline(rng: np.random.Generator, cfg: SynthConfig) -> dict[str, np.ndarra
     return {"start": starts + offset[sess], "end": ends + offset[sess], "llm": flags}
 
 
-def generate_user(path: str | Path, user_index: int, cfg: SynthConfig, taxonomy: Taxonomy | None = None) -> dict[str, Any]:
-    """Write one user's database at ``path`` (replaced atomically); returns counts."""
+def generate_user(path: str | Path, user_index: int, cfg: SynthConfig, taxonomy: Taxonomy | None = None) -> SynthUser:
+    """Write one user's database at ``path`` (replaced atomically); returns its counts."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     user = path.parent.name
@@ -207,7 +208,7 @@ def generate_user(path: str | Path, user_index: int, cfg: SynthConfig, taxonomy:
     rows, apps, titles = _event_rows(rng, tl, taxonomy)
     shot_rows, ocr_rows, m = _screenshot_rows(rng, tl, cfg, path, rows, apps, titles)
     _write_database(path, rows, shot_rows, ocr_rows)
-    return {"user": user, "events": len(rows), "llm_events": int(tl["llm"].sum()), "screenshots": m, "path": str(path)}
+    return SynthUser(user, len(rows), int(tl["llm"].sum()), m, path)
 
 
 def _event_rows(rng: np.random.Generator, tl: dict[str, np.ndarray],
@@ -384,10 +385,10 @@ def check_out(out: str | Path) -> None:
         DataError: ``out`` is a file or a non-empty folder without ``synth.json``
             (the run lock's file aside; :func:`proagent.io.check_output_folder`).
     """
-    check_output_folder(out, marker="synth.json", run="synth")
+    check_output_folder(out, marker=MANIFEST, run="synth")
 
 
-def generate(out: str | Path, cfg: SynthConfig, taxonomy: Taxonomy | None = None) -> dict[str, Any]:
+def generate(out: str | Path, cfg: SynthConfig, taxonomy: Taxonomy | None = None) -> SynthManifest:
     """Write every user's database under ``out`` and ``out/synth.json``.
 
     ``out`` must be new, empty, or an earlier ``synth`` output; in the last case
@@ -395,7 +396,7 @@ def generate(out: str | Path, cfg: SynthConfig, taxonomy: Taxonomy | None = None
     so the folder holds exactly this run's databases.
 
     Returns:
-        ``{"config", "users": [...], "events", "llm_events", "screenshots", "seconds"}``.
+        The run's manifest (as written to ``synth.json``), with its ``seconds``.
 
     Raises:
         DataError: ``out`` is a non-empty folder without ``synth.json``
@@ -403,27 +404,18 @@ def generate(out: str | Path, cfg: SynthConfig, taxonomy: Taxonomy | None = None
         ValueError: the run would not fit in memory or on disk (:func:`check_resources`).
     """
     out = Path(out)
-    manifest = out / "synth.json"
     check_out(out)
     check_resources(cfg, out)
-    try:
-        earlier = {u["user"] for u in json.loads(manifest.read_text("utf-8")).get("users", [])}
-    except (OSError, ValueError, TypeError, KeyError):
-        earlier = set()
+    old = SynthManifest.read(out)
+    earlier = {u.user for u in old.users} if old is not None else set()
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    users = [generate_user(out / f"{cfg.user_prefix}{i + 1:03d}" / DB_NAME, i, cfg, taxonomy) for i in range(cfg.users)]
-    summary = {
-        "config": asdict(cfg),
-        "users": users,
-        "events": sum(u["events"] for u in users),
-        "llm_events": sum(u["llm_events"] for u in users),
-        "screenshots": sum(u["screenshots"] for u in users),
-    }
-
-    write_json_atomic(manifest, {**summary, "users": [{k: v for k, v in u.items() if k != "path"} for u in users]})
-    for stale in sorted(earlier - {u["user"] for u in users}):
+    users = tuple(generate_user(out / f"{cfg.user_prefix}{i + 1:03d}" / DB_NAME, i, cfg, taxonomy)
+                  for i in range(cfg.users))
+    manifest = SynthManifest(asdict(cfg), users, events=sum(u.events for u in users),
+                             llm_events=sum(u.llm_events for u in users), screenshots=sum(u.screenshots for u in users))
+    write_json_atomic(out / MANIFEST, manifest.to_json())
+    for stale in sorted(earlier - {u.user for u in users}):
         if stale and "/" not in stale and stale not in {".", ".."}:
             shutil.rmtree(out / stale, ignore_errors=True)
-    summary["seconds"] = time.perf_counter() - t0
-    return summary
+    return replace(manifest, seconds=time.perf_counter() - t0)

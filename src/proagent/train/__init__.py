@@ -8,6 +8,7 @@
 * :mod:`.teacher`: teacher labels: a stronger model labels unlabelled moments
   (``train when --teacher MODEL --unlabelled DATA``);
 * :mod:`.personal`: a decider's own training moments read back (``live --learn-method refit``);
+* :mod:`.records`: typed records (a fine-tuning run's manifest, :class:`FinetuneManifest`);
 * :mod:`proagent.cli.train`: the ``proagent train`` command group.
 """
 
@@ -23,11 +24,13 @@ from .data import (
     moment_key,
     training_moments,
 )
+from .records import FinetuneManifest
 from .when import CLASSIFIERS, OBJECTIVES, WhenConfig, choose_threshold, fit_when, parse_objective, train_decider
 
 __all__ = [
     "CLASSIFIERS",
     "OBJECTIVES",
+    "FinetuneManifest",
     "LabelledSource",
     "TrainingSet",
     "WhenConfig",

@@ -94,18 +94,7 @@ def export_gguf(model: Any, source_gguf: str | Path, out: str | Path, *, dtype: 
     scratch = out.with_name(f".{out.name}.writing")
     writer = gguf.GGUFWriter(str(scratch), arch_name)
     try:
-        for field in reader.fields.values():
-            if field.name == gguf.Keys.General.ARCHITECTURE or field.name.startswith("GGUF."):
-                continue
-            if field.name == gguf.Keys.General.FILE_TYPE:
-                writer.add_file_type(int(file_type))
-                continue
-            vtype = field.types[0]
-            sub = field.types[-1] if vtype == gguf.GGUFValueType.ARRAY else None
-            writer.add_key_value(field.name, field.contents(), vtype, sub_type=sub)
-        if gguf.Keys.General.FILE_TYPE not in reader.fields:
-            writer.add_file_type(int(file_type))
-
+        _copy_metadata(gguf, reader, writer, int(file_type))
         for t in reader.tensors:
             key = by_gguf.get(t.name)
             if key is None:
@@ -121,13 +110,7 @@ def export_gguf(model: Any, source_gguf: str | Path, out: str | Path, *, dtype: 
                 w = permute_qk(w, n_head)
             elif arch_name in _PERMUTED_ARCHS and t.name.endswith("attn_k.weight"):
                 w = permute_qk(w, n_head_kv)
-            if w.ndim == 1 or dtype == "f32":
-                writer.add_tensor(t.name, np.ascontiguousarray(w, dtype=np.float32))
-            elif dtype == "f16":
-                writer.add_tensor(t.name, np.ascontiguousarray(w, dtype=np.float16))
-            else:
-                q = gguf.quants.quantize(np.ascontiguousarray(w, dtype=np.float32), gguf.GGMLQuantizationType.Q8_0)
-                writer.add_tensor(t.name, q, raw_shape=q.shape, raw_dtype=gguf.GGMLQuantizationType.Q8_0)
+            _add_weight(gguf, writer, t.name, w, dtype)
         writer.write_header_to_file()
         writer.write_kv_data_to_file()
         writer.write_tensors_to_file()
@@ -139,3 +122,31 @@ def export_gguf(model: Any, source_gguf: str | Path, out: str | Path, *, dtype: 
             os.unlink(scratch)
     return {"path": str(out), "architecture": arch_name, "tensors": len(reader.tensors),
             "bytes": out.stat().st_size, "dtype": dtype}
+
+
+def _copy_metadata(gguf: Any, reader: Any, writer: Any, file_type: int) -> None:
+    """Every key-value field of the source but its architecture (the writer's own) and GGUF's
+    bookkeeping, with ``general.file_type`` set to ``file_type`` (added when the source lacks it)."""
+    for field in reader.fields.values():
+        if field.name == gguf.Keys.General.ARCHITECTURE or field.name.startswith("GGUF."):
+            continue
+        if field.name == gguf.Keys.General.FILE_TYPE:
+            writer.add_file_type(file_type)
+            continue
+        vtype = field.types[0]
+        sub = field.types[-1] if vtype == gguf.GGUFValueType.ARRAY else None
+        writer.add_key_value(field.name, field.contents(), vtype, sub_type=sub)
+    if gguf.Keys.General.FILE_TYPE not in reader.fields:
+        writer.add_file_type(file_type)
+
+
+def _add_weight(gguf: Any, writer: Any, name: str, w: np.ndarray, dtype: str) -> None:
+    """Add tensor ``name`` (float32 ``w``): 1-D tensors and ``f32`` as float32, else as ``dtype``
+    (float16, or Q8_0 blocks)."""
+    if w.ndim == 1 or dtype == "f32":
+        writer.add_tensor(name, np.ascontiguousarray(w, dtype=np.float32))
+    elif dtype == "f16":
+        writer.add_tensor(name, np.ascontiguousarray(w, dtype=np.float16))
+    else:
+        q = gguf.quants.quantize(np.ascontiguousarray(w, dtype=np.float32), gguf.GGMLQuantizationType.Q8_0)
+        writer.add_tensor(name, q, raw_shape=q.shape, raw_dtype=gguf.GGMLQuantizationType.Q8_0)

@@ -31,7 +31,7 @@ import hashlib
 import json
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Literal
 
@@ -42,6 +42,7 @@ from ..models.catalog import MODELS, resolve_gguf
 from ..records import Sample
 from ._gguf_export import GGUF_TYPES, export_gguf
 from .data import training_moments
+from .records import FINETUNE_KIND, FinetuneManifest
 
 __all__ = [
     "DEFAULT_LEARNING_RATE",
@@ -258,11 +259,12 @@ def load_base(base: str) -> tuple[Any, Any, Path | None]:
     return model, tok, gguf
 
 
-def read_manifest(folder: str | Path) -> dict[str, Any] | None:
+def read_manifest(folder: str | Path) -> FinetuneManifest | None:
     """The ``manifest.json`` of a fine-tuning output folder, or ``None`` when there is none.
 
     Raises:
-        ValueError: the file exists but is not a JSON object.
+        ValueError: the file exists but is not a fine-tuning manifest (not JSON, not an
+            object, another kind, or a field missing or of the wrong type).
     """
     path = Path(folder) / MANIFEST
     if not path.is_file():
@@ -271,9 +273,12 @@ def read_manifest(folder: str | Path) -> dict[str, Any] | None:
         data = json.loads(path.read_text("utf-8"))
     except json.JSONDecodeError as e:
         raise ValueError(f"{path}: not JSON ({e.msg})") from None
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or data.get("kind") != FINETUNE_KIND:
         raise ValueError(f"{path}: not a fine-tuning manifest")
-    return data
+    try:
+        return FinetuneManifest.from_json(data)
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"{path}: not a fine-tuning manifest ({type(e).__name__}: {e})") from None
 
 
 def trained_folder(model: str) -> Path | None:
@@ -287,7 +292,7 @@ def trained_folder(model: str) -> Path | None:
         m = read_manifest(path.parent)
     except ValueError:
         return None
-    if m and m.get("kind") == "proagent-finetune" and m.get("model_gguf") == path.name:
+    if m is not None and m.model_gguf == path.name:
         return path.parent
     return None
 
@@ -319,7 +324,7 @@ def _last_checkpoint(folder: Path) -> str | None:
 
 def finetune(train: list[Sample], base: str, out: str | Path, config: FinetuneConfig = FinetuneConfig(), *,
              sources: list[dict[str, Any]] | None = None, echo: Callable[[str], None] = print,
-             threads: int | None = None) -> dict[str, Any]:
+             threads: int | None = None) -> FinetuneManifest:
     """Fine-tune ``base`` on ``train`` and write the run to ``out``.
 
     Args:
@@ -334,12 +339,8 @@ def finetune(train: list[Sample], base: str, out: str | Path, config: FinetuneCo
         threads: CPU threads for torch (default: torch's choice).
 
     Returns:
-        The manifest (also written to ``out/manifest.json``): ``method``, ``base``,
-        ``config``, ``training_ids`` (sample ids), ``training_moments`` (the
-        leakage guard's keys, :func:`proagent.train.data.training_moments`), ``n_examples``,
-        ``n_too_long``, ``loss_before``/``loss_after`` (mean answer-token
-        cross-entropy on up to ``loss_probe`` training examples, nats),
-        ``losses`` (per logged step), ``model_gguf``, ``adapter``, ``seconds``.
+        The manifest (also written to ``out/manifest.json``; ``loss_before``/``loss_after``
+        on up to ``loss_probe`` training examples).
 
     Raises:
         TrainExtraMissing: the ``train`` extra is not installed.
@@ -360,11 +361,11 @@ def finetune(train: list[Sample], base: str, out: str | Path, config: FinetuneCo
     fp = _fingerprint(config, base, ids, sources)
     old = read_manifest(out)
     if old is not None:
-        if old.get("fingerprint") != fp:
+        if old.fingerprint != fp:
             raise ValueError(f"{out}: holds another fine-tuning run (other data, base or settings); "
                              "choose a new --out or delete it")
-        if old.get("status") == "done" and (old.get("model_gguf") is None or Path(out, old["model_gguf"]).is_file()):
-            echo(f"{out}: already trained ({old.get('n_examples')} examples); nothing to do")
+        if old.done and (old.model_gguf is None or Path(out, old.model_gguf).is_file()):
+            echo(f"{out}: already trained ({old.n_examples} examples); nothing to do")
             return old
 
     import datasets
@@ -380,49 +381,53 @@ def finetune(train: list[Sample], base: str, out: str | Path, config: FinetuneCo
     model, tok, source_gguf = load_base(base)
 
     kept, lengths = _fitting_examples(train, tok, config, echo)
-    too_long = len(lengths) - len(kept)
     dataset = Dataset.from_list([{"prompt": e["prompt"], "completion": e["completion"]} for e in kept])
     probe = dataset.select(range(min(config.loss_probe, len(dataset)))) if config.loss_probe > 0 else None
 
-    manifest: dict[str, Any] = {
-        "kind": "proagent-finetune", "status": "training", "fingerprint": fp, "method": config.method,
-        "base": base, "source_gguf": str(source_gguf) if source_gguf else None, "config": asdict(config),
-        "learning_rate": config.lr(), "sources": sources, "training_ids": ids,
-        # the leakage guard's record (proagent.train.data.training_moments): eval refuses these moments
-        "training_moments": training_moments(train),
-        "n_examples": len(kept), "n_too_long": too_long,
-        "n_positive": sum(1 for s, n in zip(train, lengths) if s.label and n <= config.max_length),
-        "example_tokens": {"min": min(lengths), "max": max(lengths), "mean": round(sum(lengths) / len(lengths), 1)},
-    }
+    manifest = _first_manifest(train, base, config, fp, source_gguf, sources, n_examples=len(kept), lengths=lengths)
     out.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(out / MANIFEST, manifest)
+    write_json_atomic(out / MANIFEST, manifest.to_json())
 
     cuda = torch.cuda.is_available()
     trainer = _trainer(model, tok, dataset, probe, config, out, echo)
     resume = _last_checkpoint(out / "checkpoints")
-    if resume and old is not None and "loss_before" in old:
-        manifest["loss_before"] = old["loss_before"]  # measured before the interrupted run
-    if probe is not None and "loss_before" not in manifest:
-        manifest["loss_before"] = float(trainer.evaluate()["eval_loss"])
-        echo(f"loss before training {manifest['loss_before']:.4f} on {len(probe)} training examples")
-        write_json_atomic(out / MANIFEST, manifest)
+    if resume and old is not None and old.loss_before is not None:
+        manifest = replace(manifest, loss_before=old.loss_before)  # measured before the interrupted run
+    if probe is not None and manifest.loss_before is None:
+        manifest = replace(manifest, loss_before=float(trainer.evaluate()["eval_loss"]))
+        echo(f"loss before training {manifest.loss_before:.4f} on {len(probe)} training examples")
+        write_json_atomic(out / MANIFEST, manifest.to_json())
     if resume:
         echo(f"resuming from {resume}")
     trainer.train(resume_from_checkpoint=resume)
     if probe is not None:
-        manifest["loss_after"] = float(trainer.evaluate()["eval_loss"])
-        echo(f"loss after training {manifest['loss_after']:.4f}")
-    manifest["losses"] = [{"step": int(r["step"]), "epoch": float(r.get("epoch") or 0), "loss": float(r["loss"])}
-                          for r in trainer.state.log_history if "loss" in r]
-    manifest["steps"] = int(trainer.state.global_step)
-
-    manifest.update(_save_model(trainer.model, tok, config, out, source_gguf, echo))
-    manifest["status"] = "done"
-    manifest["seconds"] = round(time.monotonic() - started, 1)
-    manifest["device"] = "cuda" if cuda else "cpu"
-    manifest["threads"] = int(torch.get_num_threads())
-    write_json_atomic(out / MANIFEST, manifest)
+        manifest = replace(manifest, loss_after=float(trainer.evaluate()["eval_loss"]))
+        echo(f"loss after training {manifest.loss_after:.4f}")
+    losses = tuple({"step": int(r["step"]), "epoch": float(r.get("epoch") or 0), "loss": float(r["loss"])}
+                   for r in trainer.state.log_history if "loss" in r)
+    manifest = replace(manifest, losses=losses, steps=int(trainer.state.global_step),
+                       **_save_model(trainer.model, tok, config, out, source_gguf, echo))
+    manifest = replace(manifest, status="done", seconds=round(time.monotonic() - started, 1),
+                       device="cuda" if cuda else "cpu", threads=int(torch.get_num_threads()))
+    write_json_atomic(out / MANIFEST, manifest.to_json())
     return manifest
+
+
+def _first_manifest(train: list[Sample], base: str, config: FinetuneConfig, fingerprint: str,
+                    source_gguf: Path | None, sources: list[dict[str, Any]], *, n_examples: int,
+                    lengths: list[int]) -> FinetuneManifest:
+    """The manifest written before training: settings, data, and example lengths (``lengths``:
+    tokens of each moment's example; ``n_examples`` of them fit ``max_length``)."""
+    return FinetuneManifest(
+        status="training", fingerprint=fingerprint, method=config.method, base=base,
+        source_gguf=str(source_gguf) if source_gguf else None, config=asdict(config), learning_rate=config.lr(),
+        sources=tuple(sources), training_ids=tuple(s.id for s in train),
+        # the leakage guard's record (proagent.train.data.training_moments): eval refuses these moments
+        training_moments=tuple(training_moments(train)),
+        n_examples=n_examples, n_too_long=len(lengths) - n_examples,
+        n_positive=sum(1 for s, n in zip(train, lengths) if s.label and n <= config.max_length),
+        example_tokens={"min": min(lengths), "max": max(lengths), "mean": round(sum(lengths) / len(lengths), 1)},
+    )
 
 
 def _check_config(config: FinetuneConfig) -> None:
@@ -492,8 +497,8 @@ def _trainer(model: Any, tok: Any, dataset: Any, probe: Any, config: FinetuneCon
 def _save_model(final: Any, tok: Any, config: FinetuneConfig, out: Path, source_gguf: Path | None,
                 echo: Callable[[str], None]) -> dict[str, Any]:
     """Write the trained model (the LoRA adapter, then the merged model as ``model.gguf`` when
-    the base came from a GGUF, else a Hugging Face folder ``model/``); returns the manifest
-    keys naming what was written."""
+    the base came from a GGUF, else a Hugging Face folder ``model/``); returns the
+    :class:`~.records.FinetuneManifest` fields naming what was written."""
     files: dict[str, Any] = {}
     if config.method == "lora":
         final.save_pretrained(str(out / "adapter"))
