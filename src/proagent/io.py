@@ -28,8 +28,14 @@ from typing import Any, Literal
 
 from .errors import DataError
 
-__all__ = ["FLATTEN", "LOCK_NAME", "OMIT", "FolderBusy", "built_aside", "check_output_folder", "folder_lock", "slug", "swap_in", "to_jsonable",
+__all__ = ["FLATTEN", "LOCK_NAME", "OMIT", "PRIVATE_DIR_MODE", "PRIVATE_FILE_MODE", "FolderBusy", "built_aside", "check_output_folder", "folder_lock", "slug", "swap_in", "to_jsonable",
            "write_atomic", "write_json_atomic"]
+
+PRIVATE_DIR_MODE = 0o700
+"""Permission bits of a folder holding one person's screen data (capture, curate, annotate
+outputs): only its owner can list or enter it."""
+PRIVATE_FILE_MODE = 0o600
+"""Permission bits of a file holding one person's screen data (databases, screenshots, logs)."""
 
 LOCK_NAME = ".proagent.lock"
 """The run lock's file inside a locked folder (holds the owner's process id; ignored by

@@ -139,6 +139,11 @@ def test_annotate_raw_log_then_eval_and_stats(tmp_path, monkeypatch):
     hits = plan_annotation(tmp_path / "raw", ocr="db").asked
     assert n_calls == len(hits) >= len(fx.llm_event_ids)  # one call per candidate (answers parse at once)
     db = out / "P01" / "lifetrace_privacy_processed.db"
+    # one person's screens: folders 0700, the files annotate writes 0600 (screenshots are hard links
+    # to the input's files and keep their mode: changing it would change the input)
+    for p in [out, *out.rglob("*")]:
+        if p.parent.name != "screenshots":
+            assert p.stat().st_mode & 0o777 == (0o700 if p.is_dir() else 0o600), p
     log = load_lifetrace(db, annotations=out / "annotations.jsonl")
     assert log.schema.is_processed and len(log.events) == len(raw_events)
     llm = {e.id: e for e in log.events if e.is_llm_event}

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from proagent.models import _llama_process
-from proagent.models._engine_args import cache_reuse_tokens, engine_args, prestart_local
+from proagent.models.engine import cache_reuse_tokens, engine_args, prestart_local
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "proactivebench"
 

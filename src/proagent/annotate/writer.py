@@ -31,6 +31,8 @@ from typing import Any
 
 from ..errors import DataError
 from ..io import (
+    PRIVATE_DIR_MODE as DIR_MODE,
+    PRIVATE_FILE_MODE as FILE_MODE,
     built_aside,
     check_output_folder,
     swap_in,
@@ -139,7 +141,7 @@ def _by_user(annotations: Iterable[EventAnnotation]) -> dict[str, list[EventAnno
 def write_annotations_file(path: Path, annotations: Iterable[EventAnnotation]) -> Path:
     """``annotations.jsonl`` (one JSON record per line), written atomically."""
     lines = [json.dumps(a.to_json(), ensure_ascii=False) for a in annotations]
-    return write_atomic(path, "".join(line + "\n" for line in lines))
+    return write_atomic(path, "".join(line + "\n" for line in lines), mode=FILE_MODE)
 
 
 def write_in_place(plan: AnnotationPlan, annotations: list[EventAnnotation], ann_file: Path) -> list[Path]:
@@ -186,7 +188,9 @@ def write_out(data: str | Path, plan: AnnotationPlan, annotations: list[EventAnn
               summary: AnnotationSummary) -> list[Path]:
     """Write ``OUT/<user>/lifetrace_privacy_processed.db`` + ``screenshots/``,
     ``OUT/annotations.jsonl`` and ``OUT/annotate.json`` (``summary``); the input is
-    only read. ``OUT`` is built beside itself and swapped in whole.
+    only read. ``OUT`` is built beside itself and swapped in whole. Its folders are 0700 and the
+    files written 0600 (:data:`proagent.io.PRIVATE_DIR_MODE`); screenshots are hard links to the
+    input's (or copies, across file systems) and keep its mode.
 
     Raises:
         DataError: see :func:`check_out`.
@@ -197,14 +201,18 @@ def write_out(data: str | Path, plan: AnnotationPlan, annotations: list[EventAnn
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.parent / f".{out.name}.partial"
     shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
+    tmp.mkdir(mode=DIR_MODE)
+    os.chmod(tmp, DIR_MODE)  # mkdir's mode is masked by the umask
     by_user = _by_user(annotations)
     files = []
     try:
         for user, log in plan.logs.items():
             folder = tmp / user
-            (folder / "screenshots").mkdir(parents=True)
+            (folder / "screenshots").mkdir(parents=True, mode=DIR_MODE)
+            os.chmod(folder, DIR_MODE)
+            os.chmod(folder / "screenshots", DIR_MODE)
             _annotated_copy(log.path, folder / PROCESSED_DB, by_user.get(user, []))
+            os.chmod(folder / PROCESSED_DB, FILE_MODE)
             seen: set[str] = set()
             for e in log.events:
                 for s in e.screenshots:
@@ -213,7 +221,7 @@ def write_out(data: str | Path, plan: AnnotationPlan, annotations: list[EventAnn
                         _link_or_copy(Path(s.path), folder / "screenshots" / s.file_name)
             files.append(out / user / PROCESSED_DB)
         write_annotations_file(tmp / ANNOTATIONS_FILE, annotations)
-        write_json_atomic(tmp / MARKER, summary.to_json())
+        write_json_atomic(tmp / MARKER, summary.to_json(), mode=FILE_MODE)
         swap_in(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

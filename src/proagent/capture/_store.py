@@ -30,7 +30,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from ..errors import DataError
-from ..io import built_aside, write_atomic
+from ..io import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, built_aside, write_atomic
 from ..sources.lifetrace_schema import detect_schema
 from ._probe import CaptureError
 from ..sources.lifetrace_write import FOCUSED_COLUMN, TIMESTAMP_FORMAT, lifetrace_ddl
@@ -41,9 +41,9 @@ DB_NAME = "lifetrace.db"
 """Database file name in the capture folder (LifeTrace's own name)."""
 SHOTS_DIR = "screenshots"
 """Screenshot folder name in the capture folder."""
-DIR_MODE = 0o700
+DIR_MODE = PRIVATE_DIR_MODE
 """Permission bits of the capture folder and ``screenshots/``."""
-FILE_MODE = 0o600
+FILE_MODE = PRIVATE_FILE_MODE
 """Permission bits of ``lifetrace.db`` and of each screenshot."""
 EXCLUDED_APP = "[excluded]"
 """``app_name`` of an event covering an excluded window: its real app and title are not stored."""

@@ -55,7 +55,7 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: tuple[str, ...
     Example: proagent eval --data data/proactivebench --model local/smollm2-135m --limit 5
     """
     if ray_address is None and not model_base_url:
-        from ..models._engine_args import prestart_local
+        from ..models.engine import prestart_local
 
         try:  # a local model loads in its own process while this one imports inspect and reads the data
             prestart_local(model, parse_model_args(model_arg))

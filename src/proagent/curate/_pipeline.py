@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
-from ..io import check_output_folder, swap_in, write_atomic, write_json_atomic
+from ..io import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, check_output_folder, swap_in, write_atomic, write_json_atomic
 from ..records import Event, Screenshot
 from ..sources.lifetrace import load_lifetrace
 from ..sources.lifetrace_schema import DB_NAMES, connect_read_only, detect_schema, find_lifetrace_db
@@ -46,9 +46,9 @@ DB_NAME = DB_NAMES[0]
 """``lifetrace_privacy_processed.db``."""
 STATE_DIR = ".curate"
 """Folder under the output holding resume and review state."""
-DIR_MODE = 0o700
+DIR_MODE = PRIVATE_DIR_MODE
 """Permission bits of every folder curate writes (screenshots and logs of one person)."""
-FILE_MODE = 0o600
+FILE_MODE = PRIVATE_FILE_MODE
 """Permission bits of every file curate writes."""
 TITLE_KEYWORDS = (
     "password", "passwd", "login", "log in", "sign in", "signin", "bank", "banking", "paypal", "wallet",
