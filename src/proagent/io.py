@@ -59,7 +59,7 @@ def slug(text: str, limit: int = 80) -> str:
 
 def check_output_folder(out: str | Path, *, marker: str, run: str, data: str | Path | None = None,
                         data_name: str = "the input", writable_parent: bool = False,
-                        recognise: Callable[[Path], bool] | None = None) -> None:
+                        recognise: Callable[[Path], bool] | None = None, option: str | None = None) -> None:
     """Refuse an output folder a command must not write into, before any work.
 
     ``out`` may be new, empty (the run lock's file aside), or the output of an earlier run of
@@ -77,6 +77,8 @@ def check_output_folder(out: str | Path, *, marker: str, run: str, data: str | P
         recognise: for a marker with a common name (``manifest.json``): true when the marker
             file at the given path is really this command's (a user's own file of that name
             does not make the folder an earlier output).
+        option: the command-line option that named ``out`` (``--out``): the refusal's message
+            starts with it (:attr:`proagent.errors.DataError.option`).
 
     Raises:
         DataError: ``out`` is a file, a non-empty folder without ``marker`` (or whose marker
@@ -88,23 +90,24 @@ def check_output_folder(out: str | Path, *, marker: str, run: str, data: str | P
     if data is not None:
         data_abs = Path(os.path.abspath(data))
         if data_abs.is_relative_to(out_abs):
-            raise DataError(out, f"would replace {data_name} itself; choose another output folder")
+            raise DataError(out, f"would replace {data_name} itself; choose another output folder", option=option)
         if data_abs.is_dir() and out_abs.is_relative_to(data_abs):
             raise DataError(out, f"is inside {data_name} folder, where readers would mix the two; "
-                                 "choose a folder outside it")
+                                 "choose a folder outside it", option=option)
     if out.exists() and (not out.is_dir() or (any(p.name != LOCK_NAME for p in out.iterdir())
                                               and not (out / marker).is_file())):
         raise DataError(out, f"exists, is not empty and is not the output of an earlier {run} run (no {marker}); "
-                             "choose a new or empty folder")
+                             "choose a new or empty folder", option=option)
     if recognise is not None and (out / marker).is_file() and not recognise(out / marker):
         raise DataError(out, f"exists, is not empty and is not the output of an earlier {run} run (its {marker} "
-                             f"is not one {run} wrote); choose a new or empty folder")
+                             f"is not one {run} wrote); choose a new or empty folder", option=option)
     if writable_parent:
         parent = out_abs.parent
         while not parent.exists() and parent != parent.parent:
             parent = parent.parent
         if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
-            raise DataError(out, f"cannot be written: {parent} is not a writable folder (checked before the model runs)")
+            raise DataError(out, f"cannot be written: {parent} is not a writable folder (checked before the model runs)",
+                            option=option)
 
 
 def swap_in(built: str | Path, target: str | Path, old: str | Path | None = None) -> Path:

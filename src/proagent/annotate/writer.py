@@ -167,14 +167,15 @@ def write_in_place(plan: AnnotationPlan, annotations: list[EventAnnotation], ann
     return written
 
 
-def check_out(data: str | Path, out: str | Path) -> None:
-    """Refuse an ``--out`` that must not be replaced.
+def check_out(data: str | Path, out: str | Path, option: str | None = None) -> None:
+    """Refuse an ``--out`` that must not be replaced (``option``: the command-line option that
+    named it, which the message then starts with).
 
     Raises:
         DataError: ``out`` is a file, a non-empty folder that is not an earlier
             annotate output, holds ``data``, or lies inside it (:func:`proagent.io.check_output_folder`).
     """
-    check_output_folder(out, marker=MARKER, run="annotate", data=data, data_name="the log")
+    check_output_folder(out, marker=MARKER, run="annotate", data=data, data_name="the log", option=option)
 
 
 def _link_or_copy(src: Path, dst: Path) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import DataError, Resume, RunError
+from ..errors import Resume, RunError
 from ._options import data_option, display_option, endpoint_options, memory_names, method_names, ray_option, sample_options
 from ._util import DEFAULT_MODEL, check_model, check_writable_dir, parse_model_args, window_seconds
 
@@ -82,10 +82,7 @@ def ablate_cmd(data: Path, methods: str, memories: str, windows: str, models: st
     from ..sources.load import load_events
 
     load_events(data, annotations=list(annotations) or None)  # unreadable data stops here, before any cell runs
-    try:
-        check_out(out)  # a non-empty folder that is not an earlier ablation's output: exit 1, nothing written
-    except DataError as e:
-        raise click.ClickException(f"--out: {e}") from None
+    check_out(out, option="--out")  # a non-empty folder that is not an earlier ablation's output: exit 1, nothing written
     args = parse_model_args(model_arg)
     for m in model_list:  # every model is checked before the first cell runs
         check_model(m, model_base_url, args, option="--models")

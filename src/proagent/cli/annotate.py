@@ -9,7 +9,7 @@ import click
 
 from ._options import ray_option
 from ._util import DEFAULT_MODEL, check_can_create, check_model, check_writable_dir, parse_model_args, run_eval_set, slug
-from ..errors import DataError
+from ..errors import DataError, ProagentError
 
 __all__ = ["annotate_cmd"]
 
@@ -76,7 +76,9 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
         check_writable_dir(log_dir, "--log-dir")
         ocr_cache = log_dir / "ocr-cache.json"
         plan = plan_annotation(data, all_events=all_events, ocr=ocr, ocr_cache=ocr_cache)
-    except (DataError, RuntimeError, ValueError) as e:
+    except ProagentError:  # DataError, UsageError, RunError: mapped by kind (cli/_errors.py)
+        raise
+    except (RuntimeError, ValueError) as e:  # a library's refusal of the input: one line, exit 1
         raise click.ClickException(str(e)) from None
     n_asked = len(plan.asked)
     click.echo(f"proagent annotate: {len(plan.events)} events of {len(plan.logs)} user(s); the first pass names an "
@@ -130,13 +132,15 @@ def _check_logs(data: Path, out: Path | None) -> None:
                                                  "processed copy, so run proagent curate on it first and annotate "
                                                  "the curated folder")
         if out is not None:
-            check_out(data, out)
+            check_out(data, out, option="--out")
         else:
             raw = [db for db in find_logs(data).values() if not _processed(db)]
             if raw:
                 raise DataError(raw[0], "is a raw LifeTrace database; annotate never modifies one: give --out OUT "
                                         "to write an annotated processed copy")
-    except (DataError, RuntimeError, ValueError) as e:
+    except ProagentError:  # DataError, UsageError, RunError: mapped by kind (cli/_errors.py)
+        raise
+    except (RuntimeError, ValueError) as e:  # a library's refusal of the input: one line, exit 1
         raise click.ClickException(str(e)) from None
 
 

@@ -33,7 +33,6 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
 
     Example: proagent synth --users 3 --days 7 --out data/synth --seed 1
     """
-    from ..errors import DataError
     from ..synth.generator import SynthConfig, check_out, check_resources, generate
 
     cfg = SynthConfig(users=users, days=days, seed=seed, alpha=alpha, gap_xmin=gap_xmin,  # UsageError: exit 2
@@ -45,12 +44,10 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
         check_resources(cfg, out)  # before anything is written: the estimate is in the message
     except ValueError as e:
         raise click.ClickException(str(e)) from None
+    check_out(out, option="--out")
+    check_writable_dir(out, "--out")  # and the run lock: a second synth into the same folder is refused
     try:
-        check_out(out)
-        check_writable_dir(out, "--out")  # and the run lock: a second synth into the same folder is refused
         res = generate(out, cfg)
-    except DataError as e:
-        raise click.ClickException(f"--out: {e}") from None
     except OSError as e:
         raise click.ClickException(f"--out {out}: cannot write there ({e.strerror or e})") from None
     seconds = res.seconds or 0.0

@@ -62,7 +62,6 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
     from rich.progress import Progress
 
     from ..agent.decider import DEFAULT_GROUPS, EmbeddingCache, FeatureConfig, moment_texts
-    from ..errors import DataError
     from ..train.data import TrainingSet
     from ..train.when import WhenConfig, check_out, parse_objective, train_decider
 
@@ -88,10 +87,7 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
         groups = FeatureConfig(tuple(g.strip() for g in features.split(",") if g.strip()) if features else DEFAULT_GROUPS)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--features") from None
-    try:
-        check_out(out)  # a non-empty folder that is not an earlier decider folder: exit 1, nothing written
-    except DataError as e:
-        raise click.ClickException(f"--out: {e}") from None
+    check_out(out, option="--out")  # a non-empty folder that is not an earlier decider folder: exit 1, nothing written
     samples, sources, origins = _moments(data, train_data, feedback, unlabelled, teacher, teacher_model,
                                          window_seconds=seconds, train_fraction=train_fraction, seed=seed)
     check_writable_dir(out, "--out")

@@ -104,10 +104,9 @@ def find_inputs(raw: Path) -> list[tuple[str, Path]]:
 def _check_out(raw: Path, out: Path) -> None:
     """:func:`proagent.io.check_output_folder` (new, empty or an earlier curate output, outside
     the raw input), and an earlier output must be of this same input."""
-    try:
-        check_output_folder(out, marker=f"{STATE_DIR}/manifest.json", run="curate", data=raw, data_name="the raw input")
-    except DataError as e:  # name the option: the line says which of the two folders to change
-        raise DataError(f"--out {out}", e.problem) from None
+    # the line names the option: it says which of the two folders to change
+    check_output_folder(out, marker=f"{STATE_DIR}/manifest.json", run="curate", data=raw, data_name="the raw input",
+                        option="--out")
     man = out / STATE_DIR / "manifest.json"
     old = CurateManifest.read(man).raw if man.is_file() else None
     if old and Path(old) != raw.resolve():

@@ -37,8 +37,9 @@ MARKER = "ablate.json"
 """The file that marks a folder as an ablation's output (so re-running resumes into it)."""
 
 
-def check_out(out: str | Path) -> None:
-    """Refuse a folder :func:`run_ablation` must not write into, before any cell runs.
+def check_out(out: str | Path, option: str | None = None) -> None:
+    """Refuse a folder :func:`run_ablation` must not write into, before any cell runs (``option``:
+    the command-line option that named it, which the message then starts with).
 
     Raises:
         DataError: ``out`` is a file or a non-empty folder without ``ablate.json`` (the run
@@ -49,7 +50,7 @@ def check_out(out: str | Path) -> None:
     out = Path(out)
     if out.is_dir() and not (out / MARKER).exists() and _earlier_grid(out):
         return  # a grid written before the marker existed: resume it (run_ablation writes the marker)
-    check_output_folder(out, marker=MARKER, run="ablate")
+    check_output_folder(out, marker=MARKER, run="ablate", option=option)
 
 
 _GRID_ENTRIES = {"cells", "figures", "results.csv", "results.parquet", "effects.csv", "report.html", LOCK_NAME}

@@ -378,14 +378,15 @@ def check_resources(cfg: SynthConfig, out: str | Path) -> dict[str, float]:
     return est
 
 
-def check_out(out: str | Path) -> None:
-    """Refuse an output folder :func:`generate` must not write into.
+def check_out(out: str | Path, option: str | None = None) -> None:
+    """Refuse an output folder :func:`generate` must not write into (``option``: the
+    command-line option that named it, which the message then starts with).
 
     Raises:
         DataError: ``out`` is a file or a non-empty folder without ``synth.json``
             (the run lock's file aside; :func:`proagent.io.check_output_folder`).
     """
-    check_output_folder(out, marker=MANIFEST, run="synth")
+    check_output_folder(out, marker=MANIFEST, run="synth", option=option)
 
 
 def generate(out: str | Path, cfg: SynthConfig, taxonomy: Taxonomy | None = None) -> SynthManifest:

@@ -142,8 +142,9 @@ def _is_decider_manifest(path: Path) -> bool:
     return isinstance(manifest, dict) and manifest.get("format") == MANIFEST_FORMAT
 
 
-def check_out(out: str | Path) -> None:
-    """Refuse a folder :func:`train_decider` must not write into, before any work.
+def check_out(out: str | Path, option: str | None = None) -> None:
+    """Refuse a folder :func:`train_decider` must not write into, before any work (``option``:
+    the command-line option that named it, which the message then starts with).
 
     ``out`` may be new, empty (the run lock's file aside) or an earlier decider folder: one
     whose ``manifest.json`` is a proagent decider manifest (re-training replaces it).
@@ -153,7 +154,7 @@ def check_out(out: str | Path) -> None:
             (a ``manifest.json`` of something else does not count;
             :func:`proagent.io.check_output_folder`).
     """
-    check_output_folder(out, marker="manifest.json", run="train when", recognise=_is_decider_manifest)
+    check_output_folder(out, marker="manifest.json", run="train when", recognise=_is_decider_manifest, option=option)
 
 
 def cv_warning(cv: dict) -> str | None:
