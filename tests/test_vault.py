@@ -165,6 +165,41 @@ def test_a_tampered_or_renamed_file_does_not_decrypt(tmp_path: Path, passphrase:
         vault.key_for(cap / "vault.json")
 
 
+@pytest.mark.parametrize("change", [{"n": 2**40}, {"n": 2**15 + 1}, {"n": 2.0**15}, {"n": "32768"}, {"r": 64},
+                                    {"p": 4}, {"kdf": "argon2"}, {"salt": "AAAA"}])
+def test_a_kdf_parameter_read_from_disk_is_bounded(tmp_path: Path, passphrase: str, change: dict) -> None:
+    """A raised scrypt cost (2^40 asked every reader for terabytes: MemoryError) or any other value
+    create_vault never writes is one DataError naming vault.json, before any derivation."""
+    import json
+
+    cap = _encrypted_capture(tmp_path / "cap")
+    meta = json.loads((cap / "vault.json").read_text())
+    meta["key"].update(change)
+    (cap / "vault.json").write_text(json.dumps(meta))
+    vault._KEYS.clear()
+    with pytest.raises(DataError, match="damaged encryption record") as e:
+        vault.key_for(cap / "vault.json")
+    assert e.value.path == str(cap / "vault.json")
+    line = refused(tmp_path, ["stats", str(cap)], 1, "damaged encryption record", quiet=False)
+    assert "vault.json" in line
+
+
+def test_a_plain_file_inside_an_encrypted_capture_is_refused(tmp_path: Path, passphrase: str) -> None:
+    """A PNG that capture --encrypt did not write is not read as if it were the capture's."""
+    from PIL import Image
+
+    cap = _encrypted_capture(tmp_path / "cap")
+    plain = sorted((cap / "screenshots").iterdir())[0]
+    Image.new("RGB", (8, 8), "white").save(plain, format="PNG")
+    with pytest.raises(DataError, match="unencrypted file inside an encrypted capture"):
+        vault.read_file(plain)
+    with pytest.raises(DataError, match="unencrypted file inside an encrypted capture"):
+        vault.open_image(plain)
+    outside = tmp_path / "plain.png"
+    Image.new("RGB", (8, 8), "white").save(outside, format="PNG")
+    assert vault.read_file(outside) == outside.read_bytes()
+
+
 def test_keyring_key_is_per_account(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(vault.PASSPHRASE_ENV, raising=False)
     mine = _MemoryKeyring()

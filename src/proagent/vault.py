@@ -57,6 +57,10 @@ KEYRING_SERVICE = "proagent-capture"
 SCRYPT_N = 2**15
 """scrypt cost (N = 2^15, r = 8: 32 MiB and about 0.1 s per derivation; RFC 7914's interactive-use
 range, and OWASP's minimum for scrypt)."""
+SCRYPT_N_RANGE = (2**14, 2**20)
+"""The scrypt costs a ``vault.json`` may name (powers of two; 2^20 with r = 8 is 1 GiB and about 3 s,
+RFC 7914's file-encryption setting). A cost read from disk is bounded before use: a damaged or
+hostile record with N = 2^40 would otherwise ask for terabytes."""
 _CHECK = b"proagent vault check"
 _KEYS: dict[tuple[str, int], bytes] = {}
 
@@ -178,10 +182,7 @@ def key_for(vault: Path) -> bytes:
         passphrase = os.environ.get(PASSPHRASE_ENV)
         if not passphrase:
             raise DataError(folder, f"an encrypted capture: set {PASSPHRASE_ENV} to its passphrase to read it")
-        try:
-            key = _scrypt(passphrase, base64.b64decode(spec["salt"]), int(spec["n"]))
-        except (KeyError, ValueError, TypeError) as e:
-            raise DataError(vault, f"damaged encryption record ({e.__class__.__name__})") from None
+        key = _scrypt(passphrase, *_scrypt_params(vault, spec))
         wrong = f"an encrypted capture: wrong passphrase in {PASSPHRASE_ENV}"
     elif source == "keyring":
         kr = _keyring()
@@ -205,6 +206,27 @@ def key_for(vault: Path) -> bytes:
     return key
 
 
+def _scrypt_params(vault: Path, spec: Any) -> tuple[bytes, int]:
+    """The salt and cost of a passphrase record, checked: scrypt with r = 8, p = 1, N a power of
+    two within :data:`SCRYPT_N_RANGE`, a salt of at least 16 bytes (what :func:`create_vault` writes).
+
+    Raises:
+        DataError: any other value, naming ``vault``.
+    """
+    try:
+        n, salt = spec["n"], base64.b64decode(spec["salt"], validate=True)
+        ok = (spec.get("kdf", "scrypt") == "scrypt" and spec.get("r", 8) == 8 and spec.get("p", 1) == 1
+              and type(n) is int and SCRYPT_N_RANGE[0] <= n <= SCRYPT_N_RANGE[1] and n & (n - 1) == 0
+              and len(salt) >= 16)
+    except (KeyError, ValueError, TypeError, AttributeError) as e:
+        raise DataError(vault, f"damaged encryption record ({e.__class__.__name__})") from None
+    if not ok:
+        lo, hi = SCRYPT_N_RANGE
+        raise DataError(vault, f"damaged encryption record: key derivation must be scrypt with N a power of two "
+                               f"in 2^{lo.bit_length() - 1}..2^{hi.bit_length() - 1}, r=8, p=1 and a 16-byte salt")
+    return salt, n
+
+
 def is_encrypted_file(path: str | Path) -> bool:
     """Whether ``path`` starts with :data:`MAGIC`."""
     try:
@@ -223,9 +245,12 @@ def read_file(path: str | Path) -> bytes:
     """
     path = Path(path)
     data = path.read_bytes()
-    if not data.startswith(MAGIC):
-        return data
     vault = vault_of(path)
+    if not data.startswith(MAGIC):
+        if vault is not None:
+            raise DataError(path, "an unencrypted file inside an encrypted capture (it was not written by "
+                                  "capture --encrypt); move it out or re-record")
+        return data
     if vault is None:
         raise DataError(path, f"an encrypted screenshot outside its capture folder (no {VAULT_FILE} above it)")
     return decrypt(key_for(vault), data, path.name, where=path)
@@ -235,7 +260,7 @@ def open_image(path: str | Path) -> Any:
     """``PIL.Image.open`` of a screenshot, decrypting an encrypted one in memory."""
     from PIL import Image
 
-    if is_encrypted_file(path):
+    if is_encrypted_file(path) or vault_of(path) is not None:
         return Image.open(io.BytesIO(read_file(path)))
     return Image.open(path)
 

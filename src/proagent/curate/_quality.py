@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import DataError
 from ..records import MIN_EVENT_SECONDS, Event, Screenshot
 
 __all__ = ["QualityConfig", "QualityResult", "apply_quality_filters", "sha256_file"]
@@ -76,6 +77,8 @@ def _invalid(shot: Screenshot, recorded_size: int | None, cfg: QualityConfig) ->
     try:
         with open_image(shot.path) as im:
             im.load()
+    except DataError as e:  # a plain file inside an encrypted capture, a screenshot that does not decrypt
+        return e.problem
     except Exception as e:  # noqa: BLE001  (Pillow raises many types for broken files)
         return f"image does not decode ({type(e).__name__})"
     return None
