@@ -4,6 +4,7 @@ unlabelled log (over a loopback OpenAI-compatible mock) and the decider is fitte
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -52,4 +53,23 @@ def test_teacher_needs_unlabelled_and_fails_cleanly(tmp_path: Path, monkeypatch:
         r = CliRunner().invoke(cli, ["train", "when", "--teacher", TEACHER, "--unlabelled", str(DEV / "code_13.json"),
                                      "--teacher-base-url", srv.base_url, "--out", str(tmp_path / "d")])
     assert r.exit_code == 1 and r.output.startswith("Error: --teacher") and "Traceback" not in r.output
+    assert not (tmp_path / "d" / "manifest.json").exists()
+
+
+def test_a_failing_teacher_api_is_bounded_and_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An endpoint answering HTTP 500 was retried with no output until killed (18 requests in 200 s):
+    now inspect's retries are bounded (API_MAX_RETRIES) and the one line names the endpoint."""
+    from proagent.bench.running import API_MAX_RETRIES
+
+    monkeypatch.setenv("PROAGENT_API_TIMEOUT", "5")
+    with MockOpenAI(lambda body: 500) as srv:
+        srv.env(monkeypatch)
+        t0 = time.monotonic()
+        r = CliRunner().invoke(cli, ["train", "when", "--teacher", TEACHER, "--unlabelled", str(DEV / "code_13.json"),
+                                     "--teacher-base-url", srv.base_url, "--out", str(tmp_path / "d")])
+        seconds = time.monotonic() - t0
+    assert r.exit_code == 1 and r.output.startswith(f"Error: --teacher {TEACHER} at http://127.0.0.1:")
+    assert "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
+    # inspect's attempts (1 + API_MAX_RETRIES), each with the openai client's own 2 quick retries
+    assert len(srv.requests) <= (API_MAX_RETRIES + 1) * 3 and seconds < 120
     assert not (tmp_path / "d" / "manifest.json").exists()

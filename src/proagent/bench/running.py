@@ -26,7 +26,7 @@ from ..io import FolderBusy, folder_lock
 from ..models.local import LocalModelError
 from ._inspect_hooks import OtherRunInFolder, after_folder_check, failure_types, prerequisite_error, remove_sample_buffer
 
-__all__ = ["API_MAX_RETRIES", "API_TIMEOUT", "INSPECT_DATA", "RunError", "run_task"]
+__all__ = ["API_MAX_RETRIES", "API_TIMEOUT", "INSPECT_DATA", "RunError", "api_limits", "run_task"]
 
 API_TIMEOUT = 60
 """Seconds one request to a model API may take (inspect's ``GenerateConfig.attempt_timeout``)
@@ -105,7 +105,6 @@ def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | No
     from inspect_ai.log import read_eval_log
 
     local = model.startswith("local/")
-    timeout = _api_timeout()
     try:
         _, logs = eval_set(
             [task], log_dir=str(log_dir), model=model, model_base_url=model_base_url,
@@ -114,7 +113,7 @@ def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | No
             log_model_api=False, max_samples=1 if local else None, ctl_server=CONTROL_SERVER,
             # a local model answers one sample in seconds: write each finished one to the log
             # at once, so a kill loses only the sample in flight
-            **({"log_buffer": 1} if local else {"attempt_timeout": timeout, "max_retries": API_MAX_RETRIES}),
+            **({"log_buffer": 1} if local else api_limits()),
         )
     except OtherRunInFolder:
         raise RunError(f"{log_dir} holds a run with other options", resume=Resume.SAME_OPTIONS_OR_NEW_FOLDER) from None
@@ -140,6 +139,17 @@ def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | No
     full = read_eval_log(log.location)
     full.location = log.location.removeprefix("file://")  # a resumed run reports a file:// URI; keep a path
     return full
+
+
+def api_limits() -> dict[str, int]:
+    """inspect ``GenerateConfig`` fields that bound one call to a model API (not a local model):
+    ``attempt_timeout`` (:data:`API_TIMEOUT` or ``PROAGENT_API_TIMEOUT``) and ``max_retries``
+    (:data:`API_MAX_RETRIES`): eval, the teacher of ``train when`` and live's How model alike.
+
+    Raises:
+        RunError: ``PROAGENT_API_TIMEOUT`` is not a whole number of seconds >= 1.
+    """
+    return {"attempt_timeout": _api_timeout(), "max_retries": API_MAX_RETRIES}
 
 
 def _api_timeout() -> int:

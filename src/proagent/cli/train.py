@@ -156,7 +156,8 @@ def _moments(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
     except Exception as e:  # noqa: BLE001 (a teacher API failing mid-way: providers raise many kinds)
         if teacher_model is None:
             raise
-        raise click.ClickException(f"--teacher {teacher}: {' '.join(str(e).split())[:300] or type(e).__name__}") from None
+        where = f" at {teacher_model.endpoint}" if teacher_model.endpoint else ""
+        raise click.ClickException(f"--teacher {teacher}{where}: {' '.join(str(e).split())[:300] or type(e).__name__}") from None
     finally:
         if teacher_model is not None:
             teacher_model.close()

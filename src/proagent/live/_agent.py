@@ -123,6 +123,14 @@ class _HowCall:
         return self._pred
 
 
+def _address(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    u = urlsplit(str(url))
+    host = u.hostname or ""
+    return f"{u.scheme}://{host}{f':{u.port}' if u.port else ''}{u.path}" if u.scheme else str(url)
+
+
 class HowModel:
     """How to Assist at a moment the decider said Yes: the benchmark's zero-shot
     prompt (:func:`proagent.agent.prompting.user_prompt`, the system prompt with
@@ -140,9 +148,15 @@ class HowModel:
                  base_url: str | None = None) -> None:
         from inspect_ai.model import GenerateConfig, get_model
 
+        from ..bench.running import api_limits
+
         self.name = model if isinstance(model, str) else str(model)
         self._model = get_model(model, base_url=base_url, **dict(model_args or {})) if isinstance(model, str) else model
-        self._config = GenerateConfig(temperature=0.0, max_tokens=max_tokens, seed=0)
+        remote = not (self.name.startswith("local/") or self.name.startswith("mockllm/"))
+        self._config = GenerateConfig(temperature=0.0, max_tokens=max_tokens, seed=0, **(api_limits() if remote else {}))
+        base = getattr(getattr(self._model, "api", None), "base_url", None) if remote else None
+        self.endpoint: str | None = _address(base) if base else None
+        """Where a model API is reached (scheme, host, port and path; no credentials), for error lines."""
         self._loop = asyncio.new_event_loop()
         self.last_usage: Any = None
         """Token usage of the last How answer (inspect ``ModelUsage``; a local model's
