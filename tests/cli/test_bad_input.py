@@ -284,6 +284,9 @@ CASES: list[Case] = [
     # ---- eval: options
     Case("eval-window-zero", ("eval", "--data", "{w}/pb", "--window", "0s", *MOCK), "--window", code=2),
     Case("eval-window-huge", ("eval", "--data", "{w}/pb", "--window", "99h", *MOCK), "--window", code=2),
+    # a Ray head node that does not answer: refused within scale._cluster.CONNECT_SECONDS (hung past 120 s)
+    Case("eval-ray-nothing-listening", ("eval", "--data", "{w}/pb", "--ray", "127.0.0.1:9", *MOCK), "--ray", code=2),
+    Case("eval-ray-no-port", ("eval", "--data", "{w}/pb", "--ray", "somehost", *MOCK), "--ray", code=2),
     Case("eval-limit-zero", ("eval", "--data", "{w}/pb", "--limit", "0", *MOCK), "--limit", code=2),
     Case("eval-seed-negative", ("eval", "--data", "{w}/pb", "--seed", "-1", *MOCK), "--seed", code=2),
     Case("eval-train-fraction", ("eval", "--data", "{w}/pb", "--train-fraction", "1.5", *MOCK), "--train-fraction", code=2),

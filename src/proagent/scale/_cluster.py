@@ -22,6 +22,10 @@ LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 give 127.0.0.1 as its address: a cluster of this machine only (``--ray local``, ``--ray 127.0.0.1:PORT``),
 nothing bound to other interfaces."""
 
+CONNECT_SECONDS = 5.0
+"""How long ``--ray HOST:PORT`` waits for the head node's port to accept a TCP connection before
+Ray is asked to connect (Ray itself retries an unreachable GCS for minutes with no output)."""
+
 _SHORT_TMP = "/tmp/ray"
 """Ray's default temp folder. Ray keeps AF_UNIX sockets there, whose paths may be at most
 107 bytes (Linux ``sun_path``), so a private cluster is never started under a long ``$TMPDIR``."""
@@ -71,6 +75,7 @@ def connect(address: str, option: str = "--ray") -> Iterator[Any]:
             Path(_SHORT_TMP).mkdir(mode=0o700, exist_ok=True)
             kw["_temp_dir"] = _SHORT_TMP
     else:
+        _check_reachable(address, option)
         kw["address"] = address
     try:
         ray.init(**kw)
@@ -81,6 +86,27 @@ def connect(address: str, option: str = "--ray") -> Iterator[Any]:
         yield ray
     finally:
         ray.shutdown()
+
+
+def _check_reachable(address: str, option: str) -> None:
+    """Refuse a ``HOST:PORT`` / ``ray://HOST:PORT`` address whose port takes no TCP connection
+    within :data:`CONNECT_SECONDS` (``auto`` and ``RAY_ADDRESS`` are Ray's to resolve).
+
+    Raises:
+        UsageError: nothing answers there, or the address has no port.
+    """
+    import socket
+
+    if address == "auto":
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise UsageError(option, f"{address!r}: expected local, auto, HOST:PORT or ray://HOST:PORT")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_SECONDS).close()
+    except OSError as e:
+        raise UsageError(option, f"cannot connect to a Ray cluster at {address}: nothing answers there within "
+                                 f"{CONNECT_SECONDS:g} s ({e.__class__.__name__})") from None
 
 
 def worker_count() -> int:
