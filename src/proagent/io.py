@@ -129,13 +129,15 @@ def swap_in(built: str | Path, target: str | Path, old: str | Path | None = None
     return target
 
 
-def write_atomic(path: str | Path, data: bytes | str, *, mode: int = 0o644) -> Path:
+def write_atomic(path: str | Path, data: bytes | str, *, mode: int = PRIVATE_FILE_MODE) -> Path:
     """Write ``data`` (bytes, or text as UTF-8) to ``path`` atomically.
 
     Args:
         path: the target file; its folder is created when missing.
         data: the whole content.
-        mode: permission bits of the written file (``0o600`` for private data).
+        mode: permission bits of the written file (default :data:`PRIVATE_FILE_MODE`: what
+            proagent writes may hold window titles or screen text, so it is private unless a
+            caller says otherwise); missing folders are created :data:`PRIVATE_DIR_MODE`.
 
     Returns:
         ``path`` as a :class:`~pathlib.Path`.
@@ -144,7 +146,7 @@ def write_atomic(path: str | Path, data: bytes | str, *, mode: int = 0o644) -> P
         OSError: the folder cannot be created or written (the target is left as it was).
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -242,7 +244,7 @@ def to_jsonable(obj: Any, *, nan: Literal["null", "error"] = "null") -> Any:
 
 
 def write_json_atomic(path: str | Path, data: Any, *, indent: int | None = 2,
-                      nan: Literal["null", "error"] = "null", mode: int = 0o644) -> Path:
+                      nan: Literal["null", "error"] = "null", mode: int = PRIVATE_FILE_MODE) -> Path:
     """Write ``data`` as strict UTF-8 JSON (newline-terminated) to ``path`` atomically.
 
     Args:
@@ -313,7 +315,7 @@ def folder_lock(folder: str | Path, *, tidy: Sequence[Path] = (), option: str | 
     path = folder / LOCK_NAME
     for _ in range(100):
         made = not path.exists()
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE_MODE)
         previous = _read_pid(fd)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

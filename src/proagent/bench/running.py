@@ -105,6 +105,7 @@ def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | No
     from inspect_ai.log import read_eval_log
 
     local = model.startswith("local/")
+    limits = {} if local else api_limits()
     try:
         _, logs = eval_set(
             [task], log_dir=str(log_dir), model=model, model_base_url=model_base_url,
@@ -113,7 +114,7 @@ def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | No
             log_model_api=False, max_samples=1 if local else None, ctl_server=CONTROL_SERVER,
             # a local model answers one sample in seconds: write each finished one to the log
             # at once, so a kill loses only the sample in flight
-            **({"log_buffer": 1} if local else api_limits()),
+            **({"log_buffer": 1} if local else limits),
         )
     except OtherRunInFolder:
         raise RunError(f"{log_dir} holds a run with other options", resume=Resume.SAME_OPTIONS_OR_NEW_FOLDER) from None
@@ -130,7 +131,7 @@ def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | No
             host = _host(model, model_base_url, model_args)
             why = next((t for t in unreachable if t.startswith("API")), unreachable[0])
             raise RunError(f"cannot reach the model API at {host} ({why}; "
-                           f"gave up after {API_MAX_RETRIES + 1} attempts of at most {timeout} s)",
+                           f"gave up after {API_MAX_RETRIES + 1} attempts of at most {limits['attempt_timeout']} s)",
                            resume=Resume.SAME_COMMAND, folder=log_dir)
         if LocalModelError.__name__ in types:  # llama.cpp refused the request: the same command would fail the same way
             raise RunError(f"run did not finish: {msg}")

@@ -48,7 +48,15 @@ map_errors(cli)
 
 def main() -> None:
     """Entry point of the ``proagent`` script. Ctrl-C at any point exits with 130
-    (click alone would print "Aborted!" and exit with 1), at once (:func:`_exit_now`)."""
+    (click alone would print "Aborted!" and exit with 1), at once (:func:`_exit_now`).
+
+    The process's umask is ``077``: every file and folder a command creates, its own and those
+    of the libraries it drives (inspect's logs, matplotlib's figures, Ray's session folder, the
+    disk caches under ``~/.cache/proagent``), is private to the account (0600 / 0700), since any
+    of them may hold window titles or screen text."""
+    import os
+
+    os.umask(0o077)
     try:
         rc = cli.main(standalone_mode=False)
     except click.ClickException as e:

@@ -185,7 +185,7 @@ def run_sharded_eval(task_args: dict[str, Any], ids: Sequence[str], log_dir: Pat
     logs = [read_eval_log(locations[s.index]) for s in shards]
     merged = merge_logs(logs, ids)
     path = log_dir / MERGED_LOG
-    with built_aside(path, mode=0o644, suffix=".eval") as tmp:  # written whole, then renamed over an older one
+    with built_aside(path, suffix=".eval") as tmp:  # written whole, then renamed over an older one
         write_eval_log(merged, str(tmp))
     full = read_eval_log(str(path))  # read back as run_task reads a single-machine log (inspect's sample order)
     full.location = str(path)
