@@ -22,6 +22,11 @@ fails that test instead of a user's run. Nothing else in proagent imports ``insp
 5. :func:`failure_types`: a failed run's exception survives only as text
    (``EvalError.message``, ``.traceback``): the exception class names are read from the
    traceback, so callers tell failures apart by class name, not by message wording.
+6. :func:`hook_short_errors`: a failed task's panel shows the whole rich traceback
+   (``inspect_ai._display.core.results.rich_traceback``, 160-400 lines for a wrong API key or
+   an unreachable endpoint) above proagent's own one-line error. Missing hook: an option for
+   the panel's body. The shim shows the exception's class and first line there; the whole
+   traceback stays in the log (``inspect view``).
 """
 
 from __future__ import annotations
@@ -33,8 +38,8 @@ from typing import Any
 
 from ..errors import RunError
 
-__all__ = ["OtherRunInFolder", "after_folder_check", "failure_types", "hook_folder_check", "prerequisite_error",
-           "remove_sample_buffer"]
+__all__ = ["OtherRunInFolder", "after_folder_check", "failure_types", "hook_folder_check", "hook_short_errors",
+           "prerequisite_error", "remove_sample_buffer"]
 
 INSPECT_VERSION = "0.3.285"
 """The inspect_ai release these shims were written against (``pyproject.toml`` pins it)."""
@@ -99,6 +104,28 @@ def hook_folder_check() -> bool:
 
     validated._proagent = True  # type: ignore[attr-defined]
     evalset.validate_eval_set_prerequisites = validated
+    return True
+
+
+def hook_short_errors() -> bool:
+    """Install shim 6 (once per process). False when this inspect renders no such panel."""
+    from inspect_ai._display.core import results
+
+    full = getattr(results, "rich_traceback", None)
+    if full is None:
+        return False
+    if getattr(full, "_proagent", False):
+        return True
+
+    def short(exc_type: Any, exc_value: BaseException, exc_traceback: Any, *a: Any, **k: Any) -> Any:
+        from rich.text import Text
+
+        first = next((ln.strip() for ln in str(exc_value).splitlines() if ln.strip()), "")
+        return Text(f"{getattr(exc_type, '__name__', exc_type)}: {first[:300]}\n(the whole traceback is in the log: "
+                    "inspect view)")
+
+    short._proagent = True  # type: ignore[attr-defined]
+    results.rich_traceback = short
     return True
 
 

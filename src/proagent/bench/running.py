@@ -24,7 +24,8 @@ from typing import Any
 from ..errors import Resume, RunError
 from ..io import FolderBusy, folder_lock
 from ..models.local import LocalModelError
-from ._inspect_hooks import OtherRunInFolder, after_folder_check, failure_types, prerequisite_error, remove_sample_buffer
+from ._inspect_hooks import (OtherRunInFolder, after_folder_check, failure_types, hook_short_errors, prerequisite_error,
+                             remove_sample_buffer)
 
 __all__ = ["API_MAX_RETRIES", "API_TIMEOUT", "INSPECT_DATA", "RunError", "api_limits", "run_task"]
 
@@ -99,6 +100,14 @@ def _inspect_data_in(log_dir: Path) -> Iterator[None]:
             os.environ["XDG_DATA_HOME"] = old
 
 
+_API_REFUSALS = {
+    "AuthenticationError": "refused the API key: check the key the provider reads (e.g. OPENAI_API_KEY)",
+    "PermissionDeniedError": "refused this key access to the model",
+    "NotFoundError": "has no such model or path: check --model and --model-base-url",
+}
+"""openai's exception classes (HTTP 401, 403, 404) that a re-run cannot fix, and what the line says."""
+
+
 def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | None, model_args: dict[str, Any] | None,
          limit: int | None, display: str | None, model_roles: dict[str, Any] | None) -> Any:
     from inspect_ai import eval_set
@@ -106,6 +115,7 @@ def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | No
 
     local = model.startswith("local/")
     limits = {} if local else api_limits()
+    hook_short_errors()
     try:
         _, logs = eval_set(
             [task], log_dir=str(log_dir), model=model, model_base_url=model_base_url,
@@ -135,6 +145,14 @@ def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | No
                            resume=Resume.SAME_COMMAND, folder=log_dir)
         if LocalModelError.__name__ in types:  # llama.cpp refused the request: the same command would fail the same way
             raise RunError(f"run did not finish: {msg}")
+        refused = _API_REFUSALS.keys() & types
+        if not local and refused:  # the same command would be refused the same way: no resume advice
+            host = _host(model, model_base_url, model_args)
+            kind = min(refused)
+            raise RunError(f"the model API at {host} {_API_REFUSALS[kind]} ({kind}: {' '.join(str(msg).split())[:200]})")
+        if not local and "RateLimitError" in types:
+            raise RunError(f"the model API at {_host(model, model_base_url, model_args)} kept refusing for its rate "
+                           f"limit after {API_MAX_RETRIES + 1} attempts", resume=Resume.SAME_COMMAND, folder=log_dir)
         raise RunError(f"run did not finish ({msg})", resume=Resume.SAME_COMMAND, folder=log_dir)
     _remove_superseded(Path(log_dir), log.location)
     full = read_eval_log(log.location)

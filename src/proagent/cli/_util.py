@@ -64,6 +64,10 @@ def check_model(model: str, base_url: str | None, model_args: dict[str, Any], op
         get_model(model, base_url=base_url, **model_args)
     except Exception as e:  # noqa: BLE001 (providers raise many kinds; all mean "cannot use this model")
         msg = " ".join(re.sub(r"\[/?[a-z ]+\]", "", str(e)).split())
+        key = re.search(r"\bNo ([A-Z][A-Z0-9_]*_API_KEY)\b", msg)
+        if key:  # inspect names every variable its provider could read (Azure, Entra ID for openai/...)
+            msg = f"no API key: set {key[1]}" + (" (a local OpenAI-compatible server that checks no key takes any value, "
+                                                  f"e.g. {key[1]}=none)" if base_url else "")
         raise click.ClickException(f"{option} {model}: {msg or type(e).__name__}") from None
 
 
