@@ -196,3 +196,54 @@ def test_screenpipe_since_reads_from_the_bound(tmp_path: Path, sep: str) -> None
     log = load_screenpipe(db, since=local(utc(10, 0, 7)))
     assert [(e.app_name, len(e.screenshots)) for e in log.events] == [("Firefox", 2), ("Terminal", 2)]
     assert log.counts["frames"] == 4
+
+
+@pytest.mark.parametrize(("field", "value", "needle"), [
+    ("timestamp", "2200-01-01T00:00:00Z", "outside 1990-2100"),
+    ("timestamp", "1971-01-01T00:00:00Z", "outside 1990-2100"),
+    ("timestamp", "2099-12-31T23:00:00Z", None),  # the last accepted year
+    ("duration", 1e300, "not a duration"),
+    ("duration", 200 * 365 * 86400, "not a duration"),
+    ("duration", float("nan"), "not a duration"),
+])
+def test_activitywatch_export_times_and_durations_are_plausible(tmp_path: Path, field: str, value: object,
+                                                                needle: str | None) -> None:
+    """ActivityWatch times and durations follow the readers' one rule (1990-2100, at most a week):
+    events in 2200, 1971 or lasting 200 years were accepted; 1e300 s was an OverflowError traceback."""
+    doc = json.loads(write_aw_export(tmp_path / "e.json").read_text())
+    doc["buckets"]["aw-watcher-window_host"]["events"][1][field] = value
+    (tmp_path / "e.json").write_text(json.dumps(doc))
+    if needle is None:
+        load_events(tmp_path / "e.json")
+        return
+    with pytest.raises(DataError, match=rf"bucket aw-watcher-window_host, row id 2, column {field}: .*{needle}"):
+        load_events(tmp_path / "e.json")
+
+
+@pytest.mark.parametrize(("start", "end"), [(2**63 - 1, 2**63 - 1), (0, 10**9), (1_700_000_000 * 10**9, 8_000_000_000 * 10**9)])
+def test_aw_server_rust_times_are_plausible(tmp_path: Path, start: int, end: int) -> None:
+    """int64 max, 1970 and a 200-year event in aw-server-rust's nanosecond columns are refused by row."""
+    db = write_aw_rust(tmp_path / "sqlite.db")
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE events SET starttime = ?, endtime = ? WHERE id = 3", (start, end))
+    conn.commit()
+    conn.close()
+    with pytest.raises(DataError, match=r"table events, row id 3, column (starttime|endtime)"):
+        load_events(db)
+
+
+def test_a_far_future_time_east_of_utc_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """9999-12-31Z under TZ=Asia/Tokyo overflowed while turned into local time (OverflowError)."""
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    try:
+        doc = json.loads(write_aw_export(tmp_path / "e.json").read_text())
+        doc["buckets"]["aw-watcher-window_host"]["events"][1]["timestamp"] = "9999-12-31T23:59:59Z"
+        (tmp_path / "e.json").write_text(json.dumps(doc))
+        with pytest.raises(DataError, match=r"row id 2, column timestamp: .*out of range"):
+            load_events(tmp_path / "e.json")
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()

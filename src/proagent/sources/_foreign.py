@@ -15,8 +15,15 @@ from typing import Any
 
 from ..errors import DataError
 from ..records import Event
+from ._lifetrace_values import EARLIEST, LATEST
 
-__all__ = ["ActivityLog", "EventLog", "bad_cell", "local_from_epoch", "local_from_iso", "table_columns"]
+__all__ = ["MAX_EVENT_SECONDS", "ActivityLog", "EventLog", "bad_cell", "event_seconds", "local_from_epoch", "local_from_iso",
+           "table_columns"]
+
+MAX_EVENT_SECONDS = 7 * 24 * 3600.0
+"""Longest event a reader accepts (seconds; a week). ProAgentBench reviews events over an hour
+(section B.3), and an ActivityWatch window or AFK event longer than a week is a unit mistake
+(milliseconds or nanoseconds read as seconds), not a person's activity."""
 
 _FRACTION = re.compile(r"(\.\d{6})\d+")
 
@@ -55,9 +62,10 @@ def local_from_epoch(value: Any, per_second: int) -> datetime:
         raise ValueError(f"{value!r} is not an integer epoch time")
     try:
         secs, rest = divmod(value, per_second)
-        return datetime.fromtimestamp(secs).replace(microsecond=rest * 1_000_000 // per_second)
+        t = datetime.fromtimestamp(secs).replace(microsecond=rest * 1_000_000 // per_second)
     except (OverflowError, OSError, ValueError):
         raise ValueError(f"{value} is out of range as a time") from None
+    return _plausible(t, value)
 
 
 def local_from_iso(value: Any) -> datetime:
@@ -79,7 +87,37 @@ def local_from_iso(value: Any) -> datetime:
         raise ValueError(f"{value!r} is not an ISO 8601 time") from None
     if t.tzinfo is None:
         raise ValueError(f"{value!r} has no UTC offset")
-    return t.astimezone().replace(tzinfo=None)
+    try:
+        local = t.astimezone().replace(tzinfo=None)
+    except (OverflowError, OSError, ValueError):  # 9999-12-31Z east of UTC
+        raise ValueError(f"{value!r} is out of range as a time") from None
+    return _plausible(local, value)
+
+
+def event_seconds(value: Any) -> float:
+    """A duration in seconds, as the readers accept it: a finite number from 0 to
+    :data:`MAX_EVENT_SECONDS` (a number written as a string too).
+
+    Raises:
+        ValueError: anything else (``1e300`` overflowed the end time's arithmetic).
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ValueError(f"{value!r} is not a number of seconds")
+    try:
+        s = float(value)
+    except (ValueError, OverflowError):
+        raise ValueError(f"{value!r} is not a number of seconds") from None
+    if not 0 <= s <= MAX_EVENT_SECONDS:
+        raise ValueError(f"{value!r} is not a duration from 0 to {MAX_EVENT_SECONDS:.0f} seconds (a week)")
+    return s
+
+
+def _plausible(t: datetime, value: object) -> datetime:
+    """``t`` when it is within the readers' one range of times (:data:`EARLIEST` .. :data:`LATEST`,
+    the LifeTrace and ProactiveBench rule)."""
+    if not EARLIEST <= t < LATEST:
+        raise ValueError(f"time {value!r} is outside {EARLIEST.year}-{LATEST.year}")
+    return t
 
 
 def bad_cell(path: Path, table: str, row_id: Any, column: str, problem: str) -> DataError:

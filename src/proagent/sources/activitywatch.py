@@ -56,7 +56,7 @@ from typing import Any
 
 from ..errors import DataError
 from ..records import Event
-from ._foreign import ActivityLog, bad_cell, local_from_epoch, local_from_iso, table_columns
+from ._foreign import MAX_EVENT_SECONDS, ActivityLog, bad_cell, event_seconds, local_from_epoch, local_from_iso, table_columns
 from .lifetrace import _no_cycle_collection
 from .lifetrace_schema import connect_read_only, sqlite_problem
 
@@ -178,7 +178,7 @@ def _rows(conn: sqlite3.Connection, path: Path, flavour: str, since: datetime | 
             raise bad_cell(path, table, rid, col, "not JSON" if jtype == "invalid" else "not a JSON object")
         if flavour == "aw-server-peewee":
             start = _cell(local_from_iso, a, path, table, rid, "timestamp")
-            end = start + timedelta(seconds=_cell(_seconds, b, path, table, rid, "duration"))
+            end = start + timedelta(seconds=_cell(event_seconds, b, path, table, rid, "duration"))
             if since is not None and end < since:
                 continue
         else:
@@ -186,21 +186,11 @@ def _rows(conn: sqlite3.Connection, path: Path, flavour: str, since: datetime | 
             end = _cell(lambda v: local_from_epoch(v, per), b, path, table, rid, "endtime")
             if end < start:
                 raise bad_cell(path, table, rid, "endtime", "ends before it starts")
+            if (end - start).total_seconds() > MAX_EVENT_SECONDS:
+                raise bad_cell(path, table, rid, "endtime", f"lasts longer than {MAX_EVENT_SECONDS:.0f} seconds (a week)")
         out.append(_Raw(int(rid), str(kind), start, end, {k: v for k, v in zip(_FIELDS, values) if v is not None}))
     other = conn.execute(f"SELECT count(*) FROM {join} WHERE b.type NOT IN ({kinds})", _TYPES).fetchone()[0]
     return out, int(other)
-
-
-def _seconds(v: Any) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
-        raise ValueError(f"{v!r} is not a number of seconds")
-    try:
-        s = float(v)
-    except ValueError:
-        raise ValueError(f"{v!r} is not a number of seconds") from None
-    if not s >= 0 or s == float("inf"):
-        raise ValueError(f"{v!r} is not a duration (seconds >= 0)")
-    return s
 
 
 def _cell(parse: Any, value: Any, path: Path, table: str, rid: Any, column: str) -> Any:
@@ -241,7 +231,7 @@ def _export_rows(path: Path, since: datetime | None) -> tuple[list[_Raw], int]:
         if not isinstance(ev, dict):
             raise DataError(path, f"{where}, event {rid}: not an object")
         start = _cell(local_from_iso, ev.get("timestamp"), path, where, rid, "timestamp")
-        end = start + timedelta(seconds=_cell(_seconds, ev.get("duration", 0), path, where, rid, "duration"))
+        end = start + timedelta(seconds=_cell(event_seconds, ev.get("duration", 0), path, where, rid, "duration"))
         if since is not None and end < since:
             continue
         out.append(_Raw(int(rid), kind, start, end, _data(path, where, rid, "data", ev.get("data", {}))))
