@@ -64,7 +64,7 @@ def test_live_watch_foreign_database_and_folder_without_one(w: Path) -> None:
     con.execute("CREATE TABLE notes (x)")
     con.commit()
     con.close()
-    _refused(w, ["live", "--watch", "data/other.db", "--yes-at", "yes.txt", *NONE], 1, "not a LifeTrace database")
+    _refused(w, ["live", "--watch", "data/other.db", "--yes-at", "yes.txt", *NONE], 1, "not an activity log proagent reads")
     _refused(w, ["live", "--watch", "empty", "--yes-at", "yes.txt", *NONE], 1, "empty")
 
 

@@ -247,3 +247,30 @@ def test_a_far_future_time_east_of_utc_is_one_line(tmp_path: Path, monkeypatch: 
     finally:
         monkeypatch.delenv("TZ")
         time.tzset()
+
+
+def test_screenpipe_databases_that_lack_something_say_what(tmp_path: Path) -> None:
+    """A screenpipe database without ocr_text, or of 0 bytes, was called "not a LifeTrace database";
+    a text in an integer column was "invalid literal for int()" naming only the folder."""
+    db = write_screenpipe(tmp_path / "a", video=False)
+    conn = sqlite3.connect(db)
+    conn.execute("DROP TABLE ocr_text")
+    conn.commit()
+    conn.close()
+    with pytest.raises(DataError, match=r"a screenpipe database without table ocr_text \(frame_id, text\)"):
+        load_events(db)
+    empty = tmp_path / "b" / "db.sqlite"
+    empty.parent.mkdir()
+    empty.write_bytes(b"")
+    with pytest.raises(DataError, match=r"an empty database \(no tables\)"):
+        load_events(empty.parent)
+    db = write_screenpipe(tmp_path / "c", video=False)
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE frames SET offset_index = 'x7' WHERE id = 2")
+    conn.execute("UPDATE ocr_text SET frame_id = 'three' WHERE rowid = 3")
+    conn.commit()
+    conn.close()
+    with pytest.raises(DataError, match=r"table (frames, row id 2, column offset_index|ocr_text, row id 3, column frame_id)"
+                                        r": '(x7|three)' is not a whole number") as e:
+        load_events(db)
+    assert str(db) in str(e.value)

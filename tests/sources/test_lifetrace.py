@@ -615,7 +615,7 @@ def test_foreign_sqlite(tmp_path):
     with pytest.raises(DataError) as e:
         read_lifetrace(p)
     msg = str(e.value)
-    assert str(p) in msg and "not a LifeTrace database" in msg
+    assert str(p) in msg and "not an activity log proagent reads" in msg
     assert "moz_places" in msg and "moz_bookmarks" in msg
 
 

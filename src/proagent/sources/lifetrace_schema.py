@@ -218,8 +218,11 @@ def read_schema(conn: sqlite3.Connection, path: Path) -> SchemaInfo:
     lower = {t.lower(): t for t in tables}
     has_events, has_shots = "events" in lower, "screenshots" in lower
     if not has_events and not has_shots:
-        listing = ", ".join(tables) if tables else "none (empty database)"
-        raise DataError(path, f"not a LifeTrace database: no events or screenshots table (tables: {listing})")
+        if not tables:
+            raise DataError(path, "an empty database (no tables): not an activity log of LifeTrace, ActivityWatch "
+                                  "or screenpipe")
+        raise DataError(path, f"not an activity log proagent reads: no LifeTrace events or screenshots table, nor "
+                              f"ActivityWatch's or screenpipe's tables (tables: {', '.join(tables)})")
     if not has_events or not has_shots:
         missing = "events" if not has_events else "screenshots"
         raise DataError(

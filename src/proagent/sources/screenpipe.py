@@ -72,9 +72,35 @@ class ScreenpipeLog(ActivityLog):
 
 
 def is_screenpipe_db(conn: sqlite3.Connection) -> bool:
-    """True when an open database has screenpipe's ``frames``, ``video_chunks`` and ``ocr_text`` tables."""
+    """True when an open database has screenpipe's ``frames`` and ``video_chunks`` tables (its
+    signature; :func:`load_screenpipe` then names whatever else it lacks, e.g. ``ocr_text``)."""
     t = table_columns(conn)
-    return all(cols <= t.get(name, frozenset()) for name, cols in _REQUIRED.items())
+    return "frames" in t and "video_chunks" in t
+
+
+def _missing(t: dict[str, frozenset[str]]) -> str | None:
+    """What a screenpipe database lacks of :data:`_REQUIRED` (``table ocr_text``, ``columns of
+    frames: timestamp``), ``None`` when nothing."""
+    for name, cols in _REQUIRED.items():
+        if name not in t:
+            return f"table {name} ({', '.join(sorted(cols))})"
+        if not cols <= t[name]:
+            return f"columns of {name}: {', '.join(sorted(cols - t[name]))}"
+    return None
+
+
+def _whole(value: Any, path: Path, table: str, rid: Any, column: str) -> int:
+    """An integer cell (a whole number written as text too), else the reader's one cell error.
+
+    Raises:
+        DataError: naming the file, table, row id and column (was ``invalid literal for int()``
+            naming only the folder).
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value)
+    raise bad_cell(path, table, rid, column, f"{value!r} is not a whole number")
 
 
 def _file_name(p: str) -> str:
@@ -127,8 +153,10 @@ def _load(path: Path, user: str | None, since: datetime | None) -> ScreenpipeLog
             t = table_columns(conn)
             if not is_screenpipe_db(conn):
                 raise DataError(path, "not a screenpipe database (no frames/video_chunks/ocr_text tables)")
+            if (lacks := _missing(t)) is not None:
+                raise DataError(path, f"a screenpipe database without {lacks}, which proagent reads")
             conn.execute("BEGIN")
-            rows, ocr, chunks = _read(conn, t, since)
+            rows, ocr, chunks = _read(conn, t, since, path)
             conn.execute("COMMIT")
         finally:
             conn.close()
@@ -146,7 +174,7 @@ def _load(path: Path, user: str | None, since: datetime | None) -> ScreenpipeLog
             continue
         o = ocr.get(rid, {})
         frames.append(dict(
-            id=rid, time=t_, chunk=r["video_chunk_id"], offset=int(r["offset_index"] or 0),
+            id=rid, time=t_, chunk=r["video_chunk_id"], offset=_whole(r["offset_index"] or 0, path, "frames", rid, "offset_index"),
             app=(r["app_name"] or o.get("app_name") or "").strip(),
             window=(r["window_name"] or o.get("window_name") or "").strip(),
             url=(r["browser_url"] or "").strip() or None,
@@ -193,7 +221,7 @@ def _load(path: Path, user: str | None, since: datetime | None) -> ScreenpipeLog
                          frames=where)
 
 
-def _read(conn: sqlite3.Connection, t: dict[str, frozenset[str]], since: datetime | None
+def _read(conn: sqlite3.Connection, t: dict[str, frozenset[str]], since: datetime | None, path: Path
           ) -> tuple[list[sqlite3.Row], dict[int, dict[str, Any]], dict[Any, str]]:
     fc, oc = t["frames"], t["ocr_text"]
     opt = ", ".join(f'"{c}"' if c in fc else f'NULL AS "{c}"'
@@ -214,11 +242,14 @@ def _read(conn: sqlite3.Connection, t: dict[str, frozenset[str]], since: datetim
     ocols = ", ".join(f'"{c}"' if c in oc else f'NULL AS "{c}"' for c in ("app_name", "window_name", "focused"))
     ocr: dict[int, dict[str, Any]] = {}
     lo = min(ids, default=0)  # only the OCR of the frames read (indexed by frame_id)
-    for r in conn.execute(f"SELECT frame_id, text, {ocols} FROM ocr_text WHERE frame_id >= ? ORDER BY rowid", (lo,)):
+    for r in conn.execute(f"SELECT rowid, frame_id, text, {ocols} FROM ocr_text WHERE frame_id >= ? ORDER BY rowid", (lo,)):
         fid = r["frame_id"]
-        if fid is None or int(fid) not in ids:
+        if fid is None:
             continue
-        o = ocr.setdefault(int(fid), {"texts": []})
+        fid = _whole(fid, path, "ocr_text", r["rowid"], "frame_id")
+        if fid not in ids:
+            continue
+        o = ocr.setdefault(fid, {"texts": []})
         text = (r["text"] or "").strip()
         if text and text not in o["texts"]:
             o["texts"].append(text)
