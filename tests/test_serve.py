@@ -252,3 +252,69 @@ def test_both_pages_use_it(real_page) -> None:  # noqa: ANN001
     assert code == 413 and "error" in json.loads(body)
     code, _, body = _req(srv, "POST", write, body=b"{not json")
     assert code == 400 and b"Traceback" not in body and "error" in json.loads(body)
+
+
+def test_slowloris_clients_are_closed_at_the_header_deadline_and_the_page_keeps_answering() -> None:
+    """32 connections sending a header line every second (or a byte at a time) held every slot of
+    the live page (503 for 30 s): each is closed at HEADER_TIMEOUT, and a valid client is answered
+    meanwhile. Bounded: 32 sockets, about 4 s."""
+    srv = LocalServer("test-slowloris", header_timeout=2.0)
+    srv.route("GET", "/", lambda req: Response.json({"ok": True}))
+    srv.start()
+    try:
+        slow = []
+        for i in range(32):
+            s = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
+            s.sendall(f"GET /?token={srv.token} HTTP/1.1\r\n".encode())
+            slow.append(s)
+        t0 = time.monotonic()
+        answered = []
+        while time.monotonic() - t0 < 3.5:
+            for i, s in enumerate(slow):
+                try:
+                    s.sendall(b"X" if i % 2 else f"X-Slow-{i}: {time.monotonic()}\r\n".encode())
+                except OSError:
+                    pass
+            c0 = time.monotonic()
+            answered.append((_req(srv, "GET", "/")[0], time.monotonic() - c0))
+            time.sleep(0.5)
+        assert all(code == 200 and sec < 2 for code, sec in answered), answered
+        closed = 0
+        for s in slow:
+            s.settimeout(2)
+            try:
+                data = s.recv(4096)
+                closed += data == b"" or data.startswith(b"HTTP/1.0 408") or data.startswith(b"HTTP/1.0 400")
+            except OSError:
+                closed += 1
+            s.close()
+        assert closed == 32
+    finally:
+        srv.close()
+
+
+def test_two_hundred_concurrent_valid_requests_are_all_answered() -> None:
+    """A burst of 200 concurrent requests: the listen backlog keeps them (socketserver's 5 dropped
+    most, 9-78 unanswered after 15 s); each gets an answer, most of them the page."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    srv = LocalServer("test-burst")
+    srv.route("GET", "/", lambda req: Response.json({"ok": True}))
+    srv.start()
+    barrier = threading.Barrier(200)
+
+    def one(_: int) -> int:
+        barrier.wait(timeout=30)
+        try:
+            return _req(srv, "GET", "/")[0]
+        except OSError:
+            return 0
+
+    try:
+        t0 = time.monotonic()
+        with ThreadPoolExecutor(200) as pool:
+            codes = list(pool.map(one, range(200)))
+        assert time.monotonic() - t0 < 15
+        assert codes.count(0) == 0 and set(codes) <= {200, 503} and codes.count(200) >= 100, codes
+    finally:
+        srv.close()

@@ -18,9 +18,14 @@ A write (``POST``) must also
   a negative or non-numeric one is 400), and deliver it within ``timeout`` seconds (else the
   connection is closed): the body is never read past its cap.
 
-Every connection is bounded in time (``timeout`` seconds per read) and in number
-(:data:`MAX_CONNECTIONS` at once; one more gets 503 and is closed), so a flood of
-connections or slow clients cannot grow memory or threads without bound. Errors are JSON
+Every connection is bounded in time and in number: its request line and headers must arrive
+within ``header_timeout`` seconds in all (:data:`HEADER_TIMEOUT`; a slowloris client sending a
+header line every few seconds, or a byte at a time, is closed then), its body within ``timeout``
+seconds in all (:data:`TIMEOUT`), and at most :data:`MAX_CONNECTIONS` are served at once (one
+more gets 503 at once and is closed; the listen backlog, :data:`BACKLOG`, keeps a burst of
+connections waiting for ``accept`` rather than dropped). So a flood of connections or slow
+clients cannot grow memory or threads without bound, nor hold the page from a valid client
+for longer than the header deadline. Errors are JSON
 ``{"error": "..."}``; a handler that raises gets a 500 with no traceback anywhere (the
 server's terminal stays quiet, and no request line is logged: URLs carry the token).
 Responses carry ``Content-Security-Policy`` (scripts only with the page's nonce, no frames,
@@ -34,10 +39,12 @@ puts the page's script under the CSP nonce).
 from __future__ import annotations
 
 import hmac
+import io
 import json
 import secrets
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -47,16 +54,24 @@ from urllib.parse import parse_qs, unquote, urlparse
 from .errors import UsageError
 from .report.pages import page
 
-__all__ = ["MAX_BODY", "MAX_CONNECTIONS", "TIMEOUT", "TOKEN_BYTES", "HttpError", "LocalServer", "Request", "Response"]
+__all__ = ["BACKLOG", "HEADER_TIMEOUT", "MAX_BODY", "MAX_CONNECTIONS", "TIMEOUT", "TOKEN_BYTES", "HttpError", "LocalServer",
+           "Request", "Response"]
 
 TOKEN_BYTES = 16
 """Random bytes of the token (128 bits)."""
 MAX_BODY = 64 * 1024
 """Default cap on a request body, bytes (a decision or a response is well under 1 KiB)."""
 TIMEOUT = 10.0
-"""Seconds a connection may stay silent before it is closed (slow or stalled clients)."""
-MAX_CONNECTIONS = 32
+"""Seconds a request's body may take to arrive, in all (slow or stalled clients)."""
+HEADER_TIMEOUT = 5.0
+"""Seconds a connection's request line and headers may take to arrive, in all: a slowloris
+client (32 connections sending a header line every 5 s held the live page at 503 for 30 s) is
+closed then, whatever it trickles meanwhile. A browser sends its headers in one packet."""
+MAX_CONNECTIONS = 64
 """Connections served at once; one more is answered 503 and closed."""
+BACKLOG = 256
+"""Connections the kernel keeps waiting for ``accept`` (socketserver's default, 5, dropped most of
+a burst of 200 concurrent requests: the clients' retransmits left 9-78 unanswered after 15 s)."""
 
 
 class HttpError(UsageError):
@@ -132,6 +147,7 @@ class _Routes:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
+    request_queue_size = BACKLOG
 
     def __init__(self, addr: tuple[str, int], handler: type[BaseHTTPRequestHandler], max_connections: int) -> None:
         self.slots = threading.BoundedSemaphore(max_connections)
@@ -162,6 +178,25 @@ class _Server(ThreadingHTTPServer):
         pass  # a reset or timed-out connection: nothing to print (never a traceback on the terminal)
 
 
+class _DeadlineReader(io.RawIOBase):
+    """A connection's socket read against a deadline for the whole request part being read
+    (``handler.deadline``, a :func:`time.monotonic` value): each ``recv`` gets only the time left,
+    so neither a line at a time nor a byte at a time stretches it."""
+
+    def __init__(self, sock: socket.socket, handler: Any) -> None:
+        self._sock, self._handler = sock, handler
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        left = self._handler.deadline - time.monotonic()
+        if left <= 0:
+            raise socket.timeout("request deadline passed")
+        self._sock.settimeout(left)
+        return self._sock.recv_into(b)
+
+
 _BUSY_BODY = b'{"error": "too busy"}'
 _BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: "
          + str(len(_BUSY_BODY)).encode() + b"\r\nConnection: close\r\n\r\n" + _BUSY_BODY)
@@ -174,8 +209,9 @@ class LocalServer:
         name: the thread's name (``proagent-review``...).
         port: TCP port on 127.0.0.1 (0: a free one).
         max_body: cap on a ``POST`` body in bytes (:data:`MAX_BODY`).
-        timeout: seconds per socket read before a silent connection is closed (:data:`TIMEOUT`).
+        timeout: seconds a request body may take in all (:data:`TIMEOUT`).
         max_connections: connections served at once (:data:`MAX_CONNECTIONS`).
+        header_timeout: seconds the request line and headers may take in all (:data:`HEADER_TIMEOUT`).
 
     Routes are added with :meth:`route` before :meth:`start`.
 
@@ -184,7 +220,7 @@ class LocalServer:
     """
 
     def __init__(self, name: str, port: int = 0, *, max_body: int = MAX_BODY, timeout: float = TIMEOUT,
-                 max_connections: int = MAX_CONNECTIONS) -> None:
+                 max_connections: int = MAX_CONNECTIONS, header_timeout: float = HEADER_TIMEOUT) -> None:
         self.name = name
         self.token = secrets.token_urlsafe(TOKEN_BYTES)
         """The random token every request must carry (``?token=...``)."""
@@ -192,7 +228,7 @@ class LocalServer:
         """The CSP nonce of this server's page scripts."""
         self.max_body = max_body
         self._routes = _Routes()
-        self._httpd = _Server(("127.0.0.1", port), self._handler(timeout), max_connections)
+        self._httpd = _Server(("127.0.0.1", port), self._handler(timeout, header_timeout), max_connections)
         self.port = int(self._httpd.server_address[1])
         self._thread: threading.Thread | None = None
 
@@ -278,22 +314,26 @@ class LocalServer:
             raise HttpError(400, "bad Content-Length")
         if n > self.max_body:
             raise HttpError(413, f"body over {self.max_body} bytes")
-        data = h.rfile.read(n)  # the socket's timeout bounds a stalled sender
+        h.deadline = time.monotonic() + h.body_timeout  # type: ignore[attr-defined]
+        data = h.rfile.read(n)  # the deadline bounds a stalled or trickling sender
         if len(data) != n:
             raise HttpError(400, "body shorter than its Content-Length")
         return data
 
-    def _handler(self, timeout: float) -> type[BaseHTTPRequestHandler]:
+    def _handler(self, timeout: float, header_timeout: float) -> type[BaseHTTPRequestHandler]:
         srv = self
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.0"  # one request per connection: no idle keep-alive threads
             server_version = "proagent"
             sys_version = ""
+            body_timeout = timeout
 
             def setup(self) -> None:
-                self.timeout = timeout  # StreamRequestHandler sets it on the socket
+                self.timeout = min(timeout, header_timeout)  # StreamRequestHandler sets it on the socket
                 super().setup()
+                self.deadline = time.monotonic() + header_timeout
+                self.rfile = io.BufferedReader(_DeadlineReader(self.connection, self))
 
             def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
                 pass  # request lines carry the token
@@ -306,6 +346,7 @@ class LocalServer:
 
             def _send(self, r: Response) -> None:
                 try:
+                    self.connection.settimeout(timeout)  # reads left it at their deadline's remainder
                     self.send_response(r.status)
                     self.send_header("Content-Type", r.content_type)
                     self.send_header("Content-Length", str(len(r.body)))
