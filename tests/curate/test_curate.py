@@ -330,3 +330,27 @@ def test_review_and_screener_errors_are_one_line(tmp_path: Path) -> None:
     assert res.exit_code != 0 and "not a curate output" in res.output and "Traceback" not in res.output
     res = CliRunner().invoke(cli, ["curate", str(tmp_path), "--out", str(tmp_path / "o"), "--screener", "magic"])
     assert res.exit_code != 0 and "--screener" in res.output and "vlm:MODEL" in res.output
+
+
+def test_review_stops_on_sigint_even_when_started_with_sigint_ignored(tmp_path) -> None:  # noqa: ANN001
+    """A shell without job control starts `proagent review &` with SIGINT ignored; `kill -INT` left the
+    page running for good (past 15 s). proagent restores the handler: it stops within seconds."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / ".curate").mkdir()
+    (tmp_path / ".curate" / "manifest.json").write_text('{"users": {}}', "utf-8")
+    p = subprocess.Popen([sys.executable, "-c", "from proagent.cli import main; main()", "review", str(tmp_path)],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        assert "to review at http://127.0.0.1:" in p.stdout.readline()
+        p.send_signal(signal.SIGINT)
+        t0 = time.monotonic()
+        p.wait(timeout=15)
+        assert time.monotonic() - t0 < 5 and p.returncode == 0
+    finally:
+        p.kill()
+        p.wait()

@@ -53,10 +53,15 @@ def main() -> None:
     The process's umask is ``077``: every file and folder a command creates, its own and those
     of the libraries it drives (inspect's logs, matplotlib's figures, Ray's session folder, the
     disk caches under ``~/.cache/proagent``), is private to the account (0600 / 0700), since any
-    of them may hold window titles or screen text."""
+    of them may hold window titles or screen text. SIGINT stops a command even when the shell that
+    started it in the background set it to be ignored (a review page that ``kill -INT`` left
+    running for good)."""
     import os
+    import signal
 
     os.umask(0o077)
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:  # started with & by a shell without job control
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # `kill -INT` still stops it (review, live)
     try:
         rc = cli.main(standalone_mode=False)
     except click.ClickException as e:
