@@ -16,15 +16,17 @@ code   meaning
 
 from __future__ import annotations
 
+import errno
 import functools
+import sqlite3
 from collections.abc import Callable
 from typing import Any
 
 import click
 
-from ..errors import ProagentError, RunError, UsageError
+from ..errors import ProagentError, Resume, RunError, UsageError
 
-__all__ = ["EXIT_DATA", "EXIT_INTERRUPTED", "EXIT_RUN", "EXIT_USAGE", "click_error", "map_errors"]
+__all__ = ["EXIT_DATA", "EXIT_INTERRUPTED", "EXIT_RUN", "EXIT_USAGE", "NO_SPACE", "click_error", "map_errors"]
 
 EXIT_DATA = 1
 """Refused input (:class:`~proagent.errors.DataError` and every other refusal before work starts)."""
@@ -34,6 +36,9 @@ EXIT_RUN = 3
 """A run that did not finish (:class:`~proagent.errors.RunError`)."""
 EXIT_INTERRUPTED = 130
 """Ctrl-C / SIGINT (128 + 2)."""
+NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+"""``OSError`` numbers that mean the disk (or the quota, or the file-size limit) is full: any
+command's write that fails so, its own or a library's (inspect's log), is one line, exit 3."""
 
 
 def click_error(e: ProagentError, *, folder_option: str | None = None) -> click.ClickException:
@@ -51,6 +56,18 @@ def click_error(e: ProagentError, *, folder_option: str | None = None) -> click.
     err = click.ClickException(str(e))
     err.exit_code = EXIT_DATA
     return err
+
+
+def _no_space(e: BaseException) -> str | None:
+    """What a failed write says when the disk is full (an ``OSError`` of :data:`NO_SPACE`, SQLite's
+    ``SQLITE_FULL``, or its ``SQLITE_IOERR`` on a write past the file-size limit), else ``None``."""
+    if isinstance(e, OSError) and e.errno in NO_SPACE:
+        where = f" {e.filename}" if e.filename else ""  # proagent's writers keep the last good file
+        return f"no space left to write{where} ({e.strerror or errno.errorcode[e.errno]})"
+    code = getattr(e, "sqlite_errorcode", None)
+    if isinstance(e, sqlite3.Error) and code is not None and code & 0xFF in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR):
+        return f"a database could not be written ({getattr(e, 'sqlite_errorname', e)}: the disk is full or failing)"
+    return None
 
 
 def map_errors(command: click.Command) -> None:
@@ -72,6 +89,11 @@ def _mapped(callback: Callable[..., Any]) -> Callable[..., Any]:
             return callback(*args, **kwargs)
         except ProagentError as e:
             raise click_error(e) from None
+        except (OSError, sqlite3.Error) as e:
+            why = _no_space(e)
+            if why is None:
+                raise
+            raise click_error(RunError(f"{why}; free some space", resume=Resume.SAME_COMMAND)) from None
 
     run._proagent_errors = True  # type: ignore[attr-defined]
     return run
