@@ -102,7 +102,8 @@ class _Engine:
             msg = err.get("message") if isinstance(err, dict) else str(err)
             if "context" in str(msg).lower():
                 msg = (f"{msg} (the context is n_ctx={self.n_ctx} tokens: pass a larger one, e.g. "
-                       f"--model-arg n_ctx={max(2 * self.n_ctx, 8192)}, or a shorter --window)")
+                       f"--model-arg n_ctx={max(2 * self.n_ctx, 8192)}, with a new log folder since model "
+                       "arguments are part of a run's options; a command with --window also takes a shorter one)")
             raise LocalModelError(f"llama.cpp ({os.path.basename(self.path)}): {msg}")
         return result
 
