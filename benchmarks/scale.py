@@ -32,7 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import source_of  # noqa: E402
 
-SIZES = {"100k": (1, 21), "1m": (10, 21)}
+SIZES = {"smoke": (1, 1), "100k": (1, 21), "1m": (10, 21)}
+"""(users, days) of each size; ``smoke`` is the smallest setting, run by the tests so a refactor cannot break this script unseen."""
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -40,6 +41,7 @@ def child(size: str, root: Path, trace: bool) -> dict:
     from proagent.bench.samples import build_samples
     from proagent.sources.load import load_events
     from proagent.synth import SynthConfig, generate
+    from proagent.synth.records import SynthManifest
 
     users, days = SIZES[size]
     out = root / size
@@ -49,9 +51,9 @@ def child(size: str, root: Path, trace: bool) -> dict:
         g = generate(out, SynthConfig(users=users, days=days, seed=0))
         res["generate_s"] = time.perf_counter() - t
     else:
-        g = json.loads((out / "synth.json").read_text())
+        g = SynthManifest.from_json(json.loads((out / "synth.json").read_text()))
         res["generate_s"] = None
-    res.update(users=users, events=g["events"], llm_events=g["llm_events"], screenshots=g["screenshots"])
+    res.update(users=users, events=g.events, llm_events=g.llm_events, screenshots=g.screenshots)
     base_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     if trace:
         import tracemalloc
