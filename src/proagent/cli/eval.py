@@ -105,6 +105,11 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: tuple[str, ...
             raise click.ClickException(str(e)) from None
 
     task = make(split, **({"threshold": fixed} if fixed is not None else {}))
+    if modality == "image":
+        from ..bench.tasks import image_modality_warnings
+
+        for line in image_modality_warnings(task, model):
+            click.echo(f"warning: {line}")
     args = parse_model_args(model_arg)
     check_model(model, model_base_url, args)
     check_writable_dir(log_dir, "--log-dir")
