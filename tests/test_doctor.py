@@ -122,8 +122,9 @@ def test_low_disk_missing_ray_and_no_chromium(monkeypatch, tmp_path):
     assert c["disk"].status == "low" and str(tmp_path) in c["disk"].detail and "1.1 GB" in c["disk"].fix
     assert c["ray"].status == "missing" and c["ray"].fix == "pip install 'proagent[ray]'"
     assert c["chromium"].status == "missing" and "chromium" in c["chromium"].fix
+    assert c["notifications"].status == "missing" and c["notifications"].fix == "apt install libnotify-bin"
     last = doctor.format_checks(checks)[-1]
-    assert "disk" in last and "ray" in last and "chromium" in last
+    assert "disk" in last and "ray" in last and "chromium" in last and "notifications" in last
 
 
 def test_a_folder_that_is_not_one(tmp_path):

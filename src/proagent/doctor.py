@@ -42,7 +42,7 @@ class Check:
 
     name: str
     """What was checked: ``display``, ``capture``, ``wayland portal``, ``model <name>``, ``ocr``,
-    ``keyring``, ``encryption``, ``disk``, ``ray``, ``chromium``."""
+    ``keyring``, ``encryption``, ``disk``, ``ray``, ``chromium``, ``notifications``."""
     status: Status
     """See :data:`Status`."""
     detail: str
@@ -213,6 +213,13 @@ def _browser() -> Check:
                  "the review and offers pages still open in any browser", f"apt install chromium, or {_SYSTEM_PACKAGES}")
 
 
+def _notifications() -> Check:
+    if shutil.which("notify-send"):
+        return Check("notifications", "ok", "notify-send (live --notify desktop)")
+    return Check("notifications", "missing", "no notify-send: live --notify desktop cannot show offers "
+                 "(terminal and page still work)", "apt install libnotify-bin")
+
+
 def run_checks(folder: Path | str = ".", *, verify: bool = False) -> list[Check]:
     """Every check, in the order ``proagent doctor`` prints them.
 
@@ -228,7 +235,7 @@ def run_checks(folder: Path | str = ".", *, verify: bool = False) -> list[Check]
     folder = Path(folder).expanduser().resolve()
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder}: not a folder")
-    return [_display(), *_capture(), *_models(verify), _ocr(), *_keyring(), *_disk(folder), _ray(), _browser()]
+    return [_display(), *_capture(), *_models(verify), _ocr(), *_keyring(), *_disk(folder), _ray(), _browser(), _notifications()]
 
 
 def format_checks(checks: list[Check]) -> list[str]:
