@@ -19,6 +19,7 @@ on the site and on GitHub):
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -196,3 +197,32 @@ def test_every_nav_page_exists_and_every_page_is_in_the_nav():
 def test_architecture_page_keeps_its_path():
     # tests and docstrings cite docs/architecture.md by path
     assert (DOCS / "architecture.md").read_text("utf-8").startswith("# proagent architecture")
+
+
+def _render_results():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("render_results", ROOT / "benchmarks" / "render_results.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_benchmark_runs_page_is_rendered_from_the_kept_json():
+    rr = _render_results()
+    page = rr.render()
+    for path in sorted((DOCS / "results").glob("*.json")):
+        run = json.loads(path.read_text("utf-8"))
+        assert f"## {run['benchmark']}" in page and f"`{run['command']}`" in page
+        assert any(r.get("baseline") for r in run["rows"]), f"{path.name}: no same-run baseline row"
+    run = {"benchmark": "demo", "command": "python benchmarks/demo.py --json x.json", "commit": "abc1234",
+           "date": "2026-12-03T10:00:00+00:00", "machine": {"cpus": 2, "busy_before": 0.9, "loadavg_before": [9.5, 1, 1],
+                                                            "loadavg_after": [10.25, 1, 1]},
+           "baseline": "the naive path", "columns": [["what", "what", ""], ["s", "seconds", ".2f"]],
+           "rows": [{"what": "new | fast", "s": 1.234}, {"what": "naive", "s": 2.5, "baseline": True}]}
+    text = rr.render_run(run)
+    assert "load average 9.50 before and 10.25 after, CPU busy 90% before the start (other processes" in text
+    assert "| new \\| fast | 1.23 |  |" in text and "| naive | 2.50 | yes |" in text
+    del run["baseline"]
+    with pytest.raises(ValueError, match="missing baseline"):
+        rr.render_run(run, "demo.json")
