@@ -33,8 +33,8 @@ from shared_data import DEV
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-KINDS = ("desktop", "model", "api", "network", "cluster", "data", "gpu")
-"""What a ``needs`` example needs."""
+KINDS = ("desktop", "model", "api", "network", "cluster", "data", "gpu", "ci")
+"""What a ``needs`` example needs (``ci``: what `.ci/run` runs, e.g. the test suite and the site build)."""
 COMMAND_LANGS = ("bash", "console", "sh", "shell")
 NOT_YET_MARKED = {"guides/privacy-detection.md", "guides/annotate.md", "guides/capture-events.md", "guides/live-help.md",
                   "guides/live-timing.md", "guides/learning-when.md", "guides/mcp.md"}
