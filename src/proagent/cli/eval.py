@@ -135,7 +135,15 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: tuple[str, ...
     mem = f", memory {memory}" if memory != "none" else ""
     n_run = min(len(task.dataset), limit or len(task.dataset))
     header = f"proagent eval: {n_run} samples, method {method}{mem}, model {model}, log dir {log_dir}"
-    full = run(task, log_dir, on_start=lambda: click.echo(header, err=True))  # once the folder is accepted
+
+    def start() -> None:  # once the folder is accepted: say what a resumed run reuses (issue 36)
+        from ..bench.running import finished_samples
+
+        done = min(finished_samples(log_dir), n_run)
+        reused = f" ({done} of {n_run} finished earlier, reused; {n_run - done} to run)" if done else ""
+        click.echo(header.replace(f"{n_run} samples,", f"{n_run} samples{reused},", 1), err=True)
+
+    full = run(task, log_dir, on_start=start)
     _write_results(full, log_dir, calibration, decider, memory)
 
 
