@@ -187,3 +187,44 @@ def source_of(rev: str, into: Path) -> Path:
     with tarfile.open(archive) as tar:
         tar.extractall(into, filter="data")
     return into / "src"
+
+
+RESULTS_DIR = REPO / "docs" / "results"
+"""Where the benchmark runs the Results site quotes are kept (``--json docs/results/NAME.json``);
+``benchmarks/render_results.py`` renders them into the site's "Benchmark runs" page."""
+
+
+def write_result(path: Path, *, benchmark: str, rows: list[dict[str, Any]], columns: list[tuple[str, str, str]],
+                 machine: dict[str, Any], baseline: str, note: str = "") -> dict[str, Any]:
+    """Write one benchmark run as JSON for ``render_results.py``: its command line, commit, date,
+    machine (cores, CPU busy and load average before, load average after), the table's columns
+    and rows (each row with ``"baseline": true`` when it is the same-run baseline), what the
+    baseline is, and a note on how to read the figures. Returns what it wrote.
+
+    ``columns``: ``(key, header, format spec)`` as for :func:`render_table`.
+    """
+    import datetime
+    import json
+    import shlex
+
+    try:
+        commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, timeout=10).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        commit = None
+    record = {
+        "benchmark": benchmark,
+        "command": "python " + " ".join(shlex.quote(a) for a in [str(Path(sys.argv[0]).resolve().relative_to(REPO))
+                                                                    if Path(sys.argv[0]).resolve().is_relative_to(REPO)
+                                                                    else sys.argv[0], *sys.argv[1:]]),
+        "commit": commit,
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "machine": {**machine, "loadavg_after": os.getloadavg() if hasattr(os, "getloadavg") else None},
+        "baseline": baseline,
+        "note": note,
+        "columns": [list(c) for c in columns],
+        "rows": rows,
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=1, default=str) + "\n", "utf-8")
+    return record

@@ -19,7 +19,6 @@ Each figure is the best of ``--repeat`` runs. Prints the machine's load first.
 from __future__ import annotations
 
 import argparse
-import json
 import sqlite3
 import sys
 import tempfile
@@ -28,7 +27,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import guard_network, machine_note, render_table, watchdog  # noqa: E402
+from _common import guard_network, machine_note, render_table, watchdog, write_result  # noqa: E402
 
 APPS = [("Code", "main.py - Code"), ("Firefox", "ChatGPT — Mozilla Firefox"), ("Terminal", "bash")]
 
@@ -158,12 +157,18 @@ def main() -> None:
         rows.append({"what": "screenpipe: plain SQL join (baseline)", "rows": a.frames, "events": len(got), "seconds": secs})
     for r in rows:
         r["rows_per_s"] = r["rows"] / r["seconds"] if r["seconds"] else None
-    print(render_table(rows, [("what", "read", ""), ("rows", "rows", ""), ("events", "out", ""),
-                              ("seconds", "seconds", ".3f"), ("rows_per_s", "db rows/s", ",.0f")]))
-    print("rows: window events (ActivityWatch) or focused frames (screenpipe) in the database; out: proagent events, "
-          "or the baseline's rows; best of", a.repeat)
+    for r in rows:
+        r["baseline"] = "baseline" in r["what"]
+    columns = [("what", "read", ""), ("rows", "rows", ""), ("events", "out", ""), ("seconds", "seconds", ".3f"),
+               ("rows_per_s", "db rows/s", ",.0f")]
+    print(render_table(rows, columns))
+    note = ("rows: window events (ActivityWatch) or focused frames (screenpipe) in the database; out: proagent events, "
+            f"or the baseline's rows; best of {a.repeat}")
+    print(note)
     if a.json:
-        a.json.write_text(json.dumps({"machine": info, "rows": rows, "args": vars(a) | {"json": str(a.json)}}, indent=1))
+        write_result(a.json, benchmark="activity_read", rows=rows, columns=columns, machine=info, note=note,
+                     baseline="aw-core's own SqliteStorage.get_events of the window bucket; the plain SQL join of "
+                              "screenpipe's frames and OCR text")
 
 
 if __name__ == "__main__":

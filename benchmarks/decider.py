@@ -9,7 +9,7 @@ its own. The same is done for the quick start's setting (``time split``: train
 on the earlier half of every session, test on the later 57 moments). Beside
 them: always-yes, always-no, and the LLM zero-shot, which is always-yes on these
 sessions (Qwen2.5-Coder-1.5B said Yes at all 112 candidate points in
-``proagent simulate`` and at all 57 test moments in ``proagent eval``; README,
+``proagent simulate`` and at all 57 test moments in ``proagent eval``; docs/results.md,
 Measured results), so it is quoted, not re-run.
 
 For leave-one-session-out, "AUC within session" is the mean of the six held-out

@@ -13,7 +13,7 @@ always-yes / always-no baselines.
   session, train on every moment of the other five (synthetic: as many traces),
   evaluate on all of its moments; the metrics pool the six folds' moments.
 
-CPU (what this repository measured, see README "Measured results")::
+CPU (what this repository measured, see docs/results.md)::
 
     python benchmarks/finetune_real_vs_synthetic.py --out runs/ft-cpu --threads 2
 

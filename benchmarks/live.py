@@ -26,7 +26,7 @@ offer's query on screen), so it includes the follower's poll interval
 (``--poll``). CPU = process CPU time / wall time (100% = one core) while idle
 (following a database nobody writes, ``--idle`` seconds) and while deciding.
 The baseline beside them: the LLM itself as the When decider, zero-shot
-Qwen2.5-Coder-1.5B on the same sessions, quoted from the README's measured
+Qwen2.5-Coder-1.5B on the same sessions, quoted from docs/results.md's measured
 ``proagent eval`` run (10.73 s p50 per moment on 2 cores), not re-run.
 
     python benchmarks/live.py [--data ../shared/data/proactivebench] [--events 40] [--gap 0.5]

@@ -15,7 +15,7 @@ Rows: always-yes, always-no, the population model alone (at its F1 threshold
 chosen on the five training sessions, and at the cost threshold), and each
 online method (:data:`proagent.agent.decider.LEARNING_METHODS`) at the cost threshold.
 The LLM zero-shot is not re-run: Qwen2.5-Coder-1.5B said Yes at every dev
-moment (README, Measured results), so it is the always-yes row.
+moment (docs/results.md), so it is the always-yes row.
 
 Figures over the 112 pooled moments: accuracy, precision, recall, F1 (95%
 bootstrap intervals, ``proagent.bench.metrics.bootstrap_ci``), AUC (percentile

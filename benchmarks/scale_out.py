@@ -19,7 +19,7 @@ scheduler can remove. Results are checked identical to the single run (``same``)
 It then turns per-moment, per-event and per-screenshot costs into a plan for ProAgentBench-sized
 data (28,528 events): machines and hours with the local model on CPUs, and with a GPU server
 (vLLM) at an assumed throughput (``--gpu-moments-per-s``; not measured here: this machine has no
-GPU). The CPU costs default to the figures measured in the README (sources printed beside them).
+GPU). The CPU costs default to the figures measured in docs/results.md and docs/speed.md (sources printed beside them).
 """
 
 from __future__ import annotations

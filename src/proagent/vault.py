@@ -44,7 +44,7 @@ from .errors import DataError
 from .io import write_atomic
 
 __all__ = ["KEYRING_SERVICE", "MAGIC", "PASSPHRASE_ENV", "SCRYPT_N", "VAULT_FILE", "connect", "create_vault",
-           "decrypt", "encrypt", "is_encrypted_file", "key_for", "open_image", "read_file", "vault_of"]
+           "decrypt", "encrypt", "is_encrypted_file", "key_for", "keyring_backend", "open_image", "read_file", "vault_of"]
 
 VAULT_FILE = "vault.json"
 """The file in a capture folder that marks it encrypted and says where its key is."""
@@ -113,6 +113,10 @@ def _keyring() -> Any:
         return None
     kr = keyring.get_keyring()
     return None if isinstance(kr, fail.Keyring) else kr
+
+
+keyring_backend = _keyring
+"""The OS keyring backend capture --encrypt would use, ``None`` when none is usable (``proagent doctor``)."""
 
 
 def create_vault(folder: Path) -> bytes:

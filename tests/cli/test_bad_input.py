@@ -401,6 +401,10 @@ CASES: list[Case] = [
          "--notify", code=2),
     Case("live-negative-min-gap", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--min-gap", "-1"),
          "--min-gap", code=2),
+    # ---- doctor
+    Case("doctor-missing-dir", ("doctor", "--dir", "{w}/nope"), "--dir", code=2),
+    Case("doctor-dir-is-a-file", ("doctor", "--dir", "{w}/bad/f.txt"), "--dir", code=2,
+         setup=session_file("f.txt", "not a folder")),
 ]
 
 
@@ -431,7 +435,7 @@ def test_the_suite_covers_every_command():
     commands = {" ".join(c.argv[:2]) if c.argv[0] in ("data", "models", "dialogue") else c.argv[0] for c in CASES}
     for name in ("eval", "ablate", "stats", "synth", "simulate", "data fetch", "models prepare", "dialogue plan",
                  "dialogue guide", "dialogue kappa", "dialogue generate", "train", "capture", "curate", "review",
-                 "annotate", "live"):
+                 "annotate", "live", "doctor"):
         assert name in commands, name
     assert any("--annotations" in c.argv for c in CASES)
 

@@ -98,3 +98,27 @@ def test_dialogue_results_keys(tmp_path, task):
     assert set(res["samples"][0]) >= {"id", "domain", "tier", "score", "tokens", "seconds"}
     # mockllm's answers are never scored: "no value" is null in the file, not the -1 of inspect's score value
     assert all(r["score"] is None for r in res["samples"])
+
+
+@pytest.mark.parametrize("how", ["option", "environment"])
+def test_eval_records_the_endpoint_not_the_key(tmp_path, monkeypatch, how):
+    """An OpenAI-compatible run records where the model was reached (``run.model_base_url``), from
+    ``--model-base-url`` or ``<SERVICE>_BASE_URL``, and never the key (issue 36)."""
+    from mock_openai import MockOpenAI
+
+    data = write_sessions(tmp_path / "sessions", n=2)
+    log_dir = tmp_path / "run"
+    with MockOpenAI(lambda body: "Need help: No") as srv:
+        monkeypatch.setenv("MOCK_API_KEY", "sk-test-secret-4711")
+        extra = ["--model-base-url", srv.base_url] if how == "option" else []
+        if how == "environment":
+            monkeypatch.setenv("MOCK_BASE_URL", srv.base_url)
+        else:
+            monkeypatch.delenv("MOCK_BASE_URL", raising=False)
+        _ok(CliRunner().invoke(cli, ["eval", "--data", str(data), "--model", "openai-api/mock/assistant", *extra,
+                                     "--limit", "2", "--log-dir", str(log_dir), "--display", "none"]))
+    text = (log_dir / "results.json").read_text("utf-8")
+    res = json.loads(text)
+    assert res["run"]["model_base_url"] == srv.base_url and len(srv.requests) >= 1
+    assert keys(res) == ASSIST | {"run.model_base_url"}
+    assert "sk-test-secret-4711" not in text

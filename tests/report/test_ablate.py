@@ -142,3 +142,15 @@ def test_paired_effect_scores_unparsed_answers_as_wrong():
     assert want < 0
     assert paired_effect(a, b, "f1").delta == pytest.approx(want)
     assert paired_effect(a, b, "accuracy").delta == pytest.approx(-0.25)
+
+
+def test_grid_progress_estimates_what_is_left():
+    """After each cell: its time, the grid done so far, and the rest at the mean of the cells that
+    ran; reused cells (resumed) are named and left out of the mean (issue 36)."""
+    from proagent.report.ablation import grid_progress
+
+    assert grid_progress(1, 48, 120.0, [120.0]) == "cell 2 min; 1 of 48 done, about 1.6 h left"
+    assert grid_progress(2, 48, 0.2, [120.0]) == "cell reused; 2 of 48 done, about 1.5 h left"
+    assert grid_progress(3, 3, 30.0, [120.0, 30.0]) == "cell 30 s; 3 of 3 done"
+    assert grid_progress(1, 4, 0.1, []) == "cell reused; 1 of 4 done"
+    assert grid_progress(1, 100, 4000.0, [4000.0]).endswith("about 110.0 h left")

@@ -27,7 +27,7 @@ from ..models.local import LocalModelError
 from ._inspect_hooks import (OtherRunInFolder, after_folder_check, failure_types, hook_short_errors, prerequisite_error,
                              remove_sample_buffer)
 
-__all__ = ["API_MAX_RETRIES", "API_TIMEOUT", "INSPECT_DATA", "RunError", "api_limits", "run_task"]
+__all__ = ["API_MAX_RETRIES", "API_TIMEOUT", "INSPECT_DATA", "RunError", "api_limits", "finished_samples", "run_task"]
 
 API_TIMEOUT = 60
 """Seconds one request to a model API may take (inspect's ``GenerateConfig.attempt_timeout``)
@@ -169,6 +169,24 @@ def api_limits() -> dict[str, int]:
         RunError: ``PROAGENT_API_TIMEOUT`` is not a whole number of seconds >= 1.
     """
     return {"attempt_timeout": _api_timeout(), "max_retries": API_MAX_RETRIES}
+
+
+def finished_samples(log_dir: str | Path) -> int:
+    """How many samples the logs already in ``log_dir`` hold finished without an error: what a
+    resumed :func:`run_task` reuses instead of running again (the most of any one log; 0 for a new
+    or empty folder). Reads the logs' sample summaries only, never a sample's messages."""
+    from inspect_ai.log import list_eval_logs, read_eval_log_sample_summaries
+
+    if not Path(log_dir).is_dir():
+        return 0
+    best = 0
+    for info in list_eval_logs(str(log_dir), recursive=False):
+        try:
+            summaries = read_eval_log_sample_summaries(info)
+        except Exception:  # noqa: BLE001 - a log cut by a kill: inspect recovers or replaces it, reuse nothing from it
+            continue
+        best = max(best, sum(1 for s in summaries if s.completed and s.error is None))
+    return best
 
 
 def _api_timeout() -> int:

@@ -36,7 +36,34 @@ from .samples import SampleConfig, build_samples, candidate_moments, no_samples_
 from .scorers import assist_scorer
 from .similarity import embed_references
 
-__all__ = ["assist", "embed_task_references", "references_embedded_later", "to_inspect_samples"]
+__all__ = ["assist", "embed_task_references", "image_modality_warnings", "references_embedded_later", "to_inspect_samples"]
+
+
+TEXT_ONLY_PREFIXES = ("local/", "mockllm/")
+"""Model prefixes whose models read no image: proagent's in-process llama.cpp provider passes a
+message's text only (``models.local``), inspect's mock answers without reading its input."""
+
+
+def image_modality_warnings(task: Any, model: str) -> list[str]:
+    """What ``eval --modality image`` should tell before it runs ``task`` (one line each, no
+    "warning:" prefix): a model that reads no image sees no screen at all (the screenshot
+    replaces the OCR text, issue 36), and moments without a screenshot file keep their OCR text
+    (all of them: the run is a ``--modality text`` run). Empty when neither holds.
+    """
+    shown = [s.metadata.get("modality") for s in task.dataset]
+    images = sum(m == "image" for m in shown)
+    out = []
+    if images and model.startswith(TEXT_ONLY_PREFIXES):
+        out.append(f"--modality image with {model}, a text-only model: the screenshot replaces the OCR text "
+                   f"at {images} of {len(shown)} moments and the model drops images, so it sees no screen there; "
+                   "use --modality text, or a vision model")
+    if not images:
+        out.append(f"--modality image: none of the {len(shown)} moments has a screenshot file, so each shows its "
+                   "OCR text, as with --modality text")
+    elif images < len(shown):
+        out.append(f"--modality image: {len(shown) - images} of {len(shown)} moments have no screenshot file "
+                   "and show their OCR text")
+    return out
 
 
 def to_inspect_samples(samples: list[Sample], modality: str = "text") -> list[InspectSample]:

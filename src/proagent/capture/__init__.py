@@ -15,9 +15,10 @@ from ._control import COMMANDS, recorder_pid, send_command
 from ._exclude import Exclusions, default_exclusions
 from ._folder import CAPTURE_NAMES, check_capture_folder, check_encryption
 from ._probe import (CaptureError, ScreenGrabber, ScreenSource, WindowInfo, WindowProbe, check_session, open_screen_source,
-                     open_window_probe, x11_fullscreen)
+                     open_window_probe, session_platform, x11_fullscreen)
 from ._recorder import CaptureConfig, CaptureStats, Segmenter, record
 from ._store import DB_NAME, EXCLUDED_APP, SHOTS_DIR, Store, screenshot_name
+from ._wayland import portal_available
 
 __all__ = [
     "CAPTURE_NAMES",
@@ -41,9 +42,11 @@ __all__ = [
     "default_exclusions",
     "open_screen_source",
     "open_window_probe",
+    "portal_available",
     "record",
     "recorder_pid",
     "screenshot_name",
     "send_command",
+    "session_platform",
     "x11_fullscreen",
 ]

@@ -24,6 +24,7 @@ from .capture import capture
 from .curate import curate_cmd, review_cmd
 from .data import data
 from .dialogue import dialogue
+from .doctor import doctor_cmd
 from .eval import eval_cmd
 from .live import live_cmd
 from .models import models
@@ -41,7 +42,7 @@ def cli() -> None:
 
 
 for _command in (eval_cmd, ablate_cmd, data, models, capture, annotate_cmd, dialogue, stats_cmd, synth_cmd, simulate_cmd,
-                 train, curate_cmd, review_cmd, live_cmd):
+                 train, curate_cmd, review_cmd, live_cmd, doctor_cmd):
     cli.add_command(_command)
 map_errors(cli)
 

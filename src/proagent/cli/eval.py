@@ -105,6 +105,11 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: tuple[str, ...
             raise click.ClickException(str(e)) from None
 
     task = make(split, **({"threshold": fixed} if fixed is not None else {}))
+    if modality == "image":
+        from ..bench.tasks import image_modality_warnings
+
+        for line in image_modality_warnings(task, model):
+            click.echo(f"warning: {line}")
     args = parse_model_args(model_arg)
     check_model(model, model_base_url, args)
     check_writable_dir(log_dir, "--log-dir")
@@ -130,7 +135,15 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: tuple[str, ...
     mem = f", memory {memory}" if memory != "none" else ""
     n_run = min(len(task.dataset), limit or len(task.dataset))
     header = f"proagent eval: {n_run} samples, method {method}{mem}, model {model}, log dir {log_dir}"
-    full = run(task, log_dir, on_start=lambda: click.echo(header, err=True))  # once the folder is accepted
+
+    def start() -> None:  # once the folder is accepted: say what a resumed run reuses (issue 36)
+        from ..bench.running import finished_samples
+
+        done = min(finished_samples(log_dir), n_run)
+        reused = f" ({done} of {n_run} finished earlier, reused; {n_run - done} to run)" if done else ""
+        click.echo(header.replace(f"{n_run} samples,", f"{n_run} samples{reused},", 1), err=True)
+
+    full = run(task, log_dir, on_start=start)
     _write_results(full, log_dir, calibration, decider, memory)
 
 

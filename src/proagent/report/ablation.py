@@ -19,6 +19,7 @@ Layout of ``--out DIR`` (new, empty, or an earlier ablation's ``--out``, recogni
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -31,7 +32,7 @@ from .grid import Cell, cells
 from .results import AssistResults, CellInfo, log_scores, results_from_log, write_results
 from .tidy import TIDY_COLUMNS, TidyRow, read_scores, tidy_rows, write_csv, write_parquet, write_scores
 
-__all__ = ["MARKER", "CellRunner", "check_out", "run_ablation", "run_cell"]
+__all__ = ["MARKER", "REUSED_CELL_SECONDS", "CellRunner", "check_out", "grid_progress", "run_ablation", "run_cell"]
 
 MARKER = "ablate.json"
 """The file that marks a folder as an ablation's output (so re-running resumes into it)."""
@@ -99,6 +100,30 @@ def run_cell(cell: Cell, data: str, cell_dir: Path, *, split: str = "test", limi
     return res
 
 
+REUSED_CELL_SECONDS = 1.0
+"""A cell that took less than this (seconds) was reused from an earlier run's log, not run: it is
+left out of the estimate of the cells still to run."""
+
+
+def grid_progress(done: int, total: int, took: float, ran: Sequence[float]) -> str:
+    """One line after a cell: its seconds, how many of the grid are done, and the time the rest
+    should take at the mean of the cells that ran (issue 36: a 48-cell grid was hours of ``[k/48]``
+    with no estimate). A cell faster than :data:`REUSED_CELL_SECONDS` is called reused."""
+    what = "reused" if took < REUSED_CELL_SECONDS else f"{_duration(took)}"
+    line = f"cell {what}; {done} of {total} done"
+    if done < total and ran:
+        line += f", about {_duration(sum(ran) / len(ran) * (total - done))} left"
+    return line
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 def run_ablation(data: str, out: str | Path, *, models: Sequence[str], methods: Sequence[str],
                  memories: Sequence[str], windows: Sequence[str], deciders: Sequence[str] = ("none",),
                  echo: Callable[[str], None] = print, run_cells: CellRunner | None = None,
@@ -129,10 +154,16 @@ def run_ablation(data: str, out: str | Path, *, models: Sequence[str], methods: 
     results: dict[str, AssistResults] = {}
     failed = []
     outcomes = iter((run_cells or _cells_in_turn)(grid, out / "cells", data, run_kw))
+    ran: list[float] = []  # seconds of the cells that ran (not those reused from an earlier run)
     for i, cell in enumerate(grid, 1):
         dec = f" decider={cell.decider}" if cell.decider != "none" else ""
         echo(f"[{i}/{len(grid)}] {cell.model} {cell.method} memory={cell.memory} window={cell.window}{dec}")
+        t0 = time.monotonic()
         _, res = next(outcomes)  # the in-turn runner runs the cell now, after its line
+        took = time.monotonic() - t0
+        if took >= REUSED_CELL_SECONDS:
+            ran.append(took)
+        echo("  " + grid_progress(i, len(grid), took, ran))
         if isinstance(res, Exception):
             e = res
             if getattr(e, "interrupted", False):  # Ctrl-C stops the grid, not just this cell

@@ -17,6 +17,8 @@ has them. The dialogue track's record is :class:`proagent.dialogue.report.Dialog
 
 from __future__ import annotations
 
+import os
+
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,6 +72,10 @@ class RunHeader:
     """The source checkout's commit, when proagent runs from one."""
     model_roles: dict[str, str] | None = field(default=None, metadata=OMIT)
     """Model of each inspect model role (dialogue track: judge, user); absent otherwise."""
+    model_base_url: str | None = field(default=None, metadata=OMIT)
+    """The endpoint the model was reached at: ``--model-base-url``, else, for an
+    ``openai-api/<service>/...`` model, ``<SERVICE>_BASE_URL`` from the environment; absent for
+    local and mock models (and for providers whose endpoint is their own default). Never a key."""
 
 
 @dataclass(frozen=True)
@@ -283,7 +289,17 @@ def run_header(log: Any) -> RunHeader:
         log=(log.location or "").removeprefix("file://") or None,
         versions=_versions(),
         git_sha=_git_sha(),
+        model_base_url=ev.model_base_url or _service_base_url(ev.model),
     )
+
+
+def _service_base_url(model: str) -> str | None:
+    """``<SERVICE>_BASE_URL`` for an ``openai-api/<service>/<model>`` model (inspect's
+    OpenAI-compatible provider reads its endpoint from there), else ``None``."""
+    parts = model.split("/")
+    if len(parts) < 3 or parts[0] != "openai-api":
+        return None
+    return os.environ.get(f"{parts[1].upper().replace('-', '_')}_BASE_URL") or None
 
 
 def _fmt(v: float | None, ci: tuple[float, float] | None = None) -> str:

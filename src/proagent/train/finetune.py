@@ -89,7 +89,7 @@ def require_train_extra() -> None:
     if missing:
         raise TrainExtraMissing(
             f"fine-tuning needs {', '.join(missing)}: pip install 'proagent[train]' "
-            "(install torch==2.13.0 first for the CPU build, see the README)")
+            "(install torch==2.13.0 first for the CPU build, see docs/guides/finetuning.md)")
 
 
 @dataclass(frozen=True)
