@@ -61,9 +61,10 @@ INSTRUCTIONS = ("proagent: the person's own activity log (apps, windows, screen 
                 "runs with --raw. Times are local.")
 
 
-class ToolFailure(Exception):
-    """A call that cannot be answered (bad argument value, no live folder, the log unreadable):
-    the SDK sends it as an MCP tool error (``isError``) with this one-line message."""
+class ToolFailure(UsageError):
+    """A tool argument whose value cannot be used (``option`` is the argument's name): the SDK
+    sends it, as every :class:`~proagent.errors.DataError` of the log, as an MCP tool error
+    (``isError``) with the one-line message."""
 
 
 def _iso(t: datetime | None) -> str | None:
@@ -76,7 +77,7 @@ def _parse_time(text: str | None, name: str) -> datetime | None:
     try:
         t = datetime.fromisoformat(str(text).strip())
     except ValueError:
-        raise ToolFailure(f"{name}: {text!r} is not an ISO 8601 time (e.g. 2025-09-15T14:00)") from None
+        raise ToolFailure(name, f"{text!r} is not an ISO 8601 time (e.g. 2025-09-15T14:00)") from None
     return t.replace(tzinfo=None) if t.tzinfo is None else t.astimezone().replace(tzinfo=None)
 
 
@@ -99,10 +100,7 @@ class ContextService:
     # ------------------------------------------------------------------ helpers
 
     def _fresh(self) -> None:
-        try:
-            self.view.refresh()
-        except DataError as e:
-            raise ToolFailure(str(e)) from None
+        self.view.refresh()
 
     def _item(self, m: Entry) -> ActivityItem:
         e = m.event
@@ -135,10 +133,10 @@ class ContextService:
         from ..agent.memory.rag import embed_texts
 
         if not query.strip():
-            raise ToolFailure("query: give some words to search for")
+            raise ToolFailure("query", "give some words to search for")
         lo, hi = _parse_time(since, "since"), _parse_time(until, "until")
         if lo is not None and hi is not None and hi < lo:
-            raise ToolFailure("until is before since")
+            raise ToolFailure("until", "is before since")
         self._fresh()
         want = (app or "").strip().casefold()
 
@@ -193,7 +191,7 @@ class ContextService:
 
     def _feedback(self):  # noqa: ANN202
         if self.live is None:
-            raise ToolFailure("no live folder: start `proagent mcp` with --live DIR (the folder of `proagent live`)")
+            raise ToolFailure("--live", "no live folder: start `proagent mcp` with --live DIR (the folder of `proagent live`)")
         if self._store is None:
             from ..live import FeedbackStore
 
@@ -217,7 +215,7 @@ class ContextService:
         """Store the person's answer to an offer in ``feedback.db`` (source ``mcp``)."""
         at = datetime.now()
         if not self._feedback().respond(int(offer_id), response, at, source="mcp"):
-            raise ToolFailure(f"id: no offer {offer_id} in {self.live}")
+            raise ToolFailure("id", f"no offer {offer_id} in {self.live}")
         return OfferAnswer(id=int(offer_id), response=response, responded_at=_iso(at))
 
     def timeline(self, day: str | None = None) -> Timeline:
@@ -230,7 +228,7 @@ class ContextService:
             try:
                 d = date.fromisoformat(day)
             except ValueError:
-                raise ToolFailure(f"date: {day!r} is not YYYY-MM-DD") from None
+                raise ToolFailure("date", f"{day!r} is not YYYY-MM-DD") from None
         inside = [m for m in entries if m.start.date() == d and m.event.is_activity()]
         seconds: Counter[str] = Counter()
         for m in inside:
@@ -273,12 +271,13 @@ def _clusters(group: str, members: list[Entry]) -> list[PersonaCluster]:
 
 
 def _call(fn, *args: Any) -> Any:  # noqa: ANN001
-    """Run a service method; its :class:`ToolFailure` becomes the SDK's tool error."""
+    """Run a service method; a refused argument or an unreadable log (:class:`ToolFailure`,
+    :class:`~proagent.errors.DataError`) becomes the SDK's tool error, one line."""
     from mcp.server.mcpserver.exceptions import ToolError
 
     try:
         return fn(*args)
-    except ToolFailure as e:
+    except (UsageError, DataError) as e:
         raise ToolError(str(e)) from None
 
 
@@ -343,7 +342,7 @@ def build_server(service: ContextService, audit: AuditLog | None = None):  # noq
 
         try:
             return json.dumps(to_jsonable(service.timeline(day)), ensure_ascii=False)
-        except ToolFailure as e:
+        except (UsageError, DataError) as e:
             raise ResourceError(str(e)) from None
 
     @server.resource("proagent://timeline/today", name="timeline-today", mime_type="application/json",
