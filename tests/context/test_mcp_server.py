@@ -289,6 +289,7 @@ def test_encrypted_capture_with_its_passphrase(tmp_path: Path) -> None:
 
     out = anyio.run(main)
     assert [e["title"] for e in out["events"]] == ["window 0", "window 1", "window 2"]
+    assert (cap / "mcp.log").is_file() and not (cap / ".mcp").exists()  # no screen text in plain files
 
 
 def test_http_token_host_and_origin(capture, tmp_path: Path) -> None:

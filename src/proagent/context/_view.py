@@ -16,7 +16,8 @@ made safe to show (blocked or redacted) and embedded once, into a search index c
 * **Index.** One e5 vector per event (:func:`proagent.agent.memory.rag.embed_texts`, the RAG
   memory's embedder), searched with the RAG memory's faiss index (:func:`~proagent.agent.memory.rag.vector_index`,
   exact below 8192 vectors). Processed events are cached under ``STATE/.mcp/`` (0700; the file
-  0600: it holds redacted text) by a hash of their raw fields, so a restart embeds nothing again.
+  0600: it holds redacted text) by a hash of their raw fields, so a restart embeds nothing again;
+  not for an encrypted capture (:func:`proagent.vault.vault_of`), whose text stays in memory only.
 """
 
 from __future__ import annotations
@@ -146,6 +147,10 @@ class ActivityView:
         self.kind = ""
         self.static_log = False
         self._open()
+        from ..vault import vault_of
+
+        if vault_of(self.path) is not None:
+            self._cache_dir = None  # an encrypted capture: no screen text, even redacted, in plain files
         self._load_cache()
         self.loaded = False
 
