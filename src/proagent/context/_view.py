@@ -13,7 +13,9 @@ made safe to show (blocked or redacted) and embedded once, into a search index c
   regexes) is withheld everywhere: not shown, not embedded, only counted. Titles, summaries and
   screen text pass :func:`proagent.curate.clean_text` (typed placeholders such as ``[EMAIL]``)
   unless ``raw``; the index embeds the text as shown, so a search cannot match on a redacted value.
-* **Index.** One e5 vector per event (:func:`proagent.agent.memory.rag.embed_texts`, the RAG
+* **Index.** The first read only redacts (tools answer at once); a background poller then embeds
+  the events newest first, :data:`EMBED_BATCH` at a time, and a search embeds whatever is still
+  pending before it ranks. One e5 vector per event (:func:`proagent.agent.memory.rag.embed_texts`, the RAG
   memory's embedder), searched with the RAG memory's faiss index (:func:`~proagent.agent.memory.rag.vector_index`,
   exact below 8192 vectors). Processed events are cached under ``STATE/.mcp/`` (0700; the file
   0600: it holds redacted text) by a hash of their raw fields, so a restart embeds nothing again;
@@ -43,11 +45,16 @@ __all__ = ["MAX_TEXT", "REREAD_SECONDS", "ActivityView", "Entry", "Poller"]
 
 MAX_TEXT = 2000
 """Characters of an event's screen text kept (and shown at most) per event."""
-EMBED_CHARS = 1000
-"""Characters of an event's text given to the embedder (e5-small reads 512 tokens at most)."""
+EMBED_CHARS = 500
+"""Characters of an event's text given to the embedder: e5-small's cost grows with the text
+(about 0.3 s of one core for 500 characters, 0.55 s for 1000, measured on the 2-core reference
+machine), and a screen's first lines carry most of what it is about (this project's choice)."""
 REREAD_SECONDS = 900.0
 """How far before the newest event a growing ActivityWatch / screenpipe log is read again
 (seconds): ActivityWatch extends its newest rows in place (this project's choice)."""
+EMBED_BATCH = 8
+"""Events the background poller embeds per step (a tool call waits for the view's lock only
+while the log is read, never while embedding)."""
 _CACHE_VERSION = 1
 
 
@@ -133,6 +140,7 @@ class ActivityView:
             from ..curate import clean_text as clean
         self._clean = clean
         self._lock = threading.RLock()
+        self._embed_lock = threading.Lock()
         self._entries: dict[str, Entry] = {}
         self._order: list[Entry] = []
         self._index = None  # faiss index over self._indexed
@@ -143,6 +151,7 @@ class ActivityView:
         self._cache: dict[str, dict] = {}
         self._cache_vecs: dict[str, np.ndarray] = {}
         self._cache_changed = False
+        self._unsaved = 0
         self.follower = None
         self.kind = ""
         self.static_log = False
@@ -235,7 +244,6 @@ class ActivityView:
         if not new:
             return False
         made: list[Entry] = []
-        todo: list[int] = []
         for e, key, text, shot_time in new:
             blocked = self._restraint.before(e, e.start) == "blocked_app"
             if blocked:
@@ -248,20 +256,43 @@ class ActivityView:
                 continue
             made.append(Entry(e, key, False, self._show(e.window_title), self._show(e.summary),
                               self._show(text[:MAX_TEXT]), shot_time, _host(e.url)))
-            todo.append(len(made) - 1)
-        if todo:
-            from ..agent.memory.rag import embed_texts
-
-            vecs = embed_texts([_document(made[i]) for i in todo])
-            for i, v in zip(todo, vecs):
-                m = made[i]
-                made[i] = Entry(m.event, m.key, False, m.title, m.summary, m.text, m.shot_time, m.host, v)
-                self._cache[m.key] = {"title": m.title, "summary": m.summary, "text": m.text}
-                self._cache_vecs[m.key] = v
-            self._cache_changed = True
         for m in made:
             self._entries[m.event.id] = m
         return True
+
+    def pending(self) -> int:
+        """Shown events not embedded yet."""
+        with self._lock:
+            return sum(1 for m in self._order if not m.blocked and m.vector is None)
+
+    def embed_pending(self, limit: int | None = None) -> int:
+        """Embed up to ``limit`` (``None``: all) shown events that have no vector yet, newest
+        first, outside the view's lock (tool calls go on meanwhile); returns how many. One caller
+        embeds at a time (the poller in the background, a search that needs them all)."""
+        from ..agent.memory.rag import embed_texts
+
+        with self._embed_lock:
+            with self._lock:
+                todo = [m for m in reversed(self._order) if not m.blocked and m.vector is None][:limit]
+            if not todo:
+                return 0
+            vecs = embed_texts([_document(m) for m in todo])
+            with self._lock:
+                for m, v in zip(todo, vecs):
+                    cur = self._entries.get(m.event.id)
+                    if cur is None or cur.key != m.key:
+                        continue  # changed meanwhile: embedded again later
+                    self._entries[m.event.id] = Entry(m.event, m.key, False, m.title, m.summary, m.text, m.shot_time,
+                                                      m.host, v)
+                    self._cache[m.key] = {"title": m.title, "summary": m.summary, "text": m.text}
+                    self._cache_vecs[m.key] = v
+                self._order = sorted(self._entries.values(), key=lambda x: (x.start, x.event.id))
+                self._dirty = True
+                self._cache_changed = True
+                self._unsaved += len(todo)
+                if self._unsaved >= 256 or not any(not m.blocked and m.vector is None for m in self._order):
+                    self._save_cache()  # done, or a long first build: kept as it goes
+            return len(todo)
 
     def _show(self, text: str) -> str:
         text = text or ""
@@ -294,6 +325,7 @@ class ActivityView:
     def _save_cache(self) -> None:
         f = self._cache_file()
         self._cache_changed = False
+        self._unsaved = 0
         if f is None:
             return
         live = {m.key for m in self._entries.values() if not m.blocked}
@@ -328,6 +360,7 @@ class ActivityView:
         fewer than ``k`` of its candidates, the eligible ones are ranked exactly."""
         from ..agent.memory.rag import search, vector_index
 
+        self.embed_pending()  # complete answers: what the poller has not embedded yet, now
         with self._lock:
             if self._dirty:
                 self._indexed = [m for m in self._order if not m.blocked and m.vector is not None]
@@ -387,6 +420,8 @@ class Poller:
             t = time.monotonic()
             try:
                 self.view.refresh()
+                if self.view.embed_pending(EMBED_BATCH):
+                    continue  # more to embed: no pause
                 self.error = None
             except DataError as e:
                 self.error = e
