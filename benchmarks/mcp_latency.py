@@ -146,7 +146,7 @@ def main() -> int:
     ap.add_argument("--calls", type=int, default=200)
     ap.add_argument("--baseline-runs", type=int, default=20)
     ap.add_argument("--stdio", action="store_true", help="also time a spawned `proagent mcp` over stdio")
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=1800)
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--state", type=Path, default=None,
