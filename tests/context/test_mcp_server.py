@@ -397,3 +397,32 @@ def test_the_index_grows_with_the_log_and_is_cached(capture, tmp_path: Path, mon
     again = ContextService(ActivityView(copy, state=state))
     assert again.search_activity("kubernetes deployment rollout", limit=1).hits[0].event.id == str(eid)
     assert embedded == [1], embedded  # a restart embeds only the query: every event from the cache
+
+
+@pytest.mark.parametrize("kind", ["screenpipe", "activitywatch-rust", "activitywatch-export"])
+def test_other_recorders_logs(kind: str, tmp_path: Path) -> None:
+    """screenpipe (focused monitor's OCR text and page host) and ActivityWatch (database, followed;
+    export, read once) through the same tools."""
+    from activity_fixtures import write_aw_export, write_aw_rust, write_screenpipe
+
+    if kind == "screenpipe":
+        path = write_screenpipe(tmp_path / ".screenpipe", video=False).parent
+    elif kind == "activitywatch-rust":
+        (tmp_path / "aw").mkdir()
+        path = write_aw_rust(tmp_path / "aw" / "sqlite.db")
+    else:
+        path = write_aw_export(tmp_path / "aw-export.json")
+    service = ContextService(ActivityView(path))
+    recent = service.recent_activity(60)
+    apps = [e.app for e in recent.events]
+    assert {"Code", "Firefox"} <= set(apps), apps
+    chat = next(e for e in recent.events if e.app == "Firefox")
+    assert chat.host == "chatgpt.com"
+    cur = service.current_context()
+    if kind == "screenpipe":
+        assert cur.app == "Terminal" and "3 passed" in cur.screen_text  # the focused monitor, not the mail one
+    else:
+        assert cur.app == "Code" and cur.screen_text is None  # ActivityWatch records no screen
+    hit = service.search_activity("chatgpt conversation in the browser", limit=1).hits[0]
+    assert hit.event.app == "Firefox"
+    assert service.timeline().events
