@@ -405,6 +405,13 @@ CASES: list[Case] = [
     Case("doctor-missing-dir", ("doctor", "--dir", "{w}/nope"), "--dir", code=2),
     Case("doctor-dir-is-a-file", ("doctor", "--dir", "{w}/bad/f.txt"), "--dir", code=2,
          setup=session_file("f.txt", "not a folder")),
+    Case("mcp-missing-log", ("mcp", "{w}/nope"), "nope"),
+    Case("mcp-not-a-log-file", ("mcp", "{w}/envs.jsonl"), "envs.jsonl"),
+    Case("mcp-folder-without-log", ("mcp", "{w}/pb"), "pb"),
+    Case("mcp-bad-block-title", ("mcp", "{w}/lt/U001", "--block-title", "("), "--block-title", code=2),
+    Case("mcp-port-without-http", ("mcp", "{w}/lt/U001", "--port", "8765"), "--port", code=2),
+    Case("mcp-live-without-feedback", ("mcp", "{w}/lt/U001", "--live", "{w}/pb"), "--live"),
+    Case("mcp-state-missing", ("mcp", "{w}/lt/U001", "--state", "{w}/nope"), "--state"),
 ]
 
 
@@ -435,7 +442,7 @@ def test_the_suite_covers_every_command():
     commands = {" ".join(c.argv[:2]) if c.argv[0] in ("data", "models", "dialogue") else c.argv[0] for c in CASES}
     for name in ("eval", "ablate", "stats", "synth", "simulate", "data fetch", "models prepare", "dialogue plan",
                  "dialogue guide", "dialogue kappa", "dialogue generate", "train", "capture", "curate", "review",
-                 "annotate", "live", "doctor"):
+                 "annotate", "live", "doctor", "mcp"):
         assert name in commands, name
     assert any("--annotations" in c.argv for c in CASES)
 

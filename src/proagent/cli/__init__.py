@@ -27,6 +27,7 @@ from .dialogue import dialogue
 from .doctor import doctor_cmd
 from .eval import eval_cmd
 from .live import live_cmd
+from .mcp import mcp_cmd
 from .models import models
 from .stats import stats_cmd
 from .synth import simulate_cmd, synth_cmd
@@ -42,7 +43,7 @@ def cli() -> None:
 
 
 for _command in (eval_cmd, ablate_cmd, data, models, capture, annotate_cmd, dialogue, stats_cmd, synth_cmd, simulate_cmd,
-                 train, curate_cmd, review_cmd, live_cmd, doctor_cmd):
+                 train, curate_cmd, review_cmd, live_cmd, doctor_cmd, mcp_cmd):
     cli.add_command(_command)
 map_errors(cli)
 
