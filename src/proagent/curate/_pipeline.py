@@ -34,7 +34,7 @@ from ..records import Event, Screenshot
 from ..sources.lifetrace import load_lifetrace
 from ..sources.lifetrace_schema import DB_NAMES, connect_read_only, detect_schema, find_lifetrace_db
 from ..sources.lifetrace_write import FOCUSED_COLUMN, PROCESSED_DDL
-from ._detect import HIGH_RISK_TYPES, clean_text, find_pii
+from ._detect import clean_text, find_pii, high_risk_types
 from ._quality import QualityConfig, apply_quality_filters, sha256_file
 from .records import ACTIONS, CurateManifest, CurateSummary, Region, Screening, Verdict
 from ._screen import Screener
@@ -259,7 +259,7 @@ def _phase3(shot: Screenshot, title: str, s: Screening, action: str, cfg: Curate
     if text_types:
         types |= text_types
         located = {r.type for r in s.regions}
-        if action != "delete" and (text_types & HIGH_RISK_TYPES or not text_types <= located):
+        if action != "delete" and (text_types & high_risk_types() or not text_types <= located):
             action = "delete"
             reasons.append("ocr text: " + ", ".join(sorted(text_types)))
         elif action == "retain":

@@ -35,7 +35,7 @@ class Region:
     y1: int
     """Bottom edge (pixels, exclusive)."""
     type: str
-    """What is there: a text type of :data:`proagent.curate.PII_TYPES`, or ``face``."""
+    """What is there: a text type of :func:`proagent.curate.pii_types`, or ``face``."""
 
     def to_json(self) -> dict[str, Any]:
         """``{"x0":..,"y0":..,"x1":..,"y1":..,"type":..}``."""
