@@ -1,7 +1,7 @@
 """Recall per personal-data type, each type ALONE on a screen, and false positives on ordinary pages,
 through the real curate path (issue 34 item 1).
 
-Renders the screens of ``tests/pii_corpus.py`` (:data:`ALONE`: one planted type among ordinary lines,
+Renders the screens of ``tests/pii_screens.py`` (:data:`ALONE`: one planted type among ordinary lines,
 English and Chinese; :data:`ORDINARY`: code, pytest output, chats and LLM replies full of numbers,
 prices, dates, order and tracking numbers, documents) as images in a LifeTrace folder with no OCR
 rows, and curates it with the offline screener: RapidOCR reads every image (``ocr.load_ocr``),
@@ -49,6 +49,29 @@ def _curate(src: Path, raw: Path, out: Path) -> float:
     return float(json.loads(res.stdout.strip().splitlines()[-1])["seconds"])
 
 
+TEXT_CHILD = """
+import json, sys, time
+from proagent.curate import find_pii
+lines = json.loads(sys.stdin.read())
+find_pii("warm up alice@example.com +1 415 555 2671")
+best = None
+for _ in range(3):
+    t = time.process_time()
+    for line in lines:
+        find_pii(line)
+    best = min(best or 1e9, time.process_time() - t)
+print(json.dumps({"ms_per_line": 1000 * best / len(lines)}))
+"""
+
+
+def _text_cost(src: Path, lines: list[str]) -> float:
+    """CPU ms per line of ``find_pii`` (the package under ``src``) over ``lines``, best of 3."""
+    env = dict(os.environ, PYTHONPATH=str(src))
+    res = subprocess.run([sys.executable, "-c", TEXT_CHILD], input=json.dumps(lines), env=env, capture_output=True,
+                         text=True, timeout=1800, check=True)
+    return float(json.loads(res.stdout.strip().splitlines()[-1])["ms_per_line"])
+
+
 def _norm(s: str) -> str:
     return "".join(s.split()).lower()
 
@@ -90,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     guard_network()
     note, machine = machine_note()
     print(note, flush=True)
-    from pii_corpus import ALONE, ORDINARY, make_screens_corpus
+    from pii_screens import ALONE, ORDINARY, make_screens_corpus
 
     from proagent.io import write_json_atomic
 
@@ -106,6 +129,9 @@ def main(argv: list[str] | None = None) -> int:
         secs = _curate(src, raw, work / f"out-{len(results)}")
         results[code] = score(work / f"out-{len(results)}", shown) | {"seconds": secs}
         print(f"{code}: curated {len(shown)} screens in {time.perf_counter() - t:.0f} s", flush=True)
+    lines = [line for sc in ALONE + ORDINARY for line in (sc.title, *sc.lines)] * 10
+    for code, src in codes:
+        results[code]["find_pii_ms_per_line"] = _text_cost(src, lines)
     new, base = results["this tree"], results.get(a.baseline_rev)
     rows = []
     for t, d in new["per_type"].items():
@@ -122,7 +148,8 @@ def main(argv: list[str] | None = None) -> int:
         o = r["ordinary"]
         print(f"ordinary pages ({code}): {o['changed']} of {o['n']} changed, {o['findings'] / max(1, o['n']):.2f} "
               f"findings per screen" + (f" ({', '.join(o['types'])})" if o["types"] else "")
-              + f"; curate {r['seconds']:.1f} s for {len(shown)} screens")
+              + f"; curate {r['seconds']:.1f} s for {len(shown)} screens; find_pii "
+              f"{r['find_pii_ms_per_line']:.2f} ms CPU per line ({len(lines)} lines, best of 3)")
     print("recall: screens whose planted type curate detected and did not retain; value published: screens whose "
           "planted value is in the output database text (spaces and case ignored)")
     if a.json:

@@ -2,7 +2,7 @@
 
 Builds real rendered screenshots (Pillow, Noto Sans CJK) carrying one kind of personal data
 each, in English and in Chinese, plus clean screens, inside a LifeTrace database whose OCR rows
-hold the planted text (``tests/pii_corpus.py`` ``make_pii_corpus``); runs the curation
+hold the planted text (``tests/pii_screens.py`` ``make_pii_corpus``); runs the curation
 with the offline screener; then looks for every planted value everywhere in the output:
 the output images re-read with OCR, the output database (every table), ``privacy.jsonl``,
 ``curation.jsonl``, the resume/review state, and the report of ``proagent stats`` on the
@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from proagent.cli import cli
     from proagent.curate import OcrScreener, curate, find_pii
-    from pii_corpus import STYLES, make_pii_corpus
+    from pii_screens import STYLES, make_pii_corpus
     from proagent.curate._screen import ocr_lines
     from proagent.io import write_json_atomic
 

@@ -1,7 +1,7 @@
 """Every common personal-data type is caught when it stands ALONE on a screen (issue 34 item 1), and
 ordinary pages (code, chats, numbers in LLM replies, prices, dates, order numbers) are left alone.
 The full measured corpus is ``benchmarks/pii_corpus.py``; here: the text path over every screen of
-``tests/pii_corpus.py``, and a few screens rendered and curated through RapidOCR."""
+``tests/pii_screens.py``, and a few screens rendered and curated through RapidOCR."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("presidio_analyzer")
 
-from pii_corpus import ALONE, ORDINARY, make_screens_corpus  # noqa: E402
+from pii_screens import ALONE, ORDINARY, make_screens_corpus  # noqa: E402
 
 from proagent.curate import high_risk_types  # noqa: E402
 from proagent.curate._detect import find_pii_lines  # noqa: E402

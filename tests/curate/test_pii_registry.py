@@ -50,7 +50,7 @@ def test_a_late_high_risk_type_is_listed_and_deleted_by_curate(tmp_path: Path) -
     """Registered after curate was imported: listed by pii_types/high_risk_types and in the VLM
     screener's prompt, and a screenshot showing it is DELETED (not blurred) by curate."""
     pytest.importorskip("rapidocr")
-    from pii_corpus import Screen, make_screens_corpus
+    from pii_screens import Screen, make_screens_corpus
 
     from proagent.curate import OcrScreener, curate
     from proagent.curate._screen import vlm_prompt

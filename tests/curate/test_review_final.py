@@ -16,7 +16,7 @@ from click.testing import CliRunner
 pytest.importorskip("rapidocr")
 pytest.importorskip("presidio_analyzer")
 
-from pii_corpus import Screen, make_screens_corpus  # noqa: E402
+from pii_screens import Screen, make_screens_corpus  # noqa: E402
 
 from proagent.cli import cli  # noqa: E402
 from proagent.curate import serve_review  # noqa: E402
