@@ -2,7 +2,7 @@
 
 Builds real rendered screenshots (Pillow, Noto Sans CJK) carrying one kind of personal data
 each, in English and in Chinese, plus clean screens, inside a LifeTrace database whose OCR rows
-hold the planted text (:func:`proagent.curate._corpus.make_pii_corpus`); runs the curation
+hold the planted text (``tests/pii_screens.py`` ``make_pii_corpus``); runs the curation
 with the offline screener; then looks for every planted value everywhere in the output:
 the output images re-read with OCR, the output database (every table), ``privacy.jsonl``,
 ``curation.jsonl``, the resume/review state, and the report of ``proagent stats`` on the
@@ -26,6 +26,7 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from _common import guard_network, machine_note, render_table  # noqa: E402
 
 
@@ -61,12 +62,11 @@ def main(argv: list[str] | None = None) -> int:
 
     from proagent.cli import cli
     from proagent.curate import OcrScreener, curate, find_pii
-    from proagent.curate._corpus import make_pii_corpus
+    from pii_screens import STYLES, make_pii_corpus
     from proagent.curate._screen import ocr_lines
     from proagent.io import write_json_atomic
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="proagent-privacy-"))
-    from proagent.curate._corpus import STYLES
 
     corpus = make_pii_corpus(work / "raw" / "P01", styles=STYLES)
     out = work / "out"

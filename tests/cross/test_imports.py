@@ -246,7 +246,7 @@ _REGISTRIES = textwrap.dedent("""
     from proagent.agent.solvers import METHODS
     assert list(METHODS) == ["zero-shot", "cot", "sc"], METHODS
     from proagent.curate._detect import RECOGNIZERS
-    assert len(RECOGNIZERS) == 9, RECOGNIZERS
+    assert len(RECOGNIZERS) == 14, RECOGNIZERS
     from proagent.live._notify import NOTIFIERS
     assert list(NOTIFIERS) == ["terminal", "desktop", "page", "none"], NOTIFIERS
     from proagent.capture._probe import platforms

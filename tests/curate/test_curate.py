@@ -25,7 +25,7 @@ pytest.importorskip("presidio_analyzer")
 from proagent.cli import cli  # noqa: E402
 from proagent.curate import (CurateConfig, OcrScreener, VlmScreener, clean_text, curate, find_pii,  # noqa: E402
                              load_decisions, save_decision, serve_review)
-from proagent.curate._corpus import make_pii_corpus  # noqa: E402
+from pii_screens import make_pii_corpus  # noqa: E402
 from proagent.sources.lifetrace import load_lifetrace  # noqa: E402
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

@@ -16,7 +16,7 @@ pytest.importorskip("presidio_analyzer")
 
 from proagent.curate import OcrScreener, curate  # noqa: E402
 from proagent.curate import _screen  # noqa: E402
-from proagent.curate._corpus import make_pii_corpus  # noqa: E402
+from pii_screens import make_pii_corpus  # noqa: E402
 
 
 class _Counting:

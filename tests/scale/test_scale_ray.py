@@ -233,7 +233,7 @@ def test_curate_on_ray_equals_single_machine(cluster, tmp_path, monkeypatch):
     import hashlib
 
     from proagent.curate import STATE_DIR
-    from proagent.curate._corpus import make_pii_corpus
+    from pii_screens import make_pii_corpus
 
     monkeypatch.chdir(tmp_path)
     corpus = make_pii_corpus(tmp_path / "raw" / "P01", types=("email", "phone"), languages=("en",), n_clean=2)

@@ -94,7 +94,7 @@ class Page:
     intention: str = ""
     """The query's intention (a category of :mod:`proagent.taxonomy`)."""
     pii: tuple[tuple[str, str], ...] = ()
-    """(type, value) planted on the page (types of :data:`proagent.curate.PII_TYPES`)."""
+    """(type, value) planted on the page (types of :func:`proagent.curate.pii_types`)."""
     texts: tuple[str, ...] = ()
     """Distinctive lines on the page (for the share of planted text that reaches OCR)."""
 

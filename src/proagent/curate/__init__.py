@@ -4,7 +4,7 @@ rates every screenshot, the participant reviews what it kept, rules catch the re
 in ProAgentBench's processed layout with only cleaned OCR text.
 """
 
-from ._detect import HIGH_RISK_TYPES, PII_TYPES, TextFinding, clean_text, find_pii
+from ._detect import TextFinding, clean_text, find_pii, high_risk_types, pii_recognizer, pii_types
 from ._pipeline import STATE_DIR, TITLE_KEYWORDS, CurateConfig, curate, load_decisions, save_decision
 from ._quality import QualityConfig
 from .records import CurateManifest, CurateSummary, Region, Screening, Verdict
@@ -12,8 +12,6 @@ from ._review import serve_review
 from ._screen import OcrScreener, Screener, ScreenerError, VlmScreener, make_screener
 
 __all__ = [
-    "HIGH_RISK_TYPES",
-    "PII_TYPES",
     "STATE_DIR",
     "TITLE_KEYWORDS",
     "CurateConfig",
@@ -31,8 +29,11 @@ __all__ = [
     "clean_text",
     "curate",
     "find_pii",
+    "high_risk_types",
     "load_decisions",
     "make_screener",
+    "pii_recognizer",
+    "pii_types",
     "save_decision",
     "serve_review",
 ]

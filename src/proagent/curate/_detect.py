@@ -1,23 +1,51 @@
 """Personal data in text: presidio-analyzer with pattern recognizers only (no spaCy
 model is loaded unless an English NER model is installed), plus recognizers for
 what presidio lacks or misses next to Chinese text (whose characters count as word
-characters, so presidio's ``\\b`` anchors fail there).
+characters, so presidio's ``\\b`` anchors fail there). Check digits come from
+``python-stdnum`` (Luhn, GB 11643 resident IDs, US SSN ranges), not from code here.
 
-Types found (the names used in ``privacy.jsonl`` and the tags of cleaned text):
+Types found by default (the names used in ``privacy.jsonl`` and the tags of cleaned text;
+"delete" = high risk, the screenshot is left out; "blur" = its regions are blurred):
 
-``email`` (presidio ``EmailRecognizer``, domain checked against tldextract's
-bundled suffix list, never fetched), ``phone`` (presidio ``PhoneRecognizer``
-through ``phonenumbers`` for international numbers, plus Chinese mobile
-numbers ``1[3-9]`` + 9 digits, optional ``+86``), ``id_number`` (Chinese
-resident identity number, 18 characters with the GB 11643-1999 ISO 7064
-MOD 11-2 check character), ``bank_card`` (13-19 digits, spaces or dashes
-allowed, Luhn checksum), ``iban`` (presidio, mod-97 checked), ``ip_address``
-(presidio IPv4/IPv6), ``api_key`` (provider key prefixes: OpenAI ``sk-``,
-GitHub ``ghp_``..., AWS ``AKIA``, Slack ``xox?-``, Google ``AIza``, JWTs,
-``Bearer`` tokens, and ``key/token/secret = value`` assignments), ``password``
-(the value after a password label, English or Chinese: password, passwd,
-pwd, 密码, 口令) and ``person`` (only where spaCy's ``en_core_web_sm`` is
-installed: the optional ``curate-ner`` extra).
+=================  ======  ==========================================================
+type               risk    how
+=================  ======  ==========================================================
+``email``          blur    presidio ``EmailRecognizer``, domain checked against
+                           tldextract's bundled suffix list (never fetched)
+``phone``          blur    presidio ``PhoneRecognizer`` (``phonenumbers``) + Chinese
+                           mobiles ``1[3-9]`` + 9 digits, optional ``+86``
+``id_number``      delete  Chinese resident ID, 18 characters, ``stdnum.cn.ric``'s
+                           birth date and ISO 7064 MOD 11-2 check character
+``us_ssn``         delete  presidio ``UsSsnRecognizer`` (``AAA-GG-SSSS``; nine bare digits
+                           only beside "SSN"/"social security"), ``stdnum.us.ssn``
+``passport``       delete  presidio ``UsPassportRecognizer`` beside the word "passport"
+                           or 护照, and any 6-9 letters/digits after a passport label
+``bank_card``      delete  presidio ``CreditCardRecognizer`` + 13-19 digits (UnionPay's 19
+                           too, next to Chinese text), ``stdnum.luhn``
+``iban``           delete  presidio ``IbanRecognizer`` (mod-97)
+``bank_account``   delete  presidio ``UsBankRecognizer`` and ``AbaRoutingRecognizer``
+                           beside account/routing words (账号, 账户 too)
+``ip_address``     blur    presidio ``IpRecognizer``
+``api_key``        delete  provider key prefixes, private-key blocks, ``Bearer`` tokens,
+                           ``key/token/secret = value``
+``password``       delete  the value after a password label (password, passwd, pwd,
+                           passcode, 密码, 口令)
+``address``        blur    a street line (house number, street name, suffix such as
+                           Lane/St/Road, optional city, state, ZIP), a Chinese address
+                           (省/市 ... 路/街 ... 号) or the value after an address label
+``date_of_birth``  blur    a date after a birth label (date of birth, DOB, born,
+                           出生日期, 生日)
+``person``         blur    a name after a name label (Name:, Recipient:, 姓名：, 收件人：),
+                           a name on the line before (or just before) an address, and
+                           spaCy NER where ``en_core_web_sm`` is installed (the optional
+                           ``curate-ner`` extra)
+=================  ======  ==========================================================
+
+High risk (delete) are numbers that identify a person to an authority or open an account:
+government IDs, card and account numbers, credentials. Contact and identity details (email,
+phone, address, name, date of birth, IP) are blurred where they are. :func:`pii_types` and
+:func:`high_risk_types` read the registry (:data:`RECOGNIZERS`) each time they are called, so
+a type registered later is listed and treated by its risk too.
 """
 
 from __future__ import annotations
@@ -30,15 +58,13 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["HIGH_RISK_TYPES", "PII_TYPES", "RECOGNIZERS", "TAGS", "UNUSED_BY_PRESIDIO", "PiiRecognizer", "TextFinding",
-           "clean_text", "find_pii", "has_ner", "pii_recognizer"]
+__all__ = ["NAME_LINE", "RECOGNIZERS", "STREET_LINE", "UNUSED_BY_PRESIDIO", "PiiRecognizer", "TextFinding", "clean_text",
+           "find_pii", "find_pii_lines", "has_ner", "high_risk_types", "pii_recognizer", "pii_types", "tag"]
 
 _NOT_ALNUM_BEFORE = r"(?<![0-9A-Za-z])"
 _NOT_ALNUM_AFTER = r"(?![0-9A-Za-z])"
 _FLAGS = re.DOTALL | re.MULTILINE | re.IGNORECASE
 _DECIMALS = re.compile(r"(?<![\d.])0\.\d")
-_ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
-_ID_CHECK = "10X98765432"
 
 
 @dataclass(frozen=True)
@@ -46,7 +72,7 @@ class TextFinding:
     """One piece of personal data in a text."""
 
     type: str
-    """One of :data:`PII_TYPES`."""
+    """One of :func:`pii_types`."""
     start: int
     """Start offset in the text (characters)."""
     end: int
@@ -69,6 +95,10 @@ class PiiRecognizer:
     """A screenshot showing it is deleted (ProAgentBench B.4), not blurred."""
     accept: Callable[[str, bool], bool]
     """``accept(span, strict)``: keep a match (drops a type's known false positives)."""
+    min_score: float = 0.0
+    """A match scoring lower is dropped even when screening ``strict`` (types whose presidio
+    patterns are weak alone and count only once a context word raised them, e.g. a bare
+    9-digit passport number: 0.05, 0.4 beside "passport")."""
 
 
 RECOGNIZERS: dict[str, PiiRecognizer] = {}
@@ -77,7 +107,8 @@ length and risk go to the earlier one), filled by :func:`pii_recognizer`."""
 
 
 def pii_recognizer(type: str, *, entities: tuple[str, ...], high_risk: bool = False,  # noqa: A002 (privacy.jsonl's word)
-                   accept: Callable[[str, bool], bool] | None = None) -> Callable[[Callable[[], list]], Callable[[], list]]:
+                   accept: Callable[[str, bool], bool] | None = None,
+                   min_score: float = 0.0) -> Callable[[Callable[[], list]], Callable[[], list]]:
     """Register a type of personal data: decorate the function that builds its presidio
     recognizers (imports inside it: presidio loads only when text is first screened).
 
@@ -88,30 +119,29 @@ def pii_recognizer(type: str, *, entities: tuple[str, ...], high_risk: bool = Fa
         old = RECOGNIZERS.get(type)
         if old is not None and old.build is not build:
             raise ValueError(f"PII type {type!r} is already registered")
-        RECOGNIZERS[type] = PiiRecognizer(type, tuple(entities), build, bool(high_risk), accept or (lambda span, strict: True))
+        RECOGNIZERS[type] = PiiRecognizer(type, tuple(entities), build, bool(high_risk),
+                                          accept or (lambda span, strict: True), float(min_score))
         return build
 
     return add
 
 
-def _luhn_ok(digits: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = int(ch)
-        if i % 2:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
+def pii_types() -> tuple[str, ...]:
+    """Every text type :func:`find_pii` reports now, in registration order (read from
+    :data:`RECOGNIZERS` on each call: a type registered after import is listed)."""
+    return tuple(RECOGNIZERS)
 
 
-def cn_id_checksum_ok(text: str) -> bool:
-    """True when an 18-character Chinese resident ID has the right check character
-    (GB 11643-1999: weights 2^(17-i) mod 11, ISO 7064 MOD 11-2)."""
-    s = text.upper()
-    if len(s) != 18 or not s[:17].isdigit():
-        return False
-    total = sum(int(c) * w for c, w in zip(s[:17], _ID_WEIGHTS))
-    return _ID_CHECK[total % 11] == s[17]
+def high_risk_types() -> frozenset[str]:
+    """Types that make a screenshot high-risk (deleted, replaced by a scene description); the
+    others (and faces) make it moderate (blurred). ProAgentBench B.4 deletes high-risk shots.
+    Read from :data:`RECOGNIZERS` on each call."""
+    return frozenset(t for t, r in RECOGNIZERS.items() if r.high_risk)
+
+
+def tag(type: str) -> str:  # noqa: A002 (privacy.jsonl's word)
+    """Replacement tag of a type in cleaned text, e.g. ``[EMAIL]``."""
+    return f"[{type.upper()}]"
 
 
 @functools.lru_cache(maxsize=1)
@@ -122,11 +152,12 @@ def has_ner() -> bool:
     return importlib.util.find_spec("en_core_web_sm") is not None
 
 
-def _pattern(entity: str, name: str, regex: str, score: float, cls: type | None = None):  # noqa: ANN202
-    """A presidio pattern recognizer of one regex (``cls``: a subclass that validates matches)."""
+def _pattern(entity: str, name: str, regex: str, score: float, cls: type | None = None, flags: int = _FLAGS):  # noqa: ANN202
+    """A presidio pattern recognizer of one regex (``cls``: a subclass that validates matches;
+    presidio matches with the ``regex`` module, whose look-behinds may vary in width)."""
     from presidio_analyzer import Pattern, PatternRecognizer
 
-    return (cls or PatternRecognizer)(supported_entity=entity, patterns=[Pattern(name, regex, score)], global_regex_flags=_FLAGS)
+    return (cls or PatternRecognizer)(supported_entity=entity, patterns=[Pattern(name, regex, score)], global_regex_flags=flags)
 
 
 @pii_recognizer("email", entities=("EMAIL_ADDRESS",))
@@ -161,29 +192,88 @@ def _phone() -> list:
                      + _NOT_ALNUM_AFTER, 0.8)]
 
 
+def _weak(cls: type, context: list[str], **kw: object) -> object:
+    """A presidio recognizer class whose own patterns are weak alone (a bare number, score 0.05
+    to 0.1), given the context words that raise a match to 0.4 (:func:`_analyzer`'s enhancer:
+    one of them among the five words before the match, presidio's default window). Its own
+    context lists are replaced: ``us``, ``check`` and ``save`` match inside many words."""
+    return cls(context=context, **kw)
+
+
 @pii_recognizer("id_number", entities=("CN_RESIDENT_ID",), high_risk=True)
 def _id_number() -> list:
-    """Chinese resident identity numbers: 18 characters with the GB 11643-1999 check character."""
+    """Chinese resident identity numbers: 18 characters with ``stdnum.cn.ric``'s check character
+    (GB 11643-1999, ISO 7064 MOD 11-2) and birth date. Not ``ric.is_valid``: it also requires the
+    first six digits to name a county that existed in the birth year, which rejects real numbers
+    issued after a district was created or renamed (440308, Shenzhen Yantian since 1998, for
+    anyone born before)."""
     from presidio_analyzer import PatternRecognizer
+    from stdnum.cn import ric
+    from stdnum.exceptions import ValidationError
 
     class CnResidentId(PatternRecognizer):
         def validate_result(self, pattern_text: str) -> bool:  # noqa: D102
-            return cn_id_checksum_ok(pattern_text)
+            number = pattern_text.upper()
+            try:
+                ric.get_birth_date(number)
+            except ValidationError:
+                return False
+            return ric.calc_check_digit(number) == number[17]
 
     return [_pattern("CN_RESIDENT_ID", "cn_id", _NOT_ALNUM_BEFORE + r"[1-9]\d{16}[\dXx]" + _NOT_ALNUM_AFTER, 0.9, CnResidentId)]
 
 
+_SSN_CONTEXT = ["ssn", "ss#", "social", "security", "社会安全"]
+
+
+def _ssn_ok(span: str, strict: bool) -> bool:
+    """``stdnum.us.ssn``: no area 000, 666 or 9xx, no group 00, no serial 0000, not one of the
+    numbers published in advertisements (078-05-1120, 123-45-6789...)."""
+    from stdnum.us import ssn
+
+    return bool(ssn.is_valid(re.sub(r"[ .]", "-", span)))
+
+
+@pii_recognizer("us_ssn", entities=("US_SSN",), high_risk=True, accept=_ssn_ok, min_score=0.4)
+def _us_ssn() -> list:
+    """presidio's ``UsSsnRecognizer``: ``AAA-GG-SSSS`` (0.5) alone, nine bare digits only beside
+    an SSN word; validated by ``stdnum.us.ssn``."""
+    from presidio_analyzer.predefined_recognizers import UsSsnRecognizer
+
+    return [_weak(UsSsnRecognizer, _SSN_CONTEXT)]
+
+
+_PASSPORT_LABEL = r"(?:passport|护照)(?:\s*(?:no\.?|number|num\.?|#|号码|号))?\s*[:：#]?\s*"
+
+
+@pii_recognizer("passport", entities=("US_PASSPORT", "PASSPORT"), high_risk=True, min_score=0.4)
+def _passport() -> list:
+    """presidio's ``UsPassportRecognizer`` (9 digits, or a letter and 8 digits, as China's E-numbers)
+    beside the word passport/护照, and 6-9 letters and digits holding at least 5 digits after a
+    passport label (other countries' formats, e.g. Germany's ``C01X00T47``)."""
+    from presidio_analyzer.predefined_recognizers import UsPassportRecognizer
+
+    return [_weak(UsPassportRecognizer, ["passport", "护照"]),
+            _pattern("PASSPORT", "passport_label",
+                     r"(?<=" + _PASSPORT_LABEL + r")(?=(?:[A-Z]*\d){5})[A-Z0-9]{6,9}" + _NOT_ALNUM_AFTER, 0.85)]
+
+
 @pii_recognizer("bank_card", entities=("BANK_CARD", "CREDIT_CARD"), high_risk=True)
 def _bank_card() -> list:
-    """13-19 digits, spaces or dashes allowed, with a valid Luhn checksum."""
+    """presidio's ``CreditCardRecognizer`` and 13-19 digits (spaces or dashes allowed; also
+    UnionPay's 19 digits and numbers next to Chinese text, where presidio's ``\\b`` fails), each
+    valid by ``stdnum.luhn``."""
     from presidio_analyzer import PatternRecognizer
+    from presidio_analyzer.predefined_recognizers import CreditCardRecognizer
+    from stdnum import luhn
 
     class BankCard(PatternRecognizer):
         def validate_result(self, pattern_text: str) -> bool:  # noqa: D102
             digits = re.sub(r"\D", "", pattern_text)
-            return 13 <= len(digits) <= 19 and _luhn_ok(digits)
+            return 13 <= len(digits) <= 19 and bool(luhn.is_valid(digits))
 
-    return [_pattern("BANK_CARD", "bank_card", _NOT_ALNUM_BEFORE + r"\d(?:[ \-]?\d){12,18}" + _NOT_ALNUM_AFTER, 0.7, BankCard)]
+    return [CreditCardRecognizer(),
+            _pattern("BANK_CARD", "bank_card", _NOT_ALNUM_BEFORE + r"\d(?:[ \-]?\d){12,18}" + _NOT_ALNUM_AFTER, 0.7, BankCard)]
 
 
 @pii_recognizer("iban", entities=("IBAN_CODE",), high_risk=True)
@@ -192,6 +282,22 @@ def _iban() -> list:
     from presidio_analyzer.predefined_recognizers import IbanRecognizer
 
     return [IbanRecognizer()]
+
+
+@pii_recognizer("bank_account", entities=("US_BANK_NUMBER", "ABA_ROUTING_NUMBER"), high_risk=True, min_score=0.4)
+def _bank_account() -> list:
+    """presidio's ``UsBankRecognizer`` (8-17 digits) and ``AbaRoutingRecognizer`` (9 digits with
+    the ABA check digit), both only beside an account or routing word (English or Chinese)."""
+    from presidio_analyzer.predefined_recognizers import AbaRoutingRecognizer, UsBankRecognizer
+
+    class AbaBesideWords(AbaRoutingRecognizer):
+        def validate_result(self, pattern_text: str) -> bool | None:  # noqa: D102
+            # a valid check digit leaves the weak score (presidio would make it 1.0: one 9-digit
+            # number in ten passes): the context word decides; an invalid one is dropped
+            return None if super().validate_result(pattern_text) else False
+
+    words = ["account", "acct", "a/c", "bank", "routing", "aba", "账号", "账户", "帐号", "帐户"]
+    return [_weak(UsBankRecognizer, words), _weak(AbaBesideWords, words)]
 
 
 @pii_recognizer("ip_address", entities=("IP_ADDRESS",))
@@ -205,20 +311,24 @@ def _ip_address() -> list:
 _KEY_PATTERN = (
     r"(?:sk-(?:proj-|ant-)?[A-Za-z0-9_\-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
     r"|AKIA[0-9A-Z]{16}|xox[abpors]-[A-Za-z0-9\-]{10,}|AIza[0-9A-Za-z_\-]{30,}"
+    r"|(?:sk|rk)_live_[A-Za-z0-9]{16,}|hf_[A-Za-z0-9]{30,}|glpat-[A-Za-z0-9_\-]{20,}"
     r"|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})"
 )
 
 
 @pii_recognizer("api_key", entities=("API_KEY",), high_risk=True)
 def _api_key() -> list:
-    """Provider key prefixes (OpenAI ``sk-``, GitHub ``ghp_``..., AWS ``AKIA``, Slack ``xox?-``,
-    Google ``AIza``, JWTs), ``Bearer`` tokens and ``key/token/secret = value`` assignments."""
+    """Provider key prefixes (OpenAI/Anthropic ``sk-``, GitHub ``ghp_``..., AWS ``AKIA``, Slack ``xox?-``,
+    Google ``AIza``, Stripe ``sk_live_``, Hugging Face ``hf_``, GitLab ``glpat-``, JWTs; the
+    prefixes detect-secrets' plugins look for), PEM private-key headers, ``Bearer`` tokens and
+    ``key/token/secret = value`` assignments."""
     from presidio_analyzer import Pattern, PatternRecognizer
 
     return [PatternRecognizer(
         supported_entity="API_KEY",
         patterns=[
             Pattern("provider_key", _NOT_ALNUM_BEFORE + _KEY_PATTERN, 0.9),
+            Pattern("private_key", r"-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----", 0.9),
             Pattern("bearer", r"(?<=\bbearer\s+)[A-Za-z0-9_\-\.=]{16,}", 0.8),
             Pattern(
                 "assigned_secret",
@@ -233,30 +343,81 @@ def _api_key() -> list:
 
 @pii_recognizer("password", entities=("PASSWORD",), high_risk=True)
 def _password() -> list:
-    """The value after a password label, English or Chinese (password, passwd, pwd, 密码, 口令)."""
+    """The value after a password label, English or Chinese (password, passwd, passcode, pwd, 密码, 口令)."""
     return [_pattern("PASSWORD", "password_field",
-                     r"(?<=(?:pass(?:word|wd)?|pwd|密码|口令)[\"']?\s*[:：=]\s*[\"']?)[^\s\"',;]{3,}", 0.9)]
+                     r"(?<=(?:pass(?:word|wd|code)?|pwd|密码|口令)[\"']?\s*[:：=]\s*[\"']?)[^\s\"',;]{3,}", 0.9)]
 
 
-@pii_recognizer("person", entities=("PERSON",))
+_STREET_SUFFIX = (r"(?:Street|St|Avenue|Ave|Road|Rd|Lane|Ln|Drive|Dr|Boulevard|Blvd|Court|Ct|Way|Place|Pl|Terrace|Ter"
+                  r"|Circle|Cir|Parkway|Pkwy|Highway|Hwy|Square|Sq|Trail|Trl|Crescent|Close|Grove|Gardens|Row|Alley)")
+STREET_LINE = (r"(?<![\w.,:/#-])\d{1,6}[A-Z]?(?:\s+(?:[NSEW]\.?|North|South|East|West))?(?:\s+[A-Z][A-Za-z'\-]*){1,4}\s+"
+               + _STREET_SUFFIX + r"\.?(?![A-Za-z])"
+               r"(?:,?\s+(?:Apt|Suite|Unit|Flat|#)\.?\s*[A-Za-z0-9\-]+)?"
+               r"(?:,\s*[A-Z][a-z][A-Za-z.'\-]*(?:\s+[A-Z][a-z][A-Za-z.'\-]*){0,2}){0,2}"
+               r"(?:,?\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?)?")
+"""A street line, case-sensitive: house number, one to four capitalised words, a USPS street suffix,
+then optionally a unit, up to two ``, Town`` parts and ``ST 12345`` (``1427 Maple Lane, Springfield,
+IL 62704``)."""
+_CN_ADDRESS = (r"[\u4e00-\u9fff]{2,8}?(?:省|市|自治区)[\u4e00-\u9fff]{0,12}?(?:市|区|县|旗)[\u4e00-\u9fff\d]{1,20}?"
+               r"(?:路|街|道|巷|弄|村|镇)(?:[\d\-]{1,6}号)?(?:[\d\-]+(?:号楼|栋|幢|单元|室|层))*")
+_ADDRESS_LABEL = (r"(?:(?:^|(?<=\n))[ \t]*address(?:[ \t]+line[ \t]*\d)?"
+                  r"|(?:home|current|mailing|postal|shipping|billing|delivery|residential|permanent|street|physical"
+                  r"|correspondence)[ \t]+address)[ \t]*[:：][ \t]*")
+_CN_ADDRESS_LABEL = r"(?:住址|家庭住址|家庭地址|收货地址|通讯地址|联系地址|居住地址|现住址|户籍地址|详细地址|邮寄地址|寄送地址|^[ \t]*地址)[ \t]*[:：]?[ \t]*"
+
+
+@pii_recognizer("address", entities=("STREET_ADDRESS", "LABELLED_ADDRESS"))
+def _address() -> list:
+    """Postal addresses (presidio has no recognizer for them): a street line (:data:`STREET_LINE`),
+    a Chinese address (province or city, district, road or village, number), and the value after
+    an address label (``Home address:``, ``Address:`` at a line's start, 住址, 收货地址...) when
+    it holds a word and a number (Chinese: a 省/市/区/路/号 character)."""
+    return [_pattern("STREET_ADDRESS", "street_line", STREET_LINE, 0.7, flags=re.MULTILINE),
+            _pattern("STREET_ADDRESS", "cn_address", _CN_ADDRESS, 0.7, flags=re.MULTILINE),
+            _pattern("LABELLED_ADDRESS", "labelled_address",
+                     r"(?<=" + _ADDRESS_LABEL + r")(?=[^\n]*\d)(?=[^\n]*(?<![A-Za-z])[A-Za-z]{3,}(?![A-Za-z0-9]))"
+                     r"[^\s:：][^\n]{5,120}?(?=[ \t]*(?:$|\n))", 0.75),
+            _pattern("LABELLED_ADDRESS", "labelled_cn_address",
+                     r"(?<=" + _CN_ADDRESS_LABEL + r")(?=[^\n]*[省市区县路街道号村镇])[^\s:：][^\n]{3,80}?(?=[ \t]*(?:$|\n))", 0.75)]
+
+
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+_DATE = (r"(?:\d{4}[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}日?|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}"
+         r"|" + _MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r",?\s+\d{4})")
+_DOB_LABEL = r"(?:date[ \t]+of[ \t]+birth|birth[ \t]*date|birthday|d\.?o\.?b\.?|born(?:[ \t]+on)?|出生日期|出生年月日?|生日)[ \t]*[:：]?[ \t]*"
+
+
+@pii_recognizer("date_of_birth", entities=("DATE_OF_BIRTH",))
+def _date_of_birth() -> list:
+    """A date after a birth label (date of birth, DOB, born, birthday, 出生日期, 生日): ISO and
+    Chinese ``1990年3月12日``, numeric ``12/03/1990``, and month names (``March 12, 1990``,
+    ``12 March 1990``). presidio's ``DateRecognizer`` finds every date, birth or not."""
+    return [_pattern("DATE_OF_BIRTH", "dob", r"(?<=" + _DOB_LABEL + r")" + _DATE, 0.85)]
+
+
+_NAME = r"(?:(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+)?[A-Z][a-z'\-]+(?:\s+[A-Z]\.)?(?:\s+[A-Z][a-z'\-]+){1,2}"
+_NAME_LABEL = (r"(?:(?:Full|Legal|First|Last|Given|Family|Customer|Patient|Contact|Your|Account)\s+[Nn]ame|Name|NAME"
+               r"|Recipient|Addressee|Cardholder|Card\s+holder|Account\s+holder|Ship\s+to|Bill\s+to|Deliver\s+to)\s*[:：]\s*")
+NAME_LINE = re.compile(r"[ \t]*(" + _NAME + r")[ \t]*,?[ \t]*")
+"""A line that is only a person's name (two or three capitalised words, an optional title and
+middle initial): a name when the next line, or the rest of its line, is an address."""
+
+
+@pii_recognizer("person", entities=("PERSON", "LABELLED_NAME"))
 def _person() -> list:
-    """spaCy's NER (``en_core_web_sm``, the optional ``curate-ner`` extra); nothing without it."""
-    if not has_ner():
-        return []
-    from presidio_analyzer.predefined_recognizers import SpacyRecognizer
+    """A name after a name label (``Name:``, ``Full name:``, ``Recipient:``, 姓名：, 收件人：...);
+    :func:`find_pii` adds a name beside an address (:data:`NAME_LINE`). spaCy's NER too where
+    ``en_core_web_sm`` is installed (the optional ``curate-ner`` extra)."""
+    found = [_pattern("LABELLED_NAME", "labelled_name", r"(?<=" + _NAME_LABEL + r")" + _NAME + r"(?![A-Za-z])", 0.8,
+                      flags=re.MULTILINE),
+             _pattern("LABELLED_NAME", "labelled_cn_name",
+                      r"(?<=(?:姓名|收件人|收货人|联系人|持卡人|户名|开户名|寄件人)[ \t]*[:：]?[ \t]*)[\u4e00-\u9fff·]{2,5}"
+                      r"(?![\u4e00-\u9fff])", 0.8)]
+    if has_ner():
+        from presidio_analyzer.predefined_recognizers import SpacyRecognizer
 
-    return [SpacyRecognizer(supported_entities=["PERSON"])]
-
-
-PII_TYPES = tuple(RECOGNIZERS)
-"""Every text type :func:`find_pii` reports (the built-in registrations, in order)."""
-
-HIGH_RISK_TYPES = frozenset(t for t, r in RECOGNIZERS.items() if r.high_risk)
-"""Types that make a screenshot high-risk (deleted, replaced by a scene description); the
-others (and faces) make it moderate (blurred). ProAgentBench B.4 deletes high-risk shots."""
-
-TAGS = {t: f"[{t.upper()}]" for t in PII_TYPES}
-"""Replacement tag of each type in cleaned text, e.g. ``[EMAIL]``."""
+        found.append(SpacyRecognizer(supported_entities=["PERSON"]))
+    return found
 
 
 @functools.lru_cache(maxsize=1)
@@ -312,14 +473,21 @@ def _import_presidio() -> None:
             sys.meta_path.remove(finder)
 
 
+_WORD = re.compile(r"\w+|[^\w\s]+")
+"""A word (a run of letters and digits; a Chinese run is one word) or a run of punctuation."""
+
+
 @functools.lru_cache(maxsize=1)
 def _analyzer(types: tuple[str, ...]):  # noqa: ANN202
     """A presidio AnalyzerEngine over the :data:`RECOGNIZERS` entries ``types`` (built once per
     process, again when a type is registered later).
 
-    Without ``en_core_web_sm`` it gets a no-op NLP engine, so presidio never tries to
-    load or download a spaCy model; with it, spaCy's NER adds ``person``. presidio is imported
-    without ``torch`` and ``transformers`` (:data:`UNUSED_BY_PRESIDIO`)."""
+    Without ``en_core_web_sm`` it gets an NLP engine that only splits words (:data:`_WORD`; no
+    entities), so presidio never tries to load or download a spaCy model, and its context
+    enhancer (``LemmaContextAwareEnhancer``: +0.35, at least 0.4, a context word among the five
+    words before a match, presidio's defaults) still sees the words beside a match; with the
+    model, spaCy's tokens and NER (``person``). presidio is imported without ``torch`` and
+    ``transformers`` (:data:`UNUSED_BY_PRESIDIO`)."""
     _import_presidio()
     from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
     from presidio_analyzer.nlp_engine import NlpArtifacts, NlpEngine
@@ -345,8 +513,10 @@ def _analyzer(types: tuple[str, ...]):  # noqa: ANN202
                 return True
 
             def process_text(self, text: str, language: str) -> NlpArtifacts:
-                return NlpArtifacts(entities=[], tokens=[], tokens_indices=[], lemmas=[], nlp_engine=self,
-                                    language=language)
+                words = list(_WORD.finditer(text))
+                return NlpArtifacts(entities=[], tokens=[m.group() for m in words],
+                                    tokens_indices=[m.start() for m in words],
+                                    lemmas=[m.group().lower() for m in words], nlp_engine=self, language=language)
 
             def process_batch(self, texts, language, batch_size=1, n_process=1, **kw):  # noqa: ANN001, ANN201
                 for t in texts:
@@ -356,7 +526,7 @@ def _analyzer(types: tuple[str, ...]):  # noqa: ANN202
                 return False
 
             def is_punct(self, word: str, language: str) -> bool:
-                return False
+                return not any(c.isalnum() for c in word)
 
             def get_supported_entities(self) -> list[str]:
                 return []
@@ -396,6 +566,41 @@ def _entities_but_phone(analyzer) -> list[str]:  # noqa: ANN001
     return [e for e in analyzer.get_supported_entities(language="en") if e != "PHONE_NUMBER"]
 
 
+_THRESHOLD = 0.4
+"""Lowest presidio score kept outside ``strict`` screening (presidio's own weak patterns score
+0.05-0.1; its context enhancer raises a match with a context word beside it to 0.4)."""
+
+
+def _names_beside_addresses(text: str, addresses: list[TextFinding]) -> list[TextFinding]:
+    """``person`` findings for a name (:data:`NAME_LINE`) that is the whole line before an address
+    finding, or the part of its line before it (``Jane Doe, 1427 Maple Lane``): an envelope or a
+    form's name-and-address block."""
+    found: list[TextFinding] = []
+    for a in addresses:
+        line_start = text.rfind("\n", 0, a.start) + 1
+        m = NAME_LINE.fullmatch(text, line_start, a.start)
+        if m is None and not text[line_start:a.start].strip() and line_start > 0:
+            prev_start = text.rfind("\n", 0, line_start - 1) + 1
+            m = NAME_LINE.fullmatch(text, prev_start, line_start - 1)
+        if m is not None:
+            found.append(TextFinding("person", m.start(1), m.end(1), 0.7))
+    return found
+
+
+def find_pii_lines(lines: list[str], *, strict: bool = False) -> list[list[TextFinding]]:
+    """:func:`find_pii` of each line (offsets within the line), plus a name that is the whole
+    line before a line with an address (:func:`_names_beside_addresses`, which one line alone
+    cannot see): what OCR reads line by line finds what the whole text would."""
+    out = [find_pii(line, strict=strict) for line in lines]
+    for i in range(1, len(lines)):
+        if out[i - 1] or not any(f.type == "address" and not lines[i][:f.start].strip() for f in out[i]):
+            continue
+        m = NAME_LINE.fullmatch(lines[i - 1])
+        if m is not None:
+            out[i - 1] = [TextFinding("person", m.start(1), m.end(1), 0.7)]
+    return out
+
+
 def find_pii(text: str, *, strict: bool = False) -> list[TextFinding]:
     """Personal data in ``text`` (English and Chinese), sorted by start offset, overlaps
     merged into the longer (then higher-risk) finding.
@@ -408,7 +613,7 @@ def find_pii(text: str, *, strict: bool = False) -> list[TextFinding]:
     """
     if not text or not text.strip():
         return []
-    threshold = 0.0 if strict else 0.4
+    threshold = 0.0 if strict else _THRESHOLD
     kind = {e: entry for entry in RECOGNIZERS.values() for e in entry.entities}
     found: list[TextFinding] = []
     analyzer = _analyzer(tuple(RECOGNIZERS))
@@ -417,9 +622,12 @@ def find_pii(text: str, *, strict: bool = False) -> list[TextFinding]:
         entities = _entities_but_phone(analyzer)  # no phone number fits: skip its costly matcher
     for r in analyzer.analyze(text=text, language="en", entities=entities, score_threshold=threshold):
         entry = kind.get(r.entity_type)
-        if entry is None or r.end <= r.start or not entry.accept(text[r.start:r.end], strict):
+        if (entry is None or r.end <= r.start or r.score < entry.min_score
+                or not entry.accept(text[r.start:r.end], strict)):
             continue
         found.append(TextFinding(entry.type, r.start, r.end, float(r.score)))
+    if "address" in RECOGNIZERS and "person" in RECOGNIZERS:
+        found += _names_beside_addresses(text, [f for f in found if f.type == "address"])
     rank = {t: int(entry.high_risk) for t, entry in RECOGNIZERS.items()}
     found.sort(key=lambda f: (f.start, -(f.end - f.start), -rank[f.type]))
     merged: list[TextFinding] = []
@@ -436,7 +644,7 @@ def find_pii(text: str, *, strict: bool = False) -> list[TextFinding]:
 
 
 def clean_text(text: str, findings: list[TextFinding] | None = None, *, strict: bool = False) -> str:
-    """``text`` with every finding replaced by its type tag (:data:`TAGS`), e.g.
+    """``text`` with every finding replaced by its type tag (:func:`tag`), e.g.
     ``"mail alice@example.com"`` -> ``"mail [EMAIL]"``. ``findings`` default to
     :func:`find_pii` of the text."""
     if not text:
@@ -447,7 +655,7 @@ def clean_text(text: str, findings: list[TextFinding] | None = None, *, strict: 
         if f.start < pos:
             continue
         out.append(text[pos:f.start])
-        out.append(f"[{f.type.upper()}]")  # TAGS[f.type], also for a type registered later
+        out.append(tag(f.type))
         pos = f.end
     out.append(text[pos:])
     return "".join(out)

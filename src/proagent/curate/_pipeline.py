@@ -34,10 +34,10 @@ from ..records import Event, Screenshot
 from ..sources.lifetrace import load_lifetrace
 from ..sources.lifetrace_schema import DB_NAMES, connect_read_only, detect_schema, find_lifetrace_db
 from ..sources.lifetrace_write import FOCUSED_COLUMN, PROCESSED_DDL
-from ._detect import HIGH_RISK_TYPES, clean_text, find_pii
+from ._detect import clean_text, find_pii, high_risk_types
 from ._quality import QualityConfig, apply_quality_filters, sha256_file
 from .records import ACTIONS, CurateManifest, CurateSummary, Region, Screening, Verdict
-from ._screen import Screener
+from ._screen import Screener, ocr_lines
 
 __all__ = ["DB_NAME", "DIR_MODE", "FILE_MODE", "STATE_DIR", "TITLE_KEYWORDS", "WHOLE_SCREEN", "CurateConfig", "curate",
            "find_inputs", "load_decisions", "save_decision"]
@@ -259,13 +259,24 @@ def _phase3(shot: Screenshot, title: str, s: Screening, action: str, cfg: Curate
     if text_types:
         types |= text_types
         located = {r.type for r in s.regions}
-        if action != "delete" and (text_types & HIGH_RISK_TYPES or not text_types <= located):
+        if action != "delete" and (text_types & high_risk_types() or not text_types <= located):
             action = "delete"
             reasons.append("ocr text: " + ", ".join(sorted(text_types)))
         elif action == "retain":
             action = "blur"
             reasons.append("ocr text: " + ", ".join(sorted(text_types)))
     return action, reasons, types
+
+
+def _overridden(reviewed: str, s: Screening, phase: str, action: str, reasons: list[str]) -> tuple[str, ...]:
+    """The automatic decisions a review decision ``reviewed`` overrode (``phase: action (why)``):
+    the screener's when it differs, and the rules' when they changed it and it differs."""
+    out = []
+    if s.action != reviewed:
+        out.append(f"screen: {s.action}" + (f" ({', '.join(s.types)})" if s.types else ""))
+    if phase == "rules" and action != reviewed:
+        out.append(f"rules: {action} ({'; '.join(reasons)})")
+    return tuple(out)
 
 
 IMAGE_PROBES = 20
@@ -359,31 +370,35 @@ def _curate_user(user: str, db: Path, out: Path, screener: Screener, cfg: Curate
                 if done % 10 == 0 or done == n_total:
                     progress(f"{user}: screened {done}/{n_total}")
                 screenings[shot.id] = s
-                action, phase, reasons = s.action, "screen", []
                 orig = q.duplicate_of.get(shot.id)
-                if s.action != "delete" and orig is not None:  # reviewed once, as its first copy
-                    if orig in decisions:
-                        action, phase = decisions[orig], "review"
-                elif s.action != "delete":
+                if orig is None and s.action != "delete":  # a duplicate is reviewed once, as its first copy
                     items.append({"screenshot_id": shot.id, "event_id": ev.id, "image": str(shot.path), "risk": s.risk,
                                   "types": list(s.types), "action": s.action, "regions": [r.to_json() for r in s.regions],
                                   "app": shot.app_name, "title": clean_text(shot.window_title)})
-                    if shot.id in decisions:
-                        action, phase = decisions[shot.id], "review"
-                    else:
-                        summary.pending_review += 1
+                action, phase, reasons = s.action, "screen", []
                 new, why, text_types = _phase3(shot, shot.window_title, s, action, cfg)
                 if new != action:
                     action, phase, reasons = new, "rules", why
                 types = tuple(sorted(set(s.types) | text_types))
+                reviewed = decisions.get(shot.id if orig is None else orig)
+                overrode: tuple[str, ...] = ()
+                if reviewed is not None:  # the reviewer's word is final over every automatic phase
+                    overrode = _overridden(reviewed, s, phase, action, reasons)
+                    action, phase, reasons = reviewed, "review", []
+                elif orig is None and s.action != "delete":
+                    summary.pending_review += 1
                 risk = "high-risk" if action == "delete" else ("moderate" if action == "blur" else s.risk)
+                if phase == "review" and action == "retain":
+                    risk = "safe"
                 verdicts[shot.id] = Verdict(user, ev.id, shot.id, risk, types, action, s.scene, phase, s.screener,  # type: ignore[arg-type]
-                                            tuple(reasons), len(s.regions), duplicate_of=orig)
+                                            tuple(reasons), len(s.regions), overrode=overrode, duplicate_of=orig)
             # consistency: re-screen the neighbours of deleted screenshots strictly
             deleted = [i for i, sh in enumerate(shots) if verdicts[sh.id].action == "delete"]
             if len(deleted) >= cfg.neighbour_deletions:
                 for i in sorted({j for d in deleted for j in (d - 1, d + 1) if 0 <= j < len(shots)} - set(deleted)):
                     sh = shots[i]
+                    if verdicts[sh.id].phase == "review":  # reviewed: final
+                        continue
                     strict = screen(sh, True)
                     if strict.types:
                         v = verdicts[sh.id]
@@ -421,6 +436,16 @@ def _publish(shot: Screenshot, v: Verdict, s: Screening, dest: Path, first: dict
     os.chmod(dest, FILE_MODE)
     first[(shot.id, v.action)] = (dest, done)
     return done, None
+
+
+def _text_as_read(shot: Screenshot, s: Screening) -> str:
+    """The OCR text of a screenshot the reviewer retained and whose raw log holds no text: the
+    screening's (cleaned) text when it found nothing, else the image read again (the resume cache
+    never keeps screen text), so that a tag such as ``[PHONE]`` does not replace what the
+    reviewer kept."""
+    if not s.types or shot.path is None:
+        return s.ocr_text
+    return "\n".join(ocr_lines(shot.path))
 
 
 def _write_user(user: str, out: Path, events: list[tuple[Event, list[Screenshot]]], verdicts: dict[int, Verdict],
@@ -465,6 +490,8 @@ def _write_user(user: str, out: Path, events: list[tuple[Event, list[Screenshot]
                         text = texts[ref]
                     elif applied == WHOLE_SCREEN:  # a screen hidden whole keeps no text either
                         text = "[blurred screenshot] " + v.scene_description
+                    elif v.phase == "review" and v.action == "retain":  # the reviewer saw it: nothing to hide
+                        text = shot.ocr_text if shot.ocr_text.strip() else _text_as_read(shot, s)
                     else:
                         text = clean_text(shot.ocr_text) if shot.ocr_text.strip() else s.ocr_text
                     texts[shot.id] = text

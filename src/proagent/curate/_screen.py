@@ -12,7 +12,7 @@
   cannot be read; the regions to blur come from the OCR screener.
 
 Risk from detected types (when no model judges it): a type of
-:data:`~proagent.curate._detect.HIGH_RISK_TYPES` -> ``high-risk`` (delete); any other
+:func:`~proagent.curate._detect.high_risk_types` -> ``high-risk`` (delete); any other
 type or a face -> ``moderate`` (blur); nothing -> ``safe`` (retain). ``strict``
 screening (neighbours of deleted screenshots, phase 3) treats any finding as high-risk.
 """
@@ -29,10 +29,10 @@ from ..errors import DataError, Resume, RunError
 from ..jsontext import first_json_object
 from ..ocr import load_ocr
 from ..prompt_files import prompt_template
-from ._detect import HIGH_RISK_TYPES, PII_TYPES, clean_text, find_pii
+from ._detect import clean_text, find_pii, find_pii_lines, high_risk_types, pii_types
 from .records import RISK_ACTION, Region, Screening
 
-__all__ = ["OcrScreener", "Screener", "ScreenerError", "VlmScreener", "make_screener", "ocr_lines"]
+__all__ = ["OcrScreener", "Screener", "ScreenerError", "VlmScreener", "make_screener", "ocr_lines", "vlm_prompt"]
 
 
 class ScreenerError(RunError):
@@ -124,7 +124,7 @@ def _char_boxes(line: str, line_box: list, words: tuple | None) -> list[tuple[in
 def _risk(types: set[str], strict: bool) -> str:
     if not types:
         return "safe"
-    if strict or types & HIGH_RISK_TYPES:
+    if strict or types & high_risk_types():
         return "high-risk"
     return "moderate"
 
@@ -185,7 +185,7 @@ class OcrScreener:
         txts: list[str] = []
         words_all: list = []
         recorded = [line for line in text.split("\n") if line.strip()]
-        if recorded and not any(find_pii(line, strict=strict) for line in recorded):
+        if recorded and not any(find_pii_lines(recorded, strict=strict)):
             if self.faces:
                 regions.extend(find_faces(rgb))
             return regions, recorded, len(recorded)
@@ -193,8 +193,7 @@ class OcrScreener:
             res = load_ocr()(np.asarray(rgb)[:, :, ::-1], return_word_box=True)
             txts = list(res.txts or ()) if res.boxes is not None else []
             words_all = list(res.word_results or ()) if txts else []
-        for i, line in enumerate(txts):
-            findings = find_pii(line, strict=strict)
+        for i, (line, findings) in enumerate(zip(txts, find_pii_lines(txts, strict=strict))):
             cleaned.append(clean_text(line, findings))
             if not findings:
                 continue
@@ -222,6 +221,15 @@ class OcrScreener:
             scene=describe_scene(app, title, n_lines, types - {"face"}, n_faces), regions=tuple(regions),
             ocr_text="\n".join(cleaned), screener=self.name,
         )
+
+
+def vlm_prompt(app: str, title: str, *, strict: bool) -> str:
+    """The VLM screener's question about one screenshot (``prompts/curate/vlm_screen.txt``), listing
+    the types of :func:`~proagent.curate._detect.pii_types` as they are registered now."""
+    return prompt_template("curate", "vlm_screen.txt").substitute(
+        app=app, title=clean_text(title), types=", ".join(pii_types() + ("face", "chat")),
+        strict="\nBe strict: a neighbouring screenshot was deleted; any sensitive data means delete." if strict else "",
+    ).strip()
 
 
 class VlmScreener:
@@ -266,10 +274,7 @@ class VlmScreener:
         buf = io.BytesIO()
         rgb.save(buf, format="PNG")
         uri = "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
-        prompt = prompt_template("curate", "vlm_screen.txt").substitute(
-            app=app, title=clean_text(title), types=", ".join(PII_TYPES + ("face", "chat")),
-            strict="\nBe strict: a neighbouring screenshot was deleted; any sensitive data means delete." if strict else "",
-        ).strip()
+        prompt = vlm_prompt(app, title, strict=strict)
         msg = ChatMessageUser(content=[ContentText(text=prompt), ContentImage(image=uri)])
         config = GenerateConfig(temperature=0.0, max_tokens=400, max_retries=self.max_retries, timeout=self.timeout)
         try:

@@ -35,7 +35,7 @@ class Region:
     y1: int
     """Bottom edge (pixels, exclusive)."""
     type: str
-    """What is there: a text type of :data:`proagent.curate.PII_TYPES`, or ``face``."""
+    """What is there: a text type of :func:`proagent.curate.pii_types`, or ``face``."""
 
     def to_json(self) -> dict[str, Any]:
         """``{"x0":..,"y0":..,"x1":..,"y1":..,"type":..}``."""
@@ -103,7 +103,8 @@ class Verdict:
     scene_description: str
     """Scene description (the only trace of a deleted screenshot's content)."""
     phase: Literal["screen", "review", "rules"]
-    """Which phase set the final action: 1 screening, 2 human review, 3 rules."""
+    """Which phase set the final action: 1 screening, 2 human review, 3 rules. A review decision
+    is final: no automatic phase changes it (what they would have done is in :attr:`overrode`)."""
     screener: str
     """Screener of phase 1."""
     reasons: tuple[str, ...] = ()
@@ -114,6 +115,9 @@ class Verdict:
     applied: str = ""
     """What was actually done to the published image: ``copied``, ``blurred N region(s)``,
     ``blurred whole screen`` (a blur with no region marked), ``left out`` (delete)."""
+    overrode: tuple[str, ...] = ()
+    """With ``phase`` ``review``: each automatic decision the reviewer's overrode, as ``phase: action
+    (why)``, e.g. ``screen: blur (phone)``, ``rules: delete (ocr text: phone)``; empty otherwise."""
     duplicate_of: int | None = None
     """Id of the earlier screenshot with the same SHA-256 whose published file (hard-linked) and
     OCR text this one shares; ``None`` when it is its own copy."""
@@ -121,7 +125,7 @@ class Verdict:
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict."""
         d = asdict(self)
-        d["types"], d["reasons"] = list(self.types), list(self.reasons)
+        d["types"], d["reasons"], d["overrode"] = list(self.types), list(self.reasons), list(self.overrode)
         return d
 
 
