@@ -43,6 +43,27 @@ def test_segmenter_splits_on_app_and_optionally_title() -> None:
     assert seg.step(seg.key(b, excluded=True)) == (False, False)  # ... whatever is behind it
 
 
+def test_segmenter_tab_rule_splits_a_browser_on_site_changes_only() -> None:
+    """Default: a browser's page moving to another site or kind is a new event (issue 34 item 3);
+    an unread count, a renamed chat or a non-browser's titles are not; ``split_on_tab=False``
+    is LifeTrace's app rule."""
+    def w(title: str, app: str = "chromium") -> WindowInfo:
+        return WindowInfo(app, f"{title} - Chromium" if app == "chromium" else title)
+
+    seq = [w("New Tab"), w("Inbox (3) - a@gmail.com - Gmail"), w("Inbox (4) - a@gmail.com - Gmail"), w("Gemini"),
+           w("Gemini"), w("Flask fix"), w("Inbox (4) - a@gmail.com - Gmail"), w("vim a.py", "xterm"),
+           w("vim b.py", "xterm"), w("Kimi - AI")]
+    for seg, want in ((Segmenter(), [(False, True), (False, False), (False, False), (True, True), (False, False),
+                                     (False, False), (True, True), (True, True), (False, False), (True, True)]),
+                      (Segmenter(split_on_tab=False), [(False, True)] + [(False, False)] * 6
+                       + [(True, True), (False, False), (True, True)])):
+        assert [seg.step(seg.key(x)) for x in seq] == want
+    seg = Segmenter()
+    seg.step(seg.key(w("Inbox - a@gmail.com - Gmail")))
+    assert seg.step(seg.key(w("Gemini"), excluded=True)) == (True, True)
+    assert seg.step(seg.key(None)) == (True, False)
+
+
 def test_default_exclusions_cover_private_windows_and_password_managers() -> None:
     ex = Exclusions.build()
     for win in [WindowInfo("firefox", "GitHub — Mozilla Firefox Private Browsing"),

@@ -35,6 +35,7 @@ from ._change import Frame, frame, is_duplicate
 from ._control import ControlFile, FolderLock
 from ._exclude import Exclusions
 from ._probe import CaptureError, ScreenSource, WindowInfo, WindowProbe, open_screen_source, open_window_probe
+from ..pages import is_browser, moves, page_key
 from ..vault import create_vault, vault_of
 from ._store import EXCLUDED_APP, Store
 
@@ -63,6 +64,10 @@ class CaptureConfig:
     """Seconds between ticks (ProAgentBench: 1 Hz)."""
     split_on_title: bool = False
     """Also start a new event when the window title changes (LifeTrace: app changes only)."""
+    split_on_tab: bool = True
+    """Also start a new event when a browser's page moves to another site or page kind (the tab
+    rule, :mod:`proagent.pages`: mail -> an LLM chat in one Chromium window); ``False``:
+    LifeTrace's app changes only. ``split_on_title`` splits on every title change anyway."""
     idle: float = 300.0
     """Seconds without input, screen change or window change after which the open event is closed."""
     image_format: Literal["png", "webp"] = "png"
@@ -141,15 +146,18 @@ class CaptureStats:
     """(width, height) of each monitor at the first grab."""
 
 
-Key = tuple[str, ...]
+Key = tuple[Any, ...]
 
 
 class Segmenter:
-    """Event boundaries: a new event when the key (the app, or the app and title with
-    ``split_on_title``) changes; no event while idle, paused or stopped (key ``None``)."""
+    """Event boundaries: a new event when the key changes: the app; with ``split_on_title`` the
+    app and title; with ``split_on_tab`` (the default) a browser's page too, as
+    :func:`proagent.pages.moves` says (another site or page kind; a page whose site the title does
+    not tell stays in the open event). No event while idle, paused or stopped (key ``None``)."""
 
-    def __init__(self, split_on_title: bool = False) -> None:
+    def __init__(self, split_on_title: bool = False, split_on_tab: bool = True) -> None:
         self.split_on_title = split_on_title
+        self.split_on_tab = split_on_tab
         self.current: Key | None = None
 
     def key(self, win: WindowInfo | None, *, excluded: bool = False) -> Key | None:
@@ -158,12 +166,20 @@ class Segmenter:
             return None
         if excluded:
             return (EXCLUDED_APP,)
-        return (win.app_name, win.window_title) if self.split_on_title else (win.app_name,)
+        if self.split_on_title:
+            return (win.app_name, win.window_title)
+        if self.split_on_tab and is_browser(win.app_name):
+            return (win.app_name, page_key(win.app_name, win.window_title))
+        return (win.app_name,)
 
     def step(self, key: Key | None) -> tuple[bool, bool]:
         """Feed this tick's key; returns ``(close_open_event, open_new_event)``."""
         prev, self.current = self.current, key
         if key == prev:
+            return False, False
+        if prev is not None and key is not None and len(prev) == len(key) == 2 and prev[0] == key[0] \
+                and not self.split_on_title and not moves(prev[1], key[1]):
+            self.current = prev if prev[1] is not None else key  # the event keeps its first known page
             return False, False
         return prev is not None, key is not None
 
@@ -329,7 +345,7 @@ class _Ticks:
     def __init__(self, cfg: CaptureConfig, probe: WindowProbe, grabber: ScreenSource, excl: Exclusions, store: Store,
                  stats: CaptureStats) -> None:
         self.cfg, self.probe, self.grabber, self.excl, self.store, self.stats = cfg, probe, grabber, excl, store, stats
-        self.seg = Segmenter(cfg.split_on_title)
+        self.seg = Segmenter(cfg.split_on_title, cfg.split_on_tab)
         self.max_bytes = int(cfg.max_gb * 1e9) if cfg.max_gb is not None else None
         self.event_id: int | None = None
         self.stored_hash: dict[int, Frame] = {}  # screen -> frame of the last stored screenshot in this event

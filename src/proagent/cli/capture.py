@@ -17,6 +17,9 @@ __all__ = ["capture"]
                    "capture folder is continued.")
 @click.option("--interval", type=float, default=1.0, show_default=True, help="Seconds between captures (1 Hz as ProAgentBench).")
 @click.option("--split-on-title", is_flag=True, default=False, help="Also start a new event when the window title changes (LifeTrace: app changes only).")
+@click.option("--split-on-tab/--no-split-on-tab", default=True, show_default=True,
+              help="Also start a new event when a browser's page moves to another site or page kind (mail -> an LLM "
+                   "chat in one window; not on every title change); --no-split-on-tab: app changes only, as LifeTrace.")
 @click.option("--idle", "idle", default="5m", show_default=True, help="No input, screen or window change for this long closes the open event (1s .. 24h).")
 @click.option("--format", "image_format", type=click.Choice(["png", "webp"]), default="png", show_default=True, help="Screenshot file format.")
 @click.option("--dedup-distance", type=click.IntRange(0, 64), default=5, show_default=True,
@@ -35,7 +38,7 @@ __all__ = ["capture"]
               help="Encrypt a new capture folder at rest: SQLCipher database, AES-256-GCM screenshots; the key in the OS "
                    "keyring, or derived from PROAGENT_PASSPHRASE when set (an encrypted folder stays encrypted).")
 @click.pass_context
-def capture(ctx: click.Context, out: Path | None, interval: float, split_on_title: bool, idle: str, image_format: str,
+def capture(ctx: click.Context, out: Path | None, interval: float, split_on_title: bool, split_on_tab: bool, idle: str, image_format: str,
             dedup_distance: int, ocr: bool, ocr_interval: float, max_days: float | None, max_gb: float | None, exclude_app: tuple[str, ...],
             exclude_title: tuple[str, ...], default_exclusions: bool, duration: str | None, encrypt: bool) -> None:
     """Record the screen (every monitor), the foreground app and window title and events into
@@ -61,7 +64,7 @@ def capture(ctx: click.Context, out: Path | None, interval: float, split_on_titl
     idle_s = window_seconds(idle, "--idle", what="duration")
     duration_s = window_seconds(duration, "--duration", what="duration") if duration else None
     cfg = CaptureConfig(
-        out=out, interval=interval, split_on_title=split_on_title, idle=idle_s,
+        out=out, interval=interval, split_on_title=split_on_title, split_on_tab=split_on_tab, idle=idle_s,
         image_format=image_format, dedup_distance=dedup_distance, ocr=ocr, ocr_interval=ocr_interval, max_days=max_days, max_gb=max_gb,
         exclude_apps=exclude_app, exclude_titles=exclude_title, default_exclusions=default_exclusions,
         duration=duration_s, encrypt=encrypt)  # type: ignore[arg-type]
