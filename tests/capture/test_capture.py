@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import signal
 import sqlite3
@@ -385,3 +386,51 @@ def test_without_a_window_manager_the_input_focus_is_used() -> None:
                 assert win.app_name == "xterm" and win.pid is not None
         finally:
             probe.close()
+
+
+def _backlog(xs, out: Path, *args: str) -> subprocess.Popen[str]:  # noqa: ANN001
+    """A capture whose OCR worker reads one screenshot every 30 s, and five window switches
+    (five screenshots stored): a backlog at stop."""
+    xs.activate("alpha-notes")
+    proc = _capture(xs, out, "--interval", "0.25", "--ocr-interval", "30", *args)
+    for title in ("bravo-msg", "charlie-notes", "alpha-notes", "bravo-msg", "alpha-notes"):
+        xs.activate(title)
+        time.sleep(0.6)
+    return proc
+
+
+def test_stop_finishes_the_ocr_backlog_and_says_so(xs, tmp_path: Path) -> None:  # noqa: ANN001
+    """Issue 34 item 6: at stop the worker reads what it had not reached (no rate limit), with
+    progress, and the stop lines give the count left unread (0)."""
+    out = tmp_path / "cap"
+    db = out / "lifetrace.db"
+    proc = _backlog(xs, out)
+    waiting = _rows(db, "SELECT COUNT(*) FROM screenshots WHERE is_processed = 0")[0][0]
+    assert waiting >= 3
+    r = CliRunner().invoke(cli, ["capture", "stop", str(out)])
+    assert r.exit_code == 0, r.output
+    assert r.output.strip().endswith("stopped; 0 screenshots unread by OCR"), r.output
+    text, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0, text
+    import re
+
+    m = re.search(r"capture stopping: OCR has (\d+) screenshots to read; reading them \(up to 60 s", text)
+    assert m and int(m[1]) >= waiting - 1, text  # one may have been read meanwhile
+    assert f"OCR: {m[1]} of {m[1]} read in" in text, text
+    assert "screenshots unread by OCR" in text.splitlines()[-1] and "; 0 screenshots unread by OCR" in text, text
+    assert _rows(db, "SELECT COUNT(*) FROM screenshots WHERE is_processed = 0") == [(0,)]
+    assert _rows(db, "SELECT COUNT(*) FROM ocr_results")[0][0] == _rows(db, "SELECT COUNT(*) FROM screenshots")[0][0]
+
+
+def test_stop_without_finishing_names_what_curate_will_read(xs, tmp_path: Path) -> None:  # noqa: ANN001
+    out = tmp_path / "cap"
+    db = out / "lifetrace.db"
+    proc = _backlog(xs, out, "--ocr-finish", "0")
+    proc.send_signal(signal.SIGINT)  # Ctrl-C
+    text, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0, text
+    left = _rows(db, "SELECT COUNT(*) FROM screenshots WHERE is_processed = 0")[0][0]
+    assert left >= 3 and "capture stopping" not in text
+    assert text.splitlines()[-1].endswith(f"; {left} screenshots unread by OCR (curate reads each of them with a "
+                                          "whole-screen OCR pass of its own)"), text
+    assert json.loads((out / "capture.status").read_text())["unread"] == left

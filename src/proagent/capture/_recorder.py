@@ -32,8 +32,9 @@ from typing import Any, Literal
 
 from ..errors import UsageError
 from ._change import Frame, frame, is_duplicate
-from ._control import ControlFile, FolderLock
+from ._control import ControlFile, FolderLock, write_status
 from ._exclude import Exclusions
+from ._ocr import FINISH_SIGNAL, pending_count
 from ._probe import CaptureError, ScreenSource, WindowInfo, WindowProbe, open_screen_source, open_window_probe
 from ..pages import is_browser, moves, page_key
 from ..vault import create_vault, vault_of
@@ -93,6 +94,11 @@ class CaptureConfig:
     encrypt: bool = False
     """Make a new folder an encrypted capture (:mod:`proagent.vault`); an encrypted folder is
     continued encrypted either way."""
+    ocr_finish: float = 60.0
+    """At stop, seconds the OCR worker is given to read the screenshots it has not reached (at
+    full speed, no ``ocr_interval``), with a progress line every 5 s; 0: stop at once. What is
+    still unread is named in the stop line: ``proagent curate`` reads each of those screenshots
+    with a whole-screen OCR pass of its own."""
     text_change: bool = True
     """Also compare half-size grey images, so that text changes are stored (``False``:
     LifeTrace's pHash rule alone, for comparison in ``benchmarks/desktop_day.py``)."""
@@ -112,6 +118,8 @@ class CaptureConfig:
             raise UsageError("--max-days", f"must be > 0 (got {self.max_days})")
         if self.max_gb is not None and not self.max_gb > 0:
             raise UsageError("--max-gb", f"must be > 0 (got {self.max_gb})")
+        if not (math.isfinite(self.ocr_finish) and 0 <= self.ocr_finish <= MAX_INTERVAL):
+            raise UsageError("--ocr-finish", f"must be within 0..{MAX_INTERVAL:g} seconds (got {self.ocr_finish:g})")
         if not 0 < self.ocr_interval <= MAX_INTERVAL:
             raise UsageError("--ocr-interval", f"must be > 0 and at most {MAX_INTERVAL:g} seconds (got {self.ocr_interval:g})")
         if self.max_gb is not None and self.max_gb * 1e9 >= 2**62:
@@ -142,6 +150,10 @@ class CaptureStats:
     """Bytes of image files written."""
     late_ticks: int = 0
     """Ticks skipped because the loop fell behind schedule."""
+    ocr_finished: int = 0
+    """Screenshots the OCR worker read while capture stopped (:attr:`CaptureConfig.ocr_finish`)."""
+    ocr_unread: int = 0
+    """Screenshots left without OCR when capture stopped (curate reads them itself)."""
     screens: list[tuple[int, int]] = field(default_factory=list)
     """(width, height) of each monitor at the first grab."""
 
@@ -242,11 +254,11 @@ def record(cfg: CaptureConfig, *, probe: WindowProbe | None = None, grabber: Scr
     ocr: subprocess.Popen[bytes] | None = None
     own_probe = probe is None
     own_grabber = grabber is None
-    stop = False
+    signals = 0
 
-    def _signal(*_: object) -> None:
-        nonlocal stop
-        stop = True
+    def _signal(*_: object) -> None:  # the first stops capture; a second one skips the OCR finish
+        nonlocal signals
+        signals += 1
 
     old = {s: signal.signal(s, _signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -261,10 +273,15 @@ def record(cfg: CaptureConfig, *, probe: WindowProbe | None = None, grabber: Scr
                 on_ocr_start(ocr.pid)
         ticks = _Ticks(cfg, probe, grabber, excl, store, stats)
         say(f"capturing to {cfg.out} every {cfg.interval:g} s; stop with Ctrl-C or: proagent capture stop {cfg.out}")
-        _tick_until_stopped(ticks, control, lambda: stop, say)
+        _tick_until_stopped(ticks, control, lambda: signals > 0, say)
         ticks.close()
+        _finish_ocr(ocr, store, cfg, stats, say, skip=lambda: signals > 1 or control.poll() == "stop")
+        unread = f"; {stats.ocr_unread} screenshots unread by OCR" + (
+            " (curate reads each of them with a whole-screen OCR pass of its own)" if stats.ocr_unread else "")
         say(f"capture stopped: {stats.events} events, {stats.stored} screenshots stored, {stats.duplicates} duplicates "
-            f"skipped, {stats.excluded_ticks} excluded ticks")
+            f"skipped, {stats.excluded_ticks} excluded ticks{unread}")
+        write_status(cfg.out, state="stopped", unread=stats.ocr_unread, finished=stats.ocr_finished,
+                     events=stats.events, stored=stats.stored)
         return stats
     finally:
         for s, h in old.items():
@@ -306,6 +323,42 @@ def _tick_until_stopped(ticks: _Ticks, control: ControlFile, stopped: Callable[[
             time.sleep(min(left, 0.25))
             if control.changed():  # stop/pause/resume within a quarter second, not the next tick
                 break
+
+
+FINISH_PROGRESS_S = 5.0
+"""Seconds between the progress lines while the OCR worker finishes at stop."""
+
+
+def _finish_ocr(proc: subprocess.Popen[bytes] | None, store: Store, cfg: CaptureConfig, stats: CaptureStats,
+                say: Callable[[str], None], skip: Callable[[], bool]) -> None:
+    """At stop: tell the OCR worker to read what it has not reached at full speed
+    (:data:`~._ocr.FINISH_SIGNAL`) and wait for it up to ``cfg.ocr_finish`` seconds, saying how
+    far it got every :data:`FINISH_PROGRESS_S` s, unless ``skip()`` (Ctrl-C again, another stop).
+    Sets ``stats.ocr_finished`` and ``stats.ocr_unread``."""
+    total = pending_count(store.con)
+    stats.ocr_unread = total
+    if (not total or proc is None or proc.poll() is not None or cfg.ocr_finish <= 0 or FINISH_SIGNAL is None
+            or skip()):
+        return
+    say(f"capture stopping: OCR has {total} screenshots to read; reading them (up to {cfg.ocr_finish:g} s; "
+        "Ctrl-C again to stop now, --ocr-finish 0 not to wait)")
+    until = time.time() + cfg.ocr_finish
+    write_status(cfg.out, state="finishing-ocr", unread=total, total=total, until=until)
+    t0 = time.monotonic()
+    end, next_say = t0 + cfg.ocr_finish, t0 + FINISH_PROGRESS_S
+    proc.send_signal(FINISH_SIGNAL)
+    left, skipped = total, False
+    while proc.poll() is None and time.monotonic() < end and not (skipped := skip()):
+        time.sleep(0.25)
+        if time.monotonic() >= next_say:
+            left = pending_count(store.con)
+            say(f"OCR: {total - left} of {total} read, {left} left")
+            write_status(cfg.out, state="finishing-ocr", unread=left, total=total, until=until)
+            next_say += FINISH_PROGRESS_S
+    left = pending_count(store.con)
+    stats.ocr_finished, stats.ocr_unread = total - left, left
+    say(f"OCR: {total - left} of {total} read in {time.monotonic() - t0:.0f} s"
+        + (f" ({'told to stop' if skipped else 'time limit'}; {left} left)" if left else ""))
 
 
 def _lock_folder(cfg: CaptureConfig) -> FolderLock:
