@@ -117,7 +117,8 @@ def _remove_new_capture(out: Path, missing: list[Path]) -> None:
                 break
         return
     shutil.rmtree(out / SHOTS_DIR, ignore_errors=True)
-    for name in (DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm", "capture.lock", "capture.pid", "capture.control", "vault.json"):
+    for name in (DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm", "capture.lock", "capture.pid", "capture.control", "capture.status",
+                 "vault.json"):
         (out / name).unlink(missing_ok=True)
 
 
