@@ -42,8 +42,8 @@ def test_tab_switches_in_one_browser_are_events(tmp_path: Path) -> None:
     assert [t["tab"] for t in truth["events"]] == [False, False, False, True, True, False]
     got = [(e.app_name, e.window_title) for e in events]
     assert got == [("xterm", "python app.py"), ("chromium", "ChatGPT - Chromium"),
-                   ("chromium", "Inbox (3) - Mail - Chromium"), ("chromium", "Gemini - Chromium"),
-                   ("chromium", "Inbox (3) - Mail - Chromium"), ("xterm", "python app.py")], got
+                   ("chromium", "Inbox - Mail - Chromium"), ("chromium", "Gemini - Chromium"),
+                   ("chromium", "Inbox - Mail - Chromium"), ("xterm", "python app.py")], got
     match = match_events(truth, events)
     assert [match[t["index"]] for t in truth["events"]] == list(range(6))
     gemini = events[3]

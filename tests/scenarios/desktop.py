@@ -187,7 +187,7 @@ PAGES: dict[str, Page] = {p.key: p for p in (
          pii=(("id_number", ID_NUMBER), ("bank_card", BANK_CARD), ("email", EMAIL_2)), texts=tuple(MAIL_2[:1])),
     Page("doc", "Project plan - Docs", _doc("Project plan Q2", DOC_EN), texts=tuple(DOC_EN)),
     Page("doc2", "项目计划 - Docs", _doc("项目计划（第二季度）", DOC_ZH), texts=tuple(DOC_ZH)),
-    Page("inbox", "Inbox (3) - Mail", _mail("Inbox", "Mail", INBOX), texts=tuple(INBOX[2:])),
+    Page("inbox", "Inbox - Mail", _mail("Inbox", "Mail", INBOX), texts=tuple(INBOX[2:])),
     Page("gemini", "Gemini", _chat("Gemini", ["Q2 plan risks", "Trip to Lisbon"], Q_GEM, R_GEM),
          True, "Gemini", Q_GEM, R_GEM, "Summarization", texts=(Q_GEM,)),
 )}
