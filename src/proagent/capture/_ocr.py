@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..ocr import load_ocr
-from ._store import SHOTS_DIR, connect
+from ._store import FINISH_SIGNAL, PENDING_WHERE, SHOTS_DIR, connect, pending_count
 
 __all__ = ["BAND_OVERLAP", "BAND_ROWS", "FINISH_SIGNAL", "MMAP_THRESHOLD", "CHANGE_MARGIN", "BandStats", "OcrEngine",
            "ScreenLine", "ScreenRead", "ocr_pending", "pending_count", "read_bands", "read_screen", "return_freed_memory",
@@ -254,23 +254,10 @@ class OcrEngine:
         return "\n".join(txts), (sum(scores) / len(scores) if scores else None)
 
 
-FINISH_SIGNAL = getattr(signal, "SIGUSR1", None)
-"""The signal that tells the worker to finish (read what is waiting at full speed, then exit);
-``None`` where the platform has none (Windows): the worker is then stopped as it is."""
-
-_WAITING = ("COALESCE(is_processed, 0) = 0 AND COALESCE(file_deleted, 0) = 0 AND deleted_at IS NULL")
-"""Screenshots the worker has still to read (unprocessed, file kept, not deleted)."""
-
-
-def pending_count(con: sqlite3.Connection) -> int:
-    """How many screenshots the worker has still to read (the OCR backlog)."""
-    return int(con.execute(f"SELECT COUNT(*) FROM screenshots WHERE {_WAITING}").fetchone()[0])
-
-
 def ocr_pending(con: sqlite3.Connection, engine: OcrEngine, shots_dir: Path) -> bool:
     """OCR the oldest unprocessed screenshot; False when none is waiting."""
     row = con.execute(
-        f"SELECT id, file_path, screen_id FROM screenshots WHERE {_WAITING} ORDER BY id LIMIT 1").fetchone()
+        f"SELECT id, file_path, screen_id FROM screenshots WHERE {PENDING_WHERE} ORDER BY id LIMIT 1").fetchone()
     if row is None:
         return False
     sid, file_path = int(row[0]), str(row[1])

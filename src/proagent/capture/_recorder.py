@@ -34,11 +34,10 @@ from ..errors import UsageError
 from ._change import Frame, frame, is_duplicate
 from ._control import ControlFile, FolderLock, write_status
 from ._exclude import Exclusions
-from ._ocr import FINISH_SIGNAL, pending_count
 from ._probe import CaptureError, ScreenSource, WindowInfo, WindowProbe, open_screen_source, open_window_probe
 from ..pages import is_browser, moves, page_key
 from ..vault import create_vault, vault_of
-from ._store import EXCLUDED_APP, Store
+from ._store import EXCLUDED_APP, FINISH_SIGNAL, Store, pending_count
 
 __all__ = ["CaptureConfig", "CaptureStats", "Segmenter", "record"]
 
@@ -332,7 +331,7 @@ FINISH_PROGRESS_S = 5.0
 def _finish_ocr(proc: subprocess.Popen[bytes] | None, store: Store, cfg: CaptureConfig, stats: CaptureStats,
                 say: Callable[[str], None], skip: Callable[[], bool]) -> None:
     """At stop: tell the OCR worker to read what it has not reached at full speed
-    (:data:`~._ocr.FINISH_SIGNAL`) and wait for it up to ``cfg.ocr_finish`` seconds, saying how
+    (:data:`~._store.FINISH_SIGNAL`) and wait for it up to ``cfg.ocr_finish`` seconds, saying how
     far it got every :data:`FINISH_PROGRESS_S` s, unless ``skip()`` (Ctrl-C again, another stop).
     Sets ``stats.ocr_finished`` and ``stats.ocr_unread``."""
     total = pending_count(store.con)
