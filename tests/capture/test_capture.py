@@ -434,3 +434,21 @@ def test_stop_without_finishing_names_what_curate_will_read(xs, tmp_path: Path) 
     assert text.splitlines()[-1].endswith(f"; {left} screenshots unread by OCR (curate reads each of them with a "
                                           "whole-screen OCR pass of its own)"), text
     assert json.loads((out / "capture.status").read_text())["unread"] == left
+
+
+def test_a_second_ctrl_c_stops_the_ocr_finish_at_once(xs, tmp_path: Path) -> None:  # noqa: ANN001
+    out = tmp_path / "cap"
+    db = out / "lifetrace.db"
+    proc = _backlog(xs, out)
+    proc.send_signal(signal.SIGINT)
+    _wait(lambda: json.loads((out / "capture.status").read_text()).get("state") == "finishing-ocr"
+          if (out / "capture.status").exists() else False, timeout=20, what="the OCR finish")
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)  # Ctrl-C again: stop now
+    text, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0, text
+    assert time.monotonic() - t0 < 10, text  # not the 60 s limit
+    left = _rows(db, "SELECT COUNT(*) FROM screenshots WHERE is_processed = 0")[0][0]
+    assert left >= 1 and f"(told to stop; {left} left)" in text, text
+    assert text.splitlines()[-1].endswith(f"; {left} screenshots unread by OCR (curate reads each of them with a "
+                                          "whole-screen OCR pass of its own)"), text

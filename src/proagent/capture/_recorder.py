@@ -335,9 +335,10 @@ def _finish_ocr(proc: subprocess.Popen[bytes] | None, store: Store, cfg: Capture
     far it got every :data:`FINISH_PROGRESS_S` s, unless ``skip()`` (Ctrl-C again, another stop).
     Sets ``stats.ocr_finished`` and ``stats.ocr_unread``."""
     total = pending_count(store.con)
-    stats.ocr_unread = total
     if (not total or proc is None or proc.poll() is not None or cfg.ocr_finish <= 0 or FINISH_SIGNAL is None
             or skip()):
+        _stop_ocr(proc)  # its current OCR ends first: then the count is final
+        stats.ocr_unread = pending_count(store.con)
         return
     say(f"capture stopping: OCR has {total} screenshots to read; reading them (up to {cfg.ocr_finish:g} s; "
         "Ctrl-C again to stop now, --ocr-finish 0 not to wait)")
@@ -354,6 +355,7 @@ def _finish_ocr(proc: subprocess.Popen[bytes] | None, store: Store, cfg: Capture
             say(f"OCR: {total - left} of {total} read, {left} left")
             write_status(cfg.out, state="finishing-ocr", unread=left, total=total, until=until)
             next_say += FINISH_PROGRESS_S
+    _stop_ocr(proc)  # stopped or out of time: the worker ends its current OCR first, then the count
     left = pending_count(store.con)
     stats.ocr_finished, stats.ocr_unread = total - left, left
     say(f"OCR: {total - left} of {total} read in {time.monotonic() - t0:.0f} s"
