@@ -281,7 +281,8 @@ def test_chain_live_answers_retrain_eval(day: dict, published: dict) -> None:
         with solo.alone(), Desktop(root / "desktop-2") as desk:  # the desktop starts while the decider trains
             text, _ = train0.communicate(timeout=600)
             assert train0.returncode == 0, text
-            cap_proc = start_capture(desk, cap2, log=root / "capture-2.log")
+            # --ocr-finish 0: this capture only feeds live, whose --duration leaves 75 s after the script
+            cap_proc = start_capture(desk, cap2, log=root / "capture-2.log", extra=("--ocr-finish", "0"))
             duration = int(SHORT.seconds) + 75  # the script, the window switches, then >= one --every idle
             term = None
             done, answered = threading.Event(), {}
