@@ -6,7 +6,10 @@ image). :class:`Segmenter` decides whether the open event goes on, ends, or a ne
 screenshot is stored when it is the first of its screen in the event, or it is not a duplicate of
 the last stored one of that screen: its pHash is more than ``dedup_distance`` bits (Hamming) away
 (LifeTrace: <= 5 is a duplicate) or its text changed (:func:`~._change.is_duplicate`). The open event's heartbeat (``updated_at``) is written every tick. OCR runs in a
-separate process (:mod:`proagent.capture._ocr`) at a bounded rate.
+separate process (:mod:`proagent.capture._ocr`) at a bounded rate; at stop it is given
+``ocr_finish`` seconds to read its backlog at full speed, and the stop line says how many
+screenshots stay unread (:func:`_finish_ocr`). Events split on the app, and by default on a
+browser's page moving to another site or page kind (:class:`Segmenter`, :mod:`proagent.pages`).
 
 Idle (DESIGN: LifeTrace has no idle rule; the issue asks for one): the user is idle when, for
 ``idle`` seconds, there was no keyboard/mouse input (when the platform tells it), the screen did
