@@ -93,6 +93,8 @@ def run_capture(a: argparse.Namespace, src: Path) -> dict:
         out = Path(tmp) / "cap"
         cmd = [sys.executable, "-m", "proagent.cli", "capture", "--out", str(out), "--interval", str(a.interval),
                "--ocr-interval", str(a.ocr_interval), "--format", a.format, "--dedup-distance", str(a.dedup_distance), "--duration", f"{a.seconds:g}s"]
+        if "ocr_finish" in (Path(src) / "proagent" / "capture" / "_recorder.py").read_text("utf-8"):
+            cmd += ["--ocr-finish", "0"]  # the backlog the rate limit leaves, not what the finish at stop reads
         proc = subprocess.Popen(cmd, env={**xs.env, "PYTHONPATH": str(src)}, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True)
         cap = psutil.Process(proc.pid)

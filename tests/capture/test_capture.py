@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import signal
 import sqlite3
@@ -41,6 +42,27 @@ def test_segmenter_splits_on_app_and_optionally_title() -> None:
     assert seg.step(seg.key(a2)) == (True, True)
     assert seg.step(seg.key(a2, excluded=True)) == (True, True)  # an excluded stretch is its own event
     assert seg.step(seg.key(b, excluded=True)) == (False, False)  # ... whatever is behind it
+
+
+def test_segmenter_tab_rule_splits_a_browser_on_site_changes_only() -> None:
+    """Default: a browser's page moving to another site or kind is a new event (issue 34 item 3);
+    an unread count, a renamed chat or a non-browser's titles are not; ``split_on_tab=False``
+    is LifeTrace's app rule."""
+    def w(title: str, app: str = "chromium") -> WindowInfo:
+        return WindowInfo(app, f"{title} - Chromium" if app == "chromium" else title)
+
+    seq = [w("New Tab"), w("Inbox (3) - a@gmail.com - Gmail"), w("Inbox (4) - a@gmail.com - Gmail"), w("Gemini"),
+           w("Gemini"), w("Flask fix"), w("Inbox (4) - a@gmail.com - Gmail"), w("vim a.py", "xterm"),
+           w("vim b.py", "xterm"), w("Kimi - AI")]
+    for seg, want in ((Segmenter(), [(False, True), (False, False), (False, False), (True, True), (False, False),
+                                     (False, False), (True, True), (True, True), (False, False), (True, True)]),
+                      (Segmenter(split_on_tab=False), [(False, True)] + [(False, False)] * 6
+                       + [(True, True), (False, False), (True, True)])):
+        assert [seg.step(seg.key(x)) for x in seq] == want
+    seg = Segmenter()
+    seg.step(seg.key(w("Inbox - a@gmail.com - Gmail")))
+    assert seg.step(seg.key(w("Gemini"), excluded=True)) == (True, True)
+    assert seg.step(seg.key(None)) == (True, False)
 
 
 def test_default_exclusions_cover_private_windows_and_password_managers() -> None:
@@ -364,3 +386,69 @@ def test_without_a_window_manager_the_input_focus_is_used() -> None:
                 assert win.app_name == "xterm" and win.pid is not None
         finally:
             probe.close()
+
+
+def _backlog(xs, out: Path, *args: str) -> subprocess.Popen[str]:  # noqa: ANN001
+    """A capture whose OCR worker reads one screenshot every 30 s, and five window switches
+    (five screenshots stored): a backlog at stop."""
+    xs.activate("alpha-notes")
+    proc = _capture(xs, out, "--interval", "0.25", "--ocr-interval", "30", *args)
+    for title in ("bravo-msg", "charlie-notes", "alpha-notes", "bravo-msg", "alpha-notes"):
+        xs.activate(title)
+        time.sleep(0.6)
+    return proc
+
+
+def test_stop_finishes_the_ocr_backlog_and_says_so(xs, tmp_path: Path) -> None:  # noqa: ANN001
+    """Issue 34 item 6: at stop the worker reads what it had not reached (no rate limit), with
+    progress, and the stop lines give the count left unread (0)."""
+    out = tmp_path / "cap"
+    db = out / "lifetrace.db"
+    proc = _backlog(xs, out)
+    waiting = _rows(db, "SELECT COUNT(*) FROM screenshots WHERE is_processed = 0")[0][0]
+    assert waiting >= 3
+    r = CliRunner().invoke(cli, ["capture", "stop", str(out)])
+    assert r.exit_code == 0, r.output
+    assert r.output.strip().endswith("stopped; 0 screenshots unread by OCR"), r.output
+    text, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0, text
+    import re
+
+    m = re.search(r"capture stopping: OCR has (\d+) screenshots to read; reading them \(up to 60 s", text)
+    assert m and int(m[1]) >= waiting - 1, text  # one may have been read meanwhile
+    assert f"OCR: {m[1]} of {m[1]} read in" in text, text
+    assert "screenshots unread by OCR" in text.splitlines()[-1] and "; 0 screenshots unread by OCR" in text, text
+    assert _rows(db, "SELECT COUNT(*) FROM screenshots WHERE is_processed = 0") == [(0,)]
+    assert _rows(db, "SELECT COUNT(*) FROM ocr_results")[0][0] == _rows(db, "SELECT COUNT(*) FROM screenshots")[0][0]
+
+
+def test_stop_without_finishing_names_what_curate_will_read(xs, tmp_path: Path) -> None:  # noqa: ANN001
+    out = tmp_path / "cap"
+    db = out / "lifetrace.db"
+    proc = _backlog(xs, out, "--ocr-finish", "0")
+    proc.send_signal(signal.SIGINT)  # Ctrl-C
+    text, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0, text
+    left = _rows(db, "SELECT COUNT(*) FROM screenshots WHERE is_processed = 0")[0][0]
+    assert left >= 3 and "capture stopping" not in text
+    assert text.splitlines()[-1].endswith(f"; {left} screenshots unread by OCR (curate reads each of them with a "
+                                          "whole-screen OCR pass of its own)"), text
+    assert json.loads((out / "capture.status").read_text())["unread"] == left
+
+
+def test_a_second_ctrl_c_stops_the_ocr_finish_at_once(xs, tmp_path: Path) -> None:  # noqa: ANN001
+    out = tmp_path / "cap"
+    db = out / "lifetrace.db"
+    proc = _backlog(xs, out)
+    proc.send_signal(signal.SIGINT)
+    _wait(lambda: json.loads((out / "capture.status").read_text()).get("state") == "finishing-ocr"
+          if (out / "capture.status").exists() else False, timeout=20, what="the OCR finish")
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)  # Ctrl-C again: stop now
+    text, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0, text
+    assert time.monotonic() - t0 < 10, text  # not the 60 s limit
+    left = _rows(db, "SELECT COUNT(*) FROM screenshots WHERE is_processed = 0")[0][0]
+    assert left >= 1 and f"(told to stop; {left} left)" in text, text
+    assert text.splitlines()[-1].endswith(f"; {left} screenshots unread by OCR (curate reads each of them with a "
+                                          "whole-screen OCR pass of its own)"), text

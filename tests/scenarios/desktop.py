@@ -5,8 +5,11 @@ Under Xvfb + openbox (:class:`xsession.XSession`) it opens Debian's Chromium on 
 LLM chat with a known question, answer and intention; mail pages with planted personal data of
 five kinds; a document) and an xterm whose shell runs a real Python program that fails with a
 traceback; then it follows a :class:`Scenario` (a list of :class:`Step`: which window to bring to
-the front, for how long, what to type) with xdotool, returning to the same pages. Whatever runs
-meanwhile (``proagent capture``, ``proagent live``) sees a real desktop.
+the front, for how long, what to type) with xdotool, returning to the same pages. One Chromium
+window holds two tabs, a mail inbox and a Gemini chat (:data:`TABS`): a step marked ``tab`` reaches
+its page by switching tabs in the window in front (Ctrl+Tab), not by raising another window, so
+the application stays ``chromium`` and only the page changes (issue 34: a same-browser switch is
+another event). Whatever runs meanwhile (``proagent capture``, ``proagent live``) sees a real desktop.
 
 Two scenarios: :data:`SHORT` (about 2 minutes, for tests) and :data:`LONG` (about 21 minutes,
 for ``benchmarks/desktop_day.py``: idle gaps, two LLM platforms, Chinese and English text).
@@ -19,9 +22,9 @@ Usage::
         stop_capture(proc, out)
     write_truth(truth, out / "truth.json")
 
-The ground truth (:func:`write_truth`) holds: ``events`` (one per step: window, app, page, start
-and end as the local naive ``YYYY-MM-DD HH:MM:SS.ffffff`` capture writes, ``is_llm``, and for LLM
-pages the platform, the planted ``query`` and ``reply`` and the ``intention``), ``pii`` (every
+The ground truth (:func:`write_truth`) holds: ``events`` (one per run of steps on one page: window,
+app, page, ``tab`` (reached by a tab switch), start and end as the local naive
+``YYYY-MM-DD HH:MM:SS.ffffff`` capture writes, ``is_llm``, and for LLM pages the platform, the planted ``query`` and ``reply`` and the ``intention``), ``pii`` (every
 planted value, its type and the page and events showing it) and ``texts`` (distinctive planted
 lines per page, to measure how much planted text reaches OCR). Every value is synthetic
 (reserved example domains, a 555 phone number, a resident ID and a card number with valid check
@@ -47,7 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from xsession import XSession  # noqa: E402
 
-__all__ = ["LONG", "PAGES", "PROGRAMS", "SCENARIOS", "SHORT", "TIME_FORMAT", "Desktop", "Page", "Scenario", "Step",
+__all__ = ["LONG", "PAGES", "PROGRAMS", "SCENARIOS", "SHORT", "TABS", "TIME_FORMAT", "Desktop", "Page", "Scenario", "Step",
            "annotation_scores", "match_events", "pii_leaks", "planted_text_share", "published_text", "review_one_of_each",
            "screen_text_annotator", "start_capture", "stop_capture", "write_truth"]
 
@@ -154,6 +157,11 @@ R_EN = ("The session has no 'user_id' key when the login view redirects before s
         "Set session['user_id'] before the redirect, or read it with session.get('user_id').")
 Q_ZH = "如何用 pandas 按月份汇总销售额？"
 R_ZH = "先把日期列转换为 datetime，再用 df.groupby(df['date'].dt.to_period('M'))['sales'].sum() 按月汇总。"
+Q_GEM = "Summarise the risks of our Q2 project plan in one sentence."
+R_GEM = ("The main risk is the vendor API limit of 600 requests per minute, which could delay the billing "
+         "migration.")
+INBOX = ["Workshop contact (Li Wei) - here are my contact details", "Onboarding form (HR team) - form data below",
+         "Team lunch on Friday - the usual place at noon"]
 Q_EN2 = "Translate this sentence into French: The meeting is moved to Thursday."
 R_EN2 = "La réunion est déplacée à jeudi."
 
@@ -179,7 +187,14 @@ PAGES: dict[str, Page] = {p.key: p for p in (
          pii=(("id_number", ID_NUMBER), ("bank_card", BANK_CARD), ("email", EMAIL_2)), texts=tuple(MAIL_2[:1])),
     Page("doc", "Project plan - Docs", _doc("Project plan Q2", DOC_EN), texts=tuple(DOC_EN)),
     Page("doc2", "项目计划 - Docs", _doc("项目计划（第二季度）", DOC_ZH), texts=tuple(DOC_ZH)),
+    Page("inbox", "Inbox - Mail", _mail("Inbox", "Mail", INBOX), texts=tuple(INBOX[2:])),
+    Page("gemini", "Gemini", _chat("Gemini", ["Q2 plan risks", "Trip to Lisbon"], Q_GEM, R_GEM),
+         True, "Gemini", Q_GEM, R_GEM, "Summarization", texts=(Q_GEM,)),
 )}
+
+TABS = ("inbox", "gemini")
+"""Pages opened as the two tabs of one Chromium window (the first in front at the start); every
+other page has a window of its own."""
 
 APP_PY = '''import json
 
@@ -215,6 +230,9 @@ class Step:
     """Typed into the window first (the xterm's shell runs it)."""
     idle: bool = False
     """Nothing moves during the step (an idle gap: reading, away)."""
+    tab: bool = False
+    """Reach the page by switching tabs (Ctrl+Tab) in the browser window in front: both pages
+    are :data:`TABS`, and the previous step showed the other one."""
 
 
 @dataclass(frozen=True)
@@ -235,9 +253,13 @@ TRAIN = "for i in 1 2 3 4 5 6; do echo epoch $i/6 loss 0.$((9-i))1; sleep 1; don
 SHORT = Scenario("short", (
     Step("term", 6), Step("chat", 14, ASK), Step("term", 10, RUN), Step("mail", 12), Step("term", 8, "clear; ls\n"), Step("mail2", 12),
     Step("term", 8, RUN), Step("doc", 12), Step("term", 24, TRAIN), Step("chat", 12),
+    Step("inbox", 10), Step("gemini", 14, ASK, tab=True), Step("inbox", 8, tab=True),
 ))
-"""About 100 s of script: one LLM page visited twice (the second visit byte-identical), two mail
-pages with planted data, a document, an xterm running a failing program between each."""
+"""About 130 s of script: one LLM page visited twice (the second visit byte-identical), two mail
+pages with planted data, a document, an xterm running a failing program between each; then three
+same-browser switches (issue 34): the ChatGPT window -> the mail inbox window, and in that window
+a tab switch to a Gemini chat (a question asked) and back to the inbox: four Chromium events in a
+row, no application change."""
 
 LONG = Scenario("long", (
     Step("term", 10), Step("chat", 40, ASK), Step("term", 30, RUN), Step("mail", 30), Step("term", 20, "clear; ls -l\n"),
@@ -310,6 +332,8 @@ class Desktop:
         base = ["chromium", *CHROMIUM_ARGS, f"--user-data-dir={profile}"]
         first = True
         for p in PAGES.values():
+            if p.key in TABS:
+                continue
             url = (self.pages / f"{p.key}.html").as_uri()
             if first:
                 self.xs._spawn([*base, url])
@@ -318,6 +342,15 @@ class Desktop:
                 subprocess.run([*base, "--new-window", url], env=self.xs.env, timeout=60,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             self.xs._wait(lambda p=p: self.xs.window_id(p.window) is not None, timeout=90)
+        # one window, two tabs (TABS); its first tab in front
+        subprocess.run([*base, "--new-window", *((self.pages / f"{k}.html").as_uri() for k in TABS)],
+                       env=self.xs.env, timeout=60, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        shown = [PAGES[k].window for k in TABS]
+        self.xs._wait(lambda: any(self.xs.window_id(t) is not None for t in shown), timeout=90)
+        if self.xs.window_id(shown[0]) is None:
+            self.xs.activate(shown[1])
+            self._key("ctrl+1")
+            self.xs._wait(lambda: self.xs.window_id(shown[0]) is not None, timeout=30)
         self.xs._spawn(["xterm", "-T", TERM_TITLE, "-geometry", "110x36+0+0", "-fa", "DejaVu Sans Mono", "-fs", "12",
                         "-e", "sh", "-c", f"cd '{self.workdir}' && exec sh -i"])
         self.xs._wait(lambda: self.xs.window_id(TERM_TITLE) is not None)
@@ -335,13 +368,30 @@ class Desktop:
     def _title(self, window: str) -> str:
         return TERM_TITLE if window == "term" else PAGES[window].window
 
+    def _key(self, keys: str) -> None:
+        """Press ``keys`` (xdotool's names, e.g. ``ctrl+Tab``) in the focused window."""
+        subprocess.run(["xdotool", "key", "--clearmodifiers", keys], env=self.xs.env, check=True, timeout=10,
+                       capture_output=True)
+
+    def _switch_tab(self, window: str) -> None:
+        """Show the other tab of the window in front (Ctrl+Tab) and wait for its title; give its
+        page the keyboard focus (a click on the page) so that typed keys reach it."""
+        assert window in TABS, window
+        self._key("ctrl+Tab")
+        self.xs._wait(lambda: self.xs.window_id(self._title(window)) is not None, timeout=30)
+        subprocess.run(["xdotool", "mousemove", str(SCREEN[0] // 2), str(SCREEN[1] // 2), "click", "1"],
+                       env=self.xs.env, check=True, timeout=10, capture_output=True)
+
     def play(self, scenario: Scenario, *, say=None) -> dict[str, Any]:  # noqa: ANN001
         """Follow ``scenario``; returns the ground truth (see the module docstring)."""
         events: list[dict[str, Any]] = []
         started = datetime.now()
         for i, run in enumerate(_merge(scenario.steps)):
             window = run[0].window
-            self.xs.activate(self._title(window))
+            if run[0].tab:
+                self._switch_tab(window)
+            else:
+                self.xs.activate(self._title(window))
             start = datetime.now()
             for step in run:
                 t_end = time.monotonic() + step.seconds
@@ -351,7 +401,7 @@ class Desktop:
                     time.sleep(0.2)
             end = datetime.now()
             ev: dict[str, Any] = {"index": i, "window": self._title(window), "page": window,
-                                  "app": "xterm" if window == "term" else "chromium",
+                                  "app": "xterm" if window == "term" else "chromium", "tab": run[0].tab,
                                   "start": start.strftime(TIME_FORMAT), "end": end.strftime(TIME_FORMAT),
                                   "seconds": round((end - start).total_seconds(), 3),
                                   "idle_seconds": sum(s.seconds for s in run if s.idle), "is_llm": False}
@@ -374,14 +424,15 @@ class Desktop:
 # --------------------------------------------------------------------------- capture around it
 
 
-def start_capture(desk: Desktop, out: Path, *, text_change: bool = True, log: Path | None = None) -> subprocess.Popen:
+def start_capture(desk: Desktop, out: Path, *, text_change: bool = True, log: Path | None = None,
+                  extra: tuple[str, ...] = ()) -> subprocess.Popen:
     """Start capture into ``out`` in the desktop's X session: ``proagent capture --out OUT`` with
-    default options, or (``text_change=False``) the same loop with LifeTrace's pHash rule alone.
-    Returns once the first screenshot is stored."""
+    default options (plus ``extra``), or (``text_change=False``) the same loop with LifeTrace's
+    pHash rule alone. Returns once the first screenshot is stored."""
     import sqlite3
 
     if text_change:
-        cmd = [sys.executable, "-m", "proagent.cli", "capture", "--out", str(out)]
+        cmd = [sys.executable, "-m", "proagent.cli", "capture", "--out", str(out), *extra]
     else:
         cmd = [sys.executable, "-c", "import sys; from pathlib import Path; from proagent.capture import "
                "CaptureConfig, record; record(CaptureConfig(out=Path(sys.argv[1]), text_change=False))", str(out)]
@@ -406,8 +457,9 @@ def start_capture(desk: Desktop, out: Path, *, text_change: bool = True, log: Pa
 
 
 def stop_capture(proc: subprocess.Popen, out: Path, timeout: float = 60) -> int:
-    """``proagent capture stop OUT`` and wait for the recorder; returns its exit code."""
-    subprocess.run([sys.executable, "-m", "proagent.cli", "capture", "stop", str(out)], timeout=60,
+    """``proagent capture stop OUT`` and wait for the recorder; returns its exit code. The stop
+    waits while capture's OCR finishes its backlog (``--ocr-finish``, 60 s by default)."""
+    subprocess.run([sys.executable, "-m", "proagent.cli", "capture", "stop", str(out)], timeout=180,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         return proc.wait(timeout)

@@ -274,3 +274,54 @@ def test_screenpipe_databases_that_lack_something_say_what(tmp_path: Path) -> No
                                         r": '(x7|three)' is not a whole number") as e:
         load_events(db)
     assert str(db) in str(e.value)
+
+
+def _browsing(tmp_path: Path, urls: bool) -> Path:
+    """Window events of one Chromium window switching tabs (mail, an LLM chat, mail), with the web
+    watcher's tabs when ``urls``."""
+    def web(t: str, u: str) -> dict:
+        return {"url": u, "title": t}
+
+    win = [(utc(10, 0, 0), 20.0, {"app": "chromium", "title": "Inbox (3) - a@gmail.com - Gmail - Chromium"}),
+           (utc(10, 0, 20), 10.0, {"app": "chromium", "title": "Inbox (4) - a@gmail.com - Gmail - Chromium"}),
+           (utc(10, 0, 30), 30.0, {"app": "chromium", "title": "Google Gemini - Chromium"}),
+           (utc(10, 1, 0), 15.0, {"app": "chromium", "title": "Trip to Lisbon - Chromium"}),
+           (utc(10, 1, 15), 15.0, {"app": "chromium", "title": "Inbox (4) - a@gmail.com - Gmail - Chromium"})]
+    tabs = [(utc(10, 0, 0), 30.0, web("Inbox (4) - a@gmail.com - Gmail", "https://mail.google.com/mail/u/0/")),
+            (utc(10, 0, 30), 30.0, web("Google Gemini", "https://gemini.google.com/app")),
+            (utc(10, 1, 0), 15.0, web("Trip to Lisbon", "https://chatgpt.com/c/1")),
+            (utc(10, 1, 15), 15.0, web("Inbox (4) - a@gmail.com - Gmail", "https://mail.google.com/mail/u/0/"))]
+    buckets = [("aw-watcher-window_h", "currentwindow", "aw-watcher-window", win)]
+    if urls:
+        buckets.append(("aw-watcher-web-chrome_h", "web.tab.current", "aw-client-web", tabs))
+    return write_aw_export(tmp_path / f"tabs-{urls}.json", buckets=buckets)
+
+
+def test_activitywatch_tab_switches_in_one_browser_are_events(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 34 item 3: mail -> Gemini -> ChatGPT -> mail in one Chromium window, no app change."""
+    monkeypatch.delenv("PROAGENT_SPLIT_ON_TAB", raising=False)
+    by_title = load_activitywatch(_browsing(tmp_path, urls=False)).events
+    # titles alone: the renamed ChatGPT chat ("Trip to Lisbon") stays in the Gemini event
+    assert [e.window_title.split(" - ")[0] for e in by_title] == ["Inbox (3)", "Google Gemini", "Inbox (4)"]
+    by_url = load_activitywatch(_browsing(tmp_path, urls=True)).events
+    assert [(e.window_title.split(" - ")[0], e.url) for e in by_url] == [
+        ("Inbox (3)", "https://mail.google.com/mail/u/0/"), ("Google Gemini", "https://gemini.google.com/app"),
+        ("Trip to Lisbon", "https://chatgpt.com/c/1"), ("Inbox (4)", "https://mail.google.com/mail/u/0/")]
+    assert by_url[1].start == local(utc(10, 0, 30)) and by_url[1].end == local(utc(10, 1, 0))
+    assert len(load_activitywatch(_browsing(tmp_path, urls=True), split_on_tab=False).events) == 1
+    monkeypatch.setenv("PROAGENT_SPLIT_ON_TAB", "0")  # the readers' one switch
+    assert len(load_activitywatch(_browsing(tmp_path, urls=True)).events) == 1
+    assert len(load_events(_browsing(tmp_path, urls=True))) == 1
+
+
+def test_screenpipe_tab_switches_in_one_browser_are_events(tmp_path: Path) -> None:
+    frames = [(0, "Google Chrome", "Inbox (3) - a@gmail.com - Gmail - Google Chrome", "https://mail.google.com/mail/u/0/", "Inbox"),
+              (2, "Google Chrome", "Inbox (4) - a@gmail.com - Gmail - Google Chrome", "https://mail.google.com/mail/u/0/", "Inbox"),
+              (4, "Google Chrome", "Claude - Google Chrome", "https://claude.ai/new", "How can I help?"),
+              (6, "Google Chrome", "Flask fix - Claude - Google Chrome", "https://claude.ai/chat/1", "Flask"),
+              (8, "Terminal", "bash", None, "$ ls")]
+    write_screenpipe(tmp_path / "sp", frames=frames, second_monitor=False, video=False)
+    log = load_screenpipe(tmp_path / "sp")
+    assert [(e.window_title, len(e.screenshots)) for e in log.events] == [
+        ("Inbox (3) - a@gmail.com - Gmail - Google Chrome", 2), ("Claude - Google Chrome", 2), ("bash", 1)]
+    assert [len(e.screenshots) for e in load_screenpipe(tmp_path / "sp", split_on_tab=False).events] == [4, 1]

@@ -11,7 +11,7 @@ capture loop (:mod:`._recorder`), storage (:mod:`._store`: WAL SQLite, pHash ded
 The command is ``proagent capture`` (:mod:`proagent.cli.capture`).
 """
 
-from ._control import COMMANDS, recorder_pid, send_command
+from ._control import COMMANDS, read_status, recorder_pid, send_command
 from ._exclude import Exclusions, default_exclusions
 from ._folder import CAPTURE_NAMES, check_capture_folder, check_encryption
 from ._probe import (CaptureError, ScreenGrabber, ScreenSource, WindowInfo, WindowProbe, check_session, open_screen_source,
@@ -43,6 +43,7 @@ __all__ = [
     "open_screen_source",
     "open_window_probe",
     "portal_available",
+    "read_status",
     "record",
     "recorder_pid",
     "screenshot_name",

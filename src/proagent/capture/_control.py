@@ -5,6 +5,12 @@ kernel when the process dies, even by kill -9) and writes its pid to ``DIR/captu
 command is written atomically to ``DIR/capture.control`` as JSON ``{"command": ..., "at": ...}``;
 the recorder checks that file's modification time once per tick and acts on a new command within
 one tick. SIGINT (Ctrl-C) and SIGTERM stop it too.
+
+While it stops, the recorder writes ``DIR/capture.status`` (JSON, counts only, no screen text):
+``{"state": "finishing-ocr", "unread": N, "total": N0, "until": EPOCH}`` while its OCR worker
+finishes the backlog, then ``{"state": "stopped", "unread": N, ...}``. :func:`send_command` waits
+for a ``stop`` past its ``wait`` while the recorder says it is finishing (until ``until`` + ``wait``)
+and hands on its progress; :func:`read_status` gives the last status.
 """
 
 from __future__ import annotations
@@ -12,14 +18,15 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO, Any, Literal
 
 from ..io import write_json_atomic
 from ._probe import CaptureError
 
-__all__ = ["COMMANDS", "ControlFile", "FolderLock", "recorder_pid", "send_command"]
+__all__ = ["COMMANDS", "ControlFile", "FolderLock", "read_status", "recorder_pid", "send_command", "write_status"]
 
 COMMANDS = ("pause", "resume", "stop")
 """Commands a running recorder understands."""
@@ -28,6 +35,21 @@ Command = Literal["pause", "resume", "stop"]
 CONTROL_NAME = "capture.control"
 LOCK_NAME = "capture.lock"
 PID_NAME = "capture.pid"
+STATUS_NAME = "capture.status"
+
+
+def write_status(folder: Path, **status: object) -> None:
+    """Write the recorder's status (atomically; see the module docstring)."""
+    write_json_atomic(Path(folder) / STATUS_NAME, dict(status))
+
+
+def read_status(folder: Path) -> dict[str, Any]:
+    """The recorder's last status (``{}`` when none was written or it is unreadable)."""
+    try:
+        got = json.loads((Path(folder) / STATUS_NAME).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return got if isinstance(got, dict) else {}
 
 
 class FolderLock:
@@ -100,9 +122,11 @@ def recorder_pid(folder: Path) -> int | None:
         return None
 
 
-def send_command(folder: Path, command: Command, *, wait: float = 10.0) -> int:
+def send_command(folder: Path, command: Command, *, wait: float = 10.0,
+                 progress: Callable[[dict[str, Any]], None] | None = None) -> int:
     """Tell the recorder in ``folder`` to ``command``; for ``stop`` wait up to ``wait`` seconds
-    for it to exit. Returns its pid.
+    for it to exit, longer while it says it finishes its OCR backlog (up to that time limit +
+    ``wait``); ``progress`` is called with each new status it writes meanwhile. Returns its pid.
 
     Raises:
         CaptureError: no recorder runs in ``folder``, or it did not stop in time.
@@ -114,7 +138,17 @@ def send_command(folder: Path, command: Command, *, wait: float = 10.0) -> int:
     write_json_atomic(folder / CONTROL_NAME, {"command": command, "at": datetime.now().isoformat()})
     if command == "stop":
         end = time.monotonic() + wait
+        seen: dict[str, Any] = {}
         while recorder_pid(folder) is not None:
+            status = read_status(folder)
+            if status.get("state") == "finishing-ocr":
+                try:  # the recorder's own time limit, as wall-clock seconds from now
+                    end = max(end, time.monotonic() + float(status["until"]) - time.time() + wait)
+                except (KeyError, TypeError, ValueError):
+                    pass
+                if status != seen and progress is not None:
+                    progress(status)
+                seen = status
             if time.monotonic() > end:
                 raise CaptureError(f"{folder}: capture (pid {pid}) did not stop within {wait:g} s")
             time.sleep(0.1)
@@ -127,6 +161,7 @@ class ControlFile:
     def __init__(self, folder: Path) -> None:
         self.path = Path(folder) / CONTROL_NAME
         self.path.unlink(missing_ok=True)  # commands meant for an earlier run do not apply
+        (self.path.parent / STATUS_NAME).unlink(missing_ok=True)  # nor the status of one
         self._stamp: tuple[int, int] | None = None
 
     def changed(self) -> bool:

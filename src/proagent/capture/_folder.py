@@ -15,10 +15,10 @@ __all__ = ["CAPTURE_NAMES", "check_capture_folder", "check_encryption"]
 
 CAPTURE_NAMES = frozenset({
     "lifetrace.db", "lifetrace.db-wal", "lifetrace.db-shm", "lifetrace.db-journal", ".lifetrace.db.new",
-    "screenshots", "capture.lock", "capture.pid", "capture.control", ".proagent.lock", "vault.json",
+    "screenshots", "capture.lock", "capture.pid", "capture.control", "capture.status", ".proagent.lock", "vault.json",
 })
 """Names a capture folder holds (the database and its WAL files, screenshots, the recorder's lock,
-pid and control files, proagent's run lock, the encrypted store's record (no key in it))."""
+pid, control and status files, proagent's run lock, the encrypted store's record (no key in it))."""
 
 
 def check_capture_folder(out: Path) -> bool:

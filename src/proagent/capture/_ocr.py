@@ -8,7 +8,9 @@ the previous screenshot of the same screen are read again, :func:`read_screen`),
 confidence, ``language = 'ch_sim+en'``, ``processing_time`` in seconds) and sets ``is_processed``
 and ``processed_at``, all in one transaction. It starts at most one OCR every ``min_interval``
 seconds (the bounded rate), sleeps while nothing is waiting, and exits when its parent recorder
-is gone (checked every second) or on SIGTERM. The text is never logged.
+is gone (checked every second) or on SIGTERM. On SIGUSR1 (the recorder stops, :data:`FINISH_SIGNAL`)
+it *finishes*: it reads what is waiting without the rate limit and exits once nothing is. The text
+is never logged.
 
 Run alone: ``python -m proagent.capture._ocr DIR/lifetrace.db --min-interval 2``.
 """
@@ -28,10 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from ..ocr import load_ocr
-from ._store import SHOTS_DIR, connect
+from ._store import FINISH_SIGNAL, PENDING_WHERE, SHOTS_DIR, connect, pending_count
 
-__all__ = ["BAND_OVERLAP", "BAND_ROWS", "MMAP_THRESHOLD", "CHANGE_MARGIN", "BandStats", "OcrEngine", "ScreenLine", "ScreenRead",
-           "ocr_pending", "read_bands", "read_screen", "return_freed_memory", "run_worker"]
+__all__ = ["BAND_OVERLAP", "BAND_ROWS", "FINISH_SIGNAL", "MMAP_THRESHOLD", "CHANGE_MARGIN", "BandStats", "OcrEngine",
+           "ScreenLine", "ScreenRead", "ocr_pending", "pending_count", "read_bands", "read_screen", "return_freed_memory",
+           "run_worker"]
 
 OCR_LANGUAGE = "ch_sim+en"
 """``ocr_results.language`` written (the PP-OCR Chinese + English recogniser)."""
@@ -254,8 +257,7 @@ class OcrEngine:
 def ocr_pending(con: sqlite3.Connection, engine: OcrEngine, shots_dir: Path) -> bool:
     """OCR the oldest unprocessed screenshot; False when none is waiting."""
     row = con.execute(
-        "SELECT id, file_path, screen_id FROM screenshots WHERE COALESCE(is_processed, 0) = 0 AND COALESCE(file_deleted, 0) = 0 "
-        "AND deleted_at IS NULL ORDER BY id LIMIT 1").fetchone()
+        f"SELECT id, file_path, screen_id FROM screenshots WHERE {PENDING_WHERE} ORDER BY id LIMIT 1").fetchone()
     if row is None:
         return False
     sid, file_path = int(row[0]), str(row[1])
@@ -303,13 +305,19 @@ def return_freed_memory(threshold: int = MMAP_THRESHOLD) -> bool:
 def run_worker(db: Path, *, min_interval: float = 2.0, parent: int | None = None, threads: int = 1) -> None:
     """Process screenshots of ``db`` until the parent process ends (see the module docstring)."""
     return_freed_memory()  # before the models load
-    stop = False
+    stop = finish = False
 
     def _term(*_: object) -> None:
         nonlocal stop
         stop = True
 
+    def _finish(*_: object) -> None:
+        nonlocal finish
+        finish = True
+
     signal.signal(signal.SIGTERM, _term)
+    if FINISH_SIGNAL is not None:
+        signal.signal(FINISH_SIGNAL, _finish)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C goes to the recorder, which stops us
     engine = OcrEngine(threads)
     con = connect(db)
@@ -320,9 +328,13 @@ def run_worker(db: Path, *, min_interval: float = 2.0, parent: int | None = None
                 break  # the recorder died (kill -9): do not outlive it
             t0 = time.monotonic()
             did = ocr_pending(con, engine, shots)
+            if finish:  # the recorder stops: no rate limit, and done once nothing waits
+                if not did:
+                    break
+                continue
             wait = max(min_interval - (time.monotonic() - t0), 0.0) if did else max(min_interval, 1.0)
             end = time.monotonic() + wait
-            while not stop and time.monotonic() < end:
+            while not stop and not finish and time.monotonic() < end:
                 time.sleep(min(0.5, max(end - time.monotonic(), 0.0)))
                 if parent is not None and os.getppid() != parent:
                     stop = True

@@ -6,7 +6,10 @@ image). :class:`Segmenter` decides whether the open event goes on, ends, or a ne
 screenshot is stored when it is the first of its screen in the event, or it is not a duplicate of
 the last stored one of that screen: its pHash is more than ``dedup_distance`` bits (Hamming) away
 (LifeTrace: <= 5 is a duplicate) or its text changed (:func:`~._change.is_duplicate`). The open event's heartbeat (``updated_at``) is written every tick. OCR runs in a
-separate process (:mod:`proagent.capture._ocr`) at a bounded rate.
+separate process (:mod:`proagent.capture._ocr`) at a bounded rate; at stop it is given
+``ocr_finish`` seconds to read its backlog at full speed, and the stop line says how many
+screenshots stay unread (:func:`_finish_ocr`). Events split on the app, and by default on a
+browser's page moving to another site or page kind (:class:`Segmenter`, :mod:`proagent.pages`).
 
 Idle (DESIGN: LifeTrace has no idle rule; the issue asks for one): the user is idle when, for
 ``idle`` seconds, there was no keyboard/mouse input (when the platform tells it), the screen did
@@ -32,11 +35,12 @@ from typing import Any, Literal
 
 from ..errors import UsageError
 from ._change import Frame, frame, is_duplicate
-from ._control import ControlFile, FolderLock
+from ._control import ControlFile, FolderLock, write_status
 from ._exclude import Exclusions
 from ._probe import CaptureError, ScreenSource, WindowInfo, WindowProbe, open_screen_source, open_window_probe
+from ..pages import is_browser, moves, page_key
 from ..vault import create_vault, vault_of
-from ._store import EXCLUDED_APP, Store
+from ._store import EXCLUDED_APP, FINISH_SIGNAL, Store, pending_count
 
 __all__ = ["CaptureConfig", "CaptureStats", "Segmenter", "record"]
 
@@ -63,6 +67,10 @@ class CaptureConfig:
     """Seconds between ticks (ProAgentBench: 1 Hz)."""
     split_on_title: bool = False
     """Also start a new event when the window title changes (LifeTrace: app changes only)."""
+    split_on_tab: bool = True
+    """Also start a new event when a browser's page moves to another site or page kind (the tab
+    rule, :mod:`proagent.pages`: mail -> an LLM chat in one Chromium window); ``False``:
+    LifeTrace's app changes only. ``split_on_title`` splits on every title change anyway."""
     idle: float = 300.0
     """Seconds without input, screen change or window change after which the open event is closed."""
     image_format: Literal["png", "webp"] = "png"
@@ -88,6 +96,11 @@ class CaptureConfig:
     encrypt: bool = False
     """Make a new folder an encrypted capture (:mod:`proagent.vault`); an encrypted folder is
     continued encrypted either way."""
+    ocr_finish: float = 60.0
+    """At stop, seconds the OCR worker is given to read the screenshots it has not reached (at
+    full speed, no ``ocr_interval``), with a progress line every 5 s; 0: stop at once. What is
+    still unread is named in the stop line: ``proagent curate`` reads each of those screenshots
+    with a whole-screen OCR pass of its own."""
     text_change: bool = True
     """Also compare half-size grey images, so that text changes are stored (``False``:
     LifeTrace's pHash rule alone, for comparison in ``benchmarks/desktop_day.py``)."""
@@ -107,6 +120,8 @@ class CaptureConfig:
             raise UsageError("--max-days", f"must be > 0 (got {self.max_days})")
         if self.max_gb is not None and not self.max_gb > 0:
             raise UsageError("--max-gb", f"must be > 0 (got {self.max_gb})")
+        if not (math.isfinite(self.ocr_finish) and 0 <= self.ocr_finish <= MAX_INTERVAL):
+            raise UsageError("--ocr-finish", f"must be within 0..{MAX_INTERVAL:g} seconds (got {self.ocr_finish:g})")
         if not 0 < self.ocr_interval <= MAX_INTERVAL:
             raise UsageError("--ocr-interval", f"must be > 0 and at most {MAX_INTERVAL:g} seconds (got {self.ocr_interval:g})")
         if self.max_gb is not None and self.max_gb * 1e9 >= 2**62:
@@ -137,19 +152,26 @@ class CaptureStats:
     """Bytes of image files written."""
     late_ticks: int = 0
     """Ticks skipped because the loop fell behind schedule."""
+    ocr_finished: int = 0
+    """Screenshots the OCR worker read while capture stopped (:attr:`CaptureConfig.ocr_finish`)."""
+    ocr_unread: int = 0
+    """Screenshots left without OCR when capture stopped (curate reads them itself)."""
     screens: list[tuple[int, int]] = field(default_factory=list)
     """(width, height) of each monitor at the first grab."""
 
 
-Key = tuple[str, ...]
+Key = tuple[Any, ...]
 
 
 class Segmenter:
-    """Event boundaries: a new event when the key (the app, or the app and title with
-    ``split_on_title``) changes; no event while idle, paused or stopped (key ``None``)."""
+    """Event boundaries: a new event when the key changes: the app; with ``split_on_title`` the
+    app and title; with ``split_on_tab`` (the default) a browser's page too, as
+    :func:`proagent.pages.moves` says (another site or page kind; a page whose site the title does
+    not tell stays in the open event). No event while idle, paused or stopped (key ``None``)."""
 
-    def __init__(self, split_on_title: bool = False) -> None:
+    def __init__(self, split_on_title: bool = False, split_on_tab: bool = True) -> None:
         self.split_on_title = split_on_title
+        self.split_on_tab = split_on_tab
         self.current: Key | None = None
 
     def key(self, win: WindowInfo | None, *, excluded: bool = False) -> Key | None:
@@ -158,12 +180,20 @@ class Segmenter:
             return None
         if excluded:
             return (EXCLUDED_APP,)
-        return (win.app_name, win.window_title) if self.split_on_title else (win.app_name,)
+        if self.split_on_title:
+            return (win.app_name, win.window_title)
+        if self.split_on_tab and is_browser(win.app_name):
+            return (win.app_name, page_key(win.app_name, win.window_title))
+        return (win.app_name,)
 
     def step(self, key: Key | None) -> tuple[bool, bool]:
         """Feed this tick's key; returns ``(close_open_event, open_new_event)``."""
         prev, self.current = self.current, key
         if key == prev:
+            return False, False
+        if prev is not None and key is not None and len(prev) == len(key) == 2 and prev[0] == key[0] \
+                and not self.split_on_title and not moves(prev[1], key[1]):
+            self.current = prev if prev[1] is not None else key  # the event keeps its first known page
             return False, False
         return prev is not None, key is not None
 
@@ -226,11 +256,11 @@ def record(cfg: CaptureConfig, *, probe: WindowProbe | None = None, grabber: Scr
     ocr: subprocess.Popen[bytes] | None = None
     own_probe = probe is None
     own_grabber = grabber is None
-    stop = False
+    signals = 0
 
-    def _signal(*_: object) -> None:
-        nonlocal stop
-        stop = True
+    def _signal(*_: object) -> None:  # the first stops capture; a second one skips the OCR finish
+        nonlocal signals
+        signals += 1
 
     old = {s: signal.signal(s, _signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -245,10 +275,15 @@ def record(cfg: CaptureConfig, *, probe: WindowProbe | None = None, grabber: Scr
                 on_ocr_start(ocr.pid)
         ticks = _Ticks(cfg, probe, grabber, excl, store, stats)
         say(f"capturing to {cfg.out} every {cfg.interval:g} s; stop with Ctrl-C or: proagent capture stop {cfg.out}")
-        _tick_until_stopped(ticks, control, lambda: stop, say)
+        _tick_until_stopped(ticks, control, lambda: signals > 0, say)
         ticks.close()
+        _finish_ocr(ocr, store, cfg, stats, say, skip=lambda: signals > 1 or control.poll() == "stop")
+        unread = f"; {stats.ocr_unread} screenshots unread by OCR" + (
+            " (curate reads each of them with a whole-screen OCR pass of its own)" if stats.ocr_unread else "")
         say(f"capture stopped: {stats.events} events, {stats.stored} screenshots stored, {stats.duplicates} duplicates "
-            f"skipped, {stats.excluded_ticks} excluded ticks")
+            f"skipped, {stats.excluded_ticks} excluded ticks{unread}")
+        write_status(cfg.out, state="stopped", unread=stats.ocr_unread, finished=stats.ocr_finished,
+                     events=stats.events, stored=stats.stored)
         return stats
     finally:
         for s, h in old.items():
@@ -292,6 +327,44 @@ def _tick_until_stopped(ticks: _Ticks, control: ControlFile, stopped: Callable[[
                 break
 
 
+FINISH_PROGRESS_S = 5.0
+"""Seconds between the progress lines while the OCR worker finishes at stop."""
+
+
+def _finish_ocr(proc: subprocess.Popen[bytes] | None, store: Store, cfg: CaptureConfig, stats: CaptureStats,
+                say: Callable[[str], None], skip: Callable[[], bool]) -> None:
+    """At stop: tell the OCR worker to read what it has not reached at full speed
+    (:data:`~._store.FINISH_SIGNAL`) and wait for it up to ``cfg.ocr_finish`` seconds, saying how
+    far it got every :data:`FINISH_PROGRESS_S` s, unless ``skip()`` (Ctrl-C again, another stop).
+    Sets ``stats.ocr_finished`` and ``stats.ocr_unread``."""
+    total = pending_count(store.con)
+    if (not total or proc is None or proc.poll() is not None or cfg.ocr_finish <= 0 or FINISH_SIGNAL is None
+            or skip()):
+        _stop_ocr(proc)  # its current OCR ends first: then the count is final
+        stats.ocr_unread = pending_count(store.con)
+        return
+    say(f"capture stopping: OCR has {total} screenshots to read; reading them (up to {cfg.ocr_finish:g} s; "
+        "Ctrl-C again to stop now, --ocr-finish 0 not to wait)")
+    until = time.time() + cfg.ocr_finish
+    write_status(cfg.out, state="finishing-ocr", unread=total, total=total, until=until)
+    t0 = time.monotonic()
+    end, next_say = t0 + cfg.ocr_finish, t0 + FINISH_PROGRESS_S
+    proc.send_signal(FINISH_SIGNAL)
+    left, skipped = total, False
+    while proc.poll() is None and time.monotonic() < end and not (skipped := skip()):
+        time.sleep(0.25)
+        if time.monotonic() >= next_say:
+            left = pending_count(store.con)
+            say(f"OCR: {total - left} of {total} read, {left} left")
+            write_status(cfg.out, state="finishing-ocr", unread=left, total=total, until=until)
+            next_say += FINISH_PROGRESS_S
+    _stop_ocr(proc)  # stopped or out of time: the worker ends its current OCR first, then the count
+    left = pending_count(store.con)
+    stats.ocr_finished, stats.ocr_unread = total - left, left
+    say(f"OCR: {total - left} of {total} read in {time.monotonic() - t0:.0f} s"
+        + (f" ({'told to stop' if skipped else 'time limit'}; {left} left)" if left else ""))
+
+
 def _lock_folder(cfg: CaptureConfig) -> FolderLock:
     """Create ``cfg.out``, take the recorder's lock on it and, with ``cfg.encrypt``, make it a vault.
 
@@ -329,7 +402,7 @@ class _Ticks:
     def __init__(self, cfg: CaptureConfig, probe: WindowProbe, grabber: ScreenSource, excl: Exclusions, store: Store,
                  stats: CaptureStats) -> None:
         self.cfg, self.probe, self.grabber, self.excl, self.store, self.stats = cfg, probe, grabber, excl, store, stats
-        self.seg = Segmenter(cfg.split_on_title)
+        self.seg = Segmenter(cfg.split_on_title, cfg.split_on_tab)
         self.max_bytes = int(cfg.max_gb * 1e9) if cfg.max_gb is not None else None
         self.event_id: int | None = None
         self.stored_hash: dict[int, Frame] = {}  # screen -> frame of the last stored screenshot in this event

@@ -25,6 +25,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sqlite3
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -35,7 +36,8 @@ from ..sources.lifetrace_schema import detect_schema
 from ._probe import CaptureError
 from ..sources.lifetrace_write import FOCUSED_COLUMN, TIMESTAMP_FORMAT, lifetrace_ddl
 
-__all__ = ["DB_NAME", "DIR_MODE", "EXCLUDED_APP", "FILE_MODE", "SHOTS_DIR", "Store", "connect", "screenshot_name", "ts"]
+__all__ = ["DB_NAME", "DIR_MODE", "EXCLUDED_APP", "FILE_MODE", "FINISH_SIGNAL", "PENDING_WHERE", "SHOTS_DIR", "Store", "connect",
+           "pending_count", "screenshot_name", "ts"]
 
 DB_NAME = "lifetrace.db"
 """Database file name in the capture folder (LifeTrace's own name)."""
@@ -47,6 +49,17 @@ FILE_MODE = PRIVATE_FILE_MODE
 """Permission bits of ``lifetrace.db`` and of each screenshot."""
 EXCLUDED_APP = "[excluded]"
 """``app_name`` of an event covering an excluded window: its real app and title are not stored."""
+FINISH_SIGNAL = getattr(signal, "SIGUSR1", None)
+"""The signal that tells the worker to finish (read what is waiting at full speed, then exit);
+``None`` where the platform has none (Windows): the worker is then stopped as it is."""
+
+PENDING_WHERE = ("COALESCE(is_processed, 0) = 0 AND COALESCE(file_deleted, 0) = 0 AND deleted_at IS NULL")
+"""Screenshots the OCR worker (:mod:`._ocr`) has still to read (unprocessed, file kept, not deleted)."""
+
+
+def pending_count(con: sqlite3.Connection) -> int:
+    """How many screenshots the worker has still to read (the OCR backlog)."""
+    return int(con.execute(f"SELECT COUNT(*) FROM screenshots WHERE {PENDING_WHERE}").fetchone()[0])
 
 
 def ts(t: datetime) -> str:

@@ -17,6 +17,9 @@ __all__ = ["capture"]
                    "capture folder is continued.")
 @click.option("--interval", type=float, default=1.0, show_default=True, help="Seconds between captures (1 Hz as ProAgentBench).")
 @click.option("--split-on-title", is_flag=True, default=False, help="Also start a new event when the window title changes (LifeTrace: app changes only).")
+@click.option("--split-on-tab/--no-split-on-tab", default=True, show_default=True,
+              help="Also start a new event when a browser's page moves to another site or page kind (mail -> an LLM "
+                   "chat in one window; not on every title change); --no-split-on-tab: app changes only, as LifeTrace.")
 @click.option("--idle", "idle", default="5m", show_default=True, help="No input, screen or window change for this long closes the open event (1s .. 24h).")
 @click.option("--format", "image_format", type=click.Choice(["png", "webp"]), default="png", show_default=True, help="Screenshot file format.")
 @click.option("--dedup-distance", type=click.IntRange(0, 64), default=5, show_default=True,
@@ -24,6 +27,10 @@ __all__ = ["capture"]
                    "(LifeTrace: 5; 0: only identical pHashes are duplicates).")
 @click.option("--ocr/--no-ocr", default=True, show_default=True, help="OCR screenshots (RapidOCR) in a background process.")
 @click.option("--ocr-interval", type=float, default=2.0, show_default=True, help="Start at most one OCR every this many seconds.")
+@click.option("--ocr-finish", type=float, default=60.0, show_default=True,
+              help="At stop, give OCR up to this many seconds to read the screenshots it has not reached (full speed, "
+                   "a progress line every 5 s; Ctrl-C again stops at once); 0: stop at once. The stop line says how "
+                   "many stay unread: curate OCRs each of them itself.")
 @click.option("--max-days", type=float, default=None, help="Remove screenshot files older than this many days (rows and OCR stay).")
 @click.option("--max-gb", type=float, default=None, help="Keep screenshot files under this many GB, removing the oldest first.")
 @click.option("--exclude-app", "exclude_app", multiple=True, help="Never record this application (process name; repeatable).")
@@ -35,8 +42,8 @@ __all__ = ["capture"]
               help="Encrypt a new capture folder at rest: SQLCipher database, AES-256-GCM screenshots; the key in the OS "
                    "keyring, or derived from PROAGENT_PASSPHRASE when set (an encrypted folder stays encrypted).")
 @click.pass_context
-def capture(ctx: click.Context, out: Path | None, interval: float, split_on_title: bool, idle: str, image_format: str,
-            dedup_distance: int, ocr: bool, ocr_interval: float, max_days: float | None, max_gb: float | None, exclude_app: tuple[str, ...],
+def capture(ctx: click.Context, out: Path | None, interval: float, split_on_title: bool, split_on_tab: bool, idle: str, image_format: str,
+            dedup_distance: int, ocr: bool, ocr_interval: float, ocr_finish: float, max_days: float | None, max_gb: float | None, exclude_app: tuple[str, ...],
             exclude_title: tuple[str, ...], default_exclusions: bool, duration: str | None, encrypt: bool) -> None:
     """Record the screen (every monitor), the foreground app and window title and events into
     OUT/lifetrace.db until Ctrl-C or `proagent capture stop OUT`. Linux X11 and sway (tested),
@@ -61,8 +68,8 @@ def capture(ctx: click.Context, out: Path | None, interval: float, split_on_titl
     idle_s = window_seconds(idle, "--idle", what="duration")
     duration_s = window_seconds(duration, "--duration", what="duration") if duration else None
     cfg = CaptureConfig(
-        out=out, interval=interval, split_on_title=split_on_title, idle=idle_s,
-        image_format=image_format, dedup_distance=dedup_distance, ocr=ocr, ocr_interval=ocr_interval, max_days=max_days, max_gb=max_gb,
+        out=out, interval=interval, split_on_title=split_on_title, split_on_tab=split_on_tab, idle=idle_s,
+        image_format=image_format, dedup_distance=dedup_distance, ocr=ocr, ocr_interval=ocr_interval, ocr_finish=ocr_finish, max_days=max_days, max_gb=max_gb,
         exclude_apps=exclude_app, exclude_titles=exclude_title, default_exclusions=default_exclusions,
         duration=duration_s, encrypt=encrypt)  # type: ignore[arg-type]
     Exclusions.build(exclude_app, exclude_title, defaults=default_exclusions)
@@ -110,7 +117,8 @@ def _remove_new_capture(out: Path, missing: list[Path]) -> None:
                 break
         return
     shutil.rmtree(out / SHOTS_DIR, ignore_errors=True)
-    for name in (DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm", "capture.lock", "capture.pid", "capture.control", "vault.json"):
+    for name in (DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm", "capture.lock", "capture.pid", "capture.control", "capture.status",
+                 "vault.json"):
         (out / name).unlink(missing_ok=True)
 
 
@@ -118,16 +126,26 @@ def _control(name: str, help_text: str) -> click.Command:
     @click.command(name, help=help_text)
     @click.argument("folder", metavar="DIR", type=click.Path(exists=True, file_okay=False, path_type=Path))
     def cmd(folder: Path) -> None:
-        from ..capture import send_command
+        from ..capture import read_status, send_command
 
-        pid = send_command(folder, name)  # type: ignore[arg-type]  # CaptureError: exit 1
+        def progress(status: dict) -> None:
+            click.echo(f"capture in {folder}: OCR finishing, {status.get('unread')} of {status.get('total')} "
+                       "screenshots left to read")
+
+        pid = send_command(folder, name, progress=progress)  # type: ignore[arg-type]  # CaptureError: exit 1
         past = {"stop": "stopped", "pause": "told to pause", "resume": "told to resume"}[name]
-        click.echo(f"capture in {folder} (pid {pid}) {past}")
+        status = read_status(folder) if name == "stop" else {}
+        unread = ""
+        if status.get("state") == "stopped":
+            unread = f"; {status.get('unread')} screenshots unread by OCR" + (
+                " (curate OCRs each of them itself)" if status.get("unread") else "")
+        click.echo(f"capture in {folder} (pid {pid}) {past}{unread}")
 
     return cmd
 
 
-for _name, _help in (("stop", "Stop the capture running in DIR (waits up to 10 s for it to exit)."),
+for _name, _help in (("stop", "Stop the capture running in DIR (waits up to 10 s for it to exit, longer while its OCR "
+                              "finishes, see --ocr-finish) and say how many screenshots stay unread by OCR."),
                      ("pause", "Pause the capture running in DIR: nothing is recorded until resume."),
                      ("resume", "Resume the paused capture running in DIR.")):
     capture.add_command(_control(_name, _help))

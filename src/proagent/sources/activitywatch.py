@@ -26,7 +26,10 @@ How buckets become proagent events (judgement calls are marked *):
   activity. ActivityWatch starts a new window event on every title change; LifeTrace and
   ``proagent capture`` start one on an app switch (ProAgentBench section 5.1), so consecutive
   window events of one app no more than :data:`MERGE_GAP_SECONDS` apart are one event*, with
-  the id of its first row and the title at its start.
+  the id of its first row and the title at its start; a browser's window events are another
+  event when its page moves to another site or page kind (the tab rule of
+  :mod:`proagent.pages`, from the matched web event's URL, else the title; off with
+  ``split_on_tab=False`` or ``PROAGENT_SPLIT_ON_TAB=0``).
 * AFK events (type ``afkstatus``, ``data.status`` ``afk``/``not-afk``): when an AFK bucket
   exists, each window event is clipped to the not-AFK time it overlaps (from the first
   overlap's start to the last one's end*), and one with no not-AFK time is dropped (counted as
@@ -55,6 +58,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
+from ..pages import EventSplit, tab_rule_default
 from ..records import Event
 from ._foreign import MAX_EVENT_SECONDS, ActivityLog, bad_cell, event_seconds, local_from_epoch, local_from_iso, table_columns
 from .lifetrace import _no_cycle_collection
@@ -268,7 +272,7 @@ def _clip(start: datetime, end: datetime, active: list[tuple[datetime, datetime]
     return max(start, over[0][0]), min(end, over[-1][1])
 
 
-def _merge(raws: list[_Raw], user: str) -> tuple[list[Event], dict[str, int]]:
+def _merge(raws: list[_Raw], user: str, tabs: bool = True) -> tuple[list[Event], dict[str, int]]:
     win = sorted((r for r in raws if r.type == WINDOW_TYPE), key=lambda r: (r.start, r.row_id))
     afk = [r for r in raws if r.type == AFK_TYPE]
     web = sorted((r for r in raws if r.type == WEB_TYPE), key=lambda r: (r.start, r.row_id))
@@ -304,9 +308,10 @@ def _merge(raws: list[_Raw], user: str) -> tuple[list[Event], dict[str, int]]:
     events: list[Event] = []
     runs: list[list[Any]] = []
     gap = timedelta(seconds=MERGE_GAP_SECONDS)
+    split = EventSplit(tabs)
     for r, s, e, url in pieces:
         app = _data_text(r.data, "app")
-        if runs and runs[-1][1] == app and s - runs[-1][3] <= gap:
+        if not split.starts(app, _data_text(r.data, "title"), url, force=bool(runs) and s - runs[-1][3] > gap):
             run = runs[-1]
             run[3] = max(run[3], e)
             run[5] = run[5] or url
@@ -318,7 +323,8 @@ def _merge(raws: list[_Raw], user: str) -> tuple[list[Event], dict[str, int]]:
     return events, counts
 
 
-def load_activitywatch(path: str | Path, *, user: str | None = None, since: datetime | None = None) -> ActivityLog:
+def load_activitywatch(path: str | Path, *, user: str | None = None, since: datetime | None = None,
+                       split_on_tab: bool | None = None) -> ActivityLog:
     """Read an ActivityWatch database or JSON export (see the module docstring for the rules).
 
     Args:
@@ -327,6 +333,10 @@ def load_activitywatch(path: str | Path, *, user: str | None = None, since: date
         since: Read only events ending at or after this naive local time (a follower of a growing
             database reads its recent window this way, :mod:`proagent.live`); the first event
             read may then be cut at ``since``.
+        split_on_tab: Apply the tab rule (:mod:`proagent.pages`): a browser's window events are
+            another event when its page moves to another site or page kind (the URL of the
+            matched web event, else the title). ``None``: :func:`proagent.pages.tab_rule_default`
+            (on unless ``PROAGENT_SPLIT_ON_TAB=0``).
 
     Returns:
         An :class:`~._foreign.ActivityLog` (``kind`` ``activitywatch/<flavour>`` or
@@ -338,10 +348,10 @@ def load_activitywatch(path: str | Path, *, user: str | None = None, since: date
             data object (the message names the table or bucket, row id and column).
     """
     with _no_cycle_collection():  # many short-lived acyclic objects, as in the LifeTrace reader
-        return _load(Path(path), user, since)
+        return _load(Path(path), user, since, tab_rule_default() if split_on_tab is None else split_on_tab)
 
 
-def _load(path: Path, user: str | None, since: datetime | None) -> ActivityLog:
+def _load(path: Path, user: str | None, since: datetime | None, tabs: bool = True) -> ActivityLog:
     if not path.is_file():
         raise DataError(path, "file not found" if not path.exists() else "not a regular file")
     if user is None:
@@ -371,6 +381,6 @@ def _load(path: Path, user: str | None, since: datetime | None) -> ActivityLog:
         except sqlite3.DatabaseError as e:
             raise DataError(path, sqlite_problem(e, path)) from None
         kind = f"activitywatch/{flavour}"
-    events, counts = _merge(raws, user)
+    events, counts = _merge(raws, user, tabs)
     counts["other_events"] = other
     return ActivityLog(path=path, user=user, kind=kind, events=tuple(events), counts=counts)

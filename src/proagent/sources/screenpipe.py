@@ -15,7 +15,10 @@ How rows become proagent events (judgement calls are marked *):
 
 * The foreground is the frames marked ``focused`` (of any monitor); when no frame is marked (an
   older database, one monitor), every frame*. Frames come in time order (then id).
-* A new event starts when the app changes, LifeTrace's rule (ProAgentBench section 5.1). Its id
+* A new event starts when the app changes, LifeTrace's rule (ProAgentBench section 5.1), or when
+  a browser's page moves to another site or page kind (the tab rule of :mod:`proagent.pages`,
+  from ``browser_url``, else the window name; off with ``split_on_tab=False`` or
+  ``PROAGENT_SPLIT_ON_TAB=0``). Its id
   is its first frame's id, its title that frame's window name, its ``url`` the first browser URL
   of its frames; it ends where the next event starts (the last event at its last frame)*.
 * Each focused frame is a :class:`~proagent.records.Screenshot` (id = frame id) with the OCR text
@@ -37,6 +40,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from ..errors import DataError
+from ..pages import EventSplit, tab_rule_default
 from ..records import Event, Screenshot
 from ._foreign import ActivityLog, bad_cell, local_from_iso, table_columns
 from .lifetrace import _no_cycle_collection
@@ -119,7 +123,8 @@ def _flag(v: Any) -> bool:
     return v in (1, True, "1", "true", "TRUE", "True")
 
 
-def load_screenpipe(path: str | Path, *, user: str | None = None, since: datetime | None = None) -> ScreenpipeLog:
+def load_screenpipe(path: str | Path, *, user: str | None = None, since: datetime | None = None,
+                    split_on_tab: bool | None = None) -> ScreenpipeLog:
     """Read a screenpipe database (see the module docstring for the rules).
 
     Args:
@@ -127,6 +132,10 @@ def load_screenpipe(path: str | Path, *, user: str | None = None, since: datetim
         user: User id for the events (default: the name of the folder holding the database).
         since: Read only frames at or after this naive local time (a follower of a growing
             database reads its recent window this way); the first event may then be cut.
+        split_on_tab: Apply the tab rule (:mod:`proagent.pages`): a browser's frames start
+            another event when its page moves to another site or page kind (``browser_url``,
+            else the window name). ``None``: :func:`proagent.pages.tab_rule_default` (on unless
+            ``PROAGENT_SPLIT_ON_TAB=0``).
 
     Returns:
         A :class:`ScreenpipeLog`; ``counts`` holds ``frames`` (all rows read), ``focused_frames``
@@ -137,10 +146,10 @@ def load_screenpipe(path: str | Path, *, user: str | None = None, since: datetim
             message names the table, row id and column).
     """
     with _no_cycle_collection():  # many short-lived acyclic objects, as in the LifeTrace reader
-        return _load(Path(path), user, since)
+        return _load(Path(path), user, since, tab_rule_default() if split_on_tab is None else split_on_tab)
 
 
-def _load(path: Path, user: str | None, since: datetime | None) -> ScreenpipeLog:
+def _load(path: Path, user: str | None, since: datetime | None, tabs: bool = True) -> ScreenpipeLog:
     if path.is_dir():
         path = path / DB_NAME
     if not path.is_file():
@@ -200,11 +209,12 @@ def _load(path: Path, user: str | None, since: datetime | None) -> ScreenpipeLog
             where[f["id"]] = VideoFrame(resolved[c], f["offset"], f["device"])  # type: ignore[arg-type]
 
     runs: list[list[dict[str, Any]]] = []
+    split = EventSplit(tabs)
     for f in frames:
-        if runs and runs[-1][0]["app"] == f["app"]:
-            runs[-1].append(f)
-        else:
+        if split.starts(f["app"], f["window"], f["url"]):
             runs.append([f])
+        else:
+            runs[-1].append(f)
     events: list[Event] = []
     for i, run in enumerate(runs):
         first = run[0]
