@@ -52,10 +52,10 @@ from ..sources.lifetrace import LifeTraceLog, load_lifetrace
 from ..sources.lifetrace_convert import write_lifetrace_copy
 from ..sources.load import LIFETRACE, activity_log_kind, databases_by_user, find_databases, load_activity_log
 from ..taxonomy import load_taxonomy
-from .conversation import event_conversation, on_screen, read_chat
+from .conversation import PEOPLE_LINES, EventChat, event_chat, on_screen, read_screen
 from .intent import shortlist
 from .parsing import AnswerError, default_fields, parse_annotation, parse_intent
-from .platforms import PlatformHit, event_platform
+from .platforms import PlatformHit, detect_platform, event_platform
 from .prompting import event_prompt, intent_prompt, intent_system_prompt, system_prompt
 from .screens import OcrReader, sample_screenshots
 
@@ -180,13 +180,15 @@ def plan_annotation(data: str | Path, *, all_events: bool = False, ocr: str = "a
                 if ask and reader.mode != "db":
                     layouts = [reader.layout(s) for s in shots]
                     layout_read = any(lay is not None for lay in layouts)
-                    chat = event_conversation([read_chat(lay.lines, lay.width, lay.height) if lay else None
-                                               for lay in layouts])
+                    got = event_chat([read_screen(lay.lines, lay.width, lay.height) if lay else None
+                                      for lay in layouts])
+                    refused = _not_an_ai_chat(got, hit)
+                    chat = None if got is None or refused else (got.queries, got.replies)
                     if chat is not None and hit is None and not chat[1]:
                         chat = None  # no platform named: indented lines without a reply (code) are no chat
                     if layout_read and chat is None:
                         ask, reason = False, ((f"first pass: {hit.evidence} names {hit.platform}, " if hit else "")
-                                              + "but no screenshot shows a chat turn (layout)")
+                                              + (refused or "but no screenshot shows a chat turn (layout)"))
                     elif chat is not None and hit is None and not all_events:
                         ask, reason = False, "a chat layout but no LLM platform named"
                 plan.events.append(PlannedEvent(
@@ -202,6 +204,26 @@ def plan_annotation(data: str | Path, *, all_events: bool = False, ocr: str = "a
 
 
 _PLANS: dict[tuple, AnnotationPlan] = {}
+
+
+def _not_an_ai_chat(chat: EventChat | None, hit: PlatformHit | None) -> str:
+    """Why a conversation read from the screen is people writing to each other or a page that only
+    mentions an AI product, not LLM use ('' when it may be LLM use). Only where the platform comes
+    from the window title or the screen text: an LLM app or an LLM site's address is the AI itself.
+
+    * people-marking lines (mail headers, "... wrote:", Quote / Reply buttons, a messenger's
+      per-message times; :data:`~proagent.annotate.conversation.PEOPLE_LINES` or more on a screenshot);
+    * the screen text alone names the product, and only inside the turns (a friend's message
+      "did you ask ChatGPT?"), not around them (the sidebar, the input box, a role label).
+    """
+    if chat is None or hit is None or hit.evidence in ("app", "domain") or chat.kind == "terminal":
+        return ""
+    if chat.people >= PEOPLE_LINES:
+        return (f"but the screen shows people writing to each other ({chat.people} mail, forum or messenger "
+                "marks: headers, 'wrote:', Quote/Reply, per-message times)")
+    if hit.evidence == "screen" and detect_platform("", "", [chat.frame]) is None:
+        return "but the screen names it only inside the conversation, not around it (no AI chat)"
+    return ""
 
 
 def _screen_fields(p: PlannedEvent) -> dict[str, Any]:
