@@ -134,6 +134,8 @@ class ScreenChat:
     """Text typed into the input box (not a placeholder or the small print), '' when none."""
     body: tuple[OcrLine, ...] = ()
     """The chat column's lines (for :func:`event_chat`'s input echo)."""
+    roles: tuple[str | None, ...] = ()
+    """The role of each line of ``body`` (``None``: no part of a turn), '' when not kept."""
     people: int = 0
     """Lines marking people writing to each other (mail headers, "wrote:", Quote, per-message times)."""
     client: str = ""
@@ -383,7 +385,7 @@ def read_screen(lines: Sequence[OcrLine], width: float, height: float) -> Screen
             if id(ln) in marks:
                 role = marks[id(ln)]
             elif role == "user" and prev is not None and (abs(ln.x0 - prev.x0) > 2 * prev.height
-                                                          or ln.y0 - prev.y1 > 1.5 * prev.height):
+                                                          or ln.y0 - prev.y1 > prev.height):
                 role = "assistant"  # the reply starts below the question (or at another edge)
             if role is not None and not (_USER_LABEL.match(t) or _BOT_LABEL.match(t)):
                 roles.append((role, ln))
@@ -398,8 +400,10 @@ def read_screen(lines: Sequence[OcrLine], width: float, height: float) -> Screen
     frame = tuple(outside) + tuple(ln.text for ln in main if id(ln) not in used)
     if kind == "labels":  # the labels themselves ("ChatGPT:") are the frame, not the turn's words
         frame += tuple(ln.text for ln in main if _BOT_LEAD.match(ln.text.strip()) or _BOT_LABEL.match(ln.text.strip()))
+    role_of = {id(ln): r for r, ln in roles}
     return ScreenChat(turns, address=address, chrome=chrome, region=region, kind=kind, frame=frame,
-                      typed=typed, body=tuple(main), people=people)
+                      typed=typed, body=tuple(main), people=people,
+                      roles=tuple(role_of.get(id(ln)) for ln in main) if kind != "labels" else ())
 
 
 def _turns(roles: Sequence[tuple[str, OcrLine]]) -> tuple[Turn, ...]:
@@ -435,23 +439,41 @@ def read_chat(lines: Sequence[OcrLine], width: float, height: float) -> ScreenCh
 
 
 def _echoed(chat: ScreenChat, typed: Sequence[str]) -> ScreenChat:
-    """``chat`` with its user turn found by input echo: body lines that read as a text typed into
-    the input box on an earlier screenshot are the user's, the lines below them the reply."""
+    """``chat`` with the user turns found by input echo: body lines that read as a text typed into
+    the input box on an earlier screenshot (then sent) are the user's, the lines below them up to
+    the next user turn the reply. Applies where roles come from position or avatars (an avatar
+    OCR did not read, a question at the reply's edge); a labelled transcript or a terminal keeps
+    its own."""
+    if chat.kind in ("labels", "terminal") or not chat.body:
+        return chat
     lines = list(chat.body)
+    roles: list[str | None] = list(chat.roles) if len(chat.roles) == len(lines) else [None] * len(lines)
+    changed = False
     for t in typed:
         for i in range(len(lines)):
-            joined = ""
+            joined, j = "", i
             for j in range(i, len(lines)):
                 joined = _join([joined, lines[j].text])
                 if len(joined) >= 0.9 * len(t):
                     break
             if len(joined) >= 0.9 * len(t) and _same(joined, t):
-                roles = [("user", ln) for ln in lines[i:j + 1]] + [("assistant", ln) for ln in lines[j + 1:]]
-                used = {id(ln) for _, ln in roles}
-                return ScreenChat(_turns(roles), address=chat.address, chrome=chat.chrome, region=chat.region,
-                                  kind="echo", frame=chat.frame + tuple(ln.text for ln in lines if id(ln) not in used),
-                                  typed=chat.typed, body=chat.body, people=chat.people)
-    return chat
+                if all(r == "user" for r in roles[i:j + 1]):
+                    break  # already a user turn
+                roles[i:j + 1] = ["user"] * (j + 1 - i)
+                k = j + 1
+                while k < len(lines) and roles[k] != "user":
+                    roles[k] = "assistant"
+                    k += 1
+                changed = True
+                break
+    if not changed:
+        return chat
+    pairs = [(r, ln) for r, ln in zip(roles, lines) if r is not None]
+    used = {id(ln) for _, ln in pairs}
+    return ScreenChat(_turns(pairs), address=chat.address, chrome=chat.chrome, region=chat.region,
+                      kind=chat.kind if any(r == "user" for r in chat.roles) else "echo",
+                      frame=chat.frame + tuple(ln.text for ln in lines if id(ln) not in used and ln.text not in chat.frame),
+                      typed=chat.typed, body=chat.body, people=chat.people, roles=tuple(roles))
 
 
 def _same(a: str, b: str) -> bool:
@@ -494,7 +516,7 @@ def event_chat(chats: Sequence[ScreenChat | None]) -> EventChat | None:
     for c in chats:
         if c is None:
             continue
-        if not c.user_turns and typed:
+        if typed:
             c = _echoed(c, typed)
         if c.typed:
             typed.append(c.typed)

@@ -55,9 +55,11 @@ from ..taxonomy import load_taxonomy
 from .conversation import PEOPLE_LINES, EventChat, event_chat, on_screen, read_screen
 from .intent import shortlist
 from .parsing import AnswerError, default_fields, parse_annotation, parse_intent
-from .platforms import PlatformHit, detect_platform, event_platform
+from .grounding import Grounding
+from .platforms import EVIDENCE_KINDS, PlatformHit, detect_platform, event_platform, load_platforms
 from .prompting import event_prompt, intent_prompt, intent_system_prompt, system_prompt
 from .screens import OcrReader, sample_screenshots
+from .summary import is_complete
 
 __all__ = ["MODES", "AnnotationPlan", "PlannedEvent", "annotate_events", "annotator", "find_logs", "plan_annotation"]
 
@@ -243,7 +245,9 @@ def _sample(p: PlannedEvent, mode: str) -> InspectSample:
     e = p.event
     shots = sample_screenshots(e)
     hit = p.hit
-    meta: dict[str, Any] = {"user": e.user, "event_id": e.id, "evidence": f"{hit.evidence}: {hit.matched}" if hit else ""}
+    meta: dict[str, Any] = {"user": e.user, "event_id": e.id, "evidence": f"{hit.evidence}: {hit.matched}" if hit else "",
+                            "screen": p.screen, "record": [e.app_name, e.window_title, e.url or ""],
+                            "hit": [hit.platform, hit.evidence] if hit else None}
     if p.chat is not None:  # the screen gave the conversation: ask only the intention
         queries, replies = p.chat
         return InspectSample(
@@ -253,7 +257,7 @@ def _sample(p: PlannedEvent, mode: str) -> InspectSample:
     return InspectSample(
         id=f"{e.user}:{e.id}",
         input=event_prompt(e, shots, p.texts, hit, images=mode == "vlm"),
-        metadata={**meta, "kind": "full", "screen": p.screen, "images": list(p.images) if mode == "vlm" else [],
+        metadata={**meta, "kind": "full", "images": list(p.images) if mode == "vlm" else [],
                   "default": {k: list(v) if isinstance(v, tuple) else v for k, v in default_fields(e, hit).items()}},
     )
 
@@ -270,6 +274,48 @@ def _keep_on_screen(result: dict[str, Any], screen: str) -> dict[str, Any]:
     return {**result, "user_queries": queries, "llm_responses": replies, "full_conversation": "\n".join(turns),
             "query_source": "model" if queries else "none",
             "rationale": (result.get("rationale") or "") + f" [{dropped} quoted text(s) not on the screen dropped]"}
+
+
+def _platform(model: str | None, meta: dict[str, Any]) -> str | None:
+    """The platform stored for an LLM event: the first pass's (from the app, the address, the title or
+    the screen) unless the model names a known platform with stronger evidence on this event's record
+    or screens; a platform named nowhere is not stored (issue 34: a weak model's empty answer erased
+    ``domain: chatgpt.com``)."""
+    hit = meta.get("hit")
+    support = None
+    if model:
+        known = tuple(p for p in load_platforms() if p.name == model)
+        app, title, url = (list(meta.get("record") or []) + ["", "", ""])[:3]
+        support = detect_platform(app, f"{title} {url}", [meta.get("screen") or ""], platforms=known) if known else None
+    if hit is None:
+        return support.platform if support else None
+    rank = EVIDENCE_KINDS.index
+    return support.platform if support and rank(support.evidence) < rank(hit[1]) else hit[0]
+
+
+def _settle(result: dict[str, Any], meta: dict[str, Any], intent: bool) -> dict[str, Any]:
+    """A parsed answer with nothing invented and no fact erased: the model's summary, description
+    and rationale kept only where they stand on the event's screens or record
+    (:class:`~proagent.annotate.grounding.Grounding`; else the first pass's summary, an empty
+    description or rationale), and the platform of :func:`_platform`."""
+    g = Grounding([meta.get("screen") or "", *(meta.get("record") or [])])
+    default = meta["default"]
+    out = dict(result)
+    dropped = []
+    if out.get("event_summary") and not g.check(out["event_summary"]):
+        out["event_summary"] = default["event_summary"]
+        dropped.append("summary")
+    if not intent:
+        for key, name in (("detailed_description", "description"), ("rationale", "rationale")):
+            if out.get(key) and not g.check(out[key]):
+                out[key] = ""
+                dropped.append(name)
+        if out.get("is_llm_event"):
+            out["llm_platform"] = _platform(out.get("llm_platform"), meta)
+    if dropped:
+        out["rationale"] = ((out.get("rationale") or "") + f" [the model's {', '.join(dropped)} not on the screen: "
+                            "dropped]").strip()
+    return out
 
 
 @solver
@@ -315,8 +361,10 @@ def annotator(attempts: int = 3, retry_temperature: float = 0.7) -> Solver:
                     got = parse_intent(out.completion)
                     result = {**state.metadata["default"], "user_intention": got["user_intention"],
                               "event_summary": got["event_summary"] or state.metadata["default"]["event_summary"]}
+                    result = _settle(result, state.metadata, intent)
                 else:
-                    result = _keep_on_screen(parse_annotation(out.completion), state.metadata.get("screen") or "")
+                    result = _keep_on_screen(_settle(parse_annotation(out.completion), state.metadata, intent),
+                                             state.metadata.get("screen") or "")
                 break
             except AnswerError as e:
                 errors.append(f"attempt {n}: {e}")
@@ -334,12 +382,14 @@ def annotator(attempts: int = 3, retry_temperature: float = 0.7) -> Solver:
 
 @scorer(metrics=[mean()])
 def annotation_scorer():  # noqa: ANN201
-    """1 when the model's answer was read (``annotated``), 0 for a default annotation:
-    the mean is the annotation success rate."""
+    """1 when the model's answer was read (``annotated``) and, for LLM use, the platform and the
+    intention are known (:func:`~proagent.annotate.summary.is_complete`); 0 otherwise: the mean is
+    the annotation success rate."""
 
     async def score(state: TaskState, target: Target) -> Score:
         ann = state.metadata.get("annotation") or {}
-        ok = ann.get("status") == "annotated"
+        ok = is_complete(ann.get("status") or "", bool(ann.get("is_llm_event")), ann.get("llm_platform"),
+                         ann.get("user_intention"))
         return Score(value=1.0 if ok else 0.0, answer="llm" if ann.get("is_llm_event") else "not llm",
                      explanation=ann.get("error") or None)
 
