@@ -20,9 +20,10 @@ taken for LLM use:
                           bubbles, one message naming ChatGPT
 ========================  ===============================================================
 
-Each layout has two conversations (two events). An event has two 1280x800 captures: the
-question typed (in the input box, or after the terminal prompt), then sent and answered; the
-pages of people get the same two steps (a message typed, then sent). Pages are rendered with
+Each LLM layout has three conversations (three events): two with two 1280x800 captures, the
+question typed (in the input box, or after the terminal prompt), then sent and answered, and one
+only read (both captures answered: no typed text to echo, the layout alone must tell the user's
+turn). The pages of people have two conversations each, a message typed, then sent. Pages are rendered with
 Playwright driving Debian's Chromium (``/usr/bin/chromium``), Chinese text in the bundled Noto
 Sans CJK font, and written into a raw LifeTrace database (2025-09 schema, no OCR rows: RapidOCR
 reads the images), one event per conversation.
@@ -65,6 +66,9 @@ class Convo:
     url: str = ""
     history: tuple[tuple[str, str], ...] = ()
     """Earlier exchanges shown above."""
+    typed_first: bool = True
+    """The first capture shows the question typed, not sent (False: both show it answered, a
+    conversation only read, so nothing was typed to echo)."""
 
 
 def _c(layout, app, title, platform, url, pairs):  # noqa: ANN001, ANN202 - table helper
@@ -113,6 +117,24 @@ LAYOUTS: tuple[Convo, ...] = (
          "has moved and the king is not in check.", ()),
         ("Translate good morning everyone into Spanish",
          "Buenos días a todos.", ()))),
+    # read only: both captures show the answered question (no text typed into the input box to echo)
+    *(Convo(layout, app, title, platform, q, a, url, typed_first=False) for layout, app, title, platform, url, q, a in (
+        ("bubbles", "Google Chrome", "ChatGPT - Google Chrome", "ChatGPT", "chatgpt.com/c/77b0",
+         "What is the boiling point of water at the top of Mount Everest?", "About 70 degrees Celsius, because the air pressure is low."),
+        ("gemini-avatar", "Google Chrome", "Google Gemini - Google Chrome", "Gemini", "gemini.google.com/app/81c4",
+         "Plan a three-day trip to Kyoto with one temple per day.", "Day 1: Kinkaku-ji. Day 2: Fushimi Inari. Day 3: Kiyomizu-dera."),
+        ("claude-avatar", "Google Chrome", "Claude - Google Chrome", "Claude", "claude.ai/chat/a7f0",
+         "Check this SQL for errors: SELECT name FROM users WHERE age > 30 ORDER name;",
+         "The ORDER clause needs BY: SELECT name FROM users WHERE age > 30 ORDER BY name;"),
+        ("deepseek-zh", "Google Chrome", "DeepSeek - 探索未至之境 - Google Chrome", "DeepSeek", "chat.deepseek.com/a/chat/s/9a2b",
+         "给我推荐三本关于机器学习的入门书", "可以阅读《机器学习》周志华、《统计学习方法》李航和《动手学深度学习》。"),
+        ("labelled", "Firefox", "ChatGPT - Shared conversation — Mozilla Firefox", "ChatGPT", "chatgpt.com/share/71c2-bd",
+         "How many minutes should I boil an egg for a soft yolk?", "About six minutes in boiling water, then cool it in cold water."),
+        ("terminal-ollama", "xterm", "alice@laptop: ~", "Ollama", "",
+         "Write a haiku about autumn rain", "Cold rain on the roof, / red leaves drift along the road, / the kettle whistles."),
+        ("terminal-llm", "gnome-terminal-server", "alice@laptop: ~/notes", "llm CLI", "",
+         "Name three prime numbers larger than one hundred", "101, 103 and 107 are prime numbers larger than one hundred."),
+    )),
     # people writing to each other, naming an LLM product: not LLM use
     *_c("mail", "Google Chrome", "Re: ChatGPT Team licence - alice@example.com - Mail - Google Chrome", None,
         "mail.example.com/inbox/1843", (
@@ -130,7 +152,7 @@ LAYOUTS: tuple[Convo, ...] = (
         ("Not yet, I will look at it tonight", "Did you try asking ChatGPT about the visa form?", ()),
         ("Sure, see you at the station at seven", "Can you bring the printed tickets? ChatGPT said we need them.", ()))),
 )
-"""Every event of the set, in order (two per layout)."""
+"""Every event of the set, in order (three per LLM layout, two per page of people)."""
 LLM_LAYOUTS = ("bubbles", "gemini-avatar", "claude-avatar", "deepseek-zh", "labelled", "terminal-ollama", "terminal-llm")
 """The layouts that are LLM use (the others are people writing to each other)."""
 
@@ -280,9 +302,9 @@ def _people_page(c: Convo, css: str, sent: bool) -> str:
 
 
 def build_layouts(root: str | Path, keys: tuple[str, ...] | None = None, chromium: str = "/usr/bin/chromium",
-                  ) -> dict[str, Convo]:
-    """Render the conversations of the layouts ``keys`` (default: all) and write a raw LifeTrace
-    database of one event per conversation.
+                  per_layout: int | None = None) -> dict[str, Convo]:
+    """Render the conversations of the layouts ``keys`` (default: all; the first ``per_layout`` of
+    each, default all) and write a raw LifeTrace database of one event per conversation.
 
     Returns:
         Event id -> its :class:`Convo` label.
@@ -294,6 +316,8 @@ def build_layouts(root: str | Path, keys: tuple[str, ...] | None = None, chromiu
     from playwright.sync_api import sync_playwright
 
     convos = [c for c in LAYOUTS if keys is None or c.layout in keys]
+    if per_layout is not None:
+        convos = [c for c in convos if [x for x in convos if x.layout == c.layout].index(c) < per_layout]
     root = Path(root)
     user = root / "P01"
     shots = user / "screenshots"
@@ -321,7 +345,7 @@ def build_layouts(root: str | Path, keys: tuple[str, ...] | None = None, chromiu
                 pngs = []
                 for k in range(2):
                     src = work / f"{i}-{k}.html"
-                    src.write_text(_page(c, FONT_PATH, sent=k == 1), "utf-8")
+                    src.write_text(_page(c, FONT_PATH, sent=k == 1 or not c.typed_first), "utf-8")
                     page.goto(src.as_uri())
                     page.evaluate("document.fonts.ready")
                     pngs.append(page.screenshot())
