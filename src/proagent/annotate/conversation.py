@@ -20,14 +20,25 @@ chrome). So the chat region is cut out first, by position:
   :data:`GUTTER_SHARE` of the width wide, starting in the left
   :data:`SIDEBAR_SHARE`) with chat text right of it.
 
-In the chat region, a line indented by at least :data:`USER_INDENT` of the
-region's width is the user's (chat apps right-align the user's bubbles and
-start replies at the column's left edge); a role label line (``You``, ``User``,
-``我``; ``Assistant``, ``ChatGPT``, ...) is never part of a turn, and marks the
-next lines' role where no line is indented. Consecutive lines of one role are one turn.
+In the chat region the user's turns are found by what marks them (issue 34: a Gemini-like
+question left-aligned beside an avatar was dropped as "no chat turn"), in this order:
 
-Nothing here guesses: a screen without an indented or labelled user turn has no
-conversation (``None``), and a turn is only text OCR read on the screen.
+* **a terminal LLM client** (:data:`TERMINAL_CLIENTS`: ``ollama run``, ``llm``, ``aichat``, ...):
+  its prompt lines (``>>> ...``) are the user's, a one-shot command's quoted argument too;
+* **role labels**, alone on a line (``You`` / ``ChatGPT`` above the turn) or leading it
+  (``You: ...`` / ``ChatGPT: ...``, a labelled transcript); a label is never part of a turn;
+* **an avatar**: a one- or two-letter line at the column's left edge with the turn beside it;
+* **a right-aligned bubble**: a line indented by at least :data:`USER_INDENT` of the region's
+  width (chat apps start replies at the column's left edge);
+* **input echo** (:func:`event_chat`, across screenshots): lines that read as the text typed into
+  the input box on an earlier screenshot.
+
+Consecutive lines of one role are one turn. Lines marking people writing to each other (mail
+headers, "wrote:", Quote / Reply, a messenger's per-message times) are counted for the caller
+(:attr:`ScreenChat.people`), and the texts around the turns kept (:attr:`ScreenChat.frame`).
+
+Nothing here guesses: a screen without a marked user turn has no conversation (``None``), and a
+turn is only text OCR read on the screen.
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ event, answered by :func:`annotator`:
   (``intent.txt``: a few hundred characters), and the conversation stored is the screen's,
   never the model's; a candidate whose screens were read and show no chat turn
   (a page that only mentions an AI product) is not LLM use and no model is
-  asked;
+  asked; nor is a conversation of people writing to each other, or one whose AI product the
+  screen names only inside the turns, where no LLM app or address names it (:func:`_not_an_ai_chat`);
 * text mode, where no layout could be read (``--ocr db``, images missing): the
   OCR text of the first 3 + last 3 screenshots (500 characters each) and the
   metadata, to any text model (the local Qwen by default); queries and replies
@@ -24,12 +25,19 @@ event, answered by :func:`annotator`:
 * vlm mode: the same text plus the screenshots themselves as images
   (``ContentImage``), to a vision model (any OpenAI-compatible endpoint).
 
+Whatever the model answers, nothing invented is stored and no fact is erased (:func:`_settle`):
+its summary, description and rationale only where they stand on the event's screens or record
+(:mod:`proagent.annotate.grounding`), the first pass's platform unless the model's is better
+supported on the event (:func:`_platform`).
+
 Each event gets up to ``attempts`` model calls (the first at temperature 0, the
 rest at 0.7 with new seeds) until an answer parses; a model error (an HTTP
 failure, a prompt over the context) counts as a failed attempt. When all fail,
 the event gets the default annotation (:func:`~proagent.annotate.parsing.default_fields`)
 and the error is recorded: no event is skipped silently. The scorer's mean is
-the success rate (paper: 97.6% on 100 checked events).
+the success rate (paper: 97.6% on 100 checked events), counting an answer only when it was read
+and, for LLM use, left the platform and the intention known
+(:func:`~proagent.annotate.summary.is_complete`).
 """
 
 from __future__ import annotations
@@ -305,6 +313,8 @@ def _settle(result: dict[str, Any], meta: dict[str, Any], intent: bool) -> dict[
     if out.get("event_summary") and not g.check(out["event_summary"]):
         out["event_summary"] = default["event_summary"]
         dropped.append("summary")
+    elif not out.get("event_summary"):  # none given (or only the template's slot echoed): the first pass's
+        out["event_summary"] = default["event_summary"]
     if not intent:
         for key, name in (("detailed_description", "description"), ("rationale", "rationale")):
             if out.get(key) and not g.check(out[key]):
