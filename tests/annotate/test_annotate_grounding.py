@@ -139,6 +139,7 @@ def test_a_weak_annotator_on_activitywatch_erases_no_platform(tmp_path, monkeypa
     assert len(llm) == 4 and all(x["evidence"] == "domain: chatgpt.com" for x in llm)
     assert all(x["llm_platform"] == "ChatGPT" for x in llm)  # the URL's platform stays
     assert not any("one sentence" in x["rationale"] or "at most 20 words" in x["event_summary"] for x in recs)
+    assert all(x["event_summary"] == "Firefox: Sorting help — Mozilla Firefox" for x in llm)  # the echo gave none
     summary = json.loads((out / "annotate.json").read_text())
     if intention is None:  # read, but the intention unknown: no success
         assert summary["annotated"] == 4 and summary["complete"] == 0 and summary["success_rate"] == 0.0
