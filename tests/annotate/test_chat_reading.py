@@ -96,3 +96,15 @@ def test_people_writing_to_each_other_are_not_llm_use():
     assert _not_an_ai_chat(named, PlatformHit("ChatGPT", "screen", "ChatGPT")) == ""
     # an LLM site's address or app decides: its page is the AI itself
     assert _not_an_ai_chat(got, PlatformHit("ChatGPT", "domain", "chatgpt.com")) == ""
+
+
+def test_a_client_command_or_a_label_inside_a_reply_changes_nothing():
+    lines = _chrome("chatgpt.com/c/1") + [
+        OcrLine("How do I run a local model?", 900, 130, 1200, 152),
+        OcrLine("Install ollama, then type:", 300, 190, 600, 212),
+        OcrLine("$ ollama run llama3.2", 320, 216, 560, 238),
+        OcrLine("You: Hello there, model!", 320, 242, 600, 264)]
+    chat = read_screen(lines, W, H, terminal=False)  # a browser: the page's code block is no terminal client
+    assert chat.kind == "bubbles" and chat.last_query == "How do I run a local model?"
+    assert chat.reply.startswith("Install ollama") and "You: Hello there" in chat.reply  # no labelled transcript
+    assert read_screen(_chrome("x") + [OcrLine("just text", 300, 300, 400, 320)], W, H, terminal=True) is None

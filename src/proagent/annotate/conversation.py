@@ -322,7 +322,7 @@ def _avatars(main: Sequence[OcrLine], left: float, col: float) -> dict[int, str]
     return out
 
 
-def read_screen(lines: Sequence[OcrLine], width: float, height: float) -> ScreenChat | None:
+def read_screen(lines: Sequence[OcrLine], width: float, height: float, terminal: bool | None = None) -> ScreenChat | None:
     """What one screenshot shows of a chat, its user turns possibly empty (the body lines and the
     text typed into the input box are kept for :func:`event_chat`'s input echo); ``None`` for a
     screenshot without text.
@@ -337,13 +337,19 @@ def read_screen(lines: Sequence[OcrLine], width: float, height: float) -> Screen
         lines: OCR lines of the screenshot (:func:`lines_from_ocr`).
         width: Screenshot width, pixels.
         height: Screenshot height, pixels.
+        terminal: The foreground application is a terminal (True: only a terminal client is read),
+            is not one (False: a client command shown on the page, in a chat's code block say, is
+            no terminal), or unknown (None: a line starting a client decides).
     """
     lines = sorted((ln for ln in lines if ln.text.strip()), key=lambda ln: (ln.y0, ln.x0))
     if not lines:
         return None
-    term = _read_terminal(lines) if any(_client(ln.text) for ln in lines) else None
-    if term is not None:
-        return term
+    if terminal is not False and any(_client(ln.text) for ln in lines):
+        term = _read_terminal(lines)
+        if term is not None or terminal:
+            return term
+    if terminal:
+        return None
     top = [ln for ln in lines if ln.y0 < CHROME_SHARE * height and _URL.search(ln.text)]
     chrome_bottom, bar = 0.0, None
     for ln in sorted(top, key=lambda ln: ln.y0):  # the stack from the top (tab titles, address bar);
@@ -370,6 +376,10 @@ def read_screen(lines: Sequence[OcrLine], width: float, height: float) -> Screen
     region = (left, min(ln.y0 for ln in main), right, max(ln.y1 for ln in main))
     roles: list[tuple[str, OcrLine]] = []
     labels = [ln for ln in main if _USER_LABEL.match(ln.text.strip()) or _USER_LEAD.match(ln.text.strip())]
+    if labels and not any(_BOT_LABEL.match(ln.text.strip()) or _BOT_LEAD.match(ln.text.strip()) for ln in main) and \
+            any(ln.x0 - min(x.x0 for x in main) >= USER_INDENT * max(1.0, max(x.x1 for x in main) - min(x.x0 for x in main))
+                for ln in main):
+        labels = []  # "You: ..." inside a reply beside right bubbles (a script the AI wrote) is no transcript
     avatars = _avatars(main, left, col) if not labels else {}
     kind = "labels" if labels else "avatar" if any(r == "user" for r in avatars.values()) else "bubbles"
     if kind == "labels":  # role labels ("You" / "ChatGPT" alone, or leading the line) mark who speaks

@@ -64,7 +64,7 @@ from .conversation import PEOPLE_LINES, EventChat, event_chat, on_screen, read_s
 from .intent import shortlist
 from .parsing import AnswerError, default_fields, parse_annotation, parse_intent
 from .grounding import Grounding
-from .platforms import EVIDENCE_KINDS, PlatformHit, detect_platform, event_platform, load_platforms
+from .platforms import EVIDENCE_KINDS, TERMINALS, PlatformHit, _app_key, detect_platform, event_platform, load_platforms
 from .prompting import event_prompt, intent_prompt, intent_system_prompt, system_prompt
 from .screens import OcrReader, sample_screenshots
 from .summary import is_complete
@@ -190,7 +190,9 @@ def plan_annotation(data: str | Path, *, all_events: bool = False, ocr: str = "a
                 if ask and reader.mode != "db":
                     layouts = [reader.layout(s) for s in shots]
                     layout_read = any(lay is not None for lay in layouts)
-                    got = event_chat([read_screen(lay.lines, lay.width, lay.height) if lay else None
+                    app = _app_key(e.app_name)
+                    terminal = True if app in TERMINALS else None if not app else False
+                    got = event_chat([read_screen(lay.lines, lay.width, lay.height, terminal=terminal) if lay else None
                                       for lay in layouts])
                     refused = _not_an_ai_chat(got, hit)
                     chat = None if got is None or refused else (got.queries, got.replies)
