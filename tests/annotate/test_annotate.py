@@ -36,7 +36,7 @@ def _answer(body: dict) -> str:
     platform = m.group(1) if m else None
     return "Here is the annotation:\n```json\n" + json.dumps({
         "is_llm_interaction": True, "llm_platform": platform, "user_queries": ["How do I fix database is locked?"],
-        "llm_responses": ["Close the other connection."], "event_summary": "asked an AI about a SQLite error",
+        "llm_responses": ["Close the other connection."], "event_summary": "asked an AI how to fix database is locked",
         "detailed_description": "A chat window.", "user_intention": "debugging and error resolution", "confidence": "90%",
         "rationale": "a chat is visible",
     }) + "\n```"
@@ -152,7 +152,7 @@ def test_annotate_raw_log_then_eval_and_stats(tmp_path, monkeypatch):
         e = llm[eid]
         assert e.conversation.user_queries == ("How do I fix database is locked?",)
         assert e.intention == "Debugging & Error Resolution" and e.llm_platform == fx.platforms[eid]
-        assert e.summary == "asked an AI about a SQLite error"
+        assert e.summary == "asked an AI how to fix database is locked"  # stands on the screen: kept
     assert all(e.is_llm_event is False for e in log.events if e.id not in llm)
     # screenshots travel with the copy, resolved by the reader
     assert sum(s.path is not None for e in log.events for s in e.screenshots) == \

@@ -5,8 +5,12 @@ into a benchmark by finding its LLM-use events and extracting what the user aske
   app, title or screen text (``data/llm_platforms.json``);
 * :mod:`~proagent.annotate.screens` - the first 3 + last 3 screenshots and 500 OCR
   characters of each (database OCR rows, else RapidOCR);
+* :mod:`~proagent.annotate.conversation` - the chat read from the screen: user turns by a
+  terminal client's prompt, role labels, an avatar, a right-aligned bubble or input echo;
 * :mod:`~proagent.annotate.prompting`, :mod:`~proagent.annotate.parsing` - the prompt
-  and the JSON answer (json-repair, default annotation);
+  and the JSON answer (json-repair, default annotation, echoed template slots dropped);
+* :mod:`~proagent.annotate.grounding` - nothing invented: a model's summary, description and
+  rationale kept only where they stand on the screen or in the event's record;
 * :mod:`~proagent.annotate.task` - the inspect task (text or VLM mode, retries), resumable;
 * :mod:`~proagent.annotate.writer` - the processed database and ``annotations.jsonl``;
 * :mod:`proagent.cli.annotate` - ``proagent annotate``.

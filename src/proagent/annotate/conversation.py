@@ -20,14 +20,25 @@ chrome). So the chat region is cut out first, by position:
   :data:`GUTTER_SHARE` of the width wide, starting in the left
   :data:`SIDEBAR_SHARE`) with chat text right of it.
 
-In the chat region, a line indented by at least :data:`USER_INDENT` of the
-region's width is the user's (chat apps right-align the user's bubbles and
-start replies at the column's left edge); a role label line (``You``, ``User``,
-``我``; ``Assistant``, ``ChatGPT``, ...) is never part of a turn, and marks the
-next lines' role where no line is indented. Consecutive lines of one role are one turn.
+In the chat region the user's turns are found by what marks them (issue 34: a Gemini-like
+question left-aligned beside an avatar was dropped as "no chat turn"), in this order:
 
-Nothing here guesses: a screen without an indented or labelled user turn has no
-conversation (``None``), and a turn is only text OCR read on the screen.
+* **a terminal LLM client** (:data:`TERMINAL_CLIENTS`: ``ollama run``, ``llm``, ``aichat``, ...):
+  its prompt lines (``>>> ...``) are the user's, a one-shot command's quoted argument too;
+* **role labels**, alone on a line (``You`` / ``ChatGPT`` above the turn) or leading it
+  (``You: ...`` / ``ChatGPT: ...``, a labelled transcript); a label is never part of a turn;
+* **an avatar**: a one- or two-letter line at the column's left edge with the turn beside it;
+* **a right-aligned bubble**: a line indented by at least :data:`USER_INDENT` of the region's
+  width (chat apps start replies at the column's left edge);
+* **input echo** (:func:`event_chat`, across screenshots): lines that read as the text typed into
+  the input box on an earlier screenshot.
+
+Consecutive lines of one role are one turn. Lines marking people writing to each other (mail
+headers, "wrote:", Quote / Reply, a messenger's per-message times) are counted for the caller
+(:attr:`ScreenChat.people`), and the texts around the turns kept (:attr:`ScreenChat.frame`).
+
+Nothing here guesses: a screen without a marked user turn has no conversation (``None``), and a
+turn is only text OCR read on the screen.
 """
 
 from __future__ import annotations
@@ -38,8 +49,9 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any, Literal
 
-__all__ = ["CHROME_SHARE", "GUTTER_SHARE", "INPUT_SHARE", "SIDEBAR_SHARE", "USER_INDENT", "OcrLine", "ScreenChat",
-           "Turn", "event_conversation", "on_screen", "read_chat", "lines_from_ocr"]
+__all__ = ["CHROME_SHARE", "GUTTER_SHARE", "INPUT_SHARE", "PEOPLE_LINES", "SIDEBAR_SHARE", "TERMINAL_CLIENTS",
+           "USER_INDENT", "EventChat", "OcrLine", "ScreenChat", "Turn", "event_chat", "event_conversation", "lines_from_ocr",
+           "on_screen", "read_chat", "read_screen"]
 
 CHROME_SHARE = 0.2
 """Top share of the screen height searched for a browser address line."""
@@ -62,6 +74,31 @@ _USER_LABEL = re.compile(r"^(?:you|user|me|我|用户|你)[:：]?$", re.I)
 _BOT_LABEL = re.compile(r"^(?:assistant|ai|bot|chatgpt|claude|gemini|deepseek|kimi|copilot|qwen|通义千问|豆包|助手)[:：]?$",
                         re.I)
 _CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
+_USER_LEAD = re.compile(r"^(?:you|user|me|human|我|用户)(?:\s+said)?\s*[:：]\s*(\S.*)$", re.I)
+"""A labelled transcript's user line: ``You: ...``, ``You said: ...``, ``我：...``."""
+_BOT_LEAD = re.compile(r"^(?:assistant|ai|bot|chatgpt|claude|gemini|deepseek|kimi|copilot|qwen|grok|llama|mistral"
+                       r"|perplexity|通义千问|豆包|助手|文心一言)(?:\s+said)?\s*[:：]\s*(\S.*)$", re.I)
+"""A labelled transcript's reply line: ``ChatGPT: ...``, ``Assistant: ...``."""
+_AVATAR = re.compile(r"^(?:[^\W\d_]{1,2}|[\u4e00-\u9fff])$")
+"""An avatar's text: one or two letters (an initial), or one Chinese character."""
+_PEOPLE = re.compile(
+    r"^(?:from|to|cc|bcc|subject|sent|date)\s*[:：]|\bwrote\s*:$|^(?:reply|reply all|forward|quote|report|posted"
+    r"|joined|posts)\b.{0,30}$|^\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?\s*[✓✔√]*$|^(?:online|last seen|typing)"
+    r"|^(?:发件人|收件人|主题|抄送)[:：]|写道[:：]$|^(?:回复|引用|转发)$", re.I)
+"""A line that marks people writing to each other (mail headers, "... wrote:", a forum's Quote /
+Reply buttons, a messenger's per-message time or "last seen"): an AI chat shows none of these."""
+PEOPLE_LINES = 2
+"""Lines marking people (:data:`_PEOPLE`) from which a screen is mail, a forum or a messenger."""
+TERMINAL_CLIENTS = {"ollama": "Ollama", "llm": "llm CLI", "aichat": "aichat", "sgpt": "ShellGPT", "tgpt": "tgpt",
+                    "mods": "mods CLI"}
+"""Terminal LLM clients read by their prompt (command -> platform name in ``llm_platforms.json``)."""
+_CLIENT = re.compile(r"(?:^|[$#%❯»]\s*)(ollama|llm|aichat|sgpt|tgpt|mods)\b(?=\s+run\s|\s+chat\b|\s+-m\s|\s+[\"'“]|\s*$"
+                     r"|\s+--)", re.I)
+_ONE_SHOT = re.compile(r"\b(?:llm|sgpt|tgpt|mods)\b(?:\s+-\S+(?:\s+[\w.:/-]+)?)*\s+([\"'“])(.+?)[\"'”]?\s*$", re.I)
+_PROMPT = re.compile(r"^(?:>>>|>>|>|》|〉|❯)\s*(.*)$")
+_SHELL = re.compile(r"^(?:\S+@\S+[:~][^\s]*\s*[$#%]|[$#%])(?:\s|$)")
+_TERM_HINT = re.compile(r"send a message|/\?\s*for help|ctrl\s*\+\s*d|/bye|type 'exit'|type .?quit|chatting with"
+                        r"|!multi|\.help|welcome to aichat", re.I)
 
 
 @dataclass(frozen=True)
@@ -98,6 +135,22 @@ class ScreenChat:
     """Tab strip and address texts (above the page)."""
     region: tuple[float, float, float, float] = (0, 0, 0, 0)
     """The chat column, ``(x0, y0, x1, y1)`` pixels."""
+    kind: str = "bubbles"
+    """What marked the user's turns: ``bubbles`` (right-aligned), ``labels`` (``You`` / ``You: ...``),
+    ``avatar`` (an initial beside the turn), ``echo`` (the text typed into the input box earlier),
+    ``terminal`` (a terminal LLM client's prompt)."""
+    frame: tuple[str, ...] = ()
+    """Texts on the screen outside the turns (chrome, sidebar, input box, small print, labels)."""
+    typed: str = ""
+    """Text typed into the input box (not a placeholder or the small print), '' when none."""
+    body: tuple[OcrLine, ...] = ()
+    """The chat column's lines (for :func:`event_chat`'s input echo)."""
+    roles: tuple[str | None, ...] = ()
+    """The role of each line of ``body`` (``None``: no part of a turn), '' when not kept."""
+    people: int = 0
+    """Lines marking people writing to each other (mail headers, "wrote:", Quote, per-message times)."""
+    client: str = ""
+    """The terminal LLM client's platform name (``kind == "terminal"``), else ''."""
 
     @property
     def user_turns(self) -> tuple[str, ...]:
@@ -176,16 +229,126 @@ def _sidebar_edge(lines: Sequence[OcrLine], width: float) -> float | None:
     return None
 
 
-def read_chat(lines: Sequence[OcrLine], width: float, height: float) -> ScreenChat | None:
-    """The conversation one screenshot shows, or ``None`` when it shows no user turn.
+def _row_merge(lines: Sequence[OcrLine]) -> list[OcrLine]:
+    """Lines of one text row (vertical centres within half a line height) joined left to right:
+    OCR splits a terminal's ``$ ollama run llama3.2`` or ``>>> question`` into pieces."""
+    out: list[OcrLine] = []
+    for ln in sorted(lines, key=lambda ln: (ln.y0, ln.x0)):
+        if out and abs((ln.y0 + ln.y1) / 2 - (out[-1].y0 + out[-1].y1) / 2) < 0.5 * out[-1].height:
+            a, b = sorted((out[-1], ln), key=lambda x: x.x0)
+            out[-1] = OcrLine(f"{a.text} {b.text}", a.x0, min(a.y0, b.y0), max(a.x1, b.x1), max(a.y1, b.y1))
+        else:
+            out.append(ln)
+    return out
+
+
+def _client(text: str) -> str | None:
+    """The terminal LLM client a command line starts (a :data:`TERMINAL_CLIENTS` value), else ``None``."""
+    m = _CLIENT.search(text)
+    return TERMINAL_CLIENTS[m.group(1).casefold()] if m else None
+
+
+def _read_terminal(lines: Sequence[OcrLine]) -> ScreenChat | None:
+    """The conversation of a terminal LLM client (:data:`TERMINAL_CLIENTS`), from the last line
+    that starts one down: an interactive client's prompt lines (``>>> ...``, ``> ...``, ``〉...``)
+    are the user's, the lines after each the reply, until the next prompt or a shell prompt; a
+    one-shot command's quoted argument (``llm "..."``) is the user's, the lines after it the reply.
+    ``None`` when no line starts a client."""
+    rows = _row_merge(lines)
+    idx = max((i for i, ln in enumerate(rows) if _client(ln.text)), default=None)
+    if idx is None:
+        return None
+    cmd = rows[idx].text
+    client = _client(cmd) or ""
+    frame = [ln.text for ln in rows[:idx + 1]]
+    turns: list[Turn] = []
+    role: str | None = None
+    parts: list[str] = []
+
+    def close() -> None:
+        if role is not None and parts:
+            turns.append(Turn(role, _join(parts)))  # type: ignore[arg-type]
+
+    one_shot = _ONE_SHOT.search(cmd)
+    if one_shot:
+        role, parts = "user", [one_shot.group(2)]
+        close()
+        role, parts = "assistant", []
+    for ln in rows[idx + 1:]:
+        t = ln.text.strip()
+        if _SHELL.match(t):
+            break  # the client exited: back at the shell
+        m = _PROMPT.match(t)
+        if m and not one_shot:
+            close()
+            text = m.group(1).strip()
+            if not text or _TERM_HINT.search(text):
+                role, parts = None, []  # an empty prompt or its placeholder ("Send a message (/? for help)")
+                frame.append(t)
+                continue
+            role, parts = "user", [text]
+            close()
+            role, parts = "assistant", []
+            continue
+        if role is None or _TERM_HINT.search(t):
+            frame.append(t)
+            continue
+        parts.append(t)
+    close()
+    if not turns:
+        return None
+    region = (min(ln.x0 for ln in rows), rows[0].y0, max(ln.x1 for ln in rows), rows[-1].y1)
+    return ScreenChat(tuple(turns), region=region, kind="terminal", frame=tuple(frame), client=client)
+
+
+def _avatars(main: Sequence[OcrLine], left: float, col: float) -> dict[int, str]:
+    """Index of each line of ``main`` that stands right of an avatar -> ``user`` or ``assistant``.
+
+    An avatar is a line of one or two letters (an initial, ``AL``, ``我``) near the column's
+    left edge, about as wide as it is high, with a text line beside it to its right (vertical
+    centres within one line height, starting within six line heights); it marks the user
+    unless its text is an AI's label (``AI``, ``K`` is not: only :data:`_BOT_LABEL` names)."""
+    out: dict[int, str] = {}
+    for a in main:
+        t = a.text.strip()
+        if not _AVATAR.match(t) or a.x0 - left > 0.08 * col or (a.x1 - a.x0) > 2.5 * a.height:
+            continue
+        cy = (a.y0 + a.y1) / 2
+        beside = [(i, ln) for i, ln in enumerate(main) if ln is not a and ln.x0 > a.x1
+                  and ln.x0 - a.x1 < 6 * a.height and abs((ln.y0 + ln.y1) / 2 - cy) < max(a.height, ln.height)]
+        if beside:
+            i, _ = min(beside, key=lambda b: b[1].x0)
+            out[i] = "assistant" if _BOT_LABEL.match(t) else "user"
+    return out
+
+
+def read_screen(lines: Sequence[OcrLine], width: float, height: float, terminal: bool | None = None) -> ScreenChat | None:
+    """What one screenshot shows of a chat, its user turns possibly empty (the body lines and the
+    text typed into the input box are kept for :func:`event_chat`'s input echo); ``None`` for a
+    screenshot without text.
+
+    User turns are found, in this order, by: a terminal LLM client's prompt
+    (:func:`_read_terminal`); role labels, alone on a line (``You`` above the turn) or
+    leading it (``You: ...`` / ``ChatGPT: ...``, a labelled transcript); an avatar beside the
+    turn (a left-aligned question beside the user's initial, Gemini- and Claude-like); a
+    right-aligned bubble (a line indented by :data:`USER_INDENT` of the column).
 
     Args:
         lines: OCR lines of the screenshot (:func:`lines_from_ocr`).
         width: Screenshot width, pixels.
         height: Screenshot height, pixels.
+        terminal: The foreground application is a terminal (True: only a terminal client is read),
+            is not one (False: a client command shown on the page, in a chat's code block say, is
+            no terminal), or unknown (None: a line starting a client decides).
     """
     lines = sorted((ln for ln in lines if ln.text.strip()), key=lambda ln: (ln.y0, ln.x0))
     if not lines:
+        return None
+    if terminal is not False and any(_client(ln.text) for ln in lines):
+        term = _read_terminal(lines)
+        if term is not None or terminal:
+            return term
+    if terminal:
         return None
     top = [ln for ln in lines if ln.y0 < CHROME_SHARE * height and _URL.search(ln.text)]
     chrome_bottom, bar = 0.0, None
@@ -198,31 +361,74 @@ def read_chat(lines: Sequence[OcrLine], width: float, height: float) -> ScreenCh
     body = [ln for ln in lines if ln.y0 > chrome_bottom - 2 and ln.y1 > chrome_bottom + 2]
     lower = [ln for ln in body if ln.y0 >= 0.6 * height and _INPUT.search(ln.text)]
     bottom = min([INPUT_SHARE * height] + [ln.y0 for ln in lower])
+    below = [ln for ln in body if ln.y0 >= bottom - 1]
+    typed = _join([ln.text for ln in below if not _INPUT.search(ln.text) and len(ln.text.strip()) > 3])
     body = [ln for ln in body if ln.y0 < bottom - 1]
     edge = _sidebar_edge(body, width)
     main = [ln for ln in body if edge is None or ln.x0 > edge]
+    people = sum(bool(_PEOPLE.search(ln.text.strip())) for ln in body)
+    outside = list(chrome) + [ln.text for ln in body if ln not in main] + [ln.text for ln in below]
     if not main:
-        return None
+        return ScreenChat((), address=address, chrome=chrome, frame=tuple(outside), typed=typed, people=people)
     left = min(ln.x0 for ln in main)
     right = max(ln.x1 for ln in main)
     col = max(1.0, right - left)
-    indented = [ln for ln in main if ln.x0 - left >= USER_INDENT * col]
+    region = (left, min(ln.y0 for ln in main), right, max(ln.y1 for ln in main))
     roles: list[tuple[str, OcrLine]] = []
-    if indented:  # role label lines ("ChatGPT" above a reply) are no part of a turn
-        roles = [("user" if ln.x0 - left >= USER_INDENT * col else "assistant", ln) for ln in main
-                 if not (_USER_LABEL.match(ln.text.strip()) or _BOT_LABEL.match(ln.text.strip()))]
-    else:  # role label lines ("You" / "ChatGPT") mark who speaks
+    labels = [ln for ln in main if _USER_LABEL.match(ln.text.strip()) or _USER_LEAD.match(ln.text.strip())]
+    if labels and not any(_BOT_LABEL.match(ln.text.strip()) or _BOT_LEAD.match(ln.text.strip()) for ln in main) and \
+            any(ln.x0 - min(x.x0 for x in main) >= USER_INDENT * max(1.0, max(x.x1 for x in main) - min(x.x0 for x in main))
+                for ln in main):
+        labels = []  # "You: ..." inside a reply beside right bubbles (a script the AI wrote) is no transcript
+    avatars = _avatars(main, left, col) if not labels else {}
+    kind = "labels" if labels else "avatar" if any(r == "user" for r in avatars.values()) else "bubbles"
+    if kind == "labels":  # role labels ("You" / "ChatGPT" alone, or leading the line) mark who speaks
         role = None
         for ln in main:
             t = ln.text.strip()
+            lead_u, lead_b = _USER_LEAD.match(t), _BOT_LEAD.match(t)
             if _USER_LABEL.match(t):
                 role = "user"
             elif _BOT_LABEL.match(t):
                 role = "assistant"
+            elif lead_u or lead_b:
+                role = "user" if lead_u else "assistant"
+                roles.append((role, OcrLine((lead_u or lead_b).group(1), ln.x0, ln.y0, ln.x1, ln.y1)))  # type: ignore[union-attr]
             elif role is not None:
                 roles.append((role, ln))
-    if not any(r == "user" for r, _ in roles):
-        return None
+    elif kind == "avatar":  # an avatar starts a turn; the lines under it, at its text's left edge, continue it
+        role, prev = None, None
+        marks = {id(main[i]): r for i, r in avatars.items()}
+        for ln in main:
+            t = ln.text.strip()
+            if _AVATAR.match(t) and ln.x0 - left <= 0.08 * col:
+                continue  # the avatar itself
+            if id(ln) in marks:
+                role = marks[id(ln)]
+            elif role == "user" and prev is not None and (abs(ln.x0 - prev.x0) > 2 * prev.height
+                                                          or ln.y0 - prev.y1 > prev.height):
+                role = "assistant"  # the reply starts below the question (or at another edge)
+            if role is not None and not (_USER_LABEL.match(t) or _BOT_LABEL.match(t)):
+                roles.append((role, ln))
+                prev = ln
+    else:  # right-aligned bubbles: an indented line is the user's; role label lines are no part of a turn
+        indented = [ln for ln in main if ln.x0 - left >= USER_INDENT * col]
+        if indented:
+            roles = [("user" if ln.x0 - left >= USER_INDENT * col else "assistant", ln) for ln in main
+                     if not (_USER_LABEL.match(ln.text.strip()) or _BOT_LABEL.match(ln.text.strip()))]
+    turns = _turns(roles)
+    used = {id(ln) for _, ln in roles}
+    frame = tuple(outside) + tuple(ln.text for ln in main if id(ln) not in used)
+    if kind == "labels":  # the labels themselves ("ChatGPT:") are the frame, not the turn's words
+        frame += tuple(ln.text for ln in main if _BOT_LEAD.match(ln.text.strip()) or _BOT_LABEL.match(ln.text.strip()))
+    role_of = {id(ln): r for r, ln in roles}
+    return ScreenChat(turns, address=address, chrome=chrome, region=region, kind=kind, frame=frame,
+                      typed=typed, body=tuple(main), people=people,
+                      roles=tuple(role_of.get(id(ln)) for ln in main) if kind != "labels" else ())
+
+
+def _turns(roles: Sequence[tuple[str, OcrLine]]) -> tuple[Turn, ...]:
+    """Consecutive lines of one role joined into turns (a gap of 1.5 line heights splits user turns)."""
     turns: list[Turn] = []
     parts: list[str] = []
     cur: str | None = None
@@ -237,8 +443,58 @@ def read_chat(lines: Sequence[OcrLine], width: float, height: float) -> ScreenCh
         prev = ln
     if cur is not None and parts:
         turns.append(Turn(cur, _join(parts)))  # type: ignore[arg-type]
-    region = (left, min(ln.y0 for ln in main), right, max(ln.y1 for ln in main))
-    return ScreenChat(tuple(turns), address=address, chrome=chrome, region=region)
+    return tuple(turns)
+
+
+def read_chat(lines: Sequence[OcrLine], width: float, height: float) -> ScreenChat | None:
+    """The conversation one screenshot shows (:func:`read_screen`), or ``None`` when it shows no
+    user turn.
+
+    Args:
+        lines: OCR lines of the screenshot (:func:`lines_from_ocr`).
+        width: Screenshot width, pixels.
+        height: Screenshot height, pixels.
+    """
+    chat = read_screen(lines, width, height)
+    return chat if chat is not None and chat.user_turns else None
+
+
+def _echoed(chat: ScreenChat, typed: Sequence[str]) -> ScreenChat:
+    """``chat`` with the user turns found by input echo: body lines that read as a text typed into
+    the input box on an earlier screenshot (then sent) are the user's, the lines below them up to
+    the next user turn the reply. Applies where roles come from position or avatars (an avatar
+    OCR did not read, a question at the reply's edge); a labelled transcript or a terminal keeps
+    its own."""
+    if chat.kind in ("labels", "terminal") or not chat.body:
+        return chat
+    lines = list(chat.body)
+    roles: list[str | None] = list(chat.roles) if len(chat.roles) == len(lines) else [None] * len(lines)
+    changed = False
+    for t in typed:
+        for i in range(len(lines)):
+            joined, j = "", i
+            for j in range(i, len(lines)):
+                joined = _join([joined, lines[j].text])
+                if len(joined) >= 0.9 * len(t):
+                    break
+            if len(joined) >= 0.9 * len(t) and _same(joined, t):
+                if all(r == "user" for r in roles[i:j + 1]):
+                    break  # already a user turn
+                roles[i:j + 1] = ["user"] * (j + 1 - i)
+                k = j + 1
+                while k < len(lines) and roles[k] != "user":
+                    roles[k] = "assistant"
+                    k += 1
+                changed = True
+                break
+    if not changed:
+        return chat
+    pairs = [(r, ln) for r, ln in zip(roles, lines) if r is not None]
+    used = {id(ln) for _, ln in pairs}
+    return ScreenChat(_turns(pairs), address=chat.address, chrome=chat.chrome, region=chat.region,
+                      kind=chat.kind if any(r == "user" for r in chat.roles) else "echo",
+                      frame=chat.frame + tuple(ln.text for ln in lines if id(ln) not in used and ln.text not in chat.frame),
+                      typed=chat.typed, body=chat.body, people=chat.people, roles=tuple(roles))
 
 
 def _same(a: str, b: str) -> bool:
@@ -246,28 +502,65 @@ def _same(a: str, b: str) -> bool:
     return a == b or SequenceMatcher(None, a, b, autojunk=False).ratio() >= 0.9
 
 
-def event_conversation(chats: Sequence[ScreenChat | None]) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-    """The user queries and replies of one event from its screenshots' chats (oldest first).
+@dataclass(frozen=True)
+class EventChat:
+    """The conversation of one event, from its screenshots' chats."""
 
-    Queries are the user turns that appeared during the event (on the last
-    screenshot showing a user turn, not on the first one), else that
-    screenshot's last user turn; the reply is the assistant text after the
-    last user turn as the last screenshot showing one has it.
+    queries: tuple[str, ...]
+    """The user's turns asked during the event (else the last one shown)."""
+    replies: tuple[str, ...]
+    """The reply to the last of them as shown (empty: none yet)."""
+    kind: str
+    """What marked the user's turns (:attr:`ScreenChat.kind`)."""
+    frame: str
+    """The screens' text outside the turns (where an AI product must be named when only the
+    screen text names one)."""
+    people: int
+    """Most people-marking lines on one of the screenshots (:data:`PEOPLE_LINES`)."""
+    client: str = ""
+    """The terminal LLM client's platform name, '' when none."""
 
-    Returns:
-        ``(user_queries, llm_responses)`` (replies may be empty: none shown yet),
-        ``None`` when no screenshot shows a user turn.
+
+def event_chat(chats: Sequence[ScreenChat | None]) -> EventChat | None:
+    """The conversation of one event from its screenshots' chats (:func:`read_screen`, oldest
+    first), ``None`` when no screenshot shows a user turn.
+
+    A screenshot without a user turn by position, label or avatar gets one by **input echo**:
+    body lines reading as the text typed into the input box on an earlier screenshot (then
+    sent) are the user's turn. Queries are the user turns that appeared during the event (on
+    the last screenshot showing a user turn, not on the first one), else that screenshot's last
+    user turn; the reply is the assistant text after the last user turn as the last screenshot
+    showing one has it.
     """
-    seen = [c for c in chats if c is not None and c.user_turns]
+    typed: list[str] = []
+    done: list[ScreenChat] = []
+    for c in chats:
+        if c is None:
+            continue
+        if typed:
+            c = _echoed(c, typed)
+        if c.typed:
+            typed.append(c.typed)
+        done.append(c)
+    seen = [c for c in done if c.user_turns]
     if not seen:
         return None
     last = seen[-1]
     first = seen[0]
     new = [q for q in last.user_turns if not any(_same(q, p) for p in first.user_turns)] if first is not last else []
-    queries = tuple(new) or (last.last_query,)
+    queries = tuple(q for q in (tuple(new) or (last.last_query,)) if q)
     replies = next(((c.reply,) for c in reversed(seen) if c.reply and _same(c.last_query or "", last.last_query or "")),
                    ())
-    return tuple(q for q in queries if q), tuple(r for r in replies if r)
+    return EventChat(queries, tuple(r for r in replies if r), kind=last.kind,
+                     frame="\n".join(t for c in seen for t in c.frame), people=max(c.people for c in done),
+                     client=next((c.client for c in seen if c.client), ""))
+
+
+def event_conversation(chats: Sequence[ScreenChat | None]) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """``(user_queries, llm_responses)`` of :func:`event_chat` (replies may be empty: none shown
+    yet), ``None`` when no screenshot shows a user turn."""
+    got = event_chat(chats)
+    return None if got is None else (got.queries, got.replies)
 
 
 def on_screen(text: str, screen: str, threshold: float = 0.85) -> bool:

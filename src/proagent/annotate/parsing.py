@@ -30,6 +30,7 @@ conversation itself was read from the screen): ``user_intention`` and
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -65,6 +66,32 @@ def _echo() -> TemplateEcho:
     return TemplateEcho(template_texts())
 
 
+_SLOT = re.compile(r'"\w+"\s*:\s*"([^"$]+)"')
+"""A JSON slot of an answer template: ``"rationale": "one sentence: why"``."""
+
+
+def _squash(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())
+
+
+@lru_cache(maxsize=1)
+def _placeholders() -> frozenset[str]:
+    """The slot texts of the prompts' answer templates (``one sentence: why``, ``what the user did,
+    at most 20 words``), punctuation and case ignored: a model that copies one answered nothing."""
+    from .prompting import template_texts
+
+    return frozenset(_squash(m.group(1)) for t in template_texts() for m in _SLOT.finditer(t))
+
+
+def _is_placeholder(text: str) -> bool:
+    """True when ``text`` is an answer template's slot text, or a part of one of at least two words
+    (``one sentence``), echoed instead of an answer. Short echoes the five-word
+    :class:`~proagent.agent.echo.TemplateEcho` misses (issue 34: ``"rationale": "one sentence: why"``
+    was stored)."""
+    t = _squash(text)
+    return bool(t) and (t in _placeholders() or (len(t.split()) >= 2 and any(t in p for p in _placeholders())))
+
+
 def _objects(text: str) -> list[dict[str, Any]]:
     return [f.value for f in json_objects(text or "")]
 
@@ -92,14 +119,14 @@ def _strings(v: Any) -> tuple[str, ...]:
         if isinstance(it, dict):  # {"role": ..., "content": ...}
             it = it.get("content") or it.get("text") or ""
         s = " ".join(str(it).split())
-        if s and s.casefold() not in ("null", "none", "n/a") and not _echo().is_echo(s):
+        if s and s.casefold() not in ("null", "none", "n/a") and not _echo().is_echo(s) and not _is_placeholder(s):
             out.append(s)
     return tuple(out)
 
 
 def _answer_text(v: Any) -> str:
     s = "" if v is None or isinstance(v, (dict, list)) else " ".join(str(v).split())
-    return "" if _echo().is_echo(s) else s
+    return "" if _echo().is_echo(s) or _is_placeholder(s) else s
 
 
 def _confidence(v: Any) -> float | None:

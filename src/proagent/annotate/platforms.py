@@ -10,7 +10,9 @@ Evidence is ranked: the application itself (``app``), a domain in the title
 or on screen (``domain``), the product name in the title (``title``), a product
 phrase in the screen text (``screen``). The strongest kind found decides the
 platform; within a kind, the platform with the most matches wins, then the
-order of the data file.
+order of the data file. In a terminal (:data:`TERMINALS`) the screen text counts only where a
+line starts a terminal LLM client (``ollama run MODEL``, ``llm chat``, ``aichat``), which names
+the platform.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from importlib import resources
 from pathlib import Path
 
 from ..records import Event
+from .conversation import _CLIENT, TERMINAL_CLIENTS  # one pattern for the first pass and the reader
 
-__all__ = ["BROWSERS", "EVIDENCE_KINDS", "Platform", "PlatformHit", "detect_platform", "event_platform", "load_platforms"]
+__all__ = ["BROWSERS", "EVIDENCE_KINDS", "TERMINALS", "Platform", "PlatformHit", "detect_platform", "event_platform", "load_platforms"]
 
 EVIDENCE_KINDS = ("app", "domain", "title", "screen")
 """Kinds of evidence, strongest first."""
@@ -113,8 +116,30 @@ visible *behind* a terminal or an editor is not the user using an LLM (a whole-s
 shows background windows too)."""
 
 
+TERMINALS = frozenset({
+    "xterm", "uxterm", "gnome-terminal", "gnome-terminal-server", "terminal", "konsole", "alacritty", "kitty",
+    "wezterm", "wezterm-gui", "foot", "tilix", "terminator", "xfce4-terminal", "lxterminal", "mate-terminal",
+    "urxvt", "rxvt", "st", "iterm2", "iterm", "windowsterminal", "cmd", "powershell", "pwsh", "ghostty", "warp",
+})
+"""Foreground applications (case-folded, ``.exe`` dropped) that are terminals: their screen text
+is evidence of LLM use only where a line starts a terminal LLM client (``ollama run llama3.2``,
+``llm chat``, ``aichat``; :data:`proagent.annotate.conversation.TERMINAL_CLIENTS`)."""
+
+
 def _screen_counts(app: str) -> bool:
     return not app or app in BROWSERS
+
+
+def _terminal_client(app: str, screen_texts: Sequence[str]) -> PlatformHit | None:
+    """The terminal LLM client started on a terminal's screen, else ``None``."""
+    if app not in TERMINALS:
+        return None
+    for text in screen_texts:
+        for line in text.splitlines() or [text]:
+            m = _CLIENT.search(line.strip())
+            if m:
+                return PlatformHit(TERMINAL_CLIENTS[m.group(1).casefold()], "screen", " ".join(line.split())[:60])
+    return None
 
 
 def detect_platform(app_name: str, window_title: str, screen_texts: Sequence[str] = (),
@@ -146,7 +171,7 @@ def detect_platform(app_name: str, window_title: str, screen_texts: Sequence[str
                 best = (n, order, p.name, max(hits, key=lambda h: h[1])[0])
         if best:
             return PlatformHit(best[2], kind, best[3])
-    return None
+    return _terminal_client(app, screen_texts)
 
 
 def event_platform(event: Event, screen_texts: Sequence[str] | None = None) -> PlatformHit | None:

@@ -107,8 +107,12 @@ class AnnotationSummary:
     """Events not asked (no LLM platform named, or no chat turn on screen)."""
     pending: int
     """Candidate events not asked yet (``--limit``)."""
+    complete: int
+    """Of the ``annotated``, those complete: read as not LLM use, or LLM use with the platform and
+    the intention known (:func:`proagent.annotate.summary.is_complete`)."""
     success_rate: float | None
-    """``annotated`` over the asked events decided (0-1); ``None`` when none was asked."""
+    """``complete`` over the asked events decided (0-1); ``None`` when none was asked. An answer
+    that was read but left the platform or the intention unknown is no success."""
     log: str | None
     """The inspect log of the run, ``None`` when no event was asked."""
 

@@ -16,7 +16,8 @@ event, answered by :func:`annotator`:
   (``intent.txt``: a few hundred characters), and the conversation stored is the screen's,
   never the model's; a candidate whose screens were read and show no chat turn
   (a page that only mentions an AI product) is not LLM use and no model is
-  asked;
+  asked; nor is a conversation of people writing to each other, or one whose AI product the
+  screen names only inside the turns, where no LLM app or address names it (:func:`_not_an_ai_chat`);
 * text mode, where no layout could be read (``--ocr db``, images missing): the
   OCR text of the first 3 + last 3 screenshots (500 characters each) and the
   metadata, to any text model (the local Qwen by default); queries and replies
@@ -24,12 +25,19 @@ event, answered by :func:`annotator`:
 * vlm mode: the same text plus the screenshots themselves as images
   (``ContentImage``), to a vision model (any OpenAI-compatible endpoint).
 
+Whatever the model answers, nothing invented is stored and no fact is erased (:func:`_settle`):
+its summary, description and rationale only where they stand on the event's screens or record
+(:mod:`proagent.annotate.grounding`), the first pass's platform unless the model's is better
+supported on the event (:func:`_platform`).
+
 Each event gets up to ``attempts`` model calls (the first at temperature 0, the
 rest at 0.7 with new seeds) until an answer parses; a model error (an HTTP
 failure, a prompt over the context) counts as a failed attempt. When all fail,
 the event gets the default annotation (:func:`~proagent.annotate.parsing.default_fields`)
 and the error is recorded: no event is skipped silently. The scorer's mean is
-the success rate (paper: 97.6% on 100 checked events).
+the success rate (paper: 97.6% on 100 checked events), counting an answer only when it was read
+and, for LLM use, left the platform and the intention known
+(:func:`~proagent.annotate.summary.is_complete`).
 """
 
 from __future__ import annotations
@@ -52,12 +60,14 @@ from ..sources.lifetrace import LifeTraceLog, load_lifetrace
 from ..sources.lifetrace_convert import write_lifetrace_copy
 from ..sources.load import LIFETRACE, activity_log_kind, databases_by_user, find_databases, load_activity_log
 from ..taxonomy import load_taxonomy
-from .conversation import event_conversation, on_screen, read_chat
+from .conversation import PEOPLE_LINES, EventChat, event_chat, on_screen, read_screen
 from .intent import shortlist
 from .parsing import AnswerError, default_fields, parse_annotation, parse_intent
-from .platforms import PlatformHit, event_platform
+from .grounding import Grounding
+from .platforms import EVIDENCE_KINDS, TERMINALS, PlatformHit, _app_key, detect_platform, event_platform, load_platforms
 from .prompting import event_prompt, intent_prompt, intent_system_prompt, system_prompt
 from .screens import OcrReader, sample_screenshots
+from .summary import is_complete
 
 __all__ = ["MODES", "AnnotationPlan", "PlannedEvent", "annotate_events", "annotator", "find_logs", "plan_annotation"]
 
@@ -180,13 +190,17 @@ def plan_annotation(data: str | Path, *, all_events: bool = False, ocr: str = "a
                 if ask and reader.mode != "db":
                     layouts = [reader.layout(s) for s in shots]
                     layout_read = any(lay is not None for lay in layouts)
-                    chat = event_conversation([read_chat(lay.lines, lay.width, lay.height) if lay else None
-                                               for lay in layouts])
+                    app = _app_key(e.app_name)
+                    terminal = True if app in TERMINALS else None if not app else False
+                    got = event_chat([read_screen(lay.lines, lay.width, lay.height, terminal=terminal) if lay else None
+                                      for lay in layouts])
+                    refused = _not_an_ai_chat(got, hit)
+                    chat = None if got is None or refused else (got.queries, got.replies)
                     if chat is not None and hit is None and not chat[1]:
                         chat = None  # no platform named: indented lines without a reply (code) are no chat
                     if layout_read and chat is None:
                         ask, reason = False, ((f"first pass: {hit.evidence} names {hit.platform}, " if hit else "")
-                                              + "but no screenshot shows a chat turn (layout)")
+                                              + (refused or "but no screenshot shows a chat turn (layout)"))
                     elif chat is not None and hit is None and not all_events:
                         ask, reason = False, "a chat layout but no LLM platform named"
                 plan.events.append(PlannedEvent(
@@ -202,6 +216,26 @@ def plan_annotation(data: str | Path, *, all_events: bool = False, ocr: str = "a
 
 
 _PLANS: dict[tuple, AnnotationPlan] = {}
+
+
+def _not_an_ai_chat(chat: EventChat | None, hit: PlatformHit | None) -> str:
+    """Why a conversation read from the screen is people writing to each other or a page that only
+    mentions an AI product, not LLM use ('' when it may be LLM use). Only where the platform comes
+    from the window title or the screen text: an LLM app or an LLM site's address is the AI itself.
+
+    * people-marking lines (mail headers, "... wrote:", Quote / Reply buttons, a messenger's
+      per-message times; :data:`~proagent.annotate.conversation.PEOPLE_LINES` or more on a screenshot);
+    * the screen text alone names the product, and only inside the turns (a friend's message
+      "did you ask ChatGPT?"), not around them (the sidebar, the input box, a role label).
+    """
+    if chat is None or hit is None or hit.evidence in ("app", "domain") or chat.kind == "terminal":
+        return ""
+    if chat.people >= PEOPLE_LINES:
+        return (f"but the screen shows people writing to each other ({chat.people} mail, forum or messenger "
+                "marks: headers, 'wrote:', Quote/Reply, per-message times)")
+    if hit.evidence == "screen" and detect_platform("", "", [chat.frame]) is None:
+        return "but the screen names it only inside the conversation, not around it (no AI chat)"
+    return ""
 
 
 def _screen_fields(p: PlannedEvent) -> dict[str, Any]:
@@ -221,7 +255,9 @@ def _sample(p: PlannedEvent, mode: str) -> InspectSample:
     e = p.event
     shots = sample_screenshots(e)
     hit = p.hit
-    meta: dict[str, Any] = {"user": e.user, "event_id": e.id, "evidence": f"{hit.evidence}: {hit.matched}" if hit else ""}
+    meta: dict[str, Any] = {"user": e.user, "event_id": e.id, "evidence": f"{hit.evidence}: {hit.matched}" if hit else "",
+                            "screen": p.screen, "record": [e.app_name, e.window_title, e.url or ""],
+                            "hit": [hit.platform, hit.evidence] if hit else None}
     if p.chat is not None:  # the screen gave the conversation: ask only the intention
         queries, replies = p.chat
         return InspectSample(
@@ -231,7 +267,7 @@ def _sample(p: PlannedEvent, mode: str) -> InspectSample:
     return InspectSample(
         id=f"{e.user}:{e.id}",
         input=event_prompt(e, shots, p.texts, hit, images=mode == "vlm"),
-        metadata={**meta, "kind": "full", "screen": p.screen, "images": list(p.images) if mode == "vlm" else [],
+        metadata={**meta, "kind": "full", "images": list(p.images) if mode == "vlm" else [],
                   "default": {k: list(v) if isinstance(v, tuple) else v for k, v in default_fields(e, hit).items()}},
     )
 
@@ -248,6 +284,50 @@ def _keep_on_screen(result: dict[str, Any], screen: str) -> dict[str, Any]:
     return {**result, "user_queries": queries, "llm_responses": replies, "full_conversation": "\n".join(turns),
             "query_source": "model" if queries else "none",
             "rationale": (result.get("rationale") or "") + f" [{dropped} quoted text(s) not on the screen dropped]"}
+
+
+def _platform(model: str | None, meta: dict[str, Any]) -> str | None:
+    """The platform stored for an LLM event: the first pass's (from the app, the address, the title or
+    the screen) unless the model names a known platform with stronger evidence on this event's record
+    or screens; a platform named nowhere is not stored (issue 34: a weak model's empty answer erased
+    ``domain: chatgpt.com``)."""
+    hit = meta.get("hit")
+    support = None
+    if model:
+        known = tuple(p for p in load_platforms() if p.name == model)
+        app, title, url = (list(meta.get("record") or []) + ["", "", ""])[:3]
+        support = detect_platform(app, f"{title} {url}", [meta.get("screen") or ""], platforms=known) if known else None
+    if hit is None:
+        return support.platform if support else None
+    rank = EVIDENCE_KINDS.index
+    return support.platform if support and rank(support.evidence) < rank(hit[1]) else hit[0]
+
+
+def _settle(result: dict[str, Any], meta: dict[str, Any], intent: bool) -> dict[str, Any]:
+    """A parsed answer with nothing invented and no fact erased: the model's summary, description
+    and rationale kept only where they stand on the event's screens or record
+    (:class:`~proagent.annotate.grounding.Grounding`; else the first pass's summary, an empty
+    description or rationale), and the platform of :func:`_platform`."""
+    g = Grounding([meta.get("screen") or "", *(meta.get("record") or [])])
+    default = meta["default"]
+    out = dict(result)
+    dropped = []
+    if out.get("event_summary") and not g.check(out["event_summary"]):
+        out["event_summary"] = default["event_summary"]
+        dropped.append("summary")
+    elif not out.get("event_summary"):  # none given (or only the template's slot echoed): the first pass's
+        out["event_summary"] = default["event_summary"]
+    if not intent:
+        for key, name in (("detailed_description", "description"), ("rationale", "rationale")):
+            if out.get(key) and not g.check(out[key]):
+                out[key] = ""
+                dropped.append(name)
+        if out.get("is_llm_event"):
+            out["llm_platform"] = _platform(out.get("llm_platform"), meta)
+    if dropped:
+        out["rationale"] = ((out.get("rationale") or "") + f" [the model's {', '.join(dropped)} not on the screen: "
+                            "dropped]").strip()
+    return out
 
 
 @solver
@@ -293,8 +373,10 @@ def annotator(attempts: int = 3, retry_temperature: float = 0.7) -> Solver:
                     got = parse_intent(out.completion)
                     result = {**state.metadata["default"], "user_intention": got["user_intention"],
                               "event_summary": got["event_summary"] or state.metadata["default"]["event_summary"]}
+                    result = _settle(result, state.metadata, intent)
                 else:
-                    result = _keep_on_screen(parse_annotation(out.completion), state.metadata.get("screen") or "")
+                    result = _keep_on_screen(_settle(parse_annotation(out.completion), state.metadata, intent),
+                                             state.metadata.get("screen") or "")
                 break
             except AnswerError as e:
                 errors.append(f"attempt {n}: {e}")
@@ -312,12 +394,14 @@ def annotator(attempts: int = 3, retry_temperature: float = 0.7) -> Solver:
 
 @scorer(metrics=[mean()])
 def annotation_scorer():  # noqa: ANN201
-    """1 when the model's answer was read (``annotated``), 0 for a default annotation:
-    the mean is the annotation success rate."""
+    """1 when the model's answer was read (``annotated``) and, for LLM use, the platform and the
+    intention are known (:func:`~proagent.annotate.summary.is_complete`); 0 otherwise: the mean is
+    the annotation success rate."""
 
     async def score(state: TaskState, target: Target) -> Score:
         ann = state.metadata.get("annotation") or {}
-        ok = ann.get("status") == "annotated"
+        ok = is_complete(ann.get("status") or "", bool(ann.get("is_llm_event")), ann.get("llm_platform"),
+                         ann.get("user_intention"))
         return Score(value=1.0 if ok else 0.0, answer="llm" if ann.get("is_llm_event") else "not llm",
                      explanation=ann.get("error") or None)
 

@@ -106,7 +106,8 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
                f"model, {summary.default} default annotations after failed answers, {summary.not_candidate} "
                f"not asked: no LLM platform named or no chat turn on screen"
                f"{f', {pending} pending (--limit)' if pending else ''}); success rate "
-               + (f"{rate:.3f}" if rate is not None else "n/a (no event asked)"))
+               + (f"{rate:.3f} ({summary.complete} of {summary.asked - pending} asked: answer read with the platform "
+                  "and intention known, or read as not LLM use)" if rate is not None else "n/a (no event asked)"))
     for f in files:
         click.echo(f"wrote {f}")
     click.echo(f"wrote {ann_file}")
