@@ -398,6 +398,10 @@ CASES: list[Case] = [
          "--notify", code=2),
     Case("live-negative-min-gap", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--min-gap", "-1"),
          "--min-gap", code=2),
+    Case("live-negative-settle", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--settle", "-1"),
+         "--settle", code=2),
+    Case("live-settle-not-a-number", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--settle",
+                                      "soon"), "--settle", code=2),
 ]
 
 

@@ -414,3 +414,32 @@ def test_an_offer_like_one_dismissed_today_in_the_app_is_held(tmp_path: Path) ->
     assert decide(3, t0 + timedelta(minutes=10)).outcome == "offer"
     assert decide(4, t0 + timedelta(days=1)).outcome == "offer"  # not the same day
     assert summarise(agent.decisions).reasons == {"dismissed_similar": 1}
+
+
+@pytest.mark.slow
+def test_cancelling_a_local_how_call_kills_its_llama_process_and_the_next_call_answers() -> None:
+    from proagent.records import Sample
+
+    how = HowModel("local/smollm2-135m", {"n_threads": "1"})
+    try:
+        how.warm()
+        t0 = datetime(2026, 12, 3, 10, 0)
+        screen = "\n".join(f"line {k}: Traceback (most recent call last) File app.py KeyError user_id" for k in range(150))
+        e = _ev("1", "xterm", t0, [1], text=screen)
+        sample = Sample(id="u:1:candidate", user="u", time=t0 + timedelta(seconds=4), label=0, split="test",
+                        kind="candidate", context=(), current=e, window_seconds=300.0)
+        engine = how._model.api._engine.server
+        fut = how.submit(sample)
+        time.sleep(1.0)
+        child = engine._proc
+        assert child is not None and child.poll() is None and not fut.done()  # still reading the long screen
+        t = time.monotonic()
+        assert fut.cancel()
+        child.wait(5)  # killed at once, not after its answer
+        assert time.monotonic() - t < 5 and child.returncode is not None
+        short = Sample(id="u:2:candidate", user="u", time=sample.time, label=0, split="test", kind="candidate",
+                       context=(), current=_ev("2", "xterm", t0, [1], text="ok"), window_seconds=300.0)
+        pred = how(short)  # a new child is started for it
+        assert pred.sample_id == "u:2:candidate" and engine._proc is not child
+    finally:
+        how.close()
