@@ -443,3 +443,31 @@ def test_cancelling_a_local_how_call_kills_its_llama_process_and_the_next_call_a
         assert pred.sample_id == "u:2:candidate" and engine._proc is not child
     finally:
         how.close()
+
+
+def test_a_log_that_does_not_grow_is_said_once_until_it_grows_again(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import proagent.live._agent as agent_mod
+
+    monkeypatch.setattr(agent_mod, "QUIET_LOG_SECONDS", 0.6)
+    cap, out = tmp_path / "cap", tmp_path / "live"
+    log = Log(cap)
+    log.window("Code", "a.py")
+    log.shot("Code", "a.py", "a")
+    said: list[tuple[float, str]] = []
+    stop = threading.Event()
+    t0 = time.monotonic()
+    th = threading.Thread(target=lambda: run_watch(
+        cap, out, ScriptedDecider(set()), LiveOptions(notify=("none",), every_seconds=0), poll_seconds=0.02, stop=stop,
+        on_status=lambda line: said.append((time.monotonic() - t0, line))), daemon=True)
+    th.start()
+    _wait_for(lambda: said, 20, "the first quiet line")
+    time.sleep(1.0)
+    assert len(said) == 1  # one line, not one per poll
+    log.shot("Code", "a.py", "b")  # the log grows again, then stops again: said once more
+    _wait_for(lambda: len(said) >= 2, 20, "the second quiet line")
+    time.sleep(1.0)
+    stop.set()
+    th.join(10)
+    log.close()
+    assert len(said) == 2 and "has not grown for 1 s" in said[0][1] and "still watching" in said[0][1]
