@@ -352,6 +352,10 @@ def test_not_in_this_app_is_persisted_counted_and_undone_through_the_page(tmp_pa
         assert _page_call(page.url, "/block-app", {"app": "x" * 201})[0] == 400
         assert _page_call(page.url, "/block-app", {"name": "xterm"})[0] == 400
         assert _page_call(page.url, "/blocked-apps") == (200, {"blocked": ["xterm"]})
+        # the page server's rules: no token, no write
+        nobody = page.url.split("?token=")[0] + "?token=wrong"
+        assert _page_call(nobody, "/block-app", {"app": "Firefox"})[0] == 403
+        assert blocked_apps(tmp_path) == ("xterm",)
         assert oct((tmp_path / "blocked-apps.json").stat().st_mode & 0o777) == "0o600"
 
         t0 = datetime(2026, 12, 3, 10, 0)
@@ -471,3 +475,33 @@ def test_a_log_that_does_not_grow_is_said_once_until_it_grows_again(tmp_path: Pa
     th.join(10)
     log.close()
     assert len(said) == 2 and "has not grown for 1 s" in said[0][1] and "still watching" in said[0][1]
+
+
+def test_a_window_that_had_not_settled_when_capture_stopped_is_not_decided_after_the_stop(tmp_path: Path) -> None:
+    from proagent.capture._control import FolderLock
+
+    cap, out = tmp_path / "cap", tmp_path / "live"
+    log = Log(cap)
+    log.window("Code", "a.py")
+    log.shot("Code", "a.py", "a")
+    rec = FolderLock(cap)
+    rec.acquire()  # the recorder runs
+    decided: list = []
+    stop = threading.Event()
+    th = threading.Thread(target=lambda: run_watch(
+        cap, out, ScriptedDecider(set()), LiveOptions(notify=("none",), every_seconds=0, settle_seconds=2.0),
+        poll_seconds=0.02, stop=stop, on_decision=decided.append), daemon=True)
+    th.start()
+    _wait_for(lambda: (out / "feedback.db").exists(), 30, "the watch to start")
+    time.sleep(0.5)
+    log.window("xterm", "make")
+    log.shot("xterm", "make", "building")
+    time.sleep(0.3)
+    rec.release()  # capture stops 0.3 s later, before the 2 s pause
+    stopped = datetime.now()
+    _wait_for(lambda: decided, 10, "the moment's record")
+    stop.set()
+    th.join(10)
+    log.close()
+    assert [(d.outcome, d.reason) for d in decided] == [("skipped", "settle")]
+    assert decided[0].moment < stopped

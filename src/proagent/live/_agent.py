@@ -526,6 +526,13 @@ class LiveAgent:
             return False
         now = self.clock.now()
         t = settled_at(e, pending.t, now, self.settle or 0.0)
+        if follower.recorder_stopped():
+            # capture stopped: a pause after its last write is no pause (issue 21: nothing decided after the stop)
+            seen = follower.last_change
+            last = now - timedelta(seconds=time.monotonic() - seen) if seen is not None else pending.t
+            if t is None or t > last:
+                self.decide(replace(pending, settled=False) if e.focused_screenshots else pending)
+                return True
         if t is None:
             return False
         first = first_shot(e)

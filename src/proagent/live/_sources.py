@@ -229,6 +229,11 @@ class DatabaseFollower:
         """The user's events of the context window that reaches back from event ``event_id`` on."""
         return []
 
+    def recorder_stopped(self) -> bool:
+        """True once the recorder writing the log was seen running and has stopped (a moment
+        still waiting to settle then is not decided: nothing after the stop is known)."""
+        return False
+
 
 class LifeTraceFollower(DatabaseFollower):
     """Follows a LifeTrace database that another process (LifeTrace,
@@ -278,6 +283,14 @@ class LifeTraceFollower(DatabaseFollower):
         running = self._recorder_running()
         self._recorder_seen = self._recorder_seen or running
         return running or not self._recorder_seen
+
+    def recorder_stopped(self) -> bool:
+        """:meth:`DatabaseFollower.recorder_stopped`: a ``proagent capture`` recorder of this
+        folder was seen running and no longer holds its lock."""
+        if not self._recorder_seen:
+            self._recorder_seen = self._recorder_running()
+            return False
+        return not self._recorder_running()
 
     def _recorder_running(self) -> bool:
         """A ``proagent capture`` recorder holds the lock of the database's folder."""
