@@ -402,6 +402,8 @@ CASES: list[Case] = [
          "--settle", code=2),
     Case("live-settle-not-a-number", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--settle",
                                       "soon"), "--settle", code=2),
+    Case("live-settle-nan", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--settle", "nan"),
+         "--settle", code=2),
 ]
 
 

@@ -140,6 +140,8 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
         return
     _check_one_source(watch, capture_dir, replay, duration)
     names, qh = _check_offer_options(notify, speed, quiet_hours, block_title)
+    if settle != settle:  # NaN passes click's range
+        raise click.BadParameter(f"{settle}: seconds from 0 to 600", param_hint="--settle")
     watch_db = None
     if watch is not None:  # the watched log is checked (read-only) before anything is loaded or created
         from ..live import watched_log
