@@ -414,6 +414,12 @@ CASES: list[Case] = [
     Case("mcp-port-without-http", ("mcp", "{w}/lt/U001", "--port", "8765"), "--port", code=2),
     Case("mcp-live-without-feedback", ("mcp", "{w}/lt/U001", "--live", "{w}/pb"), "--live"),
     Case("mcp-state-missing", ("mcp", "{w}/lt/U001", "--state", "{w}/nope"), "--state"),
+    Case("live-negative-settle", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--settle", "-1"),
+         "--settle", code=2),
+    Case("live-settle-not-a-number", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--settle",
+                                      "soon"), "--settle", code=2),
+    Case("live-settle-nan", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--settle", "nan"),
+         "--settle", code=2),
 ]
 
 

@@ -68,6 +68,16 @@ def test_eval_help(runner):
         assert method in r.output
 
 
+def test_live_help(runner):
+    r = runner.invoke(cli, ["live", "--help"])
+    _ok(r)
+    for opt in ("--watch", "--replay", "--capture", "--decider", "--model", "--notify", "--every", "--min-gap",
+                "--block-app", "--block-title", "--settle", "--quiet-hours", "--duration"):
+        assert opt in r.output, opt
+    assert "--settle FLOAT RANGE" in r.output and "[default: 3.0; 0<=x<=600]" in r.output
+    assert "Ctrl-C prints the summary and exits with 130" in " ".join(r.output.split())
+
+
 def test_version(runner):
     r = runner.invoke(cli, ["--version"])
     _ok(r)

@@ -124,7 +124,8 @@ def test_replay_speed_runs_in_accelerated_time(tmp_path: Path) -> None:
 def test_replay_lifetrace_log_matches_candidate_moments(tmp_path: Path) -> None:
     fx = make_participant(tmp_path, "P01")
     d = Recording(set())
-    res = run_replay(fx.path, tmp_path / "run", d, _opts(), speed=0)
+    # settle_seconds=None: the benchmark's candidate moments (each event at its start, the one before it in front)
+    res = run_replay(fx.path, tmp_path / "run", d, _opts(settle_seconds=None), speed=0)
     from proagent.sources.load import load_events
 
     cands = {s.id: s for s in candidate_moments(load_events(fx.path), SampleConfig(window_seconds=300.0))}
@@ -138,6 +139,32 @@ def test_replay_lifetrace_log_matches_candidate_moments(tmp_path: Path) -> None:
     # moments without real activity before them are skipped, not decided
     skipped = [x for x in res.decisions if x.outcome == "skipped"]
     assert skipped and {x.reason for x in skipped} <= {"no_context", "call_app", "fullscreen", "blocked_app"}
+    assert len(res.decisions) == len(fx.live_event_ids)
+
+
+def test_replay_decides_each_event_once_it_settled_in_front(tmp_path: Path) -> None:
+    # issue 32: the current state of a new event's moment is that event (the window in front),
+    # decided at its first screenshot plus a pause of --settle seconds, never seeing later screens
+    fx = make_participant(tmp_path, "P01")
+    d = Recording(set())
+    res = run_replay(fx.path, tmp_path / "run", d, _opts(settle_seconds=2.0), speed=0)
+    from proagent.live import settled_at
+    from proagent.sources.load import load_events
+
+    events = {e.id: e for e in load_events(fx.path)}
+    decided = [s for s in d.samples if s.kind == "candidate" and s.id.endswith(":candidate")]
+    assert decided
+    assert any(events[s.event_id].is_llm_event for s in decided) and not all(events[s.event_id].is_llm_event
+                                                                                for s in decided)
+    for s in decided:
+        e = events[s.event_id]
+        if e.is_llm_event:  # recorded LLM use keeps the benchmark's moment: its start, before the person's query
+            assert s.time == e.start and s.current.id != e.id and s.label == 1
+            continue
+        assert s.current.id == s.event_id  # the window in front, not the one before it
+        assert s.time == settled_at(e, e.start, None, 2.0) > e.start
+        assert all(sh.time <= s.time for sh in s.current.screenshots) and s.current.end is None
+        assert all(c.start < e.start for c in s.context)
     assert len(res.decisions) == len(fx.live_event_ids)
 
 
@@ -303,8 +330,10 @@ def test_follower_picks_up_each_new_event_once_and_resumes_after_restart(tmp_pat
     # the whole 5-min window is there, also for the rows caught up after the restart (events 20 s apart)
     for s in d.samples:
         r = int(s.event_id)
-        assert s.current.id == str(r - 1)
-        assert [e.id for e in s.context] == [str(k) for k in range(max(1, r - 16), r - 1)]
+        assert s.current.id == str(r)
+        # decided 1 s (first screenshot) + 3 s (--settle) after its start: events 20 s apart overlap the 5 min
+        assert s.time == s.current.start + timedelta(seconds=4)
+        assert [e.id for e in s.context] == [str(k) for k in range(max(1, r - 15), r)]
 
 
 def test_follower_idle_reads_nothing(tmp_path: Path) -> None:
@@ -498,8 +527,9 @@ def test_watch_ticks_within_a_long_event(tmp_path: Path) -> None:
     beat = _heartbeat(cap, w.ids[-1], stop)
     d = Recording(set())
     try:
-        res = run_watch(cap, tmp_path / "live", d, _opts(every_seconds=0.3), poll_seconds=0.02, max_moments=2,
-                        duration=20)
+        # settle 0: the heartbeat changes the screen every 0.05 s, which --settle's pause would hold (its own test)
+        res = run_watch(cap, tmp_path / "live", d, _opts(every_seconds=0.3, settle_seconds=0), poll_seconds=0.02,
+                        max_moments=2, duration=20)
     finally:
         stop.set()
         beat.join(5)

@@ -98,11 +98,12 @@ def test_watch_a_growing_activitywatch_database(tmp_path: Path) -> None:
     assert not th.is_alive() and len(got) == 3
     rows = FeedbackStore(tmp_path / "live").decisions()
     assert [r["row_id"] for r in rows] == w.ids  # each new app once; heartbeats and title rows are no moment
-    # each moment sees the previous app's event, grown by its heartbeats and merged title row, as current
+    # each moment has its new app's event in front as current (issue 32: no screen to settle, so at once),
+    # and the previous one, grown by its heartbeats and merged title row, last in its context
     for s, i in zip(d.samples, range(2, 5)):
-        assert s.current.app_name == APPS[(i - 1) % len(APPS)][0]
-        assert s.current.duration == 20.0 and s.current.url is None
-    assert [e.app_name for e in d.samples[-1].context][-2:] == ["Firefox", "Terminal"]  # events 1 and 2 before the current 3
+        assert s.current.app_name == APPS[i % len(APPS)][0] and s.current.end is None
+        assert s.context[-1].app_name == APPS[(i - 1) % len(APPS)][0]
+        assert s.context[-1].duration == 20.0 and s.context[-1].url is None
 
 
 def test_follow_a_growing_screenpipe_database(tmp_path: Path) -> None:

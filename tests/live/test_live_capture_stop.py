@@ -35,7 +35,7 @@ def _watch(cap: Path, out: Path, *, lock: bool, every: float = 0.5) -> list[floa
 
     th = threading.Thread(target=halt, daemon=True)
     th.start()
-    run_watch(cap, out, ScriptedDecider(set()), _opts(every_seconds=every), poll_seconds=0.02, duration=3.0,
+    run_watch(cap, out, ScriptedDecider(set()), _opts(every_seconds=every, settle_seconds=0), poll_seconds=0.02, duration=3.0,
               on_decision=lambda d: moments.append(d.moment))
     th.join(5)
     return [(m - stopped_at[0]).total_seconds() for m in moments]

@@ -56,7 +56,8 @@ def test_after_warm_a_local_model_reuses_the_system_prompt() -> None:
 
     how = HowModel("local/smollm2-135m", {"n_threads": "1"})
     how.warm()
-    out = how._loop.run_until_complete(how._model.generate(
-        [ChatMessageSystem(content=system_prompt()), ChatMessageUser(content="Need help now?")], config=how._config))
+    out = asyncio.run_coroutine_threadsafe(how._model.generate(  # on the How model's own loop thread
+        [ChatMessageSystem(content=system_prompt()), ChatMessageUser(content="Need help now?")], config=how._config),
+        how._loop).result()
     assert out.usage is not None and (out.usage.input_tokens_cache_read or 0) > 200  # the system prompt came from the cache
     how.close()

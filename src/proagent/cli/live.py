@@ -109,6 +109,9 @@ def _decider(decider: Path | None, yes_at: Path | None, learn: bool = False, met
 @click.option("--block-title", multiple=True, help="Never offer in front of windows whose title matches this regex (repeatable).")
 @click.option("--quiet-apps/--no-quiet-apps", default=True, show_default=True,
               help="Stay quiet in front of call, screen-sharing and full-screen apps (proagent/data/live_quiet_apps.json).")
+@click.option("--settle", type=click.FloatRange(0, 600), default=3.0, show_default=True,
+              help="Decide a moment once its window is in front and its screen has not changed for this many seconds "
+                   "(no offer while typing or scrolling; 0: at the window's first screenshot).")
 @click.option("--ignore-after", default="10m", show_default=True, help="An unanswered offer counts as ignored after this long.")
 @click.option("--duration", default=None, help="Stop watching by itself after this long (e.g. 10m).")
 @click.pass_context
@@ -118,11 +121,13 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
              cost_miss: float, yes_at: Path | None, model: str, model_args: tuple[str, ...],
              model_base_url: str | None, notify: str, port: int, window: str, every: str, max_per_hour: int,
              cooldown: str, quiet_hours: str | None, block_app: tuple[str, ...], block_title: tuple[str, ...],
-             quiet_apps: bool, ignore_after: str, duration: str | None, min_gap: float) -> None:
+             quiet_apps: bool, ignore_after: str, duration: str | None, min_gap: float, settle: float) -> None:
     """The proactive agent: at every new moment of an activity log it builds the benchmark's
     sample, asks the When decider (milliseconds) and, only on Yes and within the restraint
     limits, asks the model How to Assist and shows the offer. Offers, answers and every
     decision go to OUT/feedback.db (`proagent train when --feedback OUT` learns from them).
+    A new window is decided once it is in front with its screenshot and screen text, and its
+    screen has paused for --settle seconds. Ctrl-C prints the summary and exits with 130.
 
     \b
     Examples:
@@ -135,6 +140,8 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
         return
     _check_one_source(watch, capture_dir, replay, duration)
     names, qh = _check_offer_options(notify, speed, quiet_hours, block_title)
+    if settle != settle:  # NaN passes click's range
+        raise click.BadParameter(f"{settle}: seconds from 0 to 600", param_hint="--settle")
     watch_db = None
     if watch is not None:  # the watched log is checked (read-only) before anything is loaded or created
         from ..live import watched_log
@@ -152,8 +159,11 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
         check_model(model, model_base_url, args)
         from ..live import HowModel
 
+        click.echo(f"loading the How model {model} and reading its prompt"
+                   + (" (a local model takes up to a minute on 2 cores)" if model.startswith("local/") else "") + " ...")
         how = HowModel(model, args, base_url=model_base_url)
-        how.warm()  # loaded, system prompt read: the first offer does not pay for either
+        took = how.warm()  # loaded, system prompt read: the first offer does not pay for either
+        click.echo(f"How model ready in {took:.1f} s")
     from ..live import LiveOptions, RestraintConfig
 
     options = LiveOptions(
@@ -162,13 +172,16 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
         restraint=RestraintConfig(max_per_hour=max_per_hour, min_gap_seconds=60.0 * min_gap, cooldown_seconds=_seconds(cooldown, "--cooldown", zero=True),
                                   quiet_hours=qh, block_apps=block_app, block_titles=block_title, quiet_apps=quiet_apps),
         ignore_after_seconds=_seconds(ignore_after, "--ignore-after"), decider=decider_name,
-        model="" if model == "none" else model)
+        model="" if model == "none" else model, settle_seconds=settle)
     answers = sys.stdin if "terminal" in names and sys.stdin.isatty() else None
     res = _run_live(watch=watch, watch_db=watch_db, capture_dir=capture_dir, capture_options=capture_options,
                     replay=replay, speed=speed, out=out, duration_s=duration_s, when=when, options=options, how=how,
                     answers=answers, on_page=lambda url: click.echo(f"offers page: {url}"))
     if res is not None:
         _print_summary(res, when, replay is not None, learn_method)
+        if res.interrupted:
+            click.echo("stopped (Ctrl-C); run the same command again to go on where it stopped", err=True)
+            ctx.exit(130)  # as a shell reports an interrupted command (proagent.cli._errors.EXIT_INTERRUPTED)
 
 
 def _check_one_source(watch: Path | None, capture_dir: Path | None, replay: Path | None, duration: str | None) -> None:
@@ -220,17 +233,31 @@ def _check_offer_options(notify: str, speed: float, quiet_hours: str | None,
 def _run_live(*, watch: Path | None, watch_db: Path | None, capture_dir: Path | None,
               capture_options: tuple[str, ...], replay: Path | None, speed: float, out: Path | None,
               duration_s: float | None, when: When, options: LiveOptions, how: HowModel | None,
-              answers: TextIO | None, on_page: Callable[[str], None]) -> RunSummary | None:
+              answers: TextIO | None, on_page: Callable[[str], None]) -> RunSummary:
     """Replay ``replay``, or watch ``watch`` (or the capture this starts in ``capture_dir``, stopped
-    again at the end); returns the run's result, ``None`` when Ctrl-C stopped it."""
+    again at the end); returns the run's result (``interrupted`` after a Ctrl-C, which ends the
+    loop at its next step and cancels a How call in flight); a second Ctrl-C raises
+    ``KeyboardInterrupt`` at once (exit 130 without the summary)."""
+    import signal
+    import threading
+
     from ..live import run_replay, run_watch, start_capture
 
+    stop = threading.Event()
+
+    def interrupt(signum, frame):  # noqa: ANN001, ANN202
+        if stop.is_set():  # a second Ctrl-C: stop at once
+            raise KeyboardInterrupt
+        stop.set()
+
+    previous = signal.signal(signal.SIGINT, interrupt)
     proc = None
     try:
         if replay is not None:
             out = out or Path("live") / (replay.resolve().stem or "replay")
             return run_replay(replay, out, when, options, speed=speed, how=how, answers=answers, on_page=on_page,
-                              before_write=lambda: check_writable_dir(out, "--out"))  # once the data was read
+                              before_write=lambda: check_writable_dir(out, "--out"),  # once the data was read
+                              stop=stop)
         if capture_dir is not None:
             # proagent capture checks its options, creates the folder and takes its lock
             proc = start_capture(capture_dir, capture_options)
@@ -244,11 +271,9 @@ def _run_live(*, watch: Path | None, watch_db: Path | None, capture_dir: Path | 
         check_writable_dir(out, "--out", lock=out.resolve() != log_dir.resolve())
         click.echo(f"watching {watch}; decisions and feedback in {out / 'feedback.db'} (Ctrl-C stops)")
         return run_watch(watch_db or watch, out, when, options, how=how, answers=answers, on_page=on_page,
-                         duration=duration_s)
-    except KeyboardInterrupt:
-        click.echo("stopped; run the same command again to go on where it stopped", err=True)
-        return None
+                         duration=duration_s, stop=stop, on_status=click.echo)
     finally:
+        signal.signal(signal.SIGINT, previous)
         if proc is not None:
             _stop_capture(proc, capture_dir)
 

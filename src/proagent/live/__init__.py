@@ -12,9 +12,11 @@ The flow (ProAgentBench Figure 1: monitor, decide when, decide how):
 2. **Sample** (:func:`moment_sample`): the benchmark's Sample at moment t (same
    window and context rules as :mod:`proagent.bench.samples`), or none when
    there is no context (skip the model call).
-3. **Restraint** (:class:`Restraint`): pause, quiet hours, app/title blocklist,
-   call / screen-sharing / full-screen apps (``proagent/data/live_quiet_apps.json``)
-   before deciding; offers per hour and cool-down after a dismiss after.
+3. **Restraint** (:class:`Restraint`): a moment waits until its window settled in front and
+   its screen paused (:mod:`._settle`, ``--settle``); pause, quiet hours, app/title blocklist
+   (also the apps blocked from the page, :func:`block_app`), call / screen-sharing /
+   full-screen apps (``proagent/data/live_quiet_apps.json``) before deciding; offers per hour,
+   cool-down after a dismiss and an offer like one dismissed today in the app after.
 4. **When** (:class:`When`): any callable Sample -> P(help), with a threshold;
    **How** (:class:`HowModel`): the benchmark's zero-shot prompt to an inspect
    model, parsed into intention + query, only when When says Yes.
@@ -39,14 +41,23 @@ from ._moments import as_of, moment_sample
 from ._notify import NOTIFIERS, DesktopNotifier, Notifier, NotifyContext, PageNotifier, TerminalNotifier, register_notifier
 from ._page import OfferPage
 from .records import RESPONSES, DecisionSummary, Latency, LearningManifest, LiveDecision, Offer, Response
-from ._restraint import (PAUSE_FILE, Restraint, RestraintConfig, is_paused, parse_quiet_hours, pause, quiet_app_rules,
-                         resume)
+from ._restraint import (BLOCKED_APPS_FILE, DISMISSED_SIMILARITY, PAUSE_FILE, Restraint, RestraintConfig, block_app,
+                         blocked_apps, is_paused, parse_quiet_hours, pause, quiet_app_rules, resume, unblock_app)
+from ._settle import SETTLE_SECONDS, TEXT_WAIT_SECONDS, settled_at
 from ._run import LiveOptions, RunSummary, run_replay, run_watch, start_capture, summarise
 from ._sources import MAX_SPEED, MIN_SPEED, LifeTraceFollower, Moment, ReplayClock, WallClock, replay_moments
 from ._when import load_when
 
 __all__ = [
     "ActivityLogFollower",
+    "BLOCKED_APPS_FILE",
+    "DISMISSED_SIMILARITY",
+    "SETTLE_SECONDS",
+    "TEXT_WAIT_SECONDS",
+    "block_app",
+    "blocked_apps",
+    "settled_at",
+    "unblock_app",
     "FEEDBACK_DB",
     "LEARNING_DIR",
     "MAX_SPEED",

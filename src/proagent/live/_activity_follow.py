@@ -89,6 +89,9 @@ class ActivityLogFollower(DatabaseFollower):
             since = max(handled) - timedelta(seconds=self.window_seconds + MARGIN_SECONDS)
             self._since = since if self._since is None else max(self._since, since)
 
+    def _events_from(self, event_id: int) -> list[Event]:
+        return self._read(self._since)
+
     def poll(self) -> list[Moment]:
         """Moments of the events committed since the last poll (none while idle)."""
         if not self.changed():

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
@@ -20,6 +21,7 @@ from ._moments import moment_sample
 from ._notify import Notifier
 from .records import LiveDecision
 from ._restraint import Restraint
+from ._settle import TEXT_WAIT_SECONDS, first_shot, has_text, settled_at
 from ._sources import Clock, LifeTraceFollower, Moment, ReplayClock, WallClock
 
 __all__ = ["OFFER_WAIT_SECONDS", "HowModel", "LiveAgent", "ScriptedDecider", "When", "generic_offer_text", "offer_text"]
@@ -89,38 +91,69 @@ the user waiting (README, ``proagent live``)."""
 
 
 class _HowCall:
-    """One How call in a daemon thread: :meth:`wait` for it up to a limit, :meth:`result`
-    for its prediction (re-raising what the call raised). Daemon: a Ctrl-C while it runs
-    ends the process without waiting for the model (whose child process is killed at exit)."""
+    """One How call: :meth:`wait` for it up to a limit, :meth:`result` for its prediction
+    (re-raising what the call raised), :meth:`cancel` to abandon it.
+
+    A How model with ``submit(sample) -> concurrent.futures.Future`` (:class:`HowModel`) is
+    cancelled for real: its request is cancelled, a local model's child process killed
+    (:mod:`proagent.models._llama_process`), so a newer moment does not queue behind it. Any
+    other callable runs in a daemon thread, which a cancel only leaves behind (its answer is
+    dropped). Daemon: a Ctrl-C while it runs ends the process without waiting for the model."""
 
     def __init__(self, how: Callable[[Sample], Prediction], sample: Sample) -> None:
-        self._done = threading.Event()
-        self._pred: Prediction | None = None
-        self._error: BaseException | None = None
-        self.seconds = 0.0
-        self._how, self._sample = how, sample
-        threading.Thread(target=self._run, daemon=True, name="proagent-how").start()
+        self._t0 = time.perf_counter()
+        self._t1: float | None = None
+        submit = getattr(how, "submit", None)
+        if submit is not None:
+            self._future: concurrent.futures.Future = submit(sample)
+        else:
+            self._future = concurrent.futures.Future()
+            self._future.set_running_or_notify_cancel()
+            threading.Thread(target=self._run, args=(how, sample), daemon=True, name="proagent-how").start()
+        self._future.add_done_callback(self._finished)
 
-    def _run(self) -> None:
-        t0 = time.perf_counter()
+    def _run(self, how: Callable[[Sample], Prediction], sample: Sample) -> None:
         try:
-            self._pred = self._how(self._sample)
+            pred = how(sample)
         except BaseException as e:  # noqa: BLE001 (re-raised in the loop's thread)
-            self._error = e
-        finally:
-            self.seconds = time.perf_counter() - t0
-            self._done.set()
+            if not self._future.done():
+                self._future.set_exception(e)
+            return
+        if not self._future.done():  # a cancelled call's late answer is dropped
+            self._future.set_result(pred)
+
+    def _finished(self, _f: object) -> None:
+        self._t1 = time.perf_counter()
+
+    @property
+    def seconds(self) -> float:
+        """Seconds the call ran (until now while it runs)."""
+        return (self._t1 or time.perf_counter()) - self._t0
+
+    @property
+    def done(self) -> bool:
+        return self._future.done()
 
     def wait(self, seconds: float | None) -> bool:
         """Whether the answer came within ``seconds`` (``None``: wait for it)."""
-        return self._done.wait(seconds)
+        done, _ = concurrent.futures.wait([self._future], timeout=seconds)
+        return bool(done)
+
+    def cancel(self) -> None:
+        """Abandon the call (its :meth:`result` raises ``CancelledError``)."""
+        if not self._future.cancel() and not self._future.done():  # a thread-run call: mark it over
+            try:
+                self._future.set_exception(concurrent.futures.CancelledError())
+            except concurrent.futures.InvalidStateError:
+                pass
+
+    @property
+    def cancelled(self) -> bool:
+        f = self._future
+        return f.cancelled() or (f.done() and isinstance(f.exception(), concurrent.futures.CancelledError))
 
     def result(self) -> Prediction:
-        self._done.wait()
-        if self._error is not None:
-            raise self._error
-        assert self._pred is not None
-        return self._pred
+        return self._future.result()
 
 
 def _address(url: str) -> str:
@@ -158,17 +191,32 @@ class HowModel:
         self.endpoint: str | None = _address(base) if base else None
         """Where a model API is reached (scheme, host, port and path; no credentials), for error lines."""
         self._loop = asyncio.new_event_loop()
+        # the model's calls run on this loop in one daemon thread: a call is a Future the live loop
+        # can wait on, with a limit, or cancel (a local model's cancelled request kills its child)
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True, name="proagent-how-loop")
+        self._thread.start()
         self.last_usage: Any = None
         """Token usage of the last How answer (inspect ``ModelUsage``; a local model's
         ``input_tokens`` are the prompt tokens it evaluated, ``input_tokens_cache_read`` those it reused)."""
 
     def __call__(self, sample: Sample) -> Prediction:
+        return self.submit(sample).result()
+
+    def submit(self, sample: Sample) -> concurrent.futures.Future:
+        """Start the How call of ``sample``; returns its Future (a :class:`~proagent.records.Prediction`).
+        ``Future.cancel()`` cancels the request: an OpenAI-compatible one is closed, a local model's
+        child process is killed at once and the next call starts a new one (the model is loaded
+        again from the page cache, and its system prompt read again)."""
         from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 
         messages = [ChatMessageSystem(content=system_prompt()), ChatMessageUser(content=user_prompt(sample, "zero-shot"))]
-        out = self._loop.run_until_complete(self._model.generate(messages, config=self._config))
-        self.last_usage = out.usage
-        return to_prediction(sample.id, out.completion)
+
+        async def call() -> Prediction:
+            out = await self._model.generate(messages, config=self._config)
+            self.last_usage = out.usage
+            return to_prediction(sample.id, out.completion)
+
+        return asyncio.run_coroutine_threadsafe(call(), self._loop)
 
     def warm(self) -> float:
         """Load the model and have it read the system prompt once (a one-token answer), so the
@@ -182,11 +230,42 @@ class HowModel:
 
         t0 = time.perf_counter()
         messages = [ChatMessageSystem(content=system_prompt()), ChatMessageUser(content="(starting)")]
-        self._loop.run_until_complete(self._model.generate(messages, config=self._config.model_copy(update={"max_tokens": 1})))
+        config = self._config.model_copy(update={"max_tokens": 1})
+        asyncio.run_coroutine_threadsafe(self._model.generate(messages, config=config), self._loop).result()
         return time.perf_counter() - t0
 
     def close(self) -> None:
-        self._loop.close()
+        """Stop the call loop (a call in flight is left to the process's exit)."""
+        if self._loop.is_running():
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(5)
+        if not self._loop.is_running():
+            self._loop.close()
+
+
+@dataclass
+class _Job:
+    """A Yes whose How answer had not come within the offer wait: the call, and the offer shown
+    meanwhile (``None``: held until the answer, as a similar offer in this app was dismissed today)."""
+
+    call: _HowCall
+    sid: str
+    sample: Sample
+    m: Moment
+    p: float
+    session: Any
+    cur: Any
+    common: dict
+    offer: Any = None
+    shown: float | None = None
+
+
+SETTLE_POLL_SECONDS = 0.2
+"""While a moment waits to settle (:mod:`._settle`), how often the loop reads its window again, seconds."""
+
+QUIET_LOG_SECONDS = 60.0
+"""``follow`` says once that the watched log has not grown for this long (seconds), and again
+after it grew and stopped again."""
 
 
 class LiveAgent:
@@ -194,7 +273,7 @@ class LiveAgent:
     ``feedback.db`` (decisions, offers, responses) in ``folder``.
 
     Args:
-        folder: live folder (``feedback.db``, pause file, page URL).
+        folder: live folder (``feedback.db``, pause file, page URL, ``blocked-apps.json``).
         decider: the When decider.
         how: the How model, or ``None`` to offer without one (the offer then
             names the moment's window; for demos and decider-only runs).
@@ -213,13 +292,23 @@ class LiveAgent:
             (:func:`generic_offer_text`), and the query is filled in when the answer
             comes (``feedback.db``, the page, a ``terminal`` line, a new ``desktop``
             notification). ``None``: wait for the answer (the behaviour before issue 24).
+            While :meth:`follow` runs, the loop does not wait for that answer: it goes on
+            deciding, and a newer moment that needs the How model cancels the stale call
+            (its decision is recorded with reason ``how_cancelled``; issue 32).
+        settle_seconds: :meth:`follow` decides a new event once it settled in front and a
+            moment once the screen paused this long (:mod:`._settle`, ``--settle``); ``None``:
+            every event row at once with the event before it as the current state (the
+            benchmark's candidate moment, the behaviour before issue 32).
+        on_status: called with one line when the loop has something to say that is not a
+            decision (the watched log stopped growing).
     """
 
     def __init__(self, folder: str | Path, decider: When, *, how: Callable[[Sample], Prediction] | None = None,
                  notifiers: Sequence[Notifier] = (), restraint: Restraint | None = None, clock: Clock | None = None,
                  config: SampleConfig = SampleConfig(), ignore_after_seconds: float = 600.0,
                  feedback: FeedbackStore | None = None, on_decision: Callable[[LiveDecision], None] | None = None,
-                 stale_after_seconds: float | None = None, offer_wait_seconds: float | None = OFFER_WAIT_SECONDS) -> None:
+                 stale_after_seconds: float | None = None, offer_wait_seconds: float | None = OFFER_WAIT_SECONDS,
+                 settle_seconds: float | None = None, on_status: Callable[[str], None] | None = None) -> None:
         self.folder = Path(folder)
         self.offer_wait = offer_wait_seconds
         self.decider = decider
@@ -231,10 +320,15 @@ class LiveAgent:
         self.config = config
         self.ignore_after = timedelta(seconds=ignore_after_seconds)
         self.on_decision = on_decision
+        self.on_status = on_status
+        self.settle = settle_seconds
         self.stale_after = None if stale_after_seconds is None else timedelta(seconds=stale_after_seconds)
+        self._job: _Job | None = None
+        self._stop: threading.Event | None = None
         offers, responses = self.feedback.history()
         self.restraint.load(offers, responses)
-        self._last_response = max((r[0] for r in self.feedback.responses_since(0)), default=0)
+        self._last_response = 0
+        self._dismissals(self.feedback.responses_since(0))
         self.decisions: list[LiveDecision] = []
         self._learn = getattr(decider, "sync", None)
         """A learning decider's ``sync(store)`` (:class:`proagent.live.LearningWhen`): learns the answers."""
@@ -242,12 +336,26 @@ class LiveAgent:
             self._learn(self.feedback)  # answers given while the agent was not running
 
     # ------------------------------------------------------------ responses
+    def _dismissals(self, rows: Sequence[tuple[int, int, str, datetime]]) -> None:
+        """Tell restraint the app and query of each dismissed offer with a query among ``rows``."""
+        if not rows:
+            return
+        self._last_response = max(self._last_response, max(r[0] for r in rows))
+        dismissed = [r for r in rows if r[2] == "dismissed"]
+        if dismissed:
+            offers = {o["id"]: o for o in self.feedback.offers(limit=1000)}
+            for _, oid, _, at in dismissed:
+                o = offers.get(oid)
+                if o is not None and o["query"]:
+                    self.restraint.dismissed_offer(o["app_name"] or "", o["query"], at)
+
     def sync_responses(self) -> None:
         """Apply responses stored since the last look (from the page, a
         notification or the terminal) and expire unanswered offers."""
-        for rid, _, response, at in self.feedback.responses_since(self._last_response):
-            self._last_response = rid
+        rows = self.feedback.responses_since(self._last_response)
+        for _, _, response, at in rows:
             self.restraint.responded(response, at)
+        self._dismissals(rows)
         now = self.clock.now()
         for o in self.feedback.offers(open_only=True, limit=200):
             if now - datetime.fromisoformat(o["created_at"]) >= self.ignore_after:
@@ -256,15 +364,20 @@ class LiveAgent:
             self._learn(self.feedback)
 
     # ------------------------------------------------------------ one moment
-    def decide(self, m: Moment) -> LiveDecision:
-        """Decide one moment, show an offer when due, and record the decision."""
+    def decide(self, m: Moment, *, defer: bool = False) -> LiveDecision | None:
+        """Decide one moment, show an offer when due, and record the decision.
+
+        ``defer`` (:meth:`follow`): a Yes whose How answer does not come within the offer wait
+        returns ``None`` at once; its decision is recorded when the answer comes
+        (:meth:`poll_how`) or when a newer moment cancels it."""
         self.sync_responses()
         now = m.t
         front = m.new_event or (m.history[-1] if m.history else None)
         base = dict(moment=m.t, trigger=m.trigger)
-        reason = self.restraint.before(front, now)
-        sample = None if reason else moment_sample(list(m.history), m.t, self.config, new_event=m.new_event)
-        sid = sample.id if sample else f"{m.user}:{(m.new_event or front).id if front else '-'}:{m.trigger}"
+        reason = self.restraint.before(front, now) or (None if m.settled else "settle")
+        sample = None if reason else moment_sample(list(m.history), m.t, self.config, new_event=m.new_event,
+                                                   front=m.front)
+        sid = sample.id if sample else _moment_id(m, front)
         known = sample is not None and (sample.kind == "labelled" or (m.new_event is not None
                                                                      and m.new_event.is_llm_event is not None))
         label = sample.label if known else None
@@ -286,38 +399,80 @@ class LiveAgent:
         cur = front or sample.current  # the app in front at decision time (the new event), not the one before it
         if self.how is None:
             return self._show(sid, sample, m, generic_offer_text(cur), None, None, p, session, cur, common)
-        call = _HowCall(self.how, sample)
-        if not call.wait(self.offer_wait):
+        self.cancel_how()  # a newer moment that needs the model: the stale call is cancelled, not queued behind
+        job = _Job(_HowCall(self.how, sample), sid, sample, m, p, session, cur, common)
+        wary = self.restraint.dismissed_in_app(cur.app_name, now)
+        if not job.call.wait(self.offer_wait) and not wary:
             # the How model is slow (a local 1.5B model on CPU takes tens of seconds): the offer is
             # shown now, naming the app, and its query is filled in when the answer comes
-            offer = self._offer(sample, generic_offer_text(cur), None, None, p, now, session, cur)
-            shown = time.perf_counter() - m.noticed
-            pred = call.result()
-            how_s = call.seconds
-            why, text = "", offer_text(pred)
+            job.offer = self._offer(sample, generic_offer_text(cur), None, None, p, now, session, cur)
+            job.shown = time.perf_counter() - m.noticed
+        if defer and not job.call.done:
+            self._job = job
+            return None
+        while not job.call.wait(0.2):  # a stop (Ctrl-C) cancels the call instead of waiting it out
+            if self._stop is not None and self._stop.is_set():
+                job.call.cancel()
+        return self._finish(job)
+
+    def _finish(self, job: _Job) -> LiveDecision:
+        """Record the decision of a Yes once its How call ended (answered or cancelled)."""
+        m, common, cur = job.m, job.common, job.cur
+        how_s = job.call.seconds
+        if job.call.cancelled:
+            if job.offer is None:
+                return self._record(LiveDecision(job.sid, outcome="no_offer", reason="how_cancelled", how_seconds=how_s,
+                                                 **common), m)
+            return self._record(LiveDecision(job.sid, outcome="offer", reason="how_cancelled", how_seconds=how_s,
+                                             offer_id=job.offer.id, notification=job.offer.text,
+                                             offer_seconds=job.shown, **common), m)
+        pred = job.call.result()  # a failing How call raises here, in the loop's thread
+        text = offer_text(pred)
+        if job.offer is not None:
+            why = ""
             if pred.needs_help is False:
                 why = "how_said_no"  # already shown: it stays, as the decider's generic offer
             elif text is None:
                 why = "no_query"
             else:
-                filled = self.feedback.fill_offer(offer.id, text=text, query=pred.query, intention=pred.intention)
+                filled = self.feedback.fill_offer(job.offer.id, text=text, query=pred.query, intention=pred.intention)
                 if filled is not None:
                     for n in self.notifiers:
                         update = getattr(n, "update", None)
                         if update is not None:
                             update(filled)
-            return self._record(LiveDecision(sid, outcome="offer", reason=why, how_seconds=how_s, offer_id=offer.id,
-                                             notification=text or offer.text, offer_seconds=shown, **common), m)
-        pred = call.result()
-        how_s = call.seconds
+            return self._record(LiveDecision(job.sid, outcome="offer", reason=why, how_seconds=how_s,
+                                             offer_id=job.offer.id, notification=text or job.offer.text,
+                                             offer_seconds=job.shown, **common), m)
         if pred.needs_help is False:
-            return self._record(LiveDecision(sid, outcome="no_offer", reason="how_said_no", how_seconds=how_s,
+            return self._record(LiveDecision(job.sid, outcome="no_offer", reason="how_said_no", how_seconds=how_s,
                                              **common), m)
-        text = offer_text(pred)
-        if text is None:  # the decider's Yes stands: a generic offer, recorded as such
-            return self._show(sid, sample, m, generic_offer_text(cur), None, None, p, session, cur, common,
-                              why="no_query", how_s=how_s)
-        return self._show(sid, sample, m, text, pred.query, pred.intention, p, session, cur, common, how_s=how_s)
+        shown = text or generic_offer_text(cur)  # no query: the decider's Yes stands, a generic offer
+        query = pred.query if text else None
+        if query is not None and self.restraint.dismissed_similar(cur.app_name, query, m.t):
+            return self._record(LiveDecision(job.sid, outcome="held", reason="dismissed_similar", how_seconds=how_s,
+                                             **common), m)
+        return self._show(job.sid, job.sample, m, shown, query, pred.intention if text else None, job.p, job.session,
+                          cur, common, why="" if text else "no_query", how_s=how_s)
+
+    def poll_how(self) -> LiveDecision | None:
+        """Record the decision of the deferred How call once its answer came (filling in or
+        showing its offer); ``None`` while it runs or when there is none."""
+        job = self._job
+        if job is None or not job.call.done:
+            return None
+        self._job = None
+        return self._finish(job)
+
+    def cancel_how(self) -> LiveDecision | None:
+        """Cancel the deferred How call, if any, and record its decision (``how_cancelled``; an
+        answer already in is used instead)."""
+        job = self._job
+        if job is None:
+            return None
+        self._job = None
+        job.call.cancel()
+        return self._finish(job)
 
     def _offer(self, sample: Sample, text: str, query: str | None, intention: str | None, p: float, now: datetime,
                session, cur) -> Any:  # noqa: ANN001
@@ -346,16 +501,74 @@ class LiveAgent:
 
     # ------------------------------------------------------------ loops
     def replay(self, moments: Iterable[Moment], clock: ReplayClock, stop: threading.Event | None = None) -> list[LiveDecision]:
-        """Play recorded moments through :meth:`decide` at the clock's speed."""
+        """Play recorded moments through :meth:`decide` at the clock's speed (each How answer
+        is waited for; ``stop`` cancels one in flight)."""
+        self._stop = stop
         out = []
         for m in moments:
             if stop is not None and stop.is_set():
                 break
             clock.wait_until(m.t, stop)
-            m = Moment(m.t, m.user, m.trigger, m.history, m.new_event, time.perf_counter(), m.row_id)
-            out.append(self.decide(m))
+            if stop is not None and stop.is_set():
+                break
+            m = replace(m, noticed=time.perf_counter())
+            d = self.decide(m)
+            if d is not None:
+                out.append(d)
         self.sync_responses()
         return out
+
+    def _say(self, line: str) -> None:
+        if self.on_status is not None:
+            self.on_status(line)
+
+    def _settles(self, m: Moment) -> bool:
+        """Whether ``m`` waits to settle in front (:mod:`._settle`): not without ``settle_seconds``,
+        not for recorded LLM use (the benchmark's moment is its start: before the person's query)."""
+        return self.settle is not None and not (m.new_event is not None and m.new_event.is_llm_event)
+
+    def _front(self, m: Moment) -> Any:
+        return m.new_event or (m.history[-1] if m.history else None)
+
+    def _try_settle(self, pending: Moment, follower: Any) -> bool:
+        """Decide ``pending`` when the window in front has settled (its event as read now has a
+        screenshot, its screen text or :data:`TEXT_WAIT_SECONDS` passed, and a pause of
+        ``settle`` seconds); ``False`` while it has not."""
+        fresh = follower.refresh(pending)
+        e = self._front(fresh)
+        if e is None:
+            return False
+        now = self.clock.now()
+        t = settled_at(e, pending.t, now, self.settle or 0.0)
+        if follower.recorder_stopped():
+            # capture stopped: a pause after its last write is no pause (issue 21: nothing decided after the stop)
+            seen = follower.last_change
+            last = now - timedelta(seconds=time.monotonic() - seen) if seen is not None else pending.t
+            if t is None or t > last:
+                self.decide(replace(pending, settled=False) if e.focused_screenshots else pending)
+                return True
+        if t is None:
+            return False
+        first = first_shot(e)
+        if (e.screen_recorded and first is not None and not has_text(e)
+                and (now - first).total_seconds() < TEXT_WAIT_SECONDS):
+            return False  # its screen text is not in the log yet
+        self.decide(replace(fresh, t=t, front=True, noticed=time.perf_counter()), defer=True)
+        return True
+
+    def _supersede(self, pending: Moment, newer: Moment) -> None:
+        """A newer moment came before ``pending`` settled: decide ``pending`` at the pause it had
+        before ``newer`` (rows caught up after a restart), else record it skipped (``settle``)."""
+        front = self._front(pending)
+        e = next((x for x in newer.history if front is not None and x.id == front.id), front)
+        t = None if e is None else settled_at(e, pending.t, newer.t, self.settle or 0.0)
+        if e is not None and t is None and e.focused_screenshots:
+            self.decide(replace(pending, settled=False))
+            return
+        hist = tuple(x for x in newer.history if x.start <= (t or pending.t)) or pending.history
+        new_event = e if pending.new_event is not None else None
+        self.decide(replace(pending, t=t or pending.t, history=hist, new_event=new_event, front=True,
+                            noticed=time.perf_counter()), defer=True)
 
     def follow(self, follower: LifeTraceFollower, *, every_seconds: float = 30.0, poll_seconds: float = 0.05,
                stop: threading.Event | None = None, max_moments: int | None = None) -> list[LiveDecision]:
@@ -363,26 +576,64 @@ class LiveAgent:
         were decided): each new event row is a moment, and within a long event a
         tick every ``every_seconds`` (0: none) of wall time while the log grows (a writer
         committed within the last ``every_seconds``: once capture stops or the user is
-        idle, no tick is decided). While idle it asks
-        SQLite every ``poll_seconds`` whether anything was committed (no table
-        read) and looks at answers once a second."""
+        idle, no tick is decided). With ``settle_seconds`` a moment waits until its window
+        settled in front (:mod:`._settle`); a newer moment before that records it skipped
+        (``settle``). A Yes does not hold up the loop while its How answer is awaited
+        (``decide(defer=True)``). While idle it asks SQLite every ``poll_seconds`` whether
+        anything was committed (no table read) and looks at answers once a second; a log that
+        does not grow for :data:`QUIET_LOG_SECONDS` is said once (``on_status``). A stop cancels
+        a How call in flight and records its decision."""
         stop = stop or threading.Event()
-        out: list[LiveDecision] = []
-        last_moment = last_sync = time.monotonic()
-        while not stop.is_set():
-            moments = follower.poll()
-            if (not moments and every_seconds > 0 and time.monotonic() - last_moment >= every_seconds
-                    and follower.growing(every_seconds)):  # no decisions once the log stops growing
-                tick = follower.tick(self.clock.now())
-                moments = [tick] if tick is not None else []
-            for m in moments:
-                out.append(self.decide(m))
-                last_moment = time.monotonic()
-                if max_moments is not None and len(out) >= max_moments:
-                    return out
-            if not moments:
-                if time.monotonic() - last_sync >= 1.0:  # answers and expiry once a second while idle
-                    self.sync_responses()
-                    last_sync = time.monotonic()
-                stop.wait(poll_seconds)
-        return out
+        self._stop = stop
+        start = len(self.decisions)
+        pending: Moment | None = None
+        last_moment = last_sync = last_check = grew = time.monotonic()
+        said_quiet = False
+
+        def enough() -> bool:
+            return max_moments is not None and len(self.decisions) - start >= max_moments
+
+        try:
+            while not stop.is_set() and not enough():
+                self.poll_how()
+                moments = follower.poll()
+                if (not moments and every_seconds > 0 and time.monotonic() - last_moment >= every_seconds
+                        and follower.growing(every_seconds)):  # no decisions once the log stops growing
+                    tick = follower.tick(self.clock.now())
+                    moments = [tick] if tick is not None else []
+                for m in moments:
+                    last_moment = time.monotonic()
+                    if pending is not None:
+                        self._supersede(pending, m)
+                        pending = None
+                    if self._settles(m):
+                        pending, last_check = replace(m, front=True), 0.0
+                    else:
+                        self.decide(m, defer=True)
+                    if enough():
+                        break
+                if pending is not None and not enough() and time.monotonic() - last_check >= SETTLE_POLL_SECONDS:
+                    last_check = time.monotonic()
+                    if self._try_settle(pending, follower):
+                        pending = None
+                if follower.last_change is not None and follower.last_change > grew:
+                    grew, said_quiet = follower.last_change, False
+                if not said_quiet and time.monotonic() - grew >= QUIET_LOG_SECONDS:
+                    said_quiet = True
+                    self._say(f"the watched log has not grown for {QUIET_LOG_SECONDS:.0f} s (is its capture running?); "
+                              "still watching")
+                if not moments:
+                    if time.monotonic() - last_sync >= 1.0:  # answers and expiry once a second while idle
+                        self.sync_responses()
+                        last_sync = time.monotonic()
+                    stop.wait(poll_seconds)
+        finally:
+            self.cancel_how()  # a How call in flight at the stop is cancelled; its decision is recorded
+        return self.decisions[start:]
+
+
+def _moment_id(m: Moment, front: Any) -> str:
+    """The id of a moment decided without a sample (skipped)."""
+    if m.front and m.new_event is not None:
+        return f"{m.user}:{m.new_event.id}:candidate"
+    return f"{m.user}:{front.id if front is not None else '-'}:{m.trigger}"

@@ -23,8 +23,8 @@ def as_of(e: Event, t: datetime) -> Event:
     return replace(e, end=end, screenshots=shots)
 
 
-def moment_sample(history: list[Event], t: datetime, config: SampleConfig, *, new_event: Event | None = None
-                  ) -> Sample | None:
+def moment_sample(history: list[Event], t: datetime, config: SampleConfig, *, new_event: Event | None = None,
+                  front: bool = False) -> Sample | None:
     """The Sample of moment ``t`` for one user, or ``None`` when there is no context.
 
     ``history`` holds the user's events known at ``t``, oldest first (``new_event``,
@@ -48,6 +48,11 @@ def moment_sample(history: list[Event], t: datetime, config: SampleConfig, *, ne
     ``None`` ("skip the model call when there is no context") when the event in
     progress before ``t`` is not real activity (shorter than 3 s, no
     screenshot yet) or is itself LLM use.
+
+    ``front`` (live, issue 32: a moment decided once its window settled in front, ``t`` after
+    ``new_event`` started): the current state is ``new_event`` as known at ``t`` (still open),
+    the context the earlier real activity overlapping ``[t - window, t)``; id and label are
+    those of the candidate moment of ``new_event`` (``{user}:{event id}:candidate``).
     """
     known = [as_of(e, t) for e in history if e.start <= t]
     if new_event is not None and new_event.needs_help is not None and all(e.needs_help is not None for e in known):
@@ -57,6 +62,8 @@ def moment_sample(history: list[Event], t: datetime, config: SampleConfig, *, ne
                       split="test", kind="labelled", context=_context(known, i, e.start, config.window_seconds),
                       current=e, window_seconds=config.window_seconds, reference_queries=e.candidate_tasks,
                       event_id=e.id)
+    if front and new_event is not None:
+        return _front_sample(known, t, config, new_event)
     before = [e for e in known if e.start < t and (new_event is None or e.id != new_event.id)]
     # an end not yet written is where the next event starts (as the reader fills it)
     nexts = [n.start for n in before[1:]] + ([t] if new_event is not None else [None])
@@ -79,3 +86,20 @@ def moment_sample(history: list[Event], t: datetime, config: SampleConfig, *, ne
                   context=_context(valid, len(valid) - 1, t, config.window_seconds), current=cur,
                   window_seconds=config.window_seconds, reference_queries=tuple(q for q in queries if q.strip()),
                   intention=intention, event_id=event_id)
+
+
+def _front_sample(known: list[Event], t: datetime, config: SampleConfig, new_event: Event) -> Sample | None:
+    """The sample of a new event decided once it settled in front (see :func:`moment_sample`)."""
+    i = next((i for i, e in enumerate(known) if e.id == new_event.id), None)
+    if i is None:
+        return None
+    cur = replace(known[i], end=None)  # in front at t: open, whatever was written since
+    nexts = [n.start for n in known[1 : i + 1]]
+    before = [replace(e, end=n) if e.end is None else e for e, n in zip(known[:i], nexts)]
+    if not cur.is_activity(config.min_event_seconds) or cur.is_llm_event:
+        return None
+    valid = moment_events(before, config) + [cur]
+    label = 1 if new_event.is_llm_event else 0
+    return Sample(id=f"{new_event.user}:{new_event.id}:candidate", user=cur.user, time=t, label=label, split="test",
+                  kind="candidate", context=_context(valid, len(valid) - 1, t, config.window_seconds), current=cur,
+                  window_seconds=config.window_seconds, event_id=new_event.id)

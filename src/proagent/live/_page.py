@@ -11,6 +11,14 @@ JSON errors). Routes:
 ``POST /respond?token=T`` with JSON ``{"id": 3, "response": "accepted"|"dismissed"|"not_now"}``
     stores the response in ``feedback.db``; 200 ``{"ok": true}``, 400 for an
     unknown offer or response.
+``POST /block-app?token=T`` with JSON ``{"app": "xterm"}``
+    "Not in this app": no offer in front of that app again, in this run and the next ones
+    (the live folder's ``blocked-apps.json``, :func:`proagent.live.block_app`); 200
+    ``{"ok": true, "blocked": ["xterm", ...]}``, 400 for a missing, empty or over-long name.
+``POST /unblock-app?token=T`` with JSON ``{"app": "xterm"}``
+    undo: 200 ``{"ok": true, "removed": true|false, "blocked": [...]}``.
+``GET /blocked-apps?token=T``
+    JSON ``{"blocked": [...]}``.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from datetime import datetime
 
 from ..serve import HttpError, LocalServer, Request, Response
 from ._feedback import FeedbackStore
+from ._restraint import block_app, blocked_apps, unblock_app
 
 __all__ = ["OfferPage"]
 
@@ -76,7 +85,36 @@ class OfferPage:
         srv.route("GET", "/", lambda req: Response.html(page_html))
         srv.route("GET", "/offers", lambda req: Response.json({"offers": store.offers(limit=100)}))
         srv.route("POST", "/respond", self._respond)
+        srv.route("POST", "/block-app", self._block_app)
+        srv.route("POST", "/unblock-app", self._unblock_app)
+        srv.route("GET", "/blocked-apps", lambda req: Response.json({"blocked": list(blocked_apps(self.folder))}))
         srv.start()
+
+    @property
+    def folder(self):  # noqa: ANN201
+        """The live folder (beside ``feedback.db``), where blocked apps are kept."""
+        return self.store.path.parent
+
+    def _app(self, req: Request) -> str:
+        body = req.json()
+        app = body.get("app") if isinstance(body, dict) else None
+        if not isinstance(app, str) or not app.strip():
+            raise HttpError(400, "expected JSON {app}")
+        return app
+
+    def _block_app(self, req: Request) -> Response:
+        try:
+            apps = block_app(self.folder, self._app(req))
+        except ValueError as e:
+            raise HttpError(400, str(e)) from None
+        return Response.json({"ok": True, "blocked": list(apps)})
+
+    def _unblock_app(self, req: Request) -> Response:
+        try:
+            removed = unblock_app(self.folder, self._app(req))
+        except ValueError as e:
+            raise HttpError(400, str(e)) from None
+        return Response.json({"ok": True, "removed": removed, "blocked": list(blocked_apps(self.folder))})
 
     def _respond(self, req: Request) -> Response:
         body = req.json()

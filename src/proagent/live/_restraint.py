@@ -3,14 +3,20 @@
 Checked before the decider (nothing is computed while paused, in quiet hours,
 or in front of a blocked, call or full-screen app) and after it (rate limit,
 minimum gap between offers, one offer per app session unless the user accepted
-it, cool-down after a dismiss). The call / screen-sharing / full-screen list is
-``proagent/data/live_quiet_apps.json``.
+it, cool-down after a dismiss, an offer like one dismissed today in the same app).
+The call / screen-sharing / full-screen list is ``proagent/data/live_quiet_apps.json``.
+
+Apps blocked from the page ("Not in this app", ``POST /block-app``) are kept in the live
+folder's ``blocked-apps.json`` (:data:`BLOCKED_APPS_FILE`) beside ``feedback.db``: the same
+rule as ``--block-app``, read again by a running agent when the file changes and by every later
+run; ``POST /unblock-app`` (undo) removes an app again.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
@@ -21,11 +27,83 @@ from pathlib import Path
 from ..io import write_atomic
 from ..records import Event
 
-__all__ = ["PAUSE_FILE", "Restraint", "RestraintConfig", "is_paused", "parse_quiet_hours", "pause", "quiet_app_rules",
-           "resume"]
+__all__ = ["BLOCKED_APPS_FILE", "DISMISSED_SIMILARITY", "PAUSE_FILE", "Restraint", "RestraintConfig", "block_app",
+           "blocked_apps", "is_paused", "parse_quiet_hours", "pause", "quiet_app_rules", "resume", "unblock_app"]
 
 PAUSE_FILE = "live.paused"
 """Name of the file in the live folder whose presence pauses the agent."""
+
+BLOCKED_APPS_FILE = "blocked-apps.json"
+"""Apps blocked from the page, in the live folder: ``{"apps": ["xterm", ...]}`` (0600)."""
+
+MAX_APP_NAME = 200
+"""Longest app name accepted by :func:`block_app` (characters)."""
+
+DISMISSED_SIMILARITY = 0.92
+"""An offer is held (``dismissed_similar``) when the cosine similarity of its query with the
+query of an offer dismissed the same day in the same app is at least this
+(multilingual-e5-small, :func:`proagent.embedding.embed`). Chosen with
+``benchmarks/dismissed_similarity.py`` on the ProactiveBench development sessions: a candidate
+task and its rewording at the next event ("the same offer again", 15 pairs) score p50 0.958
+(p5 0.923), two different tasks of one event ("a new question about the same screen", 554
+pairs) p50 0.868 (p95 0.920); at 0.92, 93% of the rewordings are held and 5% of the new
+questions (e5 similarities are compressed towards 1: 0.85 would hold 75% of the new ones)."""
+
+_BLOCK_LOCK = threading.Lock()
+
+
+def blocked_apps(folder: str | Path | None) -> tuple[str, ...]:
+    """The apps blocked from the page in ``folder`` (:data:`BLOCKED_APPS_FILE`), in the order
+    they were blocked; none when the file is missing or unreadable."""
+    if folder is None:
+        return ()
+    try:
+        data = json.loads((Path(folder) / BLOCKED_APPS_FILE).read_text("utf-8"))
+        apps = data.get("apps", []) if isinstance(data, dict) else []
+    except (OSError, ValueError):
+        return ()
+    return tuple(a for a in apps if isinstance(a, str) and a.strip())
+
+
+def _check_app(app: object) -> str:
+    if not isinstance(app, str) or not app.strip() or len(app) > MAX_APP_NAME:
+        raise ValueError(f"an app name is 1 to {MAX_APP_NAME} characters")
+    return app.strip()
+
+
+def block_app(folder: str | Path, app: str) -> tuple[str, ...]:
+    """Never offer in front of ``app`` again (whole words, case-insensitive, as ``--block-app``):
+    added to ``folder``'s :data:`BLOCKED_APPS_FILE` (written atomically, 0600). Returns the
+    blocked apps.
+
+    Raises:
+        ValueError: an empty name or one longer than :data:`MAX_APP_NAME`.
+    """
+    app = _check_app(app)
+    with _BLOCK_LOCK:
+        apps = list(blocked_apps(folder))
+        if app.lower() not in (a.lower() for a in apps):
+            apps.append(app)
+            write_atomic(Path(folder) / BLOCKED_APPS_FILE, json.dumps({"apps": apps}, ensure_ascii=False) + "\n",
+                         mode=0o600)
+        return tuple(apps)
+
+
+def unblock_app(folder: str | Path, app: str) -> bool:
+    """Undo :func:`block_app` for ``app`` (case-insensitive); ``True`` when it was blocked.
+
+    Raises:
+        ValueError: as :func:`block_app`.
+    """
+    app = _check_app(app)
+    with _BLOCK_LOCK:
+        apps = list(blocked_apps(folder))
+        keep = [a for a in apps if a.lower() != app.lower()]
+        if len(keep) == len(apps):
+            return False
+        write_atomic(Path(folder) / BLOCKED_APPS_FILE, json.dumps({"apps": keep}, ensure_ascii=False) + "\n",
+                     mode=0o600)
+        return True
 
 
 def parse_quiet_hours(text: str | None) -> tuple[time, time] | None:
@@ -131,12 +209,30 @@ class Restraint:
     """The app session (app, start) of the last offer made."""
     session_accepted: bool = False
     """True when the user accepted an offer made in :attr:`session`."""
+    dismissed: list[tuple[str, str, datetime]] = field(default_factory=list)
+    """Dismissed offers with a query: (app, query, time of the dismiss)."""
 
     def __post_init__(self) -> None:
         self._rules = [_rule("blocked", {"app": a}) for a in self.config.block_apps]
         self._rules += [_rule("blocked", {"title": t}) for t in self.config.block_titles]
         if self.config.quiet_apps:
             self._rules += list(quiet_app_rules())
+        self._page_rules: list[_Rule] = []
+        self._page_stamp: tuple[int, int] | None = None
+
+    def _page_blocked(self) -> list[_Rule]:
+        """The rules of :data:`BLOCKED_APPS_FILE`, read again when the file changed."""
+        if self.folder is None:
+            return []
+        try:
+            st = (Path(self.folder) / BLOCKED_APPS_FILE).stat()
+            stamp = (st.st_mtime_ns, st.st_ino)
+        except OSError:
+            stamp = None
+        if stamp != self._page_stamp:
+            self._page_stamp = stamp
+            self._page_rules = [_rule("blocked", {"app": a}) for a in blocked_apps(self.folder)]
+        return self._page_rules
 
     def before(self, current: Event | None, now: datetime) -> str | None:
         """Why not to decide at all now (``paused``, ``quiet_hours``, ``blocked_app``,
@@ -149,7 +245,7 @@ class Restraint:
             if (q[0] <= t < q[1]) if q[0] < q[1] else (t >= q[0] or t < q[1]):
                 return "quiet_hours"
         if current is not None:
-            for r in self._rules:
+            for r in [*self._rules, *self._page_blocked()]:
                 if r.matches(current.app_name, current.window_title):
                     return {"blocked": "blocked_app", "call": "call_app", "fullscreen": "fullscreen"}[r.kind]
         if self.fullscreen is not None and self.fullscreen():
@@ -174,6 +270,31 @@ class Restraint:
                 and not self.session_accepted):
             return "app_session"
         return None
+
+    def dismissed_offer(self, app: str, query: str, at: datetime) -> None:
+        """Record that an offer in ``app`` with this query was dismissed at ``at`` (an offer
+        without a query, naming only the app, is not compared: :attr:`RestraintConfig.cooldown_seconds`
+        covers it)."""
+        self.dismissed.append((app, query, at))
+
+    def _dismissed_today(self, app: str, now: datetime) -> list[str]:
+        return [t for a, t, at in self.dismissed if a == app and at.date() == now.date() and t.strip()]
+
+    def dismissed_in_app(self, app: str, now: datetime) -> bool:
+        """True when an offer with a query in ``app`` was dismissed on ``now``'s day (the loop's clock)."""
+        return bool(self._dismissed_today(app, now))
+
+    def dismissed_similar(self, app: str, text: str | None, now: datetime) -> bool:
+        """True when an offer in ``app`` dismissed on ``now``'s day had a query whose e5 cosine
+        similarity with the query ``text`` is at least :data:`DISMISSED_SIMILARITY`: the same
+        context, not offered again that day."""
+        old = self._dismissed_today(app, now)
+        if not old or not (text or "").strip():
+            return False
+        from ..embedding import embed  # only when something was dismissed in this app today
+
+        v = embed([text or "", *old])
+        return bool((v[1:] @ v[0]).max() >= DISMISSED_SIMILARITY)
 
     def offered(self, now: datetime, session: tuple[str, datetime] | None = None) -> None:
         """Record an offer made at ``now`` in the app ``session``."""

@@ -23,6 +23,7 @@ from ._notify import DesktopNotifier, Notifier, NotifyContext, PageNotifier, ope
 from ._page import OfferPage
 from .records import DecisionSummary, Latency, LiveDecision
 from ._restraint import Restraint, RestraintConfig
+from ._settle import SETTLE_SECONDS
 from ._activity_follow import open_follower, watched_log
 from ._sources import ReplayClock, WallClock, replay_moments
 
@@ -49,6 +50,10 @@ class LiveOptions:
     """What decides When (folder or ``scripted``), for the record."""
     model: str = ""
     """The How model (empty: none), for the record."""
+    settle_seconds: float | None = SETTLE_SECONDS
+    """Decide a moment once its window settled in front and its screen paused this long
+    (seconds, ``--settle``; :mod:`proagent.live._settle`); ``None``: the benchmark's candidate
+    moments (each event at its start, the event before it as current state)."""
 
 
 @dataclass
@@ -58,6 +63,8 @@ class RunSummary:
     decisions: list[LiveDecision]
     folder: Path
     page_url: str | None = None
+    interrupted: bool = False
+    """The run was stopped (Ctrl-C) before its end: the summary is of what it decided until then."""
 
     @property
     def counts(self) -> Counter[str]:
@@ -118,7 +125,7 @@ def run_replay(data: str | Path, folder: str | Path, decider: When, options: Liv
     """
     folder = Path(folder)
     record = {"mode": "replay", "data": str(Path(data).resolve()), "speed": speed, **to_jsonable(_opts(options))}
-    moments = list(replay_moments(data, every_seconds=options.every_seconds))
+    moments = list(replay_moments(data, every_seconds=options.every_seconds, settle_seconds=options.settle_seconds))
     if not moments:
         raise DataError(data, "no events to replay")
     if before_write is not None:
@@ -139,13 +146,14 @@ def run_replay(data: str | Path, folder: str | Path, decider: When, options: Liv
                           ignore_after_seconds=options.ignore_after_seconds, feedback=store, on_decision=on_decision)
         done = len(store.decisions())
         agent.replay(moments[done:], clock, stop)
+        interrupted = stop is not None and stop.is_set()
         rows = store.decisions()
         write_atomic(folder / "decisions.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
                      mode=0o600)
         for n in notifiers:
             if isinstance(n, DesktopNotifier):
                 n.wait(5.0)
-        return RunSummary(agent.decisions, folder, page.url if page else None)
+        return RunSummary(agent.decisions, folder, page.url if page else None, interrupted)
     finally:
         for n in notifiers:
             n.close()
@@ -170,7 +178,8 @@ def run_watch(db: str | Path, folder: str | Path, decider: When, options: LiveOp
               max_moments: int | None = None, answers: Any = None, out: Any = None,
               on_decision: Callable[[LiveDecision], None] | None = None, on_page: Callable[[str], None] | None = None,
               user: str | None = None, stale_after_seconds: float | None = 300.0,
-              offer_wait_seconds: float | None = OFFER_WAIT_SECONDS) -> RunSummary:
+              offer_wait_seconds: float | None = OFFER_WAIT_SECONDS,
+              on_status: Callable[[str], None] | None = None) -> RunSummary:
     """Follow a growing LifeTrace database (a capture folder or ``.db``), or an ActivityWatch or
     screenpipe database (:mod:`._activity_follow`), and decide
     every new event row (and every ``every_seconds`` within a long event) until
@@ -178,7 +187,9 @@ def run_watch(db: str | Path, folder: str | Path, decider: When, options: LiveOp
     decided. Restarting resumes after the last event row decided (rows written
     meanwhile are all decided; offers for moments older than
     ``stale_after_seconds`` are held with reason ``stale``; ``offer_wait_seconds``: see
-    :class:`~proagent.live.LiveAgent`).
+    :class:`~proagent.live.LiveAgent`; ``on_status``: one line when the log stops growing).
+    A moment is decided once its window settled in front (``options.settle_seconds``). The
+    summary's ``interrupted`` is true when ``stop`` ended it (not ``duration`` or ``max_moments``).
 
     Raises:
         DataError: missing, foreign or unreadable database.
@@ -190,7 +201,8 @@ def run_watch(db: str | Path, folder: str | Path, decider: When, options: LiveOp
     follower = open_follower(db, last_id=store.last_row_id(), window_seconds=options.window_seconds, user=user)
     clock = WallClock()
     stop = stop or threading.Event()
-    timer = threading.Timer(duration, stop.set) if duration else None
+    timed_out = threading.Event()  # a stop by the timer is the end of --duration, not an interruption
+    timer = threading.Timer(duration, lambda: (timed_out.set(), stop.set())) if duration else None
     notifiers, page = _notifiers(options.notify, store, clock.now, port=options.port, answers=answers, out=out)
     try:
         if page is not None:
@@ -201,13 +213,15 @@ def run_watch(db: str | Path, folder: str | Path, decider: When, options: LiveOp
                           restraint=Restraint(options.restraint, folder=folder, fullscreen=x11_fullscreen), clock=clock,
                           config=SampleConfig(window_seconds=options.window_seconds),
                           ignore_after_seconds=options.ignore_after_seconds, feedback=store, on_decision=on_decision,
-                          stale_after_seconds=stale_after_seconds, offer_wait_seconds=offer_wait_seconds)
+                          stale_after_seconds=stale_after_seconds, offer_wait_seconds=offer_wait_seconds,
+                          settle_seconds=options.settle_seconds, on_status=on_status)
         if timer is not None:
             timer.daemon = True
             timer.start()
         agent.follow(follower, every_seconds=options.every_seconds, poll_seconds=poll_seconds, stop=stop,
                      max_moments=max_moments)
-        return RunSummary(agent.decisions, folder, page.url if page else None)
+        return RunSummary(agent.decisions, folder, page.url if page else None,
+                          interrupted=stop.is_set() and not timed_out.is_set())
     finally:
         if timer is not None:
             timer.cancel()

@@ -7,7 +7,7 @@ import sqlite3
 import time
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Literal
@@ -44,6 +44,13 @@ class Moment:
     """``time.perf_counter()`` when the row was read (latency is measured from here)."""
     row_id: int | None = None
     """Row id of ``new_event`` in the followed database (``None`` in a replay)."""
+    front: bool = False
+    """The moment was decided once its window settled in front (:mod:`._settle`): the event in
+    front (``new_event``, or the last of ``history`` for a tick) is the current state, not the
+    event before it (issue 32)."""
+    settled: bool = True
+    """``False``: the screen of the window in front never paused for ``--settle`` seconds before
+    the next moment (typing, scrolling); the moment is recorded as skipped (``settle``)."""
 
 
 class WallClock:
@@ -92,11 +99,20 @@ Clock = WallClock | ReplayClock
 """Either clock: ``now()`` gives the loop's current time."""
 
 
-def replay_moments(data: str | Path, *, every_seconds: float = 0.0, users: set[str] | None = None) -> Iterator[Moment]:
+def replay_moments(data: str | Path, *, every_seconds: float = 0.0, users: set[str] | None = None,
+                   settle_seconds: float | None = None) -> Iterator[Moment]:
     """Every moment of a recorded log in time order: the start of each event and,
     with ``every_seconds > 0`` on activity logs, a tick every that many seconds
     within an event until the user's next event starts (labelled logs such as
     ProactiveBench get no ticks: each of their events is one observation).
+
+    ``settle_seconds`` (activity logs; ``None``: the benchmark's candidate moments, each at
+    its event's start with the event before it as current state): each event that is not
+    recorded LLM use is decided once it settled in front (:func:`~._settle.settled_at`: a
+    screenshot, then no screen change for ``settle_seconds``) before the next event starts,
+    with itself as the current state (``front``); a tick waits for such a pause before the next
+    tick. A moment whose screen never paused in time keeps its time and is marked
+    ``settled=False`` (the loop records it skipped, ``settle``).
 
     ``data`` is anything :func:`proagent.sources.load.load_events` reads
     (ProactiveBench sessions, LifeTrace databases or folders).
@@ -104,29 +120,42 @@ def replay_moments(data: str | Path, *, every_seconds: float = 0.0, users: set[s
     Raises:
         DataError: the data cannot be read.
     """
+    from ._settle import settled_at
+
     events = load_events(data)
     by_user: dict[str, list[Event]] = defaultdict(list)
     for e in events:
         if users is None or e.user in users:
             by_user[e.user].append(e)
-    timeline: list[tuple[datetime, int, str, int, Literal["event", "tick"]]] = []
+    timeline: list[tuple[datetime, int, str, int, Literal["event", "tick"], bool, bool]] = []
     for user, evs in by_user.items():
         evs.sort(key=lambda e: e.start)
         labelled = all(e.needs_help is not None for e in evs)
         for i, e in enumerate(evs):
-            timeline.append((e.start, 0, user, i, "event"))
+            nxt = evs[i + 1].start if i + 1 < len(evs) else None
+            if settle_seconds is None or labelled or e.is_llm_event:
+                timeline.append((e.start, 0, user, i, "event", False, True))
+            else:
+                t = settled_at(e, e.start, nxt or e.end, settle_seconds)
+                timeline.append((t or e.start, 0, user, i, "event", True, t is not None))
             if every_seconds > 0 and not labelled:
-                stop = evs[i + 1].start if i + 1 < len(evs) else (e.end or e.start)
+                stop = nxt if nxt is not None else (e.end or e.start)
                 t = e.start + timedelta(seconds=every_seconds)
                 while t < stop:
-                    timeline.append((t, 1, user, i, "tick"))
+                    if settle_seconds is None:
+                        timeline.append((t, 1, user, i, "tick", False, True))
+                    else:
+                        until = min(stop, t + timedelta(seconds=every_seconds))
+                        ts = settled_at(e, t, until, settle_seconds)
+                        timeline.append((ts or t, 1, user, i, "tick", True, ts is not None and ts < until))
                     t += timedelta(seconds=every_seconds)
     timeline.sort(key=lambda x: (x[0], x[1], x[2], x[3]))
-    for t, _, user, i, trigger in timeline:
+    for t, _, user, i, trigger, front, settled in timeline:
         evs = by_user[user]
         upto = i + 1  # events started by t (ties: the order of the log)
         yield Moment(t=t, user=user, trigger=trigger, history=tuple(evs[:upto]),
-                     new_event=evs[i] if trigger == "event" else None, noticed=time.perf_counter())
+                     new_event=evs[i] if trigger == "event" else None, noticed=time.perf_counter(),
+                     front=front, settled=settled)
 
 
 class DatabaseFollower:
@@ -156,6 +185,7 @@ class DatabaseFollower:
         self._version: int | None = None
         self.last_change: float | None = None
         """``time.monotonic()`` when a writer's commit was last seen (``None``: none since the start)."""
+        self._refreshed: tuple[int | None, str, Moment] | None = None
 
     def _opened(self) -> None:
         """Checks on the open connection (a subclass reads the schema); SQLite errors are mapped."""
@@ -176,6 +206,33 @@ class DatabaseFollower:
         """True when a writer committed within the last ``within_seconds`` (a capture that
         stopped, or writes nothing while the user is idle, is not growing)."""
         return self.last_change is not None and time.monotonic() - self.last_change < within_seconds
+
+    def refresh(self, m: Moment) -> Moment:
+        """``m`` with its events as the log holds them now (the event in front with the
+        screenshots and screen text written since), for a moment waiting to settle in front.
+        The log is read again only after a writer committed (``PRAGMA data_version``)."""
+        front = m.new_event or (m.history[-1] if m.history else None)
+        if front is None:
+            return m
+        cached = self._refreshed
+        if cached is not None and cached[0] == self._version and cached[1] == front.id:
+            return replace(cached[2], t=m.t, trigger=m.trigger, noticed=m.noticed)
+        evs = self._events_from(int(front.id))
+        e = next((x for x in evs if x.id == front.id), None)
+        if e is None:  # soft-deleted meanwhile: as it was
+            return m
+        fresh = replace(m, history=tuple(evs), new_event=e if m.new_event is not None else None)
+        self._refreshed = (self._version, front.id, fresh)
+        return fresh
+
+    def _events_from(self, event_id: int) -> list[Event]:
+        """The user's events of the context window that reaches back from event ``event_id`` on."""
+        return []
+
+    def recorder_stopped(self) -> bool:
+        """True once the recorder writing the log was seen running and has stopped (a moment
+        still waiting to settle then is not decided: nothing after the stop is known)."""
+        return False
 
 
 class LifeTraceFollower(DatabaseFollower):
@@ -227,6 +284,14 @@ class LifeTraceFollower(DatabaseFollower):
         self._recorder_seen = self._recorder_seen or running
         return running or not self._recorder_seen
 
+    def recorder_stopped(self) -> bool:
+        """:meth:`DatabaseFollower.recorder_stopped`: a ``proagent capture`` recorder of this
+        folder was seen running and no longer holds its lock."""
+        if not self._recorder_seen:
+            self._recorder_seen = self._recorder_running()
+            return False
+        return not self._recorder_running()
+
     def _recorder_running(self) -> bool:
         """A ``proagent capture`` recorder holds the lock of the database's folder."""
         from ..capture import recorder_pid  # only here: live reads logs of any writer
@@ -257,6 +322,9 @@ class LifeTraceFollower(DatabaseFollower):
             keep = [int(e.id) for e in evs if (e.end or ref) >= ref - timedelta(seconds=self.window_seconds)]
             self._lo = max(lo, min(keep) - 1) if keep else lo
         return evs
+
+    def _events_from(self, event_id: int) -> list[Event]:
+        return self._window(None, event_id)
 
     def poll(self) -> list[Moment]:
         """Moments of the event rows committed since the last poll (none while idle)."""
