@@ -16,6 +16,7 @@ from ..agent.prompting import system_prompt, user_prompt
 from ..bench.samples import SampleConfig
 from ..records import Prediction, Sample
 from ._feedback import FeedbackStore
+from ._implicit import QUIET_OUTCOMES, ImplicitLabeller
 from ._moments import moment_sample
 from ._notify import Notifier
 from .records import LiveDecision
@@ -199,13 +200,17 @@ class LiveAgent:
             (:func:`generic_offer_text`), and the query is filled in when the answer
             comes (``feedback.db``, the page, a ``terminal`` line, a new ``desktop``
             notification). ``None``: wait for the answer (the behaviour before issue 24).
+        implicit: label quiet moments from what the person did next (:mod:`proagent.live._implicit`:
+            their own LLM use within the horizon is a miss, steady work in the same app a weak
+            negative), stored in ``feedback.db`` and learned by a learning decider.
     """
 
     def __init__(self, folder: str | Path, decider: When, *, how: Callable[[Sample], Prediction] | None = None,
                  notifiers: Sequence[Notifier] = (), restraint: Restraint | None = None, clock: Clock | None = None,
                  config: SampleConfig = SampleConfig(), ignore_after_seconds: float = 600.0,
                  feedback: FeedbackStore | None = None, on_decision: Callable[[LiveDecision], None] | None = None,
-                 stale_after_seconds: float | None = None, offer_wait_seconds: float | None = OFFER_WAIT_SECONDS) -> None:
+                 stale_after_seconds: float | None = None, offer_wait_seconds: float | None = OFFER_WAIT_SECONDS,
+                 implicit: bool = True) -> None:
         self.folder = Path(folder)
         self.offer_wait = offer_wait_seconds
         self.decider = decider
@@ -222,6 +227,7 @@ class LiveAgent:
         self.restraint.load(offers, responses)
         self._last_response = max((r[0] for r in self.feedback.responses_since(0)), default=0)
         self.decisions: list[LiveDecision] = []
+        self.implicit = ImplicitLabeller(self.feedback, now=self.clock.now) if implicit else None
         self._learn = getattr(decider, "sync", None)
         """A learning decider's ``sync(store)`` (:class:`proagent.live.LearningWhen`): learns the answers."""
         if self._learn is not None:
@@ -244,6 +250,11 @@ class LiveAgent:
     # ------------------------------------------------------------ one moment
     def decide(self, m: Moment) -> LiveDecision:
         """Decide one moment, show an offer when due, and record the decision."""
+        if self.implicit is not None:  # what the person did since a quiet moment labels it (learned just below)
+            seen = list(m.history)
+            if m.new_event is not None and not any(e.id == m.new_event.id for e in seen[-3:]):
+                seen.append(m.new_event)
+            self.implicit.observe(m.t, seen)
         self.sync_responses()
         now = m.t
         front = m.new_event or (m.history[-1] if m.history else None)
@@ -262,13 +273,13 @@ class LiveAgent:
         decide_s = time.perf_counter() - m.noticed
         common = dict(p_help=p, decide_seconds=decide_s, label=label, **base)
         if p < self.decider.threshold:
-            return self._record(LiveDecision(sid, outcome="no", **common), m)
+            return self._record(LiveDecision(sid, outcome="no", **common), m, sample)
         session = _app_session(front, m.history)
         held = self.restraint.after(now, session)
         if held is None and self.stale_after is not None and self.clock.now() - m.t > self.stale_after:
             held = "stale"
         if held is not None:
-            return self._record(LiveDecision(sid, outcome="held", reason=held, **common), m)
+            return self._record(LiveDecision(sid, outcome="held", reason=held, **common), m, sample)
         cur = front or sample.current  # the app in front at decision time (the new event), not the one before it
         if self.how is None:
             return self._show(sid, sample, m, generic_offer_text(cur), None, None, p, session, cur, common)
@@ -298,7 +309,7 @@ class LiveAgent:
         how_s = call.seconds
         if pred.needs_help is False:
             return self._record(LiveDecision(sid, outcome="no_offer", reason="how_said_no", how_seconds=how_s,
-                                             **common), m)
+                                             **common), m, sample)
         text = offer_text(pred)
         if text is None:  # the decider's Yes stands: a generic offer, recorded as such
             return self._show(sid, sample, m, generic_offer_text(cur), None, None, p, session, cur, common,
@@ -323,8 +334,10 @@ class LiveAgent:
                                          notification=text, **common,
                                          offer_seconds=None if how_s is None else time.perf_counter() - m.noticed), m)
 
-    def _record(self, d: LiveDecision, m: Moment) -> LiveDecision:
-        self.feedback.add_decision(d, user=m.user, row_id=m.row_id)
+    def _record(self, d: LiveDecision, m: Moment, sample: Sample | None = None) -> LiveDecision:
+        did = self.feedback.add_decision(d, user=m.user, row_id=m.row_id)
+        if sample is not None and self.implicit is not None and d.outcome in QUIET_OUTCOMES:
+            self.implicit.quiet(did, sample, m.new_event or (m.history[-1] if m.history else None))
         self.decisions.append(d)
         if self.on_decision is not None:
             self.on_decision(d)
