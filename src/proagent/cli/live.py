@@ -84,7 +84,7 @@ def _decider(decider: Path | None, yes_at: Path | None, learn: bool = False, met
 @click.option("--learn/--no-learn", default=True, show_default=True,
               help="Personalise the --decider from every answer (accept, dismiss, not now) before the next decision; "
                    "kept in OUT/learning/ (undo: proagent live reset-learning OUT).")
-@click.option("--learn-method", type=click.Choice(["prior-shift", "refit", "knn", "pooled"]), default="knn",
+@click.option("--learn-method", type=click.Choice(["prior-shift", "refit", "knn", "pooled", "ensemble"]), default="knn",
               show_default=True, help="How answers personalise the decider (benchmarks/personalise.py compares them).")
 @click.option("--cost-false-alarm", type=float, default=1.0, show_default=True,
               help="Cost of an offer you did not need; offers at P(help) >= c_fa / (c_fa + c_miss).")
