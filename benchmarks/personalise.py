@@ -33,7 +33,11 @@ implicit horizon) and ``offered+implicit`` (plus the weak negatives of
 :mod:`proagent.live._implicit`: a quiet moment followed by 120 s in the same derived app,
 weight 0.25, known 120 s later; live's default). ProactiveBench holds no LLM use, so the
 misses are simulated with the stated probability; the weak negatives follow the live rule on
-the sessions' own times and apps.
+the sessions' own times and apps. ``offered+both-simulated`` (added after the first run showed
+that the live rule finds no weak negative in these sessions, whose derived app changes every
+half minute; not part of the pre-written rule): a quiet negative moment is revealed as a weak
+negative with the same probability ``--reveal``, weight 0.25, 120 s later: the two-sided replay
+the issue describes.
 
 Learners: each of :data:`proagent.agent.decider.LEARNING_METHODS`, including ``ensemble``
 (the mean of prior-shift and knn). **The default learner is chosen by a rule written before
@@ -114,7 +118,7 @@ def _metrics(name: str, y: np.ndarray, pred: np.ndarray, p: np.ndarray | None, h
     return row
 
 
-MODES = ("all", "offered", "offered+misses", "offered+implicit")
+MODES = ("all", "offered", "offered+misses", "offered+implicit", "offered+both-simulated")
 """Feedback modes: which labels the learner hears, and when (module docstring)."""
 
 RANKED_MODES = ("offered", "offered+implicit")
@@ -139,6 +143,8 @@ def _revealed(feedback: str, i: int, p: float, threshold: float, y: np.ndarray, 
         return None
     if y[i] == 1 and draw[i] < reveal:
         return 1, 1.0, horizon / 2
+    if feedback == "offered+both-simulated":  # the two-sided replay of the issue: a quiet negative revealed alike
+        return (0, focus_weight, horizon) if y[i] == 0 and draw[i] < reveal else None
     if feedback != "offered+implicit" or not apps[i]:
         return None
     later = [j for j in te if times[j] > times[i]]
@@ -228,30 +234,12 @@ def prequential(x: np.ndarray, y: np.ndarray, users: np.ndarray, threshold: floa
     return out
 
 
-def budget_precision(y: np.ndarray, pred: np.ndarray, times: np.ndarray, users: np.ndarray, per_hour: int,
-                     seed: int = 0, n_boot: int = 1000) -> dict:
-    """Precision at an offer budget: within each session in time order, a Yes becomes an offer only while
-    fewer than ``per_hour`` offers were let through in the last 60 minutes (``proagent live
-    --max-per-hour``); of those offers, the share that was wanted (label 1). What a person experiences.
+def budget_precision(y: np.ndarray, pred: np.ndarray, times: np.ndarray, users: np.ndarray, per_hour: int) -> dict:
+    """Precision at an offer budget (:func:`proagent.bench.metrics.precision_at_budget`): of the Yes
+    decisions ``--max-per-hour`` lets through in each session, the share wanted, with a 95% bootstrap interval."""
+    from proagent.bench.metrics import precision_at_budget
 
-    Returns:
-        ``{"precision", "offers", "ci95"}`` (95% percentile bootstrap over the offers let through;
-        ``precision`` ``None`` without any).
-    """
-    passed: list[int] = []
-    for h in sorted(set(users)):
-        shown: list[float] = []
-        for i in np.flatnonzero(users == h):
-            if pred[i] and sum(1 for t in shown if times[i] - t < 3600.0) < per_hour:
-                shown.append(times[i])
-                passed.append(int(y[i]))
-    if not passed:
-        return {"precision": None, "offers": 0, "ci95": None}
-    a = np.array(passed, float)
-    rng = np.random.default_rng(seed)
-    boots = [float(a[rng.integers(0, len(a), len(a))].mean()) for _ in range(n_boot)]
-    return {"precision": float(a.mean()), "offers": len(a),
-            "ci95": (float(np.percentile(boots, 2.5)), float(np.percentile(boots, 97.5)))}
+    return precision_at_budget(list(y), list(pred), list(times), list(users), per_hour)
 
 
 def session_costs(y: np.ndarray, pred: np.ndarray, users: np.ndarray, c_fa: float, c_miss: float) -> dict[str, float]:
@@ -366,6 +354,16 @@ def signals(samples: list, x: np.ndarray, y: np.ndarray, users: np.ndarray, cach
         "default features, trained on help or candidate tasks (train when --target help-or-candidates)":
             (x, np.maximum(y, aux), WhenConfig()),
     }
+    from proagent.agent.decider import FeatureConfig, moment_features
+
+    extra = {g: moment_features(samples, cache, FeatureConfig((g,))) for g in ("boundary", "struggle", "intensity")}
+    for g, xg in extra.items():  # issue 33 item 3: each new signal group beside the default and the compact features
+        variants[f"default + {g}, logreg"] = (np.hstack([x, xg]), y, WhenConfig())
+        variants[f"compact + {g}, logreg"] = (np.hstack([xc, xg]), y, WhenConfig(c=0.1))
+    allx = np.hstack(list(extra.values()))
+    variants["default + boundary + struggle + intensity, logreg"] = (np.hstack([x, allx]), y, WhenConfig())
+    variants["compact + boundary + struggle + intensity, logreg"] = (np.hstack([xc, allx]), y, WhenConfig(c=0.1))
+    variants["boundary + struggle + intensity alone, logreg"] = (allx, y, WhenConfig(c=0.1))
     rows = []
     for name, (xv, target, cfg) in variants.items():
         p = np.zeros(len(y))

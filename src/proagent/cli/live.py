@@ -273,14 +273,17 @@ def _print_summary(res: RunSummary, when: When, replayed: bool, learn_method: st
         answered = lab["accepted"] + lab["dismissed"]
         click.echo(f"offers at your budget (--max-per-hour {max_per_hour}): {lab['offers']} shown, {lab['accepted']} "
                    f"accepted, {lab['dismissed']} dismissed, {lab['not_now']} not now, {lab['ignored']} ignored; "
-                   f"precision {lab['accepted'] / lab['offers']:.2f}"
-                   + (f" ({lab['accepted'] / answered:.2f} of those answered)" if answered else ""))
+                   + (f"precision {lab['accepted'] / lab['offers']:.2f} ({lab['accepted'] / answered:.2f} of those "
+                      "answered)" if answered else "precision n/a (none answered)"))
     if lab:
         click.echo(f"implicit labels of quiet moments: {lab['missed']} missed (own LLM use within "
                    f"{HORIZON_SECONDS:g} s), {lab['quiet_focus']} quiet_focus (kept working, weight {FOCUS_WEIGHT:g})")
     learned = getattr(getattr(when, "model", None), "n", None)
     if learned is not None:
-        click.echo(f"learned from {learned} answer{'s' if learned != 1 else ''} ({learn_method}) in "
+        implicit = sum(1 for r in getattr(when, "learned", ()) if r.get("implicit_id") is not None)
+        click.echo(f"learned from {learned - implicit} answer{'s' if learned - implicit != 1 else ''}"
+                   + (f" and {implicit} implicit label{'s' if implicit != 1 else ''}" if implicit else "")
+                   + f" ({learn_method}) in "
                    f"{res.folder / 'learning'}; forget them: proagent live reset-learning {res.folder}")
 
 
