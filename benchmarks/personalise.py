@@ -25,6 +25,30 @@ sessions' hours), and the same metrics over the moments decided after at least
 10 answers. The learning curve (accuracy and F1 by the number of answers
 already given, in bins of 5) is written as a PNG.
 
+Feedback modes (``--feedback``, default every one; issue 33 item 4): ``all`` (every
+moment answered), ``offered`` (only the offers, as ``proagent live --no-implicit``),
+``offered+misses`` (plus a quiet positive moment revealed as a miss with probability
+``--reveal``, default 0.5: the person seeks help on their own; known 60 s later, half the
+implicit horizon) and ``offered+implicit`` (plus the weak negatives of
+:mod:`proagent.live._implicit`: a quiet moment followed by 120 s in the same derived app,
+weight 0.25, known 120 s later; live's default). ProactiveBench holds no LLM use, so the
+misses are simulated with the stated probability; the weak negatives follow the live rule on
+the sessions' own times and apps. ``offered+both-simulated`` (added after the first run showed
+that the live rule finds no weak negative in these sessions, whose derived app changes every
+half minute; not part of the pre-written rule): a quiet negative moment is revealed as a weak
+negative with the same probability ``--reveal``, weight 0.25, 120 s later: the two-sided replay
+the issue describes.
+
+Learners: each of :data:`proagent.agent.decider.LEARNING_METHODS`, including ``ensemble``
+(the mean of prior-shift and knn). **The default learner is chosen by a rule written before
+the run** (:func:`select_default`): rank the learners in each (mode, session) cell of the
+modes live can run in (:data:`RANKED_MODES`: ``offered`` and ``offered+implicit``) by the
+session's expected cost at the costs given (``--cost-miss 2``: live's default), lowest mean
+rank wins, ties to the simpler learner. Every table also gives the precision at an offer
+budget (``--max-per-hour``, default 4, live's default): of the Yes decisions a budget lets
+through, the share wanted (:func:`budget_precision`), beside always-yes at the same budget
+and the base rate.
+
 ``--signals``: leave-one-session-out AUC of population-model variants (item 3
 of issue 22) on the same six sessions: compact features (no embeddings),
 gradient boosting on them, compact features normalised within the user's own
@@ -34,6 +58,7 @@ candidate tasks) as the training label.
     python benchmarks/personalise.py [--data ../shared/data/proactivebench]
         [--cost-false-alarm 1] [--cost-miss 1] [--figure runs/personalise-curve.png]
         [--out runs/personalise.json] [--signals] [--quick-start]
+        [--feedback all,offered,offered+misses,offered+implicit] [--reveal 0.5] [--max-per-hour 4]
 
 ``--quick-start``: the quick start's setting instead (time split within the same
 sessions) for each training target, at the trained and the cost threshold.
@@ -65,7 +90,9 @@ def _metrics(name: str, y: np.ndarray, pred: np.ndarray, p: np.ndarray | None, h
              c_miss: float, k: np.ndarray) -> dict:
     from decider import _row  # benchmarks/decider.py: metrics with bootstrap intervals
 
-    row = _row(name, y, pred, p)
+    row = _row(name, y, pred, None)
+    if p is not None:
+        row["auc"], row["ci95"]["auc"] = _auc_ci(y, p)
     fp = int(np.sum((pred == 1) & (y == 0)))
     fn = int(np.sum((pred == 0) & (y == 1)))
     row["offers_per_hour"] = float(pred.sum()) / hours
@@ -74,7 +101,11 @@ def _metrics(name: str, y: np.ndarray, pred: np.ndarray, p: np.ndarray | None, h
     late = k >= 10
     if late.sum() >= 2:
         r10 = _row(name, y[late], pred[late], None)
+        from proagent.bench.metrics import when_metrics as _wm
+
         row["after10"] = {"n": int(late.sum()), "yes": int(pred[late].sum()), "ci95": r10["ci95"],
+                          "always_yes_f1": _wm(list(y[late]), [1] * int(late.sum()))["f1"],
+                          "always_no_accuracy": float(np.mean(y[late] == 0)),
                           **{m: r10[m] for m in ("accuracy", "precision", "recall", "f1")}}
     row["curve"] = []
     for lo, hi in BINS:
@@ -87,24 +118,74 @@ def _metrics(name: str, y: np.ndarray, pred: np.ndarray, p: np.ndarray | None, h
     return row
 
 
+MODES = ("all", "offered", "offered+misses", "offered+implicit", "offered+both-simulated")
+"""Feedback modes: which labels the learner hears, and when (module docstring)."""
+
+RANKED_MODES = ("offered", "offered+implicit")
+"""The modes ``proagent live`` can run in (answers only; answers + implicit labels, its default):
+the pre-written rule ranks learners over these."""
+
+
+def _revealed(feedback: str, i: int, p: float, threshold: float, y: np.ndarray, times: np.ndarray,
+              apps: np.ndarray, te: np.ndarray, draw: np.ndarray, reveal: float, focus_weight: float,
+              horizon: float, idle: float) -> tuple[int, float, float] | None:
+    """What moment ``i`` (decided with P(help) ``p``) teaches under ``feedback``: ``(label, weight, delay in
+    seconds)`` or ``None``. An offer is answered at once with the true label; a quiet positive is revealed
+    as a miss with probability ``reveal`` (the person seeks help on their own: ``draw[i] < reveal``), known
+    half a horizon later; a quiet moment otherwise, followed by ``horizon`` seconds in the same derived app
+    (:func:`proagent.live._implicit` rule: next moment within ``idle`` after it), is a weak negative of
+    ``focus_weight``, known a horizon later."""
+    if feedback == "all":
+        return int(y[i]), 1.0, 0.0
+    if p >= threshold:
+        return int(y[i]), 1.0, 0.0
+    if feedback == "offered":
+        return None
+    if y[i] == 1 and draw[i] < reveal:
+        return 1, 1.0, horizon / 2
+    if feedback == "offered+both-simulated":  # the two-sided replay of the issue: a quiet negative revealed alike
+        return (0, focus_weight, horizon) if y[i] == 0 and draw[i] < reveal else None
+    if feedback != "offered+implicit" or not apps[i]:
+        return None
+    later = [j for j in te if times[j] > times[i]]
+    within = [j for j in later if times[j] <= times[i] + horizon]
+    settle = [j for j in later if times[j] >= times[i] + horizon]
+    if not settle or times[settle[0]] > times[i] + horizon + idle or any(apps[j] != apps[i] for j in within):
+        return None
+    return 0, focus_weight, horizon
+
+
 def prequential(x: np.ndarray, y: np.ndarray, users: np.ndarray, threshold: float, feedback: str = "all",
-                 y_fit: np.ndarray | None = None, target: str = "help") -> dict[str, dict]:
+                y_fit: np.ndarray | None = None, target: str = "help", times: np.ndarray | None = None,
+                apps: np.ndarray | None = None, reveal: float = 0.5, seed: int = 0,
+                embedding_columns: bool = True, methods: tuple[str, ...] | None = None) -> dict[str, dict]:
     """Leave-one-session-out prequential replay: P(help) of every moment (in the
     order given, which is time order within each session) for every method.
-    ``feedback="all"``: every moment's label is revealed after its decision;
+    ``feedback`` (:data:`MODES`): ``"all"``: every moment's label is revealed after its decision;
     ``"offered"``: only the moments the method offered at (as in ``proagent live``,
-    where only an offer gets an answer). The population model is fitted on ``y_fit``
-    (the training target; default ``y``), its threshold and everything else on ``y``.
+    where only an offer gets an answer); ``"offered+misses"``: also a quiet positive moment,
+    with probability ``reveal`` (the person went to an LLM on their own), learned half the implicit
+    horizon later; ``"offered+implicit"``: also the weak negatives of :mod:`proagent.live._implicit`
+    (quiet, then the horizon spent in the same app; ``times`` in seconds and ``apps`` needed),
+    a horizon later. The draws are the same for every method (``seed``). The population model is
+    fitted on ``y_fit`` (the training target; default ``y``), its threshold and everything else on ``y``.
 
     Returns:
         ``{name: {"p": (n,), "pred": (n,), "k": (n,)}}`` where ``k`` is how many of
-        the user's answers the decision had seen.
+        the user's labels the decision had learned from.
     """
     from proagent.agent.decider import LEARNING_METHODS, LearnConfig, PersonalModel
+    from proagent.live._implicit import FOCUS_WEIGHT, HORIZON_SECONDS, IDLE_SECONDS
     from proagent.train import WhenConfig, fit_when
 
+    if feedback not in MODES:
+        raise ValueError(f"feedback {feedback!r}: choose from {', '.join(MODES)}")
     n = len(y)
-    out = {name: {"p": np.zeros(n), "pred": np.zeros(n, int)} for name in ("population (F1 threshold)", "population", *LEARNING_METHODS)}
+    times = np.zeros(n) if times is None else np.asarray(times, float)
+    apps = np.array([""] * n, dtype=object) if apps is None else apps
+    draw = np.random.default_rng(seed).random(n)
+    methods = LEARNING_METHODS if methods is None else methods
+    out = {name: {"p": np.zeros(n), "pred": np.zeros(n, int)} for name in ("population (F1 threshold)", "population", *methods)}
     k = np.zeros(n, int)
     for h in sorted(set(users)):
         tr, te = np.flatnonzero(users != h), np.flatnonzero(users == h)
@@ -116,25 +197,102 @@ def prequential(x: np.ndarray, y: np.ndarray, users: np.ndarray, threshold: floa
         out["population"]["p"][te] = pop
         out["population"]["pred"][te] = pop >= threshold
         k[te] = np.arange(len(te))
-        for m in LEARNING_METHODS:
-            pm = PersonalModel(model, LearnConfig(method=m), population_data=(x[tr], yf[tr]))
+        for m in methods:
+            pm = PersonalModel(model, LearnConfig(method=m), population_data=(x[tr], yf[tr]),
+                               embedding_columns=embedding_columns)
+            queue: list[tuple[float, int, int, float]] = []  # (known at, moment, label, weight)
+            learned = 0
             t0 = time.perf_counter()
-            for i in te:  # decide, then reveal the label
+            for i in te:  # decide, then reveal what this mode reveals, when it is known
+                due = [q for q in queue if q[0] <= times[i]]
+                if due:
+                    queue = [q for q in queue if q[0] > times[i]]
+                    for _, j, lab, w in due:
+                        pm.update(x[j], lab, w)
+                    learned += len(due)
+                out[m].setdefault("k", np.zeros(n, int))[i] = learned
                 p = float(pm.probabilities(x[i])[0])
                 out[m]["p"][i] = p
                 out[m]["pred"][i] = p >= threshold
-                if feedback == "all" or p >= threshold:
-                    pm.update(x[i], int(y[i]))
-                    out[m].setdefault("answers", np.zeros(n, int))[i] = 1
+                got = _revealed(feedback, i, p, threshold, y, times, apps, te, draw, reveal, FOCUS_WEIGHT,
+                                HORIZON_SECONDS, IDLE_SECONDS)
+                if got is not None:
+                    lab, w, delay = got
+                    if delay == 0:
+                        pm.update(x[i], lab, w)
+                        learned += 1
+                    else:
+                        queue.append((times[i] + delay, i, lab, w))
+                    kind = "answers" if p >= threshold or feedback == "all" else ("misses" if lab else "weak_negatives")
+                    out[m].setdefault(kind, 0)
+                    out[m][kind] += 1
             out[m].setdefault("seconds", 0.0)
             out[m]["seconds"] += time.perf_counter() - t0
         print(f"  {h}: {len(te)} moments replayed", file=sys.stderr, flush=True)
     for v in out.values():
-        v["k"] = k
-        if "answers" in v:  # answers seen before each decision, within its session
-            a = v["answers"]
-            v["k"] = np.concatenate([np.cumsum(a[users == h]) - a[users == h] for h in sorted(set(users))])
+        v.setdefault("k", k)
     return out
+
+
+def budget_precision(y: np.ndarray, pred: np.ndarray, times: np.ndarray, users: np.ndarray, per_hour: int) -> dict:
+    """Precision at an offer budget (:func:`proagent.bench.metrics.precision_at_budget`): of the Yes
+    decisions ``--max-per-hour`` lets through in each session, the share wanted, with a 95% bootstrap interval."""
+    from proagent.bench.metrics import precision_at_budget
+
+    return precision_at_budget(list(y), list(pred), list(times), list(users), per_hour)
+
+
+def session_costs(y: np.ndarray, pred: np.ndarray, users: np.ndarray, c_fa: float, c_miss: float) -> dict[str, float]:
+    """Expected cost ``c_fa * FP + c_miss * FN`` of each session's decisions."""
+    return {h: float(c_fa * np.sum((pred == 1) & (y == 0) & (users == h)) + c_miss * np.sum((pred == 0) & (y == 1) & (users == h)))
+            for h in sorted(set(users))}
+
+
+SIMPLER_FIRST = ("prior-shift", "knn", "ensemble", "pooled", "refit")
+"""Tie-break of the pre-written rule: the learner with fewer parameters first."""
+
+
+def select_default(costs: dict[str, dict[str, dict[str, float]]]) -> tuple[str, dict[str, float]]:
+    """The pre-written rule (issue 33 item 4, fixed before the benchmark was run): in every cell
+    (feedback mode of :data:`RANKED_MODES` x session), rank the learners by the session's expected
+    cost (``c_fa * FP + c_miss * FN`` at the costs given; lower is better; ties share the mean rank);
+    the default is the learner with the lowest mean rank over all cells; a tie goes to the simpler
+    learner (:data:`SIMPLER_FIRST`). ``costs[mode][learner][session]``.
+
+    Returns:
+        (the chosen learner, its mean rank and every other learner's).
+    """
+    from scipy.stats import rankdata
+
+    learners = sorted({m for by in costs.values() for m in by}, key=SIMPLER_FIRST.index)
+    ranks: dict[str, list[float]] = {m: [] for m in learners}
+    for by in costs.values():
+        for h in sorted(next(iter(by.values()))):
+            r = rankdata([by[m][h] for m in learners])
+            for m, v in zip(learners, r):
+                ranks[m].append(float(v))
+    mean = {m: float(np.mean(v)) for m, v in ranks.items()}
+    best = min(learners, key=lambda m: (mean[m], SIMPLER_FIRST.index(m)))
+    return best, mean
+
+
+def _auc_ci(y: np.ndarray, p: np.ndarray, seed: int = 0, n: int = 1000) -> tuple[float, tuple[float, float] | None]:
+    """AUC (Mann-Whitney: mean rank of the positives, ties averaged; equal to sklearn's roc_auc_score) and
+    its 95% percentile bootstrap interval over ``n`` resamples of the moments (benchmarks/decider.py's
+    interval, computed with ranks: sklearn's call per resample dominated the run time)."""
+    from scipy.stats import rankdata
+
+    def auc(yy: np.ndarray, pp: np.ndarray) -> float | None:
+        n1 = int(yy.sum())
+        n0 = len(yy) - n1
+        if n1 == 0 or n0 == 0:
+            return None
+        r = rankdata(pp)
+        return float((r[yy == 1].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
+
+    rng = np.random.default_rng(seed)
+    vals = [v for _ in range(n) if (v := auc(y[(i := rng.integers(0, len(y), len(y)))], p[i])) is not None]
+    return auc(y, p), ((float(np.percentile(vals, 2.5)), float(np.percentile(vals, 97.5))) if vals else None)
 
 
 def _answers_to_beat(y: np.ndarray, pred: np.ndarray, k: np.ndarray, most: int = 15) -> dict[str, int | None]:
@@ -183,7 +341,6 @@ def signals(samples: list, x: np.ndarray, y: np.ndarray, users: np.ndarray, cach
     """Leave-one-session-out AUC of population-model variants."""
     from sklearn.metrics import roc_auc_score
 
-    from decider import _auc_ci
     from proagent.train import WhenConfig, fit_when
 
     xc, _ = _compact(samples, cache)
@@ -197,6 +354,16 @@ def signals(samples: list, x: np.ndarray, y: np.ndarray, users: np.ndarray, cach
         "default features, trained on help or candidate tasks (train when --target help-or-candidates)":
             (x, np.maximum(y, aux), WhenConfig()),
     }
+    from proagent.agent.decider import FeatureConfig, moment_features
+
+    extra = {g: moment_features(samples, cache, FeatureConfig((g,))) for g in ("boundary", "struggle", "intensity")}
+    for g, xg in extra.items():  # issue 33 item 3: each new signal group beside the default and the compact features
+        variants[f"default + {g}, logreg"] = (np.hstack([x, xg]), y, WhenConfig())
+        variants[f"compact + {g}, logreg"] = (np.hstack([xc, xg]), y, WhenConfig(c=0.1))
+    allx = np.hstack(list(extra.values()))
+    variants["default + boundary + struggle + intensity, logreg"] = (np.hstack([x, allx]), y, WhenConfig())
+    variants["compact + boundary + struggle + intensity, logreg"] = (np.hstack([xc, allx]), y, WhenConfig(c=0.1))
+    variants["boundary + struggle + intensity alone, logreg"] = (allx, y, WhenConfig(c=0.1))
     rows = []
     for name, (xv, target, cfg) in variants.items():
         p = np.zeros(len(y))
@@ -269,18 +436,20 @@ def _f(v: float | None, ci=None) -> str:  # noqa: ANN001
     return f"{v:.3f}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
 
 
-def table(rows: list[dict]) -> str:
+def table(rows: list[dict], per_hour: int = 4) -> str:
     out = ["| decider | accuracy [95% CI] | precision | recall | F1 [95% CI] | AUC [95% CI] | offers/hour | share accepted | "
-           "cost/hour | after 10 answers: accuracy / precision / F1 (n) |",
-           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+           f"cost/hour | precision at {per_hour} offers/hour [95% CI] (offers) | after 10 labels: accuracy / precision / F1 (n) |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         ci = r["ci95"]
         a = r.get("after10")
+        b = r["budget"]
         late = (f"{_f(a['accuracy'], a['ci95']['accuracy'])} / {_f(a['precision'], a['ci95']['precision'])} / "
                 f"{_f(a['f1'], a['ci95']['f1'])} ({a['n']})") if a else "-"
         out.append(f"| {r['run']} | {_f(r['accuracy'], ci['accuracy'])} | {_f(r['precision'], ci['precision'])} | "
                    f"{_f(r['recall'], ci['recall'])} | {_f(r['f1'], ci['f1'])} | {_f(r.get('auc'), ci.get('auc'))} | "
-                   f"{r['offers_per_hour']:.1f} | {_f(r['accepted_share'])} | {r['cost_per_hour']:.1f} | {late} |")
+                   f"{r['offers_per_hour']:.1f} | {_f(r['accepted_share'])} | {r['cost_per_hour']:.1f} | "
+                   f"{_f(b['precision'], b['ci95'])} ({b['offers']}) | {late} |")
     return "\n".join(out)
 
 
@@ -291,17 +460,33 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cost-miss", type=float, default=1.0)
     ap.add_argument("--figure", default=str(ROOT / "runs" / "personalise-curve.png"))
     ap.add_argument("--out", default=None, help="Also write every row as JSON here.")
-    ap.add_argument("--feedback", choices=("all", "offered"), default="all",
-                    help="Reveal every moment's label after its decision, or only where the method offered.")
+    ap.add_argument("--feedback", default=",".join(MODES),
+                    help=f"Comma-separated feedback modes to run: {', '.join(MODES)} (module docstring).")
+    ap.add_argument("--reveal", type=float, default=0.5,
+                    help="Probability that a quiet moment where help was needed is revealed as a miss (0-1).")
+    ap.add_argument("--max-per-hour", type=int, default=4, help="Offer budget for the precision at a budget.")
+    ap.add_argument("--methods", default=None, help="Only these learners (comma-separated; default every one).")
+    ap.add_argument("--sessions", default=None, help="Only these sessions (comma-separated; a small setting for tests).")
+    ap.add_argument("--features", default=None, help="Feature groups (default: the decider's default).")
     ap.add_argument("--target", choices=("help", "help-or-candidates"), default="help",
                     help="Training target of the population model (proagent train when --target).")
     ap.add_argument("--quick-start", action="store_true",
                     help="Also the quick start's time split (earlier half of each session -> later 57 moments) per --target.")
     ap.add_argument("--signals", action="store_true", help="Also measure population-model variants (LOSO AUC).")
     args = ap.parse_args(argv)
+    modes = [m.strip() for m in args.feedback.split(",") if m.strip()]
+    if not modes or any(m not in MODES for m in modes):
+        ap.error(f"--feedback {args.feedback!r}: choose from {', '.join(MODES)}")
+    from proagent.agent.decider import LEARNING_METHODS
+
+    if args.methods and any(m not in LEARNING_METHODS for m in args.methods.split(",")):
+        ap.error(f"--methods {args.methods!r}: choose from {', '.join(LEARNING_METHODS)}")
+    if not 0.0 <= args.reveal <= 1.0:
+        ap.error("--reveal must be between 0 and 1")
     warnings.filterwarnings("ignore")
 
     from proagent.agent.decider import EmbeddingCache, FeatureConfig, cost_threshold, moment_features
+    from proagent.agent.memory import derive_fields
     from proagent.io import write_json_atomic
     from proagent.train import load_split_moments
 
@@ -312,34 +497,70 @@ def main(argv: list[str] | None = None) -> int:
     c_fa, c_miss = args.cost_false_alarm, args.cost_miss
     threshold = cost_threshold(c_fa, c_miss)
     real, _ = load_split_moments(args.data, "all")
+    if args.sessions:
+        keep = {x.strip() for x in args.sessions.split(",")}
+        real = [s for s in real if s.user in keep]
     real.sort(key=lambda s: (s.user, s.time))
     cache = EmbeddingCache()
-    x = moment_features(real, cache, FeatureConfig())
+    fc = FeatureConfig(tuple(args.features.split(","))) if args.features else FeatureConfig()
+    x = moment_features(real, cache, fc)
     y = np.array([s.label for s in real])
     users = np.array([s.user for s in real])
+    times = np.array([s.time.timestamp() for s in real])
+    apps = np.array([s.current.app_name or derive_fields(s.current.summary or s.current.window_title)[0] for s in real],
+                    dtype=object)
     hours = _hours(real)
     print(f"{len(real)} moments, {len(set(users))} sessions, {hours * 60:.1f} minutes; threshold {threshold:.3f} "
-          f"(cost of a false alarm {c_fa:g}, of a miss {c_miss:g}); labels revealed: {args.feedback}; "
-          f"population target: {args.target}", file=sys.stderr)
+          f"(cost of a false alarm {c_fa:g}, of a miss {c_miss:g}); modes: {', '.join(modes)} (misses revealed with "
+          f"probability {args.reveal:g}); population target: {args.target}; base rate {y.mean():.3f}", file=sys.stderr)
     from proagent.train.when import training_target
 
-    runs = prequential(x, y, users, threshold, args.feedback, training_target(real, args.target), args.target)
-    k = runs["population"]["k"]
-    rows = [_metrics("always-yes (= LLM zero-shot, quoted)", y, np.ones_like(y), None, hours, c_fa, c_miss, k),
-            _metrics("always-no", y, np.zeros_like(y), None, hours, c_fa, c_miss, k)]
-    for name, r in runs.items():
-        row = _metrics(name, y, r["pred"], r["p"], hours, c_fa, c_miss, r["k"])
-        row["answers_to_beat"] = _answers_to_beat(y, r["pred"], r["k"])
-        if "seconds" in r:
-            row["update_ms"] = 1000 * r["seconds"] / len(y)
-        rows.append(row)
-    print(table(rows))
-    for r in rows:
-        if "update_ms" in r:
-            b = r["answers_to_beat"]
-            print(f"{r['run']}: {r['update_ms']:.1f} ms per decision + update; answers before it beats always-yes F1: "
-                  f"{b['always_yes_f1']}, always-no accuracy: {b['always_no_accuracy']}, both: {b['both']}")
-    result = {"feedback": args.feedback, "target": args.target, "threshold": threshold, "cost_false_alarm": c_fa, "cost_miss": c_miss, "hours": hours, "rows": rows}
+    result: dict = {"threshold": threshold, "cost_false_alarm": c_fa, "cost_miss": c_miss, "hours": hours,
+                    "reveal": args.reveal, "max_per_hour": args.max_per_hour, "base_rate": float(y.mean()),
+                    "target": args.target, "modes": {}}
+    costs: dict[str, dict[str, dict[str, float]]] = {}
+    rows: list[dict] = []
+    for mode in modes:
+        print(f"\n## feedback: {mode}", flush=True)
+        runs = prequential(x, y, users, threshold, mode, training_target(real, args.target), args.target, times, apps,
+                           args.reveal, embedding_columns="embedding" in fc.groups,
+                           methods=tuple(args.methods.split(",")) if args.methods else None)
+        k = runs["population"]["k"]
+        rows = [_metrics("always-yes (= LLM zero-shot, quoted)", y, np.ones_like(y), None, hours, c_fa, c_miss, k),
+                _metrics("always-no", y, np.zeros_like(y), None, hours, c_fa, c_miss, k)]
+        for name, r in runs.items():
+            row = _metrics(name, y, r["pred"], r["p"], hours, c_fa, c_miss, r["k"])
+            row["answers_to_beat"] = _answers_to_beat(y, r["pred"], r["k"])
+            row["session_cost"] = session_costs(y, r["pred"], users, c_fa, c_miss)
+            for kind in ("answers", "misses", "weak_negatives"):
+                if kind in r:
+                    row[kind] = r[kind]
+            if "seconds" in r:
+                row["update_ms"] = 1000 * r["seconds"] / len(y)
+                costs.setdefault(mode, {})[name] = row["session_cost"]
+            rows.append(row)
+        for row in rows:
+            pred = next((r["pred"] for n, r in runs.items() if n == row["run"]), None)
+            if pred is None:
+                pred = np.ones_like(y) if row["run"].startswith("always-yes") else np.zeros_like(y)
+            row["budget"] = budget_precision(y, pred, times, users, args.max_per_hour)
+        print(table(rows, args.max_per_hour))
+        for r in rows:
+            if "update_ms" in r:
+                b = r["answers_to_beat"]
+                heard = ", ".join(f"{r.get(kind, 0)} {kind.replace('_', ' ')}" for kind in ("answers", "misses", "weak_negatives"))
+                print(f"{r['run']}: heard {heard}; {r['update_ms']:.1f} ms per decision + update; labels before it "
+                      f"beats always-yes F1: {b['always_yes_f1']}, always-no accuracy: {b['always_no_accuracy']}, "
+                      f"both: {b['both']}" + (f"; after 10 labels (n={a['n']}): F1 {a['f1']:.3f} vs always-yes "
+                                              f"{a['always_yes_f1']:.3f}, accuracy {a['accuracy']:.3f} vs always-no "
+                                              f"{a['always_no_accuracy']:.3f}" if (a := r.get('after10')) else ""))
+        result["modes"][mode] = rows
+    ranked = {m: costs[m] for m in RANKED_MODES if m in costs}
+    if len(ranked) == len(RANKED_MODES):
+        best, mean = select_default(ranked)
+        result["default"] = {"learner": best, "mean_rank": mean, "rule": select_default.__doc__.split("Returns:")[0].strip()}
+        print(f"\npre-written rule (mean rank of per-session expected cost over {', '.join(RANKED_MODES)}): "
+              + ", ".join(f"{m} {v:.2f}" for m, v in sorted(mean.items(), key=lambda kv: kv[1])) + f" -> default: {best}")
     if args.signals:
         result["signals"] = signals(real, x, y, users, cache)
         print("\n| population-model variant (leave-one-session-out) | AUC [95% CI] | AUC within session |\n| --- | --- | --- |")
@@ -354,7 +575,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"| {r['run']} | {r['n']} | {_f(r['accuracy'], ci['accuracy'])} | {_f(r['precision'])} | "
                   f"{_f(r['recall'])} | {_f(r['f1'], ci['f1'])} | {_f(r['auc'], ci['auc'])} | {r['yes']} |")
     _figure(rows, Path(args.figure), threshold)
-    print(f"\nlearning curve: {args.figure}")
+    print(f"\nlearning curve ({modes[-1]}): {args.figure}")
     if args.out:
         write_json_atomic(args.out, result)
     return 0

@@ -265,6 +265,9 @@ def test_no_costs_no_model_call(dev_decider, tmp_path, monkeypatch):
     block = decider_results(log, str(folder))
     assert block["llm_calls"] == yes and block["moments"] == len(test) and block["yes"] == yes
     assert block["latency_ms_p50"] > 0 and 0 <= block["auc"] <= 1 and block["precision_at_recall_0_8"] is not None
+    b = block["precision_at_budget"]  # each dev session lasts under an hour: at most 4 offers in each
+    users = {s.metadata["user"] for s in log.samples}
+    assert b["per_hour"] == 4 and 0 < b["offers"] <= min(yes, 4 * len(users)) and 0 <= b["precision"] <= 1
 
 
 @needs_shared

@@ -29,7 +29,11 @@ import numpy as np
 
 from ..records import Score
 
-__all__ = ["HEADLINE", "UNPARSED_RULE", "baseline", "bootstrap_ci", "decisions", "percentile", "summarize", "when_metrics"]
+__all__ = ["BUDGET_PER_HOUR", "HEADLINE", "UNPARSED_RULE", "baseline", "bootstrap_ci", "decisions", "percentile",
+           "precision_at_budget", "summarize", "when_metrics"]
+
+BUDGET_PER_HOUR = 4
+"""The offer budget precision is reported at unless told otherwise: ``proagent live --max-per-hour``'s default."""
 
 UNPARSED_RULE = "wrong"
 """How an unparsed When-to-Assist answer is scored, the same in accuracy,
@@ -84,6 +88,47 @@ def decisions(y: np.ndarray, predicted: Sequence[int | None]) -> np.ndarray:
 def baseline(labels: Sequence[int], answer: int) -> dict[str, float]:
     """When metrics of a baseline that always answers ``answer`` (1 = yes)."""
     return when_metrics(labels, [answer] * len(labels))
+
+
+def precision_at_budget(labels: Sequence[int], yes: Sequence[int | bool], times: Sequence[float],
+                        users: Sequence[str], per_hour: int = BUDGET_PER_HOUR, *, n_resamples: int = 1000,
+                        seed: int = 0) -> dict:
+    """Precision at an offer budget (issue 33 item 5): within each user's moments in time order, a
+    Yes becomes an offer only while fewer than ``per_hour`` offers were let through in the 60
+    minutes before it (``proagent live --max-per-hour``); of the offers let through, the share
+    that was wanted (label 1). That is what a person experiences under the budget.
+
+    Args:
+        labels: 1 = help was needed.
+        yes: the decisions (1 = offer).
+        times: the moments, seconds (any origin; only differences count).
+        users: whose moment each is.
+        per_hour: the budget (offers in any 60 minutes).
+
+    Returns:
+        ``{"per_hour", "offers", "precision", "ci95"}``: ``precision`` ``None`` when no offer got
+        through; ``ci95`` a 95% percentile bootstrap over the offers let through (``n_resamples``,
+        fixed ``seed``), ``None`` below two offers.
+    """
+    order = sorted(range(len(labels)), key=lambda i: (str(users[i]), float(times[i])))
+    passed: list[int] = []
+    shown: dict[str, list[float]] = {}
+    for i in order:
+        if not yes[i]:
+            continue
+        past = shown.setdefault(str(users[i]), [])
+        if sum(1 for t in past if float(times[i]) - t < 3600.0) < per_hour:
+            past.append(float(times[i]))
+            passed.append(int(labels[i]))
+    out: dict = {"per_hour": int(per_hour), "offers": len(passed), "precision": None, "ci95": None}
+    if passed:
+        a = np.asarray(passed, float)
+        out["precision"] = float(a.mean())
+        if len(a) >= 2:
+            rng = np.random.default_rng(seed)
+            boots = a[rng.integers(0, len(a), (n_resamples, len(a)))].mean(axis=1)
+            out["ci95"] = (float(np.percentile(boots, 2.5)), float(np.percentile(boots, 97.5)))
+    return out
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:

@@ -84,7 +84,7 @@ def _decider(decider: Path | None, yes_at: Path | None, learn: bool = False, met
 @click.option("--learn/--no-learn", default=True, show_default=True,
               help="Personalise the --decider from every answer (accept, dismiss, not now) before the next decision; "
                    "kept in OUT/learning/ (undo: proagent live reset-learning OUT).")
-@click.option("--learn-method", type=click.Choice(["prior-shift", "refit", "knn", "pooled"]), default="knn",
+@click.option("--learn-method", type=click.Choice(["prior-shift", "refit", "knn", "pooled", "ensemble"]), default="knn",
               show_default=True, help="How answers personalise the decider (benchmarks/personalise.py compares them).")
 @click.option("--cost-false-alarm", type=float, default=1.0, show_default=True,
               help="Cost of an offer you did not need; offers at P(help) >= c_fa / (c_fa + c_miss).")
@@ -178,7 +178,7 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
                     replay=replay, speed=speed, out=out, duration_s=duration_s, when=when, options=options, how=how,
                     answers=answers, on_page=lambda url: click.echo(f"offers page: {url}"))
     if res is not None:
-        _print_summary(res, when, replay is not None, learn_method)
+        _print_summary(res, when, replay is not None, learn_method, max_per_hour)
         if res.interrupted:
             click.echo("stopped (Ctrl-C); run the same command again to go on where it stopped", err=True)
             ctx.exit(130)  # as a shell reports an interrupted command (proagent.cli._errors.EXIT_INTERRUPTED)
@@ -278,9 +278,11 @@ def _run_live(*, watch: Path | None, watch_db: Path | None, capture_dir: Path | 
             _stop_capture(proc, capture_dir)
 
 
-def _print_summary(res: RunSummary, when: When, replayed: bool, learn_method: str) -> None:
-    """The run's closing lines: outcomes, reasons, latencies, files written, what was learned."""
+def _print_summary(res: RunSummary, when: When, replayed: bool, learn_method: str, max_per_hour: int = 4) -> None:
+    """The run's closing lines: outcomes, reasons, latencies, files written, the labels it holds
+    (answers, precision at the offer budget, implicit labels) and what was learned."""
     from ..live import summarise
+    from ..live._implicit import FOCUS_WEIGHT, HORIZON_SECONDS, label_summary
 
     s = summarise(res.decisions)
     parts = ", ".join(f"{v} {k}" for k, v in sorted(s.outcomes.items()))
@@ -291,9 +293,22 @@ def _print_summary(res: RunSummary, when: When, replayed: bool, learn_method: st
         if lat:
             click.echo(f"{name} latency: p50 {lat.p50 * 1000:.1f} ms, p95 {lat.p95 * 1000:.1f} ms (n={lat.n})")
     click.echo(f"wrote {res.folder / 'feedback.db'}" + (f" and {res.folder / 'decisions.jsonl'}" if replayed else ""))
+    lab = label_summary(res.folder)
+    if lab.get("offers"):
+        answered = lab["accepted"] + lab["dismissed"]
+        click.echo(f"offers at your budget (--max-per-hour {max_per_hour}): {lab['offers']} shown, {lab['accepted']} "
+                   f"accepted, {lab['dismissed']} dismissed, {lab['not_now']} not now, {lab['ignored']} ignored; "
+                   + (f"precision {lab['accepted'] / lab['offers']:.2f} ({lab['accepted'] / answered:.2f} of those "
+                      "answered)" if answered else "precision n/a (none answered)"))
+    if lab:
+        click.echo(f"implicit labels of quiet moments: {lab['missed']} missed (own LLM use within "
+                   f"{HORIZON_SECONDS:g} s), {lab['quiet_focus']} quiet_focus (kept working, weight {FOCUS_WEIGHT:g})")
     learned = getattr(getattr(when, "model", None), "n", None)
     if learned is not None:
-        click.echo(f"learned from {learned} answer{'s' if learned != 1 else ''} ({learn_method}) in "
+        implicit = sum(1 for r in getattr(when, "learned", ()) if r.get("implicit_id") is not None)
+        click.echo(f"learned from {learned - implicit} answer{'s' if learned - implicit != 1 else ''}"
+                   + (f" and {implicit} implicit label{'s' if implicit != 1 else ''}" if implicit else "")
+                   + f" ({learn_method}) in "
                    f"{res.folder / 'learning'}; forget them: proagent live reset-learning {res.folder}")
 
 

@@ -17,6 +17,7 @@ from ..agent.prompting import system_prompt, user_prompt
 from ..bench.samples import SampleConfig
 from ..records import Prediction, Sample
 from ._feedback import FeedbackStore
+from ._implicit import QUIET_OUTCOMES, ImplicitLabeller
 from ._moments import moment_sample
 from ._notify import Notifier
 from .records import LiveDecision
@@ -301,6 +302,9 @@ class LiveAgent:
             benchmark's candidate moment, the behaviour before issue 32).
         on_status: called with one line when the loop has something to say that is not a
             decision (the watched log stopped growing).
+        implicit: label quiet moments from what the person did next (:mod:`proagent.live._implicit`:
+            their own LLM use within the horizon is a miss, steady work in the same app a weak
+            negative), stored in ``feedback.db`` and learned by a learning decider.
     """
 
     def __init__(self, folder: str | Path, decider: When, *, how: Callable[[Sample], Prediction] | None = None,
@@ -308,7 +312,8 @@ class LiveAgent:
                  config: SampleConfig = SampleConfig(), ignore_after_seconds: float = 600.0,
                  feedback: FeedbackStore | None = None, on_decision: Callable[[LiveDecision], None] | None = None,
                  stale_after_seconds: float | None = None, offer_wait_seconds: float | None = OFFER_WAIT_SECONDS,
-                 settle_seconds: float | None = None, on_status: Callable[[str], None] | None = None) -> None:
+                 settle_seconds: float | None = None, on_status: Callable[[str], None] | None = None,
+                 implicit: bool = True) -> None:
         self.folder = Path(folder)
         self.offer_wait = offer_wait_seconds
         self.decider = decider
@@ -330,6 +335,7 @@ class LiveAgent:
         self._last_response = 0
         self._dismissals(self.feedback.responses_since(0))
         self.decisions: list[LiveDecision] = []
+        self.implicit = ImplicitLabeller(self.feedback, now=self.clock.now) if implicit else None
         self._learn = getattr(decider, "sync", None)
         """A learning decider's ``sync(store)`` (:class:`proagent.live.LearningWhen`): learns the answers."""
         if self._learn is not None:
@@ -370,6 +376,11 @@ class LiveAgent:
         ``defer`` (:meth:`follow`): a Yes whose How answer does not come within the offer wait
         returns ``None`` at once; its decision is recorded when the answer comes
         (:meth:`poll_how`) or when a newer moment cancels it."""
+        if self.implicit is not None:  # what the person did since a quiet moment labels it (learned just below)
+            seen = list(m.history)
+            if m.new_event is not None and not any(e.id == m.new_event.id for e in seen[-3:]):
+                seen.append(m.new_event)
+            self.implicit.observe(m.t, seen)
         self.sync_responses()
         now = m.t
         front = m.new_event or (m.history[-1] if m.history else None)
@@ -389,13 +400,13 @@ class LiveAgent:
         decide_s = time.perf_counter() - m.noticed
         common = dict(p_help=p, decide_seconds=decide_s, label=label, **base)
         if p < self.decider.threshold:
-            return self._record(LiveDecision(sid, outcome="no", **common), m)
+            return self._record(LiveDecision(sid, outcome="no", **common), m, sample)
         session = _app_session(front, m.history)
         held = self.restraint.after(now, session)
         if held is None and self.stale_after is not None and self.clock.now() - m.t > self.stale_after:
             held = "stale"
         if held is not None:
-            return self._record(LiveDecision(sid, outcome="held", reason=held, **common), m)
+            return self._record(LiveDecision(sid, outcome="held", reason=held, **common), m, sample)
         cur = front or sample.current  # the app in front at decision time (the new event), not the one before it
         if self.how is None:
             return self._show(sid, sample, m, generic_offer_text(cur), None, None, p, session, cur, common)
@@ -422,7 +433,7 @@ class LiveAgent:
         if job.call.cancelled:
             if job.offer is None:
                 return self._record(LiveDecision(job.sid, outcome="no_offer", reason="how_cancelled", how_seconds=how_s,
-                                                 **common), m)
+                                                 **common), m, job.sample)
             return self._record(LiveDecision(job.sid, outcome="offer", reason="how_cancelled", how_seconds=how_s,
                                              offer_id=job.offer.id, notification=job.offer.text,
                                              offer_seconds=job.shown, **common), m)
@@ -446,12 +457,12 @@ class LiveAgent:
                                              offer_seconds=job.shown, **common), m)
         if pred.needs_help is False:
             return self._record(LiveDecision(job.sid, outcome="no_offer", reason="how_said_no", how_seconds=how_s,
-                                             **common), m)
+                                             **common), m, job.sample)
         shown = text or generic_offer_text(cur)  # no query: the decider's Yes stands, a generic offer
         query = pred.query if text else None
         if query is not None and self.restraint.dismissed_similar(cur.app_name, query, m.t):
             return self._record(LiveDecision(job.sid, outcome="held", reason="dismissed_similar", how_seconds=how_s,
-                                             **common), m)
+                                             **common), m, job.sample)
         return self._show(job.sid, job.sample, m, shown, query, pred.intention if text else None, job.p, job.session,
                           cur, common, why="" if text else "no_query", how_s=how_s)
 
@@ -492,8 +503,10 @@ class LiveAgent:
                                          notification=text, **common,
                                          offer_seconds=None if how_s is None else time.perf_counter() - m.noticed), m)
 
-    def _record(self, d: LiveDecision, m: Moment) -> LiveDecision:
-        self.feedback.add_decision(d, user=m.user, row_id=m.row_id)
+    def _record(self, d: LiveDecision, m: Moment, sample: Sample | None = None) -> LiveDecision:
+        did = self.feedback.add_decision(d, user=m.user, row_id=m.row_id)
+        if sample is not None and self.implicit is not None and d.outcome in QUIET_OUTCOMES:
+            self.implicit.quiet(did, sample, m.new_event or (m.history[-1] if m.history else None))
         self.decisions.append(d)
         if self.on_decision is not None:
             self.on_decision(d)

@@ -12,11 +12,17 @@ Two tables (SQLite, WAL, file mode 0600 because offers hold screen text):
 ``responses(id, offer_id, response, responded_at, source)``
     one row per response (``accepted``, ``dismissed``, ``not_now``, ``ignored``);
     the latest row of an offer is its answer.
+``implicit(id, decision_id, sample_id, user, moment, response, label, weight, evidence, labelled_at, sample_json)``
+    labels of quiet moments (decided No, held by restraint, or How said no) read from what
+    the person did next (:mod:`proagent.live._implicit`): ``missed`` (label 1: they turned to
+    an LLM on their own within the horizon) and ``quiet_focus`` (label 0 with a small weight:
+    they kept working in the same app); ``evidence`` is JSON naming the event ids and the rule.
 
 Times are ISO 8601 naive local time of the loop's clock (wall time live, the
 log's time in a replay). :func:`feedback_samples` turns answered offers into
 labelled samples: accepted = help was needed at that moment (label 1),
-dismissed = it was not (label 0); "not now" and ignored offers are no label.
+dismissed = it was not (label 0); "not now" and ignored offers are no label;
+with ``implicit=True`` it adds the implicit labels (:data:`IMPLICIT_RESPONSES`).
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ from ..errors import DataError
 from ..io import to_jsonable
 from ..records import Conversation, Event, Sample, Screenshot
 from ..sources.lifetrace_schema import connect_read_only
-from .records import RESPONSES, LiveDecision, Offer
+from .records import IMPLICIT_RESPONSES, RESPONSES, LiveDecision, Offer
 
 __all__ = ["FEEDBACK_DB", "FeedbackStore", "feedback_samples", "sample_from_json", "sample_to_json"]
 
@@ -79,6 +85,19 @@ CREATE TABLE IF NOT EXISTS decisions (
     notification TEXT,
     label INTEGER,
     row_id INTEGER
+);
+CREATE TABLE IF NOT EXISTS implicit (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    decision_id INTEGER,
+    sample_id TEXT NOT NULL,
+    user TEXT NOT NULL,
+    moment TEXT NOT NULL,
+    response TEXT NOT NULL CHECK (response IN ('missed', 'quiet_focus')),
+    label INTEGER NOT NULL,
+    weight REAL NOT NULL,
+    evidence TEXT NOT NULL,
+    labelled_at TEXT NOT NULL,
+    sample_json TEXT NOT NULL
 );
 """
 
@@ -164,14 +183,54 @@ class FeedbackStore:
             return None
         return Offer(int(offer_id), row[0], datetime.fromisoformat(row[1]), text, query, intention, row[2], row[3] or "")
 
-    def add_decision(self, d: LiveDecision, *, user: str, row_id: int | None = None) -> None:
-        """Store one decision (and, with it, the event row it handled)."""
+    def add_decision(self, d: LiveDecision, *, user: str, row_id: int | None = None) -> int:
+        """Store one decision (and, with it, the event row it handled); returns its ``decisions.id``."""
         with self._lock, self._conn:
-            self._conn.execute(
+            cur = self._conn.execute(
                 "INSERT INTO decisions (sample_id, user, moment, trigger, outcome, reason, p_help, decide_seconds, "
                 "how_seconds, offer_id, notification, label, row_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (d.sample_id, user, d.moment.isoformat(), d.trigger, d.outcome, d.reason, d.p_help, d.decide_seconds,
                  d.how_seconds, d.offer_id, d.notification, d.label, row_id))
+            return int(cur.lastrowid)
+
+    def add_implicit(self, sample: Sample, *, response: str, label: int, weight: float, evidence: dict[str, Any],
+                     at: datetime, decision_id: int | None = None) -> int:
+        """Store one implicit label of a quiet moment (:mod:`proagent.live._implicit`); returns its id.
+
+        Raises:
+            ValueError: ``response`` is not one of :data:`~proagent.live.records.IMPLICIT_RESPONSES`.
+        """
+        if response not in IMPLICIT_RESPONSES:
+            raise ValueError(f"implicit response {response!r}: choose from {', '.join(IMPLICIT_RESPONSES)}")
+        with self._lock, self._conn:
+            cur = self._conn.execute(
+                "INSERT INTO implicit (decision_id, sample_id, user, moment, response, label, weight, evidence, "
+                "labelled_at, sample_json) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (decision_id, sample.id, sample.user, sample.time.isoformat(), response, int(label), float(weight),
+                 json.dumps(evidence, ensure_ascii=False), at.isoformat(), sample_to_json(sample)))
+            return int(cur.lastrowid)
+
+    def implicit_since(self, after_id: int) -> list[dict[str, Any]]:
+        """Implicit labels with id > ``after_id``, oldest first: dicts of ``id``, ``decision_id``,
+        ``sample_id``, ``moment``, ``response``, ``label``, ``weight``, ``evidence`` (parsed JSON)."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT id, decision_id, sample_id, moment, response, label, weight, evidence FROM implicit "
+                "WHERE id > ? ORDER BY id", (int(after_id),)).fetchall()
+        keys = ("id", "decision_id", "sample_id", "moment", "response", "label", "weight", "evidence")
+        return [{**dict(zip(keys, r)), "evidence": json.loads(r[7])} for r in rows]
+
+    def implicit_sample(self, implicit_id: int) -> Sample | None:
+        """The Sample of an implicitly labelled quiet moment (``None``: no such row or an unreadable one)."""
+        return self._stored_sample("implicit", implicit_id)
+
+    def _stored_sample(self, table: str, row_id: int) -> Sample | None:
+        with self._lock:
+            row = self._conn.execute(f"SELECT sample_json FROM {table} WHERE id = ?", (int(row_id),)).fetchone()
+        try:
+            return sample_from_json(row[0]) if row else None
+        except ValueError:
+            return None
 
     def last_row_id(self) -> int | None:
         """The highest followed-database event row decided, or ``None``."""
@@ -218,12 +277,7 @@ class FeedbackStore:
 
     def offer_sample(self, offer_id: int) -> Sample | None:
         """The Sample the decider saw for an offer (``None``: no such offer or an unreadable row)."""
-        with self._lock:
-            row = self._conn.execute("SELECT sample_json FROM offers WHERE id = ?", (int(offer_id),)).fetchone()
-        try:
-            return sample_from_json(row[0]) if row else None
-        except ValueError:
-            return None
+        return self._stored_sample("offers", offer_id)
 
     def responses_since(self, after_id: int) -> list[tuple[int, int, str, datetime]]:
         """Responses with row id > ``after_id``: (response id, offer id, response, time)."""
@@ -233,11 +287,25 @@ class FeedbackStore:
         return [(int(a), int(b), str(c), datetime.fromisoformat(d)) for a, b, c, d in rows]
 
 
-def feedback_samples(folder: str | Path) -> list[Sample]:
+def _kept_at_weight(key: str, weight: float) -> bool:
+    """Whether a moment of ``weight`` (0-1) is kept when a learner takes no weights: a deterministic
+    share ``weight`` of such moments, chosen by SHA-256 of ``key`` (importance sampling by weight)."""
+    import hashlib
+
+    return int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF < weight
+
+
+def feedback_samples(folder: str | Path, *, implicit: bool = True) -> list[Sample]:
     """Answered offers of a live folder (or a ``feedback.db`` file) as labelled
     samples, oldest first: the offer's latest response ``accepted`` -> label 1,
     ``dismissed`` -> label 0 (``kind="labelled"``, ``split="train"``); offers
     answered "not now", ignored or unanswered give no sample.
+
+    With ``implicit`` (default), the implicit labels of quiet moments follow them: every
+    ``missed`` moment (label 1, id ``implicit:missed:...``) and a deterministic share, equal to
+    its weight, of the ``quiet_focus`` moments (label 0; ``proagent train when`` takes no
+    per-moment weights, so a weight of 0.25 keeps one in four, chosen by the hash of the
+    sample id). A moment both offered and implicitly labelled cannot occur (offers are not quiet).
 
     Raises:
         DataError: no feedback database there, or it is unreadable.
@@ -252,6 +320,9 @@ def feedback_samples(folder: str | Path) -> list[Sample]:
             rows = conn.execute(
                 "SELECT o.sample_json, (SELECT response FROM responses r WHERE r.offer_id = o.id ORDER BY r.id DESC LIMIT 1) "
                 "FROM offers o ORDER BY o.id").fetchall()
+            has = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'implicit'").fetchone()
+            quiet = conn.execute("SELECT sample_json, response, weight FROM implicit ORDER BY id").fetchall() \
+                if implicit and has else []
         finally:
             conn.close()
     except sqlite3.DatabaseError as e:
@@ -259,13 +330,22 @@ def feedback_samples(folder: str | Path) -> list[Sample]:
     out = []
     from dataclasses import replace
 
+    def parse(text: str) -> Sample:
+        try:
+            return sample_from_json(text)
+        except ValueError as e:
+            raise DataError(p, str(e)) from None
+
     for sample_json, response in rows:
         if response not in ("accepted", "dismissed"):
             continue
-        try:
-            s = sample_from_json(sample_json)
-        except ValueError as e:
-            raise DataError(p, str(e)) from None
+        s = parse(sample_json)
         out.append(replace(s, label=1 if response == "accepted" else 0, kind="labelled", split="train",
                            id=f"feedback:{s.id}"))
+    for sample_json, response, weight in quiet:
+        s = parse(sample_json)
+        if response == "quiet_focus" and not _kept_at_weight(s.id, float(weight)):
+            continue
+        out.append(replace(s, label=1 if response == "missed" else 0, kind="labelled", split="train",
+                           id=f"implicit:{response}:{s.id}"))
     return out

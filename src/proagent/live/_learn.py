@@ -9,7 +9,10 @@ decision), so the next decision already uses the last answer.
 Answers as labels of the offered moment: ``accepted`` -> 1 (help was needed),
 ``dismissed`` -> 0, ``not_now`` -> 0 with weight :data:`NOT_NOW_WEIGHT` (the
 moment was wrong, the help perhaps not); ``ignored`` teaches nothing. A later
-answer to the same offer replaces the earlier one.
+answer to the same offer replaces the earlier one. Implicit labels of quiet moments
+(``feedback.db`` table ``implicit``, :mod:`proagent.live._implicit`) are learned the same
+way: ``missed`` -> 1 with weight 1, ``quiet_focus`` -> 0 with its stored weight
+(:data:`proagent.live._implicit.FOCUS_WEIGHT`).
 
 What was learned lives beside ``feedback.db`` in ``learning/``:
 
@@ -17,9 +20,11 @@ What was learned lives beside ``feedback.db`` in ``learning/``:
     format, method and hyper-parameters, the decider folder and its model
     SHA-256, the threshold and the costs it came from, ``last_response_id``
     (answers up to it were looked at), ``reset_after_response_id`` (answers up
-    to it are forgotten: ``proagent live reset-learning``), and
+    to it are forgotten: ``proagent live reset-learning``), the same two for implicit
+    labels (``last_implicit_id``, ``reset_after_implicit_id``, written once there are any), and
     ``learned_from``: one record per answer (offer id, response id, response,
-    label, weight, moment, session, SHA-256 of the moment's text);
+    label, weight, moment, session, SHA-256 of the moment's text; an implicit label has
+    ``implicit_id`` and its evidence's event ids instead of the offer and response ids);
 ``learning/features.npy``
     the feature rows of those moments (a cache: rebuilt from ``feedback.db``
     when it does not match the manifest or the decider).
@@ -120,6 +125,8 @@ class LearningWhen:
         self._rows: list[np.ndarray] = []
         self.last_response_id = 0
         self.reset_after = 0
+        self.last_implicit_id = 0
+        self.reset_after_implicit = 0
         self._stale = False
         self._saved_mtime: int | None = None
 
@@ -148,6 +155,7 @@ class LearningWhen:
         else:
             self._reset_from_disk()
         new = store.responses_since(max(self.last_response_id, self.reset_after))
+        quiet = store.implicit_since(max(self.last_implicit_id, self.reset_after_implicit))
         if self._stale:
             self._rebuild(store)
         n = 0
@@ -161,7 +169,7 @@ class LearningWhen:
             label, weight = _LABELS[response]
             rec = {"offer_id": oid, "response_id": rid, "response": response, "label": label, "weight": weight,
                    "moment": sample.time.isoformat(), "user": sample.user, **_text_key(sample)}
-            old = next((i for i, r in enumerate(self.learned) if r["offer_id"] == oid), None)
+            old = next((i for i, r in enumerate(self.learned) if r.get("offer_id") == oid), None)
             row = self.features([sample])[0]
             if old is not None:
                 self.learned[old], self._rows[old] = rec, row
@@ -169,7 +177,18 @@ class LearningWhen:
                 self.learned.append(rec)
                 self._rows.append(row)
             n += 1
-        if new or self._stale:
+        for q in quiet:
+            self.last_implicit_id = q["id"]
+            sample = store.implicit_sample(q["id"])
+            if sample is None:
+                continue
+            self.learned.append({"implicit_id": q["id"], "decision_id": q["decision_id"], "response": q["response"],
+                                 "label": int(q["label"]), "weight": float(q["weight"]), "moment": sample.time.isoformat(),
+                                 "user": sample.user, "event_ids": list(q["evidence"].get("event_ids", [])),
+                                 **_text_key(sample)})
+            self._rows.append(self.features([sample])[0])
+            n += 1
+        if new or quiet or self._stale:
             if n or self._stale:
                 self._refit()
             self._stale = False
@@ -188,8 +207,10 @@ class LearningWhen:
         self._saved_mtime = mtime
         m = _read_manifest(self.folder)
         after = m.reset_after_response_id if m is not None else 0
-        if after > self.reset_after:
-            self.reset_after = self.last_response_id = after
+        after_q = m.reset_after_implicit_id if m is not None else 0
+        if after > self.reset_after or after_q > self.reset_after_implicit:
+            self.reset_after = self.last_response_id = max(after, self.reset_after)
+            self.reset_after_implicit = self.last_implicit_id = max(after_q, self.reset_after_implicit)
             self.learned, self._rows = [], []
             self._refit()
 
@@ -200,7 +221,8 @@ class LearningWhen:
             self.model.fit(np.zeros((0, 0)), [])
 
     def _rebuild(self, store: FeedbackStore) -> None:
-        samples = [store.offer_sample(r["offer_id"]) for r in self.learned]
+        samples = [store.offer_sample(r["offer_id"]) if r.get("implicit_id") is None else store.implicit_sample(r["implicit_id"])
+                   for r in self.learned]
         keep = [i for i, s in enumerate(samples) if s is not None]
         self.learned = [self.learned[i] for i in keep]
         self._rows = list(self.features([samples[i] for i in keep])) if keep else []
@@ -219,6 +241,8 @@ class LearningWhen:
             return
         self.reset_after = m.reset_after_response_id
         self.last_response_id = m.last_response_id
+        self.reset_after_implicit = m.reset_after_implicit_id
+        self.last_implicit_id = m.last_implicit_id
         self.learned = [dict(r) for r in m.learned_from]
         rows = None
         p = self.folder / LEARNING_DIR / "features.npy"
@@ -244,6 +268,7 @@ class LearningWhen:
             decider=self._decider_id(), threshold=self.threshold,
             costs=None if self.costs is None else {"false_alarm": self.costs[0], "miss": self.costs[1]},
             last_response_id=self.last_response_id, reset_after_response_id=self.reset_after,
+            last_implicit_id=self.last_implicit_id, reset_after_implicit_id=self.reset_after_implicit,
             n=len(self.learned), n_positive=sum(r["label"] for r in self.learned),
             model=self.model.describe(), learned_from=tuple(self.learned),
             updated=datetime.now(timezone.utc).isoformat(timespec="seconds"))
@@ -268,7 +293,7 @@ def _text_key(sample: Sample) -> dict[str, str]:
 
 
 def reset_learning(folder: str | Path) -> int:
-    """Forget what the live decider in ``folder`` learned: every answer stored so far
+    """Forget what the live decider in ``folder`` learned: every answer (and implicit label) stored so far
     is skipped from now on (``feedback.db`` itself is kept: ``proagent train when
     --feedback`` still reads it); the next run starts from the population decider.
 
@@ -286,6 +311,8 @@ def reset_learning(folder: str | Path) -> int:
         conn = connect_read_only(db)
         try:
             last = conn.execute("SELECT max(id) FROM responses").fetchone()[0] or 0
+            has = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'implicit'").fetchone()
+            last_q = (conn.execute("SELECT max(id) FROM implicit").fetchone()[0] or 0) if has else 0
         finally:
             conn.close()
     except sqlite3.DatabaseError as e:
@@ -294,7 +321,8 @@ def reset_learning(folder: str | Path) -> int:
         old = _read_manifest(folder) or LearningManifest()
     except DataError:
         old = LearningManifest()
-    m = replace(old, format=LEARNING_FORMAT, last_response_id=int(last), reset_after_response_id=int(last), n=0,
+    m = replace(old, format=LEARNING_FORMAT, last_response_id=int(last), reset_after_response_id=int(last),
+                last_implicit_id=int(last_q), reset_after_implicit_id=int(last_q), n=0,
                 n_positive=0, model=None, learned_from=(),
                 updated=datetime.now(timezone.utc).isoformat(timespec="seconds"))
     (folder / LEARNING_DIR / "features.npy").unlink(missing_ok=True)

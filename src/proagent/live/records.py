@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-__all__ = ["RESPONSES", "DecisionSummary", "Latency", "LearningManifest", "LiveDecision", "Offer", "Response"]
+__all__ = ["IMPLICIT_RESPONSES", "RESPONSES", "DecisionSummary", "Latency", "LearningManifest", "LiveDecision", "Offer", "Response"]
 
 Response = Literal["accepted", "dismissed", "not_now", "ignored"]
 """What the user did with an offer: accepted it, dismissed it, asked for it
@@ -15,6 +15,11 @@ later ("not now"), or let it expire unanswered (``ignored``)."""
 
 RESPONSES: tuple[str, ...] = ("accepted", "dismissed", "not_now", "ignored")
 """Every :data:`Response`, in that order."""
+
+IMPLICIT_RESPONSES: tuple[str, ...] = ("missed", "quiet_focus")
+"""Labels of quiet moments read from what the person did next (``feedback.db`` table ``implicit``,
+:mod:`proagent.live._implicit`): ``missed`` (they turned to an LLM on their own: help was needed)
+and ``quiet_focus`` (they kept working in the same app: a weak "not needed")."""
 
 
 @dataclass(frozen=True)
@@ -126,6 +131,10 @@ class LearningManifest:
     """Answers learned from."""
     n_positive: int = 0
     """Of those, accepted offers (help was needed)."""
+    last_implicit_id: int = 0
+    """Highest ``implicit.id`` of ``feedback.db`` already learned from (or skipped)."""
+    reset_after_implicit_id: int = 0
+    """Implicit labels up to this ``implicit.id`` are forgotten (``proagent live reset-learning``)."""
     learned_from: tuple[Mapping[str, Any], ...] = ()
     """Each answer learned from: its response and offer ids, ``label`` (1 accepted, 0 not) and ``weight``."""
     updated: str = ""
@@ -152,8 +161,10 @@ class LearningManifest:
             d.update(method=self.method, config=None if self.config is None else dict(self.config),
                      decider=None if self.decider is None else dict(self.decider), threshold=self.threshold,
                      costs=None if self.costs is None else dict(self.costs))
-        d.update(last_response_id=self.last_response_id, reset_after_response_id=self.reset_after_response_id,
-                 n=self.n, n_positive=self.n_positive)
+        d.update(last_response_id=self.last_response_id, reset_after_response_id=self.reset_after_response_id)
+        if self.last_implicit_id or self.reset_after_implicit_id:  # files without implicit labels read as before
+            d.update(last_implicit_id=self.last_implicit_id, reset_after_implicit_id=self.reset_after_implicit_id)
+        d.update(n=self.n, n_positive=self.n_positive)
         if self.model is not None:
             d["model"] = dict(self.model)
         d.update(learned_from=[dict(r) for r in self.learned_from], updated=self.updated)
@@ -168,6 +179,8 @@ class LearningManifest:
         """
         return cls(last_response_id=int(data.get("last_response_id") or 0),
                    reset_after_response_id=int(data.get("reset_after_response_id") or 0),
+                   last_implicit_id=int(data.get("last_implicit_id") or 0),
+                   reset_after_implicit_id=int(data.get("reset_after_implicit_id") or 0),
                    n=int(data.get("n") or 0), n_positive=int(data.get("n_positive") or 0),
                    learned_from=tuple(dict(r) for r in data.get("learned_from") or ()),
                    updated=str(data.get("updated") or ""), method=data.get("method"),

@@ -6,7 +6,10 @@ the model), ``llm_calls`` (model calls recorded in the log, all moments),
 ``moments_with_llm_call``, ``auc`` (ROC AUC of the decider's probability against
 the labels; ``None`` with one class) and ``precision_at_recall_0_8`` (the
 highest precision at any threshold reaching recall >= 0.8, from
-``precision_recall_curve``).
+``precision_recall_curve``), ``precision_at_budget``: of the Yes moments an offer budget of
+:data:`proagent.bench.metrics.BUDGET_PER_HOUR` an hour per user lets through (``proagent live
+--max-per-hour``'s default), the share wanted (:func:`proagent.bench.metrics.precision_at_budget`;
+moments ordered by their ``time`` metadata).
 """
 
 from __future__ import annotations
@@ -32,7 +35,11 @@ def decider_results(log: Any, folder: str) -> dict:
     import numpy as np
     from sklearn.metrics import roc_auc_score
 
-    labels, probs, lat = [], [], []
+    from datetime import datetime
+
+    from ..bench.metrics import precision_at_budget
+
+    labels, probs, lat, times, users, yes_at = [], [], [], [], [], []
     yes = calls = with_call = 0
     threshold = None
     for s in log.samples or []:
@@ -47,6 +54,10 @@ def decider_results(log: Any, folder: str) -> dict:
         probs.append(float(d["p_yes"]))
         lat.append(float(d["latency_ms"]))
         yes += bool(d["needs_help"])
+        yes_at.append(int(bool(d["needs_help"])))
+        md = s.metadata or {}
+        times.append(datetime.fromisoformat(md["time"]).timestamp() if md.get("time") else 0.0)
+        users.append(str(md.get("user", "")))
         threshold = d.get("threshold")
     auc = float(roc_auc_score(labels, probs)) if 0 < sum(labels) < len(labels) else None
     return {
@@ -60,6 +71,7 @@ def decider_results(log: Any, folder: str) -> dict:
         "latency_ms_p95": float(np.percentile(lat, 95)) if lat else None,
         "auc": auc,
         "precision_at_recall_0_8": precision_at_recall(labels, probs, 0.8) if labels else None,
+        "precision_at_budget": precision_at_budget(labels, yes_at, times, users),
     }
 
 
@@ -70,4 +82,6 @@ def decider_line(block: dict) -> str:
 
     return (f"decider {block['path']} (P >= {f(block['threshold'], '.3f')}): latency p50 {f(block['latency_ms_p50'], '.1f')} ms "
             f"(p95 {f(block['latency_ms_p95'], '.1f')}); LLM calls {block['llm_calls']} for {block['moments']} moments "
-            f"({block['yes']} Yes); AUC {f(block['auc'])}; precision at recall 0.8 {f(block['precision_at_recall_0_8'])}")
+            f"({block['yes']} Yes); AUC {f(block['auc'])}; precision at recall 0.8 {f(block['precision_at_recall_0_8'])}"
+            + (f"; precision at {b['per_hour']} offers/hour {f(b['precision'])} ({b['offers']} offers)"
+               if (b := block.get("precision_at_budget")) else ""))

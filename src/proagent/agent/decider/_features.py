@@ -32,7 +32,18 @@ Groups (:data:`FEATURE_GROUPS`), in this order:
   opening, clicking, switching, scrolling, saving/running event, and the share of
   context events with each flag;
 * ``clock``: hour of day as sine and cosine; ``weekday``: day of week as sine
-  and cosine (both off by default: on a handful of sessions they name the session).
+  and cosine (both off by default: on a handful of sessions they name the session);
+* ``boundary`` (opt-in, issue 33 item 3): task boundaries, where offers are taken up more
+  (OASIS/Attelia, Iqbal & Bailey: deferring to breakpoints cut frustration): log(1 + seconds the
+  previous app was in front) when the current event switched app (0 otherwise), a save / commit /
+  push / build / test-run end in the current event's text, an idle gap (>= 60 s) just ended;
+* ``struggle`` (opt-in): log(1 + search events in the window), log(1 + earlier window events
+  showing the same window title as now: revisits), log(1 + consecutive error events ending now:
+  an error that stays);
+* ``intensity`` (opt-in): activity against the person's own recent baseline (FlowLight, Zuger
+  et al. 2017: keyboard and mouse rate relative to the person's own): log of events per minute
+  in the last 60 s over events per minute in the whole window, and log of the current dwell over
+  the median dwell of the window's events.
 """
 
 from __future__ import annotations
@@ -55,7 +66,8 @@ FEATURE_VERSION = 1
 """Bumped whenever a feature's definition or order changes: a decider saved with
 another version is refused on load."""
 
-FEATURE_GROUPS = ("embedding", "similarity", "behaviour", "keywords", "clock", "weekday")
+FEATURE_GROUPS = ("embedding", "similarity", "behaviour", "keywords", "clock", "weekday", "boundary", "struggle",
+                  "intensity")
 """Feature groups, in column order."""
 
 DEFAULT_GROUPS = ("embedding", "similarity", "behaviour", "keywords")
@@ -74,6 +86,11 @@ KEYWORDS: dict[str, re.Pattern[str]] = {
     "saving": re.compile(r"\bsav(e|es|ed|ing)\b|\brun(s|ning)?\b|\bexecut|\bcompil|\bdebug|保存|运行", re.I),
 }
 """Keyword flags of an event's text (English and Chinese)."""
+
+BOUNDARY_WORDS = re.compile(r"\bsav(e|es|ed|ing)\b|\bcommit|\bpush(es|ed)?\b|\bmerg|\bbuil(d|t)\b|\bpass(ed|es)?\b|"
+                            r"\bfail(ed|s)?\b|\bfinish|\bcomplet|\bdone\b|\bsubmit|\bdeploy|\btests? (run|ran)|"
+                            r"保存|提交|完成", re.I)
+"""A save, commit, push, build, test-run end or submission in an event's text (``boundary`` group)."""
 
 
 @dataclass(frozen=True)
@@ -128,6 +145,12 @@ def feature_names(config: FeatureConfig = FeatureConfig()) -> list[str]:
             names += ["hour_sin", "hour_cos"]
         elif g == "weekday":
             names += ["weekday_sin", "weekday_cos"]
+        elif g == "boundary":
+            names += ["log_focus_seconds_before_switch", "is_boundary_word", "idle_gap_ended"]
+        elif g == "struggle":
+            names += ["log_window_searches", "log_title_revisits", "log_error_run"]
+        elif g == "intensity":
+            names += ["log_rate_last_minute_over_window", "log_dwell_over_window_median"]
     return names
 
 
@@ -169,7 +192,51 @@ def _one(s: Sample, vecs: np.ndarray, config: FeatureConfig) -> list[float]:
         elif g == "weekday":
             d = t.weekday() / 7.0 * 2 * math.pi
             row += [math.sin(d), math.cos(d)]
+        elif g == "boundary":
+            row += _boundary(s, ctx)
+        elif g == "struggle":
+            row += _struggle(s, ctx)
+        elif g == "intensity":
+            row += _intensity(s, ctx, window)
     return row
+
+
+def _boundary(s: Sample, ctx: list[Event]) -> list[float]:
+    focus = 0.0
+    if ctx and _app(ctx[-1]) and _app(s.current) and _app(ctx[-1]) != _app(s.current):
+        app, start = _app(ctx[-1]), ctx[-1].start
+        for e in reversed(ctx):
+            if _app(e) != app:
+                break
+            start = e.start
+        focus = math.log1p(max((s.current.start - start).total_seconds(), 0.0))
+    gap = (s.current.start - ctx[-1].start).total_seconds() if ctx else 0.0
+    return [focus, 1.0 if BOUNDARY_WORDS.search(event_text(s.current)) else 0.0, 1.0 if gap >= 60.0 else 0.0]
+
+
+def _struggle(s: Sample, ctx: list[Event]) -> list[float]:
+    search = KEYWORDS["search"]
+    error = KEYWORDS["error"]
+    searches = sum(1 for e in ctx + [s.current] if search.search(event_text(e)))
+    title = (s.current.window_title or s.current.summary).strip().casefold()
+    revisits = sum(1 for e in ctx if title and (e.window_title or e.summary).strip().casefold() == title)
+    run = 0
+    for e in [*ctx, s.current][::-1]:
+        if not error.search(event_text(e)):
+            break
+        run += 1
+    return [math.log1p(searches), math.log1p(revisits), math.log1p(run)]
+
+
+def _intensity(s: Sample, ctx: list[Event], window: float) -> list[float]:
+    t = s.time
+    last = sum(1 for e in ctx + [s.current] if (t - e.start).total_seconds() <= 60.0)
+    rate_window = (len(ctx) + 1) / max(window / 60.0, 1e-9)
+    starts = [e.start for e in ctx] + [s.current.start]
+    dwells = [(b - a).total_seconds() for a, b in zip(starts, starts[1:])]
+    dwell = max((t - s.current.start).total_seconds(), 0.0)
+    med = float(np.median(dwells)) if dwells else dwell
+    return [math.log((last + 1.0) / (rate_window + 1.0)), math.log1p(dwell) - math.log1p(max(med, 0.0))]
 
 
 def moment_features(samples: Sequence[Sample], cache: EmbeddingCache, config: FeatureConfig = FeatureConfig(),

@@ -21,7 +21,10 @@ milliseconds). Methods (:data:`LEARNING_METHODS`), all on the decider's own feat
   ``b ~ N(0, prior_sd^2)``, ``v ~ N(0, tau^2 I)`` and ``z`` the standardised
   features; MAP by L-BFGS. With no answers it is the population model; with
   many, ``a`` and ``v`` move it towards the user's own decision boundary (also
-  away from a population model that ranks this user's moments backwards).
+  away from a population model that ranks this user's moments backwards);
+* ``ensemble``: the mean of the ``prior-shift`` and ``knn`` probabilities (the base-rate
+  shift, which carries most of what a person's answers teach, and the memory of similar
+  moments; issue 33 asked for it beside each learner: ``benchmarks/personalise.py``).
 
 The hyper-parameters (:class:`LearnConfig`) are fixed a priori, not tuned on
 the sessions the benchmark evaluates on (``benchmarks/personalise.py``).
@@ -36,7 +39,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -45,8 +48,11 @@ from ._embedding import EMBEDDING_DIM
 
 __all__ = ["LEARNING_METHODS", "LearnConfig", "PersonalModel", "cost_threshold", "population_scaler"]
 
-LEARNING_METHODS = ("prior-shift", "refit", "knn", "pooled")
+LEARNING_METHODS = ("prior-shift", "refit", "knn", "pooled", "ensemble")
 """Online learning methods (module docstring)."""
+
+ENSEMBLE_PARTS = ("prior-shift", "knn")
+"""The learners the ``ensemble`` method averages (equal weights)."""
 
 _EPS = 1e-4
 
@@ -152,6 +158,8 @@ class PersonalModel:
         self._a, self._b = 1.0, 0.0
         self._v: np.ndarray | None = None
         self._refit: Any = None
+        self._parts = [PersonalModel(population, replace(config, method=m), population_data, embedding_columns)
+                       for m in ENSEMBLE_PARTS] if config.method == "ensemble" else []
 
     @property
     def n(self) -> int:
@@ -171,6 +179,8 @@ class PersonalModel:
         self.x, self.y = x, np.asarray(y, float)
         self.w = np.ones(len(y)) if weight is None else np.asarray(weight, float)
         self._a, self._b, self._v = 1.0, 0.0, None
+        for part in self._parts:
+            part.fit(x, y, weight)
         if self.n == 0:
             self._refit = None
             return self
@@ -259,6 +269,8 @@ class PersonalModel:
         m = self.config.method
         if self.n == 0 or m == "refit" and self._refit is None:
             return pop
+        if self._parts:
+            return np.mean([part.probabilities(x) for part in self._parts], axis=0)
         if m == "prior-shift":
             return _sigmoid(_logit(pop) + self._b)
         if m == "pooled":
@@ -290,4 +302,6 @@ class PersonalModel:
         if self._v is not None:
             d["population_weight"] = self._a
             d["deviation_norm"] = float(np.linalg.norm(self._v))
+        if self._parts:
+            d["parts"] = {part.config.method: part.describe() for part in self._parts}
         return d

@@ -1,0 +1,70 @@
+"""benchmarks/personalise.py's feedback modes (issue 33 item 4): offered+implicit reveals misses and
+weak negatives by the live rule, the ensemble runs beside each learner, the default comes from the
+pre-written rule, and every table has the precision at an offer budget."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+
+import personalise  # noqa: E402
+
+from shared_data import DEV  # noqa: E402
+
+
+def test_revealed_follows_the_live_rule() -> None:
+    y = np.array([1, 0, 0, 1, 0])
+    t = np.array([0.0, 30.0, 90.0, 150.0, 200.0])
+    apps = np.array(["Code", "Code", "Code", "Code", "Browser"], dtype=object)
+    te = np.arange(5)
+    draw = np.array([0.1, 0.9, 0.9, 0.9, 0.9])
+    args = (y, t, apps, te, draw, 0.5, 0.25, 120.0, 60.0)
+    assert personalise._revealed("offered", 0, 0.9, 0.5, *args) == (1, 1.0, 0.0)  # an offer: answered at once
+    assert personalise._revealed("offered", 0, 0.1, 0.5, *args) is None  # quiet: nothing heard
+    assert personalise._revealed("offered+misses", 0, 0.1, 0.5, *args) == (1, 1.0, 60.0)  # revealed miss
+    assert personalise._revealed("offered+misses", 1, 0.1, 0.5, *args) is None  # no weak negatives in this mode
+    # quiet at 30 s, Code until 150 s (next moment within 60 s of the horizon): a weak negative known 120 s later
+    assert personalise._revealed("offered+implicit", 1, 0.1, 0.5, *args) == (0, 0.25, 120.0)
+    assert personalise._revealed("offered+implicit", 2, 0.1, 0.5, *args) is None  # a switch to Browser within 120 s
+    assert personalise._revealed("offered+implicit", 3, 0.1, 0.5, *args) is None  # unrevealed positive, then a switch
+
+
+def test_budget_precision_and_the_pre_written_rule() -> None:
+    y = np.array([1, 0, 1, 1, 0, 0])
+    pred = np.ones(6, int)
+    t = np.array([0, 60, 120, 180, 4000, 4060], float)
+    users = np.array(["a"] * 6)
+    b = personalise.budget_precision(y, pred, t, users, per_hour=2)
+    assert b["offers"] == 4 and b["precision"] == pytest.approx(0.25)  # 0, 60 (2 in the hour), then 4000, 4060: 1 of 4
+    assert personalise.budget_precision(y, np.zeros(6, int), t, users, 2)["precision"] is None
+    costs = {"offered": {"knn": {"s1": 3, "s2": 1}, "prior-shift": {"s1": 1, "s2": 1}},
+             "offered+implicit": {"knn": {"s1": 2, "s2": 0}, "prior-shift": {"s1": 1, "s2": 2}}}
+    best, mean = personalise.select_default(costs)
+    assert mean == {"prior-shift": pytest.approx(1.375), "knn": pytest.approx(1.625)} and best == "prior-shift"
+    tied = {"offered": {"knn": {"s": 1}, "ensemble": {"s": 1}}}
+    assert personalise.select_default(tied)[0] == "knn"  # a tie goes to the simpler learner
+
+
+@pytest.mark.skipif(DEV is None, reason="ProactiveBench dev sessions not present")
+def test_the_benchmark_prints_every_mode_and_the_ensemble(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "p.json"
+    rc = personalise.main(["--data", str(DEV), "--sessions", "code_11,writing_12", "--features", "behaviour,keywords",
+                           "--feedback", "offered,offered+implicit", "--methods", "prior-shift,knn,ensemble", "--figure", str(tmp_path / "c.png"),
+                           "--out", str(out), "--cost-miss", "2"])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "## feedback: offered+implicit" in text and "| ensemble |" in text and "precision at 4 offers/hour" in text
+    assert "pre-written rule" in text and (tmp_path / "c.png").is_file()
+    r = json.loads(out.read_text())
+    assert set(r["modes"]) == {"offered", "offered+implicit"} and r["default"]["learner"] in r["default"]["mean_rank"]
+    imp = {row["run"]: row for row in r["modes"]["offered+implicit"]}
+    off = {row["run"]: row for row in r["modes"]["offered"]}
+    assert any(row.get("misses", 0) > 0 for row in imp.values())  # quiet positives were revealed
+    assert all("misses" not in row for row in off.values())
+    assert imp["always-yes (= LLM zero-shot, quoted)"]["budget"]["offers"] <= 4 * 2 * 1  # <= 4 per session-hour
