@@ -23,7 +23,10 @@ The flow (ProAgentBench Figure 1: monitor, decide when, decide how):
 6. **Feedback** (:class:`FeedbackStore`, ``feedback.db``): every decision, offer
    and response; :func:`feedback_samples` turns accepted / dismissed offers
    into labelled samples for ``proagent train when --feedback``.
-7. **Learning** (:class:`LearningWhen`, ``learning/`` beside ``feedback.db``): with
+7. **Help** (:class:`LiveHelp`): an accepted offer is answered, streamed to the page and the
+   terminal, with follow-ups and ratings (``help_turns``, ``help_ratings`` in ``feedback.db``);
+   screen text to a remote model is redacted by curate's PII recognizers (``--send-screen``).
+8. **Learning** (:class:`LearningWhen`, ``learning/`` beside ``feedback.db``): with
    ``--learn`` the decider is personalised by every answer before the next decision;
    ``proagent live reset-learning DIR`` forgets it (:func:`reset_learning`).
 
@@ -34,6 +37,8 @@ from ..capture import x11_fullscreen
 from ._activity_follow import ActivityLogFollower, open_follower, watched_log
 from ._agent import HowModel, LiveAgent, ScriptedDecider, When, offer_text
 from ._learn import LEARNING_DIR, LearningWhen, load_learning_when, reset_learning
+from ._help import (SEND_SCREEN, HelpContext, LiveHelp, ScriptedHelpModel, default_send_screen, help_context,
+                    make_help_model, rated_help, screen_region)
 from ._feedback import FEEDBACK_DB, FeedbackStore, feedback_samples, sample_from_json, sample_to_json
 from ._moments import as_of, moment_sample
 from ._notify import NOTIFIERS, DesktopNotifier, Notifier, NotifyContext, PageNotifier, TerminalNotifier, register_notifier
@@ -54,6 +59,15 @@ __all__ = [
     "NOTIFIERS",
     "PAUSE_FILE",
     "RESPONSES",
+    "SEND_SCREEN",
+    "HelpContext",
+    "LiveHelp",
+    "ScriptedHelpModel",
+    "default_send_screen",
+    "help_context",
+    "make_help_model",
+    "rated_help",
+    "screen_region",
     "DesktopNotifier",
     "FeedbackStore",
     "HowModel",
