@@ -75,3 +75,33 @@ def scripted_reply(messages: list[dict[str, str]]) -> str:
     err = "KeyError: 'user_id'" if "KeyError: 'user_id'" in last else "no error seen"
     return (f"The traceback ends in `{err}`: the session has no `user_id` yet.\n\n"
             "Set it when the login succeeds:\n\n```python\nsession[\"user_id\"] = user.id\n```\n")
+
+
+def write_capture(folder: Path, t0: datetime, apps: list[tuple[str, str, str]], *, seconds: float = 20.0) -> list[int]:
+    """Events written into a capture folder as ``proagent capture`` does (its Store), one screenshot
+    each with its OCR row as capture's OCR worker writes it; ``apps``: ``(app, title, screen text)``;
+    the last event is left open. Returns the event ids."""
+    import hashlib
+
+    from lifetrace_fixtures import tiny_png
+    from proagent.capture import Store
+
+    st = Store(folder)
+    ids, prev = [], None
+    for i, (app, title, ocr) in enumerate(apps):
+        t = t0 + timedelta(seconds=seconds * i)
+        if prev is not None:
+            st.close_event(prev, t)
+        eid = st.open_event(app, title, t)
+        png = tiny_png(i)
+        sid = st.add_screenshot(event_id=eid, screen_id=0, t=t + timedelta(seconds=1), data=png, ext="png",
+                                file_hash=hashlib.sha256(png).hexdigest(), width=4, height=4, app=app, title=title)
+        if ocr:
+            st.con.execute("INSERT INTO ocr_results (screenshot_id, text_content, confidence, language, processing_time, "
+                           "created_at) VALUES (?, ?, 0.9, 'en', 0.1, ?)", (sid, ocr, t.isoformat(sep=" ")))
+            st.con.execute("UPDATE screenshots SET is_processed = 1 WHERE id = ?", (sid,))
+            st.con.commit()
+        ids.append(eid)
+        prev = eid
+    st.close()
+    return ids
