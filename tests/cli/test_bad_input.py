@@ -398,6 +398,8 @@ CASES: list[Case] = [
          "--notify", code=2),
     Case("live-negative-min-gap", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--min-gap", "-1"),
          "--min-gap", code=2),
+    Case("live-bad-send-screen", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--send-screen",
+                                  "sometimes"), "--send-screen", code=2),
 ]
 
 

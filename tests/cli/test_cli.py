@@ -68,6 +68,16 @@ def test_eval_help(runner):
         assert method in r.output
 
 
+def test_live_help(runner):
+    r = runner.invoke(cli, ["live", "--help"])
+    _ok(r)
+    for opt in ("--watch", "--model", "--model-base-url", "--notify", "--send-screen"):
+        assert opt in r.output
+    for choice in ("never", "redacted", "raw"):
+        assert choice in r.output
+    assert "follow-up" in " ".join(r.output.split())  # accepting gives the answer; follow-ups and ratings
+
+
 def test_version(runner):
     r = runner.invoke(cli, ["--version"])
     _ok(r)

@@ -126,6 +126,8 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
     sample, asks the When decider (milliseconds) and, only on Yes and within the restraint
     limits, asks the model How to Assist and shows the offer. Offers, answers and every
     decision go to OUT/feedback.db (`proagent train when --feedback OUT` learns from them).
+    Accepting an offer (the page, `a N` in the terminal, a notification) gets its answer from the
+    same model, streamed; `f N <text>` asks a follow-up, `+ N` / `- N` rate it.
 
     \b
     Examples:
