@@ -186,6 +186,8 @@ def test_local_model_streams_from_llama_cpp(tmp_path: Path) -> None:
     help = LiveHelp(st, model, lambda: traceback_sample().time)
     pieces = []
     help.subscribe(lambda k, o, t: pieces.append(k))
+    help.show(offers[0])  # the offer is on screen: its prompt is read ahead
+    _wait(lambda: offers[0].id in help.prepared, 120)
     help.accept(offers[0].id)
     _wait(lambda: not help.busy(offers[0].id), 120)
     t = help.turns(offers[0].id)[-1]
@@ -194,8 +196,32 @@ def test_local_model_streams_from_llama_cpp(tmp_path: Path) -> None:
     _wait(lambda: not help.busy(offers[0].id), 120)
     help.close()
     with sqlite3.connect(tmp_path / "feedback.db") as c:
-        cached = c.execute("SELECT cached_tokens FROM help_turns WHERE role='assistant' ORDER BY id").fetchall()
-    assert cached[-1][0] > 100  # the follow-up reused the first turn's prompt (llama.cpp prefix reuse)
+        rows = c.execute("SELECT cached_tokens, prompt_tokens FROM help_turns WHERE role='assistant' ORDER BY id").fetchall()
+    assert rows[0][0] > 100 and rows[0][1] < 5  # the answer reused the prompt read ahead (llama.cpp prefix reuse)
+    assert rows[1][0] > 100  # the follow-up reused the first turn's prompt
+    st.close()
+
+
+def test_an_offer_on_screen_has_its_prompt_read_ahead(tmp_path: Path) -> None:
+    st, offers = store_with_offers(tmp_path)
+    read: list[list[dict[str, str]]] = []
+
+    class Prefilling(ScriptedHelpModel):
+        def prefill(self, messages):  # noqa: ANN001, ANN202
+            read.append(messages)
+            return {}
+
+    model = Prefilling(scripted_reply, delay=0)
+    help = LiveHelp(st, model, lambda: traceback_sample().time)
+    help.show(offers[0])
+    _wait(lambda: offers[0].id in help.prepared)
+    help.accept(offers[0].id)
+    _wait(lambda: not help.busy(offers[0].id))
+    assert read == [model.requests[0]]  # the prompt read ahead is the one Accept sends
+    help.show(offers[0])  # answered: nothing more to read ahead
+    help.close()
+    help.close()  # twice is harmless (the run closes it as a notifier and as the helper)
+    assert len(read) == 1
     st.close()
 
 

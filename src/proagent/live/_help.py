@@ -12,6 +12,9 @@ moments never waits for it):
   or traceback when one is on screen (:func:`screen_region`), else its newest rows;
 * the **prompt** is ``prompts/help_system.txt`` and ``prompts/help_context.txt`` with the question
   last, so a follow-up (and, for the local model, llama.cpp's prefix reuse) only adds its tail;
+* while an offer is on screen, a local model reads its help prompt ahead (:meth:`LiveHelp.show`:
+  the offer's context and question, a one-token answer thrown away), so that on Accept llama.cpp
+  reuses that prompt from its cache and the first words come at once;
 * the **model** (:func:`make_help_model`) is the run's ``--model``: a ``local/...`` model streams
   token by token from the same llama.cpp child as the How calls
   (:func:`proagent.models.local.stream_chat`); any other inspect model (``--model-base-url``)
@@ -77,6 +80,9 @@ _ERROR = re.compile(r"Traceback \(most recent call last\)|\b\w*(Error|Exception)
                     r"\bpanic(ked)?\b|\bfatal:|\bSegmentation fault\b", re.IGNORECASE)
 """Where an error shows on screen: Python tracebacks and ``XxxError:`` lines, pytest's FAILED,
 compiler and git ``error:``/``fatal:``, Rust/Go panics."""
+
+_PREPARE = "\0prepare"
+"""A worker job that reads an offer's help prompt ahead instead of answering it."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS help_turns (
@@ -252,6 +258,14 @@ class LocalHelpModel:
         return stream_chat(self.name.removeprefix("local/"), messages, on_delta, max_tokens=self.max_tokens,
                            model_args=self.args)
 
+    def prefill(self, messages: list[dict[str, str]]) -> dict[str, Any]:
+        """Have llama.cpp read ``messages`` now (a one-token answer, thrown away): its KV cache keeps
+        them, so the answer to the same chat later starts at once (prefix reuse)."""
+        from ..models.local import stream_chat
+
+        return stream_chat(self.name.removeprefix("local/"), messages, lambda _: None, max_tokens=1,
+                           model_args=self.args)
+
 
 class InspectHelpModel:
     """Any inspect model (``openai/...``, ``openai-api/...`` with a base URL...): the whole answer comes
@@ -353,13 +367,30 @@ class LiveHelp:
         self._conn = sqlite3.connect(store.path, check_same_thread=False, timeout=10.0)
         self._conn.executescript(_SCHEMA)
         self._conn.commit()
-        self._contexts: dict[int, HelpContext] = {}
+        self._contexts: dict[int, tuple[str | None, HelpContext]] = {}
         self._live: dict[int, _Turn] = {}  # answers being streamed, by offer
         self._pending: set[int] = set()
         self._listeners: list[Callable[[str, int, str], None]] = []
         self._jobs: queue.Queue[tuple[int, str | None, str, float] | None] = queue.Queue()
+        self._closed = False
+        self.prepared: dict[int, float] = {}
+        """Seconds each offer's help prompt took to read ahead (:meth:`show`), by offer id."""
         self._thread = threading.Thread(target=self._work, daemon=True, name="proagent-help")
         self._thread.start()
+
+    # ------------------------------------------------------------ as a notifier: read the prompt ahead
+    name = ""
+    """As one of the run's notifiers it shows nothing (and is not named in ``offers.notifier``)."""
+
+    def show(self, offer: Any) -> None:
+        """An offer is on screen: a model that can (:meth:`LocalHelpModel.prefill`) reads its help
+        prompt now, in the worker thread, so that Accept only waits for the answer."""
+        if self.model is not None and hasattr(self.model, "prefill"):
+            self._jobs.put((int(offer.id), _PREPARE, "", time.perf_counter()))
+
+    def update(self, offer: Any) -> None:
+        """The offer's query came after it was shown: the prompt is read again with it."""
+        self.show(offer)
 
     # ------------------------------------------------------------ requests (any thread, return at once)
     def subscribe(self, fn: Callable[[str, int, str], None]) -> None:
@@ -434,7 +465,11 @@ class LiveHelp:
             return int(offer_id) in self._pending
 
     def close(self, timeout: float = 5.0) -> None:
-        """Stop the worker after the answer in progress (waits at most ``timeout`` seconds) and close."""
+        """Stop the worker after the answer in progress (waits at most ``timeout`` seconds) and close
+        (a second call does nothing)."""
+        if self._closed:
+            return
+        self._closed = True
         self._jobs.put(None)
         self._thread.join(timeout)
         with self._lock:
@@ -469,6 +504,9 @@ class LiveHelp:
             if job is None:
                 return
             oid, follow, source, asked = job
+            if follow is _PREPARE:
+                self._prepare(oid)
+                continue
             try:
                 self._answer(oid, follow, source, asked)
             except Exception as e:  # noqa: BLE001 - one failed answer is shown and stored; the run goes on
@@ -480,15 +518,33 @@ class LiveHelp:
                     self._live.pop(oid, None)
 
     def _context(self, oid: int) -> HelpContext:
-        ctx = self._contexts.get(oid)
-        if ctx is None:
-            query, sample_json = self._offer(oid) or (None, "")
-            try:
-                sample = sample_from_json(sample_json)
-            except ValueError as e:
-                raise DataError(self.store.path, f"offer {oid}: {e}") from None
-            ctx = self._contexts[oid] = help_context(sample, query, self.send_screen)
+        query, sample_json = self._offer(oid) or (None, "")
+        known = self._contexts.get(oid)
+        if known is not None and (known[0] == query or self._turn_count_locked(oid)):
+            return known[1]  # once answered, follow-ups keep the context of the first answer
+        try:
+            sample = sample_from_json(sample_json)
+        except ValueError as e:
+            raise DataError(self.store.path, f"offer {oid}: {e}") from None
+        ctx = help_context(sample, query, self.send_screen)
+        self._contexts[oid] = (query, ctx)
         return ctx
+
+    def _turn_count_locked(self, oid: int) -> int:
+        with self._lock:
+            return self._turn_count(oid)
+
+    def _prepare(self, oid: int) -> None:
+        """Read an offer's help prompt ahead (not once it is answered or queued to be)."""
+        with self._lock:
+            if oid in self._pending or self._turn_count(oid):
+                return
+        try:
+            t0 = time.perf_counter()
+            self.model.prefill(help_messages(self._context(oid)))  # type: ignore[union-attr]
+            self.prepared[oid] = time.perf_counter() - t0
+        except Exception as e:  # noqa: BLE001 - reading ahead is an optimisation: the answer will say what fails
+            log.debug("reading offer %s's help prompt ahead failed: %s", oid, e)
 
     def _answer(self, oid: int, follow: str | None, source: str, asked: float) -> None:
         assert self.model is not None

@@ -139,7 +139,7 @@ def run_replay(data: str | Path, folder: str | Path, decider: When, options: Liv
     if page is not None:
         write_atomic(folder / "page-url", page.url + "\n", mode=0o600)
     try:
-        agent = LiveAgent(folder, decider, how=how, notifiers=notifiers,
+        agent = LiveAgent(folder, decider, how=how, notifiers=[*notifiers, helper],  # the helper reads offers ahead
                           restraint=Restraint(options.restraint, folder=folder), clock=clock,
                           config=SampleConfig(window_seconds=options.window_seconds),
                           ignore_after_seconds=options.ignore_after_seconds, feedback=store, on_decision=on_decision)
@@ -207,7 +207,7 @@ def run_watch(db: str | Path, folder: str | Path, decider: When, options: LiveOp
             write_atomic(folder / "page-url", page.url + "\n", mode=0o600)
             if on_page is not None:
                 on_page(page.url)
-        agent = LiveAgent(folder, decider, how=how, notifiers=notifiers,
+        agent = LiveAgent(folder, decider, how=how, notifiers=[*notifiers, helper],  # the helper reads offers ahead
                           restraint=Restraint(options.restraint, folder=folder, fullscreen=x11_fullscreen), clock=clock,
                           config=SampleConfig(window_seconds=options.window_seconds),
                           ignore_after_seconds=options.ignore_after_seconds, feedback=store, on_decision=on_decision,
