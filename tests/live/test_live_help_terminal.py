@@ -124,12 +124,14 @@ def test_the_default_model_names_the_planted_error(tmp_path: Path) -> None:
     """The real default model (Qwen2.5-Coder-1.5B, local) answers the traceback offer: its answer
     names the error planted on the screen."""
     from help_fixtures import store_with_offers, traceback_sample
-    from proagent.live import LiveHelp, make_help_model
+    from proagent.live import LiveHelp
+    from proagent.live._help import LocalHelpModel
 
     st, offers = store_with_offers(tmp_path, 1)
-    help = LiveHelp(st, make_help_model("local/qwen2.5-coder-1.5b", {}), lambda: traceback_sample().time)
+    # 120 tokens are enough to name the error; on a loaded 2-core machine a whole 400-token answer takes minutes
+    help = LiveHelp(st, LocalHelpModel("local/qwen2.5-coder-1.5b", {}, max_tokens=120), lambda: traceback_sample().time)
     help.accept(offers[0].id)
-    end = time.monotonic() + 600
+    end = time.monotonic() + 1800
     while help.busy(offers[0].id):
         assert time.monotonic() < end
         time.sleep(0.2)
