@@ -229,3 +229,22 @@ def test_help_messages_order() -> None:
     ctx = help_context(traceback_sample(), "q?", "raw")
     m = help_messages(ctx, [("assistant", "a1"), ("user", "f1")])
     assert [x["role"] for x in m] == ["system", "user", "assistant", "user"] and m[1]["content"].endswith("Question: q?")
+
+
+def test_help_benchmark_moments_from_the_desktop_script() -> None:
+    """benchmarks/help.py's default moments: the three first chat questions of the long desktop day,
+    each at the moment before it, with the screen in front and the reply the person got."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "help.py"
+    spec = importlib.util.spec_from_file_location("help_benchmark", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    ms = bench.moments(bench.scripted_events())
+    assert [q for _, q, _ in ms] == ["Why does my Flask app raise KeyError: 'user_id' right after login?",
+                                     "如何用 pandas 按月份汇总销售额？",
+                                     "Translate this sentence into French: The meeting is moved to Thursday."]
+    second = ms[1][0]  # the pandas question comes right after the failing program in the xterm
+    assert second.current.app_name == "xterm" and "KeyError: 'user_id'" in second.current.screenshots[0].ocr_text
+    assert all(s.current.id != s.event_id for s, _, _ in ms)  # the moment before the query: not the chat itself
+    assert bench.paired_ci([3.0, 5.0], [1.0, 1.0])[0] == 3.0
