@@ -124,8 +124,8 @@ function turnsView(id, data){
   const last = data.turns.length ? data.turns[data.turns.length-1] : null;
   if(last && last.role==="assistant" && last.status==="done"){
     const rate = el("div",{"class":"rate"});
-    for(const [v,label,cls] of [[1,"👍","up"],[-1,"👎","down"]]){
-      const b = el("button",{"class":"rate-"+cls+(last.rating===v?" rated":""),"title":v>0?"helpful":"not helpful"},label);
+    for(const [v,label,cls] of [[1,"Helpful","up"],[-1,"Not helpful","down"]]){
+      const b = el("button",{"class":"rate-"+cls+(last.rating===v?" rated":"")},(last.rating===v?"✓ ":"")+label);
       b.onclick = async ()=>{ await post("/rate",{id:id,rating:v}); await loadHelp(id); }; rate.appendChild(b);
     }
     box.appendChild(rate);
