@@ -358,7 +358,8 @@ class LiveHelp:
     def __init__(self, store: FeedbackStore, model: HelpModel | None, now: Callable[[], datetime], *,
                  send_screen: str | None = None) -> None:
         self.store, self.model, self.now = store, model, now
-        self.send_screen = send_screen or (default_send_screen("local/" if model is None or model.local else "remote"))
+        # raw for a model on this machine, redacted for any other (default_send_screen by model name)
+        self.send_screen = send_screen or ("raw" if model is None or model.local else "redacted")
         if self.send_screen not in SEND_SCREEN:
             raise ValueError(f"send_screen {self.send_screen!r}: choose from {', '.join(SEND_SCREEN)}")
         self.page_url: str | None = None
