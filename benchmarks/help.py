@@ -57,7 +57,7 @@ def scripted_events() -> list[Any]:
     """The long desktop-day script as events (one per run of steps on one window), each with one
     screenshot holding the window's planted text as its OCR text."""
     sys.path.insert(0, str(ROOT / "tests"))
-    from scenarios.desktop import APP_PY, LONG, PAGES, TERM_TITLE, _merge  # noqa: F401
+    from scenarios.desktop import LONG, PAGES, TERM_TITLE, _merge
 
     from proagent.records import Conversation, Event, Screenshot
 
@@ -168,7 +168,6 @@ def main(argv: list[str] | None = None) -> int:
     note, machine = machine_note()
     print(note, flush=True)
 
-    from proagent.agent.prompting import system_prompt, user_prompt  # noqa: F401
     from proagent.embedding import embed
     from proagent.live import HowModel, help_context, make_help_model
     from proagent.live._help import help_messages
