@@ -36,8 +36,7 @@ DOCS = ROOT / "docs"
 KINDS = ("desktop", "model", "api", "network", "cluster", "data", "gpu", "ci")
 """What a ``needs`` example needs (``ci``: what `.ci/run` runs, e.g. the test suite and the site build)."""
 COMMAND_LANGS = ("bash", "console", "sh", "shell")
-NOT_YET_MARKED = {"guides/live-help.md",
-                  }
+NOT_YET_MARKED: set[str] = set()
 """Pages other helpers write (reserved in mkdocs.yml): their examples are marked when they land."""
 README_MAX_LINES = 250
 

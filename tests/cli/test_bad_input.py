@@ -420,6 +420,8 @@ CASES: list[Case] = [
                                       "soon"), "--settle", code=2),
     Case("live-settle-nan", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--settle", "nan"),
          "--settle", code=2),
+    Case("live-bad-send-screen", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--send-screen",
+                                  "sometimes"), "--send-screen", code=2),
 ]
 
 

@@ -76,6 +76,11 @@ def test_live_help(runner):
         assert opt in r.output, opt
     assert "--settle FLOAT RANGE" in r.output and "[default: 3.0; 0<=x<=600]" in r.output
     assert "Ctrl-C prints the summary and exits with 130" in " ".join(r.output.split())
+    for opt in ("--watch", "--model", "--model-base-url", "--notify", "--send-screen"):
+        assert opt in r.output
+    for choice in ("never", "redacted", "raw"):
+        assert choice in r.output
+    assert "follow-up" in " ".join(r.output.split())  # accepting gives the answer; follow-ups and ratings
 
 
 def test_version(runner):

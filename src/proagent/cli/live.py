@@ -96,6 +96,9 @@ def _decider(decider: Path | None, yes_at: Path | None, learn: bool = False, met
               help="How-to-Assist model asked only when the decider says Yes ('none': offer without one).")
 @click.option("--model-arg", "model_args", multiple=True, help="Model argument KEY=VALUE (e.g. n_threads=1).")
 @click.option("--model-base-url", default=None, help="Base URL for the model's API.")
+@click.option("--send-screen", type=click.Choice(["never", "redacted", "raw"]), default=None,
+              help="Screen text in an accepted offer's help: raw, redacted (PII replaced by typed placeholders) or "
+                   "never. Default: raw for a local/ model, redacted for any other.")
 @click.option("--notify", default="terminal", show_default=True, help="Comma-separated: terminal, desktop, page, none.")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True, help="Local page port on 127.0.0.1 (0: free one).")
 @click.option("--window", default="5m", show_default=True, help="Context window of each moment (1s .. 24h).")
@@ -119,7 +122,7 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
              replay: Path | None, speed: float,
              out: Path | None, decider: Path | None, learn: bool, learn_method: str, cost_false_alarm: float,
              cost_miss: float, yes_at: Path | None, model: str, model_args: tuple[str, ...],
-             model_base_url: str | None, notify: str, port: int, window: str, every: str, max_per_hour: int,
+             model_base_url: str | None, send_screen: str | None, notify: str, port: int, window: str, every: str, max_per_hour: int,
              cooldown: str, quiet_hours: str | None, block_app: tuple[str, ...], block_title: tuple[str, ...],
              quiet_apps: bool, ignore_after: str, duration: str | None, min_gap: float, settle: float) -> None:
     """The proactive agent: at every new moment of an activity log it builds the benchmark's
@@ -128,6 +131,8 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
     decision go to OUT/feedback.db (`proagent train when --feedback OUT` learns from them).
     A new window is decided once it is in front with its screenshot and screen text, and its
     screen has paused for --settle seconds. Ctrl-C prints the summary and exits with 130.
+    Accepting an offer (the page, `a N` in the terminal, a notification) gets its answer from the
+    same model, streamed; `f N <text>` asks a follow-up, `+ N` / `- N` rate it.
 
     \b
     Examples:
@@ -153,15 +158,16 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
         check_session("--capture")  # a CaptureError naming --capture
     duration_s = _seconds(duration, "--duration") if duration else None
     when, decider_name = _decider(decider, yes_at, learn, learn_method, (cost_false_alarm, cost_miss))
-    how = None
+    how = help_model = None
     if model != "none":
         args = parse_model_args(model_args)
         check_model(model, model_base_url, args)
-        from ..live import HowModel
+        from ..live import HowModel, make_help_model
 
         click.echo(f"loading the How model {model} and reading its prompt"
                    + (" (a local model takes up to a minute on 2 cores)" if model.startswith("local/") else "") + " ...")
         how = HowModel(model, args, base_url=model_base_url)
+        help_model = make_help_model(model, args, model_base_url)  # a local model: the same llama.cpp child
         took = how.warm()  # loaded, system prompt read: the first offer does not pay for either
         click.echo(f"How model ready in {took:.1f} s")
     from ..live import LiveOptions, RestraintConfig
@@ -176,7 +182,8 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
     answers = sys.stdin if "terminal" in names and sys.stdin.isatty() else None
     res = _run_live(watch=watch, watch_db=watch_db, capture_dir=capture_dir, capture_options=capture_options,
                     replay=replay, speed=speed, out=out, duration_s=duration_s, when=when, options=options, how=how,
-                    answers=answers, on_page=lambda url: click.echo(f"offers page: {url}"))
+                    answers=answers, on_page=lambda url: click.echo(f"offers page: {url}"), help_model=help_model,
+                    send_screen=send_screen)
     if res is not None:
         _print_summary(res, when, replay is not None, learn_method, max_per_hour)
         if res.interrupted:
@@ -233,7 +240,8 @@ def _check_offer_options(notify: str, speed: float, quiet_hours: str | None,
 def _run_live(*, watch: Path | None, watch_db: Path | None, capture_dir: Path | None,
               capture_options: tuple[str, ...], replay: Path | None, speed: float, out: Path | None,
               duration_s: float | None, when: When, options: LiveOptions, how: HowModel | None,
-              answers: TextIO | None, on_page: Callable[[str], None]) -> RunSummary:
+              answers: TextIO | None, on_page: Callable[[str], None], help_model: object = None,
+              send_screen: str | None = None) -> RunSummary:
     """Replay ``replay``, or watch ``watch`` (or the capture this starts in ``capture_dir``, stopped
     again at the end); returns the run's result (``interrupted`` after a Ctrl-C, which ends the
     loop at its next step and cancels a How call in flight); a second Ctrl-C raises
@@ -257,7 +265,7 @@ def _run_live(*, watch: Path | None, watch_db: Path | None, capture_dir: Path | 
             out = out or Path("live") / (replay.resolve().stem or "replay")
             return run_replay(replay, out, when, options, speed=speed, how=how, answers=answers, on_page=on_page,
                               before_write=lambda: check_writable_dir(out, "--out"),  # once the data was read
-                              stop=stop)
+                              stop=stop, help_model=help_model, send_screen=send_screen)
         if capture_dir is not None:
             # proagent capture checks its options, creates the folder and takes its lock
             proc = start_capture(capture_dir, capture_options)
@@ -271,7 +279,8 @@ def _run_live(*, watch: Path | None, watch_db: Path | None, capture_dir: Path | 
         check_writable_dir(out, "--out", lock=out.resolve() != log_dir.resolve())
         click.echo(f"watching {watch}; decisions and feedback in {out / 'feedback.db'} (Ctrl-C stops)")
         return run_watch(watch_db or watch, out, when, options, how=how, answers=answers, on_page=on_page,
-                         duration=duration_s, stop=stop, on_status=click.echo)
+                         duration=duration_s, stop=stop, on_status=click.echo, help_model=help_model,
+                         send_screen=send_screen)
     finally:
         signal.signal(signal.SIGINT, previous)
         if proc is not None:
@@ -282,7 +291,7 @@ def _print_summary(res: RunSummary, when: When, replayed: bool, learn_method: st
     """The run's closing lines: outcomes, reasons, latencies, files written, the labels it holds
     (answers, precision at the offer budget, implicit labels) and what was learned."""
     from ..live import summarise
-    from ..live._implicit import FOCUS_WEIGHT, HORIZON_SECONDS, label_summary
+    from ..live import FOCUS_WEIGHT, HORIZON_SECONDS, label_summary
 
     s = summarise(res.decisions)
     parts = ", ".join(f"{v} {k}" for k, v in sorted(s.outcomes.items()))

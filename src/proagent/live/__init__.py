@@ -25,7 +25,10 @@ The flow (ProAgentBench Figure 1: monitor, decide when, decide how):
 6. **Feedback** (:class:`FeedbackStore`, ``feedback.db``): every decision, offer
    and response; :func:`feedback_samples` turns accepted / dismissed offers
    into labelled samples for ``proagent train when --feedback``.
-7. **Learning** (:class:`LearningWhen`, ``learning/`` beside ``feedback.db``): with
+7. **Help** (:class:`LiveHelp`): an accepted offer is answered, streamed to the page and the
+   terminal, with follow-ups and ratings (``help_turns``, ``help_ratings`` in ``feedback.db``);
+   screen text to a remote model is redacted by curate's PII recognizers (``--send-screen``).
+8. **Learning** (:class:`LearningWhen`, ``learning/`` beside ``feedback.db``): with
    ``--learn`` the decider is personalised by every answer before the next decision;
    ``proagent live reset-learning DIR`` forgets it (:func:`reset_learning`).
 
@@ -36,6 +39,9 @@ from ..capture import x11_fullscreen
 from ._activity_follow import ActivityLogFollower, open_follower, watched_log
 from ._agent import HowModel, LiveAgent, ScriptedDecider, When, offer_text
 from ._learn import LEARNING_DIR, LearningWhen, load_learning_when, reset_learning
+from ._help import (SEND_SCREEN, HelpContext, LiveHelp, ScriptedHelpModel, default_send_screen, help_context,
+                    make_help_model, rated_help, screen_region)
+from ._implicit import FOCUS_WEIGHT, HORIZON_SECONDS, label_summary
 from ._feedback import FEEDBACK_DB, FeedbackStore, feedback_samples, sample_from_json, sample_to_json
 from ._moments import as_of, moment_sample
 from ._notify import NOTIFIERS, DesktopNotifier, Notifier, NotifyContext, PageNotifier, TerminalNotifier, register_notifier
@@ -49,6 +55,9 @@ from ._sources import MAX_SPEED, MIN_SPEED, LifeTraceFollower, Moment, ReplayClo
 from ._when import load_when
 
 __all__ = [
+    "FOCUS_WEIGHT",
+    "HORIZON_SECONDS",
+    "label_summary",
     "ActivityLogFollower",
     "BLOCKED_APPS_FILE",
     "DISMISSED_SIMILARITY",
@@ -65,6 +74,15 @@ __all__ = [
     "NOTIFIERS",
     "PAUSE_FILE",
     "RESPONSES",
+    "SEND_SCREEN",
+    "HelpContext",
+    "LiveHelp",
+    "ScriptedHelpModel",
+    "default_send_screen",
+    "help_context",
+    "make_help_model",
+    "rated_help",
+    "screen_region",
     "DesktopNotifier",
     "FeedbackStore",
     "HowModel",

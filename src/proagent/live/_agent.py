@@ -489,7 +489,7 @@ class LiveAgent:
                session, cur) -> Any:  # noqa: ANN001
         """Store and show one offer; restraint counts it at the moment ``now``."""
         offer = self.feedback.add_offer(sample, text=text, query=query, intention=intention, p_help=p,
-                                        notifier=",".join(n.name for n in self.notifiers), created_at=self.clock.now(),
+                                        notifier=",".join(n.name for n in self.notifiers if n.name), created_at=self.clock.now(),
                                         app_name=cur.app_name)
         self.restraint.offered(now, session)
         for n in self.notifiers:

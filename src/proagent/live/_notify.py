@@ -2,10 +2,13 @@
 
 * ``terminal``: one line per offer on the terminal; answers typed back as
   ``a 3`` / ``d 3`` / ``n 3`` (accept / dismiss / not now offer 3) when a
-  stream of answers is given (stdin when it is a terminal).
+  stream of answers is given (stdin when it is a terminal); with the run's help
+  (:class:`~proagent.live.LiveHelp`) an accepted offer's answer is printed under its id as it
+  streams, ``f 3 <text>`` asks a follow-up, ``+ 3`` / ``- 3`` rate the answer.
 * ``desktop``: a freedesktop notification through ``notify-send`` (libnotify,
   D-Bus ``org.freedesktop.Notifications``) with Accept / Dismiss / Not now
-  actions; the chosen action (printed by ``notify-send --action``) is stored.
+  actions; the chosen action (printed by ``notify-send --action``) is stored; Accept also
+  starts the help and opens the local page at that offer (``xdg-open URL#offer-N``) when the run has one.
 * ``page``: the local page (:mod:`proagent.live._page`) lists offers itself;
   its notifier only counts them.
 
@@ -69,6 +72,8 @@ class NotifyContext:
     """Typed answers (``a|d|n ID`` lines) for the terminal notifier, or ``None``."""
     out: IO[str] | None = None
     """Where the terminal notifier writes (default stdout)."""
+    help: Any = None
+    """The run's help for accepted offers (:class:`~proagent.live.LiveHelp`), or ``None``."""
 
 
 NOTIFIERS: dict[str, Callable[[NotifyContext], Notifier | None]] = {}
@@ -110,10 +115,14 @@ class TerminalNotifier:
     name = "terminal"
 
     def __init__(self, store: FeedbackStore, now: Callable[[], datetime], out: IO[str] | None = None,
-                 answers: IO[str] | None = None) -> None:
+                 answers: IO[str] | None = None, help: Any = None) -> None:
         self.store, self.now, self.out = store, now, out or sys.stdout
+        self.help = help
         self.shown = 0
         self._thread = None
+        self._write = threading.Lock()
+        if help is not None:
+            help.subscribe(self._on_help)
         if answers is not None:
             self._thread = threading.Thread(target=self._read, args=(answers,), daemon=True, name="proagent-answers")
             self._thread.start()
@@ -123,23 +132,49 @@ class TerminalNotifier:
         what = f" [{offer.intention}]" if offer.intention else ""
         # a log of sentences (ProactiveBench) names no app: the offer's text quotes the sentence instead
         where = f" in {offer.app_name}" if offer.app_name else ""
-        self.out.write(f"offer {offer.id} at {offer.moment:%H:%M:%S}{where}{what}: {offer.text}"
-                       f"   (a {offer.id} = accept, d {offer.id} = dismiss, n {offer.id} = not now)\n")
-        self.out.flush()
+        self._say(f"offer {offer.id} at {offer.moment:%H:%M:%S}{where}{what}: {offer.text}"
+                  f"   (a {offer.id} = accept, d {offer.id} = dismiss, n {offer.id} = not now)\n")
 
     def update(self, offer: Offer) -> None:
         """The offer's How answer came after it was shown: one more line, same id."""
         what = f" [{offer.intention}]" if offer.intention else ""
-        self.out.write(f"offer {offer.id}{what}: {offer.text}\n")
-        self.out.flush()
+        self._say(f"offer {offer.id}{what}: {offer.text}\n")
+
+    def _say(self, text: str) -> None:
+        with self._write:
+            self.out.write(text)
+            self.out.flush()
+
+    def _on_help(self, kind: str, offer_id: int, text: str) -> None:
+        """The help's stream, printed under the offer's id."""
+        if kind == "start":
+            self._say(f"help {offer_id} > {text}\nhelp {offer_id}: ")
+        elif kind == "delta":
+            self._say(text)
+        elif kind == "done":
+            self._say(f"\nhelp {offer_id} done   (f {offer_id} <question> = follow-up, + {offer_id} / - {offer_id} = rate)\n")
+        elif kind == "error":
+            self._say(f"\nhelp {offer_id} failed: {text}\n")
 
     def _read(self, answers: IO[str]) -> None:
         for line in answers:
-            parts = line.strip().lower().split()
-            if len(parts) == 2 and parts[0] in _KEYS and parts[1].isdigit():
-                ok = self.store.respond(int(parts[1]), _KEYS[parts[0]], self.now(), source="terminal")
-                self.out.write(f"offer {parts[1]}: {_KEYS[parts[0]] if ok else 'no such offer'}\n")
-                self.out.flush()
+            parts = line.strip().split(maxsplit=2)
+            key = parts[0].lower() if parts else ""
+            if len(parts) == 2 and key in _KEYS and parts[1].isdigit():
+                ok = self.store.respond(int(parts[1]), _KEYS[key], self.now(), source="terminal")
+                self._say(f"offer {parts[1]}: {_KEYS[key] if ok else 'no such offer'}\n")
+                if ok and _KEYS[key] == "accepted" and self.help is not None:
+                    if self.help.model is None:
+                        self._say(f"help {parts[1]}: no help model in this run (--model none)\n")
+                    else:
+                        self.help.accept(int(parts[1]), source="terminal")
+            elif key in ("f", "follow") and len(parts) == 3 and parts[1].isdigit() and self.help is not None:
+                why = self.help.follow_up(int(parts[1]), parts[2], source="terminal")
+                if why is not None:
+                    self._say(f"help {parts[1]}: {why}\n")
+            elif key in ("+", "-") and len(parts) == 2 and parts[1].isdigit() and self.help is not None:
+                ok = self.help.rate(int(parts[1]), 1 if key == "+" else -1, source="terminal")
+                self._say(f"help {parts[1]}: {('rated ' + ('helpful' if key == '+' else 'not helpful')) if ok else 'no answer to rate'}\n")
 
     def close(self) -> None:
         pass
@@ -162,11 +197,14 @@ class DesktopNotifier:
     name = "desktop"
 
     def __init__(self, store: FeedbackStore, now: Callable[[], datetime], *, expire_seconds: float = 60.0,
-                 binary: str | None = None) -> None:
+                 binary: str | None = None, help: Any = None, opener: str | None = None) -> None:
         found = binary or shutil.which("notify-send")
         if not found:
             raise FileNotFoundError("notify-send not found (install libnotify-bin, or use --notify page)")
         self.binary, self.store, self.now = found, store, now
+        self.help = help
+        self.opener = opener if opener is not None else shutil.which("xdg-open")
+        """The program that opens the page at an accepted offer (``xdg-open``; ``""``/none: not opened)."""
         self.expire_ms = int(expire_seconds * 1000)
         self._threads: list[threading.Thread] = []
         self._procs: list[subprocess.Popen] = []
@@ -188,7 +226,12 @@ class DesktopNotifier:
                 return
             key = (out or "").strip().splitlines()[-1] if (out or "").strip() else ""
             if key in ("accepted", "dismissed", "not_now"):
-                self.store.respond(offer.id, key, self.now(), source="desktop")
+                ok = self.store.respond(offer.id, key, self.now(), source="desktop")
+                if ok and key == "accepted" and self.help is not None:
+                    self.help.accept(offer.id, source="desktop")
+                    if self.help.page_url and self.opener:  # the answer streams in on the page, at this offer
+                        subprocess.Popen([self.opener, f"{self.help.page_url}#offer-{offer.id}"],
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         except (OSError, subprocess.SubprocessError):
             pass  # a notification that cannot be shown is no reason to stop the agent
 
@@ -236,19 +279,19 @@ class PageNotifier:
 
 @register_notifier("terminal")
 def _terminal(ctx: NotifyContext) -> TerminalNotifier:
-    return TerminalNotifier(ctx.store, ctx.now, out=ctx.out, answers=ctx.answers)
+    return TerminalNotifier(ctx.store, ctx.now, out=ctx.out, answers=ctx.answers, help=ctx.help)
 
 
 @register_notifier("desktop")
 def _desktop(ctx: NotifyContext) -> DesktopNotifier:
-    return DesktopNotifier(ctx.store, ctx.now)
+    return DesktopNotifier(ctx.store, ctx.now, help=ctx.help)
 
 
 @register_notifier("page")
 def _page(ctx: NotifyContext) -> PageNotifier:
     from ._page import OfferPage  # the page server starts here, only when asked for
 
-    return PageNotifier(OfferPage(ctx.store, ctx.now, port=ctx.port))
+    return PageNotifier(OfferPage(ctx.store, ctx.now, port=ctx.port, help=ctx.help))
 
 
 @register_notifier("none")

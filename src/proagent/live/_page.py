@@ -9,8 +9,16 @@ JSON errors). Routes:
 ``GET /offers?token=T``
     JSON ``{"offers": [{id, moment, created_at, text, query, intention, p_help, app_name, response}, ...]}``, newest first.
 ``POST /respond?token=T`` with JSON ``{"id": 3, "response": "accepted"|"dismissed"|"not_now"}``
-    stores the response in ``feedback.db``; 200 ``{"ok": true}``, 400 for an
-    unknown offer or response.
+    stores the response in ``feedback.db``; 200 ``{"ok": true, "help": started}``, 400 for an
+    unknown offer or response. An accept starts the offer's help (:class:`~proagent.live.LiveHelp`).
+``GET /help?token=T&id=3``
+    ``{"available": bool, "busy": bool, "turns": [{id, role, text, html, status, first_token_seconds,
+    total_seconds, completion_tokens, rating}]}``: the offer's help so far (an answer being streamed:
+    its text so far; ``html``: the answer rendered from Markdown, raw HTML escaped).
+``POST /follow-up?token=T`` with JSON ``{"id": 3, "text": "..."}``
+    asks a follow-up under the answer; 400 with the reason when it cannot be asked now.
+``POST /rate?token=T`` with JSON ``{"id": 3, "rating": 1|-1}``
+    rates the offer's latest answer (a How-to-Assist label).
 ``POST /block-app?token=T`` with JSON ``{"app": "xterm"}``
     "Not in this app": no offer in front of that app again, in this run and the next ones
     (the live folder's ``blocked-apps.json``, :func:`proagent.live.block_app`); 200
@@ -19,12 +27,19 @@ JSON errors). Routes:
     undo: 200 ``{"ok": true, "removed": true|false, "blocked": [...]}``.
 ``GET /blocked-apps?token=T``
     JSON ``{"blocked": [...]}``.
+
+The page lists offers collapsed to one line (app and offer, the answer buttons); a click opens
+one (its moment, "Not in this app", which posts ``/block-app`` ``{"app": ...}`` and offers an undo
+through ``/unblock-app``, and its help: the answer streaming in, polled every 0.3 s while it
+comes, code blocks with a copy button, thumbs up/down, a follow-up box). ``#offer-N`` in the
+address opens offer N (a desktop notification's Accept opens the page there).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from ..serve import HttpError, LocalServer, Request, Response
 from ._feedback import FeedbackStore
@@ -36,31 +51,144 @@ _BODY = '<p class="meta" id="status">loading…</p><ul id="offers"></ul>'
 
 _SCRIPT = """
 const token = new URLSearchParams(location.search).get("token");
+const q = "?token="+encodeURIComponent(token);
+const items = {}; const open = new Set(); const streaming = new Set();
+let wanted = (location.hash.match(/^#offer-(\\d+)$/)||[])[1];
 function el(tag, attrs, text){const e=document.createElement(tag);for(const k in attrs)e.setAttribute(k,attrs[k]);if(text)e.textContent=text;return e;}
+async function post(path, body){
+  const r = await fetch(path+q,{method:"POST",headers:{"Content-Type":"application/json"},body:JSON.stringify(body)});
+  let data = {}; try{data = await r.json();}catch(e){}
+  return {ok:r.ok, status:r.status, data:data};
+}
 async function respond(id, response){
-  await fetch("/respond?token="+encodeURIComponent(token),{method:"POST",headers:{"Content-Type":"application/json"},
-    body:JSON.stringify({id:id,response:response})});
+  if(response==="accepted"){open.add(id); streaming.add(id);}
+  await post("/respond",{id:id,response:response});
   await refresh();
 }
-async function refresh(){
-  const r = await fetch("/offers?token="+encodeURIComponent(token));
-  if(!r.ok){document.getElementById("status").textContent="error "+r.status;return;}
-  const data = await r.json(); const ul = document.getElementById("offers"); ul.replaceChildren();
-  for(const o of data.offers){
-    const li = el("li",{"id":"offer-"+o.id,"data-response":o.response||""});
-    if(o.response) li.className="answered";
-    li.appendChild(el("div",{"class":"text"},o.text));
-    const p = o.p_help==null?"":" · p="+o.p_help.toFixed(2);
-    li.appendChild(el("div",{"class":"meta"},o.moment.replace("T"," ")+" · "+(o.app_name||"?")+(o.intention?" · "+o.intention:"")+p));
-    if(o.response){li.appendChild(el("div",{"class":"meta response"},o.response.replace("_"," ")));}
-    else for(const [k,label] of [["accepted","Accept"],["dismissed","Dismiss"],["not_now","Not now"]]){
-      const b = el("button",{"class":k,"data-id":o.id},label); b.onclick=()=>respond(o.id,k); li.appendChild(b);}
-    ul.appendChild(li);
+function toggle(id){ if(open.has(id)) open.delete(id); else open.add(id); sync(id); if(open.has(id)) loadHelp(id); }
+function sync(id){ const it = items[id]; it.li.classList.toggle("open", open.has(id)); it.body.hidden = !open.has(id); }
+async function block(id, app, undo){
+  const r = await post(undo ? "/unblock-app" : "/block-app", {app:app});
+  const it = items[id]; it.blockmsg.replaceChildren();
+  if(!r.ok){ it.blockmsg.textContent = "could not "+(undo?"undo":"block")+": "+(r.data.error||r.status); return; }
+  if(undo){ it.blockmsg.textContent = "offers in "+app+" again"; it.blockbtn.hidden=false; return; }
+  it.blockbtn.hidden = true;
+  it.blockmsg.append("no more offers in "+app+" ");
+  const u = el("button",{"class":"undo"},"Undo"); u.onclick=(ev)=>{ev.stopPropagation(); block(id, app, true);}; it.blockmsg.appendChild(u);
+}
+function copyButtons(box){
+  for(const pre of box.querySelectorAll("pre")){
+    const b = el("button",{"class":"copy"},"Copy");
+    b.onclick = async ()=>{ const code = pre.querySelector("code"); try{await navigator.clipboard.writeText((code||pre).innerText); b.textContent="Copied";}catch(e){b.textContent="Copy failed";} };
+    pre.prepend(b);
   }
+}
+function build(o){
+  const li = el("li",{"id":"offer-"+o.id});
+  const line = el("div",{"class":"line"});
+  line.appendChild(el("span",{"class":"app"},o.app_name||"?"));
+  const text = el("span",{"class":"text"}); line.appendChild(text);
+  const acts = el("span",{"class":"acts"}); line.appendChild(acts);
+  const resp = el("span",{"class":"meta response"}); line.appendChild(resp);
+  line.onclick = (ev)=>{ if(ev.target.tagName!=="BUTTON") toggle(o.id); };
+  li.appendChild(line);
+  const body = el("div",{"class":"body"}); body.hidden = true;
+  const meta = el("div",{"class":"meta"}); body.appendChild(meta);
+  const blockbtn = el("button",{"class":"block-app"},"Not in this app");
+  blockbtn.onclick = ()=>block(o.id, o.app_name, false);
+  const blockmsg = el("span",{"class":"meta blockmsg"});
+  if(o.app_name){ body.appendChild(blockbtn); body.appendChild(blockmsg); }
+  const help = el("div",{"class":"help"}); body.appendChild(help);
+  li.appendChild(body);
+  items[o.id] = {li, text, acts, resp, meta, body, help, blockbtn, blockmsg, built:""};
+  return li;
+}
+function fill(o){
+  const it = items[o.id];
+  it.li.setAttribute("data-response", o.response||"");
+  it.li.className = o.response ? "answered" : "";
+  it.text.textContent = o.text;
+  const p = o.p_help==null?"":" · p="+o.p_help.toFixed(2);
+  it.meta.textContent = o.moment.replace("T"," ")+(o.intention?" · "+o.intention:"")+p;
+  it.resp.textContent = o.response ? o.response.replace("_"," ") : "";
+  if(o.response){ it.acts.replaceChildren(); }
+  else if(!it.acts.childElementCount){
+    for(const [k,label] of [["accepted","Accept"],["dismissed","Dismiss"],["not_now","Not now"]]){
+      const b = el("button",{"class":k,"data-id":o.id},label); b.onclick=()=>respond(o.id,k); it.acts.appendChild(b);}
+  }
+  sync(o.id);
+}
+function turnsView(id, data){
+  const it = items[id]; const box = el("div",{});
+  if(!data.available){ box.appendChild(el("p",{"class":"meta"},"no help model in this run (--model none)")); }
+  for(const t of data.turns){
+    const d = el("div",{"class":"turn "+t.role+" "+t.status,"data-turn":t.id});
+    if(t.role==="user") d.textContent = t.text;
+    else { d.innerHTML = t.html || (t.status==="streaming" ? "<p class=meta>thinking…</p>" : ""); copyButtons(d);
+      if(t.status==="done" && t.first_token_seconds!=null)
+        d.appendChild(el("div",{"class":"meta timing"},"first words after "+t.first_token_seconds.toFixed(1)+" s, whole answer "+t.total_seconds.toFixed(1)+" s"+(t.completion_tokens?" · "+t.completion_tokens+" tokens":"")));
+    }
+    box.appendChild(d);
+  }
+  const last = data.turns.length ? data.turns[data.turns.length-1] : null;
+  if(last && last.role==="assistant" && last.status==="done"){
+    const rate = el("div",{"class":"rate"});
+    for(const [v,label,cls] of [[1,"Helpful","up"],[-1,"Not helpful","down"]]){
+      const b = el("button",{"class":"rate-"+cls+(last.rating===v?" rated":"")},(last.rating===v?"✓ ":"")+label);
+      b.onclick = async ()=>{ await post("/rate",{id:id,rating:v}); await loadHelp(id); }; rate.appendChild(b);
+    }
+    box.appendChild(rate);
+  }
+  return box;
+}
+async function loadHelp(id){
+  const it = items[id]; if(!it || it.li.getAttribute("data-response")!=="accepted") return;
+  const r = await fetch("/help"+q+"&id="+id); if(!r.ok) return;
+  const data = await r.json();
+  if(data.busy) streaming.add(id); else streaming.delete(id);
+  const key = JSON.stringify(data);
+  if(key===it.built) return;
+  it.built = key;
+  let ask = it.help.querySelector(".ask");
+  it.help.replaceChildren(turnsView(id, data));
+  if(data.available && data.turns.length){
+    if(!ask){
+      ask = el("form",{"class":"ask"});
+      const input = el("input",{"type":"text","name":"q","placeholder":"Ask a follow-up…","maxlength":"2000"});
+      const send = el("button",{"type":"submit","class":"ask-send"},"Ask");
+      const why = el("span",{"class":"meta why"});
+      ask.append(input, send, why);
+      ask.onsubmit = async (ev)=>{ ev.preventDefault(); const text=input.value.trim(); if(!text) return;
+        const res = await post("/follow-up",{id:id,text:text});
+        if(res.ok){ input.value=""; why.textContent=""; streaming.add(id); await loadHelp(id);} else why.textContent = res.data.error||("error "+res.status); };
+    }
+    it.help.appendChild(ask);
+  }
+}
+async function refresh(){
+  const r = await fetch("/offers"+q);
+  if(!r.ok){document.getElementById("status").textContent="error "+r.status;return;}
+  const data = await r.json(); const ul = document.getElementById("offers");
+  const order = [];
+  for(const o of data.offers){ if(!items[o.id]) build(o); fill(o); order.push(items[o.id].li); }
+  for(let i=0;i<order.length;i++){ if(ul.children[i]!==order[i]) ul.insertBefore(order[i], ul.children[i]||null); }
+  if(wanted && items[wanted]){ open.add(Number(wanted)); sync(Number(wanted)); items[wanted].li.scrollIntoView(); wanted=null; }
+  for(const id of open) await loadHelp(id);
   document.getElementById("status").textContent = data.offers.length+" offer(s)";
 }
+setInterval(()=>{ for(const id of streaming) loadHelp(id); }, 300);
 refresh(); setInterval(refresh, 2000);
 """
+
+
+def _markdown() -> Callable[[str], str]:
+    """Markdown to HTML with raw HTML escaped (markdown-it-py, CommonMark, ``html`` off: a model's
+    ``<script>`` arrives as text; links with ``javascript:`` and the like are refused by its
+    ``validateLink``)."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    return md.render
 
 
 class OfferPage:
@@ -76,8 +204,9 @@ class OfferPage:
         OSError: the port cannot be bound.
     """
 
-    def __init__(self, store: FeedbackStore, now: Callable[[], datetime], port: int = 0) -> None:
-        self.store, self.now = store, now
+    def __init__(self, store: FeedbackStore, now: Callable[[], datetime], port: int = 0, help: Any = None) -> None:
+        self.store, self.now, self.help = store, now, help
+        self._md = _markdown()
         self._server = srv = LocalServer("proagent-page", port, max_body=4096)
         self.token = srv.token
         self.port = srv.port
@@ -88,7 +217,12 @@ class OfferPage:
         srv.route("POST", "/block-app", self._block_app)
         srv.route("POST", "/unblock-app", self._unblock_app)
         srv.route("GET", "/blocked-apps", lambda req: Response.json({"blocked": list(blocked_apps(self.folder))}))
+        srv.route("GET", "/help", self._help)
+        srv.route("POST", "/follow-up", self._follow_up)
+        srv.route("POST", "/rate", self._rate)
         srv.start()
+        if help is not None:
+            help.page_url = self.url
 
     @property
     def folder(self):  # noqa: ANN201
@@ -124,6 +258,42 @@ class OfferPage:
             raise HttpError(400, "expected JSON {id, response}") from None
         if resp == "ignored" or not self.store.respond(oid, resp, self.now(), source="page"):
             raise HttpError(400, "unknown offer or response")
+        started = resp == "accepted" and self.help is not None and self.help.accept(oid, source="page")
+        return Response.json({"ok": True, "help": bool(started)})
+
+    @staticmethod
+    def _id(value: Any) -> int:
+        try:
+            return int(value)
+        except (ValueError, TypeError, OverflowError):
+            raise HttpError(400, "expected an offer id") from None
+
+    def _help(self, req: Request) -> Response:
+        oid = self._id((req.query.get("id") or [None])[0])
+        if self.help is None:
+            return Response.json({"available": False, "busy": False, "turns": []})
+        turns = self.help.turns(oid)
+        for t in turns:
+            t["html"] = self._md(t["text"]) if t["role"] == "assistant" else None
+        return Response.json({"available": self.help.model is not None, "busy": self.help.busy(oid), "turns": turns})
+
+    def _follow_up(self, req: Request) -> Response:
+        body = req.json()
+        if not isinstance(body, dict) or not isinstance(body.get("text"), str):
+            raise HttpError(400, "expected JSON {id, text}")
+        if self.help is None:
+            raise HttpError(400, "no help in this run")
+        why = self.help.follow_up(self._id(body.get("id")), body["text"], source="page")
+        if why is not None:
+            raise HttpError(400, why)
+        return Response.json({"ok": True})
+
+    def _rate(self, req: Request) -> Response:
+        body = req.json()
+        if not isinstance(body, dict) or body.get("rating") not in (1, -1) or isinstance(body.get("rating"), bool):
+            raise HttpError(400, "expected JSON {id, rating: 1 or -1}")
+        if self.help is None or not self.help.rate(self._id(body.get("id")), int(body["rating"]), source="page"):
+            raise HttpError(400, "no answer to rate")
         return Response.json({"ok": True})
 
     @property

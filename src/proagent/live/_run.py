@@ -19,6 +19,7 @@ from ..errors import DataError
 from ..io import to_jsonable, write_atomic, write_json_atomic
 from ._agent import OFFER_WAIT_SECONDS, LiveAgent, When
 from ._feedback import FeedbackStore
+from ._help import LiveHelp
 from ._notify import DesktopNotifier, Notifier, NotifyContext, PageNotifier, open_notifiers
 from ._page import OfferPage
 from .records import DecisionSummary, Latency, LiveDecision
@@ -90,8 +91,8 @@ def summarise(decisions: Sequence[LiveDecision]) -> DecisionSummary:
 
 
 def _notifiers(names: Sequence[str], store: FeedbackStore, now: Callable, *, port: int,
-               answers: Any = None, out: Any = None) -> tuple[list[Notifier], OfferPage | None]:
-    notifiers = open_notifiers(names, NotifyContext(store, now, port=port, answers=answers, out=out))
+               answers: Any = None, out: Any = None, help: Any = None) -> tuple[list[Notifier], OfferPage | None]:
+    notifiers = open_notifiers(names, NotifyContext(store, now, port=port, answers=answers, out=out, help=help))
     return notifiers, next((n.page for n in notifiers if isinstance(n, PageNotifier)), None)
 
 
@@ -109,7 +110,8 @@ def _check_run(folder: Path, record: dict[str, Any]) -> None:
 def run_replay(data: str | Path, folder: str | Path, decider: When, options: LiveOptions, *, speed: float = 60.0,
                how: Callable | None = None, answers: Any = None, out: Any = None,
                on_decision: Callable[[LiveDecision], None] | None = None, on_page: Callable[[str], None] | None = None,
-               stop: threading.Event | None = None, before_write: Callable[[], None] | None = None) -> RunSummary:
+               stop: threading.Event | None = None, before_write: Callable[[], None] | None = None,
+               help_model: Any = None, send_screen: str | None = None) -> RunSummary:
     """Play a recorded log (ProactiveBench sessions, LifeTrace database or folder)
     through the live loop at ``speed`` times real time (0: as fast as possible),
     writing every decision, its latency and the notification it would show to
@@ -118,6 +120,8 @@ def run_replay(data: str | Path, folder: str | Path, decider: When, options: Liv
     Re-running into the same folder resumes after the last moment decided;
     a folder holding a run with other options is refused. ``before_write`` is called once the
     data was read, before ``folder`` is created (a command checks and locks its folder there).
+    ``help_model`` (:func:`~proagent.live.make_help_model`) answers accepted offers (:class:`~proagent.live.LiveHelp`,
+    ``send_screen``: ``never|redacted|raw``, default by the model); ``None``: an accept is only stored.
 
     Raises:
         DataError: unreadable data, or ``folder`` holds another run.
@@ -134,13 +138,15 @@ def run_replay(data: str | Path, folder: str | Path, decider: When, options: Liv
     _check_run(folder, record)
     store = FeedbackStore(folder)
     clock = ReplayClock(speed)
-    notifiers, page = _notifiers(options.notify, store, clock.now, port=options.port, answers=answers, out=out)
+    helper = LiveHelp(store, help_model, clock.now, send_screen=send_screen)
+    notifiers, page = _notifiers(options.notify, store, clock.now, port=options.port, answers=answers, out=out,
+                                 help=helper)
     if page is not None and on_page is not None:
         on_page(page.url)
     if page is not None:
         write_atomic(folder / "page-url", page.url + "\n", mode=0o600)
     try:
-        agent = LiveAgent(folder, decider, how=how, notifiers=notifiers,
+        agent = LiveAgent(folder, decider, how=how, notifiers=[*notifiers, helper],  # the helper reads offers ahead
                           restraint=Restraint(options.restraint, folder=folder), clock=clock,
                           config=SampleConfig(window_seconds=options.window_seconds),
                           ignore_after_seconds=options.ignore_after_seconds, feedback=store, on_decision=on_decision)
@@ -155,6 +161,7 @@ def run_replay(data: str | Path, folder: str | Path, decider: When, options: Liv
                 n.wait(5.0)
         return RunSummary(agent.decisions, folder, page.url if page else None, interrupted)
     finally:
+        helper.close()
         for n in notifiers:
             n.close()
         if page is not None:
@@ -179,7 +186,8 @@ def run_watch(db: str | Path, folder: str | Path, decider: When, options: LiveOp
               on_decision: Callable[[LiveDecision], None] | None = None, on_page: Callable[[str], None] | None = None,
               user: str | None = None, stale_after_seconds: float | None = 300.0,
               offer_wait_seconds: float | None = OFFER_WAIT_SECONDS,
-              on_status: Callable[[str], None] | None = None) -> RunSummary:
+              on_status: Callable[[str], None] | None = None, help_model: Any = None,
+              send_screen: str | None = None) -> RunSummary:
     """Follow a growing LifeTrace database (a capture folder or ``.db``), or an ActivityWatch or
     screenpipe database (:mod:`._activity_follow`), and decide
     every new event row (and every ``every_seconds`` within a long event) until
@@ -187,7 +195,8 @@ def run_watch(db: str | Path, folder: str | Path, decider: When, options: LiveOp
     decided. Restarting resumes after the last event row decided (rows written
     meanwhile are all decided; offers for moments older than
     ``stale_after_seconds`` are held with reason ``stale``; ``offer_wait_seconds``: see
-    :class:`~proagent.live.LiveAgent`; ``on_status``: one line when the log stops growing).
+    :class:`~proagent.live.LiveAgent`; ``on_status``: one line when the log stops growing; ``help_model``,
+    ``send_screen``: as :func:`run_replay`).
     A moment is decided once its window settled in front (``options.settle_seconds``). The
     summary's ``interrupted`` is true when ``stop`` ended it (not ``duration`` or ``max_moments``).
 
@@ -203,13 +212,15 @@ def run_watch(db: str | Path, folder: str | Path, decider: When, options: LiveOp
     stop = stop or threading.Event()
     timed_out = threading.Event()  # a stop by the timer is the end of --duration, not an interruption
     timer = threading.Timer(duration, lambda: (timed_out.set(), stop.set())) if duration else None
-    notifiers, page = _notifiers(options.notify, store, clock.now, port=options.port, answers=answers, out=out)
+    helper = LiveHelp(store, help_model, clock.now, send_screen=send_screen)
+    notifiers, page = _notifiers(options.notify, store, clock.now, port=options.port, answers=answers, out=out,
+                                 help=helper)
     try:
         if page is not None:
             write_atomic(folder / "page-url", page.url + "\n", mode=0o600)
             if on_page is not None:
                 on_page(page.url)
-        agent = LiveAgent(folder, decider, how=how, notifiers=notifiers,
+        agent = LiveAgent(folder, decider, how=how, notifiers=[*notifiers, helper],  # the helper reads offers ahead
                           restraint=Restraint(options.restraint, folder=folder, fullscreen=x11_fullscreen), clock=clock,
                           config=SampleConfig(window_seconds=options.window_seconds),
                           ignore_after_seconds=options.ignore_after_seconds, feedback=store, on_decision=on_decision,
@@ -225,6 +236,7 @@ def run_watch(db: str | Path, folder: str | Path, decider: When, options: LiveOp
     finally:
         if timer is not None:
             timer.cancel()
+        helper.close()
         for n in notifiers:
             n.close()
         if page is not None:

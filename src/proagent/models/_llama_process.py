@@ -12,7 +12,9 @@ the log, the one in flight is redone.
 
 Protocol: two pipes with :class:`multiprocessing.connection.Connection` framing, one
 JSON request per message and one JSON reply (the engine's OpenAI-style dict, or
-``{"error": ...}`` / ``{"ready": true}``). The child ignores SIGINT (the terminal sends
+``{"error": ...}`` / ``{"ready": true}``); a request with ``"stream": true`` is answered by
+``{"delta": text}`` messages, one per generated piece, then one ``{"done": true, "content":
+..., "finish_reason": ..., "timings": ...}`` (:meth:`LlamaProcess.chat_stream`). The child ignores SIGINT (the terminal sends
 Ctrl-C to the whole process group; the parent decides) and exits within
 :data:`PARENT_POLL_S` of its parent's death, ``kill -9`` included, so no orphan keeps
 computing.
@@ -30,6 +32,7 @@ import threading
 import weakref
 from multiprocessing.connection import Connection
 from typing import Any
+from collections.abc import Callable
 
 from ..errors import RunError
 
@@ -138,15 +141,41 @@ class LlamaProcess:
         Blocks until the answer comes or :meth:`abandon` kills the child (then
         :class:`EngineGone`)."""
         with self._lock:
-            if self._proc is None or self._proc.poll() is not None:
-                self.close()
-                self._start()
-            assert self._send is not None
-            try:
-                self._send.send_bytes(json.dumps(request).encode("utf-8"))
-            except OSError:
-                raise EngineGone("the llama.cpp process ended") from None
+            self._request(request)
             return self._reply()
+
+    def _request(self, request: dict[str, Any]) -> None:
+        """Send one request (a new child first when the last one ended); the lock is held."""
+        if self._proc is None or self._proc.poll() is not None:
+            self.close()
+            self._start()
+        assert self._send is not None
+        try:
+            self._send.send_bytes(json.dumps(request).encode("utf-8"))
+        except OSError:
+            raise EngineGone("the llama.cpp process ended") from None
+
+    def chat_stream(self, request: dict[str, Any], on_delta: Callable[[str], None]) -> dict[str, Any]:
+        """Like :meth:`chat`, streamed: ``on_delta(text)`` is called with each generated piece
+        as llama.cpp produces it; returns ``{"done": true, "content": whole text, "finish_reason",
+        "timings"}`` (llama.cpp's ``prompt_n``, ``cache_n``, ``predicted_n``, milliseconds) or
+        ``{"error": ...}``. An exception from ``on_delta`` abandons the request (the child is
+        killed) and is raised here.
+
+        Raises:
+            EngineGone: the child ended before the last message.
+        """
+        with self._lock:
+            self._request({**request, "stream": True})
+            while True:
+                msg = self._reply()
+                if "delta" not in msg:
+                    return msg
+                try:
+                    on_delta(msg["delta"])
+                except BaseException:
+                    self.abandon()  # the rest of the stream would arrive as the next request's reply
+                    raise
 
     def abandon(self) -> None:
         """Kill the child now (a request in flight raises :class:`EngineGone`); the next
@@ -184,6 +213,41 @@ def _server(config: dict[str, Any]) -> Any:
     return xlc.Server(params)
 
 
+def _stream(server: Any, request: dict[str, Any], send: Connection) -> dict[str, Any]:
+    """Run one streamed request, sending each piece of text as ``{"delta": ...}``; returns the
+    closing message (whole text, finish reason, llama.cpp's timings) or ``{"error": ...}``."""
+    parts: list[str] = []
+    last: dict[str, Any] = {}
+
+    def chunk(c: Any) -> None:
+        c = c if isinstance(c, dict) else json.loads(c)
+        if "error" in c:
+            last["error"] = c["error"]
+            return
+        for ch in c.get("choices") or ():
+            text = (ch.get("delta") or {}).get("content")
+            if text:
+                parts.append(text)
+                send.send_bytes(json.dumps({"delta": text}).encode("utf-8"))
+            if ch.get("finish_reason"):
+                last["finish_reason"] = ch["finish_reason"]
+        if c.get("timings"):
+            last["timings"] = c["timings"]
+
+    try:
+        ret = server.handle_chat_completions(request, chunk)
+        if isinstance(ret, (dict, str)) and ret:  # an error is returned, not streamed
+            ret = ret if isinstance(ret, dict) else json.loads(ret)
+            if "error" in ret:
+                last["error"] = ret["error"]
+    except Exception as e:  # noqa: BLE001
+        last["error"] = {"message": str(e)}
+    if "error" in last:
+        return {"error": last["error"]}
+    return {"done": True, "content": "".join(parts), "finish_reason": last.get("finish_reason"),
+            "timings": last.get("timings", {})}
+
+
 def _watch_parent(parent: int) -> None:
     import time
 
@@ -209,6 +273,9 @@ def _child(argv: list[str]) -> int:
             request = json.loads(recv.recv_bytes())
         except EOFError:
             os._exit(0)  # the parent closed the pipe
+        if request.get("stream"):
+            send.send_bytes(json.dumps(_stream(server, request, send)).encode("utf-8"))
+            continue
         try:
             result: Any = server.handle_chat_completions(request)
             if not isinstance(result, dict):

@@ -49,6 +49,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from inspect_ai.model import (
@@ -72,7 +73,7 @@ from .engine import MIN_N_CTX, as_bool, check_n_ctx, engine_args, whole
 from ._llama_process import EngineGone, LlamaProcess
 from .catalog import MODELS
 
-__all__ = ["LocalLlamaAPI", "LocalModelError"]
+__all__ = ["LocalLlamaAPI", "LocalModelError", "stream_chat"]
 
 
 class LocalModelError(RunError):
@@ -121,6 +122,51 @@ def _engine(path: str, n_ctx: int, n_threads: int, n_cache_reuse: int = 0) -> _E
 
 
 _whole, _as_bool, _check_n_ctx = whole, as_bool, check_n_ctx
+
+
+def stream_chat(model_name: str, messages: list[dict[str, str]], on_delta: Callable[[str], None], *,
+                max_tokens: int = 512, temperature: float = 0.0, seed: int | None = 0,
+                model_args: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One chat answer of ``local/<model_name>``, streamed: ``on_delta(text)`` gets each piece as
+    llama.cpp generates it. The engine is the one an inspect ``local/...`` model with the same
+    ``model_args`` uses (one child process, one KV cache: prefix reuse across both; requests are
+    serialised). Never from the answer cache (a streamed answer is timed as it is made).
+
+    Args:
+        model_name: catalogue name or GGUF path (without ``local/``).
+        messages: OpenAI-style ``[{"role", "content"}]``.
+        on_delta: called in this thread with each generated piece (an exception abandons the request).
+        model_args: ``n_ctx``, ``n_threads``, ``cache_reuse`` (others of the provider are ignored).
+
+    Returns:
+        ``{"text", "finish_reason", "prompt_tokens"`` (evaluated), ``"cached_tokens"`` (reused),
+        ``"completion_tokens", "prompt_s", "decode_s"}``.
+
+    Raises:
+        LocalModelError: llama.cpp refused the request or its process ended.
+        ValueError, FileNotFoundError: bad model arguments or no model file (:func:`engine_args`).
+    """
+    args = dict(model_args or {})
+    gguf, n_ctx, n_threads, reuse = engine_args(model_name, args.get("n_ctx"), args.get("n_threads"),
+                                                args.get("cache_reuse", 0))
+    engine = _engine(gguf, n_ctx, n_threads, reuse)
+    request: dict[str, Any] = {"messages": messages, "max_tokens": int(max_tokens), "temperature": float(temperature),
+                               "cache_prompt": True}
+    if seed is not None:
+        request["seed"] = int(seed)
+    try:
+        result = engine.server.chat_stream(request, on_delta)
+    except EngineGone as e:
+        raise LocalModelError(f"llama.cpp ({os.path.basename(gguf)}): {e}") from None
+    if "error" in result:
+        err = result["error"]
+        raise LocalModelError(f"llama.cpp ({os.path.basename(gguf)}): "
+                              f"{err.get('message') if isinstance(err, dict) else err}")
+    t = result.get("timings") or {}
+    return {"text": result.get("content", ""), "finish_reason": result.get("finish_reason"),
+            "prompt_tokens": int(t.get("prompt_n") or 0), "cached_tokens": int(t.get("cache_n") or 0),
+            "completion_tokens": int(t.get("predicted_n") or 0), "prompt_s": float(t.get("prompt_ms") or 0) / 1000,
+            "decode_s": float(t.get("predicted_ms") or 0) / 1000}
 
 
 def _message_text(m: ChatMessage) -> str:

@@ -26,7 +26,13 @@ header.bar{padding:8px 12px;background:#333;color:#eee;display:flex;gap:16px;ali
 .box span{position:absolute;top:-16px;left:0;font-size:11px;background:#f33;color:#fff;padding:0 3px}
 #decision{font-weight:bold}.retain{color:#6c6}.blur{color:#fc3}.delete{color:#f66}
 #offers li{list-style:none;border:1px solid #ccc;border-radius:6px;padding:.6rem .8rem;margin:.5rem 0}
-#offers li.answered{opacity:.55}.meta{font-size:.8rem;color:#666}#offers button{margin-right:.4rem}"""
+#offers li.answered{opacity:.55}.meta{font-size:.8rem;color:#666}#offers button{margin-right:.4rem}
+#offers li.answered[data-response=accepted]{opacity:1}#offers .line{display:flex;gap:.5rem;align-items:baseline;cursor:pointer}
+#offers .line .text{flex:1;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}#offers li.open .line .text{white-space:normal}
+#offers .app{font-weight:600;font-size:.85rem;color:#345;white-space:nowrap}#offers .body{margin-top:.4rem}
+#offers .turn{margin:.4rem 0;padding:.3rem .6rem;border-left:3px solid #9ab}#offers .turn.user{border-color:#ccc;color:#555}
+#offers .turn pre{background:#f5f5f5;padding:.5rem;overflow-x:auto;position:relative}#offers .copy{font-size:.7rem;float:right}
+#offers .ask input{width:70%}#offers .rated{font-weight:bold}"""
 """The stylesheet of every page (system fonts, CJK fallbacks for Chinese app names), the
 interactive ones included: the review page (``header.bar``, ``#stage``, ``#shot``, ``.box``,
 decision colours) and live's offer list (``#offers``)."""

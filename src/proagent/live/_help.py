@@ -1,0 +1,634 @@
+"""Accept = help: the answer to an accepted offer, streamed, with follow-ups and ratings.
+
+When the person accepts an offer (the page's button, ``a N`` in the terminal, a desktop
+notification's action), :class:`LiveHelp` answers it in its own thread (deciding the next
+moments never waits for it):
+
+* the **question** is the offer's predicted query (How to Assist), or for a generic offer
+  ``prompts/help_generic.txt`` ("what is the person trying to do and how can I help");
+* the **context** is what the moment saw, kept compact (:func:`help_context`): the app, window
+  and page in front, the last :data:`CONTEXT_EVENTS` events of the moment's context window, and
+  the screen text (OCR rows) of the window in front, cut to :data:`SCREEN_CHARS` around an error
+  or traceback when one is on screen (:func:`screen_region`), else its newest rows;
+* the **prompt** is ``prompts/help_system.txt`` and ``prompts/help_context.txt`` with the question
+  last, so a follow-up (and, for the local model, llama.cpp's prefix reuse) only adds its tail;
+* while an offer is on screen, a local model reads its help prompt ahead (:meth:`LiveHelp.show`:
+  the offer's context and question, a one-token answer thrown away), so that on Accept llama.cpp
+  reuses that prompt from its cache and the first words come at once;
+* the **model** (:func:`make_help_model`) is the run's ``--model``: a ``local/...`` model streams
+  token by token from the same llama.cpp child as the How calls
+  (:func:`proagent.models.local.stream_chat`); any other inspect model (``--model-base-url``)
+  answers through inspect, the whole answer at once.
+
+Privacy (``--send-screen``, :data:`SEND_SCREEN`): ``raw`` sends the context as it is, ``redacted``
+first replaces every finding of curate's PII recognizers (:func:`proagent.curate.find_pii`, the
+same registry ``proagent curate`` uses) in the context and the predicted query by its typed
+placeholder (``[EMAIL]``, ``[PHONE]``...), ``never`` sends no screen text at all (and redacts the
+rest). Default: ``raw`` for a local model, ``redacted`` for any other. What was sent is recorded
+as its SHA-256 and the placeholder counts (``help_turns.sent_sha256``, ``placeholders``, and the
+``proagent.live.help`` logger), never the text.
+
+Every turn is a row of ``help_turns`` in ``feedback.db`` (0600): the question (role ``user``)
+and the answer (role ``assistant``) with the seconds from the accept (or the follow-up) to its
+first token and to its end, and its tokens. A rating (``+ N`` / ``- N``, the page's thumbs) is a
+row of ``help_ratings`` on the offer's latest answer: a How-to-Assist label
+(:func:`rated_help` reads them back).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import queue
+import re
+import sqlite3
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..agent.prompting import render_event, web_page
+from ..errors import DataError
+from ..prompt_files import prompt_template, prompt_text
+from ..records import Sample
+from ..sources.lifetrace_schema import connect_read_only
+from ._feedback import FEEDBACK_DB, FeedbackStore, sample_from_json
+
+__all__ = ["CONTEXT_EVENTS", "HELP_MAX_TOKENS", "SCREEN_CHARS", "SEND_SCREEN", "HelpContext", "HelpModel", "InspectHelpModel",
+           "LiveHelp", "LocalHelpModel", "ScriptedHelpModel", "default_send_screen", "help_context", "help_messages",
+           "is_local_model", "make_help_model", "rated_help", "screen_region"]
+
+log = logging.getLogger("proagent.live.help")
+
+SEND_SCREEN: tuple[str, ...] = ("never", "redacted", "raw")
+"""``--send-screen`` choices: no screen text, screen text with PII replaced by typed placeholders, as captured."""
+SCREEN_CHARS = 1500
+"""Screen text of the window in front put in the help's context, characters (about 400 tokens)."""
+CONTEXT_EVENTS = 6
+"""Most recent events of the moment's context window listed in the help's context."""
+HELP_MAX_TOKENS = 400
+"""Answer budget of one turn, tokens."""
+MAX_QUESTION_CHARS = 2000
+"""Longest follow-up accepted, characters."""
+
+_ERROR = re.compile(r"Traceback \(most recent call last\)|\b\w*(Error|Exception)\b[:(]|\bFAILED\b|\berror(\[\w+\])?:|"
+                    r"\bpanic(ked)?\b|\bfatal:|\bSegmentation fault\b", re.IGNORECASE)
+"""Where an error shows on screen: Python tracebacks and ``XxxError:`` lines, pytest's FAILED,
+compiler and git ``error:``/``fatal:``, Rust/Go panics."""
+
+_PREPARE = "\0prepare"
+"""A worker job that reads an offer's help prompt ahead instead of answering it."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS help_turns (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    offer_id INTEGER NOT NULL REFERENCES offers(id),
+    role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+    text TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'done' CHECK (status IN ('streaming', 'done', 'error')),
+    source TEXT NOT NULL DEFAULT '',
+    model TEXT NOT NULL DEFAULT '',
+    asked_at TEXT NOT NULL,
+    first_token_seconds REAL,
+    total_seconds REAL,
+    prompt_tokens INTEGER,
+    cached_tokens INTEGER,
+    completion_tokens INTEGER,
+    send_screen TEXT,
+    sent_sha256 TEXT,
+    placeholders TEXT
+);
+CREATE INDEX IF NOT EXISTS help_turns_offer ON help_turns(offer_id);
+CREATE TABLE IF NOT EXISTS help_ratings (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    offer_id INTEGER NOT NULL REFERENCES offers(id),
+    turn_id INTEGER NOT NULL REFERENCES help_turns(id),
+    rating INTEGER NOT NULL CHECK (rating IN (-1, 1)),
+    rated_at TEXT NOT NULL,
+    source TEXT NOT NULL DEFAULT ''
+);
+"""
+
+
+# ------------------------------------------------------------------ context
+
+
+def is_local_model(model: str) -> bool:
+    """Whether ``model`` runs on this machine (``local/...``): its prompts leave no process we do not own."""
+    return str(model).startswith("local/")
+
+
+def default_send_screen(model: str) -> str:
+    """``--send-screen``'s default for ``model``: ``raw`` for a local model, ``redacted`` for any other."""
+    return "raw" if is_local_model(model) else "redacted"
+
+
+def screen_region(text: str, chars: int = SCREEN_CHARS) -> str:
+    """The part of a screen's OCR text worth a model's context, at most ``chars`` characters:
+    from three rows above the first error or traceback (:data:`_ERROR`) onwards when one is on
+    screen, else the newest rows (a terminal's or chat's latest lines are at the bottom). Blank
+    rows are dropped. ``""`` for no text."""
+    rows = [r.rstrip() for r in (text or "").splitlines() if r.strip()]
+    if not rows:
+        return ""
+    hit = next((i for i, r in enumerate(rows) if _ERROR.search(r)), None)
+    if hit is not None:
+        out, n = [], 0
+        for r in rows[max(0, hit - 3):]:
+            if n + len(r) + 1 > chars:
+                break
+            out.append(r)
+            n += len(r) + 1
+        return "\n".join(out) if out else rows[hit][:chars]
+    out, n = [], 0
+    for r in reversed(rows):
+        if n + len(r) + 1 > chars:
+            break
+        out.append(r)
+        n += len(r) + 1
+    return "\n".join(reversed(out)) if out else rows[-1][-chars:]
+
+
+@dataclass(frozen=True)
+class HelpContext:
+    """The context message of one offer's help, as it is sent."""
+
+    text: str
+    """The user message before the question (:func:`help_context`)."""
+    question: str
+    """The first question (the offer's query, or the generic one), as sent."""
+    send_screen: str
+    """``never``, ``redacted`` or ``raw``."""
+    placeholders: Mapping[str, int]
+    """PII findings replaced, by type (empty unless ``redacted``/``never``)."""
+
+    @property
+    def sha256(self) -> str:
+        """SHA-256 (hex) of the context and first question sent: what the log records instead of the text."""
+        return hashlib.sha256((self.text + "\n" + self.question).encode("utf-8")).hexdigest()
+
+
+def _redact(text: str, counts: Counter[str]) -> str:
+    from ..curate import clean_text, find_pii  # the recognizers proagent curate uses (presidio + ours)
+
+    found = find_pii(text)
+    counts.update(f.type for f in found)
+    return clean_text(text, found)
+
+
+def help_context(sample: Sample, query: str | None, send_screen: str = "raw") -> HelpContext:
+    """The help's context for the moment of ``sample`` and its first question.
+
+    Args:
+        sample: the moment the offer was made at (``feedback.db``'s ``sample_json``).
+        query: the offer's predicted query (``None``/empty: the generic question,
+            ``prompts/help_generic.txt``).
+        send_screen: ``raw`` (as captured), ``redacted`` (curate's PII recognizers replace each
+            finding in the whole context and the query by its typed placeholder) or ``never``
+            (no screen text; the rest redacted).
+
+    Raises:
+        ValueError: an unknown ``send_screen``.
+    """
+    if send_screen not in SEND_SCREEN:
+        raise ValueError(f"send_screen {send_screen!r}: choose from {', '.join(SEND_SCREEN)}")
+    cur = sample.current
+    shot = next((s.ocr_text for s in reversed(cur.focused_screenshots) if s.ocr_text.strip()), "")
+    where = ""
+    if not _ERROR.search(shot):  # an error seen just before (a traceback, then the docs) comes first
+        for e in reversed(list(sample.context)[-CONTEXT_EVENTS:]):
+            seen = next((s.ocr_text for s in reversed(e.focused_screenshots) if _ERROR.search(s.ocr_text)), "")
+            if seen:
+                shot, where = seen, f" seen just before in {e.app_name or 'another window'}"
+                break
+    if send_screen == "never":
+        screen, note = "(not sent: --send-screen never)", "not sent"
+    else:
+        screen = screen_region(shot) or "(no screen text)"
+        note = f"around the error{where or ' on screen'}" if _ERROR.search(screen) else "newest rows"
+    events = "\n".join(render_event(e) for e in list(sample.context)[-CONTEXT_EVENTS:]) or "(nothing earlier)"
+    page = web_page(cur.url)
+    question = (query or "").strip()
+    question = f"Question: {question}" if question else prompt_text("live", "help_generic.txt").strip()
+    text = prompt_template("live", "help_context.txt").substitute(
+        app=cur.app_name or "(unknown)", title=" ".join(cur.window_title.split())[:160] or "(unknown)",
+        page=f"\n- Web page: {page}" if page else "", events=events, screen_note=note, screen=screen, question="")
+    text = text.rstrip() + "\n\n"
+    counts: Counter[str] = Counter()
+    if send_screen != "raw":
+        text, question = _redact(text, counts), _redact(question, counts)
+    return HelpContext(text, question, send_screen, dict(counts))
+
+
+def help_messages(ctx: HelpContext, turns: list[tuple[str, str]] = ()) -> list[dict[str, str]]:
+    """The chat of one offer's help: the system prompt, the context with the first question, then
+    the earlier ``(answer, follow-up)`` turns in order (``turns``: ``(role, text)`` after the first
+    question)."""
+    msgs = [{"role": "system", "content": prompt_text("live", "help_system.txt").strip()},
+            {"role": "user", "content": ctx.text + ctx.question}]
+    msgs += [{"role": r, "content": t} for r, t in turns]
+    return msgs
+
+
+# ------------------------------------------------------------------ models
+
+
+class HelpModel(Protocol):
+    """Answers a chat, calling ``on_delta`` with each piece of text as it comes."""
+
+    name: str
+    local: bool
+    """Whether the model runs on this machine (``--send-screen``'s default)."""
+
+    def stream(self, messages: list[dict[str, str]], on_delta: Callable[[str], None]) -> dict[str, Any]:
+        """The answer: ``{"text", "prompt_tokens", "cached_tokens", "completion_tokens"}`` (``None`` where unknown)."""
+        ...
+
+
+class LocalHelpModel:
+    """A ``local/...`` model, streamed token by token (:func:`proagent.models.local.stream_chat`; the same
+    llama.cpp child as the run's How calls with the same model arguments)."""
+
+    local = True
+
+    def __init__(self, model: str, model_args: Mapping[str, Any] | None = None, *, max_tokens: int = HELP_MAX_TOKENS) -> None:
+        self.name, self.args, self.max_tokens = model, dict(model_args or {}), max_tokens
+
+    def stream(self, messages: list[dict[str, str]], on_delta: Callable[[str], None]) -> dict[str, Any]:
+        from ..models.local import stream_chat
+
+        return stream_chat(self.name.removeprefix("local/"), messages, on_delta, max_tokens=self.max_tokens,
+                           model_args=self.args)
+
+    def prefill(self, messages: list[dict[str, str]]) -> dict[str, Any]:
+        """Have llama.cpp read ``messages`` now (a one-token answer, thrown away): its KV cache keeps
+        them, so the answer to the same chat later starts at once (prefix reuse)."""
+        from ..models.local import stream_chat
+
+        return stream_chat(self.name.removeprefix("local/"), messages, lambda _: None, max_tokens=1,
+                           model_args=self.args)
+
+
+class InspectHelpModel:
+    """Any inspect model (``openai/...``, ``openai-api/...`` with a base URL...): the whole answer comes
+    at once (inspect's ``generate`` does not stream), as one piece."""
+
+    local = False
+
+    def __init__(self, model: Any, model_args: Mapping[str, Any] | None = None, *, base_url: str | None = None,
+                 max_tokens: int = HELP_MAX_TOKENS) -> None:
+        import asyncio
+
+        from inspect_ai.model import GenerateConfig, get_model
+
+        self.name = model if isinstance(model, str) else str(model)
+        self._model = get_model(model, base_url=base_url, **dict(model_args or {})) if isinstance(model, str) else model
+        self._config = GenerateConfig(temperature=0.0, max_tokens=max_tokens, seed=0)
+        self._loop = asyncio.new_event_loop()
+
+    def stream(self, messages: list[dict[str, str]], on_delta: Callable[[str], None]) -> dict[str, Any]:
+        from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
+
+        kinds = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
+        msgs = [kinds[m["role"]](content=m["content"]) for m in messages]
+        out = self._loop.run_until_complete(self._model.generate(msgs, config=self._config))
+        text = out.completion
+        if text:
+            on_delta(text)
+        u = out.usage
+        return {"text": text, "prompt_tokens": u.input_tokens if u else None,
+                "cached_tokens": u.input_tokens_cache_read if u else None, "completion_tokens": u.output_tokens if u else None}
+
+
+class ScriptedHelpModel:
+    """A scripted answerer for tests and demos: ``reply(messages) -> str``, streamed word by word with
+    ``delay`` seconds between words (token counts are word counts)."""
+
+    def __init__(self, reply: Callable[[list[dict[str, str]]], str], *, delay: float = 0.05, local: bool = True,
+                 name: str = "scripted") -> None:
+        self.reply, self.delay, self.local, self.name = reply, delay, local, name
+        self.requests: list[list[dict[str, str]]] = []
+
+    def stream(self, messages: list[dict[str, str]], on_delta: Callable[[str], None]) -> dict[str, Any]:
+        self.requests.append(messages)
+        text = self.reply(messages)
+        pieces = re.findall(r"\S+\s*|\s+", text)
+        for p in pieces:
+            time.sleep(self.delay)
+            on_delta(p)
+        return {"text": text, "prompt_tokens": sum(len(m["content"].split()) for m in messages), "cached_tokens": None,
+                "completion_tokens": len(pieces)}
+
+
+def make_help_model(model: str, model_args: Mapping[str, Any] | None = None, base_url: str | None = None) -> HelpModel:
+    """The help model for ``--model``: :class:`LocalHelpModel` for ``local/...``, else :class:`InspectHelpModel`."""
+    if is_local_model(model):
+        return LocalHelpModel(model, model_args)
+    return InspectHelpModel(model, model_args, base_url=base_url)
+
+
+# ------------------------------------------------------------------ the helper
+
+
+@dataclass
+class _Turn:
+    id: int
+    offer_id: int
+    role: str
+    text: str
+    status: str
+
+
+class LiveHelp:
+    """The help for accepted offers of one live folder: a worker thread answers them in turn.
+
+    Args:
+        store: the run's ``feedback.db``.
+        model: the help model (``None``: accepting stores the answer only, as before; the page and
+            terminal say there is no help model).
+        now: the run's clock (the times stored).
+        send_screen: ``never``, ``redacted`` or ``raw`` (default: :func:`default_send_screen`).
+
+    Listeners (:meth:`subscribe`) get ``(kind, offer_id, text)`` with kind ``start`` (text: the
+    question), ``delta`` (a piece of the answer), ``done`` (the whole answer) or ``error`` (why),
+    in the worker thread.
+
+    Raises:
+        ValueError: an unknown ``send_screen``.
+    """
+
+    def __init__(self, store: FeedbackStore, model: HelpModel | None, now: Callable[[], datetime], *,
+                 send_screen: str | None = None) -> None:
+        self.store, self.model, self.now = store, model, now
+        # raw for a model on this machine, redacted for any other (default_send_screen by model name)
+        self.send_screen = send_screen or ("raw" if model is None or model.local else "redacted")
+        if self.send_screen not in SEND_SCREEN:
+            raise ValueError(f"send_screen {self.send_screen!r}: choose from {', '.join(SEND_SCREEN)}")
+        self.page_url: str | None = None
+        """The offers page's address (set by the page), for a desktop notification's Accept."""
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(store.path, check_same_thread=False, timeout=10.0)
+        self._conn.executescript(_SCHEMA)
+        self._conn.commit()
+        self._contexts: dict[int, tuple[str | None, HelpContext]] = {}
+        self._live: dict[int, _Turn] = {}  # answers being streamed, by offer
+        self._pending: set[int] = set()
+        self._listeners: list[Callable[[str, int, str], None]] = []
+        self._jobs: queue.Queue[tuple[int, str | None, str, float] | None] = queue.Queue()
+        self._closed = False
+        self.prepared: dict[int, float] = {}
+        """Seconds each offer's help prompt took to read ahead (:meth:`show`), by offer id."""
+        self._thread = threading.Thread(target=self._work, daemon=True, name="proagent-help")
+        self._thread.start()
+
+    # ------------------------------------------------------------ as a notifier: read the prompt ahead
+    name = ""
+    """As one of the run's notifiers it shows nothing (and is not named in ``offers.notifier``)."""
+
+    def show(self, offer: Any) -> None:
+        """An offer is on screen: a model that can (:meth:`LocalHelpModel.prefill`) reads its help
+        prompt now, in the worker thread, so that Accept only waits for the answer."""
+        if self.model is not None and hasattr(self.model, "prefill"):
+            self._jobs.put((int(offer.id), _PREPARE, "", time.perf_counter()))
+
+    def update(self, offer: Any) -> None:
+        """The offer's query came after it was shown: the prompt is read again with it."""
+        self.show(offer)
+
+    # ------------------------------------------------------------ requests (any thread, return at once)
+    def subscribe(self, fn: Callable[[str, int, str], None]) -> None:
+        """Call ``fn(kind, offer_id, text)`` on every event of every answer (see the class)."""
+        self._listeners.append(fn)
+
+    def accept(self, offer_id: int, source: str = "") -> bool:
+        """Answer an accepted offer (once: a second accept of it does nothing). Returns whether an
+        answer was started; ``False`` without a model, for an unknown offer or one already answered."""
+        oid = int(offer_id)
+        if self.model is None or self._offer(oid) is None:
+            return False
+        with self._lock:
+            if oid in self._pending or self._turn_count(oid):
+                return False
+            self._pending.add(oid)
+        self._jobs.put((oid, None, source, time.perf_counter()))
+        return True
+
+    def follow_up(self, offer_id: int, text: str, source: str = "") -> str | None:
+        """Ask ``text`` under the offer's answer (the same context, the turns so far). Returns ``None``
+        when it was queued, else why not (no model, no answer yet, one still streaming, empty or too long)."""
+        oid, text = int(offer_id), " ".join(str(text).split())
+        if self.model is None:
+            return "no help model (--model none)"
+        if not text:
+            return "empty question"
+        if len(text) > MAX_QUESTION_CHARS:
+            return f"question over {MAX_QUESTION_CHARS} characters"
+        with self._lock:
+            if oid in self._pending:
+                return "the answer is still coming"
+            if not self._turn_count(oid):
+                return "no answer to follow up yet (accept the offer first)"
+            self._pending.add(oid)
+        self._jobs.put((oid, text, source, time.perf_counter()))
+        return None
+
+    def rate(self, offer_id: int, rating: int, source: str = "") -> bool:
+        """Rate the offer's latest answer ``+1`` (helpful) or ``-1``; ``False`` when it has none."""
+        if rating not in (-1, 1):
+            return False
+        with self._lock, self._conn:
+            row = self._conn.execute("SELECT id FROM help_turns WHERE offer_id = ? AND role = 'assistant' AND "
+                                     "status = 'done' ORDER BY id DESC LIMIT 1", (int(offer_id),)).fetchone()
+            if row is None:
+                return False
+            self._conn.execute("INSERT INTO help_ratings (offer_id, turn_id, rating, rated_at, source) VALUES (?,?,?,?,?)",
+                               (int(offer_id), int(row[0]), int(rating), self.now().isoformat(), source))
+        return True
+
+    def turns(self, offer_id: int) -> list[dict[str, Any]]:
+        """The offer's turns, oldest first: ``{id, role, text, status, first_token_seconds,
+        total_seconds, completion_tokens, rating}`` (an answer being streamed: its text so far)."""
+        with self._lock:
+            cur = self._conn.execute(
+                "SELECT t.id, t.role, t.text, t.status, t.first_token_seconds, t.total_seconds, t.completion_tokens, "
+                "(SELECT rating FROM help_ratings r WHERE r.turn_id = t.id ORDER BY r.id DESC LIMIT 1) "
+                "FROM help_turns t WHERE t.offer_id = ? ORDER BY t.id", (int(offer_id),))
+            keys = ("id", "role", "text", "status", "first_token_seconds", "total_seconds", "completion_tokens", "rating")
+            out = [dict(zip(keys, r)) for r in cur.fetchall()]
+            live = self._live.get(int(offer_id))
+            pending = int(offer_id) in self._pending
+        for t in out:
+            if live is not None and t["id"] == live.id:
+                t["text"] = live.text
+        return out if not pending or out else [{"id": 0, "role": "assistant", "text": "", "status": "streaming"}]
+
+    def busy(self, offer_id: int) -> bool:
+        """Whether an answer for the offer is queued or streaming."""
+        with self._lock:
+            return int(offer_id) in self._pending
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Stop the worker after the answer in progress (waits at most ``timeout`` seconds) and close
+        (a second call does nothing)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._jobs.put(None)
+        self._thread.join(timeout)
+        with self._lock:
+            self._conn.close()
+
+    # ------------------------------------------------------------ the worker
+    def _offer(self, oid: int) -> tuple[str | None, str] | None:
+        with self._lock:
+            row = self._conn.execute("SELECT query, sample_json FROM offers WHERE id = ?", (oid,)).fetchone()
+        return None if row is None else (row[0], row[1])
+
+    def _turn_count(self, oid: int) -> int:
+        return int(self._conn.execute("SELECT count(*) FROM help_turns WHERE offer_id = ?", (oid,)).fetchone()[0])
+
+    def _emit(self, kind: str, oid: int, text: str) -> None:
+        for fn in list(self._listeners):
+            try:
+                fn(kind, oid, text)
+            except Exception:  # noqa: BLE001 - a listener's failure (a closed terminal) must not stop the help
+                log.debug("help listener failed", exc_info=True)
+
+    def _insert(self, oid: int, role: str, text: str, status: str, source: str, **cols: Any) -> int:
+        names = ["offer_id", "role", "text", "status", "source", "model", "asked_at", *cols]
+        vals = [oid, role, text, status, source, self.model.name if self.model else "", self.now().isoformat(), *cols.values()]
+        with self._lock, self._conn:
+            cur = self._conn.execute(f"INSERT INTO help_turns ({', '.join(names)}) VALUES ({', '.join('?' * len(vals))})", vals)
+            return int(cur.lastrowid)
+
+    def _work(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            oid, follow, source, asked = job
+            if follow is _PREPARE:
+                self._prepare(oid)
+                continue
+            try:
+                self._answer(oid, follow, source, asked)
+            except Exception as e:  # noqa: BLE001 - one failed answer is shown and stored; the run goes on
+                log.warning("help for offer %s failed: %s", oid, e)
+                self._emit("error", oid, str(e))
+            finally:
+                with self._lock:
+                    self._pending.discard(oid)
+                    self._live.pop(oid, None)
+
+    def _context(self, oid: int) -> HelpContext:
+        query, sample_json = self._offer(oid) or (None, "")
+        known = self._contexts.get(oid)
+        if known is not None and (known[0] == query or self._turn_count_locked(oid)):
+            return known[1]  # once answered, follow-ups keep the context of the first answer
+        try:
+            sample = sample_from_json(sample_json)
+        except ValueError as e:
+            raise DataError(self.store.path, f"offer {oid}: {e}") from None
+        ctx = help_context(sample, query, self.send_screen)
+        self._contexts[oid] = (query, ctx)
+        return ctx
+
+    def _turn_count_locked(self, oid: int) -> int:
+        with self._lock:
+            return self._turn_count(oid)
+
+    def _prepare(self, oid: int) -> None:
+        """Read an offer's help prompt ahead (not once it is answered or queued to be)."""
+        with self._lock:
+            if oid in self._pending or self._turn_count(oid):
+                return
+        try:
+            t0 = time.perf_counter()
+            self.model.prefill(help_messages(self._context(oid)))  # type: ignore[union-attr]
+            self.prepared[oid] = time.perf_counter() - t0
+        except Exception as e:  # noqa: BLE001 - reading ahead is an optimisation: the answer will say what fails
+            log.debug("reading offer %s's help prompt ahead failed: %s", oid, e)
+
+    def _answer(self, oid: int, follow: str | None, source: str, asked: float) -> None:
+        assert self.model is not None
+        ctx = self._context(oid)
+        with self._lock:
+            rows = self._conn.execute("SELECT role, text FROM help_turns WHERE offer_id = ? AND status = 'done' "
+                                      "ORDER BY id", (oid,)).fetchall()
+        history = [(r, t) for r, t in rows][1:]  # after the first question (in the context message)
+        if follow is None:
+            self._insert(oid, "user", ctx.question, "done", source)
+            messages = help_messages(ctx)
+        else:
+            self._insert(oid, "user", follow, "done", source)
+            messages = help_messages(ctx, [*history, ("user", follow)])
+        self._emit("start", oid, follow or ctx.question)
+        sent = hashlib.sha256(json.dumps(messages, ensure_ascii=False).encode("utf-8")).hexdigest()
+        log.info("help for offer %s: %d messages to %s (send-screen %s), sha256 %s, placeholders %s", oid, len(messages),
+                 self.model.name, ctx.send_screen, sent, dict(ctx.placeholders))
+        tid = self._insert(oid, "assistant", "", "streaming", "", send_screen=ctx.send_screen, sent_sha256=sent,
+                           placeholders=json.dumps(dict(ctx.placeholders), sort_keys=True))
+        turn = _Turn(tid, oid, "assistant", "", "streaming")
+        with self._lock:
+            self._live[oid] = turn
+        first: list[float] = []
+
+        def delta(piece: str) -> None:
+            if not first:
+                first.append(time.perf_counter() - asked)
+            with self._lock:
+                turn.text += piece
+            self._emit("delta", oid, piece)
+
+        try:
+            usage = self.model.stream(messages, delta)
+        except Exception as e:
+            with self._lock, self._conn:
+                self._conn.execute("UPDATE help_turns SET text = ?, status = 'error', total_seconds = ? WHERE id = ?",
+                                   (turn.text or f"(no answer: {e})", time.perf_counter() - asked, tid))
+            raise
+        total = time.perf_counter() - asked
+        text = usage.get("text") or turn.text
+        with self._lock, self._conn:
+            self._conn.execute(
+                "UPDATE help_turns SET text = ?, status = 'done', first_token_seconds = ?, total_seconds = ?, "
+                "prompt_tokens = ?, cached_tokens = ?, completion_tokens = ? WHERE id = ?",
+                (text, first[0] if first else None, total, usage.get("prompt_tokens"), usage.get("cached_tokens"),
+                 usage.get("completion_tokens"), tid))
+        self._emit("done", oid, text)
+
+
+def rated_help(folder: str | Path) -> list[dict[str, Any]]:
+    """The rated answers of a live folder (or a ``feedback.db``), oldest first: How-to-Assist labels
+    ``{offer_id, sample (Sample), query, question, answer, rating (+1/-1), rated_at}`` (the latest
+    rating of each answer).
+
+    Raises:
+        DataError: no feedback database, or it is unreadable.
+    """
+    p = Path(folder)
+    p = p if p.is_file() else p / FEEDBACK_DB
+    if not p.is_file():
+        raise DataError(p, "no feedback database (run proagent live first)")
+    try:
+        conn = connect_read_only(p)
+        try:
+            if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'help_ratings'").fetchone() is None:
+                return []
+            rows = conn.execute(
+                "SELECT r.offer_id, o.sample_json, o.query, "
+                "(SELECT text FROM help_turns q WHERE q.offer_id = t.offer_id AND q.role = 'user' AND q.id < t.id "
+                " ORDER BY q.id DESC LIMIT 1), t.text, r.rating, r.rated_at FROM help_ratings r "
+                "JOIN help_turns t ON t.id = r.turn_id JOIN offers o ON o.id = r.offer_id "
+                "WHERE r.id = (SELECT max(id) FROM help_ratings r2 WHERE r2.turn_id = r.turn_id) ORDER BY r.id").fetchall()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as e:
+        raise DataError(p, f"cannot read feedback database ({e})") from None
+    return [{"offer_id": int(o), "sample": sample_from_json(s), "query": q, "question": qq, "answer": a, "rating": int(r),
+             "rated_at": datetime.fromisoformat(at)} for o, s, q, qq, a, r, at in rows]
