@@ -8,3 +8,5 @@ cd "$(dirname "$0")/.."
 if [ -x .venv/bin/python ]; then PY=.venv/bin/python; else PY=python; fi
 "$PY" -m ruff check --quiet src tests benchmarks
 echo "ruff: clean"
+"$PY" -m mypy --no-error-summary
+echo "mypy: clean ($("$PY" -c 'import tomllib; print(len(tomllib.load(open("pyproject.toml", "rb"))["tool"]["mypy"]["files"]))') files of [tool.mypy])"

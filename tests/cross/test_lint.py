@@ -30,3 +30,22 @@ def test_ruff_with_our_rules_finds_an_undefined_name_and_an_unused_import(tmp_pa
     run = _ruff("--config", str(ROOT / "pyproject.toml"), "--output-format", "concise", str(bad), cwd=tmp_path)
     assert run.returncode == 1
     assert "F401" in run.stdout and "F821" in run.stdout
+
+
+def _mypy(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--config-file", str(ROOT / "pyproject.toml"),
+                           *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+def test_mypy_holds_on_its_modules() -> None:
+    files = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["mypy"]["files"]
+    assert "src/proagent/errors.py" in files and all((ROOT / f).is_file() for f in files), files
+    run = _mypy()
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_mypy_with_our_settings_refuses_an_untyped_def_and_a_wrong_return(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text('def f(x):\n    return x\n\n\ndef g() -> int:\n    return "s"\n')
+    run = _mypy(str(bad))
+    assert run.returncode == 1 and "no-untyped-def" in run.stdout and "return-value" in run.stdout, run.stdout
