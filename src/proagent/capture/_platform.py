@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from ..errors import DataError
 
@@ -100,7 +100,10 @@ _PLATFORMS: dict[str, type] = {}
 """The platform classes by name, in the order they are tried, filled by :func:`register_platform`."""
 
 
-def register_platform(cls: type) -> type:
+_Platform = TypeVar("_Platform", bound="type[CapturePlatform]")
+
+
+def register_platform(cls: _Platform) -> _Platform:
     """Register a :class:`CapturePlatform` class (a decorator). Platforms are tried in
     registration order, those with ``fallback = True`` (X11: it says what is missing) last.
 
