@@ -202,7 +202,7 @@ def main() -> int:
     res["machine"] = info
     if len(runs) > 1:
         res["baseline"] = runs[1]
-    wall, stored, n_events, encode = res["seconds"], res["screenshots_stored"], res["events"], res["encode"]
+    wall, n_events, encode = res["seconds"], res["events"], res["encode"]
     base = runs[1] if len(runs) > 1 else {}
     figures = [
         ("capture loop CPU, % of one core", "capture_cpu_pct", "< 5"),

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from proagent.agent.calibration import calibrate, check_threshold, separates
+from proagent.agent.calibration import calibrate, separates
+from proagent.agent.solvers import check_threshold
 from proagent.cli import cli
 from proagent.cli._errors import EXIT_DATA, EXIT_INTERRUPTED, EXIT_RUN, EXIT_USAGE, click_error
 from proagent.errors import DataError, ProagentError, Resume, RunError, UsageError

@@ -65,7 +65,7 @@ class DataError(ProagentError, ValueError):
 class UsageError(ProagentError, ValueError):
     """An option (or a task argument) has a value that cannot be used.
 
-    Raised where the rule lives (e.g. :func:`proagent.agent.calibration.check_threshold`),
+    Raised where the rule lives (e.g. :func:`proagent.agent.solvers.check_threshold`),
     so the command line and ``inspect eval -T`` refuse the same values the same way.
     """
 

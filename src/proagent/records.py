@@ -252,7 +252,7 @@ class Prediction:
         Raises:
             TypeError: ``data`` has no ``sample_id`` or ``needs_help``.
         """
-        if isinstance(data, cls):
+        if isinstance(data, Prediction):
             return data
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})

@@ -12,7 +12,7 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from inspect_ai.solver import Solver, solver
 from shared_data import DEV
 
-from proagent.agent.calibration import check_threshold
+from proagent.agent.solvers import check_threshold
 from proagent.agent.prompting import instruction_text, observation_prompt, user_prompt
 from proagent.agent.solvers import METHODS, _single, method_solver, register_method
 from proagent.bench.scorers import assist_scorer

@@ -452,3 +452,26 @@ def test_pathological_inputs_are_fast_and_safe():
     ]:
         got = parsing._parse(text, tax)
         assert got.method in PARSE_STEPS
+
+
+def test_a_raising_parse_step_is_counted_and_logged_not_silently_unparsed(monkeypatch, caplog):
+    """Issue 38 item 5: a bug in the cascade is ``parser_error`` (counted apart, one warning per
+    kind, no answer text in the log), not an ``unparsed`` answer scored as a wrong decision."""
+    def broken(text, taxonomy):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(parsing, "_parse", broken)
+    monkeypatch.setattr(parsing, "PARSER_ERRORS", type(parsing.PARSER_ERRORS)())
+    secret = "Need help: Yes  screen text: card 4111 1111 1111 1111"
+    with caplog.at_level("WARNING", logger="proagent.agent.parsing"):
+        got = [parse_answer(secret) for _ in range(3)]
+    assert {g.method for g in got} == {parsing.PARSER_ERROR} and all(g.needs_help is None for g in got)
+    assert parsing.PARSER_ERROR not in PARSE_STEPS
+    (kind, n), = parsing.PARSER_ERRORS.items()
+    assert n == 3 and kind.startswith("KeyError at test_parsing.py:")
+    warnings = [r for r in caplog.records if r.name == "proagent.agent.parsing"]
+    assert len(warnings) == 1 and "KeyError" in warnings[0].getMessage()
+    assert "4111" not in caplog.text and "Need help" not in caplog.text
+    assert to_prediction("s1", secret, got[0]).parse_method == parsing.PARSER_ERROR
+    monkeypatch.undo()
+    assert parse_answer(secret).method == "explicit"  # the real cascade

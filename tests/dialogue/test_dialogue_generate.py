@@ -179,7 +179,7 @@ def test_generate_cli_model_failure_says_how_to_resume(tmp_path, monkeypatch):
 
     def failing():
         raise RuntimeError("server went away")
-        yield  # noqa: unreachable (makes this a generator)
+        yield  # unreachable: makes this a generator
 
     from inspect_ai import model as inspect_model
 

@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["MIN_CALIBRATION_MOMENTS", "calibrate", "check_threshold", "p_yes_from_logprobs", "separates", "youden_threshold"]
+__all__ = ["MIN_CALIBRATION_MOMENTS", "calibrate", "p_yes_from_logprobs", "separates", "youden_threshold"]
 
 _LABEL = re.compile(r"need(?:s)?[\s_-]*help[\"'*_`]*\s*[:：=][*\s]*\"?$|需要帮助\s*[:：]\s*$", re.IGNORECASE)
 _ECHO = re.compile(r"^\s*(?:or\b|/|\|)", re.IGNORECASE)
@@ -97,34 +97,6 @@ def youden_threshold(p_yes: Sequence[float], labels: Sequence[int]) -> float:
 
 MIN_CALIBRATION_MOMENTS = 20
 """Fewer labelled train moments than this make a chosen threshold unreliable (a warning, not a refusal)."""
-
-
-def check_threshold(threshold: float | str, method: str, *, decider: object = None) -> float:
-    """A P(Yes) threshold as a task takes it: a number in [0, 1], for a method that records
-    ``p_yes`` (its ``p_yes`` in :data:`proagent.agent.solvers.METHODS`: ``zero-shot``, ``cot``;
-    self-consistency decides by its vote fraction), and not together with a decider (both
-    decide When to Assist). Used by ``proagent eval --threshold`` and the ``assist`` task.
-
-    Raises:
-        proagent.errors.UsageError: the value, the method or the decider rules it out.
-    """
-    from ..errors import UsageError
-    from .solvers import METHODS  # the registry declares which methods record p_yes; it imports this module
-
-    if decider:
-        raise UsageError("--decider", "--decider and --threshold both decide When to Assist; give one")
-    entry = METHODS.get(method)
-    if entry is not None and not entry.p_yes:
-        able = [m.name for m in METHODS.values() if m.p_yes]
-        names = " or ".join([", ".join(able[:-1]), able[-1]] if len(able) > 1 else able)
-        raise UsageError("--threshold", f"needs --method {names} ({method} records no P(Yes))")
-    try:
-        t = float(threshold)
-    except (TypeError, ValueError):
-        t = math.nan
-    if not 0.0 <= t <= 1.0:
-        raise UsageError("--threshold", f"{threshold!r}: expected a number in [0, 1]")
-    return t
 
 
 def calibrate(p_yes: Sequence[float], labels: Sequence[int]) -> dict[str, float | int]:

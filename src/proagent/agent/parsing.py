@@ -52,13 +52,20 @@ give ``None``.
 
 Reasoning-model output with ``<think>...</think>`` is parsed after the closing
 tag first, and as a whole when that decides nothing. :func:`parse_answer` never
-raises on any input.
+raises on any input: should a step of the cascade itself raise (a bug, never the model's
+fault), the answer is read as undecided with ``method`` :data:`PARSER_ERROR`, not
+``unparsed``, so it is counted apart in each prediction's ``parse_method`` (the scorer's
+``explanation``) and in :data:`PARSER_ERRORS`, and logged once per exception kind (its type
+and where it was raised, never the answer text).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import re
+import traceback
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -69,10 +76,21 @@ from proagent.taxonomy import Taxonomy, load_taxonomy
 
 from .echo import when_echo
 
-__all__ = ["PARSE_STEPS", "ParsedAnswer", "parse_answer", "to_prediction"]
+__all__ = ["PARSER_ERROR", "PARSER_ERRORS", "PARSE_STEPS", "ParsedAnswer", "parse_answer", "to_prediction"]
 
 PARSE_STEPS = ("json", "explicit", "cot_step3", "keyword", "unparsed")
-"""Values of :attr:`ParsedAnswer.method`, in cascade order."""
+"""Values of :attr:`ParsedAnswer.method`, in cascade order (and :data:`PARSER_ERROR`)."""
+
+PARSER_ERROR = "parser_error"
+""":attr:`ParsedAnswer.method` when the cascade raised: a parser bug, undecided like
+``unparsed`` but counted apart (not one of :data:`PARSE_STEPS`, so the property tests that
+require a step fail on it)."""
+
+PARSER_ERRORS: Counter[str] = Counter()
+"""Answers whose parse raised in this process, by exception kind (``"KeyError at
+parsing.py:123"``); the first of each kind is logged as a warning."""
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -86,7 +104,8 @@ class ParsedAnswer:
     query: str | None = None
     """The predicted user query, or ``None`` when absent or a placeholder."""
     method: str = "unparsed"
-    """Cascade step that produced ``needs_help`` (one of :data:`PARSE_STEPS`)."""
+    """Cascade step that produced ``needs_help`` (one of :data:`PARSE_STEPS`), or
+    :data:`PARSER_ERROR` when the cascade raised."""
 
     @property
     def unparsed(self) -> bool:
@@ -95,6 +114,19 @@ class ParsedAnswer:
 
 
 UNPARSED = ParsedAnswer(None, None, None, "unparsed")
+
+
+def _parser_error(exc: Exception) -> ParsedAnswer:
+    """Count and (once per kind) log a raising parse step; never the answer text, which
+    may hold screen text (only the exception's type and the line that raised it)."""
+    frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+    where = f"{frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}" if frame else "?"
+    kind = f"{type(exc).__name__} at {where}"
+    PARSER_ERRORS[kind] += 1
+    if PARSER_ERRORS[kind] == 1:
+        _log.warning("the answer parser raised %s; such answers are scored as undecided and "
+                     "recorded with parse_method %r (a bug to report)", kind, PARSER_ERROR)
+    return ParsedAnswer(None, None, None, PARSER_ERROR)
 
 # --------------------------------------------------------------------------
 # text clean-up
@@ -234,7 +266,7 @@ _KV = re.compile(
 def _unescape(s: str) -> str:
     try:
         return json.loads(f'"{s}"')
-    except Exception:
+    except ValueError:  # json.JSONDecodeError: not a valid JSON string body
         return s.replace('\\"', '"').replace("\\'", "'")
 
 
@@ -693,7 +725,8 @@ def parse_answer(text: str, taxonomy: Taxonomy | None = None) -> ParsedAnswer:
 
     Returns:
         The decision, the canonical intention, the query and the cascade step
-        that produced the decision. Never raises.
+        that produced the decision. Never raises (a raising step gives
+        :data:`PARSER_ERROR`, counted and logged, see the module docstring).
     """
     try:
         if text is None:
@@ -709,8 +742,8 @@ def parse_answer(text: str, taxonomy: Taxonomy | None = None) -> ParsedAnswer:
             if tail.needs_help is not None:
                 return tail
         return _parse(_THINK_TAGS.sub("\n", text), tax)
-    except Exception:  # a parser must never take down an evaluation run
-        return UNPARSED
+    except Exception as exc:  # noqa: BLE001 - a parser must never take down an evaluation run, nor hide a bug
+        return _parser_error(exc)
 
 
 def to_prediction(

@@ -134,16 +134,16 @@ def observation_prompt(sample: Sample, modality: str = "text") -> str:
 
 
 def user_prompt(sample: Sample, method: str = "zero-shot", modality: str = "text") -> str:
-    """The whole user message for one sample and a method of
-    :data:`proagent.agent.solvers.METHODS` (``zero-shot``, ``cot``, ...): the observation
-    and, last, the method's instruction, as its solver sends it.
+    """:func:`proagent.agent.solvers.user_prompt` (the method registry's module, where it
+    lives), kept here for callers not yet moved (``live/_agent.py``); the one import edge
+    back into :mod:`.solvers`, listed in ``tests/cross/test_imports.py`` until then.
 
     Raises:
         KeyError: unknown method.
     """
-    from .solvers import METHODS  # the registry holds each method's prompt; it imports this module
+    from .solvers import user_prompt as method_user_prompt  # see the docstring
 
-    return f"{observation_prompt(sample, modality)}\n\n{instruction_text(METHODS[method].prompt)}"
+    return method_user_prompt(sample, method, modality)
 
 
 def memory_block(source: str, items: list[str]) -> str:

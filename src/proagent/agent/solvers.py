@@ -24,6 +24,7 @@ the scorer.
 from __future__ import annotations
 
 import inspect
+import math
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
@@ -40,14 +41,15 @@ from inspect_ai.model import (
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import materialize_media
 
-from ..records import Prediction
+from ..errors import UsageError
+from ..records import Prediction, Sample
 from ..taxonomy import load_taxonomy
 from .calibration import p_yes_from_logprobs
 from .parsing import parse_answer, to_prediction
-from .prompting import instruction_text, system_prompt
+from .prompting import instruction_text, observation_prompt, system_prompt
 
-__all__ = ["METHODS", "Method", "MethodOptions", "chain_of_thought", "method_solver", "register_method", "self_consistency",
-           "vote", "zero_shot"]
+__all__ = ["METHODS", "Method", "MethodOptions", "chain_of_thought", "check_threshold", "method_solver", "register_method",
+           "self_consistency", "user_prompt", "vote", "zero_shot"]
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,7 @@ class Method:
     """Answer budget per generation, tokens (three answer lines; four CoT steps + lines)."""
     p_yes: bool
     """It records ``p_yes`` when the task asks for log-probabilities, so ``--threshold``
-    can decide with it (:func:`proagent.agent.calibration.check_threshold`)."""
+    can decide with it (:func:`proagent.agent.solvers.check_threshold`)."""
 
     def build(self, options: MethodOptions = MethodOptions()) -> Solver:
         """The method's solver with the ``options`` its factory takes."""
@@ -111,6 +113,43 @@ def register_method(name: str, *, prompt: str, max_tokens: int, p_yes: bool = Fa
         return factory
 
     return add
+
+
+def check_threshold(threshold: float | str, method: str, *, decider: object = None) -> float:
+    """A P(Yes) threshold as a task takes it: a number in [0, 1], for a method that records
+    ``p_yes`` (its ``p_yes`` in :data:`METHODS`: ``zero-shot``, ``cot``;
+    self-consistency decides by its vote fraction), and not together with a decider (both
+    decide When to Assist). Used by ``proagent eval --threshold`` and the ``assist`` task; it lives beside the
+    registry whose ``p_yes`` flags it reads.
+
+    Raises:
+        proagent.errors.UsageError: the value, the method or the decider rules it out.
+    """
+    if decider:
+        raise UsageError("--decider", "--decider and --threshold both decide When to Assist; give one")
+    entry = METHODS.get(method)
+    if entry is not None and not entry.p_yes:
+        able = [m.name for m in METHODS.values() if m.p_yes]
+        names = " or ".join([", ".join(able[:-1]), able[-1]] if len(able) > 1 else able)
+        raise UsageError("--threshold", f"needs --method {names} ({method} records no P(Yes))")
+    try:
+        t = float(threshold)
+    except (TypeError, ValueError):
+        t = math.nan
+    if not 0.0 <= t <= 1.0:
+        raise UsageError("--threshold", f"{threshold!r}: expected a number in [0, 1]")
+    return t
+
+
+def user_prompt(sample: Sample, method: str = "zero-shot", modality: str = "text") -> str:
+    """The whole user message for one sample and a method of :data:`METHODS` (``zero-shot``,
+    ``cot``, ...): the observation (:func:`~proagent.agent.prompting.observation_prompt`) and,
+    last, the method's instruction, as its solver sends it.
+
+    Raises:
+        KeyError: unknown method.
+    """
+    return f"{observation_prompt(sample, modality)}\n\n{instruction_text(METHODS[method].prompt)}"
 
 
 async def _prepare(state: TaskState, method: str, images: bool) -> None:
@@ -202,8 +241,6 @@ def self_consistency(n: int = 5, temperature: float = 0.7, images: bool = False)
     Raises:
         proagent.errors.UsageError: ``n`` < 1 or ``temperature`` <= 0.
     """
-    from ..errors import UsageError
-
     if n < 1:
         raise UsageError("--sc-samples", "self-consistency needs n >= 1")
     if temperature <= 0:
@@ -232,8 +269,6 @@ def method_solver(method: str, *, sc_samples: int = 5, sc_temperature: float = 0
     Raises:
         proagent.errors.UsageError: unknown method (``--method``).
     """
-    from ..errors import UsageError
-
     if method not in METHODS:
         raise UsageError("--method", f"unknown method {method!r}; choose from {', '.join(METHODS)}")
     return METHODS[method].build(MethodOptions(images=bool(images), n=int(sc_samples), temperature=float(sc_temperature)))

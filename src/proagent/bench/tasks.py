@@ -19,7 +19,6 @@ from inspect_ai.dataset import MemoryDataset
 from inspect_ai.dataset import Sample as InspectSample
 from inspect_ai.model import GenerateConfig
 
-from ..agent.calibration import check_threshold
 from ..agent.decider import decider_gate, load_decider
 from ..agent.memory import (
     MEMORY_NAMES,
@@ -28,7 +27,7 @@ from ..agent.memory import (
     memory_context,
 )
 from ..agent.prompting import observation_prompt
-from ..agent.solvers import METHODS, method_solver
+from ..agent.solvers import METHODS, check_threshold, method_solver
 from ..records import Event, Sample
 from ..sources.load import load_events
 from .leakage import manifest_training_moments, refuse_leaks
@@ -159,7 +158,7 @@ def assist(
         ValueError: unknown split, or bad window.
         proagent.errors.UsageError: unknown method; a threshold out of [0, 1], with a method
             that records no ``p_yes`` or with a decider
-            (:func:`proagent.agent.calibration.check_threshold`).
+            (:func:`proagent.agent.solvers.check_threshold`).
         proagent.errors.DataError: unreadable data.
     """
     solver = method_solver(method, sc_samples=int(sc_samples), sc_temperature=float(sc_temperature), images=bool(images))

@@ -20,184 +20,25 @@ registered with :func:`register_platform` (:class:`X11Platform`, :class:`Windows
 :mod:`._wayland`); :func:`session_platform` picks this session's, and
 :func:`open_window_probe` and :func:`open_screen_source` use it, or raise :class:`CaptureError`
 with one line (no display, missing optional dependency).
+
+The interface (:class:`CaptureError`, :class:`WindowInfo`, the protocols, :func:`register_platform`)
+lives in :mod:`._platform` and the X11 probe in :mod:`._x11`, re-exported here; :mod:`._wayland`
+imports those two, not this module (no import cycle).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from ..errors import DataError
+from ._platform import (UNKNOWN_WINDOW, CaptureError, CapturePlatform, ScreenSource, WindowInfo, WindowProbe,
+                        _PLATFORMS, _process_name, register_platform)
+from ._x11 import X11Probe, x11_fullscreen
 
 __all__ = ["CaptureError", "CapturePlatform", "ScreenGrabber", "ScreenSource", "WindowInfo", "WindowProbe", "check_session",
            "open_screen_source", "open_window_probe", "platforms", "register_platform", "session_platform",
            "x11_fullscreen"]
-
-
-class CaptureError(DataError):
-    """Capture cannot run here (unsupported session, missing dependency, bad folder); the message
-    is one line saying why and what to do (``path``: the folder at fault, when one is)."""
-
-    def __init__(self, problem: str, path: object = None, *, option: str | None = None) -> None:
-        super().__init__(path, problem, option=option)
-
-
-@dataclass(frozen=True)
-class WindowInfo:
-    """The foreground window at one moment."""
-
-    app_name: str
-    """Application: the process name (``xterm``, ``chrome.exe``, ``Safari``), else the window class."""
-    window_title: str
-    """Window title as the window manager shows it (may be empty)."""
-    pid: int | None = None
-    """Process id owning the window, when the platform tells it."""
-    bounds: tuple[int, int, int, int] | None = field(default=None, compare=False)
-    """``(x, y, width, height)`` of the window in pixels of the whole desktop (all monitors), when
-    the platform tells it (X11); it picks the focused screen (:meth:`ScreenGrabber.focused_screen`).
-    Not compared: moving a window is not another window."""
-
-
-UNKNOWN_WINDOW = WindowInfo("unknown", "")
-"""What a probe returns when no window has the focus (or it vanished while being read)."""
-
-
-class WindowProbe(Protocol):
-    """Reads the foreground window and the input idle time."""
-
-    def foreground(self) -> WindowInfo:
-        """The foreground window now (:data:`UNKNOWN_WINDOW` when there is none)."""
-        ...
-
-    def idle_seconds(self) -> float | None:
-        """Seconds since the last keyboard or mouse input, ``None`` when not available."""
-        ...
-
-    def close(self) -> None:
-        """Release the connection."""
-        ...
-
-
-def _process_name(pid: int | None) -> str | None:
-    if not pid:
-        return None
-    try:
-        import psutil
-
-        return psutil.Process(pid).name() or None
-    except Exception:  # noqa: BLE001 - process gone or not ours: fall back to the window class
-        return None
-
-
-class X11Probe:
-    """Foreground window on an X11 display through python-xlib (see the module docstring)."""
-
-    def __init__(self, display: str | None = None) -> None:
-        try:
-            from Xlib import X, display as xdisplay, error
-        except ImportError:
-            raise CaptureError("python-xlib is not installed: pip install 'proagent[capture]'") from None
-        try:
-            self._d = xdisplay.Display(display)
-        except Exception as e:  # noqa: BLE001 - Xlib raises several kinds
-            raise CaptureError(f"cannot open X display {display or os.environ.get('DISPLAY')!r}: {e}") from None
-        self._X, self._XError = X, error.XError
-        self._root = self._d.screen().root
-        atom = self._d.intern_atom
-        self._active = atom("_NET_ACTIVE_WINDOW")
-        self._net_name = atom("_NET_WM_NAME")
-        self._utf8 = atom("UTF8_STRING")
-        self._pid = atom("_NET_WM_PID")
-        self._has_ss = self._d.has_extension("MIT-SCREEN-SAVER")
-
-    def _prop(self, win: Any, atom: int, kind: int | None = None) -> Any:
-        p = win.get_full_property(atom, kind if kind is not None else self._X.AnyPropertyType)
-        return p.value if p is not None else None
-
-    def _window(self) -> Any:
-        wid = self._prop(self._root, self._active)
-        if wid is not None and len(wid) and int(wid[0]):
-            return self._d.create_resource_object("window", int(wid[0]))
-        # no EWMH window manager: the input focus, up to the first window with a name or class
-        win = self._d.get_input_focus().focus
-        if isinstance(win, int):  # X.NONE / PointerRoot
-            return None
-        while win is not None and win.id != self._root.id:
-            if win.get_wm_name() or win.get_wm_class():
-                return win
-            win = win.query_tree().parent
-        return None
-
-    def foreground(self) -> WindowInfo:
-        """See :meth:`WindowProbe.foreground`."""
-        try:
-            win = self._window()
-            if win is None:
-                return UNKNOWN_WINDOW
-            raw = self._prop(win, self._net_name, self._utf8)
-            if raw is not None:
-                title = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-            else:
-                name = win.get_wm_name()
-                title = name.decode("latin-1") if isinstance(name, bytes) else (name or "")
-            pid_v = self._prop(win, self._pid)
-            pid = int(pid_v[0]) if pid_v is not None and len(pid_v) else None
-            cls = win.get_wm_class()
-            app = _process_name(pid) or (cls[1] if cls else None) or "unknown"
-            return WindowInfo(app, title, pid, self._bounds(win))
-        except self._XError:
-            return UNKNOWN_WINDOW  # the window closed while we read it
-
-    def _bounds(self, win: Any) -> tuple[int, int, int, int] | None:
-        """The window's rectangle in root-window coordinates (its origin translated to the root)."""
-        try:
-            g = win.get_geometry()
-            origin = self._root.translate_coords(win, 0, 0)
-            return (int(origin.x), int(origin.y), int(g.width), int(g.height))
-        except self._XError:
-            return None
-
-    def fullscreen(self) -> bool:
-        """Whether the foreground window (the one :meth:`foreground` reads) is full-screen: EWMH
-        ``_NET_WM_STATE_FULLSCREEN`` in its ``_NET_WM_STATE``; ``False`` when no window has the focus."""
-        try:
-            win = self._window()
-            state = self._prop(win, self._d.intern_atom("_NET_WM_STATE")) if win is not None else None
-            return state is not None and self._d.intern_atom("_NET_WM_STATE_FULLSCREEN") in list(state)
-        except self._XError:
-            return False  # the window closed while we read it
-
-    def idle_seconds(self) -> float | None:
-        """See :meth:`WindowProbe.idle_seconds` (MIT-SCREEN-SAVER ``idle``)."""
-        if not self._has_ss:
-            return None
-        try:
-            return self._root.screensaver_query_info().idle / 1000.0
-        except Exception:  # noqa: BLE001
-            return None
-
-    def close(self) -> None:
-        """See :meth:`WindowProbe.close`."""
-        self._d.close()
-
-
-def x11_fullscreen() -> bool | None:
-    """Whether the foreground window of the X display ``$DISPLAY`` is full-screen
-    (:meth:`X11Probe.fullscreen`, the same foreground read as capture's); ``None`` when there
-    is no X display or python-xlib is missing. Used by live's restraint (no offer over a
-    full-screen video or slide show)."""
-    if not os.environ.get("DISPLAY"):
-        return None
-    try:
-        probe = X11Probe()
-    except CaptureError:
-        return None
-    try:
-        return probe.fullscreen()
-    finally:
-        probe.close()
 
 
 class WindowsProbe:  # pragma: no cover - untested: no Windows here
@@ -273,61 +114,6 @@ class MacProbe:  # pragma: no cover - untested: no macOS here
 
     def close(self) -> None:
         """See :meth:`WindowProbe.close`."""
-
-
-class ScreenSource(Protocol):
-    """Captures every screen of the session."""
-
-    def grab(self) -> list[tuple[int, Any]]:
-        """``[(screen_id, PIL.Image RGB), ...]``, one per screen."""
-        ...
-
-    def focused_screen(self, window: WindowInfo | None = None) -> int | None:
-        """``screen_id`` of the screen holding the focused ``window`` at the last :meth:`grab`
-        (from the compositor, or from ``window.bounds``), ``None`` when it cannot tell."""
-        ...
-
-    def close(self) -> None:
-        """Release the connection."""
-        ...
-
-
-class CapturePlatform(Protocol):
-    """One kind of session capture can record: a platform is one class (X11, Windows, macOS here;
-    sway and the desktop portal in :mod:`._wayland`), picked by :func:`session_platform`."""
-
-    name: str
-    """Short name (``x11``, ``sway``, ...)."""
-
-    def detected(self) -> bool:
-        """True when this session is of this kind."""
-        ...
-
-    def window_probe(self) -> WindowProbe:
-        """The foreground-window probe (raises :class:`CaptureError` when it cannot run here)."""
-        ...
-
-    def screen_source(self) -> ScreenSource:
-        """The screen source (raises :class:`CaptureError` when it cannot run here)."""
-        ...
-
-
-_PLATFORMS: dict[str, type] = {}
-"""The platform classes by name, in the order they are tried, filled by :func:`register_platform`."""
-
-
-def register_platform(cls: type) -> type:
-    """Register a :class:`CapturePlatform` class (a decorator). Platforms are tried in
-    registration order, those with ``fallback = True`` (X11: it says what is missing) last.
-
-    Raises:
-        ValueError: its ``name`` is taken by another class.
-    """
-    if _PLATFORMS.get(cls.name, cls) is not cls:
-        raise ValueError(f"capture platform {cls.name!r} is already registered")
-    _PLATFORMS[cls.name] = cls
-    return cls
-
 
 @register_platform
 class X11Platform:

@@ -1,8 +1,8 @@
 """Wayland capture: wlroots compositors (sway) and GNOME / KDE through xdg-desktop-portal.
 
-Each platform is one :class:`~._probe.CapturePlatform` class (:class:`SwayPlatform`,
+Each platform is one :class:`~._platform.CapturePlatform` class (:class:`SwayPlatform`,
 :class:`PortalPlatform`) handing out one class per job, behind the same two interfaces as X11
-(:class:`~._probe.WindowProbe` for the foreground window, :class:`~._probe.ScreenSource` for the
+(:class:`~._platform.WindowProbe` for the foreground window, :class:`~._platform.ScreenSource` for the
 screens):
 
 * **sway** (and other wlroots compositors for the screens): :class:`SwayProbe` reads the focused
@@ -19,7 +19,7 @@ screens):
   the file its ``Response`` signal names. The desktop asks the user for consent the first time
   (GNOME: "Allow <app> to take screenshots?", remembered in the permission store; KDE: a dialog
   each time unless allowed in System Settings > Applications > Permissions); a refusal is a
-  :class:`~._probe.CaptureError`. The portal captures the whole desktop as one image
+  :class:`~._platform.CaptureError`. The portal captures the whole desktop as one image
   (``screen_id`` 0). No portal tells a client the focused window, so :class:`PortalProbe` says
   ``unknown`` (one event per active stretch) unless an X11 display (XWayland) shows the focused
   X11 window. Tested only against a loopback D-Bus mock of the portal (a private ``dbus-daemon``
@@ -38,7 +38,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from ._probe import UNKNOWN_WINDOW, CaptureError, WindowInfo, _process_name, register_platform
+from ._platform import UNKNOWN_WINDOW, CaptureError, WindowInfo, _process_name, register_platform
 
 __all__ = ["GrimGrabber", "HyprlandPlatform", "HyprlandProbe", "PortalGrabber", "PortalPlatform", "PortalProbe", "SwayPlatform",
            "SwayProbe", "hyprland_outputs", "is_sway_session", "portal_available", "sway_outputs", "wayland_kind"]
@@ -107,7 +107,7 @@ class SwayProbe:
         _swaymsg("get_version")  # the socket answers
 
     def foreground(self) -> WindowInfo:
-        """See :meth:`~._probe.WindowProbe.foreground`."""
+        """See :meth:`~._platform.WindowProbe.foreground`."""
         node = _focused(_swaymsg("get_tree"))
         if node is None:  # an empty workspace has the focus
             return UNKNOWN_WINDOW
@@ -117,11 +117,11 @@ class SwayProbe:
         return WindowInfo(str(app), str(node.get("name") or ""), pid)
 
     def idle_seconds(self) -> float | None:
-        """See :meth:`~._probe.WindowProbe.idle_seconds`: sway's IPC does not tell it (``None``)."""
+        """See :meth:`~._platform.WindowProbe.idle_seconds`: sway's IPC does not tell it (``None``)."""
         return None
 
     def close(self) -> None:
-        """See :meth:`~._probe.WindowProbe.close`."""
+        """See :meth:`~._platform.WindowProbe.close`."""
 
 
 def sway_outputs() -> list[dict[str, Any]]:
@@ -144,7 +144,7 @@ class HyprlandProbe:
         _hyprctl("version")
 
     def foreground(self) -> WindowInfo:
-        """See :meth:`~._probe.WindowProbe.foreground`."""
+        """See :meth:`~._platform.WindowProbe.foreground`."""
         w = _hyprctl("activewindow")
         if not isinstance(w, dict) or not (w.get("class") or w.get("title")):  # no window has the focus: {}
             return UNKNOWN_WINDOW
@@ -152,11 +152,11 @@ class HyprlandProbe:
         return WindowInfo(str(w.get("class") or _process_name(pid) or "unknown"), str(w.get("title") or ""), pid)
 
     def idle_seconds(self) -> float | None:
-        """See :meth:`~._probe.WindowProbe.idle_seconds`: not told by ``hyprctl`` (``None``)."""
+        """See :meth:`~._platform.WindowProbe.idle_seconds`: not told by ``hyprctl`` (``None``)."""
         return None
 
     def close(self) -> None:
-        """See :meth:`~._probe.WindowProbe.close`."""
+        """See :meth:`~._platform.WindowProbe.close`."""
 
 
 class GrimGrabber:
@@ -305,22 +305,22 @@ class PortalProbe:
         self._x11 = None
         if os.environ.get("DISPLAY"):
             try:
-                from ._probe import X11Probe
+                from ._x11 import X11Probe
 
                 self._x11 = X11Probe()
             except CaptureError:
                 self._x11 = None
 
     def foreground(self) -> WindowInfo:
-        """See :meth:`~._probe.WindowProbe.foreground`."""
+        """See :meth:`~._platform.WindowProbe.foreground`."""
         return self._x11.foreground() if self._x11 is not None else UNKNOWN_WINDOW
 
     def idle_seconds(self) -> float | None:
-        """See :meth:`~._probe.WindowProbe.idle_seconds` (X11's, else ``None``)."""
+        """See :meth:`~._platform.WindowProbe.idle_seconds` (X11's, else ``None``)."""
         return self._x11.idle_seconds() if self._x11 is not None else None
 
     def close(self) -> None:
-        """See :meth:`~._probe.WindowProbe.close`."""
+        """See :meth:`~._platform.WindowProbe.close`."""
         if self._x11 is not None:
             self._x11.close()
 

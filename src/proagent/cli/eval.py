@@ -207,9 +207,9 @@ def _auto_threshold(train: Any, run: Callable[[Any, Path], Any], limit: int | No
 
 
 def _threshold(value: str | None, method: str, split: str, decider: Path | None) -> float | None:
-    """``--threshold``: a number (returned, checked by :func:`~proagent.agent.calibration.check_threshold`),
+    """``--threshold``: a number (returned, checked by :func:`~proagent.agent.solvers.check_threshold`),
     ``auto`` (None: chosen on the train split) or unset (None)."""
-    from ..agent.calibration import check_threshold
+    from ..agent.solvers import check_threshold
 
     if value is None:
         return None

@@ -29,7 +29,7 @@ from ..errors import DataError, Resume, RunError
 from ..jsontext import first_json_object
 from ..ocr import load_ocr
 from ..prompt_files import prompt_template
-from ._detect import clean_text, find_pii, find_pii_lines, high_risk_types, pii_types
+from ._detect import clean_text, find_pii_lines, high_risk_types, pii_types
 from .records import RISK_ACTION, Region, Screening
 
 __all__ = ["OcrScreener", "Screener", "ScreenerError", "VlmScreener", "make_screener", "ocr_lines", "vlm_prompt"]

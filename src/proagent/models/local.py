@@ -69,7 +69,7 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 
 from ..errors import RunError
 from ._answers import AnswerCache, answer_cache_root, model_identity
-from .engine import MIN_N_CTX, as_bool, check_n_ctx, engine_args, whole
+from .engine import as_bool, check_n_ctx, engine_args, whole
 from ._llama_process import EngineGone, LlamaProcess
 from .catalog import MODELS
 

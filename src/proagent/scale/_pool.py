@@ -15,7 +15,6 @@ raised and re-raised in the driver.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,22 +39,6 @@ class Job:
     kwargs: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True)
-class _Failure:
-    """A :class:`ProagentError` raised by a job, in a form that pickles (its ``__init__`` takes
-    named fields, which plain exception pickling does not pass back)."""
-
-    cls: type
-    args: tuple[Any, ...]
-    state: dict[str, Any]
-
-    def error(self) -> ProagentError:
-        e = self.cls.__new__(self.cls)
-        Exception.__init__(e, *self.args)
-        e.__dict__.update(self.state)
-        return e
-
-
 class ShardRunner:
     """The actor body: runs one job at a time in a long-lived worker process."""
 
@@ -63,7 +46,9 @@ class ShardRunner:
         try:
             return fn(*args, **kwargs)
         except ProagentError as e:
-            return _Failure(type(e), tuple(e.args), copy.copy(e.__dict__))
+            # returned, not raised, so Ray does not wrap it; it pickles with its fields
+            # (ProagentError.__reduce__), so the driver gets the same class and fields back
+            return e
 
     def pid(self) -> int:
         import os
@@ -113,10 +98,8 @@ def run_jobs(jobs: Sequence[Job], workers: int, *, keep_going: bool = False) -> 
                 if isinstance(cause, ProagentError):
                     raise cause from None
                 raise RunError(f"{jobs[i].name} failed: {type(cause).__name__}: {cause}") from None
-            if isinstance(result, _Failure):
-                if not keep_going:
-                    raise result.error()
-                result = result.error()
+            if isinstance(result, ProagentError) and not keep_going:
+                raise result
             yield i, result
     finally:
         for ref in pending:

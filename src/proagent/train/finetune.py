@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Literal
 
-from ..agent.prompting import system_prompt, user_prompt
+from ..agent.prompting import system_prompt
 from ..errors import DataError
 from ..io import write_json_atomic
 from ..models.catalog import MODELS, resolve_gguf
@@ -155,6 +155,8 @@ def chat_examples(samples: list[Sample]) -> list[dict[str, Any]]:
         ``[{"id", "prompt": [system, user], "completion": [assistant]}]``: the
         prompt is what ``proagent eval --method zero-shot`` sends for the sample.
     """
+    from ..agent.solvers import user_prompt  # the method registry pulls in inspect_ai: only when used
+
     system = system_prompt()
     return [{
         "id": s.id,

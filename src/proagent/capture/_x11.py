@@ -1,0 +1,120 @@
+"""The X11 foreground-window probe (python-xlib), apart from :mod:`._probe` so that
+:mod:`._wayland` (XWayland's windows) uses it without importing the platform list."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ._platform import UNKNOWN_WINDOW, CaptureError, WindowInfo, _process_name
+
+__all__ = ["X11Probe", "x11_fullscreen"]
+
+
+class X11Probe:
+    """Foreground window on an X11 display through python-xlib (see the module docstring)."""
+
+    def __init__(self, display: str | None = None) -> None:
+        try:
+            from Xlib import X, display as xdisplay, error
+        except ImportError:
+            raise CaptureError("python-xlib is not installed: pip install 'proagent[capture]'") from None
+        try:
+            self._d = xdisplay.Display(display)
+        except Exception as e:  # noqa: BLE001 - Xlib raises several kinds
+            raise CaptureError(f"cannot open X display {display or os.environ.get('DISPLAY')!r}: {e}") from None
+        self._X, self._XError = X, error.XError
+        self._root = self._d.screen().root
+        atom = self._d.intern_atom
+        self._active = atom("_NET_ACTIVE_WINDOW")
+        self._net_name = atom("_NET_WM_NAME")
+        self._utf8 = atom("UTF8_STRING")
+        self._pid = atom("_NET_WM_PID")
+        self._has_ss = self._d.has_extension("MIT-SCREEN-SAVER")
+
+    def _prop(self, win: Any, atom: int, kind: int | None = None) -> Any:
+        p = win.get_full_property(atom, kind if kind is not None else self._X.AnyPropertyType)
+        return p.value if p is not None else None
+
+    def _window(self) -> Any:
+        wid = self._prop(self._root, self._active)
+        if wid is not None and len(wid) and int(wid[0]):
+            return self._d.create_resource_object("window", int(wid[0]))
+        # no EWMH window manager: the input focus, up to the first window with a name or class
+        win = self._d.get_input_focus().focus
+        if isinstance(win, int):  # X.NONE / PointerRoot
+            return None
+        while win is not None and win.id != self._root.id:
+            if win.get_wm_name() or win.get_wm_class():
+                return win
+            win = win.query_tree().parent
+        return None
+
+    def foreground(self) -> WindowInfo:
+        """See :meth:`~._platform.WindowProbe.foreground`."""
+        try:
+            win = self._window()
+            if win is None:
+                return UNKNOWN_WINDOW
+            raw = self._prop(win, self._net_name, self._utf8)
+            if raw is not None:
+                title = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+            else:
+                name = win.get_wm_name()
+                title = name.decode("latin-1") if isinstance(name, bytes) else (name or "")
+            pid_v = self._prop(win, self._pid)
+            pid = int(pid_v[0]) if pid_v is not None and len(pid_v) else None
+            cls = win.get_wm_class()
+            app = _process_name(pid) or (cls[1] if cls else None) or "unknown"
+            return WindowInfo(app, title, pid, self._bounds(win))
+        except self._XError:
+            return UNKNOWN_WINDOW  # the window closed while we read it
+
+    def _bounds(self, win: Any) -> tuple[int, int, int, int] | None:
+        """The window's rectangle in root-window coordinates (its origin translated to the root)."""
+        try:
+            g = win.get_geometry()
+            origin = self._root.translate_coords(win, 0, 0)
+            return (int(origin.x), int(origin.y), int(g.width), int(g.height))
+        except self._XError:
+            return None
+
+    def fullscreen(self) -> bool:
+        """Whether the foreground window (the one :meth:`foreground` reads) is full-screen: EWMH
+        ``_NET_WM_STATE_FULLSCREEN`` in its ``_NET_WM_STATE``; ``False`` when no window has the focus."""
+        try:
+            win = self._window()
+            state = self._prop(win, self._d.intern_atom("_NET_WM_STATE")) if win is not None else None
+            return state is not None and self._d.intern_atom("_NET_WM_STATE_FULLSCREEN") in list(state)
+        except self._XError:
+            return False  # the window closed while we read it
+
+    def idle_seconds(self) -> float | None:
+        """See :meth:`~._platform.WindowProbe.idle_seconds` (MIT-SCREEN-SAVER ``idle``)."""
+        if not self._has_ss:
+            return None
+        try:
+            return self._root.screensaver_query_info().idle / 1000.0
+        except Exception:  # noqa: BLE001
+            return None
+
+    def close(self) -> None:
+        """See :meth:`~._platform.WindowProbe.close`."""
+        self._d.close()
+
+
+def x11_fullscreen() -> bool | None:
+    """Whether the foreground window of the X display ``$DISPLAY`` is full-screen
+    (:meth:`X11Probe.fullscreen`, the same foreground read as capture's); ``None`` when there
+    is no X display or python-xlib is missing. Used by live's restraint (no offer over a
+    full-screen video or slide show)."""
+    if not os.environ.get("DISPLAY"):
+        return None
+    try:
+        probe = X11Probe()
+    except CaptureError:
+        return None
+    try:
+        return probe.fullscreen()
+    finally:
+        probe.close()

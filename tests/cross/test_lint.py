@@ -1,0 +1,51 @@
+"""The static checks of scripts/lint.sh hold on the tree (issue 38 item 7): ``ruff check`` with
+pyproject.toml's rules, so a lint failure shows in the test suite too, not only in CI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _ruff(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_ruff_rules_hold_on_the_tree() -> None:
+    rules = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["ruff"]["lint"]["select"]
+    assert {"E9", "F"} <= set(rules), rules  # syntax errors, undefined names, unused imports at least
+    run = _ruff("src", "tests", "benchmarks")
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_ruff_with_our_rules_finds_an_undefined_name_and_an_unused_import(tmp_path: Path) -> None:
+    """The guard itself: the configured rules do fail on the bugs they are there for."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("import os\n\n\ndef f():\n    return undefined_name\n")
+    run = _ruff("--config", str(ROOT / "pyproject.toml"), "--output-format", "concise", str(bad), cwd=tmp_path)
+    assert run.returncode == 1
+    assert "F401" in run.stdout and "F821" in run.stdout
+
+
+def _mypy(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--config-file", str(ROOT / "pyproject.toml"),
+                           *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+def test_mypy_holds_on_its_modules() -> None:
+    files = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["mypy"]["files"]
+    assert "src/proagent/errors.py" in files and all((ROOT / f).is_file() for f in files), files
+    run = _mypy()
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_mypy_with_our_settings_refuses_an_untyped_def_and_a_wrong_return(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text('def f(x):\n    return x\n\n\ndef g() -> int:\n    return "s"\n')
+    run = _mypy(str(bad))
+    assert run.returncode == 1 and "no-untyped-def" in run.stdout and "return-value" in run.stdout, run.stdout
