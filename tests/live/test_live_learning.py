@@ -191,3 +191,62 @@ def test_learn_method_choices_are_the_methods() -> None:
 
     (opt,) = [p for p in live_cmd.params if p.name == "learn_method"]
     assert tuple(opt.type.choices) == LEARNING_METHODS
+
+
+@pytest.mark.parametrize("damage", ["huge-count", "negative", "decider-list", "threshold", "not-json", "folder-is-file"])
+def test_damaged_learning_state_is_one_line_and_reset_counts_what_was_learned(decider_dir: Path, tmp_path: Path,
+                                                                              damage: str) -> None:
+    """A damaged learning/manifest.json, or learning/ being a file, crashed live (KeyError,
+    OverflowError, FileExistsError), after which reset-learning said "forgot 0" though answers had
+    been learned: now one line naming the file and how to reset, and reset counts the feature file's rows."""
+    pop = _population_p(decider_dir, tmp_path / "pop")
+    out = tmp_path / "live"
+    _, user = _replay(out, _learning(decider_dir, "prior-shift", min(pop) - 1e-6))
+    assert user.shown > 0
+    man = out / "learning" / "manifest.json"
+    m = json.loads(man.read_text())
+    if damage == "huge-count":
+        man.write_text(json.dumps({**m, "n": 1e400}).replace("Infinity", "1e400"))
+    elif damage == "negative":
+        man.write_text(json.dumps({**m, "last_response_id": -5}))
+    elif damage == "decider-list":
+        man.write_text(json.dumps({**m, "decider": ["x"]}))
+    elif damage == "threshold":
+        man.write_text(json.dumps({**m, "threshold": 7}))
+    elif damage == "not-json":
+        man.write_text("{")
+    else:
+        import shutil
+
+        shutil.rmtree(out / "learning")
+        (out / "learning").write_text("not a folder")
+    r = CliRunner().invoke(cli, ["live", "--replay", str(DEV / SESSION), "--decider", str(decider_dir), "--model",
+                                 "none", "--speed", "0", "--out", str(out), "--notify", "none"])
+    assert r.exit_code == 1 and r.output.count("Error:") == 1 and "Traceback" not in r.output, r.output
+    assert "reset-learning" in r.output and "learning" in r.output
+    r = CliRunner().invoke(cli, ["live", "reset-learning", str(out)])
+    assert r.exit_code == 0, r.output
+    expected = 0 if damage == "folder-is-file" else user.shown  # the feature file holds the learned rows
+    assert f"forgot {expected} learned answers" in r.output
+    r = CliRunner().invoke(cli, ["live", "--replay", str(DEV / SESSION), "--decider", str(decider_dir), "--model",
+                                 "none", "--speed", "0", "--out", str(out), "--notify", "none"])
+    assert r.exit_code == 0, r.output
+
+
+def test_non_finite_features_are_not_learned_from(decider_dir: Path, tmp_path: Path) -> None:
+    """NaN/inf rows in learning/features.npy were loaded; now they are rebuilt from feedback.db."""
+    pop = _population_p(decider_dir, tmp_path / "pop")
+    threshold = min(pop) - 1e-6
+    when = _learning(decider_dir, "prior-shift", threshold)
+    _, user = _replay(tmp_path / "live", when)
+    probe = _probe()
+    f = tmp_path / "live" / "learning" / "features.npy"
+    rows = np.load(f)
+    rows[0, 0] = np.nan
+    np.save(f, rows)
+    again = _learning(decider_dir, "prior-shift", threshold)
+    store = FeedbackStore(tmp_path / "live")
+    again.sync(store)
+    store.close()
+    assert again.model.n == user.shown and np.isfinite(again(probe))
+    assert again(probe) == pytest.approx(when(probe), rel=1e-4)

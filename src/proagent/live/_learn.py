@@ -38,6 +38,7 @@ from __future__ import annotations
 import io
 import json
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -66,6 +67,23 @@ NOT_NOW_WEIGHT = 0.5
 _LABELS = {"accepted": (1, 1.0), "dismissed": (0, 1.0), "not_now": (0, NOT_NOW_WEIGHT)}
 
 
+MAX_ID = 2**62
+"""Largest response id or count a learning manifest may hold (SQLite row ids are below 2^63)."""
+
+
+def _learning_dir(folder: Path) -> Path:
+    """``folder/learning``, refused when something else stands at that name.
+
+    Raises:
+        DataError: ``learning`` is a file (or another non-folder).
+    """
+    d = folder / LEARNING_DIR
+    if d.exists() and not d.is_dir():
+        raise DataError(d, "is not a folder (the live decider keeps what it learned there); move it away, or "
+                           "`proagent live reset-learning` starts afresh")
+    return d
+
+
 def _manifest_path(folder: Path) -> Path:
     return folder / LEARNING_DIR / "manifest.json"
 
@@ -74,9 +92,11 @@ def _read_manifest(folder: Path) -> LearningManifest | None:
     """The folder's ``learning/manifest.json``, ``None`` when there is none.
 
     Raises:
-        DataError: unreadable, or not a learning manifest.
+        DataError: unreadable, not a learning manifest, a field out of range (a count below 0 or
+            past :data:`MAX_ID`, a threshold outside 0..1, an object that is not one), or
+            ``learning`` is not a folder.
     """
-    p = _manifest_path(folder)
+    p = _learning_dir(folder) / "manifest.json"
     if not p.is_file():
         return None
     try:
@@ -84,11 +104,21 @@ def _read_manifest(folder: Path) -> LearningManifest | None:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise DataError(p, f"unreadable learning manifest ({e}); `proagent live reset-learning` starts afresh") from None
     if not isinstance(m, dict) or m.get("format") != LEARNING_FORMAT:
-        raise DataError(p, "not a proagent live learning manifest")
+        raise DataError(p, "not a proagent live learning manifest; `proagent live reset-learning` starts afresh")
     try:
-        return LearningManifest.from_json(m)
-    except (TypeError, ValueError) as e:
-        raise DataError(p, f"unreadable learning manifest ({e}); `proagent live reset-learning` starts afresh") from None
+        got = LearningManifest.from_json(m)
+        counts = (got.last_response_id, got.reset_after_response_id, got.last_implicit_id, got.reset_after_implicit_id,
+                  got.n, got.n_positive)
+        if min(counts) < 0 or max(counts) > MAX_ID or got.n_positive > got.n:
+            raise ValueError("a count out of range")
+        for name in ("config", "decider", "costs", "model"):
+            if getattr(got, name) is not None and not isinstance(getattr(got, name), Mapping):
+                raise ValueError(f"{name} is not an object")
+        if got.threshold is not None and not (isinstance(got.threshold, (int, float)) and 0 <= got.threshold <= 1):
+            raise ValueError("threshold is not a probability")
+        return got
+    except (TypeError, ValueError, OverflowError, AttributeError) as e:
+        raise DataError(p, f"damaged learning manifest ({e}); `proagent live reset-learning` starts afresh") from None
 
 
 class LearningWhen:
@@ -252,6 +282,8 @@ class LearningWhen:
                 rows = np.load(p, allow_pickle=False)
             except (OSError, ValueError):
                 rows = None
+            if rows is not None and (rows.dtype.kind not in "fiu" or not np.isfinite(rows).all()):
+                rows = None  # NaN/inf or a foreign array: rebuilt from feedback.db below, never learned from
         if rows is not None and rows.shape == (len(self.learned), self._decider_id()["n_features"]):
             self._rows = list(rows)
             self._refit()
@@ -277,7 +309,7 @@ class LearningWhen:
         """Write ``learning/features.npy`` then ``learning/manifest.json`` (each atomically)."""
         if self.folder is None:
             raise ValueError("not bound to a live folder yet (sync with its feedback store first)")
-        d = self.folder / LEARNING_DIR
+        d = _learning_dir(self.folder)
         buf = io.BytesIO()
         width = int(self._decider_id()["n_features"] or 0)
         np.save(buf, np.vstack(self._rows) if self._rows else np.zeros((0, width)), allow_pickle=False)
@@ -317,17 +349,24 @@ def reset_learning(folder: str | Path) -> int:
             conn.close()
     except sqlite3.DatabaseError as e:
         raise DataError(db, f"cannot read feedback database ({e})") from None
+    d = folder / LEARNING_DIR
+    if d.exists() and not d.is_dir():
+        d.unlink()  # a file where the folder belongs: what reset is for
     try:
         old = _read_manifest(folder) or LearningManifest()
     except DataError:
         old = LearningManifest()
+    try:  # rows learned, as the feature file holds them (a damaged manifest still had them)
+        rows = int(np.load(d / "features.npy", allow_pickle=False).shape[0]) if (d / "features.npy").is_file() else 0
+    except (OSError, ValueError, IndexError):
+        rows = 0
     m = replace(old, format=LEARNING_FORMAT, last_response_id=int(last), reset_after_response_id=int(last),
                 last_implicit_id=int(last_q), reset_after_implicit_id=int(last_q), n=0,
                 n_positive=0, model=None, learned_from=(),
                 updated=datetime.now(timezone.utc).isoformat(timespec="seconds"))
-    (folder / LEARNING_DIR / "features.npy").unlink(missing_ok=True)
+    (d / "features.npy").unlink(missing_ok=True)
     write_json_atomic(_manifest_path(folder), m.to_json(), nan="null", mode=0o600)
-    return old.n
+    return max(old.n, len(old.learned_from), rows)
 
 
 def load_learning_when(decider_folder: str | Path, config: Any, threshold: float,
