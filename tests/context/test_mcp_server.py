@@ -9,6 +9,7 @@ import json
 import os
 import re
 import sqlite3
+import signal
 import stat
 import subprocess
 import sys
@@ -328,8 +329,12 @@ def test_http_token_host_and_origin(capture, tmp_path: Path) -> None:
 
         anyio.run(main)
         assert (tmp_path / "mcp.log").is_file()
+        proc.send_signal(signal.SIGINT)  # Ctrl-C is how a server stops: exit 0, no "Error: ... resume"
+        rest = proc.communicate(timeout=30)[1]
+        assert proc.returncode == 0 and "stopped" in rest and "Error:" not in rest, rest
     finally:
-        proc.terminate()
+        if proc.poll() is None:
+            proc.terminate()
         proc.wait(timeout=30)
 
 

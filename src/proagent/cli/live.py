@@ -306,7 +306,8 @@ def _print_summary(res: RunSummary, when: When, replayed: bool, learn_method: st
     if lab.get("offers"):
         answered = lab["accepted"] + lab["dismissed"]
         click.echo(f"offers at your budget (--max-per-hour {max_per_hour}): {lab['offers']} shown, {lab['accepted']} "
-                   f"accepted, {lab['dismissed']} dismissed, {lab['not_now']} not now, {lab['ignored']} ignored; "
+                   f"accepted, {lab['dismissed']} dismissed, {lab['not_now']} not now, {lab['ignored']} ignored, "
+                   f"{lab['open']} still open; "
                    + (f"precision {lab['accepted'] / lab['offers']:.2f} ({lab['accepted'] / answered:.2f} of those "
                       "answered)" if answered else "precision n/a (none answered)"))
     if lab:

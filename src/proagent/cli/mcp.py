@@ -57,5 +57,8 @@ def mcp_cmd(log: Path, http: bool, port: int, token_file: Path | None, live: Pat
     _check_titles(block_title)
     if state is not None and not state.is_dir():
         raise DataError(state, "no such folder", option="--state")
-    run(log, raw=raw, block_apps=block_app, block_titles=block_title, live=live, http=http, port=port,
-        token_file=token_file, state=state, announce=lambda line: click.echo(line, err=True))
+    try:
+        run(log, raw=raw, block_apps=block_app, block_titles=block_title, live=live, http=http, port=port,
+            token_file=token_file, state=state, announce=lambda line: click.echo(line, err=True))
+    except KeyboardInterrupt:  # Ctrl-C is how a server is stopped: not an error, nothing to resume
+        click.echo("proagent mcp: stopped", err=True)

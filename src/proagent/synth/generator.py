@@ -313,7 +313,7 @@ def _screenshot_rows(rng: np.random.Generator, tl: dict[str, np.ndarray], cfg: S
 
 def _write_database(path: Path, rows: list[tuple[Any, ...]], shot_rows: Any, ocr_rows: list[tuple[Any, ...]]) -> None:
     """The processed database at ``path``, built aside and renamed over it."""
-    with built_aside(path, mode=0o644) as tmp:
+    with built_aside(path) as tmp:  # private like every output (0600)
         con = sqlite3.connect(tmp)
         try:
             con.execute("PRAGMA journal_mode = OFF")
