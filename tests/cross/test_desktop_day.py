@@ -344,7 +344,9 @@ def test_chain_live_answers_retrain_eval(day: dict, published: dict) -> None:
         assert r.returncode == 0, r.stdout + r.stderr
         m = json.loads((dec1 / "manifest.json").read_text("utf-8"))
         fb = [s for s in m["training_data"] if s["selection"] == "feedback"]
-        assert len(fb) == 1 and fb[0]["n"] == len(answered) and fb[0]["n_positive"] == 2, m["training_data"]
+        # the answers, and the implicit labels of the quiet moments (issue 33: own LLM use after a quiet
+        # moment is a miss, steady work a weak negative), both learned from feedback.db
+        assert len(fb) == 1 and fb[0]["n"] >= len(answered) and fb[0]["n_positive"] >= 2, m["training_data"]
 
         for name, decider in (("dev", dec0), ("mine", dec1)):
             logs = root / f"logs-eval-{name}"

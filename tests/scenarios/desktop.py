@@ -157,7 +157,7 @@ R_EN = ("The session has no 'user_id' key when the login view redirects before s
         "Set session['user_id'] before the redirect, or read it with session.get('user_id').")
 Q_ZH = "如何用 pandas 按月份汇总销售额？"
 R_ZH = "先把日期列转换为 datetime，再用 df.groupby(df['date'].dt.to_period('M'))['sales'].sum() 按月汇总。"
-Q_GEM = "Summarise the risks of our Q2 project plan in one sentence."
+Q_GEM = "Summarise the risks in these release notes in one sentence."
 R_GEM = ("The main risk is the vendor API limit of 600 requests per minute, which could delay the billing "
          "migration.")
 INBOX = ["Workshop contact (Li Wei) - here are my contact details", "Onboarding form (HR team) - form data below",
@@ -188,7 +188,7 @@ PAGES: dict[str, Page] = {p.key: p for p in (
     Page("doc", "Project plan - Docs", _doc("Project plan Q2", DOC_EN), texts=tuple(DOC_EN)),
     Page("doc2", "项目计划 - Docs", _doc("项目计划（第二季度）", DOC_ZH), texts=tuple(DOC_ZH)),
     Page("inbox", "Inbox - Mail", _mail("Inbox", "Mail", INBOX), texts=tuple(INBOX[2:])),
-    Page("gemini", "Gemini", _chat("Gemini", ["Q2 plan risks", "Trip to Lisbon"], Q_GEM, R_GEM),
+    Page("gemini", "Gemini", _chat("Gemini", ["Release notes risks", "Trip to Lisbon"], Q_GEM, R_GEM),
          True, "Gemini", Q_GEM, R_GEM, "Summarization", texts=(Q_GEM,)),
 )}
 

@@ -91,10 +91,12 @@ def review_cmd(out: Path, port: int) -> None:
         srv = serve_review(out, port)
     except OSError as e:
         raise click.ClickException(f"--port {port}: cannot listen on 127.0.0.1 ({e.strerror or e})") from None
-    click.echo(f"{len(srv.items)} screenshot(s) to review at {srv.url}")
-    click.echo("decisions are saved as you make them; Ctrl-C stops; then re-run proagent curate to apply them")
-    try:
+    try:  # Ctrl-C at any point from here stops the page: the normal end of a review, exit 0
+        click.echo(f"{len(srv.items)} screenshot(s) to review at {srv.url}")
+        click.echo("decisions are saved as you make them; Ctrl-C stops; then re-run proagent curate to apply them")
         while True:
             time.sleep(3600)
     except KeyboardInterrupt:
+        pass
+    finally:
         srv.stop()
