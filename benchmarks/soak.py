@@ -116,6 +116,7 @@ def soak(minutes: float, work: Path) -> dict:
         "decisions": len(decided), "missed": len(set(expected) - set(decided)),
         "repeated": len(decided) - len(set(decided)), "live_exit": live.returncode,
         "rss_mb_first": samples[0][1], "rss_mb_last": samples[-1][1], "rss_mb_max": max(s[1] for s in samples),
+        "rss_mb_half": half[0][1],
         "rss_mb_slope_per_10min_second_half": _slope_per_10min([s[0] for s in half], [s[1] for s in half]),
         "fds_first": samples[0][2], "fds_last": samples[-1][2], "fds_max": max(s[2] for s in samples),
         "samples": len(samples),

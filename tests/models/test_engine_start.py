@@ -53,6 +53,7 @@ def test_the_prestarted_child_is_the_one_the_model_uses(monkeypatch) -> None:
 
     monkeypatch.setattr(_llama_process, "_spawn", spawn)
     monkeypatch.setattr(local, "_ENGINES", {})
+    monkeypatch.setattr(_llama_process, "_STARTED", {})  # a child another test of this worker prestarted is not ours
     assert prestart_local("local/smollm2-135m", {"n_ctx": "1024", "n_threads": "1"})
     assert len(spawned) == 1 and spawned[0]["n_ctx"] == 1024 and spawned[0]["n_cache_reuse"] == 0
     assert prestart_local("local/smollm2-135m", {"n_ctx": "1024", "n_threads": "1"})  # a second call: nothing new
