@@ -295,6 +295,19 @@ def _kept_at_weight(key: str, weight: float) -> bool:
     return int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF < weight
 
 
+def feedback_db_path(folder: str | Path) -> Path:
+    """The ``feedback.db`` of a live folder (or the file itself).
+
+    Raises:
+        DataError: there is none.
+    """
+    p = Path(folder)
+    p = p if p.is_file() else p / FEEDBACK_DB
+    if not p.is_file():
+        raise DataError(p, "no feedback database (run proagent live first)")
+    return p
+
+
 def feedback_samples(folder: str | Path, *, implicit: bool = True) -> list[Sample]:
     """Answered offers of a live folder (or a ``feedback.db`` file) as labelled
     samples, oldest first: the offer's latest response ``accepted`` -> label 1,
@@ -310,10 +323,7 @@ def feedback_samples(folder: str | Path, *, implicit: bool = True) -> list[Sampl
     Raises:
         DataError: no feedback database there, or it is unreadable.
     """
-    p = Path(folder)
-    p = p if p.is_file() else p / FEEDBACK_DB
-    if not p.is_file():
-        raise DataError(p, "no feedback database (run proagent live first)")
+    p = feedback_db_path(folder)
     try:
         conn = connect_read_only(p)
         try:

@@ -57,7 +57,7 @@ from ..errors import DataError
 from ..prompt_files import prompt_template, prompt_text
 from ..records import Sample
 from ..sources.lifetrace_schema import connect_read_only
-from ._feedback import FEEDBACK_DB, FeedbackStore, sample_from_json
+from ._feedback import FeedbackStore, feedback_db_path, sample_from_json
 
 __all__ = ["CONTEXT_EVENTS", "HELP_MAX_TOKENS", "SCREEN_CHARS", "SEND_SCREEN", "HelpContext", "HelpModel", "InspectHelpModel",
            "LiveHelp", "LocalHelpModel", "ScriptedHelpModel", "default_send_screen", "help_context", "help_messages",
@@ -611,10 +611,7 @@ def rated_help(folder: str | Path) -> list[dict[str, Any]]:
     Raises:
         DataError: no feedback database, or it is unreadable.
     """
-    p = Path(folder)
-    p = p if p.is_file() else p / FEEDBACK_DB
-    if not p.is_file():
-        raise DataError(p, "no feedback database (run proagent live first)")
+    p = feedback_db_path(folder)
     try:
         conn = connect_read_only(p)
         try:
