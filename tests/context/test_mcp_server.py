@@ -174,6 +174,8 @@ def test_errors_are_mcp_errors_and_the_server_keeps_serving(capture) -> None:
         async with Client(_stdio(str(cap)), read_timeout_seconds=120) as client:
             for name, args, needle in (
                     ("recent_activity", {"minutes": -5}, "minutes"),
+                    ("recent_activity", {"minutes": 99999}, "minutes: Input should be less than or equal to 1440"),
+                    ("search_activity", {"query": "", "limit": 0}, "query: String should have at least 1 character; limit"),
                     ("recent_activity", {"minutes": "soon"}, "minutes"),
                     ("search_activity", {"query": "x", "since": "yesterday-ish"}, "since"),
                     ("search_activity", {}, "query"),
@@ -183,6 +185,7 @@ def test_errors_are_mcp_errors_and_the_server_keeps_serving(capture) -> None:
                 r = await client.call_tool(name, args)
                 assert r.is_error, (name, args)
                 assert needle in _text(r), (needle, _text(r))
+                assert "\n" not in _text(r).strip() and "pydantic" not in _text(r), _text(r)
             r = await client.call_tool("current_context", {})
             assert not r.is_error and r.structured_content["app"]
             with pytest.raises(Exception, match="2025-13-45|date|YYYY"):
@@ -431,3 +434,95 @@ def test_other_recorders_logs(kind: str, tmp_path: Path) -> None:
     hit = service.search_activity("chatgpt conversation in the browser", limit=1).hits[0]
     assert hit.event.app == "Firefox"
     assert service.timeline().events
+
+
+def _wait(cond, seconds: float = 60.0) -> None:
+    end = time.monotonic() + seconds
+    while not cond():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.05)
+
+
+def test_persona_texts_in_the_background_cached_and_redacted_for_a_remote_model(capture, tmp_path: Path,
+                                                                                monkeypatch) -> None:
+    """``--persona-model``: user_profile answers at once with the clusters, the texts follow from a
+    background writer (one request per cluster, the persona memory's prompt), a restart reads them
+    from the private cache; a remote model never sees a planted value, also under ``--raw``; a
+    failing model leaves the texts empty with its one-line error and the tools keep answering."""
+    from mock_openai import MockOpenAI, last_user_text
+    from proagent.context._personas import PersonaWriter
+
+    cap, _, _ = capture
+    state = tmp_path / "state"
+
+    def reply(body: dict) -> str | int:
+        if "refuse" in last_user_text(body):
+            return 401
+        return "Works on deploy scripts and mail; asks an AI assistant when a database error stays. And then"
+
+    with MockOpenAI(reply) as srv:
+        srv.env(monkeypatch)
+        view = ActivityView(cap, raw=True, state=state)
+        writer = PersonaWriter("openai-api/mock/m", cache_file=view.cache_dir / "personas.json", redact=view.redact)
+        service = ContextService(view, None, writer)
+        service.search_activity("database")  # the index: clusters need every event's vector
+        first = service.user_profile()
+        assert first.persona_model == "openai-api/mock/m" and len(first.personas) >= 2
+        _wait(lambda: service.user_profile().personas_pending == 0)
+        done = service.user_profile()
+        assert all(c.persona == "Works on deploy scripts and mail; asks an AI assistant when a database error stays."
+                   for c in done.personas), [c.persona for c in done.personas]
+        assert len(srv.requests) == len({p for p in service._profile[2]}) and done.persona_error is None
+        assert any("Write this user's persona" in last_user_text(b) for b in srv.requests)
+        assert writer.texts([f"a title with {EMAIL} and {PHONE}"]) == [None]
+        _wait(lambda: writer.pending == 0)
+        sent = json.dumps(srv.requests)
+        assert not _leaks(sent) and "[EMAIL]" in sent
+        cache = state / ".mcp" / "personas.json"
+        assert stat.S_IMODE(cache.stat().st_mode) == 0o600 and not _leaks(cache.read_text())
+        writer.close()
+        n = len(srv.requests)
+        again = ContextService(ActivityView(cap, raw=True, state=state),
+                               None, PersonaWriter("openai-api/mock/m", cache_file=cache))
+        again.search_activity("database")
+        prof = again.user_profile()
+        assert prof.personas_pending == 0 and all(c.persona for c in prof.personas) and len(srv.requests) == n
+        failing = PersonaWriter("openai-api/mock/m")
+        assert failing.texts(["refuse this"]) == [None]
+        _wait(lambda: failing.pending == 0)
+        assert failing.error and "\n" not in failing.error and failing.texts(["refuse this"]) == [None]
+        assert failing.pending == 0  # a failed text is not asked for again in this run
+        failing.close()
+
+
+def test_a_slow_call_does_not_hold_the_others(capture, tmp_path: Path, monkeypatch) -> None:
+    """The SDK runs each (synchronous) tool in a worker thread: while a search waits 3 s on its
+    query's embedding, current_context calls are answered at their usual speed."""
+    from proagent.agent.memory import rag
+    from proagent.context import build_server
+
+    cap, _, _ = capture
+    service = ContextService(ActivityView(cap, state=tmp_path))
+    service.search_activity("warm the index")
+    real = rag.embed_texts
+    monkeypatch.setattr(rag, "embed_texts", lambda texts: time.sleep(3.0) or real(texts))
+    times: list[float] = []
+
+    async def main() -> None:
+        async with Client(build_server(service)) as client:
+            async def slow() -> None:
+                r = await client.call_tool("search_activity", {"query": "database is locked"})
+                assert not r.is_error
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(slow)
+                await anyio.sleep(0.3)
+                for _ in range(5):
+                    t0 = time.monotonic()
+                    r = await client.call_tool("current_context", {})
+                    times.append(time.monotonic() - t0)
+                    assert not r.is_error and r.structured_content["app"]
+
+    t0 = time.monotonic()
+    anyio.run(main)
+    assert time.monotonic() - t0 >= 3.0 and max(times) < 1.0, times

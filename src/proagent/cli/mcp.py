@@ -38,8 +38,14 @@ def _check_titles(titles: tuple[str, ...]) -> None:
               help="Never show events whose window title matches this regex (repeatable), as live.")
 @click.option("--state", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder of mcp.log and the private index cache (default: the log's folder).")
+@click.option("--persona-model", default=None,
+              help="An inspect model (e.g. local/qwen2.5-coder-1.5b) that writes a persona paragraph for each "
+                   "kind of activity user_profile shows, in the background (cached; a remote model gets "
+                   "redacted text). Default: clusters without texts.")
+@click.option("--model-base-url", default=None, help="Base URL of an OpenAI-compatible API for --persona-model.")
 def mcp_cmd(log: Path, http: bool, port: int, token_file: Path | None, live: Path | None, raw: bool,
-            block_app: tuple[str, ...], block_title: tuple[str, ...], state: Path | None) -> None:
+            block_app: tuple[str, ...], block_title: tuple[str, ...], state: Path | None, persona_model: str | None,
+            model_base_url: str | None) -> None:
     """Serve an activity log to MCP hosts (Claude Desktop, VS Code, ...): recent activity, semantic
     search, the current screen, the user profile and the live agent's offers.
 
@@ -57,8 +63,15 @@ def mcp_cmd(log: Path, http: bool, port: int, token_file: Path | None, live: Pat
     _check_titles(block_title)
     if state is not None and not state.is_dir():
         raise DataError(state, "no such folder", option="--state")
+    if model_base_url and not persona_model:
+        raise click.UsageError("--model-base-url applies to --persona-model")
+    if persona_model:
+        from ._util import check_model
+
+        check_model(persona_model, model_base_url, {}, option="--persona-model")
     try:
         run(log, raw=raw, block_apps=block_app, block_titles=block_title, live=live, http=http, port=port,
-            token_file=token_file, state=state, announce=lambda line: click.echo(line, err=True))
+            token_file=token_file, state=state, persona_model=persona_model, model_base_url=model_base_url,
+            announce=lambda line: click.echo(line, err=True))
     except KeyboardInterrupt:  # Ctrl-C is how a server is stopped: not an error, nothing to resume
         click.echo("proagent mcp: stopped", err=True)

@@ -294,6 +294,21 @@ class ActivityView:
                     self._save_cache()  # done, or a long first build: kept as it goes
             return len(todo)
 
+    @property
+    def cache_dir(self) -> Path | None:
+        """The private folder of the server's caches (``None`` for an encrypted capture: nothing in plain files)."""
+        return self._cache_dir
+
+    def redact(self, text: str) -> str:
+        """``text`` with PII replaced by typed placeholders (curate's recognizers), also under ``--raw``."""
+        if not (text or "").strip():
+            return text or ""
+        if self._clean is None:
+            from ..curate import clean_text
+
+            return clean_text(text)
+        return self._clean(text)
+
     def _show(self, text: str) -> str:
         text = text or ""
         if self.raw or not text.strip():

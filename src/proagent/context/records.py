@@ -121,13 +121,16 @@ class PersonaCluster:
     """Window titles of its most central events (at most 3, redacted unless --raw)."""
     share: float
     """Share of the group's events."""
+    persona: str | None = None
+    """A paragraph on this kind of activity written by ``--persona-model`` (the persona memory's
+    prompt over the cluster's most central events); ``None`` without one or until written."""
 
 
 @dataclass(frozen=True)
 class UserProfile:
     """``user_profile()``: the intention mix of the person's annotated LLM use and the recurring
-    kinds of activity the persona memory clusters (the persona texts themselves need a model and
-    are not written here)."""
+    kinds of activity the persona memory clusters, each with its persona text when the server runs
+    with ``--persona-model``."""
 
     events: int
     """Events in the log (blocked ones excluded)."""
@@ -140,6 +143,12 @@ class UserProfile:
     first: str | None = None
     last: str | None = None
     redacted: bool = True
+    persona_model: str | None = None
+    """The model writing the persona texts (``--persona-model``), or ``None``."""
+    personas_pending: int = 0
+    """Persona texts still being written (ask again later)."""
+    persona_error: str | None = None
+    """The last persona-writing failure's first line, if the last attempt failed."""
 
 
 @dataclass(frozen=True)

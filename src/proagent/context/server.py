@@ -32,7 +32,7 @@ import json
 import secrets
 import socket
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -42,6 +42,8 @@ from pydantic import Field
 
 from ..errors import DataError, UsageError
 from ._audit import AuditLog
+from ._personas import CACHE_FILE as PERSONA_CACHE
+from ._personas import PersonaWriter
 from ._view import MAX_TEXT, ActivityView, Entry
 from .records import (ActivityItem, CurrentContext, IntentionShare, OfferAnswer, OfferItem, OfferList, PersonaCluster,
                       RecentActivity, SearchHit, SearchResult, Timeline, UserProfile)
@@ -88,14 +90,16 @@ class ContextService:
     Args:
         view: The log (:class:`~._view.ActivityView`).
         live: A live folder holding ``feedback.db`` (``None``: the offer tools answer an error).
+        personas: Writes the persona texts of ``user_profile`` (``None``: clusters without texts).
     """
 
     view: ActivityView
     live: Path | None = None
+    personas: PersonaWriter | None = None
 
     def __post_init__(self) -> None:
         self._store = None
-        self._profile: tuple[int, UserProfile] | None = None
+        self._profile: tuple[int, UserProfile, list[str]] | None = None
 
     # ------------------------------------------------------------------ helpers
 
@@ -169,7 +173,7 @@ class ContextService:
         entries = [m for m in self.view.entries() if not m.blocked]
         stamp = hash(tuple((m.event.id, m.key) for m in entries[-50:])) ^ len(entries)
         if self._profile is not None and self._profile[0] == stamp:
-            return self._profile[1]
+            return self._with_texts(self._profile[1], self._profile[2])
         llm = [m for m in entries if m.event.is_llm_event]
         annotated = Counter(m.event.intention for m in llm if m.event.intention)
         total = sum(annotated.values())
@@ -178,16 +182,27 @@ class ContextService:
         for m in entries:
             seconds[m.event.app_name] += max(0.0, (m.last_time - m.start).total_seconds())
         personas: list[PersonaCluster] = []
+        prompts: list[str] = []
         recent = [m for m in entries if m.vector is not None][-PROFILE_EVENTS:]
         for group, members in (("llm", [m for m in recent if m.event.is_llm_event]),
                                ("other", [m for m in recent if not m.event.is_llm_event])):
-            personas += _clusters(group, members)
+            for cluster, prompt in _clusters(group, members):
+                personas.append(cluster)
+                prompts.append(prompt)
         profile = UserProfile(events=len(entries), llm_events=len(llm), intentions=intentions,
                               top_apps=[a for a, _ in seconds.most_common(10) if a],
                               personas=personas, first=_iso(entries[0].start) if entries else None,
                               last=_iso(entries[-1].last_time) if entries else None, redacted=self.redacted)
-        self._profile = (stamp, profile)
-        return profile
+        self._profile = (stamp, profile, prompts)
+        return self._with_texts(profile, prompts)
+
+    def _with_texts(self, profile: UserProfile, prompts: list[str]) -> UserProfile:
+        if self.personas is None:
+            return profile
+        texts = self.personas.texts(prompts)
+        return replace(profile, personas=[replace(c, persona=t) for c, t in zip(profile.personas, texts)],
+                       persona_model=self.personas.name, personas_pending=self.personas.pending,
+                       persona_error=self.personas.error)
 
     def _feedback(self):  # noqa: ANN202
         if self.live is None:
@@ -239,16 +254,22 @@ class ContextService:
                         seconds_by_app={a: round(s, 1) for a, s in seconds.most_common()}, redacted=self.redacted)
 
     def close(self) -> None:
+        if self.personas is not None:
+            self.personas.close()
         if self._store is not None:
             self._store.close()
         self.view.close()
 
 
-def _clusters(group: str, members: list[Entry]) -> list[PersonaCluster]:
-    """PersonaX clusters of one group (the persona memory's :func:`~proagent.agent.memory.persona.ward_clusters`)."""
+def _clusters(group: str, members: list[Entry]) -> list[tuple[PersonaCluster, str]]:
+    """PersonaX clusters of one group (the persona memory's :func:`~proagent.agent.memory.persona.ward_clusters`),
+    largest first, each with the persona memory's prompt over its :data:`~._personas.PROMPT_RECORDS`
+    most central events."""
     if len(members) < 2:
         return []
-    from ..agent.memory.persona import ward_clusters
+    from ..agent.memory.persona import persona_prompt, ward_clusters
+    from ..agent.memory.records import MemoryRecord
+    from ._personas import MAX_TOKENS, PROMPT_RECORDS
 
     x = np.stack([m.vector for m in members])
     labels = ward_clusters(x)
@@ -265,9 +286,14 @@ def _clusters(group: str, members: list[Entry]) -> list[PersonaCluster]:
                 examples.append(t)
             if len(examples) == 3:
                 break
-        out.append(PersonaCluster(group=group, events=len(idx), apps=apps, examples=examples,
-                                  share=round(len(idx) / len(members), 4)))
-    return sorted(out, key=lambda c: -c.events)
+        shown = sorted(central[:PROMPT_RECORDS], key=lambda i: members[i].start)
+        records = [MemoryRecord(id=str(members[i].event.id), user="me", time=members[i].start, known_at=members[i].start,
+                                app=members[i].event.app_name, title=members[i].title, activity=members[i].summary,
+                                is_llm=group == "llm") for i in shown]
+        out.append((PersonaCluster(group=group, events=len(idx), apps=apps, examples=examples,
+                                   share=round(len(idx) / len(members), 4)),
+                    persona_prompt(records, group, MAX_TOKENS)))
+    return sorted(out, key=lambda c: -c[0].events)
 
 
 def _call(fn, *args: Any) -> Any:  # noqa: ANN001
@@ -281,15 +307,38 @@ def _call(fn, *args: Any) -> Any:  # noqa: ANN001
         raise ToolError(str(e)) from None
 
 
+def one_line_validation(tool: str, error: Any) -> str:
+    """One line for a tool call whose arguments fail the tool's schema (a pydantic
+    ``ValidationError``, which prints one error per three lines with a link): each refused
+    argument with pydantic's message, e.g. ``recent_activity: minutes: Input should be less than
+    or equal to 1440``; several joined by ``; ``."""
+    parts = []
+    for err in error.errors():
+        where = ".".join(str(p) for p in err.get("loc", ())) or "arguments"
+        parts.append(f"{where}: {err.get('msg', 'invalid')}")
+    return f"{tool}: " + "; ".join(parts)
+
+
 def build_server(service: ContextService, audit: AuditLog | None = None):  # noqa: ANN201
     """The :class:`mcp.server.mcpserver.MCPServer` with the tools and resources of ``service``;
     ``audit`` logs every call (:class:`~._audit.AuditLog`)."""
     from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
+    from pydantic import ValidationError
 
     from .. import __version__
 
-    server = MCPServer("proagent", title="proagent activity context", instructions=INSTRUCTIONS,
+    class _Server(MCPServer):
+        async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:  # noqa: ANN401
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as e:
+                if isinstance(e.__cause__, ValidationError):
+                    raise ToolError(one_line_validation(name, e.__cause__)) from None
+                raise
+
+    server = _Server("proagent", title="proagent activity context", instructions=INSTRUCTIONS,
                        version=__version__, log_level="WARNING", middleware=[audit] if audit is not None else None)
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
@@ -451,7 +500,8 @@ def state_folder(log: Path) -> Path:
 
 def run(log: str | Path, *, raw: bool = False, block_apps: tuple[str, ...] = (), block_titles: tuple[str, ...] = (),
         live: str | Path | None = None, http: bool = False, port: int = 0, token_file: str | Path | None = None,
-        state: str | Path | None = None, announce: Any = None) -> None:
+        state: str | Path | None = None, persona_model: str | None = None, model_base_url: str | None = None,
+        announce: Any = None) -> None:
     """``proagent mcp``: open the log, then serve until the client goes (stdio) or Ctrl-C (HTTP).
 
     Args:
@@ -463,6 +513,9 @@ def run(log: str | Path, *, raw: bool = False, block_apps: tuple[str, ...] = (),
         port: HTTP port (0: any free one).
         token_file: HTTP: read the token from this file, or write a new one there (0600).
         state: Folder of ``mcp.log`` and the index cache (default: :func:`state_folder`).
+        persona_model: An inspect model that writes the persona texts of ``user_profile`` in the
+            background (:class:`~._personas.PersonaWriter`); ``None``: clusters without texts.
+        model_base_url: An OpenAI-compatible endpoint for ``persona_model``.
         announce: ``announce(line)`` prints the HTTP address (stderr), or ``None``.
 
     Raises:
@@ -482,7 +535,11 @@ def run(log: str | Path, *, raw: bool = False, block_apps: tuple[str, ...] = (),
         view.close()
         raise DataError(state_dir / "mcp.log", f"cannot write the call log ({e.strerror or e}); "
                                                "give a writable --state folder", option="--state") from None
-    service = ContextService(view, live_dir)
+    personas = None
+    if persona_model is not None:
+        cache = view.cache_dir / PERSONA_CACHE if view.cache_dir is not None else None
+        personas = PersonaWriter(persona_model, base_url=model_base_url, cache_file=cache, redact=view.redact)
+    service = ContextService(view, live_dir, personas)
     poller = Poller(view).start()
     server = build_server(service, audit)
     try:

@@ -35,7 +35,8 @@ from ._base import Memory, MemoryItem
 from .records import MemoryQuery, MemoryRecord
 from .rag import embed_texts, render_record
 
-__all__ = ["PersonaMemory", "allocate", "personax_select", "select_prototypical_diverse", "ward_clusters"]
+__all__ = ["PersonaMemory", "allocate", "persona_prompt", "personax_select", "select_prototypical_diverse", "trim_persona",
+           "ward_clusters"]
 
 
 def _cut_k(z: np.ndarray, n: int, k: int) -> np.ndarray:
@@ -177,7 +178,8 @@ def persona_prompt(records: list[MemoryRecord], group: str, max_tokens: int) -> 
     )
 
 
-def _trim(text: str) -> str:
+def trim_persona(text: str) -> str:
+    """A persona answer as one paragraph, without the sentence a token budget broke off."""
     text = " ".join(text.split())
     if text and text[-1] not in ".!?。" and "." in text:
         text = text[: text.rfind(".") + 1]  # cut the sentence the token budget broke off
@@ -245,7 +247,7 @@ class PersonaMemory(Memory):
                             [ChatMessageUser(content=prompt)],
                             config=GenerateConfig(temperature=0.0, max_tokens=self.config.persona_max_tokens),
                         )
-                        texts[cl.id] = _trim(out.completion)
+                        texts[cl.id] = trim_persona(out.completion)
                     except Exception as e:  # noqa: BLE001  (a failed persona must not stop the run)
                         st["errors"].append(f"{cl.id}: {e}")
                         texts[cl.id] = ""
