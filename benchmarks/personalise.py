@@ -178,8 +178,8 @@ def prequential(x: np.ndarray, y: np.ndarray, users: np.ndarray, threshold: floa
     a horizon later. The draws are the same for every method (``seed``). ``history``: the person's
     recent responses (:func:`history_features`) beside the features: the population model is trained
     with the history of its own offers (a first model without them, in-sample, at ``threshold``) and
-    each learner decides with the history of its own offers and their answers in the held-out session. The population model is
-    fitted on ``y_fit`` (the training target; default ``y``), its threshold and everything else on ``y``.
+    each learner decides with the history of its own offers and their answers in the held-out
+    session. The population model is fitted on ``y_fit`` (the training target; default ``y``), its threshold and everything else on ``y``.
 
     Returns:
         ``{name: {"p": (n,), "pred": (n,), "k": (n,)}}`` where ``k`` is how many of
