@@ -320,3 +320,25 @@ def test_feedback_samples_reads_answered_questions_only(tmp_path: Path) -> None:
     store.close()
     got = {(x.id.split(":")[1], x.label) for x in feedback_samples(tmp_path)}
     assert got == {("yes", 1), ("no", 0)}
+
+
+def test_the_command_records_the_rate_and_prints_the_questions_line(decider_dir: Path, tmp_path: Path) -> None:  # noqa: F811
+    from click.testing import CliRunner
+
+    from proagent.cli import cli
+    from shared_data import DEV
+
+    if DEV is None:
+        pytest.skip("ProactiveBench dev sessions not present")
+    args = ["live", "--replay", str(DEV / "writing_12.json"), "--decider", str(decider_dir), "--model", "none",
+            "--speed", "0", "--notify", "page", "--out", str(tmp_path / "o"), "--min-gap", "0"]
+    r = CliRunner().invoke(cli, [*args, "--ask-rate", "2"])
+    assert r.exit_code == 0, r.output
+    asked = _questions(tmp_path / "o")
+    assert 1 <= len(asked) <= 2  # unanswered, each holds the next for --ignore-after (10 min) of the log's time
+    line = next(x for x in r.output.splitlines() if x.startswith("questions (--ask-rate 2 a day): "))
+    assert line.endswith(f"{len(asked)} asked, 0 yes, 0 no, {len(asked)} unanswered")
+    assert json.loads((tmp_path / "o" / "run.json").read_text())["ask_rate"] == 2
+    r = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "off")])  # off by default: no line, nothing asked
+    assert r.exit_code == 0 and "questions (" not in r.output and _questions(tmp_path / "off") == []
+    assert "ask_rate" not in json.loads((tmp_path / "off" / "run.json").read_text())
