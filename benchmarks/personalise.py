@@ -59,6 +59,13 @@ candidate tasks) as the training label.
         [--cost-false-alarm 1] [--cost-miss 1] [--figure runs/personalise-curve.png]
         [--out runs/personalise.json] [--signals] [--quick-start]
         [--feedback all,offered,offered+misses,offered+implicit] [--reveal 0.5] [--max-per-hour 4]
+        [--history-signals]
+
+``--history-signals`` (issue 33 item 3): leave-one-session-out AUC of the default and compact
+population models with the person's recent responses beside their features
+(:func:`history_features`: time since the last offer, offers dismissed in the last 15 minutes),
+the history taken from the population model's own offers at the cost threshold (what ``live``
+would see) and from every earlier moment (always-yes: the most these signals could carry).
 
 ``--quick-start``: the quick start's setting instead (time split within the same
 sessions) for each training target, at the trained and the cost threshold.
@@ -158,7 +165,8 @@ def _revealed(feedback: str, i: int, p: float, threshold: float, y: np.ndarray, 
 def prequential(x: np.ndarray, y: np.ndarray, users: np.ndarray, threshold: float, feedback: str = "all",
                 y_fit: np.ndarray | None = None, target: str = "help", times: np.ndarray | None = None,
                 apps: np.ndarray | None = None, reveal: float = 0.5, seed: int = 0,
-                embedding_columns: bool = True, methods: tuple[str, ...] | None = None) -> dict[str, dict]:
+                embedding_columns: bool = True, methods: tuple[str, ...] | None = None,
+                history: bool = False) -> dict[str, dict]:
     """Leave-one-session-out prequential replay: P(help) of every moment (in the
     order given, which is time order within each session) for every method.
     ``feedback`` (:data:`MODES`): ``"all"``: every moment's label is revealed after its decision;
@@ -167,8 +175,11 @@ def prequential(x: np.ndarray, y: np.ndarray, users: np.ndarray, threshold: floa
     with probability ``reveal`` (the person went to an LLM on their own), learned half the implicit
     horizon later; ``"offered+implicit"``: also the weak negatives of :mod:`proagent.live._implicit`
     (quiet, then the horizon spent in the same app; ``times`` in seconds and ``apps`` needed),
-    a horizon later. The draws are the same for every method (``seed``). The population model is
-    fitted on ``y_fit`` (the training target; default ``y``), its threshold and everything else on ``y``.
+    a horizon later. The draws are the same for every method (``seed``). ``history``: the person's
+    recent responses (:func:`history_features`) beside the features: the population model is trained
+    with the history of its own offers (a first model without them, in-sample, at ``threshold``) and
+    each learner decides with the history of its own offers and their answers in the held-out
+    session. The population model is fitted on ``y_fit`` (the training target; default ``y``), its threshold and everything else on ``y``.
 
     Returns:
         ``{name: {"p": (n,), "pred": (n,), "k": (n,)}}`` where ``k`` is how many of
@@ -190,28 +201,37 @@ def prequential(x: np.ndarray, y: np.ndarray, users: np.ndarray, threshold: floa
     for h in sorted(set(users)):
         tr, te = np.flatnonzero(users != h), np.flatnonzero(users == h)
         yf = y if y_fit is None else y_fit
-        model, thr, _ = fit_when(x[tr], y[tr], list(users[tr]), WhenConfig(target=target), yf[tr])
-        pop = model.predict_proba(x[te])[:, 1]
+        xs = x
+        if history:
+            m0, _, _ = fit_when(x[tr], y[tr], list(users[tr]), WhenConfig(target=target), yf[tr])
+            xs = np.hstack([x, history_features(times, users, (m0.predict_proba(x)[:, 1] >= threshold).astype(int), y)])
+        model, thr, _ = fit_when(xs[tr], y[tr], list(users[tr]), WhenConfig(target=target), yf[tr])
+        pop = model.predict_proba(xs[te])[:, 1]
         out["population (F1 threshold)"]["p"][te] = pop
         out["population (F1 threshold)"]["pred"][te] = pop >= thr
         out["population"]["p"][te] = pop
         out["population"]["pred"][te] = pop >= threshold
         k[te] = np.arange(len(te))
         for m in methods:
-            pm = PersonalModel(model, LearnConfig(method=m), population_data=(x[tr], yf[tr]),
+            pm = PersonalModel(model, LearnConfig(method=m), population_data=(xs[tr], yf[tr]),
                                embedding_columns=embedding_columns)
             queue: list[tuple[float, int, int, float]] = []  # (known at, moment, label, weight)
             learned = 0
+            mine = np.zeros(n, int)  # this learner's own offers (history)
+            xi = xs.copy()
             t0 = time.perf_counter()
             for i in te:  # decide, then reveal what this mode reveals, when it is known
                 due = [q for q in queue if q[0] <= times[i]]
                 if due:
                     queue = [q for q in queue if q[0] > times[i]]
                     for _, j, lab, w in due:
-                        pm.update(x[j], lab, w)
+                        pm.update(xi[j], lab, w)
                     learned += len(due)
                 out[m].setdefault("k", np.zeros(n, int))[i] = learned
-                p = float(pm.probabilities(x[i])[0])
+                if history:  # the person's responses to this learner's offers so far in the session
+                    xi[i, -2:] = history_features(times[te], users[te], mine[te], y[te])[list(te).index(i)]
+                p = float(pm.probabilities(xi[i])[0])
+                mine[i] = int(p >= threshold)
                 out[m]["p"][i] = p
                 out[m]["pred"][i] = p >= threshold
                 got = _revealed(feedback, i, p, threshold, y, times, apps, te, draw, reveal, FOCUS_WEIGHT,
@@ -219,7 +239,7 @@ def prequential(x: np.ndarray, y: np.ndarray, users: np.ndarray, threshold: floa
                 if got is not None:
                     lab, w, delay = got
                     if delay == 0:
-                        pm.update(x[i], lab, w)
+                        pm.update(xi[i], lab, w)
                         learned += 1
                     else:
                         queue.append((times[i] + delay, i, lab, w))
@@ -337,8 +357,59 @@ def _user_normalised(x: np.ndarray, users: np.ndarray) -> np.ndarray:
     return out
 
 
-def signals(samples: list, x: np.ndarray, y: np.ndarray, users: np.ndarray, cache) -> list[dict]:  # noqa: ANN001
-    """Leave-one-session-out AUC of population-model variants."""
+HISTORY_WINDOW_SECONDS = 900.0
+"""Recent dismissals are counted over this many seconds before the moment (restraint's cool-down, 15 min)."""
+
+HISTORY_CAP_MINUTES = 60.0
+"""Time since the last offer is capped here (and is this before the first offer of a session)."""
+
+
+def history_features(times: np.ndarray, users: np.ndarray, offered: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The person's recent responses as features (issue 33 item 3), from what happened *before* each
+    moment in its own session: ``log1p`` of the minutes since the last offer (capped at
+    :data:`HISTORY_CAP_MINUTES`, the cap before the first) and the number of offers dismissed
+    (offered, label 0) within :data:`HISTORY_WINDOW_SECONDS` before it. An offer is answered at once
+    with the moment's label (an accepted offer = help was needed). Shape ``(n, 2)``."""
+    out = np.zeros((len(y), 2))
+    for u in set(users):
+        idx = np.flatnonzero(users == u)
+        idx = idx[np.argsort(times[idx], kind="stable")]
+        for j, i in enumerate(idx):
+            prev = idx[:j]
+            offers = prev[offered[prev] == 1]
+            mins = min((times[i] - times[offers[-1]]) / 60.0, HISTORY_CAP_MINUTES) if len(offers) else HISTORY_CAP_MINUTES
+            recent = offers[times[offers] >= times[i] - HISTORY_WINDOW_SECONDS]
+            out[i] = (np.log1p(mins), float(np.sum(y[recent] == 0)))
+    return out
+
+
+def history_auc(x: np.ndarray, y: np.ndarray, users: np.ndarray, times: np.ndarray, threshold: float,
+                cfg, policy: str) -> np.ndarray:  # noqa: ANN001
+    """Leave-one-session-out P(help) of a population model given :func:`history_features` beside ``x``.
+    ``policy``: whose offers the history holds: ``"always-yes"`` (every earlier moment offered and
+    answered: what the signals could carry at most) or ``"population"`` (the offers the population
+    model without them makes at ``threshold``: in-sample on the training sessions, out-of-sample on
+    the held-out one, as ``proagent live`` would have offered)."""
+    from proagent.train import fit_when
+
+    p = np.zeros(len(y))
+    for h in sorted(set(users)):
+        tr, te = users != h, users == h
+        if policy == "always-yes":
+            offered = np.ones(len(y), int)
+        else:
+            m0, _, _ = fit_when(x[tr], y[tr], list(users[tr]), cfg)
+            offered = (m0.predict_proba(x)[:, 1] >= threshold).astype(int)
+        xh = np.hstack([x, history_features(times, users, offered, y)])
+        m, _, _ = fit_when(xh[tr], y[tr], list(users[tr]), cfg)
+        p[te] = m.predict_proba(xh[te])[:, 1]
+    return p
+
+
+def signals(samples: list, x: np.ndarray, y: np.ndarray, users: np.ndarray, cache, times: np.ndarray | None = None,  # noqa: ANN001
+            threshold: float = 0.5, only_history: bool = False) -> list[dict]:
+    """Leave-one-session-out AUC of population-model variants (``only_history``: the default and
+    compact models and their variants with :func:`history_features` only)."""
     from sklearn.metrics import roc_auc_score
 
     from proagent.train import WhenConfig, fit_when
@@ -356,21 +427,31 @@ def signals(samples: list, x: np.ndarray, y: np.ndarray, users: np.ndarray, cach
     }
     from proagent.agent.decider import FeatureConfig, moment_features
 
-    extra = {g: moment_features(samples, cache, FeatureConfig((g,))) for g in ("boundary", "struggle", "intensity")}
-    for g, xg in extra.items():  # issue 33 item 3: each new signal group beside the default and the compact features
-        variants[f"default + {g}, logreg"] = (np.hstack([x, xg]), y, WhenConfig())
-        variants[f"compact + {g}, logreg"] = (np.hstack([xc, xg]), y, WhenConfig(c=0.1))
-    allx = np.hstack(list(extra.values()))
-    variants["default + boundary + struggle + intensity, logreg"] = (np.hstack([x, allx]), y, WhenConfig())
-    variants["compact + boundary + struggle + intensity, logreg"] = (np.hstack([xc, allx]), y, WhenConfig(c=0.1))
-    variants["boundary + struggle + intensity alone, logreg"] = (allx, y, WhenConfig(c=0.1))
+    if only_history:
+        variants = {k: v for k, v in variants.items() if k.startswith(("default features, logreg", "compact features (no"))}
+    else:
+        extra = {g: moment_features(samples, cache, FeatureConfig((g,))) for g in ("boundary", "struggle", "intensity")}
+        for g, xg in extra.items():  # issue 33 item 3: each new signal group beside the default and the compact features
+            variants[f"default + {g}, logreg"] = (np.hstack([x, xg]), y, WhenConfig())
+            variants[f"compact + {g}, logreg"] = (np.hstack([xc, xg]), y, WhenConfig(c=0.1))
+        allx = np.hstack(list(extra.values()))
+        variants["default + boundary + struggle + intensity, logreg"] = (np.hstack([x, allx]), y, WhenConfig())
+        variants["compact + boundary + struggle + intensity, logreg"] = (np.hstack([xc, allx]), y, WhenConfig(c=0.1))
+        variants["boundary + struggle + intensity alone, logreg"] = (allx, y, WhenConfig(c=0.1))
+    if times is not None:  # time since the last offer and recent dismissals (history_features), two offer policies
+        for policy in ("population", "always-yes"):
+            variants[f"default + history ({policy} offers), logreg"] = ((x, policy), y, WhenConfig())
+            variants[f"compact + history ({policy} offers), logreg"] = ((xc, policy), y, WhenConfig(c=0.1))
     rows = []
     for name, (xv, target, cfg) in variants.items():
         p = np.zeros(len(y))
-        for h in sorted(set(users)):
-            tr, te = users != h, users == h
-            m, _, _ = fit_when(xv[tr], target[tr], list(users[tr]), cfg)
-            p[te] = m.predict_proba(xv[te])[:, 1]
+        if isinstance(xv, tuple):
+            p = history_auc(xv[0], target, users, times, threshold, cfg, xv[1])
+        else:
+            for h in sorted(set(users)):
+                tr, te = users != h, users == h
+                m, _, _ = fit_when(xv[tr], target[tr], list(users[tr]), cfg)
+                p[te] = m.predict_proba(xv[te])[:, 1]
         auc, ci = _auc_ci(y, p)
         within = float(np.mean([roc_auc_score(y[users == h], p[users == h]) for h in sorted(set(users))
                                 if 0 < y[users == h].sum() < (users == h).sum()]))
@@ -460,7 +541,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cost-miss", type=float, default=1.0)
     ap.add_argument("--figure", default=str(ROOT / "runs" / "personalise-curve.png"))
     ap.add_argument("--out", default=None, help="Also write every row as JSON here.")
-    ap.add_argument("--feedback", default=",".join(MODES),
+    ap.add_argument("--feedback", default=None,
                     help=f"Comma-separated feedback modes to run: {', '.join(MODES)} (module docstring).")
     ap.add_argument("--reveal", type=float, default=0.5,
                     help="Probability that a quiet moment where help was needed is revealed as a miss (0-1).")
@@ -473,9 +554,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick-start", action="store_true",
                     help="Also the quick start's time split (earlier half of each session -> later 57 moments) per --target.")
     ap.add_argument("--signals", action="store_true", help="Also measure population-model variants (LOSO AUC).")
+    ap.add_argument("--history", action="store_true",
+                    help="Prequential modes with the person's recent responses as features (time since the last "
+                         "offer, recent dismissals; history_features).")
+    ap.add_argument("--history-signals", action="store_true",
+                    help="Only the signals of the person's recent responses (time since the last offer, recent "
+                         "dismissals) beside the default and compact models, LOSO AUC (no prequential modes run "
+                         "unless --feedback is given).")
     args = ap.parse_args(argv)
+    if args.feedback is None:
+        args.feedback = "" if args.history_signals else ",".join(MODES)
     modes = [m.strip() for m in args.feedback.split(",") if m.strip()]
-    if not modes or any(m not in MODES for m in modes):
+    if (not modes and not args.history_signals) or any(m not in MODES for m in modes):
         ap.error(f"--feedback {args.feedback!r}: choose from {', '.join(MODES)}")
     from proagent.agent.decider import LEARNING_METHODS
 
@@ -524,7 +614,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n## feedback: {mode}", flush=True)
         runs = prequential(x, y, users, threshold, mode, training_target(real, args.target), args.target, times, apps,
                            args.reveal, embedding_columns="embedding" in fc.groups,
-                           methods=tuple(args.methods.split(",")) if args.methods else None)
+                           methods=tuple(args.methods.split(",")) if args.methods else None, history=args.history)
         k = runs["population"]["k"]
         rows = [_metrics("always-yes (= LLM zero-shot, quoted)", y, np.ones_like(y), None, hours, c_fa, c_miss, k),
                 _metrics("always-no", y, np.zeros_like(y), None, hours, c_fa, c_miss, k)]
@@ -561,8 +651,8 @@ def main(argv: list[str] | None = None) -> int:
         result["default"] = {"learner": best, "mean_rank": mean, "rule": select_default.__doc__.split("Returns:")[0].strip()}
         print(f"\npre-written rule (mean rank of per-session expected cost over {', '.join(RANKED_MODES)}): "
               + ", ".join(f"{m} {v:.2f}" for m, v in sorted(mean.items(), key=lambda kv: kv[1])) + f" -> default: {best}")
-    if args.signals:
-        result["signals"] = signals(real, x, y, users, cache)
+    if args.signals or args.history_signals:
+        result["signals"] = signals(real, x, y, users, cache, times, threshold, only_history=args.history_signals)
         print("\n| population-model variant (leave-one-session-out) | AUC [95% CI] | AUC within session |\n| --- | --- | --- |")
         for s in result["signals"]:
             print(f"| {s['variant']} | {_f(s['auc'], s['ci95'])} | {_f(s['auc_within_session'])} |")
@@ -574,8 +664,9 @@ def main(argv: list[str] | None = None) -> int:
             ci = r["ci95"]
             print(f"| {r['run']} | {r['n']} | {_f(r['accuracy'], ci['accuracy'])} | {_f(r['precision'])} | "
                   f"{_f(r['recall'])} | {_f(r['f1'], ci['f1'])} | {_f(r['auc'], ci['auc'])} | {r['yes']} |")
-    _figure(rows, Path(args.figure), threshold)
-    print(f"\nlearning curve ({modes[-1]}): {args.figure}")
+    if modes:
+        _figure(rows, Path(args.figure), threshold)
+        print(f"\nlearning curve ({modes[-1]}): {args.figure}")
     if args.out:
         write_json_atomic(args.out, result)
     return 0

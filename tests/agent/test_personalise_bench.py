@@ -68,3 +68,28 @@ def test_the_benchmark_prints_every_mode_and_the_ensemble(tmp_path: Path, capsys
     assert any(row.get("misses", 0) > 0 for row in imp.values())  # quiet positives were revealed
     assert all("misses" not in row for row in off.values())
     assert imp["always-yes (= LLM zero-shot, quoted)"]["budget"]["offers"] <= 4 * 2 * 1  # <= 4 per session-hour
+
+
+def test_history_features_see_only_earlier_offers_and_their_answers() -> None:
+    t = np.array([0.0, 60.0, 120.0, 1200.0, 60.0])
+    users = np.array(["a", "a", "a", "a", "b"])
+    offered = np.array([1, 1, 0, 0, 1])
+    y = np.array([0, 1, 0, 0, 0])
+    h = personalise.history_features(t, users, offered, y)
+    cap = np.log1p(personalise.HISTORY_CAP_MINUTES)
+    assert h[0] == pytest.approx([cap, 0])  # no offer before the first moment
+    assert h[1] == pytest.approx([np.log1p(1.0), 1])  # the offer at 0 s was dismissed (label 0)
+    assert h[2] == pytest.approx([np.log1p(1.0), 1])  # the accepted one at 60 s is the last; one dismissal in 15 min
+    assert h[3] == pytest.approx([np.log1p(19.0), 0])  # 19 minutes on: the dismissal is out of the window
+    assert h[4] == pytest.approx([cap, 0])  # another session's offers are not this one's history
+
+
+@pytest.mark.skipif(DEV is None, reason="ProactiveBench dev sessions not present")
+def test_the_history_run_and_the_history_signals(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    rc = personalise.main(["--data", str(DEV), "--sessions", "code_11,writing_12", "--features", "behaviour,keywords",
+                           "--feedback", "offered", "--methods", "knn", "--history", "--history-signals",
+                           "--figure", str(tmp_path / "c.png"), "--out", str(tmp_path / "p.json"), "--cost-miss", "2"])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "| knn |" in text and "default + history (population offers), logreg" in text
+    assert "compact + history (always-yes offers), logreg" in text and "boundary" not in text

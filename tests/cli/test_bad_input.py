@@ -425,6 +425,14 @@ CASES: list[Case] = [
          "--settle", code=2),
     Case("live-bad-send-screen", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--send-screen",
                                   "sometimes"), "--send-screen", code=2),
+    Case("live-negative-ask-rate", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--ask-rate", "-1"),
+         "--ask-rate", code=2),
+    Case("live-ask-rate-not-a-number", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--ask-rate",
+                                        "often"), "--ask-rate", code=2),
+    Case("live-ask-rate-too-high", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--ask-rate",
+                                    "101"), "--ask-rate", code=2),
+    Case("live-ask-rate-without-a-channel", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none",
+                                             "--notify", "none", "--ask-rate", "3"), "--ask-rate", code=2),
 ]
 
 

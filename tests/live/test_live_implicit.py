@@ -137,3 +137,52 @@ def test_an_ignored_offer_stays_unlabelled(decider_dir: Path, tmp_path: Path) ->
     assert store.implicit_since(0) == []
     store.close()
     assert [x for x in feedback_samples(tmp_path / "run")] == []
+
+
+def test_quiet_moments_awaiting_their_horizon_survive_a_restart(decider_dir: Path, tmp_path: Path) -> None:  # noqa: F811
+    when = _learning(decider_dir, 1.0)  # every moment quiet
+    folder = tmp_path / "run"
+    store = FeedbackStore(folder)
+    clock = ReplayClock(0)
+    agent = LiveAgent(folder, when, clock=clock, feedback=store, restraint=Restraint(OPEN))
+    agent.replay(_moments(DAY)[:3], clock)  # stopped at 10:02, before the chat page came to the front
+    store.close()
+    st = FeedbackStore(folder)
+    waiting = st.pending()
+    assert {p["sample"].id for p in waiting} >= {"me:2:candidate", "me:3:candidate"} and st.implicit_since(0) == []
+    assert label_summary(folder)["pending"] == len(waiting)
+    st.close()
+    # a new process, a new agent: the moments left waiting are resumed and labelled by the chat page
+    store = FeedbackStore(folder)
+    agent = LiveAgent(folder, _learning(decider_dir, 1.0), clock=clock, feedback=store, restraint=Restraint(OPEN))
+    assert {p.sample.id for p in agent.implicit.pending} == {p["sample"].id for p in waiting}
+    agent.replay(_moments(DAY)[3:], clock)
+    missed = {r["sample_id"] for r in store.implicit_since(0) if r["response"] == "missed"}
+    assert missed == {"me:2:candidate", "me:3:candidate"}
+    # labelled moments leave the waiting table in the same transaction; nothing is labelled twice
+    assert not {p["sample"].id for p in store.pending()} & missed
+    store.close()
+    store = FeedbackStore(folder)
+    LiveAgent(folder, _learning(decider_dir, 1.0), clock=clock, feedback=store, restraint=Restraint(OPEN)).replay(
+        _moments(DAY)[5:], clock)
+    assert sorted(r["sample_id"] for r in store.implicit_since(0) if r["response"] == "missed") == sorted(missed)
+    store.close()
+
+
+def test_without_the_waiting_table_a_restart_would_forget_them(decider_dir: Path, tmp_path: Path) -> None:  # noqa: F811
+    """The control of the test above: a store that keeps no waiting moments labels nothing after the restart."""
+    folder = tmp_path / "run"
+    store = FeedbackStore(folder)
+    clock = ReplayClock(0)
+    LiveAgent(folder, _learning(decider_dir, 1.0), clock=clock, feedback=store, restraint=Restraint(OPEN)).replay(
+        _moments(DAY)[:3], clock)
+    store.close()
+    conn = sqlite3.connect(folder / "feedback.db")
+    conn.execute("DELETE FROM implicit_pending")
+    conn.commit()
+    conn.close()
+    store = FeedbackStore(folder)
+    LiveAgent(folder, _learning(decider_dir, 1.0), clock=clock, feedback=store, restraint=Restraint(OPEN)).replay(
+        _moments(DAY)[3:], clock)
+    assert [r for r in store.implicit_since(0) if r["response"] == "missed"] == []
+    store.close()

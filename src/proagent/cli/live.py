@@ -104,6 +104,10 @@ def _decider(decider: Path | None, yes_at: Path | None, learn: bool = False, met
 @click.option("--window", default="5m", show_default=True, help="Context window of each moment (1s .. 24h).")
 @click.option("--every", default="30s", show_default=True, help="Also decide this often within a long event (0: only at new events).")
 @click.option("--max-per-hour", type=click.IntRange(0), default=4, show_default=True, help="At most this many offers in 60 minutes.")
+@click.option("--ask-rate", type=click.IntRange(0, 100), default=0, show_default=True,
+              help="Ask at most this many times a day, at a quiet moment the decider is unsure of, \"Would help have "
+                   "been useful just now?\" (terminal: q N yes|no; the page: Yes / No); the answer is learned "
+                   "like an offer's. 0: never.")
 @click.option("--min-gap", type=click.FloatRange(min=0), default=10.0, show_default=True,
               help="Minutes at least between two offers (0: no gap). At most one offer per app session unless accepted.")
 @click.option("--cooldown", default="15m", show_default=True, help="No offer this long after a dismiss.")
@@ -123,7 +127,7 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
              out: Path | None, decider: Path | None, learn: bool, learn_method: str, cost_false_alarm: float,
              cost_miss: float, yes_at: Path | None, model: str, model_args: tuple[str, ...],
              model_base_url: str | None, send_screen: str | None, notify: str, port: int, window: str, every: str, max_per_hour: int,
-             cooldown: str, quiet_hours: str | None, block_app: tuple[str, ...], block_title: tuple[str, ...],
+             ask_rate: int, cooldown: str, quiet_hours: str | None, block_app: tuple[str, ...], block_title: tuple[str, ...],
              quiet_apps: bool, ignore_after: str, duration: str | None, min_gap: float, settle: float) -> None:
     """The proactive agent: at every new moment of an activity log it builds the benchmark's
     sample, asks the When decider (milliseconds) and, only on Yes and within the restraint
@@ -145,6 +149,9 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
         return
     _check_one_source(watch, capture_dir, replay, duration)
     names, qh = _check_offer_options(notify, speed, quiet_hours, block_title)
+    if ask_rate and not {"terminal", "page"} & set(names):
+        raise click.BadParameter(f"{ask_rate}: questions are shown by --notify terminal or page, not "
+                                 f"{','.join(names)}", param_hint="--ask-rate")
     if settle != settle:  # NaN passes click's range
         raise click.BadParameter(f"{settle}: seconds from 0 to 600", param_hint="--settle")
     watch_db = None
@@ -178,14 +185,14 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
         restraint=RestraintConfig(max_per_hour=max_per_hour, min_gap_seconds=60.0 * min_gap, cooldown_seconds=_seconds(cooldown, "--cooldown", zero=True),
                                   quiet_hours=qh, block_apps=block_app, block_titles=block_title, quiet_apps=quiet_apps),
         ignore_after_seconds=_seconds(ignore_after, "--ignore-after"), decider=decider_name,
-        model="" if model == "none" else model, settle_seconds=settle)
+        model="" if model == "none" else model, settle_seconds=settle, ask_rate=ask_rate)
     answers = sys.stdin if "terminal" in names and sys.stdin.isatty() else None
     res = _run_live(watch=watch, watch_db=watch_db, capture_dir=capture_dir, capture_options=capture_options,
                     replay=replay, speed=speed, out=out, duration_s=duration_s, when=when, options=options, how=how,
                     answers=answers, on_page=lambda url: click.echo(f"offers page: {url}"), help_model=help_model,
                     send_screen=send_screen)
     if res is not None:
-        _print_summary(res, when, replay is not None, learn_method, max_per_hour)
+        _print_summary(res, when, replay is not None, learn_method, max_per_hour, ask_rate)
         if res.interrupted:
             click.echo("stopped (Ctrl-C); run the same command again to go on where it stopped", err=True)
             ctx.exit(130)  # as a shell reports an interrupted command (proagent.cli._errors.EXIT_INTERRUPTED)
@@ -287,9 +294,10 @@ def _run_live(*, watch: Path | None, watch_db: Path | None, capture_dir: Path | 
             _stop_capture(proc, capture_dir)
 
 
-def _print_summary(res: RunSummary, when: When, replayed: bool, learn_method: str, max_per_hour: int = 4) -> None:
+def _print_summary(res: RunSummary, when: When, replayed: bool, learn_method: str, max_per_hour: int = 4,
+                   ask_rate: int = 0) -> None:
     """The run's closing lines: outcomes, reasons, latencies, files written, the labels it holds
-    (answers, precision at the offer budget, implicit labels) and what was learned."""
+    (answers, precision at the offer budget, implicit labels, sparse questions) and what was learned."""
     from ..live import summarise
     from ..live import FOCUS_WEIGHT, HORIZON_SECONDS, label_summary
 
@@ -312,11 +320,18 @@ def _print_summary(res: RunSummary, when: When, replayed: bool, learn_method: st
                       "answered)" if answered else "precision n/a (none answered)"))
     if lab:
         click.echo(f"implicit labels of quiet moments: {lab['missed']} missed (own LLM use within "
-                   f"{HORIZON_SECONDS:g} s), {lab['quiet_focus']} quiet_focus (kept working, weight {FOCUS_WEIGHT:g})")
+                   f"{HORIZON_SECONDS:g} s), {lab['quiet_focus']} quiet_focus (kept working, weight {FOCUS_WEIGHT:g})"
+                   + (f", {lab['pending']} waiting for their horizon" if lab.get("pending") else ""))
+    if ask_rate or lab.get("asked"):
+        open_ = lab["asked"] - lab["asked_yes"] - lab["asked_no"]
+        click.echo(f"questions (--ask-rate {ask_rate} a day): {lab['asked']} asked, {lab['asked_yes']} yes, "
+                   f"{lab['asked_no']} no, {open_} unanswered")
     learned = getattr(getattr(when, "model", None), "n", None)
     if learned is not None:
         implicit = sum(1 for r in getattr(when, "learned", ()) if r.get("implicit_id") is not None)
-        click.echo(f"learned from {learned - implicit} answer{'s' if learned - implicit != 1 else ''}"
+        asked = sum(1 for r in getattr(when, "learned", ()) if r.get("question_id") is not None)
+        click.echo(f"learned from {learned - implicit - asked} answer{'s' if learned - implicit - asked != 1 else ''}"
+                   + (f", {asked} answered question{'s' if asked != 1 else ''}" if asked else "")
                    + (f" and {implicit} implicit label{'s' if implicit != 1 else ''}" if implicit else "")
                    + f" ({learn_method}) in "
                    f"{res.folder / 'learning'}; forget them: proagent live reset-learning {res.folder}")

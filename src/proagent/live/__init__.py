@@ -24,7 +24,8 @@ The flow (ProAgentBench Figure 1: monitor, decide when, decide how):
    local page (:class:`OfferPage`, 127.0.0.1 with a random token).
 6. **Feedback** (:class:`FeedbackStore`, ``feedback.db``): every decision, offer
    and response; :func:`feedback_samples` turns accepted / dismissed offers
-   into labelled samples for ``proagent train when --feedback``.
+   into labelled samples for ``proagent train when --feedback``; with ``--ask-rate N`` a few
+   quiet moments the decider is unsure of are asked about (:mod:`._ask`), answered like offers.
 7. **Help** (:class:`LiveHelp`): an accepted offer is answered, streamed to the page and the
    terminal, with follow-ups and ratings (``help_turns``, ``help_ratings`` in ``feedback.db``);
    screen text to a remote model is redacted by curate's PII recognizers (``--send-screen``).
@@ -41,12 +42,13 @@ from ._agent import HowModel, LiveAgent, ScriptedDecider, When, offer_text
 from ._learn import LEARNING_DIR, LearningWhen, load_learning_when, reset_learning
 from ._help import (SEND_SCREEN, HelpContext, LiveHelp, ScriptedHelpModel, default_send_screen, help_context,
                     make_help_model, rated_help, screen_region)
+from ._ask import ASK_UNCERTAINTY, QUESTION_TEXT, Asker
 from ._implicit import FOCUS_WEIGHT, HORIZON_SECONDS, label_summary
 from ._feedback import FEEDBACK_DB, FeedbackStore, feedback_samples, sample_from_json, sample_to_json
 from ._moments import as_of, moment_sample
 from ._notify import NOTIFIERS, DesktopNotifier, Notifier, NotifyContext, PageNotifier, TerminalNotifier, register_notifier
 from ._page import OfferPage
-from .records import RESPONSES, DecisionSummary, Latency, LearningManifest, LiveDecision, Offer, Response
+from .records import RESPONSES, DecisionSummary, Latency, LearningManifest, LiveDecision, Offer, Question, Response
 from ._restraint import (BLOCKED_APPS_FILE, DISMISSED_SIMILARITY, PAUSE_FILE, Restraint, RestraintConfig, block_app,
                          blocked_apps, is_paused, parse_quiet_hours, pause, quiet_app_rules, resume, unblock_app)
 from ._settle import SETTLE_SECONDS, TEXT_WAIT_SECONDS, settled_at
@@ -55,6 +57,9 @@ from ._sources import MAX_SPEED, MIN_SPEED, LifeTraceFollower, Moment, ReplayClo
 from ._when import load_when
 
 __all__ = [
+    "ASK_UNCERTAINTY",
+    "QUESTION_TEXT",
+    "Asker",
     "FOCUS_WEIGHT",
     "HORIZON_SECONDS",
     "label_summary",
@@ -99,6 +104,7 @@ __all__ = [
     "NotifyContext",
     "Offer",
     "OfferPage",
+    "Question",
     "PageNotifier",
     "ReplayClock",
     "Response",

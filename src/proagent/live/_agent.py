@@ -16,6 +16,7 @@ from ..agent.parsing import to_prediction
 from ..agent.prompting import system_prompt, user_prompt
 from ..bench.samples import SampleConfig
 from ..records import Prediction, Sample
+from ._ask import Asker
 from ._feedback import FeedbackStore
 from ._implicit import QUIET_OUTCOMES, ImplicitLabeller
 from ._moments import moment_sample
@@ -305,6 +306,9 @@ class LiveAgent:
         implicit: label quiet moments from what the person did next (:mod:`proagent.live._implicit`:
             their own LLM use within the horizon is a miss, steady work in the same app a weak
             negative), stored in ``feedback.db`` and learned by a learning decider.
+        ask_rate: at most this many sparse questions a day ("Would help have been useful just
+            now?", :mod:`proagent.live._ask`) at quiet moments the decider is unsure of, shown by the
+            notifiers that have an ``ask(question)`` method; 0 (default): none.
     """
 
     def __init__(self, folder: str | Path, decider: When, *, how: Callable[[Sample], Prediction] | None = None,
@@ -313,7 +317,7 @@ class LiveAgent:
                  feedback: FeedbackStore | None = None, on_decision: Callable[[LiveDecision], None] | None = None,
                  stale_after_seconds: float | None = None, offer_wait_seconds: float | None = OFFER_WAIT_SECONDS,
                  settle_seconds: float | None = None, on_status: Callable[[str], None] | None = None,
-                 implicit: bool = True) -> None:
+                 implicit: bool = True, ask_rate: int = 0) -> None:
         self.folder = Path(folder)
         self.offer_wait = offer_wait_seconds
         self.decider = decider
@@ -336,6 +340,9 @@ class LiveAgent:
         self._dismissals(self.feedback.responses_since(0))
         self.decisions: list[LiveDecision] = []
         self.implicit = ImplicitLabeller(self.feedback, now=self.clock.now) if implicit else None
+        self.asker = (Asker(self.feedback, ask_rate, self.clock.now, open_seconds=ignore_after_seconds,
+                            min_gap_seconds=self.restraint.config.min_gap_seconds)
+                      if ask_rate > 0 and any(callable(getattr(n, "ask", None)) for n in self.notifiers) else None)
         self._learn = getattr(decider, "sync", None)
         """A learning decider's ``sync(store)`` (:class:`proagent.live.LearningWhen`): learns the answers."""
         if self._learn is not None:
@@ -505,8 +512,19 @@ class LiveAgent:
 
     def _record(self, d: LiveDecision, m: Moment, sample: Sample | None = None) -> LiveDecision:
         did = self.feedback.add_decision(d, user=m.user, row_id=m.row_id)
-        if sample is not None and self.implicit is not None and d.outcome in QUIET_OUTCOMES:
-            self.implicit.quiet(did, sample, m.new_event or (m.history[-1] if m.history else None))
+        front = m.new_event or (m.history[-1] if m.history else None)
+        asked = None
+        if sample is not None and self.asker is not None:
+            asked = self.asker.consider(sample, p=d.p_help, threshold=self.decider.threshold, outcome=d.outcome,
+                                        reason=d.reason, app_name=(front or sample.current).app_name or "",
+                                        offers=self.restraint.offers, decision_id=did)
+        if asked is not None:
+            for n in self.notifiers:
+                ask = getattr(n, "ask", None)
+                if callable(ask):
+                    ask(asked)
+        if sample is not None and self.implicit is not None and d.outcome in QUIET_OUTCOMES and asked is None:
+            self.implicit.quiet(did, sample, front)  # a moment asked about waits for its answer instead
         self.decisions.append(d)
         if self.on_decision is not None:
             self.on_decision(d)

@@ -17,12 +17,22 @@ Two tables (SQLite, WAL, file mode 0600 because offers hold screen text):
     the person did next (:mod:`proagent.live._implicit`): ``missed`` (label 1: they turned to
     an LLM on their own within the horizon) and ``quiet_focus`` (label 0 with a small weight:
     they kept working in the same app); ``evidence`` is JSON naming the event ids and the rule.
+``implicit_pending(id, decision_id, moment, app_name, front_event_id, sample_json, seen_json)``
+    quiet moments still waiting for their horizon (:mod:`proagent.live._implicit`), so a restart
+    resumes them; a row goes when its moment is labelled (in the same transaction) or dropped.
+``questions(id, decision_id, sample_id, user, moment, asked_at, p_help, threshold, risk, app_name, sample_json)``
+    sparse questions (``--ask-rate``, :mod:`proagent.live._ask`): a quiet moment the learner was
+    unsure of, asked "Would help have been useful just now?"; ``risk`` is the expected cost of the
+    decision made there (:func:`proagent.live._ask.decision_risk`).
+``question_answers(id, question_id, answer, answered_at, source)``
+    the person's answers (``yes``, ``no``); the latest row of a question is its answer.
 
 Times are ISO 8601 naive local time of the loop's clock (wall time live, the
 log's time in a replay). :func:`feedback_samples` turns answered offers into
 labelled samples: accepted = help was needed at that moment (label 1),
 dismissed = it was not (label 0); "not now" and ignored offers are no label;
-with ``implicit=True`` it adds the implicit labels (:data:`IMPLICIT_RESPONSES`).
+with ``implicit=True`` it adds the implicit labels (:data:`IMPLICIT_RESPONSES`) and the
+answered questions (yes = label 1, no = label 0).
 """
 
 from __future__ import annotations
@@ -40,7 +50,7 @@ from ..errors import DataError
 from ..io import to_jsonable
 from ..records import Conversation, Event, Sample, Screenshot
 from ..sources.lifetrace_schema import connect_read_only
-from .records import IMPLICIT_RESPONSES, RESPONSES, LiveDecision, Offer
+from .records import ANSWERS, IMPLICIT_RESPONSES, RESPONSES, LiveDecision, Offer, Question
 
 __all__ = ["FEEDBACK_DB", "FeedbackStore", "feedback_samples", "sample_from_json", "sample_to_json"]
 
@@ -99,6 +109,36 @@ CREATE TABLE IF NOT EXISTS implicit (
     labelled_at TEXT NOT NULL,
     sample_json TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS implicit_pending (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    decision_id INTEGER,
+    moment TEXT NOT NULL,
+    app_name TEXT NOT NULL DEFAULT '',
+    front_event_id TEXT,
+    sample_json TEXT NOT NULL,
+    seen_json TEXT NOT NULL DEFAULT '[]'
+);
+CREATE TABLE IF NOT EXISTS questions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    decision_id INTEGER,
+    sample_id TEXT NOT NULL,
+    user TEXT NOT NULL,
+    moment TEXT NOT NULL,
+    asked_at TEXT NOT NULL,
+    p_help REAL,
+    threshold REAL,
+    risk REAL,
+    app_name TEXT NOT NULL DEFAULT '',
+    sample_json TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS question_answers (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    question_id INTEGER NOT NULL REFERENCES questions(id),
+    answer TEXT NOT NULL CHECK (answer IN ('yes', 'no')),
+    answered_at TEXT NOT NULL,
+    source TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS question_answers_question ON question_answers(question_id);
 """
 
 
@@ -120,6 +160,10 @@ def _event(d: dict[str, Any]) -> Event:
            "conversation": Conversation(tuple(conv["user_queries"]), tuple(conv["llm_responses"]), conv["full_conversation"])
            if conv else None,
            "candidate_tasks": tuple(d.get("candidate_tasks", ()))})
+
+
+def _event_to_json(e: Event) -> dict[str, Any]:
+    return json.loads(json.dumps(to_jsonable(asdict(e)), ensure_ascii=False, default=lambda o: o.isoformat()))
 
 
 def sample_from_json(text: str) -> Sample:
@@ -194,8 +238,9 @@ class FeedbackStore:
             return int(cur.lastrowid)
 
     def add_implicit(self, sample: Sample, *, response: str, label: int, weight: float, evidence: dict[str, Any],
-                     at: datetime, decision_id: int | None = None) -> int:
+                     at: datetime, decision_id: int | None = None, pending_id: int | None = None) -> int:
         """Store one implicit label of a quiet moment (:mod:`proagent.live._implicit`); returns its id.
+        ``pending_id``: its :meth:`add_pending` row, removed in the same transaction.
 
         Raises:
             ValueError: ``response`` is not one of :data:`~proagent.live.records.IMPLICIT_RESPONSES`.
@@ -208,7 +253,104 @@ class FeedbackStore:
                 "labelled_at, sample_json) VALUES (?,?,?,?,?,?,?,?,?,?)",
                 (decision_id, sample.id, sample.user, sample.time.isoformat(), response, int(label), float(weight),
                  json.dumps(evidence, ensure_ascii=False), at.isoformat(), sample_to_json(sample)))
+            if pending_id is not None:
+                self._conn.execute("DELETE FROM implicit_pending WHERE id = ?", (int(pending_id),))
             return int(cur.lastrowid)
+
+    # ------------------------------------------------------------ quiet moments awaiting their horizon
+    def add_pending(self, sample: Sample, *, decision_id: int | None, app_name: str, front_event_id: str | None) -> int:
+        """Keep a quiet moment until what follows labels it (survives a restart); returns its row id."""
+        with self._lock, self._conn:
+            cur = self._conn.execute(
+                "INSERT INTO implicit_pending (decision_id, moment, app_name, front_event_id, sample_json) "
+                "VALUES (?,?,?,?,?)", (decision_id, sample.time.isoformat(), app_name, front_event_id,
+                                        sample_to_json(sample)))
+            return int(cur.lastrowid)
+
+    def update_pending(self, pending_id: int, seen: list[Event]) -> None:
+        """The events seen so far after a pending quiet moment (``seen_json``)."""
+        text = json.dumps([_event_to_json(e) for e in seen], ensure_ascii=False)
+        with self._lock, self._conn:
+            self._conn.execute("UPDATE implicit_pending SET seen_json = ? WHERE id = ?", (text, int(pending_id)))
+
+    def drop_pending(self, pending_ids: list[int]) -> None:
+        """Forget pending quiet moments that nothing labelled (an idle stop, a switch)."""
+        if pending_ids:
+            with self._lock, self._conn:
+                self._conn.executemany("DELETE FROM implicit_pending WHERE id = ?", [(int(i),) for i in pending_ids])
+
+    def pending(self) -> list[dict[str, Any]]:
+        """The pending quiet moments, oldest first: dicts of ``id``, ``decision_id``, ``sample``
+        (a :class:`~proagent.records.Sample`), ``app_name``, ``front_event_id``, ``seen`` (events);
+        an unreadable row is dropped."""
+        with self._lock:
+            rows = self._conn.execute("SELECT id, decision_id, app_name, front_event_id, sample_json, seen_json "
+                                      "FROM implicit_pending ORDER BY id").fetchall()
+        out, bad = [], []
+        for pid, did, app, front, sj, seen in rows:
+            try:
+                out.append({"id": int(pid), "decision_id": did, "app_name": app or "", "front_event_id": front,
+                            "sample": sample_from_json(sj), "seen": [_event(d) for d in json.loads(seen)]})
+            except (ValueError, KeyError, TypeError):
+                bad.append(int(pid))
+        self.drop_pending(bad)
+        return out
+
+    # ------------------------------------------------------------ sparse questions
+    def add_question(self, sample: Sample, *, asked_at: datetime, p_help: float | None, threshold: float | None,
+                     risk: float | None, app_name: str, decision_id: int | None = None) -> Question:
+        """Store one question asked about a quiet moment (:mod:`proagent.live._ask`); returns it with its id."""
+        with self._lock, self._conn:
+            cur = self._conn.execute(
+                "INSERT INTO questions (decision_id, sample_id, user, moment, asked_at, p_help, threshold, risk, "
+                "app_name, sample_json) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (decision_id, sample.id, sample.user, sample.time.isoformat(), asked_at.isoformat(), p_help, threshold,
+                 risk, app_name, sample_to_json(sample)))
+            qid = int(cur.lastrowid)
+        return Question(qid, sample.id, sample.time, asked_at, app_name, p_help)
+
+    def answer_question(self, question_id: int, answer: str, at: datetime, source: str = "") -> bool:
+        """Record an answer (``yes`` or ``no``); ``False`` (nothing stored) for an unknown question or answer."""
+        if answer not in ANSWERS:
+            return False
+        with self._lock, self._conn:
+            if self._conn.execute("SELECT 1 FROM questions WHERE id = ?", (int(question_id),)).fetchone() is None:
+                return False
+            self._conn.execute("INSERT INTO question_answers (question_id, answer, answered_at, source) VALUES (?,?,?,?)",
+                               (int(question_id), answer, at.isoformat(), source))
+        return True
+
+    def answers_since(self, after_id: int) -> list[tuple[int, int, str, datetime]]:
+        """Answers to questions with row id > ``after_id``: (answer id, question id, answer, time)."""
+        with self._lock:
+            rows = self._conn.execute("SELECT id, question_id, answer, answered_at FROM question_answers WHERE id > ? "
+                                      "ORDER BY id", (int(after_id),)).fetchall()
+        return [(int(a), int(b), str(c), datetime.fromisoformat(d)) for a, b, c, d in rows]
+
+    def question_sample(self, question_id: int) -> Sample | None:
+        """The Sample of a question's moment (``None``: no such row or an unreadable one)."""
+        return self._stored_sample("questions", question_id)
+
+    def questions(self, *, open_only: bool = False, limit: int = 50) -> list[dict[str, Any]]:
+        """Latest questions first, each with its latest ``answer`` (``None`` while unanswered):
+        dicts of ``id``, ``sample_id``, ``moment``, ``asked_at``, ``p_help``, ``app_name``, ``answer``, ``text``."""
+        from ._ask import QUESTION_TEXT
+
+        sql = ("SELECT q.id, q.sample_id, q.moment, q.asked_at, q.p_help, q.app_name, (SELECT answer FROM "
+               "question_answers a WHERE a.question_id = q.id ORDER BY a.id DESC LIMIT 1) FROM questions q "
+               "ORDER BY q.id DESC LIMIT ?")
+        with self._lock:
+            rows = self._conn.execute(sql, (int(limit),)).fetchall()
+        keys = ("id", "sample_id", "moment", "asked_at", "p_help", "app_name", "answer")
+        out = [{**dict(zip(keys, r)), "text": QUESTION_TEXT} for r in rows]
+        return [q for q in out if q["answer"] is None] if open_only else out
+
+    def asked_on(self, day: Any) -> list[datetime]:
+        """When the questions of calendar day ``day`` (a :class:`datetime.date`, the loop's clock) were asked."""
+        with self._lock:
+            rows = self._conn.execute("SELECT asked_at FROM questions WHERE substr(asked_at, 1, 10) = ? ORDER BY id",
+                                      (day.isoformat(),)).fetchall()
+        return [datetime.fromisoformat(r[0]) for r in rows]
 
     def implicit_since(self, after_id: int) -> list[dict[str, Any]]:
         """Implicit labels with id > ``after_id``, oldest first: dicts of ``id``, ``decision_id``,
@@ -312,7 +454,8 @@ def feedback_samples(folder: str | Path, *, implicit: bool = True) -> list[Sampl
     """Answered offers of a live folder (or a ``feedback.db`` file) as labelled
     samples, oldest first: the offer's latest response ``accepted`` -> label 1,
     ``dismissed`` -> label 0 (``kind="labelled"``, ``split="train"``); offers
-    answered "not now", ignored or unanswered give no sample.
+    answered "not now", ignored or unanswered give no sample. Answered sparse questions
+    (``--ask-rate``) come last: ``yes`` -> label 1, ``no`` -> label 0 (id ``question:yes:...``).
 
     With ``implicit`` (default), the implicit labels of quiet moments follow them: every
     ``missed`` moment (label 1, id ``implicit:missed:...``) and a deterministic share, equal to
@@ -333,6 +476,10 @@ def feedback_samples(folder: str | Path, *, implicit: bool = True) -> list[Sampl
             has = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'implicit'").fetchone()
             quiet = conn.execute("SELECT sample_json, response, weight FROM implicit ORDER BY id").fetchall() \
                 if implicit and has else []
+            asked = conn.execute(
+                "SELECT q.sample_json, (SELECT answer FROM question_answers a WHERE a.question_id = q.id ORDER BY a.id "
+                "DESC LIMIT 1) FROM questions q ORDER BY q.id").fetchall() \
+                if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'questions'").fetchone() else []
         finally:
             conn.close()
     except sqlite3.DatabaseError as e:
@@ -358,4 +505,10 @@ def feedback_samples(folder: str | Path, *, implicit: bool = True) -> list[Sampl
             continue
         out.append(replace(s, label=1 if response == "missed" else 0, kind="labelled", split="train",
                            id=f"implicit:{response}:{s.id}"))
+    for sample_json, answer in asked:
+        if answer not in ANSWERS:
+            continue
+        s = parse(sample_json)
+        out.append(replace(s, label=1 if answer == "yes" else 0, kind="labelled", split="train",
+                           id=f"question:{answer}:{s.id}"))
     return out

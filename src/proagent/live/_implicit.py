@@ -34,7 +34,9 @@ offered+implicit`` measures the two sides against misses alone (``offered+misses
 Labels go to ``feedback.db`` (table ``implicit``, with the event ids as evidence); the live
 learner (:class:`proagent.live.LearningWhen`) learns them before the next decision and
 ``proagent train when --feedback`` reads them (:func:`proagent.live.feedback_samples`).
-Pending quiet moments are held in memory: a restart forgets those not yet labelled.
+Quiet moments still waiting for their horizon are kept in ``feedback.db`` too (table
+``implicit_pending``, with the events seen after them so far): a restarted run resumes them
+(a stop longer than the horizon plus :data:`IDLE_SECONDS` is an idle stop, which labels nothing).
 """
 
 from __future__ import annotations
@@ -87,6 +89,8 @@ class _Pending:
     app: str
     front_id: str | None
     seen: dict[str, Event] = field(default_factory=dict)
+    row: int | None = None
+    """Its ``implicit_pending`` row in ``feedback.db`` (``None``: a store that keeps none)."""
 
 
 @dataclass
@@ -108,13 +112,25 @@ class ImplicitLabeller:
     now: Callable[[], datetime] | None = None
     pending: list[_Pending] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        """Resume the quiet moments a previous run left waiting in ``feedback.db``."""
+        load = getattr(self.store, "pending", None)
+        if callable(load) and not self.pending:
+            for r in load():
+                s = r["sample"]
+                self.pending.append(_Pending(r["decision_id"], s, s.time, r["app_name"], r["front_event_id"],
+                                             {e.id: e for e in r["seen"]}, r["id"]))
+
     def quiet(self, decision_id: int | None, sample: Sample, front: Event | None) -> None:
         """Remember a quiet moment (``front``: the event in front at decision time). Moments whose front
         event is itself LLM use are not held: the person is already getting help."""
         if front is not None and llm_use(front):
             return
         app = (front.app_name if front is not None else sample.current.app_name) or ""
-        self.pending.append(_Pending(decision_id, sample, sample.time, app, front.id if front is not None else None))
+        front_id = front.id if front is not None else None
+        add = getattr(self.store, "add_pending", None)
+        row = add(sample, decision_id=decision_id, app_name=app, front_event_id=front_id) if callable(add) else None
+        self.pending.append(_Pending(decision_id, sample, sample.time, app, front_id, row=row))
 
     def observe(self, t: datetime, events: list[Event]) -> list[int]:
         """Look at what happened up to ``t`` (``events``: the person's events known at ``t``,
@@ -124,10 +140,12 @@ class ImplicitLabeller:
         horizon = timedelta(seconds=self.horizon_seconds)
         made: list[int] = []
         keep: list[_Pending] = []
+        dropped: list[int] = []
         for p in self.pending:
             after = [e for e in events if p.t < e.start <= min(t, p.t + horizon) and e.id != p.front_id]
-            for e in after:
-                p.seen.setdefault(e.id, e)
+            new = [e for e in after if e.id not in p.seen]
+            for e in new:
+                p.seen[e.id] = e
             llm = next(((e, why) for e in p.seen.values() if (why := llm_use(e))), None)
             if llm is not None:
                 e, why = llm
@@ -138,6 +156,8 @@ class ImplicitLabeller:
                 continue
             if t < p.t + horizon:
                 keep.append(p)
+                if new and p.row is not None:
+                    self.store.update_pending(p.row, list(p.seen.values()))  # type: ignore[attr-defined]
                 continue
             steady = (t <= p.t + horizon + timedelta(seconds=self.idle_seconds)
                       and all(e.app_name == p.app for e in p.seen.values()) and p.app != "")
@@ -145,13 +165,18 @@ class ImplicitLabeller:
                 made.append(self._store(p, "quiet_focus", 0, self.focus_weight, {
                     "rule": f"kept working in {p.app!r} for {self.horizon_seconds:g} s, no LLM use",
                     "front_event_id": p.front_id, "event_ids": [x.id for x in p.seen.values()]}))
+            elif p.row is not None:
+                dropped.append(p.row)
         self.pending = keep
+        if dropped:
+            self.store.drop_pending(dropped)  # type: ignore[attr-defined]
         return made
 
     def _store(self, p: _Pending, response: str, label: int, weight: float, evidence: dict) -> int:
         at = self.now() if self.now is not None else p.t
+        extra = {"pending_id": p.row} if p.row is not None else {}
         return self.store.add_implicit(p.sample, response=response, label=label, weight=weight,  # type: ignore[attr-defined]
-                                       evidence=evidence, at=at, decision_id=p.decision_id)
+                                       evidence=evidence, at=at, decision_id=p.decision_id, **extra)
 
 
 def label_summary(folder) -> dict[str, int]:  # noqa: ANN001
@@ -179,14 +204,23 @@ def label_summary(folder) -> dict[str, int]:  # noqa: ANN001
                                 "LIMIT 1) FROM offers o").fetchall()
             has = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'implicit'").fetchone()
             quiet = conn.execute("SELECT response, count(*) FROM implicit GROUP BY response").fetchall() if has else []
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            pending = conn.execute("SELECT count(*) FROM implicit_pending").fetchone()[0] \
+                if "implicit_pending" in tables else 0
+            asked = conn.execute(
+                "SELECT (SELECT answer FROM question_answers a WHERE a.question_id = q.id ORDER BY a.id DESC LIMIT 1) "
+                "FROM questions q").fetchall() if "questions" in tables else []
         finally:
             conn.close()
     except sqlite3.DatabaseError:
         return {}
     out = {"offers": len(rows), "accepted": 0, "dismissed": 0, "not_now": 0, "ignored": 0, "open": 0,
-           "missed": 0, "quiet_focus": 0}
+           "missed": 0, "quiet_focus": 0, "pending": int(pending), "asked": len(asked), "asked_yes": 0, "asked_no": 0}
     for (r,) in rows:
         out[r or "open"] = out.get(r or "open", 0) + 1
     for r, n in quiet:
         out[r] = int(n)
+    for (a,) in asked:
+        if a in ("yes", "no"):
+            out[f"asked_{a}"] += 1
     return out

@@ -12,7 +12,10 @@ moment was wrong, the help perhaps not); ``ignored`` teaches nothing. A later
 answer to the same offer replaces the earlier one. Implicit labels of quiet moments
 (``feedback.db`` table ``implicit``, :mod:`proagent.live._implicit`) are learned the same
 way: ``missed`` -> 1 with weight 1, ``quiet_focus`` -> 0 with its stored weight
-(:data:`proagent.live._implicit.FOCUS_WEIGHT`).
+(:data:`proagent.live._implicit.FOCUS_WEIGHT`). Answers to sparse questions (``--ask-rate``,
+:mod:`proagent.live._ask`; ``feedback.db`` tables ``questions``, ``question_answers``) are learned
+as an offer's: ``yes`` -> 1, ``no`` -> 0, weight 1; a later answer to the same question replaces
+the earlier one.
 
 What was learned lives beside ``feedback.db`` in ``learning/``:
 
@@ -21,10 +24,12 @@ What was learned lives beside ``feedback.db`` in ``learning/``:
     SHA-256, the threshold and the costs it came from, ``last_response_id``
     (answers up to it were looked at), ``reset_after_response_id`` (answers up
     to it are forgotten: ``proagent live reset-learning``), the same two for implicit
-    labels (``last_implicit_id``, ``reset_after_implicit_id``, written once there are any), and
+    labels (``last_implicit_id``, ``reset_after_implicit_id``, written once there are any) and for
+    answers to questions (``last_answer_id``, ``reset_after_answer_id``, likewise), and
     ``learned_from``: one record per answer (offer id, response id, response,
     label, weight, moment, session, SHA-256 of the moment's text; an implicit label has
-    ``implicit_id`` and its evidence's event ids instead of the offer and response ids);
+    ``implicit_id`` and its evidence's event ids instead of the offer and response ids; an answered
+    question ``question_id`` and ``answer_id``, response ``question_yes`` or ``question_no``);
 ``learning/features.npy``
     the feature rows of those moments (a cache: rebuilt from ``feedback.db``
     when it does not match the manifest or the decider).
@@ -65,6 +70,7 @@ NOT_NOW_WEIGHT = 0.5
 """Weight of a "not now" answer as a negative label (an accept or dismiss weighs 1)."""
 
 _LABELS = {"accepted": (1, 1.0), "dismissed": (0, 1.0), "not_now": (0, NOT_NOW_WEIGHT)}
+_ANSWER_LABELS = {"yes": (1, 1.0), "no": (0, 1.0)}
 
 
 MAX_ID = 2**62
@@ -108,7 +114,7 @@ def _read_manifest(folder: Path) -> LearningManifest | None:
     try:
         got = LearningManifest.from_json(m)
         counts = (got.last_response_id, got.reset_after_response_id, got.last_implicit_id, got.reset_after_implicit_id,
-                  got.n, got.n_positive)
+                  got.last_answer_id, got.reset_after_answer_id, got.n, got.n_positive)
         if min(counts) < 0 or max(counts) > MAX_ID or got.n_positive > got.n:
             raise ValueError("a count out of range")
         for name in ("config", "decider", "costs", "model"):
@@ -157,6 +163,8 @@ class LearningWhen:
         self.reset_after = 0
         self.last_implicit_id = 0
         self.reset_after_implicit = 0
+        self.last_answer_id = 0
+        self.reset_after_answer = 0
         self._stale = False
         self._saved_mtime: int | None = None
 
@@ -186,6 +194,7 @@ class LearningWhen:
             self._reset_from_disk()
         new = store.responses_since(max(self.last_response_id, self.reset_after))
         quiet = store.implicit_since(max(self.last_implicit_id, self.reset_after_implicit))
+        asked = store.answers_since(max(self.last_answer_id, self.reset_after_answer))
         if self._stale:
             self._rebuild(store)
         n = 0
@@ -197,15 +206,8 @@ class LearningWhen:
             if sample is None:
                 continue
             label, weight = _LABELS[response]
-            rec = {"offer_id": oid, "response_id": rid, "response": response, "label": label, "weight": weight,
-                   "moment": sample.time.isoformat(), "user": sample.user, **_text_key(sample)}
-            old = next((i for i, r in enumerate(self.learned) if r.get("offer_id") == oid), None)
-            row = self.features([sample])[0]
-            if old is not None:
-                self.learned[old], self._rows[old] = rec, row
-            else:
-                self.learned.append(rec)
-                self._rows.append(row)
+            self._put("offer_id", sample, {"offer_id": oid, "response_id": rid, "response": response, "label": label,
+                                           "weight": weight})
             n += 1
         for q in quiet:
             self.last_implicit_id = q["id"]
@@ -218,12 +220,33 @@ class LearningWhen:
                                  **_text_key(sample)})
             self._rows.append(self.features([sample])[0])
             n += 1
-        if new or quiet or self._stale:
+        for aid, qid, answer, _at in asked:
+            self.last_answer_id = aid
+            sample = store.question_sample(qid)
+            if answer not in _ANSWER_LABELS or sample is None:
+                continue
+            label, weight = _ANSWER_LABELS[answer]
+            self._put("question_id", sample, {"question_id": qid, "answer_id": aid, "response": f"question_{answer}",
+                                              "label": label, "weight": weight})
+            n += 1
+        if new or quiet or asked or self._stale:
             if n or self._stale:
                 self._refit()
             self._stale = False
             self.save()
         return n
+
+    def _put(self, key: str, sample: Sample, rec: dict[str, Any]) -> None:
+        """Learn ``rec`` (an answer to the offer or question ``rec[key]``) at ``sample``'s moment; a later
+        answer to the same offer or question replaces the earlier one."""
+        rec = {**rec, "moment": sample.time.isoformat(), "user": sample.user, **_text_key(sample)}
+        old = next((i for i, r in enumerate(self.learned) if r.get(key) == rec[key]), None)
+        row = self.features([sample])[0]
+        if old is not None:
+            self.learned[old], self._rows[old] = rec, row
+        else:
+            self.learned.append(rec)
+            self._rows.append(row)
 
     def _reset_from_disk(self) -> None:
         """Forget in memory too when ``proagent live reset-learning`` ran meanwhile (checked by mtime)."""
@@ -238,9 +261,11 @@ class LearningWhen:
         m = _read_manifest(self.folder)
         after = m.reset_after_response_id if m is not None else 0
         after_q = m.reset_after_implicit_id if m is not None else 0
-        if after > self.reset_after or after_q > self.reset_after_implicit:
+        after_a = m.reset_after_answer_id if m is not None else 0
+        if after > self.reset_after or after_q > self.reset_after_implicit or after_a > self.reset_after_answer:
             self.reset_after = self.last_response_id = max(after, self.reset_after)
             self.reset_after_implicit = self.last_implicit_id = max(after_q, self.reset_after_implicit)
+            self.reset_after_answer = self.last_answer_id = max(after_a, self.reset_after_answer)
             self.learned, self._rows = [], []
             self._refit()
 
@@ -251,8 +276,9 @@ class LearningWhen:
             self.model.fit(np.zeros((0, 0)), [])
 
     def _rebuild(self, store: FeedbackStore) -> None:
-        samples = [store.offer_sample(r["offer_id"]) if r.get("implicit_id") is None else store.implicit_sample(r["implicit_id"])
-                   for r in self.learned]
+        samples = [store.implicit_sample(r["implicit_id"]) if r.get("implicit_id") is not None
+                   else store.question_sample(r["question_id"]) if r.get("question_id") is not None
+                   else store.offer_sample(r["offer_id"]) for r in self.learned]
         keep = [i for i, s in enumerate(samples) if s is not None]
         self.learned = [self.learned[i] for i in keep]
         self._rows = list(self.features([samples[i] for i in keep])) if keep else []
@@ -273,6 +299,8 @@ class LearningWhen:
         self.last_response_id = m.last_response_id
         self.reset_after_implicit = m.reset_after_implicit_id
         self.last_implicit_id = m.last_implicit_id
+        self.reset_after_answer = m.reset_after_answer_id
+        self.last_answer_id = m.last_answer_id
         self.learned = [dict(r) for r in m.learned_from]
         rows = None
         p = self.folder / LEARNING_DIR / "features.npy"
@@ -301,6 +329,7 @@ class LearningWhen:
             costs=None if self.costs is None else {"false_alarm": self.costs[0], "miss": self.costs[1]},
             last_response_id=self.last_response_id, reset_after_response_id=self.reset_after,
             last_implicit_id=self.last_implicit_id, reset_after_implicit_id=self.reset_after_implicit,
+            last_answer_id=self.last_answer_id, reset_after_answer_id=self.reset_after_answer,
             n=len(self.learned), n_positive=sum(r["label"] for r in self.learned),
             model=self.model.describe(), learned_from=tuple(self.learned),
             updated=datetime.now(timezone.utc).isoformat(timespec="seconds"))
@@ -325,7 +354,7 @@ def _text_key(sample: Sample) -> dict[str, str]:
 
 
 def reset_learning(folder: str | Path) -> int:
-    """Forget what the live decider in ``folder`` learned: every answer (and implicit label) stored so far
+    """Forget what the live decider in ``folder`` learned: every answer (implicit label, answered question) stored so far
     is skipped from now on (``feedback.db`` itself is kept: ``proagent train when
     --feedback`` still reads it); the next run starts from the population decider.
 
@@ -345,6 +374,8 @@ def reset_learning(folder: str | Path) -> int:
             last = conn.execute("SELECT max(id) FROM responses").fetchone()[0] or 0
             has = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'implicit'").fetchone()
             last_q = (conn.execute("SELECT max(id) FROM implicit").fetchone()[0] or 0) if has else 0
+            has_a = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'question_answers'").fetchone()
+            last_a = (conn.execute("SELECT max(id) FROM question_answers").fetchone()[0] or 0) if has_a else 0
         finally:
             conn.close()
     except sqlite3.DatabaseError as e:
@@ -361,7 +392,8 @@ def reset_learning(folder: str | Path) -> int:
     except (OSError, ValueError, IndexError):
         rows = 0
     m = replace(old, format=LEARNING_FORMAT, last_response_id=int(last), reset_after_response_id=int(last),
-                last_implicit_id=int(last_q), reset_after_implicit_id=int(last_q), n=0,
+                last_implicit_id=int(last_q), reset_after_implicit_id=int(last_q), last_answer_id=int(last_a),
+                reset_after_answer_id=int(last_a), n=0,
                 n_positive=0, model=None, learned_from=(),
                 updated=datetime.now(timezone.utc).isoformat(timespec="seconds"))
     (d / "features.npy").unlink(missing_ok=True)

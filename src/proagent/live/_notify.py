@@ -4,12 +4,13 @@
   ``a 3`` / ``d 3`` / ``n 3`` (accept / dismiss / not now offer 3) when a
   stream of answers is given (stdin when it is a terminal); with the run's help
   (:class:`~proagent.live.LiveHelp`) an accepted offer's answer is printed under its id as it
-  streams, ``f 3 <text>`` asks a follow-up, ``+ 3`` / ``- 3`` rate the answer.
+  streams, ``f 3 <text>`` asks a follow-up, ``+ 3`` / ``- 3`` rate the answer; a sparse question
+  (``--ask-rate``, :mod:`proagent.live._ask`) is a line answered ``q 2 yes`` / ``q 2 no`` (``y`` / ``n``).
 * ``desktop``: a freedesktop notification through ``notify-send`` (libnotify,
   D-Bus ``org.freedesktop.Notifications``) with Accept / Dismiss / Not now
   actions; the chosen action (printed by ``notify-send --action``) is stored; Accept also
   starts the help and opens the local page at that offer (``xdg-open URL#offer-N``) when the run has one.
-* ``page``: the local page (:mod:`proagent.live._page`) lists offers itself;
+* ``page``: the local page (:mod:`proagent.live._page`) lists offers (and open questions) itself;
   its notifier only counts them.
 
 Every response goes to ``feedback.db`` (:class:`~proagent.live.FeedbackStore`).
@@ -31,11 +32,12 @@ from typing import IO, Any, Protocol
 
 from ..errors import UsageError
 from ._feedback import FeedbackStore
-from .records import Offer
+from .records import Offer, Question
 
 __all__ = ["NOTIFIERS", "DesktopNotifier", "Notifier", "NotifyContext", "PageNotifier", "TerminalNotifier", "open_notifiers",
            "register_notifier"]
 
+_YES_NO = {"y": "yes", "yes": "yes", "n": "no", "no": "no"}
 _KEYS = {"a": "accepted", "accept": "accepted", "d": "dismissed", "dismiss": "dismissed", "n": "not_now",
          "not_now": "not_now", "later": "not_now"}
 
@@ -52,6 +54,8 @@ class Notifier(Protocol):
 
     # optional: ``update(offer)``, the offer shown earlier now with its How answer (text, query,
     # intention: :meth:`proagent.live.FeedbackStore.fill_offer`); a notifier without it shows nothing more
+    # optional: ``ask(question)``, show a sparse question (:class:`~proagent.live.records.Question`,
+    # ``--ask-rate``); questions are asked only when some notifier of the run has it
 
     def close(self) -> None:
         """Release what the notifier holds (threads, processes, server)."""
@@ -140,6 +144,12 @@ class TerminalNotifier:
         what = f" [{offer.intention}]" if offer.intention else ""
         self._say(f"offer {offer.id}{what}: {offer.text}\n")
 
+    def ask(self, question: Question) -> None:
+        """A sparse question about a quiet moment (``--ask-rate``): one line, answered ``q ID yes|no``."""
+        where = f" in {question.app_name}" if question.app_name else ""
+        self._say(f"question {question.id} at {question.moment:%H:%M:%S}{where}: Would help have been useful just now?"
+                  f"   (q {question.id} y = yes, q {question.id} n = no)\n")
+
     def _say(self, text: str) -> None:
         with self._write:
             self.out.write(text)
@@ -168,6 +178,10 @@ class TerminalNotifier:
                         self._say(f"help {parts[1]}: no help model in this run (--model none)\n")
                     else:
                         self.help.accept(int(parts[1]), source="terminal")
+            elif key == "q" and len(parts) == 3 and parts[1].isdigit() and parts[2].lower() in _YES_NO:
+                answer = _YES_NO[parts[2].lower()]
+                ok = self.store.answer_question(int(parts[1]), answer, self.now(), source="terminal")
+                self._say(f"question {parts[1]}: {answer if ok else 'no such question'}\n")
             elif key in ("f", "follow") and len(parts) == 3 and parts[1].isdigit() and self.help is not None:
                 why = self.help.follow_up(int(parts[1]), parts[2], source="terminal")
                 if why is not None:
@@ -272,6 +286,9 @@ class PageNotifier:
 
     def update(self, offer: Offer) -> None:
         pass  # the page reads the offer's new text from feedback.db
+
+    def ask(self, question: Question) -> None:
+        pass  # the page lists open questions from feedback.db
 
     def close(self) -> None:
         pass

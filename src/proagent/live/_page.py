@@ -7,10 +7,14 @@ JSON errors). Routes:
 ``GET /?token=T``
     the page (polls ``/offers`` every 2 s).
 ``GET /offers?token=T``
-    JSON ``{"offers": [{id, moment, created_at, text, query, intention, p_help, app_name, response}, ...]}``, newest first.
+    JSON ``{"offers": [{id, moment, created_at, text, query, intention, p_help, app_name, response}, ...],
+    "questions": [{id, moment, asked_at, p_help, app_name, text, answer}, ...]}``, newest first; ``questions``:
+    the sparse questions not answered yet (``--ask-rate``, :mod:`proagent.live._ask`; at most 5).
 ``POST /respond?token=T`` with JSON ``{"id": 3, "response": "accepted"|"dismissed"|"not_now"}``
     stores the response in ``feedback.db``; 200 ``{"ok": true, "help": started}``, 400 for an
     unknown offer or response. An accept starts the offer's help (:class:`~proagent.live.LiveHelp`).
+    With JSON ``{"question": 2, "answer": "yes"|"no"}`` it answers a sparse question instead:
+    200 ``{"ok": true}``, 400 for an unknown question or answer.
 ``GET /help?token=T&id=3``
     ``{"available": bool, "busy": bool, "turns": [{id, role, text, html, status, first_token_seconds,
     total_seconds, completion_tokens, rating}]}``: the offer's help so far (an answer being streamed:
@@ -47,7 +51,7 @@ from ._restraint import block_app, blocked_apps, unblock_app
 
 __all__ = ["OfferPage"]
 
-_BODY = '<p class="meta" id="status">loading…</p><ul id="offers"></ul>'
+_BODY = '<p class="meta" id="status">loading…</p><ul id="questions"></ul><ul id="offers"></ul>'
 
 _SCRIPT = """
 const token = new URLSearchParams(location.search).get("token");
@@ -165,10 +169,22 @@ async function loadHelp(id){
     it.help.appendChild(ask);
   }
 }
+async function answer(id, a){ await post("/respond",{question:id,answer:a}); await refresh(); }
+function questions(qs){
+  const ul = document.getElementById("questions"); ul.replaceChildren();
+  for(const x of qs||[]){
+    const li = el("li",{"id":"question-"+x.id,"class":"question"});
+    li.appendChild(el("span",{"class":"app"},x.app_name||"?"));
+    li.appendChild(el("span",{"class":"text"},"Would help have been useful just now? ("+x.moment.replace("T"," ")+")"));
+    for(const [k,label] of [["yes","Yes"],["no","No"]]){ const b = el("button",{"class":"answer-"+k,"data-id":x.id},label); b.onclick=()=>answer(x.id,k); li.appendChild(b); }
+    ul.appendChild(li);
+  }
+}
 async function refresh(){
   const r = await fetch("/offers"+q);
   if(!r.ok){document.getElementById("status").textContent="error "+r.status;return;}
   const data = await r.json(); const ul = document.getElementById("offers");
+  questions(data.questions);
   const order = [];
   for(const o of data.offers){ if(!items[o.id]) build(o); fill(o); order.push(items[o.id].li); }
   for(let i=0;i<order.length;i++){ if(ul.children[i]!==order[i]) ul.insertBefore(order[i], ul.children[i]||null); }
@@ -212,7 +228,8 @@ class OfferPage:
         self.port = srv.port
         page_html = srv.html_page("proagent offers", _BODY, script=_SCRIPT)
         srv.route("GET", "/", lambda req: Response.html(page_html))
-        srv.route("GET", "/offers", lambda req: Response.json({"offers": store.offers(limit=100)}))
+        srv.route("GET", "/offers", lambda req: Response.json({"offers": store.offers(limit=100),
+                                                                "questions": store.questions(open_only=True, limit=5)}))
         srv.route("POST", "/respond", self._respond)
         srv.route("POST", "/block-app", self._block_app)
         srv.route("POST", "/unblock-app", self._unblock_app)
@@ -252,6 +269,14 @@ class OfferPage:
 
     def _respond(self, req: Request) -> Response:
         body = req.json()
+        if isinstance(body, dict) and "question" in body:  # a sparse question's answer (--ask-rate)
+            try:
+                qid, answer = int(body["question"]), str(body["answer"])
+            except (ValueError, KeyError, TypeError, OverflowError):
+                raise HttpError(400, "expected JSON {question, answer}") from None
+            if not self.store.answer_question(qid, answer, self.now(), source="page"):
+                raise HttpError(400, "unknown question or answer")
+            return Response.json({"ok": True})
         try:
             oid, resp = int(body["id"]), str(body["response"])
         except (ValueError, KeyError, TypeError, OverflowError):

@@ -55,6 +55,9 @@ class LiveOptions:
     """Decide a moment once its window settled in front and its screen paused this long
     (seconds, ``--settle``; :mod:`proagent.live._settle`); ``None``: the benchmark's candidate
     moments (each event at its start, the event before it as current state)."""
+    ask_rate: int = 0
+    """Sparse questions: at most this many a day at quiet moments the decider is unsure of
+    (``--ask-rate``, :mod:`proagent.live._ask`); 0: none."""
 
 
 @dataclass
@@ -149,7 +152,8 @@ def run_replay(data: str | Path, folder: str | Path, decider: When, options: Liv
         agent = LiveAgent(folder, decider, how=how, notifiers=[*notifiers, helper],  # the helper reads offers ahead
                           restraint=Restraint(options.restraint, folder=folder), clock=clock,
                           config=SampleConfig(window_seconds=options.window_seconds),
-                          ignore_after_seconds=options.ignore_after_seconds, feedback=store, on_decision=on_decision)
+                          ignore_after_seconds=options.ignore_after_seconds, feedback=store, on_decision=on_decision,
+                          ask_rate=options.ask_rate)
         done = len(store.decisions())
         agent.replay(moments[done:], clock, stop)
         interrupted = stop is not None and stop.is_set()
@@ -174,6 +178,8 @@ def _opts(o: LiveOptions) -> dict[str, Any]:
 
     d = asdict(o)
     d.pop("port")
+    if not d.get("ask_rate"):
+        d.pop("ask_rate", None)  # a folder written before --ask-rate resumes as it was
     q = d["restraint"].get("quiet_hours")
     if q:
         d["restraint"]["quiet_hours"] = [t.isoformat() for t in q]
@@ -225,7 +231,7 @@ def run_watch(db: str | Path, folder: str | Path, decider: When, options: LiveOp
                           config=SampleConfig(window_seconds=options.window_seconds),
                           ignore_after_seconds=options.ignore_after_seconds, feedback=store, on_decision=on_decision,
                           stale_after_seconds=stale_after_seconds, offer_wait_seconds=offer_wait_seconds,
-                          settle_seconds=options.settle_seconds, on_status=on_status)
+                          settle_seconds=options.settle_seconds, on_status=on_status, ask_rate=options.ask_rate)
         if timer is not None:
             timer.daemon = True
             timer.start()

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-__all__ = ["IMPLICIT_RESPONSES", "RESPONSES", "DecisionSummary", "Latency", "LearningManifest", "LiveDecision", "Offer", "Response"]
+__all__ = ["ANSWERS", "IMPLICIT_RESPONSES", "RESPONSES", "Question", "DecisionSummary", "Latency", "LearningManifest", "LiveDecision", "Offer", "Response"]
 
 Response = Literal["accepted", "dismissed", "not_now", "ignored"]
 """What the user did with an offer: accepted it, dismissed it, asked for it
@@ -20,6 +20,28 @@ IMPLICIT_RESPONSES: tuple[str, ...] = ("missed", "quiet_focus")
 """Labels of quiet moments read from what the person did next (``feedback.db`` table ``implicit``,
 :mod:`proagent.live._implicit`): ``missed`` (they turned to an LLM on their own: help was needed)
 and ``quiet_focus`` (they kept working in the same app: a weak "not needed")."""
+
+ANSWERS: tuple[str, ...] = ("yes", "no")
+"""Answers to a sparse question "Would help have been useful just now?" (``--ask-rate``,
+:mod:`proagent.live._ask`; ``feedback.db`` table ``question_answers``)."""
+
+
+@dataclass(frozen=True)
+class Question:
+    """A sparse question asked about a quiet moment (``proagent live --ask-rate``)."""
+
+    id: int
+    """Row id in ``feedback.db`` (``questions.id``)."""
+    sample_id: str
+    """The moment asked about (:attr:`proagent.records.Sample.id`)."""
+    moment: datetime
+    """The moment t (naive local time of the activity log)."""
+    asked_at: datetime
+    """When it was asked (the loop's clock; the per-day budget counts these)."""
+    app_name: str = ""
+    """The app in front at the moment."""
+    p_help: float | None = None
+    """The learner's P(help) at the moment (0-1)."""
 
 
 @dataclass(frozen=True)
@@ -135,6 +157,10 @@ class LearningManifest:
     """Highest ``implicit.id`` of ``feedback.db`` already learned from (or skipped)."""
     reset_after_implicit_id: int = 0
     """Implicit labels up to this ``implicit.id`` are forgotten (``proagent live reset-learning``)."""
+    last_answer_id: int = 0
+    """Highest ``question_answers.id`` of ``feedback.db`` already learned from (sparse questions)."""
+    reset_after_answer_id: int = 0
+    """Answers to questions up to this ``question_answers.id`` are forgotten (``proagent live reset-learning``)."""
     learned_from: tuple[Mapping[str, Any], ...] = ()
     """Each answer learned from: its response and offer ids, ``label`` (1 accepted, 0 not) and ``weight``."""
     updated: str = ""
@@ -164,6 +190,8 @@ class LearningManifest:
         d.update(last_response_id=self.last_response_id, reset_after_response_id=self.reset_after_response_id)
         if self.last_implicit_id or self.reset_after_implicit_id:  # files without implicit labels read as before
             d.update(last_implicit_id=self.last_implicit_id, reset_after_implicit_id=self.reset_after_implicit_id)
+        if self.last_answer_id or self.reset_after_answer_id:  # likewise for answers to sparse questions
+            d.update(last_answer_id=self.last_answer_id, reset_after_answer_id=self.reset_after_answer_id)
         d.update(n=self.n, n_positive=self.n_positive)
         if self.model is not None:
             d["model"] = dict(self.model)
@@ -181,6 +209,8 @@ class LearningManifest:
                    reset_after_response_id=int(data.get("reset_after_response_id") or 0),
                    last_implicit_id=int(data.get("last_implicit_id") or 0),
                    reset_after_implicit_id=int(data.get("reset_after_implicit_id") or 0),
+                   last_answer_id=int(data.get("last_answer_id") or 0),
+                   reset_after_answer_id=int(data.get("reset_after_answer_id") or 0),
                    n=int(data.get("n") or 0), n_positive=int(data.get("n_positive") or 0),
                    learned_from=tuple(dict(r) for r in data.get("learned_from") or ()),
                    updated=str(data.get("updated") or ""), method=data.get("method"),
