@@ -21,10 +21,10 @@ from inspect_ai.model import GenerateConfig
 
 from ..agent.decider import decider_gate, load_decider
 from ..agent.memory import (
-    MEMORY_NAMES,
     build_memory,
     derived_fields_summary,
     memory_context,
+    memory_names,
 )
 from ..agent.prompting import observation_prompt
 from ..agent.solvers import METHODS, check_threshold, method_solver
@@ -234,8 +234,8 @@ def _checked_config(modality: str, split: str, memory: str, window: str, train_f
     if split not in {"test", "train", "all"}:
         raise ValueError(f"split {split!r}: choose test, train or all")
     cfg = SampleConfig(window_seconds=parse_window(window), train_fraction=float(train_fraction), seed=int(seed))
-    if memory not in MEMORY_NAMES:
-        raise ValueError(f"unknown memory {memory!r}; choose from {', '.join(MEMORY_NAMES)}")
+    if memory not in memory_names():
+        raise ValueError(f"unknown memory {memory!r}; choose from {', '.join(memory_names())}")
     return cfg
 
 
