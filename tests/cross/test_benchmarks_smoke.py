@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from shared_data import DEV
+
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
@@ -20,3 +24,37 @@ def test_scale_smoke_generates_then_reuses(tmp_path: Path) -> None:
     rows = [json.loads((tmp_path / f"r{n}.json").read_text()) for n in (1, 2)]
     text = json.dumps(rows)
     assert '"samples"' in text and '"events"' in text
+
+
+def _smoke(name: str, *extra: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    r = subprocess.run([sys.executable, str(BENCH / name), "--smoke", *extra], capture_output=True, text=True,
+                       timeout=timeout, check=False)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-2000:]
+    return r
+
+
+def test_disk_cache_smoke_writes_both_layouts(tmp_path: Path) -> None:
+    _smoke("disk_cache.py", "--json", str(tmp_path / "r.json"))
+    rows = json.loads((tmp_path / "r.json").read_text())["rows"]
+    assert {(r["kind"], r["store"]) for r in rows} == {(k, s) for k in ("embedding", "answer", "memory")
+                                                      for s in ("file per entry", "diskcache")}
+    assert all(r["entries"] >= 5 and r["read_us"] > 0 for r in rows)
+
+
+def test_activity_read_smoke() -> None:
+    out = _smoke("activity_read.py").stdout
+    assert "ActivityWatch: proagent, whole log merged" in out and "screenpipe" in out
+
+
+def test_memory_latency_smoke(tmp_path: Path) -> None:
+    _smoke("memory_latency.py", "--json", str(tmp_path / "m.json"))
+    res = json.loads((tmp_path / "m.json").read_text())
+    assert res["rag"] and res["kg"] and res["persona"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(DEV is None, reason="ProactiveBench dev sessions not present")
+def test_harness_overhead_smoke(tmp_path: Path) -> None:
+    """The real assist task under inspect against a loopback mock (e5 embeds the references)."""
+    _smoke("harness_overhead.py", "--json", str(tmp_path / "h.json"), timeout=600)
+    assert json.loads((tmp_path / "h.json").read_text())
