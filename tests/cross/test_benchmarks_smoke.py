@@ -58,3 +58,17 @@ def test_harness_overhead_smoke(tmp_path: Path) -> None:
     """The real assist task under inspect against a loopback mock (e5 embeds the references)."""
     _smoke("harness_overhead.py", "--json", str(tmp_path / "h.json"), timeout=600)
     assert json.loads((tmp_path / "h.json").read_text())
+
+
+@pytest.mark.skipif(DEV is None, reason="ProactiveBench dev sessions not present")
+def test_dismissed_similarity_smoke() -> None:
+    out = _smoke("dismissed_similarity.py", "--data", str(DEV)).stdout
+    assert "10 'again' pairs" in out and "DISMISSED_SIMILARITY" in out
+
+
+@pytest.mark.slow
+def test_mcp_latency_smoke(tmp_path: Path) -> None:
+    """A synth day through the MCP server and the SDK's client (e5 embeds its ~260 events)."""
+    pytest.importorskip("mcp")
+    _smoke("mcp_latency.py", "--json", str(tmp_path / "c.json"), timeout=600)
+    assert json.loads((tmp_path / "c.json").read_text())["startup_s"]["indexed"] > 0
