@@ -105,7 +105,10 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--timeout", type=float, default=1800)
+    ap.add_argument("--smoke", action="store_true", help="the smallest setting (CI): 2000 events, 1000 frames, once")
     a = ap.parse_args()
+    if a.smoke:
+        a.events, a.frames, a.repeat = 2000, 1000, 1
     guard_network()
     watchdog(a.timeout)
     line, info = machine_note()

@@ -76,7 +76,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sources", default="real,synthetic,real+synthetic", help="Training sources to compare.")
     ap.add_argument("--schemes", default="time split,leave-one-session-out", help="Evaluation schemes.")
     ap.add_argument("--out", default=None, help="Also write every row as JSON here.")
+    ap.add_argument("--smoke", action="store_true",
+                    help="the smallest setting (CI): logreg, f1, the time split, 30 + 30 synthetic moments")
     args = ap.parse_args(argv)
+    if args.smoke:
+        args.models, args.objectives, args.schemes = "logreg", "f1", "time split"
     warnings.filterwarnings("ignore")
 
     from sklearn.metrics import roc_auc_score
@@ -87,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
 
     real, _ = load_split_moments(args.data, "all")
     syn, _ = load_training_data(args.synthetic)
+    if args.smoke:  # 30 of each class
+        syn = [s for s in syn if s.label][:30] + [s for s in syn if not s.label][:30]
     cache = EmbeddingCache()
     fc = FeatureConfig()
     t0 = time.perf_counter()

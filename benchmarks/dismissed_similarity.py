@@ -68,6 +68,7 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "proactivebench")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--timeout", type=float, default=600.0)
+    ap.add_argument("--smoke", action="store_true", help="the smallest setting (CI): the first 10 pairs of each kind")
     args = ap.parse_args()
     guard_network()
     watchdog(args.timeout)
@@ -78,6 +79,8 @@ def main() -> None:
     from proagent.live import DISMISSED_SIMILARITY
 
     again, new = pairs(data)
+    if args.smoke:
+        again, new = again[:10], new[:10]
     t0 = time.perf_counter()
 
     def cosines(ps: list[tuple[str, str]]) -> list[float]:

@@ -336,7 +336,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=600, help="hard limit for the whole benchmark, seconds (default 600)")
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
     ap.add_argument("--_serve", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--smoke", action="store_true",
+                    help="the smallest setting (CI): 4 samples, 10 ms latency, concurrency 1 and 4, no warm-up")
     args = ap.parse_args(argv)
+    if args.smoke:
+        args.n, args.latency, args.concurrency, args.no_warmup = 4, 0.01, "1,4", True
 
     if args._serve:
         serve(args.latency)

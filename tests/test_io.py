@@ -180,3 +180,29 @@ def test_built_aside_keeps_the_old_file_when_the_build_fails(tmp_path):
     with built_aside(target) as tmp:  # no mode: private, as mkstemp made it
         tmp.write_bytes(b"new")
     assert target.read_bytes() == b"new" and stat.S_IMODE(os.stat(target).st_mode) == 0o600
+
+
+def test_the_run_lock_is_filelocks_and_private(tmp_path) -> None:  # noqa: ANN001
+    """``folder_lock`` is a ``filelock.FileLock`` (issue 38 item 3: it was ``fcntl`` alone, so the
+    Windows capture platform could not import io): any FileLock on the same file is refused while
+    it is held; the file is 0600 and holds the holder's pid."""
+    import os
+    import stat
+
+    import filelock
+    import pytest
+
+    from proagent.io import LOCK_NAME, folder_lock
+
+    (tmp_path / "run" / "x").parent.mkdir()
+    (tmp_path / "run" / "x").write_text("kept")
+    with folder_lock(tmp_path / "run") as stale:
+        assert stale is None
+        path = tmp_path / "run" / LOCK_NAME
+        assert path.read_text() == f"{os.getpid()}\n" and stat.S_IMODE(path.stat().st_mode) == 0o600
+        with pytest.raises(filelock.Timeout):
+            filelock.FileLock(path, blocking=False).acquire()
+    assert path.read_text() == ""  # emptied and kept: the folder holds more than the lock
+    path.write_text("999999\n")  # a pid left by a process that died
+    with folder_lock(tmp_path / "run") as stale:
+        assert stale == 999999

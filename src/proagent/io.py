@@ -13,8 +13,8 @@ the kernel on any exit, kills included, so a lock left by a dead process is neve
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-import fcntl
 import json
 import math
 import os
@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
+
+from filelock import FileLock, Timeout
 
 from .errors import DataError
 
@@ -282,15 +284,14 @@ _HELD: dict[Path, int] = {}
 def folder_lock(folder: str | Path, *, tidy: Sequence[Path] = (), option: str | None = None) -> Iterator[int | None]:
     """Hold the run lock on ``folder`` (created if missing) for the ``with`` block.
 
-    The lock is ``fcntl.flock`` on ``<folder>/.proagent.lock``, taken without
-    waiting; it is re-entrant within one process (a command and the run inside
-    it share it). The file is emptied on release and kept, except when the run
+    The lock is a ``filelock.FileLock`` on ``<folder>/.proagent.lock`` (an OS lock:
+    ``flock`` on Unix, ``msvcrt.locking`` on Windows, released by the kernel on any
+    exit), taken without waiting; it is re-entrant within one process (a command and
+    the run inside it share it). The file is emptied on release and kept, except when the run
     left nothing else in ``folder`` and this call created the file: then it is
     removed (while still locked) and so are the folders in ``tidy`` (those the
     caller created, deepest first, when empty), so a refused command leaves the
-    disk as it was. A locker checks, once it holds the lock, that the file it
-    locked is still the one at the path (else it was removed meanwhile and it
-    locks again). A pid found in the file while the lock is free was left by a
+    disk as it was. A pid found in the file while the lock is free was left by a
     process that died (a stale lock), and is simply replaced.
 
     ``option`` is the command-line option that named ``folder`` (``--out``); a refusal names it.
@@ -313,35 +314,32 @@ def folder_lock(folder: str | Path, *, tidy: Sequence[Path] = (), option: str | 
             _HELD[key] -= 1
         return
     path = folder / LOCK_NAME
-    for _ in range(100):
-        made = not path.exists()
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE_MODE)
-        previous = _read_pid(fd)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            raise FolderBusy(folder, previous, option=option) from None
-        try:
-            same = os.stat(path).st_ino == os.fstat(fd).st_ino
-        except FileNotFoundError:
-            same = False
-        if same:
-            break
-        os.close(fd)  # the file was removed by its last holder while we waited: lock the new one
-    try:
+    made = not path.exists()
+    previous = _read_pid(path)  # read while the lock is free: a pid left by a process that died
+
+    def stamp(fd: int) -> None:  # the holder's pid, for the message of a refused second run
         os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.write(fd, f"{os.getpid()}\n".encode())
+
+    lock = FileLock(path, mode=PRIVATE_FILE_MODE, blocking=False, thread_local=False, preserve_lock_file=True,
+                    on_acquired=stamp)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise FolderBusy(folder, _read_pid(path), option=option) from None
+    try:
         _HELD[key] = 1
         try:
             yield previous if previous != os.getpid() else None
         finally:
             del _HELD[key]
-            os.ftruncate(fd, 0)
+            with contextlib.suppress(OSError):
+                os.truncate(path, 0)
             if made:
                 _tidy(folder, path, tidy)
     finally:
-        os.close(fd)  # closing the last descriptor releases the flock
+        lock.release()
 
 
 def _tidy(folder: Path, lock: Path, made: Sequence[Path]) -> None:
@@ -359,9 +357,11 @@ def _tidy(folder: Path, lock: Path, made: Sequence[Path]) -> None:
             return
 
 
-def _read_pid(fd: int) -> int | None:
+def _read_pid(path: Path) -> int | None:
+    """The pid written in the lock file ``path`` (``None``: none, unreadable or gone)."""
     try:
-        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        with open(path, "rb") as f:
+            text = f.read(32).decode("ascii", "replace").strip()
         return int(text) if text else None
     except (OSError, ValueError):
         return None

@@ -106,3 +106,29 @@ def test_each_solver_sends_its_own_instruction_after_the_observation(method, tmp
     assert steps is (method != "zero-shot")
     for s, text in zip(samples, want):
         assert text == f"{observation_prompt(s)}\n\n{instruction_text(METHODS[method].prompt)}"
+
+
+def _help(*argv: str) -> str:
+    r = CliRunner().invoke(cli, [*argv, "--help"])
+    assert r.exit_code == 0, r.output
+    return " ".join(r.output.split())
+
+
+def test_ablate_help_lists_a_method_and_a_memory_registered_later(new_method) -> None:
+    """``ablate --methods``/``--memory`` help is built from the registries when shown (issue 38 item 1)."""
+    from proagent.agent.memory import MEMORIES, RagMemory, memory_names, register_memory
+
+    assert "Comma-separated methods: zero-shot, cot, sc, terse-cot." in _help("ablate")
+
+    class Diary(RagMemory):
+        name = "diary"
+
+    register_memory(Diary)
+    try:
+        assert memory_names()[-1] == "diary"
+        assert "Comma-separated memories: none, rag, kg, persona, diary." in _help("ablate")
+        r = CliRunner().invoke(cli, ["eval", "--data", ".", "--memory", "nope"])
+        assert r.exit_code == 2 and "diary" in r.output
+    finally:
+        del MEMORIES["diary"]
+    assert "diary" not in _help("ablate")

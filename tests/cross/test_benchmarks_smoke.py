@@ -4,9 +4,14 @@ failed since the synth manifest became a typed record, and nothing ran it)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from shared_data import DEV
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
@@ -20,3 +25,64 @@ def test_scale_smoke_generates_then_reuses(tmp_path: Path) -> None:
     rows = [json.loads((tmp_path / f"r{n}.json").read_text()) for n in (1, 2)]
     text = json.dumps(rows)
     assert '"samples"' in text and '"events"' in text
+
+
+def _smoke(name: str, tmp: Path, *extra: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``benchmarks/NAME --smoke EXTRA...``, proagent's disk caches under ``tmp`` (never the user's)."""
+    env = {**os.environ, "PROAGENT_EMBEDDING_CACHE": str(tmp / "emb"), "PROAGENT_MEMORY_CACHE": str(tmp / "mem"),
+           "PROAGENT_ANSWER_CACHE": "off"}
+    r = subprocess.run([sys.executable, str(BENCH / name), "--smoke", *extra], capture_output=True, text=True,
+                       timeout=timeout, check=False, env=env, cwd=tmp)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-2000:]
+    return r
+
+
+def test_disk_cache_smoke_writes_both_layouts(tmp_path: Path) -> None:
+    _smoke("disk_cache.py", tmp_path, "--json", str(tmp_path / "r.json"))
+    rows = json.loads((tmp_path / "r.json").read_text())["rows"]
+    assert {(r["kind"], r["store"]) for r in rows} == {(k, s) for k in ("embedding", "answer", "memory")
+                                                      for s in ("file per entry", "diskcache")}
+    assert all(r["entries"] >= 5 and r["read_us"] > 0 for r in rows)
+
+
+def test_activity_read_smoke(tmp_path: Path) -> None:
+    out = _smoke("activity_read.py", tmp_path).stdout
+    assert "ActivityWatch: proagent, whole log merged" in out and "screenpipe" in out
+
+
+def test_memory_latency_smoke(tmp_path: Path) -> None:
+    _smoke("memory_latency.py", tmp_path, "--json", str(tmp_path / "m.json"))
+    res = json.loads((tmp_path / "m.json").read_text())
+    assert res["rag"] and res["kg"] and res["persona"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(DEV is None, reason="ProactiveBench dev sessions not present")
+def test_harness_overhead_smoke(tmp_path: Path) -> None:
+    """The real assist task under inspect against a loopback mock (e5 embeds the references)."""
+    _smoke("harness_overhead.py", tmp_path, "--json", str(tmp_path / "h.json"), timeout=600)
+    assert json.loads((tmp_path / "h.json").read_text())
+
+
+@pytest.mark.skipif(DEV is None, reason="ProactiveBench dev sessions not present")
+def test_dismissed_similarity_smoke(tmp_path: Path) -> None:
+    out = _smoke("dismissed_similarity.py", tmp_path, "--data", str(DEV)).stdout
+    assert "10 'again' pairs" in out and "DISMISSED_SIMILARITY" in out
+
+
+@pytest.mark.slow
+def test_mcp_latency_smoke(tmp_path: Path) -> None:
+    """A synth day through the MCP server and the SDK's client (e5 embeds its ~260 events)."""
+    pytest.importorskip("mcp")
+    _smoke("mcp_latency.py", tmp_path, "--json", str(tmp_path / "c.json"), timeout=600)
+    assert json.loads((tmp_path / "c.json").read_text())["startup_s"]["indexed"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(DEV is None or not (DEV.parent / "proactivebench-synthetic").is_dir(),
+                    reason="ProactiveBench dev sessions or synthetic traces not present")
+def test_decider_smoke(tmp_path: Path) -> None:
+    """The decider benchmark trains on real and synthetic moments (e5 embeds ~170 moments' texts)."""
+    r = _smoke("decider.py", tmp_path, "--data", str(DEV), "--synthetic", str(DEV.parent / "proactivebench-synthetic"),
+               "--out", str(tmp_path / "d.json"), timeout=600)
+    assert "| time split | real | logreg | f1 |" in r.stdout and (tmp_path / "d.json").is_file()

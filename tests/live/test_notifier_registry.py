@@ -57,3 +57,22 @@ def test_a_registered_notifier_shows_the_runs_offers(tmp_path: Path) -> None:
             register_notifier("collect")(lambda ctx: None)
     finally:
         del NOTIFIERS["collect"]
+
+
+def test_live_help_lists_a_notifier_registered_later() -> None:
+    """``live --notify``'s help is built from the registry when shown (issue 38 item 1)."""
+    from click.testing import CliRunner
+
+    from proagent.cli import cli
+
+    def help_text() -> str:
+        r = CliRunner().invoke(cli, ["live", "--help"])
+        assert r.exit_code == 0, r.output
+        return " ".join(r.output.split())
+
+    assert "Comma-separated: terminal, desktop, page, none" in help_text()
+    register_notifier("pager")(lambda ctx: None)
+    try:
+        assert "Comma-separated: terminal, desktop, page, none, pager" in help_text()
+    finally:
+        del NOTIFIERS["pager"]

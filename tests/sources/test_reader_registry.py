@@ -85,3 +85,61 @@ def test_registering_twice_or_without_a_test_is_refused(tally) -> None:  # noqa:
         register_reader(LIFETRACE, title="a LifeTrace", sqlite=_is_tally)(_read_tally)
     with pytest.raises(ValueError, match="sqlite= or file="):
         register_reader("tally2", title="a Tally")(_read_tally)
+
+
+def test_messages_name_a_reader_registered_later(tmp_path: Path) -> None:
+    """The formats a refusal names are read from the registry when it is raised (issue 38 item 1),
+    the built-in wording unchanged."""
+    from proagent.errors import DataError
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    odd = tmp_path / "notes.txt"
+    odd.write_text("hello")
+    with pytest.raises(DataError) as e:
+        load_events(empty)
+    assert e.value.problem == ("no ProactiveBench session files, LifeTrace or ActivityWatch databases (*.db), "
+                               "screenpipe db.sqlite or ActivityWatch exports found here")
+    with pytest.raises(DataError) as e:
+        load_events(odd)
+    assert e.value.problem == ("not a ProactiveBench session (.json), an ActivityWatch export (.json) nor a "
+                               "LifeTrace, ActivityWatch or screenpipe SQLite database")
+    register_reader("tally", title="a Tally", sqlite=_is_tally, finds=("*.tally",))(_read_tally)
+    try:
+        with pytest.raises(DataError) as e:
+            load_events(empty)
+        assert "screenpipe db.sqlite, Tally *.tally or ActivityWatch exports" in e.value.problem
+        with pytest.raises(DataError) as e:
+            load_events(odd)
+        assert "LifeTrace, ActivityWatch, screenpipe or Tally SQLite database" in e.value.problem
+        with pytest.raises(DataError) as e:
+            load_activity_log(_lifetrace_like(tmp_path / "lt.db"))
+        assert e.value.problem == "not an ActivityWatch, screenpipe or Tally log"
+    finally:
+        del READERS["tally"]
+
+
+def _lifetrace_like(path: Path) -> Path:
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE events (id INTEGER PRIMARY KEY)")
+    conn.commit()
+    conn.close()
+    return path
+
+
+def test_a_readers_own_folder_is_watched(tmp_path: Path) -> None:
+    """``live --watch FOLDER`` finds a recorder's own database by the readers' ``folder_db``
+    (screenpipe's ``db.sqlite`` was written into live; issue 38 item 1)."""
+    from proagent.live._activity_follow import watched_log
+    from proagent.sources.load import recorder_folder_db
+
+    folder = tmp_path / "tally-home"
+    db = _tally_db(folder / "tally.db", ["xterm"])
+    _tally_db(folder / "other.db", ["xterm"])  # two databases: without folder_db, neither is chosen
+    assert recorder_folder_db(folder) is None
+    register_reader("tally", title="a Tally", sqlite=_is_tally, folder_db="tally.db")(_read_tally)
+    try:
+        assert recorder_folder_db(folder) == db
+        assert watched_log(folder) == (db, "tally")
+    finally:
+        del READERS["tally"]

@@ -115,13 +115,13 @@ def decisions_from_log(log: Any) -> list[Decision]:
     """The decisions of an ``assist`` eval log (one per scored sample).
 
     Raises:
-        ValueError: a sample lacks the user/event metadata (a log of another task).
+        proagent.errors.DataError: a sample lacks the user/event metadata (a log of another task).
     """
     out = []
     for s in log.samples or []:
         md = s.metadata or {}
         if not md.get("user") or md.get("event_id") is None:
-            raise ValueError(f"sample {s.id}: no user/event_id metadata; not a log of proagent's assist task")
+            raise DataError(None, f"sample {s.id}: no user/event_id metadata; not a log of proagent's assist task")
         pred = sample_prediction(s)
         out.append(
             Decision(
@@ -237,7 +237,7 @@ def write_simulated(data: str | Path, decisions: list[Decision], candidates: Seq
     if not complete:
         first = min((u for u in users if wanted[u]), key=lambda u: len(wanted[u]), default=None)
         need = f" (the smallest, {first!r}, has {len(wanted[first])} points)" if first else ""
-        raise ValueError(f"no user had every candidate time point decided{need}; raise --limit or drop it. "
+        raise DataError(None, f"no user had every candidate time point decided{need}; raise --limit or drop it. "
                          f"Nothing was written")
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.parent / f".{out.name}.partial"

@@ -21,13 +21,14 @@ from inspect_ai.model import GenerateConfig
 
 from ..agent.decider import decider_gate, load_decider
 from ..agent.memory import (
-    MEMORY_NAMES,
     build_memory,
     derived_fields_summary,
     memory_context,
+    memory_names,
 )
 from ..agent.prompting import observation_prompt
 from ..agent.solvers import METHODS, check_threshold, method_solver
+from ..errors import DataError, UsageError
 from ..records import Event, Sample
 from ..sources.load import load_events
 from .leakage import manifest_training_moments, refuse_leaks
@@ -155,11 +156,10 @@ def assist(
             refused when an evaluated moment is one of its training moments.
 
     Raises:
-        ValueError: unknown split, or bad window.
-        proagent.errors.UsageError: unknown method; a threshold out of [0, 1], with a method
-            that records no ``p_yes`` or with a decider
+        proagent.errors.UsageError: unknown method, modality, split or memory; a bad window; a
+            threshold out of [0, 1], with a method that records no ``p_yes`` or with a decider
             (:func:`proagent.agent.solvers.check_threshold`).
-        proagent.errors.DataError: unreadable data.
+        proagent.errors.DataError: unreadable data; no sample in the split.
     """
     solver = method_solver(method, sc_samples=int(sc_samples), sc_temperature=float(sc_temperature), images=bool(images))
     if threshold is not None:
@@ -227,15 +227,19 @@ def _checked_config(modality: str, split: str, memory: str, window: str, train_f
     """The sample settings of :func:`assist`, once ``modality``, ``split`` and ``memory`` are known names.
 
     Raises:
-        ValueError: an unknown modality, split or memory, or a bad window.
+        proagent.errors.UsageError: an unknown modality, split or memory, or a bad window (naming the option).
     """
     if modality not in ("text", "image"):
-        raise ValueError(f"modality {modality!r}: choose text or image")
+        raise UsageError("--modality", f"{modality!r}: choose text or image")
     if split not in {"test", "train", "all"}:
-        raise ValueError(f"split {split!r}: choose test, train or all")
-    cfg = SampleConfig(window_seconds=parse_window(window), train_fraction=float(train_fraction), seed=int(seed))
-    if memory not in MEMORY_NAMES:
-        raise ValueError(f"unknown memory {memory!r}; choose from {', '.join(MEMORY_NAMES)}")
+        raise UsageError("--split", f"{split!r}: choose test, train or all")
+    try:
+        seconds = parse_window(window)
+    except ValueError as e:
+        raise UsageError("--window", str(e)) from None
+    cfg = SampleConfig(window_seconds=seconds, train_fraction=float(train_fraction), seed=int(seed))
+    if memory not in memory_names():
+        raise UsageError("--memory", f"unknown memory {memory!r}; choose from {', '.join(memory_names())}")
     return cfg
 
 
@@ -245,8 +249,7 @@ def _evaluated_samples(data: str, annotations: str | None, candidates: bool, spl
     files; ``candidates``: every candidate moment instead of the benchmark's samples).
 
     Raises:
-        ValueError: the split holds no sample (the message says why).
-        proagent.errors.DataError: unreadable data.
+        proagent.errors.DataError: unreadable data, or the split holds no sample (the message says why).
     """
     ann = [a for a in annotations.split(",") if a] if annotations else None
     events = load_events(data, annotations=ann)
@@ -255,8 +258,8 @@ def _evaluated_samples(data: str, annotations: str | None, candidates: bool, spl
     if split != "all":
         samples = [s for s in samples if s.split == split]
     if not samples:
-        raise ValueError(f"{data}: no {split} samples: "
-                         + no_samples_reason(events, all_samples, split, cfg, curation=_curation_records(data)))
+        raise DataError(data, f"no {split} samples: "
+                        + no_samples_reason(events, all_samples, split, cfg, curation=_curation_records(data)))
     return events, all_samples, samples
 
 

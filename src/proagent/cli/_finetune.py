@@ -63,10 +63,7 @@ def _run(method: str, data: Path | None, train_data: tuple[Path, ...], base: str
     from ..train.finetune import FinetuneConfig, check_base, finetune, require_train_extra, subsample
 
     require_train_extra()  # TrainExtraMissing (a DataError): exit 1
-    try:
-        check_base(base)
-    except (FileNotFoundError, ValueError) as e:
-        raise click.ClickException(f"--base {e}") from None
+    check_base(base)  # DataError naming --base: exit 1
     if data is None and not train_data:
         raise click.UsageError("give --data (its train split) and/or --train-data (whole data sets)")
     seconds = window_seconds(window)

@@ -3,7 +3,7 @@
 Each function returns a click decorator; a help text that differs between commands is an
 argument, everything else (type, default, range) is the same everywhere. Method and memory
 choices are read from their registries (:data:`proagent.agent.solvers.METHODS`,
-:data:`proagent.agent.memory.MEMORY_NAMES`) when first needed, so ``proagent --help`` does
+:func:`proagent.agent.memory.memory_names`) when first needed, so ``proagent --help`` does
 not import the agent.
 """
 
@@ -18,8 +18,8 @@ import click
 from ._util import DEFAULT_MODEL
 
 __all__ = [
-    "DISPLAYS", "Finite", "RegistryChoice", "Share", "compose", "data_option", "display_option", "endpoint_options", "log_dir_option",
-    "memory_names", "method_names", "method_option", "model_option", "ray_option", "sample_options", "training_data_options",
+    "DISPLAYS", "Finite", "RegistryChoice", "RegistryHelpOption", "Share", "compose", "data_option", "display_option", "endpoint_options", "log_dir_option",
+    "memory_names", "method_names", "method_option", "model_option", "names_help", "notifier_names", "ray_option", "sample_options", "training_data_options",
     "training_window_options", "window_option",
 ]
 
@@ -38,9 +38,39 @@ def method_names() -> tuple[str, ...]:
 
 def memory_names() -> tuple[str, ...]:
     """The registered long-term memories, ``none`` first."""
-    from ..agent.memory import MEMORY_NAMES
+    from ..agent.memory import memory_names as names
 
-    return tuple(MEMORY_NAMES)
+    return names()
+
+
+def notifier_names() -> tuple[str, ...]:
+    """The registered notifiers of ``live --notify`` (``terminal``, ``desktop``, ``page``, ``none``)."""
+    from ..live import NOTIFIERS
+
+    return tuple(NOTIFIERS)
+
+
+class RegistryHelpOption(click.Option):
+    """A :class:`click.Option` whose help text is built by ``help_from()`` each time it is read
+    (``--help``, the mkdocs-click reference): a help that lists a registry's names lists one
+    registered after the command was built too. Pass it as ``cls=`` with ``help_from=``."""
+
+    def __init__(self, *args: Any, help_from: Callable[[], str], **kwargs: Any) -> None:  # noqa: D107
+        self._help_from = help_from
+        super().__init__(*args, **kwargs)
+
+    @property  # type: ignore[override]
+    def help(self) -> str:
+        return self._help_from()
+
+    @help.setter
+    def help(self, value: str | None) -> None:  # click.Option.__init__ sets it; the text is built when read
+        pass
+
+
+def names_help(prefix: str, names: Callable[[], Iterable[str]], suffix: str = ".") -> Callable[[], str]:
+    """A ``help_from`` for :class:`RegistryHelpOption`: ``prefix`` then the registry's names, comma-separated."""
+    return lambda: f"{prefix}{', '.join(names())}{suffix}"
 
 
 class RegistryChoice(click.Choice):

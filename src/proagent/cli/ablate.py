@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from ..errors import Resume, RunError
-from ._options import data_option, display_option, endpoint_options, memory_names, method_names, ray_option, sample_options
+from ._options import (RegistryHelpOption, data_option, display_option, endpoint_options, memory_names, method_names,
+                       names_help, ray_option, sample_options)
 from ._util import DEFAULT_MODEL, check_model, check_writable_dir, parse_model_args, window_seconds
 
 __all__ = ["ablate_cmd"]
@@ -29,8 +30,10 @@ def _csv_list(value: str, what: str, choices: Callable[[], Iterable[str]] | None
 
 @click.command("ablate")
 @data_option
-@click.option("--methods", default="zero-shot", show_default=True, help="Comma-separated methods: zero-shot, cot, sc.")
-@click.option("--memory", "memories", default="none,rag,kg", show_default=True, help="Comma-separated memories: none, rag, kg, persona.")
+@click.option("--methods", default="zero-shot", show_default=True, cls=RegistryHelpOption,
+              help_from=names_help("Comma-separated methods: ", method_names))
+@click.option("--memory", "memories", default="none,rag,kg", show_default=True, cls=RegistryHelpOption,
+              help_from=names_help("Comma-separated memories: ", memory_names))
 @click.option("--windows", default="5m", show_default=True, help="Comma-separated context windows, e.g. 10s,30s,1m,2m,5m,10m.")
 @click.option("--models", default=DEFAULT_MODEL, show_default=True, help="Comma-separated inspect models.")
 @click.option("--deciders", default="none", show_default=True, help="Comma-separated decider folders (proagent train when) "

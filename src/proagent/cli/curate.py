@@ -45,10 +45,7 @@ def curate_cmd(raw: Path, out: Path, screener: str, model_base_url: str | None, 
 
         require_ray()
 
-    try:
-        scr = make_screener(screener, base_url=model_base_url)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="--screener") from None
+    scr = make_screener(screener, base_url=model_base_url)  # UsageError (--screener)
     cfg = CurateConfig(quality=QualityConfig(min_event_seconds, review_event_seconds, min_llm_screenshots, dedup,
                                              check_file_size), neighbour_deletions=neighbour_deletions)
     t0 = time.monotonic()

@@ -156,15 +156,12 @@ def kappa_cmd(human_csv: Path, results: Path | None, out: Path | None) -> None:
     from ..io import write_json_atomic
     from ..dialogue.kappa import agreement, judge_scores_from_results, read_score_csv
 
-    try:
-        human, judge = read_score_csv(human_csv)
-        if results is not None:
-            judge = judge_scores_from_results(results)
-        if not judge:
-            raise click.UsageError("no judge scores: give --results or a 'judge' column in the CSV")
-        res = agreement(human, judge)
-    except ValueError as e:  # DataError included
-        raise click.ClickException(str(e)) from None
+    human, judge = read_score_csv(human_csv)  # DataError: exit 1
+    if results is not None:
+        judge = judge_scores_from_results(results)
+    if not judge:
+        raise click.UsageError("no judge scores: give --results or a 'judge' column in the CSV")
+    res = agreement(human, judge)
     click.echo(f"quadratic weighted kappa {res['kappa_quadratic']:.3f} over {res['n']} items "
                f"(human mean {res['human_mean']:.2f}, judge mean {res['judge_mean']:.2f}, exact agreement {res['exact_agreement']:.0%})")
     if res["human_only"] or res["judge_only"]:

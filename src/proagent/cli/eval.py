@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -21,9 +20,11 @@ from ._options import (
     sample_options,
     window_option,
 )
-from ..errors import ProagentError
 from ._errors import click_error
 from ._util import check_model, check_writable_dir, default_log_dir, parse_model_args, run_eval_set, window_seconds, window_slug
+
+if TYPE_CHECKING:
+    from ..bench.records import ThresholdCalibration
 
 __all__ = ["eval_cmd"]
 
@@ -93,16 +94,11 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: tuple[str, ...
             **({"modality": modality} if modality != "text" else {}),
             **({"finetuned": str(finetuned)} if finetuned is not None else {}), **extra,
         )
-        try:
-            with references_embedded_later():
-                task = assist(**kw)
-            embed_task_references(task, limit)  # only the references of the samples this run scores
-            made[id(task)] = kw
-            return task
-        except ProagentError:  # DataError, UsageError: one line and the exit code of their kind
-            raise
-        except ValueError as e:
-            raise click.ClickException(str(e)) from None
+        with references_embedded_later():
+            task = assist(**kw)  # DataError, UsageError: one line and the exit code of their kind
+        embed_task_references(task, limit)  # only the references of the samples this run scores
+        made[id(task)] = kw
+        return task
 
     task = make(split, **({"threshold": fixed} if fixed is not None else {}))
     if modality == "image":
@@ -130,8 +126,11 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: tuple[str, ...
             raise click_error(e, folder_option="--log-dir") from None
 
     if threshold == "auto":
-        calibration = _auto_threshold(make("train", logprobs=True), run, limit, log_dir)
-        task = make(split, threshold=calibration["threshold"])
+        from ..bench.threshold import calibrate_threshold
+
+        calibration = calibrate_threshold(make("train", logprobs=True), run, log_dir, limit=limit,
+                                          echo=lambda m: click.echo(m, err=True))
+        task = make(split, threshold=calibration.threshold)
     mem = f", memory {memory}" if memory != "none" else ""
     n_run = min(len(task.dataset), limit or len(task.dataset))
     header = f"proagent eval: {n_run} samples, method {method}{mem}, model {model}, log dir {log_dir}"
@@ -147,15 +146,15 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: tuple[str, ...
     _write_results(full, log_dir, calibration, decider, memory)
 
 
-def _write_results(full: Any, log_dir: Path, calibration: dict[str, Any] | None, decider: Path | None,
+def _write_results(full: Any, log_dir: Path, calibration: ThresholdCalibration | None, decider: Path | None,
                    memory: str) -> None:
     """``results.json`` of the finished run's log ``full`` (with the calibration and the decider's
     figures), the one-class warning, the results table and where the files are."""
     from ..report.results import render_table, results_from_log, write_results
 
     results = results_from_log(full)
-    if calibration:
-        results.calibration = calibration
+    if calibration is not None:
+        results.calibration = calibration.to_json()
     if decider is not None:
         from ..report.decider import decider_results
 
@@ -189,23 +188,6 @@ def _default_log_dir(data: Path, method: str, model: str, seconds: float, split:
     return default_log_dir(*parts)
 
 
-def _auto_threshold(train: Any, run: Callable[[Any, Path], Any], limit: int | None, log_dir: Path) -> dict[str, Any]:
-    """``--threshold auto``: run the ``train`` task (with log-probabilities) in a sibling folder
-    of ``log_dir`` and choose the threshold on its moments (:func:`_calibration`); says what it chose."""
-    n_train = min(len(train.dataset), limit or len(train.dataset))
-    click.echo(f"proagent eval: choosing the threshold on {n_train} train samples", err=True)
-    # a sibling folder: eval_set treats every log under log_dir as part of this run
-    train_log = run(train, log_dir.with_name(log_dir.name + "-calibration"))
-    calibration, trusted = _calibration(train_log)
-    click.echo(f"threshold {calibration['threshold']:.4f} chosen on {calibration['n_train']} train moments "
-               f"({calibration['n_train_positive']} positive; balanced accuracy {calibration['balanced_accuracy']:.3f}, "
-               f"AUC {calibration['auc']:.3f})", err=True)
-    if not trusted:
-        click.echo("warning: P(Yes) does not separate the train moments (AUC <= 0.5) or they are few (< 20); "
-                   "the threshold is unlikely to help", err=True)
-    return calibration
-
-
 def _threshold(value: str | None, method: str, split: str, decider: Path | None) -> float | None:
     """``--threshold``: a number (returned, checked by :func:`~proagent.agent.solvers.check_threshold`),
     ``auto`` (None: chosen on the train split) or unset (None)."""
@@ -220,24 +202,3 @@ def _threshold(value: str | None, method: str, split: str, decider: Path | None)
         raise click.BadParameter("auto chooses the threshold on the train split, so it needs --split test",
                                  param_hint="--threshold")
     return None
-
-
-def _calibration(train_log) -> tuple[dict, bool]:  # noqa: ANN001
-    """results.json's ``calibration``: :func:`~proagent.agent.calibration.calibrate` on the
-    train-split log's P(Yes) answers, with the log it rests on; and whether it can be trusted
-    (:func:`~proagent.agent.calibration.separates`)."""
-    from ..agent.calibration import calibrate, separates
-    from ..bench.scorers import sample_prediction
-
-    pairs = []
-    for s in train_log.samples or []:
-        pred = sample_prediction(s)
-        if pred is not None and pred.p_yes is not None:
-            pairs.append((float(pred.p_yes), int(s.metadata["label"])))
-    try:
-        cal = calibrate([p for p, _ in pairs], [y for _, y in pairs])
-    except ValueError as e:
-        raise click.ClickException(f"--threshold auto: {e}") from None
-    return {"threshold": cal["threshold"], "n_train": cal["n_train"], "n_train_positive": cal["n_train_positive"],
-            "n_train_samples": len(train_log.samples or []), "balanced_accuracy": cal["balanced_accuracy"],
-            "auc": cal["auc"], "log": train_log.location}, separates(cal)

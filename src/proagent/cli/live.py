@@ -12,6 +12,7 @@ import click
 
 from ..errors import DataError
 
+from ._options import RegistryHelpOption, names_help, notifier_names
 from ._util import check_model, check_writable_dir, parse_model_args, window_seconds
 
 if TYPE_CHECKING:
@@ -99,7 +100,8 @@ def _decider(decider: Path | None, yes_at: Path | None, learn: bool = False, met
 @click.option("--send-screen", type=click.Choice(["never", "redacted", "raw"]), default=None,
               help="Screen text in an accepted offer's help: raw, redacted (PII replaced by typed placeholders) or "
                    "never. Default: raw for a local/ model, redacted for any other.")
-@click.option("--notify", default="terminal", show_default=True, help="Comma-separated: terminal, desktop, page, none.")
+@click.option("--notify", default="terminal", show_default=True, cls=RegistryHelpOption,
+              help_from=names_help("Comma-separated: ", notifier_names))
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True, help="Local page port on 127.0.0.1 (0: free one).")
 @click.option("--window", default="5m", show_default=True, help="Context window of each moment (1s .. 24h).")
 @click.option("--every", default="30s", show_default=True, help="Also decide this often within a long event (0: only at new events).")

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import click
 
-from ..errors import ProagentError
 from ..io import slug
 
 __all__ = ["stats_cmd"]
@@ -76,11 +75,7 @@ def stats_cmd(data: Path | None, out: Path | None, compare: tuple[Path, Path] | 
             click.echo(summary_text(res, name))
             for w in res["power_law"].get("notes", []) if isinstance(res.get("power_law"), dict) else []:
                 click.echo(f"note: {w}")
-    except ProagentError:  # DataError names the file already: mapped by its kind
-        raise
-    except ValueError as e:  # e.g. a log with no events
-        raise click.ClickException(f"{data or ' vs '.join(map(str, compare))}: {e}") from None
-    except OSError as e:
+    except OSError as e:  # DataError (no events, unreadable data) names the file already: mapped by its kind
         where = Path(e.filename) if e.filename else None
         if where is not None and out is not None and not where.resolve().is_relative_to(Path(out).resolve()):
             raise click.ClickException(f"{where}: cannot read ({e.strerror or e})") from None  # an input, not --out

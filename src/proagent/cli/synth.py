@@ -9,7 +9,6 @@ from pathlib import Path
 
 import click
 
-from ..errors import ProagentError
 from ._options import display_option, endpoint_options, log_dir_option, method_option, model_option, window_option
 from ._util import check_can_create, check_model, check_writable_dir, default_log_dir, parse_model_args, run_eval_set, window_seconds, window_slug
 
@@ -40,10 +39,7 @@ def synth_cmd(users: int, days: int, out: Path, seed: int, alpha: float, gap_xmi
     if out.exists() and not out.is_dir():
         raise click.BadParameter(f"{out} is a file, not a folder", param_hint="--out")
     check_can_create(out, "--out")
-    try:
-        check_resources(cfg, out)  # before anything is written: the estimate is in the message
-    except ValueError as e:
-        raise click.ClickException(str(e)) from None
+    check_resources(cfg, out)  # before anything is written (DataError, exit 1): the estimate is in the message
     check_out(out, option="--out")
     check_writable_dir(out, "--out")  # and the run lock: a second synth into the same folder is refused
     try:
@@ -92,16 +88,11 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
     if log_dir is None:
         log_dir = default_log_dir(f"simulate-{data.resolve().name}-{model.split('/')[-1]}-{method}-{window_slug(seconds)}-seed{seed}"
                                       + (f"-limit{limit}" if limit else ""))
-    try:
-        task = assist(data=str(data), method=method, window=window, split="all", seed=seed, candidates=True)
-        check_output(data, out)
-        check_can_create(out, "--out")  # before the model run, not after it
-        candidates = candidate_points(task.dataset)
-        check_limit(candidates, limit)  # UsageError: exit 2, before the model is loaded
-    except ProagentError:
-        raise
-    except ValueError as e:
-        raise click.ClickException(str(e)) from None
+    task = assist(data=str(data), method=method, window=window, split="all", seed=seed, candidates=True)
+    check_output(data, out)
+    check_can_create(out, "--out")  # before the model run, not after it
+    candidates = candidate_points(task.dataset)
+    check_limit(candidates, limit)  # UsageError: exit 2, before the model is loaded
     args = parse_model_args(model_arg)
     check_model(model, model_base_url, args)
     check_writable_dir(log_dir, "--log-dir")
@@ -111,11 +102,7 @@ def simulate_cmd(data: Path, out: Path, model: str, model_base_url: str | None, 
     write_results(log_dir / "results.json", results)
     click.echo(render_table(results, title="Agreement of the model's choices with the human's"))
     try:
-        res = write_simulated(data, decisions_from_log(log), candidates, out)
-    except ProagentError:
-        raise
-    except ValueError as e:
-        raise click.ClickException(str(e)) from None
+        res = write_simulated(data, decisions_from_log(log), candidates, out)  # DataError: nothing written
     except OSError as e:
         raise click.ClickException(f"--out {out}: cannot write there ({e.strerror or e})") from None
     if res.skipped_users:

@@ -3,18 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
 from ._finetune import lora_cmd, sft_cmd
 from ._options import Finite, training_data_options, training_window_options
 from ._util import check_writable_dir, window_seconds
-
-if TYPE_CHECKING:
-    from ..live import HowModel
-    from ..records import Sample
-    from ..train.data import LabelledSource
 
 __all__ = ["train"]
 
@@ -61,8 +55,8 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
     """
     from rich.progress import Progress
 
-    from ..agent.decider import DEFAULT_GROUPS, EmbeddingCache, FeatureConfig, moment_texts
-    from ..train.data import TrainingSet
+    from ..agent.decider import EmbeddingCache, moment_texts, parse_feature_groups
+    from ..train.assemble import assemble_training_set
     from ..train.when import WhenConfig, check_out, parse_objective, train_decider
 
     if bool(teacher) != bool(unlabelled):
@@ -79,30 +73,22 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
         check_model(teacher, teacher_base_url, targs, option="--teacher")
         teacher_model = HowModel(teacher, targs, base_url=teacher_base_url)
     seconds = window_seconds(window)
-    try:
-        parse_objective(objective)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="--objective") from None
-    try:
-        groups = FeatureConfig(tuple(g.strip() for g in features.split(",") if g.strip()) if features else DEFAULT_GROUPS)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="--features") from None
+    parse_objective(objective)  # UsageError (--objective)
+    groups = parse_feature_groups(features)  # UsageError (--features)
     check_out(out, option="--out")  # a non-empty folder that is not an earlier decider folder: exit 1, nothing written
-    samples, sources, origins = _moments(data, train_data, feedback, unlabelled, teacher, teacher_model,
-                                         window_seconds=seconds, train_fraction=train_fraction, seed=seed)
+    training = assemble_training_set(data=data, train_data=train_data, feedback=feedback, unlabelled=unlabelled,
+                                     teacher=teacher_model, teacher_name=teacher, window_seconds=seconds,
+                                     train_fraction=train_fraction, seed=seed, echo=lambda m: click.echo(m, err=True))
     check_writable_dir(out, "--out")
-    for src in sources:
+    for src in training.sources:
         click.echo(f"{src.path}: {src.n} {src.origin} moments ({src.selection}), positive rate {src.positive_rate:.3f}", err=True)
     cache = EmbeddingCache()
-    todo = cache.missing([t for s in samples for t in moment_texts(s)]) if "embedding" in groups.groups or "similarity" in groups.groups else 0
+    todo = cache.missing([t for s in training.samples for t in moment_texts(s)]) if "embedding" in groups.groups or "similarity" in groups.groups else 0
     cfg = WhenConfig(model=model, objective=objective, c=c, cv=cv, seed=seed, target=target)
-    try:
-        with Progress(transient=True) as bar:
-            job = bar.add_task("embedding event texts", total=max(todo, 1))
-            manifest = train_decider(TrainingSet(tuple(samples), tuple(sources), tuple(origins)), out, cfg, groups,
-                                     cache=cache, progress=lambda n: bar.advance(job, n), window_seconds=seconds)
-    except ValueError as e:
-        raise click.ClickException(str(e)) from None
+    with Progress(transient=True) as bar:  # too few moments of a class: DataError
+        job = bar.add_task("embedding event texts", total=max(todo, 1))
+        manifest = train_decider(training, out, cfg, groups, cache=cache, progress=lambda n: bar.advance(job, n),
+                                 window_seconds=seconds)
     m = manifest.cv
     click.echo(f"decider: {manifest.n} moments ({manifest.n_positive} positive), {model}, objective {objective}, "
                f"threshold {manifest.threshold:.4f}")
@@ -111,57 +97,6 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
     if manifest.warning:
         click.echo(f"Warning: {manifest.warning}", err=True)
     click.echo(f"wrote {out} (model.skops, manifest.json, report.md); evaluate: proagent eval --data DATA --decider {out}")
-
-
-def _moments(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Path, ...], unlabelled: tuple[Path, ...],
-             teacher: str | None, teacher_model: HowModel | None, *, window_seconds: float, train_fraction: float,
-             seed: int) -> tuple[list[Sample], list[LabelledSource], list[str]]:
-    """``(moments, their data sets, each moment's origin)`` of every training source: the train
-    split of ``data``, each whole ``--train-data`` set, each ``--feedback`` folder and each
-    ``--unlabelled`` log labelled by the teacher (closed at the end).
-
-    Raises:
-        click.ClickException: the teacher's API failed mid-way (unreadable data: DataError, mapped by kind).
-    """
-    from ..errors import ProagentError
-    from ..train.data import load_feedback_moments, load_split_moments, load_training_data
-
-    samples: list[Sample] = []
-    sources: list[LabelledSource] = []
-    origins: list[str] = []
-
-    def add(s: list[Sample], src: LabelledSource) -> None:
-        samples.extend(s)
-        sources.append(src)
-        origins.extend([src.origin] * len(s))
-
-    try:
-        if data is not None:
-            add(*load_split_moments(data, "train", window_seconds=window_seconds, train_fraction=train_fraction,
-                                    seed=seed))
-        for d in train_data:
-            add(*load_training_data(d, window_seconds=window_seconds, train_fraction=train_fraction, seed=seed))
-        for d in feedback:
-            add(*load_feedback_moments(d))
-        for d in unlabelled:
-            from ..train.teacher import load_teacher_moments
-
-            s, src, unparsed = load_teacher_moments(d, teacher_model, str(teacher), window_seconds=window_seconds,
-                                                    train_fraction=train_fraction, seed=seed)
-            if unparsed:
-                click.echo(f"{d}: {unparsed} teacher answers did not parse; those moments are left out", err=True)
-            add(s, src)
-    except ProagentError:  # DataError (unreadable data), UsageError: mapped by kind, not as the teacher's
-        raise
-    except Exception as e:  # noqa: BLE001 (a teacher API failing mid-way: providers raise many kinds)
-        if teacher_model is None:
-            raise
-        where = f" at {teacher_model.endpoint}" if teacher_model.endpoint else ""
-        raise click.ClickException(f"--teacher {teacher}{where}: {' '.join(str(e).split())[:300] or type(e).__name__}") from None
-    finally:
-        if teacher_model is not None:
-            teacher_model.close()
-    return samples, sources, origins
 
 
 train.add_command(sft_cmd)

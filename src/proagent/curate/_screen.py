@@ -25,7 +25,7 @@ import io
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..errors import DataError, Resume, RunError
+from ..errors import DataError, Resume, RunError, UsageError
 from ..jsontext import first_json_object
 from ..ocr import load_ocr
 from ..prompt_files import prompt_template
@@ -333,11 +333,11 @@ def make_screener(spec: str, *, base_url: str | None = None, model_args: dict[st
     """``ocr`` -> :class:`OcrScreener`; ``vlm:MODEL`` -> :class:`VlmScreener`.
 
     Raises:
-        ValueError: any other spec.
+        proagent.errors.UsageError: any other spec (``--screener``).
     """
     if spec == "ocr":
         return OcrScreener()
     if spec.startswith("vlm:") and len(spec) > 4:
         return VlmScreener(spec[4:], base_url=base_url, model_args=model_args)
-    raise ValueError(f"unknown screener {spec!r}: use 'ocr' or 'vlm:MODEL'")
+    raise UsageError("--screener", f"unknown screener {spec!r}: use 'ocr' or 'vlm:MODEL'")
 

@@ -106,12 +106,12 @@ def agreement(human: dict[str, float], judge: dict[str, float]) -> dict[str, Any
     """Kappa over the ids both sides scored, with counts of the ids only one side has.
 
     Raises:
-        ValueError: fewer than 2 common ids.
+        DataError: fewer than 2 common ids.
     """
     common = sorted(set(human) & set(judge))
     if len(common) < 2:
         ids = "1 id has" if len(common) == 1 else f"{len(common)} ids have"
-        raise ValueError(f"only {ids} both a human and a judge score; kappa needs at least 2")
+        raise DataError(None, f"only {ids} both a human and a judge score; kappa needs at least 2")
     h = [human[i] for i in common]
     j = [judge[i] for i in common]
     return {

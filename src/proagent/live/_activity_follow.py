@@ -10,8 +10,7 @@ from pathlib import Path
 from ..errors import DataError
 from ..records import Event
 from ..sources.lifetrace_schema import DB_NAMES, detect_schema, find_lifetrace_db
-from ..sources.load import LIFETRACE, activity_log_kind, load_activity_log
-from ..sources.screenpipe import DB_NAME as SCREENPIPE_DB
+from ..sources.load import LIFETRACE, activity_log_kind, load_activity_log, recorder_folder_db
 from ._feedback import FEEDBACK_DB
 from ._sources import DatabaseFollower, LifeTraceFollower, Moment
 
@@ -24,7 +23,8 @@ window but still overlaps it is read whole (this project's choice)."""
 
 def watched_log(watch: str | Path) -> tuple[Path, str]:
     """The database ``--watch`` names and its kind (``lifetrace``, ``activitywatch``,
-    ``screenpipe``): a file, or a folder holding ``db.sqlite`` (screenpipe) or one LifeTrace /
+    ``screenpipe``): a file, or a recorder's own folder (a registered reader's ``folder_db``:
+    screenpipe's ``db.sqlite``), or a folder holding one LifeTrace /
     ActivityWatch database. Checked read-only.
 
     Raises:
@@ -32,8 +32,9 @@ def watched_log(watch: str | Path) -> tuple[Path, str]:
             export (a file that does not grow: ``--replay`` it).
     """
     p = Path(watch)
-    if p.is_dir() and (p / SCREENPIPE_DB).is_file():
-        db = p / SCREENPIPE_DB
+    own = recorder_folder_db(p) if p.is_dir() else None  # a recorder's own folder (~/.screenpipe), from the readers
+    if own is not None:
+        db = own
     elif p.is_dir() and not any((p / n).is_file() for n in DB_NAMES):
         # the agent's own feedback.db sits beside the log it watches (--out defaults to its folder)
         dbs = sorted(x for x in p.glob("*.db") if x.is_file() and x.name != FEEDBACK_DB)

@@ -4,11 +4,11 @@ A local model at temperature 0 (or sampling with a fixed seed) gives the same
 answer to the same request, so asking it again is wasted CPU: the quick start's
 second run (``--decider``) asks Qwen the same How prompts as its first run, and a
 re-run in a new log folder asks everything again. :class:`AnswerCache` stores
-llama.cpp's response (answer, usage, timings, log-probabilities) under
+llama.cpp's response (answer, usage, timings, log-probabilities), as JSON, in the
+project's bounded disk cache (:class:`proagent.cache.DiskCache` in ``root``) under
 
-    ``root/<key[:2]>/<key>.json``, key = SHA-256 of (model identity, context size,
-    thread count, the whole request llama.cpp gets: messages, max_tokens,
-    temperature, seed, stop, logprobs, cache_prompt)
+    key = SHA-256 of (model identity, context size, thread count, the whole request
+    llama.cpp gets: messages, max_tokens, temperature, seed, stop, logprobs, cache_prompt)
 
 so a different prompt, model file, answer budget or sampling setting is never a
 hit. The model identity is the GGUF file's recorded SHA-256 where the catalog has
@@ -17,9 +17,10 @@ new model). Requests that sample without a seed (temperature > 0) are not cached
 
 Where: ``$PROAGENT_ANSWER_CACHE``, default ``~/.cache/proagent/answers``
 (``off`` turns it off; so does the model argument ``answer_cache=false``).
-Answers describe a person's activity, so the folders are created ``0700`` and the
-files ``0600``, beside the decider's embedding cache (``~/.cache/proagent/embeddings``).
-A file that cannot be read is treated as missing; a cache that cannot be written
+Answers describe a person's activity, so the folder is ``0700`` and its database ``0600``,
+beside the decider's embedding cache (``~/.cache/proagent/embeddings``); it holds at most
+:func:`proagent.cache.size_limit` bytes (1 GiB by default; the least recently stored answers
+go first). An entry that cannot be read is treated as missing; a cache that cannot be written
 only makes runs slower.
 """
 
@@ -31,7 +32,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..io import write_atomic
+from ..cache import DiskCache
 
 __all__ = ["AnswerCache", "answer_cache_root", "cacheable"]
 
@@ -75,6 +76,7 @@ class AnswerCache:
 
     def __init__(self, root: str | Path, model: str, n_ctx: int, n_threads: int) -> None:
         self.root = Path(root)
+        self._store = DiskCache(self.root)
         self._base = {"v": _VERSION, "model": model, "n_ctx": int(n_ctx), "n_threads": int(n_threads)}
         self.hits = 0
         self.misses = 0
@@ -84,19 +86,15 @@ class AnswerCache:
         blob = json.dumps({**self._base, "request": request}, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
-    def _path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.json"
-
     def get(self, request: dict[str, Any]) -> dict[str, Any] | None:
         """The stored response to ``request``, or ``None`` (not stored, not cacheable, unreadable)."""
         if not cacheable(request):
             return None
+        raw = self._store.get(self.key(request))
         try:
-            with open(self._path(self.key(request)), encoding="utf-8") as f:
-                result = json.load(f)
-        except (OSError, ValueError):
-            self.misses += 1
-            return None
+            result = json.loads(raw) if raw is not None else None
+        except ValueError:
+            result = None
         if not isinstance(result, dict) or "choices" not in result:
             self.misses += 1
             return None
@@ -107,10 +105,4 @@ class AnswerCache:
         """Store llama.cpp's ``result`` for ``request`` (nothing for a non-cacheable request)."""
         if not cacheable(request):
             return
-        p = self._path(self.key(request))
-        try:
-            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
-            p.parent.mkdir(mode=0o700, exist_ok=True)
-            write_atomic(p, json.dumps(result, ensure_ascii=False), mode=0o600)
-        except OSError:
-            pass  # a read-only cache only makes runs slower
+        self._store.set(self.key(request), json.dumps(result, ensure_ascii=False).encode("utf-8"))

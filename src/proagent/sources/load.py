@@ -41,7 +41,7 @@ from .screenpipe import DB_NAME as SCREENPIPE_DB
 from .screenpipe import is_screenpipe_db, load_screenpipe
 
 __all__ = ["LIFETRACE", "READERS", "LogReader", "activity_log_kind", "databases_by_user", "find_databases",
-           "is_sqlite_file", "load_activity_log", "load_events", "register_reader"]
+           "is_sqlite_file", "load_activity_log", "load_events", "recorder_folder_db", "register_reader"]
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -83,7 +83,11 @@ class LogReader:
 
 
 READERS: dict[str, LogReader] = {}
-"""The registered formats by name, in the order :func:`activity_log_kind` tries them."""
+"""The registered formats by name, in the order :func:`activity_log_kind` tries them. Messages
+that name the formats are built from it when raised, so a reader registered later is named too."""
+
+_LIFETRACE_TITLE = "LifeTrace"
+"""The fallback format as messages name it."""
 
 
 def register_reader(name: str, *, title: str, sqlite: Callable[[sqlite3.Connection], bool] | None = None,
@@ -117,6 +121,44 @@ def _read_activitywatch(path: Path, *, user: str | None = None, since: datetime 
                  folder_db=SCREENPIPE_DB)
 def _read_screenpipe(path: Path, *, user: str | None = None, since: datetime | None = None) -> ActivityLog:
     return load_screenpipe(path, user=user, since=since)
+
+
+def _bare(title: str) -> str:
+    """A reader's title without its article (``an ActivityWatch`` -> ``ActivityWatch``)."""
+    first, _, rest = title.partition(" ")
+    return rest if first in ("a", "an") and rest else title
+
+
+def _or_list(items: list[str]) -> str:
+    """``a, b or c``."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} or {items[-1]}"
+
+
+def _not_a_log_file() -> str:
+    """What a file that no reader takes is not, from the registry as it is now (exports: readers
+    with ``file=``, SQLite: LifeTrace and readers with ``sqlite=``)."""
+    exports = [f"{r.title} export ({', '.join(f.lstrip('*') for f in r.finds)})" for r in READERS.values() if r.file]
+    sqlite = [_LIFETRACE_TITLE, *(_bare(r.title) for r in READERS.values() if r.sqlite)]
+    return f"not {', '.join(['a ProactiveBench session (.json)', *exports])} nor a {_or_list(sqlite)} SQLite database"
+
+
+def _nothing_found() -> str:
+    """What a ``--data`` folder holding no log lacks, from the registry as it is now: ``*.db``
+    databases (LifeTrace's and those of readers whose ``finds`` are exports or absent), the
+    database names of readers whose ``finds`` are databases, the exports."""
+    readers = list(READERS.values())
+    star_db = [_LIFETRACE_TITLE, *(_bare(r.title) for r in readers if r.sqlite and (r.file or not r.finds))]
+    named = [f"{_bare(r.title)} {' '.join(r.finds)}" for r in readers if r.file is None and r.finds]
+    exports = [f"{_bare(r.title)} exports" for r in readers if r.file]
+    return f"no {_or_list(['ProactiveBench session files', f'{_or_list(star_db)} databases (*.db)', *named, *exports])} " \
+           "found here"
+
+
+def recorder_folder_db(folder: Path) -> Path | None:
+    """The database of a recorder's own data folder (``~/.screenpipe/db.sqlite``): the first
+    registered reader's :attr:`LogReader.folder_db` that is a file in ``folder``, else ``None``."""
+    return next((folder / r.folder_db for r in READERS.values() if r.folder_db and (folder / r.folder_db).is_file()),
+                None)
 
 
 def _claims_file(reader: LogReader, path: Path) -> bool:
@@ -191,8 +233,7 @@ def load_events(path: str | Path, annotations: list[str | Path] | None = None) -
         if (any(_claims_file(r, path) for r in READERS.values()) or is_sqlite_file(path)
                 or path.suffix in {".db", ".sqlite", ".sqlite3"}):
             return _lifetrace([path], annotations)
-        raise DataError(path, "not a ProactiveBench session (.json), an ActivityWatch export (.json) nor a "
-                              "LifeTrace, ActivityWatch or screenpipe SQLite database")
+        raise DataError(path, _not_a_log_file())
     if not path.is_dir():  # /dev/null, a FIFO, a socket
         raise DataError(path, "not a regular file or folder")
     try:
@@ -207,8 +248,7 @@ def load_events(path: str | Path, annotations: list[str | Path] | None = None) -
         return _proactivebench(path, annotations)
     if dbs:
         return _lifetrace(dbs, annotations)
-    raise DataError(path, "no ProactiveBench session files, LifeTrace or ActivityWatch databases (*.db), "
-                          "screenpipe db.sqlite or ActivityWatch exports found here")
+    raise DataError(path, _nothing_found())
 
 
 def _proactivebench(path: Path, annotations: list[str | Path] | None) -> list[Event]:
@@ -258,8 +298,7 @@ def activity_log_kind(path: Path) -> str:
     """
     path = Path(path)
     if path.is_dir():  # a recorder's own folder (~/.screenpipe)
-        path = next((path / r.folder_db for r in READERS.values() if r.folder_db and (path / r.folder_db).is_file()),
-                    path)
+        path = recorder_folder_db(path) or path
     for reader in READERS.values():
         if _claims_file(reader, path):
             return reader.name
@@ -292,7 +331,8 @@ def load_activity_log(path: str | Path, *, user: str | None = None, since: datet
     path = Path(path)
     kind = activity_log_kind(path)
     if kind == LIFETRACE:
-        raise DataError(path, "not an ActivityWatch or screenpipe log")
+        titles = [r.title for r in READERS.values()]
+        raise DataError(path, f"not {_or_list([titles[0], *map(_bare, titles[1:])])} log")
     log: ActivityLog = READERS[kind].read(path, user=user, since=since)
     if annotations is None:
         return log

@@ -206,14 +206,14 @@ def run_stats(
 
     Raises:
         DataError: ``data`` cannot be read.
-        ValueError: no events (a :class:`DataError` naming ``data``).
+        DataError: no events (naming ``data``).
     """
     if events is None:
         if data is None:
             raise ValueError("give data or events")
         events = load_log(data)  # before ``out`` is created
     if not events:
-        raise ValueError("no events to analyse")
+        raise DataError(data, "no events to analyse")
     name = name or (_name(Path(data)) if data is not None else "events")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import DataError, UsageError
 from ..io import built_aside, check_output_folder, write_json_atomic
 from ..sources.lifetrace_write import PROCESSED_DDL
 from ..taxonomy import Taxonomy, load_taxonomy
@@ -356,7 +356,7 @@ def check_resources(cfg: SynthConfig, out: str | Path) -> dict[str, float]:
         The :func:`resource_estimate`.
 
     Raises:
-        ValueError: the estimated peak memory exceeds 80% of the memory available
+        proagent.errors.DataError: the estimated peak memory exceeds 80% of the memory available
             now, or the estimated disk use exceeds the free space where ``out`` goes
             (the message gives the estimate and what is there).
     """
@@ -365,7 +365,7 @@ def check_resources(cfg: SynthConfig, out: str | Path) -> dict[str, float]:
     est = resource_estimate(cfg)
     avail = psutil.virtual_memory().available
     if est["memory"] > 0.8 * avail:
-        raise ValueError(f"--days {cfg.days}: a user needs about {est['memory'] / 1e9:.1f} GB of memory "
+        raise DataError(None, f"--days {cfg.days}: a user needs about {est['memory'] / 1e9:.1f} GB of memory "
                          f"(~{MEMORY_PER_DAY / 1e6:.0f} MB per day), more than the {avail / 1e9:.1f} GB available; "
                          f"use at most {max(1, int((0.8 * avail - 40e6) / MEMORY_PER_DAY))} days")
     where = Path(os.path.abspath(out))
@@ -373,7 +373,7 @@ def check_resources(cfg: SynthConfig, out: str | Path) -> dict[str, float]:
         where = where.parent
     free = shutil.disk_usage(where).free
     if est["disk"] > free:
-        raise ValueError(f"--users {cfg.users} x --days {cfg.days}: needs about {est['disk'] / 1e9:.1f} GB of disk "
+        raise DataError(None, f"--users {cfg.users} x --days {cfg.days}: needs about {est['disk'] / 1e9:.1f} GB of disk "
                          f"under {where}, more than the {free / 1e9:.1f} GB free")
     return est
 

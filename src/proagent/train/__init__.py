@@ -7,6 +7,8 @@
   threshold chosen by grouped cross-validation (``proagent train when``);
 * :mod:`.teacher`: teacher labels: a stronger model labels unlabelled moments
   (``train when --teacher MODEL --unlabelled DATA``);
+* :mod:`.assemble`: the training set of ``train when``, every source's moments in one
+  :class:`TrainingSet` (:func:`assemble_training_set`);
 * :mod:`.personal`: a decider's own training moments read back (``live --learn-method refit``);
 * :mod:`.records`: typed records (a fine-tuning run's manifest, :class:`FinetuneManifest`);
 * :mod:`proagent.cli.train`: the ``proagent train`` command group.
@@ -14,6 +16,7 @@
 
 from __future__ import annotations
 
+from .assemble import TeacherError, assemble_training_set
 from .data import (
     LabelledSource,
     TrainingSet,
@@ -32,8 +35,10 @@ __all__ = [
     "OBJECTIVES",
     "FinetuneManifest",
     "LabelledSource",
+    "TeacherError",
     "TrainingSet",
     "WhenConfig",
+    "assemble_training_set",
     "choose_threshold",
     "data_sha256",
     "find_leaks",

@@ -201,20 +201,24 @@ def check_base(base: str) -> None:
     naming its ``model_type`` (a truncated or foreign config).
 
     Raises:
-        FileNotFoundError: no such model, file or folder.
-        ValueError: the folder's ``config.json`` is damaged (the message names it).
+        proagent.errors.DataError: no such model, file or folder, or the folder's ``config.json``
+            is damaged (the message names it; ``option`` is ``--base``).
     """
-    if _gguf_of(base) is not None:
-        return
+    try:
+        if _gguf_of(base) is not None:
+            return
+    except (FileNotFoundError, ValueError) as e:  # resolve_gguf's "FILE: problem" (missing, or a bad checksum)
+        where, _, problem = str(e).partition(": ")
+        raise DataError(where, problem or where, option="--base") from None
     cfg = Path(base) / "config.json"
     if not cfg.is_file():
-        raise FileNotFoundError(f"{base}: not a bundled model, a .gguf file nor a model folder with config.json")
+        raise DataError(base, "not a bundled model, a .gguf file nor a model folder with config.json", option="--base")
     try:
         data = json.loads(cfg.read_text("utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{cfg}: not a readable model config ({e.__class__.__name__}: {e})") from None
+        raise DataError(cfg, f"not a readable model config ({e.__class__.__name__}: {e})", option="--base") from None
     if not isinstance(data, dict) or not isinstance(data.get("model_type"), str):
-        raise ValueError(f"{cfg}: not a Hugging Face model config (no model_type)")
+        raise DataError(cfg, "not a Hugging Face model config (no model_type)", option="--base")
 
 
 def load_base(base: str) -> tuple[Any, Any, Path | None]:

@@ -61,6 +61,7 @@ from ..agent.decider import (
     moment_features,
     save_decider,
 )
+from ..errors import DataError, UsageError
 from ..io import check_output_folder
 from ..provenance import package_versions
 from ..records import Sample
@@ -104,16 +105,17 @@ def training_target(samples: Sequence[Sample], target: str = "help") -> np.ndarr
     """The 0/1 training target of each moment, shape ``(len(samples),)``.
 
     Raises:
-        ValueError: an unknown target, or ``help-or-candidates`` on data without candidate tasks.
+        proagent.errors.UsageError: an unknown target (``--target``).
+        proagent.errors.DataError: ``help-or-candidates`` on data without candidate tasks.
     """
     y = np.asarray([s.label for s in samples], int)
     if target == "help":
         return y
     if target != "help-or-candidates":
-        raise ValueError(f"target {target!r}: choose from {', '.join(TARGETS)}")
+        raise UsageError("--target", f"target {target!r}: choose from {', '.join(TARGETS)}")
     cand = np.asarray([1 if s.current.candidate_tasks else 0 for s in samples], int)
     if not cand.any():
-        raise ValueError("target help-or-candidates: no moment has candidate tasks (ProactiveBench sessions have them)")
+        raise DataError(None, "target help-or-candidates: no moment has candidate tasks (ProactiveBench sessions have them)")
     return np.maximum(y, cand)
 
 
@@ -121,17 +123,18 @@ def parse_objective(text: str) -> tuple[str, float | None]:
     """``f1`` / ``accuracy`` / ``balanced-accuracy`` / ``precision-at-recall:R`` as (name, R).
 
     Raises:
-        ValueError: anything else, or R outside (0, 1].
+        proagent.errors.UsageError: anything else, or R outside (0, 1] (``--objective``).
     """
     m = re.fullmatch(r"precision-at-recall:(\d*\.?\d+)", text.strip())
     if m:
         r = float(m.group(1))
         if not 0 < r <= 1:
-            raise ValueError(f"objective {text!r}: R must be in (0, 1]")
+            raise UsageError("--objective", f"objective {text!r}: R must be in (0, 1]")
         return "precision-at-recall", r
     if text in ("f1", "accuracy", "balanced-accuracy"):
         return text, None
-    raise ValueError(f"objective {text!r}: choose f1, accuracy, balanced-accuracy or precision-at-recall:R (e.g. 0.8)")
+    raise UsageError("--objective",
+                     f"objective {text!r}: choose f1, accuracy, balanced-accuracy or precision-at-recall:R (e.g. 0.8)")
 
 
 def _is_decider_manifest(path: Path) -> bool:
@@ -193,7 +196,7 @@ def make_model(config: WhenConfig, n_minority: int) -> Any:
         base = HistGradientBoostingClassifier(max_depth=3, learning_rate=0.05, max_iter=150, l2_regularization=1.0,
                                               min_samples_leaf=5, class_weight="balanced", random_state=config.seed)
     else:
-        raise ValueError(f"unknown model {config.model!r}; choose from {', '.join(CLASSIFIERS)}")
+        raise UsageError("--model", f"unknown model {config.model!r}; choose from {', '.join(CLASSIFIERS)}")
     k = min(3, n_minority)
     return CalibratedClassifierCV(base, method="sigmoid", cv=k) if k >= 2 else base
 
@@ -218,12 +221,13 @@ def choose_threshold(p: Sequence[float], y: Sequence[int], objective: str) -> fl
     (candidates: the observed probabilities; ties: nearest 0.5).
 
     Raises:
-        ValueError: unknown objective, or no positive and negative moment.
+        proagent.errors.UsageError: unknown objective.
+        proagent.errors.DataError: no positive and negative moment.
     """
     name, r = parse_objective(objective)
     y = list(y)
     if not 0 < sum(y) < len(y):
-        raise ValueError("choosing a threshold needs both positive and negative moments")
+        raise DataError(None, "choosing a threshold needs both positive and negative moments")
     thresholds, table = _threshold_table(p, y)
     best, best_key = 0.5, None
     for i, t in enumerate(thresholds.tolist()):
@@ -299,7 +303,7 @@ def fit_when(x: np.ndarray, y: np.ndarray, groups: Sequence[str], config: WhenCo
         ``yes_rate``, the share of moments it answers Yes).
 
     Raises:
-        ValueError: fewer than 2 positive or 2 negative moments.
+        proagent.errors.DataError: fewer than 2 positive or 2 negative moments.
     """
     from sklearn.metrics import roc_auc_score
 
@@ -307,9 +311,9 @@ def fit_when(x: np.ndarray, y: np.ndarray, groups: Sequence[str], config: WhenCo
     yf = y if y_fit is None else np.asarray(y_fit, int)
     n_pos, n_neg = int(y.sum()), int(len(y) - y.sum())
     if n_pos < 2 or n_neg < 2:
-        raise ValueError(f"training needs at least 2 positive and 2 negative moments (got {n_pos} and {n_neg})")
+        raise DataError(None, f"training needs at least 2 positive and 2 negative moments (got {n_pos} and {n_neg})")
     if min(int(yf.sum()), int(len(yf) - yf.sum())) < 2:
-        raise ValueError(f"training target {config.target}: fewer than 2 moments of one class")
+        raise DataError(None, f"training target {config.target}: fewer than 2 moments of one class")
     oof = cv_probabilities(x, yf, groups, config)
     threshold = choose_threshold(oof, y, config.objective)
     cv = score_threshold(oof, y, threshold)
@@ -360,8 +364,9 @@ def train_decider(training: TrainingSet, out: str | Path, config: WhenConfig = W
 
     Raises:
         DataError: ``out`` is not new, empty or an earlier decider folder (:func:`check_out`).
-        ValueError: too few positive or negative moments, a bad objective, or a target the data
-            cannot give (:func:`training_target`).
+        DataError: too few positive or negative moments, or a target the data cannot give
+            (:func:`training_target`).
+        UsageError: a bad objective, model or target name.
     """
     parse_objective(config.objective)
     check_out(out)

@@ -26,6 +26,7 @@ from ._features import (
     feature_names,
     moment_features,
     moment_texts,
+    parse_feature_groups,
 )
 from ._gate import decider_gate
 from ._online import LEARNING_METHODS, LearnConfig, PersonalModel, cost_threshold, population_scaler
@@ -57,6 +58,7 @@ __all__ = [
     "load_decider",
     "moment_features",
     "moment_texts",
+    "parse_feature_groups",
     "population_scaler",
     "save_decider",
     "text_sha256",

@@ -9,15 +9,14 @@ agent never embed the same sentence twice across runs.
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
+from ...cache import DiskCache
 from ...embedding import EMBEDDING_DIM, embed
-from ...io import write_atomic
 
 __all__ = ["EMBEDDING_DIM", "EMBEDDING_MODEL", "EmbeddingCache", "text_sha256"]
 
@@ -40,9 +39,10 @@ def _default_root() -> Path:
 
 
 class EmbeddingCache:
-    """Unit-norm e5 embeddings of texts, one ``.npy`` file per distinct text under
-    ``root/<sha[:2]>/<sha>.npy`` (default ``$PROAGENT_EMBEDDING_CACHE`` or
-    ``~/.cache/proagent/embeddings/e5-small``), also held in memory once read.
+    """Unit-norm e5 embeddings of texts, one entry per distinct text (key: its SHA-256; value:
+    384 float32, little-endian) in the project's bounded disk cache (:class:`proagent.cache.DiskCache`
+    in ``root``, default ``$PROAGENT_EMBEDDING_CACHE`` or ``~/.cache/proagent/embeddings/e5-small``;
+    1 GiB holds ~600k texts), also held in memory once read.
 
     Args:
         root: cache folder.
@@ -52,6 +52,7 @@ class EmbeddingCache:
     def __init__(self, root: str | Path | None = None, embed: Callable[[Sequence[str]], np.ndarray] | None = None) -> None:
         self.root = Path(root) if root is not None else _default_root()
         self._embed = embed
+        self._store = DiskCache(self.root)
         self._memory: dict[str, np.ndarray] = {}
         self.computed = 0
         """Texts embedded by the model (not found in the cache) since creation."""
@@ -61,8 +62,11 @@ class EmbeddingCache:
             return np.asarray(self._embed(list(texts)), dtype=np.float32)
         return np.asarray(embed(list(texts)), dtype=np.float32)
 
-    def _path(self, sha: str) -> Path:
-        return self.root / sha[:2] / f"{sha}.npy"
+    def _load(self, sha: str) -> np.ndarray | None:
+        raw = self._store.get(sha)
+        if raw is None or len(raw) != EMBEDDING_DIM * 4:
+            return None
+        return np.frombuffer(raw, dtype="<f4").astype(np.float32)
 
     def get(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
         """Embeddings of ``texts``, shape ``(len(texts), 384)``, float32, unit norm
@@ -79,12 +83,7 @@ class EmbeddingCache:
             sha = text_sha256(text)
             vec = self._memory.get(sha)
             if vec is None and sha not in todo:
-                try:
-                    vec = np.load(self._path(sha), allow_pickle=False)
-                    if vec.shape != (EMBEDDING_DIM,):
-                        vec = None
-                except (OSError, ValueError):
-                    vec = None
+                vec = self._load(sha)
                 if vec is not None:
                     self._memory[sha] = vec
             if vec is None:
@@ -97,12 +96,7 @@ class EmbeddingCache:
             chunk = shas[b : b + _BATCH]
             vecs = self._model_embed([first[sha] for sha in chunk]).astype(np.float32)
             for sha, vec in zip(chunk, vecs):
-                buf = io.BytesIO()
-                np.save(buf, vec, allow_pickle=False)
-                try:
-                    write_atomic(self._path(sha), buf.getvalue())
-                except OSError:
-                    pass  # a read-only cache still works, only slower
+                self._store.set(sha, np.asarray(vec, dtype="<f4").tobytes())  # a read-only cache: only slower
                 self._memory[sha] = vec
                 out[todo[sha]] = vec
             self.computed += len(chunk)
@@ -113,4 +107,4 @@ class EmbeddingCache:
     def missing(self, texts: Sequence[str]) -> int:
         """How many distinct non-empty ``texts`` are neither in memory nor on disk."""
         shas = {text_sha256(t) for t in texts if t.strip()}
-        return sum(1 for s in shas if s not in self._memory and not self._path(s).is_file())
+        return sum(1 for s in shas if s not in self._memory and s not in self._store)

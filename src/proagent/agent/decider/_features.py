@@ -55,12 +55,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...errors import UsageError
 from ...records import Event, Sample
 from ..memory import derive_fields
 from ._embedding import EMBEDDING_DIM, EmbeddingCache
 
 __all__ = ["DEFAULT_GROUPS", "FEATURE_GROUPS", "FEATURE_VERSION", "KEYWORDS", "FeatureConfig", "event_text",
-           "feature_names", "moment_features", "moment_texts"]
+           "feature_names", "moment_features", "moment_texts", "parse_feature_groups"]
 
 FEATURE_VERSION = 1
 """Bumped whenever a feature's definition or order changes: a decider saved with
@@ -105,6 +106,18 @@ class FeatureConfig:
         if bad or not self.groups:
             raise ValueError(f"feature groups {', '.join(bad) or '(none)'}: choose from {', '.join(FEATURE_GROUPS)}")
         object.__setattr__(self, "groups", tuple(g for g in FEATURE_GROUPS if g in self.groups))
+
+
+def parse_feature_groups(text: str | None) -> FeatureConfig:
+    """``train when --features``: comma-separated feature groups (``None``: :data:`DEFAULT_GROUPS`).
+
+    Raises:
+        proagent.errors.UsageError: an unknown group, or none (``--features``).
+    """
+    try:
+        return FeatureConfig(tuple(g.strip() for g in text.split(",") if g.strip()) if text else DEFAULT_GROUPS)
+    except ValueError as e:
+        raise UsageError("--features", str(e)) from None
 
 
 def event_text(e: Event) -> str:

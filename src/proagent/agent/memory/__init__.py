@@ -51,7 +51,6 @@ from .rag import RagMemory
 
 __all__ = [
     "MEMORIES",
-    "MEMORY_NAMES",
     "KGMemory",
     "Memory",
     "MemoryCache",
@@ -67,6 +66,7 @@ __all__ = [
     "derived_fields_summary",
     "get_memory",
     "memory_context",
+    "memory_names",
     "query_for",
     "register_memory",
     "train_cutoffs",
@@ -77,8 +77,12 @@ for _kind in (RagMemory, KGMemory, PersonaMemory):
     register_memory(_kind)
 del _kind
 
-MEMORY_NAMES: tuple[str, ...] = ("none", *MEMORIES)
-"""Names accepted by ``proagent eval --memory`` (``none``, then the registered kinds)."""
+
+
+def memory_names() -> tuple[str, ...]:
+    """Names accepted by ``proagent eval --memory`` (``none``, then the kinds registered so far:
+    read from :data:`MEMORIES` at each call, so a kind registered later is one too)."""
+    return ("none", *MEMORIES)
 
 
 def build_memory(kind: str, events: Iterable[Event], samples: Iterable[Sample], config: MemoryConfig = MemoryConfig(),

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import RunError
-from ...io import write_atomic
+from ...cache import DiskCache
 from .records import MemoryQuery, MemoryRecord, records_fingerprint
 
 __all__ = [
@@ -89,38 +89,41 @@ class MemoryLeak(RunError):
 class MemoryCache:
     """Per-user memory artefacts on disk, keyed by data and configuration.
 
-    Folder: ``$PROAGENT_MEMORY_CACHE`` or ``~/.cache/proagent/memory``. Entries are
-    written atomically; ``hits``/``misses`` count lookups (for tests and logs)."""
+    Folder: ``$PROAGENT_MEMORY_CACHE`` or ``~/.cache/proagent/memory``, one bounded
+    :class:`proagent.cache.DiskCache` (``kind/key`` -> JSON text or ``.npy`` bytes; the least
+    recently stored artefacts go first past its size limit); ``hits``/``misses`` count lookups
+    (for tests and logs)."""
 
     def __init__(self, root: str | Path | None = None) -> None:
         root = root or os.environ.get("PROAGENT_MEMORY_CACHE") or Path.home() / ".cache" / "proagent" / "memory"
         self.root = Path(root)
+        self._store = DiskCache(self.root)
         self.hits = 0
         self.misses = 0
 
-    def _path(self, kind: str, key: str, suffix: str) -> Path:
-        return self.root / kind / f"{key}{suffix}"
+    def _get(self, kind: str, key: str) -> bytes | None:
+        return self._store.get(f"{kind}/{key}")
 
     def get_json(self, kind: str, key: str) -> Any | None:
-        p = self._path(kind, key, ".json")
-        if p.is_file():
+        raw = self._get(kind, key)
+        if raw is not None:
             try:
-                data = json.loads(p.read_text("utf-8"))
+                data = json.loads(raw.decode("utf-8"))
                 self.hits += 1
                 return data
-            except (OSError, json.JSONDecodeError):
+            except ValueError:  # UnicodeDecodeError and JSONDecodeError included
                 pass
         self.misses += 1
         return None
 
     def put_json(self, kind: str, key: str, data: Any) -> None:
-        write_atomic(self._path(kind, key, ".json"), json.dumps(data, ensure_ascii=False, default=str))
+        self._store.set(f"{kind}/{key}", json.dumps(data, ensure_ascii=False, default=str).encode("utf-8"))
 
     def get_array(self, kind: str, key: str) -> np.ndarray | None:
-        p = self._path(kind, key, ".npy")
-        if p.is_file():
+        raw = self._get(kind, key)
+        if raw is not None:
             try:
-                arr = np.load(p, allow_pickle=False)
+                arr = np.load(io.BytesIO(raw), allow_pickle=False)
                 self.hits += 1
                 return arr
             except (OSError, ValueError):
@@ -131,7 +134,7 @@ class MemoryCache:
     def put_array(self, kind: str, key: str, arr: np.ndarray) -> None:
         buf = io.BytesIO()
         np.save(buf, arr, allow_pickle=False)
-        write_atomic(self._path(kind, key, ".npy"), buf.getvalue())
+        self._store.set(f"{kind}/{key}", buf.getvalue())
 
 
 class Memory(ABC):
