@@ -156,8 +156,10 @@ def _moments(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
     except Exception as e:  # noqa: BLE001 (a teacher API failing mid-way: providers raise many kinds)
         if teacher_model is None:
             raise
+        from ..bench.running import api_error_line
+
         where = f" at {teacher_model.endpoint}" if teacher_model.endpoint else ""
-        raise click.ClickException(f"--teacher {teacher}{where}: {' '.join(str(e).split())[:300] or type(e).__name__}") from None
+        raise click.ClickException(f"--teacher {teacher}{where}: {' '.join(api_error_line(e).split())[:300]}") from None
     finally:
         if teacher_model is not None:
             teacher_model.close()
