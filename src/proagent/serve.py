@@ -262,7 +262,7 @@ class LocalServer:
 
     def start(self) -> LocalServer:
         """Serve in a daemon thread; returns ``self``."""
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.5},
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.1},
                                         daemon=True, name=self.name)
         self._thread.start()
         return self
