@@ -288,7 +288,7 @@ def folder_lock(folder: str | Path, *, tidy: Sequence[Path] = (), option: str | 
     left nothing else in ``folder`` and this call created the file: then it is
     removed (while still locked) and so are the folders in ``tidy`` (those the
     caller created, deepest first, when empty), so a refused command leaves the
-    disk as it was. A locker checks, once it holds the lock, that the file it
+    disk as it was; a block that raised removes the file it created even beside other files. A locker checks, once it holds the lock, that the file it
     locked is still the one at the path (else it was removed meanwhile and it
     locks again). A pid found in the file while the lock is free was left by a
     process that died (a stale lock), and is simply replaced.
@@ -333,21 +333,25 @@ def folder_lock(folder: str | Path, *, tidy: Sequence[Path] = (), option: str | 
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         _HELD[key] = 1
+        failed = True
         try:
             yield previous if previous != os.getpid() else None
+            failed = False
         finally:
             del _HELD[key]
             os.ftruncate(fd, 0)
             if made:
-                _tidy(folder, path, tidy)
+                _tidy(folder, path, tidy, failed=failed)
     finally:
         os.close(fd)  # closing the last descriptor releases the flock
 
 
-def _tidy(folder: Path, lock: Path, made: Sequence[Path]) -> None:
-    """Remove ``lock`` (held) and the empty folders ``made`` when the run left nothing else."""
+def _tidy(folder: Path, lock: Path, made: Sequence[Path], *, failed: bool = False) -> None:
+    """Remove ``lock`` (held) when the run left nothing else in ``folder`` or ``failed`` (a command
+    refused after it took the lock, e.g. ``live`` on a damaged ``feedback.db``, left its lock file
+    beside the files that were there), then the folders ``made`` that are empty."""
     try:
-        if [p.name for p in folder.iterdir()] != [lock.name]:
+        if not failed and [p.name for p in folder.iterdir()] != [lock.name]:
             return
         lock.unlink()
     except OSError:

@@ -145,6 +145,10 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
         return
     _check_one_source(watch, capture_dir, replay, duration)
     names, qh = _check_offer_options(notify, speed, quiet_hours, block_title)
+    if "page" in names:
+        from ..serve import check_port
+
+        check_port(port)  # a taken --port refused before feedback.db is made (exit 2)
     if settle != settle:  # NaN passes click's range
         raise click.BadParameter(f"{settle}: seconds from 0 to 600", param_hint="--settle")
     watch_db = None
