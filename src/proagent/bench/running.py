@@ -27,7 +27,8 @@ from ..models.local import LocalModelError
 from ._inspect_hooks import (OtherRunInFolder, after_folder_check, error_line, failure_line, failure_types,
                              hook_retry_progress, hook_short_errors, prerequisite_error, remove_sample_buffer)
 
-__all__ = ["API_MAX_RETRIES", "API_TIMEOUT", "INSPECT_DATA", "RunError", "api_error_line", "api_limits", "finished_samples", "run_task"]
+__all__ = ["API_MAX_RETRIES", "API_TIMEOUT", "INSPECT_DATA", "RunError", "api_error_line", "api_limits",
+           "show_retry_progress", "finished_samples", "run_task"]
 
 API_TIMEOUT = 60
 """Seconds one request to a model API may take (inspect's ``GenerateConfig.attempt_timeout``)
@@ -177,18 +178,25 @@ def api_limits() -> dict[str, int]:
         RunError: ``PROAGENT_API_TIMEOUT`` is not a whole number of seconds >= 1.
     """
     limits = {"attempt_timeout": _api_timeout(), "max_retries": API_MAX_RETRIES}
-    hook_retry_progress(API_MAX_RETRIES + 1)
+    show_retry_progress(API_MAX_RETRIES + 1)
     return limits
 
 
-def api_error_line(ex: BaseException) -> str:
+def show_retry_progress(attempts: int) -> None:
+    """From now on, print one stderr line per retried model call (endpoint, attempt k of
+    ``attempts``, the error's first line, the wait), for callers with retry limits of their own
+    (curate's screener); :func:`api_limits` does it for the rest."""
+    hook_retry_progress(attempts)
+
+
+def api_error_line(ex: BaseException, attempts: int = API_MAX_RETRIES + 1) -> str:
     """One line for a model API call that failed after its retries: ``Class: first line`` of the
     last attempt's exception (inspect raises a tenacity ``RetryError`` whose text names only a
     Future), e.g. ``InternalServerError: Error code: 500 - ...``, then ``(gave up after N
-    attempts)`` when the retries ran out."""
+    attempts)`` when the retries ran out (``attempts``: what the call was given)."""
     from tenacity import RetryError
 
-    gave_up = f" (gave up after {API_MAX_RETRIES + 1} attempts)" if isinstance(ex, RetryError) else ""
+    gave_up = f" (gave up after {attempts} attempts)" if isinstance(ex, RetryError) else ""
     return error_line(ex) + gave_up
 
 
