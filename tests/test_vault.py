@@ -37,10 +37,12 @@ def _png(colour: tuple[int, int, int]) -> bytes:
     return buf.getvalue()
 
 
-def _encrypted_capture(folder: Path, n: int = 3) -> Path:
-    """An encrypted capture folder made through the recorder's own Store (as capture --encrypt)."""
+def _encrypted_capture(folder: Path, n: int = 3, *, encrypt: bool = True) -> Path:
+    """An encrypted capture folder made through the recorder's own Store (as capture --encrypt);
+    ``encrypt=False``: a plain one (as capture)."""
     folder.mkdir(parents=True)
-    vault.create_vault(folder)
+    if encrypt:
+        vault.create_vault(folder)
     st = Store(folder)
     t = datetime(2025, 11, 3, 10, 0, 0)
     for i in range(n):
@@ -113,6 +115,34 @@ def test_readers_read_it_transparently_with_the_passphrase(tmp_path: Path, passp
         assert f.changed() and f._max_id() == 4
     finally:
         f.close()
+
+
+@pytest.mark.parametrize("encrypt", [True, False], ids=["encrypted", "plain"])
+def test_readers_leave_the_capture_folder_as_it_was(tmp_path: Path, passphrase: str, encrypt: bool) -> None:
+    """Readers of an encrypted capture left ``lifetrace.db-wal`` and ``-shm`` beside it (its header is
+    encrypted, so it was not seen to be in WAL mode and was opened without ``immutable``)."""
+    import hashlib
+
+    from proagent.curate._pipeline import _check_images
+    from proagent.sources.lifetrace import load_lifetrace
+    from proagent.sources.lifetrace_schema import connect_read_only
+
+    cap = _encrypted_capture(tmp_path / "cap", encrypt=encrypt)
+
+    def listing() -> dict[str, str]:
+        return {str(p.relative_to(cap)): hashlib.sha256(p.read_bytes()).hexdigest()
+                for p in sorted(cap.rglob("*")) if p.is_file()}
+
+    before = listing()
+    assert ("vault.json" in before) is encrypt and "lifetrace.db" in before
+    assert len(load_lifetrace(cap / "lifetrace.db").events) == 3
+    con = connect_read_only(cap / "lifetrace.db")
+    assert con.execute("SELECT count(*) FROM events").fetchone()[0] == 3
+    con.close()
+    _check_images("cap", cap / "lifetrace.db")  # curate
+    r = CliRunner().invoke(cli, ["stats", str(cap)])
+    assert r.exit_code == 0 and "3 events" in r.output, r.output
+    assert listing() == before  # no -wal, no -shm, nothing changed
 
 
 def test_curate_and_review_image_paths_decrypt(tmp_path: Path, passphrase: str) -> None:

@@ -291,7 +291,7 @@ def folder_lock(folder: str | Path, *, tidy: Sequence[Path] = (), option: str | 
     left nothing else in ``folder`` and this call created the file: then it is
     removed (while still locked) and so are the folders in ``tidy`` (those the
     caller created, deepest first, when empty), so a refused command leaves the
-    disk as it was. A pid found in the file while the lock is free was left by a
+    disk as it was; a block that raised removes the file it created even beside other files. A pid found in the file while the lock is free was left by a
     process that died (a stale lock), and is simply replaced.
 
     ``option`` is the command-line option that named ``folder`` (``--out``); a refusal names it.
@@ -330,22 +330,26 @@ def folder_lock(folder: str | Path, *, tidy: Sequence[Path] = (), option: str | 
         raise FolderBusy(folder, _read_pid(path), option=option) from None
     try:
         _HELD[key] = 1
+        failed = True
         try:
             yield previous if previous != os.getpid() else None
+            failed = False
         finally:
             del _HELD[key]
             with contextlib.suppress(OSError):
                 os.truncate(path, 0)
             if made:
-                _tidy(folder, path, tidy)
+                _tidy(folder, path, tidy, failed=failed)
     finally:
         lock.release()
 
 
-def _tidy(folder: Path, lock: Path, made: Sequence[Path]) -> None:
-    """Remove ``lock`` (held) and the empty folders ``made`` when the run left nothing else."""
+def _tidy(folder: Path, lock: Path, made: Sequence[Path], *, failed: bool = False) -> None:
+    """Remove ``lock`` (held) when the run left nothing else in ``folder`` or ``failed`` (a command
+    refused after it took the lock, e.g. ``live`` on a damaged ``feedback.db``, left its lock file
+    beside the files that were there), then the folders ``made`` that are empty."""
     try:
-        if [p.name for p in folder.iterdir()] != [lock.name]:
+        if not failed and [p.name for p in folder.iterdir()] != [lock.name]:
             return
         lock.unlink()
     except OSError:

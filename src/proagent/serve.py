@@ -55,7 +55,27 @@ from .errors import UsageError
 from .report.pages import page
 
 __all__ = ["BACKLOG", "HEADER_TIMEOUT", "MAX_BODY", "MAX_CONNECTIONS", "TIMEOUT", "TOKEN_BYTES", "HttpError", "LocalServer",
-           "Request", "Response"]
+           "Request", "Response", "check_port"]
+
+def check_port(port: int, option: str = "--port") -> None:
+    """Refuse, before any work, a fixed ``port`` that 127.0.0.1 cannot listen on now (taken by
+    another server), so a command whose page starts late leaves nothing behind; 0 (any free port)
+    always passes. The probe socket is closed at once (a server started later may still race).
+
+    Raises:
+        UsageError: naming ``option``, the port and the system's reason.
+    """
+    if not port:
+        return
+    probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds (http.server)
+    try:
+        probe.bind(("127.0.0.1", port))
+    except OSError as e:
+        raise UsageError(option, f"{port}: cannot listen on 127.0.0.1 ({e.strerror or e})") from None
+    finally:
+        probe.close()
+
 
 TOKEN_BYTES = 16
 """Random bytes of the token (128 bits)."""
@@ -262,7 +282,7 @@ class LocalServer:
 
     def start(self) -> LocalServer:
         """Serve in a daemon thread; returns ``self``."""
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.5},
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.1},
                                         daemon=True, name=self.name)
         self._thread.start()
         return self

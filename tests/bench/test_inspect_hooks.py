@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,13 @@ def test_the_internals_used_have_the_expected_shape() -> None:
     from inspect_ai.log import EvalError
 
     assert {"message", "traceback"} <= set(EvalError.model_fields)
+    from inspect_ai.model import _model
+
+    assert hooks.hook_retry_progress(3) is True
+    original = _model.log_model_retry.__wrapped__
+    assert inspect.iscoroutinefunction(original)
+    assert list(inspect.signature(original).parameters)[:2] == ["model_name", "retry_state"]
+    assert re.search(r"partial\(\s*log_model_retry\b", inspect.getsource(_model.Model._generate))  # looked up per call
 
 
 def test_no_logs_is_not_success() -> None:

@@ -148,3 +148,55 @@ def test_start_capture_that_refuses_is_one_error_with_its_reason(w: Path) -> Non
     msg = str(e.value)
     assert "exited (code 2)" in msg and "--interval: must be > 0" in msg and "\n" not in msg
     assert not (w / "cap").exists()
+
+
+def _capture(folder: Path) -> Path:
+    """A capture folder with one closed event (the recorder's own Store)."""
+    from datetime import datetime, timedelta
+
+    from proagent.capture import Store
+
+    st = Store(folder)
+    t = datetime.now() - timedelta(minutes=2)
+    st.close_event(st.open_event("xterm", "pytest -q", t), t + timedelta(seconds=30))
+    st.close()
+    return folder
+
+
+def test_live_refused_after_its_lock_leaves_no_lock(w: Path) -> None:
+    """A refusal after live took the run lock on --out (a damaged feedback.db there) left
+    ``.proagent.lock`` beside it, and a traceback: now one line and the folder as it was."""
+    _capture(w / "cap")
+    (w / "out").mkdir()
+    (w / "out" / "feedback.db").write_bytes(b"not a database\n")
+    out = _refused(w, ["live", "--watch", "cap", "--out", "out", "--yes-at", "yes.txt", "--model", "none",
+                       "--notify", "none", "--duration", "2s"], 1, "feedback.db")
+    assert "not a usable feedback.db" in out and "move it away or choose another --out" in out
+    assert sorted(p.name for p in (w / "out").iterdir()) == ["feedback.db"]
+
+
+def test_live_page_on_a_taken_port_is_refused_before_anything_is_made(w: Path) -> None:
+    """``--notify page --port P`` with P taken was an OSError traceback after feedback.db and the
+    lock file were made in a new --out folder."""
+    import socket
+
+    _capture(w / "cap")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        _refused(w, ["live", "--watch", "cap", "--out", "out", "--yes-at", "yes.txt", "--model", "none", "--notify",
+                     "page", "--port", str(port), "--duration", "2s"], 2, f"{port}: cannot listen on 127.0.0.1")
+    assert not (w / "out").exists()
+
+
+def test_the_lock_file_of_a_failed_block_is_removed_beside_other_files(tmp_path: Path) -> None:
+    from proagent.io import LOCK_NAME, folder_lock
+
+    (tmp_path / "keep.txt").write_text("kept", "utf-8")
+    with pytest.raises(RuntimeError), folder_lock(tmp_path):
+        raise RuntimeError("refused")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt"]
+    with folder_lock(tmp_path):  # a run that ends well keeps its (emptied) lock file, as before
+        pass
+    assert (tmp_path / LOCK_NAME).read_text() == ""

@@ -297,6 +297,30 @@ def test_vlm_screener_fails_safe(curated: dict, monkeypatch: pytest.MonkeyPatch)
     assert (s.risk, s.action) == ("high-risk", "delete")
 
 
+def test_vlm_screener_retries_print_progress_and_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture) -> None:
+    """An endpoint answering HTTP 500: a stderr line per retry, then the screener's one line names
+    the last error (it showed tenacity's ``RetryError[<Future ...>]``)."""
+    from PIL import Image
+
+    from mock_openai import MockOpenAI
+    from proagent.curate import ScreenerError
+
+    image = tmp_path / "s.png"
+    Image.new("RGB", (32, 24), (200, 200, 200)).save(image)
+    with MockOpenAI(lambda body: 500) as srv:
+        srv.env(monkeypatch)
+        with pytest.raises(ScreenerError) as e:
+            VlmScreener("openai-api/mock/mock-vlm", max_retries=1, locator=OcrScreener(faces=False)).screen(
+                image, app="Chrome", title="x")
+        port = srv.server.server_address[1]
+    assert str(e.value).startswith("screening model openai-api/mock/mock-vlm failed: InternalServerError: Error code: "
+                                   "500 - mock failure (gave up after 2 attempts)"), str(e.value)
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("model API at ")]
+    assert len(lines) == 1 and lines[0].startswith(f"model API at http://127.0.0.1:{port}: attempt 1 of 2 failed "
+                                                   "(InternalServerError: Error code: 500 - mock failure); retrying in")
+
+
 # --------------------------------------------------------------------------- faces
 
 def test_face_in_a_screenshot_is_found_and_blurred_away(tmp_path: Path) -> None:

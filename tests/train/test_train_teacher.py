@@ -4,6 +4,7 @@ unlabelled log (over a loopback OpenAI-compatible mock) and the decider is fitte
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -58,7 +59,8 @@ def test_teacher_needs_unlabelled_and_fails_cleanly(tmp_path: Path, monkeypatch:
 
 def test_a_failing_teacher_api_is_bounded_and_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An endpoint answering HTTP 500 was retried with no output until killed (18 requests in 200 s):
-    now inspect's retries are bounded (API_MAX_RETRIES) and the one line names the endpoint."""
+    now inspect's retries are bounded (API_MAX_RETRIES), each retry prints a progress line and the
+    final line names the endpoint and the last error."""
     from proagent.bench.running import API_MAX_RETRIES
 
     monkeypatch.setenv("PROAGENT_API_TIMEOUT", "5")
@@ -68,8 +70,17 @@ def test_a_failing_teacher_api_is_bounded_and_named(tmp_path: Path, monkeypatch:
         r = CliRunner().invoke(cli, ["train", "when", "--teacher", TEACHER, "--unlabelled", str(DEV / "code_13.json"),
                                      "--teacher-base-url", srv.base_url, "--out", str(tmp_path / "d")])
         seconds = time.monotonic() - t0
-    assert r.exit_code == 1 and r.output.startswith(f"Error: --teacher {TEACHER} at http://127.0.0.1:")
-    assert "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
+    lines = r.stderr.strip().splitlines()
+    assert r.exit_code == 1 and lines[-1].startswith(f"Error: --teacher {TEACHER} at http://127.0.0.1:"), r.output
+    assert lines[-1].endswith(f"InternalServerError: Error code: 500 - mock failure (gave up after {API_MAX_RETRIES + 1} "
+                              "attempts)"), lines[-1]
+    # one progress line per retry (there was ~20 s of silence): endpoint, attempt k of n, the error, the wait
+    port = srv.server.server_address[1]
+    assert len(lines) == API_MAX_RETRIES + 1 and not r.stdout.strip(), r.output
+    for k, line in enumerate(lines[:-1], 1):
+        assert re.fullmatch(rf"model API at http://127\.0\.0\.1:{port}: attempt {k} of {API_MAX_RETRIES + 1} failed "
+                            r"\(InternalServerError: Error code: 500 - mock failure\); retrying in \d+ s", line), line
+    assert "Traceback" not in r.output
     # inspect's attempts (1 + API_MAX_RETRIES), each with the openai client's own 2 quick retries
     assert len(srv.requests) <= (API_MAX_RETRIES + 1) * 3 and seconds < 120
     assert not (tmp_path / "d" / "manifest.json").exists()

@@ -27,19 +27,28 @@ fails that test instead of a user's run. Nothing else in proagent imports ``insp
    an unreachable endpoint) above proagent's own one-line error. Missing hook: an option for
    the panel's body. The shim shows the exception's class and first line there; the whole
    traceback stays in the log (``inspect view``).
+7. :func:`hook_retry_progress`: inspect retries a failed model call (tenacity, its
+   ``before_sleep`` calls ``inspect_ai.model._model.log_model_retry``) and logs each retry at its
+   ``HTTP`` level, which is not shown, so an endpoint answering HTTP 500 or refusing connections
+   was ~20-30 s of silence. inspect's public ``Hooks.on_model_retry`` gives the attempt and the
+   wait but not the exception (its message, the address it went to). Missing hook: the retry's
+   exception. The shim wraps ``log_model_retry`` (looked up at each ``generate`` call) and prints
+   one line per retry to stderr (:func:`retry_line`), then calls inspect's own.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from ..errors import RunError
 
-__all__ = ["OtherRunInFolder", "after_folder_check", "failure_types", "hook_folder_check", "hook_short_errors",
-           "prerequisite_error", "remove_sample_buffer"]
+__all__ = ["OtherRunInFolder", "after_folder_check", "failure_types", "hook_folder_check", "error_line",
+           "failure_line", "hook_retry_progress", "hook_short_errors", "prerequisite_error", "remove_sample_buffer", "retried_error",
+           "retry_line"]
 
 INSPECT_VERSION = "0.3.285"
 """The inspect_ai release these shims were written against (``pyproject.toml`` pins it)."""
@@ -120,13 +129,93 @@ def hook_short_errors() -> bool:
     def short(exc_type: Any, exc_value: BaseException, exc_traceback: Any, *a: Any, **k: Any) -> Any:
         from rich.text import Text
 
-        first = next((ln.strip() for ln in str(exc_value).splitlines() if ln.strip()), "")
-        return Text(f"{getattr(exc_type, '__name__', exc_type)}: {first[:300]}\n(the whole traceback is in the log: "
-                    "inspect view)")
+        return Text(f"{error_line(exc_value)}\n(the whole traceback is in the log: inspect view)")
 
     short._proagent = True  # type: ignore[attr-defined]
     results.rich_traceback = short
     return True
+
+
+def hook_retry_progress(attempts: int) -> bool:
+    """Install shim 7 (once per process): one stderr line per retried model call
+    (:func:`retry_line`), ``attempts`` being the attempts a call gets in all (``max_retries`` + 1,
+    what proagent configures for every model API). False when this inspect has no such function."""
+    from inspect_ai.model import _model
+
+    original = getattr(_model, "log_model_retry", None)
+    if original is None:
+        return False
+    _retry_attempts[:] = [attempts]
+    if getattr(original, "_proagent", False):
+        return True
+
+    async def progress(model_name: str, retry_state: Any, *a: Any, **k: Any) -> None:
+        try:
+            print(retry_line(model_name, retry_state, _retry_attempts[0]), file=sys.stderr, flush=True)
+        except Exception:  # noqa: BLE001 - a progress line never stops a call
+            pass
+        await original(model_name, retry_state, *a, **k)
+
+    progress._proagent = True  # type: ignore[attr-defined]
+    progress.__wrapped__ = original  # type: ignore[attr-defined]
+    _model.log_model_retry = progress
+    return True
+
+
+_retry_attempts: list[int] = [0]
+"""Attempts per call in all, as :func:`hook_retry_progress` was last told (0: unknown)."""
+
+
+def retry_line(model_name: str, retry_state: Any, attempts: int = 0) -> str:
+    """The progress line of one retry, from tenacity's ``RetryCallState`` (``attempt_number``:
+    the attempt that failed, from 1; ``upcoming_sleep``: seconds before the next; ``outcome``:
+    the failed attempt). Names the address the request went to (scheme, host, port: no path,
+    no key) when the exception carries its request, else the model, and the exception's class
+    and first line (at most 200 characters), e.g. ``model API at http://127.0.0.1:8000: attempt
+    1 of 3 failed (InternalServerError: Error code: 500 ...); retrying in 4 s``."""
+    ex = retry_state.outcome.exception() if retry_state.outcome is not None else None
+    where = _request_address(retried_error(ex)) or model_name
+    k = retry_state.attempt_number
+    of = f" of {attempts}" if attempts >= k else ""
+    return (f"model API at {where}: attempt {k}{of} failed ({error_line(ex)}); "
+            f"retrying in {retry_state.upcoming_sleep:.0f} s")
+
+
+def retried_error(ex: BaseException | None) -> BaseException | None:
+    """A tenacity ``RetryError`` (what inspect raises once a call's retries ran out, and what a
+    provider's own retry loop below inspect's raises) unwrapped to its last attempt's exception."""
+    from tenacity import RetryError
+
+    while isinstance(ex, RetryError) and ex.last_attempt is not None and ex.last_attempt.exception() is not None:
+        ex = ex.last_attempt.exception()
+    return ex
+
+
+def error_line(ex: BaseException | None) -> str:
+    """``Class: first line`` of an exception (unwrapped by :func:`retried_error`; the line cut at
+    200 characters): a model API's failure in one line."""
+    ex = retried_error(ex)
+    if ex is None:
+        return "no answer"
+    line = _first_line(ex)
+    cause = ex.__cause__
+    if cause is not None and _first_line(cause) and _first_line(cause) not in line:
+        line += f" ({_first_line(cause)})"  # openai's "Connection error." hides httpx's "[Errno 111] Connection refused"
+    return f"{type(ex).__name__}: {line[:200]}" if line else type(ex).__name__
+
+
+def _first_line(ex: BaseException) -> str:
+    return next((ln.strip() for ln in str(ex).splitlines() if ln.strip()), "")
+
+
+def _request_address(ex: BaseException | None) -> str:
+    """``scheme://host:port`` of the request an (openai, httpx) exception carries; '' when none."""
+    try:
+        url = ex.request.url  # type: ignore[union-attr]
+        port = f":{url.port}" if url.port else ""
+        return f"{url.scheme}://{url.host}{port}" if url.host else ""
+    except Exception:  # noqa: BLE001 - not every exception carries a request
+        return ""
 
 
 def prerequisite_error() -> type[Exception]:
@@ -144,6 +233,21 @@ def remove_sample_buffer(log_location: str) -> None:
 
 
 _EXC_LINE = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?([A-Z]\w*(?:Error|Exception|Exceeded|Timeout|Retry\w*))\b", re.M)
+
+
+_EXC_TEXT = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?([A-Z]\w*(?:Error|Exception|Exceeded|Timeout)): (.+)$", re.M)
+
+
+def failure_line(error: Any) -> str:
+    """``Class: message`` of the innermost cause in a failed run's ``EvalError`` traceback other
+    than tenacity's ``RetryError`` (whose text names only a Future), e.g. ``InternalServerError:
+    Error code: 500 - ...``; the error's message when the traceback has none; '' for ``None``."""
+    if error is None:
+        return ""
+    found = [(c, m.strip()) for c, m in _EXC_TEXT.findall(getattr(error, "traceback", "") or "") if c != "RetryError"]
+    if found:
+        return f"{found[0][0]}: {found[0][1][:200]}"
+    return " ".join(str(getattr(error, "message", "") or "").split())[:200]
 
 
 def failure_types(error: Any) -> set[str]:

@@ -24,10 +24,11 @@ from typing import Any
 from ..errors import Resume, RunError
 from ..io import FolderBusy, folder_lock
 from ..models.local import LocalModelError
-from ._inspect_hooks import (OtherRunInFolder, after_folder_check, failure_types, hook_short_errors, prerequisite_error,
-                             remove_sample_buffer)
+from ._inspect_hooks import (OtherRunInFolder, after_folder_check, error_line, failure_line, failure_types,
+                             hook_retry_progress, hook_short_errors, prerequisite_error, remove_sample_buffer)
 
-__all__ = ["API_MAX_RETRIES", "API_TIMEOUT", "INSPECT_DATA", "RunError", "api_limits", "finished_samples", "run_task"]
+__all__ = ["API_MAX_RETRIES", "API_TIMEOUT", "INSPECT_DATA", "RunError", "api_error_line", "api_limits",
+           "show_retry_progress", "finished_samples", "run_task"]
 
 API_TIMEOUT = 60
 """Seconds one request to a model API may take (inspect's ``GenerateConfig.attempt_timeout``)
@@ -153,7 +154,12 @@ def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | No
         if not local and "RateLimitError" in types:
             raise RunError(f"the model API at {_host(model, model_base_url, model_args)} kept refusing for its rate "
                            f"limit after {API_MAX_RETRIES + 1} attempts", resume=Resume.SAME_COMMAND, folder=log_dir)
-        raise RunError(f"run did not finish ({msg})", resume=Resume.SAME_COMMAND, folder=log_dir)
+        if not local and "RetryError" in types:  # HTTP 5xx and other transient failures, retried to the end
+            raise RunError(f"the model API at {_host(model, model_base_url, model_args)} kept failing "
+                           f"({failure_line(log.error)}; gave up after {API_MAX_RETRIES + 1} attempts)",
+                           resume=Resume.SAME_COMMAND, folder=log_dir)
+        raise RunError(f"run did not finish ({failure_line(log.error) or msg})", resume=Resume.SAME_COMMAND,
+                       folder=log_dir)
     _remove_superseded(Path(log_dir), log.location)
     full = read_eval_log(log.location)
     full.location = log.location.removeprefix("file://")  # a resumed run reports a file:// URI; keep a path
@@ -164,11 +170,34 @@ def api_limits() -> dict[str, int]:
     """inspect ``GenerateConfig`` fields that bound one call to a model API (not a local model):
     ``attempt_timeout`` (:data:`API_TIMEOUT` or ``PROAGENT_API_TIMEOUT``) and ``max_retries``
     (:data:`API_MAX_RETRIES`): eval, the teacher of ``train when`` and live's How model alike.
+    Every call that gets these limits also prints one stderr line per retry (endpoint, attempt k
+    of n, the error's first line, the wait: :func:`proagent.bench._inspect_hooks.retry_line`),
+    installed here once per process.
 
     Raises:
         RunError: ``PROAGENT_API_TIMEOUT`` is not a whole number of seconds >= 1.
     """
-    return {"attempt_timeout": _api_timeout(), "max_retries": API_MAX_RETRIES}
+    limits = {"attempt_timeout": _api_timeout(), "max_retries": API_MAX_RETRIES}
+    show_retry_progress(API_MAX_RETRIES + 1)
+    return limits
+
+
+def show_retry_progress(attempts: int) -> None:
+    """From now on, print one stderr line per retried model call (endpoint, attempt k of
+    ``attempts``, the error's first line, the wait), for callers with retry limits of their own
+    (curate's screener); :func:`api_limits` does it for the rest."""
+    hook_retry_progress(attempts)
+
+
+def api_error_line(ex: BaseException, attempts: int = API_MAX_RETRIES + 1) -> str:
+    """One line for a model API call that failed after its retries: ``Class: first line`` of the
+    last attempt's exception (inspect raises a tenacity ``RetryError`` whose text names only a
+    Future), e.g. ``InternalServerError: Error code: 500 - ...``, then ``(gave up after N
+    attempts)`` when the retries ran out (``attempts``: what the call was given)."""
+    from tenacity import RetryError
+
+    gave_up = f" (gave up after {attempts} attempts)" if isinstance(ex, RetryError) else ""
+    return error_line(ex) + gave_up
 
 
 def finished_samples(log_dir: str | Path) -> int:

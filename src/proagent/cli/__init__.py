@@ -17,7 +17,7 @@ from typing import NoReturn
 
 import click
 
-from ._errors import EXIT_INTERRUPTED, map_errors
+from ._errors import EXIT_INTERRUPTED, map_errors, was_stopped_by_ctrl_c
 from .ablate import ablate_cmd
 from .annotate import annotate_cmd
 from .capture import capture
@@ -74,7 +74,10 @@ def main() -> None:
     except (KeyboardInterrupt, click.exceptions.Abort):
         click.echo("Error: interrupted; re-run the same command to resume", err=True)
         _exit_now(EXIT_INTERRUPTED)
-    sys.exit(rc if isinstance(rc, int) else 0)
+    rc = rc if isinstance(rc, int) else 0
+    if rc == EXIT_INTERRUPTED or was_stopped_by_ctrl_c():  # live's 130, a server's Ctrl-C: out within a second
+        _exit_now(rc)
+    sys.exit(rc)
 
 
 def _exit_now(code: int) -> NoReturn:

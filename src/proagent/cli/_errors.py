@@ -26,7 +26,8 @@ import click
 
 from ..errors import ProagentError, Resume, RunError, UsageError
 
-__all__ = ["EXIT_DATA", "EXIT_INTERRUPTED", "EXIT_RUN", "EXIT_USAGE", "NO_SPACE", "click_error", "map_errors"]
+__all__ = ["EXIT_DATA", "EXIT_INTERRUPTED", "EXIT_RUN", "EXIT_USAGE", "NO_SPACE", "click_error", "map_errors",
+           "stopped_by_ctrl_c", "was_stopped_by_ctrl_c"]
 
 EXIT_DATA = 1
 """Refused input (:class:`~proagent.errors.DataError` and every other refusal before work starts)."""
@@ -39,6 +40,23 @@ EXIT_INTERRUPTED = 130
 NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 """``OSError`` numbers that mean the disk (or the quota, or the file-size limit) is full: any
 command's write that fails so, its own or a library's (inspect's log), is one line, exit 3."""
+
+
+_STOPPED: list[bool] = []
+"""Set by :func:`stopped_by_ctrl_c`: the command's normal end was Ctrl-C."""
+
+
+def stopped_by_ctrl_c() -> None:
+    """A server command (``review``, ``mcp --http``) ended by Ctrl-C, its normal end (exit 0):
+    :func:`proagent.cli.main` then exits at once, after the ``atexit`` handlers, without the
+    interpreter's teardown of every imported module (0.9-1.6 s after ``mcp --http`` had imported
+    uvicorn and the MCP SDK), so Ctrl-C stops every server within a second."""
+    _STOPPED[:] = [True]
+
+
+def was_stopped_by_ctrl_c() -> bool:
+    """Whether :func:`stopped_by_ctrl_c` was called in this process."""
+    return bool(_STOPPED)
 
 
 def click_error(e: ProagentError, *, folder_option: str | None = None) -> click.ClickException:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from ._errors import stopped_by_ctrl_c
 from ._options import Finite, ray_option
 
 __all__ = ["curate_cmd", "review_cmd"]
@@ -94,6 +95,6 @@ def review_cmd(out: Path, port: int) -> None:
         while True:
             time.sleep(3600)
     except KeyboardInterrupt:
-        pass
+        stopped_by_ctrl_c()
     finally:
         srv.stop()

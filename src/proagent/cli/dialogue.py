@@ -60,7 +60,7 @@ def _common(f):  # noqa: ANN001, ANN202
 
 def _run(task: Any, *, name: str, data: Path, model: str, model_base_url: str | None, model_arg: tuple[str, ...],
          roles: dict[str, str | None], limit: int | None, log_dir: Path | None, display: str | None,
-         extra: list[str]) -> None:
+         extra: list[str], fit: dict[str, Any] | None = None) -> None:
     from ._util import check_writable_dir, run_eval_set
     from ..io import write_atomic
     from ..report.results import render_table, results_from_log, write_results
@@ -72,6 +72,10 @@ def _run(task: Any, *, name: str, data: Path, model: str, model_base_url: str | 
         if limit:
             parts.append(f"limit{limit}")
         log_dir = default_log_dir(*parts)
+    from ..dialogue.fit import check_context
+
+    # a prompt over a local model's context is one line now, not a failure minutes into the run
+    check_context(task, model, args, {k: v for k, v in roles.items() if v}, limit=limit, log_dir=log_dir, **(fit or {}))
     check_model(model, model_base_url, args)  # a typo is one line before any work
     for role, spec in roles.items():
         if spec is not None and spec != model:
@@ -139,7 +143,8 @@ def guide_cmd(data: Path, model: str, judge: str | None, model_base_url: str | N
     _run(task, name="guide", data=data, model=model, model_base_url=model_base_url, model_arg=model_arg,
          roles={"judge": judge, "user": user_model or judge}, limit=limit, log_dir=log_dir, display=display,
          extra=[f"judge-{judge.split('/')[-1]}", agreeableness.replace(",", "+"), "notarget" if no_target else "",
-                f"t{max_turns}m{memory_turns}", "density" if density else "", domains or "", tier or "", f"seed{seed}"])
+                f"t{max_turns}m{memory_turns}", "density" if density else "", domains or "", tier or "", f"seed{seed}"],
+         fit={"max_turns": max_turns, "memory_turns": memory_turns, "give_target": not no_target, "density": density})
 
 
 @dialogue.command("kappa")

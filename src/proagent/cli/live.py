@@ -154,6 +154,10 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
     if ask_rate and not {"terminal", "page"} & set(names):
         raise click.BadParameter(f"{ask_rate}: questions are shown by --notify terminal or page, not "
                                  f"{','.join(names)}", param_hint="--ask-rate")
+    if "page" in names:
+        from ..serve import check_port
+
+        check_port(port)  # a taken --port refused before feedback.db is made (exit 2)
     if settle != settle:  # NaN passes click's range
         raise click.BadParameter(f"{settle}: seconds from 0 to 600", param_hint="--settle")
     watch_db = None

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from ..errors import DataError
+from ._errors import stopped_by_ctrl_c
 
 __all__ = ["mcp_cmd"]
 
@@ -75,3 +76,4 @@ def mcp_cmd(log: Path, http: bool, port: int, token_file: Path | None, live: Pat
             announce=lambda line: click.echo(line, err=True))
     except KeyboardInterrupt:  # Ctrl-C is how a server is stopped: not an error, nothing to resume
         click.echo("proagent mcp: stopped", err=True)
+        stopped_by_ctrl_c()

@@ -257,6 +257,9 @@ class VlmScreener:
         if self._model is None:
             from inspect_ai.model import get_model
 
+            from ..bench.running import show_retry_progress
+
+            show_retry_progress(self.max_retries + 1)  # a line per retry, not minutes of silence
             self._model = get_model(self.model_name, base_url=self._base_url, memoize=False, **self._model_args)
         return self._model
 
@@ -280,7 +283,9 @@ class VlmScreener:
         try:
             out = asyncio.run(self._get_model().generate([msg], config=config))
         except Exception as e:  # noqa: BLE001  (provider errors come in many types)
-            raise ScreenerError(f"screening model {self.model_name} failed: {type(e).__name__}: {e}") from None
+            from ..bench.running import api_error_line
+
+            raise ScreenerError(f"screening model {self.model_name} failed: {api_error_line(e, self.max_retries + 1)}") from None
         return _parse_answer(out.completion)
 
     def screen(self, image: Path, *, app: str, title: str, strict: bool = False, text: str = "") -> Screening:

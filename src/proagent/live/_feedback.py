@@ -192,9 +192,13 @@ class FeedbackStore:
         self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=10.0)
         if fresh:
             os.chmod(self.path, 0o600)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.executescript(_SCHEMA)
-        self._conn.commit()
+        try:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.executescript(_SCHEMA)
+            self._conn.commit()
+        except sqlite3.DatabaseError as e:  # a damaged or foreign feedback.db: one line, the file left as it was
+            self._conn.close()
+            raise DataError(self.path, f"not a usable {FEEDBACK_DB} ({e}); move it away or choose another --out") from None
 
     def close(self) -> None:
         with self._lock:

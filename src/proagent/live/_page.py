@@ -45,6 +45,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from ..errors import UsageError
 from ..serve import HttpError, LocalServer, Request, Response
 from ._feedback import FeedbackStore
 from ._restraint import block_app, blocked_apps, unblock_app
@@ -217,13 +218,16 @@ class OfferPage:
         port: TCP port on 127.0.0.1 (0: a free one).
 
     Raises:
-        OSError: the port cannot be bound.
+        UsageError: (``--port``) the port cannot be bound.
     """
 
     def __init__(self, store: FeedbackStore, now: Callable[[], datetime], port: int = 0, help: Any = None) -> None:
         self.store, self.now, self.help = store, now, help
         self._md = _markdown()
-        self._server = srv = LocalServer("proagent-page", port, max_body=4096)
+        try:
+            self._server = srv = LocalServer("proagent-page", port, max_body=4096)
+        except OSError as e:  # the port is taken (or not ours to bind): one line, as review says it
+            raise UsageError("--port", f"{port}: cannot listen on 127.0.0.1 ({e.strerror or e})") from None
         self.token = srv.token
         self.port = srv.port
         page_html = srv.html_page("proagent offers", _BODY, script=_SCRIPT)

@@ -150,6 +150,15 @@ def _is_wal_mode(path: Path) -> bool:
     return len(head) == 20 and head.startswith(b"SQLite format 3\x00") and head[18:20] == b"\x02\x02"
 
 
+def _is_plain_sqlite(path: Path) -> bool:
+    """True when the file starts with the plain SQLite header (not SQLCipher's random salt)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
 def connect_read_only(path: str | Path, *, follow: bool = False) -> sqlite3.Connection:
     """Open a LifeTrace database read-only: the input is never written. Rows come
     as :class:`sqlite3.Row`, text is decoded as UTF-8 with replacement.
@@ -162,17 +171,23 @@ def connect_read_only(path: str | Path, *, follow: bool = False) -> sqlite3.Conn
     connection kept open on a log that grows, :mod:`proagent.live`) never uses
     ``immutable``, and the connection may be used from another thread.
 
-    An encrypted capture's database (:mod:`proagent.vault`) is opened with its key.
+    An encrypted capture's database (:mod:`proagent.vault`) is opened with its key, and, as
+    its writer (``capture --encrypt``) always uses WAL, taken as WAL mode (its header is
+    encrypted): without a ``-wal`` file it is opened ``immutable=1`` as well.
 
     Raises:
         sqlite3.DatabaseError: SQLite cannot open the file (see :func:`sqlite_problem`).
         DataError: an encrypted database whose key is missing or wrong.
     """
+    from ..vault import connect, vault_of  # an encrypted capture (capture --encrypt): SQLCipher with its key, read alike
+
     path = Path(path)
     uri = path.resolve().as_uri() + "?mode=ro"
-    if not follow and _is_wal_mode(path) and not Path(str(path) + "-wal").exists():
+    # an encrypted database's header is encrypted too, so its journal mode cannot be read from it;
+    # capture --encrypt, its only writer, always uses WAL (its readers left -wal and -shm beside it)
+    wal = _is_wal_mode(path) or (vault_of(path) is not None and not _is_plain_sqlite(path))
+    if not follow and wal and not Path(str(path) + "-wal").exists():
         uri += "&immutable=1"
-    from ..vault import connect  # an encrypted capture (capture --encrypt): SQLCipher with its key, read alike
 
     conn = connect(uri, uri=True, timeout=5.0, check_same_thread=not follow)  # a follower may poll from a worker thread
     conn.text_factory = lambda b: b.decode("utf-8", "replace")

@@ -68,7 +68,9 @@ def assemble_training_set(*, data: str | Path | None = None, train_data: Sequenc
             raise
         endpoint = getattr(teacher, "endpoint", None)
         where = f" at {endpoint}" if endpoint else ""
-        raise TeacherError(None, " ".join(str(e).split())[:300] or type(e).__name__,
+        from ..bench.running import api_error_line
+
+        raise TeacherError(None, " ".join(api_error_line(e).split())[:300] or type(e).__name__,
                            option=f"--teacher {teacher_name}{where}") from None
     finally:
         if teacher is not None and hasattr(teacher, "close"):
