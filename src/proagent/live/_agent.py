@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -20,10 +21,13 @@ from ._feedback import FeedbackStore
 from ._implicit import QUIET_OUTCOMES, ImplicitLabeller
 from ._moments import moment_sample
 from ._notify import Notifier
+from ._privacy import check_send_screen, default_send_screen, is_local_model, outgoing, redact_text, without_screen_text
 from .records import LiveDecision
 from ._restraint import Restraint
 from ._settle import TEXT_WAIT_SECONDS, first_shot, has_text, settled_at
 from ._sources import Clock, LifeTraceFollower, Moment, ReplayClock, WallClock
+
+how_log = logging.getLogger("proagent.live.how")
 
 __all__ = ["OFFER_WAIT_SECONDS", "HowModel", "LiveAgent", "ScriptedDecider", "When", "generic_offer_text", "offer_text"]
 
@@ -176,17 +180,29 @@ class HowModel:
             or an inspect ``Model``.
         model_args: provider arguments (``n_threads=1``...).
         max_tokens: answer budget (tokens; the benchmark's zero-shot budget).
+        base_url: the model API's base URL (``--model-base-url``).
+        send_screen: what of the moment the prompt carries to the model (``--send-screen``,
+            :mod:`proagent.live._privacy`): ``raw``, ``redacted`` (curate's PII recognizers replace
+            each finding in the whole user message, titles and screen text, by its typed
+            placeholder) or ``never`` (no screen text, the rest redacted). Default: ``raw`` for a
+            ``local/`` (or ``mockllm/``) model, ``redacted`` for any other. Each call's record
+            (SHA-256 and placeholder counts, no text) is :attr:`last_sent` and a line of the
+            ``proagent.live.how`` logger.
+
+    Raises:
+        ValueError: an unknown ``send_screen``.
     """
 
     def __init__(self, model: Any, model_args: Mapping[str, Any] | None = None, *, max_tokens: int = 96,
-                 base_url: str | None = None) -> None:
+                 base_url: str | None = None, send_screen: str | None = None) -> None:
         from inspect_ai.model import GenerateConfig, get_model
 
         from ..bench.running import api_limits
 
         self.name = model if isinstance(model, str) else str(model)
+        self.send_screen = check_send_screen(send_screen or default_send_screen(self.name))
         self._model = get_model(model, base_url=base_url, **dict(model_args or {})) if isinstance(model, str) else model
-        remote = not (self.name.startswith("local/") or self.name.startswith("mockllm/"))
+        remote = not is_local_model(self.name)
         self._config = GenerateConfig(temperature=0.0, max_tokens=max_tokens, seed=0, **(api_limits() if remote else {}))
         base = getattr(getattr(self._model, "api", None), "base_url", None) if remote else None
         self.endpoint: str | None = _address(base) if base else None
@@ -196,6 +212,8 @@ class HowModel:
         # can wait on, with a limit, or cancel (a local model's cancelled request kills its child)
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True, name="proagent-how-loop")
         self._thread.start()
+        self.last_sent: dict[str, Any] | None = None
+        """What the last How call sent: ``{send_screen, sha256, placeholders}`` (no text)."""
         self.last_usage: Any = None
         """Token usage of the last How answer (inspect ``ModelUsage``; a local model's
         ``input_tokens`` are the prompt tokens it evaluated, ``input_tokens_cache_read`` those it reused)."""
@@ -207,10 +225,11 @@ class HowModel:
         """Start the How call of ``sample``; returns its Future (a :class:`~proagent.records.Prediction`).
         ``Future.cancel()`` cancels the request: an OpenAI-compatible one is closed, a local model's
         child process is killed at once and the next call starts a new one (the model is loaded
-        again from the page cache, and its system prompt read again)."""
+        again from the page cache, and its system prompt read again). The user message is what
+        ``send_screen`` lets out (:meth:`prompt`)."""
         from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 
-        messages = [ChatMessageSystem(content=system_prompt()), ChatMessageUser(content=user_prompt(sample, "zero-shot"))]
+        messages = [ChatMessageSystem(content=system_prompt()), ChatMessageUser(content=self.prompt(sample))]
 
         async def call() -> Prediction:
             out = await self._model.generate(messages, config=self._config)
@@ -218,6 +237,17 @@ class HowModel:
             return to_prediction(sample.id, out.completion)
 
         return asyncio.run_coroutine_threadsafe(call(), self._loop)
+
+    def prompt(self, sample: Sample) -> str:
+        """The How call's user message for ``sample`` as it is sent: the benchmark's zero-shot prompt
+        of the moment under :attr:`send_screen` (:func:`proagent.live._privacy.outgoing`); sets
+        :attr:`last_sent` and logs its record."""
+        shown = without_screen_text(sample) if self.send_screen == "never" else sample
+        sent = outgoing([user_prompt(shown, "zero-shot")], self.send_screen)
+        self.last_sent = sent.record()
+        how_log.info("how call for %s: to %s (send-screen %s), sha256 %s, placeholders %s", sample.id, self.name,
+                     sent.send_screen, sent.sha256, dict(sent.placeholders))
+        return sent.texts[0]
 
     def warm(self) -> float:
         """Load the model and have it read the system prompt once (a one-token answer), so the
@@ -230,6 +260,8 @@ class HowModel:
         from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 
         t0 = time.perf_counter()
+        if self.send_screen != "raw":
+            redact_text("(starting)")  # curate's recognizers load once (presidio, about a second), not at the first offer
         messages = [ChatMessageSystem(content=system_prompt()), ChatMessageUser(content="(starting)")]
         config = self._config.model_copy(update={"max_tokens": 1})
         asyncio.run_coroutine_threadsafe(self._model.generate(messages, config=config), self._loop).result()
