@@ -21,7 +21,8 @@ from ._feedback import FeedbackStore
 from ._implicit import QUIET_OUTCOMES, ImplicitLabeller
 from ._moments import moment_sample
 from ._notify import Notifier
-from ._privacy import check_send_screen, default_send_screen, is_local_model, outgoing, redact_text, without_screen_text
+from ._privacy import (Sent, check_send_screen, default_send_screen, is_local_model, outgoing, redact_text,
+                       without_screen_text)
 from .records import LiveDecision
 from ._restraint import Restraint
 from ._settle import TEXT_WAIT_SECONDS, first_shot, has_text, settled_at
@@ -29,7 +30,7 @@ from ._sources import Clock, LifeTraceFollower, Moment, ReplayClock, WallClock
 
 how_log = logging.getLogger("proagent.live.how")
 
-__all__ = ["OFFER_WAIT_SECONDS", "HowModel", "LiveAgent", "ScriptedDecider", "When", "generic_offer_text", "offer_text"]
+__all__ = ["OFFER_WAIT_SECONDS", "HowModel", "how_prompt", "LiveAgent", "ScriptedDecider", "When", "generic_offer_text", "offer_text"]
 
 
 class When(Protocol):
@@ -169,6 +170,20 @@ def _address(url: str) -> str:
     return f"{u.scheme}://{host}{f':{u.port}' if u.port else ''}{u.path}" if u.scheme else str(url)
 
 
+def how_prompt(sample: Sample, send_screen: str = "raw") -> Sent:
+    """The How call's user message for ``sample``: the benchmark's zero-shot prompt
+    (:func:`proagent.agent.prompting.user_prompt`) as ``send_screen`` lets it out
+    (:func:`proagent.live._privacy.outgoing`; ``never``: rendered without screen text, then redacted).
+    One text; its record (SHA-256, placeholder counts) is :meth:`Sent.record`.
+
+    Raises:
+        ValueError: an unknown ``send_screen``.
+    """
+    check_send_screen(send_screen)
+    shown = without_screen_text(sample) if send_screen == "never" else sample
+    return outgoing([user_prompt(shown, "zero-shot")], send_screen)
+
+
 class HowModel:
     """How to Assist at a moment the decider said Yes: the benchmark's zero-shot
     prompt (:func:`proagent.agent.prompting.user_prompt`, the system prompt with
@@ -239,11 +254,9 @@ class HowModel:
         return asyncio.run_coroutine_threadsafe(call(), self._loop)
 
     def prompt(self, sample: Sample) -> str:
-        """The How call's user message for ``sample`` as it is sent: the benchmark's zero-shot prompt
-        of the moment under :attr:`send_screen` (:func:`proagent.live._privacy.outgoing`); sets
-        :attr:`last_sent` and logs its record."""
-        shown = without_screen_text(sample) if self.send_screen == "never" else sample
-        sent = outgoing([user_prompt(shown, "zero-shot")], self.send_screen)
+        """The How call's user message for ``sample`` as it is sent (:func:`how_prompt` under
+        :attr:`send_screen`); sets :attr:`last_sent` and logs its record."""
+        sent = how_prompt(sample, self.send_screen)
         self.last_sent = sent.record()
         how_log.info("how call for %s: to %s (send-screen %s), sha256 %s, placeholders %s", sample.id, self.name,
                      sent.send_screen, sent.sha256, dict(sent.placeholders))

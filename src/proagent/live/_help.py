@@ -60,7 +60,7 @@ from ..sources.lifetrace_schema import connect_read_only
 from ._feedback import FeedbackStore, feedback_db_path, sample_from_json
 from ._privacy import SEND_SCREEN, check_send_screen, default_send_screen, is_local_model, redact_text
 
-__all__ = ["CONTEXT_EVENTS", "HELP_MAX_TOKENS", "SCREEN_CHARS", "SEND_SCREEN", "HelpContext", "HelpModel", "InspectHelpModel",
+__all__ = ["CONTEXT_EVENTS", "HELP_MAX_TOKENS", "SCREEN_CHARS", "SEND_SCREEN", "HelpContext", "HelpModel", "InspectHelpModel", "context_free_messages",
            "LiveHelp", "LocalHelpModel", "ScriptedHelpModel", "default_send_screen", "help_context", "help_messages",
            "is_local_model", "make_help_model", "rated_help", "screen_region"]
 
@@ -203,6 +203,13 @@ def help_context(sample: Sample, query: str | None, send_screen: str = "raw") ->
     if send_screen != "raw":
         text, question = redact_text(text, counts), redact_text(question, counts)
     return HelpContext(text, question, send_screen, dict(counts))
+
+
+def context_free_messages(ctx: HelpContext) -> list[dict[str, str]]:
+    """The help without its grounding: the system prompt and the first question only (no screen,
+    no events, no app); what ``benchmarks/help.py`` and the ``help`` task compare the help with."""
+    return [{"role": "system", "content": prompt_text("live", "help_system.txt").strip()},
+            {"role": "user", "content": ctx.question}]
 
 
 def help_messages(ctx: HelpContext, turns: list[tuple[str, str]] = ()) -> list[dict[str, str]]:
