@@ -260,7 +260,7 @@ def test_every_request_live_sends_to_a_remote_model_is_redacted(tmp_path: Path, 
     The mock echoes an e-mail address of the How prompt into its query: a leak would reach the offer."""
     import logging
     import re
-    from datetime import datetime, timedelta
+    from datetime import datetime
 
     from click.testing import CliRunner
 
