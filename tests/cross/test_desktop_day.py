@@ -190,14 +190,16 @@ punctuation): the accepted help must name it."""
 
 def _how_or_help(body: dict) -> str:
     """The loopback model of the live run: a help request (live's help system prompt) is answered
-    from the error lines of the screen text it was sent, any other with :data:`HOW`."""
+    from the last error line of the screen text and events it was sent (not from its question,
+    which :data:`HOW` makes name the error too), any other with :data:`HOW`."""
     import re
 
     from mock_openai import last_user_text
 
     first = body["messages"][0]
     if first.get("role") == "system" and "You offered help" in json.dumps(first):
-        errors = re.findall(r"^.*\b\w+Error\b.*$", last_user_text(body), re.MULTILINE)
+        context = last_user_text(body).rsplit("\nQuestion:", 1)[0]  # the screen and events, not the question
+        errors = re.findall(r"^.*\b\w+Error\b.*$", context, re.MULTILINE)
         if errors:
             return f"The screen shows `{errors[-1].strip()}`: set session['user_id'] at login before reading it."
         return "No error on screen; what are you trying to do?"
