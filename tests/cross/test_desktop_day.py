@@ -183,9 +183,11 @@ ANSWERS = (("terminal", "a"), ("page", "accepted"), ("terminal", "d"))
 page, one dismiss typed. The terminal's accept goes to the first offer whose help context shows the
 planted traceback (:func:`_shows_error`; the page's accept to an earlier offer, if any); a dismiss
 starts live's default 15-minute cooldown, so it comes last and no offer follows it."""
-ERROR = r"KeyError\W+user_id"
+ERROR = r"KeyError[\W_]+user_id"
 """The error the scripted xterm shows (``python3 app.py``: ``KeyError: 'user_id'``, as OCR reads its
 punctuation): the accepted help must name it."""
+ERROR_LINE = rf"^\s*{ERROR}[\W_]*$"
+"""The traceback's last line alone (not the chat question that names the same error)."""
 
 
 def _how_or_help(body: dict) -> str:
@@ -207,12 +209,14 @@ def _how_or_help(body: dict) -> str:
 
 
 def _shows_error(sample_json: str) -> bool:
-    """Whether live's help for an offer at this moment (its context as sent, redacted) holds :data:`ERROR`."""
+    """Whether live's help for an offer at this moment (its context as sent, redacted) holds the
+    traceback's error line (:data:`ERROR_LINE`)."""
     import re
 
     from proagent.live import help_context, sample_from_json
 
-    return re.search(ERROR, help_context(sample_from_json(sample_json), None, "redacted").text) is not None
+    text = help_context(sample_from_json(sample_json), None, "redacted").text
+    return re.search(ERROR_LINE, text, re.MULTILINE) is not None
 
 
 class _Terminal:
@@ -398,7 +402,7 @@ def test_chain_live_answers_retrain_eval(day: dict, published: dict) -> None:
         typed = next(oid for oid, a in answered.items() if a == ("terminal", "a"))
         import re
 
-        assert re.search(rf"help {typed}: The screen shows `[^`\n]*{ERROR}", out), out
+        assert re.search(rf"help {typed}: The screen shows `\s*{ERROR}[\W_]*`", out), out
         con = sqlite3.connect((cap2 / "feedback.db").resolve().as_uri() + "?mode=ro", uri=True)
         turns = con.execute("SELECT offer_id, role, status, send_screen, text FROM help_turns ORDER BY id").fetchall()
         con.close()
