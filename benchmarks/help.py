@@ -13,11 +13,15 @@ asked three ways:
 
 Each answer is compared with the reply the person actually got (the log's conversation):
 
-* **similarity**: cosine of multilingual-e5-small embeddings (:func:`proagent.embedding.embed`);
+* **similarity**: cosine of multilingual-e5-small embeddings (:func:`proagent.live.tasks.reply_similarity`);
 * **judge**: a score 1-10 from a judge model with the rubric ``proagent/live/prompts/help_judge.txt``
   (correct, specific to the screen, actionable, answers the real question). The default judge is
   the local 1.5B model: its scores are a weak signal (it rarely uses the whole scale and can prefer
   longer answers); pass a stronger ``--judge`` for figures to quote.
+
+The moments, the similarity and the judge are the inspect task ``proagent/help``'s
+(:mod:`proagent.live.tasks`; its ``real`` condition is ``true`` here); this script adds the local
+model's streaming, timed.
 
 Timing: seconds from sending the help prompt to its first streamed token and to its end, and the
 tokens generated, per condition (the local model streams; the context is evaluated on Accept
@@ -38,7 +42,6 @@ session (no OCR noise: an upper bound on what capture would give).
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import time
 from datetime import datetime, timedelta
@@ -97,20 +100,11 @@ def scripted_events() -> list[Any]:
 
 
 def moments(events: list[Any]) -> list[tuple[Any, str, str]]:
-    """``(sample, true query, reply)`` at every LLM-use event with a recorded reply: the live
-    agent's sample at the event's start (:func:`proagent.live.moment_sample`)."""
-    from proagent.bench.samples import SampleConfig
-    from proagent.live import moment_sample
+    """``(sample, true query, reply)`` at every LLM-use event with a recorded reply: the ``help``
+    task's moments (:func:`proagent.live.tasks.help_moments`)."""
+    from proagent.live.tasks import help_moments
 
-    out = []
-    for i, e in enumerate(events):
-        c = e.conversation
-        if not e.is_llm_event or c is None or not c.user_queries or not c.llm_responses:
-            continue
-        s = moment_sample(events[: i + 1], e.start, SampleConfig(), new_event=e)
-        if s is not None:
-            out.append((s, c.user_queries[0], c.llm_responses[0]))
-    return out
+    return help_moments(events)
 
 
 # --------------------------------------------------------------------------- one answer
@@ -127,14 +121,12 @@ def answer(model: Any, messages: list[dict[str, str]]) -> dict[str, Any]:
 
 
 def judge_score(judge: Any, context: str, query: str, reply: str, help_text: str) -> int | None:
-    """The judge's 1-10 score (``None`` when its answer names none)."""
-    from proagent.prompt_files import prompt_template
+    """The judge's 1-10 score (``None`` when its answer names none): the ``help`` task's rubric and
+    parser (:func:`proagent.live.tasks.judge_prompt`, :func:`~proagent.live.tasks.parse_judge_score`)."""
+    from proagent.live.tasks import judge_prompt, parse_judge_score
 
-    prompt = prompt_template("live", "help_judge.txt").substitute(context=context, query=query, reply=reply,
-                                                                  help=help_text)
-    out = judge.stream([{"role": "user", "content": prompt}], lambda _: None)["text"]
-    m = re.search(r"score\s*[:=]?\s*(10|[1-9])\b", out, re.IGNORECASE) or re.search(r"\b(10|[1-9])\s*/\s*10\b", out)
-    return int(m.group(1)) if m else None
+    prompt = judge_prompt(context, query, reply, help_text)
+    return parse_judge_score(judge.stream([{"role": "user", "content": prompt}], lambda _: None)["text"])
 
 
 def paired_ci(a: list[float], b: list[float], n: int = 10_000) -> tuple[float, float, float] | None:
@@ -168,10 +160,9 @@ def main(argv: list[str] | None = None) -> int:
     note, machine = machine_note()
     print(note, flush=True)
 
-    from proagent.embedding import embed
     from proagent.live import HowModel, help_context, make_help_model
-    from proagent.live._help import help_messages
-    from proagent.prompt_files import prompt_text
+    from proagent.live._help import context_free_messages, help_messages
+    from proagent.live.tasks import reply_similarity
 
     margs = dict(a.split("=", 1) for a in args.model_arg)
     if args.log is not None:
@@ -188,19 +179,17 @@ def main(argv: list[str] | None = None) -> int:
     how = HowModel(args.model, margs)
     helper = make_help_model(args.model, margs)
     judge = make_help_model(args.judge, {}) if args.judge else helper
-    system = prompt_text("live", "help_system.txt").strip()
     rows: list[dict[str, Any]] = []
     for s, true_q, reply in ms:
         pred = how(s)
         pq = (pred.query or "").strip() or None
         ctx_pred, ctx_true = help_context(s, pq, "raw"), help_context(s, true_q, "raw")
         conds = {"predicted": help_messages(ctx_pred), "true": help_messages(ctx_true),
-                 "context-free": [{"role": "system", "content": system},
-                                  {"role": "user", "content": f"Question: {pq}" if pq else ctx_pred.question}]}
+                 "context-free": context_free_messages(ctx_pred)}
         row: dict[str, Any] = {"moment": s.id, "true_query": true_q, "predicted_query": pq}
         for name, msgs in conds.items():
             a = answer(helper, msgs)
-            a["similarity"] = float(embed([a["text"]])[0] @ embed([reply])[0]) if a["text"].strip() else 0.0
+            a["similarity"] = reply_similarity(a["text"], reply)
             a["judge"] = judge_score(judge, ctx_true.text, true_q, reply, a["text"])
             row[name] = a
             print(f"  {s.id} {name}: sim {a['similarity']:.3f} judge {a['judge']} ttft {a['ttft'] or 0:.1f} s "

@@ -13,6 +13,7 @@ from .dialogue.tasks import (  # noqa: F401  (registers proagent/dialogue_plan, 
     dialogue_guide,
     dialogue_plan,
 )
+from .live.tasks import help_task  # noqa: F401  (registers proagent/help)
 
 
 @modelapi(name="local")

@@ -179,8 +179,44 @@ The run also passes ``--cost-miss 4`` (offers at P(help) >= 0.2 instead of 1/3):
 decider is near chance on this desktop (P 0.34-0.55 in a run), so the lower threshold keeps the
 three offers :data:`ANSWERS` needs from hanging on its second decimal."""
 ANSWERS = (("terminal", "a"), ("page", "accepted"), ("terminal", "d"))
-"""How the person answers the live offers, in order: typed on live's terminal, or on its page. A
-dismiss starts live's default 15-minute cooldown, so it comes last and no offer follows it."""
+"""How the person answers the live offers: one accept typed on live's terminal, one accept on its
+page, one dismiss typed. The terminal's accept goes to the first offer whose help context shows the
+planted traceback (:func:`_shows_error`; the page's accept to an earlier offer, if any); a dismiss
+starts live's default 15-minute cooldown, so it comes last and no offer follows it."""
+ERROR = r"KeyError[\W_]+user_id"
+"""The error the scripted xterm shows (``python3 app.py``: ``KeyError: 'user_id'``, as OCR reads its
+punctuation): the accepted help must name it."""
+ERROR_LINE = rf"^\s*{ERROR}[\W_]*$"
+"""The traceback's last line alone (not the chat question that names the same error)."""
+
+
+def _how_or_help(body: dict) -> str:
+    """The loopback model of the live run: a help request (live's help system prompt) is answered
+    from the last error line of the screen text and events it was sent (not from its question,
+    which :data:`HOW` makes name the error too), any other with :data:`HOW`."""
+    import re
+
+    from mock_openai import last_user_text
+
+    first = body["messages"][0]
+    if first.get("role") == "system" and "You offered help" in json.dumps(first):
+        context = last_user_text(body).rsplit("\nQuestion:", 1)[0]  # the screen and events, not the question
+        errors = re.findall(r"^.*\b\w+Error\b.*$", context, re.MULTILINE)
+        if errors:
+            return f"The screen shows `{errors[-1].strip()}`: set session['user_id'] at login before reading it."
+        return "No error on screen; what are you trying to do?"
+    return HOW
+
+
+def _shows_error(sample_json: str) -> bool:
+    """Whether live's help for an offer at this moment (its context as sent, redacted) holds the
+    traceback's error line (:data:`ERROR_LINE`)."""
+    import re
+
+    from proagent.live import help_context, sample_from_json
+
+    text = help_context(sample_from_json(sample_json), None, "redacted").text
+    return re.search(ERROR_LINE, text, re.MULTILINE) is not None
 
 
 class _Terminal:
@@ -223,16 +259,35 @@ class _Terminal:
 
 
 def _answer_offers(term: _Terminal, page_url_file: Path, done, answered: dict[int, tuple[str, str]]) -> None:  # noqa: ANN001
-    """Answer each offer live prints as :data:`ANSWERS` says, until ``done`` is set."""
+    """Answer each offer live prints as :data:`ANSWERS` says, until ``done`` is set: the terminal's
+    accept waits for an offer whose help context shows the planted error (an offer before it takes
+    the page's accept, or none once that is used)."""
     import re
+    import sqlite3
     import urllib.request
 
+    db = page_url_file.parent / "feedback.db"
+    skipped: set[int] = set()
     while not done.wait(0.3):
         for m in re.finditer(r"offer (\d+) at \d\d:\d\d:\d\d", term.text):
             oid = int(m[1])
-            if oid in answered or len(answered) >= len(ANSWERS):
+            if oid in answered or oid in skipped or len(answered) >= len(ANSWERS):
                 continue
-            how, what = ANSWERS[len(answered)]
+            con = sqlite3.connect(db.resolve().as_uri() + "?mode=ro", uri=True)
+            try:
+                row = con.execute("SELECT sample_json FROM offers WHERE id = ?", (oid,)).fetchone()
+            finally:
+                con.close()
+            used = set(answered.values())
+            if ("terminal", "a") not in used and _shows_error(row[0]):
+                how, what = "terminal", "a"
+            elif ("page", "accepted") not in used:
+                how, what = "page", "accepted"
+            elif ("terminal", "a") not in used:
+                skipped.add(oid)  # left unanswered: the terminal's accept waits for the error
+                continue
+            else:
+                how, what = "terminal", "d"
             answered[oid] = (how, what)
             if how == "terminal":
                 term.type(f"{what} {oid}")
@@ -259,7 +314,9 @@ def test_chain_live_answers_retrain_eval(day: dict, published: dict) -> None:
     capture; then a SECOND capture of the scenario followed by ``proagent live --watch`` (on a
     pseudo-terminal, the decider, a loopback How model, ``--notify terminal,page``,
     ``--min-gap 0.25`` = 15 s, ``--cost-miss 4``) while the script plays; its offers answered as a person would,
-    two typed in the terminal, two on the page; capture stopped while live goes on; then
+    two typed in the terminal, two on the page; the accept typed in the terminal gets its help
+    streamed there, naming the planted error; no planted value in anything sent to the model;
+    capture stopped while live goes on; then
     ``proagent train when --feedback`` on that live folder and eval with the retrained decider."""
     import sqlite3
     import threading
@@ -276,7 +333,7 @@ def test_chain_live_answers_retrain_eval(day: dict, published: dict) -> None:
     train0 = subprocess.Popen([sys.executable, "-m", "proagent.cli", "train", "when", "--data", str(DEV),
                                "--out", str(dec0)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     cap2 = root / "capture-2"
-    with MockOpenAI(lambda body: HOW) as srv:
+    with MockOpenAI(_how_or_help) as srv:
         mock = {"MOCK_BASE_URL": srv.base_url, "MOCK_API_KEY": "test-key"}
         with solo.alone(), Desktop(root / "desktop-2") as desk:  # the desktop starts while the decider trains
             text, _ = train0.communicate(timeout=600)
@@ -339,6 +396,22 @@ def test_chain_live_answers_retrain_eval(day: dict, published: dict) -> None:
 
         dismissed = made[[o[0] for o in offers].index(max(answered))]
         assert all(t <= dismissed for t in made), "an offer within --cooldown of the dismiss"
+
+        # issue 32: the offer accepted in the terminal is answered there, and the answer names the
+        # planted error (OCR of the xterm -> the moment's help context -> the model -> the terminal)
+        typed = next(oid for oid, a in answered.items() if a == ("terminal", "a"))
+        import re
+
+        assert re.search(rf"help {typed}: The screen shows `\s*{ERROR}[\W_]*`", out), out
+        con = sqlite3.connect((cap2 / "feedback.db").resolve().as_uri() + "?mode=ro", uri=True)
+        turns = con.execute("SELECT offer_id, role, status, send_screen, text FROM help_turns ORDER BY id").fetchall()
+        con.close()
+        answer = [t for t in turns if t[0] == typed and t[1] == "assistant"]
+        assert answer and answer[0][2] == "done" and answer[0][3] == "redacted" and re.search(ERROR, answer[0][4]), turns
+        # nothing live sent to the (remote) model holds a planted value: How calls and help, redacted
+        sent = "".join(json.dumps(b, ensure_ascii=False) for b in srv.requests)
+        sent = "".join(sent.split())
+        assert [p for p in truth2["pii"] if "".join(p["value"].split()) in sent] == []
 
         r = _proagent("train", "when", "--data", str(DEV), "--feedback", str(cap2), "--out", str(dec1))
         assert r.returncode == 0, r.stdout + r.stderr

@@ -15,7 +15,8 @@ import proagent._registry  # noqa: F401  (registers the tasks)
 
 PACKAGE = Path(proagent.__file__).parent
 ROOT = PACKAGE.parents[1]
-NOT_LISTED = {"proagent/annotate_events"}  # data preparation (proagent annotate), not a benchmark
+NOT_LISTED = {"proagent/annotate_events",  # data preparation (proagent annotate), not a benchmark
+              "proagent/help"}  # live's help measured on a person's own annotated log: no public data holds the replies
 FIELDS = {"title", "description", "arxiv", "group", "contributors", "version", "tasks", "dataset", "metrics", "tags",
           "metadata"}
 

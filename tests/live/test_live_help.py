@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from help_fixtures import PLANTED, SCREEN, scripted_reply, store_with_offers, traceback_sample
-from mock_openai import MockOpenAI
+from mock_openai import MockOpenAI, last_user_text
 from proagent.live import LiveHelp, ScriptedHelpModel, help_context, make_help_model, rated_help, screen_region
 from proagent.live._help import help_messages
 
@@ -248,3 +248,93 @@ def test_help_benchmark_moments_from_the_desktop_script() -> None:
     assert second.current.app_name == "xterm" and "KeyError: 'user_id'" in second.current.screenshots[0].ocr_text
     assert all(s.current.id != s.event_id for s, _, _ in ms)  # the moment before the query: not the chat itself
     assert bench.paired_ci([3.0, 5.0], [1.0, 1.0])[0] == 3.0
+
+
+def test_every_request_live_sends_to_a_remote_model_is_redacted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 32, privacy: ``proagent live`` with a remote model (a loopback mock OpenAI server) on a
+    capture whose window titles and screen text hold the planted values. The How call (the offer's
+    query), the model's warm-up and the help after Accept are all recorded by the server: no planted
+    value is in any request, the error still is, and the log has the hashes and placeholder counts only.
+    (A model name of its own: inspect keeps each model it made, with its server's address.)
+    The mock echoes an e-mail address of the How prompt into its query: a leak would reach the offer."""
+    import logging
+    import re
+    from datetime import datetime
+
+    from click.testing import CliRunner
+
+    from help_fixtures import write_capture
+    from proagent.cli import cli
+    from proagent.live import FeedbackStore
+
+    cap, out = tmp_path / "capture", tmp_path / "live"
+    t0 = datetime(2026, 12, 3, 9, 0, 0)
+    ids = write_capture(cap, t0, [("Firefox", f"Inbox - {PLANTED['EMAIL']} - Mail", f"From {PLANTED['EMAIL']}\nHi"),
+                                  ("Code", "app.py - myapp", "def login(request):\n    return session['user_id']"),
+                                  ("Terminal", f"deploy@{PLANTED['IP']}: ~/myapp", SCREEN),
+                                  ("Firefox", "Flask docs - sessions", "")])
+    yes = tmp_path / "yes.txt"
+    yes.write_text(f"{ids[2]}\n{ids[3]}\n")
+
+    def reply(body: dict) -> str:
+        system = json.dumps(body["messages"][0]) if body["messages"][0]["role"] == "system" else ""
+        user = last_user_text(body)
+        if "Intention" in system:  # the How call
+            seen = re.findall(r"[\w.+-]+@[\w-]+\.[\w.]+|\[EMAIL\]", user)
+            return ("Need help: Yes\nIntention: Debugging & Error Resolution\n"
+                    f"Query: Why does app.py raise KeyError: 'user_id' for {seen[0] if seen else 'me'}?")
+        return "Set `session['user_id']` at login; the traceback ends in KeyError: 'user_id'."
+
+    with MockOpenAI(reply) as srv:
+        srv.env(monkeypatch)
+        with caplog.at_level(logging.INFO, logger="proagent.live"):
+            r = CliRunner().invoke(cli, ["live", "--replay", str(cap), "--out", str(out), "--yes-at", str(yes),
+                                         "--model", "openai-api/mock/gpt-live", "--speed", "0", "--notify", "none",
+                                         "--settle", "0"])
+            assert r.exit_code == 0, r.output
+            st = FeedbackStore(out)
+            offers = st.offers()
+            assert offers and offers[0]["query"], (r.output, offers)
+            model = make_help_model("openai-api/mock/gpt-live", {}, None)
+            help = LiveHelp(st, model, lambda: t0)  # what an Accept in that run does
+            assert help.accept(offers[0]["id"])
+            _wait(lambda: not help.busy(offers[0]["id"]))
+            help.close()
+            st.close()
+        requests = list(srv.requests)
+    how = [b for b in requests if "Intention" in json.dumps(b["messages"][:1])]
+    assert len(how) >= 2 and len(requests) > len(how)  # the warm-up, at least one How call, the help
+    for body in requests:
+        text = json.dumps(body, ensure_ascii=False)
+        for v in PLANTED.values():
+            assert v not in text, v
+    assert any("KeyError: 'user_id'" in json.dumps(b, ensure_ascii=False) and "[EMAIL]" in json.dumps(b) for b in how)
+    assert "[EMAIL]" in offers[0]["query"]  # the model saw the placeholder, never the address
+    logged = "\n".join(rec.getMessage() for rec in caplog.records)
+    assert re.search(r"how call for \S+: to openai-api/mock/gpt-live \(send-screen redacted\), sha256 [0-9a-f]{64}, "
+                     r"placeholders \{.*'email': [1-9]", logged), logged
+    for v in PLANTED.values():
+        assert v not in logged, v
+
+
+def test_how_prompt_under_each_send_screen() -> None:
+    """The How call's user message: raw as the benchmark's prompt, redacted with typed placeholders
+    (titles and screen), never without any screen text; the default follows the model."""
+    from proagent.agent.prompting import user_prompt
+    from proagent.live import HowModel
+
+    s = traceback_sample()
+    assert HowModel("mockllm/model").send_screen == "raw"
+    assert HowModel("mockllm/model").prompt(s) == user_prompt(s, "zero-shot")
+    red_model = HowModel("mockllm/model", send_screen="redacted")
+    red = red_model.prompt(s)
+    assert "KeyError: 'user_id'" in red and "[EMAIL]" in red and "[IP_ADDRESS]" in red
+    assert red_model.last_sent["placeholders"]["email"] >= 2 and len(red_model.last_sent["sha256"]) == 64
+    never = HowModel("mockllm/model", send_screen="never").prompt(s)
+    assert "Traceback" not in never and "(no screen text)" in never and "Terminal" in never
+    for text in (red, never):
+        for v in PLANTED.values():
+            assert v not in text, v
+    with pytest.raises(ValueError):
+        HowModel("mockllm/model", send_screen="sometimes")

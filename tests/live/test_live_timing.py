@@ -449,6 +449,51 @@ def test_cancelling_a_local_how_call_kills_its_llama_process_and_the_next_call_a
         how.close()
 
 
+@pytest.mark.slow
+def test_cancelling_a_queued_how_call_leaves_the_streaming_help_alone() -> None:
+    """Issue 32, item 4: on the one local model a How call waits behind a streaming help answer;
+    a newer moment cancelling that queued call must not kill the help (it killed the llama.cpp
+    child, the help's own request with it), and the next How call answers."""
+    import threading
+
+    from proagent.live._help import LocalHelpModel
+    from proagent.records import Sample
+
+    how = HowModel("local/smollm2-135m", {"n_threads": "1"})
+    helper = LocalHelpModel("local/smollm2-135m", {"n_threads": "1"}, max_tokens=60)
+    try:
+        how.warm()
+        t0 = datetime(2026, 12, 3, 10, 0)
+        samples = [Sample(id=f"u:{k}:candidate", user="u", time=t0 + timedelta(minutes=k), label=0, split="test",
+                          kind="candidate", context=(), current=_ev(str(k), "xterm", t0, [1], text=f"ok {k}"),
+                          window_seconds=300.0) for k in range(2)]
+        engine = how._model.api._engine.server
+        first, out = threading.Event(), {}
+
+        def answer() -> None:
+            try:
+                out["usage"] = helper.stream([{"role": "user", "content": "Explain KeyError in Python."}],
+                                             lambda _: first.set())
+            except Exception as e:  # noqa: BLE001 - the assertion says what happened
+                out["error"] = e
+            first.set()
+
+        th = threading.Thread(target=answer, daemon=True)
+        th.start()
+        assert first.wait(180)
+        child = engine._proc
+        fut = how.submit(samples[0])  # queued behind the help answer
+        time.sleep(0.5)
+        assert not fut.done() and fut.cancel()
+        th.join(180)
+        assert "error" not in out, out
+        assert out["usage"]["completion_tokens"] > 5 and engine._proc is child and child.poll() is None
+        assert how(samples[1]).sample_id == "u:1:candidate"  # the next call answers, on the same child
+        assert engine._proc is child
+    finally:
+        how.close()
+
+
 def test_a_log_that_does_not_grow_is_said_once_until_it_grows_again(tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     import proagent.live._agent as agent_mod

@@ -98,8 +98,9 @@ def _decider(decider: Path | None, yes_at: Path | None, learn: bool = False, met
 @click.option("--model-arg", "model_args", multiple=True, help="Model argument KEY=VALUE (e.g. n_threads=1).")
 @click.option("--model-base-url", default=None, help="Base URL for the model's API.")
 @click.option("--send-screen", type=click.Choice(["never", "redacted", "raw"]), default=None,
-              help="Screen text in an accepted offer's help: raw, redacted (PII replaced by typed placeholders) or "
-                   "never. Default: raw for a local/ model, redacted for any other.")
+              help="Screen text in every prompt to the model (the offer's query, an accepted offer's help): raw, "
+                   "redacted (PII in screen text, titles and queries replaced by typed placeholders) or never "
+                   "(no screen text). Default: raw for a local/ model, redacted for any other.")
 @click.option("--notify", default="terminal", show_default=True, cls=RegistryHelpOption,
               help_from=names_help("Comma-separated: ", notifier_names))
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True, help="Local page port on 127.0.0.1 (0: free one).")
@@ -179,7 +180,7 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
 
         click.echo(f"loading the How model {model} and reading its prompt"
                    + (" (a local model takes up to a minute on 2 cores)" if model.startswith("local/") else "") + " ...")
-        how = HowModel(model, args, base_url=model_base_url)
+        how = HowModel(model, args, base_url=model_base_url, send_screen=send_screen)
         help_model = make_help_model(model, args, model_base_url)  # a local model: the same llama.cpp child
         took = how.warm()  # loaded, system prompt read: the first offer does not pay for either
         click.echo(f"How model ready in {took:.1f} s")

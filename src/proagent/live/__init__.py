@@ -19,7 +19,8 @@ The flow (ProAgentBench Figure 1: monitor, decide when, decide how):
    cool-down after a dismiss and an offer like one dismissed today in the app after.
 4. **When** (:class:`When`): any callable Sample -> P(help), with a threshold;
    **How** (:class:`HowModel`): the benchmark's zero-shot prompt to an inspect
-   model, parsed into intention + query, only when When says Yes.
+   model, parsed into intention + query, only when When says Yes; for a remote model its prompt
+   is redacted by curate's PII recognizers (``--send-screen``, :mod:`._privacy`), as the help's is.
 5. **Offers** (:class:`Notifier`): terminal, desktop (notify-send / D-Bus), the
    local page (:class:`OfferPage`, 127.0.0.1 with a random token).
 6. **Feedback** (:class:`FeedbackStore`, ``feedback.db``): every decision, offer
@@ -28,7 +29,8 @@ The flow (ProAgentBench Figure 1: monitor, decide when, decide how):
    quiet moments the decider is unsure of are asked about (:mod:`._ask`), answered like offers.
 7. **Help** (:class:`LiveHelp`): an accepted offer is answered, streamed to the page and the
    terminal, with follow-ups and ratings (``help_turns``, ``help_ratings`` in ``feedback.db``);
-   screen text to a remote model is redacted by curate's PII recognizers (``--send-screen``).
+   screen text to a remote model is redacted by curate's PII recognizers (``--send-screen``);
+   the inspect task ``proagent/help`` (:mod:`.tasks`) measures it.
 8. **Learning** (:class:`LearningWhen`, ``learning/`` beside ``feedback.db``): with
    ``--learn`` the decider is personalised by every answer before the next decision;
    ``proagent live reset-learning DIR`` forgets it (:func:`reset_learning`).
@@ -38,7 +40,7 @@ Commands: ``proagent live`` (:mod:`proagent.cli.live`).
 
 from ..capture import x11_fullscreen
 from ._activity_follow import ActivityLogFollower, open_follower, watched_log
-from ._agent import HowModel, LiveAgent, ScriptedDecider, When, offer_text
+from ._agent import HowModel, LiveAgent, ScriptedDecider, When, how_prompt, offer_text
 from ._learn import LEARNING_DIR, LearningWhen, load_learning_when, reset_learning
 from ._help import (SEND_SCREEN, HelpContext, LiveHelp, ScriptedHelpModel, default_send_screen, help_context,
                     make_help_model, rated_help, screen_region)
@@ -91,6 +93,7 @@ __all__ = [
     "DesktopNotifier",
     "FeedbackStore",
     "HowModel",
+    "how_prompt",
     "LifeTraceFollower",
     "LearningWhen",
     "LiveAgent",

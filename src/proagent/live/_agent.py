@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -21,12 +22,16 @@ from ._feedback import FeedbackStore
 from ._implicit import QUIET_OUTCOMES, ImplicitLabeller
 from ._moments import moment_sample
 from ._notify import Notifier
+from ._privacy import (Sent, check_send_screen, default_send_screen, is_local_model, outgoing, redact_text,
+                       without_screen_text)
 from .records import LiveDecision
 from ._restraint import Restraint
 from ._settle import TEXT_WAIT_SECONDS, first_shot, has_text, settled_at
 from ._sources import Clock, LifeTraceFollower, Moment, ReplayClock, WallClock
 
-__all__ = ["OFFER_WAIT_SECONDS", "HowModel", "LiveAgent", "ScriptedDecider", "When", "generic_offer_text", "offer_text"]
+how_log = logging.getLogger("proagent.live.how")
+
+__all__ = ["OFFER_WAIT_SECONDS", "HowModel", "how_prompt", "LiveAgent", "ScriptedDecider", "When", "generic_offer_text", "offer_text"]
 
 
 class When(Protocol):
@@ -166,6 +171,20 @@ def _address(url: str) -> str:
     return f"{u.scheme}://{host}{f':{u.port}' if u.port else ''}{u.path}" if u.scheme else str(url)
 
 
+def how_prompt(sample: Sample, send_screen: str = "raw") -> Sent:
+    """The How call's user message for ``sample``: the benchmark's zero-shot prompt
+    (:func:`proagent.agent.prompting.user_prompt`) as ``send_screen`` lets it out
+    (:func:`proagent.live._privacy.outgoing`; ``never``: rendered without screen text, then redacted).
+    One text; its record (SHA-256, placeholder counts) is :meth:`Sent.record`.
+
+    Raises:
+        ValueError: an unknown ``send_screen``.
+    """
+    check_send_screen(send_screen)
+    shown = without_screen_text(sample) if send_screen == "never" else sample
+    return outgoing([user_prompt(shown, "zero-shot")], send_screen)
+
+
 class HowModel:
     """How to Assist at a moment the decider said Yes: the benchmark's zero-shot
     prompt (:func:`proagent.agent.prompting.user_prompt`, the system prompt with
@@ -177,17 +196,29 @@ class HowModel:
             or an inspect ``Model``.
         model_args: provider arguments (``n_threads=1``...).
         max_tokens: answer budget (tokens; the benchmark's zero-shot budget).
+        base_url: the model API's base URL (``--model-base-url``).
+        send_screen: what of the moment the prompt carries to the model (``--send-screen``,
+            :mod:`proagent.live._privacy`): ``raw``, ``redacted`` (curate's PII recognizers replace
+            each finding in the whole user message, titles and screen text, by its typed
+            placeholder) or ``never`` (no screen text, the rest redacted). Default: ``raw`` for a
+            ``local/`` (or ``mockllm/``) model, ``redacted`` for any other. Each call's record
+            (SHA-256 and placeholder counts, no text) is :attr:`last_sent` and a line of the
+            ``proagent.live.how`` logger.
+
+    Raises:
+        ValueError: an unknown ``send_screen``.
     """
 
     def __init__(self, model: Any, model_args: Mapping[str, Any] | None = None, *, max_tokens: int = 96,
-                 base_url: str | None = None) -> None:
+                 base_url: str | None = None, send_screen: str | None = None) -> None:
         from inspect_ai.model import GenerateConfig, get_model
 
         from ..bench.running import api_limits
 
         self.name = model if isinstance(model, str) else str(model)
+        self.send_screen = check_send_screen(send_screen or default_send_screen(self.name))
         self._model = get_model(model, base_url=base_url, **dict(model_args or {})) if isinstance(model, str) else model
-        remote = not (self.name.startswith("local/") or self.name.startswith("mockllm/"))
+        remote = not is_local_model(self.name)
         self._config = GenerateConfig(temperature=0.0, max_tokens=max_tokens, seed=0, **(api_limits() if remote else {}))
         base = getattr(getattr(self._model, "api", None), "base_url", None) if remote else None
         self.endpoint: str | None = _address(base) if base else None
@@ -197,6 +228,8 @@ class HowModel:
         # can wait on, with a limit, or cancel (a local model's cancelled request kills its child)
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True, name="proagent-how-loop")
         self._thread.start()
+        self.last_sent: dict[str, Any] | None = None
+        """What the last How call sent: ``{send_screen, sha256, placeholders}`` (no text)."""
         self.last_usage: Any = None
         """Token usage of the last How answer (inspect ``ModelUsage``; a local model's
         ``input_tokens`` are the prompt tokens it evaluated, ``input_tokens_cache_read`` those it reused)."""
@@ -208,10 +241,11 @@ class HowModel:
         """Start the How call of ``sample``; returns its Future (a :class:`~proagent.records.Prediction`).
         ``Future.cancel()`` cancels the request: an OpenAI-compatible one is closed, a local model's
         child process is killed at once and the next call starts a new one (the model is loaded
-        again from the page cache, and its system prompt read again)."""
+        again from the page cache, and its system prompt read again). The user message is what
+        ``send_screen`` lets out (:meth:`prompt`)."""
         from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 
-        messages = [ChatMessageSystem(content=system_prompt()), ChatMessageUser(content=user_prompt(sample, "zero-shot"))]
+        messages = [ChatMessageSystem(content=system_prompt()), ChatMessageUser(content=self.prompt(sample))]
 
         async def call() -> Prediction:
             out = await self._model.generate(messages, config=self._config)
@@ -219,6 +253,15 @@ class HowModel:
             return to_prediction(sample.id, out.completion)
 
         return asyncio.run_coroutine_threadsafe(call(), self._loop)
+
+    def prompt(self, sample: Sample) -> str:
+        """The How call's user message for ``sample`` as it is sent (:func:`how_prompt` under
+        :attr:`send_screen`); sets :attr:`last_sent` and logs its record."""
+        sent = how_prompt(sample, self.send_screen)
+        self.last_sent = sent.record()
+        how_log.info("how call for %s: to %s (send-screen %s), sha256 %s, placeholders %s", sample.id, self.name,
+                     sent.send_screen, sent.sha256, dict(sent.placeholders))
+        return sent.texts[0]
 
     def warm(self) -> float:
         """Load the model and have it read the system prompt once (a one-token answer), so the
@@ -231,6 +274,8 @@ class HowModel:
         from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 
         t0 = time.perf_counter()
+        if self.send_screen != "raw":
+            redact_text("(starting)")  # curate's recognizers load once (presidio, about a second), not at the first offer
         messages = [ChatMessageSystem(content=system_prompt()), ChatMessageUser(content="(starting)")]
         config = self._config.model_copy(update={"max_tokens": 1})
         asyncio.run_coroutine_threadsafe(self._model.generate(messages, config=config), self._loop).result()

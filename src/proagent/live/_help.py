@@ -58,15 +58,14 @@ from ..prompt_files import prompt_template, prompt_text
 from ..records import Sample
 from ..sources.lifetrace_schema import connect_read_only
 from ._feedback import FeedbackStore, feedback_db_path, sample_from_json
+from ._privacy import SEND_SCREEN, check_send_screen, default_send_screen, is_local_model, redact_text
 
-__all__ = ["CONTEXT_EVENTS", "HELP_MAX_TOKENS", "SCREEN_CHARS", "SEND_SCREEN", "HelpContext", "HelpModel", "InspectHelpModel",
+__all__ = ["CONTEXT_EVENTS", "HELP_MAX_TOKENS", "SCREEN_CHARS", "SEND_SCREEN", "HelpContext", "HelpModel", "InspectHelpModel", "context_free_messages",
            "LiveHelp", "LocalHelpModel", "ScriptedHelpModel", "default_send_screen", "help_context", "help_messages",
            "is_local_model", "make_help_model", "rated_help", "screen_region"]
 
 log = logging.getLogger("proagent.live.help")
 
-SEND_SCREEN: tuple[str, ...] = ("never", "redacted", "raw")
-"""``--send-screen`` choices: no screen text, screen text with PII replaced by typed placeholders, as captured."""
 SCREEN_CHARS = 1500
 """Screen text of the window in front put in the help's context, characters (about 400 tokens)."""
 CONTEXT_EVENTS = 6
@@ -118,16 +117,6 @@ CREATE TABLE IF NOT EXISTS help_ratings (
 # ------------------------------------------------------------------ context
 
 
-def is_local_model(model: str) -> bool:
-    """Whether ``model`` runs on this machine (``local/...``): its prompts leave no process we do not own."""
-    return str(model).startswith("local/")
-
-
-def default_send_screen(model: str) -> str:
-    """``--send-screen``'s default for ``model``: ``raw`` for a local model, ``redacted`` for any other."""
-    return "raw" if is_local_model(model) else "redacted"
-
-
 def screen_region(text: str, chars: int = SCREEN_CHARS) -> str:
     """The part of a screen's OCR text worth a model's context, at most ``chars`` characters:
     from three rows above the first error or traceback (:data:`_ERROR`) onwards when one is on
@@ -173,14 +162,6 @@ class HelpContext:
         return hashlib.sha256((self.text + "\n" + self.question).encode("utf-8")).hexdigest()
 
 
-def _redact(text: str, counts: Counter[str]) -> str:
-    from ..curate import clean_text, find_pii  # the recognizers proagent curate uses (presidio + ours)
-
-    found = find_pii(text)
-    counts.update(f.type for f in found)
-    return clean_text(text, found)
-
-
 def help_context(sample: Sample, query: str | None, send_screen: str = "raw") -> HelpContext:
     """The help's context for the moment of ``sample`` and its first question.
 
@@ -195,8 +176,7 @@ def help_context(sample: Sample, query: str | None, send_screen: str = "raw") ->
     Raises:
         ValueError: an unknown ``send_screen``.
     """
-    if send_screen not in SEND_SCREEN:
-        raise ValueError(f"send_screen {send_screen!r}: choose from {', '.join(SEND_SCREEN)}")
+    check_send_screen(send_screen)
     cur = sample.current
     shot = next((s.ocr_text for s in reversed(cur.focused_screenshots) if s.ocr_text.strip()), "")
     where = ""
@@ -221,8 +201,15 @@ def help_context(sample: Sample, query: str | None, send_screen: str = "raw") ->
     text = text.rstrip() + "\n\n"
     counts: Counter[str] = Counter()
     if send_screen != "raw":
-        text, question = _redact(text, counts), _redact(question, counts)
+        text, question = redact_text(text, counts), redact_text(question, counts)
     return HelpContext(text, question, send_screen, dict(counts))
+
+
+def context_free_messages(ctx: HelpContext) -> list[dict[str, str]]:
+    """The help without its grounding: the system prompt and the first question only (no screen,
+    no events, no app); what ``benchmarks/help.py`` and the ``help`` task compare the help with."""
+    return [{"role": "system", "content": prompt_text("live", "help_system.txt").strip()},
+            {"role": "user", "content": ctx.question}]
 
 
 def help_messages(ctx: HelpContext, turns: list[tuple[str, str]] = ()) -> list[dict[str, str]]:
@@ -278,8 +265,6 @@ class InspectHelpModel:
     """Any inspect model (``openai/...``, ``openai-api/...`` with a base URL...): the whole answer comes
     at once (inspect's ``generate`` does not stream), as one piece."""
 
-    local = False
-
     def __init__(self, model: Any, model_args: Mapping[str, Any] | None = None, *, base_url: str | None = None,
                  max_tokens: int = HELP_MAX_TOKENS) -> None:
         import asyncio
@@ -287,6 +272,8 @@ class InspectHelpModel:
         from inspect_ai.model import GenerateConfig, get_model
 
         self.name = model if isinstance(model, str) else str(model)
+        self.local = is_local_model(self.name)
+        """Only inspect's in-process ``mockllm/`` is local here (:func:`~proagent.live._privacy.is_local_model`)."""
         self._model = get_model(model, base_url=base_url, **dict(model_args or {})) if isinstance(model, str) else model
         self._config = GenerateConfig(temperature=0.0, max_tokens=max_tokens, seed=0)
         self._loop = asyncio.new_event_loop()
@@ -327,7 +314,7 @@ class ScriptedHelpModel:
 
 def make_help_model(model: str, model_args: Mapping[str, Any] | None = None, base_url: str | None = None) -> HelpModel:
     """The help model for ``--model``: :class:`LocalHelpModel` for ``local/...``, else :class:`InspectHelpModel`."""
-    if is_local_model(model):
+    if str(model).startswith("local/"):
         return LocalHelpModel(model, model_args)
     return InspectHelpModel(model, model_args, base_url=base_url)
 
@@ -367,8 +354,7 @@ class LiveHelp:
         self.store, self.model, self.now = store, model, now
         # raw for a model on this machine, redacted for any other (default_send_screen by model name)
         self.send_screen = send_screen or ("raw" if model is None or model.local else "redacted")
-        if self.send_screen not in SEND_SCREEN:
-            raise ValueError(f"send_screen {self.send_screen!r}: choose from {', '.join(SEND_SCREEN)}")
+        check_send_screen(self.send_screen)
         self.page_url: str | None = None
         """The offers page's address (set by the page), for a desktop notification's Accept."""
         self._lock = threading.Lock()

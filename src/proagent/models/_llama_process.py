@@ -36,10 +36,23 @@ from collections.abc import Callable
 
 from ..errors import RunError
 
-__all__ = ["EngineGone", "LlamaProcess", "PARENT_POLL_S", "prestart"]
+__all__ = ["EngineGone", "LlamaProcess", "PARENT_POLL_S", "Ticket", "prestart"]
 
 PARENT_POLL_S = 0.5
 """Seconds between the child's checks that its parent is alive (it exits when not)."""
+
+
+class Ticket:
+    """One request's claim on the child (:meth:`LlamaProcess.chat`'s ``ticket``), so that
+    :meth:`LlamaProcess.cancel` stops that request and no other: one still waiting for the child
+    (another request holds it, e.g. a streamed help answer in ``proagent live``) is never sent;
+    one in flight kills the child. Without it a cancelled waiting request killed the request in
+    flight (issue 32: a stale How call cancelled while the help streamed ended the help)."""
+
+    __slots__ = ("cancelled",)
+
+    def __init__(self) -> None:
+        self.cancelled = False
 
 
 class EngineGone(RunError):
@@ -113,6 +126,8 @@ class LlamaProcess:
     def __init__(self, path: str, n_ctx: int, n_threads: int, n_cache_reuse: int = 0) -> None:
         self.config = {"path": path, "n_ctx": n_ctx, "n_threads": n_threads, "n_cache_reuse": n_cache_reuse}
         self._lock = threading.Lock()
+        self._ticket_lock = threading.Lock()
+        self._current: Ticket | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._send: Connection | None = None
         self._recv: Connection | None = None
@@ -135,14 +150,32 @@ class LlamaProcess:
             code = self._proc.wait() if self._proc is not None else None
             raise EngineGone(f"the llama.cpp process ended (exit status {code})") from None
 
-    def chat(self, request: dict[str, Any]) -> dict[str, Any]:
+    def chat(self, request: dict[str, Any], ticket: Ticket | None = None) -> dict[str, Any]:
         """The engine's reply to one OpenAI-style chat request (a dict, ``error`` on failure).
 
         Blocks until the answer comes or :meth:`abandon` kills the child (then
-        :class:`EngineGone`)."""
+        :class:`EngineGone`). ``ticket`` (:meth:`cancel`): a request cancelled before the child
+        was free is not sent and raises :class:`EngineGone` at once."""
         with self._lock:
-            self._request(request)
-            return self._reply()
+            with self._ticket_lock:
+                if ticket is not None and ticket.cancelled:
+                    raise EngineGone("the request was cancelled before it was sent")
+                self._current = ticket
+            try:
+                self._request(request)
+                return self._reply()
+            finally:
+                with self._ticket_lock:
+                    self._current = None
+
+    def cancel(self, ticket: Ticket) -> None:
+        """Cancel the request of ``ticket``: not sent yet, it never is; in flight, the child is
+        killed (:meth:`abandon`). Any other request, one in flight included, goes on. Safe from any thread."""
+        with self._ticket_lock:
+            ticket.cancelled = True
+            mine = self._current is ticket
+        if mine:
+            self.abandon()
 
     def _request(self, request: dict[str, Any]) -> None:
         """Send one request (a new child first when the last one ended); the lock is held."""

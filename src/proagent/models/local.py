@@ -70,7 +70,7 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from ..errors import RunError
 from ._answers import AnswerCache, answer_cache_root, model_identity
 from .engine import as_bool, check_n_ctx, engine_args, whole
-from ._llama_process import EngineGone, LlamaProcess
+from ._llama_process import EngineGone, LlamaProcess, Ticket
 from .catalog import MODELS
 
 __all__ = ["LocalLlamaAPI", "LocalModelError", "stream_chat"]
@@ -93,9 +93,9 @@ class _Engine:
         self.path = path
         self.n_ctx = n_ctx
 
-    def chat(self, request: dict[str, Any]) -> dict[str, Any]:
+    def chat(self, request: dict[str, Any], ticket: Ticket | None = None) -> dict[str, Any]:
         try:
-            result = self.server.chat(request)
+            result = self.server.chat(request, ticket)
         except EngineGone as e:
             raise LocalModelError(f"llama.cpp ({os.path.basename(self.path)}): {e}") from None
         if "error" in result or "choices" not in result:
@@ -254,10 +254,11 @@ class LocalLlamaAPI(ModelAPI):
         result = self._answers.get(request) if self._answers is not None else None
         hit = result is not None
         if result is None:
+            ticket = Ticket()
             try:
-                result = await asyncio.to_thread(self._engine.chat, request)
-            except asyncio.CancelledError:  # Ctrl-C or a time limit: stop the generation now
-                self._engine.server.abandon()
+                result = await asyncio.to_thread(self._engine.chat, request, ticket)
+            except asyncio.CancelledError:  # Ctrl-C, a time limit, a stale How call: stop this request now
+                self._engine.server.cancel(ticket)  # (not another one holding the child: a streamed help answer)
                 raise
             if self._answers is not None:
                 self._answers.put(request, result)
