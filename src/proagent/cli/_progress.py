@@ -15,19 +15,12 @@ from typing import Any, TextIO
 
 import click
 
-__all__ = ["PLAIN_EVERY_SECONDS", "ProgressDisplay", "duration_text"]
+from ..bench.progress import duration_text, estimate_left
+
+__all__ = ["PLAIN_EVERY_SECONDS", "ProgressDisplay", "SampleLines"]
 
 PLAIN_EVERY_SECONDS = 30.0
 """Seconds between two plain progress lines (piped output); the last line always comes."""
-
-
-def duration_text(seconds: float) -> str:
-    """``42 s``, ``12 min``, ``3.5 h``: a duration as a person reads it in a progress line."""
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 class ProgressDisplay:
@@ -106,3 +99,27 @@ class ProgressDisplay:
             elif self._unsaid is not None and self._said:
                 click.echo(self._unsaid, file=self.stream)
                 self._unsaid = None
+
+
+class SampleLines:
+    """A :class:`~proagent.bench.progress.SampleListener` that shows each inspect task's samples
+    as a :class:`ProgressDisplay` (``WHAT: 3 of 21 UNIT, 2 min elapsed, about 9 min left``)."""
+
+    def __init__(self, what: str, unit: str, *, rich: bool | None = None, total: int | None = None) -> None:
+        self.what, self.unit, self.rich, self.total = what, unit, rich, total
+        self.display: ProgressDisplay | None = None
+
+    def task_start(self, total: int | None) -> None:
+        self.task_end()
+        self.display = ProgressDisplay(self.what, self.total if self.total is not None else total, unit=self.unit,
+                                       rich=self.rich)
+
+    def sample_end(self, done: int) -> None:
+        d = self.display
+        if d is not None:
+            d.update(done, left=estimate_left(time.monotonic() - d.start, done, d.total))
+
+    def task_end(self) -> None:
+        if self.display is not None:
+            self.display.close()
+            self.display = None

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from ..bench.progress import duration_text
 from ..bench.samples import SampleConfig
 from ..capture import x11_fullscreen
 from ..errors import DataError
@@ -132,8 +133,8 @@ class _Played:
                 ahead = (m.t - clock.now()).total_seconds()
                 if ahead > REPLAY_SKIP_GAP_SECONDS and (skipped := clock.skip_to(m.t)):
                     if self.on_status is not None:
-                        self.on_status(f"skipping a {_hours(skipped)} gap in the log ({m.t - timedelta(seconds=skipped):%Y-%m-%d %H:%M}"
-                                       f" -> {m.t:%Y-%m-%d %H:%M}) instead of waiting {_hours(skipped / clock.speed)}"
+                        self.on_status(f"skipping a {duration_text(skipped)} gap in the log ({m.t - timedelta(seconds=skipped):%Y-%m-%d %H:%M}"
+                                       f" -> {m.t:%Y-%m-%d %H:%M}) instead of waiting {duration_text(skipped / clock.speed)}"
                                        f" (gaps over {REPLAY_SKIP_GAP_SECONDS / 60:g} min are not waited out)")
             wait = max(0.0, (m.t - clock.now()).total_seconds()) / clock.speed if clock.speed else 0.0
             t0 = time.monotonic()
@@ -155,10 +156,6 @@ class _Played:
                 rest = len(self.moments) - self._decided
                 left = (wait / self.clock.speed if self.clock.speed else 0.0) + self._decide_wall / self._decided * rest
             return ReplayProgress(self.done, self.total, self.clock.now() if started else None, left)
-
-
-def _hours(seconds: float) -> str:
-    return f"{seconds / 3600:.1f} h" if seconds >= 5400 else f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
 
 
 def _notifiers(names: Sequence[str], store: FeedbackStore, now: Callable, *, port: int,
