@@ -31,8 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from _common import REPO, guard_network, machine_note, render_table, source_of, watchdog  # noqa: E402
-from proagent.io import write_json_atomic  # noqa: E402
+from _common import REPO, guard_network, machine_note, render_table, source_of, watchdog, write_result  # noqa: E402
 
 TARGETS = {"capture_cpu_pct": 5.0, "capture_rss_mb": 150.0}
 """Targets from issue 11: capture loop under 5% of one core and under 150 MB resident."""
@@ -231,8 +230,15 @@ def main() -> int:
     print("targets met" if ok else "TARGETS MISSED")
     print("cost of storing one 1920x1080 screenshot (the largest of the run), CPU ms and KB per format:")
     print(render_table(encode, [("format", "format", ""), ("cpu_ms", "cpu_ms", ".1f"), ("kb", "KB", ".0f")]))
-    if a.json:
-        write_json_atomic(a.json, res)
+    write_result(a.json, benchmark="capture", rows=rows, columns=cols + [("target", "target", "")], machine=info,
+                 baseline_columns=["baseline"] if base else None,
+                 baseline=f"proagent capture of {a.baseline_rev} (git archive) on the same scripted session"
+                 if base else "none (run with --baseline-rev)",
+                 note=f"{wall:.0f} s at {1 / a.interval:g} Hz on a 1920x1080 Xvfb screen, {a.format}, {n_events} events",
+                 conditions="" if a.seconds >= 120 else f"{a.seconds:g} s (the documented run: 120 s)",
+                 tables=[{"title": "Cost of storing one 1920x1080 screenshot", "rows": encode,
+                          "columns": [("format", "format", ""), ("cpu_ms", "CPU ms", ".1f"), ("kb", "KB", ".0f")]}],
+                 figures=res)
     return 0 if all(r["returncode"] == 0 for r in runs) else 1
 
 
