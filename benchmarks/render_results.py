@@ -72,7 +72,7 @@ def render_run(run: dict[str, Any], name: str = "", *, heading: bool = True) -> 
               + (f", CPU busy {busy:.0%} before the start" if busy is not None else "")
               + (" (other processes held the cores: read the times as upper bounds)." if busy is not None and busy > 0.25
                  else ".")
-              + (f" Conditions: {run['conditions']}" if run.get("conditions") else ""),
+              + (f" Conditions: {run['conditions'].rstrip('.')}." if run.get("conditions") else ""),
               "", f"Baseline, measured in the same run: {run['baseline']}.", ""]
     lines += _table(run["columns"], run["rows"], run.get("baseline_columns") or [])
     for t in run.get("tables") or []:

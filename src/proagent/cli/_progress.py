@@ -70,8 +70,9 @@ class ProgressDisplay:
         """Show ``done`` (of ``total``); ``force``: print the plain line now whatever the interval."""
         with self._lock:
             if self._bar is not None:
-                self._bar.update(self._task, completed=done, description=f"{self.what}{': ' + detail if detail else ''}",
-                                 left=f"about {duration_text(left)} left" if left is not None else "")
+                self._bar.update(self._task, completed=done, total=self.total, description=f"{self.what}{': ' + detail if detail else ''}",
+                                 left=f"about {duration_text(left)} left"
+                                 if left is not None and (self.total is None or done < self.total) else "")
                 return
             text = self.line(done, detail, left)
             now = time.monotonic()
