@@ -67,7 +67,8 @@ def main() -> None:
                  columns=[("file", "weights", ""), ("mb", "MB", ".1f"), ("export_s", "export s", ".1f"),
                           ("answer", "greedy answer", ""), ("diff", "max abs diff, first-token top-5 logprob", ".3f")],
                  baseline=f"the original GGUF of {a.model} in the same llama.cpp engine, same prompt, temperature 0",
-                 note=f"prompt: {a.prompt!r}; {a.threads} llama.cpp threads")
+                 note=f"prompt: {a.prompt!r}; {a.threads} llama.cpp threads",
+                 conditions="" if a.types == "f16,f32,q8_0" else f"--types {a.types} (the full run: f16,f32,q8_0)")
 
 
 if __name__ == "__main__":
