@@ -203,7 +203,7 @@ def write_result(path: Path | str | None, *, benchmark: str, rows: list[dict[str
     """Write one benchmark run as JSON for ``render_results.py`` (the one helper every script under
     ``benchmarks/`` writes its figures through): its command line, commit, date, machine (cores, CPU
     busy and load average before, load average after), the table's columns and rows (each row with
-    ``"baseline": true`` when it is the same-run baseline), what the baseline is, a note on how to
+    ``"baseline": true`` when it is the same-run baseline; only ``True`` marks a row), what the baseline is, a note on how to
     read the figures, the ``conditions`` that make it smaller or different from the full run (e.g.
     ``"smoke settings: --sizes 1000,10000; the full run adds 100000"``), further ``tables`` (each
     ``{"title", "columns", "rows"}``) and other ``figures`` (kept in the file, not rendered).

@@ -218,12 +218,12 @@ def main() -> int:
         ("OCR worker CPU s per OCRed screenshot", "ocr_cpu_s_per_shot", "-"),
         ("OCR demand: CPU s/shot x stored rate, % of one core", "ocr_demand_pct", "<= the worker's share"),
     ]
-    rows = [{"figure": f, "value": res.get(k), "baseline": base.get(k), "target": t} for f, k, t in figures]
+    rows = [{"figure": f, "value": res.get(k), "base": base.get(k), "target": t} for f, k, t in figures]
     print(f"proagent capture, {wall:.0f} s at {1 / a.interval:g} Hz on a 1920x1080 Xvfb screen, {a.format}, "
           f"dedup <= {a.dedup_distance} bits, {n_events} events, workload: a command every {a.type_every:g} s, a window switch every {a.switch_every:g} s")
     cols = [("figure", "figure", ""), ("value", "measured (this tree)", ".3g")]
     if base:
-        cols.append(("baseline", f"baseline ({a.baseline_rev})", ".3g"))
+        cols.append(("base", f"baseline ({a.baseline_rev})", ".3g"))
     print(render_table(rows, cols + [("target", "target", "")]))
     ok = (res["capture_cpu_pct"] < TARGETS["capture_cpu_pct"]
           and (res["capture_rss_mb"] or 0) < TARGETS["capture_rss_mb"])
@@ -231,7 +231,7 @@ def main() -> int:
     print("cost of storing one 1920x1080 screenshot (the largest of the run), CPU ms and KB per format:")
     print(render_table(encode, [("format", "format", ""), ("cpu_ms", "cpu_ms", ".1f"), ("kb", "KB", ".0f")]))
     write_result(a.json, benchmark="capture", rows=rows, columns=cols + [("target", "target", "")], machine=info,
-                 baseline_columns=["baseline"] if base else None,
+                 baseline_columns=["base"] if base else None,
                  baseline=f"proagent capture of {a.baseline_rev} (git archive) on the same scripted session"
                  if base else "none (run with --baseline-rev)",
                  note=f"{wall:.0f} s at {1 / a.interval:g} Hz on a 1920x1080 Xvfb screen, {a.format}, {n_events} events",

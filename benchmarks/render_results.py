@@ -49,7 +49,7 @@ def _table(columns: list, rows: list[dict[str, Any]], baseline_columns: list[str
     lines = ["| " + " | ".join(heads) + " | baseline |", "|" + " --- |" * (len(columns) + 1)]
     for r in rows:
         lines.append("| " + " | ".join(_cell(r.get(k), spec) for k, _, spec in columns)
-                     + f" | {'yes' if r.get('baseline') else ''} |")
+                     + f" | {'yes' if r.get('baseline') is True else ''} |")
     return lines
 
 

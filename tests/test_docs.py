@@ -228,7 +228,7 @@ def test_benchmark_runs_page_is_rendered_from_the_kept_json():
     for path in sorted((DOCS / "results").glob("*.json")):
         run = json.loads(path.read_text("utf-8"))
         assert f"## {run['benchmark']}" in page and f"`{run['command']}`" in page
-        assert any(r.get("baseline") for r in run["rows"]) or run.get("baseline_columns"), \
+        assert any(r.get("baseline") is True for r in run["rows"]) or run.get("baseline_columns"), \
             f"{path.name}: no same-run baseline row or column"
     run = {"benchmark": "demo", "command": "python benchmarks/demo.py --json x.json", "commit": "abc1234",
            "date": "2026-12-03T10:00:00+00:00", "machine": {"cpus": 2, "busy_before": 0.9, "loadavg_before": [9.5, 1, 1],
