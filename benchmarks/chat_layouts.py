@@ -152,9 +152,13 @@ def main() -> None:
     write_result(a.json, benchmark="chat_layouts", rows=table, columns=cols, machine=info,
                  baseline_columns=[c[0] for c in cols if a.baseline_rev and c[0].startswith(f"{a.baseline_rev}:")],
                  baseline=f"annotate's planning with the code of {a.baseline_rev} (git archive) on the same OCR cache",
-                 note="; ".join(f"{n}: LLM-event precision {results[n]['total']['precision']}, recall "
-                                f"{results[n]['total']['recall']}" for n in names)
+                 note="; ".join(f"{n}: LLM-event precision {_r(results[n]['total']['precision'])}, recall "
+                                f"{_r(results[n]['total']['recall'])}" for n in names)
                  + f"; {len(labels)} events rendered by Playwright + Chromium", figures={"runs": results})
+
+
+def _r(v: float | None) -> float | None:
+    return None if v is None else round(v, 3)
 
 
 if __name__ == "__main__":

@@ -45,7 +45,8 @@ def _load(load: Any) -> str:
 
 
 def _table(columns: list, rows: list[dict[str, Any]], baseline_columns: list[str] = ()) -> list[str]:
-    heads = [h + (" (baseline)" if k in baseline_columns and "baseline" not in h else "") for k, h, _ in columns]
+    heads = [h.replace("|", "\\|") + (" (baseline)" if k in baseline_columns and "baseline" not in h else "")
+             for k, h, _ in columns]
     lines = ["| " + " | ".join(heads) + " | baseline |", "|" + " --- |" * (len(columns) + 1)]
     for r in rows:
         lines.append("| " + " | ".join(_cell(r.get(k), spec) for k, _, spec in columns)
