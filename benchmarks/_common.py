@@ -190,19 +190,29 @@ def source_of(rev: str, into: Path) -> Path:
 
 
 RESULTS_DIR = REPO / "docs" / "results"
-"""Where the benchmark runs the Results site quotes are kept (``--json docs/results/NAME.json``);
-``benchmarks/render_results.py`` renders them into the site's "Benchmark runs" page."""
+"""Where the benchmark runs the site quotes are kept (``--json docs/results/NAME.json``);
+``benchmarks/render_results.py`` renders them into the site's "Benchmark runs" page and into the
+marked blocks of the Results and Speed pages."""
 
 
-def write_result(path: Path, *, benchmark: str, rows: list[dict[str, Any]], columns: list[tuple[str, str, str]],
-                 machine: dict[str, Any], baseline: str, note: str = "") -> dict[str, Any]:
-    """Write one benchmark run as JSON for ``render_results.py``: its command line, commit, date,
-    machine (cores, CPU busy and load average before, load average after), the table's columns
-    and rows (each row with ``"baseline": true`` when it is the same-run baseline), what the
-    baseline is, and a note on how to read the figures. Returns what it wrote.
+def write_result(path: Path | str | None, *, benchmark: str, rows: list[dict[str, Any]],
+                 columns: list[tuple[str, str, str]], machine: dict[str, Any], baseline: str, note: str = "",
+                 conditions: str = "", tables: list[dict[str, Any]] | None = None,
+                 figures: dict[str, Any] | None = None,
+                 baseline_columns: list[str] | None = None) -> dict[str, Any] | None:
+    """Write one benchmark run as JSON for ``render_results.py`` (the one helper every script under
+    ``benchmarks/`` writes its figures through): its command line, commit, date, machine (cores, CPU
+    busy and load average before, load average after), the table's columns and rows (each row with
+    ``"baseline": true`` when it is the same-run baseline; only ``True`` marks a row), what the baseline is, a note on how to
+    read the figures, the ``conditions`` that make it smaller or different from the full run (e.g.
+    ``"smoke settings: --sizes 1000,10000; the full run adds 100000"``), further ``tables`` (each
+    ``{"title", "columns", "rows"}``) and other ``figures`` (kept in the file, not rendered).
+    ``path`` ``None``: nothing is written (the script's ``--json`` was not given). Returns what it wrote.
 
     ``columns``: ``(key, header, format spec)`` as for :func:`render_table`.
     """
+    if path is None:
+        return None
     import datetime
     import json
     import shlex
@@ -212,19 +222,28 @@ def write_result(path: Path, *, benchmark: str, rows: list[dict[str, Any]], colu
                                 text=True, timeout=10).stdout.strip() or None
     except (OSError, subprocess.SubprocessError):
         commit = None
+    script = Path(sys.argv[0]).resolve()
     record = {
         "benchmark": benchmark,
-        "command": "python " + " ".join(shlex.quote(a) for a in [str(Path(sys.argv[0]).resolve().relative_to(REPO))
-                                                                    if Path(sys.argv[0]).resolve().is_relative_to(REPO)
-                                                                    else sys.argv[0], *sys.argv[1:]]),
+        "command": "python " + " ".join(shlex.quote(a) for a in [str(script.relative_to(REPO))
+                                                                    if script.is_relative_to(REPO) else sys.argv[0],
+                                                                    *sys.argv[1:]]),
         "commit": commit,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": {**machine, "loadavg_after": os.getloadavg() if hasattr(os, "getloadavg") else None},
         "baseline": baseline,
+        "conditions": conditions,
         "note": note,
         "columns": [list(c) for c in columns],
         "rows": rows,
     }
+    if baseline_columns:
+        record["baseline_columns"] = list(baseline_columns)
+    if tables:
+        record["tables"] = [{**t, "columns": [list(c) for c in t["columns"]]} for t in tables]
+    if figures:
+        record["figures"] = figures
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=1, default=str) + "\n", "utf-8")
     return record

@@ -42,8 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from _common import OFF_HOST_ATTEMPTS, REPO, guard_network, machine_note, render_table, source_of, watchdog  # noqa: E402
-from proagent.io import write_json_atomic  # noqa: E402
+from _common import OFF_HOST_ATTEMPTS, REPO, guard_network, machine_note, render_table, source_of, watchdog, write_result  # noqa: E402
 from annotate_evalset import PAGES, build_evalset  # noqa: E402
 
 
@@ -176,8 +175,14 @@ def main() -> None:
             for k, r in recs.items()))
     if OFF_HOST_ATTEMPTS:
         sys.exit(f"network guard refused {OFF_HOST_ATTEMPTS}")
-    if a.json:
-        write_json_atomic(a.json, {"rows": rows, "machine": info, "records": records})
+    for r in rows:
+        r["baseline"] = not r["run"].startswith("this code")
+    write_result(a.json, benchmark="annotate", rows=rows, columns=cols, machine=info,
+                 baseline=f"the first pass alone (its default annotation) and the code of {a.baseline_rev} "
+                          f"(git archive, asked about {a.baseline_limit} events) on the same rendered screens",
+                 note=f"{len(labels)} hand-labelled events rendered by Chromium ({n_llm} LLM events); this code: "
+                      f"{now['seconds'] / n_llm:.1f} s of annotate wall, {now['cpu_s'] / n_llm:.1f} s CPU per LLM event "
+                      "(target <= 60 s)", figures={"records": records})
 
 
 if __name__ == "__main__":

@@ -31,8 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from _common import REPO, guard_network, machine_note, render_table, source_of, watchdog  # noqa: E402
-from proagent.io import write_json_atomic  # noqa: E402
+from _common import REPO, guard_network, machine_note, render_table, source_of, watchdog, write_result  # noqa: E402
 
 TARGETS = {"capture_cpu_pct": 5.0, "capture_rss_mb": 150.0}
 """Targets from issue 11: capture loop under 5% of one core and under 150 MB resident."""
@@ -219,20 +218,27 @@ def main() -> int:
         ("OCR worker CPU s per OCRed screenshot", "ocr_cpu_s_per_shot", "-"),
         ("OCR demand: CPU s/shot x stored rate, % of one core", "ocr_demand_pct", "<= the worker's share"),
     ]
-    rows = [{"figure": f, "value": res.get(k), "baseline": base.get(k), "target": t} for f, k, t in figures]
+    rows = [{"figure": f, "value": res.get(k), "base": base.get(k), "target": t} for f, k, t in figures]
     print(f"proagent capture, {wall:.0f} s at {1 / a.interval:g} Hz on a 1920x1080 Xvfb screen, {a.format}, "
           f"dedup <= {a.dedup_distance} bits, {n_events} events, workload: a command every {a.type_every:g} s, a window switch every {a.switch_every:g} s")
     cols = [("figure", "figure", ""), ("value", "measured (this tree)", ".3g")]
     if base:
-        cols.append(("baseline", f"baseline ({a.baseline_rev})", ".3g"))
+        cols.append(("base", f"baseline ({a.baseline_rev})", ".3g"))
     print(render_table(rows, cols + [("target", "target", "")]))
     ok = (res["capture_cpu_pct"] < TARGETS["capture_cpu_pct"]
           and (res["capture_rss_mb"] or 0) < TARGETS["capture_rss_mb"])
     print("targets met" if ok else "TARGETS MISSED")
     print("cost of storing one 1920x1080 screenshot (the largest of the run), CPU ms and KB per format:")
     print(render_table(encode, [("format", "format", ""), ("cpu_ms", "cpu_ms", ".1f"), ("kb", "KB", ".0f")]))
-    if a.json:
-        write_json_atomic(a.json, res)
+    write_result(a.json, benchmark="capture", rows=rows, columns=cols + [("target", "target", "")], machine=info,
+                 baseline_columns=["base"] if base else None,
+                 baseline=f"proagent capture of {a.baseline_rev} (git archive) on the same scripted session"
+                 if base else "none (run with --baseline-rev)",
+                 note=f"{wall:.0f} s at {1 / a.interval:g} Hz on a 1920x1080 Xvfb screen, {a.format}, {n_events} events",
+                 conditions="" if a.seconds >= 120 else f"{a.seconds:g} s (the documented run: 120 s)",
+                 tables=[{"title": "Cost of storing one 1920x1080 screenshot", "rows": encode,
+                          "columns": [("format", "format", ""), ("cpu_ms", "CPU ms", ".1f"), ("kb", "KB", ".0f")]}],
+                 figures=res)
     return 0 if all(r["returncode"] == 0 for r in runs) else 1
 
 

@@ -39,9 +39,8 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from _common import OFF_HOST_ATTEMPTS, REPO, guard_network, machine_note, render_table, source_of, watchdog  # noqa: E402
+from _common import OFF_HOST_ATTEMPTS, REPO, guard_network, machine_note, render_table, source_of, watchdog, write_result  # noqa: E402
 from chat_layouts import LAYOUTS, LLM_LAYOUTS, build_layouts  # noqa: E402
-from proagent.io import write_json_atomic  # noqa: E402
 
 _PLAN = """
 import json, sys
@@ -150,8 +149,16 @@ def main() -> None:
     print(f"render {t_render:.0f} s (Playwright + Chromium, {len(labels)} events, {2 * len(labels)} captures)")
     if OFF_HOST_ATTEMPTS:
         sys.exit(f"network guard refused {OFF_HOST_ATTEMPTS}")
-    if a.json:
-        write_json_atomic(a.json, {"machine": info, "runs": results, "table": table})
+    write_result(a.json, benchmark="chat_layouts", rows=table, columns=cols, machine=info,
+                 baseline_columns=[c[0] for c in cols if a.baseline_rev and c[0].startswith(f"{a.baseline_rev}:")],
+                 baseline=f"annotate's planning with the code of {a.baseline_rev} (git archive) on the same OCR cache",
+                 note="; ".join(f"{n}: LLM-event precision {_r(results[n]['total']['precision'])}, recall "
+                                f"{_r(results[n]['total']['recall'])}" for n in names)
+                 + f"; {len(labels)} events rendered by Playwright + Chromium", figures={"runs": results})
+
+
+def _r(v: float | None) -> float | None:
+    return None if v is None else round(v, 3)
 
 
 if __name__ == "__main__":

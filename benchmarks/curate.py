@@ -41,7 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import guard_network, machine_note, render_table, source_of, watchdog  # noqa: E402
+from _common import guard_network, machine_note, render_table, source_of, watchdog, write_result  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 MONO = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
@@ -196,18 +196,22 @@ def main() -> int:
     for r in rows:
         r["vs_ocr_cpu"] = r["cpu_s"] / base if base else None
         r["actions"] = ", ".join(f"{k} {v}" for k, v in sorted((r.get("actions") or {}).items()))
-    print(render_table(rows, [("row", "row", ""), ("code", "code", ""), ("shots", "shots", ""),
-                              ("wall_s", "wall s/shot", ".2f"), ("cpu_s", "CPU s/shot", ".2f"),
-                              ("vs_ocr_cpu", "CPU vs OCR pass", ".2f"), ("rss_mb", "peak RSS MB", ".0f"),
-                              ("actions", "verdicts", "")]))
+    columns = [("row", "row", ""), ("code", "code", ""), ("shots", "shots", ""), ("wall_s", "wall s/shot", ".2f"),
+               ("cpu_s", "CPU s/shot", ".2f"), ("vs_ocr_cpu", "CPU vs OCR pass", ".2f"), ("rss_mb", "peak RSS MB", ".0f"),
+               ("actions", "verdicts", "")]
+    for r in rows:
+        r["baseline"] = r["code"] != "this tree" or r is rows[0]
+    print(render_table(rows, columns))
     new = next(r for r in rows if r["row"] == "curate, OCR rows" and r["code"] == "this tree")
     print(f"targets: curate with OCR rows {new['wall_s']:.2f} s/shot wall (<= {TARGET_S}: "
           f"{'met' if new['wall_s'] <= TARGET_S else 'not met'}), {new['vs_ocr_cpu']:.2f} of the OCR pass's CPU "
           f"(<= {TARGET_RATIO}: {'met' if new['vs_ocr_cpu'] <= TARGET_RATIO else 'not met'})")
-    if a.json:
-        from proagent.io import write_json_atomic
-
-        write_json_atomic(a.json, {"machine": info, "rows": rows, "shots": a.shots, "pii_every": a.pii_every})
+    write_result(a.json, benchmark="curate", rows=rows, columns=columns, machine=info,
+                 baseline=f"one RapidOCR pass over the screenshots (the yardstick) and the code of {a.baseline_rev} "
+                          "(git archive) on the same log",
+                 note=f"1920x1080 screens of a code editor, every {a.pii_every}th with an e-mail address; targets: "
+                      f"<= {TARGET_S} s per screenshot, with OCR rows at most {TARGET_RATIO} of the OCR pass's CPU",
+                 conditions="" if a.shots >= 8 else f"{a.shots} screenshots (the documented run: --shots 8)")
     return 0
 
 

@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+_machine: dict = {}
 
 
 def _auc_ci(y: np.ndarray, p: np.ndarray, seed: int = 0, n: int = 1000) -> tuple[float, tuple[float, float] | None]:
@@ -75,13 +76,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--objectives", default="f1,accuracy,balanced-accuracy")
     ap.add_argument("--sources", default="real,synthetic,real+synthetic", help="Training sources to compare.")
     ap.add_argument("--schemes", default="time split,leave-one-session-out", help="Evaluation schemes.")
-    ap.add_argument("--out", default=None, help="Also write every row as JSON here.")
+    ap.add_argument("--out", default=None, help="Also write every row as JSON here (as it goes).")
+    ap.add_argument("--json", default=None, help="Write the run for render_results.py here (docs/results/decider.json).")
     ap.add_argument("--smoke", action="store_true",
                     help="the smallest setting (CI): logreg, f1, the time split, 30 + 30 synthetic moments")
     args = ap.parse_args(argv)
     if args.smoke:
         args.models, args.objectives, args.schemes = "logreg", "f1", "time split"
     warnings.filterwarnings("ignore")
+    global _machine
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from _common import machine_note
+
+    line, _machine = machine_note()
+    print(line, file=sys.stderr)
 
     from sklearn.metrics import roc_auc_score
 
@@ -165,6 +173,32 @@ def main(argv: list[str] | None = None) -> int:
           f"p95 {latency['cold_ms_p95']:.1f} ms; LLM zero-shot (Qwen, README): p50 10.7 s per moment")
     if args.out:
         write_json_atomic(args.out, {"rows": rows, "latency": latency})
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from _common import write_result
+
+    table = []
+    for r in rows:
+        parts = r["run"].split(" | ")
+        ci = r["ci95"]
+        table.append({"setting": parts[0], "train": " / ".join(parts[1:]), "n": r["n"],
+                      "accuracy": _f(r["accuracy"], ci["accuracy"]), "precision": r["precision"], "recall": r["recall"],
+                      "f1": _f(r["f1"], ci["f1"]), "auc": _f(r.get("auc"), ci.get("auc")),
+                      "auc_session": r.get("auc_per_session_mean"), "yes": r["yes"], "baseline": len(parts) == 2})
+    defaults = {"models": "logreg,gbm", "objectives": "f1,accuracy,balanced-accuracy",
+                "sources": "real,synthetic,real+synthetic", "schemes": "time split,leave-one-session-out"}
+    cut = [f"--{k} {getattr(args, k)}" for k, v in defaults.items() if getattr(args, k) != v]
+    write_result(args.json, benchmark="decider", machine=_machine, rows=table,
+                 columns=[("setting", "setting", ""), ("train", "train on / model / objective", ""), ("n", "n", ""),
+                          ("accuracy", "accuracy [95% CI]", ""), ("precision", "precision", ".3f"),
+                          ("recall", "recall", ".3f"), ("f1", "F1 [95% CI]", ""), ("auc", "AUC [95% CI]", ""),
+                          ("auc_session", "AUC within session", ".3f"), ("yes", "Yes", "")],
+                 baseline="always-yes and always-no on the same moments (the LLM zero-shot row is always-yes: "
+                          "Qwen2.5-Coder-1.5B said Yes at every moment in proagent eval, quoted, not re-run)",
+                 note=f"decider latency over {latency['n']} moments: cached embeddings p50 {latency['warm_ms_p50']:.2f} ms, "
+                      f"p95 {latency['warm_ms_p95']:.2f} ms; cold cache p50 {latency['cold_ms_p50']:.1f} ms, "
+                      f"p95 {latency['cold_ms_p95']:.1f} ms",
+                 conditions=("a smaller grid (" + ", ".join(cut) + "; the full run compares every model, objective "
+                             "and source)") if cut else "", figures={"latency": latency, "rows": rows})
     return 0
 
 

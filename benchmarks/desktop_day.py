@@ -55,7 +55,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from _common import guard_network, machine_note, render_table, watchdog  # noqa: E402
+from _common import guard_network, machine_note, render_table, watchdog, write_result  # noqa: E402
 from proagent.io import write_json_atomic  # noqa: E402
 
 CLAIMS = {
@@ -236,8 +236,8 @@ def main() -> None:
     if args.capture_only:
         print(f"capture ({t_cap:.0f} s of script; baseline: LifeTrace's pHash <= 5 alone, same screen):")
         print(render_table(list(runs.values()), capture_columns))
-        if args.json:
-            write_json_atomic(args.json, {"machine": machine, "scenario": scenario.name, "capture": runs})
+        _publish(args, machine, scenario.name, runs, capture_columns, conditions="--capture-only: the capture "
+                 "stage alone (the whole day's curate, annotate, eval and live take most of an hour)")
         return
     passing = [e for e in raw_events if e.end is not None and (e.duration or 0) >= 3 and e.screenshots]
 
@@ -373,15 +373,29 @@ def main() -> None:
     ok = all(d for *_, d in targets) and res["n"] == len(want)
     print("targets met" if ok else "TARGETS MISSED", flush=True)
     print("\ncurate printed:\n" + r2.stdout.strip())
-    if args.json:
-        write_json_atomic(args.json, {"machine": machine, "scenario": scenario.name, "stages": stages,
-                                      "capture": runs, "figures": figures, "leaks": leaks, "targets_met": ok,
-                                      "annotate": scores, "live": live,
-                                      "targets": [{"figure": a, "measured": b, "target": c, "met": d}
-                                                  for a, b, c, d in targets],
-                                      "outputs": {"curate": r2.stdout, "annotate": r3.stdout, "eval": r4.stdout}})
+    _publish(args, machine, scenario.name, runs, capture_columns,
+             tables=[{"title": "Per-stage time (seconds; per screenshot of the capture, per curated event or eval moment)",
+                      "rows": stages, "columns": [("stage", "stage", ""), ("seconds", "total s", ".1f"),
+                                                  ("per_shot", "s/shot", ".2f"), ("per_event", "s/event", ".2f")]},
+                     {"title": "Targets (issue 21)", "rows": [{"figure": a, "measured": b, "target": c,
+                                                              "met": "yes" if d else "NO"} for a, b, c, d in targets],
+                      "columns": [("figure", "figure", ""), ("measured", "measured", ""), ("target", "target", ""),
+                                  ("met", "met", "")]}],
+             figures={"figures": figures, "leaks": leaks, "targets_met": ok, "annotate": scores, "live": live,
+                      "outputs": {"curate": r2.stdout, "annotate": r3.stdout, "eval": r4.stdout}})
     if tmp is not None:
         tmp.cleanup()
+
+
+def _publish(args: argparse.Namespace, machine: dict, scenario: str, runs: dict, capture_columns: list, *,
+             conditions: str = "", tables: list | None = None, figures: dict | None = None) -> None:
+    """The run through ``_common.write_result`` (``--json``): the capture rules' table (the baseline row:
+    LifeTrace's pHash rule alone, on the same screen), the stages and targets when the day ran through."""
+    rows = [{**r, "baseline": not str(r["rule"]).startswith("text-aware")} for r in runs.values()]
+    write_result(args.json, benchmark="desktop_day", rows=rows, columns=capture_columns, machine=machine,
+                 baseline="LifeTrace's capture rule (pHash distance <= 5 alone) on the same scripted screen",
+                 note=f"scenario {scenario} ({args.length}); annotator {args.annotator}, eval model {args.model}",
+                 conditions=conditions, tables=tables, figures={"capture": runs, **(figures or {})})
 
 
 if __name__ == "__main__":

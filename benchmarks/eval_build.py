@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import DEFAULT_DATA, REPO, machine_note, render_table, source_of  # noqa: E402
+from _common import DEFAULT_DATA, REPO, machine_note, render_table, source_of, write_result  # noqa: E402
 
 OLD = """
 import sys
@@ -53,8 +53,9 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--limit", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--json", type=Path, default=None, help="write the run here (docs/results/eval_build.json)")
     a = ap.parse_args()
-    note, _ = machine_note()
+    note, machine = machine_note()
     print(note, flush=True)
     with tempfile.TemporaryDirectory(prefix="proagent-eval-build-") as tmp:
         old = source_of(a.baseline_rev, Path(tmp) / "old")
@@ -69,9 +70,16 @@ def main() -> None:
              "cpu": statistics.median(c for _, c in runs["old"])},
             {"code": f"this checkout: the first {a.limit} samples' references", "wall": statistics.median(w for w, _ in runs["new"]),
              "cpu": statistics.median(c for _, c in runs["new"])}]
-    print(render_table(rows, [("code", "task build, empty embedding cache", ""), ("wall", "wall s (median)", ".2f"),
-                              ("cpu", "CPU s (median)", ".2f")]))
+    columns = [("code", "task build, empty embedding cache", ""), ("wall", "wall s (median)", ".2f"),
+               ("cpu", "CPU s (median)", ".2f")]
+    rows[0]["baseline"] = True
+    print(render_table(rows, columns))
     print(f"repeats {a.repeats}; load average at the end: {os.getloadavg()[0]:.2f}")
+    write_result(a.json, benchmark="eval_build", rows=rows, columns=columns, machine=machine,
+                 baseline=f"the code of {a.baseline_rev} (git archive), embedding every reference of the split",
+                 note=f"eval --limit {a.limit}'s task build in a fresh process on an empty embedding cache, "
+                      f"old and new alternating, median of {a.repeats}",
+                 conditions="" if a.repeats >= 3 else f"--repeats {a.repeats} (the documented run: 3)")
 
 
 if __name__ == "__main__":

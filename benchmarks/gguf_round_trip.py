@@ -6,16 +6,20 @@ type, and runs the original and every copy in llama.cpp (the local provider's
 engine) on one prompt at temperature 0: greedy answer, first-token top-5
 log-probabilities, file size and export time, side by side.
 
-    python benchmarks/gguf_round_trip.py [--model smollm2-135m] [--types f16,f32,q8_0] [--threads 2]
+    python benchmarks/gguf_round_trip.py [--model smollm2-135m] [--types f16,f32,q8_0] [--threads 2] [--json out.json]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import machine_note, write_result  # noqa: E402
 
 
 def main() -> None:
@@ -24,8 +28,12 @@ def main() -> None:
     p.add_argument("--types", default="f16,f32,q8_0")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--prompt", default="What is the capital of France? Answer in one sentence.")
+    p.add_argument("--json", type=Path, default=None, help="write the run here (docs/results/gguf_round_trip.json)")
     a = p.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    line, machine = machine_note()
+    print(line)
+    rows = []
 
     from proagent.models.local import _engine
     from proagent.train._gguf_export import export_gguf
@@ -53,6 +61,14 @@ def main() -> None:
                   f"answer {r['message']['content']!r}")
             print(f"{'':<9} top-5 first token: " + ", ".join(f"{tok!r} {lp:.3f}" for tok, lp in top)
                   + (f"  (max |diff| vs original {diff:.3f})" if name != "original" else ""))
+            rows.append({"file": name, "mb": path.stat().st_size / 1e6, "export_s": secs, "answer": r["message"]["content"],
+                         "diff": None if name == "original" else diff, "baseline": name == "original"})
+    write_result(a.json, benchmark="gguf_round_trip", rows=rows, machine=machine,
+                 columns=[("file", "weights", ""), ("mb", "MB", ".1f"), ("export_s", "export s", ".1f"),
+                          ("answer", "greedy answer", ""), ("diff", "max abs diff, first-token top-5 logprob", ".3f")],
+                 baseline=f"the original GGUF of {a.model} in the same llama.cpp engine, same prompt, temperature 0",
+                 note=f"prompt: {a.prompt!r}; {a.threads} llama.cpp threads",
+                 conditions="" if a.types == "f16,f32,q8_0" else f"--types {a.types} (the full run: f16,f32,q8_0)")
 
 
 if __name__ == "__main__":

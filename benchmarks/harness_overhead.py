@@ -55,9 +55,9 @@ from _common import (  # noqa: E402
     machine_note,
     render_table,
     watchdog,
+    write_result,
 )
 
-from proagent.io import write_json_atomic  # noqa: E402
 
 REPLY = "Need help: Yes\nIntention: Code Programming\nQuery: How do I fix this?"
 COMPLETION_TOKENS = 16
@@ -447,18 +447,29 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {key:<10} {text}")
     if OFF_HOST_ATTEMPTS:
         print(f"WARNING: refused non-loopback connects: {OFF_HOST_ATTEMPTS}")
-    if args.json:
-        write_json_atomic(args.json, {
-            "benchmark": "harness_overhead",
-            "config": {"n": args.n, "latency_s": args.latency, "concurrency": conc, "split": args.split,
-                       "method": args.method, "model": MODEL, "data": data, "python": sys.version.split()[0],
-                       "warm_embeddings": args.warm_embeddings, "repeats": args.repeats, "machine": machine},
-            "definitions": DEFINITIONS,
-            "rows": rows,
-            "distribution_lookup": dist_note,
-            "off_host_connects": OFF_HOST_ATTEMPTS,
-        })
-        print(f"json: {args.json}")
+    table = []
+    for r in rows:
+        table.append({"C": r["C"], "N": r["N"], "run": "proagent assist", "wall_s": r["wall_s"], "ideal_s": r["ideal_s"],
+                      "ratio": r["ratio"], "vs_bare": r["vs_bare"]})
+        table.append({"C": r["C"], "N": r["N"], "run": "bare inspect", "wall_s": r["bare_wall_s"], "ideal_s": r["ideal_s"],
+                      "ratio": r["bare_ratio"], "baseline": True})
+    defaults = (64, 0.5, 1)
+    write_result(args.json, benchmark="harness_overhead", machine=machine, rows=table,
+                 columns=[("C", "C", ""), ("N", "N", ""), ("run", "run", ""), ("wall_s", "wall s", ".2f"),
+                          ("ideal_s", "ideal s", ".2f"), ("ratio", "wall / ideal", ".3f"),
+                          ("vs_bare", "proagent / bare", ".3f")],
+                 baseline="a bare inspect task with the same inputs, generate() and match(), at every C",
+                 note=f"the real assist task through inspect's OpenAI-compatible provider against a loopback mock "
+                      f"server with {args.latency:g} s latency; targets: proagent / bare <= 1.05, wall / ideal <= 1.10. "
+                      + dist_note,
+                 conditions="" if (args.n, args.latency, args.repeats) == defaults else
+                 f"--n {args.n} --latency {args.latency:g} --repeats {args.repeats} (the full run: --n 64 "
+                 "--latency 0.5 --repeats 2)",
+                 figures={"config": {"n": args.n, "latency_s": args.latency, "concurrency": conc, "split": args.split,
+                                     "method": args.method, "model": MODEL, "data": data,
+                                     "python": sys.version.split()[0], "warm_embeddings": args.warm_embeddings,
+                                     "repeats": args.repeats},
+                          "rows": rows, "definitions": DEFINITIONS, "off_host_connects": OFF_HOST_ATTEMPTS})
     return 0
 
 

@@ -50,7 +50,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import guard_network, machine_note, percentile, render_table, watchdog  # noqa: E402
+from _common import guard_network, machine_note, percentile, render_table, watchdog, write_result  # noqa: E402
 
 
 # --------------------------------------------------------------------------- moments
@@ -213,9 +213,12 @@ def main(argv: list[str] | None = None) -> int:
                       "ttft_p50": percentile([r["ttft"] for r in rs if r.get("ttft") is not None], 50),
                       "total_p50": percentile([r["total"] for r in rs], 50),
                       "tokens": sum(r.get("tokens") or 0 for r in rs) / max(len(rs), 1)})
-    print(render_table(table, [("condition", "condition", "s"), ("n", "n", "d"), ("similarity", "sim to reply", ".3f"),
-                               ("judge", "judge 1-10", ".1f"), ("ttft_p50", "first token p50 s", ".2f"),
-                               ("total_p50", "whole answer p50 s", ".1f"), ("tokens", "tokens", ".0f")]))
+    columns = [("condition", "condition", "s"), ("n", "n", "d"), ("similarity", "sim to reply", ".3f"),
+               ("judge", "judge 1-10", ".1f"), ("ttft_p50", "first token p50 s", ".2f"),
+               ("total_p50", "whole answer p50 s", ".1f"), ("tokens", "tokens", ".0f")]
+    for t in table:
+        t["baseline"] = t["condition"] == "context-free"
+    print(render_table(table, columns))
     effects = {}
     for metric in ("similarity", "judge"):
         ci = paired_ci([r["predicted"][metric] for r in rows], [r["context-free"][metric] for r in rows])
@@ -224,12 +227,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"predicted - context-free, {metric}: {ci[0]:+.3f} (95% CI {ci[1]:+.3f} .. {ci[2]:+.3f}, n={len(rows)})")
     print("similarity: e5 cosine of the help and the reply the person got; judge: "
           f"{args.judge or args.model} with proagent/live/prompts/help_judge.txt (a 1.5B judge is a weak signal)")
-    if args.json:
-        from proagent.io import write_json_atomic
-
-        write_json_atomic(args.json, {"machine": machine, "source": source, "model": args.model,
-                                      "judge": args.judge or args.model, "rows": rows, "table": table,
-                                      "effects": effects})
+    write_result(args.json, benchmark="help", rows=table, columns=columns, machine=machine,
+                 baseline="the same model answering without the moment's context (context-free), same moments",
+                 note=f"model {args.model}, judge {args.judge or args.model} (a 1.5B judge is a weak signal); "
+                      "similarity: e5 cosine of the help and the reply the person got",
+                 figures={"source": source, "rows": rows, "effects": effects})
     return 0
 
 

@@ -47,8 +47,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import DEFAULT_DATA, cpu_busy, guard_network, machine_note, percentile, render_table, watchdog  # noqa: E402
-from proagent.io import write_json_atomic  # noqa: E402
+from _common import DEFAULT_DATA, cpu_busy, guard_network, machine_note, percentile, render_table, watchdog, write_result  # noqa: E402
 
 LLM_WHEN_P50 = 10.73
 """Seconds per moment, zero-shot Qwen2.5-Coder-1.5B as the When decider (README quick start table, 2 cores)."""
@@ -319,10 +318,12 @@ def main() -> None:
     table = [{"phase": r["phase"], "moments": str(r["moments"]), "offers": "-" if r["offers"] is None else str(r["offers"]),
               "p50": fmt(r["p50"]), "p95": fmt(r["p95"]), "decide": fmt(r["decide_p50"]), "how": fmt(r["how_p50"]),
               "cpu": fmt(r["cpu_pct"], "%"), "query": fmt(r.get("query_p50"))} for r in rows]
-    print(render_table(table, [("phase", "phase", ""), ("moments", "moments", ""), ("offers", "offers", ""),
-                               ("p50", "row->decision/offer p50", ""), ("p95", "p95", ""),
-                               ("decide", "read->decision p50", ""), ("how", "How call p50", ""),
-                               ("query", "row->query shown p50", ""), ("cpu", "CPU (% of one core)", "")]))
+    columns = [("phase", "phase", ""), ("moments", "moments", ""), ("offers", "offers", ""),
+               ("p50", "row->decision/offer p50", ""), ("p95", "p95", ""), ("decide", "read->decision p50", ""),
+               ("how", "How call p50", ""), ("query", "row->query shown p50", ""), ("cpu", "CPU (% of one core)", "")]
+    for t, r in zip(table, rows):
+        t["baseline"] = str(r["phase"]).startswith("baseline") or "before" in str(r["phase"])
+    print(render_table(table, columns))
     if starts:
         print(render_table(starts, [("start", "How model start", ""), ("warm_s", "warm() s", ".2f"),
                                     ("first_s", "How call s", ".2f"), ("evaluated", "prompt tokens evaluated", ""),
@@ -336,8 +337,17 @@ def main() -> None:
     ch = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(f"CPU: {ru.ru_utime + ru.ru_stime:.1f} s this process, {ch.ru_utime + ch.ru_stime:.1f} s finished children "
           f"(llama.cpp's child still runs: its CPU is not counted); load average at the end: {os.getloadavg()[0]:.2f}")
-    if a.json:
-        write_json_atomic(a.json, {"machine": machine, "rows": rows, "starts": starts, "config": {k: str(v) for k, v in vars(a).items()}})
+    write_result(a.json, benchmark="live", rows=table, columns=columns, machine=machine,
+                 baseline="the offer shown after the How answer (the code before issue 24) in the same run; the LLM "
+                          "zero-shot as When decider is quoted from an earlier eval, not re-run",
+                 note="row->decision/offer: the writer's commit of the event row to the decision (decider alone) or "
+                      "to the offer shown (decider + How), the poll interval included; targets: decision p50 < 100 ms, "
+                      "offer p50 < 5 s, idle CPU < 2% of one core",
+                 tables=[{"title": "How model start", "rows": starts,
+                          "columns": [("start", "How model start", ""), ("warm_s", "warm() s", ".2f"),
+                                      ("first_s", "How call s", ".2f"), ("evaluated", "prompt tokens evaluated", ""),
+                                      ("reused", "reused from cache", ""), ("output", "answer tokens", "")]}] if starts else None,
+                 figures={"rows": rows, "config": {k: str(v) for k, v in vars(a).items()}})
 
 
 if __name__ == "__main__":

@@ -28,7 +28,6 @@ load first; figures are milliseconds.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sqlite3
 import sys
@@ -38,7 +37,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import guard_network, machine_note, percentile, render_table, watchdog  # noqa: E402
+from _common import guard_network, machine_note, percentile, render_table, watchdog, write_result  # noqa: E402
 
 SCREENS = [
     "def load_events(path):\n    conn = sqlite3.connect(path)\n    rows = conn.execute('SELECT * FROM events')\n"
@@ -247,8 +246,11 @@ def main() -> int:
         *([{"what": "current_context, SDK client over stdio", **ms(stdio["current"])}] if stdio else []),
         {"what": "current_context baseline: re-read + redact", **ms(base_current)},
     ]
-    print(render_table(rows, [("what", "", "s"), ("n", "calls", "d"), ("p50", "p50 ms", ".1f"), ("p95", "p95 ms", ".1f"),
-                              ("max", "max ms", ".1f")]))
+    columns = [("what", "call", "s"), ("n", "calls", "d"), ("p50", "p50 ms", ".1f"), ("p95", "p95 ms", ".1f"),
+               ("max", "max ms", ".1f")]
+    for r in rows:
+        r["baseline"] = "baseline" in r["what"]
+    print(render_table(rows, columns))
     s = result["startup_s"]
     print(f"start-up: first answer after {s['first_answer']:.1f} s (read + redact), index build {s['index_build']:.1f} s "
           f"(embed {s['indexed']} events{'; from an earlier run cache' if s['cache_was_there'] else ''}), "
@@ -259,8 +261,15 @@ def main() -> int:
     load = os.getloadavg()
     result["loadavg_after"] = load
     print(f"load average after: {load[0]:.2f}")
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=2, default=str))
+    write_result(args.json, benchmark="mcp_latency", rows=rows, columns=columns, machine=machine,
+                 baseline="re-reading the log and scanning its vectors with numpy (search), re-reading and redacting "
+                          "it (current context) at every call",
+                 note=f"start-up: first answer after {s['first_answer']:.1f} s, index build {s['index_build']:.1f} s "
+                      f"({s['indexed']} events embedded), restart {s['warm_from_cache']:.2f} s from the cache; "
+                      "targets: search_activity p95 < 50 ms, current_context p95 < 20 ms",
+                 conditions="" if (args.queries, args.calls) == (100, 200) else
+                 f"fewer calls (--queries {args.queries} --calls {args.calls}; the full run: 100 and 200)",
+                 figures=result)
     return 0
 
 

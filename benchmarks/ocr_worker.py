@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import REPO, guard_network, machine_note, render_table, source_of, watchdog  # noqa: E402
+from _common import REPO, guard_network, machine_note, render_table, source_of, watchdog, write_result  # noqa: E402
 from curate import make_session  # noqa: E402
 
 TARGET_RSS_MB = 300.0
@@ -180,18 +180,22 @@ def main() -> int:
             r["same"] = f"{same} of {len(bare[0])}"
             r["identical"] = f"{identical} of {len(bare[0])}"
     print(f"session: {a.session}, {a.shots} screenshots of 1920x1080")
-    print(render_table(rows, [("code", "code", ""), ("shots", "shots", ""), ("processed", "processed", ""),
-                              ("peak_rss_mb", "peak RSS MB", ".0f"), ("cpu_s", "CPU s/shot", ".2f"),
-                              ("wall_s", "wall s/shot", ".2f"), ("lines", "lines read", ""), ("same", "same text", ""),
-                              ("identical", "identical", "")]))
+    columns = [("code", "code", ""), ("shots", "shots", ""), ("processed", "processed", ""),
+               ("peak_rss_mb", "peak RSS MB", ".0f"), ("cpu_s", "CPU s/shot", ".2f"), ("wall_s", "wall s/shot", ".2f"),
+               ("lines", "lines read", ""), ("same", "same text", ""), ("identical", "identical", "")]
+    for r in rows:
+        r["baseline"] = r is not rows[0]
+    print(render_table(rows, columns))
     new = rows[0]
     print(f"target: peak RSS <= {TARGET_RSS_MB:.0f} MB: {'met' if new['peak_rss_mb'] <= TARGET_RSS_MB else 'not met'} "
           f"({new['peak_rss_mb']:.0f} MB); no backlog while stored screenshots come at most one per "
           f"{new['wall_s']:.1f} s (wall s/shot, --min-interval {a.min_interval:g} included)")
-    if a.json:
-        from proagent.io import write_json_atomic
-
-        write_json_atomic(a.json, {"machine": info, "rows": rows})
+    write_result(a.json, benchmark="ocr_worker", rows=[{k: v for k, v in r.items() if k != "texts"} for r in rows],
+                 columns=columns, machine=info,
+                 baseline=f"capture's OCR worker of {a.baseline_rev} (git archive) on a copy of the same log",
+                 note=f"session {a.session}, {a.shots} screenshots of 1920x1080; target: peak RSS <= "
+                      f"{TARGET_RSS_MB:.0f} MB; wall s/shot includes --min-interval {a.min_interval:g}",
+                 conditions="" if a.shots >= 6 else f"{a.shots} screenshots (the documented run: --shots 6)")
     return 0
 
 

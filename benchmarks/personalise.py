@@ -541,6 +541,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cost-miss", type=float, default=1.0)
     ap.add_argument("--figure", default=str(ROOT / "runs" / "personalise-curve.png"))
     ap.add_argument("--out", default=None, help="Also write every row as JSON here.")
+    ap.add_argument("--json", default=None, help="Write the run for render_results.py here (docs/results/personalise.json).")
     ap.add_argument("--feedback", default=None,
                     help=f"Comma-separated feedback modes to run: {', '.join(MODES)} (module docstring).")
     ap.add_argument("--reveal", type=float, default=0.5,
@@ -580,10 +581,11 @@ def main(argv: list[str] | None = None) -> int:
     from proagent.io import write_json_atomic
     from proagent.train import load_split_moments
 
-    from _common import guard_network, machine_note
+    from _common import guard_network, machine_note, write_result
 
     guard_network()
-    print(machine_note()[0], file=sys.stderr)
+    note, machine = machine_note()
+    print(note, file=sys.stderr)
     c_fa, c_miss = args.cost_false_alarm, args.cost_miss
     threshold = cost_threshold(c_fa, c_miss)
     real, _ = load_split_moments(args.data, "all")
@@ -669,6 +671,27 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nlearning curve ({modes[-1]}): {args.figure}")
     if args.out:
         write_json_atomic(args.out, result)
+    table_rows = []
+    for mode, mrows in result["modes"].items():
+        for r in mrows:
+            ci = r["ci95"]
+            table_rows.append({"feedback": mode, "run": r["run"], "accuracy": _f(r["accuracy"], ci["accuracy"]),
+                               "f1": _f(r["f1"], ci["f1"]), "auc": _f(r.get("auc"), ci.get("auc")),
+                               "offers_per_hour": r["offers_per_hour"], "cost_per_hour": r["cost_per_hour"],
+                               "update_ms": r.get("update_ms"), "baseline": r["run"].startswith("always-")})
+    write_result(args.json, benchmark="personalise", machine=machine, rows=table_rows,
+                 columns=[("feedback", "feedback", ""), ("run", "learner", ""), ("accuracy", "accuracy [95% CI]", ""),
+                          ("f1", "F1 [95% CI]", ""), ("auc", "AUC [95% CI]", ""),
+                          ("offers_per_hour", "offers / h", ".1f"), ("cost_per_hour", "cost / h", ".1f"),
+                          ("update_ms", "ms per decision + update", ".1f")],
+                 baseline="always-yes (what the LLM zero-shot does on these sessions, quoted) and always-no on the same "
+                          "moments",
+                 note=f"the six dev sessions replayed in time order, each with the population decider trained on the "
+                      f"other five; threshold {threshold:.3f} (costs {c_fa:g}:{c_miss:g}); "
+                      + (f"default learner by the pre-written rule: {result['default']['learner']}"
+                         if "default" in result else "no default chosen (not every ranked mode ran)"),
+                 conditions="" if set(modes) == set(MODES) else f"--feedback {args.feedback} only",
+                 figures={k: v for k, v in result.items() if k != "modes"})
     return 0
 
 

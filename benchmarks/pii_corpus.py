@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from _common import REPO, guard_network, machine_note, render_table, source_of  # noqa: E402
+from _common import REPO, guard_network, machine_note, render_table, source_of, write_result  # noqa: E402
 
 CHILD = """
 import json, sys, time
@@ -115,7 +115,6 @@ def main(argv: list[str] | None = None) -> int:
     print(note, flush=True)
     from pii_screens import ALONE, ORDINARY, make_screens_corpus
 
-    from proagent.io import write_json_atomic
 
     work = a.keep or Path(tempfile.mkdtemp(prefix="proagent-pii-corpus-"))
     raw = work / "raw" / "P01"
@@ -140,10 +139,10 @@ def main(argv: list[str] | None = None) -> int:
                      "retain": d["retain"], "left": d["left"],
                      "base_recall": (b["found"] / b["n"]) if b else None, "base_left": b["left"] if b else None})
     print()
-    print(render_table(rows, [("type", "type", ""), ("n", "screens", "d"), ("recall", "recall", ".2f"),
-                              ("delete", "deleted", "d"), ("blur", "blurred", "d"), ("retain", "retained", "d"),
-                              ("left", "value published", "d"), ("base_recall", f"recall {a.baseline_rev}", ".2f"),
-                              ("base_left", f"published {a.baseline_rev}", "d")]))
+    columns = [("type", "type", ""), ("n", "screens", "d"), ("recall", "recall", ".2f"), ("delete", "deleted", "d"),
+               ("blur", "blurred", "d"), ("retain", "retained", "d"), ("left", "value published", "d"),
+               ("base_recall", f"recall {a.baseline_rev}", ".2f"), ("base_left", f"published {a.baseline_rev}", "d")]
+    print(render_table(rows, columns))
     for code, r in results.items():
         o = r["ordinary"]
         print(f"ordinary pages ({code}): {o['changed']} of {o['n']} changed, {o['findings'] / max(1, o['n']):.2f} "
@@ -152,9 +151,16 @@ def main(argv: list[str] | None = None) -> int:
               f"{r['find_pii_ms_per_line']:.2f} ms CPU per line ({len(lines)} lines, best of 3)")
     print("recall: screens whose planted type curate detected and did not retain; value published: screens whose "
           "planted value is in the output database text (spaces and case ignored)")
-    if a.json:
-        write_json_atomic(a.json, {"machine": machine, "n_screens": len(shown), "rows": rows,
-                                   "results": {k: v for k, v in results.items()}})
+    ordinary = "; ".join(f"{code}: {r['ordinary']['changed']} of {r['ordinary']['n']} ordinary pages changed"
+                         for code, r in results.items())
+    write_result(a.json, benchmark="pii_corpus", rows=rows, columns=columns, machine=machine,
+                 baseline_columns=["base_recall", "base_left"],
+                 baseline=f"the code of {a.baseline_rev} (git archive) curating the same screens",
+                 note=f"{len(shown)} rendered screens (each personal-data type alone among ordinary lines, and "
+                      f"ordinary pages), curated with the offline screener; {ordinary}. recall: screens whose "
+                      "planted type was detected and not retained; value published: screens whose planted value "
+                      "is in the output database text",
+                 figures={"results": results})
     if not a.keep:
         import shutil
 

@@ -39,8 +39,8 @@ from _common import (  # noqa: E402
     percentile,
     render_table,
     watchdog,
+    write_result,
 )
-from proagent.io import write_json_atomic  # noqa: E402
 
 DEFINITIONS = {
     "sample_p50/mean": "per-sample total_time from the log, seconds (model call + solver + scorer)",
@@ -238,18 +238,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
     if OFF_HOST_ATTEMPTS:
         print(f"WARNING: refused non-loopback connects: {OFF_HOST_ATTEMPTS}")
-    if args.json:
-        write_json_atomic(args.json, {
-            "benchmark": "prefix_reuse",
-            "config": {"model": args.model, "n": n, "split": args.split, "method": args.method, "window": args.window,
-                       "n_ctx": args.n_ctx, "n_threads": args.n_threads, "data": data, "users": users,
-                       "machine": machine, "loadavg_end": os.getloadavg(), "warmup_s": load_s},
-            "definitions": DEFINITIONS,
-            "rows": rows,
-            "speedup": speedup,
-            "off_host_connects": OFF_HOST_ATTEMPTS,
-        })
-        print(f"json: {args.json}")
+    for r in rows:
+        r["baseline"] = r is rows[1]  # reuse off
+    write_result(args.json, benchmark="prefix_reuse", rows=rows, columns=COLUMNS, machine=machine,
+                 baseline="the same samples with llama.cpp's prefix reuse off (cache_prompt false)",
+                 note=f"model {args.model}, first {n} samples ({', '.join(users)}), n_threads "
+                      f"{args.n_threads or 'all cores'}; speed-up off/on: sample mean {fmt(speedup['sample_mean'])}, "
+                      f"model mean {fmt(speedup['model_mean'])}, prompt evaluation {fmt(speedup['prompt_mean'])}; "
+                      f"prompt tokens evaluated {fmt(speedup['prompt_eval'])} fewer with reuse",
+                 conditions="" if n >= 12 else f"{n} samples (the documented run: --n 12)",
+                 figures={"config": {"model": args.model, "n": n, "split": args.split, "method": args.method,
+                                     "window": args.window, "n_ctx": args.n_ctx, "n_threads": args.n_threads,
+                                     "data": data, "users": users, "warmup_s": load_s},
+                          "definitions": DEFINITIONS, "speedup": speedup, "off_host_connects": OFF_HOST_ATTEMPTS})
     return 0
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from _common import guard_network, machine_note, render_table  # noqa: E402
+from _common import guard_network, machine_note, render_table, write_result  # noqa: E402
 
 
 def _norm(s: str) -> str:
@@ -64,7 +64,6 @@ def main(argv: list[str] | None = None) -> int:
     from proagent.curate import OcrScreener, curate, find_pii
     from pii_screens import STYLES, make_pii_corpus
     from proagent.curate._screen import ocr_lines
-    from proagent.io import write_json_atomic
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="proagent-privacy-"))
 
@@ -112,20 +111,26 @@ def main(argv: list[str] | None = None) -> int:
     leftover_pii = [f.type for txt in reocr.values() for f in find_pii(txt)]
     print(f"\ncorpus: {len(corpus.planted)} planted screenshots ({len(per)} types x en/zh x {len(STYLES)} styles), "
           f"{len(corpus.clean_ids)} clean; curate took {seconds:.1f} s ({seconds / n_shots:.2f} s/screenshot)\n")
-    print(render_table(rows, [("type", "type", ""), ("n", "n", "d"), ("recall", "recall", ".3f"),
-                              ("blur", "blurred", "d"), ("delete", "deleted", "d"),
-                              ("left_db", "left: db+logs+reports", "d"), ("left_img", "left: re-OCR images", "d"),
-                              ("raw_db", "raw: db", "d"), ("raw_img", "raw: OCR images", "d")]))
+    columns = [("type", "type", ""), ("n", "n", "d"), ("recall", "recall", ".3f"), ("blur", "blurred", "d"),
+               ("delete", "deleted", "d"), ("left_db", "left: db+logs+reports", "d"),
+               ("left_img", "left: re-OCR images", "d"), ("raw_db", "raw: db", "d"), ("raw_img", "raw: OCR images", "d")]
+    print(render_table(rows, columns))
     print(f"\nclean screens changed (false positives): {fp} of {len(corpus.clean_ids)} "
           f"(rate {fp / max(1, len(corpus.clean_ids)):.3f})" + (f", types: {', '.join(fp_types)}" if fp_types else ""))
     print(f"structured PII found by the detectors in re-OCR of published images: {len(leftover_pii)}"
           + (f" ({', '.join(sorted(set(leftover_pii)))})" if leftover_pii else ""))
     print("recall: planted screenshots whose type the pipeline detected; left: planted values (spaces ignored) "
           "still found in the output; raw: the same search in the uncurated input (baseline)")
-    if args.json:
-        write_json_atomic(args.json, {"machine": machine, "seconds": seconds, "n_screenshots": n_shots, "rows": rows,
-                                      "false_positives": fp, "n_clean": len(corpus.clean_ids),
-                                      "leftover_pii": leftover_pii})
+    write_result(args.json, benchmark="privacy", rows=rows, columns=columns, machine=machine,
+                 baseline_columns=["raw_db", "raw_img"],
+                 baseline="the same search for every planted value in the uncurated input (raw: db, raw: OCR images)",
+                 note=f"{len(corpus.planted)} planted screenshots, {len(corpus.clean_ids)} clean ones; curate (offline "
+                      f"screener) took {seconds:.1f} s ({seconds / n_shots:.2f} s/screenshot); clean screens changed "
+                      f"(false positives): {fp} of {len(corpus.clean_ids)}; structured PII the detectors find in the "
+                      f"re-OCR of the published images: {len(leftover_pii)}. recall: planted screenshots whose type "
+                      "was detected; left: planted values (spaces ignored) still found in the output",
+                 figures={"seconds": seconds, "n_screenshots": n_shots, "false_positives": fp,
+                          "n_clean": len(corpus.clean_ids), "leftover_pii": leftover_pii})
     if not args.keep:
         import shutil
 

@@ -37,7 +37,7 @@ from pathlib import Path
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # the cluster binds 127.0.0.1 only
 
-from _common import REPO, guard_network, machine_note, render_table, watchdog  # noqa: E402
+from _common import REPO, guard_network, machine_note, render_table, watchdog, write_result  # noqa: E402
 
 sys.path.insert(0, str(REPO / "tests"))
 
@@ -121,9 +121,18 @@ def main() -> None:
                               ("source", "cost from", "")]))
     print("\nwall/ideal above multiplies these hours when shards are as short as in this run; "
           "longer shards (more moments each) amortise the per-shard cost.")
-    if a.json:
-        a.json.write_text(json.dumps({"machine": info, "config": vars(a) | {"json": str(a.json)}, "runs": rows,
-                                      "plan": plan}, indent=2, default=str), "utf-8")
+    for r in rows:
+        r["baseline"] = not str(r["run"]).startswith("ray")
+    write_result(a.json, benchmark="scale_out", rows=rows, columns=cols, machine=info,
+                 baseline="the same eval in one process, without Ray",
+                 note=f"{n} samples, mock model {a.latency} s per request, one endpoint per worker; the plan for "
+                      f"{EVENTS:,} events is arithmetic from the costs it names",
+                 tables=[{"title": f"Plan for {EVENTS:,} events ({a.cpus_per_machine}-core machines, {a.hours:g} h)",
+                          "rows": plan, "columns": [("stage", "stage", ""), ("unit_s", "core-s per unit", ".2f"),
+                                                    ("units", "units", ","), ("cpu_h", "core- or GPU-hours", ",.1f"),
+                                                    ("machines", f"machines for {a.hours:g} h", "d"),
+                                                    ("source", "cost from", "")]}],
+                 figures={"config": vars(a) | {"json": str(a.json)}})
 
 
 def _plan(a: argparse.Namespace) -> list[dict]:

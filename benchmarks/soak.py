@@ -16,7 +16,6 @@ Needs Xvfb, openbox, xterm, xdotool (scripts/system-packages.txt).
 from __future__ import annotations
 
 import argparse
-import json
 import signal
 import sqlite3
 import subprocess
@@ -123,11 +122,20 @@ def soak(minutes: float, work: Path) -> dict:
     }
 
 
+_machine: dict = {}
+
+
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--minutes", type=float, default=30.0)
     ap.add_argument("--json", type=Path, default=None, help="Also write the figures to this file.")
     a = ap.parse_args(argv)
+    global _machine
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _common import machine_note
+
+    line, _machine = machine_note()
+    print(line)
     with tempfile.TemporaryDirectory(prefix="proagent-soak-") as tmp:
         res = soak(a.minutes, Path(tmp))
     print(f"soak {res['minutes']:g} min, capture killed (SIGKILL) and restarted half-way: "
@@ -138,8 +146,20 @@ def main(argv: list[str] | None = None) -> dict:
           f"max {res['rss_mb_max']:.1f} MB, slope over the second half {res['rss_mb_slope_per_10min_second_half']:+.2f} MB/10 min")
     print(f"live open descriptors: baseline {res['fds_first']} -> end {res['fds_last']}, max {res['fds_max']} "
           f"({res['samples']} samples)")
-    if a.json:
-        a.json.write_text(json.dumps(res, indent=1) + "\n")
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _common import write_result
+
+    rows = [{"what": "live RSS MB", "start": res["rss_mb_first"], "end": res["rss_mb_last"], "max": res["rss_mb_max"],
+             "slope": res["rss_mb_slope_per_10min_second_half"]},
+            {"what": "live open descriptors", "start": res["fds_first"], "end": res["fds_last"], "max": res["fds_max"]}]
+    write_result(a.json, benchmark="soak", rows=rows, machine=_machine,
+                 columns=[("what", "figure", ""), ("start", "first sample (baseline)", ".1f"), ("end", "end", ".1f"),
+                          ("max", "max", ".1f"), ("slope", "slope, 2nd half, per 10 min", "+.2f")],
+                 baseline_columns=["start"], baseline="the same process's first sample, taken right after its start",
+                 note=f"events recorded {res['events']}, decisions {res['decisions']}, missed {res['missed']}, repeated "
+                      f"{res['repeated']}, live exit status {res['live_exit']}; capture killed (SIGKILL) and restarted "
+                      f"half-way: {res['capture_killed_and_restarted']}; {res['samples']} samples",
+                 conditions="" if a.minutes >= 30 else f"{a.minutes:g} min (the documented soak: 30 min)", figures=res)
     return res
 
 

@@ -28,7 +28,6 @@ Run:  python benchmarks/startup.py [--baseline-rev 0a30da7] [--limit 2] [--decid
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import statistics
@@ -39,7 +38,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import DEFAULT_DATA, REPO, machine_note, render_table, source_of, watchdog  # noqa: E402
+from _common import DEFAULT_DATA, REPO, machine_note, render_table, source_of, watchdog, write_result  # noqa: E402
 
 
 
@@ -130,12 +129,15 @@ def main() -> None:
                             a.help_repeats, a.model_arg)
             print(f"  {code}: done", flush=True)
     after = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    print(render_table(rows, [("figure", "figure", ""), ("code", "code", ""), ("wall_s", "wall s", ".2f"),
-                              ("cpu_s", "CPU s", ".2f"), ("model_calls", "model calls computed/asked", "")]))
+    columns = [("figure", "figure", ""), ("code", "code", ""), ("wall_s", "wall s", ".2f"), ("cpu_s", "CPU s", ".2f"),
+               ("model_calls", "model calls computed/asked", "")]
+    for r in rows:
+        r["baseline"] = str(r["code"]).startswith("baseline")
+    print(render_table(rows, columns))
     print(f"load average after: {after:.2f}" if after is not None else "")
-    if a.json:
-        a.json.write_text(json.dumps({"machine": info, "loadavg_after": after, "model": a.model, "rows": rows},
-                                     indent=2))
+    write_result(a.json, benchmark="startup", rows=rows, columns=columns, machine=info,
+                 baseline=f"the code of {a.baseline_rev} (git archive) doing the same work",
+                 note=f"model {a.model}; each figure a fresh process (caches as named); CPU s: the child's user + system")
 
 
 if __name__ == "__main__":

@@ -25,8 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from _common import machine_note, render_table  # noqa: E402
-from proagent.io import write_json_atomic  # noqa: E402
+from _common import machine_note, render_table, write_result  # noqa: E402
 from proagent.pages import split_points  # noqa: E402
 from scenarios.browser_titles import MOMENTS, truth_starts  # noqa: E402
 
@@ -58,14 +57,19 @@ def main(argv: list[str] | None = None) -> int:
                      "recall": round(tp / len(truth), 3), "missed_at": sorted(truth - got),
                      "false_at": sorted(got - truth)})
     print(f"{len(MOMENTS)} window moments, {len(truth)} true events (tests/scenarios/browser_titles.py)")
-    print(render_table(rows, [("rule", "rule", "s"), ("events", "events", "d"), ("true_events", "truth", "d"),
-                              ("false_splits", "false splits", "d"), ("missed_splits", "missed splits", "d"),
-                              ("precision", "boundary P", ".3f"), ("recall", "boundary R", ".3f")]))
+    columns = [("rule", "rule", "s"), ("events", "events", "d"), ("true_events", "truth", "d"),
+               ("false_splits", "false splits", "d"), ("missed_splits", "missed splits", "d"),
+               ("precision", "boundary P", ".3f"), ("recall", "boundary R", ".3f")]
+    for r in rows:
+        r["baseline"] = "baseline" in r["rule"]
+    print(render_table(rows, columns))
     for r in rows:
         if r["missed_at"]:
             print(f"{r['rule']}: missed at {', '.join(repr(MOMENTS[i][1]) for i in r['missed_at'])}")
-    if a.json:
-        write_json_atomic(a.json, {"machine": machine, "moments": len(MOMENTS), "rows": rows})
+    write_result(a.json, benchmark="tab_split", rows=rows, columns=columns, machine=machine,
+                 baseline="the app rule (LifeTrace's: a new event only when the app changes, capture --no-split-on-tab)",
+                 note=f"{len(MOMENTS)} window moments with real browser titles, {len(truth)} true events "
+                      "(tests/scenarios/browser_titles.py); pure computation, the figures do not depend on the load")
     return 0
 
 

@@ -10,8 +10,9 @@ on the site and on GitHub):
   expected output. The blocks of one page run in order in one scratch folder (so a later block
   uses what an earlier one wrote), beside ``../shared/data/proactivebench`` (the public dev
   sessions, linked in when this checkout has them). Each command must exit 0 and each expected
-  line must appear in its output, in order, as a substring (``...`` lines are skipped), so put
-  the stable part of a line there.
+  line must appear in its output, in order, as a substring (``...`` lines are skipped; ``...``
+  inside a line stands for any text on that line, e.g. a time: ``in ... s``), so put the stable
+  part of a line there.
 * ``<!-- example: synopsis -->``: a usage line with placeholders, not a command to run.
 * ``<!-- example: needs KIND: tests/PATH.py -->``: needs a real desktop, model, API key, network,
   cluster or the reader's own data; KIND is one of :data:`KINDS` and the test file named covers it.
@@ -133,6 +134,20 @@ def _steps(body: list[str]) -> list[tuple[str, list[str]]]:
     return steps
 
 
+def _find_line(out: str, want: str, pos: int) -> int:
+    """Where ``want`` ends in ``out`` from ``pos`` (-1: not there); ``...`` inside ``want`` matches
+    any text within one line."""
+    pattern = r"[^\n]*?".join(re.escape(part) for part in want.split("..."))
+    m = re.compile(pattern).search(out, pos)
+    return m.end() if m else -1
+
+
+def test_a_wildcard_in_an_expected_line_stays_within_the_line():
+    assert _find_line("wrote 2 rows in 0.7 s (18,129 rows/s)\n", "wrote 2 rows in ... s (... rows/s)", 0) > 0
+    assert _find_line("wrote 2 rows in\n0.7 s\n", "rows in ... s", 0) == -1
+    assert _find_line("a b c", "a b", 0) == 3
+
+
 @pytest.mark.parametrize(("page", "runnable"), _runnable_pages())
 def test_runnable_examples(page: Path, runnable: list[Block], tmp_path: Path):
     work = tmp_path / "work"
@@ -156,9 +171,9 @@ def test_runnable_examples(page: Path, runnable: list[Block], tmp_path: Path):
             assert r.returncode == 0, f"{where}\nexit {r.returncode}\n{out[-3000:]}"
             pos = 0
             for want in expected:
-                found = out.find(want, pos)
-                assert found >= 0, f"{where}\nexpected (in order): {want!r}\ngot:\n{out[-3000:]}"
-                pos = found + len(want)
+                end = _find_line(out, want, pos)
+                assert end >= 0, f"{where}\nexpected (in order): {want!r}\ngot:\n{out[-3000:]}"
+                pos = end
 
 
 def test_readme_is_short_and_its_links_resolve():
@@ -213,7 +228,8 @@ def test_benchmark_runs_page_is_rendered_from_the_kept_json():
     for path in sorted((DOCS / "results").glob("*.json")):
         run = json.loads(path.read_text("utf-8"))
         assert f"## {run['benchmark']}" in page and f"`{run['command']}`" in page
-        assert any(r.get("baseline") for r in run["rows"]), f"{path.name}: no same-run baseline row"
+        assert any(r.get("baseline") is True for r in run["rows"]) or run.get("baseline_columns"), \
+            f"{path.name}: no same-run baseline row or column"
     run = {"benchmark": "demo", "command": "python benchmarks/demo.py --json x.json", "commit": "abc1234",
            "date": "2026-12-03T10:00:00+00:00", "machine": {"cpus": 2, "busy_before": 0.9, "loadavg_before": [9.5, 1, 1],
                                                             "loadavg_after": [10.25, 1, 1]},
@@ -225,3 +241,30 @@ def test_benchmark_runs_page_is_rendered_from_the_kept_json():
     del run["baseline"]
     with pytest.raises(ValueError, match="missing baseline"):
         rr.render_run(run, "demo.json")
+
+
+def test_results_and_speed_pages_are_what_render_results_makes_of_the_kept_json():
+    # the figures in <!-- results: NAME --> blocks come from docs/results/NAME.json; after a new run:
+    # python benchmarks/render_results.py --pages
+    rr = _render_results()
+    blocks = 0
+    for page in rr.PAGES:
+        text = page.read_text("utf-8")
+        blocks += len(rr.BLOCK.findall(text))
+        assert rr.fill_page(text) == text, f"{page.name} differs from its JSON: run python benchmarks/render_results.py --pages"
+    assert blocks >= 5
+    run = {"benchmark": "demo", "command": "python benchmarks/demo.py --json x.json", "commit": "abc1234",
+           "date": "2026-12-03T10:00:00+00:00", "machine": {"cpus": 2, "loadavg_before": [1.5, 1, 1]},
+           "baseline": "b", "conditions": "smoke settings (--n 2)", "columns": [["s", "seconds", ".1f"]],
+           "rows": [{"s": 1.0}], "baseline_columns": ["s"]}
+    text = rr.render_run(run, heading=False)
+    assert not text.startswith("## ") and "Conditions: smoke settings (--n 2)" in text and "| seconds (baseline) |" in text
+
+
+def test_every_benchmark_writes_its_run_through_the_one_helper():
+    scripts = [p for p in (ROOT / "benchmarks").glob("*.py") if p.name not in ("_common.py", "render_results.py")]
+    assert scripts
+    for p in scripts:
+        text = p.read_text("utf-8")
+        assert "write_result(" in text, f"{p.name}: write its figures through _common.write_result"
+        assert "write_json_atomic(a.json" not in text and "write_json_atomic(args.json" not in text, p.name

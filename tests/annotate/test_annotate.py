@@ -124,6 +124,9 @@ def test_annotate_raw_log_then_eval_and_stats(tmp_path, monkeypatch):
     r = CliRunner().invoke(cli, ["eval", "--data", str(tmp_path / "raw"), "--model", "mockllm/model"])
     assert r.exit_code != 0 and "annotate the log first" in r.output
     out, logs = tmp_path / "out", tmp_path / "logs"
+    from proagent.cli import _progress
+
+    monkeypatch.setattr(_progress, "PLAIN_EVERY_SECONDS", 0.0)  # a progress line at every event
     with MockOpenAI(_answer) as srv:
         srv.env(monkeypatch)
         args = ["annotate", str(tmp_path / "raw"), "--out", str(out), "--annotator", f"text:{MODEL}",
@@ -131,6 +134,11 @@ def test_annotate_raw_log_then_eval_and_stats(tmp_path, monkeypatch):
         r = CliRunner().invoke(cli, args)
         assert r.exit_code == 0, r.output
         n_calls = len(srv.requests)
+        # piped: a line per event with the time elapsed and, until the last, an estimate of what is left
+        lines = [ln for ln in r.output.splitlines() if ln.startswith("annotate: ")]
+        assert len(lines) == n_calls and lines[0].startswith(f"annotate: 1 of {n_calls} events, ")
+        assert all(" elapsed" in ln for ln in lines) and lines[-1].startswith(f"annotate: {n_calls} of {n_calls} events")
+        assert n_calls == 1 or " left" in lines[0]
         # resumable: the same command reuses the finished log, no new model call
         r2 = CliRunner().invoke(cli, args)
         assert r2.exit_code == 0, r2.output

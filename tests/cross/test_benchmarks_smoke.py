@@ -52,7 +52,7 @@ def test_activity_read_smoke(tmp_path: Path) -> None:
 
 def test_memory_latency_smoke(tmp_path: Path) -> None:
     _smoke("memory_latency.py", tmp_path, "--json", str(tmp_path / "m.json"))
-    res = json.loads((tmp_path / "m.json").read_text())
+    res = json.loads((tmp_path / "m.json").read_text())["figures"]  # the result record (_common.write_result)
     assert res["rag"] and res["kg"] and res["persona"]
 
 
@@ -75,7 +75,7 @@ def test_mcp_latency_smoke(tmp_path: Path) -> None:
     """A synth day through the MCP server and the SDK's client (e5 embeds its ~260 events)."""
     pytest.importorskip("mcp")
     _smoke("mcp_latency.py", tmp_path, "--json", str(tmp_path / "c.json"), timeout=600)
-    assert json.loads((tmp_path / "c.json").read_text())["startup_s"]["indexed"] > 0
+    assert json.loads((tmp_path / "c.json").read_text())["figures"]["startup_s"]["indexed"] > 0
 
 
 @pytest.mark.slow
@@ -86,3 +86,15 @@ def test_decider_smoke(tmp_path: Path) -> None:
     r = _smoke("decider.py", tmp_path, "--data", str(DEV), "--synthetic", str(DEV.parent / "proactivebench-synthetic"),
                "--out", str(tmp_path / "d.json"), timeout=600)
     assert "| time split | real | logreg | f1 |" in r.stdout and (tmp_path / "d.json").is_file()
+
+
+def test_scale_smoke_beside_a_revision_from_before_the_typed_manifest(tmp_path: Path) -> None:
+    # 0a30da7 predates proagent.synth.records: its child must still read the databases this tree wrote
+    r = subprocess.run([sys.executable, str(BENCH / "scale.py"), "--sizes", "smoke", "--keep", str(tmp_path / "dbs"),
+                        "--baseline-rev", "0a30da7", "--json", str(tmp_path / "r.json")], capture_output=True, text=True,
+                       timeout=600, check=False)
+    assert r.returncode == 0, r.stderr[-2000:]
+    run = json.loads((tmp_path / "r.json").read_text())
+    codes = [row["code"] for row in run["rows"]]
+    assert codes[:2] == ["this tree", "0a30da7"] and [row["baseline"] for row in run["rows"][:2]] == [False, True]
+    assert run["rows"][0]["same"] == run["rows"][1]["same"] == "yes" and run["conditions"]

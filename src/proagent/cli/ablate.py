@@ -90,13 +90,18 @@ def ablate_cmd(data: Path, methods: str, memories: str, windows: str, models: st
     for m in model_list:  # every model is checked before the first cell runs
         check_model(m, model_base_url, args, option="--models")
     check_writable_dir(out, "--out")
-    res = run_ablation(  # interrupted (RunError): the cells already finished are kept
-        str(data), out, models=model_list, methods=method_list, memories=memory_list, windows=window_list,
-        deciders=decider_list, echo=lambda m: click.echo(m, err=True), split=split, limit=limit, seed=seed,
-        train_fraction=train_fraction, sc_samples=sc_samples,
-        annotations=",".join(str(a) for a in annotations) or None, model_args=args,
-        model_base_url=model_base_url, display=display, run_cells=run_cells,
-    )
+    from ..bench.progress import sample_progress
+    from ._progress import SampleLines
+
+    # each cell's samples: a rich bar on a terminal (unless inspect draws its own), a line every 30 s when piped
+    with sample_progress(SampleLines("  cell", "samples", rich=False if display not in (None, "none") else None)):
+        res = run_ablation(  # interrupted (RunError): the cells already finished are kept
+            str(data), out, models=model_list, methods=method_list, memories=memory_list, windows=window_list,
+            deciders=decider_list, echo=lambda m: click.echo(m, err=True), split=split, limit=limit, seed=seed,
+            train_fraction=train_fraction, sc_samples=sc_samples,
+            annotations=",".join(str(a) for a in annotations) or None, model_args=args,
+            model_base_url=model_base_url, display=display, run_cells=run_cells,
+        )
     click.echo(f"cells: {res['cells']}  table: {res['csv']}" + (f" (+ {res['parquet']})" if res["parquet"] else ""))
     click.echo(f"report: {res['report']}")
     if res["failed"]:

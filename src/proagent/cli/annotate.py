@@ -157,8 +157,13 @@ def _ask_model(task_args: dict[str, Any], log_dir: Path, model: str, *, model_ba
 
     task = annotate_events(**task_args)  # DataError, UsageError: mapped by kind
     if ray_address is None:
-        return run_eval_set(task, log_dir, model, model_base_url=model_base_url, model_args=model_args, limit=limit,
-                            display=display)
+        from ..bench.progress import sample_progress
+        from ._progress import SampleLines
+
+        # elapsed and an estimate beside inspect's display: plain lines (every 30 s; inspect draws on the terminal)
+        with sample_progress(SampleLines("annotate", "events", rich=False)):
+            return run_eval_set(task, log_dir, model, model_base_url=model_base_url, model_args=model_args,
+                                limit=limit, display=display)
     from ..errors import RunError
     from ..scale import eval_on_ray
     from ._errors import click_error

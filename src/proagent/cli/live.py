@@ -13,12 +13,13 @@ import click
 from ..errors import DataError
 
 from ._options import RegistryHelpOption, names_help, notifier_names
+from ._progress import ProgressDisplay
 from ._util import check_model, check_writable_dir, parse_model_args, window_seconds
 
 if TYPE_CHECKING:
     from datetime import time
 
-    from ..live import HowModel, LiveOptions, RunSummary, When
+    from ..live import HowModel, LiveOptions, ReplayProgress, RunSummary, When
 
 __all__ = ["live_cmd"]
 
@@ -277,9 +278,20 @@ def _run_live(*, watch: Path | None, watch_db: Path | None, capture_dir: Path | 
     try:
         if replay is not None:
             out = out or Path("live") / (replay.resolve().stem or "replay")
-            return run_replay(replay, out, when, options, speed=speed, how=how, answers=answers, on_page=on_page,
-                              before_write=lambda: check_writable_dir(out, "--out"),  # once the data was read
-                              stop=stop, help_model=help_model, send_screen=send_screen)
+            # a rich bar on a terminal, unless the terminal notifier reads answers there
+            display = ProgressDisplay("replay", None, unit="moments", rich=False if answers is not None else None)
+
+            def progress(p: ReplayProgress) -> None:
+                display.total = p.total
+                display.update(p.done, f"replay clock {p.clock:%Y-%m-%d %H:%M:%S}" if p.clock else "", p.left_seconds)
+
+            try:
+                return run_replay(replay, out, when, options, speed=speed, how=how, answers=answers, on_page=on_page,
+                                  before_write=lambda: check_writable_dir(out, "--out"),  # once the data was read
+                                  stop=stop, help_model=help_model, send_screen=send_screen, on_progress=progress,
+                                  on_status=display.say)
+            finally:
+                display.close()
         if capture_dir is not None:
             # proagent capture checks its options, creates the folder and takes its lock
             proc = start_capture(capture_dir, capture_options)

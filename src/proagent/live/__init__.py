@@ -54,8 +54,8 @@ from .records import RESPONSES, DecisionSummary, Latency, LearningManifest, Live
 from ._restraint import (BLOCKED_APPS_FILE, DISMISSED_SIMILARITY, PAUSE_FILE, Restraint, RestraintConfig, block_app,
                          blocked_apps, is_paused, parse_quiet_hours, pause, quiet_app_rules, resume, unblock_app)
 from ._settle import SETTLE_SECONDS, TEXT_WAIT_SECONDS, settled_at
-from ._run import LiveOptions, RunSummary, run_replay, run_watch, start_capture, summarise
-from ._sources import MAX_SPEED, MIN_SPEED, LifeTraceFollower, Moment, ReplayClock, WallClock, replay_moments
+from ._run import LiveOptions, ReplayProgress, RunSummary, run_replay, run_watch, start_capture, summarise
+from ._sources import MAX_SPEED, MIN_SPEED, REPLAY_SKIP_GAP_SECONDS, LifeTraceFollower, Moment, ReplayClock, WallClock, replay_moments
 from ._when import load_when
 
 __all__ = [
@@ -78,6 +78,8 @@ __all__ = [
     "LEARNING_DIR",
     "MAX_SPEED",
     "MIN_SPEED",
+    "REPLAY_SKIP_GAP_SECONDS",
+    "ReplayProgress",
     "NOTIFIERS",
     "PAUSE_FILE",
     "RESPONSES",

@@ -384,10 +384,10 @@ class FeedbackStore:
             v = self._conn.execute("SELECT max(row_id) FROM decisions").fetchone()[0]
         return None if v is None else int(v)
 
-    def decisions(self) -> list[dict[str, Any]]:
-        """Every decision, oldest first, as dicts (the columns of ``decisions``)."""
+    def decisions(self, after_id: int = 0) -> list[dict[str, Any]]:
+        """Every decision (those with ``id > after_id``), oldest first, as dicts (the columns of ``decisions``)."""
         with self._lock:
-            cur = self._conn.execute("SELECT * FROM decisions ORDER BY id")
+            cur = self._conn.execute("SELECT * FROM decisions WHERE id > ? ORDER BY id", (int(after_id),))
             keys = [c[0] for c in cur.description]
             return [dict(zip(keys, r)) for r in cur.fetchall()]
 

@@ -10,9 +10,11 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from ..bench.progress import duration_text
 from ..bench.samples import SampleConfig
 from ..capture import x11_fullscreen
 from ..errors import DataError
@@ -26,9 +28,9 @@ from .records import DecisionSummary, Latency, LiveDecision
 from ._restraint import Restraint, RestraintConfig
 from ._settle import SETTLE_SECONDS
 from ._activity_follow import open_follower, watched_log
-from ._sources import ReplayClock, WallClock, replay_moments
+from ._sources import REPLAY_SKIP_GAP_SECONDS, Moment, ReplayClock, WallClock, replay_moments
 
-__all__ = ["LiveOptions", "RunSummary", "run_replay", "run_watch", "start_capture", "summarise"]
+__all__ = ["LiveOptions", "ReplayProgress", "RunSummary", "run_replay", "run_watch", "start_capture", "summarise"]
 
 
 @dataclass(frozen=True)
@@ -93,16 +95,87 @@ def summarise(decisions: Sequence[LiveDecision]) -> DecisionSummary:
                            decide_seconds=pct(dec), how_seconds=pct(how), offer_seconds=pct(offer))
 
 
+@dataclass(frozen=True)
+class ReplayProgress:
+    """How far a replay got (``run_replay``'s ``on_progress``, about once a second)."""
+
+    done: int
+    """Moments decided, those of an earlier run of the folder included."""
+    total: int
+    """Moments of the whole log."""
+    clock: datetime | None
+    """The replay clock (log time; ``None`` before the first moment)."""
+    left_seconds: float | None
+    """Wall seconds still to go: the log time left to wait out at this speed (gaps longer than
+    :data:`~proagent.live._sources.REPLAY_SKIP_GAP_SECONDS` count 0) plus the mean wall time a
+    moment took to decide so far, times the moments left; ``None`` until one moment was decided."""
+
+
+class _Played:
+    """The moments of a replay as the agent's loop takes them: says each gap it skips, keeps the
+    count and the estimate for :class:`ReplayProgress`."""
+
+    def __init__(self, moments: Sequence[Moment], done: int, total: int, clock: ReplayClock,
+                 on_status: Callable[[str], None] | None) -> None:
+        self.moments, self.done, self.total, self.clock, self.on_status = moments, done, total, clock, on_status
+        # log seconds still to wait after each moment, gaps beyond the skip bound counted 0
+        waits = [0.0] * (len(moments) + 1)
+        for i in range(len(moments) - 1, 0, -1):
+            gap = (moments[i].t - moments[i - 1].t).total_seconds()
+            waits[i - 1] = waits[i] + (gap if 0 < gap <= REPLAY_SKIP_GAP_SECONDS else 0.0)
+        self._waits = waits
+        self._index = 0
+        self._decide_wall = 0.0
+        self._decided = 0
+        self._lock = threading.Lock()
+
+    def __iter__(self):  # noqa: ANN204
+        clock = self.clock
+        for i, m in enumerate(self.moments):
+            if clock.speed and i:
+                ahead = (m.t - clock.now()).total_seconds()
+                if ahead > REPLAY_SKIP_GAP_SECONDS and (skipped := clock.skip_to(m.t)):
+                    if self.on_status is not None:
+                        self.on_status(f"skipping a {duration_text(skipped)} gap in the log ({m.t - timedelta(seconds=skipped):%Y-%m-%d %H:%M}"
+                                       f" -> {m.t:%Y-%m-%d %H:%M}) instead of waiting {duration_text(skipped / clock.speed)}"
+                                       f" (gaps over {REPLAY_SKIP_GAP_SECONDS / 60:g} min are not waited out)")
+            wait = max(0.0, (m.t - clock.now()).total_seconds()) / clock.speed if clock.speed else 0.0
+            t0 = time.monotonic()
+            with self._lock:
+                self._index = i
+            yield m
+            with self._lock:  # back here once the loop waited for m and decided it
+                self._decide_wall += max(0.0, time.monotonic() - t0 - wait)
+                self._decided += 1
+                self.done += 1
+
+    def progress(self) -> ReplayProgress:
+        with self._lock:
+            started = self.clock._origin is not None  # noqa: SLF001 (the clock stands still before the first moment)
+            left = None
+            if self._decided and self.moments:
+                i = min(self._index, len(self.moments) - 1)  # the moment being waited for or decided
+                wait = (max(0.0, (self.moments[i].t - self.clock.now()).total_seconds()) if started else 0.0) + self._waits[i]
+                rest = len(self.moments) - self._decided
+                left = (wait / self.clock.speed if self.clock.speed else 0.0) + self._decide_wall / self._decided * rest
+            return ReplayProgress(self.done, self.total, self.clock.now() if started else None, left)
+
+
 def _notifiers(names: Sequence[str], store: FeedbackStore, now: Callable, *, port: int,
                answers: Any = None, out: Any = None, help: Any = None) -> tuple[list[Notifier], OfferPage | None]:
     notifiers = open_notifiers(names, NotifyContext(store, now, port=port, answers=answers, out=out, help=help))
     return notifiers, next((n.page for n in notifiers if isinstance(n, PageNotifier)), None)
 
 
+NOT_IDENTITY = ("speed",)
+"""Keys of an older ``run.json`` that are not part of a run's identity: a replay resumed at
+another ``--speed`` is the same run (the speed changes when moments are decided, not what)."""
+
+
 def _check_run(folder: Path, record: dict[str, Any]) -> None:
     p = folder / "run.json"
     if p.is_file():
-        old = json.loads(p.read_text("utf-8"))
+        old = {k: v for k, v in json.loads(p.read_text("utf-8")).items() if k not in NOT_IDENTITY}
         if old != record:
             diff = sorted(k for k in set(old) | set(record) if old.get(k) != record.get(k))
             raise DataError(folder, f"holds a run with other options ({', '.join(diff)}); choose a new --out")
@@ -114,14 +187,22 @@ def run_replay(data: str | Path, folder: str | Path, decider: When, options: Liv
                how: Callable | None = None, answers: Any = None, out: Any = None,
                on_decision: Callable[[LiveDecision], None] | None = None, on_page: Callable[[str], None] | None = None,
                stop: threading.Event | None = None, before_write: Callable[[], None] | None = None,
-               help_model: Any = None, send_screen: str | None = None) -> RunSummary:
+               help_model: Any = None, send_screen: str | None = None,
+               on_progress: Callable[[ReplayProgress], None] | None = None,
+               on_status: Callable[[str], None] | None = None, progress_seconds: float = 1.0) -> RunSummary:
     """Play a recorded log (ProactiveBench sessions, LifeTrace database or folder)
     through the live loop at ``speed`` times real time (0: as fast as possible),
     writing every decision, its latency and the notification it would show to
-    ``feedback.db`` and, at the end, ``decisions.jsonl`` in ``folder``.
+    ``feedback.db`` and, as it goes, ``decisions.jsonl`` in ``folder`` (a line per decision,
+    the whole file rewritten from ``feedback.db`` at the start and the end, where answers have
+    labelled some). A gap between moments longer than
+    :data:`~proagent.live._sources.REPLAY_SKIP_GAP_SECONDS` of log time is not waited out: the
+    clock jumps over it and ``on_status`` gets a line saying so. ``on_progress`` gets a
+    :class:`ReplayProgress` every ``progress_seconds`` of wall time and once at the end.
 
-    Re-running into the same folder resumes after the last moment decided;
-    a folder holding a run with other options is refused. ``before_write`` is called once the
+    Re-running into the same folder resumes after the last moment decided (at any ``--speed``:
+    the speed is not part of the run's identity); a folder holding a run with other options is
+    refused. ``before_write`` is called once the
     data was read, before ``folder`` is created (a command checks and locks its folder there).
     ``help_model`` (:func:`~proagent.live.make_help_model`) answers accepted offers (:class:`~proagent.live.LiveHelp`,
     ``send_screen``: ``never|redacted|raw``, default by the model); ``None``: an accept is only stored.
@@ -131,7 +212,7 @@ def run_replay(data: str | Path, folder: str | Path, decider: When, options: Liv
         ValueError: bad options.
     """
     folder = Path(folder)
-    record = {"mode": "replay", "data": str(Path(data).resolve()), "speed": speed, **to_jsonable(_opts(options))}
+    record = {"mode": "replay", "data": str(Path(data).resolve()), **to_jsonable(_opts(options))}
     moments = list(replay_moments(data, every_seconds=options.every_seconds, settle_seconds=options.settle_seconds))
     if not moments:
         raise DataError(data, "no events to replay")
@@ -148,29 +229,107 @@ def run_replay(data: str | Path, folder: str | Path, decider: When, options: Liv
         on_page(page.url)
     if page is not None:
         write_atomic(folder / "page-url", page.url + "\n", mode=0o600)
+    journal = _DecisionsFile(folder / "decisions.jsonl", store)
+    ticker = None
     try:
+        journal.rewrite()  # what an earlier, interrupted run of the folder decided
         agent = LiveAgent(folder, decider, how=how, notifiers=[*notifiers, helper],  # the helper reads offers ahead
                           restraint=Restraint(options.restraint, folder=folder), clock=clock,
                           config=SampleConfig(window_seconds=options.window_seconds),
-                          ignore_after_seconds=options.ignore_after_seconds, feedback=store, on_decision=on_decision,
+                          ignore_after_seconds=options.ignore_after_seconds, feedback=store,
+                          on_decision=journal.chain(on_decision),
                           ask_rate=options.ask_rate)
-        done = len(store.decisions())
-        agent.replay(moments[done:], clock, stop)
+        done = journal.count
+        played = _Played(moments[done:], done, len(moments), clock, on_status)
+        if on_progress is not None:
+            ticker = _Ticker(lambda: on_progress(played.progress()), progress_seconds)
+        agent.replay(iter(played), clock, stop)
+        if ticker is not None:
+            ticker.close()
+            on_progress(played.progress())
         interrupted = stop is not None and stop.is_set()
-        rows = store.decisions()
-        write_atomic(folder / "decisions.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
-                     mode=0o600)
+        journal.rewrite()
         for n in notifiers:
             if isinstance(n, DesktopNotifier):
                 n.wait(5.0)
         return RunSummary(agent.decisions, folder, page.url if page else None, interrupted)
     finally:
+        if ticker is not None:
+            ticker.close()
+        journal.close()
         helper.close()
         for n in notifiers:
             n.close()
         if page is not None:
             page.close()
         store.close()
+
+
+class _DecisionsFile:
+    """``decisions.jsonl`` of a replay, appended a line per decision as the loop records it (so
+    an interrupted or killed replay keeps what it decided) and rewritten whole from
+    ``feedback.db`` by :meth:`rewrite` (0600, as every file that may hold screen text)."""
+
+    def __init__(self, path: Path, store: FeedbackStore) -> None:
+        self.path, self.store = path, store
+        self.count = 0
+        self._last_id = 0
+        self._file: Any = None
+        self._lock = threading.Lock()
+
+    def rewrite(self) -> None:
+        with self._lock:
+            rows = self.store.decisions()
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+            write_atomic(self.path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), mode=0o600)
+            self.count = len(rows)
+            self._last_id = max((int(r["id"]) for r in rows), default=0)
+
+    def chain(self, then: Callable[[LiveDecision], None] | None) -> Callable[[LiveDecision], None]:
+        def on_decision(d: LiveDecision) -> None:
+            self.append()
+            if then is not None:
+                then(d)
+        return on_decision
+
+    def append(self) -> None:
+        with self._lock:
+            rows = self.store.decisions(after_id=self._last_id)
+            if not rows:
+                return
+            if self._file is None:
+                self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 (kept open for the run)
+            self._file.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+            self._file.flush()
+            self.count += len(rows)
+            self._last_id = int(rows[-1]["id"])
+
+    def close(self) -> None:
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+
+
+class _Ticker:
+    """Calls ``fn`` every ``seconds`` in a daemon thread until :meth:`close`."""
+
+    def __init__(self, fn: Callable[[], None], seconds: float) -> None:
+        self._stop = threading.Event()
+        self._fn, self._seconds = fn, seconds
+        self._thread = threading.Thread(target=self._run, name="replay-progress", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._seconds):
+            self._fn()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout=5)
 
 
 def _opts(o: LiveOptions) -> dict[str, Any]:

@@ -18,12 +18,18 @@ from ..sources.lifetrace import load_lifetrace
 from ..sources.lifetrace_schema import connect_read_only, find_lifetrace_db, read_schema, sqlite_problem
 from ..sources.load import load_events
 
-__all__ = ["MAX_SPEED", "MIN_SPEED", "Clock", "DatabaseFollower", "LifeTraceFollower", "Moment", "ReplayClock", "WallClock", "replay_moments"]
+__all__ = ["MAX_SPEED", "MIN_SPEED", "REPLAY_SKIP_GAP_SECONDS", "Clock", "DatabaseFollower", "LifeTraceFollower", "Moment", "ReplayClock", "WallClock", "replay_moments"]
 
 MIN_SPEED = 1e-3
 """Slowest replay accepted (times real time; slower would wait beyond what sleep can hold)."""
 MAX_SPEED = 1e6
 """Fastest replay accepted other than 0 (no waiting)."""
+REPLAY_SKIP_GAP_SECONDS = 1800.0
+"""A replay does not wait out a gap between moments longer than this (log seconds: 30 min, e.g.
+a night between two sessions, 10 h = 10 min of waiting at ``--speed 60``): its clock jumps to the
+next moment and the replay says so. Log time still passes (an open offer counts as ignored after
+it, as it would have), only the waiting is skipped; every gap this long is past the default
+``--ignore-after`` (10 min), so no answer could have come in it."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +84,18 @@ class ReplayClock:
         if self.speed == 0:
             return self._at or self._origin[0]
         return self._origin[0] + timedelta(seconds=(time.monotonic() - self._origin[1]) * self.speed)
+
+    def skip_to(self, t: datetime) -> float:
+        """Jump the clock forward to ``t`` without waiting (a gap longer than
+        :data:`REPLAY_SKIP_GAP_SECONDS`); returns the log seconds skipped (0 when ``t`` is not
+        ahead, before the first moment, or at ``speed=0``, which never waits)."""
+        if self._origin is None or self.speed == 0:
+            return 0.0
+        ahead = (t - self.now()).total_seconds()
+        if ahead <= 0:
+            return 0.0
+        self._origin = (t, time.monotonic())
+        return ahead
 
     def wait_until(self, t: datetime, stop: object | None = None) -> None:
         """Sleep (in wall time) until the clock reaches ``t``; ``stop``, a

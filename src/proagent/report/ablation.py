@@ -25,6 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ..bench.progress import duration_text
 from ..io import LOCK_NAME, check_output_folder, write_json_atomic
 from .ablation_page import render_report
 from .effects import EFFECT_COLUMNS, memory_effects
@@ -109,19 +110,11 @@ def grid_progress(done: int, total: int, took: float, ran: Sequence[float]) -> s
     """One line after a cell: its seconds, how many of the grid are done, and the time the rest
     should take at the mean of the cells that ran (issue 36: a 48-cell grid was hours of ``[k/48]``
     with no estimate). A cell faster than :data:`REUSED_CELL_SECONDS` is called reused."""
-    what = "reused" if took < REUSED_CELL_SECONDS else f"{_duration(took)}"
+    what = "reused" if took < REUSED_CELL_SECONDS else f"{duration_text(took)}"
     line = f"cell {what}; {done} of {total} done"
     if done < total and ran:
-        line += f", about {_duration(sum(ran) / len(ran) * (total - done))} left"
+        line += f", about {duration_text(sum(ran) / len(ran) * (total - done))} left"
     return line
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def run_ablation(data: str, out: str | Path, *, models: Sequence[str], methods: Sequence[str],
