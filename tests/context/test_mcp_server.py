@@ -488,9 +488,12 @@ def test_persona_texts_in_the_background_cached_and_redacted_for_a_remote_model(
         prof = again.user_profile()
         assert prof.personas_pending == 0 and all(c.persona for c in prof.personas) and len(srv.requests) == n
         failing = PersonaWriter("openai-api/mock/m")
-        assert failing.texts(["refuse this"]) == [None]
+        before = len(srv.requests)
+        assert failing.texts(["refuse this", "refuse that too"]) == [None, None]
         _wait(lambda: failing.pending == 0)
-        assert failing.error and "\n" not in failing.error and failing.texts(["refuse this"]) == [None]
+        assert len(srv.requests) == before + 1  # one failure per call, not one per cluster
+        assert failing.error.startswith("AuthenticationError: ") and "Future" not in failing.error, failing.error
+        assert "\n" not in failing.error and failing.texts(["refuse this"]) == [None]
         assert failing.pending == 0  # a failed text is not asked for again in this run
         failing.close()
 

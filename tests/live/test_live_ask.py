@@ -19,6 +19,7 @@ import pytest
 from proagent.live import (FeedbackStore, LiveAgent, OfferPage, PageNotifier, ReplayClock, Restraint, RestraintConfig,
                            TerminalNotifier, feedback_samples, label_summary, moment_sample, reset_learning)
 from proagent.live._ask import ASK_UNCERTAINTY, uncertainty
+from proagent.live._notify import ANSWER_HINT
 from proagent.bench.samples import SampleConfig
 
 from test_live_implicit import DAY, _ev, _learning, _moments  # noqa: F401
@@ -245,6 +246,7 @@ def test_the_terminal_asks_and_reads_q_n_yes_or_no(tmp_path: Path) -> None:
     lines = out.getvalue().splitlines()
     assert lines[:2] == [f"question {q.id}: yes", "question 99: no such question"]
     assert f"offer {q.id}: no such offer" in lines and f"question {q.id}: no" in lines  # `n N` stays "not now" for offers
+    assert lines[2] == f"not understood: 'q {q.id} maybe'; {ANSWER_HINT}"  # a typo is said, not dropped
     assert lines[-1] == (f"question {q.id} at 10:01:00 in xterm: Would help have been useful just now?   "
                          f"(q {q.id} y = yes, q {q.id} n = no)")
     assert [(a[1], a[2]) for a in store.answers_since(0)] == [(q.id, "yes"), (q.id, "no")]  # the latest counts

@@ -66,6 +66,10 @@ def mcp_cmd(log: Path, http: bool, port: int, token_file: Path | None, live: Pat
         raise DataError(state, "no such folder", option="--state")
     if model_base_url and not persona_model:
         raise click.UsageError("--model-base-url applies to --persona-model")
+    if model_base_url and persona_model.startswith("local/"):
+        raise click.UsageError("--model-base-url applies to an API model, not a local/ one")
+    if token_file is not None and not token_file.parent.is_dir():
+        raise DataError(token_file.parent, "no such folder", option="--token-file")
     if persona_model:
         from ._util import check_model
 

@@ -117,14 +117,17 @@ class PersonaWriter:
                         text = loop.run_until_complete(self._write(prompt))
                         self.error = None
                     except Exception as e:  # noqa: BLE001 (a model failure leaves the persona empty, never the server)
+                        from ..bench.running import api_error_line
+
                         text = None
-                        self.error = (str(e).strip().splitlines() or [type(e).__name__])[0][:300]
+                        self.error = " ".join(api_error_line(e).split())[:300]
                     with self._lock:
                         if text:
                             self._texts[key] = text
-                        else:
-                            self._failed.add(key)
-                        self._queue = [(k, p) for k, p in self._queue if k != key]
+                            self._queue = [(k, p) for k, p in self._queue if k != key]
+                        else:  # not asked again in this run; the rest wait for the next user_profile call,
+                            self._failed.add(key)  # so a dead endpoint costs one failure per call, not one per cluster
+                            self._queue = []
                     if text:
                         self._save()
         finally:

@@ -38,6 +38,8 @@ __all__ = ["NOTIFIERS", "DesktopNotifier", "Notifier", "NotifyContext", "PageNot
            "register_notifier"]
 
 _YES_NO = {"y": "yes", "yes": "yes", "n": "no", "no": "no"}
+ANSWER_HINT = "answer an offer with a N, d N or n N (accept, dismiss, not now), a question with q N yes|no"
+"""The terminal's one-line reminder of its answers (printed after a line it does not understand)."""
 _KEYS = {"a": "accepted", "accept": "accepted", "d": "dismissed", "dismiss": "dismissed", "n": "not_now",
          "not_now": "not_now", "later": "not_now"}
 
@@ -189,6 +191,8 @@ class TerminalNotifier:
             elif key in ("+", "-") and len(parts) == 2 and parts[1].isdigit() and self.help is not None:
                 ok = self.help.rate(int(parts[1]), 1 if key == "+" else -1, source="terminal")
                 self._say(f"help {parts[1]}: {('rated ' + ('helpful' if key == '+' else 'not helpful')) if ok else 'no answer to rate'}\n")
+            elif parts:  # a typo must not pass in silence (an open question would hold the next ones)
+                self._say(f"not understood: {line.strip()[:60]!r}; {ANSWER_HINT}\n")
 
     def close(self) -> None:
         pass
