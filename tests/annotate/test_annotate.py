@@ -296,3 +296,13 @@ def test_annotate_with_the_real_local_runtime(tmp_path):
     assert all(x["error"] for x in asked if x["status"] == "default")
     pending = len(plan_annotation(tmp_path / "raw", ocr="db").asked) - 3
     assert f"{pending} pending (--limit)" in r.output and len(recs) == len(fx.live_event_ids) - pending
+
+
+def test_all_asks_about_every_event_also_where_no_chat_is_on_screen(tmp_path: Path) -> None:
+    """``--all`` asks the model about every event: the screen layout finding no chat turn holds an
+    event back only without it (a fresh user saw "14 not asked" after --all)."""
+    make_participant(tmp_path / "raw", "P01", variant="2025-11", n_events=14, n_llm=3)
+    first = plan_annotation(tmp_path / "raw", ocr="auto")
+    every = plan_annotation(tmp_path / "raw", ocr="auto", all_events=True)
+    assert any(p.layout_read and not p.ask for p in first.events)  # the layout rule held some back
+    assert len(every.asked) == len(every.events) > len(first.asked)

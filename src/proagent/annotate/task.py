@@ -198,7 +198,7 @@ def plan_annotation(data: str | Path, *, all_events: bool = False, ocr: str = "a
                     chat = None if got is None or refused else (got.queries, got.replies)
                     if chat is not None and hit is None and not chat[1]:
                         chat = None  # no platform named: indented lines without a reply (code) are no chat
-                    if layout_read and chat is None:
+                    if layout_read and chat is None and not all_events:  # --all: every event, chat on screen or not
                         ask, reason = False, ((f"first pass: {hit.evidence} names {hit.platform}, " if hit else "")
                                               + (refused or "but no screenshot shows a chat turn (layout)"))
                     elif chat is not None and hit is None and not all_events:
