@@ -437,6 +437,8 @@ CASES: list[Case] = [
                                         "often"), "--ask-rate", code=2),
     Case("live-ask-rate-too-high", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--ask-rate",
                                     "101"), "--ask-rate", code=2),
+    Case("live-ask-rate-with-a-scripted-decider", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none",
+                                                  "--yes-at", "{w}/human.csv", "--ask-rate", "3"), "--yes-at", code=2),
     Case("live-ask-rate-without-a-channel", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none",
                                              "--notify", "none", "--ask-rate", "3"), "--ask-rate", code=2),
 ]

@@ -153,6 +153,9 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
         return
     _check_one_source(watch, capture_dir, replay, duration)
     names, qh = _check_offer_options(notify, speed, quiet_hours, block_title)
+    if ask_rate and yes_at is not None:
+        raise click.BadParameter(f"{ask_rate}: a scripted decider (--yes-at) has no uncertainty to ask about; "
+                                 "give --decider", param_hint="--ask-rate")
     if ask_rate and not {"terminal", "page"} & set(names):
         raise click.BadParameter(f"{ask_rate}: questions are shown by --notify terminal or page, not "
                                  f"{','.join(names)}", param_hint="--ask-rate")
