@@ -29,7 +29,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import guard_network, machine_note, render_table, watchdog  # noqa: E402
+from _common import guard_network, machine_note, render_table, watchdog, write_result  # noqa: E402
 
 
 def _help_thread(model: Any, messages: list[dict[str, str]], first: threading.Event, out: dict[str, Any]) -> threading.Thread:
@@ -114,14 +114,15 @@ def main(argv: list[str] | None = None) -> int:
     rows.append({"case": f"How queued, then {cancelled}", "how_s": None, "help_s": out["seconds"],
                  "help": f"{out['status']} ({out.get('tokens')} tokens)"})
     print(f"  cancelled while queued: help {out['seconds']:.1f} s {out['status']}", flush=True)
-    print(render_table(rows, [("case", "case", "s"), ("how_s", "How call s", ".1f"), ("help_s", "help answer s", ".1f"),
-                              ("help", "help answer", "s")]))
+    columns = [("case", "case", "s"), ("how_s", "How call s", ".1f"), ("help_s", "help answer s", ".1f"),
+               ("help", "help answer", "s")]
+    print(render_table(rows, columns))
     how.close()
-    if args.json:
-        from proagent.io import write_json_atomic
-
-        write_json_atomic(args.json, {"machine": machine, "model": args.model, "help_tokens": args.help_tokens,
-                                      "rows": rows})
+    rows[0]["baseline"] = True
+    write_result(args.json, benchmark="how_behind_help", rows=rows, columns=columns, machine=machine,
+                 baseline="a How call on the warmed model with nothing else running",
+                 note=f"{args.model}, a help answer of up to {args.help_tokens} tokens streaming on the same "
+                      "llama.cpp child", figures={"model": args.model, "help_tokens": args.help_tokens})
     return 0
 
 

@@ -463,11 +463,11 @@ def test_persona_texts_in_the_background_cached_and_redacted_for_a_remote_model(
     with MockOpenAI(reply) as srv:
         srv.env(monkeypatch)
         view = ActivityView(cap, raw=True, state=state)
-        writer = PersonaWriter("openai-api/mock/m", cache_file=view.cache_dir / "personas.json", redact=view.redact)
+        writer = PersonaWriter("openai-api/mock/persona-writer", cache_file=view.cache_dir / "personas.json", redact=view.redact)
         service = ContextService(view, None, writer)
         service.search_activity("database")  # the index: clusters need every event's vector
         first = service.user_profile()
-        assert first.persona_model == "openai-api/mock/m" and len(first.personas) >= 2
+        assert first.persona_model == "openai-api/mock/persona-writer" and len(first.personas) >= 2
         _wait(lambda: service.user_profile().personas_pending == 0)
         done = service.user_profile()
         assert all(c.persona == "Works on deploy scripts and mail; asks an AI assistant when a database error stays."
@@ -483,11 +483,11 @@ def test_persona_texts_in_the_background_cached_and_redacted_for_a_remote_model(
         writer.close()
         n = len(srv.requests)
         again = ContextService(ActivityView(cap, raw=True, state=state),
-                               None, PersonaWriter("openai-api/mock/m", cache_file=cache))
+                               None, PersonaWriter("openai-api/mock/persona-writer", cache_file=cache))
         again.search_activity("database")
         prof = again.user_profile()
         assert prof.personas_pending == 0 and all(c.persona for c in prof.personas) and len(srv.requests) == n
-        failing = PersonaWriter("openai-api/mock/m")
+        failing = PersonaWriter("openai-api/mock/persona-writer")
         before = len(srv.requests)
         assert failing.texts(["refuse this", "refuse that too"]) == [None, None]
         _wait(lambda: failing.pending == 0)

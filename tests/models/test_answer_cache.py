@@ -90,7 +90,7 @@ def test_local_model_answers_a_repeated_request_from_the_cache(monkeypatch, tmp_
     first, _ = asyncio.run(api.generate(msgs, [], "none", cfg))
     assert first.metadata["answer_cache"] == "miss"
 
-    def refuse(request):  # noqa: ANN001, ANN202
+    def refuse(request, ticket=None):  # noqa: ANN001, ANN202
         raise AssertionError("llama.cpp asked again")
 
     monkeypatch.setattr(api._engine, "chat", refuse)
