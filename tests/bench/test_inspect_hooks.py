@@ -45,6 +45,10 @@ def test_the_internals_used_have_the_expected_shape() -> None:
     assert inspect.iscoroutinefunction(original)
     assert list(inspect.signature(original).parameters)[:2] == ["model_name", "retry_state"]
     assert re.search(r"partial\(\s*log_model_retry\b", inspect.getsource(_model.Model._generate))  # looked up per call
+    from inspect_ai._display.core import results
+
+    assert hooks.hook_no_retry_advice() is True
+    assert "task_can_retry(profile)" in inspect.getsource(results.task_interrupted)  # looked up per call
 
 
 def test_no_logs_is_not_success() -> None:
@@ -122,7 +126,7 @@ def _task_functions() -> list[tuple[str, list[str]]]:
 
 
 def test_every_registered_task_refuses_its_arguments_in_one_line() -> None:
-    """Each ``@task`` has shim 8 right beneath it (so ``inspect eval proagent/X`` refuses a bad ``-T`` in one line)."""
+    """Each ``@task`` has shim 9 right beneath it (so ``inspect eval proagent/X`` refuses a bad ``-T`` in one line)."""
     tasks = _task_functions()
     assert len(tasks) >= 5, tasks
     assert all(names[names.index("task") + 1:][:1] == ["task_input_errors"] for _, names in tasks), tasks

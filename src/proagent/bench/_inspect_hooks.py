@@ -34,7 +34,13 @@ fails that test instead of a user's run. Nothing else in proagent imports ``insp
    wait but not the exception (its message, the address it went to). Missing hook: the retry's
    exception. The shim wraps ``log_model_retry`` (looked up at each ``generate`` call) and prints
    one line per retry to stderr (:func:`retry_line`), then calls inspect's own.
-8. :func:`task_input_errors`: inspect's command line (``inspect eval proagent/help -T data=...``)
+8. :func:`hook_no_retry_advice`: an interrupted task's panel ends with "Resume task with:
+   inspect eval-retry LOG" (``inspect_ai._display.core.results.task_can_retry``), wrong for a
+   proagent command, which resumes by running the same command again (its own ``Error: run
+   interrupted; re-run the same command to resume ...`` line follows). Missing hook: an option for
+   the advice. The shim answers "cannot retry" there, so the panel says only how many samples
+   were logged.
+9. :func:`task_input_errors`: inspect's command line (``inspect eval proagent/help -T data=...``)
    prints a task's exception with its whole traceback, except its ``PrerequisiteError``, which it
    prints as its message alone (``inspect_ai._util.error.exception_hook``). Missing hook: a way
    for a task to refuse its arguments in one line. The shim (a decorator under ``@task``) turns a
@@ -56,7 +62,7 @@ from typing import Any, TypeVar
 from ..errors import DataError, RunError, UsageError
 
 __all__ = ["OtherRunInFolder", "after_folder_check", "failure_types", "hook_folder_check", "error_line",
-           "failure_line", "hook_retry_progress", "hook_short_errors", "prerequisite_error", "remove_sample_buffer", "retried_error",
+           "failure_line", "hook_no_retry_advice", "hook_retry_progress", "hook_short_errors", "prerequisite_error", "remove_sample_buffer", "retried_error",
            "retry_line", "task_input_errors"]
 
 INSPECT_VERSION = "0.3.285"
@@ -142,6 +148,25 @@ def hook_short_errors() -> bool:
 
     short._proagent = True  # type: ignore[attr-defined]
     results.rich_traceback = short
+    return True
+
+
+def hook_no_retry_advice() -> bool:
+    """Install shim 8 (once per process; proagent's runs only, :func:`proagent.bench.running.run_task`).
+    False when this inspect gives no such advice."""
+    from inspect_ai._display.core import results
+
+    can_retry = getattr(results, "task_can_retry", None)
+    if can_retry is None:
+        return False
+    if getattr(can_retry, "_proagent", False):
+        return True
+
+    def never(profile: Any) -> bool:
+        return False
+
+    never._proagent = True  # type: ignore[attr-defined]
+    results.task_can_retry = never
     return True
 
 
@@ -231,7 +256,7 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def task_input_errors(fn: _F) -> _F:
-    """Shim 8, a decorator under ``@task``: a :class:`~proagent.errors.DataError` or
+    """Shim 9, a decorator under ``@task``: a :class:`~proagent.errors.DataError` or
     :class:`~proagent.errors.UsageError` raised while the task is built reaches inspect's
     command line as its ``PrerequisiteError`` (printed as ``Error: <the error>``, exit code 1,
     no traceback); anywhere else (``proagent eval``, a Python caller) it propagates unchanged.
