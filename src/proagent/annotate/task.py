@@ -55,6 +55,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import materialize_media
 
 from ..errors import DataError, UsageError
+from ..bench._inspect_hooks import task_input_errors
 from ..records import Event
 from ..sources.lifetrace import LifeTraceLog, load_lifetrace
 from ..sources.lifetrace_convert import write_lifetrace_copy
@@ -409,6 +410,7 @@ def annotation_scorer():  # noqa: ANN201
 
 
 @task
+@task_input_errors
 def annotate_events(data: str, mode: str = "text", all_events: bool = False, ocr: str = "auto",
                     ocr_cache: str | None = None, attempts: int = 3, seed: int = 0,
                     max_tokens: int = MAX_TOKENS) -> Task:

@@ -25,7 +25,8 @@ from ..errors import Resume, RunError
 from ..io import FolderBusy, folder_lock
 from ..models.local import LocalModelError
 from ._inspect_hooks import (OtherRunInFolder, after_folder_check, error_line, failure_line, failure_types,
-                             hook_retry_progress, hook_short_errors, prerequisite_error, remove_sample_buffer)
+                             hook_no_retry_advice, hook_retry_progress, hook_short_errors, prerequisite_error,
+                             remove_sample_buffer)
 
 __all__ = ["API_MAX_RETRIES", "API_TIMEOUT", "INSPECT_DATA", "RunError", "api_error_line", "api_limits",
            "show_retry_progress", "finished_samples", "run_task"]
@@ -117,6 +118,7 @@ def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | No
     local = model.startswith("local/")
     limits = {} if local else api_limits()
     hook_short_errors()
+    hook_no_retry_advice()  # the resume is the same proagent command, not inspect eval-retry
     try:
         _, logs = eval_set(
             [task], log_dir=str(log_dir), model=model, model_base_url=model_base_url,

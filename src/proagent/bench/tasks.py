@@ -31,6 +31,7 @@ from ..agent.solvers import METHODS, check_threshold, method_solver
 from ..errors import DataError, UsageError
 from ..records import Event, Sample
 from ..sources.load import load_events
+from ._inspect_hooks import task_input_errors
 from .leakage import manifest_training_moments, refuse_leaks
 from .samples import SampleConfig, build_samples, candidate_moments, no_samples_reason, parse_window
 from .scorers import assist_scorer
@@ -101,6 +102,7 @@ def to_inspect_samples(samples: list[Sample], modality: str = "text") -> list[In
 
 
 @task
+@task_input_errors
 def assist(
     data: str,
     method: str = "zero-shot",

@@ -35,6 +35,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..agent.parsing import to_prediction
 from ..agent.prompting import observation_prompt, system_prompt
+from ..bench._inspect_hooks import task_input_errors
 from ..bench.samples import SampleConfig, parse_window
 from ..prompt_files import prompt_template
 from ..records import Event, Sample
@@ -189,6 +190,7 @@ def help_judge(moments: dict[str, tuple[Sample, str]], send_screen: str | None =
 
 
 @task(name="help")
+@task_input_errors
 def help_task(data: str, annotations: str | None = None, condition: str = "predicted", window: str = "5m",
               send_screen: str | None = None, judge: bool = True, seed: int = 0) -> Task:
     """The help after Accept, at every LLM-use event of ``data`` with a recorded reply.
