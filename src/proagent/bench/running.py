@@ -202,6 +202,29 @@ def api_error_line(ex: BaseException, attempts: int = API_MAX_RETRIES + 1) -> st
     return error_line(ex) + gave_up
 
 
+def endpoint_failure(ex: BaseException) -> bool:
+    """Whether a model call's exception is the endpoint's failure, which every later call would meet
+    too, rather than this request's own: the retries ran out (a tenacity ``RetryError``: HTTP 5xx,
+    rate limit, a dropped connection), the API could not be reached (:data:`_UNREACHABLE`), or it
+    refused the key or the model (:data:`_API_REFUSALS`: HTTP 401, 403, 404). A request refused on
+    its own (HTTP 400: too long, filtered) is not. The exception itself and those chained to it
+    (``__cause__``, ``__context__``, a ``RetryError``'s last attempt) are looked at."""
+    from tenacity import RetryError
+
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [ex]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        name = type(e).__name__
+        if isinstance(e, RetryError) or name in _API_REFUSALS or _UNREACHABLE.search(name):
+            return True
+        todo += [e.__cause__, e.__context__]
+    return False
+
+
 def finished_samples(log_dir: str | Path) -> int:
     """How many samples the logs already in ``log_dir`` hold finished without an error: what a
     resumed :func:`run_task` reuses instead of running again (the most of any one log; 0 for a new
