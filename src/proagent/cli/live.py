@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 import click
-
-from ..errors import DataError
 
 from ._options import RegistryHelpOption, names_help, notifier_names
 from ._progress import ProgressDisplay
@@ -28,45 +25,6 @@ def _seconds(text: str, option: str, *, zero: bool = False) -> float:
     if zero and str(text).strip() in ("0", "0s", "off", "none"):
         return 0.0
     return window_seconds(text, option, what=None)
-
-
-def _scripted(path: Path):  # noqa: ANN202
-    from ..live import ScriptedDecider
-
-    try:
-        text = path.read_text("utf-8")
-        ids = json.loads(text) if text.lstrip().startswith("[") else [ln.strip() for ln in text.splitlines()]
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise click.BadParameter(f"{path}: {e}", param_hint="--yes-at") from None
-    if not isinstance(ids, list) or any(not isinstance(i, (str, int)) or isinstance(i, bool) for i in ids):
-        raise click.BadParameter(f"{path}: expected sample or event ids (one a line, or a JSON list of "
-                                 "strings or numbers), not a data file", param_hint="--yes-at")
-    return ScriptedDecider(yes={str(i) for i in ids if str(i).strip() and not str(i).startswith("#")})
-
-
-def _decider(decider: Path | None, yes_at: Path | None, learn: bool = False, method: str = "knn",
-             costs: tuple[float, float] = (1.0, 2.0)):  # noqa: ANN202
-    if yes_at is not None:
-        return _scripted(yes_at), f"scripted:{yes_at}"
-    if decider is None:
-        raise click.UsageError("give --decider DIR (written by `proagent train when`) or --yes-at FILE (scripted)")
-    from ..agent.decider import LearnConfig, cost_threshold
-    from ..live import load_learning_when, load_when
-
-    try:
-        threshold = cost_threshold(*costs)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="--cost-false-alarm/--cost-miss") from None
-    name = f"{decider} (threshold {threshold:.4f} from costs {costs[0]:g}:{costs[1]:g}"
-    try:
-        if not learn:
-            return load_when(decider, threshold), name + ", not learning)"
-        from ..train.personal import decider_training_data
-
-        when = load_learning_when(decider, LearnConfig(method=method), threshold, costs, decider_training_data)
-        return when, name + f", learning: {method})"
-    except (DataError, ValueError, OSError) as e:  # an unusable folder is a bad input (exit 1), as in eval
-        raise click.ClickException(f"--decider {e}") from None
 
 
 @click.group("live", invoke_without_command=True)
@@ -175,7 +133,14 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
 
         check_session("--capture")  # a CaptureError naming --capture
     duration_s = _seconds(duration, "--duration") if duration else None
-    when, decider_name = _decider(decider, yes_at, learn, learn_method, (cost_false_alarm, cost_miss))
+    if decider is None and yes_at is None:
+        raise click.UsageError("give --decider DIR (written by `proagent train when`) or --yes-at FILE (scripted)")
+    from ..live import set_up_decider
+    from ..train.personal import decider_training_data  # the refit method's population data (live imports no train)
+
+    chosen = set_up_decider(decider, yes_at, learn=learn, learn_method=learn_method, costs=(cost_false_alarm, cost_miss),
+                            population_data=decider_training_data)  # UsageError, DataError: mapped by kind
+    when = chosen.when
     how = help_model = None
     if model != "none":
         args = parse_model_args(model_args)
@@ -195,7 +160,7 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
         notify=names, port=port,
         restraint=RestraintConfig(max_per_hour=max_per_hour, min_gap_seconds=60.0 * min_gap, cooldown_seconds=_seconds(cooldown, "--cooldown", zero=True),
                                   quiet_hours=qh, block_apps=block_app, block_titles=block_title, quiet_apps=quiet_apps),
-        ignore_after_seconds=_seconds(ignore_after, "--ignore-after"), decider=decider_name,
+        ignore_after_seconds=_seconds(ignore_after, "--ignore-after"), decider=chosen.name,
         model="" if model == "none" else model, settle_seconds=settle, ask_rate=ask_rate)
     answers = sys.stdin if "terminal" in names and sys.stdin.isatty() else None
     res = _run_live(watch=watch, watch_db=watch_db, capture_dir=capture_dir, capture_options=capture_options,
@@ -241,10 +206,7 @@ def _check_offer_options(notify: str, speed: float, quiet_hours: str | None,
     if not (speed == 0 or MIN_SPEED <= speed <= MAX_SPEED):  # NaN fails both
         raise click.BadParameter(f"{speed:g}: must be 0 (no waiting) or between {MIN_SPEED:g} and {MAX_SPEED:g}",
                                  param_hint="--speed")
-    try:
-        qh = parse_quiet_hours(quiet_hours)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="--quiet-hours") from None
+    qh = parse_quiet_hours(quiet_hours)  # UsageError naming --quiet-hours
     import re
 
     for t in block_title:
@@ -320,8 +282,7 @@ def _print_summary(res: RunSummary, when: When, replayed: bool, learn_method: st
                    ask_rate: int = 0) -> None:
     """The run's closing lines: outcomes, reasons, latencies, files written, the labels it holds
     (answers, precision at the offer budget, implicit labels, sparse questions) and what was learned."""
-    from ..live import summarise
-    from ..live import FOCUS_WEIGHT, HORIZON_SECONDS, label_summary
+    from ..live import FOCUS_WEIGHT, HORIZON_SECONDS, label_summary, learned_counts, summarise
 
     s = summarise(res.decisions)
     parts = ", ".join(f"{v} {k}" for k, v in sorted(s.outcomes.items()))
@@ -348,11 +309,10 @@ def _print_summary(res: RunSummary, when: When, replayed: bool, learn_method: st
         open_ = lab["asked"] - lab["asked_yes"] - lab["asked_no"]
         click.echo(f"questions (--ask-rate {ask_rate} a day): {lab['asked']} asked, {lab['asked_yes']} yes, "
                    f"{lab['asked_no']} no, {open_} unanswered")
-    learned = getattr(getattr(when, "model", None), "n", None)
-    if learned is not None:
-        implicit = sum(1 for r in getattr(when, "learned", ()) if r.get("implicit_id") is not None)
-        asked = sum(1 for r in getattr(when, "learned", ()) if r.get("question_id") is not None)
-        click.echo(f"learned from {learned - implicit - asked} answer{'s' if learned - implicit - asked != 1 else ''}"
+    counts = learned_counts(when)
+    if counts is not None:
+        answers, asked, implicit = counts.answers, counts.questions, counts.implicit
+        click.echo(f"learned from {answers} answer{'s' if answers != 1 else ''}"
                    + (f", {asked} answered question{'s' if asked != 1 else ''}" if asked else "")
                    + (f" and {implicit} implicit label{'s' if implicit != 1 else ''}" if implicit else "")
                    + f" ({learn_method}) in "
