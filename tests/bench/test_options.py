@@ -138,3 +138,12 @@ def test_a_shard_job_carries_the_record_not_strings(tmp_path, monkeypatch):
     for job in jobs:
         build = job.args[0]
         assert build.args == (opts,) and build.args[0].window == Window(120.0, "2m")
+
+
+def test_the_help_task_parses_its_window_with_the_same_parser(tmp_path):
+    """inspect eval proagent/help -T window=0s: assist's window rule and message."""
+    from proagent.live.tasks import help_task
+
+    with pytest.raises(UsageError) as e:
+        help_task(data=str(_session(tmp_path)), window="0s")
+    assert (e.value.option, e.value.problem) == ("--window", "window '0s': must be between 1 s and 24 h")
