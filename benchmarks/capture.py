@@ -1,7 +1,7 @@
 """What `proagent capture` costs: CPU (capture loop and OCR worker apart), resident memory, disk
 per hour and dedup ratio at 1 Hz on a 1920x1080 Xvfb screen with a scripted workload.
 
-    python benchmarks/capture.py [--seconds 120] [--format png] [--baseline-rev REV] [--json out.json]
+    python benchmarks/capture.py [--seconds 120] [--format png] [--baseline-rev REV] [--json out.json] [--smoke]
 
 Starts Xvfb (1920x1080x24) + openbox with three xterms and an xmessage, runs the real
 ``proagent capture`` command (a child process; its OCR worker is a grandchild) and drives a
@@ -12,8 +12,9 @@ window (three xterms and an xmessage, so two applications); in between the scree
 prints the OCR backlog when capture stops (stored screenshots not yet OCRed) and the OCR demand:
 the worker's CPU seconds per OCRed screenshot times the stored rate, as a share of one core (no
 backlog can build while it stays below the worker's share). ``--baseline-rev``: the same workload
-again with the code of that revision (``git archive``), the worker included. Needs the system packages in
-scripts/system-packages.txt and the `capture` extra.
+again with the code of that revision (``git archive``), the worker included. ``--smoke`` (CI): the
+same real X session for 12 s, a command every 3 s, a window switch every 4 s. Needs the system
+packages in scripts/system-packages.txt and the `capture` extra.
 """
 
 from __future__ import annotations
@@ -182,7 +183,12 @@ def main() -> int:
     ap.add_argument("--baseline-rev", default="", help="git revision whose capture (and OCR worker) runs the same "
                     "workload after this tree's ('': none)")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--smoke", action="store_true", help="the smallest setting (CI): --seconds 12 --type-every 3 "
+                    "--switch-every 4 (the same X session and workload; the "
+                    "second switch brings the xmessage, another application)")
     a = ap.parse_args()
+    if a.smoke:
+        a.seconds, a.type_every, a.switch_every = 12.0, 3.0, 4.0
     guard_network()
     watchdog((a.seconds + 240) * (2 if a.baseline_rev else 1))
     note, info = machine_note()
@@ -235,7 +241,9 @@ def main() -> int:
                  baseline=f"proagent capture of {a.baseline_rev} (git archive) on the same scripted session"
                  if base else "none (run with --baseline-rev)",
                  note=f"{wall:.0f} s at {1 / a.interval:g} Hz on a 1920x1080 Xvfb screen, {a.format}, {n_events} events",
-                 conditions="" if a.seconds >= 120 else f"{a.seconds:g} s (the documented run: 120 s)",
+                 conditions=(f"--smoke: {a.seconds:g} s, a command every {a.type_every:g} s, a switch every "
+                             f"{a.switch_every:g} s (the documented run: 120 s, 10 s, 30 s)") if a.smoke else
+                 "" if a.seconds >= 120 else f"{a.seconds:g} s (the documented run: 120 s)",
                  tables=[{"title": "Cost of storing one 1920x1080 screenshot", "rows": encode,
                           "columns": [("format", "format", ""), ("cpu_ms", "CPU ms", ".1f"), ("kb", "KB", ".0f")]}],
                  figures=res)

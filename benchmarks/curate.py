@@ -2,6 +2,7 @@
 and the code of another git revision, measured in the same run.
 
     python benchmarks/curate.py [--shots 8] [--pii-every 4] [--baseline-rev 0a30da7] [--keep DIR] [--json out.json]
+                                [--smoke]
 
 Writes a scripted working session through ``proagent capture``'s ``Store`` (1920x1080 PNG screens of
 a code editor, 45 lines of code each, different on every screenshot; every ``--pii-every``-th one
@@ -16,6 +17,9 @@ process on the same screenshots:
 * ``curate, OCR rows`` with the code of ``--baseline-rev`` (``git archive REV src``);
 * ``curate, no OCR rows``: this tree on the same log with its ``ocr_results`` emptied (every image
   must be read).
+
+``--smoke`` (CI): 2 screenshots of 8 code lines each (the second with the e-mail address), every
+row as above.
 
 Seconds are wall time and CPU time (user + system, all threads) of the timed call, per screenshot;
 the engine load is outside them (each child loads it first). The machine's load is printed first:
@@ -52,7 +56,11 @@ TARGET_RATIO = 0.5
 """Issue 24: on a log holding OCR rows, curate at most half of one RapidOCR pass."""
 
 
-def _screen(k: int, pii: bool):  # noqa: ANN202
+SMOKE_LINES = 8
+"""Code lines per screenshot under ``--smoke`` (the full run: 45)."""
+
+
+def _screen(k: int, pii: bool, lines: int = 45):  # noqa: ANN202
     from PIL import Image, ImageDraw, ImageFont
 
     mono, sans = ImageFont.truetype(MONO, 16), ImageFont.truetype(SANS, 15)
@@ -60,7 +68,7 @@ def _screen(k: int, pii: bool):  # noqa: ANN202
     d = ImageDraw.Draw(img)
     d.rectangle((0, 0, 1920, 30), fill=(225, 228, 235))
     d.text((10, 6), f"train_{k}.py - proagent - Visual Studio Code", fill=(40, 40, 40), font=sans)
-    for j in range(45):
+    for j in range(lines):
         i = k * 3 + j
         line = f"def step_{i}(batch, model):" if i % 7 == 0 else f"    loss_{i} = criterion(model(batch.x{i}), batch.y) + reg * {i}.5"
         d.text((60, 45 + 22 * j), line, fill=(10, 10, 10), font=mono)
@@ -69,9 +77,9 @@ def _screen(k: int, pii: bool):  # noqa: ANN202
     return img
 
 
-def make_session(root: Path, shots: int, pii_every: int, ocr: bool = True) -> None:
-    """A capture folder of ``shots`` 1080p screenshots (two per event), with capture's OCR rows
-    unless ``ocr`` is false (then every row waits for the worker, ``is_processed = 0``)."""
+def make_session(root: Path, shots: int, pii_every: int, ocr: bool = True, lines: int = 45) -> None:
+    """A capture folder of ``shots`` 1080p screenshots (two per event, ``lines`` code lines each), with
+    capture's OCR rows unless ``ocr`` is false (then every row waits for the worker, ``is_processed = 0``)."""
     from proagent.capture import Store
     from proagent.capture._ocr import OcrEngine, ocr_pending
     from proagent.capture._store import connect
@@ -82,7 +90,7 @@ def make_session(root: Path, shots: int, pii_every: int, ocr: bool = True) -> No
         if k % 2 == 0:
             ev = store.open_event("Code", f"train_{k // 2}.py - proagent", t0 + timedelta(seconds=10 * k))
         buf = io.BytesIO()
-        _screen(k, pii_every > 0 and k % pii_every == pii_every - 1).save(buf, format="PNG", compress_level=1)
+        _screen(k, pii_every > 0 and k % pii_every == pii_every - 1, lines).save(buf, format="PNG", compress_level=1)
         data = buf.getvalue()
         store.add_screenshot(event_id=ev, screen_id=0, t=t0 + timedelta(seconds=10 * k + 1), data=data, ext="png",
                              file_hash=hashlib.sha256(data).hexdigest(), width=1920, height=1080, app="Code",
@@ -152,8 +160,12 @@ def main() -> int:
     ap.add_argument("--keep", type=Path, default=None, help="folder for the session and outputs (default: temporary)")
     ap.add_argument("--timeout", type=float, default=7200.0)
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--smoke", action="store_true",
+                    help=f"the smallest setting (CI): --shots 2 --pii-every 2, {SMOKE_LINES} code lines a screenshot")
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.smoke:
+        a.shots, a.pii_every = 2, 2
     guard_network()
     if a.child:
         print(json.dumps(child(a.child[0], Path(a.child[1]), Path(a.child[2]))))
@@ -168,7 +180,7 @@ def main() -> int:
         rows_raw, bare = root / "session" / "P01", root / "bare" / "P01"
         if not (rows_raw / "lifetrace.db").is_file():
             t = time.perf_counter()
-            make_session(rows_raw, a.shots, a.pii_every)
+            make_session(rows_raw, a.shots, a.pii_every, lines=SMOKE_LINES if a.smoke else 45)
             print(f"session: {a.shots} screenshots written and OCRed by capture's worker in "
                   f"{time.perf_counter() - t:.0f} s", flush=True)
         shutil.rmtree(bare.parent, ignore_errors=True)
@@ -211,7 +223,9 @@ def main() -> int:
                           "(git archive) on the same log",
                  note=f"1920x1080 screens of a code editor, every {a.pii_every}th with an e-mail address; targets: "
                       f"<= {TARGET_S} s per screenshot, with OCR rows at most {TARGET_RATIO} of the OCR pass's CPU",
-                 conditions="" if a.shots >= 8 else f"{a.shots} screenshots (the documented run: --shots 8)")
+                 conditions=(f"--smoke: {a.shots} screenshots of {SMOKE_LINES} code lines (the documented run: "
+                             "--shots 8, 45 lines)") if a.smoke else
+                 "" if a.shots >= 8 else f"{a.shots} screenshots (the documented run: --shots 8)")
     return 0
 
 

@@ -1,10 +1,12 @@
 """A person's own desktop, end to end, against the scripted scenario's ground truth (issue 21).
 
-    python benchmarks/desktop_day.py [--length long|short] [--annotator screen-reader]
+    python benchmarks/desktop_day.py [--length long|short|smoke] [--annotator screen-reader]
         [--model always-yes] [--workdir DIR] [--reuse] [--capture-only] [--json out.json] [--timeout 5400]
+        [--smoke]
 
 Plays tests/scenarios/desktop.py (``long``: about 21 minutes of Chromium pages and an xterm
-under Xvfb + openbox; ``short``: about 2 minutes) while two recorders watch the same screen:
+under Xvfb + openbox; ``short``: about 2 minutes; ``smoke``: about 40 s, what ``--smoke`` plays for CI,
+every stage below still run) while two recorders watch the same screen:
 ``proagent capture --out A`` with default options (pHash plus the text-aware pixel test) and the
 same loop with LifeTrace's pHash rule alone (the baseline, ``text_change=False``). Then, on A,
 one command each with default options: ``proagent curate`` (plus one review decision of each
@@ -152,7 +154,7 @@ def _live(root: Path, cap: Path, truth: dict, dev: Path) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--length", choices=("long", "short"), default="long")
+    ap.add_argument("--length", choices=("long", "short", "smoke"), default="long")
     ap.add_argument("--annotator", default="screen-reader",
                     help="'screen-reader' (a loopback mock reading the prompt's screen text) or text:MODEL / vlm:MODEL")
     ap.add_argument("--model", default="always-yes",
@@ -165,7 +167,11 @@ def main() -> None:
     ap.add_argument("--reuse", action="store_true",
                     help="--workdir holds a played scenario (truth.json, both captures): skip to curate")
     ap.add_argument("--timeout", type=float, default=5400.0)
+    ap.add_argument("--smoke", action="store_true",
+                    help="the smallest setting (CI): --length smoke (about 40 s of script), every stage")
     args = ap.parse_args()
+    if args.smoke:
+        args.length = "smoke"
     guard_network()
     watchdog(args.timeout)
     note, machine = machine_note()
@@ -374,6 +380,8 @@ def main() -> None:
     print("targets met" if ok else "TARGETS MISSED", flush=True)
     print("\ncurate printed:\n" + r2.stdout.strip())
     _publish(args, machine, scenario.name, runs, capture_columns,
+             conditions="" if args.length == "long" else f"--length {args.length}: {scenario.seconds:.0f} s of script "
+             "(the documented day: long, about 20 minutes)",
              tables=[{"title": "Per-stage time (seconds; per screenshot of the capture, per curated event or eval moment)",
                       "rows": stages, "columns": [("stage", "stage", ""), ("seconds", "total s", ".1f"),
                                                   ("per_shot", "s/shot", ".2f"), ("per_event", "s/event", ".2f")]},

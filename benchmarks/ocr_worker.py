@@ -2,7 +2,7 @@
 screenshot, beside the worker of another git revision on the same screenshots in the same run.
 
     python benchmarks/ocr_worker.py [--shots 6] [--session distinct|typing] [--baseline-rev 0a30da7] [--min-interval 2]
-                                    [--json out.json]
+                                    [--json out.json] [--smoke]
 
 Writes ``--shots`` 1080p screenshots of a code editor through capture's ``Store`` with no OCR yet:
 ``--session distinct`` (``benchmarks/curate.py``'s session, 45 lines of text each, every line
@@ -18,6 +18,9 @@ screenshot, and the longest a stored screenshot may take to come in without a ba
 changed). The text read is compared between the versions, line breaks and spaces aside (``same text``: screenshots
 whose characters are the same; ``identical``: screenshots whose text is the same string). On a shared machine
 wall figures are upper bounds; CPU and memory are what the machine's load changes least.
+
+``--smoke`` (CI): 2 screenshots of the distinct session with 8 code lines each, ``--min-interval 0``,
+beside the same baseline.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import REPO, guard_network, machine_note, render_table, source_of, watchdog, write_result  # noqa: E402
-from curate import make_session  # noqa: E402
+from curate import SMOKE_LINES, make_session  # noqa: E402
 
 TARGET_RSS_MB = 300.0
 """Issue 24: the OCR worker at most 300 MB resident."""
@@ -152,7 +155,11 @@ def main() -> int:
     ap.add_argument("--min-interval", type=float, default=2.0, help="the worker's --min-interval (capture's default 2)")
     ap.add_argument("--timeout", type=float, default=3600.0)
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--smoke", action="store_true", help=f"the smallest setting (CI): --shots 2 --session distinct "
+                    f"--min-interval 0, {SMOKE_LINES} code lines a screenshot")
     a = ap.parse_args()
+    if a.smoke:
+        a.shots, a.session, a.min_interval = 2, "distinct", 0.0
     guard_network()
     watchdog(a.timeout)
     note, info = machine_note()
@@ -163,7 +170,7 @@ def main() -> int:
         if a.session == "typing":
             make_typing_session(root / "session", a.shots)
         else:
-            make_session(root / "session", a.shots, 0, ocr=False)
+            make_session(root / "session", a.shots, 0, ocr=False, lines=SMOKE_LINES if a.smoke else 45)
         codes = [("this tree", REPO / "src")]
         if a.baseline_rev:
             codes.append((a.baseline_rev, source_of(a.baseline_rev, root)))
@@ -195,7 +202,9 @@ def main() -> int:
                  baseline=f"capture's OCR worker of {a.baseline_rev} (git archive) on a copy of the same log",
                  note=f"session {a.session}, {a.shots} screenshots of 1920x1080; target: peak RSS <= "
                       f"{TARGET_RSS_MB:.0f} MB; wall s/shot includes --min-interval {a.min_interval:g}",
-                 conditions="" if a.shots >= 6 else f"{a.shots} screenshots (the documented run: --shots 6)")
+                 conditions=(f"--smoke: {a.shots} screenshots of {SMOKE_LINES} code lines, --min-interval 0 (the "
+                             "documented run: --shots 6, 45 lines, --min-interval 2)") if a.smoke else
+                 "" if a.shots >= 6 else f"{a.shots} screenshots (the documented run: --shots 6)")
     return 0
 
 

@@ -11,7 +11,10 @@ run. Per type: screens, recall (the planted type detected and the screen not ret
 done, and planted values left in the published database text; on ordinary pages: screens changed
 and findings per screen.
 
-    python benchmarks/pii_corpus.py [--baseline-rev 1a1b08a] [--json out.json] [--keep DIR]
+    python benchmarks/pii_corpus.py [--baseline-rev 1a1b08a] [--json out.json] [--keep DIR] [--smoke]
+
+``--smoke`` (CI): three screens (:data:`SMOKE`: an e-mail address, a US SSN, an order page) beside
+the same baseline, and ``find_pii``'s cost over their lines once instead of ten times.
 """
 
 from __future__ import annotations
@@ -72,6 +75,10 @@ def _text_cost(src: Path, lines: list[str]) -> float:
     return float(json.loads(res.stdout.strip().splitlines()[-1])["ms_per_line"])
 
 
+SMOKE = ("email", "us_ssn", "order")
+"""``--smoke``'s screens (names in ``tests/pii_screens.py``): a type blurred, a type deleted, an ordinary page."""
+
+
 def _norm(s: str) -> str:
     return "".join(s.split()).lower()
 
@@ -109,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baseline-rev", default="1a1b08a", help="git revision curated beside this tree ('': none)")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     ap.add_argument("--keep", type=Path, default=None, help="build the corpus and outputs here (kept)")
+    ap.add_argument("--smoke", action="store_true",
+                    help=f"the smallest setting (CI): the screens {', '.join(SMOKE)} beside the same baseline")
     a = ap.parse_args(argv)
     guard_network()
     note, machine = machine_note()
@@ -118,7 +127,8 @@ def main(argv: list[str] | None = None) -> int:
 
     work = a.keep or Path(tempfile.mkdtemp(prefix="proagent-pii-corpus-"))
     raw = work / "raw" / "P01"
-    shown = make_screens_corpus(raw, ALONE + ORDINARY)
+    screens = tuple(sc for sc in ALONE + ORDINARY if not a.smoke or sc.name in SMOKE)
+    shown = make_screens_corpus(raw, screens)
     codes = [("this tree", REPO / "src")]
     if a.baseline_rev:
         codes.append((a.baseline_rev, source_of(a.baseline_rev, work / "baseline")))
@@ -128,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         secs = _curate(src, raw, work / f"out-{len(results)}")
         results[code] = score(work / f"out-{len(results)}", shown) | {"seconds": secs}
         print(f"{code}: curated {len(shown)} screens in {time.perf_counter() - t:.0f} s", flush=True)
-    lines = [line for sc in ALONE + ORDINARY for line in (sc.title, *sc.lines)] * 10
+    lines = [line for sc in screens for line in (sc.title, *sc.lines)] * (1 if a.smoke else 10)
     for code, src in codes:
         results[code]["find_pii_ms_per_line"] = _text_cost(src, lines)
     new, base = results["this tree"], results.get(a.baseline_rev)
@@ -160,7 +170,8 @@ def main(argv: list[str] | None = None) -> int:
                       f"ordinary pages), curated with the offline screener; {ordinary}. recall: screens whose "
                       "planted type was detected and not retained; value published: screens whose planted value "
                       "is in the output database text",
-                 figures={"results": results})
+                 conditions=f"--smoke: the screens {', '.join(SMOKE)} (the full run: {len(ALONE + ORDINARY)})"
+                 if a.smoke else "", figures={"results": results})
     if not a.keep:
         import shutil
 

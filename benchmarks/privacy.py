@@ -11,7 +11,10 @@ values left anywhere in the output; and the false-positive rate on clean screens
 action other than retain). The baseline column is the raw input (no curation): every
 planted value is still there.
 
-    python benchmarks/privacy.py [--json out.json] [--keep DIR]
+    python benchmarks/privacy.py [--json out.json] [--keep DIR] [--smoke]
+
+``--smoke`` (CI): two types (e-mail, blurred; bank card, deleted) in English and Chinese, one
+rendering, two clean screens: 6 screenshots instead of 52.
 """
 
 from __future__ import annotations
@@ -28,6 +31,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from _common import guard_network, machine_note, render_table, write_result  # noqa: E402
+
+
+SMOKE_TYPES = ("email", "bank_card")
+"""``--smoke``'s planted types: one the risk rule blurs, one it deletes."""
 
 
 def _norm(s: str) -> str:
@@ -53,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     ap.add_argument("--keep", type=Path, default=None, help="build the corpus and output here (kept) instead of a temp dir")
+    ap.add_argument("--smoke", action="store_true",
+                    help="the smallest setting (CI): e-mail and bank card, en/zh, one style, 2 clean screens")
     args = ap.parse_args(argv)
     guard_network()
     note, machine = machine_note()
@@ -67,7 +76,9 @@ def main(argv: list[str] | None = None) -> int:
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="proagent-privacy-"))
 
-    corpus = make_pii_corpus(work / "raw" / "P01", styles=STYLES)
+    styles = STYLES[:1] if args.smoke else STYLES
+    corpus = make_pii_corpus(work / "raw" / "P01", styles=styles,
+                             **({"types": SMOKE_TYPES, "n_clean": 2} if args.smoke else {}))
     out = work / "out"
     n_shots = len(corpus.planted) + len(corpus.clean_ids)
     t0 = time.monotonic()
@@ -109,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     fp = sum(privacy[s]["action"] != "retain" for s in corpus.clean_ids)
     fp_types = sorted({t for s in corpus.clean_ids for t in privacy[s]["types"]})
     leftover_pii = [f.type for txt in reocr.values() for f in find_pii(txt)]
-    print(f"\ncorpus: {len(corpus.planted)} planted screenshots ({len(per)} types x en/zh x {len(STYLES)} styles), "
+    print(f"\ncorpus: {len(corpus.planted)} planted screenshots ({len(per)} types x en/zh x {len(styles)} styles), "
           f"{len(corpus.clean_ids)} clean; curate took {seconds:.1f} s ({seconds / n_shots:.2f} s/screenshot)\n")
     columns = [("type", "type", ""), ("n", "n", "d"), ("recall", "recall", ".3f"), ("blur", "blurred", "d"),
                ("delete", "deleted", "d"), ("left_db", "left: db+logs+reports", "d"),
@@ -129,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
                       f"(false positives): {fp} of {len(corpus.clean_ids)}; structured PII the detectors find in the "
                       f"re-OCR of the published images: {len(leftover_pii)}. recall: planted screenshots whose type "
                       "was detected; left: planted values (spaces ignored) still found in the output",
+                 conditions=f"--smoke: types {', '.join(SMOKE_TYPES)}, style {styles[0]}, 2 clean screens (the full "
+                            "run: every type, both styles, 10 clean screens)" if args.smoke else "",
                  figures={"seconds": seconds, "n_screenshots": n_shots, "false_positives": fp,
                           "n_clean": len(corpus.clean_ids), "leftover_pii": leftover_pii})
     if not args.keep:

@@ -6,6 +6,7 @@ repeated), its resident memory and open file descriptors sampled every few secon
 
     python benchmarks/soak.py --minutes 30          # the full soak
     python benchmarks/soak.py --minutes 1           # the short version (tests/cross/test_soak.py)
+    python benchmarks/soak.py --smoke               # the smallest setting, 30 s (CI: --json through write_result)
 
 Prints one line per figure: events recorded, decisions, missed, repeated, live's RSS and open
 descriptors at the first sample (the baseline, after start-up) and at the end, with their maximum
@@ -129,7 +130,11 @@ def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--minutes", type=float, default=30.0)
     ap.add_argument("--json", type=Path, default=None, help="Also write the figures to this file.")
+    ap.add_argument("--smoke", action="store_true", help="the smallest setting (CI): --minutes 0.5, the same X session, "
+                    "switches and SIGKILL half-way")
     a = ap.parse_args(argv)
+    if a.smoke:
+        a.minutes = 0.5
     global _machine
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from _common import machine_note

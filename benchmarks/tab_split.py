@@ -1,6 +1,6 @@
 """Events a browser's tab switches make, against the truth (issue 34 item 3).
 
-    python benchmarks/tab_split.py [--json out.json]
+    python benchmarks/tab_split.py [--json out.json] [--smoke]
 
 On the scripted sequence of foreground windows with real browser titles of
 ``tests/scenarios/browser_titles.py`` (33 moments: Gmail, Outlook, ChatGPT, Gemini, Claude, Kimi,
@@ -13,7 +13,9 @@ truth has none), the missed splits, and boundary precision and recall:
 * ``tab rule, titles`` (``capture``'s default; LifeTrace-format logs have titles only),
 * ``tab rule, titles + URLs`` (ActivityWatch with its web watcher, screenpipe's ``browser_url``).
 
-Pure computation (no model, no screen): the figures do not depend on the machine's load.
+Pure computation (no model, no screen): the figures do not depend on the machine's load. The full
+run is already the smallest setting: ``--smoke`` (CI, ``tests/cross/test_benchmarks_smoke_desktop.py``)
+runs it unchanged.
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ def rules() -> dict[str, list[int]]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--json", type=Path, default=None, help="write the figures here as JSON")
+    ap.add_argument("--smoke", action="store_true",
+                    help="the smallest setting (CI): the same run (33 moments, pure computation, under a second)")
     a = ap.parse_args(argv)
     note, machine = machine_note()
     print(note)
@@ -69,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     write_result(a.json, benchmark="tab_split", rows=rows, columns=columns, machine=machine,
                  baseline="the app rule (LifeTrace's: a new event only when the app changes, capture --no-split-on-tab)",
                  note=f"{len(MOMENTS)} window moments with real browser titles, {len(truth)} true events "
-                      "(tests/scenarios/browser_titles.py); pure computation, the figures do not depend on the load")
+                      "(tests/scenarios/browser_titles.py); pure computation, the figures do not depend on the load",
+                 conditions="--smoke: the same run (the full run is the smallest)" if a.smoke else "")
     return 0
 
 

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-__all__ = ["LAYOUTS", "LLM_LAYOUTS", "Convo", "build_layouts"]
+__all__ = ["LAYOUTS", "LLM_LAYOUTS", "Convo", "build_layouts", "select_layouts"]
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--hide-scrollbars"]
@@ -301,6 +301,16 @@ def _people_page(c: Convo, css: str, sent: bool) -> str:
             f"<div class='side'>{side}</div><div class='main'>{post}</div>{box}</body></html>")
 
 
+def select_layouts(keys: tuple[str, ...] | None = None, per_layout: int | None = None) -> list[Convo]:
+    """The conversations of the layouts ``keys`` (default: all), the first ``per_layout`` of each
+    (default: all), in :data:`LAYOUTS` order: what :func:`build_layouts` renders, event ``i`` (from 1)
+    being the ``i``-th."""
+    convos = [c for c in LAYOUTS if keys is None or c.layout in keys]
+    if per_layout is not None:
+        convos = [c for c in convos if [x for x in convos if x.layout == c.layout].index(c) < per_layout]
+    return convos
+
+
 def build_layouts(root: str | Path, keys: tuple[str, ...] | None = None, chromium: str = "/usr/bin/chromium",
                   per_layout: int | None = None) -> dict[str, Convo]:
     """Render the conversations of the layouts ``keys`` (default: all; the first ``per_layout`` of
@@ -315,9 +325,7 @@ def build_layouts(root: str | Path, keys: tuple[str, ...] | None = None, chromiu
     from noto_cjk_sans_otc import FONT_PATH
     from playwright.sync_api import sync_playwright
 
-    convos = [c for c in LAYOUTS if keys is None or c.layout in keys]
-    if per_layout is not None:
-        convos = [c for c in convos if [x for x in convos if x.layout == c.layout].index(c) < per_layout]
+    convos = select_layouts(keys, per_layout)
     root = Path(root)
     user = root / "P01"
     shots = user / "screenshots"

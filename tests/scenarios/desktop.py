@@ -11,7 +11,7 @@ its page by switching tabs in the window in front (Ctrl+Tab), not by raising ano
 the application stays ``chromium`` and only the page changes (issue 34: a same-browser switch is
 another event). Whatever runs meanwhile (``proagent capture``, ``proagent live``) sees a real desktop.
 
-Two scenarios: :data:`SHORT` (about 2 minutes, for tests) and :data:`LONG` (about 21 minutes,
+Three scenarios: :data:`SMOKE` (about 40 s, ``benchmarks/desktop_day.py --smoke``), :data:`SHORT` (about 2 minutes, for tests) and :data:`LONG` (about 21 minutes,
 for ``benchmarks/desktop_day.py``: idle gaps, two LLM platforms, Chinese and English text).
 
 Usage::
@@ -50,7 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from xsession import XSession  # noqa: E402
 
-__all__ = ["LONG", "PAGES", "PROGRAMS", "SCENARIOS", "SHORT", "TABS", "TIME_FORMAT", "Desktop", "Page", "Scenario", "Step",
+__all__ = ["LONG", "PAGES", "PROGRAMS", "SCENARIOS", "SHORT", "SMOKE", "TABS", "TIME_FORMAT", "Desktop", "Page", "Scenario", "Step",
            "annotation_scores", "match_events", "pii_leaks", "planted_text_share", "published_text", "review_one_of_each",
            "screen_text_annotator", "start_capture", "stop_capture", "write_truth"]
 
@@ -274,7 +274,14 @@ LONG = Scenario("long", (
 """About 20 minutes of script (21 with the window switches): three chat pages on two platforms (English and Chinese), returns to each
 page, three idle gaps of 70-90 s (under capture's default 300 s idle rule, so no event ends)."""
 
-SCENARIOS = {s.name: s for s in (SHORT, LONG)}
+SMOKE = Scenario("smoke", (
+    Step("term", 5), Step("chat", 12, ASK), Step("doc", 8), Step("mail", 8), Step("term", 6, "clear; ls\n"),
+))
+"""About 40 s of script, the smallest day that still exercises every stage of
+``benchmarks/desktop_day.py`` (CI): an xterm, one LLM question asked, the document (blurred in review),
+a mail page with planted data, the xterm again."""
+
+SCENARIOS = {s.name: s for s in (SMOKE, SHORT, LONG)}
 
 
 def _merge(steps: tuple[Step, ...]) -> list[list[Step]]:
