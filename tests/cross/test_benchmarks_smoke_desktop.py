@@ -35,6 +35,19 @@ def _record(name: str, tmp: Path, *extra: str, timeout: float = 600) -> dict[str
     return rec
 
 
+def _rev(default: str) -> tuple[str, str]:
+    """``--baseline-rev REV`` for a script that runs another revision's code beside this tree
+    (``git archive``): ``default`` where this checkout holds it, else ``HEAD`` (a shallow clone has
+    only its own commit); skipped where the tree is not a git checkout at all."""
+    root = BENCH.parent
+    for rev in (default, "HEAD"):
+        r = subprocess.run(["git", "-C", str(root), "cat-file", "-e", f"{rev}^{{commit}}"], capture_output=True,
+                           check=False)
+        if r.returncode == 0:
+            return "--baseline-rev", rev
+    pytest.skip("not a git checkout: no revision to run beside this tree")
+
+
 def _rows(rec: dict[str, Any], key: str) -> dict[str, dict[str, Any]]:
     return {r[key]: r for r in rec["rows"]}
 
@@ -65,7 +78,7 @@ def test_pii_corpus_smoke(tmp_path: Path) -> None:
     """Three screens curated by this tree and by the baseline revision (two children reading with RapidOCR)."""
     pytest.importorskip("presidio_analyzer")
     pytest.importorskip("rapidocr")
-    rec = _record("pii_corpus.py", tmp_path)
+    rec = _record("pii_corpus.py", tmp_path, *_rev("1a1b08a"))
     rows = _rows(rec, "type")
     assert set(rows) == {"email", "us_ssn"}
     assert rows["email"]["recall"] == rows["us_ssn"]["recall"] == 1.0 and rows["us_ssn"]["delete"] == 1
@@ -80,7 +93,7 @@ def test_curate_smoke(tmp_path: Path) -> None:
     """Five children, each loading RapidOCR: the OCR pass, curate on OCR rows (this tree, the baseline
     revision), curate on a log without them."""
     pytest.importorskip("rapidocr")
-    rec = _record("curate.py", tmp_path)
+    rec = _record("curate.py", tmp_path, *_rev("0a30da7"))
     rows = rec["rows"]
     assert [(r["row"], r["code"] == "this tree") for r in rows] == [
         ("RapidOCR pass (word boxes)", True), ("curate, OCR rows", True), ("curate, OCR rows", False),
@@ -94,7 +107,7 @@ def test_curate_smoke(tmp_path: Path) -> None:
 
 def test_ocr_worker_smoke(tmp_path: Path) -> None:
     pytest.importorskip("rapidocr")
-    rows = _record("ocr_worker.py", tmp_path)["rows"]
+    rows = _record("ocr_worker.py", tmp_path, *_rev("0a30da7"))["rows"]
     assert [r["baseline"] for r in rows] == [False, True] and rows[0]["code"] == "this tree"
     for r in rows:  # both workers read both screenshots: the title bar and 8 code lines each
         assert r["shots"] == r["processed"] == 2 and r["lines"] >= 12 and 0 < r["peak_rss_mb"] and r["cpu_s"] > 0, r
@@ -122,7 +135,7 @@ def test_chat_layouts_smoke(tmp_path: Path) -> None:
     require_binary("chromium")
     pytest.importorskip("playwright.sync_api")
     pytest.importorskip("rapidocr")
-    rec = _record("chat_layouts.py", tmp_path, "--baseline-rev", "HEAD")
+    rec = _record("chat_layouts.py", tmp_path, *_rev("HEAD"))
     rows = _rows(rec, "layout")
     assert set(rows) == {"bubbles", "labelled", "mail"} and rec["baseline_columns"], rec
     for code in ("this code", "HEAD"):
