@@ -109,10 +109,10 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=3600)
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--smoke", action="store_true",
-                    help="the smallest setting (CI): SmolLM2, --limit 1, --decider-limit 1, --help-repeats 1")
+                    help="the smallest setting (CI): SmolLM2, --limit 1, no decider pair, --help-repeats 1")
     a = ap.parse_args()
     if a.smoke:
-        a.model, a.limit, a.decider_limit, a.help_repeats = "local/smollm2-135m", 1, 1, 1
+        a.model, a.limit, a.decider_limit, a.help_repeats = "local/smollm2-135m", 1, 0, 1
     watchdog(a.timeout)
     note, info = machine_note()
     print(note, flush=True)
