@@ -118,14 +118,13 @@ def main() -> None:
     ap.add_argument("--work", default=None, help="keep the set, the logs and the outputs here; re-running resumes")
     ap.add_argument("--json", default=None)
     ap.add_argument("--smoke", action="store_true",
-                    help="the smallest setting (CI): 3 events (2 chats, 1 ordinary page), SmolLM2, baseline HEAD "
-                         "asked about 1 event")
+                    help="the smallest setting (CI): 3 events (2 chats, 1 ordinary page), SmolLM2; the first pass "
+                         "alone as the baseline (no --baseline-rev run)")
     a = ap.parse_args()
     pages = PAGES
     if a.smoke:
         pages = tuple([p for p in PAGES if p.platform][:2] + [p for p in PAGES if not p.platform][:1])
-        a.model, a.threads, a.baseline_limit = "local/smollm2-135m", 2, 1
-        a.baseline_rev = a.baseline_rev if a.baseline_rev != "main" else "HEAD"
+        a.model, a.threads, a.baseline_rev = "local/smollm2-135m", 2, ""
     guard_network()
     watchdog(a.limit_s)
     import statistics
@@ -186,8 +185,9 @@ def main() -> None:
     for r in rows:
         r["baseline"] = not r["run"].startswith("this code")
     write_result(a.json, benchmark="annotate", rows=rows, columns=cols, machine=info,
-                 baseline=f"the first pass alone (its default annotation) and the code of {a.baseline_rev} "
-                          f"(git archive, asked about {a.baseline_limit} events) on the same rendered screens",
+                 baseline="the first pass alone (its default annotation)" + (
+                     f" and the code of {a.baseline_rev} (git archive, asked about {a.baseline_limit} events)"
+                     if a.baseline_rev else "") + " on the same rendered screens",
                  note=f"{len(labels)} hand-labelled events rendered by Chromium ({n_llm} LLM events); this code: "
                       f"{now['seconds'] / n_llm:.1f} s of annotate wall, {now['cpu_s'] / n_llm:.1f} s CPU per LLM event "
                       "(target <= 60 s)", figures={"records": records},

@@ -132,11 +132,11 @@ def main() -> None:
     p.add_argument("--json", type=Path, default=None, help="write the run here (docs/results/finetune_real_vs_synthetic.json)")
     p.add_argument("--smoke", action="store_true",
                    help="the smallest setting (CI): LoRA on SmolLM2, 4 examples, 1 epoch, batches of 2, "
-                        "max length 512, evaluated on 2 test moments")
+                        "evaluated on 2 test moments")
     a = p.parse_args()
     if a.smoke:
         a.base, a.method, a.loso = "smollm2-135m", "lora", False
-        a.limit, a.epochs, a.batch_size, a.loss_probe, a.eval_limit, a.max_length = 4, 1.0, 2, 2, 2, 512
+        a.limit, a.epochs, a.batch_size, a.loss_probe, a.eval_limit = 4, 1.0, 2, 2, 2
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from _common import machine_note, write_result
 
