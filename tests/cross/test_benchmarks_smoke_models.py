@@ -155,7 +155,7 @@ def test_annotate_smoke(tmp_path: Path) -> None:
 @pytest.mark.skipif(DEV is None or not (SYNTHETIC and SYNTHETIC.is_dir()),
                     reason="ProactiveBench dev sessions or synthetic traces not present")
 def test_finetune_real_vs_synthetic_smoke(tmp_path: Path) -> None:
-    """LoRA on SmolLM2 with 4 real and 4 synthetic examples, each evaluated beside the untrained base."""
+    """LoRA on SmolLM2 with 2 real and 2 synthetic examples, each evaluated beside the untrained base."""
     pytest.importorskip("peft")
     rec, _ = _run("finetune_real_vs_synthetic.py", tmp_path, "--out", str(tmp_path / "ft"), timeout=1500)
     rows = {r["model"]: r for r in rec["rows"]}
@@ -163,4 +163,4 @@ def test_finetune_real_vs_synthetic_smoke(tmp_path: Path) -> None:
     assert all(rows[m]["n"] == 2 and not math.isnan(rows[m]["accuracy"]) for m in ("zero-shot", "real", "synthetic"))
     for source in ("real", "synthetic"):
         manifest = json.loads((tmp_path / "ft" / "time-split" / source / "manifest.json").read_text())
-        assert manifest["n_examples"] == 4 and manifest["steps"] >= 1
+        assert manifest["n_examples"] == 2 and manifest["steps"] >= 1
