@@ -26,7 +26,7 @@ revision ``--baseline-rev`` (``git archive REV src``: the whole-window prompt),
 asked about ``--baseline-limit`` events only since it is slow, and this code.
 
 Run:  python benchmarks/annotate.py [--model local/qwen2.5-coder-1.5b] [--threads 1] [--baseline-rev main]
-      [--baseline-limit 2] [--json out.json]
+      [--baseline-limit 2] [--json out.json] [--smoke]
 """
 
 from __future__ import annotations
@@ -117,7 +117,14 @@ def main() -> None:
     ap.add_argument("--limit-s", type=float, default=3600, help="stop the whole benchmark after this many seconds")
     ap.add_argument("--work", default=None, help="keep the set, the logs and the outputs here; re-running resumes")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--smoke", action="store_true",
+                    help="the smallest setting (CI): 3 events (2 chats, 1 ordinary page), SmolLM2; the first pass "
+                         "alone as the baseline (no --baseline-rev run)")
     a = ap.parse_args()
+    pages = PAGES
+    if a.smoke:
+        pages = tuple([p for p in PAGES if p.platform][:2] + [p for p in PAGES if not p.platform][:1])
+        a.model, a.threads, a.baseline_rev = "local/smollm2-135m", 2, ""
     guard_network()
     watchdog(a.limit_s)
     import statistics
@@ -129,9 +136,9 @@ def main() -> None:
         raw = tmp / "raw"
         t0 = time.perf_counter()
         if (raw / "P01" / "lifetrace.db").is_file():  # built by an earlier run: resume on it
-            labels = {str(i): p for i, p in enumerate(PAGES, 1)}
+            labels = {str(i): p for i, p in enumerate(pages, 1)}
         else:
-            labels = build_evalset(raw)
+            labels = build_evalset(raw, pages=pages)
         t_render = time.perf_counter() - t0
         n_llm = sum(1 for p in labels.values() if p.platform)
         rows = []
@@ -178,11 +185,13 @@ def main() -> None:
     for r in rows:
         r["baseline"] = not r["run"].startswith("this code")
     write_result(a.json, benchmark="annotate", rows=rows, columns=cols, machine=info,
-                 baseline=f"the first pass alone (its default annotation) and the code of {a.baseline_rev} "
-                          f"(git archive, asked about {a.baseline_limit} events) on the same rendered screens",
+                 baseline="the first pass alone (its default annotation)" + (
+                     f" and the code of {a.baseline_rev} (git archive, asked about {a.baseline_limit} events)"
+                     if a.baseline_rev else "") + " on the same rendered screens",
                  note=f"{len(labels)} hand-labelled events rendered by Chromium ({n_llm} LLM events); this code: "
                       f"{now['seconds'] / n_llm:.1f} s of annotate wall, {now['cpu_s'] / n_llm:.1f} s CPU per LLM event "
-                      "(target <= 60 s)", figures={"records": records})
+                      "(target <= 60 s)", figures={"records": records},
+                 conditions=f"smoke: {len(labels)} of {len(PAGES)} events, {a.model}" if a.smoke else "")
 
 
 if __name__ == "__main__":

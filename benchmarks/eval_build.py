@@ -5,7 +5,7 @@ checkout only those of the first N samples (``references_embedded_later`` +
 empty ``PROAGENT_EMBEDDING_CACHE``, alternating, ``--repeats`` times; prints wall and CPU
 seconds (user + system of the child: steadier than wall on a loaded machine) and the load.
 
-Run:  python benchmarks/eval_build.py [--baseline-rev 8650458] [--limit 2] [--repeats 3]
+Run:  python benchmarks/eval_build.py [--baseline-rev 8650458] [--limit 2] [--repeats 3] [--smoke]
 """
 
 from __future__ import annotations
@@ -54,7 +54,10 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--json", type=Path, default=None, help="write the run here (docs/results/eval_build.json)")
+    ap.add_argument("--smoke", action="store_true", help="the smallest setting (CI): --limit 1, one repeat")
     a = ap.parse_args()
+    if a.smoke:
+        a.limit, a.repeats = 1, 1
     note, machine = machine_note()
     print(note, flush=True)
     with tempfile.TemporaryDirectory(prefix="proagent-eval-build-") as tmp:
@@ -79,7 +82,8 @@ def main() -> None:
                  baseline=f"the code of {a.baseline_rev} (git archive), embedding every reference of the split",
                  note=f"eval --limit {a.limit}'s task build in a fresh process on an empty embedding cache, "
                       f"old and new alternating, median of {a.repeats}",
-                 conditions="" if a.repeats >= 3 else f"--repeats {a.repeats} (the documented run: 3)")
+                 conditions="" if a.repeats >= 3 and a.limit == 2
+                 else f"--limit {a.limit} --repeats {a.repeats} (the documented run: --limit 2 --repeats 3)")
 
 
 if __name__ == "__main__":

@@ -130,7 +130,13 @@ def main() -> None:
     p.add_argument("--eval-limit", type=int, default=None, help="evaluate only the first N test moments")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", type=Path, default=None, help="write the run here (docs/results/finetune_real_vs_synthetic.json)")
+    p.add_argument("--smoke", action="store_true",
+                   help="the smallest setting (CI): LoRA on SmolLM2, 2 examples, 1 epoch, one step, the loss "
+                        "probed on 1 example, evaluated on 2 test moments")
     a = p.parse_args()
+    if a.smoke:
+        a.base, a.method, a.loso = "smollm2-135m", "lora", False
+        a.limit, a.epochs, a.batch_size, a.loss_probe, a.eval_limit = 2, 1.0, 2, 1, 2
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from _common import machine_note, write_result
 

@@ -6,7 +6,7 @@ type, and runs the original and every copy in llama.cpp (the local provider's
 engine) on one prompt at temperature 0: greedy answer, first-token top-5
 log-probabilities, file size and export time, side by side.
 
-    python benchmarks/gguf_round_trip.py [--model smollm2-135m] [--types f16,f32,q8_0] [--threads 2] [--json out.json]
+    python benchmarks/gguf_round_trip.py [--model smollm2-135m] [--types f16,f32,q8_0] [--threads 2] [--json out.json] [--smoke]
 """
 
 from __future__ import annotations
@@ -29,7 +29,10 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--prompt", default="What is the capital of France? Answer in one sentence.")
     p.add_argument("--json", type=Path, default=None, help="write the run here (docs/results/gguf_round_trip.json)")
+    p.add_argument("--smoke", action="store_true", help="the smallest setting (CI): SmolLM2, one copy (q8_0)")
     a = p.parse_args()
+    if a.smoke:
+        a.model, a.types = "smollm2-135m", "q8_0"
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     line, machine = machine_note()
     print(line)

@@ -36,7 +36,7 @@ between them), its events rebuilt from the script's planted screen text without 
 session (no OCR noise: an upper bound on what capture would give).
 
     python benchmarks/help.py [--log PATH] [--model local/qwen2.5-coder-1.5b] [--judge MODEL]
-        [--limit N] [--read-ahead] [--json out.json] [--timeout 3600]
+        [--limit N] [--read-ahead] [--max-tokens N] [--json out.json] [--timeout 3600] [--smoke]
 """
 
 from __future__ import annotations
@@ -154,14 +154,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--read-ahead", action="store_true", help="also time the answer after the prompt was read ahead")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--timeout", type=float, default=3600.0)
+    ap.add_argument("--max-tokens", type=int, default=None,
+                    help="the help answer's budget, tokens, of a local model (default: live's)")
+    ap.add_argument("--smoke", action="store_true",
+                    help="the smallest setting (CI): SmolLM2 answers and judges one moment, answers of 32 tokens")
     args = ap.parse_args(argv)
+    if args.smoke:
+        args.model, args.judge, args.limit, args.max_tokens = "local/smollm2-135m", None, 1, 32
     guard_network()
     watchdog(args.timeout)
     note, machine = machine_note()
     print(note, flush=True)
 
     from proagent.live import HowModel, help_context, make_help_model
-    from proagent.live._help import context_free_messages, help_messages
+    from proagent.live._help import LocalHelpModel, context_free_messages, help_messages
     from proagent.live.tasks import reply_similarity
 
     margs = dict(a.split("=", 1) for a in args.model_arg)
@@ -177,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(f"{len(ms)} moments from {source}; model {args.model}; judge {args.judge or args.model}", flush=True)
     how = HowModel(args.model, margs)
-    helper = make_help_model(args.model, margs)
+    helper = (LocalHelpModel(args.model, margs, max_tokens=args.max_tokens)
+              if args.max_tokens and args.model.startswith("local/") else make_help_model(args.model, margs))
     judge = make_help_model(args.judge, {}) if args.judge else helper
     rows: list[dict[str, Any]] = []
     for s, true_q, reply in ms:

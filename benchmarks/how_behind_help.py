@@ -14,7 +14,7 @@ Three measurements on one moment (``tests/live/help_fixtures.py``: a traceback o
   newer moment does to a stale How call, ``LiveAgent.cancel_how``): does the help answer survive?
 
     python benchmarks/how_behind_help.py [--model local/smollm2-135m] [--model-arg n_threads=1]
-        [--help-tokens 200] [--json out.json]
+        [--help-tokens 200] [--json out.json] [--smoke]
 """
 
 from __future__ import annotations
@@ -55,7 +55,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--help-tokens", type=int, default=200, help="the help answer's budget, tokens")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--timeout", type=float, default=1800.0)
+    ap.add_argument("--smoke", action="store_true", help="the smallest setting (CI): SmolLM2, a help answer of 16 tokens")
     args = ap.parse_args(argv)
+    if args.smoke:
+        args.model, args.help_tokens = "local/smollm2-135m", 16
     guard_network()
     watchdog(args.timeout)
     note, machine = machine_note()

@@ -30,7 +30,7 @@ Qwen2.5-Coder-1.5B on the same sessions, quoted from docs/results.md's measured
 ``proagent eval`` run (10.73 s p50 per moment on 2 cores), not re-run.
 
     python benchmarks/live.py [--data ../shared/data/proactivebench] [--events 40] [--gap 0.5]
-        [--offers 5] [--model local/qwen2.5-coder-1.5b] [--idle 20] [--json out.json]
+        [--offers 5] [--model local/qwen2.5-coder-1.5b] [--idle 20] [--json out.json] [--smoke]
 """
 
 from __future__ import annotations
@@ -206,7 +206,11 @@ def main() -> None:
     ap.add_argument("--no-cold", action="store_true", help="leave out the cold first How call (the warm() comparison)")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--timeout", type=float, default=1800)
+    ap.add_argument("--smoke", action="store_true",
+                    help="the smallest setting (CI): 50 events preloaded, 3 followed, 1 offer by SmolLM2, 2 s idle")
     a = ap.parse_args()
+    if a.smoke:
+        a.preload, a.events, a.gap, a.offers, a.model, a.idle = 50, 3, 0.2, 1, "local/smollm2-135m", 2.0
     guard_network()
     watchdog(a.timeout)
     note, machine = machine_note()
@@ -347,7 +351,9 @@ def main() -> None:
                           "columns": [("start", "How model start", ""), ("warm_s", "warm() s", ".2f"),
                                       ("first_s", "How call s", ".2f"), ("evaluated", "prompt tokens evaluated", ""),
                                       ("reused", "reused from cache", ""), ("output", "answer tokens", "")]}] if starts else None,
-                 figures={"rows": rows, "config": {k: str(v) for k, v in vars(a).items()}})
+                 figures={"rows": rows, "config": {k: str(v) for k, v in vars(a).items()}},
+                 conditions=f"smoke: {a.preload} events preloaded, {a.events} followed, {a.offers} offer, {a.model}"
+                 if a.smoke else "")
 
 
 if __name__ == "__main__":

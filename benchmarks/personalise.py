@@ -562,7 +562,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="Only the signals of the person's recent responses (time since the last offer, recent "
                          "dismissals) beside the default and compact models, LOSO AUC (no prequential modes run "
                          "unless --feedback is given).")
+    ap.add_argument("--smoke", action="store_true",
+                    help="the smallest setting (CI): two sessions (code_11, writing_11), the prior-shift learner, "
+                         "the two ranked feedback modes")
     args = ap.parse_args(argv)
+    if args.smoke:
+        args.sessions, args.methods, args.feedback = "code_11,writing_11", "prior-shift", ",".join(RANKED_MODES)
     if args.feedback is None:
         args.feedback = "" if args.history_signals else ",".join(MODES)
     modes = [m.strip() for m in args.feedback.split(",") if m.strip()]
@@ -690,7 +695,9 @@ def main(argv: list[str] | None = None) -> int:
                       f"other five; threshold {threshold:.3f} (costs {c_fa:g}:{c_miss:g}); "
                       + (f"default learner by the pre-written rule: {result['default']['learner']}"
                          if "default" in result else "no default chosen (not every ranked mode ran)"),
-                 conditions="" if set(modes) == set(MODES) else f"--feedback {args.feedback} only",
+                 conditions=", ".join([f"--feedback {args.feedback} only"] * (set(modes) != set(MODES))
+                                      + [f"--sessions {args.sessions}"] * bool(args.sessions)
+                                      + [f"--methods {args.methods}"] * bool(args.methods)),
                  figures={k: v for k, v in result.items() if k != "modes"})
     return 0
 

@@ -17,7 +17,7 @@ the logs' ModelUsage, which the provider fills from llama.cpp's timings:
 (``cache_n``). The reference queries are embedded once when the task is built
 (as in every run), so the scorer adds the same small cost to both settings.
 
-Run:  python benchmarks/prefix_reuse.py [--model local/smollm2-135m] [--n 20] [--json out.json]
+Run:  python benchmarks/prefix_reuse.py [--model local/smollm2-135m] [--n 20] [--json out.json] [--smoke]
 """
 
 from __future__ import annotations
@@ -169,7 +169,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", default=None, help="also write the figures (and per-sample rows) to this JSON file")
     ap.add_argument("--cache-reuse", type=int, default=0,
                     help="also run reuse on with model arg cache_reuse=N (llama.cpp chunk reuse, off by default; 0: leave out)")
+    ap.add_argument("--smoke", action="store_true",
+                    help="the smallest setting (CI): SmolLM2, 2 consecutive samples (the second reuses the first's prefix)")
     args = ap.parse_args(argv)
+    if args.smoke:
+        args.model, args.n, args.repeats = "local/smollm2-135m", 2, 1
     if not args.model.startswith("local/"):
         ap.error("--model must be a local/... model (prefix reuse is a property of the in-process provider)")
     if args.n < 1 or args.repeats < 1:

@@ -1,6 +1,6 @@
 """Scale-out benchmark: ``proagent eval --ray`` at 1, 2 and 4 workers beside the single-machine run.
 
-    python benchmarks/scale_out.py [--samples 48] [--latency 0.5] [--workers 1,2,4] [--json out.json]
+    python benchmarks/scale_out.py [--samples 48] [--latency 0.5] [--workers 1,2,4] [--json out.json] [--smoke]
 
 The model is an OpenAI-compatible mock endpoint of fixed latency that answers one request at a
 time (one model replica, as a llama.cpp server with one slot or one GPU replica); each Ray worker
@@ -80,7 +80,11 @@ def main() -> None:
     ap.add_argument("--hours", type=float, default=8.0, help="target wall hours of the plan")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--timeout", type=float, default=1800)
+    ap.add_argument("--smoke", action="store_true",
+                    help="the smallest setting (CI): 4 samples, 0.05 s latency, 1 Ray worker")
     a = ap.parse_args()
+    if a.smoke:
+        a.samples, a.latency, a.workers = 4, 0.05, "1"
     guard_network()
     watchdog(a.timeout)
     note, info = machine_note()

@@ -22,7 +22,7 @@ count too), ``model_calls`` (answers llama.cpp computed: cache hits left out, re
 log). The load before start is printed first: on the shared 2-core machine other work
 inflates wall times several times over.
 
-Run:  python benchmarks/startup.py [--baseline-rev 0a30da7] [--limit 2] [--decider-limit 3] [--model-arg n_threads=1] [--json out.json]
+Run:  python benchmarks/startup.py [--baseline-rev 0a30da7] [--limit 2] [--decider-limit 3] [--model-arg n_threads=1] [--json out.json] [--smoke]
 """
 
 from __future__ import annotations
@@ -108,7 +108,11 @@ def main() -> None:
     ap.add_argument("--model-arg", action="append", default=[], help="passed to every eval, e.g. n_threads=1")
     ap.add_argument("--timeout", type=float, default=3600)
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--smoke", action="store_true",
+                    help="the smallest setting (CI): SmolLM2, --limit 1, no decider pair, --help-repeats 1")
     a = ap.parse_args()
+    if a.smoke:
+        a.model, a.limit, a.decider_limit, a.help_repeats = "local/smollm2-135m", 1, 0, 1
     watchdog(a.timeout)
     note, info = machine_note()
     print(note, flush=True)
@@ -137,7 +141,10 @@ def main() -> None:
     print(f"load average after: {after:.2f}" if after is not None else "")
     write_result(a.json, benchmark="startup", rows=rows, columns=columns, machine=info,
                  baseline=f"the code of {a.baseline_rev} (git archive) doing the same work",
-                 note=f"model {a.model}; each figure a fresh process (caches as named); CPU s: the child's user + system")
+                 note=f"model {a.model}; each figure a fresh process (caches as named); CPU s: the child's user + system",
+                 conditions="" if (a.limit, a.decider_limit, a.help_repeats) == (2, 3, 5)
+                 else f"--limit {a.limit} --decider-limit {a.decider_limit} --help-repeats {a.help_repeats} "
+                      "(the documented run: 2, 3, 5)")
 
 
 if __name__ == "__main__":

@@ -184,8 +184,9 @@ def render(html_text: str, out_png: Path, browser: str, work: Path) -> Path:
     return out_png
 
 
-def build_evalset(root: str | Path, browser: str | None = None) -> dict[str, Page]:
-    """Render every page and write a raw LifeTrace database of one event per page.
+def build_evalset(root: str | Path, browser: str | None = None, pages: tuple[Page, ...] = PAGES) -> dict[str, Page]:
+    """Render every page of ``pages`` (default: the whole set) and write a raw LifeTrace database of
+    one event per page.
 
     Returns:
         Event id -> its :class:`Page` label.
@@ -217,7 +218,7 @@ def build_evalset(root: str | Path, browser: str | None = None) -> dict[str, Pag
     t = datetime(2025, 9, 15, 9, 0, 0)
     labels: dict[str, Page] = {}
     sid = 0
-    for i, p in enumerate(PAGES, 1):
+    for i, p in enumerate(pages, 1):
         pngs = [render(_html(p, FONT_PATH, sent=k == 1), work / f"{p.key}-{k}.png", browser, work).read_bytes()
                 for k in range(2)] if p.platform else [render(_html(p, FONT_PATH), work / f"{p.key}.png", browser, work).read_bytes()] * 2
         start, end = t, t + timedelta(seconds=40)

@@ -1,0 +1,166 @@
+"""The model and evaluation benchmarks cannot break unseen (issue 38): each script's smallest setting
+(``--smoke``: tiny sizes, SmolLM2 or a loopback mock) runs here end to end and writes its result
+record; every test checks figures a broken run would not produce."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shared_data import DEV
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+SYNTHETIC = DEV.parent / "proactivebench-synthetic" if DEV is not None else None
+
+needs_dev = pytest.mark.skipif(DEV is None, reason="ProactiveBench dev sessions not present")
+
+
+def _run(name: str, tmp: Path, *extra: str, timeout: float = 900) -> tuple[dict[str, Any], str]:
+    """``benchmarks/NAME --smoke --json R EXTRA...`` with proagent's disk caches and temporary files under
+    ``tmp`` (never the user's); returns the result record (``_common.write_result``) and stdout."""
+    (tmp / "tmp").mkdir(exist_ok=True)
+    env = {**os.environ, "PROAGENT_EMBEDDING_CACHE": str(tmp / "emb"), "PROAGENT_MEMORY_CACHE": str(tmp / "mem"),
+           "PROAGENT_ANSWER_CACHE": "off", "TMPDIR": str(tmp / "tmp"), "HF_HUB_OFFLINE": "1"}
+    out = tmp / "result.json"
+    r = subprocess.run([sys.executable, str(BENCH / name), "--smoke", "--json", str(out), *extra], capture_output=True,
+                       text=True, timeout=timeout, check=False, env=env, cwd=tmp)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    record = json.loads(out.read_text())
+    assert record["benchmark"] == name.removesuffix(".py") and "--smoke" in record["command"]
+    assert any(row.get("baseline") for row in record["rows"]) or record.get("baseline_columns")
+    return record, r.stdout
+
+
+@pytest.mark.slow
+def test_gguf_round_trip_smoke(tmp_path: Path) -> None:
+    """SmolLM2 through transformers and back to a q8_0 GGUF answers as the original in llama.cpp."""
+    rec, _ = _run("gguf_round_trip.py", tmp_path)
+    orig, copy = rec["rows"]
+    assert (orig["file"], orig["baseline"], copy["file"]) == ("original", True, "q8_0")
+    assert orig["answer"].strip() and copy["export_s"] > 0 and copy["mb"] > orig["mb"] * 0.5
+    assert 0 <= copy["diff"] < 1.0, copy  # first-token log-probabilities close to the original's
+
+
+@pytest.mark.slow
+def test_how_behind_help_smoke(tmp_path: Path) -> None:
+    rec, _ = _run("how_behind_help.py", tmp_path)
+    alone, behind, cancelled = rec["rows"]
+    assert alone["baseline"] and alone["how_s"] > 0 and behind["how_s"] > 0
+    assert behind["help"].startswith("done") and cancelled["help"].startswith("done"), rec["rows"]
+    assert cancelled["case"].startswith("How queued, then ")
+
+
+@pytest.mark.slow
+def test_help_smoke(tmp_path: Path) -> None:
+    """The help on the scripted desktop day's first chat moment, three ways, judged by the same model."""
+    rec, _ = _run("help.py", tmp_path)
+    rows = {r["condition"]: r for r in rec["rows"]}
+    assert set(rows) == {"predicted", "true", "context-free"} and rows["context-free"]["baseline"]
+    for r in rows.values():
+        assert r["n"] == 1 and -1 <= r["similarity"] <= 1 and r["total_p50"] > 0 and 0 < r["tokens"] <= 32
+    (moment,) = rec["figures"]["rows"]
+    assert moment["true_query"] and moment["predicted"]["text"].strip()
+
+
+@pytest.mark.slow
+@needs_dev
+def test_prefix_reuse_smoke(tmp_path: Path) -> None:
+    """Two consecutive samples: with reuse on the second reads the shared prefix from llama.cpp's cache."""
+    rec, _ = _run("prefix_reuse.py", tmp_path, "--data", str(DEV))
+    on, off = rec["rows"]
+    assert (on["setting"], off["setting"], off["baseline"]) == ("reuse on", "reuse off", True)
+    assert on["n"] == off["n"] == 2 and on["prompt_reused"] > 0 and off["prompt_reused"] == 0
+    assert on["prompt_eval"] < off["prompt_eval"]
+
+
+@needs_dev
+def test_personalise_smoke(tmp_path: Path) -> None:
+    rec, _ = _run("personalise.py", tmp_path, "--data", str(DEV), "--figure", str(tmp_path / "curve.png"))
+    runs = {(r["feedback"], r["run"]) for r in rec["rows"]}
+    assert {("offered", "always-no"), ("offered+implicit", "prior-shift")} <= runs
+    learned = [r for r in rec["rows"] if r["run"] == "prior-shift"]
+    assert len(learned) == 2 and all(r["update_ms"] > 0 and r["accuracy"] != "-" for r in learned)
+    assert rec["figures"]["default"]["learner"] == "prior-shift"  # the pre-written rule ran over both ranked modes
+    assert (tmp_path / "curve.png").stat().st_size > 1000
+
+
+@needs_dev
+def test_eval_build_smoke(tmp_path: Path) -> None:
+    """The baseline revision embeds the whole split's references, this code one sample's: it must be cheaper."""
+    rec, _ = _run("eval_build.py", tmp_path, "--data", str(DEV))
+    old, new = rec["rows"]
+    assert old["baseline"] and old["code"].startswith("baseline 8650458") and new["code"].startswith("this checkout")
+    assert 0 < new["cpu"] < old["cpu"] and new["wall"] > 0
+
+
+@pytest.mark.slow
+def test_scale_out_smoke(tmp_path: Path) -> None:
+    """One Ray worker on a local cluster gives the single-machine run's results."""
+    pytest.importorskip("ray")
+    rec, out = _run("scale_out.py", tmp_path)
+    single, ray1 = rec["rows"]
+    assert (single["run"], ray1["run"], ray1["same"]) == ("single", "ray 1", "yes")
+    assert single["wall"] > 0.2 and ray1["wall"] > 0.2  # 4 samples x 0.05 s of the mock at least
+    assert "28,528 events" in out and rec["tables"][0]["rows"]
+
+
+@pytest.mark.slow
+@needs_dev
+def test_live_smoke(tmp_path: Path) -> None:
+    rec, _ = _run("live.py", tmp_path, "--data", str(DEV))
+    rows = {r["phase"].split(":")[0].split(" (")[0]: r for r in rec["rows"]}
+    assert rows["decider alone"]["moments"] == "3" and rows["decider alone"]["p50"] != "-"
+    assert rows["before"]["offers"] == "1" and rows["after"]["offers"] == "1"
+    assert rows["before"]["how"] != "-" and rows["baseline"]["baseline"]
+    starts = rec["tables"][0]["rows"]
+    assert any(s["start"].startswith("warm()") and s["warm_s"] > 0 for s in starts)
+
+
+@pytest.mark.slow
+@needs_dev
+def test_startup_smoke(tmp_path: Path) -> None:
+    """``proagent --help`` and SmolLM2 evals by this code and by 0a30da7's; the answer cache answers the rerun."""
+    rec, _ = _run("startup.py", tmp_path, "--data", str(DEV), timeout=1200)
+    rows = {(r["code"].split()[0], r["figure"]): r for r in rec["rows"]}
+    assert len(rows) == 8 and all(r["wall_s"] > 0 for r in rows.values())
+    for code in ("baseline", "this"):
+        assert rows[(code, "eval --limit 1 (cold)")]["model_calls"] == "1/1"
+        assert rows[(code, "eval --limit 1 (again, answer cache off)")]["model_calls"] == "1/1"
+    assert rows[("this", "eval --limit 1 (again)")]["model_calls"] == "0/1"  # answered from the answer cache
+
+
+@pytest.mark.slow
+def test_annotate_smoke(tmp_path: Path) -> None:
+    """Three rendered screens (two chats, one page) read by RapidOCR and annotated by SmolLM2."""
+    from system import require_binary
+
+    pytest.importorskip("rapidocr")
+    require_binary("chromium")
+    rec, _ = _run("annotate.py", tmp_path)
+    first, now = rec["rows"]
+    assert first["run"].startswith("first pass") and first["baseline"] and not now["baseline"]
+    assert first["n"] == now["n"] == 3
+    assert first["recall"] == 1.0 and now["asked"] >= 2  # the first pass finds both chats on the rendered screens
+    assert now["seconds"] > 0 and set(rec["figures"]["records"][now["run"]]) == {"1", "2", "3"}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(DEV is None or not (SYNTHETIC and SYNTHETIC.is_dir()),
+                    reason="ProactiveBench dev sessions or synthetic traces not present")
+def test_finetune_real_vs_synthetic_smoke(tmp_path: Path) -> None:
+    """LoRA on SmolLM2 with 2 real and 2 synthetic examples, each evaluated beside the untrained base."""
+    pytest.importorskip("peft")
+    rec, _ = _run("finetune_real_vs_synthetic.py", tmp_path, "--out", str(tmp_path / "ft"), timeout=1500)
+    rows = {r["model"]: r for r in rec["rows"]}
+    assert set(rows) == {"zero-shot", "real", "synthetic", "always-yes", "always-no"}
+    assert all(rows[m]["n"] == 2 and not math.isnan(rows[m]["accuracy"]) for m in ("zero-shot", "real", "synthetic"))
+    for source in ("real", "synthetic"):
+        manifest = json.loads((tmp_path / "ft" / "time-split" / source / "manifest.json").read_text())
+        assert manifest["n_examples"] == 2 and manifest["steps"] >= 1
