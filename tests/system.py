@@ -13,7 +13,7 @@ import shutil
 
 import pytest
 
-__all__ = ["require_binary"]
+__all__ = ["baseline_revision", "require_binary"]
 
 
 def require_binary(*names: str) -> dict[str, str]:
@@ -26,3 +26,22 @@ def require_binary(*names: str) -> dict[str, str]:
             pytest.fail(msg)
         pytest.skip(msg)
     return {n: p for n, p in found.items() if p is not None}
+
+
+def baseline_revision(wanted: str, *, fallback: str | None = "HEAD") -> str:
+    """A git revision of this repository for a benchmark that runs another revision's code beside
+    this tree (``--baseline-rev``, ``git archive``): ``wanted`` where this checkout holds it, else
+    ``fallback`` (``HEAD``: a shallow clone has only its own commit); skipped when neither is there
+    (``fallback=None``: a test whose assertions are about ``wanted``'s code itself)."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    for rev in (wanted, fallback):
+        if rev is None:
+            continue
+        r = subprocess.run(["git", "-C", str(root), "cat-file", "-e", f"{rev}^{{commit}}"], capture_output=True,
+                           check=False)
+        if r.returncode == 0:
+            return rev
+    pytest.skip(f"this checkout does not hold git revision {wanted} (a shallow clone?)")

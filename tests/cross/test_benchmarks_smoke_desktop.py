@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from system import require_binary
+from system import baseline_revision, require_binary
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 X_SESSION = ("Xvfb", "openbox", "xterm", "xdotool", "xprop")
@@ -36,16 +36,8 @@ def _record(name: str, tmp: Path, *extra: str, timeout: float = 600) -> dict[str
 
 
 def _rev(default: str) -> tuple[str, str]:
-    """``--baseline-rev REV`` for a script that runs another revision's code beside this tree
-    (``git archive``): ``default`` where this checkout holds it, else ``HEAD`` (a shallow clone has
-    only its own commit); skipped where the tree is not a git checkout at all."""
-    root = BENCH.parent
-    for rev in (default, "HEAD"):
-        r = subprocess.run(["git", "-C", str(root), "cat-file", "-e", f"{rev}^{{commit}}"], capture_output=True,
-                           check=False)
-        if r.returncode == 0:
-            return "--baseline-rev", rev
-    pytest.skip("not a git checkout: no revision to run beside this tree")
+    """``--baseline-rev REV``: ``default`` where this checkout holds it, else ``HEAD`` (:func:`baseline_revision`)."""
+    return "--baseline-rev", baseline_revision(default)
 
 
 def _rows(rec: dict[str, Any], key: str) -> dict[str, dict[str, Any]]:

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from shared_data import DEV
+from system import baseline_revision
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 SYNTHETIC = DEV.parent / "proactivebench-synthetic" if DEV is not None else None
@@ -94,7 +95,8 @@ def test_personalise_smoke(tmp_path: Path) -> None:
 @needs_dev
 def test_eval_build_smoke(tmp_path: Path) -> None:
     """The baseline revision embeds the whole split's references, this code one sample's: it must be cheaper."""
-    rec, _ = _run("eval_build.py", tmp_path, "--data", str(DEV))
+    rec, _ = _run("eval_build.py", tmp_path, "--data", str(DEV), "--baseline-rev",
+                  baseline_revision("8650458", fallback=None))
     old, new = rec["rows"]
     assert old["baseline"] and old["code"].startswith("baseline 8650458") and new["code"].startswith("this checkout")
     assert 0 < new["cpu"] < old["cpu"] and new["wall"] > 0
@@ -127,7 +129,8 @@ def test_live_smoke(tmp_path: Path) -> None:
 @needs_dev
 def test_startup_smoke(tmp_path: Path) -> None:
     """``proagent --help`` and SmolLM2 evals by this code and by 0a30da7's; the answer cache answers the rerun."""
-    rec, _ = _run("startup.py", tmp_path, "--data", str(DEV), timeout=1200)
+    rec, _ = _run("startup.py", tmp_path, "--data", str(DEV), "--baseline-rev", baseline_revision("0a30da7"),
+                  timeout=1200)
     rows = {(r["code"].split()[0], r["figure"]): r for r in rec["rows"]}
     assert len(rows) == 8 and all(r["wall_s"] > 0 for r in rows.values())
     for code in ("baseline", "this"):
