@@ -25,6 +25,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from ..errors import DataError
 from ..records import Event
 from .conversation import _CLIENT, TERMINAL_CLIENTS  # one pattern for the first pass and the reader
 
@@ -76,14 +77,17 @@ def load_platforms(path: str | None = None) -> tuple[Platform, ...]:
 
     Raises:
         OSError: the file cannot be read.
-        ValueError: it is not the expected JSON (``{"platforms": [{"name": ...}, ...]}``).
+        proagent.errors.DataError: it is not the expected JSON (``{"platforms": [{"name": ...}, ...]}``).
     """
     text = Path(path).read_text("utf-8") if path else (
         resources.files("proagent").joinpath("data", "llm_platforms.json").read_text("utf-8"))
-    data = json.loads(text)
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
     rows = data.get("platforms") if isinstance(data, dict) else None
     if not isinstance(rows, list) or not all(isinstance(r, dict) and r.get("name") for r in rows):
-        raise ValueError(f"{path or 'llm_platforms.json'}: expected {{'platforms': [{{'name': ...}}, ...]}}")
+        raise DataError(path or "llm_platforms.json", "expected {'platforms': [{'name': ...}, ...]}")
     return tuple(Platform(name=str(r["name"]), **{k: tuple(str(v) for v in r.get(k, ()))
                                                    for k in ("apps", "domains", "titles", "screen")}) for r in rows)
 

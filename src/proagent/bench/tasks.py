@@ -233,10 +233,7 @@ def _checked_config(modality: str, split: str, memory: str, window: str, train_f
         raise UsageError("--modality", f"{modality!r}: choose text or image")
     if split not in {"test", "train", "all"}:
         raise UsageError("--split", f"{split!r}: choose test, train or all")
-    try:
-        seconds = parse_window(window)
-    except ValueError as e:
-        raise UsageError("--window", str(e)) from None
+    seconds = parse_window(window)  # UsageError naming --window
     cfg = SampleConfig(window_seconds=seconds, train_fraction=float(train_fraction), seed=int(seed))
     if memory not in memory_names():
         raise UsageError("--memory", f"unknown memory {memory!r}; choose from {', '.join(memory_names())}")
