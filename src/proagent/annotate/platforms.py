@@ -26,6 +26,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import DataError
+from ..pages import BROWSERS as _BROWSERS
 from ..records import Event
 from .conversation import _CLIENT, TERMINAL_CLIENTS  # one pattern for the first pass and the reader
 
@@ -109,15 +110,11 @@ def _app_key(name: str) -> str:
     return name[:-4] if name.endswith(".exe") else name
 
 
-BROWSERS = frozenset({
-    "chromium", "chromium-browser", "google chrome", "google-chrome", "chrome", "firefox", "firefox-esr",
-    "mozilla firefox", "microsoft edge", "msedge", "edge", "safari", "brave", "brave browser", "brave-browser",
-    "opera", "vivaldi", "arc", "yandex", "360se", "360chrome", "qqbrowser", "sogouexplorer", "librewolf",
-})
-"""Foreground applications (case-folded, ``.exe`` dropped) that show web pages. Screen text is
-evidence of LLM use only in front of one of these (or with no app name recorded): a chat page
-visible *behind* a terminal or an editor is not the user using an LLM (a whole-screen screenshot
-shows background windows too)."""
+BROWSERS = _BROWSERS
+"""Foreground applications (case-folded, ``.exe`` dropped) that show web pages: the one list,
+:data:`proagent.pages.BROWSERS`. Screen text is evidence of LLM use only in front of one of these
+(or with no app name recorded): a chat page visible *behind* a terminal or an editor is not the
+user using an LLM (a whole-screen screenshot shows background windows too)."""
 
 
 TERMINALS = frozenset({
