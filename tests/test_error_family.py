@@ -129,11 +129,9 @@ def test_no_cli_module_maps_a_family_member_by_hand() -> None:
             if (path.name, name) not in adds_context:
                 assert not re.search(rf"except \(?[^)\n]*\b{name}\b", text), (path.name, name)
     # nor DataError itself, to prefix an option name: check_output_folder(option=) carries it, and
-    # load_decider(option=) (live's still names --decider by hand; its options record is being rebuilt)
-    keeps_data_error = {"live.py"}
+    # load_decider(option=)
     for path in sorted((SRC / "cli").glob("*.py")):
-        if path.name not in keeps_data_error:
-            assert not re.search(r"except \(?[^)\n:#]*\bDataError\b", path.read_text("utf-8")), path.name
+        assert not re.search(r"except \(?[^)\n:#]*\bDataError\b", path.read_text("utf-8")), path.name
     for path in sorted(SRC.rglob("*.py")):
         assert not re.search(r"except \(DataError, ValueError\)", path.read_text("utf-8")), path
 
@@ -148,7 +146,6 @@ def test_no_cli_module_converts_a_rule_by_hand() -> None:
     # a DataError raised in dialogue.generator and must pass that catch-all untouched.
     reraises = {"dialogue.py"}
     converts = {
-        "live.py",  # parses its options by hand until its options record lands (issue 38)
         "models.py",  # models.catalog.resolve_gguf raises FileNotFoundError/ValueError (17 callers): not yet a DataError
         "__init__.py",  # not a rule: flushing a closed stream at exit
     }

@@ -145,6 +145,37 @@ def test_readers_leave_the_capture_folder_as_it_was(tmp_path: Path, passphrase: 
     assert listing() == before  # no -wal, no -shm, nothing changed
 
 
+@pytest.mark.parametrize("encrypt", [True, False], ids=["encrypted", "plain"])
+def test_following_a_capture_that_is_not_recording_leaves_no_side_files(tmp_path: Path, passphrase: str,
+                                                                      encrypt: bool) -> None:
+    """live --watch's reader opened a capture ``mode=ro`` even with no writer, which created
+    ``lifetrace.db-wal``/``-shm`` that a read-only connection cannot remove (issue 35). It now opens
+    it ``immutable`` until a writer appears, and still sees the rows the recorder adds meanwhile."""
+    from proagent.live import LifeTraceFollower
+
+    cap = _encrypted_capture(tmp_path / "cap", encrypt=encrypt)
+
+    def names() -> list[str]:
+        return sorted(p.name for p in cap.iterdir())
+
+    before = names()
+    assert not any(n.endswith(("-wal", "-shm")) for n in before)
+    f = LifeTraceFollower(cap, last_id=0)
+    try:
+        assert f.changed() and not f.changed() and f._max_id() == 3
+        assert names() == before  # following, no writer: nothing created
+        st = Store(cap)  # the recorder starts again, writes, stops between two looks
+        st.open_event("xterm", "later", datetime(2025, 11, 3, 11, 0, 0))
+        st.close()
+        assert f.changed() and f._max_id() == 4 and not f.changed()
+        st = Store(cap)  # and writes while the follower looks
+        st.open_event("xterm", "later still", datetime(2025, 11, 3, 11, 5, 0))
+        assert f.changed() and f._max_id() == 5
+        st.close()
+    finally:
+        f.close()
+
+
 def test_curate_and_review_image_paths_decrypt(tmp_path: Path, passphrase: str) -> None:
     from proagent.curate._pipeline import _check_images, _copy_plain
     from proagent.curate._quality import sha256_file

@@ -110,6 +110,28 @@ class XSession:
         self._settle(title)
         return p
 
+    def wait_still(self, quiet: float = 0.5, timeout: float = 15.0) -> None:
+        """Wait until the screen has not changed for ``quiet`` seconds (windows painted their text, a
+        focus change redrew the cursor and the decorations): a test that counts screenshots must not
+        start while the clients are still drawing (on a loaded machine they draw late)."""
+        import hashlib
+
+        import mss
+
+        with mss.MSS(display=self.display) as sct:
+            def grab() -> str:
+                return hashlib.sha256(sct.grab(sct.monitors[0]).rgb).hexdigest()
+
+            end = time.monotonic() + timeout
+            last = grab()
+            while time.monotonic() < end:
+                time.sleep(quiet)
+                now = grab()
+                if now == last:
+                    return
+                last = now
+        raise TimeoutError(f"X session: the screen kept changing for {timeout} s")
+
     def active_id(self) -> str:
         """X id (decimal) of the active window, ``""`` when none."""
         return self._out(["xdotool", "getactivewindow"]).strip()

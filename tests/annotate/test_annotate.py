@@ -306,3 +306,45 @@ def test_all_asks_about_every_event_also_where_no_chat_is_on_screen(tmp_path: Pa
     every = plan_annotation(tmp_path / "raw", ocr="auto", all_events=True)
     assert any(p.layout_read and not p.ask for p in first.events)  # the layout rule held some back
     assert len(every.asked) == len(every.events) > len(first.asked)
+
+
+def test_an_endpoint_that_keeps_failing_fails_the_run_and_writes_nothing(tmp_path, monkeypatch):
+    """HTTP 500 on every call (retries exhausted): one line naming the API, exit 3, no
+    annotations written with the default (a 400 on one event stays that event's failed attempt,
+    above); the answers a later run gives are not mixed with defaults."""
+    monkeypatch.setenv("PROAGENT_API_TIMEOUT", "5")
+    make_participant(tmp_path / "curated", "P01")
+    with MockOpenAI(lambda body: 500) as srv:
+        srv.env(monkeypatch)
+        r = CliRunner().invoke(cli, ["annotate", str(tmp_path / "curated"), "--annotator", MODEL, "--ocr", "db",
+                                     "--log-dir", str(tmp_path / "logs"), "--display", "none", "--model-base-url", srv.base_url])
+    assert r.exit_code == 3, r.output  # EXIT_RUN: a run error, re-running the same command resumes
+    assert r.output.strip().splitlines()[-1].startswith("Error: the model API at http://127.0.0.1:"), r.output
+    assert "kept failing" in r.output and "127.0.0.1" in r.output and "Traceback" not in r.output, r.output
+    assert not (tmp_path / "curated" / "annotations.jsonl").exists()
+
+
+def test_endpoint_failure_tells_the_endpoint_from_the_request() -> None:
+    from tenacity import RetryError
+
+    from proagent.bench.running import endpoint_failure
+
+    class APIConnectionError(Exception):
+        pass
+
+    class AuthenticationError(Exception):
+        pass
+
+    class BadRequestError(Exception):
+        pass
+
+    assert endpoint_failure(RetryError(None)) and endpoint_failure(APIConnectionError("x"))  # type: ignore[arg-type]
+    assert endpoint_failure(AuthenticationError("401"))
+    try:
+        try:
+            raise APIConnectionError("refused")
+        except APIConnectionError as inner:
+            raise RuntimeError("wrapped") from inner
+    except RuntimeError as outer:
+        assert endpoint_failure(outer)  # chained
+    assert not endpoint_failure(BadRequestError("400: too long")) and not endpoint_failure(ValueError("x"))

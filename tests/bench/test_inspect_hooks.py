@@ -45,6 +45,10 @@ def test_the_internals_used_have_the_expected_shape() -> None:
     assert inspect.iscoroutinefunction(original)
     assert list(inspect.signature(original).parameters)[:2] == ["model_name", "retry_state"]
     assert re.search(r"partial\(\s*log_model_retry\b", inspect.getsource(_model.Model._generate))  # looked up per call
+    from inspect_ai._display.core import results
+
+    assert hooks.hook_no_retry_advice() is True
+    assert "task_can_retry(profile)" in inspect.getsource(results.task_interrupted)  # looked up per call
 
 
 def test_no_logs_is_not_success() -> None:
@@ -107,3 +111,48 @@ def test_a_folder_of_another_run_is_refused_by_type_and_on_start_waits_for_the_c
     assert e.value.resume is Resume.SAME_OPTIONS_OR_NEW_FOLDER and "holds a run with other options" in e.value.problem
     assert calls == ["a"]  # refused before it started
     assert issubclass(hooks.OtherRunInFolder, RunError)
+
+
+def _task_functions() -> list[tuple[str, list[str]]]:
+    """``(module:function, decorator names)`` of every function under src/ decorated ``@task``."""
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.FunctionDef):
+                names = [ast.unparse(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list]
+                if "task" in names:
+                    found.append((f"{path.relative_to(SRC)}:{node.name}", names))
+    return found
+
+
+def test_every_registered_task_refuses_its_arguments_in_one_line() -> None:
+    """Each ``@task`` has shim 9 right beneath it (so ``inspect eval proagent/X`` refuses a bad ``-T`` in one line)."""
+    tasks = _task_functions()
+    assert len(tasks) >= 5, tasks
+    assert all(names[names.index("task") + 1:][:1] == ["task_input_errors"] for _, names in tasks), tasks
+
+
+@pytest.mark.parametrize("name", ["help", "dialogue_plan"])
+def test_inspect_eval_with_a_missing_data_path_is_one_line(tmp_path: Path, name: str) -> None:
+    """Issue 35: ``inspect eval proagent/help -T data=/missing`` printed inspect's traceback."""
+    import subprocess
+    import sys
+
+    missing = tmp_path / "missing"
+    r = subprocess.run([sys.executable, "-m", "inspect_ai", "eval", f"proagent/{name}", "-T", f"data={missing}",
+                        "--model", "mockllm/model", "--log-dir", str(tmp_path / "logs")],
+                       capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                       env={**__import__("os").environ, "COLUMNS": "400"})
+    out = r.stdout + r.stderr
+    assert r.returncode != 0
+    assert "Traceback" not in out, out
+    assert [line for line in out.splitlines() if line.strip()] == [f"Error: {missing}: no such file or folder"], out
+
+
+def test_outside_inspects_command_line_the_error_is_unchanged(tmp_path: Path) -> None:
+    from proagent.errors import DataError
+    from proagent.live.tasks import help_task
+
+    with pytest.raises(DataError) as e:
+        help_task(data=str(tmp_path / "missing"))
+    assert type(e.value) is DataError

@@ -60,6 +60,7 @@ def test_capture_marks_the_focused_screen_and_dedups_each(two_monitors, tmp_path
     xs = two_monitors
     out, db = tmp_path / "cap", tmp_path / "cap" / "lifetrace.db"
     xs.activate("left-notes")
+    xs.wait_still()  # both screens painted before the first tick (a late repaint is a second screenshot)
     proc = subprocess.Popen([sys.executable, "-m", "proagent.cli", "capture", "--out", str(out), "--interval", "0.25",
                              "--no-ocr"], env=xs.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     _wait(lambda: db.exists() and _rows(db, "SELECT COUNT(*) FROM screenshots")[0][0] >= 2, what="first screenshots")

@@ -101,7 +101,7 @@ async def _call_every_tool(client: Client) -> dict[str, object]:
     tools = (await client.list_tools()).tools
     assert {t.name for t in tools} == TOOLS
     for t in tools:
-        assert t.input_schema["type"] == "object" and t.output_schema is not None, t.name
+        assert t.input_schema["type"] == "object" and t.input_schema["additionalProperties"] is False and t.output_schema is not None, t.name
         assert t.description
     for name, args in (("recent_activity", {"minutes": 600}),
                        ("search_activity", {"query": "database is locked error", "limit": 3}),
@@ -181,6 +181,11 @@ def test_errors_are_mcp_errors_and_the_server_keeps_serving(capture) -> None:
                     ("search_activity", {}, "query"),
                     ("offers", {}, "--live"),
                     ("answer_offer", {"id": 1, "response": "maybe"}, "response"),
+                    # issue 37: lax pydantic read true as 1 and 2.5 as 2, and dropped an argument it does not take
+                    ("recent_activity", {"minutes": True}, "minutes: Input should be a valid number"),
+                    ("search_activity", {"query": "x", "limit": 2.5}, "limit: Input should be a valid integer"),
+                    ("recent_activity", {"minutes": 5, "app": "Code"}, "app: Extra inputs are not permitted"),
+                    ("current_context", {"focused": True}, "focused: Extra inputs are not permitted"),
                     ("no_such_tool", {}, "no_such_tool")):
                 r = await client.call_tool(name, args)
                 assert r.is_error, (name, args)

@@ -64,6 +64,35 @@ def test_ablate_rejects_bad_lists(tmp_path):
     assert r.exit_code == 2 and "7x" in r.output
 
 
+def test_cells_are_parsed_once_on_the_driver_and_a_bad_one_refused_before_any_runs(tmp_path):
+    """Issue 38: a cell runner (``ablate --ray``'s workers) receives each cell's parsed task options,
+    not strings to parse again; a bad value in the Python API's grid is refused before cell 1 runs."""
+    from proagent.bench.options import AssistOptions
+    from proagent.errors import UsageError
+    from proagent.report.ablation import run_ablation
+
+    data = write_sessions(tmp_path / "sessions", n=4)
+    seen = []
+
+    def runner(grid, cells_dir, options, run_kw):  # noqa: ANN001, ANN202
+        for cell, opts in zip(grid, options):
+            seen.append((cell.slug, opts, dict(run_kw)))
+            yield cell, RuntimeError("not run here")
+
+    with pytest.raises(UsageError, match="window"):
+        run_ablation(str(data), tmp_path / "bad", models=["mockllm/model"], methods=["zero-shot"], memories=["none"],
+                     windows=["5m", "7x"], run_cells=runner, echo=lambda _: None)
+    assert seen == [] and not (tmp_path / "bad" / "cells").exists()
+    out = run_ablation(str(data), tmp_path / "ok", models=["mockllm/model"], methods=["zero-shot", "cot"],
+                       memories=["none"], windows=["30s"], run_cells=runner, echo=lambda _: None, split="all", seed=3,
+                       limit=2)
+    assert out["failed"] == ["model__zero-shot__none__30s", "model__cot__none__30s"]
+    assert [type(o) for _, o, _ in seen] == [AssistOptions, AssistOptions]
+    assert [(o.method, o.window.seconds, o.split, o.seed) for _, o, _ in seen] == [("zero-shot", 30.0, "all", 3),
+                                                                                  ("cot", 30.0, "all", 3)]
+    assert all(kw == {"limit": 2} for _, _, kw in seen)  # run settings only: the task's are in the record
+
+
 def test_paired_effect_hand_computed():
     a = [Score(str(i), label=1, predicted=0) for i in range(5)] + [Score(str(i), label=0, predicted=0) for i in range(5, 10)]
     b = [Score(str(i), label=1, predicted=1) for i in range(5)] + [Score(str(i), label=0, predicted=0) for i in range(5, 10)]

@@ -9,6 +9,7 @@ endpoint (``ray_cluster.LatencyEndpoint``) whose answer depends on the prompt.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import os
@@ -153,6 +154,8 @@ def test_killed_driver_leaves_finished_shards_that_the_next_run_reuses(cluster, 
 def test_a_workers_data_error_is_raised_as_itself_not_retried(cluster, tmp_path):
     import ray
 
+    from proagent.bench.options import parse_assist_options
+    from proagent.bench.tasks import build_assist
     from proagent.errors import DataError
     from proagent.scale import Job, run_jobs, run_task_shard
 
@@ -160,7 +163,8 @@ def test_a_workers_data_error_is_raised_as_itself_not_retried(cluster, tmp_path)
     bad.write_text('[{"observation": {"time": "soon", "event": "x"}, "task_status": true}]', "utf-8")
     ray.init(address=cluster.address, log_to_driver=False)
     try:
-        job = Job("shard-000", run_task_shard, ({"data": str(bad)}, ["a"], str(tmp_path / "s0"), MODEL),
+        build = functools.partial(build_assist, parse_assist_options(str(bad)))  # parsed values, as eval --ray sends
+        job = Job("shard-000", run_task_shard, (build, ["a"], str(tmp_path / "s0"), MODEL),
                   {"model_base_url": None, "model_args": None, "display": None})
         t = time.time()
         with pytest.raises(DataError) as e:

@@ -48,7 +48,7 @@ from .calibration import p_yes_from_logprobs
 from .parsing import parse_answer, to_prediction
 from .prompting import instruction_text, observation_prompt, system_prompt
 
-__all__ = ["METHODS", "Method", "MethodOptions", "chain_of_thought", "check_threshold", "method_solver", "register_method",
+__all__ = ["METHODS", "Method", "MethodOptions", "chain_of_thought", "check_method", "check_threshold", "method_solver", "register_method",
            "self_consistency", "user_prompt", "vote", "zero_shot"]
 
 
@@ -263,12 +263,22 @@ def self_consistency(n: int = 5, temperature: float = 0.7, images: bool = False)
     return solve
 
 
+def check_method(method: str) -> str:
+    """``method`` when it is a registered method (:data:`METHODS`, read at each call): the one
+    check of ``eval --method`` and the ``assist`` task's ``method`` argument.
+
+    Raises:
+        proagent.errors.UsageError: unknown method (``--method``, exit 2).
+    """
+    if method not in METHODS:
+        raise UsageError("--method", f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+    return method
+
+
 def method_solver(method: str, *, sc_samples: int = 5, sc_temperature: float = 0.7, images: bool = False) -> Solver:
     """The solver of a method in :data:`METHODS`, with the options its factory takes.
 
     Raises:
         proagent.errors.UsageError: unknown method (``--method``).
     """
-    if method not in METHODS:
-        raise UsageError("--method", f"unknown method {method!r}; choose from {', '.join(METHODS)}")
-    return METHODS[method].build(MethodOptions(images=bool(images), n=int(sc_samples), temperature=float(sc_temperature)))
+    return METHODS[check_method(method)].build(MethodOptions(images=bool(images), n=int(sc_samples), temperature=float(sc_temperature)))

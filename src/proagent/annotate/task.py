@@ -31,8 +31,11 @@ its summary, description and rationale only where they stand on the event's scre
 supported on the event (:func:`_platform`).
 
 Each event gets up to ``attempts`` model calls (the first at temperature 0, the
-rest at 0.7 with new seeds) until an answer parses; a model error (an HTTP
-failure, a prompt over the context) counts as a failed attempt. When all fail,
+rest at 0.7 with new seeds) until an answer parses; a request's own model error (an HTTP
+400: a prompt over the context, a filtered request) counts as a failed attempt, while the
+endpoint's failure (retries exhausted on HTTP 5xx or a dropped connection, an unreachable API, a
+refused key: :func:`proagent.bench.running.endpoint_failure`) fails the run with one line and
+writes nothing (re-running the same command resumes). When all attempts fail,
 the event gets the default annotation (:func:`~proagent.annotate.parsing.default_fields`)
 and the error is recorded: no event is skipped silently. The scorer's mean is
 the success rate (paper: 97.6% on 100 checked events), counting an answer only when it was read
@@ -55,6 +58,8 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import materialize_media
 
 from ..errors import DataError, UsageError
+from ..bench._inspect_hooks import task_input_errors
+from ..bench.running import endpoint_failure
 from ..records import Event
 from ..sources.lifetrace import LifeTraceLog, load_lifetrace
 from ..sources.lifetrace_convert import write_lifetrace_copy
@@ -365,7 +370,9 @@ def annotator(attempts: int = 3, retry_temperature: float = 0.7) -> Solver:
                 cfg = cfg.merge(GenerateConfig(max_tokens=INTENT_MAX_TOKENS))
             try:
                 out = await model.generate(state.messages, config=cfg)
-            except Exception as e:  # noqa: BLE001 - any model failure is this event's failed attempt
+            except Exception as e:  # noqa: BLE001 - a request's own failure is this event's failed attempt
+                if endpoint_failure(e):  # the endpoint's (down, refusing the key): the run fails, resumable,
+                    raise  # rather than every event written with the default annotation
                 errors.append(f"attempt {n}: model error: {' '.join(str(e).split())[:300] or type(e).__name__}")
                 continue
             state.output = out
@@ -410,6 +417,7 @@ def annotation_scorer():  # noqa: ANN201
 
 
 @task
+@task_input_errors
 def annotate_events(data: str, mode: str = "text", all_events: bool = False, ocr: str = "auto",
                     ocr_cache: str | None = None, attempts: int = 3, seed: int = 0,
                     max_tokens: int = MAX_TOKENS) -> Task:

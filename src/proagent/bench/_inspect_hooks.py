@@ -34,21 +34,36 @@ fails that test instead of a user's run. Nothing else in proagent imports ``insp
    wait but not the exception (its message, the address it went to). Missing hook: the retry's
    exception. The shim wraps ``log_model_retry`` (looked up at each ``generate`` call) and prints
    one line per retry to stderr (:func:`retry_line`), then calls inspect's own.
+8. :func:`hook_no_retry_advice`: an interrupted task's panel ends with "Resume task with:
+   inspect eval-retry LOG" (``inspect_ai._display.core.results.task_can_retry``), wrong for a
+   proagent command, which resumes by running the same command again (its own ``Error: run
+   interrupted; re-run the same command to resume ...`` line follows). Missing hook: an option for
+   the advice. The shim answers "cannot retry" there, so the panel says only how many samples
+   were logged.
+9. :func:`task_input_errors`: inspect's command line (``inspect eval proagent/help -T data=...``)
+   prints a task's exception with its whole traceback, except its ``PrerequisiteError``, which it
+   prints as its message alone (``inspect_ai._util.error.exception_hook``). Missing hook: a way
+   for a task to refuse its arguments in one line. The shim (a decorator under ``@task``) turns a
+   :class:`~proagent.errors.DataError` or :class:`~proagent.errors.UsageError` raised while the
+   task is built into that class, with proagent's ``Error: ...`` line as its message, only when
+   inspect's command line is the program (``inspect_ai._cli.main`` loaded); ``proagent``
+   commands and Python callers get the error itself.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
-from ..errors import RunError
+from ..errors import DataError, RunError, UsageError
 
 __all__ = ["OtherRunInFolder", "after_folder_check", "failure_types", "hook_folder_check", "error_line",
-           "failure_line", "hook_retry_progress", "hook_short_errors", "prerequisite_error", "remove_sample_buffer", "retried_error",
-           "retry_line"]
+           "failure_line", "hook_no_retry_advice", "hook_retry_progress", "hook_short_errors", "prerequisite_error", "remove_sample_buffer", "retried_error",
+           "retry_line", "task_input_errors"]
 
 INSPECT_VERSION = "0.3.285"
 """The inspect_ai release these shims were written against (``pyproject.toml`` pins it)."""
@@ -136,6 +151,25 @@ def hook_short_errors() -> bool:
     return True
 
 
+def hook_no_retry_advice() -> bool:
+    """Install shim 8 (once per process; proagent's runs only, :func:`proagent.bench.running.run_task`).
+    False when this inspect gives no such advice."""
+    from inspect_ai._display.core import results
+
+    can_retry = getattr(results, "task_can_retry", None)
+    if can_retry is None:
+        return False
+    if getattr(can_retry, "_proagent", False):
+        return True
+
+    def never(profile: Any) -> bool:
+        return False
+
+    never._proagent = True  # type: ignore[attr-defined]
+    results.task_can_retry = never
+    return True
+
+
 def hook_retry_progress(attempts: int) -> bool:
     """Install shim 7 (once per process): one stderr line per retried model call
     (:func:`retry_line`), ``attempts`` being the attempts a call gets in all (``max_retries`` + 1,
@@ -216,6 +250,30 @@ def _request_address(ex: BaseException | None) -> str:
         return f"{url.scheme}://{url.host}{port}" if url.host else ""
     except Exception:  # noqa: BLE001 - not every exception carries a request
         return ""
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def task_input_errors(fn: _F) -> _F:
+    """Shim 9, a decorator under ``@task``: a :class:`~proagent.errors.DataError` or
+    :class:`~proagent.errors.UsageError` raised while the task is built reaches inspect's
+    command line as its ``PrerequisiteError`` (printed as ``Error: <the error>``, exit code 1,
+    no traceback); anywhere else (``proagent eval``, a Python caller) it propagates unchanged.
+    The signature is kept (``functools.wraps``), so ``-T`` arguments are read as before."""
+
+    @functools.wraps(fn)
+    def built(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except (DataError, UsageError) as e:
+            if "inspect_ai._cli.main" not in sys.modules:  # not inspect's command line
+                raise
+            from rich.text import Text
+
+            raise prerequisite_error()(Text(f"Error: {e}")) from None  # Text: no rich markup read from a path
+
+    return built  # type: ignore[return-value]
 
 
 def prerequisite_error() -> type[Exception]:

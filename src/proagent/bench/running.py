@@ -25,7 +25,8 @@ from ..errors import Resume, RunError
 from ..io import FolderBusy, folder_lock
 from ..models.local import LocalModelError
 from ._inspect_hooks import (OtherRunInFolder, after_folder_check, error_line, failure_line, failure_types,
-                             hook_retry_progress, hook_short_errors, prerequisite_error, remove_sample_buffer)
+                             hook_no_retry_advice, hook_retry_progress, hook_short_errors, prerequisite_error,
+                             remove_sample_buffer)
 
 __all__ = ["API_MAX_RETRIES", "API_TIMEOUT", "INSPECT_DATA", "RunError", "api_error_line", "api_limits",
            "show_retry_progress", "finished_samples", "run_task"]
@@ -117,6 +118,7 @@ def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | No
     local = model.startswith("local/")
     limits = {} if local else api_limits()
     hook_short_errors()
+    hook_no_retry_advice()  # the resume is the same proagent command, not inspect eval-retry
     try:
         _, logs = eval_set(
             [task], log_dir=str(log_dir), model=model, model_base_url=model_base_url,
@@ -198,6 +200,29 @@ def api_error_line(ex: BaseException, attempts: int = API_MAX_RETRIES + 1) -> st
 
     gave_up = f" (gave up after {attempts} attempts)" if isinstance(ex, RetryError) else ""
     return error_line(ex) + gave_up
+
+
+def endpoint_failure(ex: BaseException) -> bool:
+    """Whether a model call's exception is the endpoint's failure, which every later call would meet
+    too, rather than this request's own: the retries ran out (a tenacity ``RetryError``: HTTP 5xx,
+    rate limit, a dropped connection), the API could not be reached (:data:`_UNREACHABLE`), or it
+    refused the key or the model (:data:`_API_REFUSALS`: HTTP 401, 403, 404). A request refused on
+    its own (HTTP 400: too long, filtered) is not. The exception itself and those chained to it
+    (``__cause__``, ``__context__``, a ``RetryError``'s last attempt) are looked at."""
+    from tenacity import RetryError
+
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [ex]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        name = type(e).__name__
+        if isinstance(e, RetryError) or name in _API_REFUSALS or _UNREACHABLE.search(name):
+            return True
+        todo += [e.__cause__, e.__context__]
+    return False
 
 
 def finished_samples(log_dir: str | Path) -> int:

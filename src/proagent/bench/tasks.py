@@ -20,23 +20,20 @@ from inspect_ai.dataset import Sample as InspectSample
 from inspect_ai.model import GenerateConfig
 
 from ..agent.decider import decider_gate, load_decider
-from ..agent.memory import (
-    build_memory,
-    derived_fields_summary,
-    memory_context,
-    memory_names,
-)
+from ..agent.memory import build_memory, derived_fields_summary, memory_context
 from ..agent.prompting import observation_prompt
-from ..agent.solvers import METHODS, check_threshold, method_solver
-from ..errors import DataError, UsageError
+from ..agent.solvers import METHODS, method_solver
+from ..errors import DataError
 from ..records import Event, Sample
 from ..sources.load import load_events
+from ._inspect_hooks import task_input_errors
 from .leakage import manifest_training_moments, refuse_leaks
-from .samples import SampleConfig, build_samples, candidate_moments, no_samples_reason, parse_window
+from .options import AssistOptions, parse_assist_options
+from .samples import SampleConfig, build_samples, candidate_moments, no_samples_reason
 from .scorers import assist_scorer
 from .similarity import embed_references
 
-__all__ = ["assist", "embed_task_references", "image_modality_warnings", "references_embedded_later", "to_inspect_samples"]
+__all__ = ["assist", "build_assist", "embed_task_references", "image_modality_warnings", "references_embedded_later", "to_inspect_samples"]
 
 
 TEXT_ONLY_PREFIXES = ("local/", "mockllm/")
@@ -101,6 +98,7 @@ def to_inspect_samples(samples: list[Sample], modality: str = "text") -> list[In
 
 
 @task
+@task_input_errors
 def assist(
     data: str,
     method: str = "zero-shot",
@@ -155,44 +153,78 @@ def assist(
             is evaluated (``proagent eval`` fills it in for ``local//.../model.gguf``):
             refused when an evaluated moment is one of its training moments.
 
+    Every argument goes through :func:`proagent.bench.options.parse_assist_options`, the parser
+    ``proagent eval`` uses (:func:`build_assist` builds from options it parsed).
+
     Raises:
         proagent.errors.UsageError: unknown method, modality, split or memory; a bad window; a
             threshold out of [0, 1], with a method that records no ``p_yes`` or with a decider
-            (:func:`proagent.agent.solvers.check_threshold`).
+            (:func:`~proagent.bench.options.parse_assist_options`).
         proagent.errors.DataError: unreadable data; no sample in the split.
     """
-    solver = method_solver(method, sc_samples=int(sc_samples), sc_temperature=float(sc_temperature), images=bool(images))
-    if threshold is not None:
-        threshold = check_threshold(threshold, method, decider=decider)
-        logprobs = True
-    cfg = _checked_config(modality, split, memory, window, train_fraction, seed)
-    events, all_samples, samples = _evaluated_samples(data, annotations, candidates, split, cfg)
-    if finetuned:
-        refuse_leaks("fine-tuned model", finetuned, manifest_training_moments(Path(finetuned) / "manifest.json"), samples)
-    metadata: dict[str, Any] = {"method": method, "window_seconds": cfg.window_seconds, "split": split}
-    if candidates:
+    opts = _PARSED.get()
+    if opts is None:  # inspect eval -T ..., or a caller with the task's arguments: the one parser
+        opts = parse_assist_options(
+            data, method=method, window=window, split=split, train_fraction=train_fraction, seed=seed,
+            sc_samples=sc_samples, sc_temperature=sc_temperature, images=images, annotations=annotations,
+            memory=memory, candidates=candidates, logprobs=logprobs, threshold=threshold, decider=decider,
+            modality=modality, finetuned=finetuned)
+    return _assist_task(opts)
+
+
+_PARSED: ContextVar[AssistOptions | None] = ContextVar("proagent_assist_options", default=None)
+"""Set by :func:`build_assist` around its call of :func:`assist`: the parsed options to build from."""
+
+
+def build_assist(opts: AssistOptions) -> Task:
+    """The ``assist`` task of options already parsed (``proagent eval``, a Ray worker of
+    ``eval --ray``): built from ``opts`` as they are, and registered by inspect as ``assist`` with the
+    arguments :meth:`~proagent.bench.options.AssistOptions.task_args` (what the log records and a
+    resumed run is matched by), as if ``assist(**opts.task_args())`` had been called.
+
+    Raises:
+        proagent.errors.DataError: unreadable data; no sample in the split; a leak of a decider's or
+            a fine-tuned model's training moments.
+    """
+    token = _PARSED.set(opts)
+    try:
+        return assist(**opts.task_args())
+    finally:
+        _PARSED.reset(token)
+
+
+def _assist_task(opts: AssistOptions) -> Task:
+    """The task of :func:`assist`, from its parsed options."""
+    solver = method_solver(opts.method, sc_samples=opts.sc_samples, sc_temperature=opts.sc_temperature, images=opts.images)
+    cfg = SampleConfig(window_seconds=opts.window.seconds, train_fraction=opts.train_fraction, seed=opts.seed)
+    events, all_samples, samples = _evaluated_samples(opts.data, opts.annotations, opts.candidates, opts.split, cfg)
+    if opts.finetuned:
+        refuse_leaks("fine-tuned model", opts.finetuned,
+                     manifest_training_moments(Path(opts.finetuned) / "manifest.json"), samples)
+    metadata: dict[str, Any] = {"method": opts.method, "window_seconds": cfg.window_seconds, "split": opts.split}
+    if opts.candidates:
         metadata["candidates"] = True
-    if modality != "text":
-        metadata["modality"] = modality
-    if threshold is not None:
-        metadata["threshold"] = threshold
-    if memory != "none":
-        solver = _with_memory(memory, events, all_samples, samples, solver, metadata)
-    if decider:
-        solver = _gated(decider, samples, solver)
-        metadata["decider"] = str(decider)
-    if finetuned:
-        metadata["finetuned"] = str(finetuned)
+    if opts.modality != "text":
+        metadata["modality"] = opts.modality
+    if opts.threshold is not None:
+        metadata["threshold"] = opts.threshold
+    if opts.memory != "none":
+        solver = _with_memory(opts.memory, events, all_samples, samples, solver, metadata)
+    if opts.decider:
+        solver = _gated(opts.decider, samples, solver)
+        metadata["decider"] = str(opts.decider)
+    if opts.finetuned:
+        metadata["finetuned"] = str(opts.finetuned)
     # the scorer compares positives' predicted queries with their references: embed those once, here
     # (or, under references_embedded_later(), those of the samples run: embed_task_references)
     if not _REFERENCES_LATER.get():
         embed_references(s.reference_queries for s in samples if s.label == 1)
     return Task(
-        dataset=MemoryDataset(to_inspect_samples(samples, modality), name="assist"),
+        dataset=MemoryDataset(to_inspect_samples(samples, opts.modality), name="assist"),
         solver=solver,
-        scorer=assist_scorer(threshold=threshold),
-        config=GenerateConfig(temperature=0.0, max_tokens=METHODS[method].max_tokens, seed=int(seed),
-                              **({"logprobs": True, "top_logprobs": 10} if logprobs else {})),
+        scorer=assist_scorer(threshold=opts.threshold),
+        config=GenerateConfig(temperature=0.0, max_tokens=METHODS[opts.method].max_tokens, seed=opts.seed,
+                              **({"logprobs": True, "top_logprobs": 10} if opts.logprobs else {})),
         metadata=metadata,
     )
 
@@ -222,34 +254,15 @@ def embed_task_references(task: Task, limit: int | None = None) -> int:
     return embed_references((s.metadata or {}).get("reference_queries") or [] for s in samples if s.target == "Yes")
 
 
-def _checked_config(modality: str, split: str, memory: str, window: str, train_fraction: float,
-                    seed: int) -> SampleConfig:
-    """The sample settings of :func:`assist`, once ``modality``, ``split`` and ``memory`` are known names.
-
-    Raises:
-        proagent.errors.UsageError: an unknown modality, split or memory, or a bad window (naming the option).
-    """
-    if modality not in ("text", "image"):
-        raise UsageError("--modality", f"{modality!r}: choose text or image")
-    if split not in {"test", "train", "all"}:
-        raise UsageError("--split", f"{split!r}: choose test, train or all")
-    seconds = parse_window(window)  # UsageError naming --window
-    cfg = SampleConfig(window_seconds=seconds, train_fraction=float(train_fraction), seed=int(seed))
-    if memory not in memory_names():
-        raise UsageError("--memory", f"unknown memory {memory!r}; choose from {', '.join(memory_names())}")
-    return cfg
-
-
-def _evaluated_samples(data: str, annotations: str | None, candidates: bool, split: str,
+def _evaluated_samples(data: str, annotations: tuple[str, ...], candidates: bool, split: str,
                        cfg: SampleConfig) -> tuple[list[Event], list[Sample], list[Sample]]:
-    """``(events, every sample, the samples of split)`` of ``data`` (``annotations``: comma-separated
-    files; ``candidates``: every candidate moment instead of the benchmark's samples).
+    """``(events, every sample, the samples of split)`` of ``data`` (``annotations``: external
+    annotation files; ``candidates``: every candidate moment instead of the benchmark's samples).
 
     Raises:
         proagent.errors.DataError: unreadable data, or the split holds no sample (the message says why).
     """
-    ann = [a for a in annotations.split(",") if a] if annotations else None
-    events = load_events(data, annotations=ann)
+    events = load_events(data, annotations=list(annotations) or None)
     all_samples = (candidate_moments if candidates else build_samples)(events, cfg)
     samples = all_samples
     if split != "all":

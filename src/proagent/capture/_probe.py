@@ -239,7 +239,7 @@ class ScreenGrabber:
         except ImportError:
             raise CaptureError("mss is not installed: pip install 'proagent[capture]'") from None
         try:
-            self._sct = mss.mss()
+            self._sct = mss.MSS()
         except Exception as e:  # noqa: BLE001 - ScreenShotError and friends
             raise CaptureError(f"cannot read the screen: {e}") from None
         self._monitors: list[dict[str, int]] = []

@@ -18,7 +18,7 @@ import click
 from ._util import DEFAULT_MODEL
 
 __all__ = [
-    "DISPLAYS", "Finite", "RegistryChoice", "RegistryHelpOption", "Share", "compose", "data_option", "display_option", "endpoint_options", "log_dir_option",
+    "DISPLAYS", "Finite", "RegistryChoice", "RegistryHelpOption", "Share", "ShownChoice", "compose", "data_option", "display_option", "endpoint_options", "log_dir_option",
     "memory_names", "method_names", "method_option", "model_option", "names_help", "notifier_names", "ray_option", "sample_options", "training_data_options",
     "training_window_options", "window_option",
 ]
@@ -84,6 +84,15 @@ class RegistryChoice(click.Choice):
     @property
     def choices(self) -> tuple[str, ...]:  # type: ignore[override]
         return tuple(self._names())
+
+
+class ShownChoice(RegistryChoice):
+    """Help shows the choices (``[none|rag|kg|persona]``) but the value is passed on unchecked:
+    the rule's own parser checks it (``eval --memory``: :func:`proagent.agent.memory.check_memory`),
+    so the command line and ``inspect eval -T`` refuse it with the same one line."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        return value
 
 
 class Finite(click.FloatRange):

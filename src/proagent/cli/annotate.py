@@ -154,15 +154,16 @@ def _ask_model(task_args: dict[str, Any], log_dir: Path, model: str, *, model_ba
         with sample_progress(SampleLines("annotate", "events", rich=False)):
             return run_eval_set(task, log_dir, model, model_base_url=model_base_url, model_args=model_args,
                                 limit=limit, display=display)
+    from functools import partial
+
     from ..errors import RunError
     from ..scale import eval_on_ray
     from ._errors import click_error
 
     try:
-        return eval_on_ray(task, task_args, log_dir, model, address=ray_address,
+        return eval_on_ray(task, partial(annotate_events, **task_args), log_dir, model, address=ray_address,
                            model_base_urls=[model_base_url] if model_base_url else [], model_args=model_args,
-                           limit=limit, display=display, task_fn=annotate_events,
-                           echo=lambda m: click.echo(m, err=True))
+                           limit=limit, display=display, echo=lambda m: click.echo(m, err=True))
     except RunError as e:
         raise click_error(e, folder_option="--log-dir") from None
 

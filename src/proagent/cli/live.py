@@ -2,71 +2,22 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 import click
 
-from ..errors import DataError
-
 from ._options import RegistryHelpOption, names_help, notifier_names
 from ._progress import ProgressDisplay
-from ._util import check_model, check_writable_dir, parse_model_args, window_seconds
+from ._util import check_model, check_writable_dir, parse_model_args
 
 if TYPE_CHECKING:
-    from datetime import time
-
-    from ..live import HowModel, LiveOptions, ReplayProgress, RunSummary, When
+    from ..live import HowModel, LiveCommandOptions, LiveOptions, ReplayProgress, RunSummary, When
 
 __all__ = ["live_cmd"]
-
-
-def _seconds(text: str, option: str, *, zero: bool = False) -> float:
-    if zero and str(text).strip() in ("0", "0s", "off", "none"):
-        return 0.0
-    return window_seconds(text, option, what=None)
-
-
-def _scripted(path: Path):  # noqa: ANN202
-    from ..live import ScriptedDecider
-
-    try:
-        text = path.read_text("utf-8")
-        ids = json.loads(text) if text.lstrip().startswith("[") else [ln.strip() for ln in text.splitlines()]
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise click.BadParameter(f"{path}: {e}", param_hint="--yes-at") from None
-    if not isinstance(ids, list) or any(not isinstance(i, (str, int)) or isinstance(i, bool) for i in ids):
-        raise click.BadParameter(f"{path}: expected sample or event ids (one a line, or a JSON list of "
-                                 "strings or numbers), not a data file", param_hint="--yes-at")
-    return ScriptedDecider(yes={str(i) for i in ids if str(i).strip() and not str(i).startswith("#")})
-
-
-def _decider(decider: Path | None, yes_at: Path | None, learn: bool = False, method: str = "knn",
-             costs: tuple[float, float] = (1.0, 2.0)):  # noqa: ANN202
-    if yes_at is not None:
-        return _scripted(yes_at), f"scripted:{yes_at}"
-    if decider is None:
-        raise click.UsageError("give --decider DIR (written by `proagent train when`) or --yes-at FILE (scripted)")
-    from ..agent.decider import LearnConfig, cost_threshold
-    from ..live import load_learning_when, load_when
-
-    try:
-        threshold = cost_threshold(*costs)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="--cost-false-alarm/--cost-miss") from None
-    name = f"{decider} (threshold {threshold:.4f} from costs {costs[0]:g}:{costs[1]:g}"
-    try:
-        if not learn:
-            return load_when(decider, threshold), name + ", not learning)"
-        from ..train.personal import decider_training_data
-
-        when = load_learning_when(decider, LearnConfig(method=method), threshold, costs, decider_training_data)
-        return when, name + f", learning: {method})"
-    except (DataError, ValueError, OSError) as e:  # an unusable folder is a bad input (exit 1), as in eval
-        raise click.ClickException(f"--decider {e}") from None
 
 
 @click.group("live", invoke_without_command=True)
@@ -152,19 +103,19 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
     if ctx.invoked_subcommand is not None:
         return
     _check_one_source(watch, capture_dir, replay, duration)
-    names, qh = _check_offer_options(notify, speed, quiet_hours, block_title)
-    if ask_rate and yes_at is not None:
-        raise click.BadParameter(f"{ask_rate}: a scripted decider (--yes-at) has no uncertainty to ask about; "
-                                 "give --decider", param_hint="--ask-rate")
-    if ask_rate and not {"terminal", "page"} & set(names):
-        raise click.BadParameter(f"{ask_rate}: questions are shown by --notify terminal or page, not "
-                                 f"{','.join(names)}", param_hint="--ask-rate")
-    if "page" in names:
+    from ..live import parse_live_options, set_up_decider
+
+    opts = parse_live_options(  # UsageError naming the option: one line, exit 2
+        notify=notify, speed=speed, quiet_hours=quiet_hours, block_app=block_app, block_title=block_title,
+        quiet_apps=quiet_apps, ask_rate=ask_rate, yes_at=yes_at, settle=settle, window=window, every=every,
+        max_per_hour=max_per_hour, min_gap=min_gap, cooldown=cooldown, ignore_after=ignore_after, duration=duration,
+        port=port, model=model, model_base_url=model_base_url, send_screen=send_screen, watch=watch,
+        capture_dir=capture_dir, capture_options=capture_options, replay=replay, out=out, decider=decider, learn=learn,
+        learn_method=learn_method, cost_false_alarm=cost_false_alarm, cost_miss=cost_miss)
+    if "page" in opts.run.notify:
         from ..serve import check_port
 
         check_port(port)  # a taken --port refused before feedback.db is made (exit 2)
-    if settle != settle:  # NaN passes click's range
-        raise click.BadParameter(f"{settle}: seconds from 0 to 600", param_hint="--settle")
     watch_db = None
     if watch is not None:  # the watched log is checked (read-only) before anything is loaded or created
         from ..live import watched_log
@@ -174,12 +125,16 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
         from ..capture import check_session
 
         check_session("--capture")  # a CaptureError naming --capture
-    duration_s = _seconds(duration, "--duration") if duration else None
-    when, decider_name = _decider(decider, yes_at, learn, learn_method, (cost_false_alarm, cost_miss))
+    if decider is None and yes_at is None:
+        raise click.UsageError("give --decider DIR (written by `proagent train when`) or --yes-at FILE (scripted)")
+    from ..train.personal import decider_training_data  # the refit method's population data (live imports no train)
+
+    chosen = set_up_decider(decider, yes_at, learn=learn, learn_method=learn_method, costs=opts.costs,
+                            population_data=decider_training_data)  # UsageError, DataError: mapped by kind
     how = help_model = None
-    if model != "none":
+    if opts.model is not None:
         args = parse_model_args(model_args)
-        check_model(model, model_base_url, args)
+        check_model(opts.model, model_base_url, args)
         from ..live import HowModel, make_help_model
 
         click.echo(f"loading the How model {model} and reading its prompt"
@@ -188,22 +143,11 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
         help_model = make_help_model(model, args, model_base_url)  # a local model: the same llama.cpp child
         took = how.warm()  # loaded, system prompt read: the first offer does not pay for either
         click.echo(f"How model ready in {took:.1f} s")
-    from ..live import LiveOptions, RestraintConfig
-
-    options = LiveOptions(
-        window_seconds=_seconds(window, "--window"), every_seconds=_seconds(every, "--every", zero=True),
-        notify=names, port=port,
-        restraint=RestraintConfig(max_per_hour=max_per_hour, min_gap_seconds=60.0 * min_gap, cooldown_seconds=_seconds(cooldown, "--cooldown", zero=True),
-                                  quiet_hours=qh, block_apps=block_app, block_titles=block_title, quiet_apps=quiet_apps),
-        ignore_after_seconds=_seconds(ignore_after, "--ignore-after"), decider=decider_name,
-        model="" if model == "none" else model, settle_seconds=settle, ask_rate=ask_rate)
-    answers = sys.stdin if "terminal" in names and sys.stdin.isatty() else None
-    res = _run_live(watch=watch, watch_db=watch_db, capture_dir=capture_dir, capture_options=capture_options,
-                    replay=replay, speed=speed, out=out, duration_s=duration_s, when=when, options=options, how=how,
-                    answers=answers, on_page=lambda url: click.echo(f"offers page: {url}"), help_model=help_model,
-                    send_screen=send_screen)
+    answers = sys.stdin if "terminal" in opts.run.notify and sys.stdin.isatty() else None
+    res = _run_live(opts, watch_db=watch_db, when=chosen.when, options=replace(opts.run, decider=chosen.name), how=how,
+                    answers=answers, on_page=lambda url: click.echo(f"offers page: {url}"), help_model=help_model)
     if res is not None:
-        _print_summary(res, when, replay is not None, learn_method, max_per_hour, ask_rate)
+        _print_summary(res, chosen.when, replay is not None, learn_method, max_per_hour, ask_rate)
         if res.interrupted:
             click.echo("stopped (Ctrl-C); run the same command again to go on where it stopped", err=True)
             ctx.exit(130)  # as a shell reports an interrupted command (proagent.cli._errors.EXIT_INTERRUPTED)
@@ -224,46 +168,15 @@ def _check_one_source(watch: Path | None, capture_dir: Path | None, replay: Path
                                "(Ctrl-C stops it sooner; the same command resumes)")
 
 
-def _check_offer_options(notify: str, speed: float, quiet_hours: str | None,
-                         block_title: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[time, time] | None]:
-    """The notifier names of ``--notify`` and the parsed ``--quiet-hours``, once ``--speed`` and
-    every ``--block-title`` regex were checked.
-
-    Raises:
-        click.BadParameter: naming the option at fault.
-    """
-    from ..live import MAX_SPEED, MIN_SPEED, NOTIFIERS, parse_quiet_hours
-
-    names = tuple(n.strip() for n in notify.split(",") if n.strip())
-    bad = [n for n in names if n not in NOTIFIERS]
-    if bad or not names:
-        raise click.BadParameter(f"{notify!r}: choose from {', '.join(NOTIFIERS)}", param_hint="--notify")
-    if not (speed == 0 or MIN_SPEED <= speed <= MAX_SPEED):  # NaN fails both
-        raise click.BadParameter(f"{speed:g}: must be 0 (no waiting) or between {MIN_SPEED:g} and {MAX_SPEED:g}",
-                                 param_hint="--speed")
-    try:
-        qh = parse_quiet_hours(quiet_hours)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="--quiet-hours") from None
-    import re
-
-    for t in block_title:
-        try:
-            re.compile(t)
-        except re.error as e:
-            raise click.BadParameter(f"{t!r}: {e}", param_hint="--block-title") from None
-    return names, qh
-
-
-def _run_live(*, watch: Path | None, watch_db: Path | None, capture_dir: Path | None,
-              capture_options: tuple[str, ...], replay: Path | None, speed: float, out: Path | None,
-              duration_s: float | None, when: When, options: LiveOptions, how: HowModel | None,
-              answers: TextIO | None, on_page: Callable[[str], None], help_model: object = None,
-              send_screen: str | None = None) -> RunSummary:
-    """Replay ``replay``, or watch ``watch`` (or the capture this starts in ``capture_dir``, stopped
-    again at the end); returns the run's result (``interrupted`` after a Ctrl-C, which ends the
-    loop at its next step and cancels a How call in flight); a second Ctrl-C raises
-    ``KeyboardInterrupt`` at once (exit 130 without the summary)."""
+def _run_live(opts: LiveCommandOptions, *, watch_db: Path | None, when: When, options: LiveOptions,
+              how: HowModel | None, answers: TextIO | None, on_page: Callable[[str], None],
+              help_model: object = None) -> RunSummary:
+    """Replay ``opts.replay``, or watch ``opts.watch`` (or the capture this starts in
+    ``opts.capture_dir``, stopped again at the end) with the loop's ``options``; returns the run's
+    result (``interrupted`` after a Ctrl-C, which ends the loop at its next step and cancels a How
+    call in flight); a second Ctrl-C raises ``KeyboardInterrupt`` at once (exit 130 without the summary)."""
+    watch, capture_dir, replay, out = opts.watch, opts.capture_dir, opts.replay, opts.out
+    speed, send_screen = opts.speed, opts.send_screen
     import signal
     import threading
 
@@ -297,7 +210,7 @@ def _run_live(*, watch: Path | None, watch_db: Path | None, capture_dir: Path | 
                 display.close()
         if capture_dir is not None:
             # proagent capture checks its options, creates the folder and takes its lock
-            proc = start_capture(capture_dir, capture_options)
+            proc = start_capture(capture_dir, opts.capture_options)
             watch = capture_dir
         assert watch is not None
         from ..sources.lifetrace_schema import find_lifetrace_db
@@ -308,7 +221,7 @@ def _run_live(*, watch: Path | None, watch_db: Path | None, capture_dir: Path | 
         check_writable_dir(out, "--out", lock=out.resolve() != log_dir.resolve())
         click.echo(f"watching {watch}; decisions and feedback in {out / 'feedback.db'} (Ctrl-C stops)")
         return run_watch(watch_db or watch, out, when, options, how=how, answers=answers, on_page=on_page,
-                         duration=duration_s, stop=stop, on_status=click.echo, help_model=help_model,
+                         duration=opts.duration_seconds, stop=stop, on_status=click.echo, help_model=help_model,
                          send_screen=send_screen)
     finally:
         signal.signal(signal.SIGINT, previous)
@@ -320,8 +233,7 @@ def _print_summary(res: RunSummary, when: When, replayed: bool, learn_method: st
                    ask_rate: int = 0) -> None:
     """The run's closing lines: outcomes, reasons, latencies, files written, the labels it holds
     (answers, precision at the offer budget, implicit labels, sparse questions) and what was learned."""
-    from ..live import summarise
-    from ..live import FOCUS_WEIGHT, HORIZON_SECONDS, label_summary
+    from ..live import FOCUS_WEIGHT, HORIZON_SECONDS, label_summary, learned_counts, summarise
 
     s = summarise(res.decisions)
     parts = ", ".join(f"{v} {k}" for k, v in sorted(s.outcomes.items()))
@@ -348,11 +260,10 @@ def _print_summary(res: RunSummary, when: When, replayed: bool, learn_method: st
         open_ = lab["asked"] - lab["asked_yes"] - lab["asked_no"]
         click.echo(f"questions (--ask-rate {ask_rate} a day): {lab['asked']} asked, {lab['asked_yes']} yes, "
                    f"{lab['asked_no']} no, {open_} unanswered")
-    learned = getattr(getattr(when, "model", None), "n", None)
-    if learned is not None:
-        implicit = sum(1 for r in getattr(when, "learned", ()) if r.get("implicit_id") is not None)
-        asked = sum(1 for r in getattr(when, "learned", ()) if r.get("question_id") is not None)
-        click.echo(f"learned from {learned - implicit - asked} answer{'s' if learned - implicit - asked != 1 else ''}"
+    counts = learned_counts(when)
+    if counts is not None:
+        answers, asked, implicit = counts.answers, counts.questions, counts.implicit
+        click.echo(f"learned from {answers} answer{'s' if answers != 1 else ''}"
                    + (f", {asked} answered question{'s' if asked != 1 else ''}" if asked else "")
                    + (f" and {implicit} implicit label{'s' if implicit != 1 else ''}" if implicit else "")
                    + f" ({learn_method}) in "

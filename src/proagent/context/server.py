@@ -32,6 +32,7 @@ import json
 import secrets
 import socket
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -319,6 +320,30 @@ def one_line_validation(tool: str, error: Any) -> str:
     return f"{tool}: " + "; ".join(parts)
 
 
+def strict_tool(fn: Callable[..., Any], annotations: Any) -> Any:  # noqa: ANN401
+    """The SDK's :class:`mcp.server.mcpserver.tools.Tool` for ``fn`` with an argument model that
+    refuses what pydantic's lax mode would coerce or drop: a value of another JSON type
+    (``minutes: true`` was read as 1, ``limit: 2.5`` as 2; pydantic ``strict``) and an argument
+    the tool does not take (``extra="forbid"``; its input schema says
+    ``"additionalProperties": false``). The SDK takes no such option; its ``FuncMetadata`` fields
+    are read at each call, so the model is swapped after ``Tool.from_function``. A JSON string
+    for a non-string argument is still read as JSON first (the SDK's ``pre_parse_json``, for
+    hosts that send ``"30"``)."""
+    from mcp.server.mcpserver.tools import Tool
+    from pydantic import ConfigDict
+
+    t = Tool.from_function(fn, annotations=annotations)
+    base = t.fn_metadata.arg_model
+
+    class Strict(base):  # type: ignore[valid-type,misc]
+        model_config = ConfigDict(strict=True, extra="forbid")
+
+    Strict.__name__ = Strict.__qualname__ = base.__name__
+    t.fn_metadata.arg_model = Strict
+    t.parameters = Strict.model_json_schema(by_alias=True)
+    return t
+
+
 def build_server(service: ContextService, audit: AuditLog | None = None):  # noqa: ANN201
     """The :class:`mcp.server.mcpserver.MCPServer` with the tools and resources of ``service``;
     ``audit`` logs every call (:class:`~._audit.AuditLog`)."""
@@ -338,17 +363,23 @@ def build_server(service: ContextService, audit: AuditLog | None = None):  # noq
                     raise ToolError(one_line_validation(name, e.__cause__)) from None
                 raise
 
-    server = _Server("proagent", title="proagent activity context", instructions=INSTRUCTIONS,
-                       version=__version__, log_level="WARNING", middleware=[audit] if audit is not None else None)
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+    tools: list[Any] = []
 
-    @server.tool(annotations=read_only)
+    def tool(annotations: ToolAnnotations) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        def add(fn: Callable[..., Any]) -> Callable[..., Any]:
+            tools.append(strict_tool(fn, annotations))
+            return fn
+
+        return add
+
+    @tool(read_only)
     def recent_activity(minutes: Annotated[float, Field(gt=0, le=1440, description=(
             "How far back from the log's newest record, in minutes (at most 1440)."))] = 30) -> RecentActivity:
         """What the person did in the last minutes: apps, window titles and summaries of the events, oldest first."""
         return _call(service.recent_activity, minutes)
 
-    @server.tool(annotations=read_only)
+    @tool(read_only)
     def search_activity(
             query: Annotated[str, Field(min_length=1, max_length=500, description="What to look for, in plain words (any language).")],
             since: Annotated[str | None, Field(description="Only events that end after this local time (ISO 8601).")] = None,
@@ -359,31 +390,35 @@ def build_server(service: ContextService, audit: AuditLog | None = None):  # noq
         with their times and apps, best match first."""
         return _call(service.search_activity, query, since, until, app, limit)
 
-    @server.tool(annotations=read_only)
+    @tool(read_only)
     def current_context() -> CurrentContext:
         """What is in front of the person now: app, window title, page host and the text on the focused screen."""
         return _call(service.current_context)
 
-    @server.tool(annotations=read_only)
+    @tool(read_only)
     def user_profile() -> UserProfile:
         """Who the person is at the computer: the mix of intentions of their LLM use, their main apps and
         recurring kinds of activity."""
         return _call(service.user_profile)
 
-    @server.tool(annotations=read_only)
+    @tool(read_only)
     def offers(status: Annotated[Literal["open", "answered", "all"], Field(description=(
                    "open: not answered yet; answered; all."))] = "open",
                limit: Annotated[int, Field(ge=1, le=100)] = 20) -> OfferList:
         """Help offers the proactive agent (proagent live) made, latest first, with the person's answers."""
         return _call(service.offers, status, limit)
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
+    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
                                              open_world_hint=False))
     def answer_offer(id: Annotated[int, Field(ge=1, description="The offer's id (from offers).")],  # noqa: A002
                      response: Annotated[Literal["accepted", "dismissed", "not_now"], Field(description=(
                          "The person's answer to the offer."))]) -> OfferAnswer:
         """Record the person's answer to a help offer (the only tool that writes: one row in feedback.db)."""
         return _call(service.answer_offer, id, response)
+
+    server = _Server("proagent", title="proagent activity context", instructions=INSTRUCTIONS,
+                     version=__version__, log_level="WARNING", middleware=[audit] if audit is not None else None,
+                     tools=tools)
 
     def _timeline_json(day: str | None) -> str:
         from ..io import to_jsonable

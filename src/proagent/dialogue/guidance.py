@@ -34,6 +34,7 @@ from inspect_ai.scorer import Score, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..errors import UsageError
+from ..bench._inspect_hooks import task_input_errors
 from .analysis import density as density_summary
 from .analysis import leaks, passive_opening
 from .judges import (
@@ -235,6 +236,7 @@ def target_density():  # noqa: ANN201
 
 
 @task
+@task_input_errors
 def dialogue_guide(
     data: str,
     agreeableness: str | None = None,

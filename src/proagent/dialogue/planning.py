@@ -22,6 +22,7 @@ from inspect_ai.scorer import Score, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..errors import DataError
+from ..bench._inspect_hooks import task_input_errors
 from .io import environment_from_item, read_environments
 from .judges import judge_model, judge_plan
 from .metrics import UNSCORED, by_domain, judge_mean, judge_unparsed_rate
@@ -116,6 +117,7 @@ def plan_judge():  # noqa: ANN201
 
 
 @task
+@task_input_errors
 def dialogue_plan(data: str, domains: str | None = None, tier: str | None = None, seed: int = 0) -> Task:
     """ProactiveEval target planning.
 

@@ -53,12 +53,21 @@ from ._page import OfferPage
 from .records import RESPONSES, DecisionSummary, Latency, LearningManifest, LiveDecision, Offer, Question, Response
 from ._restraint import (BLOCKED_APPS_FILE, DISMISSED_SIMILARITY, PAUSE_FILE, Restraint, RestraintConfig, block_app,
                          blocked_apps, is_paused, parse_quiet_hours, pause, quiet_app_rules, resume, unblock_app)
+from ._setup import (LearnedCounts, LiveCommandOptions, LiveDecider, learned_counts, parse_live_options, scripted_decider,
+                     set_up_decider)
 from ._settle import SETTLE_SECONDS, TEXT_WAIT_SECONDS, settled_at
 from ._run import LiveOptions, ReplayProgress, RunSummary, run_replay, run_watch, start_capture, summarise
 from ._sources import MAX_SPEED, MIN_SPEED, REPLAY_SKIP_GAP_SECONDS, LifeTraceFollower, Moment, ReplayClock, WallClock, replay_moments
 from ._when import load_when
 
 __all__ = [
+    "LearnedCounts",
+    "LiveCommandOptions",
+    "LiveDecider",
+    "learned_counts",
+    "parse_live_options",
+    "scripted_decider",
+    "set_up_decider",
     "ASK_UNCERTAINTY",
     "QUESTION_TEXT",
     "Asker",

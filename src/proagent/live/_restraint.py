@@ -24,6 +24,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from ..errors import UsageError
 from ..io import write_atomic
 from ..records import Event
 
@@ -110,16 +111,16 @@ def parse_quiet_hours(text: str | None) -> tuple[time, time] | None:
     """``22:00-08:00`` -> (22:00, 08:00); a range may wrap midnight. ``None``/empty -> ``None``.
 
     Raises:
-        ValueError: not ``HH:MM-HH:MM``, or start equals end.
+        proagent.errors.UsageError: not ``HH:MM-HH:MM``, or start equals end (``--quiet-hours``, exit 2).
     """
     if not text:
         return None
     m = re.fullmatch(r"\s*(\d{1,2}):(\d{2})\s*-\s*(\d{1,2}):(\d{2})\s*", text)
     if not m or int(m.group(1)) > 23 or int(m.group(3)) > 23 or int(m.group(2)) > 59 or int(m.group(4)) > 59:
-        raise ValueError(f"quiet hours {text!r}: expected HH:MM-HH:MM, e.g. 22:00-08:00")
+        raise UsageError("--quiet-hours", f"quiet hours {text!r}: expected HH:MM-HH:MM, e.g. 22:00-08:00")
     a, b = time(int(m.group(1)), int(m.group(2))), time(int(m.group(3)), int(m.group(4)))
     if a == b:
-        raise ValueError(f"quiet hours {text!r}: start and end are equal")
+        raise UsageError("--quiet-hours", f"quiet hours {text!r}: start and end are equal")
     return a, b
 
 

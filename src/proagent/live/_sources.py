@@ -15,7 +15,7 @@ from typing import Literal
 from ..errors import DataError
 from ..records import Event
 from ..sources.lifetrace import load_lifetrace
-from ..sources.lifetrace_schema import connect_read_only, find_lifetrace_db, read_schema, sqlite_problem
+from ..sources.lifetrace_schema import connect_read_only, find_lifetrace_db, opens_immutable, read_schema, sqlite_problem
 from ..sources.load import load_events
 
 __all__ = ["MAX_SPEED", "MIN_SPEED", "REPLAY_SKIP_GAP_SECONDS", "Clock", "DatabaseFollower", "LifeTraceFollower", "Moment", "ReplayClock", "WallClock", "replay_moments"]
@@ -179,8 +179,10 @@ def replay_moments(data: str | Path, *, every_seconds: float = 0.0, users: set[s
 class DatabaseFollower:
     """What every follower of a database another process keeps writing shares: one read-only,
     WAL-safe connection kept open (:func:`~proagent.sources.lifetrace_schema.connect_read_only`
-    with ``follow``: ``mode=ro``, never ``immutable``) that asks SQLite whether anything was
-    committed since the last look (``PRAGMA data_version``, no table read while idle).
+    with ``follow``: ``mode=ro``; ``immutable`` while no writer has it open, then opened again
+    when one appears, so following a stopped capture leaves no ``-wal``/``-shm``) that asks SQLite
+    whether anything was committed since the last look (``PRAGMA data_version``, no table read
+    while idle).
 
     Args:
         path: The database file.
@@ -195,15 +197,40 @@ class DatabaseFollower:
         self.path = path
         self.user = user
         self.window_seconds = float(window_seconds)
-        try:
-            self._conn = connect_read_only(self.path, follow=True)
-            self._opened()
-        except sqlite3.DatabaseError as e:
-            raise DataError(self.path, sqlite_problem(e, self.path)) from None
+        self._open()
         self._version: int | None = None
         self.last_change: float | None = None
         """``time.monotonic()`` when a writer's commit was last seen (``None``: none since the start)."""
         self._refreshed: tuple[int | None, str, Moment] | None = None
+
+    def _open(self) -> None:
+        """(Re)open the connection. A WAL database with no writer (no ``-wal`` file) is opened
+        ``immutable`` (:func:`~proagent.sources.lifetrace_schema.opens_immutable`): following a
+        capture that is not recording then leaves no ``-wal``/``-shm`` beside it (a read-only
+        connection creates them and cannot remove them; an encrypted capture's too). Such a
+        connection sees no later write: :meth:`changed` opens it again once a ``-wal`` file
+        appears or the file itself changes (a writer that came and went)."""
+        self._immutable = opens_immutable(self.path)
+        self._stat = self._file_state()
+        try:
+            conn = connect_read_only(self.path, follow=True)
+        except sqlite3.DatabaseError as e:
+            raise DataError(self.path, sqlite_problem(e, self.path)) from None
+        old, self._conn = getattr(self, "_conn", None), conn
+        if old is not None:
+            old.close()
+        try:
+            self._opened()
+        except sqlite3.DatabaseError as e:
+            raise DataError(self.path, sqlite_problem(e, self.path)) from None
+
+    def _file_state(self) -> tuple[int, int, int] | None:
+        """The database file's inode, size and modification time (ns); ``None`` when it is gone."""
+        try:
+            st = self.path.stat()
+        except OSError:
+            return None
+        return st.st_ino, st.st_size, st.st_mtime_ns
 
     def _opened(self) -> None:
         """Checks on the open connection (a subclass reads the schema); SQLite errors are mapped."""
@@ -213,6 +240,9 @@ class DatabaseFollower:
 
     def changed(self) -> bool:
         """True when a writer committed since the last call (cheap: no table is read)."""
+        if self._immutable and (Path(str(self.path) + "-wal").exists() or self._file_state() != self._stat):
+            self._open()  # a writer started (or came and went): read what it wrote from now on
+            self._version = None if self._version is None else -1  # the new connection's count is not comparable
         v = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
         changed = v != self._version
         if changed and self._version is not None:  # the first look only sets the baseline
@@ -257,8 +287,8 @@ class LifeTraceFollower(DatabaseFollower):
     """Follows a LifeTrace database that another process (LifeTrace,
     ``proagent capture``) keeps writing.
 
-    Read-only and WAL-safe: one connection is kept open (``mode=ro``, never
-    ``immutable``) only to ask SQLite whether anything was committed since the
+    Read-only and WAL-safe: one connection is kept open (``mode=ro``, as
+    :class:`DatabaseFollower`) only to ask SQLite whether anything was committed since the
     last look (``PRAGMA data_version``, no table read while idle); when it was,
     the new event rows are found by id (``id > last seen``) and the recent window
     is read with the project's reader (:func:`~proagent.sources.lifetrace.load_lifetrace`

@@ -35,7 +35,9 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..agent.parsing import to_prediction
 from ..agent.prompting import observation_prompt, system_prompt
-from ..bench.samples import SampleConfig, parse_window
+from ..bench._inspect_hooks import task_input_errors
+from ..bench.options import parse_window_option
+from ..bench.samples import SampleConfig
 from ..prompt_files import prompt_template
 from ..records import Event, Sample
 from ._agent import how_prompt
@@ -189,6 +191,7 @@ def help_judge(moments: dict[str, tuple[Sample, str]], send_screen: str | None =
 
 
 @task(name="help")
+@task_input_errors
 def help_task(data: str, annotations: str | None = None, condition: str = "predicted", window: str = "5m",
               send_screen: str | None = None, judge: bool = True, seed: int = 0) -> Task:
     """The help after Accept, at every LLM-use event of ``data`` with a recorded reply.
@@ -205,8 +208,10 @@ def help_task(data: str, annotations: str | None = None, condition: str = "predi
         seed: Generation seed.
 
     Raises:
-        ValueError: an unknown condition or send_screen, a bad window, or no LLM-use event with a
-            recorded reply in ``data``.
+        ValueError: an unknown condition or send_screen, or no LLM-use event with a recorded
+            reply in ``data``.
+        proagent.errors.UsageError: a bad window (``proagent/assist``'s parser,
+            :func:`proagent.bench.options.parse_window_option`).
         proagent.errors.DataError: unreadable data.
     """
     from ..sources.load import load_events
@@ -216,7 +221,8 @@ def help_task(data: str, annotations: str | None = None, condition: str = "predi
     if send_screen is not None:
         check_send_screen(send_screen)
     ann = [a for a in annotations.split(",") if a] if annotations else None
-    moments = help_moments(load_events(data, annotations=ann), SampleConfig(window_seconds=parse_window(window)))
+    cfg = SampleConfig(window_seconds=parse_window_option(window).seconds)
+    moments = help_moments(load_events(data, annotations=ann), cfg)
     if not moments:
         raise ValueError(f"{data}: no LLM-use event with a recorded query and reply (annotate the log first: "
                          "proagent annotate)")

@@ -25,6 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ..bench.options import AssistOptions
 from ..bench.progress import duration_text
 from ..io import LOCK_NAME, check_output_folder, write_json_atomic
 from .ablation_page import render_report
@@ -33,7 +34,8 @@ from .grid import Cell, cells
 from .results import AssistResults, CellInfo, log_scores, results_from_log, write_results
 from .tidy import TIDY_COLUMNS, TidyRow, read_scores, tidy_rows, write_csv, write_parquet, write_scores
 
-__all__ = ["MARKER", "REUSED_CELL_SECONDS", "CellRunner", "check_out", "grid_progress", "run_ablation", "run_cell"]
+__all__ = ["MARKER", "REUSED_CELL_SECONDS", "TASK_KEYS", "CellRunner", "cell_options", "check_out", "grid_progress",
+           "run_ablation", "run_cell"]
 
 MARKER = "ablate.json"
 """The file that marks a folder as an ablation's output (so re-running resumes into it)."""
@@ -64,24 +66,42 @@ def _earlier_grid(out: Path) -> bool:
     return (out / "cells").is_dir() and names <= _GRID_ENTRIES
 
 
-def run_cell(cell: Cell, data: str, cell_dir: Path, *, split: str = "test", limit: int | None = None, seed: int = 0,
-             train_fraction: float = 0.5, sc_samples: int = 5, annotations: str | None = None,
-             model_args: dict | None = None, model_base_url: str | None = None,
-             display: str | None = "none") -> AssistResults:
-    """Run (or resume) one cell with inspect's ``eval_set`` in its own log dir;
-    write its ``results.json`` and ``scores.csv`` and return its results.
+TASK_KEYS = ("split", "seed", "train_fraction", "sc_samples", "annotations")
+"""The keys of :func:`run_ablation`'s ``run_kw`` that are arguments of every cell's task (parsed once
+on the driver, :func:`cell_options`); the rest (``limit``, ``model_args``, ``model_base_url``,
+``display``) say how a cell runs (:func:`run_cell`)."""
+
+
+def cell_options(cell: Cell, data: str, **task_kw: Any) -> AssistOptions:
+    """The ``assist`` task options of ``cell`` (its method, memory, window and decider, with the grid's
+    ``task_kw``: :data:`TASK_KEYS`), parsed once on the driver (:func:`proagent.bench.options.parse_assist_options`):
+    a bad window or memory is refused before any cell runs, and a worker of ``ablate --ray``
+    receives the record, not strings to parse again.
 
     Raises:
-        proagent.bench.running.RunError: the run did not finish (the message says how to resume).
+        proagent.errors.UsageError: a bad value (the option named).
+    """
+    from ..bench.options import parse_assist_options
+
+    decider = cell.decider if cell.decider != "none" else None
+    return parse_assist_options(data=data, method=cell.method, window=cell.window, memory=cell.memory,
+                                decider=decider, **task_kw)
+
+
+def run_cell(cell: Cell, options: AssistOptions, cell_dir: Path, *, limit: int | None = None,
+             model_args: dict | None = None, model_base_url: str | None = None,
+             display: str | None = "none") -> AssistResults:
+    """Run (or resume) one cell (its task: ``options``, :func:`cell_options`) with inspect's
+    ``eval_set`` in its own log dir; write its ``results.json`` and ``scores.csv`` and return its results.
+
+    Raises:
+        proagent.errors.RunError: the run did not finish (the message says how to resume).
+        proagent.errors.DataError: the cell's data has no sample in its split (and the task's other data errors).
     """
     from ..bench.running import RunError, run_task
-    from ..bench.tasks import assist
+    from ..bench.tasks import build_assist
 
-    kw: dict[str, Any] = {"memory": cell.memory} if cell.memory != "none" else {}
-    if cell.decider != "none":
-        kw["decider"] = cell.decider
-    task = assist(data=data, method=cell.method, window=cell.window, split=split, train_fraction=train_fraction,
-                  seed=seed, sc_samples=sc_samples, annotations=annotations, **kw)
+    task = build_assist(options)
     try:
         full = run_task(task, cell_dir, cell.model, model_base_url=model_base_url, model_args=model_args, limit=limit,
                         display=display)
@@ -127,17 +147,21 @@ def run_ablation(data: str, out: str | Path, *, models: Sequence[str], methods: 
         run_cells: runs the cells and yields each one's results or the error it raised, in grid
             order (default: :func:`run_cell` on each in turn; ``ablate --ray``:
             :func:`proagent.scale.ablate.cells_on_ray`, the cells in parallel on a cluster).
-        run_kw: passed to :func:`run_cell` (split, limit, seed, model args, ...).
+        run_kw: the cells' task arguments (:data:`TASK_KEYS`: split, seed, ..., parsed once by
+            :func:`cell_options`) and :func:`run_cell`'s (limit, model args, ...).
 
     Returns:
         ``{"cells": n, "csv": path, "parquet": path or None, "report": path, "failed": [slugs]}``.
 
     Raises:
         DataError: ``out`` is not new, empty or an earlier ablation's output (:func:`check_out`).
+        UsageError: a cell's options are refused (:func:`cell_options`), before any cell runs.
     """
     out = Path(out)
     check_out(out)
     grid = cells(models, methods, memories, windows, deciders)
+    task_kw = {k: run_kw.pop(k) for k in TASK_KEYS if k in run_kw}
+    options = [cell_options(cell, str(data), **task_kw) for cell in grid]  # every cell checked before any runs
     (out / "cells").mkdir(parents=True, exist_ok=True)
     write_json_atomic(out / MARKER, {"format": "proagent-ablation", "data": str(data), "models": list(models),
                                      "methods": list(methods), "memories": list(memories), "windows": list(windows),
@@ -146,7 +170,7 @@ def run_ablation(data: str, out: str | Path, *, models: Sequence[str], methods: 
     rows: list[TidyRow] = []
     results: dict[str, AssistResults] = {}
     failed = []
-    outcomes = iter((run_cells or _cells_in_turn)(grid, out / "cells", data, run_kw))
+    outcomes = iter((run_cells or _cells_in_turn)(grid, out / "cells", options, run_kw))
     ran: list[float] = []  # seconds of the cells that ran (not those reused from an earlier run)
     for i, cell in enumerate(grid, 1):
         dec = f" decider={cell.decider}" if cell.decider != "none" else ""
@@ -177,18 +201,20 @@ def run_ablation(data: str, out: str | Path, *, models: Sequence[str], methods: 
             "failed": failed}
 
 
-CellRunner = Callable[[Sequence[Cell], Path, str, dict[str, Any]], Iterator[tuple[Cell, "AssistResults | Exception"]]]
-"""How :func:`run_ablation` runs its cells: ``(grid, cells_dir, data, run_kw)`` -> each cell and its
-results (or the ``RuntimeError``/``ValueError`` it raised), in grid order."""
+CellRunner = Callable[[Sequence[Cell], Path, Sequence["AssistOptions"], dict[str, Any]],
+                      Iterator[tuple[Cell, "AssistResults | Exception"]]]
+"""How :func:`run_ablation` runs its cells: ``(grid, cells_dir, options, run_kw)`` (``options[i]``: cell
+``i``'s parsed task, :func:`cell_options`; ``run_kw``: :func:`run_cell`'s keywords) -> each cell and its
+results (or the proagent error it raised), in grid order."""
 
 
-def _cells_in_turn(grid: Sequence[Cell], cells_dir: Path, data: str,
+def _cells_in_turn(grid: Sequence[Cell], cells_dir: Path, options: Sequence[AssistOptions],
                    run_kw: dict[str, Any]) -> Iterator[tuple[Cell, AssistResults | Exception]]:
     """One cell after the other on this machine (:func:`run_cell`); a cell's error is yielded (lazily,
     so the grid's progress lines come as each cell starts)."""
-    for cell in grid:
+    for cell, opts in zip(grid, options):
         try:
-            yield cell, run_cell(cell, data, cells_dir / cell.slug, **run_kw)
+            yield cell, run_cell(cell, opts, cells_dir / cell.slug, **run_kw)
         except (RuntimeError, ValueError) as e:
             yield cell, e
 

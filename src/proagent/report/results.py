@@ -38,6 +38,7 @@ __all__ = [
     "Results",
     "RunHeader",
     "TextTable",
+    "eval_results",
     "log_scores",
     "render_table",
     "results_from_log",
@@ -205,6 +206,20 @@ def results_from_log(log: Any, kind: type[R] = AssistResults, **kw: Any) -> R:  
     """The results record of an eval log: ``kind.from_log(log, **kw)`` (:class:`AssistResults`
     for ``assist`` logs, :class:`proagent.dialogue.report.DialogueResults` for the dialogue track)."""
     return kind.from_log(log, **kw)  # type: ignore[attr-defined]
+
+
+def eval_results(log: Any, *, calibration: Any = None, decider: str | Path | None = None) -> AssistResults:
+    """``proagent eval``'s results of its finished ``assist`` log: the record of the log, with the
+    threshold ``calibration`` (a :class:`~proagent.bench.records.ThresholdCalibration`, ``--threshold
+    auto``) and the ``decider`` block (:func:`proagent.report.decider.decider_results`) when given."""
+    results = results_from_log(log)
+    if calibration is not None:
+        results.calibration = calibration.to_json()
+    if decider is not None:
+        from .decider import decider_results
+
+        results.decider = decider_results(log, str(decider))
+    return results
 
 
 def write_results(path: str | Path, results: Results) -> Path:

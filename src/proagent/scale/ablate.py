@@ -12,26 +12,21 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import ProagentError, Resume, RunError
+from ..errors import Resume, RunError
 
 __all__ = ["cells_on_ray", "run_cell_job"]
 
 
-def run_cell_job(cell: Any, data: str, cell_dir: str, run_kw: dict[str, Any]) -> Any:
-    """On a worker: :func:`~proagent.report.ablation.run_cell`; a ``ValueError`` that is not a
-    proagent error (e.g. a cell with no samples) becomes the cell's :class:`RunError`.
+def run_cell_job(cell: Any, options: Any, cell_dir: str, run_kw: dict[str, Any]) -> Any:
+    """On a worker: :func:`~proagent.report.ablation.run_cell` of ``cell`` with its task options as
+    parsed on the driver (:func:`~proagent.report.ablation.cell_options`: values, nothing parsed here).
 
     Raises:
         ProagentError: the cell did not finish (the grid records it as failed).
     """
     from ..report.ablation import run_cell
 
-    try:
-        return run_cell(cell, data, Path(cell_dir), **run_kw)
-    except ValueError as e:
-        if isinstance(e, ProagentError):  # sent back as it is
-            raise
-        raise RunError(f"cell {cell.slug}: {e}") from None
+    return run_cell(cell, options, Path(cell_dir), **run_kw)
 
 
 def cells_on_ray(address: str, model_base_urls: Sequence[str] = ()) -> Any:
@@ -46,14 +41,15 @@ def cells_on_ray(address: str, model_base_urls: Sequence[str] = ()) -> Any:
     from . import _pool
     from ._cluster import connect, worker_count
 
-    def run(grid: Sequence[Any], cells_dir: Path, data: str, run_kw: dict[str, Any]) -> Iterator[tuple[Any, Any]]:
+    def run(grid: Sequence[Any], cells_dir: Path, options: Sequence[Any],
+            run_kw: dict[str, Any]) -> Iterator[tuple[Any, Any]]:
         urls = list(model_base_urls)
         jobs = []
-        for i, cell in enumerate(grid):
+        for i, (cell, opts) in enumerate(zip(grid, options)):
             kw = dict(run_kw)
             if urls:
                 kw["model_base_url"] = urls[i % len(urls)]
-            jobs.append(_pool.Job(cell.slug, run_cell_job, (cell, data, str(cells_dir / cell.slug), kw)))
+            jobs.append(_pool.Job(cell.slug, run_cell_job, (cell, opts, str(cells_dir / cell.slug), kw)))
         with connect(address):
             done: dict[int, Any] = {}
             nxt = 0

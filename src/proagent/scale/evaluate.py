@@ -87,22 +87,20 @@ def _shards(log_dir: Path, ids: list[str], n: int) -> list[Shard]:
     return shards
 
 
-def run_task_shard(task_args: dict[str, Any], ids: Sequence[str], shard_dir: str, model: str, *,
-                   model_base_url: str | None, model_args: dict[str, Any] | None, display: str | None,
-                   task_fn: Callable[..., Any] | None = None) -> str:
-    """On a worker: the task ``task_fn(**task_args)`` (default: ``assist``) on the samples ``ids``
-    only, run (or resumed) by :func:`~proagent.bench.running.run_task` in ``shard_dir``; returns its
-    log file.
+def run_task_shard(build: Callable[[], Any], ids: Sequence[str], shard_dir: str, model: str, *,
+                   model_base_url: str | None, model_args: dict[str, Any] | None, display: str | None) -> str:
+    """On a worker: the task ``build()`` makes (a picklable callable over parsed values, e.g.
+    ``functools.partial(build_assist, options)``: nothing is parsed again here) on the samples
+    ``ids`` only, run (or resumed) by :func:`~proagent.bench.running.run_task` in ``shard_dir``;
+    returns its log file.
 
     Raises:
         RunError: as :func:`~proagent.bench.running.run_task`.
-        DataError, UsageError: the task cannot be built from ``task_args``.
+        DataError: the task cannot be built (its data cannot be read on this worker).
     """
     from ..bench.running import run_task
 
-    if task_fn is None:
-        from ..bench.tasks import assist as task_fn
-    task = task_fn(**task_args)
+    task = build()
     wanted = set(ids)
     task.dataset = task.dataset.filter(lambda s: str(s.id) in wanted)
     log = run_task(task, shard_dir, model, model_base_url=model_base_url, model_args=model_args, display=display or "none")
@@ -146,11 +144,10 @@ def merge_logs(logs: Sequence[Any], ids: Sequence[str]) -> Any:
     return merged
 
 
-def run_sharded_eval(task_args: dict[str, Any], ids: Sequence[str], log_dir: Path, model: str, *,
+def run_sharded_eval(build: Callable[[], Any], ids: Sequence[str], log_dir: Path, model: str, *,
                      model_base_urls: Sequence[str] = (), model_args: dict[str, Any] | None = None,
-                     display: str | None = None, workers: int, echo: Callable[[str], None] = print,
-                     task_fn: Callable[..., Any] | None = None) -> Any:
-    """Run the task ``task_fn(**task_args)`` (default: ``assist``) on the samples ``ids`` as shards on the connected Ray
+                     display: str | None = None, workers: int, echo: Callable[[str], None] = print) -> Any:
+    """Run the task ``build()`` makes (:func:`run_task_shard`) on the samples ``ids`` as shards on the connected Ray
     cluster (:func:`proagent.scale.connect`), ``workers`` at a time, and return the merged log,
     written to ``log_dir/merged.eval``.
 
@@ -161,7 +158,7 @@ def run_sharded_eval(task_args: dict[str, Any], ids: Sequence[str], log_dir: Pat
     Raises:
         RunError: a shard did not finish (finished shards and samples are kept), or ``log_dir``
             holds the shards of other samples.
-        DataError, UsageError: the task cannot be built on a worker.
+        DataError: the task cannot be built on a worker.
     """
     from inspect_ai.log import read_eval_log, write_eval_log
 
@@ -172,9 +169,8 @@ def run_sharded_eval(task_args: dict[str, Any], ids: Sequence[str], log_dir: Pat
         raise UsageError("--limit", "no samples to run")
     shards = _shards(log_dir, ids, workers)
     urls = list(model_base_urls) or [None]
-    jobs = [_pool.Job(s.name, run_task_shard, (task_args, s.ids, str(log_dir / SHARDS / s.name), model),
-                      {"model_base_url": urls[s.index % len(urls)], "model_args": model_args, "display": display,
-                       "task_fn": task_fn})
+    jobs = [_pool.Job(s.name, run_task_shard, (build, s.ids, str(log_dir / SHARDS / s.name), model),
+                      {"model_base_url": urls[s.index % len(urls)], "model_args": model_args, "display": display})
             for s in shards]
     echo(f"ray: {len(shards)} shard(s) of {len(ids)} samples on {min(workers, len(shards))} worker(s), logs under "
          f"{log_dir / SHARDS}")
@@ -192,14 +188,13 @@ def run_sharded_eval(task_args: dict[str, Any], ids: Sequence[str], log_dir: Pat
     return full
 
 
-def eval_on_ray(task: Any, task_args: dict[str, Any], log_dir: Path, model: str, *, address: str,
+def eval_on_ray(task: Any, build: Callable[[], Any], log_dir: Path, model: str, *, address: str,
                 model_base_urls: Sequence[str] = (), model_args: dict[str, Any] | None = None,
                 limit: int | None = None, display: str | None = None,
-                on_start: Callable[[], None] | None = None, echo: Callable[[str], None] = print,
-                task_fn: Callable[..., Any] | None = None) -> Any:
-    """``eval --ray ADDRESS`` (and ``annotate --ray``, with ``task_fn``): connect (:func:`proagent.scale.connect`), then
+                on_start: Callable[[], None] | None = None, echo: Callable[[str], None] = print) -> Any:
+    """``eval --ray ADDRESS`` (and ``annotate --ray``): connect (:func:`proagent.scale.connect`), then
     :func:`run_sharded_eval` on the first ``limit`` samples of ``task`` (built in the driver
-    from ``task_args``, as the single-machine run builds it) with one worker per cluster CPU.
+    by ``build()``, as each worker builds it) with one worker per cluster CPU.
 
     Raises:
         UsageError: Ray is missing or no cluster answers at ``address``.
@@ -214,8 +209,7 @@ def eval_on_ray(task: Any, task_args: dict[str, Any], log_dir: Path, model: str,
         if on_start is not None:
             on_start()
         try:
-            return run_sharded_eval(task_args, ids, Path(log_dir), model, model_base_urls=model_base_urls,
-                                    model_args=model_args, display=display, workers=worker_count(), echo=echo,
-                                    task_fn=task_fn)
+            return run_sharded_eval(build, ids, Path(log_dir), model, model_base_urls=model_base_urls,
+                                    model_args=model_args, display=display, workers=worker_count(), echo=echo)
         except KeyboardInterrupt:  # Ctrl-C: the shards' finished samples are kept, as on one machine
             raise RunError("run interrupted", resume=Resume.SAME_COMMAND, folder=log_dir, interrupted=True) from None

@@ -19,6 +19,7 @@ __all__ = [
     "SchemaInfo",
     "Variant",
     "connect_read_only",
+    "opens_immutable",
     "detect_schema",
     "find_lifetrace_db",
     "read_schema",
@@ -159,17 +160,33 @@ def _is_plain_sqlite(path: Path) -> bool:
         return False
 
 
+def opens_immutable(path: str | Path) -> bool:
+    """True when :func:`connect_read_only` opens ``path`` ``immutable=1``: a WAL-mode database
+    with no ``-wal`` file beside it (no writer has it open, nothing un-checkpointed), so that
+    reading it creates no ``-wal``/``-shm`` file. An encrypted database's header is encrypted
+    too, so its journal mode cannot be read from it: as ``capture --encrypt``, its only writer,
+    always uses WAL, one in a vault folder (:func:`proagent.vault.vault_of`) counts as WAL."""
+    from ..vault import vault_of
+
+    path = Path(path)
+    wal = _is_wal_mode(path) or (vault_of(path) is not None and not _is_plain_sqlite(path))
+    return wal and not Path(str(path) + "-wal").exists()
+
+
 def connect_read_only(path: str | Path, *, follow: bool = False) -> sqlite3.Connection:
     """Open a LifeTrace database read-only: the input is never written. Rows come
     as :class:`sqlite3.Row`, text is decoded as UTF-8 with replacement.
 
     A WAL-mode database opened ``mode=ro`` would still get empty ``-wal`` and
-    ``-shm`` files created next to it; when it has no ``-wal`` file (no writer,
-    nothing un-checkpointed) it is opened ``immutable=1`` instead, which creates
-    nothing. With a ``-wal`` file (a live capture) its content is read, which
-    needs the ``-shm`` index (SQLite may create it). ``follow=True`` (a
-    connection kept open on a log that grows, :mod:`proagent.live`) never uses
-    ``immutable``, and the connection may be used from another thread.
+    ``-shm`` files created next to it (and left there: a read-only connection cannot
+    remove them); when it has no ``-wal`` file (no writer, nothing un-checkpointed)
+    it is opened ``immutable=1`` instead, which creates nothing
+    (:func:`opens_immutable`). With a ``-wal`` file (a live capture) its content is
+    read, which needs the ``-shm`` index (SQLite may create it). ``follow=True`` (a
+    connection kept open on a log that grows, :mod:`proagent.live`): the connection
+    may be used from another thread, and one opened ``immutable`` sees no later
+    write, so its holder opens it again once a ``-wal`` file appears or the file
+    changes (:class:`proagent.live.DatabaseFollower` does).
 
     An encrypted capture's database (:mod:`proagent.vault`) is opened with its key, and, as
     its writer (``capture --encrypt``) always uses WAL, taken as WAL mode (its header is
@@ -179,14 +196,11 @@ def connect_read_only(path: str | Path, *, follow: bool = False) -> sqlite3.Conn
         sqlite3.DatabaseError: SQLite cannot open the file (see :func:`sqlite_problem`).
         DataError: an encrypted database whose key is missing or wrong.
     """
-    from ..vault import connect, vault_of  # an encrypted capture (capture --encrypt): SQLCipher with its key, read alike
+    from ..vault import connect  # an encrypted capture (capture --encrypt): SQLCipher with its key, read alike
 
     path = Path(path)
     uri = path.resolve().as_uri() + "?mode=ro"
-    # an encrypted database's header is encrypted too, so its journal mode cannot be read from it;
-    # capture --encrypt, its only writer, always uses WAL (its readers left -wal and -shm beside it)
-    wal = _is_wal_mode(path) or (vault_of(path) is not None and not _is_plain_sqlite(path))
-    if not follow and wal and not Path(str(path) + "-wal").exists():
+    if opens_immutable(path):
         uri += "&immutable=1"
 
     conn = connect(uri, uri=True, timeout=5.0, check_same_thread=not follow)  # a follower may poll from a worker thread

@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from ...errors import UsageError
 from ._embedding import EMBEDDING_DIM
 
 __all__ = ["LEARNING_METHODS", "LearnConfig", "PersonalModel", "cost_threshold", "population_scaler"]
@@ -65,11 +66,12 @@ def cost_threshold(cost_false_alarm: float, cost_miss: float) -> float:
         cost_miss: cost of staying quiet when help was needed (same unit, > 0).
 
     Raises:
-        ValueError: a cost that is not a positive finite number.
+        proagent.errors.UsageError: a cost that is not a positive finite number (``live
+            --cost-false-alarm/--cost-miss``, exit 2).
     """
     for name, c in (("cost of a false alarm", cost_false_alarm), ("cost of a miss", cost_miss)):
         if not (isinstance(c, (int, float)) and math.isfinite(c) and c > 0):
-            raise ValueError(f"{name} must be a positive number (got {c!r})")
+            raise UsageError("--cost-false-alarm/--cost-miss", f"{name} must be a positive number (got {c!r})")
     return float(cost_false_alarm) / float(cost_false_alarm + cost_miss)
 
 

@@ -33,6 +33,7 @@ from ._base import (
     MemoryConfig,
     MemoryItem,
     MemoryLeak,
+    check_memory,
     get_memory,
     register_memory,
 )
@@ -64,6 +65,7 @@ __all__ = [
     "build_memory",
     "derive_fields",
     "derived_fields_summary",
+    "check_memory",
     "get_memory",
     "memory_context",
     "memory_names",
@@ -98,7 +100,7 @@ def build_memory(kind: str, events: Iterable[Event], samples: Iterable[Sample], 
         cache: Disk cache (default: ``$PROAGENT_MEMORY_CACHE`` or ``~/.cache/proagent/memory``).
 
     Raises:
-        ValueError: unknown kind.
+        proagent.errors.UsageError: unknown kind (:func:`check_memory`).
     """
     cls = get_memory(kind)
     cutoffs = train_cutoffs(samples)

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import RunError
+from ...errors import RunError, UsageError
 from ...cache import DiskCache
 from .records import MemoryQuery, MemoryRecord, records_fingerprint
 
@@ -26,6 +26,7 @@ __all__ = [
     "MemoryConfig",
     "MemoryItem",
     "MemoryLeak",
+    "check_memory",
     "get_memory",
     "register_memory",
 ]
@@ -214,12 +215,25 @@ def register_memory(cls: type[Memory]) -> type[Memory]:
     return cls
 
 
+def check_memory(name: str) -> str:
+    """``name`` when it is ``none`` or a registered memory: the one check of ``eval --memory``,
+    the ``assist`` task's ``memory`` argument and :func:`get_memory` (names read from
+    :data:`MEMORIES` at each call).
+
+    Raises:
+        proagent.errors.UsageError: an unknown name (``--memory``, exit 2).
+    """
+    if name != "none" and name not in MEMORIES:
+        raise UsageError("--memory", f"unknown memory {name!r}; choose from {', '.join(('none', *MEMORIES))}")
+    return name
+
+
 def get_memory(name: str) -> type[Memory]:
     """The memory class registered as ``name``.
 
     Raises:
-        ValueError: unknown name.
+        proagent.errors.UsageError: an unknown name (:func:`check_memory`), or ``none``.
     """
-    if name not in MEMORIES:
-        raise ValueError(f"unknown memory {name!r}; choose from none, {', '.join(sorted(MEMORIES))}")
+    if check_memory(name) not in MEMORIES:
+        raise UsageError("--memory", "'none' is no memory to build")
     return MEMORIES[name]
