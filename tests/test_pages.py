@@ -102,3 +102,31 @@ def test_event_counts_on_real_browser_titles_against_the_truth() -> None:
     assert _score(every_title) == (33, 14, 0)  # --split-on-title: every unread count and rename
     assert _score(split_points(titles)) == (17, 0, 2)  # the tab rule on titles: Gmail -> "Trip to Lisbon" unseen
     assert _score(split_points(with_urls)) == (19, 0, 0)  # with the URL a web watcher records
+
+
+def test_one_browser_list() -> None:
+    """proagent.pages.BROWSERS is the one list of browser application names: annotate's first pass
+    reads the same object (so Firefox's X11 class ``Navigator`` counts there as in the tab rule),
+    and no other module under src/ writes such a list out; doctor's CHROMIUM_PROGRAMS is another
+    thing (the programs that render pages), checked apart."""
+    import ast
+    from pathlib import Path
+
+    import proagent
+    from proagent import doctor, pages
+    from proagent.annotate import platforms
+    from proagent.annotate.platforms import detect_platform
+
+    assert platforms.BROWSERS is pages.BROWSERS
+    assert not hasattr(doctor, "BROWSERS") and set(doctor.CHROMIUM_PROGRAMS) <= pages.BROWSERS
+    chat = ["ChatGPT\nHow do I fix a KeyError in Flask?\nMessage ChatGPT"]
+    assert detect_platform("Navigator", "Untitled — Mozilla Firefox", chat) is not None  # a browser: its screen counts
+    assert detect_platform("code", "main.py - Visual Studio Code", chat) is None  # a chat behind an editor does not
+    src = Path(proagent.__file__).resolve().parent
+    for path in sorted(src.rglob("*.py")):
+        if path == src / "pages.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Call, ast.Set, ast.Tuple, ast.List)):
+                literal = {c.value for c in ast.walk(node.value) if isinstance(c, ast.Constant) and isinstance(c.value, str)}
+                assert not {"firefox", "safari", "msedge"} <= literal, f"{path.relative_to(src)}: a second browser list"

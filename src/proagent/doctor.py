@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["BROWSERS", "MIN_FREE_BYTES", "Check", "Status", "as_dicts", "format_checks", "gguf_magic_ok", "run_checks"]
+__all__ = ["CHROMIUM_PROGRAMS", "MIN_FREE_BYTES", "Check", "Status", "as_dicts", "format_checks", "gguf_magic_ok", "run_checks"]
 
 Status = Literal["ok", "missing", "low", "n/a"]
 """``ok``: usable; ``missing``: not usable here (``fix`` says what to install or do); ``low``:
@@ -29,9 +29,11 @@ MIN_FREE_BYTES = 2 * 1024**3
 """Free disk below which doctor says ``low`` (bytes): the default model assembled once takes
 1.1 GB (22 PyPI parts, ``models.catalog``) and a capture stores its screenshots beside it."""
 
-BROWSERS = ("chromium", "chromium-browser", "google-chrome")
-"""Browser programs looked up on PATH: the test and benchmark pages are rendered with Chromium
-through Playwright (``executable_path``; no browser download), scripts/system-packages.txt."""
+CHROMIUM_PROGRAMS = ("chromium", "chromium-browser", "google-chrome")
+"""Chromium programs looked up on PATH, first found wins: the test and benchmark pages are rendered
+with Chromium through Playwright (``executable_path``; no browser download), scripts/system-packages.txt.
+Not :data:`proagent.pages.BROWSERS` (the application names a screen recording counts as web
+browsers): this is the one engine Playwright drives here."""
 
 _SYSTEM_PACKAGES = "sudo scripts/system-packages.sh"
 
@@ -205,7 +207,7 @@ def _ocr() -> Check:
 
 
 def _browser() -> Check:
-    for name in BROWSERS:
+    for name in CHROMIUM_PROGRAMS:
         path = shutil.which(name)
         if path:
             return Check("chromium", "ok", f"{path} (renders the review and offers pages in the tests and benchmarks)")

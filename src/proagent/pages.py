@@ -51,8 +51,10 @@ BROWSERS = frozenset({
     "brave-browser", "opera", "vivaldi", "arc", "yandex", "360se", "360chrome", "qqbrowser", "sogouexplorer",
     "librewolf",
 })
-"""Application names (case-folded, ``.exe`` dropped) that show web pages: the list of
-:data:`proagent.annotate.platforms.BROWSERS` plus ``navigator`` (Firefox's X11 window class)."""
+"""Application names (case-folded, ``.exe`` dropped) that show web pages (``navigator``: Firefox's
+X11 window class). The one list: capture's tab rule (:func:`is_browser`) and annotate's first pass
+(:data:`proagent.annotate.platforms.BROWSERS`, the same object) read it; ``proagent doctor``'s
+:data:`proagent.doctor.CHROMIUM_PROGRAMS` is another thing (the programs that render pages)."""
 
 _BROWSER_SUFFIX = re.compile(
     r"\s+[-—–]\s+(?:(?:Google Chrome|Chromium|Mozilla Firefox|Firefox(?: Developer Edition| Nightly)?|"

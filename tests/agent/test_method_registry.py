@@ -13,8 +13,8 @@ from inspect_ai.solver import Solver, solver
 from shared_data import DEV
 
 from proagent.agent.solvers import check_threshold
-from proagent.agent.prompting import instruction_text, observation_prompt, user_prompt
-from proagent.agent.solvers import METHODS, _single, method_solver, register_method
+from proagent.agent.prompting import instruction_text, observation_prompt
+from proagent.agent.solvers import METHODS, _single, method_solver, register_method, user_prompt
 from proagent.bench.scorers import assist_scorer
 from proagent.bench.tasks import assist, to_inspect_samples
 from proagent.cli import cli

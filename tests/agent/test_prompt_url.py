@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from proagent.agent.prompting import render_event, user_prompt, web_page
+from proagent.agent.prompting import render_event, web_page
+from proagent.agent.solvers import user_prompt
 from proagent.records import Event, Sample, Screenshot
 
 T = datetime(2025, 6, 3, 10, 0, 0)

@@ -18,8 +18,8 @@ from proagent.agent.prompting import (
     SUMMARY_CHARS,
     render_event,
     system_prompt,
-    user_prompt,
 )
+from proagent.agent.solvers import user_prompt
 from proagent.bench.samples import SampleConfig, build_samples
 from proagent.records import Event, Sample, Screenshot
 from proagent.taxonomy import load_taxonomy

@@ -92,7 +92,7 @@ def _shot(i: int, t: datetime, screen: int, focused: bool | None, text: str) -> 
 
 
 def test_the_prompt_shows_the_focused_screen_else_the_latest() -> None:
-    from proagent.agent.prompting import user_prompt
+    from proagent.agent.solvers import user_prompt
     from proagent.records import Sample
 
     t = datetime(2025, 6, 3, 10, 0, 0)

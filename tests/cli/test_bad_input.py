@@ -219,6 +219,14 @@ def screenpipe_bad_time(w: Path) -> None:
     con.close()
 
 
+def topics_file(text: bytes) -> Callable[[Path], None]:
+    """``dialogue generate``'s reviewed topic tree in w/gen (``text``: its bytes)."""
+    def setup(w: Path) -> None:
+        (w / "gen").mkdir()
+        (w / "gen" / "topics.txt").write_bytes(text)
+    return setup
+
+
 def session_file(name: str, steps: object) -> Callable[[Path], None]:
     return lambda w: _write(w / "bad" / name, steps)
 
@@ -311,6 +319,10 @@ CASES: list[Case] = [
          "--out", setup=a_file("afile")),
     Case("ablate-out-in-use", ("ablate", "--data", "{w}/pb", "--memory", "none", "--models", "mockllm/model", "--out", "{w}/busy"),
          "in use by process", setup=held_log_dir),
+    Case("ablate-deciders-missing", ("ablate", "--data", "{w}/pb", "--deciders", "none,{w}/nope", "--out", "{w}/ab"),
+         "--deciders", code=2),
+    Case("ablate-deciders-not-a-decider", ("ablate", "--data", "{w}/pb", "--deciders", "{w}/pb", "--out", "{w}/ab"),
+         "--deciders"),
     # ---- stats
     Case("stats-missing", ("stats", "{w}/nope"), "nope", code=2),
     Case("stats-dev-null", ("stats", "/dev/null", "--out", "{w}/st"), "/dev/null"),
@@ -369,6 +381,14 @@ CASES: list[Case] = [
     Case("dialogue-generate-missing", ("dialogue", "generate", "--seeds", "{w}/nope.jsonl", "--out", "{w}/gen", *MOCK), "nope.jsonl"),
     Case("dialogue-generate-out-file", ("dialogue", "generate", "--seeds", "{w}/envs.jsonl", "--out", "{w}/afile", *MOCK), "--out",
          setup=a_file("afile")),
+    Case("dialogue-generate-no-topics", ("dialogue", "generate", "--seeds", "{w}/envs.jsonl", "--out", "{w}/gen",
+                                         "--approve-topics", *MOCK), "has no topics", setup=topics_file(b"# all deleted\n")),
+    Case("dialogue-generate-topics-not-utf8", ("dialogue", "generate", "--seeds", "{w}/envs.jsonl", "--out", "{w}/gen",
+                                               "--approve-topics", *MOCK), "topics.txt: not UTF-8",
+         setup=topics_file(b"recommendation: caf\xe9s\n")),
+    Case("dialogue-generate-topics-bad-line", ("dialogue", "generate", "--seeds", "{w}/envs.jsonl", "--out", "{w}/gen",
+                                               "--approve-topics", *MOCK), "line 1: expected 'domain: topic",
+         setup=topics_file(b"recommendation hobbies\n")),
     # ---- train when / sft / lora (the decider and fine-tuning)
     Case("train-when-no-data", ("train", "when", "--out", "{w}/dec"), "--data", code=2),
     Case("train-when-missing-data", ("train", "when", "--data", "{w}/nope", "--out", "{w}/dec"), "nope", code=2),
@@ -377,6 +397,8 @@ CASES: list[Case] = [
     Case("train-when-out-file", ("train", "when", "--data", "{w}/pb", "--out", "{w}/afile"), "afile",
          setup=a_file("afile")),
     Case("train-lora-missing-data", ("train", "lora", "--data", "{w}/nope", "--out", "{w}/ft"), "nope", code=2),
+    Case("train-sft-batch-not-a-multiple", ("train", "sft", "--data", "{w}/pb", "--batch-size", "16", "--micro-batch-size",
+                                            "3", "--out", "{w}/ft"), "multiple of the micro-batch"),
     Case("train-sft-bad-base", ("train", "sft", "--data", "{w}/pb", "--base", "nosuch-model", "--out", "{w}/ft"), "nosuch-model"),
     # ---- eval with a decider
     Case("eval-decider-not-a-decider", ("eval", "--data", "{w}/pb", "--decider", "{w}/pb", *MOCK), "manifest"),

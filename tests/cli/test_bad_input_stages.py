@@ -176,6 +176,29 @@ def test_annotate_reads_a_zero_byte_screenshot_as_no_text(ws: Path) -> None:
     assert "Traceback" not in r.output
 
 
+def test_annotate_without_rapidocr_is_one_line(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Screenshots without OCR rows must be read; RapidOCR missing is annotate.screens' DataError
+    (one line, exit 1), not a RuntimeError the command converts."""
+    db = ws / "raw" / "lifetrace.db"
+    make_raw_db(db)
+    (ws / "raw" / "screenshots").mkdir()
+    png = ws / "raw" / "screenshots" / "a.png"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n" + os.urandom(64))
+    con = sqlite3.connect(db)
+    con.execute("INSERT INTO screenshots (id, event_id, file_path, file_hash, file_size, width, height, screen_id, "
+                "app_name, window_title, created_at) VALUES (1, 1, ?, 'h', ?, 10, 10, 0, 'chrome', 'ChatGPT', "
+                "'2025-11-03 10:00:01.000000')", (str(png), png.stat().st_size))
+    con.commit()
+    con.close()
+
+    def no_rapidocr():  # noqa: ANN202
+        raise ImportError("No module named 'rapidocr'")
+
+    monkeypatch.setattr("proagent.annotate.screens.load_ocr", no_rapidocr)
+    refused(ws, ["annotate", str(db), "--annotator", "text:mockllm/model", "--ocr", "image", "--out", str(ws / "ann")], 1,
+            "reading screenshots needs RapidOCR")
+
+
 @pytest.mark.parametrize("argv, code, needle", [
     (["--annotator", "telepathy"], 1, "--annotator"),
     (["--annotator", "text:nosuch/provider"], 1, "--annotator"),

@@ -158,11 +158,7 @@ def test_no_import_cycles() -> None:
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
 
 
-ALLOWED_LAZY_EDGES: dict[tuple[str, str], str] = {
-    ("proagent.agent.prompting", "proagent.agent.solvers"):
-        "prompting.user_prompt forwards to solvers.user_prompt (the method registry's module) for "
-        "live/_agent.py, which still imports it from prompting; drop both when it imports solvers",
-}
+ALLOWED_LAZY_EDGES: dict[tuple[str, str], str] = {}
 """Function-level import edges a module-cycle check tolerates, with the reason."""
 
 

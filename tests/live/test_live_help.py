@@ -321,7 +321,7 @@ def test_every_request_live_sends_to_a_remote_model_is_redacted(tmp_path: Path, 
 def test_how_prompt_under_each_send_screen() -> None:
     """The How call's user message: raw as the benchmark's prompt, redacted with typed placeholders
     (titles and screen), never without any screen text; the default follows the model."""
-    from proagent.agent.prompting import user_prompt
+    from proagent.agent.solvers import user_prompt
     from proagent.live import HowModel
 
     s = traceback_sample()

@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from proagent.agent.prompting import system_prompt, user_prompt
+from proagent.agent.prompting import system_prompt
+from proagent.agent.solvers import user_prompt
 from proagent.bench.tasks import to_inspect_samples
 from proagent.cli import cli
 from proagent.records import Event, Sample

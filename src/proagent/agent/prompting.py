@@ -32,7 +32,6 @@ __all__ = [
     "observation_prompt",
     "render_event",
     "system_prompt",
-    "user_prompt",
     "web_page",
     "with_memory",
 ]
@@ -131,19 +130,6 @@ def observation_prompt(sample: Sample, modality: str = "text") -> str:
         summary=_cut(cur.summary or cur.description, SUMMARY_CHARS) or "(none)",
         screen=screen,
     ).strip()
-
-
-def user_prompt(sample: Sample, method: str = "zero-shot", modality: str = "text") -> str:
-    """:func:`proagent.agent.solvers.user_prompt` (the method registry's module, where it
-    lives), kept here for callers not yet moved (``live/_agent.py``); the one import edge
-    back into :mod:`.solvers`, listed in ``tests/cross/test_imports.py`` until then.
-
-    Raises:
-        KeyError: unknown method.
-    """
-    from .solvers import user_prompt as method_user_prompt  # see the docstring
-
-    return method_user_prompt(sample, method, modality)
 
 
 def memory_block(source: str, items: list[str]) -> str:

@@ -25,6 +25,8 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from ..errors import DataError
+from ..pages import BROWSERS as _BROWSERS
 from ..records import Event
 from .conversation import _CLIENT, TERMINAL_CLIENTS  # one pattern for the first pass and the reader
 
@@ -76,14 +78,17 @@ def load_platforms(path: str | None = None) -> tuple[Platform, ...]:
 
     Raises:
         OSError: the file cannot be read.
-        ValueError: it is not the expected JSON (``{"platforms": [{"name": ...}, ...]}``).
+        proagent.errors.DataError: it is not the expected JSON (``{"platforms": [{"name": ...}, ...]}``).
     """
     text = Path(path).read_text("utf-8") if path else (
         resources.files("proagent").joinpath("data", "llm_platforms.json").read_text("utf-8"))
-    data = json.loads(text)
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
     rows = data.get("platforms") if isinstance(data, dict) else None
     if not isinstance(rows, list) or not all(isinstance(r, dict) and r.get("name") for r in rows):
-        raise ValueError(f"{path or 'llm_platforms.json'}: expected {{'platforms': [{{'name': ...}}, ...]}}")
+        raise DataError(path or "llm_platforms.json", "expected {'platforms': [{'name': ...}, ...]}")
     return tuple(Platform(name=str(r["name"]), **{k: tuple(str(v) for v in r.get(k, ()))
                                                    for k in ("apps", "domains", "titles", "screen")}) for r in rows)
 
@@ -105,15 +110,11 @@ def _app_key(name: str) -> str:
     return name[:-4] if name.endswith(".exe") else name
 
 
-BROWSERS = frozenset({
-    "chromium", "chromium-browser", "google chrome", "google-chrome", "chrome", "firefox", "firefox-esr",
-    "mozilla firefox", "microsoft edge", "msedge", "edge", "safari", "brave", "brave browser", "brave-browser",
-    "opera", "vivaldi", "arc", "yandex", "360se", "360chrome", "qqbrowser", "sogouexplorer", "librewolf",
-})
-"""Foreground applications (case-folded, ``.exe`` dropped) that show web pages. Screen text is
-evidence of LLM use only in front of one of these (or with no app name recorded): a chat page
-visible *behind* a terminal or an editor is not the user using an LLM (a whole-screen screenshot
-shows background windows too)."""
+BROWSERS = _BROWSERS
+"""Foreground applications (case-folded, ``.exe`` dropped) that show web pages: the one list,
+:data:`proagent.pages.BROWSERS`. Screen text is evidence of LLM use only in front of one of these
+(or with no app name recorded): a chat page visible *behind* a terminal or an editor is not the
+user using an LLM (a whole-screen screenshot shows background windows too)."""
 
 
 TERMINALS = frozenset({

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import DataError
+from ..errors import DataError, UsageError
 from ..io import write_json_atomic
 from ..ocr import load_ocr
 from ..records import Event, Screenshot
@@ -64,12 +64,12 @@ class OcrReader:
         cache: JSON file of texts read from images (``None``: no cache).
 
     Raises:
-        ValueError: unknown mode.
+        proagent.errors.UsageError: unknown mode (``--ocr``).
     """
 
     def __init__(self, mode: str = "auto", cache: str | Path | None = None) -> None:
         if mode not in ("auto", "db", "image"):
-            raise ValueError(f"OCR mode {mode!r}: choose auto, db or image")
+            raise UsageError("--ocr", f"OCR mode {mode!r}: choose auto, db or image")
         self.mode = mode
         self.cache_path = Path(cache) if cache else None
         self._cache: dict[str, Any] = {}
@@ -95,8 +95,8 @@ class OcrReader:
             try:
                 self._engine = load_ocr()
             except ImportError as e:
-                raise RuntimeError("reading screenshots needs RapidOCR: pip install 'proagent[ocr]' "
-                                   "(or --ocr db to use only the database's OCR rows)") from e
+                raise DataError(None, "reading screenshots needs RapidOCR: pip install 'proagent[ocr]' "
+                                      "(or --ocr db to use only the database's OCR rows)") from e
         return self._engine
 
     def _ocr_image(self, path: Path) -> tuple[int, int, Any] | None:

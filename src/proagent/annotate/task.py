@@ -172,7 +172,8 @@ def plan_annotation(data: str | Path, *, all_events: bool = False, ocr: str = "a
 
     Raises:
         DataError: unreadable data (see :func:`~proagent.sources.lifetrace.load_lifetrace`).
-        RuntimeError: images must be read and RapidOCR is not installed.
+        DataError: images must be read and RapidOCR is not installed (no file at fault).
+        UsageError: an unknown ``ocr`` mode.
     """
     logs = find_logs(data)
     key = (str(Path(data).resolve()), bool(all_events), ocr,

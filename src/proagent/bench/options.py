@@ -46,10 +46,7 @@ def parse_window_option(text: str | float, option: str = "--window") -> Window:
     """
     from .samples import parse_window
 
-    try:
-        return Window(parse_window(text), str(text))
-    except ValueError as e:
-        raise UsageError(option, str(e)) from None
+    return Window(parse_window(text, option=option), str(text))
 
 
 @dataclass(frozen=True)

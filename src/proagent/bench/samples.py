@@ -54,13 +54,15 @@ WINDOWS = (10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 """Context windows of the paper's ablation in seconds (10 s, 30 s, 1, 2, 5, 10 min;
 ProAgentBench section 6)."""
 
-def parse_window(text: str | float | int, *, what: str | None = "window") -> float:
+def parse_window(text: str | float | int, *, what: str | None = "window", option: str = "--window") -> float:
     """Parse a window such as ``10s``, ``5m``, ``1h`` or ``300`` into seconds.
 
-    ``what`` names the value in the error message (``window '0s': ...``; ``None``: no name).
+    ``what`` names the value in the error message (``window '0s': ...``; ``None``: no name);
+    ``option`` is the option (or task argument) that gave it (``--idle``, ``--windows``).
 
     Raises:
-        ValueError: unreadable text, or a window outside 1 s .. 24 h.
+        proagent.errors.UsageError: unreadable text, or a window outside 1 s .. 24 h (its
+            ``option`` is ``option``; a ``ValueError``).
     """
     name = f"{what} " if what else ""
     if isinstance(text, (int, float)):
@@ -68,10 +70,10 @@ def parse_window(text: str | float | int, *, what: str | None = "window") -> flo
     else:
         m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h)?\s*", str(text).lower())
         if not m:
-            raise ValueError(f"{name}{text!r}: expected e.g. 10s, 30s, 1m, 5m, 10m")
+            raise UsageError(option, f"{name}{text!r}: expected e.g. 10s, 30s, 1m, 5m, 10m")
         seconds = float(m.group(1)) * {None: 1, "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600}[m.group(2)]
     if not 1 <= seconds <= 86400:
-        raise ValueError(f"{name}{text!r}: must be between 1 s and 24 h")
+        raise UsageError(option, f"{name}{text!r}: must be between 1 s and 24 h")
     return seconds
 
 

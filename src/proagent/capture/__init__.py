@@ -13,7 +13,7 @@ The command is ``proagent capture`` (:mod:`proagent.cli.capture`).
 
 from ._control import COMMANDS, read_status, recorder_pid, send_command
 from ._exclude import Exclusions, default_exclusions
-from ._folder import CAPTURE_NAMES, check_capture_folder, check_encryption
+from ._folder import CAPTURE_NAMES, check_capture_folder, check_encryption, removed_if_refused
 from ._probe import (CaptureError, ScreenGrabber, ScreenSource, WindowInfo, WindowProbe, check_session, open_screen_source,
                      open_window_probe, session_platform, x11_fullscreen)
 from ._recorder import CaptureConfig, CaptureStats, Segmenter, record
@@ -45,6 +45,7 @@ __all__ = [
     "portal_available",
     "read_status",
     "record",
+    "removed_if_refused",
     "recorder_pid",
     "screenshot_name",
     "send_command",

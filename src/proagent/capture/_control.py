@@ -1,6 +1,7 @@
 """Controlling a running recorder through its folder: ``pause``, ``resume``, ``stop``.
 
-The recorder holds an exclusive lock on ``DIR/capture.lock`` (``fcntl.flock``; released by the
+The recorder holds an exclusive lock on ``DIR/capture.lock`` (a ``filelock.FileLock``, as
+:func:`proagent.io.folder_lock`: ``flock`` on Unix, ``msvcrt.locking`` on Windows, released by the
 kernel when the process dies, even by kill -9) and writes its pid to ``DIR/capture.pid``. A
 command is written atomically to ``DIR/capture.control`` as JSON ``{"command": ..., "at": ...}``;
 the recorder checks that file's modification time once per tick and acts on a new command within
@@ -21,9 +22,11 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import Any, Literal
 
-from ..io import write_json_atomic
+from filelock import FileLock, Timeout
+
+from ..io import PRIVATE_FILE_MODE, write_json_atomic
 from ._probe import CaptureError
 
 __all__ = ["COMMANDS", "ControlFile", "FolderLock", "read_status", "recorder_pid", "send_command", "write_status"]
@@ -52,12 +55,19 @@ def read_status(folder: Path) -> dict[str, Any]:
     return got if isinstance(got, dict) else {}
 
 
+def _file_lock(path: Path) -> FileLock:
+    """A lock on ``path`` taken without waiting; each call makes its own (a probe in the
+    recorder's own process sees the recorder's lock as held); the file is kept on release."""
+    return FileLock(path, mode=PRIVATE_FILE_MODE, blocking=False, thread_local=False, is_singleton=False,
+                    preserve_lock_file=True)
+
+
 class FolderLock:
     """The exclusive lock a recorder holds on its folder while it runs."""
 
     def __init__(self, folder: Path) -> None:
         self.path = Path(folder) / LOCK_NAME
-        self._f: IO[str] | None = None
+        self._lock: FileLock | None = None
 
     def acquire(self) -> None:
         """Take the lock and write ``capture.pid``.
@@ -65,29 +75,22 @@ class FolderLock:
         Raises:
             CaptureError: another recorder runs in this folder (the message gives its pid).
         """
-        self._f = open(self.path, "a+")  # noqa: SIM115 - held for the process lifetime
+        lock = _file_lock(self.path)
         try:
-            import fcntl
-
-            fcntl.flock(self._f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except ImportError:  # pragma: no cover - Windows: a pid file only
-            pid = recorder_pid(self.path.parent)
-            if pid is not None and pid != os.getpid():
-                raise CaptureError(f"{self.path.parent}: a capture is already running there (pid {pid})") from None
-        except OSError:
-            self._f.close()
-            self._f = None
+            lock.acquire()
+        except Timeout:
             raise CaptureError(f"{self.path.parent}: a capture is already running there "
                                f"(pid {_read_pid(self.path.parent)}); stop it with: proagent capture stop "
                                f"{self.path.parent}") from None
+        self._lock = lock
         (self.path.parent / PID_NAME).write_text(f"{os.getpid()}\n")
 
     def release(self) -> None:
         """Remove ``capture.pid`` and drop the lock."""
         (self.path.parent / PID_NAME).unlink(missing_ok=True)
-        if self._f is not None:
-            self._f.close()
-            self._f = None
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
 
 def _read_pid(folder: Path) -> int | None:
@@ -104,22 +107,15 @@ def recorder_pid(folder: Path) -> int | None:
     pid = _read_pid(folder)
     if pid is None:
         return None
+    probe = _file_lock(folder / LOCK_NAME)
     try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows
-        import psutil
-
-        return pid if psutil.pid_exists(pid) else None
-    try:
-        with open(folder / LOCK_NAME, "a+") as f:
-            try:
-                fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                return pid  # held: the recorder runs
-            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
-            return None
-    except OSError:
+        probe.acquire()
+    except Timeout:
+        return pid  # held: the recorder runs
+    except OSError:  # the lock file cannot be opened (the folder removed, no permission)
         return None
+    probe.release()
+    return None
 
 
 def send_command(folder: Path, command: Command, *, wait: float = 10.0,

@@ -7,11 +7,14 @@ Checked before anything is created, so a refused ``proagent capture`` leaves the
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+from ..errors import ProagentError
 from ._probe import CaptureError
 
-__all__ = ["CAPTURE_NAMES", "check_capture_folder", "check_encryption"]
+__all__ = ["CAPTURE_NAMES", "check_capture_folder", "check_encryption", "removed_if_refused"]
 
 CAPTURE_NAMES = frozenset({
     "lifetrace.db", "lifetrace.db-wal", "lifetrace.db-shm", "lifetrace.db-journal", ".lifetrace.db.new",
@@ -92,3 +95,60 @@ def check_encryption(out: Path, encrypt: bool, continued: bool) -> None:
         if not os.environ.get(PASSPHRASE_ENV) and _keyring() is None:
             raise CaptureError(f"--encrypt: no OS keyring is available to keep the key; set {PASSPHRASE_ENV} "
                                "to derive it from a passphrase instead")
+
+
+@contextmanager
+def removed_if_refused(out: Path, *, continued: bool, missing: list[Path] | None = None) -> Iterator[None]:
+    """Run a new capture into ``out``; when a proagent error (:class:`CaptureError`,
+    :class:`~proagent.errors.DataError`, ...) refuses it before anything is recorded, remove what
+    it made: ``out`` and the folders above it that were missing (``missing``: those listed, taken
+    before the caller created ``out``; ``None``: those missing on entry), or, when ``out`` existed
+    (empty), the files capture puts in it. A ``continued`` folder (see :func:`check_capture_folder`)
+    is never touched, nor one that got an event or a screenshot.
+
+    Raises:
+        proagent.errors.ProagentError: the refusal, re-raised after the clean-up.
+    """
+    if missing is None:
+        missing = [d for d in (out, *out.parents) if not d.exists()]
+    try:
+        yield
+    except ProagentError:
+        if not continued:  # refused before the first tick: leave no half-made folder behind
+            _remove_new_capture(out, missing)
+        raise
+
+
+def _remove_new_capture(out: Path, missing: list[Path]) -> None:
+    """Remove what a refused new capture made in ``out`` (``out`` and the folders above it in
+    ``missing`` when it made them), unless a screenshot or event got recorded."""
+    import shutil
+    import sqlite3
+
+    from ..errors import DataError
+    from ..sources.lifetrace_schema import connect_read_only
+    from ._store import DB_NAME, SHOTS_DIR
+
+    db = out / DB_NAME
+    if db.exists():
+        try:
+            con = connect_read_only(db)
+            try:
+                if con.execute("SELECT (SELECT COUNT(*) FROM events) + (SELECT COUNT(*) FROM screenshots)").fetchone()[0]:
+                    return
+            finally:
+                con.close()
+        except (sqlite3.Error, DataError):  # unreadable or an encrypted one without its key: keep it
+            return
+    if missing:
+        shutil.rmtree(out, ignore_errors=True)
+        for d in missing[1:]:  # the parents it made, deepest first, while empty
+            try:
+                d.rmdir()
+            except OSError:
+                break
+        return
+    shutil.rmtree(out / SHOTS_DIR, ignore_errors=True)
+    for name in (DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm", "capture.lock", "capture.pid", "capture.control", "capture.status",
+                 "vault.json"):
+        (out / name).unlink(missing_ok=True)

@@ -149,7 +149,7 @@ class Store:
         cur = self.con.execute(
             "INSERT INTO events (app_name, window_title, start_time, end_time, created_at, status, "
             "auto_association_attempted, updated_at) VALUES (?, ?, ?, NULL, ?, 'new', 0, ?)", (app, title, s, s, s))
-        return int(cur.lastrowid)
+        return int(cur.lastrowid)  # type: ignore[arg-type]  # sqlite3 sets it on every INSERT
 
     def heartbeat(self, event_id: int, t: datetime) -> None:
         """Record that ``event_id`` is still going at ``t`` (crash recovery ends it there)."""
@@ -182,7 +182,7 @@ class Store:
             (str(path.resolve()), file_hash, len(data), width, height, screen_id, app, title, s, event_id, s,
              None if focused is None else int(focused)))
         self.stored_bytes += len(data)
-        return int(cur.lastrowid)
+        return int(cur.lastrowid)  # type: ignore[arg-type]  # sqlite3 sets it on every INSERT
 
     def enforce_retention(self, now: datetime, *, max_days: float | None, max_bytes: int | None) -> int:
         """Remove screenshot files past the limits, oldest first; returns how many were removed."""

@@ -82,11 +82,8 @@ def _run(method: str, data: Path | None, train_data: tuple[Path, ...], base: str
     config = FinetuneConfig(method=method, seed=seed, **hyper)
     click.echo(f"proagent train {method}: {len(samples)} moments ({sum(s.label for s in samples)} positive) from "
                f"{', '.join(f'{x.path} ({x.origin}, {x.selection})' for x in sources)}; base {base}; out {out}", err=True)
-    try:
-        m = finetune(samples, base, out, config, sources=[_source(x) for x in sources],
-                     echo=lambda line: click.echo(line, err=True), threads=threads)
-    except (ValueError, FileNotFoundError) as e:
-        raise click.ClickException(str(e)) from None
+    m = finetune(samples, base, out, config, sources=[_source(x) for x in sources],  # DataError: mapped by kind
+                 echo=lambda line: click.echo(line, err=True), threads=threads)
     before, after = m.loss_before, m.loss_after
     loss = f"; loss {before:.4f} -> {after:.4f}" if before is not None and after is not None else ""
     model = f"model: {out / m.model_gguf} (evaluate: proagent eval --model local/{(out / m.model_gguf).resolve()})" \

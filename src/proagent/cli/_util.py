@@ -142,11 +142,9 @@ def window_seconds(text: str, option: str = "--window", *, what: str | None = "w
     ``what`` names it in the message (:func:`proagent.bench.samples.parse_window`).
 
     Raises:
-        click.BadParameter: not a duration in that range (exit 2).
+        proagent.errors.UsageError: not a duration in that range (naming ``option``; exit 2,
+            printed by :mod:`proagent.cli._errors` as click's ``Invalid value for '--window'``).
     """
     from ..bench.samples import parse_window
 
-    try:
-        return parse_window(text, what=what)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint=option) from None
+    return parse_window(text, what=what, option=option)

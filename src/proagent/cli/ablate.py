@@ -70,16 +70,11 @@ def ablate_cmd(data: Path, methods: str, memories: str, windows: str, models: st
         window_seconds(w, "--windows")
     model_list = _csv_list(models, "models")
     decider_list = _csv_list(deciders, "deciders")
-    for d in decider_list:  # a missing or mismatched decider is one line before any cell runs
-        if d != "none":
+    for d in decider_list:  # a missing (UsageError, exit 2) or unusable (DeciderError, exit 1) decider is one line
+        if d != "none":      # before any cell runs
             from ..agent.decider import load_decider
 
-            if not Path(d).exists():  # as eval --decider: a missing folder is a usage error (exit 2) ...
-                raise click.BadParameter(f"{d}: no such folder", param_hint="--deciders")
-            try:
-                load_decider(d)
-            except (ValueError, OSError) as e:  # ... an unusable one a bad input (exit 1)
-                raise click.ClickException(f"--deciders {e}") from None
+            load_decider(d, option="--deciders")
     if not data.exists():
         raise click.ClickException(f"{data}: no such file or folder")
     from ..sources.load import load_events

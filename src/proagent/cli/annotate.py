@@ -9,7 +9,7 @@ import click
 
 from ._options import ray_option
 from ._util import DEFAULT_MODEL, check_can_create, check_model, check_writable_dir, parse_model_args, run_eval_set, slug
-from ..errors import DataError, ProagentError
+from ..errors import DataError
 
 __all__ = ["annotate_cmd"]
 
@@ -72,14 +72,9 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
     if out is not None:
         check_can_create(out, "--out")  # before the model run, not after it
     check_model(model, model_base_url, args, option="--annotator")  # before the log folder or the header
-    try:
-        check_writable_dir(log_dir, "--log-dir")
-        ocr_cache = log_dir / "ocr-cache.json"
-        plan = plan_annotation(data, all_events=all_events, ocr=ocr, ocr_cache=ocr_cache)
-    except ProagentError:  # DataError, UsageError, RunError: mapped by kind (cli/_errors.py)
-        raise
-    except (RuntimeError, ValueError) as e:  # a library's refusal of the input: one line, exit 1
-        raise click.ClickException(str(e)) from None
+    check_writable_dir(log_dir, "--log-dir")
+    ocr_cache = log_dir / "ocr-cache.json"
+    plan = plan_annotation(data, all_events=all_events, ocr=ocr, ocr_cache=ocr_cache)  # DataError: mapped by kind
     n_asked = len(plan.asked)
     click.echo(f"proagent annotate: {len(plan.events)} events of {len(plan.logs)} user(s); the first pass names an "
                f"LLM platform in {sum(p.hit is not None for p in plan.events)}; asking {model} ({mode} mode) about "
@@ -120,29 +115,24 @@ def _check_logs(data: Path, out: Path | None) -> None:
     recorder's log (annotate rewrites only processed copies); with ``--out``, an unusable one.
 
     Raises:
-        click.ClickException: naming the database or folder.
+        proagent.errors.DataError: naming the database or folder.
     """
     from ..annotate import find_logs
     from ..annotate.writer import check_out
     from ..vault import vault_of
 
-    try:
-        encrypted = [db for db in find_logs(data).values() if vault_of(db) is not None]
-        if encrypted:  # annotate writes a processed copy in the clear: curate the capture first
-            raise DataError(encrypted[0].parent, "an encrypted capture (capture --encrypt): annotate writes a plain "
-                                                 "processed copy, so run proagent curate on it first and annotate "
-                                                 "the curated folder")
-        if out is not None:
-            check_out(data, out, option="--out")
-        else:
-            raw = [db for db in find_logs(data).values() if not _processed(db)]
-            if raw:
-                raise DataError(raw[0], "is a raw LifeTrace database; annotate never modifies one: give --out OUT "
-                                        "to write an annotated processed copy")
-    except ProagentError:  # DataError, UsageError, RunError: mapped by kind (cli/_errors.py)
-        raise
-    except (RuntimeError, ValueError) as e:  # a library's refusal of the input: one line, exit 1
-        raise click.ClickException(str(e)) from None
+    encrypted = [db for db in find_logs(data).values() if vault_of(db) is not None]
+    if encrypted:  # annotate writes a processed copy in the clear: curate the capture first
+        raise DataError(encrypted[0].parent, "an encrypted capture (capture --encrypt): annotate writes a plain "
+                                             "processed copy, so run proagent curate on it first and annotate "
+                                             "the curated folder")
+    if out is not None:
+        check_out(data, out, option="--out")
+    else:
+        raw = [db for db in find_logs(data).values() if not _processed(db)]
+        if raw:
+            raise DataError(raw[0], "is a raw LifeTrace database; annotate never modifies one: give --out OUT "
+                                    "to write an annotated processed copy")
 
 
 def _ask_model(task_args: dict[str, Any], log_dir: Path, model: str, *, model_base_url: str | None,

@@ -60,8 +60,8 @@ def capture(ctx: click.Context, out: Path | None, interval: float, split_on_titl
         raise click.UsageError("give --out DIR to record, or one of: stop DIR, pause DIR, resume DIR")
     import sqlite3
 
-    from ..capture import CaptureConfig, Exclusions, check_capture_folder, check_encryption, check_session, record
-    from ..errors import ProagentError
+    from ..capture import (CaptureConfig, Exclusions, check_capture_folder, check_encryption, check_session, record,
+                           removed_if_refused)
 
     # every option value (UsageError, exit 2), then the session and the folder (CaptureError,
     # DataError: exit 1), before the folder (or its lock) is created
@@ -78,48 +78,11 @@ def capture(ctx: click.Context, out: Path | None, interval: float, split_on_titl
     check_encryption(out, encrypt, continued)
     missing = [d for d in (out, *out.parents) if not d.exists()]
     check_writable_dir(out, "--out")
-    try:
-        record(cfg, say=click.echo)
-    except ProagentError:
-        if not continued:  # refused before the first tick: leave no half-made folder behind
-            _remove_new_capture(out, missing)
-        raise
-    except (sqlite3.Error, OSError) as e:  # disk full, folder removed, ...: what was committed is kept
-        raise click.ClickException(f"capture in {out} stopped: {e}") from None
-
-def _remove_new_capture(out: Path, missing: list[Path]) -> None:
-    """Remove what a refused new capture made in ``out`` (``out`` and the folders above it in
-    ``missing`` when it made them), unless a screenshot or event got recorded."""
-    import shutil
-    import sqlite3
-
-    from ..capture import DB_NAME, SHOTS_DIR
-    from ..errors import DataError
-    from ..sources.lifetrace_schema import connect_read_only
-
-    db = out / DB_NAME
-    if db.exists():
+    with removed_if_refused(out, continued=continued, missing=missing):  # a refused new capture leaves no half-made folder
         try:
-            con = connect_read_only(db)
-            try:
-                if con.execute("SELECT (SELECT COUNT(*) FROM events) + (SELECT COUNT(*) FROM screenshots)").fetchone()[0]:
-                    return
-            finally:
-                con.close()
-        except (sqlite3.Error, DataError):  # unreadable or an encrypted one without its key: keep it
-            return
-    if missing:
-        shutil.rmtree(out, ignore_errors=True)
-        for d in missing[1:]:  # the parents it made, deepest first, while empty
-            try:
-                d.rmdir()
-            except OSError:
-                break
-        return
-    shutil.rmtree(out / SHOTS_DIR, ignore_errors=True)
-    for name in (DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm", "capture.lock", "capture.pid", "capture.control", "capture.status",
-                 "vault.json"):
-        (out / name).unlink(missing_ok=True)
+            record(cfg, say=click.echo)
+        except (sqlite3.Error, OSError) as e:  # disk full, folder removed, ...: what was committed is kept
+            raise click.ClickException(f"capture in {out} stopped: {e}") from None
 
 
 def _control(name: str, help_text: str) -> click.Command:

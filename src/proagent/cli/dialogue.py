@@ -207,6 +207,7 @@ def generate_cmd(seeds: Path, out: Path, model: str, judge: str | None, reasoner
     from ._util import check_writable_dir
     from ..dialogue.generator import GenConfig, GenModels, TopicReviewPending, run_generate
     from ..dialogue.io import read_environments
+    from ..errors import ProagentError
 
     seed_envs = read_environments(seeds)
     args = _model_args(model_arg)
@@ -231,8 +232,8 @@ def generate_cmd(seeds: Path, out: Path, model: str, judge: str | None, reasoner
     except TopicReviewPending as e:
         click.echo(f"topic tree awaiting review: {e}")
         return
-    except ValueError as e:  # an unreadable or empty topics.txt
-        raise click.ClickException(str(e)) from None
+    except ProagentError:  # a topics.txt that cannot be used (DataError): mapped by kind, not by the catch-all below
+        raise
     except Exception as e:  # noqa: BLE001 (a model or provider failure mid-run)
         raise click.ClickException(f"generation stopped ({type(e).__name__}: {e}); every finished step is saved "
                                    f"under {out}/items: re-run the same command to resume") from None

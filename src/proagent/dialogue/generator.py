@@ -42,7 +42,7 @@ from typing import Any
 
 from inspect_ai.model import Model
 
-from ..errors import RunError
+from ..errors import DataError, RunError
 from ..io import write_atomic
 from ..jsontext import first_json_object
 from .io import environment_from_item, write_layout
@@ -152,13 +152,13 @@ def read_topics(path: Path) -> list[tuple[str, str]]:
     ``#`` ignored; a ``#`` inside a topic, as in ``C# books``, is kept).
 
     Raises:
-        ValueError: the file is not UTF-8 text, or a line is not ``domain: topic``
+        proagent.errors.DataError: the file is not UTF-8 text, or a line is not ``domain: topic``
             (names the line).
     """
     try:
         text = path.read_text("utf-8")
     except UnicodeDecodeError as e:
-        raise ValueError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+        raise DataError(path, f"not UTF-8 text ({e.reason} at byte {e.start})") from None
     out = []
     for n, line in enumerate(text.splitlines(), 1):
         line = line.strip()
@@ -166,7 +166,7 @@ def read_topics(path: Path) -> list[tuple[str, str]]:
             continue
         d, _, t = (x.strip() for x in line.partition(":"))
         if not (d and t):
-            raise ValueError(f"{path}: line {n}: expected 'domain: topic/sub-topic', got {line!r}")
+            raise DataError(path, f"line {n}: expected 'domain: topic/sub-topic', got {line!r}")
         out.append((d, t))
     return out
 
@@ -377,7 +377,8 @@ async def generate(out: Path, seeds: list[Environment], models: GenModels, cfg: 
 
     Raises:
         TopicReviewPending: ``topics.txt`` was written (or exists) and is not yet approved.
-        ValueError: ``topics.txt`` has a malformed line or no topic to generate from.
+        proagent.errors.DataError: ``topics.txt`` is not UTF-8, has a malformed line, an unknown domain or no
+            topic to generate from.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -399,12 +400,12 @@ async def generate(out: Path, seeds: list[Environment], models: GenModels, cfg: 
     listed = read_topics(topics_file)
     unknown = sorted({d for d, _ in listed} - set(domains)) if cfg.domains is None else []
     if unknown:
-        raise ValueError(f"{topics_file}: domain(s) {', '.join(map(repr, unknown))} are neither seed domains "
-                         f"({', '.join(domains)}) nor given with --domains; fix the spelling or pass --domains")
+        raise DataError(topics_file, f"domain(s) {', '.join(map(repr, unknown))} are neither seed domains "
+                                     f"({', '.join(domains)}) nor given with --domains; fix the spelling or pass --domains")
     pairs = [(d, t) for d, t in listed if d in domains]
     if not pairs:
-        raise ValueError(f"{topics_file} has no topics" + (f" for the domains {', '.join(domains)}" if cfg.domains else "")
-                         + "; add 'domain: topic' lines")
+        raise DataError(None, f"{topics_file} has no topics"  # the sentence names the file (no "path:" prefix)
+                        + (f" for the domains {', '.join(domains)}" if cfg.domains else "") + "; add 'domain: topic' lines")
     if cfg.max_topics is not None:
         count: dict[str, int] = {}
         kept_pairs = []

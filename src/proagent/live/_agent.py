@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..agent.parsing import to_prediction
-from ..agent.prompting import system_prompt, user_prompt
+from ..agent.prompting import system_prompt
 from ..bench.samples import SampleConfig
 from ..records import Prediction, Sample
 from ._ask import Asker
@@ -173,13 +173,15 @@ def _address(url: str) -> str:
 
 def how_prompt(sample: Sample, send_screen: str = "raw") -> Sent:
     """The How call's user message for ``sample``: the benchmark's zero-shot prompt
-    (:func:`proagent.agent.prompting.user_prompt`) as ``send_screen`` lets it out
+    (:func:`proagent.agent.solvers.user_prompt`) as ``send_screen`` lets it out
     (:func:`proagent.live._privacy.outgoing`; ``never``: rendered without screen text, then redacted).
     One text; its record (SHA-256, placeholder counts) is :meth:`Sent.record`.
 
     Raises:
         ValueError: an unknown ``send_screen``.
     """
+    from ..agent.solvers import user_prompt  # lazy: the method registry pulls in inspect_ai (~1 s), which
+                                             # scripted live runs skip
     check_send_screen(send_screen)
     shown = without_screen_text(sample) if send_screen == "never" else sample
     return outgoing([user_prompt(shown, "zero-shot")], send_screen)
@@ -187,7 +189,7 @@ def how_prompt(sample: Sample, send_screen: str = "raw") -> Sent:
 
 class HowModel:
     """How to Assist at a moment the decider said Yes: the benchmark's zero-shot
-    prompt (:func:`proagent.agent.prompting.user_prompt`, the system prompt with
+    prompt (:func:`proagent.agent.solvers.user_prompt`, the system prompt with
     the intention taxonomy) to an inspect model, parsed by the benchmark's
     answer parser into intention + query.
 

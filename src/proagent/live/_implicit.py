@@ -44,6 +44,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from ..bench.samples import SampleConfig
 from ..records import Event, Sample
@@ -179,7 +180,7 @@ class ImplicitLabeller:
                                        evidence=evidence, at=at, decision_id=p.decision_id, **extra)
 
 
-def label_summary(folder) -> dict[str, int]:  # noqa: ANN001
+def label_summary(folder: str | Path) -> dict[str, int]:
     """What a live folder's ``feedback.db`` holds as labels, for the run's summary: ``offers`` shown
     and their latest answers (``accepted``, ``dismissed``, ``not_now``, ``ignored``, ``open``), and the
     implicit labels (``missed``, ``quiet_focus``). Empty when there is no readable database.
@@ -189,7 +190,6 @@ def label_summary(folder) -> dict[str, int]:  # noqa: ANN001
     wanted (counting unanswered ones as not wanted; ``accepted / (accepted + dismissed)`` among answered).
     """
     import sqlite3
-    from pathlib import Path
 
     from ..sources.lifetrace_schema import connect_read_only
     from ._feedback import FEEDBACK_DB

@@ -67,10 +67,7 @@ def _seconds(text: str, option: str, *, zero: bool = False) -> float:
 
     if zero and str(text).strip() in ("0", "0s", "off", "none"):
         return 0.0
-    try:
-        return parse_window(text, what=None)
-    except ValueError as e:
-        raise UsageError(option, str(e)) from None
+    return parse_window(text, what=None, option=option)
 
 
 def parse_live_options(*, notify: str = "terminal", speed: float = 60.0, quiet_hours: str | None = None,

@@ -83,7 +83,7 @@ def event_columns(variant: str = "2025-11") -> tuple[str, ...]:
         ValueError: ``variant`` is not one of :data:`WRITE_VARIANTS`.
     """
     _check(variant)
-    cols = _EVENTS
+    cols: tuple[str, ...] = _EVENTS
     if variant in ("2025-10", "2025-11"):
         cols += _EVENTS_AI
     if variant == "2025-11":

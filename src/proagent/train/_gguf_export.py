@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import DataError
 from ..io import write_atomic
 
 __all__ = ["GGUF_TYPES", "export_gguf", "permute_qk"]
@@ -62,20 +63,20 @@ def export_gguf(model: Any, source_gguf: str | Path, out: str | Path, *, dtype: 
         ``{"path", "architecture", "tensors", "bytes", "dtype"}``.
 
     Raises:
-        ValueError: unknown ``dtype``; an architecture the tensor name map lacks;
+        proagent.errors.DataError: unknown ``dtype``; an architecture the tensor name map lacks;
             a tensor of the source that the model has no weight for, or of another shape.
     """
     import gguf
     import torch
 
     if dtype not in GGUF_TYPES:
-        raise ValueError(f"GGUF type {dtype!r}: choose from {', '.join(GGUF_TYPES)}")
+        raise DataError(None, f"GGUF type {dtype!r}: choose from {', '.join(GGUF_TYPES)}")
     source_gguf, out = Path(source_gguf), Path(out)
     reader = gguf.GGUFReader(str(source_gguf))
     arch_name = str(_field(reader, "general.architecture"))
     arch = next((a for a, n in gguf.MODEL_ARCH_NAMES.items() if n == arch_name), None)
     if arch is None:
-        raise ValueError(f"{source_gguf}: architecture {arch_name!r} is not in gguf's tensor name map")
+        raise DataError(source_gguf, f"architecture {arch_name!r} is not in gguf's tensor name map")
     n_blocks = int(_field(reader, f"{arch_name}.block_count"))
     n_head = int(_field(reader, f"{arch_name}.attention.head_count"))
     n_head_kv = int(_field(reader, f"{arch_name}.attention.head_count_kv") or n_head)
@@ -101,11 +102,11 @@ def export_gguf(model: Any, source_gguf: str | Path, out: str | Path, *, dtype: 
                 if t.name.startswith("rope_freqs"):  # computed, not trained: copy as it was
                     writer.add_tensor(t.name, np.array(t.data), raw_dtype=t.tensor_type)
                     continue
-                raise ValueError(f"{source_gguf}: tensor {t.name} has no weight in the model")
+                raise DataError(source_gguf, f"tensor {t.name} has no weight in the model")
             w = state[key].detach().to(torch.float32).cpu().numpy()
             want = tuple(int(x) for x in reversed(t.shape.tolist()))  # GGUF lists dims innermost first
             if w.shape != want:
-                raise ValueError(f"{t.name}: model weight {key} has shape {w.shape}, the source GGUF {want}")
+                raise DataError(None, f"{t.name}: model weight {key} has shape {w.shape}, the source GGUF {want}")
             if arch_name in _PERMUTED_ARCHS and t.name.endswith("attn_q.weight"):
                 w = permute_qk(w, n_head)
             elif arch_name in _PERMUTED_ARCHS and t.name.endswith("attn_k.weight"):

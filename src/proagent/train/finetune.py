@@ -233,7 +233,8 @@ def load_base(base: str) -> tuple[Any, Any, Path | None]:
         ``(model, tokenizer, source_gguf)``; ``source_gguf`` is ``None`` for a folder.
 
     Raises:
-        FileNotFoundError: neither a bundled model, a GGUF file nor a model folder.
+        proagent.errors.DataError: neither a bundled model, a GGUF file nor a model folder; a model
+            transformers cannot load; GGUF weights it left in blocks.
     """
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -243,7 +244,7 @@ def load_base(base: str) -> tuple[Any, Any, Path | None]:
         folder = str(gguf.parent)
     else:
         if not (Path(base) / "config.json").is_file():
-            raise FileNotFoundError(f"{base}: not a bundled model, a .gguf file nor a model folder with config.json")
+            raise DataError(base, "not a bundled model, a .gguf file nor a model folder with config.json")
         kw, folder = {}, base
     check_base(base)
     try:
@@ -251,14 +252,14 @@ def load_base(base: str) -> tuple[Any, Any, Path | None]:
         model = AutoModelForCausalLM.from_pretrained(folder, dtype="float32", **kw)
     except (OSError, ValueError, KeyError) as e:  # transformers: missing/damaged weights or tokenizer files
         first = (str(e).strip().splitlines() or [e.__class__.__name__])[0]
-        raise ValueError(f"{base}: cannot load the model ({first})") from None
+        raise DataError(base, f"cannot load the model ({first})") from None
     quantizer = getattr(model, "hf_quantizer", None)
     if gguf is not None and quantizer is not None:
         # the loader dequantised every weight (no GGUF matmul kernel on this path); it still
         # marks the model quantized, which the trainer refuses: check, then drop the mark
         packed = [n for n, p in model.named_parameters() if not p.dtype.is_floating_point]
         if packed:
-            raise ValueError(f"{gguf}: weights stayed in GGUF blocks ({packed[0]}, ...); cannot train them")
+            raise DataError(gguf, f"weights stayed in GGUF blocks ({packed[0]}, ...); cannot train them")
         quantizer.remove_quantization_config(model)
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
@@ -269,7 +270,7 @@ def read_manifest(folder: str | Path) -> FinetuneManifest | None:
     """The ``manifest.json`` of a fine-tuning output folder, or ``None`` when there is none.
 
     Raises:
-        ValueError: the file exists but is not a fine-tuning manifest (not JSON, not an
+        proagent.errors.DataError: the file exists but is not a fine-tuning manifest (not JSON, not an
             object, another kind, or a field missing or of the wrong type).
     """
     path = Path(folder) / MANIFEST
@@ -278,13 +279,13 @@ def read_manifest(folder: str | Path) -> FinetuneManifest | None:
     try:
         data = json.loads(path.read_text("utf-8"))
     except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not JSON ({e.msg})") from None
+        raise DataError(path, f"not JSON ({e.msg})") from None
     if not isinstance(data, dict) or data.get("kind") != FINETUNE_KIND:
-        raise ValueError(f"{path}: not a fine-tuning manifest")
+        raise DataError(path, "not a fine-tuning manifest")
     try:
         return FinetuneManifest.from_json(data)
     except (KeyError, TypeError, ValueError) as e:
-        raise ValueError(f"{path}: not a fine-tuning manifest ({type(e).__name__}: {e})") from None
+        raise DataError(path, f"not a fine-tuning manifest ({type(e).__name__}: {e})") from None
 
 
 def trained_folder(model: str) -> Path | None:
@@ -350,26 +351,28 @@ def finetune(train: list[Sample], base: str, out: str | Path, config: FinetuneCo
 
     Raises:
         TrainExtraMissing: the ``train`` extra is not installed.
-        ValueError: no training moments, bad settings, or ``out`` holds another run.
-        FileNotFoundError: ``base`` not found.
+        proagent.errors.DataError: no training moments, settings that cannot run, ``out`` holds
+            another run, ``base`` not found or not loadable (:func:`load_base`), no example fits
+            ``max_length``. The settings' refusals are data errors (exit 1, as ``proagent train``
+            has always printed them), not usage errors: they compare two options.
     """
     require_train_extra()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # offline by design: never ask the Hub for anything
     os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
     if not train:
-        raise ValueError("no training moments")
+        raise DataError(None, "no training moments")
     _check_config(config)
     out = Path(out)
     sources = list(sources or [])
     ids = [s.id for s in train]
     if len(set(ids)) != len(ids):
-        raise ValueError("training moments have duplicate ids; pass each moment once")
+        raise DataError(None, "training moments have duplicate ids; pass each moment once")
     fp = _fingerprint(config, base, ids, sources)
     old = read_manifest(out)
     if old is not None:
         if old.fingerprint != fp:
-            raise ValueError(f"{out}: holds another fine-tuning run (other data, base or settings); "
-                             "choose a new --out or delete it")
+            raise DataError(out, "holds another fine-tuning run (other data, base or settings); "
+                                 "choose a new --out or delete it")
         if old.done and (old.model_gguf is None or Path(out, old.model_gguf).is_file()):
             echo(f"{out}: already trained ({old.n_examples} examples); nothing to do")
             return old
@@ -440,15 +443,16 @@ def _check_config(config: FinetuneConfig) -> None:
     """Refuse settings that cannot run (before the base is loaded).
 
     Raises:
-        ValueError: an unknown method or GGUF type, or a batch size that is not a positive
-            multiple of the micro-batch.
+        proagent.errors.DataError: an unknown method or GGUF type, or a batch size that is not a
+            positive multiple of the micro-batch.
     """
     if config.method not in DEFAULT_LEARNING_RATE:
-        raise ValueError(f"method {config.method!r}: choose sft or lora")
+        raise DataError(None, f"method {config.method!r}: choose sft or lora")
     if config.batch_size < 1 or config.micro_batch_size < 1 or config.batch_size % config.micro_batch_size:
-        raise ValueError(f"batch size {config.batch_size} must be a positive multiple of the micro-batch {config.micro_batch_size}")
+        raise DataError(None, f"batch size {config.batch_size} must be a positive multiple of the micro-batch "
+                              f"{config.micro_batch_size}")
     if config.gguf_type not in GGUF_TYPES:
-        raise ValueError(f"GGUF type {config.gguf_type!r}: choose from {', '.join(GGUF_TYPES)}")
+        raise DataError(None, f"GGUF type {config.gguf_type!r}: choose from {', '.join(GGUF_TYPES)}")
 
 
 def _fitting_examples(train: list[Sample], tok: Any, config: FinetuneConfig,
@@ -457,14 +461,14 @@ def _fitting_examples(train: list[Sample], tok: Any, config: FinetuneConfig,
     length of every example (kept or not).
 
     Raises:
-        ValueError: every example is too long.
+        proagent.errors.DataError: every example is too long.
     """
     examples = chat_examples(train)
     lengths = [len(tok.apply_chat_template(e["prompt"] + e["completion"], tokenize=True, return_dict=True)["input_ids"])
                for e in examples]
     kept = [e for e, n in zip(examples, lengths) if n <= config.max_length]
     if not kept:
-        raise ValueError(f"every example is longer than max_length {config.max_length} tokens")
+        raise DataError(None, f"every example is longer than max_length {config.max_length} tokens")
     if len(kept) < len(examples):
         echo(f"{len(examples) - len(kept)} of {len(examples)} examples are longer than {config.max_length} tokens and are left out")
     return kept, lengths

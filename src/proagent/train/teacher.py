@@ -2,7 +2,7 @@
 
 Distillation for When to Assist (``proagent train when --teacher MODEL --unlabelled DATA``):
 every moment of DATA is put to the teacher with the benchmark's zero-shot prompt
-(:func:`proagent.agent.prompting.user_prompt`, the How-to-Assist model of
+(:func:`proagent.agent.solvers.user_prompt`, the How-to-Assist model of
 ``proagent live``: :class:`proagent.live.HowModel`), the answer is parsed by the
 benchmark's parser, and "Need help: Yes/No" becomes the moment's label. Labels
 already in DATA are never read; moments whose answer does not parse are left out

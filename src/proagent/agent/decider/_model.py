@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import DataError
+from ...errors import DataError, UsageError
 from ...io import write_atomic, write_json_atomic
 from ...records import Sample
 from ._embedding import EMBEDDING_MODEL, EmbeddingCache
@@ -125,15 +125,37 @@ def save_decider(folder: str | Path, model: Any, manifest: DeciderManifest, repo
     return manifest
 
 
-def load_decider(folder: str | Path, cache: EmbeddingCache | None = None) -> Decider:
+def load_decider(folder: str | Path, cache: EmbeddingCache | None = None, *, option: str | None = None) -> Decider:
     """Load a decider folder written by :func:`save_decider` (``proagent train when``).
+
+    ``option`` is the command-line option that named the folder (``--deciders``): a missing
+    folder is then a usage error, and a refusal's message starts with it.
 
     Raises:
         DeciderError: no manifest, a manifest of another format or version, a
             feature version or embedding model other than this proagent's, a model
-            file that is missing or fails its SHA-256, or a model holding types
+            file that is missing, unreadable or fails its SHA-256, or a model holding types
             outside :data:`TRUSTED_PREFIXES` (the message names the folder).
+        proagent.errors.UsageError: with ``option``, ``folder`` does not exist.
     """
+    if option is None:
+        return _load_decider(Path(folder), cache)
+    if not Path(folder).exists():
+        raise UsageError(option, f"{folder}: no such folder")
+    try:
+        return _load_decider(Path(folder), cache)
+    except DeciderError as e:  # the same refusal, named by the option that gave the folder
+        raise DeciderError(e.path, e.problem, option=option) from None
+
+
+def _load_decider(folder: Path, cache: EmbeddingCache | None) -> Decider:
+    try:
+        return _read_decider(folder, cache)
+    except OSError as e:  # a manifest or model file that cannot be read (permissions, I/O)
+        raise DeciderError(e.filename or folder, f"cannot read ({e.strerror or e})") from None
+
+
+def _read_decider(folder: Path, cache: EmbeddingCache | None) -> Decider:
     import skops.io as sio
 
     folder = Path(folder)
