@@ -195,11 +195,20 @@ RESULTS_DIR = REPO / "docs" / "results"
 marked blocks of the Results and Speed pages."""
 
 
-def write_result(path: Path | str | None, *, benchmark: str, rows: list[dict[str, Any]],
-                 columns: list[tuple[str, str, str]], machine: dict[str, Any], baseline: str, note: str = "",
-                 conditions: str = "", tables: list[dict[str, Any]] | None = None,
-                 figures: dict[str, Any] | None = None,
-                 baseline_columns: list[str] | None = None) -> dict[str, Any] | None:
+def write_result(
+    path: Path | str | None,
+    *,
+    benchmark: str,
+    rows: list[dict[str, Any]],
+    columns: list[tuple[str, str, str]],
+    machine: dict[str, Any],
+    baseline: str,
+    note: str = "",
+    conditions: str = "",
+    tables: list[dict[str, Any]] | None = None,
+    figures: dict[str, Any] | None = None,
+    baseline_columns: list[str] | None = None,
+) -> dict[str, Any] | None:
     """Write one benchmark run as JSON for ``render_results.py`` (the one helper every script under
     ``benchmarks/`` writes its figures through): its command line, commit, date, machine (cores, CPU
     busy and load average before, load average after), the table's columns and rows (each row with
@@ -218,16 +227,22 @@ def write_result(path: Path | str | None, *, benchmark: str, rows: list[dict[str
     import shlex
 
     try:
-        commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True, timeout=10).stdout.strip() or None
+        commit = (
+            subprocess.run(
+                ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10
+            ).stdout.strip()
+            or None
+        )
     except (OSError, subprocess.SubprocessError):
         commit = None
     script = Path(sys.argv[0]).resolve()
     record = {
         "benchmark": benchmark,
-        "command": "python " + " ".join(shlex.quote(a) for a in [str(script.relative_to(REPO))
-                                                                    if script.is_relative_to(REPO) else sys.argv[0],
-                                                                    *sys.argv[1:]]),
+        "command": "python "
+        + " ".join(
+            shlex.quote(a)
+            for a in [str(script.relative_to(REPO)) if script.is_relative_to(REPO) else sys.argv[0], *sys.argv[1:]]
+        ),
         "commit": commit,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": {**machine, "loadavg_after": os.getloadavg() if hasattr(os, "getloadavg") else None},

@@ -56,7 +56,9 @@ def aw_database(path: Path, n: int) -> datetime:
         t = t0 + timedelta(seconds=10 * i)
         win.append(Event(timestamp=t, duration=9.5, data={"app": app, "title": f"{title} {i % 40}"}))
         if app == "Firefox":
-            web.append(Event(timestamp=t, duration=9.5, data={"url": f"https://chatgpt.com/c/{i % 40}", "title": "ChatGPT"}))
+            web.append(
+                Event(timestamp=t, duration=9.5, data={"url": f"https://chatgpt.com/c/{i % 40}", "title": "ChatGPT"})
+            )
     st.insert_many("aw-watcher-window_h", win)
     st.insert_many("aw-watcher-web-firefox_h", web)
     st.insert_one("aw-watcher-afk_h", Event(timestamp=t0, duration=10.0 * n, data={"status": "not-afk"}))
@@ -87,11 +89,25 @@ def sp_database(folder: Path, n: int) -> datetime:
     for i in range(n):
         app, title = APPS[(i // 5) % 3]
         t = t0 + timedelta(seconds=2 * i)
-        rows.append((i + 1, 1, i % 1000, t.strftime("%Y-%m-%dT%H:%M:%S.%f") + "000+00:00", "data/monitor_1.mp4", app,
-                     title, 1, "monitor_1"))
+        rows.append(
+            (
+                i + 1,
+                1,
+                i % 1000,
+                t.strftime("%Y-%m-%dT%H:%M:%S.%f") + "000+00:00",
+                "data/monitor_1.mp4",
+                app,
+                title,
+                1,
+                "monitor_1",
+            )
+        )
         ocr.append((i + 1, f"screen text {i % 97} of {app}", "tesseract"))
-    conn.executemany("INSERT INTO frames (id, video_chunk_id, offset_index, timestamp, name, app_name, window_name, "
-                     "focused, device_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    conn.executemany(
+        "INSERT INTO frames (id, video_chunk_id, offset_index, timestamp, name, app_name, window_name, "
+        "focused, device_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
     conn.executemany("INSERT INTO ocr_text (frame_id, text, ocr_engine) VALUES (?, ?, ?)", ocr)
     conn.commit()
     conn.close()
@@ -123,11 +139,23 @@ def main() -> None:
         db = Path(tmp) / "aw.db"
         end = aw_database(db, a.events)
         secs, log = best(lambda: load_activitywatch(db), a.repeat)
-        rows.append({"what": "ActivityWatch: proagent, whole log merged", "rows": a.events, "events": len(log.events),
-                     "seconds": secs})
+        rows.append(
+            {
+                "what": "ActivityWatch: proagent, whole log merged",
+                "rows": a.events,
+                "events": len(log.events),
+                "seconds": secs,
+            }
+        )
         secs, log = best(lambda: load_activitywatch(db, since=end - timedelta(minutes=15)), a.repeat)
-        rows.append({"what": "ActivityWatch: proagent, last 15 min (follower)", "rows": a.events,
-                     "events": len(log.events), "seconds": secs})
+        rows.append(
+            {
+                "what": "ActivityWatch: proagent, last 15 min (follower)",
+                "rows": a.events,
+                "events": len(log.events),
+                "seconds": secs,
+            }
+        )
 
         def aw_core() -> list:
             st = SqliteStorage(testing=True, filepath=str(db))
@@ -137,41 +165,73 @@ def main() -> None:
                 st.conn.close()
 
         secs, evs = best(aw_core, a.repeat)
-        rows.append({"what": "ActivityWatch: aw-core get_events (window bucket, baseline)", "rows": a.events,
-                     "events": len(evs), "seconds": secs})
+        rows.append(
+            {
+                "what": "ActivityWatch: aw-core get_events (window bucket, baseline)",
+                "rows": a.events,
+                "events": len(evs),
+                "seconds": secs,
+            }
+        )
 
         folder = Path(tmp) / "sp"
         end = sp_database(folder, a.frames)
         secs, log = best(lambda: load_screenpipe(folder), a.repeat)
-        rows.append({"what": "screenpipe: proagent, whole log", "rows": a.frames, "events": len(log.events), "seconds": secs})
+        rows.append(
+            {"what": "screenpipe: proagent, whole log", "rows": a.frames, "events": len(log.events), "seconds": secs}
+        )
         secs, log = best(lambda: load_screenpipe(folder, since=end - timedelta(minutes=15)), a.repeat)
-        rows.append({"what": "screenpipe: proagent, last 15 min (follower)", "rows": a.frames, "events": len(log.events),
-                     "seconds": secs})
+        rows.append(
+            {
+                "what": "screenpipe: proagent, last 15 min (follower)",
+                "rows": a.frames,
+                "events": len(log.events),
+                "seconds": secs,
+            }
+        )
 
         def plain_sql() -> list:
             conn = sqlite3.connect(folder / "db.sqlite")
             try:
-                return conn.execute("SELECT f.id, f.timestamp, f.app_name, f.window_name, o.text FROM frames f "
-                                    "LEFT JOIN ocr_text o ON o.frame_id = f.id ORDER BY f.timestamp").fetchall()
+                return conn.execute(
+                    "SELECT f.id, f.timestamp, f.app_name, f.window_name, o.text FROM frames f "
+                    "LEFT JOIN ocr_text o ON o.frame_id = f.id ORDER BY f.timestamp"
+                ).fetchall()
             finally:
                 conn.close()
 
         secs, got = best(plain_sql, a.repeat)
-        rows.append({"what": "screenpipe: plain SQL join (baseline)", "rows": a.frames, "events": len(got), "seconds": secs})
+        rows.append(
+            {"what": "screenpipe: plain SQL join (baseline)", "rows": a.frames, "events": len(got), "seconds": secs}
+        )
     for r in rows:
         r["rows_per_s"] = r["rows"] / r["seconds"] if r["seconds"] else None
     for r in rows:
         r["baseline"] = "baseline" in r["what"]
-    columns = [("what", "read", ""), ("rows", "rows", ""), ("events", "out", ""), ("seconds", "seconds", ".3f"),
-               ("rows_per_s", "db rows/s", ",.0f")]
+    columns = [
+        ("what", "read", ""),
+        ("rows", "rows", ""),
+        ("events", "out", ""),
+        ("seconds", "seconds", ".3f"),
+        ("rows_per_s", "db rows/s", ",.0f"),
+    ]
     print(render_table(rows, columns))
-    note = ("rows: window events (ActivityWatch) or focused frames (screenpipe) in the database; out: proagent events, "
-            f"or the baseline's rows; best of {a.repeat}")
+    note = (
+        "rows: window events (ActivityWatch) or focused frames (screenpipe) in the database; out: proagent events, "
+        f"or the baseline's rows; best of {a.repeat}"
+    )
     print(note)
     if a.json:
-        write_result(a.json, benchmark="activity_read", rows=rows, columns=columns, machine=info, note=note,
-                     baseline="aw-core's own SqliteStorage.get_events of the window bucket; the plain SQL join of "
-                              "screenpipe's frames and OCR text")
+        write_result(
+            a.json,
+            benchmark="activity_read",
+            rows=rows,
+            columns=columns,
+            machine=info,
+            note=note,
+            baseline="aw-core's own SqliteStorage.get_events of the window bucket; the plain SQL join of "
+            "screenpipe's frames and OCR text",
+        )
 
 
 if __name__ == "__main__":

@@ -42,7 +42,16 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from _common import OFF_HOST_ATTEMPTS, REPO, guard_network, machine_note, render_table, source_of, watchdog, write_result  # noqa: E402
+from _common import (  # noqa: E402
+    OFF_HOST_ATTEMPTS,
+    REPO,
+    guard_network,
+    machine_note,
+    render_table,
+    source_of,
+    watchdog,
+    write_result,
+)
 from annotate_evalset import PAGES, build_evalset  # noqa: E402
 
 
@@ -63,13 +72,17 @@ def score(records: dict[str, dict], labels: dict) -> dict:
     for k, r in records.items():
         page = labels[k]
         shown = " ".join([page.query, page.answer] + [t for qa in page.history for t in qa])
-        invented += sum(not on_screen(t, shown, 0.7) for t in (r.get("user_queries") or []) + (r.get("llm_responses") or []))
+        invented += sum(
+            not on_screen(t, shown, 0.7) for t in (r.get("user_queries") or []) + (r.get("llm_responses") or [])
+        )
     return {
         "precision": tp / (tp + fp) if tp + fp else None,
         "recall": tp / (tp + fn) if tp + fn else None,
         "platform_acc": sum(records[k]["llm_platform"] == labels[k].platform for k in llm) / len(llm) if llm else None,
         "query_sim": sum(sims) / len(sims) if sims else None,
-        "intention_acc": sum(records[k]["user_intention"] == labels[k].intention for k in llm) / len(llm) if llm else None,
+        "intention_acc": sum(records[k]["user_intention"] == labels[k].intention for k in llm) / len(llm)
+        if llm
+        else None,
         "invented": invented,
         "success": (sum(r["status"] == "annotated" for r in asked) / len(asked)) if asked else None,
         "n": len(labels),
@@ -77,13 +90,25 @@ def score(records: dict[str, dict], labels: dict) -> dict:
     }
 
 
-
-def _annotate(src: Path, raw: Path, work: Path, model: str, threads: int, extra: list[str]) -> tuple[dict, float, list, float]:
+def _annotate(
+    src: Path, raw: Path, work: Path, model: str, threads: int, extra: list[str]
+) -> tuple[dict, float, list, float]:
     """Run ``proagent annotate`` with the code under ``src`` in a child process; returns the
     records, the wall seconds, the model seconds of each asked event (from the inspect log) and the
     CPU seconds (user + system) of the child and the processes it waited for (its model process)."""
-    args = ["annotate", str(raw), "--out", str(work / "out"), "--annotator", f"text:{model}",
-            "--log-dir", str(work / "logs"), "--display", "none", *extra]
+    args = [
+        "annotate",
+        str(raw),
+        "--out",
+        str(work / "out"),
+        "--annotator",
+        f"text:{model}",
+        "--log-dir",
+        str(work / "logs"),
+        "--display",
+        "none",
+        *extra,
+    ]
     if model.startswith("local/"):
         args += ["--model-arg", f"n_threads={threads}", "--model-arg", "n_ctx=8192"]
     code = "import sys; from proagent.cli import cli; cli(sys.argv[1:])"
@@ -91,8 +116,9 @@ def _annotate(src: Path, raw: Path, work: Path, model: str, threads: int, extra:
 
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    p = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
-                       env={**os.environ, "PYTHONPATH": str(src)})
+    p = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(src)}
+    )
     wall = time.perf_counter() - t0
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
@@ -117,9 +143,12 @@ def main() -> None:
     ap.add_argument("--limit-s", type=float, default=3600, help="stop the whole benchmark after this many seconds")
     ap.add_argument("--work", default=None, help="keep the set, the logs and the outputs here; re-running resumes")
     ap.add_argument("--json", default=None)
-    ap.add_argument("--smoke", action="store_true",
-                    help="the smallest setting (CI): 3 events (2 chats, 1 ordinary page), SmolLM2; the first pass "
-                         "alone as the baseline (no --baseline-rev run)")
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="the smallest setting (CI): 3 events (2 chats, 1 ordinary page), SmolLM2; the first pass "
+        "alone as the baseline (no --baseline-rev run)",
+    )
     a = ap.parse_args()
     pages = PAGES
     if a.smoke:
@@ -148,8 +177,14 @@ def main() -> None:
         if a.baseline_rev:
             (tmp / "baseline").mkdir(exist_ok=True)
             src = source_of(a.baseline_rev, tmp / "baseline")
-            runs.append((f"{a.baseline_rev}: whole-window prompt + {a.model}", src, tmp / "baseline",
-                         ["--limit", str(a.baseline_limit)]))
+            runs.append(
+                (
+                    f"{a.baseline_rev}: whole-window prompt + {a.model}",
+                    src,
+                    tmp / "baseline",
+                    ["--limit", str(a.baseline_limit)],
+                )
+            )
         runs.append((f"this code: chat read by layout + {a.model} (intention)", REPO / "src", tmp / "now", []))
         records = {}
         for name, src, work, extra in runs:
@@ -157,41 +192,76 @@ def main() -> None:
             recs, wall, secs, cpu = _annotate(src, raw, work, a.model, a.threads, extra)
             records[name] = recs
             asked = sum(r["status"] != "not_candidate" for r in recs.values())
-            rows.append(dict(run=name, **score(recs, labels), seconds=wall, cpu_s=cpu,
-                             model_s=statistics.median(secs) if secs else None, asked=asked))
+            rows.append(
+                dict(
+                    run=name,
+                    **score(recs, labels),
+                    seconds=wall,
+                    cpu_s=cpu,
+                    model_s=statistics.median(secs) if secs else None,
+                    asked=asked,
+                )
+            )
         # the first pass alone (its default annotation), on the same OCR text (this run's cache)
         plan = plan_annotation(raw, all_events=True, ocr_cache=tmp / "now" / "logs" / "ocr-cache.json")
         first = {p.event.id: {**default_fields(p.event, p.hit), "status": "default"} for p in plan.events}
         rows.insert(0, dict(run="first pass only (default annotation)", **{**score(first, labels), "success": None}))
-    cols = [("run", "run", ""), ("n", "n", "d"), ("precision", "LLM P", ".3f"), ("recall", "LLM R", ".3f"),
-            ("platform_acc", "platform", ".3f"), ("query_sim", "query sim", ".3f"),
-            ("intention_acc", "intention", ".3f"), ("invented", "invented", "d"), ("success", "success", ".3f"),
-            ("asked", "asked", "d"), ("model_s", "model s/event", ".1f"), ("seconds", "annotate s", ".0f"),
-            ("cpu_s", "annotate CPU s", ".0f")]
+    cols = [
+        ("run", "run", ""),
+        ("n", "n", "d"),
+        ("precision", "LLM P", ".3f"),
+        ("recall", "LLM R", ".3f"),
+        ("platform_acc", "platform", ".3f"),
+        ("query_sim", "query sim", ".3f"),
+        ("intention_acc", "intention", ".3f"),
+        ("invented", "invented", "d"),
+        ("success", "success", ".3f"),
+        ("asked", "asked", "d"),
+        ("model_s", "model s/event", ".1f"),
+        ("seconds", "annotate s", ".0f"),
+        ("cpu_s", "annotate CPU s", ".0f"),
+    ]
     print(render_table(rows, cols))
     now = rows[-1]
     import resource
 
-    print(f"render {t_render:.0f} s (Chromium, {len(labels)} events); this code: {now['seconds'] / n_llm:.1f} s of "
-          f"annotate wall, {now['cpu_s'] / n_llm:.1f} s CPU per LLM event ({n_llm} LLM events; OCR of all "
-          f"{len(labels)} events included; target <= 60 s); largest child process "
-          f"{resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f} MB resident at its peak")
+    print(
+        f"render {t_render:.0f} s (Chromium, {len(labels)} events); this code: {now['seconds'] / n_llm:.1f} s of "
+        f"annotate wall, {now['cpu_s'] / n_llm:.1f} s CPU per LLM event ({n_llm} LLM events; OCR of all "
+        f"{len(labels)} events included; target <= 60 s); largest child process "
+        f"{resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f} MB resident at its peak"
+    )
     for name, recs in records.items():
-        print(f"{name}: " + ", ".join(
-            f"{labels[k].key}={'LLM' if r['is_llm_event'] else 'no'}/{r['llm_platform']}/{r['user_intention']}"
-            for k, r in recs.items()))
+        print(
+            f"{name}: "
+            + ", ".join(
+                f"{labels[k].key}={'LLM' if r['is_llm_event'] else 'no'}/{r['llm_platform']}/{r['user_intention']}"
+                for k, r in recs.items()
+            )
+        )
     if OFF_HOST_ATTEMPTS:
         sys.exit(f"network guard refused {OFF_HOST_ATTEMPTS}")
     for r in rows:
         r["baseline"] = not r["run"].startswith("this code")
-    write_result(a.json, benchmark="annotate", rows=rows, columns=cols, machine=info,
-                 baseline="the first pass alone (its default annotation)" + (
-                     f" and the code of {a.baseline_rev} (git archive, asked about {a.baseline_limit} events)"
-                     if a.baseline_rev else "") + " on the same rendered screens",
-                 note=f"{len(labels)} hand-labelled events rendered by Chromium ({n_llm} LLM events); this code: "
-                      f"{now['seconds'] / n_llm:.1f} s of annotate wall, {now['cpu_s'] / n_llm:.1f} s CPU per LLM event "
-                      "(target <= 60 s)", figures={"records": records},
-                 conditions=f"smoke: {len(labels)} of {len(PAGES)} events, {a.model}" if a.smoke else "")
+    write_result(
+        a.json,
+        benchmark="annotate",
+        rows=rows,
+        columns=cols,
+        machine=info,
+        baseline="the first pass alone (its default annotation)"
+        + (
+            f" and the code of {a.baseline_rev} (git archive, asked about {a.baseline_limit} events)"
+            if a.baseline_rev
+            else ""
+        )
+        + " on the same rendered screens",
+        note=f"{len(labels)} hand-labelled events rendered by Chromium ({n_llm} LLM events); this code: "
+        f"{now['seconds'] / n_llm:.1f} s of annotate wall, {now['cpu_s'] / n_llm:.1f} s CPU per LLM event "
+        "(target <= 60 s)",
+        figures={"records": records},
+        conditions=f"smoke: {len(labels)} of {len(PAGES)} events, {a.model}" if a.smoke else "",
+    )
 
 
 if __name__ == "__main__":

@@ -37,8 +37,12 @@ from _common import REPO, guard_network, machine_note, render_table, source_of, 
 TARGETS = {"capture_cpu_pct": 5.0, "capture_rss_mb": 150.0}
 """Targets from issue 11: capture loop under 5% of one core and under 150 MB resident."""
 
-WINDOWS = [("xterm", "editor-1", "100x40+0+0"), ("xterm", "shell-2", "120x45+400+120"),
-           ("xmessage", "notice-3", "600x200+700+600"), ("xterm", "logs-4", "90x30+900+50")]
+WINDOWS = [
+    ("xterm", "editor-1", "100x40+0+0"),
+    ("xterm", "shell-2", "120x45+400+120"),
+    ("xmessage", "notice-3", "600x200+700+600"),
+    ("xterm", "logs-4", "90x30+900+50"),
+]
 
 
 def _cpu(p) -> float:  # noqa: ANN001
@@ -56,9 +60,11 @@ def _encode_costs(path: Path, repeats: int = 5) -> list[dict]:
 
     img = Image.open(path).convert("RGB")
     rows = []
-    for name, kw in [("png zlib 1 (stored)", {"format": "PNG", "compress_level": 1}),
-                     ("png zlib 6", {"format": "PNG", "compress_level": 6}),
-                     ("webp q80 (stored)", {"format": "WEBP", "quality": 80, "method": 4})]:
+    for name, kw in [
+        ("png zlib 1 (stored)", {"format": "PNG", "compress_level": 1}),
+        ("png zlib 6", {"format": "PNG", "compress_level": 6}),
+        ("webp q80 (stored)", {"format": "WEBP", "quality": 80, "method": 4}),
+    ]:
         best, size = float("inf"), 0
         for _ in range(repeats):
             buf = io.BytesIO()
@@ -80,7 +86,6 @@ def run_capture(a: argparse.Namespace, src: Path) -> dict:
     """One capture of the scripted workload with the code under ``src`` (its OCR worker too):
     the figures of the module docstring."""
     import psutil
-
     from xsession import XSession
 
     with tempfile.TemporaryDirectory(prefix="pa-capture-bench-") as tmp, XSession(1920, 1080) as xs:
@@ -91,12 +96,29 @@ def run_capture(a: argparse.Namespace, src: Path) -> dict:
                 xs.xmessage(title, f"{title}: build finished", geometry=geom)
         xs.activate(WINDOWS[0][1])
         out = Path(tmp) / "cap"
-        cmd = [sys.executable, "-m", "proagent.cli", "capture", "--out", str(out), "--interval", str(a.interval),
-               "--ocr-interval", str(a.ocr_interval), "--format", a.format, "--dedup-distance", str(a.dedup_distance), "--duration", f"{a.seconds:g}s"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "proagent.cli",
+            "capture",
+            "--out",
+            str(out),
+            "--interval",
+            str(a.interval),
+            "--ocr-interval",
+            str(a.ocr_interval),
+            "--format",
+            a.format,
+            "--dedup-distance",
+            str(a.dedup_distance),
+            "--duration",
+            f"{a.seconds:g}s",
+        ]
         if "ocr_finish" in (Path(src) / "proagent" / "capture" / "_recorder.py").read_text("utf-8"):
             cmd += ["--ocr-finish", "0"]  # the backlog the rate limit leaves, not what the finish at stop reads
-        proc = subprocess.Popen(cmd, env={**xs.env, "PYTHONPATH": str(src)}, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True)
+        proc = subprocess.Popen(
+            cmd, env={**xs.env, "PYTHONPATH": str(src)}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
         cap = psutil.Process(proc.pid)
         ocr = None
         t0 = time.monotonic()
@@ -114,8 +136,14 @@ def run_capture(a: argparse.Namespace, src: Path) -> dict:
         last_cap, last_ocr = cpu0_cap, cpu0_ocr
         start = time.monotonic()
         next_type, next_switch, win = start + 5, start + a.switch_every, 0
-        lines = ["ls -la /usr/share/doc | head -40", "ls /usr/bin | head -60 | column", "cat /etc/os-release",
-                 "ls -la /usr/lib | tail -30", "seq 1 40 | paste - - - -", "df -h; ls /etc | head -30"]
+        lines = [
+            "ls -la /usr/share/doc | head -40",
+            "ls /usr/bin | head -60 | column",
+            "cat /etc/os-release",
+            "ls -la /usr/lib | tail -30",
+            "seq 1 40 | paste - - - -",
+            "df -h; ls /etc | head -30",
+        ]
         k = 0
         while proc.poll() is None:
             now = time.monotonic()
@@ -149,23 +177,34 @@ def run_capture(a: argparse.Namespace, src: Path) -> dict:
     m = re.search(r"(\d+) screenshots stored, (\d+) duplicates", text)
     stored, dups = (int(m.group(1)), int(m.group(2))) if m else (n_shots, 0)
     res = {
-        "seconds": round(wall, 1), "format": a.format, "interval_s": a.interval, "screen": "1920x1080",
+        "seconds": round(wall, 1),
+        "format": a.format,
+        "interval_s": a.interval,
+        "screen": "1920x1080",
         "capture_cpu_pct": 100 * (last_cap - cpu0_cap) / wall,
         "capture_rss_mb": max(rss_cap) / 2**20 if rss_cap else None,
         "ocr_cpu_pct": 100 * (last_ocr - cpu0_ocr) / wall if ocr else None,
         "ocr_rss_mb": max(rss_ocr) / 2**20 if rss_ocr else None,
-        "events": n_events, "screenshots_stored": stored, "duplicates": dups,
+        "events": n_events,
+        "screenshots_stored": stored,
+        "duplicates": dups,
         "dedup_ratio": dups / (stored + dups) if stored + dups else None,
-        "disk_mb_per_hour": disk / 2**20 * 3600 / wall, "bytes_per_screenshot": disk / max(stored, 1),
-        "dedup_distance": a.dedup_distance, "type_every_s": a.type_every, "switch_every_s": a.switch_every, "ocr_done": int(n_ocr or 0), "ocr_mean_s": ocr_t[0],
+        "disk_mb_per_hour": disk / 2**20 * 3600 / wall,
+        "bytes_per_screenshot": disk / max(stored, 1),
+        "dedup_distance": a.dedup_distance,
+        "type_every_s": a.type_every,
+        "switch_every_s": a.switch_every,
+        "ocr_done": int(n_ocr or 0),
+        "ocr_mean_s": ocr_t[0],
     }
     done = res["ocr_done"]
     res["backlog_at_stop"] = stored - done
     res["ocr_cpu_s_per_shot"] = (last_ocr - cpu0_ocr) / done if ocr and done else None
     res["stored_per_min"] = 60 * stored / wall
     # what OCR of every stored screenshot asks of one core, beside what the worker was given
-    res["ocr_demand_pct"] = (100 * res["ocr_cpu_s_per_shot"] * stored / wall
-                             if res["ocr_cpu_s_per_shot"] is not None else None)
+    res["ocr_demand_pct"] = (
+        100 * res["ocr_cpu_s_per_shot"] * stored / wall if res["ocr_cpu_s_per_shot"] is not None else None
+    )
     res["encode"] = encode
     res["returncode"] = proc.returncode
     return res
@@ -180,12 +219,19 @@ def main() -> int:
     ap.add_argument("--type-every", type=float, default=10.0, help="seconds between typed commands (default 10)")
     ap.add_argument("--switch-every", type=float, default=30.0, help="seconds between window switches (default 30)")
     ap.add_argument("--dedup-distance", type=int, default=5, help="pHash Hamming distance of a duplicate (default 5)")
-    ap.add_argument("--baseline-rev", default="", help="git revision whose capture (and OCR worker) runs the same "
-                    "workload after this tree's ('': none)")
+    ap.add_argument(
+        "--baseline-rev",
+        default="",
+        help="git revision whose capture (and OCR worker) runs the same workload after this tree's ('': none)",
+    )
     ap.add_argument("--json", default=None)
-    ap.add_argument("--smoke", action="store_true", help="the smallest setting (CI): --seconds 12 --type-every 3 "
-                    "--switch-every 4 (the same X session and workload; the "
-                    "second switch brings the xmessage, another application)")
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="the smallest setting (CI): --seconds 12 --type-every 3 "
+        "--switch-every 4 (the same X session and workload; the "
+        "second switch brings the xmessage, another application)",
+    )
     a = ap.parse_args()
     if a.smoke:
         a.seconds, a.type_every, a.switch_every = 12.0, 3.0, 4.0
@@ -225,28 +271,48 @@ def main() -> int:
         ("OCR demand: CPU s/shot x stored rate, % of one core", "ocr_demand_pct", "<= the worker's share"),
     ]
     rows = [{"figure": f, "value": res.get(k), "base": base.get(k), "target": t} for f, k, t in figures]
-    print(f"proagent capture, {wall:.0f} s at {1 / a.interval:g} Hz on a 1920x1080 Xvfb screen, {a.format}, "
-          f"dedup <= {a.dedup_distance} bits, {n_events} events, workload: a command every {a.type_every:g} s, a window switch every {a.switch_every:g} s")
+    print(
+        f"proagent capture, {wall:.0f} s at {1 / a.interval:g} Hz on a 1920x1080 Xvfb screen, {a.format}, "
+        f"dedup <= {a.dedup_distance} bits, {n_events} events, workload: a command every {a.type_every:g} s, a window switch every {a.switch_every:g} s"
+    )
     cols = [("figure", "figure", ""), ("value", "measured (this tree)", ".3g")]
     if base:
         cols.append(("base", f"baseline ({a.baseline_rev})", ".3g"))
     print(render_table(rows, cols + [("target", "target", "")]))
-    ok = (res["capture_cpu_pct"] < TARGETS["capture_cpu_pct"]
-          and (res["capture_rss_mb"] or 0) < TARGETS["capture_rss_mb"])
+    ok = (
+        res["capture_cpu_pct"] < TARGETS["capture_cpu_pct"] and (res["capture_rss_mb"] or 0) < TARGETS["capture_rss_mb"]
+    )
     print("targets met" if ok else "TARGETS MISSED")
     print("cost of storing one 1920x1080 screenshot (the largest of the run), CPU ms and KB per format:")
     print(render_table(encode, [("format", "format", ""), ("cpu_ms", "cpu_ms", ".1f"), ("kb", "KB", ".0f")]))
-    write_result(a.json, benchmark="capture", rows=rows, columns=cols + [("target", "target", "")], machine=info,
-                 baseline_columns=["base"] if base else None,
-                 baseline=f"proagent capture of {a.baseline_rev} (git archive) on the same scripted session"
-                 if base else "none (run with --baseline-rev)",
-                 note=f"{wall:.0f} s at {1 / a.interval:g} Hz on a 1920x1080 Xvfb screen, {a.format}, {n_events} events",
-                 conditions=(f"--smoke: {a.seconds:g} s, a command every {a.type_every:g} s, a switch every "
-                             f"{a.switch_every:g} s (the documented run: 120 s, 10 s, 30 s)") if a.smoke else
-                 "" if a.seconds >= 120 else f"{a.seconds:g} s (the documented run: 120 s)",
-                 tables=[{"title": "Cost of storing one 1920x1080 screenshot", "rows": encode,
-                          "columns": [("format", "format", ""), ("cpu_ms", "CPU ms", ".1f"), ("kb", "KB", ".0f")]}],
-                 figures=res)
+    write_result(
+        a.json,
+        benchmark="capture",
+        rows=rows,
+        columns=cols + [("target", "target", "")],
+        machine=info,
+        baseline_columns=["base"] if base else None,
+        baseline=f"proagent capture of {a.baseline_rev} (git archive) on the same scripted session"
+        if base
+        else "none (run with --baseline-rev)",
+        note=f"{wall:.0f} s at {1 / a.interval:g} Hz on a 1920x1080 Xvfb screen, {a.format}, {n_events} events",
+        conditions=(
+            f"--smoke: {a.seconds:g} s, a command every {a.type_every:g} s, a switch every "
+            f"{a.switch_every:g} s (the documented run: 120 s, 10 s, 30 s)"
+        )
+        if a.smoke
+        else ""
+        if a.seconds >= 120
+        else f"{a.seconds:g} s (the documented run: 120 s)",
+        tables=[
+            {
+                "title": "Cost of storing one 1920x1080 screenshot",
+                "rows": encode,
+                "columns": [("format", "format", ""), ("cpu_ms", "CPU ms", ".1f"), ("kb", "KB", ".0f")],
+            }
+        ],
+        figures=res,
+    )
     return 0 if all(r["returncode"] == 0 for r in runs) else 1
 
 

@@ -42,7 +42,16 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from _common import OFF_HOST_ATTEMPTS, REPO, guard_network, machine_note, render_table, source_of, watchdog, write_result  # noqa: E402
+from _common import (  # noqa: E402
+    OFF_HOST_ATTEMPTS,
+    REPO,
+    guard_network,
+    machine_note,
+    render_table,
+    source_of,
+    watchdog,
+    write_result,
+)
 from chat_layouts import LAYOUTS, LLM_LAYOUTS, build_layouts, select_layouts  # noqa: E402
 
 SMOKE = ("bubbles", "labelled", "mail")
@@ -60,8 +69,12 @@ print(json.dumps({p.event.id: {"llm": bool(p.ask and p.chat), "query": (p.chat[0
 def _plan(src: Path, raw: Path, cache: Path) -> tuple[dict, float]:
     """Event id -> decision of annotate's planning with the code under ``src``, and its wall seconds."""
     t0 = time.perf_counter()
-    p = subprocess.run([sys.executable, "-c", _PLAN, str(raw), str(cache)], capture_output=True, text=True,
-                       env={**os.environ, "PYTHONPATH": str(src)})
+    p = subprocess.run(
+        [sys.executable, "-c", _PLAN, str(raw), str(cache)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(src)},
+    )
     if p.returncode != 0:
         sys.exit(f"plan_annotation ({src}) failed: {p.stderr[-2000:]}")
     return json.loads(p.stdout.strip().splitlines()[-1]), time.perf_counter() - t0
@@ -82,12 +95,25 @@ def score(decisions: dict, labels: dict) -> tuple[list[dict], dict]:
             tp, fn = tp + found, fn + len(ids) - found
         else:
             fp += found
-        rows.append({"layout": layout, "kind": "LLM" if llm else "people", "n": len(ids), "found": found,
-                     "recall": found / len(ids) if llm else None, "false_pos": None if llm else found,
-                     "precision": (1.0 if found else None) if llm else (0.0 if found else None),
-                     "query_sim": sum(sims) / len(sims) if llm else None})
-    return rows, {"precision": tp / (tp + fp) if tp + fp else None, "recall": tp / (tp + fn) if tp + fn else None,
-                  "tp": tp, "fp": fp, "fn": fn}
+        rows.append(
+            {
+                "layout": layout,
+                "kind": "LLM" if llm else "people",
+                "n": len(ids),
+                "found": found,
+                "recall": found / len(ids) if llm else None,
+                "false_pos": None if llm else found,
+                "precision": (1.0 if found else None) if llm else (0.0 if found else None),
+                "query_sim": sum(sims) / len(sims) if llm else None,
+            }
+        )
+    return rows, {
+        "precision": tp / (tp + fp) if tp + fp else None,
+        "recall": tp / (tp + fn) if tp + fn else None,
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+    }
 
 
 def _events(raw: Path) -> int:
@@ -103,8 +129,11 @@ def main() -> None:
     ap.add_argument("--limit-s", type=float, default=3600, help="stop the whole benchmark after this many seconds")
     ap.add_argument("--work", default=None, help="keep the set and the OCR cache here; re-running reuses them")
     ap.add_argument("--json", default=None)
-    ap.add_argument("--smoke", action="store_true",
-                    help=f"the smallest setting (CI): one conversation of each of {', '.join(SMOKE)}")
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help=f"the smallest setting (CI): one conversation of each of {', '.join(SMOKE)}",
+    )
     a = ap.parse_args()
     keys, per_layout = (SMOKE, 1) if a.smoke else (None, None)
     guard_network()
@@ -118,8 +147,10 @@ def main() -> None:
         if (raw / "P01" / "lifetrace.db").is_file():
             labels = {str(i): c for i, c in enumerate(select_layouts(keys, per_layout), 1)}
             if len(labels) != _events(raw):
-                sys.exit(f"{raw}: built from another version of the set (or with(out) --smoke); remove it "
-                         "(or give another --work)")
+                sys.exit(
+                    f"{raw}: built from another version of the set (or with(out) --smoke); remove it "
+                    "(or give another --work)"
+                )
         else:
             labels = build_layouts(raw, keys=keys, per_layout=per_layout)
         t_render = time.perf_counter() - t0
@@ -132,8 +163,13 @@ def main() -> None:
         for name, src in reversed(runs):  # this code first: its run fills the OCR cache both read
             decisions, secs = _plan(src, raw, cache)
             rows, total = score(decisions, labels)
-            results[name] = {"rows": rows, "total": total, "seconds": secs, "decisions": decisions,
-                             "ocr_included": first}
+            results[name] = {
+                "rows": rows,
+                "total": total,
+                "seconds": secs,
+                "decisions": decisions,
+                "ocr_included": first,
+            }
             first = False
     names = [n for n, _ in runs]
     table = []
@@ -147,26 +183,43 @@ def main() -> None:
         table.append(row)
     cols = [("layout", "layout", ""), ("kind", "kind", ""), ("n", "n", "d")]
     for n in names:
-        cols += [(f"{n}:found", f"{n}: LLM", "d"), (f"{n}:rate", f"{n}: recall|FP rate", ".2f"),
-                 (f"{n}:sim", f"{n}: query sim", ".3f")]
+        cols += [
+            (f"{n}:found", f"{n}: LLM", "d"),
+            (f"{n}:rate", f"{n}: recall|FP rate", ".2f"),
+            (f"{n}:sim", f"{n}: query sim", ".3f"),
+        ]
     print(render_table(table, cols))
     for n in names:
         t = results[n]["total"]
-        print(f"{n}: LLM-event precision {t['precision'] if t['precision'] is None else round(t['precision'], 3)}, "
-              f"recall {t['recall'] if t['recall'] is None else round(t['recall'], 3)} (TP {t['tp']}, FP {t['fp']}, "
-              f"FN {t['fn']}); planning {results[n]['seconds']:.1f} s wall"
-              + (" (RapidOCR of every image included)" if results[n]["ocr_included"] else " (OCR cached)"))
+        print(
+            f"{n}: LLM-event precision {t['precision'] if t['precision'] is None else round(t['precision'], 3)}, "
+            f"recall {t['recall'] if t['recall'] is None else round(t['recall'], 3)} (TP {t['tp']}, FP {t['fp']}, "
+            f"FN {t['fn']}); planning {results[n]['seconds']:.1f} s wall"
+            + (" (RapidOCR of every image included)" if results[n]["ocr_included"] else " (OCR cached)")
+        )
     print(f"render {t_render:.0f} s (Playwright + Chromium, {len(labels)} events, {2 * len(labels)} captures)")
     if OFF_HOST_ATTEMPTS:
         sys.exit(f"network guard refused {OFF_HOST_ATTEMPTS}")
-    write_result(a.json, benchmark="chat_layouts", rows=table, columns=cols, machine=info,
-                 baseline_columns=[c[0] for c in cols if a.baseline_rev and c[0].startswith(f"{a.baseline_rev}:")],
-                 baseline=f"annotate's planning with the code of {a.baseline_rev} (git archive) on the same OCR cache",
-                 note="; ".join(f"{n}: LLM-event precision {_r(results[n]['total']['precision'])}, recall "
-                                f"{_r(results[n]['total']['recall'])}" for n in names)
-                 + f"; {len(labels)} events rendered by Playwright + Chromium",
-                 conditions=f"--smoke: one conversation of each of {', '.join(SMOKE)} (the full run: {len(LAYOUTS)} "
-                            "conversations of 10 layouts)" if a.smoke else "", figures={"runs": results})
+    write_result(
+        a.json,
+        benchmark="chat_layouts",
+        rows=table,
+        columns=cols,
+        machine=info,
+        baseline_columns=[c[0] for c in cols if a.baseline_rev and c[0].startswith(f"{a.baseline_rev}:")],
+        baseline=f"annotate's planning with the code of {a.baseline_rev} (git archive) on the same OCR cache",
+        note="; ".join(
+            f"{n}: LLM-event precision {_r(results[n]['total']['precision'])}, recall "
+            f"{_r(results[n]['total']['recall'])}"
+            for n in names
+        )
+        + f"; {len(labels)} events rendered by Playwright + Chromium",
+        conditions=f"--smoke: one conversation of each of {', '.join(SMOKE)} (the full run: {len(LAYOUTS)} "
+        "conversations of 10 layouts)"
+        if a.smoke
+        else "",
+        figures={"runs": results},
+    )
 
 
 def _r(v: float | None) -> float | None:

@@ -70,7 +70,11 @@ def _screen(k: int, pii: bool, lines: int = 45):  # noqa: ANN202
     d.text((10, 6), f"train_{k}.py - proagent - Visual Studio Code", fill=(40, 40, 40), font=sans)
     for j in range(lines):
         i = k * 3 + j
-        line = f"def step_{i}(batch, model):" if i % 7 == 0 else f"    loss_{i} = criterion(model(batch.x{i}), batch.y) + reg * {i}.5"
+        line = (
+            f"def step_{i}(batch, model):"
+            if i % 7 == 0
+            else f"    loss_{i} = criterion(model(batch.x{i}), batch.y) + reg * {i}.5"
+        )
         d.text((60, 45 + 22 * j), line, fill=(10, 10, 10), font=mono)
     if pii:
         d.text((1100, 200), "Contact: li.wei.research@example.com", fill=(10, 10, 10), font=sans)
@@ -92,9 +96,18 @@ def make_session(root: Path, shots: int, pii_every: int, ocr: bool = True, lines
         buf = io.BytesIO()
         _screen(k, pii_every > 0 and k % pii_every == pii_every - 1, lines).save(buf, format="PNG", compress_level=1)
         data = buf.getvalue()
-        store.add_screenshot(event_id=ev, screen_id=0, t=t0 + timedelta(seconds=10 * k + 1), data=data, ext="png",
-                             file_hash=hashlib.sha256(data).hexdigest(), width=1920, height=1080, app="Code",
-                             title=f"train_{k // 2}.py - proagent")
+        store.add_screenshot(
+            event_id=ev,
+            screen_id=0,
+            t=t0 + timedelta(seconds=10 * k + 1),
+            data=data,
+            ext="png",
+            file_hash=hashlib.sha256(data).hexdigest(),
+            width=1920,
+            height=1080,
+            app="Code",
+            title=f"train_{k // 2}.py - proagent",
+        )
         if k % 2 == 1 or k == shots - 1:
             store.close_event(ev, t0 + timedelta(seconds=10 * k + 9))
     store.close()
@@ -138,15 +151,20 @@ def child(kind: str, raw: Path, out: Path) -> dict:
             counts[a] = counts.get(a, 0) + 1
     wall, cpu = time.perf_counter() - t, _cpu() - c
     n = len(shots)
-    return {"shots": n, "wall_s": wall / n, "cpu_s": cpu / n, "actions": counts,
-            "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
-
+    return {
+        "shots": n,
+        "wall_s": wall / n,
+        "cpu_s": cpu / n,
+        "actions": counts,
+        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
 
 
 def _run(kind: str, raw: Path, out: Path, src: Path) -> dict:
     env = {**os.environ, "PYTHONPATH": str(src)}
-    p = subprocess.run([sys.executable, __file__, "--child", kind, str(raw), str(out)], capture_output=True,
-                       text=True, env=env)
+    p = subprocess.run(
+        [sys.executable, __file__, "--child", kind, str(raw), str(out)], capture_output=True, text=True, env=env
+    )
     if p.returncode != 0:
         raise SystemExit(f"benchmark child {kind} failed:\n{p.stderr[-3000:]}")
     return json.loads(p.stdout.strip().splitlines()[-1])
@@ -160,8 +178,11 @@ def main() -> int:
     ap.add_argument("--keep", type=Path, default=None, help="folder for the session and outputs (default: temporary)")
     ap.add_argument("--timeout", type=float, default=7200.0)
     ap.add_argument("--json", type=Path, default=None)
-    ap.add_argument("--smoke", action="store_true",
-                    help=f"the smallest setting (CI): --shots 2 --pii-every 2, {SMOKE_LINES} code lines a screenshot")
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help=f"the smallest setting (CI): --shots 2 --pii-every 2, {SMOKE_LINES} code lines a screenshot",
+    )
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.smoke:
@@ -181,8 +202,11 @@ def main() -> int:
         if not (rows_raw / "lifetrace.db").is_file():
             t = time.perf_counter()
             make_session(rows_raw, a.shots, a.pii_every, lines=SMOKE_LINES if a.smoke else 45)
-            print(f"session: {a.shots} screenshots written and OCRed by capture's worker in "
-                  f"{time.perf_counter() - t:.0f} s", flush=True)
+            print(
+                f"session: {a.shots} screenshots written and OCRed by capture's worker in "
+                f"{time.perf_counter() - t:.0f} s",
+                flush=True,
+            )
         shutil.rmtree(bare.parent, ignore_errors=True)
         shutil.copytree(rows_raw, bare)
         con = sqlite3.connect(bare / "lifetrace.db")
@@ -208,24 +232,43 @@ def main() -> int:
     for r in rows:
         r["vs_ocr_cpu"] = r["cpu_s"] / base if base else None
         r["actions"] = ", ".join(f"{k} {v}" for k, v in sorted((r.get("actions") or {}).items()))
-    columns = [("row", "row", ""), ("code", "code", ""), ("shots", "shots", ""), ("wall_s", "wall s/shot", ".2f"),
-               ("cpu_s", "CPU s/shot", ".2f"), ("vs_ocr_cpu", "CPU vs OCR pass", ".2f"), ("rss_mb", "peak RSS MB", ".0f"),
-               ("actions", "verdicts", "")]
+    columns = [
+        ("row", "row", ""),
+        ("code", "code", ""),
+        ("shots", "shots", ""),
+        ("wall_s", "wall s/shot", ".2f"),
+        ("cpu_s", "CPU s/shot", ".2f"),
+        ("vs_ocr_cpu", "CPU vs OCR pass", ".2f"),
+        ("rss_mb", "peak RSS MB", ".0f"),
+        ("actions", "verdicts", ""),
+    ]
     for r in rows:
         r["baseline"] = r["code"] != "this tree" or r is rows[0]
     print(render_table(rows, columns))
     new = next(r for r in rows if r["row"] == "curate, OCR rows" and r["code"] == "this tree")
-    print(f"targets: curate with OCR rows {new['wall_s']:.2f} s/shot wall (<= {TARGET_S}: "
-          f"{'met' if new['wall_s'] <= TARGET_S else 'not met'}), {new['vs_ocr_cpu']:.2f} of the OCR pass's CPU "
-          f"(<= {TARGET_RATIO}: {'met' if new['vs_ocr_cpu'] <= TARGET_RATIO else 'not met'})")
-    write_result(a.json, benchmark="curate", rows=rows, columns=columns, machine=info,
-                 baseline=f"one RapidOCR pass over the screenshots (the yardstick) and the code of {a.baseline_rev} "
-                          "(git archive) on the same log",
-                 note=f"1920x1080 screens of a code editor, every {a.pii_every}th with an e-mail address; targets: "
-                      f"<= {TARGET_S} s per screenshot, with OCR rows at most {TARGET_RATIO} of the OCR pass's CPU",
-                 conditions=(f"--smoke: {a.shots} screenshots of {SMOKE_LINES} code lines (the documented run: "
-                             "--shots 8, 45 lines)") if a.smoke else
-                 "" if a.shots >= 8 else f"{a.shots} screenshots (the documented run: --shots 8)")
+    print(
+        f"targets: curate with OCR rows {new['wall_s']:.2f} s/shot wall (<= {TARGET_S}: "
+        f"{'met' if new['wall_s'] <= TARGET_S else 'not met'}), {new['vs_ocr_cpu']:.2f} of the OCR pass's CPU "
+        f"(<= {TARGET_RATIO}: {'met' if new['vs_ocr_cpu'] <= TARGET_RATIO else 'not met'})"
+    )
+    write_result(
+        a.json,
+        benchmark="curate",
+        rows=rows,
+        columns=columns,
+        machine=info,
+        baseline=f"one RapidOCR pass over the screenshots (the yardstick) and the code of {a.baseline_rev} "
+        "(git archive) on the same log",
+        note=f"1920x1080 screens of a code editor, every {a.pii_every}th with an e-mail address; targets: "
+        f"<= {TARGET_S} s per screenshot, with OCR rows at most {TARGET_RATIO} of the OCR pass's CPU",
+        conditions=(
+            f"--smoke: {a.shots} screenshots of {SMOKE_LINES} code lines (the documented run: --shots 8, 45 lines)"
+        )
+        if a.smoke
+        else ""
+        if a.shots >= 8
+        else f"{a.shots} screenshots (the documented run: --shots 8)",
+    )
     return 0
 
 

@@ -77,9 +77,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sources", default="real,synthetic,real+synthetic", help="Training sources to compare.")
     ap.add_argument("--schemes", default="time split,leave-one-session-out", help="Evaluation schemes.")
     ap.add_argument("--out", default=None, help="Also write every row as JSON here (as it goes).")
-    ap.add_argument("--json", default=None, help="Write the run for render_results.py here (docs/results/decider.json).")
-    ap.add_argument("--smoke", action="store_true",
-                    help="the smallest setting (CI): logreg, f1, the time split, 30 + 30 synthetic moments")
+    ap.add_argument(
+        "--json", default=None, help="Write the run for render_results.py here (docs/results/decider.json)."
+    )
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="the smallest setting (CI): logreg, f1, the time split, 30 + 30 synthetic moments",
+    )
     args = ap.parse_args(argv)
     if args.smoke:
         args.models, args.objectives, args.schemes = "logreg", "f1", "time split"
@@ -105,8 +110,10 @@ def main(argv: list[str] | None = None) -> int:
     fc = FeatureConfig()
     t0 = time.perf_counter()
     xr, xs = moment_features(real, cache, fc), moment_features(syn, cache, fc)
-    print(f"features: {len(real)} real moments, {len(syn)} synthetic, {xr.shape[1]} columns ({time.perf_counter() - t0:.1f} s)",
-          file=sys.stderr)
+    print(
+        f"features: {len(real)} real moments, {len(syn)} synthetic, {xr.shape[1]} columns ({time.perf_counter() - t0:.1f} s)",
+        file=sys.stderr,
+    )
     yr = np.array([s.label for s in real])
     ys = np.array([s.label for s in syn])
     ur = np.array([s.user for s in real])
@@ -120,14 +127,27 @@ def main(argv: list[str] | None = None) -> int:
         y = yr[mask]
         rows.append(_row(f"{scheme} | always-yes", y, np.ones_like(y), None))
         rows.append(_row(f"{scheme} | always-no", y, np.zeros_like(y), None))
-        rows.append({**_row(f"{scheme} | LLM zero-shot (Qwen2.5-Coder-1.5B, quoted: Yes at every moment)", y, np.ones_like(y), None)})
+        rows.append(
+            {
+                **_row(
+                    f"{scheme} | LLM zero-shot (Qwen2.5-Coder-1.5B, quoted: Yes at every moment)",
+                    y,
+                    np.ones_like(y),
+                    None,
+                )
+            }
+        )
         for model in args.models.split(","):
             for objective in args.objectives.split(","):
                 for source in args.sources.split(","):
                     cfg = WhenConfig(model=model, objective=objective)
                     p = np.zeros(len(yr))
                     thr = np.zeros(len(yr))
-                    folds = [(ur != h, ur == h) for h in sessions] if scheme == "leave-one-session-out" else [(split == "train", split == "test")]
+                    folds = (
+                        [(ur != h, ur == h) for h in sessions]
+                        if scheme == "leave-one-session-out"
+                        else [(split == "train", split == "test")]
+                    )
                     t1 = time.perf_counter()
                     for tr, te in folds:
                         xt, yt, gt = [], [], []
@@ -146,7 +166,9 @@ def main(argv: list[str] | None = None) -> int:
                     row = _row(f"{scheme} | {source} | {model} | {objective}", y, pred, p[mask])
                     row["fit_seconds"] = time.perf_counter() - t1
                     if scheme == "leave-one-session-out":  # ranking within each held-out session
-                        row["auc_per_session_mean"] = float(np.mean([roc_auc_score(yr[ur == h], p[ur == h]) for h in sessions]))
+                        row["auc_per_session_mean"] = float(
+                            np.mean([roc_auc_score(yr[ur == h], p[ur == h]) for h in sessions])
+                        )
                     rows.append(row)
                     print(_line(row), file=sys.stderr, flush=True)
                     if args.out:
@@ -164,13 +186,20 @@ def main(argv: list[str] | None = None) -> int:
         cold_dec = load_decider(folder, cache=EmbeddingCache(Path(tmp) / "cold"))
         cold_dec.warm_up()
         cold = [cold_dec.decide(s).latency_ms for s in test]
-    latency = {"warm_ms_p50": float(np.percentile(warm, 50)), "warm_ms_p95": float(np.percentile(warm, 95)),
-               "cold_ms_p50": float(np.percentile(cold, 50)), "cold_ms_p95": float(np.percentile(cold, 95)), "n": len(test)}
+    latency = {
+        "warm_ms_p50": float(np.percentile(warm, 50)),
+        "warm_ms_p95": float(np.percentile(warm, 95)),
+        "cold_ms_p50": float(np.percentile(cold, 50)),
+        "cold_ms_p95": float(np.percentile(cold, 95)),
+        "n": len(test),
+    }
 
     print(_table(rows))
-    print(f"\ndecider latency over {latency['n']} moments: cached embeddings p50 {latency['warm_ms_p50']:.2f} ms, "
-          f"p95 {latency['warm_ms_p95']:.2f} ms; cold cache (embedding every text) p50 {latency['cold_ms_p50']:.1f} ms, "
-          f"p95 {latency['cold_ms_p95']:.1f} ms; LLM zero-shot (Qwen, README): p50 10.7 s per moment")
+    print(
+        f"\ndecider latency over {latency['n']} moments: cached embeddings p50 {latency['warm_ms_p50']:.2f} ms, "
+        f"p95 {latency['warm_ms_p95']:.2f} ms; cold cache (embedding every text) p50 {latency['cold_ms_p50']:.1f} ms, "
+        f"p95 {latency['cold_ms_p95']:.1f} ms; LLM zero-shot (Qwen, README): p50 10.7 s per moment"
+    )
     if args.out:
         write_json_atomic(args.out, {"rows": rows, "latency": latency})
     sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -180,25 +209,55 @@ def main(argv: list[str] | None = None) -> int:
     for r in rows:
         parts = r["run"].split(" | ")
         ci = r["ci95"]
-        table.append({"setting": parts[0], "train": " / ".join(parts[1:]), "n": r["n"],
-                      "accuracy": _f(r["accuracy"], ci["accuracy"]), "precision": r["precision"], "recall": r["recall"],
-                      "f1": _f(r["f1"], ci["f1"]), "auc": _f(r.get("auc"), ci.get("auc")),
-                      "auc_session": r.get("auc_per_session_mean"), "yes": r["yes"], "baseline": len(parts) == 2})
-    defaults = {"models": "logreg,gbm", "objectives": "f1,accuracy,balanced-accuracy",
-                "sources": "real,synthetic,real+synthetic", "schemes": "time split,leave-one-session-out"}
+        table.append(
+            {
+                "setting": parts[0],
+                "train": " / ".join(parts[1:]),
+                "n": r["n"],
+                "accuracy": _f(r["accuracy"], ci["accuracy"]),
+                "precision": r["precision"],
+                "recall": r["recall"],
+                "f1": _f(r["f1"], ci["f1"]),
+                "auc": _f(r.get("auc"), ci.get("auc")),
+                "auc_session": r.get("auc_per_session_mean"),
+                "yes": r["yes"],
+                "baseline": len(parts) == 2,
+            }
+        )
+    defaults = {
+        "models": "logreg,gbm",
+        "objectives": "f1,accuracy,balanced-accuracy",
+        "sources": "real,synthetic,real+synthetic",
+        "schemes": "time split,leave-one-session-out",
+    }
     cut = [f"--{k} {getattr(args, k)}" for k, v in defaults.items() if getattr(args, k) != v]
-    write_result(args.json, benchmark="decider", machine=_machine, rows=table,
-                 columns=[("setting", "setting", ""), ("train", "train on / model / objective", ""), ("n", "n", ""),
-                          ("accuracy", "accuracy [95% CI]", ""), ("precision", "precision", ".3f"),
-                          ("recall", "recall", ".3f"), ("f1", "F1 [95% CI]", ""), ("auc", "AUC [95% CI]", ""),
-                          ("auc_session", "AUC within session", ".3f"), ("yes", "Yes", "")],
-                 baseline="always-yes and always-no on the same moments (the LLM zero-shot row is always-yes: "
-                          "Qwen2.5-Coder-1.5B said Yes at every moment in proagent eval, quoted, not re-run)",
-                 note=f"decider latency over {latency['n']} moments: cached embeddings p50 {latency['warm_ms_p50']:.2f} ms, "
-                      f"p95 {latency['warm_ms_p95']:.2f} ms; cold cache p50 {latency['cold_ms_p50']:.1f} ms, "
-                      f"p95 {latency['cold_ms_p95']:.1f} ms",
-                 conditions=("a smaller grid (" + ", ".join(cut) + "; the full run compares every model, objective "
-                             "and source)") if cut else "", figures={"latency": latency, "rows": rows})
+    write_result(
+        args.json,
+        benchmark="decider",
+        machine=_machine,
+        rows=table,
+        columns=[
+            ("setting", "setting", ""),
+            ("train", "train on / model / objective", ""),
+            ("n", "n", ""),
+            ("accuracy", "accuracy [95% CI]", ""),
+            ("precision", "precision", ".3f"),
+            ("recall", "recall", ".3f"),
+            ("f1", "F1 [95% CI]", ""),
+            ("auc", "AUC [95% CI]", ""),
+            ("auc_session", "AUC within session", ".3f"),
+            ("yes", "Yes", ""),
+        ],
+        baseline="always-yes and always-no on the same moments (the LLM zero-shot row is always-yes: "
+        "Qwen2.5-Coder-1.5B said Yes at every moment in proagent eval, quoted, not re-run)",
+        note=f"decider latency over {latency['n']} moments: cached embeddings p50 {latency['warm_ms_p50']:.2f} ms, "
+        f"p95 {latency['warm_ms_p95']:.2f} ms; cold cache p50 {latency['cold_ms_p50']:.1f} ms, "
+        f"p95 {latency['cold_ms_p95']:.1f} ms",
+        conditions=("a smaller grid (" + ", ".join(cut) + "; the full run compares every model, objective and source)")
+        if cut
+        else "",
+        figures={"latency": latency, "rows": rows},
+    )
     return 0
 
 
@@ -213,17 +272,21 @@ def _line(row: dict) -> str:
 
 
 def _table(rows: list[dict]) -> str:
-    out = ["| setting | train on | model | objective | n | accuracy [95% CI] | precision | recall | F1 [95% CI] | AUC [95% CI] | AUC within session | Yes |",
-           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    out = [
+        "| setting | train on | model | objective | n | accuracy [95% CI] | precision | recall | F1 [95% CI] | AUC [95% CI] | AUC within session | Yes |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for r in rows:
         parts = r["run"].split(" | ")
         scheme, rest = parts[0], parts[1:]
         if len(rest) == 1:
             rest = [rest[0], "", ""]
         ci = r["ci95"]
-        out.append(f"| {scheme} | {' | '.join(rest)} | {r['n']} | {_f(r['accuracy'], ci['accuracy'])} | {_f(r['precision'])} | "
-                   f"{_f(r['recall'])} | {_f(r['f1'], ci['f1'])} | {_f(r.get('auc'), ci.get('auc'))} | "
-                   f"{_f(r.get('auc_per_session_mean'))} | {r['yes']} |")
+        out.append(
+            f"| {scheme} | {' | '.join(rest)} | {r['n']} | {_f(r['accuracy'], ci['accuracy'])} | {_f(r['precision'])} | "
+            f"{_f(r['recall'])} | {_f(r['f1'], ci['f1'])} | {_f(r.get('auc'), ci.get('auc'))} | "
+            f"{_f(r.get('auc_per_session_mean'))} | {r['yes']} |"
+        )
     return "\n".join(out)
 
 

@@ -58,6 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from _common import guard_network, machine_note, render_table, watchdog, write_result  # noqa: E402
+
 from proagent.io import write_json_atomic  # noqa: E402
 
 CLAIMS = {
@@ -78,8 +79,9 @@ def _proagent(*args: str, timeout: float = 3600) -> tuple[subprocess.CompletedPr
 
 
 def _stop_line(log: Path) -> dict[str, int]:
-    m = re.search(r"capture stopped: (\d+) events, (\d+) screenshots stored, (\d+) duplicates skipped",
-                  log.read_text("utf-8"))
+    m = re.search(
+        r"capture stopped: (\d+) events, (\d+) screenshots stored, (\d+) duplicates skipped", log.read_text("utf-8")
+    )
     if not m:
         raise SystemExit(f"no stop line in {log}:\n{log.read_text('utf-8')}")
     return {"events": int(m[1]), "stored": int(m[2]), "duplicates": int(m[3])}
@@ -119,13 +121,27 @@ def _live(root: Path, cap: Path, truth: dict, dev: Path) -> dict:
     front at that moment, decision latency p50."""
     from datetime import datetime, timedelta
 
-    from proagent.live import RestraintConfig
     from scenarios.desktop import TIME_FORMAT
+
+    from proagent.live import RestraintConfig
 
     dec, out = root / "decider", root / "live"
     _, t_train = _proagent("train", "when", "--data", str(dev), "--out", str(dec))
-    r, t_live = _proagent("live", "--replay", str(cap), "--decider", str(dec), "--model", "none", "--speed", "0",
-                          "--notify", "none", "--out", str(out))
+    r, t_live = _proagent(
+        "live",
+        "--replay",
+        str(cap),
+        "--decider",
+        str(dec),
+        "--model",
+        "none",
+        "--speed",
+        "0",
+        "--notify",
+        "none",
+        "--out",
+        str(out),
+    )
     con = sqlite3.connect((out / "feedback.db").resolve().as_uri() + "?mode=ro", uri=True)
     try:
         offers = con.execute("SELECT moment, app_name FROM offers ORDER BY id").fetchall()
@@ -139,36 +155,63 @@ def _live(root: Path, cap: Path, truth: dict, dev: Path) -> dict:
     slack = timedelta(seconds=2)
 
     def front(t: datetime) -> set[str]:
-        return {e["app"] for e in truth["events"] if datetime.strptime(e["start"], TIME_FORMAT) - slack <= t
-                <= datetime.strptime(e["end"], TIME_FORMAT) + slack}
+        return {
+            e["app"]
+            for e in truth["events"]
+            if datetime.strptime(e["start"], TIME_FORMAT) - slack
+            <= t
+            <= datetime.strptime(e["end"], TIME_FORMAT) + slack
+        }
 
     lat = sorted(d for _, d in decisions if d is not None)
     min_gap = RestraintConfig().min_gap_seconds / 60
-    return {"offers": len(offers), "decisions": len(decisions), "min_gap_min": min_gap,
-            "min_gap_seen_min": min(gaps) if gaps else None, "min_gap_ok": all(g >= min_gap - 1e-6 for g in gaps),
-            "late": sum(datetime.fromisoformat(m) > last for m, _ in decisions),
-            "app_ok": sum(app in front(t) for t, (_, app) in zip(moments, offers)),
-            "decide_p50_ms": 1000 * lat[len(lat) // 2] if lat else 0.0, "seconds": t_live,
-            "train_seconds": t_train, "printed": r.stdout}
+    return {
+        "offers": len(offers),
+        "decisions": len(decisions),
+        "min_gap_min": min_gap,
+        "min_gap_seen_min": min(gaps) if gaps else None,
+        "min_gap_ok": all(g >= min_gap - 1e-6 for g in gaps),
+        "late": sum(datetime.fromisoformat(m) > last for m, _ in decisions),
+        "app_ok": sum(app in front(t) for t, (_, app) in zip(moments, offers)),
+        "decide_p50_ms": 1000 * lat[len(lat) // 2] if lat else 0.0,
+        "seconds": t_live,
+        "train_seconds": t_train,
+        "printed": r.stdout,
+    }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--length", choices=("long", "short", "smoke"), default="long")
-    ap.add_argument("--annotator", default="screen-reader",
-                    help="'screen-reader' (a loopback mock reading the prompt's screen text) or text:MODEL / vlm:MODEL")
-    ap.add_argument("--model", default="always-yes",
-                    help="eval's model: 'always-yes' (a loopback mock answering Yes) or any inspect model")
+    ap.add_argument(
+        "--annotator",
+        default="screen-reader",
+        help="'screen-reader' (a loopback mock reading the prompt's screen text) or text:MODEL / vlm:MODEL",
+    )
+    ap.add_argument(
+        "--model",
+        default="always-yes",
+        help="eval's model: 'always-yes' (a loopback mock answering Yes) or any inspect model",
+    )
     ap.add_argument("--workdir", type=Path, default=None, help="keep everything here (default: a temporary folder)")
     ap.add_argument("--json", type=Path, default=None)
-    ap.add_argument("--capture-only", action="store_true",
-                    help="print the capture figures and stop (the long scenario's curate takes most of an hour "
-                         "on a loaded 2-core machine)")
-    ap.add_argument("--reuse", action="store_true",
-                    help="--workdir holds a played scenario (truth.json, both captures): skip to curate")
+    ap.add_argument(
+        "--capture-only",
+        action="store_true",
+        help="print the capture figures and stop (the long scenario's curate takes most of an hour "
+        "on a loaded 2-core machine)",
+    )
+    ap.add_argument(
+        "--reuse",
+        action="store_true",
+        help="--workdir holds a played scenario (truth.json, both captures): skip to curate",
+    )
     ap.add_argument("--timeout", type=float, default=5400.0)
-    ap.add_argument("--smoke", action="store_true",
-                    help="the smallest setting (CI): --length smoke (about 40 s of script), every stage")
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="the smallest setting (CI): --length smoke (about 40 s of script), every stage",
+    )
     args = ap.parse_args()
     if args.smoke:
         args.length = "smoke"
@@ -177,14 +220,28 @@ def main() -> None:
     note, machine = machine_note()
     print(note, flush=True)
 
+    import shutil
+
+    from scenarios.desktop import (
+        PAGES,
+        PROGRAMS,
+        SCENARIOS,
+        Desktop,
+        annotation_scores,
+        match_events,
+        pii_leaks,
+        planted_text_share,
+        review_one_of_each,
+        screen_text_annotator,
+        start_capture,
+        stop_capture,
+        write_truth,
+    )
+
     from proagent.bench.samples import SampleConfig, build_samples
     from proagent.curate._screen import ocr_lines
     from proagent.sources.lifetrace import load_lifetrace
     from proagent.sources.load import load_events
-    from scenarios.desktop import (PAGES, PROGRAMS, SCENARIOS, Desktop, annotation_scores, match_events, pii_leaks,
-                                   planted_text_share, review_one_of_each, screen_text_annotator, start_capture,
-                                   stop_capture, write_truth)
-    import shutil
 
     missing = [p for p in PROGRAMS if shutil.which(p) is None]
     if missing:
@@ -201,8 +258,14 @@ def main() -> None:
     if args.reuse:
         truth = json.loads((root / "truth.json").read_text("utf-8"))
         t_cap = float(truth.get("capture_seconds", 0.0))
-        for d in (root / "curated", root / "annotated", root / "logs-annotate", root / "logs-eval", root / "live",
-                  root / "decider"):
+        for d in (
+            root / "curated",
+            root / "annotated",
+            root / "logs-annotate",
+            root / "logs-eval",
+            root / "live",
+            root / "decider",
+        ):
             shutil.rmtree(d, ignore_errors=True)
     else:
         with Desktop(root / "desktop") as desk:
@@ -221,29 +284,50 @@ def main() -> None:
     cached = root / "capture-figures.json"  # the capture figures of this play (re-reading takes minutes)
     if args.reuse and cached.is_file():
         runs = json.loads(cached.read_text("utf-8"))
-    for name, folder, log in (("text-aware (default)", cap, root / "capture.log"),
-                              ("pHash only (LifeTrace)", base, root / "capture-phash.log")):
+    for name, folder, log in (
+        ("text-aware (default)", cap, root / "capture.log"),
+        ("pHash only (LifeTrace)", base, root / "capture-phash.log"),
+    ):
         if name in runs:
             continue
         counts = _stop_line(log)
         texts, n, done, ocr_s = _ocr_texts(folder / "lifetrace.db")
         grabs = counts["stored"] + counts["duplicates"]
-        runs[name] = {"rule": name, **counts, "stored_ratio": counts["stored"] / grabs if grabs else 0.0,
-                      "ocr_done": done, "ocr_seconds": ocr_s, "planted_text_share": planted_text_share(truth, texts),
-                      "planted_text_stored": planted_text_share(truth, _all_read(folder / "lifetrace.db", texts))}
+        runs[name] = {
+            "rule": name,
+            **counts,
+            "stored_ratio": counts["stored"] / grabs if grabs else 0.0,
+            "ocr_done": done,
+            "ocr_seconds": ocr_s,
+            "planted_text_share": planted_text_share(truth, texts),
+            "planted_text_stored": planted_text_share(truth, _all_read(folder / "lifetrace.db", texts)),
+        }
     write_json_atomic(cached, runs)
 
     raw_events = list(load_lifetrace(cap / "lifetrace.db").events)
     n_shots = sum(len(e.screenshots) for e in raw_events)
-    capture_columns = [("rule", "rule", ""), ("events", "events", "d"), ("stored", "stored", "d"),
-                       ("duplicates", "dups", "d"), ("stored_ratio", "stored/grabbed", ".3f"), ("ocr_done", "OCR done", "d"),
-                       ("planted_text_share", "planted text in OCR at stop", ".3f"),
-                       ("planted_text_stored", "in stored screenshots", ".3f")]
+    capture_columns = [
+        ("rule", "rule", ""),
+        ("events", "events", "d"),
+        ("stored", "stored", "d"),
+        ("duplicates", "dups", "d"),
+        ("stored_ratio", "stored/grabbed", ".3f"),
+        ("ocr_done", "OCR done", "d"),
+        ("planted_text_share", "planted text in OCR at stop", ".3f"),
+        ("planted_text_stored", "in stored screenshots", ".3f"),
+    ]
     if args.capture_only:
         print(f"capture ({t_cap:.0f} s of script; baseline: LifeTrace's pHash <= 5 alone, same screen):")
         print(render_table(list(runs.values()), capture_columns))
-        _publish(args, machine, scenario.name, runs, capture_columns, conditions="--capture-only: the capture "
-                 "stage alone (the whole day's curate, annotate, eval and live take most of an hour)")
+        _publish(
+            args,
+            machine,
+            scenario.name,
+            runs,
+            capture_columns,
+            conditions="--capture-only: the capture "
+            "stage alone (the whole day's curate, annotate, eval and live take most of an hour)",
+        )
         return
     passing = [e for e in raw_events if e.end is not None and (e.duration or 0) >= 3 and e.screenshots]
 
@@ -298,34 +382,79 @@ def main() -> None:
     n_ev = len(kept)
     own = runs["text-aware (default)"]
     stages = [
-        {"stage": "capture OCR worker (OCRed shots)", "seconds": own["ocr_seconds"],
-         "per_shot": own["ocr_seconds"] / max(1, own["ocr_done"]),
-         "per_event": own["ocr_seconds"] / max(1, len(raw_events)), "claim": CLAIMS["capture"]},
-        {"stage": "curate (first run)", "seconds": t_cur1, "per_shot": t_cur1 / max(1, n_shots),
-         "per_event": t_cur1 / max(1, n_ev), "claim": CLAIMS["curate"]},
-        {"stage": "curate (after review)", "seconds": t_cur2, "per_shot": t_cur2 / max(1, n_shots),
-         "per_event": t_cur2 / max(1, n_ev), "claim": "resume: phase 1 cached"},
-        {"stage": f"annotate ({args.annotator})", "seconds": t_ann, "per_shot": t_ann / max(1, n_shots),
-         "per_event": t_ann / max(1, n_ev), "claim": CLAIMS["annotate"]},
-        {"stage": f"eval --split all ({args.model})", "seconds": t_eval, "per_shot": None,
-         "per_event": t_eval / max(1, res["n"]), "claim": CLAIMS["eval"] + "; per moment here"},
+        {
+            "stage": "capture OCR worker (OCRed shots)",
+            "seconds": own["ocr_seconds"],
+            "per_shot": own["ocr_seconds"] / max(1, own["ocr_done"]),
+            "per_event": own["ocr_seconds"] / max(1, len(raw_events)),
+            "claim": CLAIMS["capture"],
+        },
+        {
+            "stage": "curate (first run)",
+            "seconds": t_cur1,
+            "per_shot": t_cur1 / max(1, n_shots),
+            "per_event": t_cur1 / max(1, n_ev),
+            "claim": CLAIMS["curate"],
+        },
+        {
+            "stage": "curate (after review)",
+            "seconds": t_cur2,
+            "per_shot": t_cur2 / max(1, n_shots),
+            "per_event": t_cur2 / max(1, n_ev),
+            "claim": "resume: phase 1 cached",
+        },
+        {
+            "stage": f"annotate ({args.annotator})",
+            "seconds": t_ann,
+            "per_shot": t_ann / max(1, n_shots),
+            "per_event": t_ann / max(1, n_ev),
+            "claim": CLAIMS["annotate"],
+        },
+        {
+            "stage": f"eval --split all ({args.model})",
+            "seconds": t_eval,
+            "per_shot": None,
+            "per_event": t_eval / max(1, res["n"]),
+            "claim": CLAIMS["eval"] + "; per moment here",
+        },
     ]
     if live is not None:
         stages += [
-            {"stage": "train when (dev sessions)", "seconds": live["train_seconds"], "per_shot": None, "per_event": None,
-             "claim": "-"},
-            {"stage": "live --replay (decider, --model none)", "seconds": live["seconds"], "per_shot": None,
-             "per_event": live["seconds"] / max(1, live["decisions"]),
-             "claim": f"decision p50 {live['decide_p50_ms']:.0f} ms here; per decision"}]
+            {
+                "stage": "train when (dev sessions)",
+                "seconds": live["train_seconds"],
+                "per_shot": None,
+                "per_event": None,
+                "claim": "-",
+            },
+            {
+                "stage": "live --replay (decider, --model none)",
+                "seconds": live["seconds"],
+                "per_shot": None,
+                "per_event": live["seconds"] / max(1, live["decisions"]),
+                "claim": f"decision p50 {live['decide_p50_ms']:.0f} ms here; per decision",
+            },
+        ]
     print("\nper-stage time (seconds; per screenshot of the capture, per curated event or eval moment):")
-    print(render_table(stages, [("stage", "stage", ""), ("seconds", "total s", ".1f"), ("per_shot", "s/shot", ".2f"),
-                                ("per_event", "s/event", ".2f"), ("claim", "README", "")]))
+    print(
+        render_table(
+            stages,
+            [
+                ("stage", "stage", ""),
+                ("seconds", "total s", ".1f"),
+                ("per_shot", "s/shot", ".2f"),
+                ("per_event", "s/event", ".2f"),
+                ("claim", "README", ""),
+            ],
+        )
+    )
     print("\ncapture rules on the same screen (baseline: LifeTrace's pHash <= 5 alone):")
     print(render_table(list(runs.values()), capture_columns))
     figures = {
         "screenshots captured": n_shots,
         "planted text in the curated OCR (deleted and whole-blurred screens keep none)": round(
-            planted_text_share(truth, cur_texts), 3),
+            planted_text_share(truth, cur_texts), 3
+        ),
         "events captured": len(raw_events),
         "events passing the filters (closed, >= 3 s, a screenshot)": len(passing),
         "events kept by curate": n_ev,
@@ -337,73 +466,166 @@ def main() -> None:
         "planted PII found in published output": len(leaks),
         "blurred document lines readable": f"{doc_readable} of {len(PAGES['doc'].texts)}",
     }
+
     def _f(v, fmt=".3f"):  # noqa: ANN001, ANN202
         return "-" if v is None else format(v, fmt)
 
     mock_annotator = args.annotator == "screen-reader"
     targets = [  # (figure, measured, target, met)
-        ("moments = events passing the filters (none lost to dedup)", f"{n_ev} kept of {len(passing)}; {len(lost)} lost",
-         "equal, 0 lost", n_ev == len(passing) and not lost),
-        ("LLM-event precision", f"{_f(scores['precision'])} ({scores['tp']} tp, {scores['fp']} fp)", "1.0",
-         scores["precision"] == 1.0),
-        ("LLM-event recall", f"{_f(scores['recall'])} ({scores['fn']} missed of {scores['n_llm']})", "1.0",
-         scores["recall"] == 1.0),
-        ("query similarity to the planted query (mean; min)",
-         f"{_f(scores['query_similarity'])}; {_f(scores['query_similarity_min'])}", ">= 0.9",
-         (scores["query_similarity"] or 0) >= 0.9),
-        ("intention accuracy" + (" (the mock answers the planted one: not a measurement)" if mock_annotator else ""),
-         _f(scores["intention_accuracy"]), ">= 0.75", (scores["intention_accuracy"] or 0) >= 0.75),
+        (
+            "moments = events passing the filters (none lost to dedup)",
+            f"{n_ev} kept of {len(passing)}; {len(lost)} lost",
+            "equal, 0 lost",
+            n_ev == len(passing) and not lost,
+        ),
+        (
+            "LLM-event precision",
+            f"{_f(scores['precision'])} ({scores['tp']} tp, {scores['fp']} fp)",
+            "1.0",
+            scores["precision"] == 1.0,
+        ),
+        (
+            "LLM-event recall",
+            f"{_f(scores['recall'])} ({scores['fn']} missed of {scores['n_llm']})",
+            "1.0",
+            scores["recall"] == 1.0,
+        ),
+        (
+            "query similarity to the planted query (mean; min)",
+            f"{_f(scores['query_similarity'])}; {_f(scores['query_similarity_min'])}",
+            ">= 0.9",
+            (scores["query_similarity"] or 0) >= 0.9,
+        ),
+        (
+            "intention accuracy" + (" (the mock answers the planted one: not a measurement)" if mock_annotator else ""),
+            _f(scores["intention_accuracy"]),
+            ">= 0.75",
+            (scores["intention_accuracy"] or 0) >= 0.75,
+        ),
         ("invented queries/replies stored", str(scores["invented"]), "0", scores["invented"] == 0),
-        ("planted PII in published output (text, DB dumps, re-OCR)", f"{len(leaks)} of {len(truth['pii'])}", "0",
-         not leaks),
+        (
+            "planted PII in published output (text, DB dumps, re-OCR)",
+            f"{len(leaks)} of {len(truth['pii'])}",
+            "0",
+            not leaks,
+        ),
         ("blurred document lines readable", f"{doc_readable} of {len(PAGES['doc'].texts)}", "0", doc_readable == 0),
     ]
     if live is not None:
         targets += [
-            ("live: smallest gap between offers (min)", f"{_f(live['min_gap_seen_min'], '.1f')} ({live['offers']} offers)",
-             f">= --min-gap {live['min_gap_min']:g}", live["min_gap_ok"]),
+            (
+                "live: smallest gap between offers (min)",
+                f"{_f(live['min_gap_seen_min'], '.1f')} ({live['offers']} offers)",
+                f">= --min-gap {live['min_gap_min']:g}",
+                live["min_gap_ok"],
+            ),
             ("live: decisions after the log's last event", str(live["late"]), "0", live["late"] == 0),
-            ("live: offers naming the app in front", f"{live['app_ok']} of {live['offers']}", "all",
-             live["app_ok"] == live["offers"]),
+            (
+                "live: offers naming the app in front",
+                f"{live['app_ok']} of {live['offers']}",
+                "all",
+                live["app_ok"] == live["offers"],
+            ),
         ]
     print()
     for k, v in figures.items():
         print(f"{k:>70}  {v}")
     print(f"\nannotate on the scenario's LLM events ({args.annotator}):")
-    print(render_table(scores["rows"], [("page", "page", ""), ("platform", "platform", ""), ("similarity", "query sim", ".3f"),
-                                        ("intention", "intention", ""), ("intention_true", "planted", ""),
-                                        ("reply_stored", "reply", "")]))
+    print(
+        render_table(
+            scores["rows"],
+            [
+                ("page", "page", ""),
+                ("platform", "platform", ""),
+                ("similarity", "query sim", ".3f"),
+                ("intention", "intention", ""),
+                ("intention_true", "planted", ""),
+                ("reply_stored", "reply", ""),
+            ],
+        )
+    )
     print("\ntargets (issue 21):")
-    print(render_table([{"figure": a, "measured": b, "target": c, "met": "yes" if d else "NO"} for a, b, c, d in targets],
-                       [("figure", "figure", ""), ("measured", "measured", ""), ("target", "target", ""), ("met", "met", "")]))
+    print(
+        render_table(
+            [{"figure": a, "measured": b, "target": c, "met": "yes" if d else "NO"} for a, b, c, d in targets],
+            [("figure", "figure", ""), ("measured", "measured", ""), ("target", "target", ""), ("met", "met", "")],
+        )
+    )
     ok = all(d for *_, d in targets) and res["n"] == len(want)
     print("targets met" if ok else "TARGETS MISSED", flush=True)
     print("\ncurate printed:\n" + r2.stdout.strip())
-    _publish(args, machine, scenario.name, runs, capture_columns,
-             conditions="" if args.length == "long" else f"--length {args.length}: {scenario.seconds:.0f} s of script "
-             "(the documented day: long, about 20 minutes)",
-             tables=[{"title": "Per-stage time (seconds; per screenshot of the capture, per curated event or eval moment)",
-                      "rows": stages, "columns": [("stage", "stage", ""), ("seconds", "total s", ".1f"),
-                                                  ("per_shot", "s/shot", ".2f"), ("per_event", "s/event", ".2f")]},
-                     {"title": "Targets (issue 21)", "rows": [{"figure": a, "measured": b, "target": c,
-                                                              "met": "yes" if d else "NO"} for a, b, c, d in targets],
-                      "columns": [("figure", "figure", ""), ("measured", "measured", ""), ("target", "target", ""),
-                                  ("met", "met", "")]}],
-             figures={"figures": figures, "leaks": leaks, "targets_met": ok, "annotate": scores, "live": live,
-                      "outputs": {"curate": r2.stdout, "annotate": r3.stdout, "eval": r4.stdout}})
+    _publish(
+        args,
+        machine,
+        scenario.name,
+        runs,
+        capture_columns,
+        conditions=""
+        if args.length == "long"
+        else f"--length {args.length}: {scenario.seconds:.0f} s of script (the documented day: long, about 20 minutes)",
+        tables=[
+            {
+                "title": "Per-stage time (seconds; per screenshot of the capture, per curated event or eval moment)",
+                "rows": stages,
+                "columns": [
+                    ("stage", "stage", ""),
+                    ("seconds", "total s", ".1f"),
+                    ("per_shot", "s/shot", ".2f"),
+                    ("per_event", "s/event", ".2f"),
+                ],
+            },
+            {
+                "title": "Targets (issue 21)",
+                "rows": [
+                    {"figure": a, "measured": b, "target": c, "met": "yes" if d else "NO"} for a, b, c, d in targets
+                ],
+                "columns": [
+                    ("figure", "figure", ""),
+                    ("measured", "measured", ""),
+                    ("target", "target", ""),
+                    ("met", "met", ""),
+                ],
+            },
+        ],
+        figures={
+            "figures": figures,
+            "leaks": leaks,
+            "targets_met": ok,
+            "annotate": scores,
+            "live": live,
+            "outputs": {"curate": r2.stdout, "annotate": r3.stdout, "eval": r4.stdout},
+        },
+    )
     if tmp is not None:
         tmp.cleanup()
 
 
-def _publish(args: argparse.Namespace, machine: dict, scenario: str, runs: dict, capture_columns: list, *,
-             conditions: str = "", tables: list | None = None, figures: dict | None = None) -> None:
+def _publish(
+    args: argparse.Namespace,
+    machine: dict,
+    scenario: str,
+    runs: dict,
+    capture_columns: list,
+    *,
+    conditions: str = "",
+    tables: list | None = None,
+    figures: dict | None = None,
+) -> None:
     """The run through ``_common.write_result`` (``--json``): the capture rules' table (the baseline row:
     LifeTrace's pHash rule alone, on the same screen), the stages and targets when the day ran through."""
     rows = [{**r, "baseline": not str(r["rule"]).startswith("text-aware")} for r in runs.values()]
-    write_result(args.json, benchmark="desktop_day", rows=rows, columns=capture_columns, machine=machine,
-                 baseline="LifeTrace's capture rule (pHash distance <= 5 alone) on the same scripted screen",
-                 note=f"scenario {scenario} ({args.length}); annotator {args.annotator}, eval model {args.model}",
-                 conditions=conditions, tables=tables, figures={"capture": runs, **(figures or {})})
+    write_result(
+        args.json,
+        benchmark="desktop_day",
+        rows=rows,
+        columns=capture_columns,
+        machine=machine,
+        baseline="LifeTrace's capture rule (pHash distance <= 5 alone) on the same scripted screen",
+        note=f"scenario {scenario} ({args.length}); annotator {args.annotator}, eval model {args.model}",
+        conditions=conditions,
+        tables=tables,
+        figures={"capture": runs, **(figures or {})},
+    )
 
 
 if __name__ == "__main__":

@@ -59,8 +59,10 @@ def _values(kind: str, n: int, rng: np.random.Generator) -> list[bytes]:
         return [rng.standard_normal(384).astype("<f4").tobytes() for _ in range(n)]
     if kind == "answer":
         text = "Decision: Yes\nIntention: Code Programming\nQuery: " + "how do I fix this error " * 100
-        return [json.dumps({"choices": [{"message": {"content": f"{i} {text}"}}], "usage": {"prompt_tokens": i}}).encode()
-                for i in range(n)]
+        return [
+            json.dumps({"choices": [{"message": {"content": f"{i} {text}"}}], "usage": {"prompt_tokens": i}}).encode()
+            for i in range(n)
+        ]
     out = []
     for _ in range(n):
         buf = io.BytesIO()
@@ -86,8 +88,12 @@ def _run(store: object, values: list[bytes], root: Path) -> dict[str, float]:
         assert k in store  # type: ignore[operator]
     t3 = time.perf_counter()
     n = len(values)
-    return {"write_us": (t1 - t0) / n * 1e6, "read_us": (t2 - t1) / n * 1e6, "contains_us": (t3 - t2) / n * 1e6,
-            "disk_mb": _disk_bytes(root) / 1e6}
+    return {
+        "write_us": (t1 - t0) / n * 1e6,
+        "read_us": (t2 - t1) / n * 1e6,
+        "contains_us": (t3 - t2) / n * 1e6,
+        "disk_mb": _disk_bytes(root) / 1e6,
+    }
 
 
 def main() -> None:
@@ -108,17 +114,37 @@ def main() -> None:
             for name, make in (("file per entry", FilePerEntry), ("diskcache", DiskCache)):
                 root = Path(tmp) / f"{kind}-{name.replace(' ', '-')}"
                 store = make(root)
-                rows.append({"kind": kind, "store": name, "entries": len(values), "baseline": make is FilePerEntry,
-                             **_run(store, values, root)})
+                rows.append(
+                    {
+                        "kind": kind,
+                        "store": name,
+                        "entries": len(values),
+                        "baseline": make is FilePerEntry,
+                        **_run(store, values, root),
+                    }
+                )
                 if isinstance(store, DiskCache):
                     store.close()
-    columns = [("kind", "entry", ""), ("store", "store", ""), ("entries", "n", "d"), ("write_us", "write us", ".0f"),
-               ("read_us", "read us", ".0f"), ("contains_us", "in us", ".1f"), ("disk_mb", "disk MB", ".1f")]
+    columns = [
+        ("kind", "entry", ""),
+        ("store", "store", ""),
+        ("entries", "n", "d"),
+        ("write_us", "write us", ".0f"),
+        ("read_us", "read us", ".0f"),
+        ("contains_us", "in us", ".1f"),
+        ("disk_mb", "disk MB", ".1f"),
+    ]
     print(render_table(rows, columns))
     if args.json:
-        write_result(args.json, benchmark="disk_cache", rows=rows, columns=columns, machine=machine,
-                     baseline="one file per entry written with proagent.io.write_atomic (the caches before issue 38)",
-                     note="microseconds per entry, wall clock, same process and entries")
+        write_result(
+            args.json,
+            benchmark="disk_cache",
+            rows=rows,
+            columns=columns,
+            machine=machine,
+            baseline="one file per entry written with proagent.io.write_atomic (the caches before issue 38)",
+            note="microseconds per entry, wall clock, same process and entries",
+        )
 
 
 if __name__ == "__main__":

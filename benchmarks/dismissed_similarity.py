@@ -58,13 +58,17 @@ def pairs(data: Path) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
                     again.append((q, best))
         for e in evs:
             ts = list(e.candidate_tasks)
-            new += [(ts[i], ts[j]) for i in range(len(ts)) for j in range(i + 1, len(ts)) if jaccard(ts[i], ts[j]) < 0.3]
+            new += [
+                (ts[i], ts[j]) for i in range(len(ts)) for j in range(i + 1, len(ts)) if jaccard(ts[i], ts[j]) < 0.3
+            ]
     return again, new
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "proactivebench")
+    ap.add_argument(
+        "--data", type=Path, default=Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "proactivebench"
+    )
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--timeout", type=float, default=600.0)
     ap.add_argument("--smoke", action="store_true", help="the smallest setting (CI): the first 10 pairs of each kind")
@@ -88,26 +92,52 @@ def main() -> None:
 
     ca, cn = cosines(again), cosines(new)
     took = time.perf_counter() - t0
-    rows = [{"rule": "exact match (baseline)", "again": sum(p[0] == p[1] for p in again) / len(again),
-             "new": sum(p[0] == p[1] for p in new) / len(new)}]
+    rows = [
+        {
+            "rule": "exact match (baseline)",
+            "again": sum(p[0] == p[1] for p in again) / len(again),
+            "new": sum(p[0] == p[1] for p in new) / len(new),
+        }
+    ]
     for th in (0.85, 0.88, 0.90, 0.91, 0.92, 0.93, 0.94, 0.95, 0.97):
         mark = "  <- DISMISSED_SIMILARITY" if abs(th - DISMISSED_SIMILARITY) < 1e-9 else ""
-        rows.append({"rule": f"e5 cosine >= {th:.2f}{mark}", "again": sum(c >= th for c in ca) / len(ca),
-                     "new": sum(c >= th for c in cn) / len(cn)})
-    print(f"{len(again)} 'again' pairs (next event, Jaccard >= 0.5), {len(new)} 'new' pairs (same event, "
-          f"Jaccard < 0.3); {len(again) + len(new)} pairs embedded in {took:.1f} s")
+        rows.append(
+            {
+                "rule": f"e5 cosine >= {th:.2f}{mark}",
+                "again": sum(c >= th for c in ca) / len(ca),
+                "new": sum(c >= th for c in cn) / len(cn),
+            }
+        )
+    print(
+        f"{len(again)} 'again' pairs (next event, Jaccard >= 0.5), {len(new)} 'new' pairs (same event, "
+        f"Jaccard < 0.3); {len(again) + len(new)} pairs embedded in {took:.1f} s"
+    )
     for name, cs in (("again", ca), ("new", cn)):
-        print(f"  {name}: cosine p5 {percentile(cs, 5):.3f}, p50 {percentile(cs, 50):.3f}, p95 {percentile(cs, 95):.3f}")
+        print(
+            f"  {name}: cosine p5 {percentile(cs, 5):.3f}, p50 {percentile(cs, 50):.3f}, p95 {percentile(cs, 95):.3f}"
+        )
     columns = [("rule", "hold rule", ""), ("again", "'again' held", ".1%"), ("new", "'new' held (wrongly)", ".1%")]
     rows[0]["baseline"] = True
     print(render_table(rows, columns))
-    write_result(args.json, benchmark="dismissed_similarity", rows=rows, columns=columns, machine=info,
-                 baseline="holding only an identical query (exact match)",
-                 note=f"{len(again)} 'again' pairs (a task of the next event, token Jaccard >= 0.5) and {len(new)} "
-                      "'new' pairs (two tasks of one event, Jaccard < 0.3) from the six ProactiveBench dev sessions; "
-                      f"live holds a query at e5 cosine >= DISMISSED_SIMILARITY = {DISMISSED_SIMILARITY}",
-                 figures={"n_again": len(again), "n_new": len(new), "again_cosines": ca, "new_cosines": cn,
-                          "threshold": DISMISSED_SIMILARITY, "embed_seconds": took})
+    write_result(
+        args.json,
+        benchmark="dismissed_similarity",
+        rows=rows,
+        columns=columns,
+        machine=info,
+        baseline="holding only an identical query (exact match)",
+        note=f"{len(again)} 'again' pairs (a task of the next event, token Jaccard >= 0.5) and {len(new)} "
+        "'new' pairs (two tasks of one event, Jaccard < 0.3) from the six ProactiveBench dev sessions; "
+        f"live holds a query at e5 cosine >= DISMISSED_SIMILARITY = {DISMISSED_SIMILARITY}",
+        figures={
+            "n_again": len(again),
+            "n_new": len(new),
+            "again_cosines": ca,
+            "new_cosines": cn,
+            "threshold": DISMISSED_SIMILARITY,
+            "embed_seconds": took,
+        },
+    )
 
 
 if __name__ == "__main__":

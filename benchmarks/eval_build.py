@@ -69,21 +69,39 @@ def main() -> None:
         for r in range(a.repeats):
             runs["old"].append(_one(old, OLD, a.data, a.limit, Path(tmp) / f"emb-old-{r}"))
             runs["new"].append(_one(new, NEW, a.data, a.limit, Path(tmp) / f"emb-new-{r}"))
-    rows = [{"code": f"baseline {a.baseline_rev}: every reference of the split", "wall": statistics.median(w for w, _ in runs["old"]),
-             "cpu": statistics.median(c for _, c in runs["old"])},
-            {"code": f"this checkout: the first {a.limit} samples' references", "wall": statistics.median(w for w, _ in runs["new"]),
-             "cpu": statistics.median(c for _, c in runs["new"])}]
-    columns = [("code", "task build, empty embedding cache", ""), ("wall", "wall s (median)", ".2f"),
-               ("cpu", "CPU s (median)", ".2f")]
+    rows = [
+        {
+            "code": f"baseline {a.baseline_rev}: every reference of the split",
+            "wall": statistics.median(w for w, _ in runs["old"]),
+            "cpu": statistics.median(c for _, c in runs["old"]),
+        },
+        {
+            "code": f"this checkout: the first {a.limit} samples' references",
+            "wall": statistics.median(w for w, _ in runs["new"]),
+            "cpu": statistics.median(c for _, c in runs["new"]),
+        },
+    ]
+    columns = [
+        ("code", "task build, empty embedding cache", ""),
+        ("wall", "wall s (median)", ".2f"),
+        ("cpu", "CPU s (median)", ".2f"),
+    ]
     rows[0]["baseline"] = True
     print(render_table(rows, columns))
     print(f"repeats {a.repeats}; load average at the end: {os.getloadavg()[0]:.2f}")
-    write_result(a.json, benchmark="eval_build", rows=rows, columns=columns, machine=machine,
-                 baseline=f"the code of {a.baseline_rev} (git archive), embedding every reference of the split",
-                 note=f"eval --limit {a.limit}'s task build in a fresh process on an empty embedding cache, "
-                      f"old and new alternating, median of {a.repeats}",
-                 conditions="" if a.repeats >= 3 and a.limit == 2
-                 else f"--limit {a.limit} --repeats {a.repeats} (the documented run: --limit 2 --repeats 3)")
+    write_result(
+        a.json,
+        benchmark="eval_build",
+        rows=rows,
+        columns=columns,
+        machine=machine,
+        baseline=f"the code of {a.baseline_rev} (git archive), embedding every reference of the split",
+        note=f"eval --limit {a.limit}'s task build in a fresh process on an empty embedding cache, "
+        f"old and new alternating, median of {a.repeats}",
+        conditions=""
+        if a.repeats >= 3 and a.limit == 2
+        else f"--limit {a.limit} --repeats {a.repeats} (the documented run: --limit 2 --repeats 3)",
+    )
 
 
 if __name__ == "__main__":

@@ -37,8 +37,10 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = next((p / "shared" / "data" for p in (REPO.parent, REPO.parent.parent) if (p / "shared" / "data").is_dir()),
-              REPO.parent / "shared" / "data")  # ../shared beside the repository (or beside its worktree folder)
+SHARED = next(
+    (p / "shared" / "data" for p in (REPO.parent, REPO.parent.parent) if (p / "shared" / "data").is_dir()),
+    REPO.parent / "shared" / "data",
+)  # ../shared beside the repository (or beside its worktree folder)
 DEV = SHARED / "proactivebench"
 SYNTHETIC = SHARED / "proactivebench-synthetic"
 
@@ -54,8 +56,21 @@ def _proagent(args: list[str], log: Path) -> None:
 
 
 def _train(method: str, source: list[str], base: str, out: Path, limit: int | None, a: argparse.Namespace) -> Path:
-    args = ["train", method, *source, "--base", base, "--out", str(out), "--seed", str(a.seed),
-            "--micro-batch-size", str(a.micro_batch_size), "--max-length", str(a.max_length)]
+    args = [
+        "train",
+        method,
+        *source,
+        "--base",
+        base,
+        "--out",
+        str(out),
+        "--seed",
+        str(a.seed),
+        "--micro-batch-size",
+        str(a.micro_batch_size),
+        "--max-length",
+        str(a.max_length),
+    ]
     if limit:
         args += ["--limit", str(limit)]
     if a.threads:
@@ -69,15 +84,31 @@ def _train(method: str, source: list[str], base: str, out: Path, limit: int | No
     t = time.monotonic()
     _proagent(args, out.with_suffix(".log"))
     m = json.loads((out / "manifest.json").read_text())
-    print(f"  trained {m['n_examples']} examples ({m['n_positive']} positive), {m['steps']} steps, "
-          f"loss {m.get('loss_before', float('nan')):.3f} -> {m.get('loss_after', float('nan')):.3f}, "
-          f"{m['seconds']:.0f} s ({time.monotonic() - t:.0f} s with loading)", flush=True)
+    print(
+        f"  trained {m['n_examples']} examples ({m['n_positive']} positive), {m['steps']} steps, "
+        f"loss {m.get('loss_before', float('nan')):.3f} -> {m.get('loss_after', float('nan')):.3f}, "
+        f"{m['seconds']:.0f} s ({time.monotonic() - t:.0f} s with loading)",
+        flush=True,
+    )
     return out / "model.gguf"
 
 
 def _eval(model: str, data: Path, split: str, log_dir: Path, a: argparse.Namespace) -> dict:
-    args = ["eval", "--data", str(data), "--model", model, "--split", split, "--log-dir", str(log_dir),
-            "--display", "none", "--seed", str(a.seed)]
+    args = [
+        "eval",
+        "--data",
+        str(data),
+        "--model",
+        model,
+        "--split",
+        split,
+        "--log-dir",
+        str(log_dir),
+        "--display",
+        "none",
+        "--seed",
+        str(a.seed),
+    ]
     if a.threads:
         args += ["--model-arg", f"n_threads={a.threads}"]
     if a.eval_limit:
@@ -124,15 +155,24 @@ def main() -> None:
     p.add_argument("--max-length", type=int, default=2048)
     p.add_argument("--epochs", type=float, default=None, help="default: the paper's 3")
     p.add_argument("--batch-size", type=int, default=None, help="default: the paper's 16")
-    p.add_argument("--limit", type=int, default=None,
-                   help="train on N real moments (stratified draw) and as many synthetic ones (default: all real)")
+    p.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        help="train on N real moments (stratified draw) and as many synthetic ones (default: all real)",
+    )
     p.add_argument("--loss-probe", type=int, default=None, help="examples for the loss before/after (default 32)")
     p.add_argument("--eval-limit", type=int, default=None, help="evaluate only the first N test moments")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", type=Path, default=None, help="write the run here (docs/results/finetune_real_vs_synthetic.json)")
-    p.add_argument("--smoke", action="store_true",
-                   help="the smallest setting (CI): LoRA on SmolLM2, 2 examples, 1 epoch, one step, the loss "
-                        "probed on 1 example, evaluated on 2 test moments")
+    p.add_argument(
+        "--json", type=Path, default=None, help="write the run here (docs/results/finetune_real_vs_synthetic.json)"
+    )
+    p.add_argument(
+        "--smoke",
+        action="store_true",
+        help="the smallest setting (CI): LoRA on SmolLM2, 2 examples, 1 epoch, one step, the loss "
+        "probed on 1 example, evaluated on 2 test moments",
+    )
     a = p.parse_args()
     if a.smoke:
         a.base, a.method, a.loso = "smollm2-135m", "lora", False
@@ -155,36 +195,67 @@ def main() -> None:
         real = _train(a.method, real_source, a.base, a.out / name / "real", a.limit, a)
         n_real = json.loads((a.out / name / "real" / "manifest.json").read_text())["n_examples"]
         synth = _train(a.method, ["--train-data", str(SYNTHETIC)], a.base, a.out / name / "synthetic", n_real, a)
-        for label, model in (("zero-shot", base_model), ("real", f"local/{real.resolve()}"),
-                             ("synthetic", f"local/{synth.resolve()}")):
+        for label, model in (
+            ("zero-shot", base_model),
+            ("real", f"local/{real.resolve()}"),
+            ("synthetic", f"local/{synth.resolve()}"),
+        ):
             r = _eval(model, test_data, split, a.out / name / f"eval-{label}", a)
             rows[label].append(r)
-    print(f"\n{a.method} on {a.base}, {'leave-one-session-out' if a.loso else 'time split'}; "
-          f"{time.monotonic() - started:.0f} s in all")
+    print(
+        f"\n{a.method} on {a.base}, {'leave-one-session-out' if a.loso else 'time split'}; "
+        f"{time.monotonic() - started:.0f} s in all"
+    )
     print(f"{'model':<22}{'n':>5}{'accuracy':>10}{'precision':>11}{'recall':>8}{'F1':>7}{'unparsed':>10}")
     pooled = {label: _pooled(runs) for label, runs in rows.items()}
     table = [(label, m) for label, m in pooled.items()]
-    table += [(b.replace("_", "-"), {**pooled["real"]["baselines"][b], "n": pooled["real"]["n"], "unparsed_rate": 0.0})
-              for b in ("always_yes", "always_no")]
+    table += [
+        (b.replace("_", "-"), {**pooled["real"]["baselines"][b], "n": pooled["real"]["n"], "unparsed_rate": 0.0})
+        for b in ("always_yes", "always_no")
+    ]
     for label, m in table:
-        print(f"{label:<22}{m['n']:>5}{m['accuracy']:>10.3f}{m['precision']:>11.3f}{m['recall']:>8.3f}"
-              f"{m['f1']:>7.3f}{m['unparsed_rate']:>10.3f}")
+        print(
+            f"{label:<22}{m['n']:>5}{m['accuracy']:>10.3f}{m['precision']:>11.3f}{m['recall']:>8.3f}"
+            f"{m['f1']:>7.3f}{m['unparsed_rate']:>10.3f}"
+        )
     acc = {label: m.get("ci95", {}).get("accuracy") for label, m in pooled.items()}
-    print("accuracy 95% bootstrap intervals: " + ", ".join(f"{k} [{v[0]:.2f}, {v[1]:.2f}]" for k, v in acc.items() if v))
-    cut = [f"--{k.replace('_', '-')} {getattr(a, k)}" for k in ("limit", "epochs", "batch_size", "eval_limit")
-           if getattr(a, k) is not None]
-    write_result(a.json, benchmark="finetune_real_vs_synthetic", machine=machine,
-                 rows=[{"model": label, **{k: m[k] for k in ("n", "accuracy", "precision", "recall", "f1")},
-                        "unparsed": m["unparsed_rate"], "baseline": label not in ("real", "synthetic")}
-                       for label, m in table],
-                 columns=[("model", "model", ""), ("n", "n", ""), ("accuracy", "accuracy", ".3f"),
-                          ("precision", "precision", ".3f"), ("recall", "recall", ".3f"), ("f1", "F1", ".3f"),
-                          ("unparsed", "unparsed", ".3f")],
-                 baseline=f"the untrained base {a.base} (zero-shot), always-yes and always-no on the same test moments",
-                 note=f"{a.method} on {a.base}, {'leave-one-session-out' if a.loso else 'time split'}; trained on "
-                      "real moments or as many synthetic traces; " + "accuracy 95% intervals: "
-                      + ", ".join(f"{k} [{v[0]:.2f}, {v[1]:.2f}]" for k, v in acc.items() if v),
-                 conditions=("smaller than the paper's recipe (" + ", ".join(cut) + ")") if cut else "")
+    print(
+        "accuracy 95% bootstrap intervals: " + ", ".join(f"{k} [{v[0]:.2f}, {v[1]:.2f}]" for k, v in acc.items() if v)
+    )
+    cut = [
+        f"--{k.replace('_', '-')} {getattr(a, k)}"
+        for k in ("limit", "epochs", "batch_size", "eval_limit")
+        if getattr(a, k) is not None
+    ]
+    write_result(
+        a.json,
+        benchmark="finetune_real_vs_synthetic",
+        machine=machine,
+        rows=[
+            {
+                "model": label,
+                **{k: m[k] for k in ("n", "accuracy", "precision", "recall", "f1")},
+                "unparsed": m["unparsed_rate"],
+                "baseline": label not in ("real", "synthetic"),
+            }
+            for label, m in table
+        ],
+        columns=[
+            ("model", "model", ""),
+            ("n", "n", ""),
+            ("accuracy", "accuracy", ".3f"),
+            ("precision", "precision", ".3f"),
+            ("recall", "recall", ".3f"),
+            ("f1", "F1", ".3f"),
+            ("unparsed", "unparsed", ".3f"),
+        ],
+        baseline=f"the untrained base {a.base} (zero-shot), always-yes and always-no on the same test moments",
+        note=f"{a.method} on {a.base}, {'leave-one-session-out' if a.loso else 'time split'}; trained on "
+        "real moments or as many synthetic traces; "
+        + "accuracy 95% intervals: "
+        + ", ".join(f"{k} [{v[0]:.2f}, {v[1]:.2f}]" for k, v in acc.items() if v),
+        conditions=("smaller than the paper's recipe (" + ", ".join(cut) + ")") if cut else "",
+    )
 
 
 if __name__ == "__main__":

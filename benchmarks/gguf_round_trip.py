@@ -45,8 +45,14 @@ def main() -> None:
     t = time.monotonic()
     model, _, src = load_base(a.model)
     print(f"loaded {src.name} in transformers: {time.monotonic() - t:.1f} s")
-    req = {"messages": [{"role": "user", "content": a.prompt}], "max_tokens": 24, "temperature": 0.0,
-           "logprobs": True, "top_logprobs": 5, "cache_prompt": False}
+    req = {
+        "messages": [{"role": "user", "content": a.prompt}],
+        "max_tokens": 24,
+        "temperature": 0.0,
+        "logprobs": True,
+        "top_logprobs": 5,
+        "cache_prompt": False,
+    }
     with tempfile.TemporaryDirectory() as tmp:
         files = [("original", Path(src), None)]
         for dtype in a.types.split(","):
@@ -60,18 +66,41 @@ def main() -> None:
             top = [(x["token"], x["logprob"]) for x in r["logprobs"]["content"][0]["top_logprobs"]]
             ref = ref or dict(top)
             diff = max((abs(lp - ref[tok]) for tok, lp in top if tok in ref), default=float("nan"))
-            print(f"{name:<9} {path.stat().st_size / 1e6:7.1f} MB  export {'-' if secs is None else f'{secs:.1f} s':>7}  "
-                  f"answer {r['message']['content']!r}")
-            print(f"{'':<9} top-5 first token: " + ", ".join(f"{tok!r} {lp:.3f}" for tok, lp in top)
-                  + (f"  (max |diff| vs original {diff:.3f})" if name != "original" else ""))
-            rows.append({"file": name, "mb": path.stat().st_size / 1e6, "export_s": secs, "answer": r["message"]["content"],
-                         "diff": None if name == "original" else diff, "baseline": name == "original"})
-    write_result(a.json, benchmark="gguf_round_trip", rows=rows, machine=machine,
-                 columns=[("file", "weights", ""), ("mb", "MB", ".1f"), ("export_s", "export s", ".1f"),
-                          ("answer", "greedy answer", ""), ("diff", "max abs diff, first-token top-5 logprob", ".3f")],
-                 baseline=f"the original GGUF of {a.model} in the same llama.cpp engine, same prompt, temperature 0",
-                 note=f"prompt: {a.prompt!r}; {a.threads} llama.cpp threads",
-                 conditions="" if a.types == "f16,f32,q8_0" else f"--types {a.types} (the full run: f16,f32,q8_0)")
+            print(
+                f"{name:<9} {path.stat().st_size / 1e6:7.1f} MB  export {'-' if secs is None else f'{secs:.1f} s':>7}  "
+                f"answer {r['message']['content']!r}"
+            )
+            print(
+                f"{'':<9} top-5 first token: "
+                + ", ".join(f"{tok!r} {lp:.3f}" for tok, lp in top)
+                + (f"  (max |diff| vs original {diff:.3f})" if name != "original" else "")
+            )
+            rows.append(
+                {
+                    "file": name,
+                    "mb": path.stat().st_size / 1e6,
+                    "export_s": secs,
+                    "answer": r["message"]["content"],
+                    "diff": None if name == "original" else diff,
+                    "baseline": name == "original",
+                }
+            )
+    write_result(
+        a.json,
+        benchmark="gguf_round_trip",
+        rows=rows,
+        machine=machine,
+        columns=[
+            ("file", "weights", ""),
+            ("mb", "MB", ".1f"),
+            ("export_s", "export s", ".1f"),
+            ("answer", "greedy answer", ""),
+            ("diff", "max abs diff, first-token top-5 logprob", ".3f"),
+        ],
+        baseline=f"the original GGUF of {a.model} in the same llama.cpp engine, same prompt, temperature 0",
+        note=f"prompt: {a.prompt!r}; {a.threads} llama.cpp threads",
+        conditions="" if a.types == "f16,f32,q8_0" else f"--types {a.types} (the full run: f16,f32,q8_0)",
+    )
 
 
 if __name__ == "__main__":

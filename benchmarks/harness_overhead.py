@@ -58,7 +58,6 @@ from _common import (  # noqa: E402
     write_result,
 )
 
-
 REPLY = "Need help: Yes\nIntention: Code Programming\nQuery: How do I fix this?"
 COMPLETION_TOKENS = 16
 MODEL = "openai-api/mock/mock-model"
@@ -85,6 +84,7 @@ DEFINITIONS = {
 
 
 # --------------------------------------------------------------------------- mock server (child process)
+
 
 class _State:
     lock = threading.Lock()
@@ -141,23 +141,28 @@ def _make_handler(latency: float) -> type[BaseHTTPRequestHandler]:
                     _State.in_flight -= 1
             chars = sum(len(str(m.get("content", ""))) for m in req.get("messages", []))
             prompt_tokens = max(1, chars // 4)
-            self._send(200, {
-                "id": f"chatcmpl-mock{_State.requests}",
-                "object": "chat.completion",
-                "created": int(time.time()),
-                "model": req.get("model", "mock-model"),
-                "choices": [{
-                    "index": 0,
-                    "message": {"role": "assistant", "content": REPLY},
-                    "finish_reason": "stop",
-                    "logprobs": None,
-                }],
-                "usage": {
-                    "prompt_tokens": prompt_tokens,
-                    "completion_tokens": COMPLETION_TOKENS,
-                    "total_tokens": prompt_tokens + COMPLETION_TOKENS,
+            self._send(
+                200,
+                {
+                    "id": f"chatcmpl-mock{_State.requests}",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": req.get("model", "mock-model"),
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": REPLY},
+                            "finish_reason": "stop",
+                            "logprobs": None,
+                        }
+                    ],
+                    "usage": {
+                        "prompt_tokens": prompt_tokens,
+                        "completion_tokens": COMPLETION_TOKENS,
+                        "total_tokens": prompt_tokens + COMPLETION_TOKENS,
+                    },
                 },
-            })
+            )
 
     return Handler
 
@@ -179,7 +184,9 @@ class MockServer:
     def __init__(self, latency: float, start_timeout: float = 30.0) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, os.path.abspath(__file__), "--_serve", "--latency", repr(latency)],
-            stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+            stdout=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
         )
         ready, _, _ = select.select([self.proc.stdout], [], [], start_timeout)
         line = self.proc.stdout.readline() if ready else ""
@@ -207,6 +214,7 @@ class MockServer:
 
 
 # --------------------------------------------------------------------------- benchmark
+
 
 class _ScorerTimer:
     """Wraps the scorer's embedding similarity to add up the seconds spent in it."""
@@ -265,12 +273,18 @@ def bare_task(task: Any, n: int) -> Any:
     # the sample input is the observation; the method's solver puts its instruction last
     tail = "\n\n" + instruction_text(METHODS[task.metadata["method"]].prompt)
     samples = [InspectSample(id=s.id, input=s.input + tail, target=s.target) for s in list(task.dataset)[:n]]
-    return Task(dataset=MemoryDataset(samples, name="bare"), solver=[system_message(system_prompt()), generate()],
-                scorer=match(location="any"), config=task.config, name="bare")
+    return Task(
+        dataset=MemoryDataset(samples, name="bare"),
+        solver=[system_message(system_prompt()), generate()],
+        scorer=match(location="any"),
+        config=task.config,
+        name="bare",
+    )
 
 
-def run_setting(task: Any, n: int, c: int, latency: float, server: MockServer, timer: _ScorerTimer,
-                log_dir: str) -> dict[str, Any]:
+def run_setting(
+    task: Any, n: int, c: int, latency: float, server: MockServer, timer: _ScorerTimer, log_dir: str
+) -> dict[str, Any]:
     import inspect_ai
     from inspect_ai.log import read_eval_log
 
@@ -279,9 +293,20 @@ def run_setting(task: Any, n: int, c: int, latency: float, server: MockServer, t
     with OthersCpu() as others:
         t0 = time.perf_counter()
         logs = inspect_ai.eval(
-            task, model=MODEL, limit=n, log_dir=log_dir, display="none", log_model_api=False,
-            max_connections=c, max_samples=c, adaptive_connections=False,
-            cache=False, max_retries=0, timeout=60, retry_on_error=0, fail_on_error=True,
+            task,
+            model=MODEL,
+            limit=n,
+            log_dir=log_dir,
+            display="none",
+            log_model_api=False,
+            max_connections=c,
+            max_samples=c,
+            adaptive_connections=False,
+            cache=False,
+            max_retries=0,
+            timeout=60,
+            retry_on_error=0,
+            fail_on_error=True,
         )
         wall = time.perf_counter() - t0
     stats = server.stats()
@@ -297,47 +322,84 @@ def run_setting(task: Any, n: int, c: int, latency: float, server: MockServer, t
     model_times = [s.output.time for s in samples if s.output and s.output.time is not None]
     ideal = math.ceil(n / c) * latency
     return {
-        "C": c, "N": len(samples), "wall_s": wall, "ideal_s": ideal, "ratio": wall / ideal,
-        "ovh_ms": (wall - ideal) * c / n * 1000.0, "per_s": n / wall,
-        "span_s": span, "span_ratio": span / ideal if span else None,
+        "C": c,
+        "N": len(samples),
+        "wall_s": wall,
+        "ideal_s": ideal,
+        "ratio": wall / ideal,
+        "ovh_ms": (wall - ideal) * c / n * 1000.0,
+        "per_s": n / wall,
+        "span_s": span,
+        "span_ratio": span / ideal if span else None,
         "fixed_s": wall - span if span else None,
         "sample_s": sum(sample_times) / len(sample_times) if sample_times else None,
         "model_s": sum(model_times) / len(model_times) if model_times else None,
         "score_s": timer.seconds,
-        "peak": stats["peak"], "requests": stats["requests"], "server_errors": stats["errors"],
+        "peak": stats["peak"],
+        "requests": stats["requests"],
+        "server_errors": stats["errors"],
         "others_pct": None if others.share is None else 100.0 * others.share,
     }
 
 
 COLUMNS = [
-    ("C", "C", ""), ("N", "N", ""), ("wall_s", "wall_s", ".2f"), ("ideal_s", "ideal_s", ".2f"),
-    ("ratio", "ratio", ".3f"), ("bare_wall_s", "bare_wall_s", ".2f"), ("bare_ratio", "bare_ratio", ".3f"),
-    ("vs_bare", "vs_bare", ".3f"), ("ovh_ms", "ovh_ms", ".0f"), ("per_s", "smp/s", ".1f"),
-    ("span_ratio", "span_ratio", ".2f"), ("fixed_s", "fixed_s", ".2f"), ("model_s", "model_s", ".3f"),
-    ("score_s", "score_s", ".2f"), ("build_s", "build_s", ".2f"), ("peak", "peak", ""),
+    ("C", "C", ""),
+    ("N", "N", ""),
+    ("wall_s", "wall_s", ".2f"),
+    ("ideal_s", "ideal_s", ".2f"),
+    ("ratio", "ratio", ".3f"),
+    ("bare_wall_s", "bare_wall_s", ".2f"),
+    ("bare_ratio", "bare_ratio", ".3f"),
+    ("vs_bare", "vs_bare", ".3f"),
+    ("ovh_ms", "ovh_ms", ".0f"),
+    ("per_s", "smp/s", ".1f"),
+    ("span_ratio", "span_ratio", ".2f"),
+    ("fixed_s", "fixed_s", ".2f"),
+    ("model_s", "model_s", ".3f"),
+    ("score_s", "score_s", ".2f"),
+    ("build_s", "build_s", ".2f"),
+    ("peak", "peak", ""),
     ("others_pct", "others_%", ".0f"),
 ]
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--data", default=None, help="ProactiveBench folder (default: ../shared/data/proactivebench)")
     ap.add_argument("--n", type=int, default=64, help="samples per setting (default 64)")
     ap.add_argument("--latency", type=float, default=0.5, help="mock server latency per request, seconds (default 0.5)")
     ap.add_argument("--concurrency", default="1,4,16", help="comma-separated max_connections values (default 1,4,16)")
-    ap.add_argument("--split", default="all", choices=["all", "test", "train"], help="task split (default all: 112 samples)")
-    ap.add_argument("--method", default="zero-shot", choices=["zero-shot", "cot"], help="prompting method (default zero-shot)")
+    ap.add_argument(
+        "--split", default="all", choices=["all", "test", "train"], help="task split (default all: 112 samples)"
+    )
+    ap.add_argument(
+        "--method", default="zero-shot", choices=["zero-shot", "cot"], help="prompting method (default zero-shot)"
+    )
     ap.add_argument("--no-warmup", action="store_true", help="skip the untimed 2-sample warm-up run")
-    ap.add_argument("--warm-embeddings", action="store_true",
-                    help="build the task once and keep the embedding cache between settings, and embed the "
-                         "mock's query before timing (default: cold, every setting builds the task afresh)")
-    ap.add_argument("--repeats", type=int, default=1,
-                    help="run every setting R times (C values interleaved) and keep each C's fastest run (default 1)")
-    ap.add_argument("--timeout", type=float, default=600, help="hard limit for the whole benchmark, seconds (default 600)")
+    ap.add_argument(
+        "--warm-embeddings",
+        action="store_true",
+        help="build the task once and keep the embedding cache between settings, and embed the "
+        "mock's query before timing (default: cold, every setting builds the task afresh)",
+    )
+    ap.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        help="run every setting R times (C values interleaved) and keep each C's fastest run (default 1)",
+    )
+    ap.add_argument(
+        "--timeout", type=float, default=600, help="hard limit for the whole benchmark, seconds (default 600)"
+    )
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
     ap.add_argument("--_serve", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--smoke", action="store_true",
-                    help="the smallest setting (CI): 4 samples, 10 ms latency, concurrency 1 and 4, no warm-up")
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="the smallest setting (CI): 4 samples, 10 ms latency, concurrency 1 and 4, no warm-up",
+    )
     args = ap.parse_args(argv)
     if args.smoke:
         args.n, args.latency, args.concurrency, args.no_warmup = 4, 0.01, "1,4", True
@@ -346,12 +408,14 @@ def main(argv: list[str] | None = None) -> int:
         serve(args.latency)
         return 0
 
-
     try:
         import openai  # noqa: F401
     except ImportError:
-        print("harness_overhead: inspect's openai-api provider needs the 'openai' package (>= 3.4): "
-              "pip install openai  (or add a folder holding it to PYTHONPATH)", file=sys.stderr)
+        print(
+            "harness_overhead: inspect's openai-api provider needs the 'openai' package (>= 3.4): "
+            "pip install openai  (or add a folder holding it to PYTHONPATH)",
+            file=sys.stderr,
+        )
         return 2
     conc = [int(x) for x in args.concurrency.split(",") if x.strip()]
     if args.n < 1 or not conc or min(conc) < 1 or args.latency <= 0 or args.repeats < 1:
@@ -386,7 +450,10 @@ def main(argv: list[str] | None = None) -> int:
 
         task, _ = build()
         if len(task.dataset) < args.n:
-            print(f"note: only {len(task.dataset)} samples in split {args.split!r}; N = {len(task.dataset)}", file=sys.stderr)
+            print(
+                f"note: only {len(task.dataset)} samples in split {args.split!r}; N = {len(task.dataset)}",
+                file=sys.stderr,
+            )
             args.n = len(task.dataset)
         bare = bare_task(task, args.n)
         dist_note, scan_s = _distribution_lookup(assist)
@@ -410,38 +477,55 @@ def main(argv: list[str] | None = None) -> int:
                     row = run_setting(task, args.n, c, args.latency, server, timer, os.path.join(tmp, f"c{c}-r{r}"))
                     row["build_s"] = build_s
                     row["repeats"] = args.repeats
-                    brow = run_setting(bare, args.n, c, args.latency, server, timer, os.path.join(tmp, f"bare-c{c}-r{r}"))
+                    brow = run_setting(
+                        bare, args.n, c, args.latency, server, timer, os.path.join(tmp, f"bare-c{c}-r{r}")
+                    )
                     if c not in best or row["wall_s"] < best[c]["wall_s"]:
                         best[c] = row
                     if c not in best_bare or brow["wall_s"] < best_bare[c]["wall_s"]:
                         best_bare[c] = brow
                     busy = "?" if row["others_pct"] is None else f"{row['others_pct']:.0f}"
-                    print(f"C={c} (run {r + 1}/{args.repeats}): proagent {row['wall_s']:.2f} s, bare inspect "
-                          f"{brow['wall_s']:.2f} s, other processes {busy}% CPU", file=sys.stderr, flush=True)
+                    print(
+                        f"C={c} (run {r + 1}/{args.repeats}): proagent {row['wall_s']:.2f} s, bare inspect "
+                        f"{brow['wall_s']:.2f} s, other processes {busy}% CPU",
+                        file=sys.stderr,
+                        flush=True,
+                    )
             rows = []
             for c in conc:
                 row, brow = best[c], best_bare[c]
-                row.update(bare_wall_s=brow["wall_s"], bare_ratio=brow["ratio"], vs_bare=row["wall_s"] / brow["wall_s"],
-                           bare=brow)
+                row.update(
+                    bare_wall_s=brow["wall_s"],
+                    bare_ratio=brow["ratio"],
+                    vs_bare=row["wall_s"] / brow["wall_s"],
+                    bare=brow,
+                )
                 rows.append(row)
     finally:
         server.stop()
 
-    print(f"harness overhead: task assist (split {args.split}, {args.method}), model {MODEL} -> mock server "
-          f"127.0.0.1 with {args.latency:g} s latency, N={args.n}, max_samples = max_connections = C, "
-          f"embeddings {'warm' if args.warm_embeddings else 'cold'}"
-          + (f", fastest of {args.repeats} runs per C" if args.repeats > 1 else "")
-          + "; beside it a bare inspect task (same inputs, generate() + match())")
+    print(
+        f"harness overhead: task assist (split {args.split}, {args.method}), model {MODEL} -> mock server "
+        f"127.0.0.1 with {args.latency:g} s latency, N={args.n}, max_samples = max_connections = C, "
+        f"embeddings {'warm' if args.warm_embeddings else 'cold'}"
+        + (f", fastest of {args.repeats} runs per C" if args.repeats > 1 else "")
+        + "; beside it a bare inspect task (same inputs, generate() + match())"
+    )
     print(note)
     print(dist_note)
     print(render_table(rows, COLUMNS))
     worst = max(rows, key=lambda r: r["vs_bare"])
-    print(f"proagent vs bare inspect: worst {worst['vs_bare']:.3f} at C={worst['C']} (target <= 1.05); "
-          f"proagent wall/ideal worst {max(r['ratio'] for r in rows):.3f} (target <= 1.10)")
+    print(
+        f"proagent vs bare inspect: worst {worst['vs_bare']:.3f} at C={worst['C']} (target <= 1.05); "
+        f"proagent wall/ideal worst {max(r['ratio'] for r in rows):.3f} (target <= 1.10)"
+    )
     if scan_s is not None:  # what an installed proagent would show: the scan is a fast path there
         adj = [((r["wall_s"] - scan_s) / r["bare_wall_s"], (r["wall_s"] - scan_s) / r["ideal_s"], r["C"]) for r in rows]
-        print("without inspect's distribution scan (" + f"{scan_s:.2f} s; an installed proagent takes its fast path): "
-              + ", ".join(f"C={c} vs_bare {v:.3f} ratio {q:.3f}" for v, q, c in adj))
+        print(
+            "without inspect's distribution scan ("
+            + f"{scan_s:.2f} s; an installed proagent takes its fast path): "
+            + ", ".join(f"C={c} vs_bare {v:.3f} ratio {q:.3f}" for v, q, c in adj)
+        )
     print()
     for key, text in DEFINITIONS.items():
         print(f"  {key:<10} {text}")
@@ -449,27 +533,68 @@ def main(argv: list[str] | None = None) -> int:
         print(f"WARNING: refused non-loopback connects: {OFF_HOST_ATTEMPTS}")
     table = []
     for r in rows:
-        table.append({"C": r["C"], "N": r["N"], "run": "proagent assist", "wall_s": r["wall_s"], "ideal_s": r["ideal_s"],
-                      "ratio": r["ratio"], "vs_bare": r["vs_bare"]})
-        table.append({"C": r["C"], "N": r["N"], "run": "bare inspect", "wall_s": r["bare_wall_s"], "ideal_s": r["ideal_s"],
-                      "ratio": r["bare_ratio"], "baseline": True})
+        table.append(
+            {
+                "C": r["C"],
+                "N": r["N"],
+                "run": "proagent assist",
+                "wall_s": r["wall_s"],
+                "ideal_s": r["ideal_s"],
+                "ratio": r["ratio"],
+                "vs_bare": r["vs_bare"],
+            }
+        )
+        table.append(
+            {
+                "C": r["C"],
+                "N": r["N"],
+                "run": "bare inspect",
+                "wall_s": r["bare_wall_s"],
+                "ideal_s": r["ideal_s"],
+                "ratio": r["bare_ratio"],
+                "baseline": True,
+            }
+        )
     defaults = (64, 0.5, 1)
-    write_result(args.json, benchmark="harness_overhead", machine=machine, rows=table,
-                 columns=[("C", "C", ""), ("N", "N", ""), ("run", "run", ""), ("wall_s", "wall s", ".2f"),
-                          ("ideal_s", "ideal s", ".2f"), ("ratio", "wall / ideal", ".3f"),
-                          ("vs_bare", "proagent / bare", ".3f")],
-                 baseline="a bare inspect task with the same inputs, generate() and match(), at every C",
-                 note=f"the real assist task through inspect's OpenAI-compatible provider against a loopback mock "
-                      f"server with {args.latency:g} s latency; targets: proagent / bare <= 1.05, wall / ideal <= 1.10. "
-                      + dist_note,
-                 conditions="" if (args.n, args.latency, args.repeats) == defaults else
-                 f"--n {args.n} --latency {args.latency:g} --repeats {args.repeats} (the full run: --n 64 "
-                 "--latency 0.5 --repeats 2)",
-                 figures={"config": {"n": args.n, "latency_s": args.latency, "concurrency": conc, "split": args.split,
-                                     "method": args.method, "model": MODEL, "data": data,
-                                     "python": sys.version.split()[0], "warm_embeddings": args.warm_embeddings,
-                                     "repeats": args.repeats},
-                          "rows": rows, "definitions": DEFINITIONS, "off_host_connects": OFF_HOST_ATTEMPTS})
+    write_result(
+        args.json,
+        benchmark="harness_overhead",
+        machine=machine,
+        rows=table,
+        columns=[
+            ("C", "C", ""),
+            ("N", "N", ""),
+            ("run", "run", ""),
+            ("wall_s", "wall s", ".2f"),
+            ("ideal_s", "ideal s", ".2f"),
+            ("ratio", "wall / ideal", ".3f"),
+            ("vs_bare", "proagent / bare", ".3f"),
+        ],
+        baseline="a bare inspect task with the same inputs, generate() and match(), at every C",
+        note=f"the real assist task through inspect's OpenAI-compatible provider against a loopback mock "
+        f"server with {args.latency:g} s latency; targets: proagent / bare <= 1.05, wall / ideal <= 1.10. " + dist_note,
+        conditions=""
+        if (args.n, args.latency, args.repeats) == defaults
+        else f"--n {args.n} --latency {args.latency:g} --repeats {args.repeats} (the full run: --n 64 "
+        "--latency 0.5 --repeats 2)",
+        figures={
+            "config": {
+                "n": args.n,
+                "latency_s": args.latency,
+                "concurrency": conc,
+                "split": args.split,
+                "method": args.method,
+                "model": MODEL,
+                "data": data,
+                "python": sys.version.split()[0],
+                "warm_embeddings": args.warm_embeddings,
+                "repeats": args.repeats,
+            },
+            "rows": rows,
+            "definitions": DEFINITIONS,
+            "off_host_connects": OFF_HOST_ATTEMPTS,
+        },
+    )
     return 0
 
 

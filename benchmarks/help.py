@@ -52,7 +52,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import guard_network, machine_note, percentile, render_table, watchdog, write_result  # noqa: E402
 
-
 # --------------------------------------------------------------------------- moments
 
 
@@ -64,10 +63,12 @@ def scripted_events() -> list[Any]:
 
     from proagent.records import Conversation, Event, Screenshot
 
-    traceback = ("$ python3 app.py\nTraceback (most recent call last):\n  File \"app.py\", line 13, in <module>\n"
-                 "    main()\n  File \"app.py\", line 10, in main\n    print(load_profile(session))\n"
-                 "  File \"app.py\", line 5, in load_profile\n    return {\"name\": session[\"user_name\"], "
-                 "\"id\": session[\"user_id\"]}\nKeyError: 'user_id'")
+    traceback = (
+        "$ python3 app.py\nTraceback (most recent call last):\n  File \"app.py\", line 13, in <module>\n"
+        "    main()\n  File \"app.py\", line 10, in main\n    print(load_profile(session))\n"
+        "  File \"app.py\", line 5, in load_profile\n    return {\"name\": session[\"user_name\"], "
+        "\"id\": session[\"user_id\"]}\nKeyError: 'user_id'"
+    )
     t, events, term, asked = datetime(2026, 12, 3, 9, 0), [], "$", set()
     for i, run in enumerate(_merge(LONG.steps)):
         w = run[0].window
@@ -90,11 +91,28 @@ def scripted_events() -> list[Any]:
                 asked.add(w)
                 llm, conv = True, Conversation((p.query,), (p.reply,), f"User: {p.query}\nAssistant: {p.reply}")
             text = "\n".join([p.title, *p.texts]) if not p.is_llm else f"{p.platform}\n{p.query}"
-        shot = Screenshot(id=i, time=t + timedelta(seconds=1), app_name=app, window_title=title,
-                          file_name=f"screen_{i}.png", ocr_text=text)
-        events.append(Event(id=str(i + 1), user="desk", start=t, end=t + timedelta(seconds=seconds), app_name=app,
-                            window_title=title, summary="", screenshots=(shot,), is_llm_event=llm,
-                            conversation=conv))
+        shot = Screenshot(
+            id=i,
+            time=t + timedelta(seconds=1),
+            app_name=app,
+            window_title=title,
+            file_name=f"screen_{i}.png",
+            ocr_text=text,
+        )
+        events.append(
+            Event(
+                id=str(i + 1),
+                user="desk",
+                start=t,
+                end=t + timedelta(seconds=seconds),
+                app_name=app,
+                window_title=title,
+                summary="",
+                screenshots=(shot,),
+                is_llm_event=llm,
+                conversation=conv,
+            )
+        )
         t += timedelta(seconds=seconds)
     return events
 
@@ -115,9 +133,14 @@ def answer(model: Any, messages: list[dict[str, str]]) -> dict[str, Any]:
     first: list[float] = []
     t0 = time.perf_counter()
     usage = model.stream(messages, lambda _: first or first.append(time.perf_counter() - t0))
-    return {"text": usage["text"], "ttft": first[0] if first else None, "total": time.perf_counter() - t0,
-            "tokens": usage.get("completion_tokens"), "prompt_tokens": usage.get("prompt_tokens"),
-            "cached_tokens": usage.get("cached_tokens")}
+    return {
+        "text": usage["text"],
+        "ttft": first[0] if first else None,
+        "total": time.perf_counter() - t0,
+        "tokens": usage.get("completion_tokens"),
+        "prompt_tokens": usage.get("prompt_tokens"),
+        "cached_tokens": usage.get("cached_tokens"),
+    }
 
 
 def judge_score(judge: Any, context: str, query: str, reply: str, help_text: str) -> int | None:
@@ -154,10 +177,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--read-ahead", action="store_true", help="also time the answer after the prompt was read ahead")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--timeout", type=float, default=3600.0)
-    ap.add_argument("--max-tokens", type=int, default=None,
-                    help="the help answer's budget, tokens, of a local model (default: live's)")
-    ap.add_argument("--smoke", action="store_true",
-                    help="the smallest setting (CI): SmolLM2 answers and judges one moment, answers of 32 tokens")
+    ap.add_argument(
+        "--max-tokens",
+        type=int,
+        default=None,
+        help="the help answer's budget, tokens, of a local model (default: live's)",
+    )
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="the smallest setting (CI): SmolLM2 answers and judges one moment, answers of 32 tokens",
+    )
     args = ap.parse_args(argv)
     if args.smoke:
         args.model, args.judge, args.limit, args.max_tokens = "local/smollm2-135m", None, 1, 32
@@ -183,29 +213,40 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(f"{len(ms)} moments from {source}; model {args.model}; judge {args.judge or args.model}", flush=True)
     how = HowModel(args.model, margs)
-    helper = (LocalHelpModel(args.model, margs, max_tokens=args.max_tokens)
-              if args.max_tokens and args.model.startswith("local/") else make_help_model(args.model, margs))
+    helper = (
+        LocalHelpModel(args.model, margs, max_tokens=args.max_tokens)
+        if args.max_tokens and args.model.startswith("local/")
+        else make_help_model(args.model, margs)
+    )
     judge = make_help_model(args.judge, {}) if args.judge else helper
     rows: list[dict[str, Any]] = []
     for s, true_q, reply in ms:
         pred = how(s)
         pq = (pred.query or "").strip() or None
         ctx_pred, ctx_true = help_context(s, pq, "raw"), help_context(s, true_q, "raw")
-        conds = {"predicted": help_messages(ctx_pred), "true": help_messages(ctx_true),
-                 "context-free": context_free_messages(ctx_pred)}
+        conds = {
+            "predicted": help_messages(ctx_pred),
+            "true": help_messages(ctx_true),
+            "context-free": context_free_messages(ctx_pred),
+        }
         row: dict[str, Any] = {"moment": s.id, "true_query": true_q, "predicted_query": pq}
         for name, msgs in conds.items():
             a = answer(helper, msgs)
             a["similarity"] = reply_similarity(a["text"], reply)
             a["judge"] = judge_score(judge, ctx_true.text, true_q, reply, a["text"])
             row[name] = a
-            print(f"  {s.id} {name}: sim {a['similarity']:.3f} judge {a['judge']} ttft {a['ttft'] or 0:.1f} s "
-                  f"total {a['total']:.1f} s {a['tokens']} tokens", flush=True)
+            print(
+                f"  {s.id} {name}: sim {a['similarity']:.3f} judge {a['judge']} ttft {a['ttft'] or 0:.1f} s "
+                f"total {a['total']:.1f} s {a['tokens']} tokens",
+                flush=True,
+            )
         if args.read_ahead and hasattr(helper, "prefill"):
             helper.prefill(conds["predicted"])
             a = answer(helper, conds["predicted"])
             row["predicted_read_ahead"] = {k: a[k] for k in ("ttft", "total", "tokens", "cached_tokens")}
-            print(f"  {s.id} predicted after read-ahead: ttft {a['ttft'] or 0:.2f} s total {a['total']:.1f} s", flush=True)
+            print(
+                f"  {s.id} predicted after read-ahead: ttft {a['ttft'] or 0:.2f} s total {a['total']:.1f} s", flush=True
+            )
         rows.append(row)
 
     table = []
@@ -214,15 +255,26 @@ def main(argv: list[str] | None = None) -> int:
         rs = [r[name] for r in rows if name in r]
         sims = [r.get("similarity") for r in rs if r.get("similarity") is not None]
         judges = [r.get("judge") for r in rs if r.get("judge") is not None]
-        table.append({"condition": name, "n": len(rs),
-                      "similarity": sum(sims) / len(sims) if sims else None,
-                      "judge": sum(judges) / len(judges) if judges else None,
-                      "ttft_p50": percentile([r["ttft"] for r in rs if r.get("ttft") is not None], 50),
-                      "total_p50": percentile([r["total"] for r in rs], 50),
-                      "tokens": sum(r.get("tokens") or 0 for r in rs) / max(len(rs), 1)})
-    columns = [("condition", "condition", "s"), ("n", "n", "d"), ("similarity", "sim to reply", ".3f"),
-               ("judge", "judge 1-10", ".1f"), ("ttft_p50", "first token p50 s", ".2f"),
-               ("total_p50", "whole answer p50 s", ".1f"), ("tokens", "tokens", ".0f")]
+        table.append(
+            {
+                "condition": name,
+                "n": len(rs),
+                "similarity": sum(sims) / len(sims) if sims else None,
+                "judge": sum(judges) / len(judges) if judges else None,
+                "ttft_p50": percentile([r["ttft"] for r in rs if r.get("ttft") is not None], 50),
+                "total_p50": percentile([r["total"] for r in rs], 50),
+                "tokens": sum(r.get("tokens") or 0 for r in rs) / max(len(rs), 1),
+            }
+        )
+    columns = [
+        ("condition", "condition", "s"),
+        ("n", "n", "d"),
+        ("similarity", "sim to reply", ".3f"),
+        ("judge", "judge 1-10", ".1f"),
+        ("ttft_p50", "first token p50 s", ".2f"),
+        ("total_p50", "whole answer p50 s", ".1f"),
+        ("tokens", "tokens", ".0f"),
+    ]
     for t in table:
         t["baseline"] = t["condition"] == "context-free"
     print(render_table(table, columns))
@@ -231,14 +283,24 @@ def main(argv: list[str] | None = None) -> int:
         ci = paired_ci([r["predicted"][metric] for r in rows], [r["context-free"][metric] for r in rows])
         effects[metric] = ci
         if ci:
-            print(f"predicted - context-free, {metric}: {ci[0]:+.3f} (95% CI {ci[1]:+.3f} .. {ci[2]:+.3f}, n={len(rows)})")
-    print("similarity: e5 cosine of the help and the reply the person got; judge: "
-          f"{args.judge or args.model} with proagent/live/prompts/help_judge.txt (a 1.5B judge is a weak signal)")
-    write_result(args.json, benchmark="help", rows=table, columns=columns, machine=machine,
-                 baseline="the same model answering without the moment's context (context-free), same moments",
-                 note=f"model {args.model}, judge {args.judge or args.model} (a 1.5B judge is a weak signal); "
-                      "similarity: e5 cosine of the help and the reply the person got",
-                 figures={"source": source, "rows": rows, "effects": effects})
+            print(
+                f"predicted - context-free, {metric}: {ci[0]:+.3f} (95% CI {ci[1]:+.3f} .. {ci[2]:+.3f}, n={len(rows)})"
+            )
+    print(
+        "similarity: e5 cosine of the help and the reply the person got; judge: "
+        f"{args.judge or args.model} with proagent/live/prompts/help_judge.txt (a 1.5B judge is a weak signal)"
+    )
+    write_result(
+        args.json,
+        benchmark="help",
+        rows=table,
+        columns=columns,
+        machine=machine,
+        baseline="the same model answering without the moment's context (context-free), same moments",
+        note=f"model {args.model}, judge {args.judge or args.model} (a 1.5B judge is a weak signal); "
+        "similarity: e5 cosine of the help and the reply the person got",
+        figures={"source": source, "rows": rows, "effects": effects},
+    )
     return 0
 
 

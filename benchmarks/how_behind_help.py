@@ -32,7 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import guard_network, machine_note, render_table, watchdog, write_result  # noqa: E402
 
 
-def _help_thread(model: Any, messages: list[dict[str, str]], first: threading.Event, out: dict[str, Any]) -> threading.Thread:
+def _help_thread(
+    model: Any, messages: list[dict[str, str]], first: threading.Event, out: dict[str, Any]
+) -> threading.Thread:
     def run() -> None:
         t0 = time.perf_counter()
         try:
@@ -55,7 +57,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--help-tokens", type=int, default=200, help="the help answer's budget, tokens")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--timeout", type=float, default=1800.0)
-    ap.add_argument("--smoke", action="store_true", help="the smallest setting (CI): SmolLM2, a help answer of 16 tokens")
+    ap.add_argument(
+        "--smoke", action="store_true", help="the smallest setting (CI): SmolLM2, a help answer of 16 tokens"
+    )
     args = ap.parse_args(argv)
     if args.smoke:
         args.model, args.help_tokens = "local/smollm2-135m", 16
@@ -64,13 +68,13 @@ def main(argv: list[str] | None = None) -> int:
     note, machine = machine_note()
     print(note, flush=True)
     sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "live")]
+    from dataclasses import replace
+    from datetime import timedelta
+
     from help_fixtures import traceback_sample
 
     from proagent.live import HowModel, help_context
     from proagent.live._help import LocalHelpModel, help_messages
-
-    from dataclasses import replace
-    from datetime import timedelta
 
     margs = dict(a.split("=", 1) for a in args.model_arg)
     base = traceback_sample()
@@ -96,8 +100,14 @@ def main(argv: list[str] | None = None) -> int:
     how(moments[1])
     how_s = time.perf_counter() - t0
     th.join()
-    rows.append({"case": "behind a streaming help", "how_s": how_s, "help_s": out["seconds"],
-                 "help": f"{out['status']} ({out.get('tokens')} tokens)"})
+    rows.append(
+        {
+            "case": "behind a streaming help",
+            "how_s": how_s,
+            "help_s": out["seconds"],
+            "help": f"{out['status']} ({out.get('tokens')} tokens)",
+        }
+    )
     print(f"  behind help: How {how_s:.1f} s, help {out['seconds']:.1f} s {out['status']}", flush=True)
 
     first, out = threading.Event(), {}
@@ -114,18 +124,34 @@ def main(argv: list[str] | None = None) -> int:
         cancelled = "cancelled"
     except concurrent.futures.TimeoutError:
         cancelled = "still running"
-    rows.append({"case": f"How queued, then {cancelled}", "how_s": None, "help_s": out["seconds"],
-                 "help": f"{out['status']} ({out.get('tokens')} tokens)"})
+    rows.append(
+        {
+            "case": f"How queued, then {cancelled}",
+            "how_s": None,
+            "help_s": out["seconds"],
+            "help": f"{out['status']} ({out.get('tokens')} tokens)",
+        }
+    )
     print(f"  cancelled while queued: help {out['seconds']:.1f} s {out['status']}", flush=True)
-    columns = [("case", "case", "s"), ("how_s", "How call s", ".1f"), ("help_s", "help answer s", ".1f"),
-               ("help", "help answer", "s")]
+    columns = [
+        ("case", "case", "s"),
+        ("how_s", "How call s", ".1f"),
+        ("help_s", "help answer s", ".1f"),
+        ("help", "help answer", "s"),
+    ]
     print(render_table(rows, columns))
     how.close()
     rows[0]["baseline"] = True
-    write_result(args.json, benchmark="how_behind_help", rows=rows, columns=columns, machine=machine,
-                 baseline="a How call on the warmed model with nothing else running",
-                 note=f"{args.model}, a help answer of up to {args.help_tokens} tokens streaming on the same "
-                      "llama.cpp child", figures={"model": args.model, "help_tokens": args.help_tokens})
+    write_result(
+        args.json,
+        benchmark="how_behind_help",
+        rows=rows,
+        columns=columns,
+        machine=machine,
+        baseline="a How call on the warmed model with nothing else running",
+        note=f"{args.model}, a help answer of up to {args.help_tokens} tokens streaming on the same llama.cpp child",
+        figures={"model": args.model, "help_tokens": args.help_tokens},
+    )
     return 0
 
 

@@ -51,8 +51,18 @@ SCREENS = [
     "实验结果.xlsx - Excel\nAccuracy F1 Precision Recall\n0.812 0.774 0.801 0.749\n第三章 实验设计 3.1 数据集",
     "Terminal\n$ python -m pytest -q tests/\n3 failed, 212 passed in 41.2s\nFAILED tests/test_io.py::test_lock",
 ]
-QUERY_WORDS = ["database locked error", "precision recall", "mail about chapter", "pytest failures", "excel results",
-               "sqlite pandas", "figures before friday", "imbalanced classes", "实验 数据集", "traceback"]
+QUERY_WORDS = [
+    "database locked error",
+    "precision recall",
+    "mail about chapter",
+    "pytest failures",
+    "excel results",
+    "sqlite pandas",
+    "figures before friday",
+    "imbalanced classes",
+    "实验 数据集",
+    "traceback",
+]
 
 
 def make_day(root: Path, seed: int) -> Path:
@@ -62,19 +72,28 @@ def make_day(root: Path, seed: int) -> Path:
     generate(root, SynthConfig(users=1, days=1, seed=seed, screenshot_interval=1.0))
     db = next(root.glob("*/*.db"))
     con = sqlite3.connect(db)
-    last = con.execute("SELECT event_id, max(id) FROM screenshots WHERE event_id IS NOT NULL GROUP BY event_id").fetchall()
+    last = con.execute(
+        "SELECT event_id, max(id) FROM screenshots WHERE event_id IS NOT NULL GROUP BY event_id"
+    ).fetchall()
     for i, (eid, sid) in enumerate(last):
         text = "\n".join(SCREENS[(i + k) % len(SCREENS)] for k in range(5)) + f"\nevent {eid}"
         con.execute("DELETE FROM ocr_results WHERE screenshot_id = ?", (sid,))
-        con.execute("INSERT INTO ocr_results (screenshot_id, text_content, confidence, language) VALUES (?,?,0.9,'en')",
-                    (sid, text))
+        con.execute(
+            "INSERT INTO ocr_results (screenshot_id, text_content, confidence, language) VALUES (?,?,0.9,'en')",
+            (sid, text),
+        )
     con.commit()
     con.close()
     return db
 
 
 def ms(values: list[float]) -> dict[str, float | None]:
-    return {"n": len(values), "p50": percentile(values, 50), "p95": percentile(values, 95), "max": max(values) if values else None}
+    return {
+        "n": len(values),
+        "p50": percentile(values, 50),
+        "p95": percentile(values, 95),
+        "max": max(values) if values else None,
+    }
 
 
 def brute_search(db: Path, query: str, vectors: dict[str, object]) -> list[tuple[str, float]]:
@@ -122,18 +141,32 @@ def append_event(db: Path) -> str:
     con = sqlite3.connect(db)
     (t,) = con.execute("SELECT max(end_time) FROM events").fetchone()
     start = datetime.fromisoformat(str(t)) + timedelta(seconds=5)
-    cur = con.execute("INSERT INTO events (app_name, window_title, start_time, end_time) VALUES (?,?,?,?)",
-                      ("Terminal", "kubectl rollout status deploy/web", start.isoformat(" "), None))
+    cur = con.execute(
+        "INSERT INTO events (app_name, window_title, start_time, end_time) VALUES (?,?,?,?)",
+        ("Terminal", "kubectl rollout status deploy/web", start.isoformat(" "), None),
+    )
     eid = cur.lastrowid
     cols = [r[1] for r in con.execute("PRAGMA table_info(screenshots)")]
-    row = {"file_path": f"/x/screen_1_{start:%Y%m%d_%H%M%S}_001.png", "file_hash": "0" * 64, "file_size": 1,
-           "width": 1, "height": 1, "screen_id": 1, "app_name": "Terminal", "window_title": "kubectl rollout status",
-           "created_at": (start + timedelta(seconds=1)).isoformat(" "), "event_id": eid}
+    row = {
+        "file_path": f"/x/screen_1_{start:%Y%m%d_%H%M%S}_001.png",
+        "file_hash": "0" * 64,
+        "file_size": 1,
+        "width": 1,
+        "height": 1,
+        "screen_id": 1,
+        "app_name": "Terminal",
+        "window_title": "kubectl rollout status",
+        "created_at": (start + timedelta(seconds=1)).isoformat(" "),
+        "event_id": eid,
+    }
     row = {k: v for k, v in row.items() if k in cols}
-    sid = con.execute(f"INSERT INTO screenshots ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
-                      list(row.values())).lastrowid
-    con.execute("INSERT INTO ocr_results (screenshot_id, text_content, confidence, language) VALUES (?,?,0.9,'en')",
-                (sid, "Waiting for deployment web rollout to finish: 2 of 3 updated replicas are available"))
+    sid = con.execute(
+        f"INSERT INTO screenshots ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", list(row.values())
+    ).lastrowid
+    con.execute(
+        "INSERT INTO ocr_results (screenshot_id, text_content, confidence, language) VALUES (?,?,0.9,'en')",
+        (sid, "Waiting for deployment web rollout to finish: 2 of 3 updated replicas are available"),
+    )
     con.commit()
     con.close()
     return str(eid)
@@ -148,9 +181,15 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=1800)
     ap.add_argument("--json", type=Path, default=None)
-    ap.add_argument("--state", type=Path, default=None,
-                    help="keep the index cache here: a second run with the same --seed skips the index build")
-    ap.add_argument("--smoke", action="store_true", help="the smallest setting (CI): 5 queries, 5 calls, 2 baseline runs")
+    ap.add_argument(
+        "--state",
+        type=Path,
+        default=None,
+        help="keep the index cache here: a second run with the same --seed skips the index build",
+    )
+    ap.add_argument(
+        "--smoke", action="store_true", help="the smallest setting (CI): 5 queries, 5 calls, 2 baseline runs"
+    )
     args = ap.parse_args()
     if args.smoke:
         args.queries, args.calls, args.baseline_runs = 5, 5, 2
@@ -175,11 +214,15 @@ def main() -> int:
         state.mkdir(parents=True, exist_ok=True)
         cached = any(state.glob(".mcp/index-*.npz"))
         con = sqlite3.connect(db)
-        n_events, n_shots = (con.execute("SELECT count(*) FROM events").fetchone()[0],
-                             con.execute("SELECT count(*) FROM screenshots").fetchone()[0])
+        n_events, n_shots = (
+            con.execute("SELECT count(*) FROM events").fetchone()[0],
+            con.execute("SELECT count(*) FROM screenshots").fetchone()[0],
+        )
         con.close()
         result["log"] = {"events": n_events, "screenshot_rows": n_shots}
-        print(f"log: one synth day, {n_events} events, {n_shots} screenshot rows, screen text on every event", flush=True)
+        print(
+            f"log: one synth day, {n_events} events, {n_shots} screenshot rows, screen text on every event", flush=True
+        )
 
         t0 = time.perf_counter()
         view = ActivityView(db.parent, state=state)
@@ -194,8 +237,13 @@ def main() -> int:
         view2.embed_pending()
         warm = time.perf_counter() - t0
         view2.close()
-        result["startup_s"] = {"first_answer": first, "index_build": build, "warm_from_cache": warm,
-                               "indexed": view.indexed_count(), "cache_was_there": cached}
+        result["startup_s"] = {
+            "first_answer": first,
+            "index_build": build,
+            "warm_from_cache": warm,
+            "indexed": view.indexed_count(),
+            "cache_was_there": cached,
+        }
 
         service = ContextService(view)
         server = build_server(service)
@@ -217,8 +265,11 @@ def main() -> int:
         if args.stdio:
             src = str(Path(__file__).resolve().parents[1] / "src")
             env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
-            params = StdioServerParameters(command=sys.executable, args=["-m", "proagent.cli", "mcp", str(db.parent),
-                                                                         "--state", str(state)], env=env)
+            params = StdioServerParameters(
+                command=sys.executable,
+                args=["-m", "proagent.cli", "mcp", str(db.parent), "--state", str(state)],
+                env=env,
+            )
 
             async def over_stdio() -> dict:
                 async with Client(params, read_timeout_seconds=600) as client:
@@ -246,30 +297,44 @@ def main() -> int:
         *([{"what": "current_context, SDK client over stdio", **ms(stdio["current"])}] if stdio else []),
         {"what": "current_context baseline: re-read + redact", **ms(base_current)},
     ]
-    columns = [("what", "call", "s"), ("n", "calls", "d"), ("p50", "p50 ms", ".1f"), ("p95", "p95 ms", ".1f"),
-               ("max", "max ms", ".1f")]
+    columns = [
+        ("what", "call", "s"),
+        ("n", "calls", "d"),
+        ("p50", "p50 ms", ".1f"),
+        ("p95", "p95 ms", ".1f"),
+        ("max", "max ms", ".1f"),
+    ]
     for r in rows:
         r["baseline"] = "baseline" in r["what"]
     print(render_table(rows, columns))
     s = result["startup_s"]
-    print(f"start-up: first answer after {s['first_answer']:.1f} s (read + redact), index build {s['index_build']:.1f} s "
-          f"(embed {s['indexed']} events{'; from an earlier run cache' if s['cache_was_there'] else ''}), "
-          f"restart {s['warm_from_cache']:.2f} s (from the cache); one appended event seen by current_context in {result['growth_ms']['append_then_current_context']:.0f} ms, "
-          f"found by search: {result['growth_ms']['found_by_search']}")
+    print(
+        f"start-up: first answer after {s['first_answer']:.1f} s (read + redact), index build {s['index_build']:.1f} s "
+        f"(embed {s['indexed']} events{'; from an earlier run cache' if s['cache_was_there'] else ''}), "
+        f"restart {s['warm_from_cache']:.2f} s (from the cache); one appended event seen by current_context in {result['growth_ms']['append_then_current_context']:.0f} ms, "
+        f"found by search: {result['growth_ms']['found_by_search']}"
+    )
     print("targets: search_activity p95 < 50 ms, current_context p95 < 20 ms")
     result["rows"] = rows
     load = os.getloadavg()
     result["loadavg_after"] = load
     print(f"load average after: {load[0]:.2f}")
-    write_result(args.json, benchmark="mcp_latency", rows=rows, columns=columns, machine=machine,
-                 baseline="re-reading the log and scanning its vectors with numpy (search), re-reading and redacting "
-                          "it (current context) at every call",
-                 note=f"start-up: first answer after {s['first_answer']:.1f} s, index build {s['index_build']:.1f} s "
-                      f"({s['indexed']} events embedded), restart {s['warm_from_cache']:.2f} s from the cache; "
-                      "targets: search_activity p95 < 50 ms, current_context p95 < 20 ms",
-                 conditions="" if (args.queries, args.calls) == (100, 200) else
-                 f"fewer calls (--queries {args.queries} --calls {args.calls}; the full run: 100 and 200)",
-                 figures=result)
+    write_result(
+        args.json,
+        benchmark="mcp_latency",
+        rows=rows,
+        columns=columns,
+        machine=machine,
+        baseline="re-reading the log and scanning its vectors with numpy (search), re-reading and redacting "
+        "it (current context) at every call",
+        note=f"start-up: first answer after {s['first_answer']:.1f} s, index build {s['index_build']:.1f} s "
+        f"({s['indexed']} events embedded), restart {s['warm_from_cache']:.2f} s from the cache; "
+        "targets: search_activity p95 < 50 ms, current_context p95 < 20 ms",
+        conditions=""
+        if (args.queries, args.calls) == (100, 200)
+        else f"fewer calls (--queries {args.queries} --calls {args.calls}; the full run: 100 and 200)",
+        figures=result,
+    )
     return 0
 
 

@@ -46,9 +46,8 @@ TARGET_RSS_MB = 300.0
 
 def _typing_screen(k: int):  # noqa: ANN202
     """Screenshot ``k`` of the typing session (see the module docstring)."""
-    from PIL import Image, ImageDraw, ImageFont
-
     from curate import MONO, SANS
+    from PIL import Image, ImageDraw, ImageFont
 
     mono, sans = ImageFont.truetype(MONO, 16), ImageFont.truetype(SANS, 15)
     img = Image.new("RGB", (1920, 1080), (250, 250, 250))
@@ -58,8 +57,12 @@ def _typing_screen(k: int):  # noqa: ANN202
         d.rectangle((0, 0, 1920, 30), fill=(225, 228, 235))
         d.text((10, 6), f"pytorch CrossEntropyLoss - Chromium      {clock}", fill=(40, 40, 40), font=sans)
         for j in range(30):
-            d.text((200, 80 + 30 * j), f"Parameter {j}: weight (Tensor, optional) - a manual rescaling weight {j}",
-                   fill=(20, 20, 20), font=sans)
+            d.text(
+                (200, 80 + 30 * j),
+                f"Parameter {j}: weight (Tensor, optional) - a manual rescaling weight {j}",
+                fill=(20, 20, 20),
+                font=sans,
+            )
         return img
     d.rectangle((0, 0, 1920, 30), fill=(225, 228, 235))
     d.text((10, 6), f"train.py - proagent - Visual Studio Code      {clock}", fill=(40, 40, 40), font=sans)
@@ -69,7 +72,11 @@ def _typing_screen(k: int):  # noqa: ANN202
         i = scroll + row
         if i >= typed:
             break
-        text = f"def step_{i}(batch, model):" if i % 7 == 0 else f"    loss_{i} = criterion(model(batch.x{i}), batch.y) + reg * {i}.5"
+        text = (
+            f"def step_{i}(batch, model):"
+            if i % 7 == 0
+            else f"    loss_{i} = criterion(model(batch.x{i}), batch.y) + reg * {i}.5"
+        )
         d.text((10, 45 + 22 * row), f"{i + 1:4d}", fill=(140, 140, 140), font=mono)
         d.text((60, 45 + 22 * row), text, fill=(10, 10, 10), font=mono)
     d.rectangle((0, 1056, 1920, 1080), fill=(0, 122, 204))
@@ -92,9 +99,18 @@ def make_typing_session(root: Path, shots: int) -> None:
         buf = io.BytesIO()
         _typing_screen(k).save(buf, format="PNG", compress_level=1)
         data = buf.getvalue()
-        store.add_screenshot(event_id=ev, screen_id=0, t=t0 + timedelta(seconds=4 * k + 1), data=data, ext="png",
-                             file_hash=hashlib.sha256(data).hexdigest(), width=1920, height=1080, app="Code",
-                             title="train.py - proagent")
+        store.add_screenshot(
+            event_id=ev,
+            screen_id=0,
+            t=t0 + timedelta(seconds=4 * k + 1),
+            data=data,
+            ext="png",
+            file_hash=hashlib.sha256(data).hexdigest(),
+            width=1920,
+            height=1080,
+            app="Code",
+            title="train.py - proagent",
+        )
     store.close_event(ev, t0 + timedelta(seconds=4 * shots + 1))
     store.close()
 
@@ -117,8 +133,9 @@ def _run_worker(folder: Path, src: Path, min_interval: float, limit: float) -> d
     n = sqlite3.connect(db).execute("SELECT COUNT(*) FROM screenshots").fetchone()[0]
     env = {**os.environ, "PYTHONPATH": str(src)}
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "proagent.capture._ocr", str(db), "--min-interval", str(min_interval)],
-                            env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "proagent.capture._ocr", str(db), "--min-interval", str(min_interval)], env=env
+    )
     p = psutil.Process(proc.pid)
     peak, cpu, done = 0.0, 0.0, 0
     try:
@@ -142,21 +159,36 @@ def _run_worker(folder: Path, src: Path, min_interval: float, limit: float) -> d
     con = sqlite3.connect(db)
     texts = [r[0] for r in con.execute("SELECT text_content FROM ocr_results ORDER BY screenshot_id")]
     con.close()
-    return {"shots": n, "processed": done, "peak_rss_mb": peak, "cpu_s": cpu / max(done, 1), "wall_s": wall / max(done, 1),
-            "lines": sum(len(t.splitlines()) for t in texts), "texts": texts}
+    return {
+        "shots": n,
+        "processed": done,
+        "peak_rss_mb": peak,
+        "cpu_s": cpu / max(done, 1),
+        "wall_s": wall / max(done, 1),
+        "lines": sum(len(t.splitlines()) for t in texts),
+        "texts": texts,
+    }
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--shots", type=int, default=6)
-    ap.add_argument("--session", choices=["distinct", "typing"], default="distinct",
-                    help="distinct: every line new on every screenshot; typing: a scripted working session")
+    ap.add_argument(
+        "--session",
+        choices=["distinct", "typing"],
+        default="distinct",
+        help="distinct: every line new on every screenshot; typing: a scripted working session",
+    )
     ap.add_argument("--baseline-rev", default="0a30da7", help="git revision run beside this tree ('': none)")
     ap.add_argument("--min-interval", type=float, default=2.0, help="the worker's --min-interval (capture's default 2)")
     ap.add_argument("--timeout", type=float, default=3600.0)
     ap.add_argument("--json", type=Path, default=None)
-    ap.add_argument("--smoke", action="store_true", help=f"the smallest setting (CI): --shots 2 --session distinct "
-                    f"--min-interval 0, {SMOKE_LINES} code lines a screenshot")
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help=f"the smallest setting (CI): --shots 2 --session distinct "
+        f"--min-interval 0, {SMOKE_LINES} code lines a screenshot",
+    )
     a = ap.parse_args()
     if a.smoke:
         a.shots, a.session, a.min_interval = 2, "distinct", 0.0
@@ -187,24 +219,44 @@ def main() -> int:
             r["same"] = f"{same} of {len(bare[0])}"
             r["identical"] = f"{identical} of {len(bare[0])}"
     print(f"session: {a.session}, {a.shots} screenshots of 1920x1080")
-    columns = [("code", "code", ""), ("shots", "shots", ""), ("processed", "processed", ""),
-               ("peak_rss_mb", "peak RSS MB", ".0f"), ("cpu_s", "CPU s/shot", ".2f"), ("wall_s", "wall s/shot", ".2f"),
-               ("lines", "lines read", ""), ("same", "same text", ""), ("identical", "identical", "")]
+    columns = [
+        ("code", "code", ""),
+        ("shots", "shots", ""),
+        ("processed", "processed", ""),
+        ("peak_rss_mb", "peak RSS MB", ".0f"),
+        ("cpu_s", "CPU s/shot", ".2f"),
+        ("wall_s", "wall s/shot", ".2f"),
+        ("lines", "lines read", ""),
+        ("same", "same text", ""),
+        ("identical", "identical", ""),
+    ]
     for r in rows:
         r["baseline"] = r is not rows[0]
     print(render_table(rows, columns))
     new = rows[0]
-    print(f"target: peak RSS <= {TARGET_RSS_MB:.0f} MB: {'met' if new['peak_rss_mb'] <= TARGET_RSS_MB else 'not met'} "
-          f"({new['peak_rss_mb']:.0f} MB); no backlog while stored screenshots come at most one per "
-          f"{new['wall_s']:.1f} s (wall s/shot, --min-interval {a.min_interval:g} included)")
-    write_result(a.json, benchmark="ocr_worker", rows=[{k: v for k, v in r.items() if k != "texts"} for r in rows],
-                 columns=columns, machine=info,
-                 baseline=f"capture's OCR worker of {a.baseline_rev} (git archive) on a copy of the same log",
-                 note=f"session {a.session}, {a.shots} screenshots of 1920x1080; target: peak RSS <= "
-                      f"{TARGET_RSS_MB:.0f} MB; wall s/shot includes --min-interval {a.min_interval:g}",
-                 conditions=(f"--smoke: {a.shots} screenshots of {SMOKE_LINES} code lines, --min-interval 0 (the "
-                             "documented run: --shots 6, 45 lines, --min-interval 2)") if a.smoke else
-                 "" if a.shots >= 6 else f"{a.shots} screenshots (the documented run: --shots 6)")
+    print(
+        f"target: peak RSS <= {TARGET_RSS_MB:.0f} MB: {'met' if new['peak_rss_mb'] <= TARGET_RSS_MB else 'not met'} "
+        f"({new['peak_rss_mb']:.0f} MB); no backlog while stored screenshots come at most one per "
+        f"{new['wall_s']:.1f} s (wall s/shot, --min-interval {a.min_interval:g} included)"
+    )
+    write_result(
+        a.json,
+        benchmark="ocr_worker",
+        rows=[{k: v for k, v in r.items() if k != "texts"} for r in rows],
+        columns=columns,
+        machine=info,
+        baseline=f"capture's OCR worker of {a.baseline_rev} (git archive) on a copy of the same log",
+        note=f"session {a.session}, {a.shots} screenshots of 1920x1080; target: peak RSS <= "
+        f"{TARGET_RSS_MB:.0f} MB; wall s/shot includes --min-interval {a.min_interval:g}",
+        conditions=(
+            f"--smoke: {a.shots} screenshots of {SMOKE_LINES} code lines, --min-interval 0 (the "
+            "documented run: --shots 6, 45 lines, --min-interval 2)"
+        )
+        if a.smoke
+        else ""
+        if a.shots >= 6
+        else f"{a.shots} screenshots (the documented run: --shots 6)",
+    )
     return 0
 
 

@@ -93,8 +93,16 @@ def _hours(samples: list) -> float:
     return sum((max(t) - min(t)).total_seconds() for t in by.values()) / 3600.0
 
 
-def _metrics(name: str, y: np.ndarray, pred: np.ndarray, p: np.ndarray | None, hours: float, c_fa: float,
-             c_miss: float, k: np.ndarray) -> dict:
+def _metrics(
+    name: str,
+    y: np.ndarray,
+    pred: np.ndarray,
+    p: np.ndarray | None,
+    hours: float,
+    c_fa: float,
+    c_miss: float,
+    k: np.ndarray,
+) -> dict:
     from decider import _row  # benchmarks/decider.py: metrics with bootstrap intervals
 
     row = _row(name, y, pred, None)
@@ -110,18 +118,27 @@ def _metrics(name: str, y: np.ndarray, pred: np.ndarray, p: np.ndarray | None, h
         r10 = _row(name, y[late], pred[late], None)
         from proagent.bench.metrics import when_metrics as _wm
 
-        row["after10"] = {"n": int(late.sum()), "yes": int(pred[late].sum()), "ci95": r10["ci95"],
-                          "always_yes_f1": _wm(list(y[late]), [1] * int(late.sum()))["f1"],
-                          "always_no_accuracy": float(np.mean(y[late] == 0)),
-                          **{m: r10[m] for m in ("accuracy", "precision", "recall", "f1")}}
+        row["after10"] = {
+            "n": int(late.sum()),
+            "yes": int(pred[late].sum()),
+            "ci95": r10["ci95"],
+            "always_yes_f1": _wm(list(y[late]), [1] * int(late.sum()))["f1"],
+            "always_no_accuracy": float(np.mean(y[late] == 0)),
+            **{m: r10[m] for m in ("accuracy", "precision", "recall", "f1")},
+        }
     row["curve"] = []
     for lo, hi in BINS:
         sel = (k >= lo) & (k < hi)
         if sel.any():
             from proagent.bench.metrics import when_metrics
 
-            row["curve"].append({"answers": f"{lo}-{hi - 1}" if hi < 10_000 else f"{lo}+", "n": int(sel.sum()),
-                                 **when_metrics(list(y[sel]), list(pred[sel]))})
+            row["curve"].append(
+                {
+                    "answers": f"{lo}-{hi - 1}" if hi < 10_000 else f"{lo}+",
+                    "n": int(sel.sum()),
+                    **when_metrics(list(y[sel]), list(pred[sel])),
+                }
+            )
     return row
 
 
@@ -133,9 +150,21 @@ RANKED_MODES = ("offered", "offered+implicit")
 the pre-written rule ranks learners over these."""
 
 
-def _revealed(feedback: str, i: int, p: float, threshold: float, y: np.ndarray, times: np.ndarray,
-              apps: np.ndarray, te: np.ndarray, draw: np.ndarray, reveal: float, focus_weight: float,
-              horizon: float, idle: float) -> tuple[int, float, float] | None:
+def _revealed(
+    feedback: str,
+    i: int,
+    p: float,
+    threshold: float,
+    y: np.ndarray,
+    times: np.ndarray,
+    apps: np.ndarray,
+    te: np.ndarray,
+    draw: np.ndarray,
+    reveal: float,
+    focus_weight: float,
+    horizon: float,
+    idle: float,
+) -> tuple[int, float, float] | None:
     """What moment ``i`` (decided with P(help) ``p``) teaches under ``feedback``: ``(label, weight, delay in
     seconds)`` or ``None``. An offer is answered at once with the true label; a quiet positive is revealed
     as a miss with probability ``reveal`` (the person seeks help on their own: ``draw[i] < reveal``), known
@@ -162,11 +191,22 @@ def _revealed(feedback: str, i: int, p: float, threshold: float, y: np.ndarray, 
     return 0, focus_weight, horizon
 
 
-def prequential(x: np.ndarray, y: np.ndarray, users: np.ndarray, threshold: float, feedback: str = "all",
-                y_fit: np.ndarray | None = None, target: str = "help", times: np.ndarray | None = None,
-                apps: np.ndarray | None = None, reveal: float = 0.5, seed: int = 0,
-                embedding_columns: bool = True, methods: tuple[str, ...] | None = None,
-                history: bool = False) -> dict[str, dict]:
+def prequential(
+    x: np.ndarray,
+    y: np.ndarray,
+    users: np.ndarray,
+    threshold: float,
+    feedback: str = "all",
+    y_fit: np.ndarray | None = None,
+    target: str = "help",
+    times: np.ndarray | None = None,
+    apps: np.ndarray | None = None,
+    reveal: float = 0.5,
+    seed: int = 0,
+    embedding_columns: bool = True,
+    methods: tuple[str, ...] | None = None,
+    history: bool = False,
+) -> dict[str, dict]:
     """Leave-one-session-out prequential replay: P(help) of every moment (in the
     order given, which is time order within each session) for every method.
     ``feedback`` (:data:`MODES`): ``"all"``: every moment's label is revealed after its decision;
@@ -196,7 +236,10 @@ def prequential(x: np.ndarray, y: np.ndarray, users: np.ndarray, threshold: floa
     apps = np.array([""] * n, dtype=object) if apps is None else apps
     draw = np.random.default_rng(seed).random(n)
     methods = LEARNING_METHODS if methods is None else methods
-    out = {name: {"p": np.zeros(n), "pred": np.zeros(n, int)} for name in ("population (F1 threshold)", "population", *methods)}
+    out = {
+        name: {"p": np.zeros(n), "pred": np.zeros(n, int)}
+        for name in ("population (F1 threshold)", "population", *methods)
+    }
     k = np.zeros(n, int)
     for h in sorted(set(users)):
         tr, te = np.flatnonzero(users != h), np.flatnonzero(users == h)
@@ -213,8 +256,9 @@ def prequential(x: np.ndarray, y: np.ndarray, users: np.ndarray, threshold: floa
         out["population"]["pred"][te] = pop >= threshold
         k[te] = np.arange(len(te))
         for m in methods:
-            pm = PersonalModel(model, LearnConfig(method=m), population_data=(xs[tr], yf[tr]),
-                               embedding_columns=embedding_columns)
+            pm = PersonalModel(
+                model, LearnConfig(method=m), population_data=(xs[tr], yf[tr]), embedding_columns=embedding_columns
+            )
             queue: list[tuple[float, int, int, float]] = []  # (known at, moment, label, weight)
             learned = 0
             mine = np.zeros(n, int)  # this learner's own offers (history)
@@ -234,8 +278,21 @@ def prequential(x: np.ndarray, y: np.ndarray, users: np.ndarray, threshold: floa
                 mine[i] = int(p >= threshold)
                 out[m]["p"][i] = p
                 out[m]["pred"][i] = p >= threshold
-                got = _revealed(feedback, i, p, threshold, y, times, apps, te, draw, reveal, FOCUS_WEIGHT,
-                                HORIZON_SECONDS, IDLE_SECONDS)
+                got = _revealed(
+                    feedback,
+                    i,
+                    p,
+                    threshold,
+                    y,
+                    times,
+                    apps,
+                    te,
+                    draw,
+                    reveal,
+                    FOCUS_WEIGHT,
+                    HORIZON_SECONDS,
+                    IDLE_SECONDS,
+                )
                 if got is not None:
                     lab, w, delay = got
                     if delay == 0:
@@ -264,8 +321,13 @@ def budget_precision(y: np.ndarray, pred: np.ndarray, times: np.ndarray, users: 
 
 def session_costs(y: np.ndarray, pred: np.ndarray, users: np.ndarray, c_fa: float, c_miss: float) -> dict[str, float]:
     """Expected cost ``c_fa * FP + c_miss * FN`` of each session's decisions."""
-    return {h: float(c_fa * np.sum((pred == 1) & (y == 0) & (users == h)) + c_miss * np.sum((pred == 0) & (y == 1) & (users == h)))
-            for h in sorted(set(users))}
+    return {
+        h: float(
+            c_fa * np.sum((pred == 1) & (y == 0) & (users == h))
+            + c_miss * np.sum((pred == 0) & (y == 1) & (users == h))
+        )
+        for h in sorted(set(users))
+    }
 
 
 SIMPLER_FIRST = ("prior-shift", "knn", "ensemble", "pooled", "refit")
@@ -377,14 +439,17 @@ def history_features(times: np.ndarray, users: np.ndarray, offered: np.ndarray, 
         for j, i in enumerate(idx):
             prev = idx[:j]
             offers = prev[offered[prev] == 1]
-            mins = min((times[i] - times[offers[-1]]) / 60.0, HISTORY_CAP_MINUTES) if len(offers) else HISTORY_CAP_MINUTES
+            mins = (
+                min((times[i] - times[offers[-1]]) / 60.0, HISTORY_CAP_MINUTES) if len(offers) else HISTORY_CAP_MINUTES
+            )
             recent = offers[times[offers] >= times[i] - HISTORY_WINDOW_SECONDS]
             out[i] = (np.log1p(mins), float(np.sum(y[recent] == 0)))
     return out
 
 
-def history_auc(x: np.ndarray, y: np.ndarray, users: np.ndarray, times: np.ndarray, threshold: float,
-                cfg, policy: str) -> np.ndarray:  # noqa: ANN001
+def history_auc(
+    x: np.ndarray, y: np.ndarray, users: np.ndarray, times: np.ndarray, threshold: float, cfg, policy: str
+) -> np.ndarray:  # noqa: ANN001
     """Leave-one-session-out P(help) of a population model given :func:`history_features` beside ``x``.
     ``policy``: whose offers the history holds: ``"always-yes"`` (every earlier moment offered and
     answered: what the signals could carry at most) or ``"population"`` (the offers the population
@@ -406,8 +471,16 @@ def history_auc(x: np.ndarray, y: np.ndarray, users: np.ndarray, times: np.ndarr
     return p
 
 
-def signals(samples: list, x: np.ndarray, y: np.ndarray, users: np.ndarray, cache, times: np.ndarray | None = None,  # noqa: ANN001
-            threshold: float = 0.5, only_history: bool = False) -> list[dict]:
+def signals(
+    samples: list,
+    x: np.ndarray,
+    y: np.ndarray,
+    users: np.ndarray,
+    cache,
+    times: np.ndarray | None = None,  # noqa: ANN001
+    threshold: float = 0.5,
+    only_history: bool = False,
+) -> list[dict]:
     """Leave-one-session-out AUC of population-model variants (``only_history``: the default and
     compact models and their variants with :func:`history_features` only)."""
     from sklearn.metrics import roc_auc_score
@@ -420,18 +493,30 @@ def signals(samples: list, x: np.ndarray, y: np.ndarray, users: np.ndarray, cach
         "default features, logreg (population model)": (x, y, WhenConfig()),
         "compact features (no embeddings), logreg": (xc, y, WhenConfig(c=0.1)),
         "compact features, gradient boosting": (xc, y, WhenConfig(model="gbm")),
-        "compact + normalised within the user's earlier moments, logreg": (np.hstack([xc, _user_normalised(xc, users)]), y, WhenConfig(c=0.1)),
+        "compact + normalised within the user's earlier moments, logreg": (
+            np.hstack([xc, _user_normalised(xc, users)]),
+            y,
+            WhenConfig(c=0.1),
+        ),
         "default features, trained on the auxiliary target (candidate tasks proposed)": (x, aux, WhenConfig()),
-        "default features, trained on help or candidate tasks (train when --target help-or-candidates)":
-            (x, np.maximum(y, aux), WhenConfig()),
+        "default features, trained on help or candidate tasks (train when --target help-or-candidates)": (
+            x,
+            np.maximum(y, aux),
+            WhenConfig(),
+        ),
     }
     from proagent.agent.decider import FeatureConfig, moment_features
 
     if only_history:
-        variants = {k: v for k, v in variants.items() if k.startswith(("default features, logreg", "compact features (no"))}
+        variants = {
+            k: v for k, v in variants.items() if k.startswith(("default features, logreg", "compact features (no"))
+        }
     else:
         extra = {g: moment_features(samples, cache, FeatureConfig((g,))) for g in ("boundary", "struggle", "intensity")}
-        for g, xg in extra.items():  # issue 33 item 3: each new signal group beside the default and the compact features
+        for (
+            g,
+            xg,
+        ) in extra.items():  # issue 33 item 3: each new signal group beside the default and the compact features
             variants[f"default + {g}, logreg"] = (np.hstack([x, xg]), y, WhenConfig())
             variants[f"compact + {g}, logreg"] = (np.hstack([xc, xg]), y, WhenConfig(c=0.1))
         allx = np.hstack(list(extra.values()))
@@ -453,8 +538,15 @@ def signals(samples: list, x: np.ndarray, y: np.ndarray, users: np.ndarray, cach
                 m, _, _ = fit_when(xv[tr], target[tr], list(users[tr]), cfg)
                 p[te] = m.predict_proba(xv[te])[:, 1]
         auc, ci = _auc_ci(y, p)
-        within = float(np.mean([roc_auc_score(y[users == h], p[users == h]) for h in sorted(set(users))
-                                if 0 < y[users == h].sum() < (users == h).sum()]))
+        within = float(
+            np.mean(
+                [
+                    roc_auc_score(y[users == h], p[users == h])
+                    for h in sorted(set(users))
+                    if 0 < y[users == h].sum() < (users == h).sum()
+                ]
+            )
+        )
         rows.append({"variant": name, "auc": auc, "ci95": ci, "auc_within_session": within})
         print(f"  {name}: AUC {auc:.3f}", file=sys.stderr, flush=True)
     return rows
@@ -518,19 +610,29 @@ def _f(v: float | None, ci=None) -> str:  # noqa: ANN001
 
 
 def table(rows: list[dict], per_hour: int = 4) -> str:
-    out = ["| decider | accuracy [95% CI] | precision | recall | F1 [95% CI] | AUC [95% CI] | offers/hour | share accepted | "
-           f"cost/hour | precision at {per_hour} offers/hour [95% CI] (offers) | after 10 labels: accuracy / precision / F1 (n) |",
-           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    out = [
+        "| decider | accuracy [95% CI] | precision | recall | F1 [95% CI] | AUC [95% CI] | offers/hour | share accepted | "
+        f"cost/hour | precision at {per_hour} offers/hour [95% CI] (offers) | after 10 labels: accuracy / precision / F1 (n) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for r in rows:
         ci = r["ci95"]
         a = r.get("after10")
         b = r["budget"]
-        late = (f"{_f(a['accuracy'], a['ci95']['accuracy'])} / {_f(a['precision'], a['ci95']['precision'])} / "
-                f"{_f(a['f1'], a['ci95']['f1'])} ({a['n']})") if a else "-"
-        out.append(f"| {r['run']} | {_f(r['accuracy'], ci['accuracy'])} | {_f(r['precision'], ci['precision'])} | "
-                   f"{_f(r['recall'], ci['recall'])} | {_f(r['f1'], ci['f1'])} | {_f(r.get('auc'), ci.get('auc'))} | "
-                   f"{r['offers_per_hour']:.1f} | {_f(r['accepted_share'])} | {r['cost_per_hour']:.1f} | "
-                   f"{_f(b['precision'], b['ci95'])} ({b['offers']}) | {late} |")
+        late = (
+            (
+                f"{_f(a['accuracy'], a['ci95']['accuracy'])} / {_f(a['precision'], a['ci95']['precision'])} / "
+                f"{_f(a['f1'], a['ci95']['f1'])} ({a['n']})"
+            )
+            if a
+            else "-"
+        )
+        out.append(
+            f"| {r['run']} | {_f(r['accuracy'], ci['accuracy'])} | {_f(r['precision'], ci['precision'])} | "
+            f"{_f(r['recall'], ci['recall'])} | {_f(r['f1'], ci['f1'])} | {_f(r.get('auc'), ci.get('auc'))} | "
+            f"{r['offers_per_hour']:.1f} | {_f(r['accepted_share'])} | {r['cost_per_hour']:.1f} | "
+            f"{_f(b['precision'], b['ci95'])} ({b['offers']}) | {late} |"
+        )
     return "\n".join(out)
 
 
@@ -541,30 +643,57 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cost-miss", type=float, default=1.0)
     ap.add_argument("--figure", default=str(ROOT / "runs" / "personalise-curve.png"))
     ap.add_argument("--out", default=None, help="Also write every row as JSON here.")
-    ap.add_argument("--json", default=None, help="Write the run for render_results.py here (docs/results/personalise.json).")
-    ap.add_argument("--feedback", default=None,
-                    help=f"Comma-separated feedback modes to run: {', '.join(MODES)} (module docstring).")
-    ap.add_argument("--reveal", type=float, default=0.5,
-                    help="Probability that a quiet moment where help was needed is revealed as a miss (0-1).")
+    ap.add_argument(
+        "--json", default=None, help="Write the run for render_results.py here (docs/results/personalise.json)."
+    )
+    ap.add_argument(
+        "--feedback",
+        default=None,
+        help=f"Comma-separated feedback modes to run: {', '.join(MODES)} (module docstring).",
+    )
+    ap.add_argument(
+        "--reveal",
+        type=float,
+        default=0.5,
+        help="Probability that a quiet moment where help was needed is revealed as a miss (0-1).",
+    )
     ap.add_argument("--max-per-hour", type=int, default=4, help="Offer budget for the precision at a budget.")
     ap.add_argument("--methods", default=None, help="Only these learners (comma-separated; default every one).")
-    ap.add_argument("--sessions", default=None, help="Only these sessions (comma-separated; a small setting for tests).")
+    ap.add_argument(
+        "--sessions", default=None, help="Only these sessions (comma-separated; a small setting for tests)."
+    )
     ap.add_argument("--features", default=None, help="Feature groups (default: the decider's default).")
-    ap.add_argument("--target", choices=("help", "help-or-candidates"), default="help",
-                    help="Training target of the population model (proagent train when --target).")
-    ap.add_argument("--quick-start", action="store_true",
-                    help="Also the quick start's time split (earlier half of each session -> later 57 moments) per --target.")
+    ap.add_argument(
+        "--target",
+        choices=("help", "help-or-candidates"),
+        default="help",
+        help="Training target of the population model (proagent train when --target).",
+    )
+    ap.add_argument(
+        "--quick-start",
+        action="store_true",
+        help="Also the quick start's time split (earlier half of each session -> later 57 moments) per --target.",
+    )
     ap.add_argument("--signals", action="store_true", help="Also measure population-model variants (LOSO AUC).")
-    ap.add_argument("--history", action="store_true",
-                    help="Prequential modes with the person's recent responses as features (time since the last "
-                         "offer, recent dismissals; history_features).")
-    ap.add_argument("--history-signals", action="store_true",
-                    help="Only the signals of the person's recent responses (time since the last offer, recent "
-                         "dismissals) beside the default and compact models, LOSO AUC (no prequential modes run "
-                         "unless --feedback is given).")
-    ap.add_argument("--smoke", action="store_true",
-                    help="the smallest setting (CI): two sessions (code_11, writing_11), the prior-shift learner, "
-                         "the two ranked feedback modes")
+    ap.add_argument(
+        "--history",
+        action="store_true",
+        help="Prequential modes with the person's recent responses as features (time since the last "
+        "offer, recent dismissals; history_features).",
+    )
+    ap.add_argument(
+        "--history-signals",
+        action="store_true",
+        help="Only the signals of the person's recent responses (time since the last offer, recent "
+        "dismissals) beside the default and compact models, LOSO AUC (no prequential modes run "
+        "unless --feedback is given).",
+    )
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="the smallest setting (CI): two sessions (code_11, writing_11), the prior-shift learner, "
+        "the two ranked feedback modes",
+    )
     args = ap.parse_args(argv)
     if args.smoke:
         args.sessions, args.methods, args.feedback = "code_11,writing_11", "prior-shift", ",".join(RANKED_MODES)
@@ -581,12 +710,12 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--reveal must be between 0 and 1")
     warnings.filterwarnings("ignore")
 
+    from _common import guard_network, machine_note, write_result
+
     from proagent.agent.decider import EmbeddingCache, FeatureConfig, cost_threshold, moment_features
     from proagent.agent.memory import derive_fields
     from proagent.io import write_json_atomic
     from proagent.train import load_split_moments
-
-    from _common import guard_network, machine_note, write_result
 
     guard_network()
     note, machine = machine_note()
@@ -604,27 +733,54 @@ def main(argv: list[str] | None = None) -> int:
     y = np.array([s.label for s in real])
     users = np.array([s.user for s in real])
     times = np.array([s.time.timestamp() for s in real])
-    apps = np.array([s.current.app_name or derive_fields(s.current.summary or s.current.window_title)[0] for s in real],
-                    dtype=object)
+    apps = np.array(
+        [s.current.app_name or derive_fields(s.current.summary or s.current.window_title)[0] for s in real],
+        dtype=object,
+    )
     hours = _hours(real)
-    print(f"{len(real)} moments, {len(set(users))} sessions, {hours * 60:.1f} minutes; threshold {threshold:.3f} "
-          f"(cost of a false alarm {c_fa:g}, of a miss {c_miss:g}); modes: {', '.join(modes)} (misses revealed with "
-          f"probability {args.reveal:g}); population target: {args.target}; base rate {y.mean():.3f}", file=sys.stderr)
+    print(
+        f"{len(real)} moments, {len(set(users))} sessions, {hours * 60:.1f} minutes; threshold {threshold:.3f} "
+        f"(cost of a false alarm {c_fa:g}, of a miss {c_miss:g}); modes: {', '.join(modes)} (misses revealed with "
+        f"probability {args.reveal:g}); population target: {args.target}; base rate {y.mean():.3f}",
+        file=sys.stderr,
+    )
     from proagent.train.when import training_target
 
-    result: dict = {"threshold": threshold, "cost_false_alarm": c_fa, "cost_miss": c_miss, "hours": hours,
-                    "reveal": args.reveal, "max_per_hour": args.max_per_hour, "base_rate": float(y.mean()),
-                    "target": args.target, "modes": {}}
+    result: dict = {
+        "threshold": threshold,
+        "cost_false_alarm": c_fa,
+        "cost_miss": c_miss,
+        "hours": hours,
+        "reveal": args.reveal,
+        "max_per_hour": args.max_per_hour,
+        "base_rate": float(y.mean()),
+        "target": args.target,
+        "modes": {},
+    }
     costs: dict[str, dict[str, dict[str, float]]] = {}
     rows: list[dict] = []
     for mode in modes:
         print(f"\n## feedback: {mode}", flush=True)
-        runs = prequential(x, y, users, threshold, mode, training_target(real, args.target), args.target, times, apps,
-                           args.reveal, embedding_columns="embedding" in fc.groups,
-                           methods=tuple(args.methods.split(",")) if args.methods else None, history=args.history)
+        runs = prequential(
+            x,
+            y,
+            users,
+            threshold,
+            mode,
+            training_target(real, args.target),
+            args.target,
+            times,
+            apps,
+            args.reveal,
+            embedding_columns="embedding" in fc.groups,
+            methods=tuple(args.methods.split(",")) if args.methods else None,
+            history=args.history,
+        )
         k = runs["population"]["k"]
-        rows = [_metrics("always-yes (= LLM zero-shot, quoted)", y, np.ones_like(y), None, hours, c_fa, c_miss, k),
-                _metrics("always-no", y, np.zeros_like(y), None, hours, c_fa, c_miss, k)]
+        rows = [
+            _metrics("always-yes (= LLM zero-shot, quoted)", y, np.ones_like(y), None, hours, c_fa, c_miss, k),
+            _metrics("always-no", y, np.zeros_like(y), None, hours, c_fa, c_miss, k),
+        ]
         for name, r in runs.items():
             row = _metrics(name, y, r["pred"], r["p"], hours, c_fa, c_miss, r["k"])
             row["answers_to_beat"] = _answers_to_beat(y, r["pred"], r["k"])
@@ -645,32 +801,54 @@ def main(argv: list[str] | None = None) -> int:
         for r in rows:
             if "update_ms" in r:
                 b = r["answers_to_beat"]
-                heard = ", ".join(f"{r.get(kind, 0)} {kind.replace('_', ' ')}" for kind in ("answers", "misses", "weak_negatives"))
-                print(f"{r['run']}: heard {heard}; {r['update_ms']:.1f} ms per decision + update; labels before it "
-                      f"beats always-yes F1: {b['always_yes_f1']}, always-no accuracy: {b['always_no_accuracy']}, "
-                      f"both: {b['both']}" + (f"; after 10 labels (n={a['n']}): F1 {a['f1']:.3f} vs always-yes "
-                                              f"{a['always_yes_f1']:.3f}, accuracy {a['accuracy']:.3f} vs always-no "
-                                              f"{a['always_no_accuracy']:.3f}" if (a := r.get('after10')) else ""))
+                heard = ", ".join(
+                    f"{r.get(kind, 0)} {kind.replace('_', ' ')}" for kind in ("answers", "misses", "weak_negatives")
+                )
+                print(
+                    f"{r['run']}: heard {heard}; {r['update_ms']:.1f} ms per decision + update; labels before it "
+                    f"beats always-yes F1: {b['always_yes_f1']}, always-no accuracy: {b['always_no_accuracy']}, "
+                    f"both: {b['both']}"
+                    + (
+                        f"; after 10 labels (n={a['n']}): F1 {a['f1']:.3f} vs always-yes "
+                        f"{a['always_yes_f1']:.3f}, accuracy {a['accuracy']:.3f} vs always-no "
+                        f"{a['always_no_accuracy']:.3f}"
+                        if (a := r.get('after10'))
+                        else ""
+                    )
+                )
         result["modes"][mode] = rows
     ranked = {m: costs[m] for m in RANKED_MODES if m in costs}
     if len(ranked) == len(RANKED_MODES):
         best, mean = select_default(ranked)
-        result["default"] = {"learner": best, "mean_rank": mean, "rule": select_default.__doc__.split("Returns:")[0].strip()}
-        print(f"\npre-written rule (mean rank of per-session expected cost over {', '.join(RANKED_MODES)}): "
-              + ", ".join(f"{m} {v:.2f}" for m, v in sorted(mean.items(), key=lambda kv: kv[1])) + f" -> default: {best}")
+        result["default"] = {
+            "learner": best,
+            "mean_rank": mean,
+            "rule": select_default.__doc__.split("Returns:")[0].strip(),
+        }
+        print(
+            f"\npre-written rule (mean rank of per-session expected cost over {', '.join(RANKED_MODES)}): "
+            + ", ".join(f"{m} {v:.2f}" for m, v in sorted(mean.items(), key=lambda kv: kv[1]))
+            + f" -> default: {best}"
+        )
     if args.signals or args.history_signals:
         result["signals"] = signals(real, x, y, users, cache, times, threshold, only_history=args.history_signals)
-        print("\n| population-model variant (leave-one-session-out) | AUC [95% CI] | AUC within session |\n| --- | --- | --- |")
+        print(
+            "\n| population-model variant (leave-one-session-out) | AUC [95% CI] | AUC within session |\n| --- | --- | --- |"
+        )
         for s in result["signals"]:
             print(f"| {s['variant']} | {_f(s['auc'], s['ci95'])} | {_f(s['auc_within_session'])} |")
     if args.quick_start:
         result["quick_start"] = quick_start_rows(args.data, cache)
-        print("\n| time split (quick start), population decider | n | accuracy [95% CI] | precision | recall | "
-              "F1 [95% CI] | AUC [95% CI] | Yes |\n| --- | --- | --- | --- | --- | --- | --- | --- |")
+        print(
+            "\n| time split (quick start), population decider | n | accuracy [95% CI] | precision | recall | "
+            "F1 [95% CI] | AUC [95% CI] | Yes |\n| --- | --- | --- | --- | --- | --- | --- | --- |"
+        )
         for r in result["quick_start"]:
             ci = r["ci95"]
-            print(f"| {r['run']} | {r['n']} | {_f(r['accuracy'], ci['accuracy'])} | {_f(r['precision'])} | "
-                  f"{_f(r['recall'])} | {_f(r['f1'], ci['f1'])} | {_f(r['auc'], ci['auc'])} | {r['yes']} |")
+            print(
+                f"| {r['run']} | {r['n']} | {_f(r['accuracy'], ci['accuracy'])} | {_f(r['precision'])} | "
+                f"{_f(r['recall'])} | {_f(r['f1'], ci['f1'])} | {_f(r['auc'], ci['auc'])} | {r['yes']} |"
+            )
     if modes:
         _figure(rows, Path(args.figure), threshold)
         print(f"\nlearning curve ({modes[-1]}): {args.figure}")
@@ -680,25 +858,49 @@ def main(argv: list[str] | None = None) -> int:
     for mode, mrows in result["modes"].items():
         for r in mrows:
             ci = r["ci95"]
-            table_rows.append({"feedback": mode, "run": r["run"], "accuracy": _f(r["accuracy"], ci["accuracy"]),
-                               "f1": _f(r["f1"], ci["f1"]), "auc": _f(r.get("auc"), ci.get("auc")),
-                               "offers_per_hour": r["offers_per_hour"], "cost_per_hour": r["cost_per_hour"],
-                               "update_ms": r.get("update_ms"), "baseline": r["run"].startswith("always-")})
-    write_result(args.json, benchmark="personalise", machine=machine, rows=table_rows,
-                 columns=[("feedback", "feedback", ""), ("run", "learner", ""), ("accuracy", "accuracy [95% CI]", ""),
-                          ("f1", "F1 [95% CI]", ""), ("auc", "AUC [95% CI]", ""),
-                          ("offers_per_hour", "offers / h", ".1f"), ("cost_per_hour", "cost / h", ".1f"),
-                          ("update_ms", "ms per decision + update", ".1f")],
-                 baseline="always-yes (what the LLM zero-shot does on these sessions, quoted) and always-no on the same "
-                          "moments",
-                 note=f"the six dev sessions replayed in time order, each with the population decider trained on the "
-                      f"other five; threshold {threshold:.3f} (costs {c_fa:g}:{c_miss:g}); "
-                      + (f"default learner by the pre-written rule: {result['default']['learner']}"
-                         if "default" in result else "no default chosen (not every ranked mode ran)"),
-                 conditions=", ".join([f"--feedback {args.feedback} only"] * (set(modes) != set(MODES))
-                                      + [f"--sessions {args.sessions}"] * bool(args.sessions)
-                                      + [f"--methods {args.methods}"] * bool(args.methods)),
-                 figures={k: v for k, v in result.items() if k != "modes"})
+            table_rows.append(
+                {
+                    "feedback": mode,
+                    "run": r["run"],
+                    "accuracy": _f(r["accuracy"], ci["accuracy"]),
+                    "f1": _f(r["f1"], ci["f1"]),
+                    "auc": _f(r.get("auc"), ci.get("auc")),
+                    "offers_per_hour": r["offers_per_hour"],
+                    "cost_per_hour": r["cost_per_hour"],
+                    "update_ms": r.get("update_ms"),
+                    "baseline": r["run"].startswith("always-"),
+                }
+            )
+    write_result(
+        args.json,
+        benchmark="personalise",
+        machine=machine,
+        rows=table_rows,
+        columns=[
+            ("feedback", "feedback", ""),
+            ("run", "learner", ""),
+            ("accuracy", "accuracy [95% CI]", ""),
+            ("f1", "F1 [95% CI]", ""),
+            ("auc", "AUC [95% CI]", ""),
+            ("offers_per_hour", "offers / h", ".1f"),
+            ("cost_per_hour", "cost / h", ".1f"),
+            ("update_ms", "ms per decision + update", ".1f"),
+        ],
+        baseline="always-yes (what the LLM zero-shot does on these sessions, quoted) and always-no on the same moments",
+        note=f"the six dev sessions replayed in time order, each with the population decider trained on the "
+        f"other five; threshold {threshold:.3f} (costs {c_fa:g}:{c_miss:g}); "
+        + (
+            f"default learner by the pre-written rule: {result['default']['learner']}"
+            if "default" in result
+            else "no default chosen (not every ranked mode ran)"
+        ),
+        conditions=", ".join(
+            [f"--feedback {args.feedback} only"] * (set(modes) != set(MODES))
+            + [f"--sessions {args.sessions}"] * bool(args.sessions)
+            + [f"--methods {args.methods}"] * bool(args.methods)
+        ),
+        figures={k: v for k, v in result.items() if k != "modes"},
+    )
     return 0
 
 

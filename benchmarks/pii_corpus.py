@@ -45,8 +45,14 @@ def _curate(src: Path, raw: Path, out: Path) -> float:
     """Curate ``raw`` into ``out`` with the proagent package under ``src`` (a child process);
     returns the seconds curate took."""
     env = dict(os.environ, PYTHONPATH=str(src))
-    res = subprocess.run([sys.executable, "-c", CHILD, str(raw), str(out)], env=env, capture_output=True, text=True,
-                         timeout=3600, check=False)
+    res = subprocess.run(
+        [sys.executable, "-c", CHILD, str(raw), str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=3600,
+        check=False,
+    )
     if res.returncode != 0:
         raise SystemExit(f"curate with {src} failed:\n{res.stderr[-2000:]}")
     return float(json.loads(res.stdout.strip().splitlines()[-1])["seconds"])
@@ -70,8 +76,15 @@ print(json.dumps({"ms_per_line": 1000 * best / len(lines)}))
 def _text_cost(src: Path, lines: list[str]) -> float:
     """CPU ms per line of ``find_pii`` (the package under ``src``) over ``lines``, best of 3."""
     env = dict(os.environ, PYTHONPATH=str(src))
-    res = subprocess.run([sys.executable, "-c", TEXT_CHILD], input=json.dumps(lines), env=env, capture_output=True,
-                         text=True, timeout=1800, check=True)
+    res = subprocess.run(
+        [sys.executable, "-c", TEXT_CHILD],
+        input=json.dumps(lines),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=True,
+    )
     return float(json.loads(res.stdout.strip().splitlines()[-1])["ms_per_line"])
 
 
@@ -116,14 +129,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baseline-rev", default="1a1b08a", help="git revision curated beside this tree ('': none)")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     ap.add_argument("--keep", type=Path, default=None, help="build the corpus and outputs here (kept)")
-    ap.add_argument("--smoke", action="store_true",
-                    help=f"the smallest setting (CI): the screens {', '.join(SMOKE)} beside the same baseline")
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help=f"the smallest setting (CI): the screens {', '.join(SMOKE)} beside the same baseline",
+    )
     a = ap.parse_args(argv)
     guard_network()
     note, machine = machine_note()
     print(note, flush=True)
     from pii_screens import ALONE, ORDINARY, make_screens_corpus
-
 
     work = a.keep or Path(tempfile.mkdtemp(prefix="proagent-pii-corpus-"))
     raw = work / "raw" / "P01"
@@ -145,33 +160,66 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for t, d in new["per_type"].items():
         b = base["per_type"].get(t) if base else None
-        rows.append({"type": t, "n": d["n"], "recall": d["found"] / d["n"], "delete": d["delete"], "blur": d["blur"],
-                     "retain": d["retain"], "left": d["left"],
-                     "base_recall": (b["found"] / b["n"]) if b else None, "base_left": b["left"] if b else None})
+        rows.append(
+            {
+                "type": t,
+                "n": d["n"],
+                "recall": d["found"] / d["n"],
+                "delete": d["delete"],
+                "blur": d["blur"],
+                "retain": d["retain"],
+                "left": d["left"],
+                "base_recall": (b["found"] / b["n"]) if b else None,
+                "base_left": b["left"] if b else None,
+            }
+        )
     print()
-    columns = [("type", "type", ""), ("n", "screens", "d"), ("recall", "recall", ".2f"), ("delete", "deleted", "d"),
-               ("blur", "blurred", "d"), ("retain", "retained", "d"), ("left", "value published", "d"),
-               ("base_recall", f"recall {a.baseline_rev}", ".2f"), ("base_left", f"published {a.baseline_rev}", "d")]
+    columns = [
+        ("type", "type", ""),
+        ("n", "screens", "d"),
+        ("recall", "recall", ".2f"),
+        ("delete", "deleted", "d"),
+        ("blur", "blurred", "d"),
+        ("retain", "retained", "d"),
+        ("left", "value published", "d"),
+        ("base_recall", f"recall {a.baseline_rev}", ".2f"),
+        ("base_left", f"published {a.baseline_rev}", "d"),
+    ]
     print(render_table(rows, columns))
     for code, r in results.items():
         o = r["ordinary"]
-        print(f"ordinary pages ({code}): {o['changed']} of {o['n']} changed, {o['findings'] / max(1, o['n']):.2f} "
-              f"findings per screen" + (f" ({', '.join(o['types'])})" if o["types"] else "")
-              + f"; curate {r['seconds']:.1f} s for {len(shown)} screens; find_pii "
-              f"{r['find_pii_ms_per_line']:.2f} ms CPU per line ({len(lines)} lines, best of 3)")
-    print("recall: screens whose planted type curate detected and did not retain; value published: screens whose "
-          "planted value is in the output database text (spaces and case ignored)")
-    ordinary = "; ".join(f"{code}: {r['ordinary']['changed']} of {r['ordinary']['n']} ordinary pages changed"
-                         for code, r in results.items())
-    write_result(a.json, benchmark="pii_corpus", rows=rows, columns=columns, machine=machine,
-                 baseline_columns=["base_recall", "base_left"],
-                 baseline=f"the code of {a.baseline_rev} (git archive) curating the same screens",
-                 note=f"{len(shown)} rendered screens (each personal-data type alone among ordinary lines, and "
-                      f"ordinary pages), curated with the offline screener; {ordinary}. recall: screens whose "
-                      "planted type was detected and not retained; value published: screens whose planted value "
-                      "is in the output database text",
-                 conditions=f"--smoke: the screens {', '.join(SMOKE)} (the full run: {len(ALONE + ORDINARY)})"
-                 if a.smoke else "", figures={"results": results})
+        print(
+            f"ordinary pages ({code}): {o['changed']} of {o['n']} changed, {o['findings'] / max(1, o['n']):.2f} "
+            f"findings per screen"
+            + (f" ({', '.join(o['types'])})" if o["types"] else "")
+            + f"; curate {r['seconds']:.1f} s for {len(shown)} screens; find_pii "
+            f"{r['find_pii_ms_per_line']:.2f} ms CPU per line ({len(lines)} lines, best of 3)"
+        )
+    print(
+        "recall: screens whose planted type curate detected and did not retain; value published: screens whose "
+        "planted value is in the output database text (spaces and case ignored)"
+    )
+    ordinary = "; ".join(
+        f"{code}: {r['ordinary']['changed']} of {r['ordinary']['n']} ordinary pages changed"
+        for code, r in results.items()
+    )
+    write_result(
+        a.json,
+        benchmark="pii_corpus",
+        rows=rows,
+        columns=columns,
+        machine=machine,
+        baseline_columns=["base_recall", "base_left"],
+        baseline=f"the code of {a.baseline_rev} (git archive) curating the same screens",
+        note=f"{len(shown)} rendered screens (each personal-data type alone among ordinary lines, and "
+        f"ordinary pages), curated with the offline screener; {ordinary}. recall: screens whose "
+        "planted type was detected and not retained; value published: screens whose planted value "
+        "is in the output database text",
+        conditions=f"--smoke: the screens {', '.join(SMOKE)} (the full run: {len(ALONE + ORDINARY)})"
+        if a.smoke
+        else "",
+        figures={"results": results},
+    )
     if not a.keep:
         import shutil
 

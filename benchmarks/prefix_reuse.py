@@ -59,12 +59,20 @@ DEFINITIONS = {
 }
 
 COLUMNS = [
-    ("setting", "setting", ""), ("n", "n", ""), ("sample_p50", "sample_p50", ".3f"),
-    ("sample_mean", "sample_mean", ".3f"), ("model_p50", "model_p50", ".3f"), ("model_mean", "model_mean", ".3f"),
-    ("prompt_mean", "prompt_mean", ".3f"), ("decode_mean", "decode_mean", ".3f"),
-    ("prompt_eval", "prompt_eval", ""), ("eval_per_sample", "eval/smp", ".0f"), ("prompt_reused", "prompt_reused", ""),
+    ("setting", "setting", ""),
+    ("n", "n", ""),
+    ("sample_p50", "sample_p50", ".3f"),
+    ("sample_mean", "sample_mean", ".3f"),
+    ("model_p50", "model_p50", ".3f"),
+    ("model_mean", "model_mean", ".3f"),
+    ("prompt_mean", "prompt_mean", ".3f"),
+    ("decode_mean", "decode_mean", ".3f"),
+    ("prompt_eval", "prompt_eval", ""),
+    ("eval_per_sample", "eval/smp", ".0f"),
+    ("prompt_reused", "prompt_reused", ""),
     ("reused_pct", "reused_%", ".1f"),
-    ("out_tok", "out_tok", ""), ("wall_s", "wall_s", ".1f"),
+    ("out_tok", "out_tok", ""),
+    ("wall_s", "wall_s", ".1f"),
     ("others_pct", "others_%", ".0f"),
 ]
 
@@ -75,13 +83,27 @@ def warm_up(model: str, n_ctx: int | None, n_threads: int | None) -> float:
 
     t = time.perf_counter()
     api = LocalLlamaAPI(model.removeprefix("local/"), n_ctx=n_ctx, n_threads=n_threads, cache_prompt=False)
-    api._engine.chat({"messages": [{"role": "user", "content": "Say hi."}], "max_tokens": 4,
-                      "temperature": 0.0, "cache_prompt": False})
+    api._engine.chat(
+        {
+            "messages": [{"role": "user", "content": "Say hi."}],
+            "max_tokens": 4,
+            "temperature": 0.0,
+            "cache_prompt": False,
+        }
+    )
     return time.perf_counter() - t
 
 
-def run_setting(task: Any, model: str, n: int, reuse: bool, n_ctx: int | None, n_threads: int | None,
-                log_dir: str, cache_reuse: int = 0) -> dict[str, Any]:
+def run_setting(
+    task: Any,
+    model: str,
+    n: int,
+    reuse: bool,
+    n_ctx: int | None,
+    n_threads: int | None,
+    log_dir: str,
+    cache_reuse: int = 0,
+) -> dict[str, Any]:
     """One eval; returns its wall time, the other processes' CPU share and per-sample rows."""
     import inspect_ai
     from inspect_ai.log import read_eval_log
@@ -96,14 +118,25 @@ def run_setting(task: Any, model: str, n: int, reuse: bool, n_ctx: int | None, n
     with OthersCpu() as others:
         t0 = time.perf_counter()
         logs = inspect_ai.eval(
-            task, model=model, model_args=model_args, limit=n, log_dir=log_dir, display="none",
-            log_model_api=False, max_samples=1, max_connections=1, cache=False,
-            retry_on_error=0, fail_on_error=True,
+            task,
+            model=model,
+            model_args=model_args,
+            limit=n,
+            log_dir=log_dir,
+            display="none",
+            log_model_api=False,
+            max_samples=1,
+            max_connections=1,
+            cache=False,
+            retry_on_error=0,
+            fail_on_error=True,
         )
         wall = time.perf_counter() - t0
     log = logs[0]
     if log.status != "success":
-        raise RuntimeError(f"reuse {'on' if reuse else 'off'}: eval {log.status}: {log.error.message if log.error else ''}")
+        raise RuntimeError(
+            f"reuse {'on' if reuse else 'off'}: eval {log.status}: {log.error.message if log.error else ''}"
+        )
     per_sample = []
     for s in read_eval_log(log.location).samples or []:
         ev = rd = ot = 0
@@ -112,10 +145,18 @@ def run_setting(task: Any, model: str, n: int, reuse: bool, n_ctx: int | None, n
             rd += u.input_tokens_cache_read or 0
             ot += u.output_tokens or 0
         split = (s.output.metadata or {}) if s.output else {}
-        per_sample.append({"id": str(s.id), "total_time": s.total_time,
-                           "model_time": s.output.time if s.output else None,
-                           "prompt_s": split.get("prompt_s"), "decode_s": split.get("decode_s"),
-                           "prompt_eval": ev, "prompt_reused": rd, "out_tok": ot})
+        per_sample.append(
+            {
+                "id": str(s.id),
+                "total_time": s.total_time,
+                "model_time": s.output.time if s.output else None,
+                "prompt_s": split.get("prompt_s"),
+                "decode_s": split.get("decode_s"),
+                "prompt_eval": ev,
+                "prompt_reused": rd,
+                "out_tok": ot,
+            }
+        )
     return {"wall_s": wall, "others": others.share, "samples": per_sample}
 
 
@@ -139,15 +180,22 @@ def summarize(reuse: bool, runs: list[dict[str, Any]], label: str | None = None)
     reused = sum(s["prompt_reused"] for s in first)
     others = [r["others"] for r in runs if r["others"] is not None]
     return {
-        "setting": label or ("reuse on" if reuse else "reuse off"), "cache_prompt": reuse, "n": len(first),
+        "setting": label or ("reuse on" if reuse else "reuse off"),
+        "cache_prompt": reuse,
+        "n": len(first),
         "repeats": len(runs),
-        "sample_p50": percentile(sample_s, 50), "sample_mean": sum(sample_s) / len(sample_s) if sample_s else None,
-        "model_p50": percentile(model_s, 50), "model_mean": sum(model_s) / len(model_s) if model_s else None,
+        "sample_p50": percentile(sample_s, 50),
+        "sample_mean": sum(sample_s) / len(sample_s) if sample_s else None,
+        "model_p50": percentile(model_s, 50),
+        "model_mean": sum(model_s) / len(model_s) if model_s else None,
         "prompt_mean": sum(prompt_s) / len(prompt_s) if prompt_s else None,
         "decode_mean": sum(decode_s) / len(decode_s) if decode_s else None,
-        "prompt_eval": evaluated, "eval_per_sample": evaluated / len(first) if first else None, "prompt_reused": reused,
+        "prompt_eval": evaluated,
+        "eval_per_sample": evaluated / len(first) if first else None,
+        "prompt_reused": reused,
         "reused_pct": 100.0 * reused / (evaluated + reused) if evaluated + reused else None,
-        "out_tok": sum(s["out_tok"] for s in first), "wall_s": min(r["wall_s"] for r in runs),
+        "out_tok": sum(s["out_tok"] for s in first),
+        "wall_s": min(r["wall_s"] for r in runs),
         "others_pct": 100.0 * max(others) if others else None,
         "runs": runs,
     }
@@ -156,21 +204,40 @@ def summarize(reuse: bool, runs: list[dict[str, Any]], label: str | None = None)
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=None, help="ProactiveBench folder (default: ../shared/data/proactivebench)")
-    ap.add_argument("--model", default="local/smollm2-135m", help="local model (default local/smollm2-135m; or local/qwen2.5-coder-1.5b)")
+    ap.add_argument(
+        "--model",
+        default="local/smollm2-135m",
+        help="local model (default local/smollm2-135m; or local/qwen2.5-coder-1.5b)",
+    )
     ap.add_argument("--n", type=int, default=20, help="consecutive samples per setting (default 20)")
     ap.add_argument("--split", default="all", choices=["all", "test", "train"], help="task split (default all)")
-    ap.add_argument("--method", default="zero-shot", choices=["zero-shot", "cot"], help="prompting method (default zero-shot)")
+    ap.add_argument(
+        "--method", default="zero-shot", choices=["zero-shot", "cot"], help="prompting method (default zero-shot)"
+    )
     ap.add_argument("--window", default="5m", help="context window (default 5m)")
     ap.add_argument("--n-ctx", type=int, default=None, help="model context length (default: the model's)")
     ap.add_argument("--n-threads", type=int, default=None, help="llama.cpp threads (default: all cores)")
-    ap.add_argument("--repeats", type=int, default=1,
-                    help="run each setting R times, alternating on/off; per-sample seconds = min over runs (default 1)")
-    ap.add_argument("--timeout", type=float, default=1200, help="hard limit for the whole benchmark, seconds (default 1200)")
+    ap.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        help="run each setting R times, alternating on/off; per-sample seconds = min over runs (default 1)",
+    )
+    ap.add_argument(
+        "--timeout", type=float, default=1200, help="hard limit for the whole benchmark, seconds (default 1200)"
+    )
     ap.add_argument("--json", default=None, help="also write the figures (and per-sample rows) to this JSON file")
-    ap.add_argument("--cache-reuse", type=int, default=0,
-                    help="also run reuse on with model arg cache_reuse=N (llama.cpp chunk reuse, off by default; 0: leave out)")
-    ap.add_argument("--smoke", action="store_true",
-                    help="the smallest setting (CI): SmolLM2, 2 consecutive samples (the second reuses the first's prefix)")
+    ap.add_argument(
+        "--cache-reuse",
+        type=int,
+        default=0,
+        help="also run reuse on with model arg cache_reuse=N (llama.cpp chunk reuse, off by default; 0: leave out)",
+    )
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="the smallest setting (CI): SmolLM2, 2 consecutive samples (the second reuses the first's prefix)",
+    )
     args = ap.parse_args(argv)
     if args.smoke:
         args.model, args.n, args.repeats = "local/smollm2-135m", 2, 1
@@ -178,7 +245,6 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--model must be a local/... model (prefix reuse is a property of the in-process provider)")
     if args.n < 1 or args.repeats < 1:
         ap.error("--n and --repeats must be positive")
-
 
     guard_network()
     watchdog(args.timeout)
@@ -201,8 +267,11 @@ def main(argv: list[str] | None = None) -> int:
             with tempfile.TemporaryDirectory(prefix="proagent-bench-") as tmp:
                 run = run_setting(task, args.model, n, reuse, args.n_ctx, args.n_threads, tmp)
             runs[reuse].append(run)
-            print(f"reuse {'on' if reuse else 'off'} (run {r + 1}/{args.repeats}): {run['wall_s']:.1f} s",
-                  file=sys.stderr, flush=True)
+            print(
+                f"reuse {'on' if reuse else 'off'} (run {r + 1}/{args.repeats}): {run['wall_s']:.1f} s",
+                file=sys.stderr,
+                flush=True,
+            )
     rows = [summarize(True, runs[True]), summarize(False, runs[False])]
     on, off = rows
     chunk = None
@@ -223,38 +292,63 @@ def main(argv: list[str] | None = None) -> int:
     def fmt(x: float | None) -> str:
         return "-" if x is None else f"{x:.2f}x"
 
-    print(f"prefix reuse: task assist (split {args.split}, {args.method}, window {args.window}), model {args.model}, "
-          f"first {n} samples ({', '.join(users)}), max_samples=1, n_threads {args.n_threads or 'all cores'}, "
-          f"repeats {args.repeats}")
+    print(
+        f"prefix reuse: task assist (split {args.split}, {args.method}, window {args.window}), model {args.model}, "
+        f"first {n} samples ({', '.join(users)}), max_samples=1, n_threads {args.n_threads or 'all cores'}, "
+        f"repeats {args.repeats}"
+    )
     print(note)
     print(render_table(rows, COLUMNS))
-    print(f"speed-up (off/on): sample mean {fmt(speedup['sample_mean'])}, sample p50 {fmt(speedup['sample_p50'])}, "
-          f"model mean {fmt(speedup['model_mean'])}, prompt evaluation {fmt(speedup['prompt_mean'])}; prompt tokens evaluated {fmt(speedup['prompt_eval'])} fewer with reuse")
+    print(
+        f"speed-up (off/on): sample mean {fmt(speedup['sample_mean'])}, sample p50 {fmt(speedup['sample_p50'])}, "
+        f"model mean {fmt(speedup['model_mean'])}, prompt evaluation {fmt(speedup['prompt_mean'])}; prompt tokens evaluated {fmt(speedup['prompt_eval'])} fewer with reuse"
+    )
     print()
     for key, text in DEFINITIONS.items():
         if key != "repeats" or args.repeats > 1:
             print(f"  {key:<16} {text}")
     if chunk is not None and chunk["prompt_eval"]:
-        print(f"with cache_reuse={args.cache_reuse}: prompt tokens evaluated {off['prompt_eval'] / chunk['prompt_eval']:.2f}x "
-              f"fewer than reuse off (chunks of the history moved into place when the window drops its oldest events; "
-              f"answers then depend on the previous prompt, so it is off by default); out_tok {chunk['out_tok']} vs "
-              f"{on['out_tok']} with reuse on (a model running on would show here)")
+        print(
+            f"with cache_reuse={args.cache_reuse}: prompt tokens evaluated {off['prompt_eval'] / chunk['prompt_eval']:.2f}x "
+            f"fewer than reuse off (chunks of the history moved into place when the window drops its oldest events; "
+            f"answers then depend on the previous prompt, so it is off by default); out_tok {chunk['out_tok']} vs "
+            f"{on['out_tok']} with reuse on (a model running on would show here)"
+        )
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
     if OFF_HOST_ATTEMPTS:
         print(f"WARNING: refused non-loopback connects: {OFF_HOST_ATTEMPTS}")
     for r in rows:
         r["baseline"] = r is rows[1]  # reuse off
-    write_result(args.json, benchmark="prefix_reuse", rows=rows, columns=COLUMNS, machine=machine,
-                 baseline="the same samples with llama.cpp's prefix reuse off (cache_prompt false)",
-                 note=f"model {args.model}, first {n} samples ({', '.join(users)}), n_threads "
-                      f"{args.n_threads or 'all cores'}; speed-up off/on: sample mean {fmt(speedup['sample_mean'])}, "
-                      f"model mean {fmt(speedup['model_mean'])}, prompt evaluation {fmt(speedup['prompt_mean'])}; "
-                      f"prompt tokens evaluated {fmt(speedup['prompt_eval'])} fewer with reuse",
-                 conditions="" if n >= 12 else f"{n} samples (the documented run: --n 12)",
-                 figures={"config": {"model": args.model, "n": n, "split": args.split, "method": args.method,
-                                     "window": args.window, "n_ctx": args.n_ctx, "n_threads": args.n_threads,
-                                     "data": data, "users": users, "warmup_s": load_s},
-                          "definitions": DEFINITIONS, "speedup": speedup, "off_host_connects": OFF_HOST_ATTEMPTS})
+    write_result(
+        args.json,
+        benchmark="prefix_reuse",
+        rows=rows,
+        columns=COLUMNS,
+        machine=machine,
+        baseline="the same samples with llama.cpp's prefix reuse off (cache_prompt false)",
+        note=f"model {args.model}, first {n} samples ({', '.join(users)}), n_threads "
+        f"{args.n_threads or 'all cores'}; speed-up off/on: sample mean {fmt(speedup['sample_mean'])}, "
+        f"model mean {fmt(speedup['model_mean'])}, prompt evaluation {fmt(speedup['prompt_mean'])}; "
+        f"prompt tokens evaluated {fmt(speedup['prompt_eval'])} fewer with reuse",
+        conditions="" if n >= 12 else f"{n} samples (the documented run: --n 12)",
+        figures={
+            "config": {
+                "model": args.model,
+                "n": n,
+                "split": args.split,
+                "method": args.method,
+                "window": args.window,
+                "n_ctx": args.n_ctx,
+                "n_threads": args.n_threads,
+                "data": data,
+                "users": users,
+                "warmup_s": load_s,
+            },
+            "definitions": DEFINITIONS,
+            "speedup": speedup,
+            "off_host_connects": OFF_HOST_ATTEMPTS,
+        },
+    )
     return 0
 
 

@@ -32,7 +32,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from _common import guard_network, machine_note, render_table, write_result  # noqa: E402
 
-
 SMOKE_TYPES = ("email", "bank_card")
 """``--smoke``'s planted types: one the risk rule blurs, one it deletes."""
 
@@ -59,26 +58,32 @@ def _texts_of(folder: Path) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
-    ap.add_argument("--keep", type=Path, default=None, help="build the corpus and output here (kept) instead of a temp dir")
-    ap.add_argument("--smoke", action="store_true",
-                    help="the smallest setting (CI): e-mail and bank card, en/zh, one style, 2 clean screens")
+    ap.add_argument(
+        "--keep", type=Path, default=None, help="build the corpus and output here (kept) instead of a temp dir"
+    )
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="the smallest setting (CI): e-mail and bank card, en/zh, one style, 2 clean screens",
+    )
     args = ap.parse_args(argv)
     guard_network()
     note, machine = machine_note()
     print(note)
 
     from click.testing import CliRunner
+    from pii_screens import STYLES, make_pii_corpus
 
     from proagent.cli import cli
     from proagent.curate import OcrScreener, curate, find_pii
-    from pii_screens import STYLES, make_pii_corpus
     from proagent.curate._screen import ocr_lines
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="proagent-privacy-"))
 
     styles = STYLES[:1] if args.smoke else STYLES
-    corpus = make_pii_corpus(work / "raw" / "P01", styles=styles,
-                             **({"types": SMOKE_TYPES, "n_clean": 2} if args.smoke else {}))
+    corpus = make_pii_corpus(
+        work / "raw" / "P01", styles=styles, **({"types": SMOKE_TYPES, "n_clean": 2} if args.smoke else {})
+    )
     out = work / "out"
     n_shots = len(corpus.planted) + len(corpus.clean_ids)
     t0 = time.monotonic()
@@ -111,39 +116,78 @@ def main(argv: list[str] | None = None) -> int:
         d["raw_images"] += int(v in raw_images)
         d[privacy[sid]["action"]] += 1
     for kind, d in per.items():
-        rows.append({"type": kind, "n": d["n"], "recall": d["detected"] / d["n"], "blur": d["blur"], "delete": d["delete"],
-                     "left_db": d["left_db_logs"], "left_img": d["left_images"],
-                     "raw_db": d["raw_db"], "raw_img": d["raw_images"]})
+        rows.append(
+            {
+                "type": kind,
+                "n": d["n"],
+                "recall": d["detected"] / d["n"],
+                "blur": d["blur"],
+                "delete": d["delete"],
+                "left_db": d["left_db_logs"],
+                "left_img": d["left_images"],
+                "raw_db": d["raw_db"],
+                "raw_img": d["raw_images"],
+            }
+        )
     tot = {k: sum(r[k] for r in rows) for k in ("n", "blur", "delete", "left_db", "left_img", "raw_db", "raw_img")}
     tot["recall"] = sum(per[k]["detected"] for k in per) / tot["n"]
     rows.append({"type": "all", **tot})
     fp = sum(privacy[s]["action"] != "retain" for s in corpus.clean_ids)
     fp_types = sorted({t for s in corpus.clean_ids for t in privacy[s]["types"]})
     leftover_pii = [f.type for txt in reocr.values() for f in find_pii(txt)]
-    print(f"\ncorpus: {len(corpus.planted)} planted screenshots ({len(per)} types x en/zh x {len(styles)} styles), "
-          f"{len(corpus.clean_ids)} clean; curate took {seconds:.1f} s ({seconds / n_shots:.2f} s/screenshot)\n")
-    columns = [("type", "type", ""), ("n", "n", "d"), ("recall", "recall", ".3f"), ("blur", "blurred", "d"),
-               ("delete", "deleted", "d"), ("left_db", "left: db+logs+reports", "d"),
-               ("left_img", "left: re-OCR images", "d"), ("raw_db", "raw: db", "d"), ("raw_img", "raw: OCR images", "d")]
+    print(
+        f"\ncorpus: {len(corpus.planted)} planted screenshots ({len(per)} types x en/zh x {len(styles)} styles), "
+        f"{len(corpus.clean_ids)} clean; curate took {seconds:.1f} s ({seconds / n_shots:.2f} s/screenshot)\n"
+    )
+    columns = [
+        ("type", "type", ""),
+        ("n", "n", "d"),
+        ("recall", "recall", ".3f"),
+        ("blur", "blurred", "d"),
+        ("delete", "deleted", "d"),
+        ("left_db", "left: db+logs+reports", "d"),
+        ("left_img", "left: re-OCR images", "d"),
+        ("raw_db", "raw: db", "d"),
+        ("raw_img", "raw: OCR images", "d"),
+    ]
     print(render_table(rows, columns))
-    print(f"\nclean screens changed (false positives): {fp} of {len(corpus.clean_ids)} "
-          f"(rate {fp / max(1, len(corpus.clean_ids)):.3f})" + (f", types: {', '.join(fp_types)}" if fp_types else ""))
-    print(f"structured PII found by the detectors in re-OCR of published images: {len(leftover_pii)}"
-          + (f" ({', '.join(sorted(set(leftover_pii)))})" if leftover_pii else ""))
-    print("recall: planted screenshots whose type the pipeline detected; left: planted values (spaces ignored) "
-          "still found in the output; raw: the same search in the uncurated input (baseline)")
-    write_result(args.json, benchmark="privacy", rows=rows, columns=columns, machine=machine,
-                 baseline_columns=["raw_db", "raw_img"],
-                 baseline="the same search for every planted value in the uncurated input (raw: db, raw: OCR images)",
-                 note=f"{len(corpus.planted)} planted screenshots, {len(corpus.clean_ids)} clean ones; curate (offline "
-                      f"screener) took {seconds:.1f} s ({seconds / n_shots:.2f} s/screenshot); clean screens changed "
-                      f"(false positives): {fp} of {len(corpus.clean_ids)}; structured PII the detectors find in the "
-                      f"re-OCR of the published images: {len(leftover_pii)}. recall: planted screenshots whose type "
-                      "was detected; left: planted values (spaces ignored) still found in the output",
-                 conditions=f"--smoke: types {', '.join(SMOKE_TYPES)}, style {styles[0]}, 2 clean screens (the full "
-                            "run: every type, both styles, 10 clean screens)" if args.smoke else "",
-                 figures={"seconds": seconds, "n_screenshots": n_shots, "false_positives": fp,
-                          "n_clean": len(corpus.clean_ids), "leftover_pii": leftover_pii})
+    print(
+        f"\nclean screens changed (false positives): {fp} of {len(corpus.clean_ids)} "
+        f"(rate {fp / max(1, len(corpus.clean_ids)):.3f})" + (f", types: {', '.join(fp_types)}" if fp_types else "")
+    )
+    print(
+        f"structured PII found by the detectors in re-OCR of published images: {len(leftover_pii)}"
+        + (f" ({', '.join(sorted(set(leftover_pii)))})" if leftover_pii else "")
+    )
+    print(
+        "recall: planted screenshots whose type the pipeline detected; left: planted values (spaces ignored) "
+        "still found in the output; raw: the same search in the uncurated input (baseline)"
+    )
+    write_result(
+        args.json,
+        benchmark="privacy",
+        rows=rows,
+        columns=columns,
+        machine=machine,
+        baseline_columns=["raw_db", "raw_img"],
+        baseline="the same search for every planted value in the uncurated input (raw: db, raw: OCR images)",
+        note=f"{len(corpus.planted)} planted screenshots, {len(corpus.clean_ids)} clean ones; curate (offline "
+        f"screener) took {seconds:.1f} s ({seconds / n_shots:.2f} s/screenshot); clean screens changed "
+        f"(false positives): {fp} of {len(corpus.clean_ids)}; structured PII the detectors find in the "
+        f"re-OCR of the published images: {len(leftover_pii)}. recall: planted screenshots whose type "
+        "was detected; left: planted values (spaces ignored) still found in the output",
+        conditions=f"--smoke: types {', '.join(SMOKE_TYPES)}, style {styles[0]}, 2 clean screens (the full "
+        "run: every type, both styles, 10 clean screens)"
+        if args.smoke
+        else "",
+        figures={
+            "seconds": seconds,
+            "n_screenshots": n_shots,
+            "false_positives": fp,
+            "n_clean": len(corpus.clean_ids),
+            "leftover_pii": leftover_pii,
+        },
+    )
     if not args.keep:
         import shutil
 

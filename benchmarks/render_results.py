@@ -45,12 +45,17 @@ def _load(load: Any) -> str:
 
 
 def _table(columns: list, rows: list[dict[str, Any]], baseline_columns: list[str] = ()) -> list[str]:
-    heads = [h.replace("|", "\\|") + (" (baseline)" if k in baseline_columns and "baseline" not in h else "")
-             for k, h, _ in columns]
+    heads = [
+        h.replace("|", "\\|") + (" (baseline)" if k in baseline_columns and "baseline" not in h else "")
+        for k, h, _ in columns
+    ]
     lines = ["| " + " | ".join(heads) + " | baseline |", "|" + " --- |" * (len(columns) + 1)]
     for r in rows:
-        lines.append("| " + " | ".join(_cell(r.get(k), spec) for k, _, spec in columns)
-                     + f" | {'yes' if r.get('baseline') is True else ''} |")
+        lines.append(
+            "| "
+            + " | ".join(_cell(r.get(k), spec) for k, _, spec in columns)
+            + f" | {'yes' if r.get('baseline') is True else ''} |"
+        )
     return lines
 
 
@@ -67,14 +72,22 @@ def render_run(run: dict[str, Any], name: str = "", *, heading: bool = True) -> 
     m = run["machine"]
     busy = m.get("busy_before")
     lines = [f"## {run['benchmark']}", ""] if heading else []
-    lines += [f"`{run['command']}`", "",
-              f"Commit `{run.get('commit') or '?'}`, {run['date']}; {m.get('cpus', '?')} cores, load average "
-              f"{_load(m.get('loadavg_before'))} before and {_load(m.get('loadavg_after'))} after"
-              + (f", CPU busy {busy:.0%} before the start" if busy is not None else "")
-              + (" (other processes held the cores: read the times as upper bounds)." if busy is not None and busy > 0.25
-                 else ".")
-              + (f" Conditions: {run['conditions'].rstrip('.')}." if run.get("conditions") else ""),
-              "", f"Baseline, measured in the same run: {run['baseline']}.", ""]
+    lines += [
+        f"`{run['command']}`",
+        "",
+        f"Commit `{run.get('commit') or '?'}`, {run['date']}; {m.get('cpus', '?')} cores, load average "
+        f"{_load(m.get('loadavg_before'))} before and {_load(m.get('loadavg_after'))} after"
+        + (f", CPU busy {busy:.0%} before the start" if busy is not None else "")
+        + (
+            " (other processes held the cores: read the times as upper bounds)."
+            if busy is not None and busy > 0.25
+            else "."
+        )
+        + (f" Conditions: {run['conditions'].rstrip('.')}." if run.get("conditions") else ""),
+        "",
+        f"Baseline, measured in the same run: {run['baseline']}.",
+        "",
+    ]
     lines += _table(run["columns"], run["rows"], run.get("baseline_columns") or [])
     for t in run.get("tables") or []:
         lines += ["", f"{t['title']}:", ""] + _table(t["columns"], t["rows"])
@@ -89,23 +102,29 @@ def fill_page(text: str, folder: Path = FOLDER) -> str:
     Raises:
         FileNotFoundError: a block names a run that is not kept.
     """
+
     def block(m: re.Match[str]) -> str:
         path = folder / f"{m.group(2)}.json"
         run = json.loads(path.read_text("utf-8"))
         return m.group(1) + "\n" + render_run(run, path.name, heading=False) + "\n" + m.group(4)
+
     return BLOCK.sub(block, text)
 
 
 def render(folder: Path = FOLDER) -> str:
     """The whole page: an introduction, then each ``*.json`` run in ``folder`` by file name."""
     runs = sorted(folder.glob("*.json"))
-    head = ["# Benchmark runs", "",
-            "Rendered at every build from the JSON files in `docs/results/` that the benchmark scripts write "
-            "(`python benchmarks/NAME.py ... --json docs/results/NAME.json`; `benchmarks/render_results.py`): "
-            "nothing here is copied by hand. Each run carries its command, commit, date, the machine's load and "
-            "its conditions, and its same-run baseline rows are marked. The [Results](results.md) and "
-            "[Speed](speed.md) pages quote these runs in rendered blocks, beside earlier figures that no kept "
-            "run produced (marked there as quoted by hand).", ""]
+    head = [
+        "# Benchmark runs",
+        "",
+        "Rendered at every build from the JSON files in `docs/results/` that the benchmark scripts write "
+        "(`python benchmarks/NAME.py ... --json docs/results/NAME.json`; `benchmarks/render_results.py`): "
+        "nothing here is copied by hand. Each run carries its command, commit, date, the machine's load and "
+        "its conditions, and its same-run baseline rows are marked. The [Results](results.md) and "
+        "[Speed](speed.md) pages quote these runs in rendered blocks, beside earlier figures that no kept "
+        "run produced (marked there as quoted by hand).",
+        "",
+    ]
     if not runs:
         head.append("No run is kept yet.")
     body = [render_run(json.loads(p.read_text("utf-8")), p.name) for p in runs]

@@ -49,8 +49,22 @@ EVENTS = 28_528
 
 
 def _eval(data: Path, log_dir: Path, urls: list[str], address: str | None, limit: int) -> tuple[float, dict]:
-    args = [sys.executable, "-m", "proagent.cli", "eval", "--data", str(data), "--model", MODEL, "--log-dir",
-            str(log_dir), "--display", "none", "--limit", str(limit)]
+    args = [
+        sys.executable,
+        "-m",
+        "proagent.cli",
+        "eval",
+        "--data",
+        str(data),
+        "--model",
+        MODEL,
+        "--log-dir",
+        str(log_dir),
+        "--display",
+        "none",
+        "--limit",
+        str(limit),
+    ]
     for u in urls:
         args += ["--model-base-url", u]
     if address:
@@ -71,17 +85,43 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=48, help="samples per run")
     ap.add_argument("--latency", type=float, default=0.5, help="mock model seconds per request")
     ap.add_argument("--workers", default="1,2,4", help="comma-separated worker counts")
-    ap.add_argument("--moment-s", type=float, default=10.9, help="local model core-seconds per moment (README: Qwen2.5-Coder-1.5B p50 5.45 s on 2 cores)")
-    ap.add_argument("--screenshot-s", type=float, default=6.9, help="curate core-seconds per screenshot (README: 6.9 s, curate section; taken as one core)")
-    ap.add_argument("--event-s", type=float, default=172.0, help="annotate core-seconds per event, local text model (README: annotate benchmark p50, n_threads=1)")
-    ap.add_argument("--shots-per-event", type=float, default=6.0, help="screenshots curated per event (the paper samples the first and last 3)")
-    ap.add_argument("--gpu-moments-per-s", type=float, default=20.0, help="ASSUMED moments per second of one GPU vLLM server (not measured here)")
+    ap.add_argument(
+        "--moment-s",
+        type=float,
+        default=10.9,
+        help="local model core-seconds per moment (README: Qwen2.5-Coder-1.5B p50 5.45 s on 2 cores)",
+    )
+    ap.add_argument(
+        "--screenshot-s",
+        type=float,
+        default=6.9,
+        help="curate core-seconds per screenshot (README: 6.9 s, curate section; taken as one core)",
+    )
+    ap.add_argument(
+        "--event-s",
+        type=float,
+        default=172.0,
+        help="annotate core-seconds per event, local text model (README: annotate benchmark p50, n_threads=1)",
+    )
+    ap.add_argument(
+        "--shots-per-event",
+        type=float,
+        default=6.0,
+        help="screenshots curated per event (the paper samples the first and last 3)",
+    )
+    ap.add_argument(
+        "--gpu-moments-per-s",
+        type=float,
+        default=20.0,
+        help="ASSUMED moments per second of one GPU vLLM server (not measured here)",
+    )
     ap.add_argument("--cpus-per-machine", type=int, default=16, help="CPU cores per machine in the plan")
     ap.add_argument("--hours", type=float, default=8.0, help="target wall hours of the plan")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--timeout", type=float, default=1800)
-    ap.add_argument("--smoke", action="store_true",
-                    help="the smallest setting (CI): 4 samples, 0.05 s latency, 1 Ray worker")
+    ap.add_argument(
+        "--smoke", action="store_true", help="the smallest setting (CI): 4 samples, 0.05 s latency, 1 Ray worker"
+    )
     a = ap.parse_args()
     if a.smoke:
         a.samples, a.latency, a.workers = 4, 0.05, "1"
@@ -97,8 +137,9 @@ def main() -> None:
         with LatencyEndpoint(a.latency) as ep:
             t1, base = _eval(data, tmp / "single", [ep.base_url], None, a.samples)
         n = base["n"]
-        rows.append({"run": "single", "workers": 1, "wall": t1, "ideal": t1, "ratio": 1.0, "model": n * a.latency,
-                     "same": "-"})
+        rows.append(
+            {"run": "single", "workers": 1, "wall": t1, "ideal": t1, "ratio": 1.0, "model": n * a.latency, "same": "-"}
+        )
         print(f"single: {n} samples in {t1:.1f} s", flush=True)
         for k in workers:
             eps = [LatencyEndpoint(a.latency) for _ in range(k)]
@@ -111,32 +152,77 @@ def main() -> None:
                 for e in eps:
                     e.__exit__(None, None, None)
             same = all(res[x] == base[x] for x in KEYS)
-            rows.append({"run": f"ray {k}", "workers": k, "wall": wall, "ideal": t1 / k, "ratio": wall / (t1 / k),
-                         "model": n * a.latency / k, "same": "yes" if same else "NO"})
+            rows.append(
+                {
+                    "run": f"ray {k}",
+                    "workers": k,
+                    "wall": wall,
+                    "ideal": t1 / k,
+                    "ratio": wall / (t1 / k),
+                    "model": n * a.latency / k,
+                    "same": "yes" if same else "NO",
+                }
+            )
             print(f"ray {k}: {wall:.1f} s", flush=True)
-    cols = [("run", "run", ""), ("workers", "workers", "d"), ("wall", "wall s", ".1f"), ("ideal", "ideal s", ".1f"),
-            ("ratio", "wall/ideal", ".2f"), ("model", "model s", ".1f"), ("same", "same results", "")]
+    cols = [
+        ("run", "run", ""),
+        ("workers", "workers", "d"),
+        ("wall", "wall s", ".1f"),
+        ("ideal", "ideal s", ".1f"),
+        ("ratio", "wall/ideal", ".2f"),
+        ("model", "model s", ".1f"),
+        ("same", "same results", ""),
+    ]
     print(f"\n{n} samples, mock model {a.latency} s per request, one endpoint per worker")
     print(render_table(rows, cols))
     plan = _plan(a)
-    print(f"\nplan for {EVENTS:,} events ({a.cpus_per_machine}-core machines, one worker per core, {a.hours:g} h target):")
-    print(render_table(plan, [("stage", "stage", ""), ("unit_s", "core-s per unit", ".2f"), ("units", "units", ","),
-                              ("cpu_h", "core- or GPU-hours", ",.1f"), ("machines", f"machines for {a.hours:g} h", "d"),
-                              ("source", "cost from", "")]))
-    print("\nwall/ideal above multiplies these hours when shards are as short as in this run; "
-          "longer shards (more moments each) amortise the per-shard cost.")
+    print(
+        f"\nplan for {EVENTS:,} events ({a.cpus_per_machine}-core machines, one worker per core, {a.hours:g} h target):"
+    )
+    print(
+        render_table(
+            plan,
+            [
+                ("stage", "stage", ""),
+                ("unit_s", "core-s per unit", ".2f"),
+                ("units", "units", ","),
+                ("cpu_h", "core- or GPU-hours", ",.1f"),
+                ("machines", f"machines for {a.hours:g} h", "d"),
+                ("source", "cost from", ""),
+            ],
+        )
+    )
+    print(
+        "\nwall/ideal above multiplies these hours when shards are as short as in this run; "
+        "longer shards (more moments each) amortise the per-shard cost."
+    )
     for r in rows:
         r["baseline"] = not str(r["run"]).startswith("ray")
-    write_result(a.json, benchmark="scale_out", rows=rows, columns=cols, machine=info,
-                 baseline="the same eval in one process, without Ray",
-                 note=f"{n} samples, mock model {a.latency} s per request, one endpoint per worker; the plan for "
-                      f"{EVENTS:,} events is arithmetic from the costs it names",
-                 tables=[{"title": f"Plan for {EVENTS:,} events ({a.cpus_per_machine}-core machines, {a.hours:g} h)",
-                          "rows": plan, "columns": [("stage", "stage", ""), ("unit_s", "core-s per unit", ".2f"),
-                                                    ("units", "units", ","), ("cpu_h", "core- or GPU-hours", ",.1f"),
-                                                    ("machines", f"machines for {a.hours:g} h", "d"),
-                                                    ("source", "cost from", "")]}],
-                 figures={"config": vars(a) | {"json": str(a.json)}})
+    write_result(
+        a.json,
+        benchmark="scale_out",
+        rows=rows,
+        columns=cols,
+        machine=info,
+        baseline="the same eval in one process, without Ray",
+        note=f"{n} samples, mock model {a.latency} s per request, one endpoint per worker; the plan for "
+        f"{EVENTS:,} events is arithmetic from the costs it names",
+        tables=[
+            {
+                "title": f"Plan for {EVENTS:,} events ({a.cpus_per_machine}-core machines, {a.hours:g} h)",
+                "rows": plan,
+                "columns": [
+                    ("stage", "stage", ""),
+                    ("unit_s", "core-s per unit", ".2f"),
+                    ("units", "units", ","),
+                    ("cpu_h", "core- or GPU-hours", ",.1f"),
+                    ("machines", f"machines for {a.hours:g} h", "d"),
+                    ("source", "cost from", ""),
+                ],
+            }
+        ],
+        figures={"config": vars(a) | {"json": str(a.json)}},
+    )
 
 
 def _plan(a: argparse.Namespace) -> list[dict]:
@@ -148,12 +234,27 @@ def _plan(a: argparse.Namespace) -> list[dict]:
         ("annotate, local text model", a.event_s, EVENTS, "README: annotate benchmark, p50 per event"),
     ):
         core_h = unit_s * units / 3600
-        out.append({"stage": stage, "unit_s": unit_s, "units": units, "cpu_h": core_h,
-                    "machines": max(1, math.ceil(core_h / a.hours / a.cpus_per_machine)), "source": source})
+        out.append(
+            {
+                "stage": stage,
+                "unit_s": unit_s,
+                "units": units,
+                "cpu_h": core_h,
+                "machines": max(1, math.ceil(core_h / a.hours / a.cpus_per_machine)),
+                "source": source,
+            }
+        )
     gpu_h = EVENTS / a.gpu_moments_per_s / 3600
-    out.append({"stage": "eval, vLLM on 1 GPU / machine", "unit_s": 1 / a.gpu_moments_per_s, "units": EVENTS,
-                "cpu_h": gpu_h, "machines": max(1, math.ceil(gpu_h / a.hours)),
-                "source": "ASSUMED --gpu-moments-per-s (GPU-hours)"})
+    out.append(
+        {
+            "stage": "eval, vLLM on 1 GPU / machine",
+            "unit_s": 1 / a.gpu_moments_per_s,
+            "units": EVENTS,
+            "cpu_h": gpu_h,
+            "machines": max(1, math.ceil(gpu_h / a.hours)),
+            "source": "ASSUMED --gpu-moments-per-s (GPU-hours)",
+        }
+    )
     return out
 
 

@@ -56,7 +56,9 @@ def soak(minutes: float, work: Path) -> dict:
     samples: list[tuple[float, float, int]] = []
     with XSession(800, 600) as xs:
         for i, n in enumerate(names):
-            xs.xterm(n, f"{n.upper()} {i}", geometry=f"40x8+{i * 200}+{i * 60}", shell=True)  # sh -i: lives as long as the soak
+            xs.xterm(
+                n, f"{n.upper()} {i}", geometry=f"40x8+{i * 200}+{i * 60}", shell=True
+            )  # sh -i: lives as long as the soak
         xs.activate(names[0])
         capture = subprocess.Popen(capture_cmd, env=xs.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         db = cap / "lifetrace.db"
@@ -64,9 +66,32 @@ def soak(minutes: float, work: Path) -> dict:
         while not db.exists() and time.monotonic() < end:
             time.sleep(0.2)
         live = subprocess.Popen(
-            [sys.executable, "-m", "proagent.cli", "live", "--watch", str(cap), "--out", str(live_dir), "--yes-at", str(yes),
-             "--model", "none", "--notify", "terminal", "--every", "0", "--max-per-hour", "100000", "--no-quiet-apps"],
-            env=xs.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            [
+                sys.executable,
+                "-m",
+                "proagent.cli",
+                "live",
+                "--watch",
+                str(cap),
+                "--out",
+                str(live_dir),
+                "--yes-at",
+                str(yes),
+                "--model",
+                "none",
+                "--notify",
+                "terminal",
+                "--every",
+                "0",
+                "--max-per-hour",
+                "100000",
+                "--no-quiet-apps",
+            ],
+            env=xs.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         proc = psutil.Process(live.pid)
         t0 = time.monotonic()
         total = minutes * 60.0
@@ -75,13 +100,17 @@ def soak(minutes: float, work: Path) -> dict:
         next_switch, next_sample = t0 + SWITCH_SECONDS, t0 + 2 * SAMPLE_SECONDS  # first sample after start-up
         while (now := time.monotonic()) - t0 < total:
             if live.poll() is not None:
-                raise RuntimeError(f"live exited early ({live.returncode}): {live.stderr.read() if live.stderr else ''}")
+                raise RuntimeError(
+                    f"live exited early ({live.returncode}): {live.stderr.read() if live.stderr else ''}"
+                )
             if not killed and now - t0 >= total / 2:
                 capture.send_signal(signal.SIGKILL)  # a crash: no clean stop, the open event left open
                 capture.wait()
                 killed = True
                 time.sleep(SWITCH_SECONDS)
-                capture = subprocess.Popen(capture_cmd, env=xs.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                capture = subprocess.Popen(
+                    capture_cmd, env=xs.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+                )
                 restarted = True
             if now >= next_switch:
                 k += 1
@@ -91,8 +120,12 @@ def soak(minutes: float, work: Path) -> dict:
                 samples.append((now - t0, proc.memory_info().rss / 2**20, proc.num_fds()))
                 next_sample += SAMPLE_SECONDS
             time.sleep(0.1)
-        subprocess.run([sys.executable, "-m", "proagent.cli", "capture", "stop", str(cap)], env=xs.env,
-                       capture_output=True, timeout=30)
+        subprocess.run(
+            [sys.executable, "-m", "proagent.cli", "capture", "stop", str(cap)],
+            env=xs.env,
+            capture_output=True,
+            timeout=30,
+        )
         capture.wait(timeout=30)
         time.sleep(3)  # the last rows reach live
         samples.append((time.monotonic() - t0, proc.memory_info().rss / 2**20, proc.num_fds()))
@@ -112,13 +145,21 @@ def soak(minutes: float, work: Path) -> dict:
     expected = [e for e in events if first is not None and e >= first]
     half = [s for s in samples if s[0] >= total / 2] or samples
     return {
-        "minutes": minutes, "capture_killed_and_restarted": killed and restarted, "events": len(events),
-        "decisions": len(decided), "missed": len(set(expected) - set(decided)),
-        "repeated": len(decided) - len(set(decided)), "live_exit": live.returncode,
-        "rss_mb_first": samples[0][1], "rss_mb_last": samples[-1][1], "rss_mb_max": max(s[1] for s in samples),
+        "minutes": minutes,
+        "capture_killed_and_restarted": killed and restarted,
+        "events": len(events),
+        "decisions": len(decided),
+        "missed": len(set(expected) - set(decided)),
+        "repeated": len(decided) - len(set(decided)),
+        "live_exit": live.returncode,
+        "rss_mb_first": samples[0][1],
+        "rss_mb_last": samples[-1][1],
+        "rss_mb_max": max(s[1] for s in samples),
         "rss_mb_half": half[0][1],
         "rss_mb_slope_per_10min_second_half": _slope_per_10min([s[0] for s in half], [s[1] for s in half]),
-        "fds_first": samples[0][2], "fds_last": samples[-1][2], "fds_max": max(s[2] for s in samples),
+        "fds_first": samples[0][2],
+        "fds_last": samples[-1][2],
+        "fds_max": max(s[2] for s in samples),
         "samples": len(samples),
     }
 
@@ -130,8 +171,11 @@ def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--minutes", type=float, default=30.0)
     ap.add_argument("--json", type=Path, default=None, help="Also write the figures to this file.")
-    ap.add_argument("--smoke", action="store_true", help="the smallest setting (CI): --minutes 0.5, the same X session, "
-                    "switches and SIGKILL half-way")
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="the smallest setting (CI): --minutes 0.5, the same X session, switches and SIGKILL half-way",
+    )
     a = ap.parse_args(argv)
     if a.smoke:
         a.minutes = 0.5
@@ -143,28 +187,55 @@ def main(argv: list[str] | None = None) -> dict:
     print(line)
     with tempfile.TemporaryDirectory(prefix="proagent-soak-") as tmp:
         res = soak(a.minutes, Path(tmp))
-    print(f"soak {res['minutes']:g} min, capture killed (SIGKILL) and restarted half-way: "
-          f"{res['capture_killed_and_restarted']}")
-    print(f"events recorded {res['events']}, decisions {res['decisions']}, missed {res['missed']}, "
-          f"repeated {res['repeated']}, live exit status {res['live_exit']}")
-    print(f"live RSS: baseline {res['rss_mb_first']:.1f} MB (first sample) -> end {res['rss_mb_last']:.1f} MB, "
-          f"max {res['rss_mb_max']:.1f} MB, slope over the second half {res['rss_mb_slope_per_10min_second_half']:+.2f} MB/10 min")
-    print(f"live open descriptors: baseline {res['fds_first']} -> end {res['fds_last']}, max {res['fds_max']} "
-          f"({res['samples']} samples)")
+    print(
+        f"soak {res['minutes']:g} min, capture killed (SIGKILL) and restarted half-way: "
+        f"{res['capture_killed_and_restarted']}"
+    )
+    print(
+        f"events recorded {res['events']}, decisions {res['decisions']}, missed {res['missed']}, "
+        f"repeated {res['repeated']}, live exit status {res['live_exit']}"
+    )
+    print(
+        f"live RSS: baseline {res['rss_mb_first']:.1f} MB (first sample) -> end {res['rss_mb_last']:.1f} MB, "
+        f"max {res['rss_mb_max']:.1f} MB, slope over the second half {res['rss_mb_slope_per_10min_second_half']:+.2f} MB/10 min"
+    )
+    print(
+        f"live open descriptors: baseline {res['fds_first']} -> end {res['fds_last']}, max {res['fds_max']} "
+        f"({res['samples']} samples)"
+    )
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from _common import write_result
 
-    rows = [{"what": "live RSS MB", "start": res["rss_mb_first"], "end": res["rss_mb_last"], "max": res["rss_mb_max"],
-             "slope": res["rss_mb_slope_per_10min_second_half"]},
-            {"what": "live open descriptors", "start": res["fds_first"], "end": res["fds_last"], "max": res["fds_max"]}]
-    write_result(a.json, benchmark="soak", rows=rows, machine=_machine,
-                 columns=[("what", "figure", ""), ("start", "first sample (baseline)", ".1f"), ("end", "end", ".1f"),
-                          ("max", "max", ".1f"), ("slope", "slope, 2nd half, per 10 min", "+.2f")],
-                 baseline_columns=["start"], baseline="the same process's first sample, taken right after its start",
-                 note=f"events recorded {res['events']}, decisions {res['decisions']}, missed {res['missed']}, repeated "
-                      f"{res['repeated']}, live exit status {res['live_exit']}; capture killed (SIGKILL) and restarted "
-                      f"half-way: {res['capture_killed_and_restarted']}; {res['samples']} samples",
-                 conditions="" if a.minutes >= 30 else f"{a.minutes:g} min (the documented soak: 30 min)", figures=res)
+    rows = [
+        {
+            "what": "live RSS MB",
+            "start": res["rss_mb_first"],
+            "end": res["rss_mb_last"],
+            "max": res["rss_mb_max"],
+            "slope": res["rss_mb_slope_per_10min_second_half"],
+        },
+        {"what": "live open descriptors", "start": res["fds_first"], "end": res["fds_last"], "max": res["fds_max"]},
+    ]
+    write_result(
+        a.json,
+        benchmark="soak",
+        rows=rows,
+        machine=_machine,
+        columns=[
+            ("what", "figure", ""),
+            ("start", "first sample (baseline)", ".1f"),
+            ("end", "end", ".1f"),
+            ("max", "max", ".1f"),
+            ("slope", "slope, 2nd half, per 10 min", "+.2f"),
+        ],
+        baseline_columns=["start"],
+        baseline="the same process's first sample, taken right after its start",
+        note=f"events recorded {res['events']}, decisions {res['decisions']}, missed {res['missed']}, repeated "
+        f"{res['repeated']}, live exit status {res['live_exit']}; capture killed (SIGKILL) and restarted "
+        f"half-way: {res['capture_killed_and_restarted']}; {res['samples']} samples",
+        conditions="" if a.minutes >= 30 else f"{a.minutes:g} min (the documented soak: 30 min)",
+        figures=res,
+    )
     return res
 
 

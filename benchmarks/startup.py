@@ -41,7 +41,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import DEFAULT_DATA, REPO, machine_note, render_table, source_of, watchdog, write_result  # noqa: E402
 
 
-
 def _timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, subprocess.CompletedProcess]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
@@ -65,10 +64,24 @@ def _model_calls(log_dir: Path) -> tuple[int, int]:
     return len(events), len(computed)
 
 
-def measure(code: str, src: Path, work: Path, data: Path, model: str, limit: int, decider_limit: int,
-            decider: Path | None, help_repeats: int, model_args: list[str]) -> list[dict]:
-    env = {**os.environ, "PYTHONPATH": str(src), "PROAGENT_EMBEDDING_CACHE": str(work / "emb"),
-           "PROAGENT_ANSWER_CACHE": str(work / "answers")}
+def measure(
+    code: str,
+    src: Path,
+    work: Path,
+    data: Path,
+    model: str,
+    limit: int,
+    decider_limit: int,
+    decider: Path | None,
+    help_repeats: int,
+    model_args: list[str],
+) -> list[dict]:
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(src),
+        "PROAGENT_EMBEDDING_CACHE": str(work / "emb"),
+        "PROAGENT_ANSWER_CACHE": str(work / "answers"),
+    }
     env.pop("NO_COLOR", None)
     cli = [sys.executable, "-m", "proagent.cli"]
     rows = []
@@ -82,16 +95,32 @@ def measure(code: str, src: Path, work: Path, data: Path, model: str, limit: int
         run_env = {**env, "PROAGENT_ANSWER_CACHE": "off"} if "off" in name else env
         wall, cpu, _ = _timed(base + ["--limit", str(limit), "--log-dir", str(log)], run_env)
         n, computed = _model_calls(log)
-        rows.append({"figure": f"eval --limit {limit} ({name})", "code": code, "wall_s": wall, "cpu_s": cpu,
-                     "model_calls": f"{computed}/{n}"})
+        rows.append(
+            {
+                "figure": f"eval --limit {limit} ({name})",
+                "code": code,
+                "wall_s": wall,
+                "cpu_s": cpu,
+                "model_calls": f"{computed}/{n}",
+            }
+        )
     if decider is not None:
         plain = work / "eval-plain"
         _timed(base + ["--limit", str(decider_limit), "--log-dir", str(plain)], env)
         log = work / "eval-decider"
-        wall, cpu, _ = _timed(base + ["--limit", str(decider_limit), "--decider", str(decider), "--log-dir", str(log)], env)
+        wall, cpu, _ = _timed(
+            base + ["--limit", str(decider_limit), "--decider", str(decider), "--log-dir", str(log)], env
+        )
         n, computed = _model_calls(log)
-        rows.append({"figure": f"eval --decider --limit {decider_limit}, after the plain eval", "code": code,
-                     "wall_s": wall, "cpu_s": cpu, "model_calls": f"{computed}/{n}"})
+        rows.append(
+            {
+                "figure": f"eval --decider --limit {decider_limit}, after the plain eval",
+                "code": code,
+                "wall_s": wall,
+                "cpu_s": cpu,
+                "model_calls": f"{computed}/{n}",
+            }
+        )
     for r in rows:
         print(f"  {r['code']}: {r['figure']}: {r['wall_s']:.2f} s wall", flush=True)
     return rows
@@ -108,8 +137,11 @@ def main() -> None:
     ap.add_argument("--model-arg", action="append", default=[], help="passed to every eval, e.g. n_threads=1")
     ap.add_argument("--timeout", type=float, default=3600)
     ap.add_argument("--json", type=Path, default=None)
-    ap.add_argument("--smoke", action="store_true",
-                    help="the smallest setting (CI): SmolLM2, --limit 1, no decider pair, --help-repeats 1")
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="the smallest setting (CI): SmolLM2, --limit 1, no decider pair, --help-repeats 1",
+    )
     a = ap.parse_args()
     if a.smoke:
         a.model, a.limit, a.decider_limit, a.help_repeats = "local/smollm2-135m", 1, 0, 1
@@ -127,24 +159,49 @@ def main() -> None:
         if a.decider_limit:
             decider = tmp_p / "decider"
             env = {**os.environ, "PYTHONPATH": str(new_src), "PROAGENT_EMBEDDING_CACHE": str(tmp_p / "emb-train")}
-            _timed([sys.executable, "-m", "proagent.cli", "train", "when", "--data", str(a.data), "--out", str(decider)], env)
+            _timed(
+                [sys.executable, "-m", "proagent.cli", "train", "when", "--data", str(a.data), "--out", str(decider)],
+                env,
+            )
         for code, src in ((f"baseline {a.baseline_rev}", old_src), ("this checkout", new_src)):
-            rows += measure(code, src, tmp_p / code.split()[0], a.data, a.model, a.limit, a.decider_limit, decider,
-                            a.help_repeats, a.model_arg)
+            rows += measure(
+                code,
+                src,
+                tmp_p / code.split()[0],
+                a.data,
+                a.model,
+                a.limit,
+                a.decider_limit,
+                decider,
+                a.help_repeats,
+                a.model_arg,
+            )
             print(f"  {code}: done", flush=True)
     after = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    columns = [("figure", "figure", ""), ("code", "code", ""), ("wall_s", "wall s", ".2f"), ("cpu_s", "CPU s", ".2f"),
-               ("model_calls", "model calls computed/asked", "")]
+    columns = [
+        ("figure", "figure", ""),
+        ("code", "code", ""),
+        ("wall_s", "wall s", ".2f"),
+        ("cpu_s", "CPU s", ".2f"),
+        ("model_calls", "model calls computed/asked", ""),
+    ]
     for r in rows:
         r["baseline"] = str(r["code"]).startswith("baseline")
     print(render_table(rows, columns))
     print(f"load average after: {after:.2f}" if after is not None else "")
-    write_result(a.json, benchmark="startup", rows=rows, columns=columns, machine=info,
-                 baseline=f"the code of {a.baseline_rev} (git archive) doing the same work",
-                 note=f"model {a.model}; each figure a fresh process (caches as named); CPU s: the child's user + system",
-                 conditions="" if (a.limit, a.decider_limit, a.help_repeats) == (2, 3, 5)
-                 else f"--limit {a.limit} --decider-limit {a.decider_limit} --help-repeats {a.help_repeats} "
-                      "(the documented run: 2, 3, 5)")
+    write_result(
+        a.json,
+        benchmark="startup",
+        rows=rows,
+        columns=columns,
+        machine=info,
+        baseline=f"the code of {a.baseline_rev} (git archive) doing the same work",
+        note=f"model {a.model}; each figure a fresh process (caches as named); CPU s: the child's user + system",
+        conditions=""
+        if (a.limit, a.decider_limit, a.help_repeats) == (2, 3, 5)
+        else f"--limit {a.limit} --decider-limit {a.decider_limit} --help-repeats {a.help_repeats} "
+        "(the documented run: 2, 3, 5)",
+    )
 
 
 if __name__ == "__main__":

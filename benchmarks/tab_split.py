@@ -28,8 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from _common import machine_note, render_table, write_result  # noqa: E402
-from proagent.pages import split_points  # noqa: E402
 from scenarios.browser_titles import MOMENTS, truth_starts  # noqa: E402
+
+from proagent.pages import split_points  # noqa: E402
 
 
 def rules() -> dict[str, list[int]]:
@@ -46,8 +47,11 @@ def rules() -> dict[str, list[int]]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--json", type=Path, default=None, help="write the figures here as JSON")
-    ap.add_argument("--smoke", action="store_true",
-                    help="the smallest setting (CI): the same run (33 moments, pure computation, under a second)")
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="the smallest setting (CI): the same run (33 moments, pure computation, under a second)",
+    )
     a = ap.parse_args(argv)
     note, machine = machine_note()
     print(note)
@@ -56,25 +60,46 @@ def main(argv: list[str] | None = None) -> int:
     for name, starts in rules().items():
         got = set(starts)
         tp = len(got & truth)
-        rows.append({"rule": name, "events": len(starts), "true_events": len(truth), "false_splits": len(got - truth),
-                     "missed_splits": len(truth - got), "precision": round(tp / len(got), 3) if got else None,
-                     "recall": round(tp / len(truth), 3), "missed_at": sorted(truth - got),
-                     "false_at": sorted(got - truth)})
+        rows.append(
+            {
+                "rule": name,
+                "events": len(starts),
+                "true_events": len(truth),
+                "false_splits": len(got - truth),
+                "missed_splits": len(truth - got),
+                "precision": round(tp / len(got), 3) if got else None,
+                "recall": round(tp / len(truth), 3),
+                "missed_at": sorted(truth - got),
+                "false_at": sorted(got - truth),
+            }
+        )
     print(f"{len(MOMENTS)} window moments, {len(truth)} true events (tests/scenarios/browser_titles.py)")
-    columns = [("rule", "rule", "s"), ("events", "events", "d"), ("true_events", "truth", "d"),
-               ("false_splits", "false splits", "d"), ("missed_splits", "missed splits", "d"),
-               ("precision", "boundary P", ".3f"), ("recall", "boundary R", ".3f")]
+    columns = [
+        ("rule", "rule", "s"),
+        ("events", "events", "d"),
+        ("true_events", "truth", "d"),
+        ("false_splits", "false splits", "d"),
+        ("missed_splits", "missed splits", "d"),
+        ("precision", "boundary P", ".3f"),
+        ("recall", "boundary R", ".3f"),
+    ]
     for r in rows:
         r["baseline"] = "baseline" in r["rule"]
     print(render_table(rows, columns))
     for r in rows:
         if r["missed_at"]:
             print(f"{r['rule']}: missed at {', '.join(repr(MOMENTS[i][1]) for i in r['missed_at'])}")
-    write_result(a.json, benchmark="tab_split", rows=rows, columns=columns, machine=machine,
-                 baseline="the app rule (LifeTrace's: a new event only when the app changes, capture --no-split-on-tab)",
-                 note=f"{len(MOMENTS)} window moments with real browser titles, {len(truth)} true events "
-                      "(tests/scenarios/browser_titles.py); pure computation, the figures do not depend on the load",
-                 conditions="--smoke: the same run (the full run is the smallest)" if a.smoke else "")
+    write_result(
+        a.json,
+        benchmark="tab_split",
+        rows=rows,
+        columns=columns,
+        machine=machine,
+        baseline="the app rule (LifeTrace's: a new event only when the app changes, capture --no-split-on-tab)",
+        note=f"{len(MOMENTS)} window moments with real browser titles, {len(truth)} true events "
+        "(tests/scenarios/browser_titles.py); pure computation, the figures do not depend on the load",
+        conditions="--smoke: the same run (the full run is the smallest)" if a.smoke else "",
+    )
     return 0
 
 

@@ -20,8 +20,17 @@ import sqlite3
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-__all__ = ["AFK", "WEB", "WINDOW", "local", "utc", "write_aw_core", "write_aw_export", "write_aw_rust",
-           "write_screenpipe"]
+__all__ = [
+    "AFK",
+    "WEB",
+    "WINDOW",
+    "local",
+    "utc",
+    "write_aw_core",
+    "write_aw_export",
+    "write_aw_rust",
+    "write_screenpipe",
+]
 
 
 def utc(h: int, m: int, s: float = 0) -> datetime:
@@ -48,14 +57,22 @@ AFK = [
     (utc(10, 6, 10), 110.0, {"status": "not-afk"}),
 ]
 WEB = [
-    (utc(10, 0, 50), 50.0, {"url": "https://chatgpt.com/c/1", "title": "ChatGPT", "audible": False,
-                            "incognito": False, "tabCount": 3}),
-    (utc(10, 1, 0), 5.0, {"url": "https://example.org/", "title": "Example", "audible": False,
-                          "incognito": False, "tabCount": 3}),  # title not in the window title: no URL
+    (
+        utc(10, 0, 50),
+        50.0,
+        {"url": "https://chatgpt.com/c/1", "title": "ChatGPT", "audible": False, "incognito": False, "tabCount": 3},
+    ),
+    (
+        utc(10, 1, 0),
+        5.0,
+        {"url": "https://example.org/", "title": "Example", "audible": False, "incognito": False, "tabCount": 3},
+    ),  # title not in the window title: no URL
 ]
-BUCKETS = (("aw-watcher-window_host", "currentwindow", "aw-watcher-window", WINDOW),
-           ("aw-watcher-afk_host", "afkstatus", "aw-watcher-afk", AFK),
-           ("aw-watcher-web-firefox_host", "web.tab.current", "aw-client-web", WEB))
+BUCKETS = (
+    ("aw-watcher-window_host", "currentwindow", "aw-watcher-window", WINDOW),
+    ("aw-watcher-afk_host", "afkstatus", "aw-watcher-afk", AFK),
+    ("aw-watcher-web-firefox_host", "web.tab.current", "aw-client-web", WEB),
+)
 
 
 def write_aw_core(path: Path, storage: str = "sqlite", buckets=BUCKETS) -> Path:  # noqa: ANN001
@@ -101,14 +118,18 @@ def _ns(t: datetime) -> int:
 
 
 def add_aw_rust_bucket(conn: sqlite3.Connection, bid: str, kind: str, client: str) -> int:
-    cur = conn.execute("INSERT INTO buckets (name, type, client, hostname, created, data) VALUES (?, ?, ?, ?, ?, '{}')",
-                       (bid, kind, client, "host", utc(9, 0).isoformat()))
+    cur = conn.execute(
+        "INSERT INTO buckets (name, type, client, hostname, created, data) VALUES (?, ?, ?, ?, ?, '{}')",
+        (bid, kind, client, "host", utc(9, 0).isoformat()),
+    )
     return int(cur.lastrowid)
 
 
 def add_aw_rust_event(conn: sqlite3.Connection, bucketrow: int, t: datetime, seconds: float, data: dict) -> int:
-    cur = conn.execute("INSERT INTO events (bucketrow, starttime, endtime, data) VALUES (?, ?, ?, ?)",
-                       (bucketrow, _ns(t), _ns(t) + int(seconds * 10**9), json.dumps(data)))
+    cur = conn.execute(
+        "INSERT INTO events (bucketrow, starttime, endtime, data) VALUES (?, ?, ?, ?)",
+        (bucketrow, _ns(t), _ns(t) + int(seconds * 10**9), json.dumps(data)),
+    )
     return int(cur.lastrowid)
 
 
@@ -133,8 +154,16 @@ def write_aw_export(path: Path, buckets=BUCKETS) -> Path:  # noqa: ANN001
         for t, d, data in evs:
             n += 1
             out.append({"id": n, "timestamp": t.isoformat().replace("+00:00", "Z"), "duration": d, "data": data})
-        doc["buckets"][bid] = {"id": bid, "created": utc(9, 0).isoformat(), "name": None, "type": kind,
-                               "client": client, "hostname": "host", "data": {}, "events": out}
+        doc["buckets"][bid] = {
+            "id": bid,
+            "created": utc(9, 0).isoformat(),
+            "name": None,
+            "type": kind,
+            "client": client,
+            "hostname": "host",
+            "data": {},
+            "events": out,
+        }
     path.write_text(json.dumps(doc), encoding="utf-8")
     return path
 
@@ -191,8 +220,9 @@ def write_screenpipe(folder: Path, frames=FRAMES, *, second_monitor: bool = True
     chunk_ids = {}
     for m in monitors:
         name = str(folder / "data" / f"{m}_2026-03-02_10-00-00.mp4")
-        chunk_ids[m] = conn.execute("INSERT INTO video_chunks (file_path, device_name, fps) VALUES (?, ?, 0.5)",
-                                    (name, m)).lastrowid
+        chunk_ids[m] = conn.execute(
+            "INSERT INTO video_chunks (file_path, device_name, fps) VALUES (?, ?, 0.5)", (name, m)
+        ).lastrowid
         if video:
             _write_video(Path(name), len(frames), 60 if m == "monitor_1" else 200)
     for i, (sec, app, window, url, text) in enumerate(frames):
@@ -202,10 +232,22 @@ def write_screenpipe(folder: Path, frames=FRAMES, *, second_monitor: bool = True
             fid = conn.execute(
                 "INSERT INTO frames (video_chunk_id, offset_index, timestamp, name, browser_url, app_name, window_name,"
                 " focused, device_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (chunk_ids[m], i, sp_time(utc(10, 0, sec)), str(folder / "data" / f"{m}_2026-03-02_10-00-00.mp4"),
-                 u, a, w, focused, m)).lastrowid
-            conn.execute("INSERT INTO ocr_text (frame_id, text, text_json, ocr_engine, text_length) VALUES (?, ?, ?, ?, ?)",
-                         (fid, tx, "[]", "tesseract", len(tx)))
+                (
+                    chunk_ids[m],
+                    i,
+                    sp_time(utc(10, 0, sec)),
+                    str(folder / "data" / f"{m}_2026-03-02_10-00-00.mp4"),
+                    u,
+                    a,
+                    w,
+                    focused,
+                    m,
+                ),
+            ).lastrowid
+            conn.execute(
+                "INSERT INTO ocr_text (frame_id, text, text_json, ocr_engine, text_length) VALUES (?, ?, ?, ?, ?)",
+                (fid, tx, "[]", "tesseract", len(tx)),
+            )
     conn.commit()
     conn.close()
     return folder / "db.sqlite"

@@ -31,7 +31,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 import solo
 
 
@@ -103,9 +102,14 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
             return (yield)
         finally:
             if times:
-                row = {"test": item.nodeid, "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
-                       "start": round(t0, 3), "end": round(time.time(), 3), "wait_s": round(solo.waited_s() - w0, 3),
-                       "cpu_s": round(_cpu_s() - c0, 3)}
+                row = {
+                    "test": item.nodeid,
+                    "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
+                    "start": round(t0, 3),
+                    "end": round(time.time(), 3),
+                    "wait_s": round(solo.waited_s() - w0, 3),
+                    "cpu_s": round(_cpu_s() - c0, 3),
+                }
                 with open(times, "a", encoding="utf-8") as f:  # one short line per write: appends do not interleave
                     f.write(json.dumps(row) + "\n")
 
@@ -130,13 +134,19 @@ the run selected, and xdist hands out files in that order, longest first."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--skip-long", action="store_true",
-                     help="leave out the long tests (tests/conftest.py LONG); scripts/test.sh without --all")
+    parser.addoption(
+        "--skip-long",
+        action="store_true",
+        help="leave out the long tests (tests/conftest.py LONG); scripts/test.sh without --all",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "long: minutes of real capture, training or a Ray cluster "
-                                       "(tests/conftest.py LONG); scripts/test.sh leaves them out, --all and CI run them")
+    config.addinivalue_line(
+        "markers",
+        "long: minutes of real capture, training or a Ray cluster "
+        "(tests/conftest.py LONG); scripts/test.sh leaves them out, --all and CI run them",
+    )
 
 
 def _test_seconds() -> dict[str, float]:
@@ -147,8 +157,9 @@ def _test_seconds() -> dict[str, float]:
     except ValueError as e:
         raise pytest.UsageError(f"{TEST_SECONDS}: not JSON ({e}); rewrite it with scripts/test_times.py --write") from e
     if not isinstance(data, dict) or not all(isinstance(v, (int, float)) for v in data.values()):
-        raise pytest.UsageError(f"{TEST_SECONDS}: not an object of test id -> seconds; "
-                                "rewrite it with scripts/test_times.py --write")
+        raise pytest.UsageError(
+            f"{TEST_SECONDS}: not an object of test id -> seconds; rewrite it with scripts/test_times.py --write"
+        )
     return data
 
 

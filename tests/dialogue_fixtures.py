@@ -8,8 +8,14 @@ from pathlib import Path
 __all__ = ["ITEMS", "write_items"]
 
 ITEMS = [
-    {"id": f"{d}-1", "domain": d, "topic": "t",
-     "environment": {"user_information": "u", "trigger_factor": "t"}, "target": "g", "sub_target": ["a", "b"]}
+    {
+        "id": f"{d}-1",
+        "domain": d,
+        "topic": "t",
+        "environment": {"user_information": "u", "trigger_factor": "t"},
+        "target": "g",
+        "sub_target": ["a", "b"],
+    }
     for d in ("recommendation", "persuasion", "glasses_assistant")
 ]
 

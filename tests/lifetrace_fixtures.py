@@ -66,12 +66,28 @@ DEFAULT_CAPTURE_ROOTS = {
 
 # (app_name, window title, English OCR/summary hint, Chinese?)
 _APPS = [
-    ("Visual Studio Code", "main.py - proagent - Visual Studio Code", "def train(model, data): loss = criterion(out, y)"),
-    ("Google Chrome", "Stack Overflow - Where developers learn - Google Chrome", "How to read a SQLite database in Python"),
+    (
+        "Visual Studio Code",
+        "main.py - proagent - Visual Studio Code",
+        "def train(model, data): loss = criterion(out, y)",
+    ),
+    (
+        "Google Chrome",
+        "Stack Overflow - Where developers learn - Google Chrome",
+        "How to read a SQLite database in Python",
+    ),
     ("微信", "微信", "张三: 明天下午三点开会吗？ 李四: 好的，会议室见"),
     ("Microsoft Word", "毕业论文_v3.docx - Word", "第三章 实验设计 3.1 数据集 本文使用的数据集"),
-    ("Visual Studio Code", "lifetrace.py - proagent - Visual Studio Code", "Traceback (most recent call last): sqlite3.OperationalError"),
-    ("Google Chrome", "GitHub - FreeU-group/LifeTrace - Google Chrome", "LifeTrace: intelligent life recording system README"),
+    (
+        "Visual Studio Code",
+        "lifetrace.py - proagent - Visual Studio Code",
+        "Traceback (most recent call last): sqlite3.OperationalError",
+    ),
+    (
+        "Google Chrome",
+        "GitHub - FreeU-group/LifeTrace - Google Chrome",
+        "LifeTrace: intelligent life recording system README",
+    ),
     ("飞书", "飞书 - 项目周报", "本周进展：完成数据采集模块；下周计划：模型评测"),
     ("Windows PowerShell", "Windows PowerShell", "PS C:\\Users\\alice> python -m pytest -q  3 failed, 12 passed"),
     ("Google Chrome", "哔哩哔哩 (゜-゜)つロ 干杯~-bilibili - Google Chrome", "【教程】十分钟学会 Transformer"),
@@ -104,7 +120,9 @@ def tiny_png(seed: int = 0) -> bytes:
 
     rgb = bytes(((seed * 37) % 256, (seed * 91) % 256, (seed * 53) % 256))
     ihdr = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\x00" + rgb)) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\x00" + rgb)) + chunk(b"IEND", b"")
+    )
 
 
 @dataclass
@@ -377,7 +395,8 @@ def make_lifetrace_db(
                 q, intention = _QUERIES[kl % len(_QUERIES)]
                 conv = {
                     "user_queries": [q] + (["能再详细一点吗？"] if kl % 3 == 0 else []),
-                    "llm_responses": [f"[{hint}] 回答：{q[:12]}……"] + (["当然，下面是更详细的说明。"] if kl % 3 == 0 else []),
+                    "llm_responses": [f"[{hint}] 回答：{q[:12]}……"]
+                    + (["当然，下面是更详细的说明。"] if kl % 3 == 0 else []),
                     "full_conversation": f"User: {q}\nAssistant: ...",
                 }
                 row["conversation"] = json.dumps(conv, ensure_ascii=False)
@@ -481,9 +500,18 @@ def make_lifetrace_db(
         name = f"screen_0_{ts:%Y%m%d_%H%M%S}_{ts.microsecond // 1000:03d}.png"
         png = tiny_png(shot_id)
         srow = {
-            "id": shot_id, "file_path": root + sep + name, "file_hash": hashlib.sha256(png).hexdigest(),
-            "file_size": len(png), "width": 2560, "height": 1440, "screen_id": 0, "app_name": "Finder",
-            "window_title": "Finder", "created_at": ts.strftime(TS), "is_processed": 0, "event_id": None,
+            "id": shot_id,
+            "file_path": root + sep + name,
+            "file_hash": hashlib.sha256(png).hexdigest(),
+            "file_size": len(png),
+            "width": 2560,
+            "height": 1440,
+            "screen_id": 0,
+            "app_name": "Finder",
+            "window_title": "Finder",
+            "created_at": ts.strftime(TS),
+            "is_processed": 0,
+            "event_id": None,
         }
         con.execute(
             f"INSERT INTO screenshots ({', '.join(srow)}) VALUES ({', '.join('?' * len(srow))})",
@@ -585,7 +613,9 @@ def write_annotations(
         lines += [json.dumps({**e, "excluded": True}, ensure_ascii=False) for e in excluded]
         path.write_text("\n".join(lines) + "\n", "utf-8")
     elif fmt == "json":
-        path.write_text(json.dumps(records + [{**e, "excluded": True} for e in excluded], ensure_ascii=False, indent=1), "utf-8")
+        path.write_text(
+            json.dumps(records + [{**e, "excluded": True} for e in excluded], ensure_ascii=False, indent=1), "utf-8"
+        )
     elif fmt == "nested":
         path.write_text(json.dumps({"version": 1, **nested}, ensure_ascii=False, indent=1), "utf-8")
     elif fmt == "excluded":

@@ -29,11 +29,13 @@ def write_session(folder: Path, name: str, word: str, n: int = 12, t0: float = 1
     items = []
     for i in range(n):
         text, label = _STEPS[i % len(_STEPS)]
-        items.append({
-            "observation": {"time": str(t0 + 30 * i), "event": text.format(w=word, i=i)},
-            "agent_response": {"candidate_task": [f"Help with {word} step evt{i:02d}"] * 5 if label else []},
-            "task_status": label,
-        })
+        items.append(
+            {
+                "observation": {"time": str(t0 + 30 * i), "event": text.format(w=word, i=i)},
+                "agent_response": {"candidate_task": [f"Help with {word} step evt{i:02d}"] * 5 if label else []},
+                "task_status": label,
+            }
+        )
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.json"
     path.write_text(json.dumps(items), "utf-8")

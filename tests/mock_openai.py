@@ -52,13 +52,22 @@ class MockOpenAI:
                     data = json.dumps({"error": {"message": "mock failure", "type": "server_error"}}).encode()
                     self.send_response(answer)
                 else:
-                    data = json.dumps({
-                        "id": f"mock-{len(outer.requests)}", "object": "chat.completion", "created": 0,
-                        "model": body.get("model", "mock"),
-                        "choices": [{"index": 0, "finish_reason": "stop",
-                                     "message": {"role": "assistant", "content": answer}}],
-                        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
-                    }).encode()
+                    data = json.dumps(
+                        {
+                            "id": f"mock-{len(outer.requests)}",
+                            "object": "chat.completion",
+                            "created": 0,
+                            "model": body.get("model", "mock"),
+                            "choices": [
+                                {
+                                    "index": 0,
+                                    "finish_reason": "stop",
+                                    "message": {"role": "assistant", "content": answer},
+                                }
+                            ],
+                            "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+                        }
+                    ).encode()
                     self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))

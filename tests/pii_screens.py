@@ -39,7 +39,7 @@ def _luhn(prefix: str) -> str:
 
 
 def _spaced(s: str) -> str:
-    return " ".join(s[i:i + 4] for i in range(0, len(s), 4))
+    return " ".join(s[i : i + 4] for i in range(0, len(s), 4))
 
 
 PLANTED: tuple[tuple[str, str, str, str], ...] = (
@@ -99,9 +99,15 @@ STYLES = ("plain", "dark-small")
 (light text on a dark theme, 15 px, DejaVu Sans Mono for Latin-only lines)."""
 
 
-def make_pii_corpus(root: str | Path, *, types: tuple[str, ...] | None = None, languages: tuple[str, ...] = ("en", "zh"),
-                    n_clean: int = len(CLEAN), size: tuple[int, int] = (560, 150),
-                    styles: tuple[str, ...] = ("plain",)) -> Corpus:
+def make_pii_corpus(
+    root: str | Path,
+    *,
+    types: tuple[str, ...] | None = None,
+    languages: tuple[str, ...] = ("en", "zh"),
+    n_clean: int = len(CLEAN),
+    size: tuple[int, int] = (560, 150),
+    styles: tuple[str, ...] = ("plain",),
+) -> Corpus:
     """Write the corpus to ``root`` (a participant folder; created).
 
     Args:
@@ -119,10 +125,16 @@ def make_pii_corpus(root: str | Path, *, types: tuple[str, ...] | None = None, l
     shots_dir = root / "screenshots"
     shots_dir.mkdir(parents=True, exist_ok=True)
     corpus = Corpus(root=root, db=root / "lifetrace.db")
-    fonts = {"plain": (ImageFont.truetype(FONT_PATH, 22), ImageFont.truetype(FONT_PATH, 16), None),
-             "dark-small": (ImageFont.truetype(FONT_PATH, 15), ImageFont.truetype(FONT_PATH, 13),
-                            ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf", 15)
-                            if Path("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf").is_file() else None)}
+    fonts = {
+        "plain": (ImageFont.truetype(FONT_PATH, 22), ImageFont.truetype(FONT_PATH, 16), None),
+        "dark-small": (
+            ImageFont.truetype(FONT_PATH, 15),
+            ImageFont.truetype(FONT_PATH, 13),
+            ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf", 15)
+            if Path("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf").is_file()
+            else None,
+        ),
+    }
     bad = [st for st in styles if st not in STYLES]
     if bad:
         raise ValueError(f"unknown style(s) {bad}: use {STYLES}")
@@ -155,13 +167,32 @@ def make_pii_corpus(root: str | Path, *, types: tuple[str, ...] | None = None, l
         img.save(shots_dir / name)
         data = (shots_dir / name).read_bytes()
         ts = st.strftime("%Y-%m-%d %H:%M:%S.%f")
-        con.execute("INSERT INTO events VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (i, app, title, ts, en.strftime("%Y-%m-%d %H:%M:%S.%f"), ts, None, None, 0, "", "", None, None, None))
-        con.execute("INSERT INTO screenshots VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (i, "C:\\Users\\P01\\LifeTrace\\screenshots\\" + name, hashlib.sha256(data).hexdigest(), len(data),
-                     size[0], size[1], 0, app, title, ts, ts, 1, i))
-        con.execute("INSERT INTO ocr_results VALUES (?,?,?,?,?,?,?)",
-                    (i, i, "\n".join([title, *lines]), 0.95, "ch_sim+en", 0.5, ts))
+        con.execute(
+            "INSERT INTO events VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (i, app, title, ts, en.strftime("%Y-%m-%d %H:%M:%S.%f"), ts, None, None, 0, "", "", None, None, None),
+        )
+        con.execute(
+            "INSERT INTO screenshots VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                i,
+                "C:\\Users\\P01\\LifeTrace\\screenshots\\" + name,
+                hashlib.sha256(data).hexdigest(),
+                len(data),
+                size[0],
+                size[1],
+                0,
+                app,
+                title,
+                ts,
+                ts,
+                1,
+                i,
+            ),
+        )
+        con.execute(
+            "INSERT INTO ocr_results VALUES (?,?,?,?,?,?,?)",
+            (i, i, "\n".join([title, *lines]), 0.95, "ch_sim+en", 0.5, ts),
+        )
         if plant is None:
             corpus.clean_ids.append(i)
         else:
@@ -198,106 +229,351 @@ _CARD = _luhn("453201511283036")
 _CN_ID = _cn_id("44030819900101123")
 
 ALONE: tuple[Screen, ...] = (
-    Screen("email", *_form("Contacts", "Contact details", "Team: Platform infrastructure",
-                           "Reply to: maria.gonzalez@example.net", "Last updated 2 days ago"),
-           ("email",), ("maria.gonzalez@example.net",)),
-    Screen("email-zh", "微信", "微信", ("个人资料", "部门：数据平台", "邮箱：wang.fang@example.org", "签名：今天也要加油"),
-           ("email",), ("wang.fang@example.org",)),
-    Screen("phone", *_form("Contacts", "Contact details", "Team: Platform infrastructure", "Mobile: +1 415-555-0173",
-                           "Last updated 2 days ago"), ("phone",), ("415-555-0173",)),
-    Screen("phone-zh", "微信", "微信", ("个人资料", "部门：数据平台", "联系电话：138 0013 8000", "签名：今天也要加油"),
-           ("phone",), ("138 0013 8000",)),
-    Screen("bank_card", *_form("Checkout", "Payment method", "Visa ending soon? Update it below",
-                               f"Card number: {_spaced(_CARD)}", "Expires 09/29"), ("bank_card",), (_spaced(_CARD),)),
-    Screen("iban", *_form("Transfer", "New transfer", "Recipient bank: Barclays",
-                          "IBAN: GB33 BUKB 2020 1555 5555 55", "Reference: rent September"),
-           ("iban",), ("GB33 BUKB 2020 1555 5555 55",)),
-    Screen("bank_account", *_form("Direct deposit", "Direct deposit", "Pay goes to your checking account",
-                                  "Account number: 004512345678", "Takes effect next pay period"),
-           ("bank_account",), ("004512345678",)),
-    Screen("us_ssn", *_form("Tax form", "Form W-4 details", "Filing status: single",
-                            f"Social Security Number: {_SSN}", "Sign and date below"), ("us_ssn",), (_SSN,)),
-    Screen("id_number-zh", "微信", "微信", ("实名认证", "证件类型：居民身份证", f"身份证号码：{_CN_ID}", "认证时间：9月15日"),
-           ("id_number",), (_CN_ID,)),
-    Screen("passport", *_form("Travel profile", "Traveller details", "Nationality: United States",
-                              "Passport number: 581234567", "Check the expiry date before booking"),
-           ("passport",), ("581234567",)),
-    Screen("passport-zh", "微信", "微信", ("出行人信息", "证件类型：护照", "护照号码：E12345678", "请核对有效期"),
-           ("passport",), ("E12345678",)),
-    Screen("address", *_form("Account settings", "Shipping", "Default delivery options",
-                             "Current address: 1427 Elmwood Lane, Springfield, IL 62704", "Deliveries on weekdays"),
-           ("address",), ("1427 Elmwood Lane",)),
-    Screen("address-zh", "淘宝", "淘宝", ("收货信息", "默认地址", "收货地址：上海市浦东新区世纪大道100号", "工作日送货"),
-           ("address",), ("世纪大道100号",)),
-    Screen("name+address", "Thunderbird", "Shipping label - Thunderbird",
-           ("Your order has shipped. It will go to:", "Jane Whitfield", "1427 Elmwood Lane, Springfield, IL 62704",
-            "Thanks for shopping with us"), ("person", "address"), ("Jane Whitfield", "1427 Elmwood Lane")),
-    Screen("name", *_form("Account settings", "Profile", "Visible to your team only", "Full name: Daniel Okafor",
-                          "Member since 2021"), ("person",), ("Daniel Okafor",)),
-    Screen("date_of_birth", *_form("Account settings", "Profile", "Visible to your team only",
-                                   "Date of birth: 12 March 1988", "Member since 2021"),
-           ("date_of_birth",), ("12 March 1988",)),
-    Screen("date_of_birth-zh", "微信", "微信", ("个人资料", "部门：数据平台", "出生日期：1990年3月12日", "签名：今天也要加油"),
-           ("date_of_birth",), ("1990年3月12日",)),
-    Screen("api_key", "Visual Studio Code", ".env - proagent", ("# local settings", "DEBUG=false",
-                                                                 "OPENAI_API_KEY=sk-proj-Q7fK2mX9pL4vR8tB3nW6yZ1c", "PORT=8000"),
-           ("api_key",), ("sk-proj-Q7fK2mX9pL4vR8tB3nW6yZ1c",)),
-    Screen("password", *_form("Wi-Fi sharing", "Guest network", "Network: Cafe-Guest",
-                              "Password: Tr0ub4dor&3x", "Valid until Sunday"), ("password",), ("Tr0ub4dor&3x",)),
-    Screen("password-zh", "微信", "微信", ("访客网络", "名称：Cafe-Guest", "密码：hunter2secret", "有效期至周日"),
-           ("password",), ("hunter2secret",)),
-    Screen("ip_address", "Windows Terminal", "ssh", ("$ ssh deploy@prod", "Connecting to server address 203.0.113.42",
-                                                     "Last login: Mon Sep 15 09:30"), ("ip_address",), ("203.0.113.42",)),
+    Screen(
+        "email",
+        *_form(
+            "Contacts",
+            "Contact details",
+            "Team: Platform infrastructure",
+            "Reply to: maria.gonzalez@example.net",
+            "Last updated 2 days ago",
+        ),
+        ("email",),
+        ("maria.gonzalez@example.net",),
+    ),
+    Screen(
+        "email-zh",
+        "微信",
+        "微信",
+        ("个人资料", "部门：数据平台", "邮箱：wang.fang@example.org", "签名：今天也要加油"),
+        ("email",),
+        ("wang.fang@example.org",),
+    ),
+    Screen(
+        "phone",
+        *_form(
+            "Contacts",
+            "Contact details",
+            "Team: Platform infrastructure",
+            "Mobile: +1 415-555-0173",
+            "Last updated 2 days ago",
+        ),
+        ("phone",),
+        ("415-555-0173",),
+    ),
+    Screen(
+        "phone-zh",
+        "微信",
+        "微信",
+        ("个人资料", "部门：数据平台", "联系电话：138 0013 8000", "签名：今天也要加油"),
+        ("phone",),
+        ("138 0013 8000",),
+    ),
+    Screen(
+        "bank_card",
+        *_form(
+            "Checkout",
+            "Payment method",
+            "Visa ending soon? Update it below",
+            f"Card number: {_spaced(_CARD)}",
+            "Expires 09/29",
+        ),
+        ("bank_card",),
+        (_spaced(_CARD),),
+    ),
+    Screen(
+        "iban",
+        *_form(
+            "Transfer",
+            "New transfer",
+            "Recipient bank: Barclays",
+            "IBAN: GB33 BUKB 2020 1555 5555 55",
+            "Reference: rent September",
+        ),
+        ("iban",),
+        ("GB33 BUKB 2020 1555 5555 55",),
+    ),
+    Screen(
+        "bank_account",
+        *_form(
+            "Direct deposit",
+            "Direct deposit",
+            "Pay goes to your checking account",
+            "Account number: 004512345678",
+            "Takes effect next pay period",
+        ),
+        ("bank_account",),
+        ("004512345678",),
+    ),
+    Screen(
+        "us_ssn",
+        *_form(
+            "Tax form",
+            "Form W-4 details",
+            "Filing status: single",
+            f"Social Security Number: {_SSN}",
+            "Sign and date below",
+        ),
+        ("us_ssn",),
+        (_SSN,),
+    ),
+    Screen(
+        "id_number-zh",
+        "微信",
+        "微信",
+        ("实名认证", "证件类型：居民身份证", f"身份证号码：{_CN_ID}", "认证时间：9月15日"),
+        ("id_number",),
+        (_CN_ID,),
+    ),
+    Screen(
+        "passport",
+        *_form(
+            "Travel profile",
+            "Traveller details",
+            "Nationality: United States",
+            "Passport number: 581234567",
+            "Check the expiry date before booking",
+        ),
+        ("passport",),
+        ("581234567",),
+    ),
+    Screen(
+        "passport-zh",
+        "微信",
+        "微信",
+        ("出行人信息", "证件类型：护照", "护照号码：E12345678", "请核对有效期"),
+        ("passport",),
+        ("E12345678",),
+    ),
+    Screen(
+        "address",
+        *_form(
+            "Account settings",
+            "Shipping",
+            "Default delivery options",
+            "Current address: 1427 Elmwood Lane, Springfield, IL 62704",
+            "Deliveries on weekdays",
+        ),
+        ("address",),
+        ("1427 Elmwood Lane",),
+    ),
+    Screen(
+        "address-zh",
+        "淘宝",
+        "淘宝",
+        ("收货信息", "默认地址", "收货地址：上海市浦东新区世纪大道100号", "工作日送货"),
+        ("address",),
+        ("世纪大道100号",),
+    ),
+    Screen(
+        "name+address",
+        "Thunderbird",
+        "Shipping label - Thunderbird",
+        (
+            "Your order has shipped. It will go to:",
+            "Jane Whitfield",
+            "1427 Elmwood Lane, Springfield, IL 62704",
+            "Thanks for shopping with us",
+        ),
+        ("person", "address"),
+        ("Jane Whitfield", "1427 Elmwood Lane"),
+    ),
+    Screen(
+        "name",
+        *_form(
+            "Account settings", "Profile", "Visible to your team only", "Full name: Daniel Okafor", "Member since 2021"
+        ),
+        ("person",),
+        ("Daniel Okafor",),
+    ),
+    Screen(
+        "date_of_birth",
+        *_form(
+            "Account settings",
+            "Profile",
+            "Visible to your team only",
+            "Date of birth: 12 March 1988",
+            "Member since 2021",
+        ),
+        ("date_of_birth",),
+        ("12 March 1988",),
+    ),
+    Screen(
+        "date_of_birth-zh",
+        "微信",
+        "微信",
+        ("个人资料", "部门：数据平台", "出生日期：1990年3月12日", "签名：今天也要加油"),
+        ("date_of_birth",),
+        ("1990年3月12日",),
+    ),
+    Screen(
+        "api_key",
+        "Visual Studio Code",
+        ".env - proagent",
+        ("# local settings", "DEBUG=false", "OPENAI_API_KEY=sk-proj-Q7fK2mX9pL4vR8tB3nW6yZ1c", "PORT=8000"),
+        ("api_key",),
+        ("sk-proj-Q7fK2mX9pL4vR8tB3nW6yZ1c",),
+    ),
+    Screen(
+        "password",
+        *_form("Wi-Fi sharing", "Guest network", "Network: Cafe-Guest", "Password: Tr0ub4dor&3x", "Valid until Sunday"),
+        ("password",),
+        ("Tr0ub4dor&3x",),
+    ),
+    Screen(
+        "password-zh",
+        "微信",
+        "微信",
+        ("访客网络", "名称：Cafe-Guest", "密码：hunter2secret", "有效期至周日"),
+        ("password",),
+        ("hunter2secret",),
+    ),
+    Screen(
+        "ip_address",
+        "Windows Terminal",
+        "ssh",
+        ("$ ssh deploy@prod", "Connecting to server address 203.0.113.42", "Last login: Mon Sep 15 09:30"),
+        ("ip_address",),
+        ("203.0.113.42",),
+    ),
 )
 """Each type alone on a screen, among ordinary lines (one screen per row; some in Chinese too)."""
 
 ORDINARY: tuple[Screen, ...] = (
-    Screen("code", "Visual Studio Code", "cart.py - shop", (
-        "def checkout(cart, tax=0.0825):", "    total = sum(i.price * i.qty for i in cart)",
-        "    return round(total * (1 + tax), 2)  # cents", "assert checkout([Item(19.99, 3)]) == 64.92")),
-    Screen("pytest", "xterm", "pytest", (
-        "FAILED tests/test_api.py::test_retry - AssertionError: 503 != 200",
-        "tests/test_io.py ........................                [ 87%]",
-        "======= 1 failed, 212 passed, 3 skipped in 38.17s =======")),
-    Screen("chat", "Google Chrome", "ChatGPT - Google Chrome", (
-        "how many seconds are in a leap year?",
-        "A leap year has 366 days, so 366 x 86,400 = 31,622,400 seconds.",
-        "In milliseconds that is 31,622,400,000.")),
-    Screen("llm-numbers", "Google Chrome", "Claude - Google Chrome", (
-        "The population grew from 1,402,112,000 in 2020 to 1,411,750,000 in 2023.",
-        "Step 3: multiply 4,096 by 1,024 to get 4,194,304.",
-        "So the answer is 4194304 (about 4.2 million).")),
-    Screen("llm-zh", "Google Chrome", "Kimi - Google Chrome", (
-        "请帮我算一下 2025 年第三季度的增长率", "第三季度收入 128,400,000 元，同比增长 12.6%。",
-        "环比增长率 = (128400000 - 114000000) / 114000000 = 12.63%")),
-    Screen("order", "Google Chrome", "Your orders - Google Chrome", (
-        "Order #112-4839201-5538612 placed on Sep 15, 2025", "Subtotal $1,189.00  Shipping $15.00  Tax $95.00",
-        "Total: $1,299.00", "Tracking 1Z999AA10123456784, arrives Thu Sep 18")),
-    Screen("calendar", "Thunderbird", "Calendar - Thunderbird", (
-        "Team sync Tue 2025-09-16 14:00-15:30", "Deadline: 30/09/2025", "Q3 review on October 2, 2025, room 4.12")),
-    Screen("document", "LibreOffice Writer", "thesis.odt - LibreOffice Writer", (
-        "Chapter 3 Experimental Design", "3.1 Dataset: 12,480 screenshots from 12 participants over 14 days",
-        "Table 2 reports F1 = 0.774 (+/- 0.012) on 2,113 held-out events")),
-    Screen("document-zh", "WPS", "毕业论文_v3.docx", (
-        "第三章 实验设计", "本文共采集 12480 张截图，来自 12 名参与者", "会议时间：2025年9月16日 14:00，地点：主楼 402")),
-    Screen("git-log", "Windows Terminal", "git log", (
-        "commit 61db316a9f2e4b7c8d0e1f2a3b4c5d6e", "Date:   Mon Sep 15 09:30:12 2025 +0800",
-        "    Fix the retry budget (3 attempts, 250 ms apart)")),
-    Screen("invoice", "LibreOffice Calc", "invoices.ods - LibreOffice Calc", (
-        "Invoice 2025-0915  Qty 12  Unit 49.90  Amount 598.80", "EAN 4006381333931  Stock 1,204",
-        "Invoice 2025-0916  Qty 3  Unit 129.00  Amount 387.00")),
-    Screen("settings", "Visual Studio Code", "settings.json - proagent", (
-        '"python.version": "3.11.7",', '"port": 8000, "workers": 4, "timeout": 30,', '"build": 20241011')),
-    Screen("meeting-zh", "腾讯会议", "腾讯会议", ("会议号：835 2941 7760", "时间：9月15日 14:00-15:30", "参会人数：23")),
-    Screen("news", "Google Chrome", "News - Google Chrome", (
-        "Markets: the index closed at 5,432.10, up 1.2% on the day", "Rates held at 4.25-4.50 percent",
-        "Read more: 12 stories")),
+    Screen(
+        "code",
+        "Visual Studio Code",
+        "cart.py - shop",
+        (
+            "def checkout(cart, tax=0.0825):",
+            "    total = sum(i.price * i.qty for i in cart)",
+            "    return round(total * (1 + tax), 2)  # cents",
+            "assert checkout([Item(19.99, 3)]) == 64.92",
+        ),
+    ),
+    Screen(
+        "pytest",
+        "xterm",
+        "pytest",
+        (
+            "FAILED tests/test_api.py::test_retry - AssertionError: 503 != 200",
+            "tests/test_io.py ........................                [ 87%]",
+            "======= 1 failed, 212 passed, 3 skipped in 38.17s =======",
+        ),
+    ),
+    Screen(
+        "chat",
+        "Google Chrome",
+        "ChatGPT - Google Chrome",
+        (
+            "how many seconds are in a leap year?",
+            "A leap year has 366 days, so 366 x 86,400 = 31,622,400 seconds.",
+            "In milliseconds that is 31,622,400,000.",
+        ),
+    ),
+    Screen(
+        "llm-numbers",
+        "Google Chrome",
+        "Claude - Google Chrome",
+        (
+            "The population grew from 1,402,112,000 in 2020 to 1,411,750,000 in 2023.",
+            "Step 3: multiply 4,096 by 1,024 to get 4,194,304.",
+            "So the answer is 4194304 (about 4.2 million).",
+        ),
+    ),
+    Screen(
+        "llm-zh",
+        "Google Chrome",
+        "Kimi - Google Chrome",
+        (
+            "请帮我算一下 2025 年第三季度的增长率",
+            "第三季度收入 128,400,000 元，同比增长 12.6%。",
+            "环比增长率 = (128400000 - 114000000) / 114000000 = 12.63%",
+        ),
+    ),
+    Screen(
+        "order",
+        "Google Chrome",
+        "Your orders - Google Chrome",
+        (
+            "Order #112-4839201-5538612 placed on Sep 15, 2025",
+            "Subtotal $1,189.00  Shipping $15.00  Tax $95.00",
+            "Total: $1,299.00",
+            "Tracking 1Z999AA10123456784, arrives Thu Sep 18",
+        ),
+    ),
+    Screen(
+        "calendar",
+        "Thunderbird",
+        "Calendar - Thunderbird",
+        ("Team sync Tue 2025-09-16 14:00-15:30", "Deadline: 30/09/2025", "Q3 review on October 2, 2025, room 4.12"),
+    ),
+    Screen(
+        "document",
+        "LibreOffice Writer",
+        "thesis.odt - LibreOffice Writer",
+        (
+            "Chapter 3 Experimental Design",
+            "3.1 Dataset: 12,480 screenshots from 12 participants over 14 days",
+            "Table 2 reports F1 = 0.774 (+/- 0.012) on 2,113 held-out events",
+        ),
+    ),
+    Screen(
+        "document-zh",
+        "WPS",
+        "毕业论文_v3.docx",
+        (
+            "第三章 实验设计",
+            "本文共采集 12480 张截图，来自 12 名参与者",
+            "会议时间：2025年9月16日 14:00，地点：主楼 402",
+        ),
+    ),
+    Screen(
+        "git-log",
+        "Windows Terminal",
+        "git log",
+        (
+            "commit 61db316a9f2e4b7c8d0e1f2a3b4c5d6e",
+            "Date:   Mon Sep 15 09:30:12 2025 +0800",
+            "    Fix the retry budget (3 attempts, 250 ms apart)",
+        ),
+    ),
+    Screen(
+        "invoice",
+        "LibreOffice Calc",
+        "invoices.ods - LibreOffice Calc",
+        (
+            "Invoice 2025-0915  Qty 12  Unit 49.90  Amount 598.80",
+            "EAN 4006381333931  Stock 1,204",
+            "Invoice 2025-0916  Qty 3  Unit 129.00  Amount 387.00",
+        ),
+    ),
+    Screen(
+        "settings",
+        "Visual Studio Code",
+        "settings.json - proagent",
+        ('"python.version": "3.11.7",', '"port": 8000, "workers": 4, "timeout": 30,', '"build": 20241011'),
+    ),
+    Screen(
+        "meeting-zh", "腾讯会议", "腾讯会议", ("会议号：835 2941 7760", "时间：9月15日 14:00-15:30", "参会人数：23")
+    ),
+    Screen(
+        "news",
+        "Google Chrome",
+        "News - Google Chrome",
+        (
+            "Markets: the index closed at 5,432.10, up 1.2% on the day",
+            "Rates held at 4.25-4.50 percent",
+            "Read more: 12 stories",
+        ),
+    ),
 )
 """Ordinary pages: numbers, dates, prices, order numbers, no personal data (retained if all is well)."""
 
 
-def make_screens_corpus(root: str | Path, screens: tuple[Screen, ...], *, ocr_rows: bool = False,
-                        size: tuple[int, int] = (1000, 260)) -> dict[int, Screen]:
+def make_screens_corpus(
+    root: str | Path, screens: tuple[Screen, ...], *, ocr_rows: bool = False, size: tuple[int, int] = (1000, 260)
+) -> dict[int, Screen]:
     """Render ``screens`` (Noto Sans CJK, 24 px, dark text on white under a title bar) into a
     LifeTrace participant folder ``root`` (``lifetrace.db`` + ``screenshots/``), one event each.
 
@@ -332,14 +608,19 @@ def make_screens_corpus(root: str | Path, screens: tuple[Screen, ...], *, ocr_ro
         data = (shots_dir / name).read_bytes()
         ts = st.strftime("%Y-%m-%d %H:%M:%S.%f")
         end = (st + timedelta(seconds=60)).strftime("%Y-%m-%d %H:%M:%S.%f")
-        con.execute("INSERT INTO events VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (i, sc.app, sc.title, ts, end, ts, None, None, 0, "", "", None, None, None))
-        con.execute("INSERT INTO screenshots VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (i, name, hashlib.sha256(data).hexdigest(), len(data), size[0], size[1], 0, sc.app, sc.title,
-                     ts, ts, 1, i))
+        con.execute(
+            "INSERT INTO events VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (i, sc.app, sc.title, ts, end, ts, None, None, 0, "", "", None, None, None),
+        )
+        con.execute(
+            "INSERT INTO screenshots VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (i, name, hashlib.sha256(data).hexdigest(), len(data), size[0], size[1], 0, sc.app, sc.title, ts, ts, 1, i),
+        )
         if ocr_rows:
-            con.execute("INSERT INTO ocr_results VALUES (?,?,?,?,?,?,?)",
-                        (i, i, "\n".join(sc.lines), 0.95, "ch_sim+en", 0.5, ts))
+            con.execute(
+                "INSERT INTO ocr_results VALUES (?,?,?,?,?,?,?)",
+                (i, i, "\n".join(sc.lines), 0.95, "ch_sim+en", 0.5, ts),
+            )
         shown[i] = sc
     con.commit()
     con.close()

@@ -61,8 +61,12 @@ def ray_env() -> dict[str, str]:
     """The environment of a Ray node or driver started by a test: the key of the mock provider,
     this checkout on the path, Ray's files under a short folder (AF_UNIX path limit)."""
     src = str(Path(__file__).resolve().parents[1] / "src")
-    return {"MOCK_API_KEY": "test-key", "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
-            "RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+    return {
+        "MOCK_API_KEY": "test-key",
+        "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+        "RAY_USAGE_STATS_ENABLED": "0",
+        "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+    }
 
 
 @contextmanager
@@ -97,5 +101,12 @@ def local_cluster(nodes: int = 2) -> Iterator[Any]:
 def proagent_cmd(*args: str, cwd: Path, **kw: Any) -> subprocess.Popen:
     """``python -m proagent.cli ARGS`` as a child process (stdout and stderr captured, text)."""
     env = {**kw.pop("env", os.environ), **ray_env()}
-    return subprocess.Popen([sys.executable, "-m", "proagent.cli", *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, **kw)
+    return subprocess.Popen(
+        [sys.executable, "-m", "proagent.cli", *args],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        **kw,
+    )

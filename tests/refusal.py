@@ -15,8 +15,10 @@ __all__ = ["one_error", "refused", "tree"]
 
 def tree(root: Path) -> dict[str, str]:
     """Every path under ``root`` (folders too) -> its content hash ('dir' for a folder)."""
-    return {str(p.relative_to(root)): "dir" if p.is_dir() else hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*"))}
+    return {
+        str(p.relative_to(root)): "dir" if p.is_dir() else hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+    }
 
 
 def one_error(r: Result, exit_code: int, *needles: str) -> str:
@@ -31,8 +33,9 @@ def one_error(r: Result, exit_code: int, *needles: str) -> str:
     return errors[0]
 
 
-def refused(ws: Path, argv: list[str], code: int, needle: str, *, outside: Path | None = None,
-            quiet: bool = True) -> str:
+def refused(
+    ws: Path, argv: list[str], code: int, needle: str, *, outside: Path | None = None, quiet: bool = True
+) -> str:
     """Run ``proagent argv``: :func:`one_error` with ``needle``, a clean exit (no exception
     escaping), nothing under ``ws`` created or changed and, with ``quiet``, nothing printed
     but click's usage lines beside the Error line; ``outside`` must not have been created."""

@@ -40,8 +40,9 @@ def baseline_revision(wanted: str, *, fallback: str | None = "HEAD") -> str:
     for rev in (wanted, fallback):
         if rev is None:
             continue
-        r = subprocess.run(["git", "-C", str(root), "cat-file", "-e", f"{rev}^{{commit}}"], capture_output=True,
-                           check=False)
+        r = subprocess.run(
+            ["git", "-C", str(root), "cat-file", "-e", f"{rev}^{{commit}}"], capture_output=True, check=False
+        )
         if r.returncode == 0:
             return rev
     pytest.skip(f"this checkout does not hold git revision {wanted} (a shallow clone?)")

@@ -8,7 +8,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from system import require_binary
 
 pytest.importorskip("rapidocr")
@@ -21,9 +20,22 @@ def test_chromium_renders_a_chinese_page_that_ocr_reads(tmp_path: Path) -> None:
     chromium = require_binary("chromium")["chromium"]
     page, shot = tmp_path / "zh.html", tmp_path / "zh.png"
     page.write_text(PAGE, "utf-8")
-    subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                    "--no-first-run", f"--screenshot={shot}", "--window-size=700,240", page.as_uri()],
-                   capture_output=True, timeout=120, check=True)
+    subprocess.run(
+        [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--no-first-run",
+            f"--screenshot={shot}",
+            "--window-size=700,240",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
     from proagent.ocr import load_ocr
 
     read = "".join(load_ocr()(str(shot)).txts or ())

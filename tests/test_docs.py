@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from shared_data import DEV
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,7 +74,7 @@ def blocks(path: Path) -> list[Block]:
         j = i + 1
         while j < len(lines) and not lines[j].strip().startswith(ticks):
             j += 1
-        body = [ln[len(indent):] if ln.startswith(indent) else ln.lstrip() for ln in lines[i + 1:j]]
+        body = [ln[len(indent) :] if ln.startswith(indent) else ln.lstrip() for ln in lines[i + 1 : j]]
         out.append(Block(str(path.relative_to(ROOT)), i + 1, lang, mark.group(1) if mark else None, body))
         i = j + 1
     return out
@@ -86,8 +85,13 @@ def _rel(path: Path) -> str:
 
 
 def test_every_command_example_is_marked():
-    unmarked = [f"{b.page}:{b.line}" for p in pages() if _rel(p) not in NOT_YET_MARKED for b in blocks(p)
-                if b.lang in COMMAND_LANGS and b.marker is None]
+    unmarked = [
+        f"{b.page}:{b.line}"
+        for p in pages()
+        if _rel(p) not in NOT_YET_MARKED
+        for b in blocks(p)
+        if b.lang in COMMAND_LANGS and b.marker is None
+    ]
     assert not unmarked, f"command examples without a marker (see this file's docstring): {unmarked}"
 
 
@@ -158,14 +162,25 @@ def test_runnable_examples(page: Path, runnable: list[Block], tmp_path: Path):
         if DEV is None:
             pytest.skip("needs the ProactiveBench dev sessions (../shared/data/proactivebench)")
         (tmp_path / "shared" / "data" / "proactivebench").symlink_to(DEV)
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-               COLUMNS="200", NO_COLOR="1")
+    env = dict(
+        os.environ,
+        PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        COLUMNS="200",
+        NO_COLOR="1",
+    )
     src = str(ROOT / "src")
     env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     for b in runnable:
         for command, expected in _steps(b.body):
-            r = subprocess.run(["bash", "-c", command], cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True, timeout=600)
+            r = subprocess.run(
+                ["bash", "-c", command],
+                cwd=work,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                timeout=600,
+            )
             out = r.stdout
             where = f"{b.page}:{b.line}: $ {command}"
             assert r.returncode == 0, f"{where}\nexit {r.returncode}\n{out[-3000:]}"
@@ -228,13 +243,19 @@ def test_benchmark_runs_page_is_rendered_from_the_kept_json():
     for path in sorted((DOCS / "results").glob("*.json")):
         run = json.loads(path.read_text("utf-8"))
         assert f"## {run['benchmark']}" in page and f"`{run['command']}`" in page
-        assert any(r.get("baseline") is True for r in run["rows"]) or run.get("baseline_columns"), \
+        assert any(r.get("baseline") is True for r in run["rows"]) or run.get("baseline_columns"), (
             f"{path.name}: no same-run baseline row or column"
-    run = {"benchmark": "demo", "command": "python benchmarks/demo.py --json x.json", "commit": "abc1234",
-           "date": "2026-12-03T10:00:00+00:00", "machine": {"cpus": 2, "busy_before": 0.9, "loadavg_before": [9.5, 1, 1],
-                                                            "loadavg_after": [10.25, 1, 1]},
-           "baseline": "the naive path", "columns": [["what", "what", ""], ["s", "seconds", ".2f"]],
-           "rows": [{"what": "new | fast", "s": 1.234}, {"what": "naive", "s": 2.5, "baseline": True}]}
+        )
+    run = {
+        "benchmark": "demo",
+        "command": "python benchmarks/demo.py --json x.json",
+        "commit": "abc1234",
+        "date": "2026-12-03T10:00:00+00:00",
+        "machine": {"cpus": 2, "busy_before": 0.9, "loadavg_before": [9.5, 1, 1], "loadavg_after": [10.25, 1, 1]},
+        "baseline": "the naive path",
+        "columns": [["what", "what", ""], ["s", "seconds", ".2f"]],
+        "rows": [{"what": "new | fast", "s": 1.234}, {"what": "naive", "s": 2.5, "baseline": True}],
+    }
     text = rr.render_run(run)
     assert "load average 9.50 before and 10.25 after, CPU busy 90% before the start (other processes" in text
     assert "| new \\| fast | 1.23 |  |" in text and "| naive | 2.50 | yes |" in text
@@ -251,14 +272,26 @@ def test_results_and_speed_pages_are_what_render_results_makes_of_the_kept_json(
     for page in rr.PAGES:
         text = page.read_text("utf-8")
         blocks += len(rr.BLOCK.findall(text))
-        assert rr.fill_page(text) == text, f"{page.name} differs from its JSON: run python benchmarks/render_results.py --pages"
+        assert rr.fill_page(text) == text, (
+            f"{page.name} differs from its JSON: run python benchmarks/render_results.py --pages"
+        )
     assert blocks >= 5
-    run = {"benchmark": "demo", "command": "python benchmarks/demo.py --json x.json", "commit": "abc1234",
-           "date": "2026-12-03T10:00:00+00:00", "machine": {"cpus": 2, "loadavg_before": [1.5, 1, 1]},
-           "baseline": "b", "conditions": "smoke settings (--n 2)", "columns": [["s", "seconds", ".1f"]],
-           "rows": [{"s": 1.0}], "baseline_columns": ["s"]}
+    run = {
+        "benchmark": "demo",
+        "command": "python benchmarks/demo.py --json x.json",
+        "commit": "abc1234",
+        "date": "2026-12-03T10:00:00+00:00",
+        "machine": {"cpus": 2, "loadavg_before": [1.5, 1, 1]},
+        "baseline": "b",
+        "conditions": "smoke settings (--n 2)",
+        "columns": [["s", "seconds", ".1f"]],
+        "rows": [{"s": 1.0}],
+        "baseline_columns": ["s"],
+    }
     text = rr.render_run(run, heading=False)
-    assert not text.startswith("## ") and "Conditions: smoke settings (--n 2)" in text and "| seconds (baseline) |" in text
+    assert (
+        not text.startswith("## ") and "Conditions: smoke settings (--n 2)" in text and "| seconds (baseline) |" in text
+    )
 
 
 def test_every_benchmark_writes_its_run_through_the_one_helper():

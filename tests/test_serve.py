@@ -34,8 +34,15 @@ def server():
     srv.close()
 
 
-def _req(srv: LocalServer, method: str, path: str, *, token: bool = True, body: bytes | None = None,
-         headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+def _req(
+    srv: LocalServer,
+    method: str,
+    path: str,
+    *,
+    token: bool = True,
+    body: bytes | None = None,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, dict[str, str], bytes]:
     c = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
     url = path + (("&" if "?" in path else "?") + f"token={srv.token}" if token else "")
     c.putrequest(method, url, skip_host=True, skip_accept_encoding=True)
@@ -81,18 +88,23 @@ def test_the_page_and_its_headers(server: LocalServer) -> None:
     assert code == 200 and b'<p id=x>hi</p>' in body and f'nonce="{server.nonce}"'.encode() in body
     csp = h["Content-Security-Policy"]
     assert f"script-src 'nonce-{server.nonce}'" in csp and "frame-ancestors 'none'" in csp and "unsafe-eval" not in csp
-    assert h["X-Content-Type-Options"] == "nosniff" and h["Cache-Control"] == "no-store" and h["X-Frame-Options"] == "DENY"
+    assert (
+        h["X-Content-Type-Options"] == "nosniff" and h["Cache-Control"] == "no-store" and h["X-Frame-Options"] == "DENY"
+    )
     assert server.url.startswith(f"http://127.0.0.1:{server.port}/?token=")
     assert server._httpd.server_address[0] == "127.0.0.1"
 
 
-@pytest.mark.parametrize("headers, token", [
-    ({}, False),  # no token
-    ({"Host": "evil.example.com"}, True),  # DNS rebinding: the attacker's name, our token
-    ({"Host": "127.0.0.1"}, True),  # no port
-    ({"Host": "127.0.0.1:1"}, True),  # another port
-    ({"Host": ""}, True),
-])
+@pytest.mark.parametrize(
+    "headers, token",
+    [
+        ({}, False),  # no token
+        ({"Host": "evil.example.com"}, True),  # DNS rebinding: the attacker's name, our token
+        ({"Host": "127.0.0.1"}, True),  # no port
+        ({"Host": "127.0.0.1:1"}, True),  # another port
+        ({"Host": ""}, True),
+    ],
+)
 def test_reads_need_the_token_and_our_host(server: LocalServer, headers: dict, token: bool) -> None:
     code, _, body = _req(server, "GET", "/", token=token, headers=headers)
     assert code == 403 and "error" in json.loads(body)
@@ -104,13 +116,16 @@ def test_a_wrong_token_of_any_shape_is_refused(server: LocalServer) -> None:
         assert code == 403, tok
 
 
-@pytest.mark.parametrize("headers", [
-    {"Origin": "https://evil.example.com"},
-    {"Origin": "null"},
-    {"Origin": "http://127.0.0.1:1"},
-    {"Sec-Fetch-Site": "cross-site"},
-    {"Sec-Fetch-Site": "same-site"},
-])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Origin": "https://evil.example.com"},
+        {"Origin": "null"},
+        {"Origin": "http://127.0.0.1:1"},
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Sec-Fetch-Site": "same-site"},
+    ],
+)
 def test_cross_origin_writes_are_refused_before_the_route(server: LocalServer, headers: dict) -> None:
     code, _, _ = _req(server, "POST", "/w", body=b'{"a": 1}', headers=headers)
     assert code == 403 and server.seen == []  # type: ignore[attr-defined]
@@ -122,17 +137,23 @@ def test_same_origin_writes_pass(server: LocalServer) -> None:
         assert code == 200 and json.loads(body)["got"] == {"a": 1}
 
 
-@pytest.mark.parametrize("length, code", [
-    ("10000000000", 413),  # 10 GB declared: refused at once, nothing read
-    ("1025", 413),
-    ("-1", 400),
-    ("abc", 400),
-    ("1e3", 400),
-])
+@pytest.mark.parametrize(
+    "length, code",
+    [
+        ("10000000000", 413),  # 10 GB declared: refused at once, nothing read
+        ("1025", 413),
+        ("-1", 400),
+        ("abc", 400),
+        ("1e3", 400),
+    ],
+)
 def test_bad_content_lengths_are_answered_at_once(server: LocalServer, length: str, code: int) -> None:
     t0 = time.monotonic()
-    raw = _raw(server, f"POST /w?token={server.token} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
-                       f"Content-Length: {length}\r\n\r\n".encode())
+    raw = _raw(
+        server,
+        f"POST /w?token={server.token} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+        f"Content-Length: {length}\r\n\r\n".encode(),
+    )
     assert _status(raw) == code and time.monotonic() - t0 < 3
     assert server.seen == []  # type: ignore[attr-defined]
 
@@ -140,8 +161,11 @@ def test_bad_content_lengths_are_answered_at_once(server: LocalServer, length: s
 def test_bodies_without_a_length_or_chunked_or_not_json(server: LocalServer) -> None:
     raw = _raw(server, f"POST /w?token={server.token} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n\r\n".encode())
     assert _status(raw) == 411
-    raw = _raw(server, f"POST /w?token={server.token} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
-                       "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n".encode())
+    raw = _raw(
+        server,
+        f"POST /w?token={server.token} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+        "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n".encode(),
+    )
     assert _status(raw) == 411
     code, _, body = _req(server, "POST", "/w", body=b"\xff\xfe not json")
     assert code == 400 and "JSON" in json.loads(body)["error"]
@@ -149,8 +173,12 @@ def test_bodies_without_a_length_or_chunked_or_not_json(server: LocalServer) -> 
 
 def test_a_stalled_body_is_dropped_after_the_timeout(server: LocalServer) -> None:
     t0 = time.monotonic()
-    raw = _raw(server, f"POST /w?token={server.token} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
-                       "Content-Length: 100\r\n\r\nonly ten b".encode(), wait=10)
+    raw = _raw(
+        server,
+        f"POST /w?token={server.token} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+        "Content-Length: 100\r\n\r\nonly ten b".encode(),
+        wait=10,
+    )
     assert time.monotonic() - t0 < 5 and server.seen == []  # type: ignore[attr-defined]
     assert _status(raw) in (0, 400)
     assert _req(server, "GET", "/")[0] == 200
@@ -174,8 +202,10 @@ def test_a_big_body_is_not_read(server: LocalServer) -> None:
     proc = psutil.Process()
     before = proc.memory_info().rss
     s = socket.create_connection(("127.0.0.1", server.port), timeout=5)
-    s.sendall(f"POST /w?token={server.token} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
-              f"Content-Length: {200 * 2**20}\r\n\r\n".encode())
+    s.sendall(
+        f"POST /w?token={server.token} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+        f"Content-Length: {200 * 2**20}\r\n\r\n".encode()
+    )
     sent = 0
     chunk = b"x" * 2**20
     try:

@@ -30,8 +30,9 @@ with solo.shared():
 
 
 def _start(role: str, log: Path, run: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", _CHILD, str(HERE), role, str(log)],
-                            env={**os.environ, "PYTEST_XDIST_TESTRUNUID": run})
+    return subprocess.Popen(
+        [sys.executable, "-c", _CHILD, str(HERE), role, str(log)], env={**os.environ, "PYTEST_XDIST_TESTRUNUID": run}
+    )
 
 
 def test_alone_waits_for_the_running_test_and_holds_back_the_next(tmp_path: Path) -> None:
@@ -44,8 +45,14 @@ def test_alone_waits_for_the_running_test_and_holds_back_the_next(tmp_path: Path
     for p in (first, lone, later):
         assert p.wait(30) == 0
     order = [line.split()[1:] for line in sorted(log.read_text().splitlines(), key=lambda x: float(x.split()[0]))]
-    assert order == [["first", "in"], ["first", "out"], ["alone", "in"], ["alone", "out"], ["later", "in"],
-                     ["later", "out"]]
+    assert order == [
+        ["first", "in"],
+        ["first", "out"],
+        ["alone", "in"],
+        ["alone", "out"],
+        ["later", "in"],
+        ["later", "out"],
+    ]
 
 
 def test_without_xdist_both_are_no_ops(monkeypatch) -> None:  # noqa: ANN001

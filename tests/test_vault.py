@@ -19,12 +19,13 @@ from click.testing import CliRunner
 pytest.importorskip("sqlcipher3")
 pytest.importorskip("cryptography")
 
+from refusal import refused  # noqa: E402
+from system import require_binary  # noqa: E402
+
 from proagent import vault  # noqa: E402
 from proagent.capture import Store  # noqa: E402
 from proagent.cli import cli  # noqa: E402
 from proagent.errors import DataError  # noqa: E402
-from refusal import refused  # noqa: E402
-from system import require_binary  # noqa: E402
 
 PASS = "correct horse battery staple"
 
@@ -48,8 +49,18 @@ def _encrypted_capture(folder: Path, n: int = 3, *, encrypt: bool = True) -> Pat
     for i in range(n):
         eid = st.open_event("chrome" if i % 2 else "code", f"window {i}", t + timedelta(seconds=60 * i))
         data = _png((40 * i, 100, 200))
-        st.add_screenshot(event_id=eid, screen_id=0, t=t + timedelta(seconds=60 * i + 1), data=data, ext="png",
-                          file_hash="0" * 64, width=64, height=48, app="code", title=f"window {i}")
+        st.add_screenshot(
+            event_id=eid,
+            screen_id=0,
+            t=t + timedelta(seconds=60 * i + 1),
+            data=data,
+            ext="png",
+            file_hash="0" * 64,
+            width=64,
+            height=48,
+            app="code",
+            title=f"window {i}",
+        )
         st.close_event(eid, t + timedelta(seconds=60 * i + 50))
     st.close()
     return folder
@@ -130,8 +141,11 @@ def test_readers_leave_the_capture_folder_as_it_was(tmp_path: Path, passphrase: 
     cap = _encrypted_capture(tmp_path / "cap", encrypt=encrypt)
 
     def listing() -> dict[str, str]:
-        return {str(p.relative_to(cap)): hashlib.sha256(p.read_bytes()).hexdigest()
-                for p in sorted(cap.rglob("*")) if p.is_file()}
+        return {
+            str(p.relative_to(cap)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(cap.rglob("*"))
+            if p.is_file()
+        }
 
     before = listing()
     assert ("vault.json" in before) is encrypt and "lifetrace.db" in before
@@ -146,8 +160,9 @@ def test_readers_leave_the_capture_folder_as_it_was(tmp_path: Path, passphrase: 
 
 
 @pytest.mark.parametrize("encrypt", [True, False], ids=["encrypted", "plain"])
-def test_following_a_capture_that_is_not_recording_leaves_no_side_files(tmp_path: Path, passphrase: str,
-                                                                      encrypt: bool) -> None:
+def test_following_a_capture_that_is_not_recording_leaves_no_side_files(
+    tmp_path: Path, passphrase: str, encrypt: bool
+) -> None:
     """live --watch's reader opened a capture ``mode=ro`` even with no writer, which created
     ``lifetrace.db-wal``/``-shm`` that a read-only connection cannot remove (issue 35). It now opens
     it ``immutable`` until a writer appears, and still sees the rows the recorder adds meanwhile."""
@@ -190,20 +205,36 @@ def test_curate_and_review_image_paths_decrypt(tmp_path: Path, passphrase: str) 
     assert sha256_file(src) == hashlib.sha256(_png((0, 100, 200))).hexdigest()  # dedup sees the image, not the nonce
 
 
-@pytest.mark.parametrize("env, needle", [
-    (None, "set PROAGENT_PASSPHRASE"),
-    ("wrong passphrase", "wrong passphrase"),
-])
-def test_a_missing_or_wrong_passphrase_is_one_line(tmp_path: Path, passphrase: str, monkeypatch: pytest.MonkeyPatch,
-                                                   env: str | None, needle: str) -> None:
+@pytest.mark.parametrize(
+    "env, needle",
+    [
+        (None, "set PROAGENT_PASSPHRASE"),
+        ("wrong passphrase", "wrong passphrase"),
+    ],
+)
+def test_a_missing_or_wrong_passphrase_is_one_line(
+    tmp_path: Path, passphrase: str, monkeypatch: pytest.MonkeyPatch, env: str | None, needle: str
+) -> None:
     cap = _encrypted_capture(tmp_path / "cap")
     vault._KEYS.clear()
     if env is None:
         monkeypatch.delenv(vault.PASSPHRASE_ENV)
     else:
         monkeypatch.setenv(vault.PASSPHRASE_ENV, env)
-    for argv in (["stats", str(cap)], ["live", "--watch", str(cap), "--out", str(tmp_path / "live"), "--yes-at",
-                                       str(tmp_path / "yes.json"), "--model", "none"]):
+    for argv in (
+        ["stats", str(cap)],
+        [
+            "live",
+            "--watch",
+            str(cap),
+            "--out",
+            str(tmp_path / "live"),
+            "--yes-at",
+            str(tmp_path / "yes.json"),
+            "--model",
+            "none",
+        ],
+    ):
         (tmp_path / "yes.json").write_text("[]")
         line = refused(tmp_path, argv, 1, needle, quiet=False)
         assert str(cap) in line or "cap" in line
@@ -226,8 +257,19 @@ def test_a_tampered_or_renamed_file_does_not_decrypt(tmp_path: Path, passphrase:
         vault.key_for(cap / "vault.json")
 
 
-@pytest.mark.parametrize("change", [{"n": 2**40}, {"n": 2**15 + 1}, {"n": 2.0**15}, {"n": "32768"}, {"r": 64},
-                                    {"p": 4}, {"kdf": "argon2"}, {"salt": "AAAA"}])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"n": 2**40},
+        {"n": 2**15 + 1},
+        {"n": 2.0**15},
+        {"n": "32768"},
+        {"r": 64},
+        {"p": 4},
+        {"kdf": "argon2"},
+        {"salt": "AAAA"},
+    ],
+)
 def test_a_kdf_parameter_read_from_disk_is_bounded(tmp_path: Path, passphrase: str, change: dict) -> None:
     """A raised scrypt cost (2^40 asked every reader for terabytes: MemoryError) or any other value
     create_vault never writes is one DataError naming vault.json, before any derivation."""
@@ -290,9 +332,25 @@ def test_capture_encrypt_end_to_end_with_ocr(tmp_path: Path, passphrase: str) ->
     out = tmp_path / "enc"
     with XSession(480, 320) as xs:
         xs.xterm("secret-notes", "HELLO ENCRYPTED 42", geometry="40x8+0+0")
-        proc = subprocess.run([sys.executable, "-m", "proagent.cli", "capture", "--out", str(out), "--encrypt",
-                               "--duration", "6s", "--ocr-interval", "0.5"], env=xs.env, capture_output=True, text=True,
-                              timeout=120)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "proagent.cli",
+                "capture",
+                "--out",
+                str(out),
+                "--encrypt",
+                "--duration",
+                "6s",
+                "--ocr-interval",
+                "0.5",
+            ],
+            env=xs.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
     assert not (out / "lifetrace.db").read_bytes().startswith(b"SQLite format 3")
@@ -311,8 +369,9 @@ def test_capture_encrypt_end_to_end_with_ocr(tmp_path: Path, passphrase: str) ->
     assert ocr and any("ENCRYPTED" in (t[0] or "") for t in ocr), ocr  # the OCR worker read the encrypted image
 
 
-def test_capture_encrypt_refuses_a_plain_capture_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                        passphrase: str) -> None:
+def test_capture_encrypt_refuses_a_plain_capture_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, passphrase: str
+) -> None:
     require_binary("Xvfb")
     from xsession import XSession
 
@@ -324,5 +383,10 @@ def test_capture_encrypt_refuses_a_plain_capture_folder(tmp_path: Path, monkeypa
 
 def test_annotate_refuses_an_encrypted_capture_in_one_line(tmp_path: Path, passphrase: str) -> None:
     cap = _encrypted_capture(tmp_path / "cap")
-    refused(tmp_path, ["annotate", str(cap), "--annotator", "text:mockllm/model", "--out", str(tmp_path / "ann")], 1,
-            "curate", outside=tmp_path / "ann")
+    refused(
+        tmp_path,
+        ["annotate", str(cap), "--annotator", "text:mockllm/model", "--out", str(tmp_path / "ann")],
+        1,
+        "curate",
+        outside=tmp_path / "ann",
+    )

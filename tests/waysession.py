@@ -34,18 +34,29 @@ class SwaySession:
         self.run_dir = self.root / "run"
         self.run_dir.mkdir(mode=0o700)
         conf = self.root / "sway.conf"
-        conf.write_text("output HEADLESS-1 resolution 800x600 position 0 0\ndefault_border none\n"
-                        "focus_follows_mouse no\n", encoding="utf-8")
+        conf.write_text(
+            "output HEADLESS-1 resolution 800x600 position 0 0\ndefault_border none\nfocus_follows_mouse no\n",
+            encoding="utf-8",
+        )
         os.chmod(self.root, 0o755)
         os.chmod(conf, 0o644)
-        env = {"PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": str(self.run_dir), "WLR_BACKENDS": "headless",
-               "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman", "LANG": "C.UTF-8"}
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "XDG_RUNTIME_DIR": str(self.run_dir),
+            "WLR_BACKENDS": "headless",
+            "WLR_LIBINPUT_NO_DEVICES": "1",
+            "WLR_RENDERER": "pixman",
+            "LANG": "C.UTF-8",
+        }
         cmd = [bins["sway"], "-c", str(conf)]
         if os.geteuid() == 0:
             bins.update(require_binary("runuser", "useradd"))
             if subprocess.run(["id", "-u", USER], capture_output=True).returncode != 0:
-                subprocess.run([bins["useradd"], "--system", "--create-home", "--shell", "/usr/sbin/nologin", USER],
-                               check=True, capture_output=True)
+                subprocess.run(
+                    [bins["useradd"], "--system", "--create-home", "--shell", "/usr/sbin/nologin", USER],
+                    check=True,
+                    capture_output=True,
+                )
             shutil.chown(self.run_dir, USER)
             env["HOME"] = str(Path("~" + USER).expanduser())
             cmd = [bins["runuser"], "-u", USER, "--", "/usr/bin/env", "-i", *(f"{k}={v}" for k, v in env.items()), *cmd]
@@ -54,10 +65,17 @@ class SwaySession:
         self.log = open(self.root / "sway.log", "w")  # noqa: SIM115 - closed in close()
         self.proc = subprocess.Popen(cmd, env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         sock = self._wait(lambda: next(iter(self.run_dir.glob("sway-ipc.*.sock")), None), "sway's IPC socket")
-        display = self._wait(lambda: next((p.name for p in self.run_dir.glob("wayland-*") if not p.name.endswith(".lock")),
-                                          None), "the Wayland socket")
-        self.env = {**os.environ, "SWAYSOCK": str(sock), "WAYLAND_DISPLAY": display, "XDG_RUNTIME_DIR": str(self.run_dir),
-                    "XDG_SESSION_TYPE": "wayland"}
+        display = self._wait(
+            lambda: next((p.name for p in self.run_dir.glob("wayland-*") if not p.name.endswith(".lock")), None),
+            "the Wayland socket",
+        )
+        self.env = {
+            **os.environ,
+            "SWAYSOCK": str(sock),
+            "WAYLAND_DISPLAY": display,
+            "XDG_RUNTIME_DIR": str(self.run_dir),
+            "XDG_SESSION_TYPE": "wayland",
+        }
         self.env.pop("DISPLAY", None)
         for _ in range(outputs - 1):
             self.msg("create_output")

@@ -34,9 +34,21 @@ class XSession:
     def __enter__(self) -> XSession:
         r, w = os.pipe()
         xvfb = subprocess.Popen(
-            ["Xvfb", "-displayfd", str(w), "-screen", "0", f"{self.size[0]}x{self.size[1]}x24", "-nolisten", "tcp",
-             "-noreset"],  # without a window manager the last client leaving would reset the server mid-test
-            pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                "Xvfb",
+                "-displayfd",
+                str(w),
+                "-screen",
+                "0",
+                f"{self.size[0]}x{self.size[1]}x24",
+                "-nolisten",
+                "tcp",
+                "-noreset",
+            ],  # without a window manager the last client leaving would reset the server mid-test
+            pass_fds=(w,),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         os.close(w)
         self.procs.append(xvfb)
         with os.fdopen(r) as f:
@@ -51,7 +63,9 @@ class XSession:
         if not self.wm:
             return self
         self._spawn(["openbox"])
-        self._wait(lambda: "_NET_SUPPORTING_WM_CHECK(WINDOW)" in self._out(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"]))
+        self._wait(
+            lambda: "_NET_SUPPORTING_WM_CHECK(WINDOW)" in self._out(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"])
+        )
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -67,8 +81,9 @@ class XSession:
         self.procs.clear()
 
     def _spawn(self, cmd: list[str]) -> subprocess.Popen[bytes]:
-        p = subprocess.Popen(cmd, env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
+        p = subprocess.Popen(
+            cmd, env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         self.procs.append(p)
         return p
 
@@ -93,10 +108,13 @@ class XSession:
         wid = self.window_id(title)
         if wid is None:
             raise LookupError(f"no window titled {title!r}")
-        subprocess.run(["xdotool", "windowfocus", "--sync", wid], env=self.env, check=True, timeout=10,
-                       capture_output=True)
+        subprocess.run(
+            ["xdotool", "windowfocus", "--sync", wid], env=self.env, check=True, timeout=10, capture_output=True
+        )
 
-    def xterm(self, title: str, text: str, geometry: str = "60x12+0+0", *, shell: bool = False) -> subprocess.Popen[bytes]:
+    def xterm(
+        self, title: str, text: str, geometry: str = "60x12+0+0", *, shell: bool = False
+    ) -> subprocess.Popen[bytes]:
         """An xterm titled ``title`` showing ``text`` (waits until it has the focus); with ``shell``
         it then runs an interactive ``sh`` (typed commands run), else it just shows the text."""
         rest = "exec sh -i" if shell else "exec sleep 600"
@@ -119,6 +137,7 @@ class XSession:
         import mss
 
         with mss.MSS(display=self.display) as sct:
+
             def grab() -> str:
                 return hashlib.sha256(sct.grab(sct.monitors[0]).rgb).hexdigest()
 
@@ -154,8 +173,9 @@ class XSession:
         if wid is None:
             raise LookupError(f"no window titled {title!r}")
         for _ in range(5):
-            subprocess.run(["xdotool", "windowactivate", "--sync", wid], env=self.env, check=True, timeout=10,
-                           capture_output=True)
+            subprocess.run(
+                ["xdotool", "windowactivate", "--sync", wid], env=self.env, check=True, timeout=10, capture_output=True
+            )
             if self.active_id() == wid:
                 return
             time.sleep(0.1)
@@ -163,5 +183,10 @@ class XSession:
 
     def type(self, text: str, delay_ms: int = 30) -> None:
         """Type ``text`` into the focused window."""
-        subprocess.run(["xdotool", "type", "--delay", str(delay_ms), text], env=self.env, check=True, timeout=60,
-                       capture_output=True)
+        subprocess.run(
+            ["xdotool", "type", "--delay", str(delay_ms), text],
+            env=self.env,
+            check=True,
+            timeout=60,
+            capture_output=True,
+        )

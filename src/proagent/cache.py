@@ -100,8 +100,12 @@ class DiskCache:
                 db = self.root / _DB
                 if not db.exists():  # SQLite creates its -wal/-shm files with the database's mode
                     os.close(os.open(db, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE_MODE))
-                self._cache = diskcache.Cache(str(self.root), size_limit=self.limit, disk_min_file_size=_IN_DATABASE,
-                                              eviction_policy="least-recently-stored")
+                self._cache = diskcache.Cache(
+                    str(self.root),
+                    size_limit=self.limit,
+                    disk_min_file_size=_IN_DATABASE,
+                    eviction_policy="least-recently-stored",
+                )
                 self._pid = os.getpid()
             except (OSError, sqlite3.Error):
                 self._broken = True

@@ -19,7 +19,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["CHROMIUM_PROGRAMS", "MIN_FREE_BYTES", "Check", "Status", "as_dicts", "format_checks", "gguf_magic_ok", "run_checks"]
+__all__ = [
+    "CHROMIUM_PROGRAMS",
+    "MIN_FREE_BYTES",
+    "Check",
+    "Status",
+    "as_dicts",
+    "format_checks",
+    "gguf_magic_ok",
+    "run_checks",
+]
 
 Status = Literal["ok", "missing", "low", "n/a"]
 """``ok``: usable; ``missing``: not usable here (``fix`` says what to install or do); ``low``:
@@ -72,9 +81,13 @@ def _display() -> Check:
         return Check("display", "ok", f"Wayland (WAYLAND_DISPLAY={os.environ.get('WAYLAND_DISPLAY', '?')}{also})")
     if x11:
         return Check("display", "ok", f"X11 (DISPLAY={x11})")
-    return Check("display", "missing", "no display server (neither DISPLAY nor WAYLAND_DISPLAY is set)",
-                 "run proagent in a desktop session, or start one on a server: Xvfb :1 & export DISPLAY=:1 "
-                 f"(Xvfb and openbox: {_SYSTEM_PACKAGES}); eval, stats, annotate and live --replay need no display")
+    return Check(
+        "display",
+        "missing",
+        "no display server (neither DISPLAY nor WAYLAND_DISPLAY is set)",
+        "run proagent in a desktop session, or start one on a server: Xvfb :1 & export DISPLAY=:1 "
+        f"(Xvfb and openbox: {_SYSTEM_PACKAGES}); eval, stats, annotate and live --replay need no display",
+    )
 
 
 def _capture() -> list[Check]:
@@ -88,14 +101,22 @@ def _capture() -> list[Check]:
         check_session()
         cap = Check("capture", "ok", f"proagent capture can record this session (platform {platform})")
     except CaptureError as e:
-        cap = Check("capture", "missing", f"platform {platform}: {e.problem}",
-                    "the reason above says what capture needs")
+        cap = Check(
+            "capture", "missing", f"platform {platform}: {e.problem}", "the reason above says what capture needs"
+        )
     if platform != "portal":
         return [cap, Check("wayland portal", "n/a", f"not needed on {platform}")]
     if portal_available():
         return [cap, Check("wayland portal", "ok", "org.freedesktop.portal.Desktop on the session bus")]
-    return [cap, Check("wayland portal", "missing", "no xdg-desktop-portal on the session bus",
-                       "install xdg-desktop-portal-gnome or -kde (on sway: set SWAYSOCK, install swaymsg and grim)")]
+    return [
+        cap,
+        Check(
+            "wayland portal",
+            "missing",
+            "no xdg-desktop-portal on the session bus",
+            "install xdg-desktop-portal-gnome or -kde (on sway: set SWAYSOCK, install swaymsg and grim)",
+        ),
+    ]
 
 
 def _sha256(path: Path) -> str:
@@ -126,8 +147,14 @@ def _models(verify: bool) -> list[Check]:
             path = assembled_gguf(spec)
             if path is None:
                 if parts_installed(spec):
-                    out.append(Check(label, "missing", "parts installed, not assembled yet",
-                                     f"proagent models prepare {name} (or it is assembled on first use)"))
+                    out.append(
+                        Check(
+                            label,
+                            "missing",
+                            "parts installed, not assembled yet",
+                            f"proagent models prepare {name} (or it is assembled on first use)",
+                        )
+                    )
                 else:
                     out.append(Check(label, "missing", "not installed", spec.install_hint))
                 continue
@@ -137,8 +164,14 @@ def _models(verify: bool) -> list[Check]:
             elif _sha256(path) == spec.sha256:
                 out.append(Check(label, "ok", f"{path} ({size}; SHA-256 verified now)"))
             else:
-                out.append(Check(label, "missing", f"{path}: SHA-256 does not match the catalog",
-                                 f"delete {path} and run proagent models prepare {name}"))
+                out.append(
+                    Check(
+                        label,
+                        "missing",
+                        f"{path}: SHA-256 does not match the catalog",
+                        f"delete {path} and run proagent models prepare {name}",
+                    )
+                )
             continue
         try:
             path = resolve_gguf(name)
@@ -156,16 +189,34 @@ def _keyring() -> list[Check]:
     from .vault import PASSPHRASE_ENV, keyring_backend
 
     if not (_module("sqlcipher3") and _module("cryptography") and _module("keyring")):
-        return [Check("encryption", "missing", "capture --encrypt needs sqlcipher3, cryptography and keyring",
-                      "pip install 'proagent[encrypt]'")]
+        return [
+            Check(
+                "encryption",
+                "missing",
+                "capture --encrypt needs sqlcipher3, cryptography and keyring",
+                "pip install 'proagent[encrypt]'",
+            )
+        ]
     enc = Check("encryption", "ok", "capture --encrypt available (SQLCipher 4, AES-256-GCM)")
     kr = keyring_backend()
     if kr is not None:
         return [enc, Check("keyring", "ok", f"OS keyring: {type(kr).__module__}.{type(kr).__name__}")]
     if os.environ.get(PASSPHRASE_ENV):
-        return [enc, Check("keyring", "ok", f"no OS keyring; {PASSPHRASE_ENV} is set, so capture --encrypt derives the key from it")]
-    return [enc, Check("keyring", "missing", "no usable OS keyring (capture --encrypt has nowhere to keep its key)",
-                       f"unlock a Secret Service keyring (gnome-keyring, KWallet) in this session, or set {PASSPHRASE_ENV}")]
+        return [
+            enc,
+            Check(
+                "keyring", "ok", f"no OS keyring; {PASSPHRASE_ENV} is set, so capture --encrypt derives the key from it"
+            ),
+        ]
+    return [
+        enc,
+        Check(
+            "keyring",
+            "missing",
+            "no usable OS keyring (capture --encrypt has nowhere to keep its key)",
+            f"unlock a Secret Service keyring (gnome-keyring, KWallet) in this session, or set {PASSPHRASE_ENV}",
+        ),
+    ]
 
 
 def _disk(folder: Path) -> list[Check]:
@@ -186,8 +237,15 @@ def _disk(folder: Path) -> list[Check]:
         free = psutil.disk_usage(str(where)).free
         detail = f"{free / 1e9:.1f} GB free at {where} ({label})"
         if free < MIN_FREE_BYTES:
-            out.append(Check("disk", "low", detail, f"free at least {MIN_FREE_BYTES / 1e9:.1f} GB "
-                             "(the default model takes 1.1 GB; captures grow with their screenshots)"))
+            out.append(
+                Check(
+                    "disk",
+                    "low",
+                    detail,
+                    f"free at least {MIN_FREE_BYTES / 1e9:.1f} GB "
+                    "(the default model takes 1.1 GB; captures grow with their screenshots)",
+                )
+            )
         else:
             out.append(Check("disk", "ok", detail))
     return out
@@ -195,15 +253,21 @@ def _disk(folder: Path) -> list[Check]:
 
 def _ray() -> Check:
     if not _module("ray"):
-        return Check("ray", "missing", "--ray (eval, ablate, curate, annotate) needs Ray", "pip install 'proagent[ray]'")
+        return Check(
+            "ray", "missing", "--ray (eval, ablate, curate, annotate) needs Ray", "pip install 'proagent[ray]'"
+        )
     return Check("ray", "ok", f"Ray {importlib.metadata.version('ray')} (--ray local, or a cluster's address)")
 
 
 def _ocr() -> Check:
     if _module("rapidocr") and _module("onnxruntime"):
         return Check("ocr", "ok", "RapidOCR (capture, curate, annotate read screens offline)")
-    return Check("ocr", "missing", "RapidOCR is not installed (annotate and curate cannot read screenshots)",
-                 "pip install 'proagent[ocr]'")
+    return Check(
+        "ocr",
+        "missing",
+        "RapidOCR is not installed (annotate and curate cannot read screenshots)",
+        "pip install 'proagent[ocr]'",
+    )
 
 
 def _browser() -> Check:
@@ -211,15 +275,24 @@ def _browser() -> Check:
         path = shutil.which(name)
         if path:
             return Check("chromium", "ok", f"{path} (renders the review and offers pages in the tests and benchmarks)")
-    return Check("chromium", "missing", "no Chromium on PATH: the page tests and annotate's rendered chat pages are skipped; "
-                 "the review and offers pages still open in any browser", f"apt install chromium, or {_SYSTEM_PACKAGES}")
+    return Check(
+        "chromium",
+        "missing",
+        "no Chromium on PATH: the page tests and annotate's rendered chat pages are skipped; "
+        "the review and offers pages still open in any browser",
+        f"apt install chromium, or {_SYSTEM_PACKAGES}",
+    )
 
 
 def _notifications() -> Check:
     if shutil.which("notify-send"):
         return Check("notifications", "ok", "notify-send (live --notify desktop)")
-    return Check("notifications", "missing", "no notify-send: live --notify desktop cannot show offers "
-                 "(terminal and page still work)", "apt install libnotify-bin")
+    return Check(
+        "notifications",
+        "missing",
+        "no notify-send: live --notify desktop cannot show offers (terminal and page still work)",
+        "apt install libnotify-bin",
+    )
 
 
 def run_checks(folder: Path | str = ".", *, verify: bool = False) -> list[Check]:
@@ -237,7 +310,17 @@ def run_checks(folder: Path | str = ".", *, verify: bool = False) -> list[Check]
     folder = Path(folder).expanduser().resolve()
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder}: not a folder")
-    return [_display(), *_capture(), *_models(verify), _ocr(), *_keyring(), *_disk(folder), _ray(), _browser(), _notifications()]
+    return [
+        _display(),
+        *_capture(),
+        *_models(verify),
+        _ocr(),
+        *_keyring(),
+        *_disk(folder),
+        _ray(),
+        _browser(),
+        _notifications(),
+    ]
 
 
 def format_checks(checks: list[Check]) -> list[str]:
@@ -258,4 +341,3 @@ def format_checks(checks: list[Check]) -> list[str]:
 def as_dicts(checks: list[Check]) -> list[dict[str, str]]:
     """The checks as JSON-ready dicts (``proagent doctor --json``)."""
     return [asdict(c) for c in checks]
-

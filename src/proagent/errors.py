@@ -95,8 +95,9 @@ class RunError(ProagentError, RuntimeError):
     attribute into its log (``inspect_ai._util.error.exception_message``).
     """
 
-    def __init__(self, problem: str, *, resume: Resume | None = None, folder: str | Path | None = None,
-                 interrupted: bool = False) -> None:
+    def __init__(
+        self, problem: str, *, resume: Resume | None = None, folder: str | Path | None = None, interrupted: bool = False
+    ) -> None:
         self.problem = problem
         """Why the run stopped (no resume hint in it)."""
         self.resume = resume

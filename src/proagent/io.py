@@ -30,8 +30,22 @@ from filelock import FileLock, Timeout
 
 from .errors import DataError
 
-__all__ = ["FLATTEN", "LOCK_NAME", "OMIT", "PRIVATE_DIR_MODE", "PRIVATE_FILE_MODE", "FolderBusy", "built_aside", "check_output_folder", "folder_lock", "slug", "swap_in", "to_jsonable",
-           "write_atomic", "write_json_atomic"]
+__all__ = [
+    "FLATTEN",
+    "LOCK_NAME",
+    "OMIT",
+    "PRIVATE_DIR_MODE",
+    "PRIVATE_FILE_MODE",
+    "FolderBusy",
+    "built_aside",
+    "check_output_folder",
+    "folder_lock",
+    "slug",
+    "swap_in",
+    "to_jsonable",
+    "write_atomic",
+    "write_json_atomic",
+]
 
 PRIVATE_DIR_MODE = 0o700
 """Permission bits of a folder holding one person's screen data (capture, curate, annotate
@@ -59,9 +73,17 @@ def slug(text: str, limit: int = 80) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:limit]
 
 
-def check_output_folder(out: str | Path, *, marker: str, run: str, data: str | Path | None = None,
-                        data_name: str = "the input", writable_parent: bool = False,
-                        recognise: Callable[[Path], bool] | None = None, option: str | None = None) -> None:
+def check_output_folder(
+    out: str | Path,
+    *,
+    marker: str,
+    run: str,
+    data: str | Path | None = None,
+    data_name: str = "the input",
+    writable_parent: bool = False,
+    recognise: Callable[[Path], bool] | None = None,
+    option: str | None = None,
+) -> None:
     """Refuse an output folder a command must not write into, before any work.
 
     ``out`` may be new, empty (the run lock's file aside), or the output of an earlier run of
@@ -94,22 +116,37 @@ def check_output_folder(out: str | Path, *, marker: str, run: str, data: str | P
         if data_abs.is_relative_to(out_abs):
             raise DataError(out, f"would replace {data_name} itself; choose another output folder", option=option)
         if data_abs.is_dir() and out_abs.is_relative_to(data_abs):
-            raise DataError(out, f"is inside {data_name} folder, where readers would mix the two; "
-                                 "choose a folder outside it", option=option)
-    if out.exists() and (not out.is_dir() or (any(p.name != LOCK_NAME for p in out.iterdir())
-                                              and not (out / marker).is_file())):
-        raise DataError(out, f"exists, is not empty and is not the output of an earlier {run} run (no {marker}); "
-                             "choose a new or empty folder", option=option)
+            raise DataError(
+                out,
+                f"is inside {data_name} folder, where readers would mix the two; choose a folder outside it",
+                option=option,
+            )
+    if out.exists() and (
+        not out.is_dir() or (any(p.name != LOCK_NAME for p in out.iterdir()) and not (out / marker).is_file())
+    ):
+        raise DataError(
+            out,
+            f"exists, is not empty and is not the output of an earlier {run} run (no {marker}); "
+            "choose a new or empty folder",
+            option=option,
+        )
     if recognise is not None and (out / marker).is_file() and not recognise(out / marker):
-        raise DataError(out, f"exists, is not empty and is not the output of an earlier {run} run (its {marker} "
-                             f"is not one {run} wrote); choose a new or empty folder", option=option)
+        raise DataError(
+            out,
+            f"exists, is not empty and is not the output of an earlier {run} run (its {marker} "
+            f"is not one {run} wrote); choose a new or empty folder",
+            option=option,
+        )
     if writable_parent:
         parent = out_abs.parent
         while not parent.exists() and parent != parent.parent:
             parent = parent.parent
         if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
-            raise DataError(out, f"cannot be written: {parent} is not a writable folder (checked before the model runs)",
-                            option=option)
+            raise DataError(
+                out,
+                f"cannot be written: {parent} is not a writable folder (checked before the model runs)",
+                option=option,
+            )
 
 
 def swap_in(built: str | Path, target: str | Path, old: str | Path | None = None) -> Path:
@@ -245,8 +282,14 @@ def to_jsonable(obj: Any, *, nan: Literal["null", "error"] = "null") -> Any:
     return obj
 
 
-def write_json_atomic(path: str | Path, data: Any, *, indent: int | None = 2,
-                      nan: Literal["null", "error"] = "null", mode: int = PRIVATE_FILE_MODE) -> Path:
+def write_json_atomic(
+    path: str | Path,
+    data: Any,
+    *,
+    indent: int | None = 2,
+    nan: Literal["null", "error"] = "null",
+    mode: int = PRIVATE_FILE_MODE,
+) -> Path:
     """Write ``data`` as strict UTF-8 JSON (newline-terminated) to ``path`` atomically.
 
     Args:
@@ -273,8 +316,9 @@ class FolderBusy(DataError):
         self.pid = pid
         """Process id of the holder as it wrote it (``None`` when unreadable)."""
         who = f"process {pid}" if pid else "another process"
-        super().__init__(folder, f"in use by {who} (another proagent run); wait for it to finish, or stop it",
-                         option=option)
+        super().__init__(
+            folder, f"in use by {who} (another proagent run); wait for it to finish, or stop it", option=option
+        )
 
 
 _HELD: dict[Path, int] = {}
@@ -322,8 +366,9 @@ def folder_lock(folder: str | Path, *, tidy: Sequence[Path] = (), option: str | 
         os.lseek(fd, 0, os.SEEK_SET)
         os.write(fd, f"{os.getpid()}\n".encode())
 
-    lock = FileLock(path, mode=PRIVATE_FILE_MODE, blocking=False, thread_local=False, preserve_lock_file=True,
-                    on_acquired=stamp)
+    lock = FileLock(
+        path, mode=PRIVATE_FILE_MODE, blocking=False, thread_local=False, preserve_lock_file=True, on_acquired=stamp
+    )
     try:
         lock.acquire()
     except Timeout:

@@ -87,7 +87,9 @@ def loads_lenient(s: str) -> tuple[Any, Literal["json", "json-repair"]] | None:
     except (ValueError, RecursionError):
         pass
     try:
-        return ast.literal_eval(re.sub(r"\b(true|false|null)\b", lambda m: _JSON_LITERALS[m.group(1)], s2)), "json-repair"
+        return ast.literal_eval(
+            re.sub(r"\b(true|false|null)\b", lambda m: _JSON_LITERALS[m.group(1)], s2)
+        ), "json-repair"
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         pass
     if len(s) > _REPAIR_MAX_CHARS or s.count("{") + s.count("[") > _REPAIR_MAX_BRACKETS:

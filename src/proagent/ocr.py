@@ -16,8 +16,12 @@ desktop day (issue 21) it turned a long line of a chat reply in DejaVu Sans at 1
 read "Tes s , et" instead of "The session has no 'user_id' key when the login view redirects before
 setting it. Set" (annotate stored that as the reply's start; curate's PII screen would miss a value
 on such a line). ``tests/test_ocr.py`` renders that case."""
-LEAN_PARAMS: dict[str, Any] = {"Global.use_cls": False, "Rec.rec_batch_num": 1, "Det.limit_type": "max",
-                               "Det.limit_side_len": 2000}
+LEAN_PARAMS: dict[str, Any] = {
+    "Global.use_cls": False,
+    "Rec.rec_batch_num": 1,
+    "Det.limit_type": "max",
+    "Det.limit_side_len": 2000,
+}
 """What capture's background worker adds (issue 24, its resident memory): no text-direction
 classifier (as :data:`OCR_PARAMS`; kept here so the lean set stands alone), one
 text line per recognition batch (a batch is padded to its widest line, and the recogniser's
@@ -46,8 +50,10 @@ def load_ocr(threads: int | None = None, lean: bool = False) -> Any:
 
     params = dict(OCR_PARAMS) | (LEAN_PARAMS if lean else {})
     if threads is not None:
-        params.update({
-            "EngineConfig.onnxruntime.intra_op_num_threads": int(threads),
-            "EngineConfig.onnxruntime.inter_op_num_threads": 1,
-        })
+        params.update(
+            {
+                "EngineConfig.onnxruntime.intra_op_num_threads": int(threads),
+                "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+            }
+        )
     return RapidOCR(params=params)

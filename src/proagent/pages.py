@@ -42,15 +42,47 @@ from importlib import resources
 from typing import Literal
 from urllib.parse import urlsplit
 
-__all__ = ["BROWSERS", "SPLIT_ENV", "EventSplit", "PageKey", "is_browser", "moves", "page_key", "split_points",
-           "tab_rule_default"]
+__all__ = [
+    "BROWSERS",
+    "SPLIT_ENV",
+    "EventSplit",
+    "PageKey",
+    "is_browser",
+    "moves",
+    "page_key",
+    "split_points",
+    "tab_rule_default",
+]
 
-BROWSERS = frozenset({
-    "chromium", "chromium-browser", "google chrome", "google-chrome", "chrome", "firefox", "firefox-esr",
-    "mozilla firefox", "navigator", "microsoft edge", "msedge", "edge", "safari", "brave", "brave browser",
-    "brave-browser", "opera", "vivaldi", "arc", "yandex", "360se", "360chrome", "qqbrowser", "sogouexplorer",
-    "librewolf",
-})
+BROWSERS = frozenset(
+    {
+        "chromium",
+        "chromium-browser",
+        "google chrome",
+        "google-chrome",
+        "chrome",
+        "firefox",
+        "firefox-esr",
+        "mozilla firefox",
+        "navigator",
+        "microsoft edge",
+        "msedge",
+        "edge",
+        "safari",
+        "brave",
+        "brave browser",
+        "brave-browser",
+        "opera",
+        "vivaldi",
+        "arc",
+        "yandex",
+        "360se",
+        "360chrome",
+        "qqbrowser",
+        "sogouexplorer",
+        "librewolf",
+    }
+)
 """Application names (case-folded, ``.exe`` dropped) that show web pages (``navigator``: Firefox's
 X11 window class). The one list: capture's tab rule (:func:`is_browser`) and annotate's first pass
 (:data:`proagent.annotate.platforms.BROWSERS`, the same object) read it; ``proagent doctor``'s
@@ -58,7 +90,9 @@ X11 window class). The one list: capture's tab rule (:func:`is_browser`) and ann
 
 _BROWSER_SUFFIX = re.compile(
     r"\s+[-—–]\s+(?:(?:Google Chrome|Chromium|Mozilla Firefox|Firefox(?: Developer Edition| Nightly)?|"
-    r"Microsoft\W*Edge|Brave|Opera|Vivaldi|LibreWolf)(?:\s*\(Incognito\))?)\s*$", re.IGNORECASE)
+    r"Microsoft\W*Edge|Brave|Opera|Vivaldi|LibreWolf)(?:\s*\(Incognito\))?)\s*$",
+    re.IGNORECASE,
+)
 _PROFILE = re.compile(r"\s+-\s+(?:Person \d+|Profile \d+|Work|Personal)\s*$", re.IGNORECASE)
 _MORE_TABS = re.compile(r"\s+and \d+ more pages?\s*$", re.IGNORECASE)  # Edge: "X and 3 more pages - Profile 1"
 _COUNT = re.compile(r"^\(\d+\+?\)\s*")
@@ -93,10 +127,14 @@ class _Site:
 def _sites() -> tuple[_Site, ...]:
     """The LLM platforms (kind ``llm``) then the known sites, from the bundled data files."""
     data = resources.files("proagent").joinpath("data")
-    out = [_Site(str(p["name"]), "llm", tuple(p.get("titles", ())), tuple(p.get("domains", ())))
-           for p in json.loads(data.joinpath("llm_platforms.json").read_text("utf-8"))["platforms"]]
-    out += [_Site(str(s["name"]), str(s["kind"]), tuple(s.get("titles", ())), tuple(s.get("domains", ())))
-            for s in json.loads(data.joinpath("browser_sites.json").read_text("utf-8"))["sites"]]
+    out = [
+        _Site(str(p["name"]), "llm", tuple(p.get("titles", ())), tuple(p.get("domains", ())))
+        for p in json.loads(data.joinpath("llm_platforms.json").read_text("utf-8"))["platforms"]
+    ]
+    out += [
+        _Site(str(s["name"]), str(s["kind"]), tuple(s.get("titles", ())), tuple(s.get("domains", ())))
+        for s in json.loads(data.joinpath("browser_sites.json").read_text("utf-8"))["sites"]
+    ]
     return tuple(out)
 
 

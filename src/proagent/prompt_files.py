@@ -37,5 +37,6 @@ def stage_prompts(stage: str) -> tuple[str, ...]:
     """The text of every ``*.txt`` prompt of ``proagent/<stage>/prompts/``, by file name (the
     template-echo finders of :mod:`proagent.agent.echo` mask them all)."""
     folder = resources.files(f"proagent.{stage}").joinpath("prompts")
-    return tuple(prompt_text(stage, f.name) for f in sorted(folder.iterdir(), key=lambda f: f.name)
-                 if f.name.endswith(".txt"))
+    return tuple(
+        prompt_text(stage, f.name) for f in sorted(folder.iterdir(), key=lambda f: f.name) if f.name.endswith(".txt")
+    )

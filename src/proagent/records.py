@@ -12,8 +12,8 @@ stores them (ProAgentBench section 5.1, Appendix B; docs/architecture.md, format
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from bisect import bisect_left
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timedelta
 from itertools import accumulate
@@ -289,8 +289,9 @@ def context_reach(events: list[Event]) -> list[datetime]:
     return list(accumulate((e.end or e.start for e in events), max))
 
 
-def window_context(events: list[Event], upto: int, t: datetime, window: float, *,
-                   reach: list[datetime] | None = None) -> tuple[Event, ...]:
+def window_context(
+    events: list[Event], upto: int, t: datetime, window: float, *, reach: list[datetime] | None = None
+) -> tuple[Event, ...]:
     """The context of moment ``t``: events before index ``upto`` (of time-ordered
     ``events``) that overlap [t - window, t); ``window`` in seconds (ProAgentBench section
     5.1's context window; the benchmark's samples and the synthetic traces' share one rule). ``reach``

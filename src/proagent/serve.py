@@ -54,8 +54,20 @@ from urllib.parse import parse_qs, unquote, urlparse
 from .errors import UsageError
 from .report.pages import page
 
-__all__ = ["BACKLOG", "HEADER_TIMEOUT", "MAX_BODY", "MAX_CONNECTIONS", "TIMEOUT", "TOKEN_BYTES", "HttpError", "LocalServer",
-           "Request", "Response", "check_port"]
+__all__ = [
+    "BACKLOG",
+    "HEADER_TIMEOUT",
+    "MAX_BODY",
+    "MAX_CONNECTIONS",
+    "TIMEOUT",
+    "TOKEN_BYTES",
+    "HttpError",
+    "LocalServer",
+    "Request",
+    "Response",
+    "check_port",
+]
+
 
 def check_port(port: int, option: str = "--port") -> None:
     """Refuse, before any work, a fixed ``port`` that 127.0.0.1 cannot listen on now (taken by
@@ -218,8 +230,12 @@ class _DeadlineReader(io.RawIOBase):
 
 
 _BUSY_BODY = b'{"error": "too busy"}'
-_BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: "
-         + str(len(_BUSY_BODY)).encode() + b"\r\nConnection: close\r\n\r\n" + _BUSY_BODY)
+_BUSY = (
+    b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: "
+    + str(len(_BUSY_BODY)).encode()
+    + b"\r\nConnection: close\r\n\r\n"
+    + _BUSY_BODY
+)
 
 
 class LocalServer:
@@ -239,8 +255,16 @@ class LocalServer:
         OSError: the port cannot be bound.
     """
 
-    def __init__(self, name: str, port: int = 0, *, max_body: int = MAX_BODY, timeout: float = TIMEOUT,
-                 max_connections: int = MAX_CONNECTIONS, header_timeout: float = HEADER_TIMEOUT) -> None:
+    def __init__(
+        self,
+        name: str,
+        port: int = 0,
+        *,
+        max_body: int = MAX_BODY,
+        timeout: float = TIMEOUT,
+        max_connections: int = MAX_CONNECTIONS,
+        header_timeout: float = HEADER_TIMEOUT,
+    ) -> None:
         self.name = name
         self.token = secrets.token_urlsafe(TOKEN_BYTES)
         """The random token every request must carry (``?token=...``)."""
@@ -277,13 +301,16 @@ class LocalServer:
     @property
     def csp(self) -> str:
         """The Content-Security-Policy header of every response."""
-        return (f"default-src 'none'; script-src 'nonce-{self.nonce}'; style-src 'unsafe-inline'; "
-                "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+        return (
+            f"default-src 'none'; script-src 'nonce-{self.nonce}'; style-src 'unsafe-inline'; "
+            "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        )
 
     def start(self) -> LocalServer:
         """Serve in a daemon thread; returns ``self``."""
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.1},
-                                        daemon=True, name=self.name)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True, name=self.name
+        )
         self._thread.start()
         return self
 

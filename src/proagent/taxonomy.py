@@ -69,9 +69,7 @@ class Taxonomy:
 
     def prompt_list(self) -> str:
         """Numbered list of ``name: description`` lines for prompts."""
-        return "\n".join(
-            f"{i}. {c.name}: {c.description}" for i, c in enumerate(self.categories, 1)
-        )
+        return "\n".join(f"{i}. {c.name}: {c.description}" for i, c in enumerate(self.categories, 1))
 
 
 @lru_cache(maxsize=8)

@@ -43,8 +43,23 @@ from urllib.parse import unquote, urlparse
 from .errors import DataError
 from .io import write_atomic
 
-__all__ = ["KEYRING_SERVICE", "MAGIC", "PASSPHRASE_ENV", "SCRYPT_N", "VAULT_FILE", "connect", "create_vault",
-           "decrypt", "encrypt", "is_encrypted_file", "key_for", "keyring_backend", "open_image", "read_file", "vault_of"]
+__all__ = [
+    "KEYRING_SERVICE",
+    "MAGIC",
+    "PASSPHRASE_ENV",
+    "SCRYPT_N",
+    "VAULT_FILE",
+    "connect",
+    "create_vault",
+    "decrypt",
+    "encrypt",
+    "is_encrypted_file",
+    "key_for",
+    "keyring_backend",
+    "open_image",
+    "read_file",
+    "vault_of",
+]
 
 VAULT_FILE = "vault.json"
 """The file in a capture folder that marks it encrypted and says where its key is."""
@@ -97,7 +112,7 @@ def decrypt(key: bytes, blob: bytes, name: str, *, where: object = "file") -> by
     aesgcm, _ = _need()
     if not blob.startswith(MAGIC) or len(blob) < len(MAGIC) + 12 + 16:
         raise DataError(where, "not an encrypted proagent file")
-    nonce, ct = blob[len(MAGIC):len(MAGIC) + 12], blob[len(MAGIC) + 12:]
+    nonce, ct = blob[len(MAGIC) : len(MAGIC) + 12], blob[len(MAGIC) + 12 :]
     try:
         return aesgcm(key).decrypt(nonce, ct, name.encode("utf-8"))
     except InvalidTag:
@@ -131,19 +146,34 @@ def create_vault(folder: Path) -> bytes:
     _need()
     folder = Path(folder)
     vid = str(uuid.uuid4())
-    meta: dict[str, Any] = {"format": "proagent-vault", "version": 1, "id": vid,
-                            "database": "SQLCipher 4, raw 256-bit key", "files": "AES-256-GCM, file name as associated data"}
+    meta: dict[str, Any] = {
+        "format": "proagent-vault",
+        "version": 1,
+        "id": vid,
+        "database": "SQLCipher 4, raw 256-bit key",
+        "files": "AES-256-GCM, file name as associated data",
+    }
     passphrase = os.environ.get(PASSPHRASE_ENV)
     if passphrase:
         salt = secrets.token_bytes(16)
         key = _scrypt(passphrase, salt, SCRYPT_N)
-        meta["key"] = {"source": "passphrase", "env": PASSPHRASE_ENV, "kdf": "scrypt", "n": SCRYPT_N, "r": 8, "p": 1,
-                       "salt": base64.b64encode(salt).decode()}
+        meta["key"] = {
+            "source": "passphrase",
+            "env": PASSPHRASE_ENV,
+            "kdf": "scrypt",
+            "n": SCRYPT_N,
+            "r": 8,
+            "p": 1,
+            "salt": base64.b64encode(salt).decode(),
+        }
     else:
         kr = _keyring()
         if kr is None:
-            raise DataError("--encrypt", f"no OS keyring is available to keep the key; set {PASSPHRASE_ENV} "
-                                         "to derive it from a passphrase instead")
+            raise DataError(
+                "--encrypt",
+                f"no OS keyring is available to keep the key; set {PASSPHRASE_ENV} "
+                "to derive it from a passphrase instead",
+            )
         key = secrets.token_bytes(32)
         kr.set_password(KEYRING_SERVICE, vid, key.hex())
         meta["key"] = {"source": "keyring", "service": KEYRING_SERVICE, "username": vid}
@@ -181,7 +211,9 @@ def key_for(vault: Path) -> bytes:
         spec, vid, check = meta["key"], str(meta["id"]), base64.b64decode(meta["check"])
         source = spec["source"]
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as e:
-        raise DataError(vault, f"damaged encryption record ({e.__class__.__name__}); the capture cannot be read") from None
+        raise DataError(
+            vault, f"damaged encryption record ({e.__class__.__name__}); the capture cannot be read"
+        ) from None
     if source == "passphrase":
         passphrase = os.environ.get(PASSPHRASE_ENV)
         if not passphrase:
@@ -192,8 +224,11 @@ def key_for(vault: Path) -> bytes:
         kr = _keyring()
         hexkey = kr.get_password(KEYRING_SERVICE, vid) if kr is not None else None
         if not hexkey:
-            raise DataError(folder, "an encrypted capture whose key is not in this account's OS keyring "
-                                    f"(service {KEYRING_SERVICE}, id {vid}); read it as the account that recorded it")
+            raise DataError(
+                folder,
+                "an encrypted capture whose key is not in this account's OS keyring "
+                f"(service {KEYRING_SERVICE}, id {vid}); read it as the account that recorded it",
+            )
         try:
             key = bytes.fromhex(hexkey)
         except ValueError:
@@ -219,15 +254,24 @@ def _scrypt_params(vault: Path, spec: Any) -> tuple[bytes, int]:
     """
     try:
         n, salt = spec["n"], base64.b64decode(spec["salt"], validate=True)
-        ok = (spec.get("kdf", "scrypt") == "scrypt" and spec.get("r", 8) == 8 and spec.get("p", 1) == 1
-              and type(n) is int and SCRYPT_N_RANGE[0] <= n <= SCRYPT_N_RANGE[1] and n & (n - 1) == 0
-              and len(salt) >= 16)
+        ok = (
+            spec.get("kdf", "scrypt") == "scrypt"
+            and spec.get("r", 8) == 8
+            and spec.get("p", 1) == 1
+            and type(n) is int
+            and SCRYPT_N_RANGE[0] <= n <= SCRYPT_N_RANGE[1]
+            and n & (n - 1) == 0
+            and len(salt) >= 16
+        )
     except (KeyError, ValueError, TypeError, AttributeError) as e:
         raise DataError(vault, f"damaged encryption record ({e.__class__.__name__})") from None
     if not ok:
         lo, hi = SCRYPT_N_RANGE
-        raise DataError(vault, f"damaged encryption record: key derivation must be scrypt with N a power of two "
-                               f"in 2^{lo.bit_length() - 1}..2^{hi.bit_length() - 1}, r=8, p=1 and a 16-byte salt")
+        raise DataError(
+            vault,
+            f"damaged encryption record: key derivation must be scrypt with N a power of two "
+            f"in 2^{lo.bit_length() - 1}..2^{hi.bit_length() - 1}, r=8, p=1 and a 16-byte salt",
+        )
     return salt, n
 
 
@@ -252,8 +296,11 @@ def read_file(path: str | Path) -> bytes:
     vault = vault_of(path)
     if not data.startswith(MAGIC):
         if vault is not None:
-            raise DataError(path, "an unencrypted file inside an encrypted capture (it was not written by "
-                                  "capture --encrypt); move it out or re-record")
+            raise DataError(
+                path,
+                "an unencrypted file inside an encrypted capture (it was not written by "
+                "capture --encrypt); move it out or re-record",
+            )
         return data
     if vault is None:
         raise DataError(path, f"an encrypted screenshot outside its capture folder (no {VAULT_FILE} above it)")
@@ -382,5 +429,7 @@ def connect(db: str | Path, key: bytes | None = None, **kw: Any) -> Any:
         con.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.DatabaseError:
         raw.close()
-        raise DataError(local, "cannot open the encrypted database with this capture's key (damaged or replaced)") from None
+        raise DataError(
+            local, "cannot open the encrypted database with this capture's key (damaged or replaced)"
+        ) from None
     return con

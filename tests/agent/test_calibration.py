@@ -34,33 +34,61 @@ needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/data/pr
 
 
 def _lp(tokens: list[tuple[str, float, dict[str, float]]]) -> Logprobs:
-    return Logprobs(content=[Logprob(token=t, logprob=lp, top_logprobs=[TopLogprob(token=k, logprob=v) for k, v in top.items()])
-                             for t, lp, top in tokens])
+    return Logprobs(
+        content=[
+            Logprob(token=t, logprob=lp, top_logprobs=[TopLogprob(token=k, logprob=v) for k, v in top.items()])
+            for t, lp, top in tokens
+        ]
+    )
 
 
 def _answer(decision: str, p_yes: float) -> Logprobs:
     """'Need help: <decision>' with P(' Yes') = p_yes and P(' No') = 1 - p_yes (minus a little mass elsewhere)."""
-    top = {" Yes": math.log(max(p_yes, 1e-9) * 0.9), " No": math.log(max(1 - p_yes, 1e-9) * 0.9), " Maybe": math.log(0.1)}
-    return _lp([("Need", -0.01, {}), (" help", -0.01, {}), (":", -0.01, {}), (f" {decision}", top[f" {decision}"], top),
-                ("\n", -0.1, {})])
+    top = {
+        " Yes": math.log(max(p_yes, 1e-9) * 0.9),
+        " No": math.log(max(1 - p_yes, 1e-9) * 0.9),
+        " Maybe": math.log(0.1),
+    }
+    return _lp(
+        [
+            ("Need", -0.01, {}),
+            (" help", -0.01, {}),
+            (":", -0.01, {}),
+            (f" {decision}", top[f" {decision}"], top),
+            ("\n", -0.1, {}),
+        ]
+    )
 
 
 def test_p_yes_is_the_normalised_yes_mass():
     assert p_yes_from_logprobs(_answer("Yes", 0.7)) == pytest.approx(0.7)
     assert p_yes_from_logprobs(_answer("No", 0.2)) == pytest.approx(0.2)
     # casing and markdown variants of the same answer add up
-    lp = _lp([("**Need help:**", -0.1, {}), (" yes", math.log(0.5), {" yes": math.log(0.5), " YES": math.log(0.1),
-                                                                          " no": math.log(0.2)})])
+    lp = _lp(
+        [
+            ("**Need help:**", -0.1, {}),
+            (" yes", math.log(0.5), {" yes": math.log(0.5), " YES": math.log(0.1), " no": math.log(0.2)}),
+        ]
+    )
     assert p_yes_from_logprobs(lp) == pytest.approx(0.6 / 0.8)
 
 
 def test_p_yes_is_none_without_a_decision():
     assert p_yes_from_logprobs(None) is None
     assert p_yes_from_logprobs(Logprobs(content=[])) is None
-    no_label = _lp([("The", -0.1, {}), (" user", -0.1, {}), (" needs", -0.1, {}), (" help", -0.1, {}),
-                    (" now", -0.1, {" now": -0.1})])
+    no_label = _lp(
+        [
+            ("The", -0.1, {}),
+            (" user", -0.1, {}),
+            (" needs", -0.1, {}),
+            (" help", -0.1, {}),
+            (" now", -0.1, {" now": -0.1}),
+        ]
+    )
     assert p_yes_from_logprobs(no_label) is None
-    not_yes_no = _lp([("Need", 0, {}), (" help", 0, {}), (":", 0, {}), (" Unclear", -0.1, {" Unclear": -0.1, " Yes": -3})])
+    not_yes_no = _lp(
+        [("Need", 0, {}), (" help", 0, {}), (":", 0, {}), (" Unclear", -0.1, {" Unclear": -0.1, " Yes": -3})]
+    )
     assert p_yes_from_logprobs(not_yes_no) is None
 
 
@@ -68,7 +96,9 @@ def test_p_yes_takes_the_last_decision_and_reads_chinese():
     first = _answer("No", 0.1).content
     last = _answer("Yes", 0.8).content
     assert p_yes_from_logprobs(Logprobs(content=first + [Logprob(token="\n", logprob=0)] + last)) == pytest.approx(0.8)
-    zh = _lp([("需要帮助", -0.1, {}), ("：", -0.1, {}), ("否", math.log(0.75), {"否": math.log(0.75), "是": math.log(0.25)})])
+    zh = _lp(
+        [("需要帮助", -0.1, {}), ("：", -0.1, {}), ("否", math.log(0.75), {"否": math.log(0.75), "是": math.log(0.25)})]
+    )
     assert p_yes_from_logprobs(zh) == pytest.approx(0.25)
 
 
@@ -103,8 +133,14 @@ def _sent(observation: str) -> str:
 class YesManAPI(ModelAPI):
     """Always answers Yes in text, with a prompt-dependent P(Yes) in its log-probabilities."""
 
-    def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
-                 config: GenerateConfig = GenerateConfig(), **model_args) -> None:  # noqa: ANN003
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = GenerateConfig(),
+        **model_args,
+    ) -> None:  # noqa: ANN003
         super().__init__(model_name, base_url, api_key, [], config)
 
     async def generate(self, input: list[ChatMessage], tools, tool_choice, config) -> ModelOutput:  # noqa: A002, ANN001
@@ -112,8 +148,11 @@ class YesManAPI(ModelAPI):
         lp = _answer("Yes", _p_for(input[-1].text)) if config.logprobs else None
         return ModelOutput(
             model=self.model_name,
-            choices=[ChatCompletionChoice(message=ChatMessageAssistant(content=text, model=self.model_name),
-                                          stop_reason="stop", logprobs=lp)],
+            choices=[
+                ChatCompletionChoice(
+                    message=ChatMessageAssistant(content=text, model=self.model_name), stop_reason="stop", logprobs=lp
+                )
+            ],
             usage=ModelUsage(input_tokens=100, output_tokens=20, total_tokens=120),
         )
 
@@ -134,8 +173,22 @@ def test_scorer_decides_by_threshold(tmp_path):
 @needs_shared
 def test_eval_threshold_auto_chooses_on_train_and_applies_to_test(tmp_path):
     log_dir = tmp_path / "run"
-    r = CliRunner().invoke(cli, ["eval", "--data", str(SHARED), "--model", "yesman/x", "--threshold", "auto",
-                                 "--log-dir", str(log_dir), "--display", "none"])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "eval",
+            "--data",
+            str(SHARED),
+            "--model",
+            "yesman/x",
+            "--threshold",
+            "auto",
+            "--log-dir",
+            str(log_dir),
+            "--display",
+            "none",
+        ],
+    )
     assert r.exit_code == 0, r.output
     res = json.loads((log_dir / "results.json").read_text())
     cal = res["calibration"]
@@ -165,16 +218,44 @@ def test_eval_threshold_is_checked_before_running(tmp_path, extra, message):
 
 @needs_shared
 def test_auto_threshold_without_logprobs_is_a_clear_error(tmp_path):
-    r = CliRunner().invoke(cli, ["eval", "--data", str(SHARED), "--model", "mockllm/model", "--threshold", "auto",
-                                 "--limit", "3", "--log-dir", str(tmp_path / "l"), "--display", "none"])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "eval",
+            "--data",
+            str(SHARED),
+            "--model",
+            "mockllm/model",
+            "--threshold",
+            "auto",
+            "--limit",
+            "3",
+            "--log-dir",
+            str(tmp_path / "l"),
+            "--display",
+            "none",
+        ],
+    )
     assert r.exit_code != 0 and "no readable P(Yes)" in r.output
 
 
 def test_local_provider_converts_llama_cpp_logprobs():
     from proagent.models.local import _logprobs
 
-    raw = {"content": [{"id": 1, "token": " Yes", "bytes": [32], "logprob": -0.2,
-                        "top_logprobs": [{"id": 1, "token": " Yes", "logprob": -0.2}, {"id": 2, "token": " No", "logprob": -1.7}]}]}
+    raw = {
+        "content": [
+            {
+                "id": 1,
+                "token": " Yes",
+                "bytes": [32],
+                "logprob": -0.2,
+                "top_logprobs": [
+                    {"id": 1, "token": " Yes", "logprob": -0.2},
+                    {"id": 2, "token": " No", "logprob": -1.7},
+                ],
+            }
+        ]
+    }
     lp = _logprobs(raw)
     assert [t.token for t in lp.content] == [" Yes"] and lp.content[0].logprob == -0.2
     assert [(a.token, a.logprob) for a in lp.content[0].top_logprobs] == [(" Yes", -0.2), (" No", -1.7)]
@@ -182,13 +263,29 @@ def test_local_provider_converts_llama_cpp_logprobs():
 
 
 def test_echoed_template_underflow_and_json_label():
-    echo = _lp([("Need", 0, {}), (" help", 0, {}), (":", 0, {}), (" Yes", -0.3, {" Yes": -0.3, " No": -1.5}),
-                (" or", -0.1, {}), (" No", -0.1, {})])
+    echo = _lp(
+        [
+            ("Need", 0, {}),
+            (" help", 0, {}),
+            (":", 0, {}),
+            (" Yes", -0.3, {" Yes": -0.3, " No": -1.5}),
+            (" or", -0.1, {}),
+            (" No", -0.1, {}),
+        ]
+    )
     assert p_yes_from_logprobs(echo) is None  # the template, not a decision
     tiny = _lp([("Need help:", 0, {}), (" Yes", -800, {" Yes": -800, " No": -900})])
     assert p_yes_from_logprobs(tiny) is None  # no crash when every probability underflows
-    js = _lp([('{"', 0, {}), ("Need", 0, {}), (" help", 0, {}), ('":', 0, {}), (' "', 0, {}),
-              ("No", math.log(0.6), {"No": math.log(0.6), "Yes": math.log(0.4)})])
+    js = _lp(
+        [
+            ('{"', 0, {}),
+            ("Need", 0, {}),
+            (" help", 0, {}),
+            ('":', 0, {}),
+            (' "', 0, {}),
+            ("No", math.log(0.6), {"No": math.log(0.6), "Yes": math.log(0.4)}),
+        ]
+    )
     assert p_yes_from_logprobs(js) == pytest.approx(0.4)
 
 

@@ -39,7 +39,11 @@ from proagent.train import (
 )
 
 # <root>/shared beside <root>/main, as the other tests expect; PROAGENT_SHARED points elsewhere (a worktree)
-SHARED = Path(os.environ.get("PROAGENT_SHARED") or Path(__file__).resolve().parents[3] / "shared") / "data" / "proactivebench"
+SHARED = (
+    Path(os.environ.get("PROAGENT_SHARED") or Path(__file__).resolve().parents[3] / "shared")
+    / "data"
+    / "proactivebench"
+)
 SYNTHETIC = SHARED.parent / "proactivebench-synthetic"
 needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/data/proactivebench not present")
 
@@ -64,8 +68,17 @@ def _session(labels, texts=None, start=datetime(2024, 6, 3, 10, 0, 0)):
     evs = []
     for i, (lab, text) in enumerate(zip(labels, texts)):
         t = start + timedelta(seconds=20 * i)
-        evs.append(Event(id=f"s:{i}", user="s", start=t, end=t + timedelta(seconds=20), summary=text,
-                         needs_help=bool(lab), candidate_tasks=("Help with the code.",) if lab else ()))
+        evs.append(
+            Event(
+                id=f"s:{i}",
+                user="s",
+                start=t,
+                end=t + timedelta(seconds=20),
+                summary=text,
+                needs_help=bool(lab),
+                candidate_tasks=("Help with the code.",) if lab else (),
+            )
+        )
     return evs
 
 
@@ -80,20 +93,29 @@ def test_past_labels_and_future_events_do_not_change_the_features(cache):
     texts = [f"The user scrolls the page {i}." for i in range(len(labels))]
     base = build_samples(_session(labels, texts), SampleConfig(window_seconds=600))
     # flip every past label, its candidate tasks, add intentions/conversations, and rewrite the future
-    flipped_events = [replace(e, needs_help=not e.needs_help, candidate_tasks=("x",) if not e.needs_help else (),
-                              intention="Debugging", conversation=Conversation(user_queries=("why?",)))
-                      for e in _session(labels, texts)]
+    flipped_events = [
+        replace(
+            e,
+            needs_help=not e.needs_help,
+            candidate_tasks=("x",) if not e.needs_help else (),
+            intention="Debugging",
+            conversation=Conversation(user_queries=("why?",)),
+        )
+        for e in _session(labels, texts)
+    ]
     other = build_samples(flipped_events, SampleConfig(window_seconds=600))
     fc = FeatureConfig(("embedding", "similarity", "behaviour", "keywords", "clock", "weekday"))
     x0, x1 = moment_features(base, cache, fc), moment_features(other, cache, fc)
     assert np.array_equal(x0, x1)
     # the future: replace every event after moment k; features of moments <= k stay the same
     k = 4
-    future = [e if i <= k else replace(e, summary="The user gets an error and NEEDS HELP NOW.", start=e.start)
-              for i, e in enumerate(_session(labels, texts))]
+    future = [
+        e if i <= k else replace(e, summary="The user gets an error and NEEDS HELP NOW.", start=e.start)
+        for i, e in enumerate(_session(labels, texts))
+    ]
     xf = moment_features(build_samples(future, SampleConfig(window_seconds=600)), cache, fc)
     assert np.array_equal(x0[: k + 1], xf[: k + 1])
-    assert not np.array_equal(x0[k + 1:], xf[k + 1:])  # the test can fail: observables do move the features
+    assert not np.array_equal(x0[k + 1 :], xf[k + 1 :])  # the test can fail: observables do move the features
 
 
 def test_feature_shapes_and_names(cache):
@@ -152,8 +174,11 @@ def _dev_decider_once(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("dev-decider")
     train, src = load_split_moments(SHARED, "train")
     folder = tmp / "dec"
-    manifest = train_decider(TrainingSet(tuple(train), (src,), ("real",) * len(train)), folder,
-                             cache=EmbeddingCache(tmp / "emb", embed=fake_embed))
+    manifest = train_decider(
+        TrainingSet(tuple(train), (src,), ("real",) * len(train)),
+        folder,
+        cache=EmbeddingCache(tmp / "emb", embed=fake_embed),
+    )
     return folder, manifest
 
 
@@ -179,7 +204,9 @@ def test_train_writes_folder_and_loads(dev_decider, cache, tmp_path):
     assert 0 <= d.p_yes <= 1 and d.needs_help == (d.p_yes >= m["threshold"]) and d.latency_ms > 0
     assert dec.probabilities(test[:3]) == pytest.approx([dec.decide(s).p_yes for s in test[:3]])
     # deterministic for a seed
-    again = train_decider(TrainingSet(tuple(load_split_moments(SHARED, "train")[0]), (), ()), tmp_path / "again", cache=cache)
+    again = train_decider(
+        TrainingSet(tuple(load_split_moments(SHARED, "train")[0]), (), ()), tmp_path / "again", cache=cache
+    )
     assert again.threshold == manifest.threshold
     assert np.allclose(load_decider(tmp_path / "again", cache=cache).probabilities(test), dec.probabilities(test))
 
@@ -190,13 +217,16 @@ def _edit(folder: Path, **changes) -> None:
     (folder / "manifest.json").write_text(json.dumps(m))
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"feature_version": 999}, "feature version 999"),
-    ({"format": "other"}, "not a proagent decider manifest"),
-    ({"manifest_version": 7}, "manifest version 7"),
-    ({"embedding_model": "bge"}, "embeddings"),
-    ({"n_features": 3}, "feature count"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"feature_version": 999}, "feature version 999"),
+        ({"format": "other"}, "not a proagent decider manifest"),
+        ({"manifest_version": 7}, "manifest version 7"),
+        ({"embedding_model": "bge"}, "embeddings"),
+        ({"n_features": 3}, "feature count"),
+    ],
+)
 def test_mismatched_manifest_is_refused(dev_decider, change, message):
     folder, _ = dev_decider
     _edit(folder, **change)
@@ -227,7 +257,9 @@ def _register_counting_model() -> None:
         class Counting(ModelAPI):
             async def generate(self, input, tools, tool_choice, config):  # noqa: A002, ANN001, ANN201
                 CALLS.append(input[-1].text)
-                return ModelOutput.from_content(self.model_name, "Need help: No\nIntention: Debugging\nQuery: How do I fix this?")
+                return ModelOutput.from_content(
+                    self.model_name, "Need help: No\nIntention: Debugging\nQuery: How do I fix this?"
+                )
 
         return Counting
 
@@ -247,8 +279,12 @@ def test_no_costs_no_model_call(dev_decider, tmp_path, monkeypatch):
     p = load_decider(folder).probabilities(test)  # as the task computes them (the real e5 model)
     _edit(folder, threshold=float(np.median(p)))  # about half Yes, half No
     CALLS.clear()
-    log = inspect_eval(assist(data=str(SHARED), decider=str(folder)), model="counting/x", display="none",
-                       log_dir=str(tmp_path / "logs"))[0]
+    log = inspect_eval(
+        assist(data=str(SHARED), decider=str(folder)),
+        model="counting/x",
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+    )[0]
     assert log.status == "success"
     decisions = [s.scores["assist_scorer"].metadata["decider"] for s in log.samples]
     yes = sum(d["needs_help"] for d in decisions)
@@ -309,16 +345,48 @@ def test_train_when_and_eval_decider_commands(tmp_path, monkeypatch):
     m = json.loads((out / "manifest.json").read_text())
     origins = {s["origin"] for s in m["training_data"]}
     assert origins == ({"real", "synthetic"} if SYNTHETIC.is_dir() else {"real"})
-    r = CliRunner().invoke(cli, ["eval", "--data", str(SHARED), "--model", "mockllm/model", "--decider", str(out),
-                                 "--limit", "6", "--log-dir", str(tmp_path / "log"), "--display", "none"])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "eval",
+            "--data",
+            str(SHARED),
+            "--model",
+            "mockllm/model",
+            "--decider",
+            str(out),
+            "--limit",
+            "6",
+            "--log-dir",
+            str(tmp_path / "log"),
+            "--display",
+            "none",
+        ],
+    )
     assert r.exit_code == 0, r.output
     res = json.loads((tmp_path / "log" / "results.json").read_text())
     assert res["n"] == 6 and res["decider"]["moments"] == 6
     assert res["decider"]["llm_calls"] == res["decider"]["yes"]
     assert "LLM calls" in r.output and "latency p50" in r.output
     # on its own training moments: refused, naming them, in one line
-    r = CliRunner().invoke(cli, ["eval", "--data", str(SHARED), "--model", "mockllm/model", "--decider", str(out),
-                                 "--split", "train", "--log-dir", str(tmp_path / "log2"), "--display", "none"])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "eval",
+            "--data",
+            str(SHARED),
+            "--model",
+            "mockllm/model",
+            "--decider",
+            str(out),
+            "--split",
+            "train",
+            "--log-dir",
+            str(tmp_path / "log2"),
+            "--display",
+            "none",
+        ],
+    )
     assert r.exit_code != 0 and "was trained on 55 of the 55" in r.output and "Traceback" not in r.output
     r = CliRunner().invoke(cli, ["eval", "--data", str(SHARED), "--decider", str(out), "--threshold", "0.5"])
     assert r.exit_code != 0 and "give one" in r.output
@@ -327,7 +395,9 @@ def test_train_when_and_eval_decider_commands(tmp_path, monkeypatch):
 def test_train_when_bad_input_is_one_line(tmp_path):
     r = CliRunner().invoke(cli, ["train", "when", "--out", str(tmp_path / "d")])
     assert r.exit_code != 0 and "give --data" in r.output
-    r = CliRunner().invoke(cli, ["train", "when", "--data", str(tmp_path), "--out", str(tmp_path / "d"), "--objective", "auc"])
+    r = CliRunner().invoke(
+        cli, ["train", "when", "--data", str(tmp_path), "--out", str(tmp_path / "d"), "--objective", "auc"]
+    )
     assert r.exit_code != 0 and "--objective" in r.output
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"obs": [{"time": "yesterday", "event": "x"}], "help_needed": true}\n')
@@ -342,11 +412,36 @@ def test_lifetrace_database_train_and_eval(tmp_path, monkeypatch):
     monkeypatch.setenv("PROAGENT_EMBEDDING_CACHE", str(tmp_path / "emb"))
     data = tmp_path / "synth"
     generate(data, SynthConfig(users=1, days=2, seed=5))
-    r = CliRunner().invoke(cli, ["train", "when", "--data", str(data), "--out", str(tmp_path / "dec"),
-                                 "--features", "similarity,behaviour,keywords,clock"])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "train",
+            "when",
+            "--data",
+            str(data),
+            "--out",
+            str(tmp_path / "dec"),
+            "--features",
+            "similarity,behaviour,keywords,clock",
+        ],
+    )
     assert r.exit_code == 0, r.output
-    r = CliRunner().invoke(cli, ["eval", "--data", str(data), "--model", "mockllm/model", "--decider", str(tmp_path / "dec"),
-                                 "--log-dir", str(tmp_path / "log"), "--display", "none"])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "eval",
+            "--data",
+            str(data),
+            "--model",
+            "mockllm/model",
+            "--decider",
+            str(tmp_path / "dec"),
+            "--log-dir",
+            str(tmp_path / "log"),
+            "--display",
+            "none",
+        ],
+    )
     assert r.exit_code == 0, r.output
     res = json.loads((tmp_path / "log" / "results.json").read_text())
     assert res["decider"]["moments"] == res["n"] > 0 and res["decider"]["llm_calls"] == res["decider"]["yes"]
@@ -394,8 +489,25 @@ def test_ablate_deciders_axis(dev_decider, tmp_path, monkeypatch):
     monkeypatch.setenv("PROAGENT_MEMORY_CACHE", str(tmp_path / "memcache"))
     folder, _ = dev_decider
     out = tmp_path / "abl"
-    args = ["ablate", "--data", str(SHARED), "--methods", "zero-shot", "--memory", "none", "--windows", "5m",
-            "--models", "mockllm/model", "--deciders", f"none,{folder}", "--limit", "6", "--out", str(out)]
+    args = [
+        "ablate",
+        "--data",
+        str(SHARED),
+        "--methods",
+        "zero-shot",
+        "--memory",
+        "none",
+        "--windows",
+        "5m",
+        "--models",
+        "mockllm/model",
+        "--deciders",
+        f"none,{folder}",
+        "--limit",
+        "6",
+        "--out",
+        str(out),
+    ]
     r = CliRunner().invoke(cli, args)
     assert r.exit_code == 0, (r.output, r.exception)
     cells = sorted(p.name for p in (out / "cells").iterdir())
@@ -406,7 +518,8 @@ def test_ablate_deciders_axis(dev_decider, tmp_path, monkeypatch):
     rows = list(csv.DictReader(open(out / "results.csv", encoding="utf-8")))
     assert {x["decider"] for x in rows} == {"none", str(folder)}
     assert "decider" in (out / "report.html").read_text("utf-8")
-    bad = CliRunner().invoke(cli, [a if a != f"none,{folder}" else str(tmp_path / "missing") for a in args[:-1]]
-                             + [str(tmp_path / "abl2")])
+    bad = CliRunner().invoke(
+        cli, [a if a != f"none,{folder}" else str(tmp_path / "missing") for a in args[:-1]] + [str(tmp_path / "abl2")]
+    )
     assert bad.exit_code == 2 and "--deciders" in bad.output and "Traceback" not in bad.output
     assert not (tmp_path / "abl2").exists()

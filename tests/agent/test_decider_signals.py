@@ -14,20 +14,40 @@ T = datetime(2026, 12, 3, 10, 0)
 
 
 def _ev(i: int, app: str, title: str, at: float) -> Event:
-    return Event(id=str(i), user="u", start=T + timedelta(seconds=at), end=T + timedelta(seconds=at + 5), app_name=app,
-                 window_title=title, summary=title)
+    return Event(
+        id=str(i),
+        user="u",
+        start=T + timedelta(seconds=at),
+        end=T + timedelta(seconds=at + 5),
+        app_name=app,
+        window_title=title,
+        summary=title,
+    )
 
 
 def _sample(ctx: list[Event], cur: Event, t: float) -> Sample:
-    return Sample(id="s", user="u", time=T + timedelta(seconds=t), label=0, split="test", kind="candidate",
-                  context=tuple(ctx), current=cur, window_seconds=300.0)
+    return Sample(
+        id="s",
+        user="u",
+        time=T + timedelta(seconds=t),
+        label=0,
+        split="test",
+        kind="candidate",
+        context=tuple(ctx),
+        current=cur,
+        window_seconds=300.0,
+    )
 
 
 def test_signal_groups() -> None:
     fc = FeatureConfig(("boundary", "struggle", "intensity"))
     names = feature_names(fc)
-    ctx = [_ev(1, "Code", "parser.py", 0), _ev(2, "Code", "parser.py", 50), _ev(3, "Firefox", "search: error KeyError", 100),
-           _ev(4, "Firefox", "search: error KeyError fix", 110)]
+    ctx = [
+        _ev(1, "Code", "parser.py", 0),
+        _ev(2, "Code", "parser.py", 50),
+        _ev(3, "Firefox", "search: error KeyError", 100),
+        _ev(4, "Firefox", "search: error KeyError fix", 110),
+    ]
     cur = _ev(5, "xterm", "pytest: 1 failed, KeyError", 200)
     x = moment_features([_sample(ctx, cur, 205)], EmbeddingCache(embed=lambda t: np.zeros((len(t), 384))), fc)[0]
     row = dict(zip(names, x))

@@ -14,8 +14,17 @@ T0 = datetime(2025, 9, 15, 9, 0, 0)
 
 def rec(i, app, title, help_, intention=None, user="u"):
     t = T0 + timedelta(minutes=i)
-    return MemoryRecord(id=f"{user}:{i}", user=user, time=t, known_at=t, app=app, title=title, activity="",
-                        needs_help=help_, intention=intention)
+    return MemoryRecord(
+        id=f"{user}:{i}",
+        user=user,
+        time=t,
+        known_at=t,
+        app=app,
+        title=title,
+        activity="",
+        needs_help=help_,
+        intention=intention,
+    )
 
 
 def example():
@@ -34,7 +43,9 @@ def example():
     ]
     i = 6
     for k in range(21):
-        rs.append(rec(i, "Terminal", "pytest failures", True, "Translation" if k == 0 else "Debugging & Error Resolution"))
+        rs.append(
+            rec(i, "Terminal", "pytest failures", True, "Translation" if k == 0 else "Debugging & Error Resolution")
+        )
         i += 1
     for k in range(10):
         rs.append(rec(i, "Browser", "ruby strings", True, "Knowledge Q&A" if k == 0 else "Code Programming"))
@@ -98,7 +109,10 @@ def test_keywords_stopwords_idf_and_chinese():
     assert "毕业论文" in toks and "word" not in toks and "_" not in toks
     toks = tokenize("哔哩哔哩 教程 十分钟学会 Transformer")
     assert "教程" in toks and "transformer" in toks
-    assert len(title_keywords("a b c d e f g h i j k l m n o p q r s t u v w x y z alpha beta gamma delta eps zeta", {})) == 5
+    assert (
+        len(title_keywords("a b c d e f g h i j k l m n o p q r s t u v w x y z alpha beta gamma delta eps zeta", {}))
+        == 5
+    )
 
 
 def test_kg_memory_lookup_moment_lines_and_cache(tmp_path):
@@ -133,7 +147,11 @@ def _mixed_records(n=400, seed=3):
     intents = ["Code Programming", "Knowledge Q&A", "Translation", "Information Retrieval"]
     out = []
     for i in range(n):
-        title = f"{rng.choice(zh)}_{rng.choice(zh)}" if rng.random() < 0.3 else f"{rng.choice(words)} {rng.choice(words)}.py"
+        title = (
+            f"{rng.choice(zh)}_{rng.choice(zh)}"
+            if rng.random() < 0.3
+            else f"{rng.choice(words)} {rng.choice(words)}.py"
+        )
         help_ = None if rng.random() < 0.1 else rng.random() < 0.4
         out.append(rec(i, rng.choice(apps), title, help_, rng.choice(intents) if help_ else None))
     return out
@@ -153,8 +171,11 @@ def test_precomputed_priors_equal_the_graph_walk():
             assert len(pre.title_keywords) == len({r.title for r in recs} if titles else ())
             for q in queries:
                 assert pre.moment_lines(q) == moment_priors(g, q, 3), q
-    assert any(pre_line.startswith("Current window keywords") for q in queries
-               for pre_line in precompute(build_graph("u", rs)).moment_lines(q))
+    assert any(
+        pre_line.startswith("Current window keywords")
+        for q in queries
+        for pre_line in precompute(build_graph("u", rs)).moment_lines(q)
+    )
 
 
 def test_kg_lookup_reads_precomputed_lines(tmp_path):

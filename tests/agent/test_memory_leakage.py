@@ -79,8 +79,10 @@ def test_cross_user_isolation_unit(data, kind):
 
         from inspect_ai.model import ModelOutput, get_model
 
-        model = get_model("mockllm/model", custom_outputs=[
-            ModelOutput.from_content("mockllm/model", f"persona text {i}") for i in range(20)])
+        model = get_model(
+            "mockllm/model",
+            custom_outputs=[ModelOutput.from_content("mockllm/model", f"persona text {i}") for i in range(20)],
+        )
         for u in mem.records:
             asyncio.run(mem.prepare(u, model=model))
         for u in mem.records:  # the persona-writing prompts hold only the user's own records
@@ -120,8 +122,24 @@ def test_no_future_or_foreign_memory_in_prompts(tmp_path, data, kind, split):
     from proagent.cli import cli
 
     log_dir = tmp_path / f"logs-{kind}-{split}"
-    r = CliRunner().invoke(cli, ["eval", "--data", str(data), "--model", "mockllm/model", "--memory", kind,
-                                 "--split", split, "--log-dir", str(log_dir), "--display", "none"])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "eval",
+            "--data",
+            str(data),
+            "--model",
+            "mockllm/model",
+            "--memory",
+            kind,
+            "--split",
+            split,
+            "--log-dir",
+            str(log_dir),
+            "--display",
+            "none",
+        ],
+    )
     assert r.exit_code == 0, (r.output, r.exception)
     assert f"memory: {kind}" in r.output
     log = read_eval_log(glob.glob(str(log_dir / "*.eval"))[0])

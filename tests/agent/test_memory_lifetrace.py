@@ -13,7 +13,6 @@ from proagent.agent.memory import build_memory, train_cutoffs, train_records
 from proagent.bench.samples import SampleConfig, build_samples
 from proagent.sources.load import load_events
 
-
 pytestmark = pytest.mark.usefixtures("in_tmp_path")  # working folder and caches in tmp_path (conftest)
 
 
@@ -43,8 +42,9 @@ def test_lifetrace_records(participant):
     kg = build_memory("kg", events, samples)
     g = kg.state["P01"]["full"]
     assert any(d["type"] == "Intent" for _, d in g.nodes(data=True))
-    assert any(d["type"] == "Keyword" and any("\u4e00" <= ch <= "\u9fff" for ch in d["name"])
-               for _, d in g.nodes(data=True))  # Chinese titles segmented
+    assert any(
+        d["type"] == "Keyword" and any("\u4e00" <= ch <= "\u9fff" for ch in d["name"]) for _, d in g.nodes(data=True)
+    )  # Chinese titles segmented
 
 
 @pytest.mark.parametrize("kind", ["kg", "rag", "persona"])
@@ -55,8 +55,24 @@ def test_eval_with_memory_on_lifetrace(participant, tmp_path, kind):
 
     root, fx, ann = participant
     log_dir = tmp_path / f"logs-{kind}"
-    r = CliRunner().invoke(cli, ["eval", "--data", str(root), "--annotations", str(ann), "--model", "mockllm/model",
-                                 "--memory", kind, "--log-dir", str(log_dir), "--display", "none"])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "eval",
+            "--data",
+            str(root),
+            "--annotations",
+            str(ann),
+            "--model",
+            "mockllm/model",
+            "--memory",
+            kind,
+            "--log-dir",
+            str(log_dir),
+            "--display",
+            "none",
+        ],
+    )
     assert r.exit_code == 0, (r.output, r.exception)
     log = read_eval_log(glob.glob(str(log_dir / "*.eval"))[0])
     assert log.eval.task_args["memory"] == kind
@@ -64,7 +80,23 @@ def test_eval_with_memory_on_lifetrace(participant, tmp_path, kind):
     assert first.startswith("Long-term memory") and first.index("Long-term memory") < first.index("Recent activity")
     assert any(s.metadata["memory"]["items"] for s in log.samples)
     # resume: same command, nothing new to run, same results
-    r2 = CliRunner().invoke(cli, ["eval", "--data", str(root), "--annotations", str(ann), "--model", "mockllm/model",
-                                  "--memory", kind, "--log-dir", str(log_dir), "--display", "none"])
+    r2 = CliRunner().invoke(
+        cli,
+        [
+            "eval",
+            "--data",
+            str(root),
+            "--annotations",
+            str(ann),
+            "--model",
+            "mockllm/model",
+            "--memory",
+            kind,
+            "--log-dir",
+            str(log_dir),
+            "--display",
+            "none",
+        ],
+    )
     assert r2.exit_code == 0, (r2.output, r2.exception)
     assert len(glob.glob(str(log_dir / "*.eval"))) == 1

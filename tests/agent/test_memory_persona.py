@@ -15,7 +15,7 @@ from proagent.agent.memory.persona import allocate, personax_select, select_prot
 
 
 def test_weights_follow_alpha():
-    assert 1.06 ** -10 == pytest.approx(0.5584, abs=1e-4)
+    assert 1.06**-10 == pytest.approx(0.5584, abs=1e-4)
 
 
 def test_greedy_selection_hand_computed():
@@ -32,9 +32,9 @@ def test_greedy_selection_hand_computed():
 
 
 def test_allocation_hand_computed():
-    assert allocate([5, 1, 3], 6) == [3, 1, 2]      # smallest first: 1 -> 1, 3 -> 2, 5 -> 3
+    assert allocate([5, 1, 3], 6) == [3, 1, 2]  # smallest first: 1 -> 1, 3 -> 2, 5 -> 3
     assert allocate([2, 2], 3) == [1, 2]
-    assert allocate([4, 4, 4], 2) == [1, 1, 1]       # at least one per cluster
+    assert allocate([4, 4, 4], 2) == [1, 1, 1]  # at least one per cluster
     assert allocate([], 3) == []
 
 
@@ -42,7 +42,7 @@ def test_personax_budget_ratio():
     x = np.eye(10)
     labels = np.array([0] * 5 + [1] * 3 + [2] * 2)
     sel = personax_select(x, labels, ratio=0.6, alpha=1.06)
-    assert sum(len(v) for v in sel.values()) == 6     # ceil(10 * 0.6)
+    assert sum(len(v) for v in sel.values()) == 6  # ceil(10 * 0.6)
     assert [len(sel[k]) for k in (0, 1, 2)] == [2, 2, 2]
     assert all(set(v) <= {i for i, lab in enumerate(labels) if lab == k} for k, v in sel.items())
 
@@ -63,8 +63,19 @@ def _records(user="u"):
     out = []
     for i in range(8):
         t = T0 + timedelta(minutes=i)
-        out.append(MemoryRecord(f"{user}:{i}", user, t, t, "VS Code" if i % 2 else "Chrome",
-                                f"title {i}", f"activity {i}", is_llm=i % 2 == 0, needs_help=None))
+        out.append(
+            MemoryRecord(
+                f"{user}:{i}",
+                user,
+                t,
+                t,
+                "VS Code" if i % 2 else "Chrome",
+                f"title {i}",
+                f"activity {i}",
+                is_llm=i % 2 == 0,
+                needs_help=None,
+            )
+        )
     return out
 
 

@@ -16,8 +16,19 @@ T0 = datetime(2025, 9, 15, 9, 0)
 
 
 def _records(n=8, user="u"):
-    return [MemoryRecord(f"{user}:{i}", user, T0 + timedelta(minutes=i), T0 + timedelta(minutes=i), "VS Code",
-                         f"file{i}.py", f"edits file{i}", needs_help=i % 2 == 0) for i in range(n)]
+    return [
+        MemoryRecord(
+            f"{user}:{i}",
+            user,
+            T0 + timedelta(minutes=i),
+            T0 + timedelta(minutes=i),
+            "VS Code",
+            f"file{i}.py",
+            f"edits file{i}",
+            needs_help=i % 2 == 0,
+        )
+        for i in range(n)
+    ]
 
 
 def _fake_embed(texts):
@@ -55,19 +66,29 @@ def test_rag_top5_strict_and_cache(tmp_path, monkeypatch):
     assert [it.known_at for it in items] == sorted(it.known_at for it in items)  # oldest first
     assert "needed help" in items[0].text
     # the cache holds the embeddings: a rebuild does not embed again
-    monkeypatch.setattr(rag_mod, "embed_texts", lambda texts: (_ for _ in ()).throw(AssertionError("re-embedded"))
-                        if len(texts) > 1 else _fake_embed(texts))
+    monkeypatch.setattr(
+        rag_mod,
+        "embed_texts",
+        lambda texts: (_ for _ in ()).throw(AssertionError("re-embedded")) if len(texts) > 1 else _fake_embed(texts),
+    )
     mem2 = RagMemory({"u": _records()}, MemoryConfig(), cache).build()
     assert cache.hits == 1
     assert [it.id for it in mem2.lookup(q)] == [it.id for it in items]
 
 
 def test_derive_fields_from_sentences():
-    assert derive_fields("The user types 'CheckName.rb' in Visual Studio Code.") == ("Visual Studio Code", "CheckName.rb")
+    assert derive_fields("The user types 'CheckName.rb' in Visual Studio Code.") == (
+        "Visual Studio Code",
+        "CheckName.rb",
+    )
     assert derive_fields("The user switches back to 'Code.exe' and edits 'isPalindrome.java'.") == (
-        "Visual Studio Code", "isPalindrome.java")
+        "Visual Studio Code",
+        "isPalindrome.java",
+    )
     assert derive_fields("The user searches on Google for 'How to split a string in ruby?'.") == (
-        "Web browser", "How to split a string in ruby?")
+        "Web browser",
+        "How to split a string in ruby?",
+    )
     assert derive_fields("The user scrolls through a Stack Overflow discussion.") == ("Web browser", "Stack Overflow")
     assert derive_fields("The user paused.") == ("", "")
 
@@ -149,8 +170,10 @@ def test_rag_memory_above_the_exact_size_uses_hnsw_and_caches_it(tmp_path, monke
     cache = MemoryCache(tmp_path)
     mem = RagMemory({"u": recs}, MemoryConfig(), cache).build()
     assert isinstance(mem.state["u"], faiss.IndexHNSW)
-    queries = [MemoryQuery("u", T0 + timedelta(minutes=m), "VS Code", "file450.py", "edits file450")
-               for m in (3, 150, 300, 451, 599, 10_000)]
+    queries = [
+        MemoryQuery("u", T0 + timedelta(minutes=m), "VS Code", "file450.py", "edits file450")
+        for m in (3, 150, 300, 451, 599, 10_000)
+    ]
     first = []
     for q in queries:
         items = mem.lookup(q)

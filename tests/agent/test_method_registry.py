@@ -12,9 +12,8 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from inspect_ai.solver import Solver, solver
 from shared_data import DEV
 
-from proagent.agent.solvers import check_threshold
 from proagent.agent.prompting import instruction_text, observation_prompt
-from proagent.agent.solvers import METHODS, _single, method_solver, register_method, user_prompt
+from proagent.agent.solvers import METHODS, _single, check_threshold, method_solver, register_method, user_prompt
 from proagent.bench.scorers import assist_scorer
 from proagent.bench.tasks import assist, to_inspect_samples
 from proagent.cli import cli
@@ -38,7 +37,10 @@ def new_method():
 def test_builtin_methods_declare_prompt_budget_and_p_yes() -> None:
     assert list(METHODS)[:3] == ["zero-shot", "cot", "sc"]
     assert [(m.prompt, m.max_tokens, m.p_yes) for m in list(METHODS.values())[:3]] == [
-        ("zero_shot.txt", 96, True), ("cot.txt", 400, True), ("cot.txt", 400, False)]
+        ("zero_shot.txt", 96, True),
+        ("cot.txt", 400, True),
+        ("cot.txt", 400, False),
+    ]
 
 
 def test_a_registered_method_is_a_choice_of_the_commands_and_the_task(new_method) -> None:
@@ -79,10 +81,19 @@ def _sent_user_messages(method: str, samples) -> list[str]:
         out.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
         return out
 
-    task = Task(dataset=MemoryDataset(to_inspect_samples(samples)), solver=method_solver(method, sc_samples=2),
-                scorer=assist_scorer())
-    logs = eval(task, model=get_model("mockllm/model", custom_outputs=answer), display="none", log_dir="logs",
-                log_format="json", max_samples=1)
+    task = Task(
+        dataset=MemoryDataset(to_inspect_samples(samples)),
+        solver=method_solver(method, sc_samples=2),
+        scorer=assist_scorer(),
+    )
+    logs = eval(
+        task,
+        model=get_model("mockllm/model", custom_outputs=answer),
+        display="none",
+        log_dir="logs",
+        log_format="json",
+        max_samples=1,
+    )
     assert logs[0].status == "success", logs[0].error
     return seen
 

@@ -14,7 +14,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 import personalise  # noqa: E402
-
 from shared_data import DEV  # noqa: E402
 
 
@@ -43,8 +42,10 @@ def test_budget_precision_and_the_pre_written_rule() -> None:
     b = personalise.budget_precision(y, pred, t, users, per_hour=2)
     assert b["offers"] == 4 and b["precision"] == pytest.approx(0.25)  # 0, 60 (2 in the hour), then 4000, 4060: 1 of 4
     assert personalise.budget_precision(y, np.zeros(6, int), t, users, 2)["precision"] is None
-    costs = {"offered": {"knn": {"s1": 3, "s2": 1}, "prior-shift": {"s1": 1, "s2": 1}},
-             "offered+implicit": {"knn": {"s1": 2, "s2": 0}, "prior-shift": {"s1": 1, "s2": 2}}}
+    costs = {
+        "offered": {"knn": {"s1": 3, "s2": 1}, "prior-shift": {"s1": 1, "s2": 1}},
+        "offered+implicit": {"knn": {"s1": 2, "s2": 0}, "prior-shift": {"s1": 1, "s2": 2}},
+    }
     best, mean = personalise.select_default(costs)
     assert mean == {"prior-shift": pytest.approx(1.375), "knn": pytest.approx(1.625)} and best == "prior-shift"
     tied = {"offered": {"knn": {"s": 1}, "ensemble": {"s": 1}}}
@@ -54,9 +55,26 @@ def test_budget_precision_and_the_pre_written_rule() -> None:
 @pytest.mark.skipif(DEV is None, reason="ProactiveBench dev sessions not present")
 def test_the_benchmark_prints_every_mode_and_the_ensemble(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     out = tmp_path / "p.json"
-    rc = personalise.main(["--data", str(DEV), "--sessions", "code_11,writing_12", "--features", "behaviour,keywords",
-                           "--feedback", "offered,offered+implicit", "--methods", "prior-shift,knn,ensemble", "--figure", str(tmp_path / "c.png"),
-                           "--out", str(out), "--cost-miss", "2"])
+    rc = personalise.main(
+        [
+            "--data",
+            str(DEV),
+            "--sessions",
+            "code_11,writing_12",
+            "--features",
+            "behaviour,keywords",
+            "--feedback",
+            "offered,offered+implicit",
+            "--methods",
+            "prior-shift,knn,ensemble",
+            "--figure",
+            str(tmp_path / "c.png"),
+            "--out",
+            str(out),
+            "--cost-miss",
+            "2",
+        ]
+    )
     assert rc == 0
     text = capsys.readouterr().out
     assert "## feedback: offered+implicit" in text and "| ensemble |" in text and "precision at 4 offers/hour" in text
@@ -86,9 +104,28 @@ def test_history_features_see_only_earlier_offers_and_their_answers() -> None:
 
 @pytest.mark.skipif(DEV is None, reason="ProactiveBench dev sessions not present")
 def test_the_history_run_and_the_history_signals(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    rc = personalise.main(["--data", str(DEV), "--sessions", "code_11,writing_12", "--features", "behaviour,keywords",
-                           "--feedback", "offered", "--methods", "knn", "--history", "--history-signals",
-                           "--figure", str(tmp_path / "c.png"), "--out", str(tmp_path / "p.json"), "--cost-miss", "2"])
+    rc = personalise.main(
+        [
+            "--data",
+            str(DEV),
+            "--sessions",
+            "code_11,writing_12",
+            "--features",
+            "behaviour,keywords",
+            "--feedback",
+            "offered",
+            "--methods",
+            "knn",
+            "--history",
+            "--history-signals",
+            "--figure",
+            str(tmp_path / "c.png"),
+            "--out",
+            str(tmp_path / "p.json"),
+            "--cost-miss",
+            "2",
+        ]
+    )
     assert rc == 0
     text = capsys.readouterr().out
     assert "| knn |" in text and "default + history (population offers), logreg" in text

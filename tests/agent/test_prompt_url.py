@@ -18,26 +18,53 @@ T = datetime(2025, 6, 3, 10, 0, 0)
 
 
 def _event(i: int, url: str | None, title: str = "Issue 12 · repo") -> Event:
-    shot = Screenshot(id=i, time=T + timedelta(seconds=30 * i), app_name="firefox", window_title=title,
-                      file_name=f"screen_0_{i}.png", ocr_text="Traceback (most recent call last)")
-    return Event(id=str(i), user="u", start=T + timedelta(seconds=30 * i), end=T + timedelta(seconds=30 * i + 29),
-                 app_name="firefox", window_title=title, summary="reads an issue", screenshots=(shot,), url=url)
+    shot = Screenshot(
+        id=i,
+        time=T + timedelta(seconds=30 * i),
+        app_name="firefox",
+        window_title=title,
+        file_name=f"screen_0_{i}.png",
+        ocr_text="Traceback (most recent call last)",
+    )
+    return Event(
+        id=str(i),
+        user="u",
+        start=T + timedelta(seconds=30 * i),
+        end=T + timedelta(seconds=30 * i + 29),
+        app_name="firefox",
+        window_title=title,
+        summary="reads an issue",
+        screenshots=(shot,),
+        url=url,
+    )
 
 
 def _sample(context: tuple[Event, ...], current: Event) -> Sample:
-    return Sample(id="u-1", user="u", time=current.end, label=0, split="test", kind="negative", context=context,
-                  current=current, window_seconds=300)
+    return Sample(
+        id="u-1",
+        user="u",
+        time=current.end,
+        label=0,
+        split="test",
+        kind="negative",
+        context=context,
+        current=current,
+        window_seconds=300,
+    )
 
 
-@pytest.mark.parametrize("url, shown", [
-    ("https://alice:pw@github.com:8443/a/b/issues/12?token=s3cr3t#top", "github.com/a/b/issues/12"),
-    ("https://mail.example.com/inbox?email=bob@example.com", "mail.example.com/inbox"),
-    ("https://chat.openai.com/", "chat.openai.com"),
-    ("file:///home/u/report.pdf", "/home/u/report.pdf"),
-    ("http://[::1", ""),  # does not parse: nothing shown
-    ("   ", ""),
-    (None, ""),
-])
+@pytest.mark.parametrize(
+    "url, shown",
+    [
+        ("https://alice:pw@github.com:8443/a/b/issues/12?token=s3cr3t#top", "github.com/a/b/issues/12"),
+        ("https://mail.example.com/inbox?email=bob@example.com", "mail.example.com/inbox"),
+        ("https://chat.openai.com/", "chat.openai.com"),
+        ("file:///home/u/report.pdf", "/home/u/report.pdf"),
+        ("http://[::1", ""),  # does not parse: nothing shown
+        ("   ", ""),
+        (None, ""),
+    ],
+)
 def test_web_page_keeps_host_and_path_only(url: str | None, shown: str) -> None:
     assert web_page(url) == shown
     assert len(web_page("https://x.org/" + "p" * 500)) <= 100
@@ -63,6 +90,7 @@ def test_a_prompt_without_urls_is_unchanged() -> None:
 
 def test_activitywatch_urls_reach_the_prompt(tmp_path: Path) -> None:
     from activity_fixtures import write_aw_rust
+
     from proagent.sources.load import load_events
 
     events = load_events(write_aw_rust(tmp_path / "aw.db"))

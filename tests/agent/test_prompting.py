@@ -30,27 +30,63 @@ T0 = datetime(2025, 9, 15, 9, 0, 0)
 
 
 def _shot(i: int, at: float, ocr: str = "") -> Screenshot:
-    return Screenshot(id=i, time=T0 + timedelta(seconds=at), app_name="Visual Studio Code",
-                      window_title="main.py - proagent", file_name=f"screen_0_{i}.png", ocr_text=ocr)
+    return Screenshot(
+        id=i,
+        time=T0 + timedelta(seconds=at),
+        app_name="Visual Studio Code",
+        window_title="main.py - proagent",
+        file_name=f"screen_0_{i}.png",
+        ocr_text=ocr,
+    )
 
 
 def _event(i: int, at: float, summary: str, app: str = "Google Chrome", title: str = "Docs", **kw) -> Event:
-    return Event(id=str(i), user="U", start=T0 + timedelta(seconds=at), end=T0 + timedelta(seconds=at + 30),
-                 app_name=app, window_title=title, summary=summary, **kw)
-
-
-def _sample(summary: str = "Editing the training loop.", shots=(), context=None, window: float = 300.0,
-            description: str = "") -> Sample:
-    ctx = context if context is not None else (
-        _event(1, 0, "FIRST reads the pytest docs"),
-        _event(2, 40, "SECOND opens the terminal", app="Terminal", title="zsh"),
-        _event(3, 80, "THIRD runs the failing test", app="Terminal", title="zsh"),
+    return Event(
+        id=str(i),
+        user="U",
+        start=T0 + timedelta(seconds=at),
+        end=T0 + timedelta(seconds=at + 30),
+        app_name=app,
+        window_title=title,
+        summary=summary,
+        **kw,
     )
-    cur = Event(id="9", user="U", start=T0 + timedelta(seconds=120), end=T0 + timedelta(seconds=200),
-                app_name="Visual Studio Code", window_title="main.py - proagent - Visual Studio Code",
-                summary=summary, description=description, screenshots=tuple(shots))
-    return Sample(id="U:9:labelled", user="U", time=cur.end, label=1, split="test", kind="labelled",
-                  context=tuple(ctx), current=cur, window_seconds=window)
+
+
+def _sample(
+    summary: str = "Editing the training loop.", shots=(), context=None, window: float = 300.0, description: str = ""
+) -> Sample:
+    ctx = (
+        context
+        if context is not None
+        else (
+            _event(1, 0, "FIRST reads the pytest docs"),
+            _event(2, 40, "SECOND opens the terminal", app="Terminal", title="zsh"),
+            _event(3, 80, "THIRD runs the failing test", app="Terminal", title="zsh"),
+        )
+    )
+    cur = Event(
+        id="9",
+        user="U",
+        start=T0 + timedelta(seconds=120),
+        end=T0 + timedelta(seconds=200),
+        app_name="Visual Studio Code",
+        window_title="main.py - proagent - Visual Studio Code",
+        summary=summary,
+        description=description,
+        screenshots=tuple(shots),
+    )
+    return Sample(
+        id="U:9:labelled",
+        user="U",
+        time=cur.end,
+        label=1,
+        split="test",
+        kind="labelled",
+        context=tuple(ctx),
+        current=cur,
+        window_seconds=window,
+    )
 
 
 def _line(prompt: str, label: str) -> str:
@@ -83,8 +119,12 @@ def test_system_prompt_lists_the_16_categories_from_the_data_file():
 
 def test_system_prompt_follows_a_custom_taxonomy(tmp_path):
     path = tmp_path / "tax.json"
-    path.write_text(json.dumps({"categories": [{"name": "Alpha Things", "description": "a"},
-                                               {"name": "Other", "description": "rest"}]}), "utf-8")
+    path.write_text(
+        json.dumps(
+            {"categories": [{"name": "Alpha Things", "description": "a"}, {"name": "Other", "description": "rest"}]}
+        ),
+        "utf-8",
+    )
     sp = system_prompt(load_taxonomy(path))
     assert "1. Alpha Things: a" in sp and "2. Other: rest" in sp
     assert "Code Programming" not in sp
@@ -150,8 +190,14 @@ def test_context_is_oldest_first():
 def test_context_order_from_built_samples():
     # labelled events given newest first: the builder sorts them, the prompt keeps that order
     evs = [
-        Event(id=f"s:{i}", user="s", start=T0 + timedelta(seconds=20 * i), end=T0 + timedelta(seconds=20 * i + 20),
-              summary=f"step number {i:02d} happens", needs_help=i % 2 == 0)
+        Event(
+            id=f"s:{i}",
+            user="s",
+            start=T0 + timedelta(seconds=20 * i),
+            end=T0 + timedelta(seconds=20 * i + 20),
+            summary=f"step number {i:02d} happens",
+            needs_help=i % 2 == 0,
+        )
         for i in reversed(range(8))
     ]
     samples = build_samples(evs, SampleConfig(window_seconds=600))
@@ -168,7 +214,9 @@ def test_empty_context():
     assert "(nothing earlier in the window)" in p
 
 
-@pytest.mark.skipif(not (SHARED / "code_11.json").is_file(), reason=f"real ProactiveBench sessions not found at {SHARED}")
+@pytest.mark.skipif(
+    not (SHARED / "code_11.json").is_file(), reason=f"real ProactiveBench sessions not found at {SHARED}"
+)
 def test_real_sample_prompt():
     from proagent.sources.proactivebench import read_proactivebench
 
@@ -191,7 +239,7 @@ def test_cot_instruction_has_the_four_steps():
     steps = ["Step 1 (Describe)", "Step 2 (Analyse needs)", "Step 3 (Judge)", "Step 4 (Classify intention)"]
     pos = [cot.find(x) for x in steps]
     assert all(p >= 0 for p in pos) and pos == sorted(pos)
-    tail = cot[pos[-1]:]
+    tail = cot[pos[-1] :]
     assert "Need help: Yes or No" in tail and "Intention:" in tail and "Query:" in tail
     zs = user_prompt(s, "zero-shot")
     assert "Step 1" not in zs and "Need help: Yes or No" in zs
@@ -251,8 +299,9 @@ def test_solver_sends_identical_system_message(monkeypatch, tmp_path):
         _sample("Reading the paper.", context=()),
     ]
     samples = [replace(s, id=f"U:{i}:labelled") for i, s in enumerate(samples)]
-    task = Task(dataset=MemoryDataset(to_inspect_samples(samples)), solver=method_solver("zero-shot"),
-                scorer=assist_scorer())
+    task = Task(
+        dataset=MemoryDataset(to_inspect_samples(samples)), solver=method_solver("zero-shot"), scorer=assist_scorer()
+    )
     model = get_model("mockllm/model", custom_outputs=answer)
     logs = eval(task, model=model, log_dir=str(tmp_path / "logs"), display="none", max_samples=1)
     assert logs[0].status == "success", logs[0].error
@@ -270,8 +319,14 @@ def test_consecutive_moments_share_the_whole_earlier_prompt_but_its_tail():
     history of the moment before it (the window grows by appending); only the newest
     event, the current state, the screen and the instruction follow."""
     evs = [
-        Event(id=f"s:{i}", user="s", start=T0 + timedelta(seconds=20 * i), end=T0 + timedelta(seconds=20 * i + 20),
-              summary=f"step number {i:02d} happens", needs_help=True)
+        Event(
+            id=f"s:{i}",
+            user="s",
+            start=T0 + timedelta(seconds=20 * i),
+            end=T0 + timedelta(seconds=20 * i + 20),
+            summary=f"step number {i:02d} happens",
+            needs_help=True,
+        )
         for i in range(6)
     ]
     samples = sorted(build_samples(evs, SampleConfig(window_seconds=600)), key=lambda s: s.time)
@@ -280,5 +335,5 @@ def test_consecutive_moments_share_the_whole_earlier_prompt_but_its_tail():
         pa, pb = user_prompt(a), user_prompt(b)
         history = pa.split("\n\nCurrent state")[0]
         assert os.path.commonprefix([pa, pb]).startswith(history)
-        tail = pb[len(history):]
+        tail = pb[len(history) :]
         assert tail.startswith(f"\n{render_event(b.context[-1])}\n\nCurrent state:")  # the newest event, then the state

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from lifetrace_fixtures import make_participant
 from mock_openai import MockOpenAI, last_user_text
+
 from proagent.annotate import AnswerError, detect_platform, parse_annotation, plan_annotation
 from proagent.annotate.records import EventAnnotation
 from proagent.cli import cli
@@ -34,37 +34,54 @@ def _answer(body: dict) -> str:
     text = last_user_text(body)
     m = re.search(r"first-pass hint: (\S+)", text)
     platform = m.group(1) if m else None
-    return "Here is the annotation:\n```json\n" + json.dumps({
-        "is_llm_interaction": True, "llm_platform": platform, "user_queries": ["How do I fix database is locked?"],
-        "llm_responses": ["Close the other connection."], "event_summary": "asked an AI how to fix database is locked",
-        "detailed_description": "A chat window.", "user_intention": "debugging and error resolution", "confidence": "90%",
-        "rationale": "a chat is visible",
-    }) + "\n```"
+    return (
+        "Here is the annotation:\n```json\n"
+        + json.dumps(
+            {
+                "is_llm_interaction": True,
+                "llm_platform": platform,
+                "user_queries": ["How do I fix database is locked?"],
+                "llm_responses": ["Close the other connection."],
+                "event_summary": "asked an AI how to fix database is locked",
+                "detailed_description": "A chat window.",
+                "user_intention": "debugging and error resolution",
+                "confidence": "90%",
+                "rationale": "a chat is visible",
+            }
+        )
+        + "\n```"
+    )
 
 
 # --------------------------------------------------------------------------- first pass and parsing
 
 
-@pytest.mark.parametrize("app,title,screen,platform,kind", [
-    ("ChatGPT.exe", "", "", "ChatGPT", "app"),
-    ("Google Chrome", "Fix sqlite lock - chat.deepseek.com - Google Chrome", "", "DeepSeek", "domain"),
-    ("Microsoft Edge", "Kimi.ai - 帮你看更大的世界 - Microsoft Edge", "", "Kimi", "title"),
-    ("豆包", "豆包 - 字节跳动旗下 AI 智能助手", "", "豆包", "app"),
-    ("Firefox", "New Tab", "Message ChatGPT\nChatGPT can make mistakes.", "ChatGPT", "screen"),
-    ("Google Chrome", "通义千问 - Google Chrome", "", "通义千问", "title"),
-])
+@pytest.mark.parametrize(
+    "app,title,screen,platform,kind",
+    [
+        ("ChatGPT.exe", "", "", "ChatGPT", "app"),
+        ("Google Chrome", "Fix sqlite lock - chat.deepseek.com - Google Chrome", "", "DeepSeek", "domain"),
+        ("Microsoft Edge", "Kimi.ai - 帮你看更大的世界 - Microsoft Edge", "", "Kimi", "title"),
+        ("豆包", "豆包 - 字节跳动旗下 AI 智能助手", "", "豆包", "app"),
+        ("Firefox", "New Tab", "Message ChatGPT\nChatGPT can make mistakes.", "ChatGPT", "screen"),
+        ("Google Chrome", "通义千问 - Google Chrome", "", "通义千问", "title"),
+    ],
+)
 def test_first_pass_names_the_platform(app, title, screen, platform, kind):
     hit = detect_platform(app, title, [screen])
     assert hit is not None and (hit.platform, hit.evidence) == (platform, kind)
 
 
-@pytest.mark.parametrize("app,title,screen", [
-    ("Visual Studio Code", "main.py - proagent - Visual Studio Code", "def train(model): pass"),
-    ("Google Chrome", "Stack Overflow - Where developers learn", "How to read a SQLite database"),
-    ("Microsoft Word", "claudette_report.docx - Word", "cursory notes on kimichi"),  # substrings are not names
-    # a chat page visible behind the terminal in front (whole-screen capture) is not LLM use
-    ("xterm", "python app.py", "ChatGPT\nchatgpt.com/c/1\nMessage ChatGPT\nChatGPT can make mistakes."),
-])
+@pytest.mark.parametrize(
+    "app,title,screen",
+    [
+        ("Visual Studio Code", "main.py - proagent - Visual Studio Code", "def train(model): pass"),
+        ("Google Chrome", "Stack Overflow - Where developers learn", "How to read a SQLite database"),
+        ("Microsoft Word", "claudette_report.docx - Word", "cursory notes on kimichi"),  # substrings are not names
+        # a chat page visible behind the terminal in front (whole-screen capture) is not LLM use
+        ("xterm", "python app.py", "ChatGPT\nchatgpt.com/c/1\nMessage ChatGPT\nChatGPT can make mistakes."),
+    ],
+)
 def test_first_pass_ignores_ordinary_screens(app, title, screen):
     assert detect_platform(app, title, [screen]) is None
 
@@ -86,8 +103,17 @@ def test_parse_repairs_fenced_and_truncated_answers():
 
 
 def test_annotation_record_round_trips_and_the_reader_joins_it(tmp_path):
-    a = EventAnnotation(user="P01", event_id="7", is_llm_event=True, status="annotated", llm_platform="Kimi",
-                        user_queries=("q",), user_intention="Translation", confidence=0.7, rationale="r")
+    a = EventAnnotation(
+        user="P01",
+        event_id="7",
+        is_llm_event=True,
+        status="annotated",
+        llm_platform="Kimi",
+        user_queries=("q",),
+        user_intention="Translation",
+        confidence=0.7,
+        rationale="r",
+    )
     assert EventAnnotation.from_json(json.loads(json.dumps(a.to_json()))) == a
     f = tmp_path / "a.jsonl"
     f.write_text(json.dumps(a.to_json()) + "\n", "utf-8")
@@ -101,8 +127,9 @@ def test_annotation_record_round_trips_and_the_reader_joins_it(tmp_path):
 def test_raw_log_is_never_modified_and_needs_out(tmp_path, monkeypatch):
     fx = make_participant(tmp_path / "raw", "P01", variant="2025-11")
     before = _sha(fx.path)
-    r = CliRunner().invoke(cli, ["annotate", str(tmp_path / "raw"), "--annotator", f"text:{MODEL}",
-                                 "--log-dir", str(tmp_path / "logs")])
+    r = CliRunner().invoke(
+        cli, ["annotate", str(tmp_path / "raw"), "--annotator", f"text:{MODEL}", "--log-dir", str(tmp_path / "logs")]
+    )
     assert r.exit_code != 0 and "raw LifeTrace database" in r.output and "--out" in r.output
     assert _sha(fx.path) == before and not list((tmp_path / "raw").rglob("annotations.jsonl"))
 
@@ -111,8 +138,13 @@ def _show_query_on_screen(fx, text: str = "How do I fix database is locked? Clos
     """Put the mock's query and reply into the OCR rows of the LLM events' screenshots (a quote
     the model gives is kept only when it stands on the screen)."""
     with sqlite3.connect(fx.path) as db:
-        ids = [r[0] for r in db.execute(f"SELECT id FROM screenshots WHERE event_id IN "
-                                        f"({','.join('?' * len(fx.llm_event_ids))})", [int(i) for i in fx.llm_event_ids])]
+        ids = [
+            r[0]
+            for r in db.execute(
+                f"SELECT id FROM screenshots WHERE event_id IN ({','.join('?' * len(fx.llm_event_ids))})",
+                [int(i) for i in fx.llm_event_ids],
+            )
+        ]
         db.executemany("INSERT INTO ocr_results (screenshot_id, text_content) VALUES (?, ?)", [(i, text) for i in ids])
 
 
@@ -129,15 +161,31 @@ def test_annotate_raw_log_then_eval_and_stats(tmp_path, monkeypatch):
     monkeypatch.setattr(_progress, "PLAIN_EVERY_SECONDS", 0.0)  # a progress line at every event
     with MockOpenAI(_answer) as srv:
         srv.env(monkeypatch)
-        args = ["annotate", str(tmp_path / "raw"), "--out", str(out), "--annotator", f"text:{MODEL}",
-                "--log-dir", str(logs), "--ocr", "db", "--display", "none", "--model-base-url", srv.base_url]
+        args = [
+            "annotate",
+            str(tmp_path / "raw"),
+            "--out",
+            str(out),
+            "--annotator",
+            f"text:{MODEL}",
+            "--log-dir",
+            str(logs),
+            "--ocr",
+            "db",
+            "--display",
+            "none",
+            "--model-base-url",
+            srv.base_url,
+        ]
         r = CliRunner().invoke(cli, args)
         assert r.exit_code == 0, r.output
         n_calls = len(srv.requests)
         # piped: a line per event with the time elapsed and, until the last, an estimate of what is left
         lines = [ln for ln in r.output.splitlines() if ln.startswith("annotate: ")]
         assert len(lines) == n_calls and lines[0].startswith(f"annotate: 1 of {n_calls} events, ")
-        assert all(" elapsed" in ln for ln in lines) and lines[-1].startswith(f"annotate: {n_calls} of {n_calls} events")
+        assert all(" elapsed" in ln for ln in lines) and lines[-1].startswith(
+            f"annotate: {n_calls} of {n_calls} events"
+        )
         assert n_calls == 1 or " left" in lines[0]
         # resumable: the same command reuses the finished log, no new model call
         r2 = CliRunner().invoke(cli, args)
@@ -163,15 +211,35 @@ def test_annotate_raw_log_then_eval_and_stats(tmp_path, monkeypatch):
         assert e.summary == "asked an AI how to fix database is locked"  # stands on the screen: kept
     assert all(e.is_llm_event is False for e in log.events if e.id not in llm)
     # screenshots travel with the copy, resolved by the reader
-    assert sum(s.path is not None for e in log.events for s in e.screenshots) == \
-        sum(s.path is not None for e in raw_events for s in e.screenshots) > 0
+    assert (
+        sum(s.path is not None for e in log.events for s in e.screenshots)
+        == sum(s.path is not None for e in raw_events for s in e.screenshots)
+        > 0
+    )
     records = [json.loads(line) for line in (out / "annotations.jsonl").read_text("utf-8").splitlines()]
     assert len(records) == len(raw_events) and {r["status"] for r in records} == {"annotated", "not_candidate"}
     assert "success rate 1.000" in r.output and "next: proagent eval" in r.output
     # eval now has ground truth
-    r = CliRunner().invoke(cli, ["eval", "--data", str(out), "--annotations", str(out / "annotations.jsonl"),
-                                 "--model", "mockllm/model", "--split", "all", "--limit", "3",
-                                 "--log-dir", str(tmp_path / "eval"), "--display", "none"])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "eval",
+            "--data",
+            str(out),
+            "--annotations",
+            str(out / "annotations.jsonl"),
+            "--model",
+            "mockllm/model",
+            "--split",
+            "all",
+            "--limit",
+            "3",
+            "--log-dir",
+            str(tmp_path / "eval"),
+            "--display",
+            "none",
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert json.loads((tmp_path / "eval" / "results.json").read_text())["n"] == 3
     # stats shows LLM-use burstiness on the annotated log
@@ -186,14 +254,32 @@ def test_processed_log_is_annotated_in_place_atomically(tmp_path, monkeypatch):
     fx = make_participant(tmp_path / "curated", "P01")  # processed layout
     with MockOpenAI(lambda body: json.dumps({"is_llm_interaction": False, "event_summary": "reading"})) as srv:
         srv.env(monkeypatch)
-        r = CliRunner().invoke(cli, ["annotate", str(tmp_path / "curated"), "--annotator", MODEL, "--ocr", "db",
-                                     "--log-dir", str(tmp_path / "logs"), "--display", "none", "--model-base-url", srv.base_url])
+        r = CliRunner().invoke(
+            cli,
+            [
+                "annotate",
+                str(tmp_path / "curated"),
+                "--annotator",
+                MODEL,
+                "--ocr",
+                "db",
+                "--log-dir",
+                str(tmp_path / "logs"),
+                "--display",
+                "none",
+                "--model-base-url",
+                srv.base_url,
+            ],
+        )
     assert r.exit_code == 0, r.output
     assert not list(fx.path.parent.glob(".*.tmp"))  # the copy aside was renamed over
     log = load_lifetrace(fx.path)
     assert not any(e.is_llm_event for e in log.events)  # the model said no everywhere
-    asked = {str(r["event_id"]) for r in map(json.loads, (tmp_path / "curated" / "annotations.jsonl").open())
-             if r["status"] == "annotated"}
+    asked = {
+        str(r["event_id"])
+        for r in map(json.loads, (tmp_path / "curated" / "annotations.jsonl").open())
+        if r["status"] == "annotated"
+    }
     assert asked and all(e.summary == "reading" for e in log.events if e.id in asked)
     assert all(e.conversation is None for e in log.events)
 
@@ -202,16 +288,35 @@ def test_failed_answers_get_the_default_annotation_and_are_recorded(tmp_path, mo
     make_participant(tmp_path / "curated", "P01")
     with MockOpenAI(lambda body: 400 if "豆包" in last_user_text(body) else "I am not sure, sorry.") as srv:
         srv.env(monkeypatch)
-        r = CliRunner().invoke(cli, ["annotate", str(tmp_path / "curated"), "--annotator", MODEL, "--ocr", "db",
-                                     "--attempts", "2", "--log-dir", str(tmp_path / "logs"), "--display", "none", "--model-base-url", srv.base_url])
+        r = CliRunner().invoke(
+            cli,
+            [
+                "annotate",
+                str(tmp_path / "curated"),
+                "--annotator",
+                MODEL,
+                "--ocr",
+                "db",
+                "--attempts",
+                "2",
+                "--log-dir",
+                str(tmp_path / "logs"),
+                "--display",
+                "none",
+                "--model-base-url",
+                srv.base_url,
+            ],
+        )
     assert r.exit_code == 0, r.output
     recs = [json.loads(x) for x in (tmp_path / "curated" / "annotations.jsonl").open()]
     failed = [x for x in recs if x["status"] == "default"]
     assert failed and all(x["attempts"] == 2 and x["error"] for x in failed)
     assert any("model error" in x["error"] for x in failed) and any("no JSON object" in x["error"] for x in failed)
     # the default annotation keeps the first pass's verdict and platform, invents nothing
-    assert all(x["is_llm_event"] and x["llm_platform"] and not x["user_queries"] and x["user_intention"] is None
-               for x in failed)
+    assert all(
+        x["is_llm_event"] and x["llm_platform"] and not x["user_queries"] and x["user_intention"] is None
+        for x in failed
+    )
     assert "success rate 0.000" in r.output
 
 
@@ -219,8 +324,23 @@ def test_vlm_mode_sends_the_screenshots(tmp_path, monkeypatch):
     fx = make_participant(tmp_path / "curated", "P01")
     with MockOpenAI(_answer) as srv:
         srv.env(monkeypatch)
-        r = CliRunner().invoke(cli, ["annotate", str(tmp_path / "curated"), "--annotator", f"vlm:{MODEL}",
-                                     "--ocr", "db", "--log-dir", str(tmp_path / "logs"), "--display", "none", "--model-base-url", srv.base_url])
+        r = CliRunner().invoke(
+            cli,
+            [
+                "annotate",
+                str(tmp_path / "curated"),
+                "--annotator",
+                f"vlm:{MODEL}",
+                "--ocr",
+                "db",
+                "--log-dir",
+                str(tmp_path / "logs"),
+                "--display",
+                "none",
+                "--model-base-url",
+                srv.base_url,
+            ],
+        )
         assert r.exit_code == 0, r.output
         sent = [srv.images(i) for i in range(len(srv.requests))]
     files = {p.read_bytes() for p in fx.screenshots_dir.rglob("*.png")}
@@ -229,13 +349,23 @@ def test_vlm_mode_sends_the_screenshots(tmp_path, monkeypatch):
 
 
 def test_ocr_cache_and_reader_modes(tmp_path):
-    from proagent.annotate.screens import OcrReader, sample_screenshots
-    from proagent.records import Event, Screenshot
     from datetime import datetime, timedelta
 
+    from proagent.annotate.screens import OcrReader, sample_screenshots
+    from proagent.records import Event, Screenshot
+
     t = datetime(2025, 9, 15, 9)
-    shots = tuple(Screenshot(id=i, time=t + timedelta(seconds=i), app_name="a", window_title="w", file_name=f"{i}.png",
-                             ocr_text=f"text {i}") for i in range(10))
+    shots = tuple(
+        Screenshot(
+            id=i,
+            time=t + timedelta(seconds=i),
+            app_name="a",
+            window_title="w",
+            file_name=f"{i}.png",
+            ocr_text=f"text {i}",
+        )
+        for i in range(10)
+    )
     e = Event(id="1", user="u", start=t, end=t + timedelta(seconds=10), screenshots=shots)
     assert [s.id for s in sample_screenshots(e)] == [0, 1, 2, 7, 8, 9]
     r = OcrReader("db")
@@ -255,9 +385,28 @@ def test_eval_modality_sends_the_screenshot_or_its_text(tmp_path, monkeypatch, m
     files = {p.read_bytes() for p in fx.screenshots_dir.rglob("*.png")}
     with MockOpenAI(lambda body: "Need help: Yes\nIntention: Code Programming\nQuery: How do I fix it?") as srv:
         srv.env(monkeypatch)
-        r = CliRunner().invoke(cli, ["eval", "--data", str(tmp_path / "data"), "--model", "openai-api/mock/vision",
-                                     "--model-base-url", srv.base_url, "--modality", modality, "--split", "all",
-                                     "--limit", "6", "--log-dir", str(tmp_path / "logs"), "--display", "none"])
+        r = CliRunner().invoke(
+            cli,
+            [
+                "eval",
+                "--data",
+                str(tmp_path / "data"),
+                "--model",
+                "openai-api/mock/vision",
+                "--model-base-url",
+                srv.base_url,
+                "--modality",
+                modality,
+                "--split",
+                "all",
+                "--limit",
+                "6",
+                "--log-dir",
+                str(tmp_path / "logs"),
+                "--display",
+                "none",
+            ],
+        )
         assert r.exit_code == 0, r.output
         sent = [srv.images(i) for i in range(len(srv.requests))]
         texts = [last_user_text(b) for b in srv.requests]
@@ -278,7 +427,9 @@ def test_stats_on_a_raw_log_reports_every_event(tmp_path):
     n = len(fx.live_event_ids)
     assert st["counts"]["events"] == n and st["counts"]["llm_events"] is None
     assert st["inter_event_all"]["n"] == n - 1 and st["inter_event_all"]["burstiness"] is not None
-    assert f"apps: {st['apps']['distinct']} distinct" in r.output and "inter-event times of all events: n = " in r.output
+    assert (
+        f"apps: {st['apps']['distinct']} distinct" in r.output and "inter-event times of all events: n = " in r.output
+    )
     assert st["durations"]["all"]["n"] > 0 and (tmp_path / "st" / "durations.png").is_file()
 
 
@@ -286,9 +437,29 @@ def test_stats_on_a_raw_log_reports_every_event(tmp_path):
 def test_annotate_with_the_real_local_runtime(tmp_path):
     """SmolLM2-135M through llama.cpp: every candidate is answered or gets a recorded default."""
     fx = make_participant(tmp_path / "raw", "P01", variant="2025-10")
-    r = CliRunner().invoke(cli, ["annotate", str(tmp_path / "raw"), "--out", str(tmp_path / "out"), "--ocr", "db",
-                                 "--annotator", "text:local/smollm2-135m", "--attempts", "2", "--limit", "3",
-                                 "--model-arg", "n_threads=1", "--log-dir", str(tmp_path / "logs"), "--display", "none"])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "annotate",
+            str(tmp_path / "raw"),
+            "--out",
+            str(tmp_path / "out"),
+            "--ocr",
+            "db",
+            "--annotator",
+            "text:local/smollm2-135m",
+            "--attempts",
+            "2",
+            "--limit",
+            "3",
+            "--model-arg",
+            "n_threads=1",
+            "--log-dir",
+            str(tmp_path / "logs"),
+            "--display",
+            "none",
+        ],
+    )
     assert r.exit_code == 0, r.output
     recs = [json.loads(x) for x in (tmp_path / "out" / "annotations.jsonl").open()]
     asked = [x for x in recs if x["status"] != "not_candidate"]
@@ -316,8 +487,23 @@ def test_an_endpoint_that_keeps_failing_fails_the_run_and_writes_nothing(tmp_pat
     make_participant(tmp_path / "curated", "P01")
     with MockOpenAI(lambda body: 500) as srv:
         srv.env(monkeypatch)
-        r = CliRunner().invoke(cli, ["annotate", str(tmp_path / "curated"), "--annotator", MODEL, "--ocr", "db",
-                                     "--log-dir", str(tmp_path / "logs"), "--display", "none", "--model-base-url", srv.base_url])
+        r = CliRunner().invoke(
+            cli,
+            [
+                "annotate",
+                str(tmp_path / "curated"),
+                "--annotator",
+                MODEL,
+                "--ocr",
+                "db",
+                "--log-dir",
+                str(tmp_path / "logs"),
+                "--display",
+                "none",
+                "--model-base-url",
+                srv.base_url,
+            ],
+        )
     assert r.exit_code == 3, r.output  # EXIT_RUN: a run error, re-running the same command resumes
     assert r.output.strip().splitlines()[-1].startswith("Error: the model API at http://127.0.0.1:"), r.output
     assert "kept failing" in r.output and "127.0.0.1" in r.output and "Traceback" not in r.output, r.output

@@ -8,13 +8,13 @@ import json
 import shutil
 
 import pytest
-from click.testing import CliRunner
-
 from annotate_evalset import PAGES, build_evalset
+from click.testing import CliRunner
 from mock_openai import MockOpenAI, last_user_text
+from system import require_binary
+
 from proagent.annotate import plan_annotation
 from proagent.cli import cli
-from system import require_binary
 
 pytest.importorskip("rapidocr")
 
@@ -47,7 +47,9 @@ def test_screens_are_read_and_the_first_pass_finds_the_platforms(evalset, tmp_pa
             assert p.hit is None, (page.key, p.hit)
     # a news article about an LLM names one, but its screens show no chat turn: not asked, not LLM use
     news = next(by_id[k] for k, pg in labels.items() if pg.key == "news-about-llm")
-    assert news.hit is not None and not news.ask and news.chat is None and "no screenshot shows a chat turn" in news.reason
+    assert (
+        news.hit is not None and not news.ask and news.chat is None and "no screenshot shows a chat turn" in news.reason
+    )
     assert all(by_id[k].ask and by_id[k].chat for k, pg in labels.items() if pg.platform)
     # the generic-title ChatGPT page is found from the screen text alone
     generic = next(by_id[k] for k, pg in labels.items() if pg.key == "chatgpt-generic-title")
@@ -79,14 +81,29 @@ def test_the_conversation_is_read_from_the_screen_and_only_the_intention_asked(e
 
     with MockOpenAI(reply) as srv:
         srv.env(monkeypatch)
-        r = CliRunner().invoke(cli, ["annotate", str(root), "--out", str(tmp_path / "out"), "--annotator",
-                                     "text:openai-api/mock/m", "--model-base-url", srv.base_url,
-                                     "--log-dir", str(tmp_path / "logs"), "--display", "none"])
+        r = CliRunner().invoke(
+            cli,
+            [
+                "annotate",
+                str(root),
+                "--out",
+                str(tmp_path / "out"),
+                "--annotator",
+                "text:openai-api/mock/m",
+                "--model-base-url",
+                srv.base_url,
+                "--log-dir",
+                str(tmp_path / "logs"),
+                "--display",
+                "none",
+            ],
+        )
     assert r.exit_code == 0, r.output
     llm = {k: p for k, p in labels.items() if p.platform}
     assert len(prompts) == len(llm)  # one short intention call per chat, none for the news page
-    assert all(len(t) < 1200 and "New chat" not in t and "6820a1f3" not in t and "chat-export" not in t
-               for t in prompts), prompts
+    assert all(
+        len(t) < 1200 and "New chat" not in t and "6820a1f3" not in t and "chat-export" not in t for t in prompts
+    ), prompts
     recs = {str(x["event_id"]): x for x in map(json.loads, (tmp_path / "out" / "annotations.jsonl").open())}
     for k, page in labels.items():
         rec = recs[k]

@@ -14,12 +14,12 @@ import json
 from importlib import resources
 
 import pytest
-
 from annotate_evalset import PAGES as EVALSET
 from lifetrace_fixtures import _QUERIES
+from scenarios.desktop import PAGES as DESKTOP
+
 from proagent.annotate.intent import SHORTLIST, shortlist
 from proagent.taxonomy import load_taxonomy
-from scenarios.desktop import PAGES as DESKTOP
 
 
 def _labelled() -> list[tuple[str, str]]:
@@ -56,10 +56,19 @@ def test_the_material_after_a_colon_does_not_decide():
 
 def test_a_custom_taxonomy_without_chinese_glosses_uses_the_english_ones(tmp_path):
     path = tmp_path / "tax.json"
-    path.write_text(json.dumps({"fallback": "Other", "categories": [
-        {"name": "Cooking", "description": "recipes, ingredients and kitchen techniques"},
-        {"name": "Travel", "description": "trips, flights, hotels and visas"},
-        {"name": "Other", "description": "none of the above"}]}), "utf-8")
+    path.write_text(
+        json.dumps(
+            {
+                "fallback": "Other",
+                "categories": [
+                    {"name": "Cooking", "description": "recipes, ingredients and kitchen techniques"},
+                    {"name": "Travel", "description": "trips, flights, hotels and visas"},
+                    {"name": "Other", "description": "none of the above"},
+                ],
+            }
+        ),
+        "utf-8",
+    )
     tax = load_taxonomy(path)
     assert shortlist("红烧肉怎么做？", tax, k=2) == ["Cooking", "Travel"]
     assert shortlist("Which hotel near the station is cheapest?", tax, k=1) == ["Travel"]

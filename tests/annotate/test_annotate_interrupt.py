@@ -27,9 +27,25 @@ def test_ctrl_c_says_re_run_the_same_command(tmp_path: Path) -> None:
 
     with MockOpenAI(slow) as srv:
         env = {**os.environ, "MOCK_BASE_URL": srv.base_url, "MOCK_API_KEY": "test-key", "COLUMNS": "200"}
-        cmd = [sys.executable, "-c", "from proagent.cli import main; main()", "annotate", str(tmp_path / "raw"),
-               "--out", str(tmp_path / "out"), "--annotator", f"text:{MODEL}", "--log-dir", str(tmp_path / "logs"),
-               "--ocr", "db", "--display", "plain", "--model-base-url", srv.base_url]
+        cmd = [
+            sys.executable,
+            "-c",
+            "from proagent.cli import main; main()",
+            "annotate",
+            str(tmp_path / "raw"),
+            "--out",
+            str(tmp_path / "out"),
+            "--annotator",
+            f"text:{MODEL}",
+            "--log-dir",
+            str(tmp_path / "logs"),
+            "--ocr",
+            "db",
+            "--display",
+            "plain",
+            "--model-base-url",
+            srv.base_url,
+        ]
         p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
         try:
             t0 = time.monotonic()

@@ -6,11 +6,11 @@ LLM product are not (issue 34). The per-layout figures: ``benchmarks/chat_layout
 from __future__ import annotations
 
 import pytest
-
 from chat_layouts import build_layouts
+from system import require_binary
+
 from proagent.annotate import plan_annotation
 from proagent.annotate.conversation import on_screen
-from system import require_binary
 
 pytest.importorskip("rapidocr")
 pytest.importorskip("playwright.sync_api")

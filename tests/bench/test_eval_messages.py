@@ -8,16 +8,31 @@ import json
 import sqlite3
 
 from click.testing import CliRunner
-
 from lifetrace_fixtures import make_participant
+
 from proagent.bench.samples import SampleConfig, build_samples, no_samples_reason
 from proagent.cli import cli
 from proagent.sources.load import load_events
 
 
 def _eval(data, log_dir, *extra):
-    return CliRunner().invoke(cli, ["eval", "--data", str(data), "--model", "mockllm/model", "--split", "all",
-                                    "--log-dir", str(log_dir), "--display", "none", *extra])
+    return CliRunner().invoke(
+        cli,
+        [
+            "eval",
+            "--data",
+            str(data),
+            "--model",
+            "mockllm/model",
+            "--split",
+            "all",
+            "--log-dir",
+            str(log_dir),
+            "--display",
+            "none",
+            *extra,
+        ],
+    )
 
 
 def test_one_class_moments_are_flagged_and_warned(tmp_path):
@@ -42,17 +57,26 @@ def test_no_samples_line_names_what_curation_and_the_labels_leave(tmp_path):
     fx = make_participant(tmp_path / "data", "P01")
     with sqlite3.connect(fx.path) as db:  # nobody used an LLM: no positive moment can exist
         db.execute("UPDATE events SET is_llm_event = 0")
-    curation = [{"user": "P01", "event_id": 90, "decision": "excluded", "reason": "duplicate of screenshot 1 (SHA-256)",
-                 "screenshot_id": 7},
-                {"user": "P01", "event_id": 90, "decision": "excluded", "reason": "no valid screenshot"},
-                {"user": "P01", "event_id": 91, "decision": "excluded", "reason": "shorter than 3 s (1.2 s)"}]
+    curation = [
+        {
+            "user": "P01",
+            "event_id": 90,
+            "decision": "excluded",
+            "reason": "duplicate of screenshot 1 (SHA-256)",
+            "screenshot_id": 7,
+        },
+        {"user": "P01", "event_id": 90, "decision": "excluded", "reason": "no valid screenshot"},
+        {"user": "P01", "event_id": 91, "decision": "excluded", "reason": "shorter than 3 s (1.2 s)"},
+    ]
     (tmp_path / "data" / "curation.jsonl").write_text("".join(json.dumps(c) + "\n" for c in curation))
     r = _eval(tmp_path / "data", tmp_path / "logs")
     assert r.exit_code != 0 and "Traceback" not in r.output
     line = r.output.strip().splitlines()[-1]
     assert "no all samples" in line and "LLM-use events: 0" in line and "no positive moment" in line, line
-    assert ("curation excluded 2 event(s): 1 no valid screenshot, 1 shorter than 3 s "
-            "(1 of their screenshots dropped as duplicates of earlier ones)") in line, line
+    assert (
+        "curation excluded 2 event(s): 1 no valid screenshot, 1 shorter than 3 s "
+        "(1 of their screenshots dropped as duplicates of earlier ones)"
+    ) in line, line
 
 
 def test_no_samples_reason_names_the_split(tmp_path):

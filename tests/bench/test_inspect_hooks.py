@@ -28,8 +28,12 @@ def test_the_internals_used_have_the_expected_shape() -> None:
     hooks.hook_folder_check()
     validate = evalset.validate_eval_set_prerequisites
     original = getattr(validate, "__wrapped__", None) or validate
-    assert list(inspect.signature(validate).parameters) == ["resolved_tasks", "all_logs", "log_dir_allow_dirty",
-                                                            "eval_set_args"]
+    assert list(inspect.signature(validate).parameters) == [
+        "resolved_tasks",
+        "all_logs",
+        "log_dir_allow_dirty",
+        "eval_set_args",
+    ]
     assert callable(original)
     assert issubclass(hooks.prerequisite_error(), Exception)
     from inspect_ai.log._recorders.buffer.buffer import cleanup_sample_buffers_for_log
@@ -63,8 +67,11 @@ def test_only_the_shim_imports_inspect_internals() -> None:
     offenders = []
     for path in SRC.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text("utf-8"))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else ([node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            )
             for n in names:
                 if n.startswith("inspect_ai") and any(part.startswith("_") for part in n.split(".")):
                     offenders.append(f"{path.relative_to(SRC)}: {n}")
@@ -129,7 +136,7 @@ def test_every_registered_task_refuses_its_arguments_in_one_line() -> None:
     """Each ``@task`` has shim 9 right beneath it (so ``inspect eval proagent/X`` refuses a bad ``-T`` in one line)."""
     tasks = _task_functions()
     assert len(tasks) >= 5, tasks
-    assert all(names[names.index("task") + 1:][:1] == ["task_input_errors"] for _, names in tasks), tasks
+    assert all(names[names.index("task") + 1 :][:1] == ["task_input_errors"] for _, names in tasks), tasks
 
 
 @pytest.mark.parametrize("name", ["help", "dialogue_plan"])
@@ -139,10 +146,26 @@ def test_inspect_eval_with_a_missing_data_path_is_one_line(tmp_path: Path, name:
     import sys
 
     missing = tmp_path / "missing"
-    r = subprocess.run([sys.executable, "-m", "inspect_ai", "eval", f"proagent/{name}", "-T", f"data={missing}",
-                        "--model", "mockllm/model", "--log-dir", str(tmp_path / "logs")],
-                       capture_output=True, text=True, timeout=120, cwd=tmp_path,
-                       env={**__import__("os").environ, "COLUMNS": "400"})
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "inspect_ai",
+            "eval",
+            f"proagent/{name}",
+            "-T",
+            f"data={missing}",
+            "--model",
+            "mockllm/model",
+            "--log-dir",
+            str(tmp_path / "logs"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**__import__("os").environ, "COLUMNS": "400"},
+    )
     out = r.stdout + r.stderr
     assert r.returncode != 0
     assert "Traceback" not in out, out

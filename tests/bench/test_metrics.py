@@ -90,18 +90,38 @@ def _scores() -> list[Score]:
     sims = [0.9, 0.7, 0.8, 0.0, 0.85] + [None] * 7
     out = []
     for i, (y, p, it, sm) in enumerate(zip(labels, preds, intent, sims)):
-        out.append(Score(
-            sample_id=f"s{i}", label=y, predicted=p, intention_correct=it, semantic_similarity=sm,
-            seconds=0.1 * (i + 1), tokens=100 + i, extra={"cached_tokens": 10},
-        ))
+        out.append(
+            Score(
+                sample_id=f"s{i}",
+                label=y,
+                predicted=p,
+                intention_correct=it,
+                semantic_similarity=sm,
+                seconds=0.1 * (i + 1),
+                tokens=100 + i,
+                extra={"cached_tokens": 10},
+            )
+        )
     return out
 
 
 def test_summarize_keys_and_values():
     scores = _scores()
     r = summarize(scores, n_resamples=300)
-    for key in ("accuracy", "precision", "recall", "f1", "intention_accuracy", "semantic_similarity",
-                "unparsed_rate", "n", "seconds_p50", "seconds_p95", "ci95", "baselines"):
+    for key in (
+        "accuracy",
+        "precision",
+        "recall",
+        "f1",
+        "intention_accuracy",
+        "semantic_similarity",
+        "unparsed_rate",
+        "n",
+        "seconds_p50",
+        "seconds_p95",
+        "ci95",
+        "baselines",
+    ):
         assert key in r, key
     assert r["n"] == 12 and r["n_positive"] == 5
     assert r["unparsed_rate"] == pytest.approx(2 / 12)
@@ -141,8 +161,10 @@ def test_how_to_assist_interval_with_few_labelled_samples():
     """Only 2 of 30 samples carry How-to-Assist terms: most resamples of all 30 hold
     none of them, yet the interval exists (it resamples the labelled ones)."""
     scores = [Score(f"n{i}", 0, 0) for i in range(28)]
-    scores += [Score("p0", 1, 1, intention_correct=True, semantic_similarity=0.9),
-               Score("p1", 1, 0, intention_correct=False, semantic_similarity=0.5)]
+    scores += [
+        Score("p0", 1, 1, intention_correct=True, semantic_similarity=0.9),
+        Score("p1", 1, 0, intention_correct=False, semantic_similarity=0.5),
+    ]
     ci = bootstrap_ci(scores)
     assert ci["intention_accuracy"] is not None and ci["semantic_similarity"] is not None
     lo, hi = ci["intention_accuracy"]
@@ -154,10 +176,7 @@ def test_how_to_assist_interval_with_few_labelled_samples():
 
 
 def test_intention_and_similarity_none_without_labels():
-    scores = [
-        Score(f"s{i}", label=i % 2, predicted=(i + 1) % 2 if i < 4 else None, seconds=None)
-        for i in range(6)
-    ]
+    scores = [Score(f"s{i}", label=i % 2, predicted=(i + 1) % 2 if i < 4 else None, seconds=None) for i in range(6)]
     r = summarize(scores, n_resamples=100)
     assert r["intention_accuracy"] is None and r["semantic_similarity"] is None
     assert r["n_intention"] == 0 and r["n_similarity"] == 0
@@ -329,7 +348,9 @@ def test_inspect_reducer_would_count_none_as_zero():
 SHARED_PB = __import__("pathlib").Path(__file__).resolve().parents[3] / "shared" / "data" / "proactivebench"
 
 
-@pytest.mark.skipif(not (SHARED_PB / "code_11.json").is_file(), reason=f"ProactiveBench sessions not found at {SHARED_PB}")
+@pytest.mark.skipif(
+    not (SHARED_PB / "code_11.json").is_file(), reason=f"ProactiveBench sessions not found at {SHARED_PB}"
+)
 def test_references_embedded_at_task_build_and_scores_unchanged(tmp_path, monkeypatch):
     """The task embeds the references once when it is built; during the eval the
     scorer embeds only the predicted queries, and every similarity equals the one
@@ -346,14 +367,20 @@ def test_references_embedded_at_task_build_and_scores_unchanged(tmp_path, monkey
     task = assist(data=str(SHARED_PB), split="all")
     positives = [s for s in task.dataset if s.metadata["label"] == 1 and s.metadata["reference_queries"]][:4]
     assert len(positives) == 4
-    queries = ["How do I fix the failing test?", "Translate this paragraph into English.",
-               "Summarise this page for me.", "Write a reply to this email."]
+    queries = [
+        "How do I fix the failing test?",
+        "Translate this paragraph into English.",
+        "Summarise this page for me.",
+        "Write a reply to this email.",
+    ]
     asked: list[str] = []
 
     def answer(messages, tools, tool_choice, config):
         q = queries[len(asked) % len(queries)]
         asked.append(q)
-        out = ModelOutput.from_content(model="mockllm", content=f"Need help: Yes\nIntention: Code Programming\nQuery: {q}")
+        out = ModelOutput.from_content(
+            model="mockllm", content=f"Need help: Yes\nIntention: Code Programming\nQuery: {q}"
+        )
         out.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
         return out
 
@@ -366,9 +393,13 @@ def test_references_embedded_at_task_build_and_scores_unchanged(tmp_path, monkey
             return real.query(texts)
 
     monkeypatch.setattr(embedding, "_model", lambda: Counting())
-    logs = inspect_eval(Task(dataset=MemoryDataset(positives), solver=task.solver, scorer=task.scorer),
-                        model=get_model("mockllm/model", custom_outputs=answer), log_dir=str(tmp_path / "logs"),
-                        display="none", max_samples=2)
+    logs = inspect_eval(
+        Task(dataset=MemoryDataset(positives), solver=task.solver, scorer=task.scorer),
+        model=get_model("mockllm/model", custom_outputs=answer),
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        max_samples=2,
+    )
     assert logs[0].status == "success", logs[0].error
     assert sorted(model_calls) == sorted(set(asked))  # references came from the task build, not the eval
     samples = logs[0].samples

@@ -29,11 +29,41 @@ def test_a_vision_model_some_moments_without_a_screenshot():
 
 def test_eval_without_screenshots_says_so(tmp_path):
     data = write_sessions(tmp_path / "sessions", n=2)
-    r = CliRunner().invoke(cli, ["eval", "--data", str(data), "--model", "mockllm/model", "--modality", "image",
-                                 "--limit", "2", "--log-dir", str(tmp_path / "run"), "--display", "none"])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "eval",
+            "--data",
+            str(data),
+            "--model",
+            "mockllm/model",
+            "--modality",
+            "image",
+            "--limit",
+            "2",
+            "--log-dir",
+            str(tmp_path / "run"),
+            "--display",
+            "none",
+        ],
+    )
     assert r.exit_code == 0, r.output
     warned = [ln for ln in r.output.splitlines() if ln.startswith("warning: --modality image")]
     assert len(warned) == 1 and "none of the" in warned[0] and "as with --modality text" in warned[0], r.output
-    r = CliRunner().invoke(cli, ["eval", "--data", str(data), "--model", "mockllm/model", "--limit", "2",
-                                 "--log-dir", str(tmp_path / "run-text"), "--display", "none"])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "eval",
+            "--data",
+            str(data),
+            "--model",
+            "mockllm/model",
+            "--limit",
+            "2",
+            "--log-dir",
+            str(tmp_path / "run-text"),
+            "--display",
+            "none",
+        ],
+    )
     assert r.exit_code == 0 and "--modality" not in r.output

@@ -10,13 +10,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from shared_data import DEV
 
 from proagent.bench import options as options_mod
 from proagent.bench.options import AssistOptions, Window, parse_assist_options, parse_eval_options
 from proagent.cli import cli
 from proagent.errors import UsageError
-
-from shared_data import DEV
 
 BAD = [  # (task argument, value, the option named, the message's problem)
     ("window", "0s", "--window", "window '0s': must be between 1 s and 24 h"),
@@ -50,22 +49,54 @@ def test_eval_and_inspect_task_args_refuse_a_bad_value_with_the_same_line(tmp_pa
     from inspect_ai import eval as inspect_eval
 
     data = _session(tmp_path)
-    r = CliRunner().invoke(cli,
-                           ["eval", "--data", str(data), "--model", "mockllm/model", f"--{arg}", value,
-                            "--log-dir", str(tmp_path / "logs")])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "eval",
+            "--data",
+            str(data),
+            "--model",
+            "mockllm/model",
+            f"--{arg}",
+            value,
+            "--log-dir",
+            str(tmp_path / "logs"),
+        ],
+    )
     assert r.exit_code == 2, r.output
     assert f"Error: Invalid value for {option}: {problem}" in r.output
     with pytest.raises(UsageError) as e:  # inspect eval proagent/assist -T window=0s: the task's own parser
-        inspect_eval("proagent/assist", task_args={"data": str(data), arg: value}, model="mockllm/model",
-                     log_dir=str(tmp_path / "inspect"), display="none")
+        inspect_eval(
+            "proagent/assist",
+            task_args={"data": str(data), arg: value},
+            model="mockllm/model",
+            log_dir=str(tmp_path / "inspect"),
+            display="none",
+        )
     assert (e.value.option, e.value.problem) == (option, problem)
     assert not (tmp_path / "logs").exists()
 
 
 def test_threshold_auto_needs_the_test_split_and_the_method_rules_hold():
-    common = dict(data="d", method="zero-shot", model="mockllm/model", window="5m", split="train", train_fraction=0.5,
-                  seed=0, sc_samples=5, annotations=(), memory="none", modality="text", images=False, decider=None,
-                  limit=None, log_dir=None, display=None, ray_address=None)
+    common = dict(
+        data="d",
+        method="zero-shot",
+        model="mockllm/model",
+        window="5m",
+        split="train",
+        train_fraction=0.5,
+        seed=0,
+        sc_samples=5,
+        annotations=(),
+        memory="none",
+        modality="text",
+        images=False,
+        decider=None,
+        limit=None,
+        log_dir=None,
+        display=None,
+        ray_address=None,
+    )
     with pytest.raises(UsageError, match="needs --split test") as e:
         parse_eval_options(**{**common, "threshold": "auto"})
     assert e.value.option == "--threshold"
@@ -83,13 +114,31 @@ def test_threshold_auto_needs_the_test_split_and_the_method_rules_hold():
 def test_task_args_are_those_eval_always_passed():
     """inspect records the task's arguments in the log and matches a resumed run by them: the
     record gives back exactly what cli/eval.py passed before it had a record."""
-    o = parse_assist_options("/d", window="5m", annotations=("a.jsonl", "b.jsonl"), memory="rag", modality="image",
-                             threshold="0.3", finetuned="/ft")
+    o = parse_assist_options(
+        "/d",
+        window="5m",
+        annotations=("a.jsonl", "b.jsonl"),
+        memory="rag",
+        modality="image",
+        threshold="0.3",
+        finetuned="/ft",
+    )
     assert o.window == Window(300.0, "5m")
     assert list(o.task_args().items()) == [
-        ("data", "/d"), ("method", "zero-shot"), ("window", "5m"), ("split", "test"), ("train_fraction", 0.5),
-        ("seed", 0), ("sc_samples", 5), ("images", False), ("annotations", "a.jsonl,b.jsonl"), ("memory", "rag"),
-        ("modality", "image"), ("finetuned", "/ft"), ("threshold", 0.3)]
+        ("data", "/d"),
+        ("method", "zero-shot"),
+        ("window", "5m"),
+        ("split", "test"),
+        ("train_fraction", 0.5),
+        ("seed", 0),
+        ("sc_samples", 5),
+        ("images", False),
+        ("annotations", "a.jsonl,b.jsonl"),
+        ("memory", "rag"),
+        ("modality", "image"),
+        ("finetuned", "/ft"),
+        ("threshold", 0.3),
+    ]
     gated = parse_assist_options("/d", decider=Path("/dec"))
     assert gated.decider == "/dec" and gated.task_args()["decider"] == "/dec"
     train = AssistOptions(data="/d", split="train", logprobs=True)
@@ -132,8 +181,14 @@ def test_a_shard_job_carries_the_record_not_strings(tmp_path, monkeypatch):
     monkeypatch.setattr(_pool, "run_jobs", run_jobs)
     opts = parse_assist_options("d", window="2m")
     with pytest.raises(KeyboardInterrupt):
-        evaluate.run_sharded_eval(functools.partial(build_assist, opts), ["a", "b"], tmp_path, "mockllm/model", workers=2,
-                                  echo=lambda _m: None)
+        evaluate.run_sharded_eval(
+            functools.partial(build_assist, opts),
+            ["a", "b"],
+            tmp_path,
+            "mockllm/model",
+            workers=2,
+            echo=lambda _m: None,
+        )
     assert len(jobs) == 2
     for job in jobs:
         build = job.args[0]

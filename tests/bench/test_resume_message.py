@@ -14,8 +14,19 @@ def test_a_resumed_eval_says_what_it_reuses(tmp_path):
     data = write_sessions(tmp_path / "sessions", n=2)
     log_dir = tmp_path / "run"
     assert finished_samples(log_dir) == 0
-    argv = ["eval", "--data", str(data), "--model", "mockllm/model", "--limit", "2", "--log-dir", str(log_dir),
-            "--display", "none"]
+    argv = [
+        "eval",
+        "--data",
+        str(data),
+        "--model",
+        "mockllm/model",
+        "--limit",
+        "2",
+        "--log-dir",
+        str(log_dir),
+        "--display",
+        "none",
+    ]
     r = CliRunner().invoke(cli, argv)
     assert r.exit_code == 0, r.output
     assert "proagent eval: 2 samples, method" in r.output and "reused" not in r.output

@@ -31,8 +31,20 @@ needs_shared = pytest.mark.skipif(
 @pytest.mark.parametrize(
     "text, seconds",
     [
-        ("10s", 10), ("30s", 30), ("1m", 60), ("2m", 120), ("5m", 300), ("10m", 600), ("300", 300),
-        (" 5 min ", 300), ("10sec", 10), ("1h", 3600), ("1.5m", 90), ("5M", 300), (45, 45), (2.5, 2.5),
+        ("10s", 10),
+        ("30s", 30),
+        ("1m", 60),
+        ("2m", 120),
+        ("5m", 300),
+        ("10m", 600),
+        ("300", 300),
+        (" 5 min ", 300),
+        ("10sec", 10),
+        ("1h", 3600),
+        ("1.5m", 90),
+        ("5M", 300),
+        (45, 45),
+        (2.5, 2.5),
     ],
 )
 def test_parse_window(text, seconds):
@@ -298,8 +310,14 @@ def test_no_ground_truth_is_data_error(tmp_path):
 def test_partially_labelled_without_llm_flags_is_data_error():
     t0 = datetime(2024, 6, 3, 9)
     evs = [
-        Event(id=f"s:{i}", user="s", start=t0 + timedelta(seconds=10 * i), end=None, summary="x",
-              needs_help=(True if i == 0 else None))
+        Event(
+            id=f"s:{i}",
+            user="s",
+            start=t0 + timedelta(seconds=10 * i),
+            end=None,
+            summary="x",
+            needs_help=(True if i == 0 else None),
+        )
         for i in range(3)
     ]
     with pytest.raises(DataError, match="ground truth"):
@@ -315,11 +333,17 @@ MUSIC = ("Music", "Spotify Premium")
 CHAT = ("ChatGPT", "ChatGPT")
 
 
-def _ev(i: int, at: float, app: tuple[str, str], *, llm: bool = False, conv: bool = True, dur: float = 60,
-        user: str = "U") -> Event:
+def _ev(
+    i: int, at: float, app: tuple[str, str], *, llm: bool = False, conv: bool = True, dur: float = 60, user: str = "U"
+) -> Event:
     st = T0 + timedelta(seconds=at)
     return Event(
-        id=str(i), user=user, start=st, end=st + timedelta(seconds=dur), app_name=app[0], window_title=app[1],
+        id=str(i),
+        user=user,
+        start=st,
+        end=st + timedelta(seconds=dur),
+        app_name=app[0],
+        window_title=app[1],
         screenshots=(Screenshot(i, st, app[0], app[1], f"screen_0_{i}.png"),),
         is_llm_event=llm,
         conversation=Conversation((f"question {i}?",)) if (llm and conv) else None,
@@ -373,9 +397,16 @@ def test_llm_event_without_conversation_is_never_a_negative():
     """An LLM-use event whose conversation was not recorded is still an LLM moment:
     it is not a negative, the moment before it is not one, nor is it a current state."""
     evs = [
-        _ev(1, 0, EDITOR), _ev(2, 60, CHAT, llm=True), _ev(3, 120, MUSIC),
-        _ev(4, 1000, EDITOR), _ev(5, 1060, CHAT, llm=True, conv=False), _ev(6, 1120, MUSIC),
-        _ev(7, 1180, TERM), _ev(8, 2000, MUSIC), _ev(9, 2060, EDITOR), _ev(10, 2120, TERM),
+        _ev(1, 0, EDITOR),
+        _ev(2, 60, CHAT, llm=True),
+        _ev(3, 120, MUSIC),
+        _ev(4, 1000, EDITOR),
+        _ev(5, 1060, CHAT, llm=True, conv=False),
+        _ev(6, 1120, MUSIC),
+        _ev(7, 1180, TERM),
+        _ev(8, 2000, MUSIC),
+        _ev(9, 2060, EDITOR),
+        _ev(10, 2120, TERM),
     ]
     s = build_samples(evs, SampleConfig(negatives_per_positive=100))
     assert {x.event_id for x in s if x.label == 1} == {"2"}
@@ -386,8 +417,14 @@ def test_llm_event_without_conversation_is_never_a_negative():
 
 
 def test_follow_up_llm_event_is_not_a_second_positive():
-    evs = [_ev(1, 0, EDITOR), _ev(2, 60, CHAT, llm=True), _ev(3, 120, CHAT, llm=True), _ev(4, 180, TERM),
-           _ev(5, 2000, MUSIC), _ev(6, 2060, TERM)]
+    evs = [
+        _ev(1, 0, EDITOR),
+        _ev(2, 60, CHAT, llm=True),
+        _ev(3, 120, CHAT, llm=True),
+        _ev(4, 180, TERM),
+        _ev(5, 2000, MUSIC),
+        _ev(6, 2060, TERM),
+    ]
     s = build_samples(evs)
     assert {x.event_id for x in s if x.label == 1} == {"2"}
     assert all(x.current.id not in {"2", "3"} for x in s)
@@ -395,8 +432,13 @@ def test_follow_up_llm_event_is_not_a_second_positive():
 
 def test_short_or_screenless_current_never_used():
     evs = [_ev(1, 0, EDITOR), _ev(2, 60, TERM, dur=2), _ev(3, 62, CHAT, llm=True)]
-    evs += [_ev(4, 1000, MUSIC), replace(_ev(5, 1060, EDITOR), screenshots=()), _ev(6, 1120, TERM),
-            _ev(7, 2000, MUSIC), _ev(8, 2060, TERM)]
+    evs += [
+        _ev(4, 1000, MUSIC),
+        replace(_ev(5, 1060, EDITOR), screenshots=()),
+        _ev(6, 1120, TERM),
+        _ev(7, 2000, MUSIC),
+        _ev(8, 2060, TERM),
+    ]
     s = build_samples(evs, SampleConfig(negatives_per_positive=100))
     for x in s:
         assert x.current.duration >= 3 and x.current.screenshots, x.id

@@ -16,12 +16,12 @@ from click.testing import CliRunner
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ModelUsage, modelapi
 from lifetrace_fixtures import make_participant
 
+from proagent.bench.records import SimulateManifest
 from proagent.bench.samples import build_samples, candidate_moments
+from proagent.bench.simulate import Decision, write_simulated
 from proagent.cli import cli
 from proagent.errors import DataError
 from proagent.sources.load import load_events
-from proagent.bench.records import SimulateManifest
-from proagent.bench.simulate import Decision, write_simulated
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "proactivebench"
 needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/data/proactivebench not present")
@@ -35,8 +35,14 @@ def _says_yes(prompt: str) -> bool:
 class ScriptedAPI(ModelAPI):
     """Answers the assist prompt: Yes for about a third of the prompts (by hash)."""
 
-    def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
-                 config: GenerateConfig = GenerateConfig(), **model_args) -> None:  # noqa: ANN003
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = GenerateConfig(),
+        **model_args,
+    ) -> None:  # noqa: ANN003
         super().__init__(model_name, base_url, api_key, [], config)
 
     async def generate(self, input: list[ChatMessage], tools, tool_choice, config) -> ModelOutput:  # noqa: A002, ANN001
@@ -46,8 +52,9 @@ class ScriptedAPI(ModelAPI):
         else:
             text = "Need help: No\nIntention: none\nQuery: N/A"
         out = ModelOutput.from_content(self.model_name, text)
-        out.usage = ModelUsage(input_tokens=len(prompt) // 4, output_tokens=len(text) // 4,
-                               total_tokens=(len(prompt) + len(text)) // 4)
+        out.usage = ModelUsage(
+            input_tokens=len(prompt) // 4, output_tokens=len(text) // 4, total_tokens=(len(prompt) + len(text)) // 4
+        )
         return out
 
 
@@ -95,9 +102,17 @@ def test_lifetrace_candidates_cover_the_benchmark_moments(lt):
 
 
 def _decide(cands, every: int = 2) -> list[Decision]:
-    return [Decision(user=s.user, event_id=str(s.event_id), human=s.label, needs_help=(i % every == 0),
-                     intention="Code Programming" if i % every == 0 else None, query=f"query {i}")
-            for i, s in enumerate(cands)]
+    return [
+        Decision(
+            user=s.user,
+            event_id=str(s.event_id),
+            human=s.label,
+            needs_help=(i % every == 0),
+            intention="Code Programming" if i % every == 0 else None,
+            query=f"query {i}",
+        )
+        for i, s in enumerate(cands)
+    ]
 
 
 def test_lifetrace_dataset_carries_the_decisions(lt, tmp_path):
@@ -122,8 +137,17 @@ def test_lifetrace_dataset_carries_the_decisions(lt, tmp_path):
     assert {u: _sha(f.path) for u, f in fx.items()} == before  # the human data is untouched
     written = json.loads((out / "simulate.json").read_text())
     assert written["llm_moments"] == len(yes) and SimulateManifest.from_json(written) == res
-    assert list(written) == ["kind", "data", "users", "skipped_users", "candidates", "llm_moments", "human_moments",
-                             "unparsed", "files"]
+    assert list(written) == [
+        "kind",
+        "data",
+        "users",
+        "skipped_users",
+        "candidates",
+        "llm_moments",
+        "human_moments",
+        "unparsed",
+        "files",
+    ]
 
 
 def test_partial_run_leaves_out_undecided_users(lt, tmp_path):
@@ -183,18 +207,27 @@ def test_simulate_command_end_to_end(lt, tmp_path):
     root, _ = lt
     runner = CliRunner()
     out, log_dir = tmp_path / "synthetic", tmp_path / "log"
-    args = ["simulate", str(root), "--out", str(out), "--model", "scripted/x", "--log-dir", str(log_dir),
-            "--display", "none"]
+    args = [
+        "simulate",
+        str(root),
+        "--out",
+        str(out),
+        "--model",
+        "scripted/x",
+        "--log-dir",
+        str(log_dir),
+        "--display",
+        "none",
+    ]
     r = runner.invoke(cli, args)
     assert r.exit_code == 0, r.output
     cands = candidate_moments(load_events(root))
     summary = json.loads((out / "simulate.json").read_text())
     assert summary["candidates"] == len(cands) and summary["unparsed"] == 0
     # the model's choices: one per candidate, from the prompt each was shown
-    from proagent.bench.tasks import assist
-
     from proagent.agent.prompting import instruction_text
     from proagent.agent.solvers import METHODS
+    from proagent.bench.tasks import assist
 
     # the message the zero-shot solver sends: the sample's observation, its instruction last
     tail = "\n\n" + instruction_text(METHODS["zero-shot"].prompt)
@@ -224,8 +257,8 @@ def test_simulate_refuses_a_foreign_output_before_running(lt, tmp_path):
     out = tmp_path / "busy"
     out.mkdir()
     (out / "thesis.tex").write_text("x")
-    r = CliRunner().invoke(cli, ["simulate", str(root), "--out", str(out), "--model", "scripted/x",
-                                 "--log-dir", str(tmp_path / "log")])
+    r = CliRunner().invoke(
+        cli, ["simulate", str(root), "--out", str(out), "--model", "scripted/x", "--log-dir", str(tmp_path / "log")]
+    )
     assert r.exit_code != 0 and "not the output of an earlier simulate run" in r.output
     assert not (tmp_path / "log").exists() or not list((tmp_path / "log").glob("*.eval"))
-

@@ -39,8 +39,15 @@ def test_the_threshold_is_chosen_on_the_train_log_in_a_sibling_folder(tmp_path: 
     assert (cal.n_train, cal.n_train_positive, cal.n_train_samples) == (6, 3, 7)
     assert 0.6 < cal.threshold <= 0.7 and cal.auc == pytest.approx(1.0) and cal.balanced_accuracy == 1.0
     assert not cal.trusted  # fewer than 20 moments
-    assert list(cal.to_json()) == ["threshold", "n_train", "n_train_positive", "n_train_samples",
-                                   "balanced_accuracy", "auc", "log"]
+    assert list(cal.to_json()) == [
+        "threshold",
+        "n_train",
+        "n_train_positive",
+        "n_train_samples",
+        "balanced_accuracy",
+        "auc",
+        "log",
+    ]
     assert lines[0] == "proagent eval: choosing the threshold on 5 train samples"
     assert lines[1].startswith(f"threshold {cal.threshold:.4f} chosen on 6 train moments (3 positive;")
     assert lines[2].startswith("warning: P(Yes) does not separate")

@@ -16,15 +16,23 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from system import require_binary
 
-from proagent.capture import (EXCLUDED_APP, CaptureError, Exclusions, Segmenter, Store, WindowInfo, open_window_probe,
-                              screenshot_name)
+from proagent.capture import (
+    EXCLUDED_APP,
+    CaptureError,
+    Exclusions,
+    Segmenter,
+    Store,
+    WindowInfo,
+    open_window_probe,
+    screenshot_name,
+)
 from proagent.cli import cli
 from proagent.sources.lifetrace import load_lifetrace
 from proagent.sources.lifetrace_schema import detect_schema
 from proagent.sources.lifetrace_write import lifetrace_ddl
 from proagent.sources.load import load_events
-from system import require_binary
 
 # ------------------------------------------------------------------ pure parts (no X needed)
 
@@ -48,16 +56,43 @@ def test_segmenter_tab_rule_splits_a_browser_on_site_changes_only() -> None:
     """Default: a browser's page moving to another site or kind is a new event (issue 34 item 3);
     an unread count, a renamed chat or a non-browser's titles are not; ``split_on_tab=False``
     is LifeTrace's app rule."""
+
     def w(title: str, app: str = "chromium") -> WindowInfo:
         return WindowInfo(app, f"{title} - Chromium" if app == "chromium" else title)
 
-    seq = [w("New Tab"), w("Inbox (3) - a@gmail.com - Gmail"), w("Inbox (4) - a@gmail.com - Gmail"), w("Gemini"),
-           w("Gemini"), w("Flask fix"), w("Inbox (4) - a@gmail.com - Gmail"), w("vim a.py", "xterm"),
-           w("vim b.py", "xterm"), w("Kimi - AI")]
-    for seg, want in ((Segmenter(), [(False, True), (False, False), (False, False), (True, True), (False, False),
-                                     (False, False), (True, True), (True, True), (False, False), (True, True)]),
-                      (Segmenter(split_on_tab=False), [(False, True)] + [(False, False)] * 6
-                       + [(True, True), (False, False), (True, True)])):
+    seq = [
+        w("New Tab"),
+        w("Inbox (3) - a@gmail.com - Gmail"),
+        w("Inbox (4) - a@gmail.com - Gmail"),
+        w("Gemini"),
+        w("Gemini"),
+        w("Flask fix"),
+        w("Inbox (4) - a@gmail.com - Gmail"),
+        w("vim a.py", "xterm"),
+        w("vim b.py", "xterm"),
+        w("Kimi - AI"),
+    ]
+    for seg, want in (
+        (
+            Segmenter(),
+            [
+                (False, True),
+                (False, False),
+                (False, False),
+                (True, True),
+                (False, False),
+                (False, False),
+                (True, True),
+                (True, True),
+                (False, False),
+                (True, True),
+            ],
+        ),
+        (
+            Segmenter(split_on_tab=False),
+            [(False, True)] + [(False, False)] * 6 + [(True, True), (False, False), (True, True)],
+        ),
+    ):
         assert [seg.step(seg.key(x)) for x in seq] == want
     seg = Segmenter()
     seg.step(seg.key(w("Inbox - a@gmail.com - Gmail")))
@@ -67,11 +102,14 @@ def test_segmenter_tab_rule_splits_a_browser_on_site_changes_only() -> None:
 
 def test_default_exclusions_cover_private_windows_and_password_managers() -> None:
     ex = Exclusions.build()
-    for win in [WindowInfo("firefox", "GitHub — Mozilla Firefox Private Browsing"),
-                WindowInfo("chrome", "New Tab - Google Chrome (Incognito)"),
-                WindowInfo("msedge.exe", "New InPrivate tab - Microsoft Edge"),
-                WindowInfo("keepassxc", "Passwords.kdbx"), WindowInfo("Bitwarden", "Vault"),
-                WindowInfo("chrome", "1Password – Password Manager")]:
+    for win in [
+        WindowInfo("firefox", "GitHub — Mozilla Firefox Private Browsing"),
+        WindowInfo("chrome", "New Tab - Google Chrome (Incognito)"),
+        WindowInfo("msedge.exe", "New InPrivate tab - Microsoft Edge"),
+        WindowInfo("keepassxc", "Passwords.kdbx"),
+        WindowInfo("Bitwarden", "Vault"),
+        WindowInfo("chrome", "1Password – Password Manager"),
+    ]:
         assert ex.excludes(win), win
     assert not ex.excludes(WindowInfo("xterm", "alpha-notes"))
     assert not Exclusions.build(defaults=False).excludes(WindowInfo("keepassxc", "x"))
@@ -99,8 +137,18 @@ def test_store_retention_by_size_removes_oldest_files(tmp_path: Path) -> None:
     for k in range(5):
         t = datetime(2026, 1, 1, 9, 0, k)
         data = bytes([k]) * 1000
-        st.add_screenshot(event_id=ev, screen_id=0, t=t, data=data, ext="png", file_hash=hashlib.sha256(data).hexdigest(),
-                          width=1, height=1, app="xterm", title="t")
+        st.add_screenshot(
+            event_id=ev,
+            screen_id=0,
+            t=t,
+            data=data,
+            ext="png",
+            file_hash=hashlib.sha256(data).hexdigest(),
+            width=1,
+            height=1,
+            app="xterm",
+            title="t",
+        )
     assert st.stored_bytes == 5000
     assert st.enforce_retention(datetime(2026, 1, 1, 9, 1), max_days=None, max_bytes=2500) == 3
     rows = st.con.execute("SELECT file_path, file_deleted FROM screenshots ORDER BY id").fetchall()
@@ -153,8 +201,13 @@ def xs():
 def _capture(xs, out: Path, *args: str, wait: bool = True) -> subprocess.Popen[str]:  # noqa: ANN001
     """Start `proagent capture --out OUT ARGS` in the X session; with ``wait``, return once the
     first screenshot is in the database."""
-    proc = subprocess.Popen([sys.executable, "-m", "proagent.cli", "capture", "--out", str(out), *args],
-                            env=xs.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "proagent.cli", "capture", "--out", str(out), *args],
+        env=xs.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     db = out / "lifetrace.db"
     if wait:
         _wait(lambda: db.exists() and _rows(db, "SELECT COUNT(*) FROM screenshots")[0][0] >= 1, what="first screenshot")
@@ -201,12 +254,14 @@ def test_capture_events_dedup_ocr_and_readers(xs, tmp_path: Path) -> None:  # no
     time.sleep(1.0)
     xs.activate("charlie-notes")  # same app (xterm): the event goes on
     time.sleep(1.0)
+
     # the log is readable while capture runs, OCR included
     def ocr_ready():  # noqa: ANN202
         evs = load_events(db)
         by_title = {(s.window_title, s.ocr_text) for e in evs for s in e.screenshots}
-        done = (any(t == "alpha-notes" and "HELLO ALPHA" in x for t, x in by_title)
-                and any(t == "bravo-msg" and "BRAVO MESSAGE" in x for t, x in by_title))
+        done = any(t == "alpha-notes" and "HELLO ALPHA" in x for t, x in by_title) and any(
+            t == "bravo-msg" and "BRAVO MESSAGE" in x for t, x in by_title
+        )
         return evs if done else None
 
     events = _wait(ocr_ready, timeout=60, what="OCR of the alpha and bravo screenshots")
@@ -219,7 +274,10 @@ def test_capture_events_dedup_ocr_and_readers(xs, tmp_path: Path) -> None:  # no
     log = load_lifetrace(db)
     evs = log.events
     assert [(e.app_name, e.window_title) for e in evs] == [
-        ("xterm", "alpha-notes"), ("Xmessage", "bravo-msg"), ("xterm", "alpha-notes")]
+        ("xterm", "alpha-notes"),
+        ("Xmessage", "bravo-msg"),
+        ("xterm", "alpha-notes"),
+    ]
     assert all(e.end is not None for e in evs)
     for a, b in zip(evs, evs[1:]):
         assert a.end == b.start  # an event ends where the next starts (the switch)
@@ -232,8 +290,9 @@ def test_capture_events_dedup_ocr_and_readers(xs, tmp_path: Path) -> None:  # no
     assert ticks[0][0] >= 1.5 and len(evs[0].screenshots) == 1
     n_shots = _rows(db, "SELECT COUNT(*) FROM screenshots")[0][0]
     assert n_shots <= 6
-    for sid, fp, fh, size, w, h, sc in _rows(db, "SELECT id, file_path, file_hash, file_size, width, height, screen_id "
-                                                 "FROM screenshots"):
+    for sid, fp, fh, size, w, h, sc in _rows(
+        db, "SELECT id, file_path, file_hash, file_size, width, height, screen_id FROM screenshots"
+    ):
         data = Path(fp).read_bytes()
         assert hashlib.sha256(data).hexdigest() == fh and len(data) == size and (w, h, sc) == (800, 600, 0)
         assert Path(fp).parent == out / "screenshots" and Path(fp).name.startswith("screen_0_")
@@ -245,7 +304,9 @@ def test_capture_events_dedup_ocr_and_readers(xs, tmp_path: Path) -> None:  # no
     r = CliRunner().invoke(cli, ["stats", str(db), "--out", str(tmp_path / "stats"), "--no-similarity"])
     assert r.exit_code == 0, r.output
     assert (tmp_path / "stats" / "stats.json").is_file()
-    r = CliRunner().invoke(cli, ["eval", "--data", str(db), "--model", "mockllm/model", "--log-dir", str(tmp_path / "ev")])
+    r = CliRunner().invoke(
+        cli, ["eval", "--data", str(db), "--model", "mockllm/model", "--log-dir", str(tmp_path / "ev")]
+    )
     assert r.exit_code == 1 and "no ground truth" in r.output and "annotate" in r.output, r.output
 
 
@@ -275,8 +336,13 @@ def test_exclusions_split_on_title_and_pause(xs, tmp_path: Path) -> None:  # noq
     assert "capture paused" in text and "capture resumed" in text
     evs = _rows(db, "SELECT id, app_name, window_title, end_time FROM events ORDER BY id")
     assert [(a, t) for _, a, t, _ in evs] == [
-        ("xterm", "alpha-notes"), ("xterm", "charlie-notes"), (EXCLUDED_APP, None), ("xterm", "alpha-notes"),
-        ("xterm", "charlie-notes"), ("Xmessage", "bravo-msg")]  # paused: closed alpha; resumed: charlie has the focus
+        ("xterm", "alpha-notes"),
+        ("xterm", "charlie-notes"),
+        (EXCLUDED_APP, None),
+        ("xterm", "alpha-notes"),
+        ("xterm", "charlie-notes"),
+        ("Xmessage", "bravo-msg"),
+    ]  # paused: closed alpha; resumed: charlie has the focus
     assert all(e[3] is not None for e in evs)
     excluded_id = evs[2][0]
     assert _rows(db, f"SELECT COUNT(*) FROM screenshots WHERE event_id = {excluded_id}") == [(0,)]
@@ -301,8 +367,11 @@ def test_kill_9_leaves_a_readable_db_and_restart_continues(xs, tmp_path: Path) -
     os.kill(proc.pid, signal.SIGKILL)
     killed_at = datetime.now()
     proc.communicate(timeout=10)
-    _wait(lambda: not any(k.is_running() and k.status() != psutil.STATUS_ZOMBIE for k in ocr_kids), timeout=10,
-          what="the OCR worker to exit after its parent was killed")
+    _wait(
+        lambda: not any(k.is_running() and k.status() != psutil.STATUS_ZOMBIE for k in ocr_kids),
+        timeout=10,
+        what="the OCR worker to exit after its parent was killed",
+    )
     assert _rows(db, "PRAGMA integrity_check") == [("ok",)]
     evs = load_events(db)  # readable, the open event included
     assert [e.app_name for e in evs] == ["xterm", "Xmessage"] and evs[-1].end is None
@@ -339,8 +408,11 @@ def test_idle_closes_the_open_event_and_activity_reopens(xs, tmp_path: Path) -> 
     xs.activate("alpha-notes")
     proc = _capture(xs, out, "--interval", "0.2", "--no-ocr", "--idle", "1s", "--format", "webp")
     # no input, no screen or window change: closed after ~1 s while capture goes on
-    _wait(lambda: _rows(db, "SELECT end_time FROM events WHERE id = 1")[0][0] is not None, timeout=5,
-          what="idle to close the event")
+    _wait(
+        lambda: _rows(db, "SELECT end_time FROM events WHERE id = 1")[0][0] is not None,
+        timeout=5,
+        what="idle to close the event",
+    )
     assert proc.poll() is None
     xs.activate("bravo-msg")  # activity again
     _wait(lambda: _rows(db, "SELECT COUNT(*) FROM events")[0][0] >= 2, timeout=5, what="a new event after idle")
@@ -432,8 +504,9 @@ def test_stop_without_finishing_names_what_curate_will_read(xs, tmp_path: Path) 
     assert proc.returncode == 0, text
     left = _rows(db, "SELECT COUNT(*) FROM screenshots WHERE is_processed = 0")[0][0]
     assert left >= 3 and "capture stopping" not in text
-    assert text.splitlines()[-1].endswith(f"; {left} screenshots unread by OCR (curate reads each of them with a "
-                                          "whole-screen OCR pass of its own)"), text
+    assert text.splitlines()[-1].endswith(
+        f"; {left} screenshots unread by OCR (curate reads each of them with a whole-screen OCR pass of its own)"
+    ), text
     assert json.loads((out / "capture.status").read_text())["unread"] == left
 
 
@@ -442,8 +515,15 @@ def test_a_second_ctrl_c_stops_the_ocr_finish_at_once(xs, tmp_path: Path) -> Non
     db = out / "lifetrace.db"
     proc = _backlog(xs, out)
     proc.send_signal(signal.SIGINT)
-    _wait(lambda: json.loads((out / "capture.status").read_text()).get("state") == "finishing-ocr"
-          if (out / "capture.status").exists() else False, timeout=20, what="the OCR finish")
+    _wait(
+        lambda: (
+            json.loads((out / "capture.status").read_text()).get("state") == "finishing-ocr"
+            if (out / "capture.status").exists()
+            else False
+        ),
+        timeout=20,
+        what="the OCR finish",
+    )
     t0 = time.monotonic()
     proc.send_signal(signal.SIGINT)  # Ctrl-C again: stop now
     text, _ = proc.communicate(timeout=30)
@@ -451,5 +531,6 @@ def test_a_second_ctrl_c_stops_the_ocr_finish_at_once(xs, tmp_path: Path) -> Non
     assert time.monotonic() - t0 < 10, text  # not the 60 s limit
     left = _rows(db, "SELECT COUNT(*) FROM screenshots WHERE is_processed = 0")[0][0]
     assert left >= 1 and f"(told to stop; {left} left)" in text, text
-    assert text.splitlines()[-1].endswith(f"; {left} screenshots unread by OCR (curate reads each of them with a "
-                                          "whole-screen OCR pass of its own)"), text
+    assert text.splitlines()[-1].endswith(
+        f"; {left} screenshots unread by OCR (curate reads each of them with a whole-screen OCR pass of its own)"
+    ), text

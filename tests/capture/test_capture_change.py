@@ -16,9 +16,10 @@ import pytest
 
 pytest.importorskip("imagehash")
 
+from system import require_binary  # noqa: E402
+
 from proagent.capture import Store  # noqa: E402
 from proagent.capture._change import MIN_CHANGED_PIXELS, changed_pixels, frame, is_duplicate  # noqa: E402
-from system import require_binary  # noqa: E402
 
 
 def _terminal(lines: list[str], caret: tuple[int, int] | None = None):  # noqa: ANN202
@@ -68,8 +69,18 @@ def test_store_makes_folder_database_and_screenshots_private(tmp_path: Path) -> 
     st = Store(folder)
     ev = st.open_event("xterm", "t", datetime(2026, 1, 1, 9, 0, 0))
     data = b"\x89PNG not really"
-    st.add_screenshot(event_id=ev, screen_id=0, t=datetime(2026, 1, 1, 9, 0, 1), data=data, ext="png",
-                      file_hash=hashlib.sha256(data).hexdigest(), width=1, height=1, app="xterm", title="t")
+    st.add_screenshot(
+        event_id=ev,
+        screen_id=0,
+        t=datetime(2026, 1, 1, 9, 0, 1),
+        data=data,
+        ext="png",
+        file_hash=hashlib.sha256(data).hexdigest(),
+        width=1,
+        height=1,
+        app="xterm",
+        title="t",
+    )
     st.close_event(ev, datetime(2026, 1, 1, 9, 0, 5))
     assert _mode(folder) == 0o700 and _mode(folder / "screenshots") == 0o700
     for f in [folder / "lifetrace.db", *(folder / "screenshots").iterdir(), *folder.glob("lifetrace.db-*")]:
@@ -90,11 +101,18 @@ def test_xterm_printing_a_line_every_half_second_is_stored_each_time(tmp_path: P
         xs.activate("ticker")
         for text_change in (False, True):
             out = tmp_path / f"cap-{text_change}"
-            code = ("import sys; from pathlib import Path; from proagent.capture import CaptureConfig, record; "
-                    f"record(CaptureConfig(out=Path(sys.argv[1]), interval=0.5, ocr=False, duration=7.0, "
-                    f"text_change={text_change}))")
-            proc = subprocess.Popen([sys.executable, "-c", code, str(out)], env=xs.env, stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, text=True)
+            code = (
+                "import sys; from pathlib import Path; from proagent.capture import CaptureConfig, record; "
+                f"record(CaptureConfig(out=Path(sys.argv[1]), interval=0.5, ocr=False, duration=7.0, "
+                f"text_change={text_change}))"
+            )
+            proc = subprocess.Popen(
+                [sys.executable, "-c", code, str(out)],
+                env=xs.env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
             time.sleep(1.5)
             for i in range(8):  # one short line every 0.5 s
                 xs.type(f"echo line {i}\n", delay_ms=5)

@@ -19,8 +19,10 @@ from proagent.capture._control import LOCK_NAME, PID_NAME, FolderLock
 
 SRC = Path(proagent.__file__).resolve().parent
 
-HOLDER = ("import sys, time\nfrom pathlib import Path\nfrom proagent.capture._control import FolderLock\n"
-          "lock = FolderLock(Path(sys.argv[1]))\nlock.acquire()\nprint('held', flush=True)\ntime.sleep(60)\n")
+HOLDER = (
+    "import sys, time\nfrom pathlib import Path\nfrom proagent.capture._control import FolderLock\n"
+    "lock = FolderLock(Path(sys.argv[1]))\nlock.acquire()\nprint('held', flush=True)\ntime.sleep(60)\n"
+)
 
 
 @pytest.fixture
@@ -41,8 +43,11 @@ def holder(tmp_path: Path):  # noqa: ANN201
 def test_a_second_recorder_is_refused_naming_the_first(holder) -> None:  # noqa: ANN001
     folder, p = holder
     assert recorder_pid(folder) == p.pid
-    with pytest.raises(CaptureError, match=rf"a capture is already running there \(pid {p.pid}\); stop it with: "
-                                           rf"proagent capture stop"):
+    with pytest.raises(
+        CaptureError,
+        match=rf"a capture is already running there \(pid {p.pid}\); stop it with: "
+        rf"proagent capture stop",
+    ):
         FolderLock(folder).acquire()
     assert (folder / PID_NAME).read_text().strip() == str(p.pid)  # the refused one left the pid file alone
 
@@ -89,8 +94,10 @@ def test_no_capture_module_imports_fcntl() -> None:
             else:
                 continue
             assert "fcntl" not in names, path.name
-    code = ("import sys, warnings\nwarnings.simplefilter('ignore')\nsys.modules['fcntl'] = None\n"
-            "from proagent.capture._probe import WindowsPlatform\nimport proagent.capture._control\nprint('ok')\n")
+    code = (
+        "import sys, warnings\nwarnings.simplefilter('ignore')\nsys.modules['fcntl'] = None\n"
+        "from proagent.capture._probe import WindowsPlatform\nimport proagent.capture._control\nprint('ok')\n"
+    )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC.parent), os.environ.get("PYTHONPATH", "")])}
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert r.stdout.strip() == "ok", r.stderr

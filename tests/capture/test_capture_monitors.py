@@ -14,11 +14,11 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+from system import require_binary
+from test_capture import _rows, _stop, _wait
 
 from proagent.records import Event, Screenshot
 from proagent.sources.lifetrace import load_lifetrace
-from system import require_binary
-from test_capture import _rows, _stop, _wait
 
 
 @pytest.fixture(scope="module")
@@ -27,9 +27,17 @@ def two_monitors():
     from xsession import XSession
 
     with XSession(1600, 600) as xs:
-        for name, geometry, output in (("LEFT", "800/211x600/159+0+0", "screen"), ("RIGHT", "800/211x600/159+800+0", "none")):
-            subprocess.run(["xrandr", "--setmonitor", name, geometry, output], env=xs.env, check=True, timeout=10,
-                           capture_output=True)
+        for name, geometry, output in (
+            ("LEFT", "800/211x600/159+0+0", "screen"),
+            ("RIGHT", "800/211x600/159+800+0", "none"),
+        ):
+            subprocess.run(
+                ["xrandr", "--setmonitor", name, geometry, output],
+                env=xs.env,
+                check=True,
+                timeout=10,
+                capture_output=True,
+            )
         xs.xterm("left-notes", "LEFT SCREEN 1111", geometry="50x10+20+20")
         xs.xmessage("right-msg", "RIGHT SCREEN 2222", geometry="400x150+900+40")  # another app: its own event
         yield xs
@@ -61,8 +69,13 @@ def test_capture_marks_the_focused_screen_and_dedups_each(two_monitors, tmp_path
     out, db = tmp_path / "cap", tmp_path / "cap" / "lifetrace.db"
     xs.activate("left-notes")
     xs.wait_still()  # both screens painted before the first tick (a late repaint is a second screenshot)
-    proc = subprocess.Popen([sys.executable, "-m", "proagent.cli", "capture", "--out", str(out), "--interval", "0.25",
-                             "--no-ocr"], env=xs.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "proagent.cli", "capture", "--out", str(out), "--interval", "0.25", "--no-ocr"],
+        env=xs.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     _wait(lambda: db.exists() and _rows(db, "SELECT COUNT(*) FROM screenshots")[0][0] >= 2, what="first screenshots")
     time.sleep(1.5)  # ~6 ticks of unchanged screens: each stored once
     xs.activate("right-msg")
@@ -87,8 +100,15 @@ def test_capture_marks_the_focused_screen_and_dedups_each(two_monitors, tmp_path
 
 
 def _shot(i: int, t: datetime, screen: int, focused: bool | None, text: str) -> Screenshot:
-    return Screenshot(id=i, time=t, app_name="xterm", window_title="w", file_name=f"screen_{screen}_{i}.png",
-                      ocr_text=text, focused=focused)
+    return Screenshot(
+        id=i,
+        time=t,
+        app_name="xterm",
+        window_title="w",
+        file_name=f"screen_{screen}_{i}.png",
+        ocr_text=text,
+        focused=focused,
+    )
 
 
 def test_the_prompt_shows_the_focused_screen_else_the_latest() -> None:
@@ -96,11 +116,24 @@ def test_the_prompt_shows_the_focused_screen_else_the_latest() -> None:
     from proagent.records import Sample
 
     t = datetime(2025, 6, 3, 10, 0, 0)
-    shots = (_shot(1, t, 0, True, "EDITOR ON THE LEFT"), _shot(2, t + timedelta(seconds=1), 1, False, "CHAT ON THE RIGHT"))
-    ev = Event(id="1", user="u", start=t, end=t + timedelta(seconds=30), app_name="xterm", window_title="w",
-               screenshots=shots)
-    sample = Sample(id="u-1", user="u", time=t + timedelta(seconds=30), label=0, split="test", kind="negative",
-                    context=(), current=ev, window_seconds=300)
+    shots = (
+        _shot(1, t, 0, True, "EDITOR ON THE LEFT"),
+        _shot(2, t + timedelta(seconds=1), 1, False, "CHAT ON THE RIGHT"),
+    )
+    ev = Event(
+        id="1", user="u", start=t, end=t + timedelta(seconds=30), app_name="xterm", window_title="w", screenshots=shots
+    )
+    sample = Sample(
+        id="u-1",
+        user="u",
+        time=t + timedelta(seconds=30),
+        label=0,
+        split="test",
+        kind="negative",
+        context=(),
+        current=ev,
+        window_seconds=300,
+    )
     text = user_prompt(sample)
     assert "EDITOR ON THE LEFT" in text and "CHAT ON THE RIGHT" not in text
     unknown = tuple(_shot(s.id, s.time, int(s.file_name[7]), None, s.ocr_text) for s in shots)  # an older log
@@ -118,11 +151,15 @@ def test_a_database_without_the_column_reads_and_a_capture_adds_it(tmp_path: Pat
     folder.mkdir()
     con = sqlite3.connect(folder / "lifetrace.db")
     con.executescript(lifetrace_ddl("2025-11"))
-    con.execute("INSERT INTO events (id, app_name, window_title, start_time, end_time, created_at) VALUES "
-                "(1, 'xterm', 'w', '2025-06-03 10:00:00.000000', '2025-06-03 10:00:30.000000', '2025-06-03 10:00:00.000000')")
-    con.execute("INSERT INTO screenshots (id, file_path, file_hash, file_size, width, height, screen_id, created_at, "
-                "event_id) VALUES (1, '/x/screen_0_20250603_100001_000.png', 'h', 1, 800, 600, 0, "
-                "'2025-06-03 10:00:01.000000', 1)")
+    con.execute(
+        "INSERT INTO events (id, app_name, window_title, start_time, end_time, created_at) VALUES "
+        "(1, 'xterm', 'w', '2025-06-03 10:00:00.000000', '2025-06-03 10:00:30.000000', '2025-06-03 10:00:00.000000')"
+    )
+    con.execute(
+        "INSERT INTO screenshots (id, file_path, file_hash, file_size, width, height, screen_id, created_at, "
+        "event_id) VALUES (1, '/x/screen_0_20250603_100001_000.png', 'h', 1, 800, 600, 0, "
+        "'2025-06-03 10:00:01.000000', 1)"
+    )
     con.commit()
     con.close()
     (shot,) = load_lifetrace(folder / "lifetrace.db").events[0].screenshots

@@ -96,9 +96,12 @@ def test_regions_widen_once_to_whole_lines_and_stop_at_the_screen_edges() -> Non
 
     h = 100
     rows = tuple(bytes([i]) for i in range(h))
-    lines = (ScreenLine("top", 0.9, 0, -3, -3.5, 12, 0, 4), ScreenLine("a", 0.9, 0, 40, 40, 52, 0, 46),
-             ScreenLine("b", 0.9, 0, 51, 51, 63, 0, 57),  # touches "a": no chain reaction down the page
-             ScreenLine("bottom", 0.9, 0, 88, 88, 100.7, 0, 94))
+    lines = (
+        ScreenLine("top", 0.9, 0, -3, -3.5, 12, 0, 4),
+        ScreenLine("a", 0.9, 0, 40, 40, 52, 0, 46),
+        ScreenLine("b", 0.9, 0, 51, 51, 63, 0, 57),  # touches "a": no chain reaction down the page
+        ScreenLine("bottom", 0.9, 0, 88, 88, 100.7, 0, 94),
+    )
     changed = tuple(b"x" if i in (5, 45, 95) else r for i, r in enumerate(rows))
     core, regions = _changed_regions(ScreenRead((h, 10, 3), rows, lines), changed, h, 2)
     assert core == [(3, 8), (43, 48), (93, 98)]

@@ -11,7 +11,6 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from system import require_binary
 
 jeepney = pytest.importorskip("jeepney")
@@ -28,8 +27,9 @@ class Bus:
 
     def __init__(self) -> None:
         require_binary("dbus-daemon")
-        self.proc = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--print-address=1"],
-                                     stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            ["dbus-daemon", "--session", "--nofork", "--print-address=1"], stdout=subprocess.PIPE, text=True
+        )
         assert self.proc.stdout is not None
         self.address = self.proc.stdout.readline().strip()
 
@@ -68,8 +68,14 @@ class MockPortal(threading.Thread):
             self.conn.send(new_method_return(msg, "o", (path,)))
             shot = self.folder / f"Screenshot-{len(self.calls)}.png"
             Image.new("RGB", (320, 200), (10, 200, 30)).save(shot)
-            self.conn.send(new_signal(DBusAddress(path, interface="org.freedesktop.portal.Request"), "Response",
-                                      "ua{sv}", (self.code, {"uri": ("s", shot.as_uri())} if self.code == 0 else {})))
+            self.conn.send(
+                new_signal(
+                    DBusAddress(path, interface="org.freedesktop.portal.Request"),
+                    "Response",
+                    "ua{sv}",
+                    (self.code, {"uri": ("s", shot.as_uri())} if self.code == 0 else {}),
+                )
+            )
 
     def close(self) -> None:
         self.stop.set()
@@ -171,10 +177,22 @@ def test_hyprland_probe_and_monitors_through_hyprctl(tmp_path: Path, monkeypatch
     monkeypatch.setenv("HYPRLAND_INSTANCE_SIGNATURE", "abc_123")
     platform = session_platform()
     assert platform.name == "hyprland"
-    (bin_dir / "active.json").write_text(json.dumps({
-        "address": "0x55d0", "mapped": True, "hidden": False, "workspace": {"id": 1, "name": "1"}, "monitor": 1,
-        "class": "org.wezfurlong.wezterm", "title": "vim notes.md", "initialClass": "org.wezfurlong.wezterm",
-        "pid": os.getpid(), "xwayland": False}))
+    (bin_dir / "active.json").write_text(
+        json.dumps(
+            {
+                "address": "0x55d0",
+                "mapped": True,
+                "hidden": False,
+                "workspace": {"id": 1, "name": "1"},
+                "monitor": 1,
+                "class": "org.wezfurlong.wezterm",
+                "title": "vim notes.md",
+                "initialClass": "org.wezfurlong.wezterm",
+                "pid": os.getpid(),
+                "xwayland": False,
+            }
+        )
+    )
     probe = platform.window_probe()
     w = probe.foreground()
     assert (w.app_name, w.window_title, w.pid) == ("org.wezfurlong.wezterm", "vim notes.md", os.getpid())

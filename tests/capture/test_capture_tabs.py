@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 import solo
 from system import require_binary
 
@@ -20,8 +19,17 @@ from scenarios.desktop import PROGRAMS, Desktop, Scenario, Step, match_events, s
 
 pytestmark = pytest.mark.slow
 
-SWITCHES = Scenario("tabs", (Step("term", 4), Step("chat", 5), Step("inbox", 6), Step("gemini", 7, "\n", tab=True),
-                             Step("inbox", 5, tab=True), Step("term", 3)))
+SWITCHES = Scenario(
+    "tabs",
+    (
+        Step("term", 4),
+        Step("chat", 5),
+        Step("inbox", 6),
+        Step("gemini", 7, "\n", tab=True),
+        Step("inbox", 5, tab=True),
+        Step("term", 3),
+    ),
+)
 """A window switch between two Chromium windows (ChatGPT -> the inbox), then two tab switches."""
 
 
@@ -41,9 +49,14 @@ def test_tab_switches_in_one_browser_are_events(tmp_path: Path) -> None:
     assert [t["page"] for t in truth["events"]] == ["term", "chat", "inbox", "gemini", "inbox", "term"]
     assert [t["tab"] for t in truth["events"]] == [False, False, False, True, True, False]
     got = [(e.app_name, e.window_title) for e in events]
-    assert got == [("xterm", "python app.py"), ("chromium", "ChatGPT - Chromium"),
-                   ("chromium", "Inbox - Mail - Chromium"), ("chromium", "Gemini - Chromium"),
-                   ("chromium", "Inbox - Mail - Chromium"), ("xterm", "python app.py")], got
+    assert got == [
+        ("xterm", "python app.py"),
+        ("chromium", "ChatGPT - Chromium"),
+        ("chromium", "Inbox - Mail - Chromium"),
+        ("chromium", "Gemini - Chromium"),
+        ("chromium", "Inbox - Mail - Chromium"),
+        ("xterm", "python app.py"),
+    ], got
     match = match_events(truth, events)
     assert [match[t["index"]] for t in truth["events"]] == list(range(6))
     gemini = events[3]

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from waysession import SwaySession
 
 from proagent.capture import EXCLUDED_APP
 from proagent.cli import cli
 from proagent.sources.lifetrace import load_lifetrace
-from waysession import SwaySession
 
 
 @pytest.fixture(scope="module")
@@ -72,9 +72,25 @@ def test_capture_records_a_sway_session(sway, tmp_path: Path) -> None:  # noqa: 
     out = tmp_path / "cap"
     db = out / "lifetrace.db"
     sway.focus("alpha")
-    proc = subprocess.Popen([sys.executable, "-m", "proagent.cli", "capture", "--out", str(out), "--interval", "0.25",
-                             "--no-ocr", "--exclude-app", "vault"], env=sway.env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "proagent.cli",
+            "capture",
+            "--out",
+            str(out),
+            "--interval",
+            "0.25",
+            "--no-ocr",
+            "--exclude-app",
+            "vault",
+        ],
+        env=sway.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         _wait(lambda: db.exists() and _rows(db, "SELECT COUNT(*) FROM screenshots")[0][0] >= 1, what="first screenshot")
         time.sleep(1.0)
@@ -87,7 +103,11 @@ def test_capture_records_a_sway_session(sway, tmp_path: Path) -> None:  # noqa: 
     assert r.exit_code == 0 and proc.returncode == 0, text
     evs = load_lifetrace(db).events
     assert [(e.app_name, e.window_title) for e in evs] == [
-        ("alpha", "alpha-notes"), ("bravo", "bravo-msg"), (EXCLUDED_APP, ""), ("alpha", "alpha-notes")]
+        ("alpha", "alpha-notes"),
+        ("bravo", "bravo-msg"),
+        (EXCLUDED_APP, ""),
+        ("alpha", "alpha-notes"),
+    ]
     for a, b in zip(evs, evs[1:]):
         assert a.end == b.start  # split on the focus change
     assert not evs[2].screenshots  # the excluded window: no screenshot, no title
@@ -111,10 +131,29 @@ def test_two_outputs_give_two_screen_ids(tmp_path: Path, monkeypatch: pytest.Mon
         g.grab()
         assert g.focused_screen() == 0
         out = tmp_path / "cap"
-        r = subprocess.run([sys.executable, "-m", "proagent.cli", "capture", "--out", str(out), "--interval", "0.25",
-                            "--no-ocr", "--duration", "2s"], env=s.env, capture_output=True, text=True, timeout=60)
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "proagent.cli",
+                "capture",
+                "--out",
+                str(out),
+                "--interval",
+                "0.25",
+                "--no-ocr",
+                "--duration",
+                "2s",
+            ],
+            env=s.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert r.returncode == 0, r.stdout + r.stderr
-        got = _rows(out / "lifetrace.db", "SELECT DISTINCT screen_id, width, height FROM screenshots ORDER BY screen_id")
+        got = _rows(
+            out / "lifetrace.db", "SELECT DISTINCT screen_id, width, height FROM screenshots ORDER BY screen_id"
+        )
         assert got == [(0, 800, 600), (1, 640, 480)]
         names = [p.name for p in (out / "screenshots").iterdir()]
         assert any(n.startswith("screen_0_") for n in names) and any(n.startswith("screen_1_") for n in names)

@@ -36,9 +36,17 @@ from proagent.cli import cli
 
 def session(n: int = 6, t0: float = 1717377997.0, **override) -> list[dict]:
     """A valid ProactiveBench session of ``n`` steps (one help-needed moment every third)."""
-    steps = [{"observation": {"time": str(t0 + 20 * i), "event": f"The user edits main.py in Visual Studio Code, step {i}."},
-              "agent_response": {"candidate_task": [f"Offer to refactor step {i}"]}, "task_status": i % 3 == 2}
-             for i in range(n)]
+    steps = [
+        {
+            "observation": {
+                "time": str(t0 + 20 * i),
+                "event": f"The user edits main.py in Visual Studio Code, step {i}.",
+            },
+            "agent_response": {"candidate_task": [f"Offer to refactor step {i}"]},
+            "task_status": i % 3 == 2,
+        }
+        for i in range(n)
+    ]
     for k, v in override.items():
         steps[0]["observation"][k] = v
     return steps
@@ -61,11 +69,23 @@ def template(tmp_path_factory) -> Path:
     for name in ("code_1", "writing_1"):
         _write(w / "pb" / f"{name}.json", session())
     generate(w / "lt", SynthConfig(users=1, days=1, seed=1))
-    _write(w / "envs.jsonl", json.dumps({
-        "id": "rec-001", "domain": "recommendation", "topic": "hobbies/cycling",
-        "environment": {"user_information": "A commuter whose tyre went flat twice.",
-                        "trigger_factor": "It is Saturday morning."},
-        "target": "Recommend puncture-resistant tyres.", "sub_target": ["Ask about the route", "Suggest tyres"]}) + "\n")
+    _write(
+        w / "envs.jsonl",
+        json.dumps(
+            {
+                "id": "rec-001",
+                "domain": "recommendation",
+                "topic": "hobbies/cycling",
+                "environment": {
+                    "user_information": "A commuter whose tyre went flat twice.",
+                    "trigger_factor": "It is Saturday morning.",
+                },
+                "target": "Recommend puncture-resistant tyres.",
+                "sub_target": ["Ask about the route", "Suggest tyres"],
+            }
+        )
+        + "\n",
+    )
     _write(w / "human.csv", "id,human\na,8\nb,3\n")
     mirror = w / "mirror"
     for name in PROACTIVEBENCH_FILES:
@@ -146,14 +166,18 @@ def unknown_intention(w: Path) -> None:
     con = sqlite3.connect(w / "lt" / "U001" / "lifetrace_privacy_processed.db")
     eid = con.execute("SELECT id FROM events WHERE is_llm_event = 1 LIMIT 1").fetchone()[0]
     con.close()
-    _write(w / "ann" / "intentions.jsonl", json.dumps({"user": "U001", "event_id": eid, "user_intention": "Vibes"}) + "\n")
+    _write(
+        w / "ann" / "intentions.jsonl", json.dumps({"user": "U001", "event_id": eid, "user_intention": "Vibes"}) + "\n"
+    )
 
 
 def good_annotations(w: Path) -> None:
     con = sqlite3.connect(w / "lt" / "U001" / "lifetrace_privacy_processed.db")
     eid = con.execute("SELECT id FROM events WHERE is_llm_event = 1 LIMIT 1").fetchone()[0]
     con.close()
-    _write(w / "ann" / "ok.jsonl", json.dumps({"user": "U001", "event_id": eid, "user_intention": "Translation"}) + "\n")
+    _write(
+        w / "ann" / "ok.jsonl", json.dumps({"user": "U001", "event_id": eid, "user_intention": "Translation"}) + "\n"
+    )
 
 
 def corrupt_db(w: Path) -> None:
@@ -173,8 +197,10 @@ _HOLDERS: list[subprocess.Popen] = []
 
 def held_log_dir(w: Path) -> None:
     """Another process holds the run lock on w/busy (released when the test ends)."""
-    code = ("import sys, time\nfrom proagent.io import folder_lock\n"
-            "with folder_lock(sys.argv[1]):\n    print('held', flush=True)\n    time.sleep(120)\n")
+    code = (
+        "import sys, time\nfrom proagent.io import folder_lock\n"
+        "with folder_lock(sys.argv[1]):\n    print('held', flush=True)\n    time.sleep(120)\n"
+    )
     p = subprocess.Popen([sys.executable, "-c", code, str(w / "busy")], stdout=subprocess.PIPE, text=True)
     _HOLDERS.append(p)
     assert p.stdout.readline().strip() == "held"
@@ -221,9 +247,11 @@ def screenpipe_bad_time(w: Path) -> None:
 
 def topics_file(text: bytes) -> Callable[[Path], None]:
     """``dialogue generate``'s reviewed topic tree in w/gen (``text``: its bytes)."""
+
     def setup(w: Path) -> None:
         (w / "gen").mkdir()
         (w / "gen" / "topics.txt").write_bytes(text)
+
     return setup
 
 
@@ -256,39 +284,102 @@ CASES: list[Case] = [
     Case("eval-missing-data", ("eval", "--data", "{w}/nope.json", *MOCK), "nope.json"),
     Case("eval-dev-null", ("eval", "--data", "/dev/null", *MOCK), "/dev/null"),
     Case("eval-fifo", ("eval", "--data", "{w}/bad/pipe", *MOCK), "pipe", setup=fifo),
-    Case("eval-empty-json", ("eval", "--data", "{w}/bad/empty.json", *MOCK), "empty.json", setup=session_file("empty.json", "")),
-    Case("eval-invalid-json", ("eval", "--data", "{w}/bad/cut.json", *MOCK), "cut.json",
-         setup=session_file("cut.json", json.dumps(session())[:-40])),
+    Case(
+        "eval-empty-json",
+        ("eval", "--data", "{w}/bad/empty.json", *MOCK),
+        "empty.json",
+        setup=session_file("empty.json", ""),
+    ),
+    Case(
+        "eval-invalid-json",
+        ("eval", "--data", "{w}/bad/cut.json", *MOCK),
+        "cut.json",
+        setup=session_file("cut.json", json.dumps(session())[:-40]),
+    ),
     Case("eval-nested-json", ("eval", "--data", "{w}/bad/nested.json", *MOCK), "nested.json", setup=nested_session),
-    Case("eval-time-true", ("eval", "--data", "{w}/bad/t.json", *MOCK), "t.json", setup=session_file("t.json", session(time=True))),
-    Case("eval-time-1929", ("eval", "--data", "{w}/bad/t.json", *MOCK), "observation.time",
-         setup=session_file("t.json", session(time="-1293840000"))),
-    Case("eval-time-9999", ("eval", "--data", "{w}/bad/t.json", *MOCK), "observation.time",
-         setup=session_file("t.json", session(time="253402300799"))),
-    Case("eval-time-nan", ("eval", "--data", "{w}/bad/t.json", *MOCK), "t.json", setup=session_file("t.json", session(time="nan"))),
-    Case("eval-no-event", ("eval", "--data", "{w}/bad/e.json", *MOCK), "observation.event",
-         setup=session_file("e.json", session(event="  "))),
+    Case(
+        "eval-time-true",
+        ("eval", "--data", "{w}/bad/t.json", *MOCK),
+        "t.json",
+        setup=session_file("t.json", session(time=True)),
+    ),
+    Case(
+        "eval-time-1929",
+        ("eval", "--data", "{w}/bad/t.json", *MOCK),
+        "observation.time",
+        setup=session_file("t.json", session(time="-1293840000")),
+    ),
+    Case(
+        "eval-time-9999",
+        ("eval", "--data", "{w}/bad/t.json", *MOCK),
+        "observation.time",
+        setup=session_file("t.json", session(time="253402300799")),
+    ),
+    Case(
+        "eval-time-nan",
+        ("eval", "--data", "{w}/bad/t.json", *MOCK),
+        "t.json",
+        setup=session_file("t.json", session(time="nan")),
+    ),
+    Case(
+        "eval-no-event",
+        ("eval", "--data", "{w}/bad/e.json", *MOCK),
+        "observation.event",
+        setup=session_file("e.json", session(event="  ")),
+    ),
     Case("eval-same-stem", ("eval", "--data", "{w}/stems", *MOCK), "a.json", setup=same_stem),
     Case("eval-linked-participant", ("eval", "--data", "{w}/lt", *MOCK), "same database", setup=linked_participant),
     Case("eval-end-before-start", ("eval", "--data", "{w}/lt2", *MOCK), "end_time", setup=end_before_start),
     Case("eval-year-9999-db", ("eval", "--data", "{w}/lt3", *MOCK), "start_time", setup=bad_year_db),
     Case("eval-corrupt-db", ("eval", "--data", "{w}/bad/broken.db", *MOCK), "broken.db", setup=corrupt_db),
-    Case("eval-unreadable-file-in-folder", ("eval", "--data", "{w}/locked", *MOCK), "b.json", setup=unreadable_session,
-         needs_permissions=True),
+    Case(
+        "eval-unreadable-file-in-folder",
+        ("eval", "--data", "{w}/locked", *MOCK),
+        "b.json",
+        setup=unreadable_session,
+        needs_permissions=True,
+    ),
     Case("eval-empty-folder", ("eval", "--data", "{w}/bad", *MOCK), "bad", setup=lambda w: (w / "bad").mkdir()),
-    Case("eval-activitywatch-export-cut", ("eval", "--data", "{w}/bad/aw-export.json", *MOCK), "aw-export.json",
-         setup=aw_export_cut),
-    Case("eval-activitywatch-bad-data", ("eval", "--data", "{w}/aw", *MOCK), "row id 2, column data", setup=aw_bad_data),
-    Case("stats-screenpipe-bad-time", ("stats", "{w}/sp", "--out", "{w}/st"), "row id 3, column timestamp",
-         setup=screenpipe_bad_time),
+    Case(
+        "eval-activitywatch-export-cut",
+        ("eval", "--data", "{w}/bad/aw-export.json", *MOCK),
+        "aw-export.json",
+        setup=aw_export_cut,
+    ),
+    Case(
+        "eval-activitywatch-bad-data", ("eval", "--data", "{w}/aw", *MOCK), "row id 2, column data", setup=aw_bad_data
+    ),
+    Case(
+        "stats-screenpipe-bad-time",
+        ("stats", "{w}/sp", "--out", "{w}/st"),
+        "row id 3, column timestamp",
+        setup=screenpipe_bad_time,
+    ),
     # ---- eval: --annotations
-    Case("eval-annotation-unknown-intention", ("eval", "--data", "{w}/lt", "--annotations", "{w}/ann/intentions.jsonl", *MOCK),
-         "intentions.jsonl", setup=unknown_intention),
-    Case("eval-annotation-on-proactivebench", ("eval", "--data", "{w}/pb", "--annotations", "{w}/ann/ok.jsonl", *MOCK),
-         "--annotations", setup=good_annotations),
-    Case("eval-annotation-missing", ("eval", "--data", "{w}/lt", "--annotations", "{w}/nope.jsonl", *MOCK), "--annotations", code=2),
-    Case("eval-annotation-not-json", ("eval", "--data", "{w}/lt", "--annotations", "{w}/bad/a.jsonl", *MOCK), "a.jsonl",
-         setup=session_file("a.jsonl", "{not json\n")),
+    Case(
+        "eval-annotation-unknown-intention",
+        ("eval", "--data", "{w}/lt", "--annotations", "{w}/ann/intentions.jsonl", *MOCK),
+        "intentions.jsonl",
+        setup=unknown_intention,
+    ),
+    Case(
+        "eval-annotation-on-proactivebench",
+        ("eval", "--data", "{w}/pb", "--annotations", "{w}/ann/ok.jsonl", *MOCK),
+        "--annotations",
+        setup=good_annotations,
+    ),
+    Case(
+        "eval-annotation-missing",
+        ("eval", "--data", "{w}/lt", "--annotations", "{w}/nope.jsonl", *MOCK),
+        "--annotations",
+        code=2,
+    ),
+    Case(
+        "eval-annotation-not-json",
+        ("eval", "--data", "{w}/lt", "--annotations", "{w}/bad/a.jsonl", *MOCK),
+        "a.jsonl",
+        setup=session_file("a.jsonl", "{not json\n"),
+    ),
     # ---- eval: options
     Case("eval-window-zero", ("eval", "--data", "{w}/pb", "--window", "0s", *MOCK), "--window", code=2),
     Case("eval-window-huge", ("eval", "--data", "{w}/pb", "--window", "99h", *MOCK), "--window", code=2),
@@ -297,43 +388,119 @@ CASES: list[Case] = [
     Case("eval-ray-no-port", ("eval", "--data", "{w}/pb", "--ray", "somehost", *MOCK), "--ray", code=2),
     Case("eval-limit-zero", ("eval", "--data", "{w}/pb", "--limit", "0", *MOCK), "--limit", code=2),
     Case("eval-seed-negative", ("eval", "--data", "{w}/pb", "--seed", "-1", *MOCK), "--seed", code=2),
-    Case("eval-train-fraction", ("eval", "--data", "{w}/pb", "--train-fraction", "1.5", *MOCK), "--train-fraction", code=2),
-    Case("eval-sc-samples-zero", ("eval", "--data", "{w}/pb", "--method", "sc", "--sc-samples", "0", *MOCK), "--sc-samples", code=2),
+    Case(
+        "eval-train-fraction",
+        ("eval", "--data", "{w}/pb", "--train-fraction", "1.5", *MOCK),
+        "--train-fraction",
+        code=2,
+    ),
+    Case(
+        "eval-sc-samples-zero",
+        ("eval", "--data", "{w}/pb", "--method", "sc", "--sc-samples", "0", *MOCK),
+        "--sc-samples",
+        code=2,
+    ),
     Case("eval-threshold-range", ("eval", "--data", "{w}/pb", "--threshold", "2", *MOCK), "--threshold", code=2),
-    Case("eval-threshold-auto-train", ("eval", "--data", "{w}/pb", "--threshold", "auto", "--split", "train", *MOCK),
-         "--threshold", code=2),
+    Case(
+        "eval-threshold-auto-train",
+        ("eval", "--data", "{w}/pb", "--threshold", "auto", "--split", "train", *MOCK),
+        "--threshold",
+        code=2,
+    ),
     Case("eval-unknown-model", ("eval", "--data", "{w}/pb", "--model", "nosuch/model"), "--model"),
-    Case("eval-model-arg-no-equals", ("eval", "--data", "{w}/pb", "--model-arg", "n_ctx", *MOCK), "--model-arg", code=2),
-    Case("eval-n-ctx-16", ("eval", "--data", "{w}/pb", "--model", "local/smollm2-135m", "--model-arg", "n_ctx=16"), "n_ctx=16"),
-    Case("eval-log-dir-file", ("eval", "--data", "{w}/pb", "--log-dir", "{w}/afile", *MOCK), "--log-dir", setup=a_file("afile")),
-    Case("eval-log-dir-in-use", ("eval", "--data", "{w}/pb", "--log-dir", "{w}/busy", *MOCK), "in use by process",
-         setup=held_log_dir),
+    Case(
+        "eval-model-arg-no-equals", ("eval", "--data", "{w}/pb", "--model-arg", "n_ctx", *MOCK), "--model-arg", code=2
+    ),
+    Case(
+        "eval-n-ctx-16",
+        ("eval", "--data", "{w}/pb", "--model", "local/smollm2-135m", "--model-arg", "n_ctx=16"),
+        "n_ctx=16",
+    ),
+    Case(
+        "eval-log-dir-file",
+        ("eval", "--data", "{w}/pb", "--log-dir", "{w}/afile", *MOCK),
+        "--log-dir",
+        setup=a_file("afile"),
+    ),
+    Case(
+        "eval-log-dir-in-use",
+        ("eval", "--data", "{w}/pb", "--log-dir", "{w}/busy", *MOCK),
+        "in use by process",
+        setup=held_log_dir,
+    ),
     # ---- ablate
-    Case("ablate-bad-method", ("ablate", "--data", "{w}/pb", "--methods", "zero-shot,magic", "--out", "{w}/ab", *MOCK), "--methods",
-         code=2),
-    Case("ablate-bad-window", ("ablate", "--data", "{w}/pb", "--windows", "1m,soon", "--out", "{w}/ab"), "--windows", code=2),
+    Case(
+        "ablate-bad-method",
+        ("ablate", "--data", "{w}/pb", "--methods", "zero-shot,magic", "--out", "{w}/ab", *MOCK),
+        "--methods",
+        code=2,
+    ),
+    Case(
+        "ablate-bad-window",
+        ("ablate", "--data", "{w}/pb", "--windows", "1m,soon", "--out", "{w}/ab"),
+        "--windows",
+        code=2,
+    ),
     Case("ablate-missing-data", ("ablate", "--data", "{w}/nope", "--out", "{w}/ab"), "nope"),
-    Case("ablate-bad-data", ("ablate", "--data", "{w}/bad/t.json", "--out", "{w}/ab"), "t.json",
-         setup=session_file("t.json", session(time=True))),
-    Case("ablate-out-file", ("ablate", "--data", "{w}/pb", "--memory", "none", "--models", "mockllm/model", "--out", "{w}/afile"),
-         "--out", setup=a_file("afile")),
-    Case("ablate-out-in-use", ("ablate", "--data", "{w}/pb", "--memory", "none", "--models", "mockllm/model", "--out", "{w}/busy"),
-         "in use by process", setup=held_log_dir),
-    Case("ablate-deciders-missing", ("ablate", "--data", "{w}/pb", "--deciders", "none,{w}/nope", "--out", "{w}/ab"),
-         "--deciders", code=2),
-    Case("ablate-deciders-not-a-decider", ("ablate", "--data", "{w}/pb", "--deciders", "{w}/pb", "--out", "{w}/ab"),
-         "--deciders"),
+    Case(
+        "ablate-bad-data",
+        ("ablate", "--data", "{w}/bad/t.json", "--out", "{w}/ab"),
+        "t.json",
+        setup=session_file("t.json", session(time=True)),
+    ),
+    Case(
+        "ablate-out-file",
+        ("ablate", "--data", "{w}/pb", "--memory", "none", "--models", "mockllm/model", "--out", "{w}/afile"),
+        "--out",
+        setup=a_file("afile"),
+    ),
+    Case(
+        "ablate-out-in-use",
+        ("ablate", "--data", "{w}/pb", "--memory", "none", "--models", "mockllm/model", "--out", "{w}/busy"),
+        "in use by process",
+        setup=held_log_dir,
+    ),
+    Case(
+        "ablate-deciders-missing",
+        ("ablate", "--data", "{w}/pb", "--deciders", "none,{w}/nope", "--out", "{w}/ab"),
+        "--deciders",
+        code=2,
+    ),
+    Case(
+        "ablate-deciders-not-a-decider",
+        ("ablate", "--data", "{w}/pb", "--deciders", "{w}/pb", "--out", "{w}/ab"),
+        "--deciders",
+    ),
     # ---- stats
     Case("stats-missing", ("stats", "{w}/nope"), "nope", code=2),
     Case("stats-dev-null", ("stats", "/dev/null", "--out", "{w}/st"), "/dev/null"),
-    Case("stats-bad-session", ("stats", "{w}/bad/t.json", "--out", "{w}/st"), "t.json",
-         setup=session_file("t.json", session(time=True))),
+    Case(
+        "stats-bad-session",
+        ("stats", "{w}/bad/t.json", "--out", "{w}/st"),
+        "t.json",
+        setup=session_file("t.json", session(time=True)),
+    ),
     Case("stats-end-before-start", ("stats", "{w}/lt2", "--out", "{w}/st"), "end_time", setup=end_before_start),
-    Case("stats-max-similarity-negative", ("stats", "{w}/pb", "--max-similarity-events", "-1"), "--max-similarity-events", code=2),
-    Case("stats-out-file", ("stats", "{w}/pb", "--no-similarity", "--out", "{w}/afile"), "--out", code=2, setup=a_file("afile")),
+    Case(
+        "stats-max-similarity-negative",
+        ("stats", "{w}/pb", "--max-similarity-events", "-1"),
+        "--max-similarity-events",
+        code=2,
+    ),
+    Case(
+        "stats-out-file",
+        ("stats", "{w}/pb", "--no-similarity", "--out", "{w}/afile"),
+        "--out",
+        code=2,
+        setup=a_file("afile"),
+    ),
     Case("stats-compare-one", ("stats", "--compare", "{w}/pb"), "--compare", code=2),
-    Case("stats-compare-bad", ("stats", "--compare", "{w}/pb", "{w}/bad/t.json", "--out", "{w}/st"), "t.json",
-         setup=session_file("t.json", session(time=True))),
+    Case(
+        "stats-compare-bad",
+        ("stats", "--compare", "{w}/pb", "{w}/bad/t.json", "--out", "{w}/st"),
+        "t.json",
+        setup=session_file("t.json", session(time=True)),
+    ),
     # ---- synth
     Case("synth-days-huge", ("synth", "--days", "100000", "--out", "{w}/syn"), "--days"),
     Case("synth-users-zero", ("synth", "--users", "0", "--out", "{w}/syn"), "--users", code=2),
@@ -341,65 +508,159 @@ CASES: list[Case] = [
     Case("synth-seed-negative", ("synth", "--seed", "-1", "--out", "{w}/syn"), "--seed", code=2),
     Case("synth-alpha", ("synth", "--alpha", "0.5", "--out", "{w}/syn"), "alpha", code=2),
     Case("synth-start", ("synth", "--start", "2025-13-01", "--out", "{w}/syn"), "--start", code=2),
-    Case("synth-foreign-out", ("synth", "--users", "1", "--days", "1", "--out", "{w}/mine"), "synth.json", setup=foreign_folder),
+    Case(
+        "synth-foreign-out",
+        ("synth", "--users", "1", "--days", "1", "--out", "{w}/mine"),
+        "synth.json",
+        setup=foreign_folder,
+    ),
     Case("synth-out-file", ("synth", "--out", "{w}/afile"), "--out", code=2, setup=a_file("afile")),
     # ---- simulate
     Case("simulate-missing", ("simulate", "{w}/nope", "--out", "{w}/sim"), "nope", code=2),
     Case("simulate-out-inside-data", ("simulate", "{w}/pb", "--out", "{w}/pb/sim", *MOCK), "sim"),
     Case("simulate-out-foreign", ("simulate", "{w}/pb", "--out", "{w}/mine", *MOCK), "mine", setup=foreign_folder),
-    Case("simulate-bad-window", ("simulate", "{w}/pb", "--out", "{w}/sim", "--window", "-5m", *MOCK), "--window", code=2),
-    Case("simulate-bad-data", ("simulate", "{w}/bad/t.json", "--out", "{w}/sim", *MOCK), "t.json",
-         setup=session_file("t.json", session(time=True))),
-    Case("simulate-out-unwritable", ("simulate", "{w}/pb", "--out", "{w}/afile/sim", *MOCK), "before the model runs",
-         setup=a_file("afile")),
+    Case(
+        "simulate-bad-window", ("simulate", "{w}/pb", "--out", "{w}/sim", "--window", "-5m", *MOCK), "--window", code=2
+    ),
+    Case(
+        "simulate-bad-data",
+        ("simulate", "{w}/bad/t.json", "--out", "{w}/sim", *MOCK),
+        "t.json",
+        setup=session_file("t.json", session(time=True)),
+    ),
+    Case(
+        "simulate-out-unwritable",
+        ("simulate", "{w}/pb", "--out", "{w}/afile/sim", *MOCK),
+        "before the model runs",
+        setup=a_file("afile"),
+    ),
     # ---- data fetch
     Case("fetch-unknown-dataset", ("data", "fetch", "nosuch"), "nosuch", code=2),
-    Case("fetch-dest-file", ("data", "fetch", "proactivebench", "--from", "{w}/mirror", "--dest", "{w}/afile"), "--dest",
-         setup=a_file("afile")),
-    Case("fetch-dest-unwritable", ("data", "fetch", "proactivebench", "--from", "{w}/mirror", "--dest", "{w}/ro/d"), "--dest",
-         setup=read_only_folder, needs_permissions=True),
-    Case("fetch-mirror-missing", ("data", "fetch", "proactivebench", "--from", "{w}/nope", "--dest", "{w}/d"), "--from", code=2),
-    Case("fetch-mirror-tampered", ("data", "fetch", "proactivebench", "--from", "{w}/mirror", "--dest", "{w}/d"), "SHA-256"),
+    Case(
+        "fetch-dest-file",
+        ("data", "fetch", "proactivebench", "--from", "{w}/mirror", "--dest", "{w}/afile"),
+        "--dest",
+        setup=a_file("afile"),
+    ),
+    Case(
+        "fetch-dest-unwritable",
+        ("data", "fetch", "proactivebench", "--from", "{w}/mirror", "--dest", "{w}/ro/d"),
+        "--dest",
+        setup=read_only_folder,
+        needs_permissions=True,
+    ),
+    Case(
+        "fetch-mirror-missing",
+        ("data", "fetch", "proactivebench", "--from", "{w}/nope", "--dest", "{w}/d"),
+        "--from",
+        code=2,
+    ),
+    Case(
+        "fetch-mirror-tampered",
+        ("data", "fetch", "proactivebench", "--from", "{w}/mirror", "--dest", "{w}/d"),
+        "SHA-256",
+    ),
     # ---- models
     Case("models-prepare-unknown", ("models", "prepare", "nosuch"), "nosuch"),
     # ---- dialogue
     Case("dialogue-plan-missing", ("dialogue", "plan", "--data", "{w}/nope.jsonl", *MOCK), "nope.jsonl"),
-    Case("dialogue-plan-bad-json", ("dialogue", "plan", "--data", "{w}/bad/e.jsonl", *MOCK), "e.jsonl",
-         setup=session_file("e.jsonl", "{oops\n")),
-    Case("dialogue-plan-unknown-model", ("dialogue", "plan", "--data", "{w}/envs.jsonl", "--model", "nosuch/model"), "--model"),
-    Case("dialogue-plan-limit-zero", ("dialogue", "plan", "--data", "{w}/envs.jsonl", "--limit", "0", *MOCK), "--limit", code=2),
-    Case("dialogue-plan-log-dir-in-use", ("dialogue", "plan", "--data", "{w}/envs.jsonl", "--log-dir", "{w}/busy", *MOCK),
-         "in use by process", setup=held_log_dir),
-    Case("dialogue-guide-agreeableness", ("dialogue", "guide", "--data", "{w}/envs.jsonl", "--agreeableness", "grumpy", *MOCK),
-         "--agreeableness", code=2),
-    Case("dialogue-guide-context-too-small", ("dialogue", "guide", "--data", "{w}/envs.jsonl", "--model",
-                                              "local/smollm2-135m", "--model-arg", "n_ctx=1024"),
-         "--model-arg n_ctx", code=2),
+    Case(
+        "dialogue-plan-bad-json",
+        ("dialogue", "plan", "--data", "{w}/bad/e.jsonl", *MOCK),
+        "e.jsonl",
+        setup=session_file("e.jsonl", "{oops\n"),
+    ),
+    Case(
+        "dialogue-plan-unknown-model",
+        ("dialogue", "plan", "--data", "{w}/envs.jsonl", "--model", "nosuch/model"),
+        "--model",
+    ),
+    Case(
+        "dialogue-plan-limit-zero",
+        ("dialogue", "plan", "--data", "{w}/envs.jsonl", "--limit", "0", *MOCK),
+        "--limit",
+        code=2,
+    ),
+    Case(
+        "dialogue-plan-log-dir-in-use",
+        ("dialogue", "plan", "--data", "{w}/envs.jsonl", "--log-dir", "{w}/busy", *MOCK),
+        "in use by process",
+        setup=held_log_dir,
+    ),
+    Case(
+        "dialogue-guide-agreeableness",
+        ("dialogue", "guide", "--data", "{w}/envs.jsonl", "--agreeableness", "grumpy", *MOCK),
+        "--agreeableness",
+        code=2,
+    ),
+    Case(
+        "dialogue-guide-context-too-small",
+        ("dialogue", "guide", "--data", "{w}/envs.jsonl", "--model", "local/smollm2-135m", "--model-arg", "n_ctx=1024"),
+        "--model-arg n_ctx",
+        code=2,
+    ),
     Case("dialogue-kappa-missing", ("dialogue", "kappa", "--human", "{w}/nope.csv"), "nope.csv"),
-    Case("dialogue-kappa-bad-csv", ("dialogue", "kappa", "--human", "{w}/bad/h.csv"), "h.csv",
-         setup=session_file("h.csv", "id,human\na,eleven\n")),
-    Case("dialogue-generate-missing", ("dialogue", "generate", "--seeds", "{w}/nope.jsonl", "--out", "{w}/gen", *MOCK), "nope.jsonl"),
-    Case("dialogue-generate-out-file", ("dialogue", "generate", "--seeds", "{w}/envs.jsonl", "--out", "{w}/afile", *MOCK), "--out",
-         setup=a_file("afile")),
-    Case("dialogue-generate-no-topics", ("dialogue", "generate", "--seeds", "{w}/envs.jsonl", "--out", "{w}/gen",
-                                         "--approve-topics", *MOCK), "has no topics", setup=topics_file(b"# all deleted\n")),
-    Case("dialogue-generate-topics-not-utf8", ("dialogue", "generate", "--seeds", "{w}/envs.jsonl", "--out", "{w}/gen",
-                                               "--approve-topics", *MOCK), "topics.txt: not UTF-8",
-         setup=topics_file(b"recommendation: caf\xe9s\n")),
-    Case("dialogue-generate-topics-bad-line", ("dialogue", "generate", "--seeds", "{w}/envs.jsonl", "--out", "{w}/gen",
-                                               "--approve-topics", *MOCK), "line 1: expected 'domain: topic",
-         setup=topics_file(b"recommendation hobbies\n")),
+    Case(
+        "dialogue-kappa-bad-csv",
+        ("dialogue", "kappa", "--human", "{w}/bad/h.csv"),
+        "h.csv",
+        setup=session_file("h.csv", "id,human\na,eleven\n"),
+    ),
+    Case(
+        "dialogue-generate-missing",
+        ("dialogue", "generate", "--seeds", "{w}/nope.jsonl", "--out", "{w}/gen", *MOCK),
+        "nope.jsonl",
+    ),
+    Case(
+        "dialogue-generate-out-file",
+        ("dialogue", "generate", "--seeds", "{w}/envs.jsonl", "--out", "{w}/afile", *MOCK),
+        "--out",
+        setup=a_file("afile"),
+    ),
+    Case(
+        "dialogue-generate-no-topics",
+        ("dialogue", "generate", "--seeds", "{w}/envs.jsonl", "--out", "{w}/gen", "--approve-topics", *MOCK),
+        "has no topics",
+        setup=topics_file(b"# all deleted\n"),
+    ),
+    Case(
+        "dialogue-generate-topics-not-utf8",
+        ("dialogue", "generate", "--seeds", "{w}/envs.jsonl", "--out", "{w}/gen", "--approve-topics", *MOCK),
+        "topics.txt: not UTF-8",
+        setup=topics_file(b"recommendation: caf\xe9s\n"),
+    ),
+    Case(
+        "dialogue-generate-topics-bad-line",
+        ("dialogue", "generate", "--seeds", "{w}/envs.jsonl", "--out", "{w}/gen", "--approve-topics", *MOCK),
+        "line 1: expected 'domain: topic",
+        setup=topics_file(b"recommendation hobbies\n"),
+    ),
     # ---- train when / sft / lora (the decider and fine-tuning)
     Case("train-when-no-data", ("train", "when", "--out", "{w}/dec"), "--data", code=2),
     Case("train-when-missing-data", ("train", "when", "--data", "{w}/nope", "--out", "{w}/dec"), "nope", code=2),
-    Case("train-when-bad-objective", ("train", "when", "--data", "{w}/pb", "--objective", "luck", "--out", "{w}/dec"),
-         "--objective", code=2),
-    Case("train-when-out-file", ("train", "when", "--data", "{w}/pb", "--out", "{w}/afile"), "afile",
-         setup=a_file("afile")),
+    Case(
+        "train-when-bad-objective",
+        ("train", "when", "--data", "{w}/pb", "--objective", "luck", "--out", "{w}/dec"),
+        "--objective",
+        code=2,
+    ),
+    Case(
+        "train-when-out-file",
+        ("train", "when", "--data", "{w}/pb", "--out", "{w}/afile"),
+        "afile",
+        setup=a_file("afile"),
+    ),
     Case("train-lora-missing-data", ("train", "lora", "--data", "{w}/nope", "--out", "{w}/ft"), "nope", code=2),
-    Case("train-sft-batch-not-a-multiple", ("train", "sft", "--data", "{w}/pb", "--batch-size", "16", "--micro-batch-size",
-                                            "3", "--out", "{w}/ft"), "multiple of the micro-batch"),
-    Case("train-sft-bad-base", ("train", "sft", "--data", "{w}/pb", "--base", "nosuch-model", "--out", "{w}/ft"), "nosuch-model"),
+    Case(
+        "train-sft-batch-not-a-multiple",
+        ("train", "sft", "--data", "{w}/pb", "--batch-size", "16", "--micro-batch-size", "3", "--out", "{w}/ft"),
+        "multiple of the micro-batch",
+    ),
+    Case(
+        "train-sft-bad-base",
+        ("train", "sft", "--data", "{w}/pb", "--base", "nosuch-model", "--out", "{w}/ft"),
+        "nosuch-model",
+    ),
     # ---- eval with a decider
     Case("eval-decider-not-a-decider", ("eval", "--data", "{w}/pb", "--decider", "{w}/pb", *MOCK), "manifest"),
     Case("eval-decider-missing", ("eval", "--data", "{w}/pb", "--decider", "{w}/nope", *MOCK), "--decider", code=2),
@@ -407,7 +668,12 @@ CASES: list[Case] = [
     Case("capture-bad-interval", ("capture", "--out", "{w}/cap", "--interval", "0"), "--interval", code=2),
     Case("capture-bad-ocr-finish", ("capture", "--out", "{w}/cap", "--ocr-finish", "-1"), "--ocr-finish", code=2),
     Case("capture-nan-ocr-finish", ("capture", "--out", "{w}/cap", "--ocr-finish", "nan"), "--ocr-finish", code=2),
-    Case("capture-bad-exclude-regex", ("capture", "--out", "{w}/cap", "--exclude-title", "(unclosed"), "--exclude-title", code=2),
+    Case(
+        "capture-bad-exclude-regex",
+        ("capture", "--out", "{w}/cap", "--exclude-title", "(unclosed"),
+        "--exclude-title",
+        code=2,
+    ),
     Case("capture-no-display", ("capture", "--out", "{w}/cap"), "DISPLAY"),
     # ---- curate / review
     Case("curate-missing-raw", ("curate", "{w}/nope", "--out", "{w}/cur"), "nope"),
@@ -416,22 +682,47 @@ CASES: list[Case] = [
     Case("review-not-curated", ("review", "{w}/pb"), "pb"),
     # ---- annotate
     Case("annotate-missing", ("annotate", "{w}/nope", "--annotator", "text:mockllm/model"), "nope", code=2),
-    Case("annotate-bad-annotator", ("annotate", "{w}/lt", "--annotator", "telepathy", "--out", "{w}/ann"), "--annotator"),
-    Case("annotate-activitywatch-without-out", ("annotate", "{w}/aw/sqlite.db", "--annotator", "text:mockllm/model"),
-         "give --out", setup=aw_bad_data),
-    Case("annotate-raw-without-out", ("annotate", "{w}/bad/raw.db", "--annotator", "text:mockllm/model"), "--out",
-         setup=lambda w: make_raw_db(w / "bad" / "raw.db")),
+    Case(
+        "annotate-bad-annotator", ("annotate", "{w}/lt", "--annotator", "telepathy", "--out", "{w}/ann"), "--annotator"
+    ),
+    Case(
+        "annotate-activitywatch-without-out",
+        ("annotate", "{w}/aw/sqlite.db", "--annotator", "text:mockllm/model"),
+        "give --out",
+        setup=aw_bad_data,
+    ),
+    Case(
+        "annotate-raw-without-out",
+        ("annotate", "{w}/bad/raw.db", "--annotator", "text:mockllm/model"),
+        "--out",
+        setup=lambda w: make_raw_db(w / "bad" / "raw.db"),
+    ),
     # ---- live
     Case("live-no-source", ("live", "--out", "{w}/live", "--model", "none"), "--watch", code=2),
-    Case("live-replay-missing", ("live", "--replay", "{w}/nope", "--out", "{w}/live", "--model", "none"), "nope", code=2),
-    Case("live-bad-notify", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--notify", "pigeon"),
-         "--notify", code=2),
-    Case("live-negative-min-gap", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--min-gap", "-1"),
-         "--min-gap", code=2),
+    Case(
+        "live-replay-missing", ("live", "--replay", "{w}/nope", "--out", "{w}/live", "--model", "none"), "nope", code=2
+    ),
+    Case(
+        "live-bad-notify",
+        ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--notify", "pigeon"),
+        "--notify",
+        code=2,
+    ),
+    Case(
+        "live-negative-min-gap",
+        ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--min-gap", "-1"),
+        "--min-gap",
+        code=2,
+    ),
     # ---- doctor
     Case("doctor-missing-dir", ("doctor", "--dir", "{w}/nope"), "--dir", code=2),
-    Case("doctor-dir-is-a-file", ("doctor", "--dir", "{w}/bad/f.txt"), "--dir", code=2,
-         setup=session_file("f.txt", "not a folder")),
+    Case(
+        "doctor-dir-is-a-file",
+        ("doctor", "--dir", "{w}/bad/f.txt"),
+        "--dir",
+        code=2,
+        setup=session_file("f.txt", "not a folder"),
+    ),
     Case("mcp-missing-log", ("mcp", "{w}/nope"), "nope"),
     Case("mcp-not-a-log-file", ("mcp", "{w}/envs.jsonl"), "envs.jsonl"),
     Case("mcp-folder-without-log", ("mcp", "{w}/pb"), "pb"),
@@ -439,30 +730,99 @@ CASES: list[Case] = [
     Case("mcp-port-without-http", ("mcp", "{w}/lt/U001", "--port", "8765"), "--port", code=2),
     Case("mcp-live-without-feedback", ("mcp", "{w}/lt/U001", "--live", "{w}/pb"), "--live"),
     Case("mcp-state-missing", ("mcp", "{w}/lt/U001", "--state", "{w}/nope"), "--state"),
-    Case("mcp-base-url-without-persona-model", ("mcp", "{w}/lt/U001", "--model-base-url", "http://127.0.0.1:9/v1"),
-         "--persona-model", code=2),
-    Case("mcp-base-url-with-local-persona-model", ("mcp", "{w}/lt/U001", "--persona-model", "local/qwen2.5-coder-1.5b",
-                                                   "--model-base-url", "http://127.0.0.1:9/v1"), "local/", code=2),
-    Case("mcp-token-file-in-missing-folder", ("mcp", "{w}/lt/U001", "--http", "--token-file", "{w}/nope/token"), "--token-file"),
-    Case("mcp-unknown-persona-model", ("mcp", "{w}/lt/U001", "--persona-model", "local/no-such-model"), "--persona-model"),
-    Case("live-negative-settle", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--settle", "-1"),
-         "--settle", code=2),
-    Case("live-settle-not-a-number", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--settle",
-                                      "soon"), "--settle", code=2),
-    Case("live-settle-nan", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--settle", "nan"),
-         "--settle", code=2),
-    Case("live-bad-send-screen", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--send-screen",
-                                  "sometimes"), "--send-screen", code=2),
-    Case("live-negative-ask-rate", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--ask-rate", "-1"),
-         "--ask-rate", code=2),
-    Case("live-ask-rate-not-a-number", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--ask-rate",
-                                        "often"), "--ask-rate", code=2),
-    Case("live-ask-rate-too-high", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--ask-rate",
-                                    "101"), "--ask-rate", code=2),
-    Case("live-ask-rate-with-a-scripted-decider", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none",
-                                                  "--yes-at", "{w}/human.csv", "--ask-rate", "3"), "--yes-at", code=2),
-    Case("live-ask-rate-without-a-channel", ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none",
-                                             "--notify", "none", "--ask-rate", "3"), "--ask-rate", code=2),
+    Case(
+        "mcp-base-url-without-persona-model",
+        ("mcp", "{w}/lt/U001", "--model-base-url", "http://127.0.0.1:9/v1"),
+        "--persona-model",
+        code=2,
+    ),
+    Case(
+        "mcp-base-url-with-local-persona-model",
+        (
+            "mcp",
+            "{w}/lt/U001",
+            "--persona-model",
+            "local/qwen2.5-coder-1.5b",
+            "--model-base-url",
+            "http://127.0.0.1:9/v1",
+        ),
+        "local/",
+        code=2,
+    ),
+    Case(
+        "mcp-token-file-in-missing-folder",
+        ("mcp", "{w}/lt/U001", "--http", "--token-file", "{w}/nope/token"),
+        "--token-file",
+    ),
+    Case(
+        "mcp-unknown-persona-model", ("mcp", "{w}/lt/U001", "--persona-model", "local/no-such-model"), "--persona-model"
+    ),
+    Case(
+        "live-negative-settle",
+        ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--settle", "-1"),
+        "--settle",
+        code=2,
+    ),
+    Case(
+        "live-settle-not-a-number",
+        ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--settle", "soon"),
+        "--settle",
+        code=2,
+    ),
+    Case(
+        "live-settle-nan",
+        ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--settle", "nan"),
+        "--settle",
+        code=2,
+    ),
+    Case(
+        "live-bad-send-screen",
+        ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--send-screen", "sometimes"),
+        "--send-screen",
+        code=2,
+    ),
+    Case(
+        "live-negative-ask-rate",
+        ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--ask-rate", "-1"),
+        "--ask-rate",
+        code=2,
+    ),
+    Case(
+        "live-ask-rate-not-a-number",
+        ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--ask-rate", "often"),
+        "--ask-rate",
+        code=2,
+    ),
+    Case(
+        "live-ask-rate-too-high",
+        ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--ask-rate", "101"),
+        "--ask-rate",
+        code=2,
+    ),
+    Case(
+        "live-ask-rate-with-a-scripted-decider",
+        (
+            "live",
+            "--replay",
+            "{w}/pb",
+            "--out",
+            "{w}/live",
+            "--model",
+            "none",
+            "--yes-at",
+            "{w}/human.csv",
+            "--ask-rate",
+            "3",
+        ),
+        "--yes-at",
+        code=2,
+    ),
+    Case(
+        "live-ask-rate-without-a-channel",
+        ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--notify", "none", "--ask-rate", "3"),
+        "--ask-rate",
+        code=2,
+    ),
 ]
 
 
@@ -482,8 +842,10 @@ def make_raw_db(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     con = sqlite3.connect(path)
     con.executescript(lifetrace_ddl("2025-11"))
-    con.execute("INSERT INTO events (id, app_name, window_title, start_time, end_time) VALUES "
-                "(1, 'chrome', 'ChatGPT', '2025-11-03 10:00:00.000000', '2025-11-03 10:01:00.000000')")
+    con.execute(
+        "INSERT INTO events (id, app_name, window_title, start_time, end_time) VALUES "
+        "(1, 'chrome', 'ChatGPT', '2025-11-03 10:00:00.000000', '2025-11-03 10:01:00.000000')"
+    )
     con.commit()
     con.close()
 
@@ -491,9 +853,27 @@ def make_raw_db(path: Path) -> None:
 def test_the_suite_covers_every_command():
     assert len(CASES) >= 40 and len({c.id for c in CASES}) == len(CASES)
     commands = {" ".join(c.argv[:2]) if c.argv[0] in ("data", "models", "dialogue") else c.argv[0] for c in CASES}
-    for name in ("eval", "ablate", "stats", "synth", "simulate", "data fetch", "models prepare", "dialogue plan",
-                 "dialogue guide", "dialogue kappa", "dialogue generate", "train", "capture", "curate", "review",
-                 "annotate", "live", "doctor", "mcp"):
+    for name in (
+        "eval",
+        "ablate",
+        "stats",
+        "synth",
+        "simulate",
+        "data fetch",
+        "models prepare",
+        "dialogue plan",
+        "dialogue guide",
+        "dialogue kappa",
+        "dialogue generate",
+        "train",
+        "capture",
+        "curate",
+        "review",
+        "annotate",
+        "live",
+        "doctor",
+        "mcp",
+    ):
         assert name in commands, name
     assert any("--annotations" in c.argv for c in CASES)
 

@@ -23,8 +23,16 @@ needs_shared = pytest.mark.skipif(
     reason=f"real ProactiveBench sessions not found at {SHARED} (expected <root>/shared beside <root>/main)",
 )
 
-HEADLINE_KEYS = ("accuracy", "precision", "recall", "f1", "intention_accuracy", "semantic_similarity",
-                 "unparsed_rate", "n")
+HEADLINE_KEYS = (
+    "accuracy",
+    "precision",
+    "recall",
+    "f1",
+    "intention_accuracy",
+    "semantic_similarity",
+    "unparsed_rate",
+    "n",
+)
 
 
 pytestmark = pytest.mark.usefixtures("in_tmp_path")  # working folder and caches in tmp_path (conftest)
@@ -71,8 +79,21 @@ def test_eval_help(runner):
 def test_live_help(runner):
     r = runner.invoke(cli, ["live", "--help"])
     _ok(r)
-    for opt in ("--watch", "--replay", "--capture", "--decider", "--model", "--notify", "--every", "--min-gap",
-                "--block-app", "--block-title", "--settle", "--quiet-hours", "--duration"):
+    for opt in (
+        "--watch",
+        "--replay",
+        "--capture",
+        "--decider",
+        "--model",
+        "--notify",
+        "--every",
+        "--min-gap",
+        "--block-app",
+        "--block-title",
+        "--settle",
+        "--quiet-hours",
+        "--duration",
+    ):
         assert opt in r.output, opt
     assert "--settle FLOAT RANGE" in r.output and "[default: 3.0; 0<=x<=600]" in r.output
     assert "Ctrl-C prints the summary and exits with 130" in " ".join(r.output.split())
@@ -225,8 +246,19 @@ def test_models_list_says_ready_only_for_a_verified_file(runner, tmp_path, monke
 @needs_shared
 def test_eval_end_to_end_with_mockllm(runner, tmp_path):
     log_dir = tmp_path / "run"
-    args = ["eval", "--data", str(SHARED), "--model", "mockllm/model", "--limit", "4",
-            "--log-dir", str(log_dir), "--display", "none"]
+    args = [
+        "eval",
+        "--data",
+        str(SHARED),
+        "--model",
+        "mockllm/model",
+        "--limit",
+        "4",
+        "--log-dir",
+        str(log_dir),
+        "--display",
+        "none",
+    ]
     r = runner.invoke(cli, args)
     _ok(r)
     results = json.loads((log_dir / "results.json").read_text("utf-8"))
@@ -285,8 +317,19 @@ def test_eval_log_dir_that_is_a_file_is_refused(runner, tmp_path):
 @needs_shared
 def test_eval_refuses_to_mix_runs_with_other_options(runner, tmp_path):
     log_dir = tmp_path / "run"
-    base = ["eval", "--data", str(SHARED), "--model", "mockllm/model", "--limit", "2", "--log-dir", str(log_dir),
-            "--display", "none"]
+    base = [
+        "eval",
+        "--data",
+        str(SHARED),
+        "--model",
+        "mockllm/model",
+        "--limit",
+        "2",
+        "--log-dir",
+        str(log_dir),
+        "--display",
+        "none",
+    ]
     assert runner.invoke(cli, base).exit_code == 0
     result = runner.invoke(cli, [*base, "--window", "1m"])
     assert result.exit_code != 0

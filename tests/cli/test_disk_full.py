@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from mock_openai import MockOpenAI
 from shared_data import DEV
 
@@ -24,18 +23,36 @@ def _run(cwd: Path, limit: int | None, *argv: str) -> subprocess.CompletedProces
         if limit is not None:
             resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
-    return subprocess.run([sys.executable, "-c", "from proagent.cli import main; main()", *argv], cwd=cwd,
-                          capture_output=True, text=True, timeout=300, check=False, preexec_fn=cap)
+    return subprocess.run(
+        [sys.executable, "-c", "from proagent.cli import main; main()", *argv],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        preexec_fn=cap,
+    )
 
 
 @pytest.mark.parametrize("limit", [1_000, 30_000])
-def test_eval_on_a_full_disk_is_one_line_and_keeps_the_last_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                    limit: int) -> None:
+def test_eval_on_a_full_disk_is_one_line_and_keeps_the_last_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: int
+) -> None:
     session = sorted(DEV.glob("*.json"))[0]
     answer = "Decision: Yes\nIntention: Code Programming\nQuery: How do I fix this error?"
     with MockOpenAI(lambda body: answer) as srv:
         srv.env(monkeypatch)
-        argv = ("eval", "--data", str(session), "--model", "openai-api/mock/m", "--split", "all", "--log-dir", "logs/run")
+        argv = (
+            "eval",
+            "--data",
+            str(session),
+            "--model",
+            "openai-api/mock/m",
+            "--split",
+            "all",
+            "--log-dir",
+            "logs/run",
+        )
         good = _run(tmp_path, None, *argv, "--limit", "2")
         assert good.returncode == 0, good.stderr[-2000:]
         results = tmp_path / "logs" / "run" / "results.json"

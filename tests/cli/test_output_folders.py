@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from memory_fixtures import write_sessions
-
 from refusal import one_error, tree
+
 from proagent.cli import cli
 from proagent.errors import DataError
 from proagent.io import LOCK_NAME, check_output_folder
@@ -132,8 +132,19 @@ def test_train_when_warns_on_the_synthetic_traces(tmp_path):
 
 # ---- ablate --out --------------------------------------------------------------------------------
 
-ABLATE = ["ablate", "--methods", "zero-shot", "--memory", "none", "--windows", "5m", "--models", "mockllm/model",
-          "--limit", "2"]
+ABLATE = [
+    "ablate",
+    "--methods",
+    "zero-shot",
+    "--memory",
+    "none",
+    "--windows",
+    "5m",
+    "--models",
+    "mockllm/model",
+    "--limit",
+    "2",
+]
 
 
 def test_ablate_refuses_a_data_folder_and_a_users_folder(tmp_path):

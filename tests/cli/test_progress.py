@@ -25,7 +25,9 @@ def test_plain_lines_at_most_every_interval_with_elapsed_and_estimate():
     d.update(3, "", 100.0)  # within the interval again: kept for close()
     d.close()
     lines = out.getvalue().splitlines()
-    assert lines[0].startswith("replay: 2 of 10 moments, replay clock 2024-06-02 11:50:00, 0 s elapsed, about 3 min left")
+    assert lines[0].startswith(
+        "replay: 2 of 10 moments, replay clock 2024-06-02 11:50:00, 0 s elapsed, about 3 min left"
+    )
     assert lines[1].startswith("replay: 3 of 10 moments, ") and len(lines) == 2
 
 

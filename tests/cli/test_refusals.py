@@ -10,15 +10,23 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from refusal import refused
 
 from proagent.cli import cli
-from refusal import refused
 
 
 def _session(n: int = 6, t0: float = 1717377997.0) -> list[dict]:
-    return [{"observation": {"time": str(t0 + 20 * i), "event": f"The user edits main.py in Visual Studio Code, step {i}."},
-             "agent_response": {"candidate_task": [f"Offer to refactor step {i}"]}, "task_status": i % 3 == 2}
-            for i in range(n)]
+    return [
+        {
+            "observation": {
+                "time": str(t0 + 20 * i),
+                "event": f"The user edits main.py in Visual Studio Code, step {i}.",
+            },
+            "agent_response": {"candidate_task": [f"Offer to refactor step {i}"]},
+            "task_status": i % 3 == 2,
+        }
+        for i in range(n)
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +64,9 @@ def _refused(ws: Path, argv: list[str], code: int, needle: str, *, outside: Path
 
 def test_simulate_refuses_a_limit_that_decides_no_user_before_the_model(ws):
     # each session has 6 candidate points: --limit 2 can complete no user; refused before any model work
-    line = _refused(ws, ["simulate", "pb", "--out", "OUT", "--model", "local/nosuch-model", "--limit", "2"], 2, "--limit")
+    line = _refused(
+        ws, ["simulate", "pb", "--out", "OUT", "--model", "local/nosuch-model", "--limit", "2"], 2, "--limit"
+    )
     assert "raise --limit to at least 6" in line
 
 
@@ -107,9 +117,9 @@ def test_curate_out_beside_a_database_file_is_not_inside_it(ws):
     from proagent.errors import DataError
 
     db = next((ws / "lt").rglob("*.db"))
-    _check_out(db, db.parent / "cur")           # beside the file: fine
-    _check_out(db, ws / "elsewhere" / "cur")    # elsewhere: fine
-    for bad in (db.parent, ws / "lt", db):      # holds the file, or is it
+    _check_out(db, db.parent / "cur")  # beside the file: fine
+    _check_out(db, ws / "elsewhere" / "cur")  # elsewhere: fine
+    for bad in (db.parent, ws / "lt", db):  # holds the file, or is it
         with pytest.raises(DataError, match="the raw input"):
             _check_out(db, bad)
     with pytest.raises(DataError, match="the raw input"):

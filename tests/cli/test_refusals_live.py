@@ -13,17 +13,24 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from refusal import refused
 
 from proagent.cli import cli
-from refusal import refused
 from proagent.errors import DataError
 
 
 def _session(n: int = 6) -> list[dict]:
-    return [{"observation": {"time": str(1717377997.0 + 20 * i),
-                             "event": f"The user switched to 'Visual Studio Code', step {i}."},
-             "agent_response": {"candidate_task": [f"Offer to refactor step {i}"]}, "task_status": i % 3 == 2}
-            for i in range(n)]
+    return [
+        {
+            "observation": {
+                "time": str(1717377997.0 + 20 * i),
+                "event": f"The user switched to 'Visual Studio Code', step {i}.",
+            },
+            "agent_response": {"candidate_task": [f"Offer to refactor step {i}"]},
+            "task_status": i % 3 == 2,
+        }
+        for i in range(n)
+    ]
 
 
 @pytest.fixture
@@ -64,7 +71,9 @@ def test_live_watch_foreign_database_and_folder_without_one(w: Path) -> None:
     con.execute("CREATE TABLE notes (x)")
     con.commit()
     con.close()
-    _refused(w, ["live", "--watch", "data/other.db", "--yes-at", "yes.txt", *NONE], 1, "not an activity log proagent reads")
+    _refused(
+        w, ["live", "--watch", "data/other.db", "--yes-at", "yes.txt", *NONE], 1, "not an activity log proagent reads"
+    )
     _refused(w, ["live", "--watch", "empty", "--yes-at", "yes.txt", *NONE], 1, "empty")
 
 
@@ -74,16 +83,19 @@ def test_live_capture_without_display_is_one_line_and_no_folder(w: Path) -> None
     assert not (w / "cap").exists()
 
 
-@pytest.mark.parametrize(("extra", "code", "needle"), [
-    ([], 1, "DISPLAY"),
-    (["--interval", "0"], 2, "--interval"),
-    (["--max-gb", "-1"], 2, "--max-gb"),
-    (["--max-days", "0"], 2, "--max-days"),
-    (["--ocr-interval", "0"], 2, "--ocr-interval"),
-    (["--exclude-title", "("], 2, "--exclude-title"),
-    (["--idle", "0"], 2, "--idle"),
-    (["--duration", "soon"], 2, "--duration"),
-])
+@pytest.mark.parametrize(
+    ("extra", "code", "needle"),
+    [
+        ([], 1, "DISPLAY"),
+        (["--interval", "0"], 2, "--interval"),
+        (["--max-gb", "-1"], 2, "--max-gb"),
+        (["--max-days", "0"], 2, "--max-days"),
+        (["--ocr-interval", "0"], 2, "--ocr-interval"),
+        (["--exclude-title", "("], 2, "--exclude-title"),
+        (["--idle", "0"], 2, "--idle"),
+        (["--duration", "soon"], 2, "--duration"),
+    ],
+)
 def test_capture_refuses_before_creating_its_folder(w: Path, extra: list[str], code: int, needle: str) -> None:
     _refused(w, ["capture", "--out", "cap", "--duration", "5s", *extra], code, needle)
     assert not (w / "cap").exists()
@@ -104,8 +116,12 @@ def test_ablate_unusable_decider_folder_is_exit_1_missing_is_2(w: Path) -> None:
 
 
 def test_live_replay_unreadable_data_makes_no_out_folder(w: Path) -> None:
-    _refused(w, ["live", "--replay", "junk.json", "--yes-at", "yes.txt", "--out", "o", "--model", "none", "--speed", "0"],
-             1, "junk.json")
+    _refused(
+        w,
+        ["live", "--replay", "junk.json", "--yes-at", "yes.txt", "--out", "o", "--model", "none", "--speed", "0"],
+        1,
+        "junk.json",
+    )
     assert not (w / "o").exists()
 
 
@@ -117,14 +133,38 @@ def test_live_bad_duration_is_refused_before_watching(w: Path) -> None:
     generate(w / "lt", SynthConfig(users=1, days=1, seed=1))
     db = next((w / "lt").rglob("*.db"))
     shutil.copy(db, w / "data" / "good.db")
-    out = _refused(w, ["live", "--watch", "data/good.db", "--yes-at", "yes.txt", "--model", "none", "--duration", "soon"],
-                   2, "--duration")
+    out = _refused(
+        w,
+        ["live", "--watch", "data/good.db", "--yes-at", "yes.txt", "--model", "none", "--duration", "soon"],
+        2,
+        "--duration",
+    )
     assert "watching" not in out
 
 
 def test_replay_offers_name_no_unknown_app(w: Path) -> None:
-    r = CliRunner().invoke(cli, ["live", "--replay", "pb", "--yes-at", "yes.txt", "--out", "o", "--model", "none",
-                                 "--speed", "0", "--notify", "terminal", "--max-per-hour", "100", "--cooldown", "0"])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "live",
+            "--replay",
+            "pb",
+            "--yes-at",
+            "yes.txt",
+            "--out",
+            "o",
+            "--model",
+            "none",
+            "--speed",
+            "0",
+            "--notify",
+            "terminal",
+            "--max-per-hour",
+            "100",
+            "--cooldown",
+            "0",
+        ],
+    )
     assert r.exit_code == 0, r.output
     offers = [ln for ln in r.output.splitlines() if ln.startswith("offer ")]
     assert offers, r.output
@@ -136,7 +176,9 @@ def test_run_watch_refuses_a_bad_database_before_making_its_folder(w: Path) -> N
     from proagent.live import LiveOptions, ScriptedDecider, run_watch
 
     with pytest.raises(DataError, match="not a SQLite database"):
-        run_watch(w / "data" / "x.db", w / "fb", ScriptedDecider(yes=set()), LiveOptions(notify=("none",)), duration=0.1)
+        run_watch(
+            w / "data" / "x.db", w / "fb", ScriptedDecider(yes=set()), LiveOptions(notify=("none",)), duration=0.1
+        )
     assert not (w / "fb").exists()
 
 
@@ -169,8 +211,26 @@ def test_live_refused_after_its_lock_leaves_no_lock(w: Path) -> None:
     _capture(w / "cap")
     (w / "out").mkdir()
     (w / "out" / "feedback.db").write_bytes(b"not a database\n")
-    out = _refused(w, ["live", "--watch", "cap", "--out", "out", "--yes-at", "yes.txt", "--model", "none",
-                       "--notify", "none", "--duration", "2s"], 1, "feedback.db")
+    out = _refused(
+        w,
+        [
+            "live",
+            "--watch",
+            "cap",
+            "--out",
+            "out",
+            "--yes-at",
+            "yes.txt",
+            "--model",
+            "none",
+            "--notify",
+            "none",
+            "--duration",
+            "2s",
+        ],
+        1,
+        "feedback.db",
+    )
     assert "not a usable feedback.db" in out and "move it away or choose another --out" in out
     assert sorted(p.name for p in (w / "out").iterdir()) == ["feedback.db"]
 
@@ -185,8 +245,28 @@ def test_live_page_on_a_taken_port_is_refused_before_anything_is_made(w: Path) -
         s.bind(("127.0.0.1", 0))
         s.listen()
         port = s.getsockname()[1]
-        _refused(w, ["live", "--watch", "cap", "--out", "out", "--yes-at", "yes.txt", "--model", "none", "--notify",
-                     "page", "--port", str(port), "--duration", "2s"], 2, f"{port}: cannot listen on 127.0.0.1")
+        _refused(
+            w,
+            [
+                "live",
+                "--watch",
+                "cap",
+                "--out",
+                "out",
+                "--yes-at",
+                "yes.txt",
+                "--model",
+                "none",
+                "--notify",
+                "page",
+                "--port",
+                str(port),
+                "--duration",
+                "2s",
+            ],
+            2,
+            f"{port}: cannot listen on 127.0.0.1",
+        )
     assert not (w / "out").exists()
 
 

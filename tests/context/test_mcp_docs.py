@@ -19,11 +19,11 @@ pytest.importorskip("mcp")
 
 import anyio  # noqa: E402
 import httpx2  # noqa: E402
+from lifetrace_fixtures import make_lifetrace_db  # noqa: E402
 from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 import proagent  # noqa: E402
-from lifetrace_fixtures import make_lifetrace_db  # noqa: E402
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "guides" / "mcp.md"
 SRC = str(Path(proagent.__file__).resolve().parents[1])
@@ -109,7 +109,9 @@ def test_stdio_snippet_as_written(host: str, log: Path, tmp_path: Path) -> None:
 
 def test_http_snippet_as_written(log: Path, tmp_path: Path) -> None:
     command = next(b for b in _blocks("") if b.startswith("proagent mcp") and "--http" in b).strip()
-    entry = next(c for c in _configs() if "servers" in c and "proagent-http" in c["servers"])["servers"]["proagent-http"]
+    entry = next(c for c in _configs() if "servers" in c and "proagent-http" in c["servers"])["servers"][
+        "proagent-http"
+    ]
     assert entry["type"] == "http"
     with socket.socket() as s:  # the page's port may be taken here: a free one, in both places
         s.bind(("127.0.0.1", 0))
@@ -117,8 +119,9 @@ def test_http_snippet_as_written(log: Path, tmp_path: Path) -> None:
     argv = [str(log) if a == EXAMPLE else a for a in shlex.split(command.replace("8765", str(port)))]
     argv = [str(tmp_path / "mcp-token") if a.endswith("/mcp-token") else a for a in argv]
     url = entry["url"].replace("8765", str(port))
-    proc = subprocess.Popen(argv, env=_env(_proagent_bin(tmp_path)), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        argv, env=_env(_proagent_bin(tmp_path)), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
     try:
         line = proc.stderr.readline()
         assert url in line, line

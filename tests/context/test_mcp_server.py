@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import sqlite3
 import signal
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -23,20 +23,22 @@ pytest.importorskip("mcp")
 
 import anyio  # noqa: E402
 import httpx2  # noqa: E402
+from lifetrace_fixtures import make_lifetrace_db  # noqa: E402
 from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+from scenarios.desktop import BANK_CARD, EMAIL, ID_NUMBER, PHONE  # noqa: E402
 
 import proagent  # noqa: E402
-from lifetrace_fixtures import make_lifetrace_db  # noqa: E402
 from proagent.context import ActivityView, ContextService  # noqa: E402
 from proagent.live import FeedbackStore  # noqa: E402
 from proagent.records import Sample  # noqa: E402
-from scenarios.desktop import BANK_CARD, EMAIL, ID_NUMBER, PHONE  # noqa: E402
 
 SRC = str(Path(proagent.__file__).resolve().parents[1])
 PLANTED = (EMAIL, PHONE, BANK_CARD, ID_NUMBER)
-SCREEN = (f"Contact {EMAIL} or call {PHONE}. Card {BANK_CARD}, resident ID {ID_NUMBER}. "
-          "deploy.py failed: sqlite3.OperationalError: database is locked while writing the cache")
+SCREEN = (
+    f"Contact {EMAIL} or call {PHONE}. Card {BANK_CARD}, resident ID {ID_NUMBER}. "
+    "deploy.py failed: sqlite3.OperationalError: database is locked while writing the cache"
+)
 TOOLS = {"recent_activity", "search_activity", "current_context", "user_profile", "offers", "answer_offer"}
 
 
@@ -63,8 +65,10 @@ def capture(tmp_path_factory) -> tuple[Path, Path, object]:
     for eid in (mid, fx.open_event_id):
         for sid in fx.shots_by_event[eid]:
             con.execute("DELETE FROM ocr_results WHERE screenshot_id = ?", (sid,))
-            con.execute("INSERT INTO ocr_results (screenshot_id, text_content, confidence, language) VALUES (?,?,0.9,'en')",
-                        (sid, SCREEN))
+            con.execute(
+                "INSERT INTO ocr_results (screenshot_id, text_content, confidence, language) VALUES (?,?,0.9,'en')",
+                (sid, SCREEN),
+            )
     con.commit()
     con.close()
     live = root / "live"
@@ -73,10 +77,26 @@ def capture(tmp_path_factory) -> tuple[Path, Path, object]:
     from proagent.records import Event
 
     ev = Event(id="1", user="u", start=t, end=t, app_name="Thunderbird", window_title=f"Inbox - {EMAIL}")
-    sample = Sample(id="s1", user="u", time=t, label=None, split="test", kind="labelled", context=(), current=ev,
-                    window_seconds=300.0)
-    store.add_offer(sample, text=f"Reply to {EMAIL} about the locked database?", query="fix database is locked",
-                    intention="Debugging & Error Resolution", p_help=0.8, notifier="page", created_at=t)
+    sample = Sample(
+        id="s1",
+        user="u",
+        time=t,
+        label=None,
+        split="test",
+        kind="labelled",
+        context=(),
+        current=ev,
+        window_seconds=300.0,
+    )
+    store.add_offer(
+        sample,
+        text=f"Reply to {EMAIL} about the locked database?",
+        query="fix database is locked",
+        intention="Debugging & Error Resolution",
+        p_help=0.8,
+        notifier="page",
+        created_at=t,
+    )
     store.close()
     return cap, live, fx
 
@@ -101,11 +121,19 @@ async def _call_every_tool(client: Client) -> dict[str, object]:
     tools = (await client.list_tools()).tools
     assert {t.name for t in tools} == TOOLS
     for t in tools:
-        assert t.input_schema["type"] == "object" and t.input_schema["additionalProperties"] is False and t.output_schema is not None, t.name
+        assert (
+            t.input_schema["type"] == "object"
+            and t.input_schema["additionalProperties"] is False
+            and t.output_schema is not None
+        ), t.name
         assert t.description
-    for name, args in (("recent_activity", {"minutes": 600}),
-                       ("search_activity", {"query": "database is locked error", "limit": 3}),
-                       ("current_context", {}), ("user_profile", {}), ("offers", {"status": "open"})):
+    for name, args in (
+        ("recent_activity", {"minutes": 600}),
+        ("search_activity", {"query": "database is locked error", "limit": 3}),
+        ("current_context", {}),
+        ("user_profile", {}),
+        ("offers", {"status": "open"}),
+    ):
         r = await client.call_tool(name, args)
         assert not r.is_error, (name, _text(r))
         assert not _leaks(_text(r)) and not _leaks(json.dumps(r.structured_content)), name
@@ -173,20 +201,21 @@ def test_errors_are_mcp_errors_and_the_server_keeps_serving(capture) -> None:
     async def main() -> None:
         async with Client(_stdio(str(cap)), read_timeout_seconds=120) as client:
             for name, args, needle in (
-                    ("recent_activity", {"minutes": -5}, "minutes"),
-                    ("recent_activity", {"minutes": 99999}, "minutes: Input should be less than or equal to 1440"),
-                    ("search_activity", {"query": "", "limit": 0}, "query: String should have at least 1 character; limit"),
-                    ("recent_activity", {"minutes": "soon"}, "minutes"),
-                    ("search_activity", {"query": "x", "since": "yesterday-ish"}, "since"),
-                    ("search_activity", {}, "query"),
-                    ("offers", {}, "--live"),
-                    ("answer_offer", {"id": 1, "response": "maybe"}, "response"),
-                    # issue 37: lax pydantic read true as 1 and 2.5 as 2, and dropped an argument it does not take
-                    ("recent_activity", {"minutes": True}, "minutes: Input should be a valid number"),
-                    ("search_activity", {"query": "x", "limit": 2.5}, "limit: Input should be a valid integer"),
-                    ("recent_activity", {"minutes": 5, "app": "Code"}, "app: Extra inputs are not permitted"),
-                    ("current_context", {"focused": True}, "focused: Extra inputs are not permitted"),
-                    ("no_such_tool", {}, "no_such_tool")):
+                ("recent_activity", {"minutes": -5}, "minutes"),
+                ("recent_activity", {"minutes": 99999}, "minutes: Input should be less than or equal to 1440"),
+                ("search_activity", {"query": "", "limit": 0}, "query: String should have at least 1 character; limit"),
+                ("recent_activity", {"minutes": "soon"}, "minutes"),
+                ("search_activity", {"query": "x", "since": "yesterday-ish"}, "since"),
+                ("search_activity", {}, "query"),
+                ("offers", {}, "--live"),
+                ("answer_offer", {"id": 1, "response": "maybe"}, "response"),
+                # issue 37: lax pydantic read true as 1 and 2.5 as 2, and dropped an argument it does not take
+                ("recent_activity", {"minutes": True}, "minutes: Input should be a valid number"),
+                ("search_activity", {"query": "x", "limit": 2.5}, "limit: Input should be a valid integer"),
+                ("recent_activity", {"minutes": 5, "app": "Code"}, "app: Extra inputs are not permitted"),
+                ("current_context", {"focused": True}, "focused: Extra inputs are not permitted"),
+                ("no_such_tool", {}, "no_such_tool"),
+            ):
                 r = await client.call_tool(name, args)
                 assert r.is_error, (name, args)
                 assert needle in _text(r), (needle, _text(r))
@@ -273,8 +302,18 @@ def _encrypted(folder: Path, passphrase: str = "correct horse battery staple") -
         t = datetime(2025, 11, 3, 10, 0, 0)
         for i in range(3):
             eid = st.open_event("code", f"window {i}", t + timedelta(seconds=60 * i))
-            st.add_screenshot(event_id=eid, screen_id=0, t=t + timedelta(seconds=60 * i + 1), data=b"x" * 64, ext="png",
-                              file_hash="0" * 64, width=64, height=48, app="code", title=f"window {i}")
+            st.add_screenshot(
+                event_id=eid,
+                screen_id=0,
+                t=t + timedelta(seconds=60 * i + 1),
+                data=b"x" * 64,
+                ext="png",
+                file_hash="0" * 64,
+                width=64,
+                height=48,
+                app="code",
+                title=f"window {i}",
+            )
             st.close_event(eid, t + timedelta(seconds=60 * i + 50))
         st.close()
     finally:
@@ -291,7 +330,9 @@ def test_encrypted_capture_with_its_passphrase(tmp_path: Path) -> None:
     cap = _encrypted(tmp_path / "cap", "s3cret words here")
 
     async def main() -> dict:
-        async with Client(_stdio(str(cap), PROAGENT_PASSPHRASE="s3cret words here"), read_timeout_seconds=120) as client:
+        async with Client(
+            _stdio(str(cap), PROAGENT_PASSPHRASE="s3cret words here"), read_timeout_seconds=120
+        ) as client:
             r = await client.call_tool("recent_activity", {"minutes": 10})
             assert not r.is_error, _text(r)
             return r.structured_content
@@ -304,9 +345,24 @@ def test_encrypted_capture_with_its_passphrase(tmp_path: Path) -> None:
 def test_http_token_host_and_origin(capture, tmp_path: Path) -> None:
     cap, _, _ = capture
     token_file = tmp_path / "token"
-    proc = subprocess.Popen([sys.executable, "-m", "proagent.cli", "mcp", str(cap), "--http", "--token-file",
-                             str(token_file), "--state", str(tmp_path)], env=_env(), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "proagent.cli",
+            "mcp",
+            str(cap),
+            "--http",
+            "--token-file",
+            str(token_file),
+            "--state",
+            str(tmp_path),
+        ],
+        env=_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = proc.stderr.readline()
         m = re.search(r"http://127\.0\.0\.1:(\d+)/mcp", line)
@@ -327,10 +383,13 @@ def test_http_token_host_and_origin(capture, tmp_path: Path) -> None:
             init = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
             base = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
             async with httpx2.AsyncClient(timeout=30) as raw:
-                for hdrs, code in (({}, 401), ({"Authorization": "Bearer wrong-token-000000"}, 401),
-                                   ({**headers, "Host": f"evil.example:{port}"}, 421),
-                                   ({**headers, "Origin": "http://evil.example"}, 403),
-                                   ({**headers, "Sec-Fetch-Site": "cross-site"}, 403)):
+                for hdrs, code in (
+                    ({}, 401),
+                    ({"Authorization": "Bearer wrong-token-000000"}, 401),
+                    ({**headers, "Host": f"evil.example:{port}"}, 421),
+                    ({**headers, "Origin": "http://evil.example"}, 403),
+                    ({**headers, "Sec-Fetch-Site": "cross-site"}, 403),
+                ):
                     r = await raw.post(url, json=init, headers={**base, **hdrs})
                     assert r.status_code == code, (hdrs, r.status_code, r.text)
                     assert token not in r.text
@@ -357,7 +416,9 @@ def test_block_rules_and_raw(capture, tmp_path: Path) -> None:
     assert cur.withheld and cur.app is None and cur.screen_text is None
     recent = blocked.recent_activity(600)
     assert recent.withheld >= 1 and all("Thunderbird" not in e.title for e in recent.events)
-    assert all(h.event.app != fx.apps[fx.open_event_id] for h in blocked.search_activity("database is locked", limit=20).hits)
+    assert all(
+        h.event.app != fx.apps[fx.open_event_id] for h in blocked.search_activity("database is locked", limit=20).hits
+    )
     raw = ContextService(ActivityView(cap, raw=True))
     assert EMAIL in raw.current_context().screen_text
     assert any(e.title == mid_title for e in raw.recent_activity(1440).events)
@@ -388,14 +449,27 @@ def test_the_index_grows_with_the_log_and_is_cached(capture, tmp_path: Path, mon
     monkeypatch.setattr(rag, "embed_texts", lambda texts: embedded.append(len(texts)) or real(texts))
     con = sqlite3.connect(copy / "lifetrace.db")
     start = datetime(2025, 9, 15, 23, 0, 0)
-    con.execute("UPDATE events SET end_time = ? WHERE end_time IS NULL", ((start - timedelta(seconds=5)).isoformat(" "),))
-    cur = con.execute("INSERT INTO events (app_name, window_title, start_time, end_time) VALUES (?,?,?,?)",
-                      ("Terminal", "kubectl rollout status deploy/web", start.isoformat(" "), None))
+    con.execute(
+        "UPDATE events SET end_time = ? WHERE end_time IS NULL", ((start - timedelta(seconds=5)).isoformat(" "),)
+    )
+    cur = con.execute(
+        "INSERT INTO events (app_name, window_title, start_time, end_time) VALUES (?,?,?,?)",
+        ("Terminal", "kubectl rollout status deploy/web", start.isoformat(" "), None),
+    )
     eid = cur.lastrowid
     cols = [r[1] for r in con.execute("PRAGMA table_info(screenshots)")]
-    row = {"file_path": "/x/screen_1_20250915_230001_000.png", "file_hash": "0" * 64, "file_size": 1, "width": 1,
-           "height": 1, "screen_id": 1, "app_name": "Terminal", "window_title": "kubectl rollout status deploy/web",
-           "created_at": (start + timedelta(seconds=1)).isoformat(" "), "event_id": eid}
+    row = {
+        "file_path": "/x/screen_1_20250915_230001_000.png",
+        "file_hash": "0" * 64,
+        "file_size": 1,
+        "width": 1,
+        "height": 1,
+        "screen_id": 1,
+        "app_name": "Terminal",
+        "window_title": "kubectl rollout status deploy/web",
+        "created_at": (start + timedelta(seconds=1)).isoformat(" "),
+        "event_id": eid,
+    }
     row = {k: v for k, v in row.items() if k in cols}
     con.execute(f"INSERT INTO screenshots ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", list(row.values()))
     con.commit()
@@ -448,13 +522,15 @@ def _wait(cond, seconds: float = 60.0) -> None:
         time.sleep(0.05)
 
 
-def test_persona_texts_in_the_background_cached_and_redacted_for_a_remote_model(capture, tmp_path: Path,
-                                                                                monkeypatch) -> None:
+def test_persona_texts_in_the_background_cached_and_redacted_for_a_remote_model(
+    capture, tmp_path: Path, monkeypatch
+) -> None:
     """``--persona-model``: user_profile answers at once with the clusters, the texts follow from a
     background writer (one request per cluster, the persona memory's prompt), a restart reads them
     from the private cache; a remote model never sees a planted value, also under ``--raw``; a
     failing model leaves the texts empty with its one-line error and the tools keep answering."""
     from mock_openai import MockOpenAI, last_user_text
+
     from proagent.context._personas import PersonaWriter
 
     cap, _, _ = capture
@@ -468,15 +544,19 @@ def test_persona_texts_in_the_background_cached_and_redacted_for_a_remote_model(
     with MockOpenAI(reply) as srv:
         srv.env(monkeypatch)
         view = ActivityView(cap, raw=True, state=state)
-        writer = PersonaWriter("openai-api/mock/persona-writer", cache_file=view.cache_dir / "personas.json", redact=view.redact)
+        writer = PersonaWriter(
+            "openai-api/mock/persona-writer", cache_file=view.cache_dir / "personas.json", redact=view.redact
+        )
         service = ContextService(view, None, writer)
         service.search_activity("database")  # the index: clusters need every event's vector
         first = service.user_profile()
         assert first.persona_model == "openai-api/mock/persona-writer" and len(first.personas) >= 2
         _wait(lambda: service.user_profile().personas_pending == 0)
         done = service.user_profile()
-        assert all(c.persona == "Works on deploy scripts and mail; asks an AI assistant when a database error stays."
-                   for c in done.personas), [c.persona for c in done.personas]
+        assert all(
+            c.persona == "Works on deploy scripts and mail; asks an AI assistant when a database error stays."
+            for c in done.personas
+        ), [c.persona for c in done.personas]
         assert len(srv.requests) == len({p for p in service._profile[2]}) and done.persona_error is None
         assert any("Write this user's persona" in last_user_text(b) for b in srv.requests)
         assert writer.texts([f"a title with {EMAIL} and {PHONE}"]) == [None]
@@ -487,8 +567,11 @@ def test_persona_texts_in_the_background_cached_and_redacted_for_a_remote_model(
         assert stat.S_IMODE(cache.stat().st_mode) == 0o600 and not _leaks(cache.read_text())
         writer.close()
         n = len(srv.requests)
-        again = ContextService(ActivityView(cap, raw=True, state=state),
-                               None, PersonaWriter("openai-api/mock/persona-writer", cache_file=cache))
+        again = ContextService(
+            ActivityView(cap, raw=True, state=state),
+            None,
+            PersonaWriter("openai-api/mock/persona-writer", cache_file=cache),
+        )
         again.search_activity("database")
         prof = again.user_profile()
         assert prof.personas_pending == 0 and all(c.persona for c in prof.personas) and len(srv.requests) == n
@@ -518,6 +601,7 @@ def test_a_slow_call_does_not_hold_the_others(capture, tmp_path: Path, monkeypat
 
     async def main() -> None:
         async with Client(build_server(service)) as client:
+
             async def slow() -> None:
                 r = await client.call_tool("search_activity", {"query": "database is locked"})
                 assert not r.is_error

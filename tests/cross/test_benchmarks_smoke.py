@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from shared_data import DEV
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
@@ -18,9 +17,22 @@ BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
 def test_scale_smoke_generates_then_reuses(tmp_path: Path) -> None:
     for n in (1, 2):  # the second run reads the kept synth.json (the path that failed)
-        r = subprocess.run([sys.executable, str(BENCH / "scale.py"), "--sizes", "smoke", "--keep", str(tmp_path / "dbs"),
-                            "--json", str(tmp_path / f"r{n}.json")], capture_output=True, text=True, timeout=300,
-                           check=False)
+        r = subprocess.run(
+            [
+                sys.executable,
+                str(BENCH / "scale.py"),
+                "--sizes",
+                "smoke",
+                "--keep",
+                str(tmp_path / "dbs"),
+                "--json",
+                str(tmp_path / f"r{n}.json"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
         assert r.returncode == 0, r.stderr[-2000:]
     rows = [json.loads((tmp_path / f"r{n}.json").read_text()) for n in (1, 2)]
     text = json.dumps(rows)
@@ -29,10 +41,21 @@ def test_scale_smoke_generates_then_reuses(tmp_path: Path) -> None:
 
 def _smoke(name: str, tmp: Path, *extra: str, timeout: float = 300) -> subprocess.CompletedProcess:
     """``benchmarks/NAME --smoke EXTRA...``, proagent's disk caches under ``tmp`` (never the user's)."""
-    env = {**os.environ, "PROAGENT_EMBEDDING_CACHE": str(tmp / "emb"), "PROAGENT_MEMORY_CACHE": str(tmp / "mem"),
-           "PROAGENT_ANSWER_CACHE": "off"}
-    r = subprocess.run([sys.executable, str(BENCH / name), "--smoke", *extra], capture_output=True, text=True,
-                       timeout=timeout, check=False, env=env, cwd=tmp)
+    env = {
+        **os.environ,
+        "PROAGENT_EMBEDDING_CACHE": str(tmp / "emb"),
+        "PROAGENT_MEMORY_CACHE": str(tmp / "mem"),
+        "PROAGENT_ANSWER_CACHE": "off",
+    }
+    r = subprocess.run(
+        [sys.executable, str(BENCH / name), "--smoke", *extra],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        env=env,
+        cwd=tmp,
+    )
     assert r.returncode == 0, (r.stdout + r.stderr)[-2000:]
     return r
 
@@ -40,8 +63,9 @@ def _smoke(name: str, tmp: Path, *extra: str, timeout: float = 300) -> subproces
 def test_disk_cache_smoke_writes_both_layouts(tmp_path: Path) -> None:
     _smoke("disk_cache.py", tmp_path, "--json", str(tmp_path / "r.json"))
     rows = json.loads((tmp_path / "r.json").read_text())["rows"]
-    assert {(r["kind"], r["store"]) for r in rows} == {(k, s) for k in ("embedding", "answer", "memory")
-                                                      for s in ("file per entry", "diskcache")}
+    assert {(r["kind"], r["store"]) for r in rows} == {
+        (k, s) for k in ("embedding", "answer", "memory") for s in ("file per entry", "diskcache")
+    }
     assert all(r["entries"] >= 5 and r["read_us"] > 0 for r in rows)
 
 
@@ -79,20 +103,46 @@ def test_mcp_latency_smoke(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(DEV is None or not (DEV.parent / "proactivebench-synthetic").is_dir(),
-                    reason="ProactiveBench dev sessions or synthetic traces not present")
+@pytest.mark.skipif(
+    DEV is None or not (DEV.parent / "proactivebench-synthetic").is_dir(),
+    reason="ProactiveBench dev sessions or synthetic traces not present",
+)
 def test_decider_smoke(tmp_path: Path) -> None:
     """The decider benchmark trains on real and synthetic moments (e5 embeds ~170 moments' texts)."""
-    r = _smoke("decider.py", tmp_path, "--data", str(DEV), "--synthetic", str(DEV.parent / "proactivebench-synthetic"),
-               "--out", str(tmp_path / "d.json"), timeout=600)
+    r = _smoke(
+        "decider.py",
+        tmp_path,
+        "--data",
+        str(DEV),
+        "--synthetic",
+        str(DEV.parent / "proactivebench-synthetic"),
+        "--out",
+        str(tmp_path / "d.json"),
+        timeout=600,
+    )
     assert "| time split | real | logreg | f1 |" in r.stdout and (tmp_path / "d.json").is_file()
 
 
 def test_scale_smoke_beside_a_revision_from_before_the_typed_manifest(tmp_path: Path) -> None:
     # 0a30da7 predates proagent.synth.records: its child must still read the databases this tree wrote
-    r = subprocess.run([sys.executable, str(BENCH / "scale.py"), "--sizes", "smoke", "--keep", str(tmp_path / "dbs"),
-                        "--baseline-rev", "0a30da7", "--json", str(tmp_path / "r.json")], capture_output=True, text=True,
-                       timeout=600, check=False)
+    r = subprocess.run(
+        [
+            sys.executable,
+            str(BENCH / "scale.py"),
+            "--sizes",
+            "smoke",
+            "--keep",
+            str(tmp_path / "dbs"),
+            "--baseline-rev",
+            "0a30da7",
+            "--json",
+            str(tmp_path / "r.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     run = json.loads((tmp_path / "r.json").read_text())
     codes = [row["code"] for row in run["rows"]]

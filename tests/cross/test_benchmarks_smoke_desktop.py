@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from system import baseline_revision, require_binary
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
@@ -24,10 +23,21 @@ def _record(name: str, tmp: Path, *extra: str, timeout: float = 600) -> dict[str
     """Run ``benchmarks/NAME --smoke --json R EXTRA...`` (proagent's disk caches under ``tmp``, never the
     user's) and return the record it wrote; the run must exit 0 and say it was a smoke run."""
     out = tmp / "result.json"
-    env = {**os.environ, "PROAGENT_EMBEDDING_CACHE": str(tmp / "emb"), "PROAGENT_MEMORY_CACHE": str(tmp / "mem"),
-           "PROAGENT_ANSWER_CACHE": "off"}
-    r = subprocess.run([sys.executable, str(BENCH / name), "--smoke", "--json", str(out), *extra], capture_output=True,
-                       text=True, timeout=timeout, check=False, env=env, cwd=tmp)
+    env = {
+        **os.environ,
+        "PROAGENT_EMBEDDING_CACHE": str(tmp / "emb"),
+        "PROAGENT_MEMORY_CACHE": str(tmp / "mem"),
+        "PROAGENT_ANSWER_CACHE": "off",
+    }
+    r = subprocess.run(
+        [sys.executable, str(BENCH / name), "--smoke", "--json", str(out), *extra],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        env=env,
+        cwd=tmp,
+    )
     assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
     rec = json.loads(out.read_text("utf-8"))
     assert rec["benchmark"] == Path(name).stem and "--smoke" in rec["command"], rec["command"]
@@ -76,7 +86,9 @@ def test_pii_corpus_smoke(tmp_path: Path) -> None:
     assert rows["email"]["recall"] == rows["us_ssn"]["recall"] == 1.0 and rows["us_ssn"]["delete"] == 1
     assert all(r["left"] == 0 and r["base_recall"] is not None for r in rows.values())  # the baseline ran
     results = rec["figures"]["results"]
-    assert len(results) == 2 and all(r["ordinary"]["n"] == 1 and r["find_pii_ms_per_line"] > 0 for r in results.values())
+    assert len(results) == 2 and all(
+        r["ordinary"]["n"] == 1 and r["find_pii_ms_per_line"] > 0 for r in results.values()
+    )
     assert results["this tree"]["ordinary"]["changed"] == 0
 
 
@@ -88,8 +100,11 @@ def test_curate_smoke(tmp_path: Path) -> None:
     rec = _record("curate.py", tmp_path, *_rev("0a30da7"))
     rows = rec["rows"]
     assert [(r["row"], r["code"] == "this tree") for r in rows] == [
-        ("RapidOCR pass (word boxes)", True), ("curate, OCR rows", True), ("curate, OCR rows", False),
-        ("curate, no OCR rows", True)]
+        ("RapidOCR pass (word boxes)", True),
+        ("curate, OCR rows", True),
+        ("curate, OCR rows", False),
+        ("curate, no OCR rows", True),
+    ]
     assert [r["baseline"] for r in rows] == [True, False, True, False]
     # the second screenshot shows an e-mail address: blurred, the other retained, by every code
     assert all(r["shots"] == 2 and r["wall_s"] > 0 and r["cpu_s"] > 0 for r in rows)

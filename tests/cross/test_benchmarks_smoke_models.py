@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from shared_data import DEV
 from system import baseline_revision
 
@@ -27,11 +26,24 @@ def _run(name: str, tmp: Path, *extra: str, timeout: float = 900) -> tuple[dict[
     """``benchmarks/NAME --smoke --json R EXTRA...`` with proagent's disk caches and temporary files under
     ``tmp`` (never the user's); returns the result record (``_common.write_result``) and stdout."""
     (tmp / "tmp").mkdir(exist_ok=True)
-    env = {**os.environ, "PROAGENT_EMBEDDING_CACHE": str(tmp / "emb"), "PROAGENT_MEMORY_CACHE": str(tmp / "mem"),
-           "PROAGENT_ANSWER_CACHE": "off", "TMPDIR": str(tmp / "tmp"), "HF_HUB_OFFLINE": "1"}
+    env = {
+        **os.environ,
+        "PROAGENT_EMBEDDING_CACHE": str(tmp / "emb"),
+        "PROAGENT_MEMORY_CACHE": str(tmp / "mem"),
+        "PROAGENT_ANSWER_CACHE": "off",
+        "TMPDIR": str(tmp / "tmp"),
+        "HF_HUB_OFFLINE": "1",
+    }
     out = tmp / "result.json"
-    r = subprocess.run([sys.executable, str(BENCH / name), "--smoke", "--json", str(out), *extra], capture_output=True,
-                       text=True, timeout=timeout, check=False, env=env, cwd=tmp)
+    r = subprocess.run(
+        [sys.executable, str(BENCH / name), "--smoke", "--json", str(out), *extra],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        env=env,
+        cwd=tmp,
+    )
     assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
     record = json.loads(out.read_text())
     assert record["benchmark"] == name.removesuffix(".py") and "--smoke" in record["command"]
@@ -95,8 +107,9 @@ def test_personalise_smoke(tmp_path: Path) -> None:
 @needs_dev
 def test_eval_build_smoke(tmp_path: Path) -> None:
     """The baseline revision embeds the whole split's references, this code one sample's: it must be cheaper."""
-    rec, _ = _run("eval_build.py", tmp_path, "--data", str(DEV), "--baseline-rev",
-                  baseline_revision("8650458", fallback=None))
+    rec, _ = _run(
+        "eval_build.py", tmp_path, "--data", str(DEV), "--baseline-rev", baseline_revision("8650458", fallback=None)
+    )
     old, new = rec["rows"]
     assert old["baseline"] and old["code"].startswith("baseline 8650458") and new["code"].startswith("this checkout")
     assert 0 < new["cpu"] < old["cpu"] and new["wall"] > 0
@@ -129,8 +142,9 @@ def test_live_smoke(tmp_path: Path) -> None:
 @needs_dev
 def test_startup_smoke(tmp_path: Path) -> None:
     """``proagent --help`` and SmolLM2 evals by this code and by 0a30da7's; the answer cache answers the rerun."""
-    rec, _ = _run("startup.py", tmp_path, "--data", str(DEV), "--baseline-rev", baseline_revision("0a30da7"),
-                  timeout=1200)
+    rec, _ = _run(
+        "startup.py", tmp_path, "--data", str(DEV), "--baseline-rev", baseline_revision("0a30da7"), timeout=1200
+    )
     rows = {(r["code"].split()[0], r["figure"]): r for r in rec["rows"]}
     assert len(rows) == 8 and all(r["wall_s"] > 0 for r in rows.values())
     for code in ("baseline", "this"):
@@ -155,8 +169,10 @@ def test_annotate_smoke(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(DEV is None or not (SYNTHETIC and SYNTHETIC.is_dir()),
-                    reason="ProactiveBench dev sessions or synthetic traces not present")
+@pytest.mark.skipif(
+    DEV is None or not (SYNTHETIC and SYNTHETIC.is_dir()),
+    reason="ProactiveBench dev sessions or synthetic traces not present",
+)
 def test_finetune_real_vs_synthetic_smoke(tmp_path: Path) -> None:
     """LoRA on SmolLM2 with 2 real and 2 synthetic examples, each evaluated beside the untrained base."""
     pytest.importorskip("peft")

@@ -75,11 +75,13 @@ def renames(root: Path, allowed: str = "io.py") -> list[str]:
                 continue
             f = node.func
             owner = f.value.id if isinstance(f.value, ast.Name) else None
-            if ((owner == "os" and f.attr in ("replace", "rename", "renames"))
-                    or (owner == "shutil" and f.attr == "move")
-                    or (f.attr == "rename" and owner not in ("os", "shutil"))
-                    # Path.replace(target): one positional argument; str.replace takes two
-                    or (f.attr == "replace" and owner != "os" and len(node.args) == 1 and not node.keywords)):
+            if (
+                (owner == "os" and f.attr in ("replace", "rename", "renames"))
+                or (owner == "shutil" and f.attr == "move")
+                or (f.attr == "rename" and owner not in ("os", "shutil"))
+                # Path.replace(target): one positional argument; str.replace takes two
+                or (f.attr == "replace" and owner != "os" and len(node.args) == 1 and not node.keywords)
+            ):
                 found.append(f"{path.relative_to(root.parent)}:{node.lineno}")
     return found
 
@@ -88,9 +90,13 @@ def test_every_package_states_its_job_and_its_public_names() -> None:
     missing = []
     for init in sorted(SRC.rglob("__init__.py")):
         tree = ast.parse(init.read_text("utf-8"))
-        has_all = any(isinstance(n, (ast.Assign, ast.AnnAssign))
-                      and any(getattr(t, "id", None) == "__all__" for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))
-                      for n in tree.body)
+        has_all = any(
+            isinstance(n, (ast.Assign, ast.AnnAssign))
+            and any(
+                getattr(t, "id", None) == "__all__" for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+            )
+            for n in tree.body
+        )
         if not ast.get_docstring(tree) or not has_all:
             missing.append(str(init.relative_to(SRC.parent)))
     assert not missing, f"__init__.py without a docstring or __all__: {missing}"
@@ -101,8 +107,12 @@ def test_no_package_imports_another_packages_private_module() -> None:
 
 
 def test_one_stylesheet() -> None:
-    places = [f"{p.relative_to(SRC)}:{i}" for p in sorted(SRC.rglob("*.py"))
-              for i, line in enumerate(p.read_text("utf-8").splitlines(), 1) if "<style" in line]
+    places = [
+        f"{p.relative_to(SRC)}:{i}"
+        for p in sorted(SRC.rglob("*.py"))
+        for i, line in enumerate(p.read_text("utf-8").splitlines(), 1)
+        if "<style" in line
+    ]
     assert places == [places[0]] and places[0].startswith("report/pages.py:"), places
 
 
@@ -114,18 +124,25 @@ def test_prompts_are_files() -> None:
     inline = []
     for path in sorted(SRC.rglob("*.py")):
         for node in ast.parse(path.read_text("utf-8")).body:
-            if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
-                    and any(getattr(t, "id", "").endswith("_PROMPT") for t in node.targets)):
+            if (
+                isinstance(node, ast.Assign)
+                and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)
+                and any(getattr(t, "id", "").endswith("_PROMPT") for t in node.targets)
+            ):
                 inline.append(f"{path.relative_to(SRC)}:{node.lineno}")
     assert not inline, f"inline prompts (put them in the stage's prompts/ folder): {inline}"
 
 
-@pytest.mark.parametrize("code, bad", [
-    ("from ..b._x import f\n", True),  # another package's private module
-    ("def g():\n    from proagent.b import _x\n", True),  # inside a function, absolute, as a name
-    ("from ._y import f\n", False),  # its own
-    ("from ..b import f\n", False),  # the other package's public API
-])
+@pytest.mark.parametrize(
+    "code, bad",
+    [
+        ("from ..b._x import f\n", True),  # another package's private module
+        ("def g():\n    from proagent.b import _x\n", True),  # inside a function, absolute, as a name
+        ("from ._y import f\n", False),  # its own
+        ("from ..b import f\n", False),  # the other package's public API
+    ],
+)
 def test_the_private_import_guard_itself(tmp_path: Path, code: str, bad: bool) -> None:
     pkg = tmp_path / "proagent"
     for sub in ("a", "b"):
@@ -143,6 +160,8 @@ def test_the_rename_guard_itself(tmp_path: Path) -> None:
     pkg.mkdir()
     (pkg / "io.py").write_text("import os\nos.replace('a', 'b')\n")
     (pkg / "ok.py").write_text("s = 'a'.replace('a', 'b')\n")
-    (pkg / "bad.py").write_text("import os, shutil\nfrom pathlib import Path\nos.replace('a', 'b')\nPath('a').rename('b')\n"
-                                "shutil.move('a', 'b')\nPath('a').replace(Path('b'))\n")
+    (pkg / "bad.py").write_text(
+        "import os, shutil\nfrom pathlib import Path\nos.replace('a', 'b')\nPath('a').rename('b')\n"
+        "shutil.move('a', 'b')\nPath('a').replace(Path('b'))\n"
+    )
     assert renames(pkg) == ["proagent/bad.py:3", "proagent/bad.py:4", "proagent/bad.py:5", "proagent/bad.py:6"]

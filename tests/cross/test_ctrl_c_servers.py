@@ -17,7 +17,6 @@ from pathlib import Path
 
 import psutil
 import pytest
-
 from mock_openai import MockOpenAI
 
 LIMIT_S = 1.0
@@ -39,16 +38,29 @@ def _capture(folder: Path) -> Path:
     return folder
 
 
-def _stop_time(argv: list[str], ready: Callable[[str], bool], *, env: dict[str, str] | None = None,
-               cwd: Path | None = None, children: bool = False) -> tuple[float, int, str]:
+def _stop_time(
+    argv: list[str],
+    ready: Callable[[str], bool],
+    *,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    children: bool = False,
+) -> tuple[float, int, str]:
     """Start ``proagent ARGV``, wait (up to 120 s) for an output line that ``ready`` accepts, send
     SIGINT to its process group and return (seconds to exit, exit code, output). ``children``: also
     wait for every child process it had to be gone (a model's llama.cpp child)."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}
     env.pop("DISPLAY", None)
     env.pop("WAYLAND_DISPLAY", None)
-    proc = subprocess.Popen([sys.executable, "-c", "from proagent.cli import main; main()", *argv], cwd=cwd, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from proagent.cli import main; main()", *argv],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     lines: list[str] = []
     seen = threading.Event()
 
@@ -86,8 +98,10 @@ def test_review_page(tmp_path: Path) -> None:
 
 def test_mcp_http(tmp_path: Path) -> None:
     cap = _capture(tmp_path / "cap")
-    seconds, rc, out = _stop_time(["mcp", str(cap), "--http", "--token-file", str(tmp_path / "token"), "--state",
-                                   str(tmp_path)], lambda ln: "http://127.0.0.1:" in ln)
+    seconds, rc, out = _stop_time(
+        ["mcp", str(cap), "--http", "--token-file", str(tmp_path / "token"), "--state", str(tmp_path)],
+        lambda ln: "http://127.0.0.1:" in ln,
+    )
     assert rc == 0 and seconds < LIMIT_S + SLACK_S and "Traceback" not in out, (seconds, out)
 
 
@@ -96,10 +110,26 @@ def test_live_page(tmp_path: Path) -> None:
     (tmp_path / "yes.txt").write_text("", "utf-8")  # a scripted decider that never says Yes
     with MockOpenAI(lambda body: "Need help: No") as srv:
         seconds, rc, out = _stop_time(
-            ["live", "--watch", str(cap), "--out", str(tmp_path / "live"), "--yes-at", str(tmp_path / "yes.txt"),
-             "--model", "openai-api/mock/m",
-             "--notify", "page", "--every", "0", "--settle", "1"], lambda ln: ln.startswith("watching"),
-            env={"MOCK_BASE_URL": srv.base_url, "MOCK_API_KEY": "k"})
+            [
+                "live",
+                "--watch",
+                str(cap),
+                "--out",
+                str(tmp_path / "live"),
+                "--yes-at",
+                str(tmp_path / "yes.txt"),
+                "--model",
+                "openai-api/mock/m",
+                "--notify",
+                "page",
+                "--every",
+                "0",
+                "--settle",
+                "1",
+            ],
+            lambda ln: ln.startswith("watching"),
+            env={"MOCK_BASE_URL": srv.base_url, "MOCK_API_KEY": "k"},
+        )
     assert rc == 130 and seconds < LIMIT_S + SLACK_S and "Traceback" not in out, (seconds, out)
 
 
@@ -113,8 +143,26 @@ def test_live_with_a_local_model_and_its_child(tmp_path: Path) -> None:
     cap = _capture(tmp_path / "cap")
     (tmp_path / "yes.txt").write_text("", "utf-8")
     seconds, rc, out = _stop_time(
-        ["live", "--watch", str(cap), "--out", str(tmp_path / "live"), "--yes-at", str(tmp_path / "yes.txt"),
-         "--model", "local/smollm2-135m",
-         "--model-arg", "n_threads=1", "--notify", "page", "--every", "0", "--settle", "1"],
-        lambda ln: ln.startswith("watching"), children=True)
+        [
+            "live",
+            "--watch",
+            str(cap),
+            "--out",
+            str(tmp_path / "live"),
+            "--yes-at",
+            str(tmp_path / "yes.txt"),
+            "--model",
+            "local/smollm2-135m",
+            "--model-arg",
+            "n_threads=1",
+            "--notify",
+            "page",
+            "--every",
+            "0",
+            "--settle",
+            "1",
+        ],
+        lambda ln: ln.startswith("watching"),
+        children=True,
+    )
     assert rc == 130 and seconds < LIMIT_S + SLACK_S and "Traceback" not in out, (seconds, out)

@@ -24,7 +24,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 import solo
 from system import require_binary
 
@@ -34,16 +33,32 @@ pytest.importorskip("imagehash")
 pytest.importorskip("noto_cjk_sans_otc")
 
 from mock_openai import MockOpenAI  # noqa: E402
-from scenarios.desktop import (PAGES, PROGRAMS, SHORT, Desktop, match_events, pii_leaks,  # noqa: E402
-                               planted_text_share, review_one_of_each, screen_text_annotator, start_capture,
-                               stop_capture, write_truth)
+from scenarios.desktop import (  # noqa: E402
+    PAGES,
+    PROGRAMS,
+    SHORT,
+    Desktop,
+    match_events,
+    pii_leaks,
+    planted_text_share,
+    review_one_of_each,
+    screen_text_annotator,
+    start_capture,
+    stop_capture,
+    write_truth,
+)
 
 pytestmark = pytest.mark.slow
 
 
 def _proagent(*args: str, timeout: float = 600, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "proagent.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "proagent.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+    )
 
 
 @pytest.fixture(scope="module")
@@ -106,10 +121,19 @@ def published(day: dict) -> dict:
     out["decided"] = review_one_of_each(cur) if out["curate_1"].returncode == 0 else {}
     out["curate_2"] = _proagent("curate", str(cap), "--out", str(cur))
     with MockOpenAI(screen_text_annotator) as srv:  # answers from the screen text annotate sends
-        out["annotate"] = _proagent("annotate", str(cur), "--out", str(ann), "--annotator",
-                                    "text:openai-api/mock/screen-reader", "--display", "none", "--log-dir",
-                                    str(root / "logs-annotate"),
-                                    env={"MOCK_BASE_URL": srv.base_url, "MOCK_API_KEY": "test-key"})
+        out["annotate"] = _proagent(
+            "annotate",
+            str(cur),
+            "--out",
+            str(ann),
+            "--annotator",
+            "text:openai-api/mock/screen-reader",
+            "--display",
+            "none",
+            "--log-dir",
+            str(root / "logs-annotate"),
+            env={"MOCK_BASE_URL": srv.base_url, "MOCK_API_KEY": "test-key"},
+        )
     return out
 
 
@@ -149,9 +173,20 @@ def test_chain_capture_curate_annotate_eval(day: dict, published: dict) -> None:
     assert r.returncode == 0, r.stdout + r.stderr
     logs = root / "logs-eval"
     with MockOpenAI(lambda body: "Yes") as srv:  # a decider that always offers help (reports its token usage)
-        r = _proagent("eval", "--data", str(ann), "--split", "all", "--model", "openai-api/mock/always-yes",
-                      "--display", "none", "--log-dir", str(logs),
-                      env={"MOCK_BASE_URL": srv.base_url, "MOCK_API_KEY": "test-key"})
+        r = _proagent(
+            "eval",
+            "--data",
+            str(ann),
+            "--split",
+            "all",
+            "--model",
+            "openai-api/mock/always-yes",
+            "--display",
+            "none",
+            "--log-dir",
+            str(logs),
+            env={"MOCK_BASE_URL": srv.base_url, "MOCK_API_KEY": "test-key"},
+        )
     assert r.returncode == 0, r.stdout + r.stderr
     res = json.loads((logs / "results.json").read_text("utf-8"))
     events = load_events(ann)
@@ -170,8 +205,10 @@ def test_chain_capture_curate_annotate_eval(day: dict, published: dict) -> None:
         assert "".join(line.split()).lower()[:20] not in read
 
 
-HOW = ("Need help: Yes\nIntention: Debugging & Error Resolution\n"
-       "Query: Why does app.py raise KeyError: 'user_id' after login?")
+HOW = (
+    "Need help: Yes\nIntention: Debugging & Error Resolution\n"
+    "Query: Why does app.py raise KeyError: 'user_id' after login?"
+)
 """The loopback How-to-Assist model's answer (a query, so each offer quotes one)."""
 MIN_GAP_MIN = 0.25
 """``--min-gap`` in the live run: 15 s (the default 10 minutes would allow one offer in 2 minutes).
@@ -293,8 +330,12 @@ def _answer_offers(term: _Terminal, page_url_file: Path, done, answered: dict[in
                 term.type(f"{what} {oid}")
             else:  # the page's own request: POST /respond with the run's token
                 url = page_url_file.read_text().strip().replace("/?", "/respond?")
-                req = urllib.request.Request(url, data=json.dumps({"id": oid, "response": what}).encode(),
-                                             method="POST", headers={"Content-Type": "application/json"})
+                req = urllib.request.Request(
+                    url,
+                    data=json.dumps({"id": oid, "response": what}).encode(),
+                    method="POST",
+                    headers={"Content-Type": "application/json"},
+                )
                 urllib.request.urlopen(req, timeout=10).read()
 
 
@@ -305,8 +346,11 @@ def _app_at(truth: dict, t, slack: float = 2.0) -> set[str]:  # noqa: ANN001
     from scenarios.desktop import TIME_FORMAT
 
     d = timedelta(seconds=slack)
-    return {e["app"] for e in truth["events"]
-            if datetime.strptime(e["start"], TIME_FORMAT) - d <= t <= datetime.strptime(e["end"], TIME_FORMAT) + d}
+    return {
+        e["app"]
+        for e in truth["events"]
+        if datetime.strptime(e["start"], TIME_FORMAT) - d <= t <= datetime.strptime(e["end"], TIME_FORMAT) + d
+    }
 
 
 def test_chain_live_answers_retrain_eval(day: dict, published: dict) -> None:
@@ -330,8 +374,12 @@ def test_chain_live_answers_retrain_eval(day: dict, published: dict) -> None:
     ann = published["annotated"]
     assert published["annotate"].returncode == 0, published["annotate"].stdout + published["annotate"].stderr
     dec0, dec1 = root / "deciders" / "dev", root / "deciders" / "mine"
-    train0 = subprocess.Popen([sys.executable, "-m", "proagent.cli", "train", "when", "--data", str(DEV),
-                               "--out", str(dec0)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    train0 = subprocess.Popen(
+        [sys.executable, "-m", "proagent.cli", "train", "when", "--data", str(DEV), "--out", str(dec0)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     cap2 = root / "capture-2"
     with MockOpenAI(_how_or_help) as srv:
         mock = {"MOCK_BASE_URL": srv.base_url, "MOCK_API_KEY": "test-key"}
@@ -345,16 +393,36 @@ def test_chain_live_answers_retrain_eval(day: dict, published: dict) -> None:
             done, answered = threading.Event(), {}
             truth2: dict = {"events": []}
             try:
-                term = _Terminal([sys.executable, "-m", "proagent.cli", "live", "--watch", str(cap2), "--decider",
-                                  str(dec0), "--model", "openai-api/mock/how", "--notify", "terminal,page",
-                                  "--min-gap", str(MIN_GAP_MIN), "--cost-miss", "4", "--duration", f"{duration}s"],
-                                 env={**desk.xs.env, **mock})
+                term = _Terminal(
+                    [
+                        sys.executable,
+                        "-m",
+                        "proagent.cli",
+                        "live",
+                        "--watch",
+                        str(cap2),
+                        "--decider",
+                        str(dec0),
+                        "--model",
+                        "openai-api/mock/how",
+                        "--notify",
+                        "terminal,page",
+                        "--min-gap",
+                        str(MIN_GAP_MIN),
+                        "--cost-miss",
+                        "4",
+                        "--duration",
+                        f"{duration}s",
+                    ],
+                    env={**desk.xs.env, **mock},
+                )
                 end = time.monotonic() + 180
                 while not (cap2 / "page-url").exists() and term.proc.poll() is None and time.monotonic() < end:
                     time.sleep(0.2)
                 assert (cap2 / "page-url").exists(), term.text
-                answerer = threading.Thread(target=_answer_offers, args=(term, cap2 / "page-url", done, answered),
-                                            daemon=True)
+                answerer = threading.Thread(
+                    target=_answer_offers, args=(term, cap2 / "page-url", done, answered), daemon=True
+                )
                 answerer.start()
                 truth2 = desk.play(SHORT)
             finally:
@@ -387,7 +455,10 @@ def test_chain_live_answers_retrain_eval(day: dict, published: dict) -> None:
             assert app in _app_at(truth2, datetime.fromisoformat(moment)), (oid, moment, app, truth2["events"])
             assert query.startswith("Why does app.py raise KeyError"), query
         # the answers typed in the terminal and posted on the page, each in feedback.db from its source
-        assert {(oid, how) for oid, (how, _) in answered.items()} == {(r[0], r[2]) for r in responses}, (answered, responses)
+        assert {(oid, how) for oid, (how, _) in answered.items()} == {(r[0], r[2]) for r in responses}, (
+            answered,
+            responses,
+        )
         want = {oid: {"a": "accepted", "d": "dismissed"}.get(what, what) for oid, (_, what) in answered.items()}
         assert {r[0]: r[1] for r in responses} == want
         for oid, (how, what) in answered.items():
@@ -407,7 +478,9 @@ def test_chain_live_answers_retrain_eval(day: dict, published: dict) -> None:
         turns = con.execute("SELECT offer_id, role, status, send_screen, text FROM help_turns ORDER BY id").fetchall()
         con.close()
         answer = [t for t in turns if t[0] == typed and t[1] == "assistant"]
-        assert answer and answer[0][2] == "done" and answer[0][3] == "redacted" and re.search(ERROR, answer[0][4]), turns
+        assert answer and answer[0][2] == "done" and answer[0][3] == "redacted" and re.search(ERROR, answer[0][4]), (
+            turns
+        )
         # nothing live sent to the (remote) model holds a planted value: How calls and help, redacted
         sent = "".join(json.dumps(b, ensure_ascii=False) for b in srv.requests)
         sent = "".join(sent.split())
@@ -423,8 +496,22 @@ def test_chain_live_answers_retrain_eval(day: dict, published: dict) -> None:
 
         for name, decider in (("dev", dec0), ("mine", dec1)):
             logs = root / f"logs-eval-{name}"
-            r = _proagent("eval", "--data", str(ann), "--split", "all", "--decider", str(decider),
-                          "--model", "openai-api/mock/how", "--display", "none", "--log-dir", str(logs), env=mock)
+            r = _proagent(
+                "eval",
+                "--data",
+                str(ann),
+                "--split",
+                "all",
+                "--decider",
+                str(decider),
+                "--model",
+                "openai-api/mock/how",
+                "--display",
+                "none",
+                "--log-dir",
+                str(logs),
+                env=mock,
+            )
             assert r.returncode == 0, r.stdout + r.stderr
             res = json.loads((logs / "results.json").read_text("utf-8"))
             assert res["n"] >= 1 and res["decider"], res

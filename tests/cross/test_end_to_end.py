@@ -36,8 +36,21 @@ def _run(args: list[str]) -> dict:
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason=f"{SHARED} not present")
 def test_proactivebench_dev_sessions_local_model(tmp_path: Path) -> None:
-    out = _run(["eval", "--data", str(SHARED), "--model", "local/smollm2-135m", "--limit", "4",
-                "--log-dir", str(tmp_path / "logs"), "--display", "none"])
+    out = _run(
+        [
+            "eval",
+            "--data",
+            str(SHARED),
+            "--model",
+            "local/smollm2-135m",
+            "--limit",
+            "4",
+            "--log-dir",
+            str(tmp_path / "logs"),
+            "--display",
+            "none",
+        ]
+    )
     for k in KEYS:
         assert k in out
     assert out["n"] == 4
@@ -55,8 +68,21 @@ def test_lifetrace_database_local_model(tmp_path: Path) -> None:
     from lifetrace_fixtures import make_participant
 
     make_participant(tmp_path / "data", user="P01")
-    out = _run(["eval", "--data", str(tmp_path / "data"), "--model", "local/smollm2-135m", "--limit", "3",
-                "--log-dir", str(tmp_path / "logs"), "--display", "none"])
+    out = _run(
+        [
+            "eval",
+            "--data",
+            str(tmp_path / "data"),
+            "--model",
+            "local/smollm2-135m",
+            "--limit",
+            "3",
+            "--log-dir",
+            str(tmp_path / "logs"),
+            "--display",
+            "none",
+        ]
+    )
     assert out["n"] == 3
     assert out["n_positive"] >= 1
     assert out["run"]["task_args"]["method"] == "zero-shot"
@@ -64,8 +90,24 @@ def test_lifetrace_database_local_model(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason=f"{SHARED} not present")
 def test_too_small_context_says_how_to_fix_it(tmp_path: Path) -> None:
-    res = CliRunner().invoke(cli, ["eval", "--data", str(SHARED), "--model", "local/smollm2-135m", "--model-arg",
-                                   "n_ctx=512", "--limit", "1", "--log-dir", str(tmp_path / "l"), "--display", "none"])
+    res = CliRunner().invoke(
+        cli,
+        [
+            "eval",
+            "--data",
+            str(SHARED),
+            "--model",
+            "local/smollm2-135m",
+            "--model-arg",
+            "n_ctx=512",
+            "--limit",
+            "1",
+            "--log-dir",
+            str(tmp_path / "l"),
+            "--display",
+            "none",
+        ],
+    )
     assert res.exit_code != 0
     assert "exceeds the available context size" in res.output and "--model-arg n_ctx=8192" in res.output
     assert "resume" not in res.output  # re-running the same command would fail the same way
@@ -85,8 +127,11 @@ def test_local_model_keeps_each_sessions_kv_cache_across_interleaved_prompts() -
     system = ChatMessageSystem(content="You watch a person's computer activity. " * 30)
 
     def ask(text: str):
-        out, _ = asyncio.run(api.generate([system, ChatMessageUser(content=text)], [], "none",
-                                          GenerateConfig(max_tokens=2, temperature=0.0)))
+        out, _ = asyncio.run(
+            api.generate(
+                [system, ChatMessageUser(content=text)], [], "none", GenerateConfig(max_tokens=2, temperature=0.0)
+            )
+        )
         return out.usage
 
     a = "Session A: " + " ".join(f"alpha event {i} opens the editor and types code." for i in range(40))

@@ -15,10 +15,23 @@ import proagent._registry  # noqa: F401  (registers the tasks)
 
 PACKAGE = Path(proagent.__file__).parent
 ROOT = PACKAGE.parents[1]
-NOT_LISTED = {"proagent/annotate_events",  # data preparation (proagent annotate), not a benchmark
-              "proagent/help"}  # live's help measured on a person's own annotated log: no public data holds the replies
-FIELDS = {"title", "description", "arxiv", "group", "contributors", "version", "tasks", "dataset", "metrics", "tags",
-          "metadata"}
+NOT_LISTED = {
+    "proagent/annotate_events",  # data preparation (proagent annotate), not a benchmark
+    "proagent/help",
+}  # live's help measured on a person's own annotated log: no public data holds the replies
+FIELDS = {
+    "title",
+    "description",
+    "arxiv",
+    "group",
+    "contributors",
+    "version",
+    "tasks",
+    "dataset",
+    "metrics",
+    "tags",
+    "metadata",
+}
 
 
 def _listings() -> dict[Path, dict]:
@@ -26,7 +39,9 @@ def _listings() -> dict[Path, dict]:
 
 
 def _registered() -> dict[str, object]:
-    return {registry_info(t).name: t for t in registry_find(lambda i: i.type == "task" and i.name.startswith("proagent/"))}
+    return {
+        registry_info(t).name: t for t in registry_find(lambda i: i.type == "task" and i.name.startswith("proagent/"))
+    }
 
 
 def test_every_registered_task_is_listed_once_beside_its_code() -> None:

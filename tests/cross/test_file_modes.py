@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from mock_openai import MockOpenAI
 from shared_data import DEV
 
@@ -21,11 +20,22 @@ pytestmark = pytest.mark.skipif(DEV is None, reason="ProactiveBench dev sessions
 
 
 def _proagent(tmp: Path, *argv: str) -> None:
-    env = {**os.environ, "HOME": str(tmp / "home"), "PROAGENT_MEMORY_CACHE": str(tmp / "home/.cache/proagent/memory"),
-           "PROAGENT_EMBEDDING_CACHE": str(tmp / "home/.cache/proagent/embeddings")}
+    env = {
+        **os.environ,
+        "HOME": str(tmp / "home"),
+        "PROAGENT_MEMORY_CACHE": str(tmp / "home/.cache/proagent/memory"),
+        "PROAGENT_EMBEDDING_CACHE": str(tmp / "home/.cache/proagent/embeddings"),
+    }
     env.pop("PROAGENT_EVAL_LOG_DIR", None)
-    r = subprocess.run([sys.executable, "-c", "from proagent.cli import main; main()", *argv], cwd=tmp, env=env,
-                       capture_output=True, text=True, timeout=600, check=False)
+    r = subprocess.run(
+        [sys.executable, "-c", "from proagent.cli import main; main()", *argv],
+        cwd=tmp,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
 
 
@@ -51,8 +61,22 @@ def test_every_output_of_eval_stats_and_train_is_private(tmp_path: Path, monkeyp
     answer = "Decision: Yes\nIntention: Code Programming\nQuery: How do I fix this error?"
     with MockOpenAI(lambda body: answer) as srv:  # a loopback API: the process reads MOCK_BASE_URL
         srv.env(monkeypatch)
-        _proagent(tmp_path, "eval", "--data", str(session), "--model", "openai-api/mock/m", "--limit", "2",
-                  "--memory", "rag", "--split", "all", "--log-dir", "logs/run")
+        _proagent(
+            tmp_path,
+            "eval",
+            "--data",
+            str(session),
+            "--model",
+            "openai-api/mock/m",
+            "--limit",
+            "2",
+            "--memory",
+            "rag",
+            "--split",
+            "all",
+            "--log-dir",
+            "logs/run",
+        )
     _proagent(tmp_path, "stats", str(session), "--out", "stats/run", "--no-similarity")
     _proagent(tmp_path, "train", "when", "--data", str(session), "--out", "deciders/mine", "--features", "behaviour")
     made = {p.name for p in (tmp_path / "logs" / "run").iterdir()}

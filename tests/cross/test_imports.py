@@ -45,7 +45,8 @@ def module_files() -> dict[str, Path]:
 
 def _is_type_checking(test: ast.expr) -> bool:
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def _top_level_imports(body: list[ast.stmt]):  # noqa: ANN202
@@ -116,7 +117,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         stack.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
+                return stack[stack.index(nxt) :] + [nxt]
             if nxt not in state and (found := visit(nxt)):
                 return found
         stack.pop()
@@ -138,10 +139,16 @@ def test_graph_reader_sees_a_cycle(tmp_path: Path) -> None:
     (pkg / "sub" / "a.py").write_text("from .b import f\n\ndef g():\n    from ..c import h\n")
     (pkg / "sub" / "b.py").write_text("import proagent.sub.a\n")
     (pkg / "c.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .sub import a\n")
-    files = {n: p for n, p in [
-        ("proagent", pkg / "__init__.py"), ("proagent.sub", pkg / "sub" / "__init__.py"),
-        ("proagent.sub.a", pkg / "sub" / "a.py"), ("proagent.sub.b", pkg / "sub" / "b.py"),
-        ("proagent.c", pkg / "c.py")]}
+    files = {
+        n: p
+        for n, p in [
+            ("proagent", pkg / "__init__.py"),
+            ("proagent.sub", pkg / "sub" / "__init__.py"),
+            ("proagent.sub.a", pkg / "sub" / "a.py"),
+            ("proagent.sub.b", pkg / "sub" / "b.py"),
+            ("proagent.c", pkg / "c.py"),
+        ]
+    }
     graph = import_graph(files)
     assert graph["proagent.sub"] == {"proagent.sub.a"}
     assert graph["proagent.sub.a"] == {"proagent.sub.b"}  # the function-level import is not an edge
@@ -181,9 +188,15 @@ def test_lazy_graph_reader_sees_a_cycle_inside_a_package(tmp_path: Path) -> None
     (pkg / "__init__.py").write_text("")
     (pkg / "x" / "__init__.py").write_text("")
     (pkg / "x" / "a.py").write_text("from .b import f\n")
-    (pkg / "x" / "b.py").write_text("def f():\n    try:\n        from . import a\n    except ImportError:\n        pass\n")
-    files = {"proagent": pkg / "__init__.py", "proagent.x": pkg / "x" / "__init__.py",
-             "proagent.x.a": pkg / "x" / "a.py", "proagent.x.b": pkg / "x" / "b.py"}
+    (pkg / "x" / "b.py").write_text(
+        "def f():\n    try:\n        from . import a\n    except ImportError:\n        pass\n"
+    )
+    files = {
+        "proagent": pkg / "__init__.py",
+        "proagent.x": pkg / "x" / "__init__.py",
+        "proagent.x.a": pkg / "x" / "a.py",
+        "proagent.x.b": pkg / "x" / "b.py",
+    }
     assert find_cycle(import_graph(files)) is None
     assert find_cycle(import_graph(files, lazy=True)) == ["proagent.x.a", "proagent.x.b", "proagent.x.a"]
 
@@ -191,6 +204,7 @@ def test_lazy_graph_reader_sees_a_cycle_inside_a_package(tmp_path: Path) -> None
 def stage_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
     """The module graph collapsed to stages: ``proagent.bench.tasks`` -> ``proagent.bench``
     (a module at the top, ``proagent.records``, is its own node); edges inside a stage dropped."""
+
     def stage(m: str) -> str:
         return ".".join(m.split(".")[:2])
 
@@ -209,8 +223,13 @@ def test_stage_graph_reader_sees_a_lazy_cycle(tmp_path: Path) -> None:
     (pkg / "__init__.py").write_text("")
     (pkg / "x" / "a.py").write_text("from ..y.b import f\n")
     (pkg / "y" / "b.py").write_text("def f():\n    from ..x import a\n")
-    files = {"proagent": pkg / "__init__.py", "proagent.x": pkg / "x" / "__init__.py", "proagent.y": pkg / "y" / "__init__.py",
-             "proagent.x.a": pkg / "x" / "a.py", "proagent.y.b": pkg / "y" / "b.py"}
+    files = {
+        "proagent": pkg / "__init__.py",
+        "proagent.x": pkg / "x" / "__init__.py",
+        "proagent.y": pkg / "y" / "__init__.py",
+        "proagent.x.a": pkg / "x" / "a.py",
+        "proagent.y.b": pkg / "y" / "b.py",
+    }
     assert find_cycle(stage_graph(import_graph(files))) is None
     assert find_cycle(stage_graph(import_graph(files, lazy=True))) == ["proagent.x", "proagent.y", "proagent.x"]
 
@@ -219,8 +238,12 @@ def test_no_import_cycles_between_stages() -> None:
     """Stages import down the data flow only, also inside functions (issue 25: bench <-> train,
     bench <-> sources, train -> live -> bench were cycles)."""
     stages = stage_graph(import_graph(lazy=True))
-    for a, b in (("proagent.bench", "proagent.train"), ("proagent.sources", "proagent.bench"),
-                 ("proagent.live", "proagent.train"), ("proagent.sources", "proagent.train")):
+    for a, b in (
+        ("proagent.bench", "proagent.train"),
+        ("proagent.sources", "proagent.bench"),
+        ("proagent.live", "proagent.train"),
+        ("proagent.sources", "proagent.train"),
+    ):
         assert b not in stages[a], f"{a} imports {b}"
     cycle = find_cycle(stages)
     assert cycle is None, "import cycle between stages: " + " -> ".join(cycle)
@@ -268,8 +291,13 @@ def test_every_module_imports_on_its_own(tmp_path: Path) -> None:
     script = tmp_path / "import_each.py"
     script.write_text(_CHILD)
     names = sorted(n for n in module_files() if not n.endswith(".__main__"))  # those run a program on import
-    run = subprocess.run([sys.executable, str(script), *names], capture_output=True, text=True, timeout=900,
-                         env={**os.environ, "PYTHONPATH": str(SRC.parent)})
+    run = subprocess.run(
+        [sys.executable, str(script), *names],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, "PYTHONPATH": str(SRC.parent)},
+    )
     assert run.returncode == 0, run.stdout + run.stderr
 
 

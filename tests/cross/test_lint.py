@@ -1,5 +1,6 @@
 """The static checks of scripts/lint.sh hold on the tree (issue 38 item 7): ``ruff check`` with
-pyproject.toml's rules, so a lint failure shows in the test suite too, not only in CI."""
+pyproject.toml's rules and ``ruff format --check``, so a lint or layout failure shows in the test
+suite too, not only in CI."""
 
 from __future__ import annotations
 
@@ -12,8 +13,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _ruff(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_ruff_rules_hold_on_the_tree() -> None:
@@ -21,6 +27,31 @@ def test_ruff_rules_hold_on_the_tree() -> None:
     assert {"E9", "F"} <= set(rules), rules  # syntax errors, undefined names, unused imports at least
     run = _ruff("src", "tests", "benchmarks")
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_the_tree_is_in_ruff_format_and_import_order(tmp_path: Path) -> None:
+    """``ruff format --check`` holds on the tree, and the guard fails on a file out of layout or order."""
+    run = subprocess.run(
+        [sys.executable, "-m", "ruff", "format", "--check", "--no-cache", "src", "tests", "benchmarks"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    bad = tmp_path / "bad.py"
+    bad.write_text("import sys\nimport os\n\nprint(os.sep,sys.argv)\n")
+    cfg = ("--config", str(ROOT / "pyproject.toml"))
+    fmt = subprocess.run(
+        [sys.executable, "-m", "ruff", "format", "--check", "--no-cache", *cfg, str(bad)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert fmt.returncode == 1
+    order = _ruff(*cfg, "--output-format", "concise", str(bad), cwd=tmp_path)
+    assert order.returncode == 1 and "I001" in order.stdout
 
 
 def test_ruff_with_our_rules_finds_an_undefined_name_and_an_unused_import(tmp_path: Path) -> None:
@@ -33,8 +64,13 @@ def test_ruff_with_our_rules_finds_an_undefined_name_and_an_unused_import(tmp_pa
 
 
 def _mypy(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--config-file", str(ROOT / "pyproject.toml"),
-                           *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental", "--config-file", str(ROOT / "pyproject.toml"), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_mypy_holds_on_its_modules() -> None:

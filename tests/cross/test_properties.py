@@ -16,9 +16,9 @@ import pytest
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+from test_bad_input import session  # noqa: E402
 
 from proagent.errors import DataError  # noqa: E402
-from test_bad_input import session  # noqa: E402
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -32,6 +32,7 @@ def _write(tmp: Path, name: str, data: bytes) -> Path:
 
 
 # ---------------------------------------------------------------- ProactiveBench sessions
+
 
 @FAST
 @given(data=st.binary(max_size=2000))
@@ -59,8 +60,10 @@ def test_session_reader_on_truncations(tmp_path_factory, cut: int) -> None:  # n
 
 
 @FAST
-@given(event=st.text(max_size=300), t=st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(),
-                                                   st.text(max_size=30)))
+@given(
+    event=st.text(max_size=300),
+    t=st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(), st.text(max_size=30)),
+)
 def test_session_reader_on_odd_values(tmp_path_factory, event: str, t: object) -> None:  # noqa: ANN001
     from proagent.sources.proactivebench import read_proactivebench_session
 
@@ -75,6 +78,7 @@ def test_session_reader_on_odd_values(tmp_path_factory, event: str, t: object) -
 
 
 # ---------------------------------------------------------------- LifeTrace databases
+
 
 @pytest.fixture(scope="module")
 def good_db(tmp_path_factory) -> bytes:  # noqa: ANN001
@@ -100,8 +104,12 @@ def test_lifetrace_reader_on_random_bytes(tmp_path_factory, data: bytes, header:
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(frac=st.floats(min_value=0.0, max_value=1.0), flip=st.integers(min_value=0, max_value=2**20))
-def test_lifetrace_reader_on_truncated_or_flipped_databases(tmp_path_factory, good_db: bytes, frac: float,  # noqa: ANN001
-                                                            flip: int) -> None:
+def test_lifetrace_reader_on_truncated_or_flipped_databases(
+    tmp_path_factory,
+    good_db: bytes,
+    frac: float,  # noqa: ANN001
+    flip: int,
+) -> None:
     from proagent.sources.lifetrace import load_lifetrace
 
     blob = bytearray(good_db[: int(len(good_db) * frac)])
@@ -116,8 +124,11 @@ def test_lifetrace_reader_on_truncated_or_flipped_databases(tmp_path_factory, go
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(app=st.text(max_size=200), title=st.one_of(st.none(), st.text(max_size=500)),
-       start=st.one_of(st.text(max_size=40), st.integers(min_value=-2**63, max_value=2**63 - 1), st.floats()))
+@given(
+    app=st.text(max_size=200),
+    title=st.one_of(st.none(), st.text(max_size=500)),
+    start=st.one_of(st.text(max_size=40), st.integers(min_value=-(2**63), max_value=2**63 - 1), st.floats()),
+)
 def test_lifetrace_reader_on_odd_rows(tmp_path_factory, app: str, title: str | None, start: object) -> None:  # noqa: ANN001
     from proagent.sources.lifetrace import load_lifetrace
     from proagent.sources.lifetrace_write import lifetrace_ddl
@@ -125,8 +136,10 @@ def test_lifetrace_reader_on_odd_rows(tmp_path_factory, app: str, title: str | N
     p = tmp_path_factory.mktemp("lt") / "lifetrace.db"
     con = sqlite3.connect(p)
     con.executescript(lifetrace_ddl("2025-11"))
-    con.execute("INSERT INTO events (id, app_name, window_title, start_time, end_time) VALUES (1, ?, ?, ?, NULL)",
-                (app, title, start))
+    con.execute(
+        "INSERT INTO events (id, app_name, window_title, start_time, end_time) VALUES (1, ?, ?, ?, NULL)",
+        (app, title, start),
+    )
     con.commit()
     con.close()
     try:
@@ -136,6 +149,7 @@ def test_lifetrace_reader_on_odd_rows(tmp_path_factory, app: str, title: str | N
 
 
 # ---------------------------------------------------------------- option parsers
+
 
 @FAST
 @given(text=st.one_of(st.text(max_size=30), st.from_regex(r"\s*\d{1,30}(\.\d{1,30})?\s*(s|m|h|min|sec)?\s*")))
@@ -161,7 +175,9 @@ def test_quiet_hours_parser(text: str) -> None:
 
 
 @FAST
-@given(interval=st.floats(), ocr=st.floats(), gb=st.one_of(st.none(), st.floats()), days=st.one_of(st.none(), st.floats()))
+@given(
+    interval=st.floats(), ocr=st.floats(), gb=st.one_of(st.none(), st.floats()), days=st.one_of(st.none(), st.floats())
+)
 def test_capture_config(tmp_path_factory, interval: float, ocr: float, gb: float | None, days: float | None) -> None:  # noqa: ANN001
     from proagent.capture import CaptureConfig
 
@@ -200,6 +216,7 @@ def test_replay_speed(speed: float) -> None:
 
 
 # ---------------------------------------------------------------- page bodies, review items, encrypted files
+
 
 @FAST
 @given(body=st.binary(max_size=500))

@@ -22,11 +22,11 @@ from pathlib import Path
 import psutil
 import pytest
 from click.testing import CliRunner
+from test_bad_input import session
 
 from proagent.cli import cli
 from proagent.io import LOCK_NAME, FolderBusy, folder_lock
 from proagent.sources.load import load_events
-from test_bad_input import session
 
 # ------------------------------------------------------------------ readers
 
@@ -38,8 +38,14 @@ def test_a_session_with_a_byte_order_mark_is_read(tmp_path):
 
 
 def test_a_session_whose_observation_key_comes_late_is_read(tmp_path):
-    steps = [{"agent_response": {"candidate_task": ["x" * 5000]}, "task_status": s["task_status"],
-              "observation": s["observation"]} for s in session()]
+    steps = [
+        {
+            "agent_response": {"candidate_task": ["x" * 5000]},
+            "task_status": s["task_status"],
+            "observation": s["observation"],
+        }
+        for s in session()
+    ]
     (tmp_path / "a.json").write_text(json.dumps(session()), "utf-8")
     (tmp_path / "late.json").write_text(json.dumps(steps), "utf-8")
     assert '"observation"' not in (tmp_path / "late.json").read_text()[:4096]
@@ -70,8 +76,10 @@ def test_stats_names_a_bad_input_file_once_and_does_not_blame_out(tmp_path):
 
 
 def _hold(folder: Path) -> subprocess.Popen:
-    code = ("import sys, time\nfrom proagent.io import folder_lock\n"
-            "with folder_lock(sys.argv[1]):\n    print('held', flush=True)\n    time.sleep(120)\n")
+    code = (
+        "import sys, time\nfrom proagent.io import folder_lock\n"
+        "with folder_lock(sys.argv[1]):\n    print('held', flush=True)\n    time.sleep(120)\n"
+    )
     p = subprocess.Popen([sys.executable, "-c", code, str(folder)], stdout=subprocess.PIPE, text=True)
     assert p.stdout.readline().strip() == "held"
     return p
@@ -130,8 +138,19 @@ def _env(tmp_path: Path) -> dict[str, str]:
 
 
 def _eval_cmd(pb: Path, log_dir: Path, limit: int) -> list[str]:
-    return [sys.executable, "-m", "proagent.cli", "eval", "--data", str(pb), "--limit", str(limit), "--log-dir",
-            str(log_dir), *MODEL]
+    return [
+        sys.executable,
+        "-m",
+        "proagent.cli",
+        "eval",
+        "--data",
+        str(pb),
+        "--limit",
+        str(limit),
+        "--log-dir",
+        str(log_dir),
+        *MODEL,
+    ]
 
 
 def _logs(log_dir: Path) -> list:
@@ -208,7 +227,9 @@ def _busy_engine(proc: subprocess.Popen, timeout: float = 120) -> psutil.Process
 def test_kill_mid_run_then_resume(sig, pb, tmp_path):
     log_dir, limit = tmp_path / "logs" / "run", 5
     env = _env(tmp_path)
-    p = subprocess.Popen(_eval_cmd(pb, log_dir, limit), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    p = subprocess.Popen(
+        _eval_cmd(pb, log_dir, limit), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     try:
         before = _wait_for_samples(log_dir, 2, p)
         if sig == signal.SIGKILL:
@@ -245,7 +266,9 @@ def test_kill_mid_run_then_resume(sig, pb, tmp_path):
 def test_two_runs_on_one_log_folder(pb, tmp_path):
     log_dir = tmp_path / "logs" / "run"
     env = _env(tmp_path)
-    first = subprocess.Popen(_eval_cmd(pb, log_dir, 3), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    first = subprocess.Popen(
+        _eval_cmd(pb, log_dir, 3), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     try:
         t0 = time.time()
         while not ((log_dir / LOCK_NAME).is_file() and (log_dir / LOCK_NAME).read_text().strip()):
@@ -280,10 +303,16 @@ class _Api(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        body = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "m",
-                           "choices": [{"index": 0, "message": {"role": "assistant", "content": REPLY},
-                                        "finish_reason": "stop"}],
-                           "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}}).encode()
+        body = json.dumps(
+            {
+                "id": "x",
+                "object": "chat.completion",
+                "created": 0,
+                "model": "m",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": REPLY}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
+            }
+        ).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -301,8 +330,19 @@ def test_an_unreachable_api_fails_fast_naming_the_host_and_the_run_resumes(pb, t
     monkeypatch.setenv("VLLM_API_KEY", "none")
     monkeypatch.setenv("VLLM_BASE_URL", f"http://127.0.0.1:{port}/v1")
     monkeypatch.setenv("PROAGENT_API_TIMEOUT", "2")
-    argv = ["eval", "--data", str(pb), "--model", "openai-api/vllm/m", "--limit", "3", "--log-dir", "logs/api",
-            "--display", "none"]
+    argv = [
+        "eval",
+        "--data",
+        str(pb),
+        "--model",
+        "openai-api/vllm/m",
+        "--limit",
+        "3",
+        "--log-dir",
+        "logs/api",
+        "--display",
+        "none",
+    ]
     t0 = time.time()
     r = CliRunner().invoke(cli, argv)
     hole.close()

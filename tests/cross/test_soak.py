@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from system import require_binary
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))

@@ -15,67 +15,91 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from lifetrace_fixtures import make_participant
 from system import require_binary
 
 pytest.importorskip("rapidocr")
 pytest.importorskip("presidio_analyzer")
 
-from proagent.cli import cli  # noqa: E402
-from proagent.curate import (CurateConfig, OcrScreener, VlmScreener, clean_text, curate, find_pii,  # noqa: E402
-                             load_decisions, save_decision, serve_review)
 from pii_screens import make_pii_corpus  # noqa: E402
+
+from proagent.cli import cli  # noqa: E402
+from proagent.curate import (  # noqa: E402
+    CurateConfig,
+    OcrScreener,
+    VlmScreener,
+    clean_text,
+    curate,
+    find_pii,
+    load_decisions,
+    save_decision,
+    serve_review,
+)
 from proagent.sources.lifetrace import load_lifetrace  # noqa: E402
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 # --------------------------------------------------------------------------- text detectors
 
-@pytest.mark.parametrize("text,kind", [
-    ("Contact: alice.smith@example.com", "email"),
-    ("邮箱：zhang.san@example.org", "email"),
-    ("Call +44 20 7946 0958 today", "phone"),
-    ("手机号：13812345678", "phone"),
-    ("身份证号码11010519491231002X", "id_number"),
-    ("Card 4111 1111 1111 1111", "bank_card"),
-    ("银行卡号：6222020200000000121", "bank_card"),
-    ("IBAN DE89 3704 0044 0532 0130 00", "iban"),
-    ("服务器地址：198.51.100.77", "ip_address"),
-    ("OPENAI_API_KEY=sk-proj-Q7fK2mX9pL4vR8tB3nW6yZ1c", "api_key"),
-    ("访问令牌：ghp_4fT9kLm2Qx7Vb8Nc3Rz6Wy1Pd5Hs0JaEu", "api_key"),
-    ("Password: Tr0ub4dor&3x", "password"),
-    ("密码：hunter2secret", "password"),
-])
+
+@pytest.mark.parametrize(
+    "text,kind",
+    [
+        ("Contact: alice.smith@example.com", "email"),
+        ("邮箱：zhang.san@example.org", "email"),
+        ("Call +44 20 7946 0958 today", "phone"),
+        ("手机号：13812345678", "phone"),
+        ("身份证号码11010519491231002X", "id_number"),
+        ("Card 4111 1111 1111 1111", "bank_card"),
+        ("银行卡号：6222020200000000121", "bank_card"),
+        ("IBAN DE89 3704 0044 0532 0130 00", "iban"),
+        ("服务器地址：198.51.100.77", "ip_address"),
+        ("OPENAI_API_KEY=sk-proj-Q7fK2mX9pL4vR8tB3nW6yZ1c", "api_key"),
+        ("访问令牌：ghp_4fT9kLm2Qx7Vb8Nc3Rz6Wy1Pd5Hs0JaEu", "api_key"),
+        ("Password: Tr0ub4dor&3x", "password"),
+        ("密码：hunter2secret", "password"),
+    ],
+)
 def test_detects_each_type_in_english_and_chinese(text: str, kind: str) -> None:
     found = find_pii(text)
     assert [f.type for f in found] == [kind], found
     cleaned = clean_text(text)
     assert f"[{kind.upper()}]" in cleaned
-    assert text[found[0].start:found[0].end] not in cleaned
+    assert text[found[0].start : found[0].end] not in cleaned
 
 
-@pytest.mark.parametrize("text", [
-    "身份证号码110105194912310021",  # wrong check character
-    "Card 4111 1111 1111 1112",  # fails Luhn
-    "Accuracy F1 Precision Recall 0.812 0.774 0.790 0.758",
-    "第三章 实验设计 3.1 数据集 本文使用的数据集",
-    "PS> python -m pytest -q 3 failed, 12 passed in 4.21s",
-    "Version 2024.10.11 build 20241011",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "身份证号码110105194912310021",  # wrong check character
+        "Card 4111 1111 1111 1112",  # fails Luhn
+        "Accuracy F1 Precision Recall 0.812 0.774 0.790 0.758",
+        "第三章 实验设计 3.1 数据集 本文使用的数据集",
+        "PS> python -m pytest -q 3 failed, 12 passed in 4.21s",
+        "Version 2024.10.11 build 20241011",
+    ],
+)
 def test_no_finding_on_clean_or_invalid_text(text: str) -> None:
     assert find_pii(text) == []
 
 
 # --------------------------------------------------------------------------- the pipeline on planted PII
 
+
 @pytest.fixture(scope="module")
 def curated(tmp_path_factory: pytest.TempPathFactory) -> dict:
     root = tmp_path_factory.mktemp("curate")
-    corpus = make_pii_corpus(root / "raw" / "P01", types=("email", "phone", "id_number", "password"),
-                             languages=("en", "zh"), n_clean=2)
+    corpus = make_pii_corpus(
+        root / "raw" / "P01", types=("email", "phone", "id_number", "password"), languages=("en", "zh"), n_clean=2
+    )
     raw_hash = hashlib.sha256(corpus.db.read_bytes()).hexdigest()
     out = root / "out"
     res = CliRunner().invoke(cli, ["curate", str(corpus.root), "--out", str(out)])
@@ -167,6 +191,7 @@ def test_bad_input_and_out_inside_raw_are_one_line_errors(curated: dict, tmp_pat
 
 # --------------------------------------------------------------------------- quality filters
 
+
 def test_quality_filters_on_a_lifetrace_fixture(tmp_path: Path) -> None:
     fx = make_participant(tmp_path / "raw", "P02", variant="2025-11", missing_every=7)
     out = tmp_path / "out"
@@ -183,6 +208,7 @@ def test_quality_filters_on_a_lifetrace_fixture(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------- review page in Chromium
+
 
 def test_review_page_in_headless_chromium(curated: dict) -> None:
     paths = require_binary("chromium")
@@ -208,10 +234,14 @@ def test_review_page_in_headless_chromium(curated: dict) -> None:
             page.keyboard.press("b")
             page.wait_for_selector(f"body[data-ready='P01:{items[1]['screenshot_id']}']", timeout=20000)
             page.keyboard.press("d")
-            page.locator("#status", has_text=re.compile("^saved delete")).wait_for()  # no eval: the page's CSP forbids it
+            page.locator(
+                "#status", has_text=re.compile("^saved delete")
+            ).wait_for()  # no eval: the page's CSP forbids it
             page.keyboard.press("k")
             page.keyboard.press("r")
-            page.locator("#status", has_text=re.compile("^saved retain")).wait_for()  # no eval: the page's CSP forbids it
+            page.locator(
+                "#status", has_text=re.compile("^saved retain")
+            ).wait_for()  # no eval: the page's CSP forbids it
             browser.close()
         got = load_decisions(out, "P01")
         assert got[items[0]["screenshot_id"]] == "blur"
@@ -221,6 +251,7 @@ def test_review_page_in_headless_chromium(curated: dict) -> None:
 
 
 # --------------------------------------------------------------------------- VLM screener, loopback server
+
 
 class _MockVlm:
     """An OpenAI-compatible /v1/chat/completions on 127.0.0.1 with scripted answers."""
@@ -237,12 +268,18 @@ class _MockVlm:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 mock.requests.append(body)
                 text = mock.answers.pop(0) if mock.answers else '{"risk_level": "safe"}'
-                payload = json.dumps({
-                    "id": "x", "object": "chat.completion", "created": 0, "model": body.get("model", "m"),
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": text}}],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
-                }).encode()
+                payload = json.dumps(
+                    {
+                        "id": "x",
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": body.get("model", "m"),
+                        "choices": [
+                            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+                        ],
+                        "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
+                    }
+                ).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
@@ -262,22 +299,26 @@ def test_vlm_screener_repairs_json_and_retries(curated: dict, monkeypatch: pytes
     corpus = curated["corpus"]
     sid = next(i for i, (k, _l, _v) in corpus.planted.items() if k == "email")
     image = sorted((corpus.root / "screenshots").iterdir())[sid - 1]
-    server = _MockVlm([
-        "I cannot tell.",  # unreadable: asked again
-        "```json\n{'risk_level': 'Moderate', 'types': ['email'], 'action': 'blur', "
-        "'scene_description': 'An account settings page',",  # broken JSON, repaired
-    ])
+    server = _MockVlm(
+        [
+            "I cannot tell.",  # unreadable: asked again
+            "```json\n{'risk_level': 'Moderate', 'types': ['email'], 'action': 'blur', "
+            "'scene_description': 'An account settings page',",  # broken JSON, repaired
+        ]
+    )
     monkeypatch.setenv("MOCK_API_KEY", "test-key")
     monkeypatch.setenv("MOCK_BASE_URL", server.base_url)
     try:
         s = VlmScreener("openai-api/mock/mock-vlm", locator=OcrScreener(faces=False)).screen(
-            image, app="Google Chrome", title="Account settings")
+            image, app="Google Chrome", title="Account settings"
+        )
     finally:
         server.stop()
     assert len(server.requests) == 2
     content = server.requests[0]["messages"][0]["content"]
-    assert any(c.get("type") == "image_url" and c["image_url"]["url"].startswith("data:image/png;base64,")
-               for c in content)
+    assert any(
+        c.get("type") == "image_url" and c["image_url"]["url"].startswith("data:image/png;base64,") for c in content
+    )
     assert (s.risk, s.action, s.screener) == ("moderate", "blur", "vlm:openai-api/mock/mock-vlm")
     assert "email" in s.types and any(r.type == "email" for r in s.regions)
     assert s.scene == "An account settings page"
@@ -290,20 +331,22 @@ def test_vlm_screener_fails_safe(curated: dict, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("MOCK_BASE_URL", server.base_url)
     try:
         s = VlmScreener("openai-api/mock/mock-vlm", attempts=3, locator=OcrScreener(faces=False)).screen(
-            image, app="Chrome", title="x")
+            image, app="Chrome", title="x"
+        )
     finally:
         server.stop()
     assert len(server.requests) == 3
     assert (s.risk, s.action) == ("high-risk", "delete")
 
 
-def test_vlm_screener_retries_print_progress_and_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                           capsys: pytest.CaptureFixture) -> None:
+def test_vlm_screener_retries_print_progress_and_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
     """An endpoint answering HTTP 500: a stderr line per retry, then the screener's one line names
     the last error (it showed tenacity's ``RetryError[<Future ...>]``)."""
+    from mock_openai import MockOpenAI
     from PIL import Image
 
-    from mock_openai import MockOpenAI
     from proagent.curate import ScreenerError
 
     image = tmp_path / "s.png"
@@ -312,16 +355,22 @@ def test_vlm_screener_retries_print_progress_and_one_line(tmp_path: Path, monkey
         srv.env(monkeypatch)
         with pytest.raises(ScreenerError) as e:
             VlmScreener("openai-api/mock/mock-vlm", max_retries=1, locator=OcrScreener(faces=False)).screen(
-                image, app="Chrome", title="x")
+                image, app="Chrome", title="x"
+            )
         port = srv.server.server_address[1]
-    assert str(e.value).startswith("screening model openai-api/mock/mock-vlm failed: InternalServerError: Error code: "
-                                   "500 - mock failure (gave up after 2 attempts)"), str(e.value)
+    assert str(e.value).startswith(
+        "screening model openai-api/mock/mock-vlm failed: InternalServerError: Error code: "
+        "500 - mock failure (gave up after 2 attempts)"
+    ), str(e.value)
     lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("model API at ")]
-    assert len(lines) == 1 and lines[0].startswith(f"model API at http://127.0.0.1:{port}: attempt 1 of 2 failed "
-                                                   "(InternalServerError: Error code: 500 - mock failure); retrying in")
+    assert len(lines) == 1 and lines[0].startswith(
+        f"model API at http://127.0.0.1:{port}: attempt 1 of 2 failed "
+        "(InternalServerError: Error code: 500 - mock failure); retrying in"
+    )
 
 
 # --------------------------------------------------------------------------- faces
+
 
 def test_face_in_a_screenshot_is_found_and_blurred_away(tmp_path: Path) -> None:
     import matplotlib.cbook
@@ -366,9 +415,13 @@ def test_review_stops_on_sigint_even_when_started_with_sigint_ignored(tmp_path) 
 
     (tmp_path / ".curate").mkdir()
     (tmp_path / ".curate" / "manifest.json").write_text('{"users": {}}', "utf-8")
-    p = subprocess.Popen([sys.executable, "-c", "from proagent.cli import main; main()", "review", str(tmp_path)],
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    p = subprocess.Popen(
+        [sys.executable, "-c", "from proagent.cli import main; main()", "review", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
     try:
         assert "to review at http://127.0.0.1:" in p.stdout.readline()
         p.send_signal(signal.SIGINT)

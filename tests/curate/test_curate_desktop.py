@@ -47,20 +47,25 @@ def _screen(lines: list[str]) -> bytes:
     return buf.getvalue()
 
 
-CHAT = ["ChatGPT", "You: Why does my Flask app raise KeyError 'user_id'?",
-        "ChatGPT: The session has no user_id key yet; use session.get."]
+CHAT = [
+    "ChatGPT",
+    "You: Why does my Flask app raise KeyError 'user_id'?",
+    "ChatGPT: The session has no user_id key yet; use session.get.",
+]
 TERM = ["$ python app.py", "Traceback (most recent call last):", "KeyError: 'user_id'"]
 MAIL = ["Inbox - Mail", "From: Li Wei", f"Reply to {EMAIL} before Friday"]
 DOC = ["Quarterly plan - Docs", f"Project {SECRET_WORD} budget review", "Milestones for the next quarter"]
 
 # (app, title, screen lines, OCR text recorded by capture or None)
-EVENTS = [("chromium", "ChatGPT - Chromium", CHAT, "\n".join(CHAT)),
-          ("xterm", "python app.py", TERM, "\n".join(TERM)),
-          ("chromium", "Inbox - Mail - Chromium", MAIL, "\n".join(MAIL)),
-          ("xterm", "python app.py", TERM + ["$ "], "\n".join(TERM)),
-          ("chromium", "Quarterly plan - Docs - Chromium", DOC, "\n".join(DOC)),
-          ("xterm", "vim notes.txt", ["notes.txt", "remember the milk"], "notes.txt\nremember the milk"),
-          ("chromium", "ChatGPT - Chromium", CHAT, None)]  # back to the same page: byte-identical screen
+EVENTS = [
+    ("chromium", "ChatGPT - Chromium", CHAT, "\n".join(CHAT)),
+    ("xterm", "python app.py", TERM, "\n".join(TERM)),
+    ("chromium", "Inbox - Mail - Chromium", MAIL, "\n".join(MAIL)),
+    ("xterm", "python app.py", TERM + ["$ "], "\n".join(TERM)),
+    ("chromium", "Quarterly plan - Docs - Chromium", DOC, "\n".join(DOC)),
+    ("xterm", "vim notes.txt", ["notes.txt", "remember the milk"], "notes.txt\nremember the milk"),
+    ("chromium", "ChatGPT - Chromium", CHAT, None),
+]  # back to the same page: byte-identical screen
 
 
 @pytest.fixture(scope="module")
@@ -74,13 +79,24 @@ def raw(tmp_path_factory: pytest.TempPathFactory) -> dict:
     for app, title, lines, ocr in EVENTS:
         ev = st.open_event(app, title, t)
         data = _screen(lines)
-        sid = st.add_screenshot(event_id=ev, screen_id=0, t=t + timedelta(seconds=1), data=data, ext="png",
-                                file_hash=hashlib.sha256(data).hexdigest(), width=1024, height=640, app=app,
-                                title=title)
+        sid = st.add_screenshot(
+            event_id=ev,
+            screen_id=0,
+            t=t + timedelta(seconds=1),
+            data=data,
+            ext="png",
+            file_hash=hashlib.sha256(data).hexdigest(),
+            width=1024,
+            height=640,
+            app=app,
+            title=title,
+        )
         if ocr is not None:
-            st.con.execute("INSERT INTO ocr_results (screenshot_id, text_content, confidence, language, "
-                           "processing_time, created_at) VALUES (?, ?, 0.9, 'ch_sim+en', 1.0, ?)",
-                           (sid, ocr, (t + timedelta(seconds=2)).strftime("%Y-%m-%d %H:%M:%S.%f")))
+            st.con.execute(
+                "INSERT INTO ocr_results (screenshot_id, text_content, confidence, language, "
+                "processing_time, created_at) VALUES (?, ?, 0.9, 'ch_sim+en', 1.0, ?)",
+                (sid, ocr, (t + timedelta(seconds=2)).strftime("%Y-%m-%d %H:%M:%S.%f")),
+            )
             st.con.execute("UPDATE screenshots SET is_processed = 1 WHERE id = ?", (sid,))
         st.close_event(ev, t + timedelta(seconds=20))
         ids.append(sid)
@@ -102,8 +118,15 @@ def curated(raw: dict, tmp_path_factory: pytest.TempPathFactory) -> dict:
     second = CliRunner().invoke(cli, ["curate", str(raw["folder"]), "--out", str(out)])
     assert second.exit_code == 0, second.output
     priv = {d["screenshot_id"]: d for d in map(json.loads, (out / "privacy.jsonl").read_text("utf-8").splitlines())}
-    return {"out": out, "user": user, "ids": ids, "first": first.output, "second": second.output, "priv": priv,
-            "raw": raw["folder"]}
+    return {
+        "out": out,
+        "user": user,
+        "ids": ids,
+        "first": first.output,
+        "second": second.output,
+        "priv": priv,
+        "raw": raw["folder"],
+    }
 
 
 def test_revisited_page_keeps_its_event_as_a_reference(curated: dict) -> None:

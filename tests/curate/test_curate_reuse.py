@@ -14,9 +14,13 @@ import pytest
 pytest.importorskip("rapidocr")
 pytest.importorskip("presidio_analyzer")
 
-from proagent.curate import OcrScreener, curate  # noqa: E402
-from proagent.curate import _screen  # noqa: E402
 from pii_screens import make_pii_corpus  # noqa: E402
+
+from proagent.curate import (  # noqa: E402
+    OcrScreener,
+    _screen,  # noqa: E402
+    curate,
+)
 
 
 class _Counting:
@@ -67,8 +71,9 @@ def test_recorded_ocr_text_spares_the_second_ocr_pass(tmp_path: Path, monkeypatc
         assert action == "delete" or has_region
 
 
-def test_locate_reads_the_image_only_when_the_text_holds_personal_data(tmp_path: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_locate_reads_the_image_only_when_the_text_holds_personal_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from PIL import Image
 
     img = tmp_path / "screen_0_20260105_090000_000.png"

@@ -17,8 +17,21 @@ from pii_screens import ALONE, ORDINARY, make_screens_corpus  # noqa: E402
 from proagent.curate import high_risk_types  # noqa: E402
 from proagent.curate._detect import find_pii_lines  # noqa: E402
 
-LISTED = {"email", "phone", "bank_card", "iban", "bank_account", "us_ssn", "id_number", "passport", "address",
-          "person", "api_key", "password", "date_of_birth"}
+LISTED = {
+    "email",
+    "phone",
+    "bank_card",
+    "iban",
+    "bank_account",
+    "us_ssn",
+    "id_number",
+    "passport",
+    "address",
+    "person",
+    "api_key",
+    "password",
+    "date_of_birth",
+}
 """The types issue 34 lists (ip_address too is planted)."""
 
 
@@ -59,7 +72,9 @@ def test_a_rendered_subset_through_ocr_and_curate(tmp_path: Path) -> None:
     screens = tuple(sc for sc in ALONE + ORDINARY if sc.name in SUBSET)
     shown = make_screens_corpus(tmp_path / "raw" / "P01", screens)
     curate(tmp_path / "raw" / "P01", tmp_path / "out", OcrScreener(faces=False))
-    got = {d["screenshot_id"]: d for d in map(json.loads, (tmp_path / "out" / "privacy.jsonl").read_text().splitlines())}
+    got = {
+        d["screenshot_id"]: d for d in map(json.loads, (tmp_path / "out" / "privacy.jsonl").read_text().splitlines())
+    }
     published = (tmp_path / "out" / "P01" / "lifetrace_privacy_processed.db").read_bytes().decode("utf-8", "replace")
     for sid, sc in shown.items():
         v = got[sid]

@@ -16,10 +16,32 @@ from proagent.curate._detect import RECOGNIZERS, clean_text, find_pii, pii_recog
 
 
 def test_builtin_types_and_risks_come_from_the_registry() -> None:
-    assert pii_types() == ("email", "phone", "id_number", "us_ssn", "passport", "bank_card", "iban", "bank_account",
-                           "ip_address", "api_key", "password", "address", "date_of_birth", "person")
-    assert high_risk_types() == {"id_number", "us_ssn", "passport", "bank_card", "iban", "bank_account", "api_key",
-                                 "password"}
+    assert pii_types() == (
+        "email",
+        "phone",
+        "id_number",
+        "us_ssn",
+        "passport",
+        "bank_card",
+        "iban",
+        "bank_account",
+        "ip_address",
+        "api_key",
+        "password",
+        "address",
+        "date_of_birth",
+        "person",
+    )
+    assert high_risk_types() == {
+        "id_number",
+        "us_ssn",
+        "passport",
+        "bank_card",
+        "iban",
+        "bank_account",
+        "api_key",
+        "password",
+    }
     assert pii_types() == tuple(RECOGNIZERS)
 
 
@@ -28,7 +50,11 @@ def _register_ticket() -> None:
     def _ticket() -> list:
         from presidio_analyzer import Pattern, PatternRecognizer
 
-        return [PatternRecognizer(supported_entity="TICKET_ID", patterns=[Pattern("ticket", r"\bABC-\d{6}-[A-Z]{2}\b", 0.9)])]
+        return [
+            PatternRecognizer(
+                supported_entity="TICKET_ID", patterns=[Pattern("ticket", r"\bABC-\d{6}-[A-Z]{2}\b", 0.9)]
+            )
+        ]
 
 
 def test_a_registered_type_is_found_and_tagged() -> None:
@@ -37,7 +63,10 @@ def test_a_registered_type_is_found_and_tagged() -> None:
     _register_ticket()
     try:
         found = find_pii(text)
-        assert [(f.type, text[f.start:f.end]) for f in found] == [("ticket", "ABC-123456-XY"), ("email", "alice@example.com")]
+        assert [(f.type, text[f.start : f.end]) for f in found] == [
+            ("ticket", "ABC-123456-XY"),
+            ("email", "alice@example.com"),
+        ]
         assert clean_text(text) == "ticket [TICKET] for [EMAIL]"
         with pytest.raises(ValueError, match="already registered"):
             pii_recognizer("ticket", entities=("X",))(lambda: [])
@@ -55,9 +84,11 @@ def test_a_late_high_risk_type_is_listed_and_deleted_by_curate(tmp_path: Path) -
     from proagent.curate import OcrScreener, curate
     from proagent.curate._screen import vlm_prompt
 
-    shown = make_screens_corpus(tmp_path / "raw" / "P01", (
-        Screen("ticket", "Jira", "Support - Jira", ("Support queue", "Ticket ABC-123456-XY is open"), ("ticket",)),),
-        ocr_rows=True)
+    shown = make_screens_corpus(
+        tmp_path / "raw" / "P01",
+        (Screen("ticket", "Jira", "Support - Jira", ("Support queue", "Ticket ABC-123456-XY is open"), ("ticket",)),),
+        ocr_rows=True,
+    )
     _register_ticket()
     try:
         assert "ticket" in pii_types() and "ticket" in high_risk_types()
@@ -69,8 +100,11 @@ def test_a_late_high_risk_type_is_listed_and_deleted_by_curate(tmp_path: Path) -
     (verdict,) = map(json.loads, (tmp_path / "out" / "privacy.jsonl").read_text("utf-8").splitlines())
     assert verdict["screenshot_id"] == sid
     assert (verdict["action"], verdict["risk"], verdict["types"]) == ("delete", "high-risk", ["ticket"])
-    assert not (tmp_path / "out" / "P01" / "screenshots").joinpath(next(iter(
-        (tmp_path / "raw" / "P01" / "screenshots").iterdir())).name).exists()
+    assert (
+        not (tmp_path / "out" / "P01" / "screenshots")
+        .joinpath(next(iter((tmp_path / "raw" / "P01" / "screenshots").iterdir())).name)
+        .exists()
+    )
     assert "ticket" not in pii_types()
 
 

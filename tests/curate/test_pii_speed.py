@@ -18,13 +18,21 @@ from proagent.curate._detect import find_pii  # noqa: E402
 TEXTS = [
     "mail alice@example.com and call +1 415 555 2671",
     "call 0664 1234",  # 8 digits: Austrian numbers may be this short
-    "tel 555 2671", "room 1234", "+43 1 234",
+    "tel 555 2671",
+    "room 1234",
+    "+43 1 234",
     "card 4111 1111 1111 1111, pwd: hunter22",
     "    loss_12 = criterion(model(batch.x12), batch.y) + reg * 12.5",
-    "0.812 0.774 0.790 0.801", "ip 192.168.1.20 port 8080", "IBAN DE89 3704 0044 0532 0130 00",
-    "身份证 11010519491231002X 手机 13812345678", "api_key = sk-proj-abcdefghijklmnop1234",
-    "+86 138 1234 5678", "1 2 3 4 5 6 7", "Ln 28, Col 1   Spaces: 4   UTF-8",
-    "phone: (212) 555-0147 ext 12", "no digits here at all",
+    "0.812 0.774 0.790 0.801",
+    "ip 192.168.1.20 port 8080",
+    "IBAN DE89 3704 0044 0532 0130 00",
+    "身份证 11010519491231002X 手机 13812345678",
+    "api_key = sk-proj-abcdefghijklmnop1234",
+    "+86 138 1234 5678",
+    "1 2 3 4 5 6 7",
+    "Ln 28, Col 1   Spaces: 4   UTF-8",
+    "phone: (212) 555-0147 ext 12",
+    "no digits here at all",
 ]
 
 

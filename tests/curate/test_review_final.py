@@ -23,8 +23,12 @@ from proagent.curate import serve_review  # noqa: E402
 
 SCREENS = (
     # a number in an LLM reply that the detector takes for a phone number: the screener blurs it
-    Screen("reply", "Google Chrome", "ChatGPT - Google Chrome",
-           ("What is 20.75 percent of 2,107,550,000?", "Roughly +1 415 555 2671, as a number.")),
+    Screen(
+        "reply",
+        "Google Chrome",
+        "ChatGPT - Google Chrome",
+        ("What is 20.75 percent of 2,107,550,000?", "Roughly +1 415 555 2671, as a number."),
+    ),
     # a title keyword: the rules phase deletes it
     Screen("checkout", "Google Chrome", "Checkout - Google Chrome", ("Your basket", "2 items, total 31.80")),
     Screen("notes", "Mousepad", "notes.txt - Mousepad", ("Standup notes", "Ship the retry budget fix today")),
@@ -39,8 +43,9 @@ def _curate(raw: Path, out: Path) -> None:
 
 def _post(srv, sid: int, action: str) -> None:  # noqa: ANN001
     body = json.dumps({"user": "P01", "screenshot_id": sid, "action": action}).encode()
-    req = urllib.request.Request(srv.url.replace("/?", "/api/decision?"), data=body, method="POST",
-                                 headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        srv.url.replace("/?", "/api/decision?"), data=body, method="POST", headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(req, timeout=10) as r:
         assert r.status == 200
 
@@ -63,7 +68,11 @@ def test_review_decisions_win_over_every_automatic_phase(tmp_path: Path) -> None
     finally:
         srv.stop()
     assert json.loads((out / ".curate" / "P01" / "review.json").read_text()) == {
-        str(ids["reply"]): "retain", str(ids["checkout"]): "retain", str(ids["notes"]): "delete", str(ids["docs"]): "blur"}
+        str(ids["reply"]): "retain",
+        str(ids["checkout"]): "retain",
+        str(ids["notes"]): "delete",
+        str(ids["docs"]): "blur",
+    }
     _curate(tmp_path / "raw" / "P01", out)
 
     got = {d["screenshot_id"]: d for d in map(json.loads, (out / "privacy.jsonl").read_text("utf-8").splitlines())}

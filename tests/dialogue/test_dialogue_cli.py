@@ -7,11 +7,10 @@ import json
 
 import pytest
 from click.testing import CliRunner
-
 from dialogue_fixtures import ITEMS, write_items
+
 from proagent.cli.dialogue import dialogue
 from proagent.dialogue.kappa import quadratic_kappa
-
 
 pytestmark = pytest.mark.usefixtures("in_tmp_path")  # working folder and caches in tmp_path (conftest)
 
@@ -39,14 +38,33 @@ def test_help():
         assert cmd in r.output
     r = CliRunner().invoke(dialogue, ["guide", "--help"])
     _ok(r)
-    for opt in ("--judge", "--user-model", "--agreeableness", "--no-target", "--max-turns", "--memory-turns", "--limit"):
+    for opt in (
+        "--judge",
+        "--user-model",
+        "--agreeableness",
+        "--no-target",
+        "--max-turns",
+        "--memory-turns",
+        "--limit",
+    ):
         assert opt in r.output
 
 
 def test_plan_end_to_end_and_resume(data, tmp_path):
     log_dir = tmp_path / "run"
-    args = ["plan", "--data", str(data), "--model", "mockllm/model", "--limit", "2", "--log-dir", str(log_dir),
-            "--display", "none"]
+    args = [
+        "plan",
+        "--data",
+        str(data),
+        "--model",
+        "mockllm/model",
+        "--limit",
+        "2",
+        "--log-dir",
+        str(log_dir),
+        "--display",
+        "none",
+    ]
     r = CliRunner().invoke(dialogue, args)
     _ok(r)
     res = json.loads((log_dir / "results.json").read_text("utf-8"))
@@ -63,9 +81,26 @@ def test_plan_end_to_end_and_resume(data, tmp_path):
 
 def test_guide_end_to_end(data, tmp_path):
     log_dir = tmp_path / "g"
-    r = CliRunner().invoke(dialogue, ["guide", "--data", str(data), "--model", "mockllm/model", "--agreeableness",
-                                      "low,high", "--max-turns", "2", "--limit", "2", "--log-dir", str(log_dir),
-                                      "--display", "none"])
+    r = CliRunner().invoke(
+        dialogue,
+        [
+            "guide",
+            "--data",
+            str(data),
+            "--model",
+            "mockllm/model",
+            "--agreeableness",
+            "low,high",
+            "--max-turns",
+            "2",
+            "--limit",
+            "2",
+            "--log-dir",
+            str(log_dir),
+            "--display",
+            "none",
+        ],
+    )
     _ok(r)
     res = json.loads((log_dir / "results.json").read_text("utf-8"))
     assert res["task"] == "guide" and res["n"] == 2 and res["mean_turns"] == 2.0
@@ -76,16 +111,24 @@ def test_guide_end_to_end(data, tmp_path):
 
 
 def test_errors(tmp_path, data):
-    _clean_error(CliRunner().invoke(dialogue, ["plan", "--data", str(tmp_path / "nope.jsonl"), "--model", "mockllm/model"]),
-                 "nope.jsonl")
+    _clean_error(
+        CliRunner().invoke(dialogue, ["plan", "--data", str(tmp_path / "nope.jsonl"), "--model", "mockllm/model"]),
+        "nope.jsonl",
+    )
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({**ITEMS[0], "sub_target": "x"}) + "\n", "utf-8")
-    _clean_error(CliRunner().invoke(dialogue, ["guide", "--data", str(bad), "--model", "mockllm/model"]),
-                 "bad.jsonl", "recommendation-1", "sub_target")
+    _clean_error(
+        CliRunner().invoke(dialogue, ["guide", "--data", str(bad), "--model", "mockllm/model"]),
+        "bad.jsonl",
+        "recommendation-1",
+        "sub_target",
+    )
     r = CliRunner().invoke(dialogue, ["guide", "--data", str(data), "--agreeableness", "grumpy"])
     assert r.exit_code == 2 and "--agreeableness" in r.output
-    _clean_error(CliRunner().invoke(dialogue, ["plan", "--data", str(data), "--domains", "nope", "--model", "mockllm/model"]),
-                 "no environments")
+    _clean_error(
+        CliRunner().invoke(dialogue, ["plan", "--data", str(data), "--domains", "nope", "--model", "mockllm/model"]),
+        "no environments",
+    )
     assert not (tmp_path / "logs").exists()
 
 
@@ -99,8 +142,19 @@ def test_kappa(tmp_path):
     assert 0.8 < k["kappa_quadratic"] <= 1.0 and "quadratic weighted kappa" in r.output
     # judge scores from a results.json, matched by id (unscored samples are left out)
     results = tmp_path / "results.json"
-    results.write_text(json.dumps({"samples": [{"id": "a", "score": 8}, {"id": "b", "score": 3}, {"id": "c", "score": -1},
-                                               {"id": "z", "score": 5}]}), "utf-8")
+    results.write_text(
+        json.dumps(
+            {
+                "samples": [
+                    {"id": "a", "score": 8},
+                    {"id": "b", "score": 3},
+                    {"id": "c", "score": -1},
+                    {"id": "z", "score": 5},
+                ]
+            }
+        ),
+        "utf-8",
+    )
     h2 = tmp_path / "h2.csv"
     h2.write_text("sample_id,score\na,8\nb,3\nc,4\n", "utf-8")
     r = CliRunner().invoke(dialogue, ["kappa", "--human", str(h2), "--results", str(tmp_path)])
@@ -110,8 +164,13 @@ def test_kappa(tmp_path):
 
 @pytest.mark.parametrize(
     "text, needle",
-    [("name,value\na,1\n", "id column"), ("id,human\na,eleven\n", "line 2"), ("id,human\na,0\n", "outside 1-10"),
-     ("id,human\na,1\na,2\n", "duplicate"), ("id,human\n", "no rows")],
+    [
+        ("name,value\na,1\n", "id column"),
+        ("id,human\na,eleven\n", "line 2"),
+        ("id,human\na,0\n", "outside 1-10"),
+        ("id,human\na,1\na,2\n", "duplicate"),
+        ("id,human\n", "no rows"),
+    ],
 )
 def test_kappa_bad_csv(tmp_path, text, needle):
     p = tmp_path / "h.csv"

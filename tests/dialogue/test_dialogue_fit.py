@@ -18,10 +18,17 @@ from proagent.dialogue.planning import dialogue_plan
 from proagent.errors import UsageError
 
 SMOL = "local/smollm2-135m"
-ENV = {"id": "rec-001", "domain": "recommendation", "topic": "hobbies/cycling",
-       "environment": {"user_information": "A commuter whose tyre went flat twice this month. " * 4,
-                       "trigger_factor": "It is Saturday morning and the bike shop opens at nine."},
-       "target": "Recommend puncture-resistant tyres.", "sub_target": ["Ask about the route", "Suggest tyres"]}
+ENV = {
+    "id": "rec-001",
+    "domain": "recommendation",
+    "topic": "hobbies/cycling",
+    "environment": {
+        "user_information": "A commuter whose tyre went flat twice this month. " * 4,
+        "trigger_factor": "It is Saturday morning and the bike shop opens at nine.",
+    },
+    "target": "Recommend puncture-resistant tyres.",
+    "sub_target": ["Ask about the route", "Suggest tyres"],
+}
 
 
 @pytest.fixture
@@ -41,9 +48,11 @@ def test_a_guide_over_the_context_is_refused_with_advice_that_works(envs: Path) 
     with pytest.raises(UsageError) as e:
         check_context(task, SMOL, {}, {"judge": SMOL, "user": SMOL}, **opts)  # SmolLM2's default n_ctx: 2048
     assert e.value.option == "--model-arg n_ctx"
-    m = re.search(r"the guidance judge's follow-up over 6 turns \(sample rec-001:low\) needs about (\d+) tokens, more "
-                  r"than the 2048-token context of local/smollm2-135m: pass --model-arg n_ctx=(\d+) or --max-turns (\d)",
-                  str(e.value))
+    m = re.search(
+        r"the guidance judge's follow-up over 6 turns \(sample rec-001:low\) needs about (\d+) tokens, more "
+        r"than the 2048-token context of local/smollm2-135m: pass --model-arg n_ctx=(\d+) or --max-turns (\d)",
+        str(e.value),
+    )
     assert m, str(e.value)
     need, n_ctx, turns = map(int, m.groups())
     assert 2048 < need <= n_ctx
@@ -61,10 +70,17 @@ def test_the_estimate_grows_with_the_turns_and_the_answer_budgets(envs: Path) ->
 
     task, _ = _guide(envs)
     env = env_from_metadata(list(task.dataset)[0].metadata)
-    one, two = ({c.what.split(" over")[0]: c.tokens for c in guide_calls(env, "low", "s", max_turns=t, memory_turns=3,
-                                                                          give_target=True, density=False)}
-                for t in (1, 2))
-    assert two["the guidance judge's follow-up"] - one["the guidance judge's follow-up"] >= AGENT_MAX_TOKENS + USER_MAX_TOKENS
+    one, two = (
+        {
+            c.what.split(" over")[0]: c.tokens
+            for c in guide_calls(env, "low", "s", max_turns=t, memory_turns=3, give_target=True, density=False)
+        }
+        for t in (1, 2)
+    )
+    assert (
+        two["the guidance judge's follow-up"] - one["the guidance judge's follow-up"]
+        >= AGENT_MAX_TOKENS + USER_MAX_TOKENS
+    )
     assert text_tokens("x" * 35) == 10 and CHARS_PER_TOKEN == 3.5
 
 
@@ -102,13 +118,12 @@ def test_the_chars_per_token_bound_holds_for_the_models_tokenizers() -> None:
     SmolLM2's own tokenizer (read from its GGUF file by transformers, the train extra)."""
     pytest.importorskip("transformers")
     pytest.importorskip("gguf")
+    from shared_data import DEV
     from transformers import AutoTokenizer
 
     from proagent.dialogue.io import read_environments
     from proagent.dialogue.prompting import AGREEABLENESS_TEXT, env_values, render
     from proagent.models.catalog import resolve_gguf
-
-    from shared_data import DEV
 
     seed = DEV.parent / "proactiveeval-seed" if DEV else None
     if seed is None or not seed.exists():
@@ -117,8 +132,11 @@ def test_the_chars_per_token_bound_holds_for_the_models_tokenizers() -> None:
     tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     for e in read_environments(seed):
         v = env_values(e)
-        for text in (render("plan_user", **v), render("guide_agent", **v),
-                     render("user_sim", **v, agreeableness=AGREEABLENESS_TEXT["low"]),
-                     render("guide_judge", **v, agreeableness="low", history=""),
-                     render("plan_judge", **v, candidate_target="", candidate_sub_target="")):
+        for text in (
+            render("plan_user", **v),
+            render("guide_agent", **v),
+            render("user_sim", **v, agreeableness=AGREEABLENESS_TEXT["low"]),
+            render("guide_judge", **v, agreeableness="low", history=""),
+            render("plan_judge", **v, candidate_target="", candidate_sub_target=""),
+        ):
             assert len(tok.encode(text, add_special_tokens=False)) <= text_tokens(text), text[:80]

@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
-from proagent.dialogue import Environment, read_environments
 from proagent.cli.dialogue import dialogue
+from proagent.dialogue import Environment, read_environments
 from proagent.dialogue.generator import GenConfig, GenModels, TopicReviewPending, run_generate
 from proagent.dialogue.records import RoundYield
 
@@ -123,8 +123,25 @@ def test_generate_cli_review_gate(tmp_path, monkeypatch):
 
     real = inspect_model.get_model
     monkeypatch.setattr(inspect_model, "get_model", lambda name, **kw: real("mockllm/model", custom_outputs=world))
-    args = ["generate", "--seeds", str(seeds), "--out", str(tmp_path / "gen"), "--model", "mockllm/model",
-            "--depth", "1", "--branching", "1", "--candidates", "1", "--rounds", "1", "--n-checkers", "1"]
+    args = [
+        "generate",
+        "--seeds",
+        str(seeds),
+        "--out",
+        str(tmp_path / "gen"),
+        "--model",
+        "mockllm/model",
+        "--depth",
+        "1",
+        "--branching",
+        "1",
+        "--candidates",
+        "1",
+        "--rounds",
+        "1",
+        "--n-checkers",
+        "1",
+    ]
     r = CliRunner().invoke(dialogue, args)
     assert r.exit_code == 0, r.output
     assert "topic tree awaiting review" in r.output and "--approve-topics" in r.output
@@ -158,8 +175,20 @@ def test_generate_refuses_an_empty_or_malformed_topic_tree(tmp_path, topics, mes
 def test_generate_cli_rejects_an_unknown_model(tmp_path):
     seeds = tmp_path / "seeds.jsonl"
     seeds.write_text(json.dumps(SEEDS[0].to_item()) + "\n", "utf-8")
-    r = CliRunner().invoke(dialogue, ["generate", "--seeds", str(seeds), "--out", str(tmp_path / "gen"),
-                                      "--model", "mockllm/model", "--judge", "local/no-such-model"])
+    r = CliRunner().invoke(
+        dialogue,
+        [
+            "generate",
+            "--seeds",
+            str(seeds),
+            "--out",
+            str(tmp_path / "gen"),
+            "--model",
+            "mockllm/model",
+            "--judge",
+            "local/no-such-model",
+        ],
+    )
     assert r.exit_code != 0 and "--judge local/no-such-model" in r.output and "Traceback" not in r.output
 
 
@@ -185,7 +214,24 @@ def test_generate_cli_model_failure_says_how_to_resume(tmp_path, monkeypatch):
 
     real = inspect_model.get_model
     monkeypatch.setattr(inspect_model, "get_model", lambda name, **kw: real("mockllm/model", custom_outputs=failing()))
-    r = CliRunner().invoke(dialogue, ["generate", "--seeds", str(seeds), "--out", str(out_dir), "--model", "mockllm/model",
-                                      "--approve-topics", "--candidates", "1", "--rounds", "1", "--n-checkers", "1"])
+    r = CliRunner().invoke(
+        dialogue,
+        [
+            "generate",
+            "--seeds",
+            str(seeds),
+            "--out",
+            str(out_dir),
+            "--model",
+            "mockllm/model",
+            "--approve-topics",
+            "--candidates",
+            "1",
+            "--rounds",
+            "1",
+            "--n-checkers",
+            "1",
+        ],
+    )
     assert r.exit_code != 0 and "server went away" in r.output and "re-run the same command to resume" in r.output
     assert "Traceback" not in r.output

@@ -78,15 +78,21 @@ def test_published_layout(tmp_path):
     # and the writer produces the same layout
     written = write_layout(tmp_path / "out", read_environments(root))
     assert sorted(p.relative_to(tmp_path / "out").as_posix() for p in written) == [
-        "persuasion/hard.json", "recommendation/fair.json", "recommendation/hard.json"]
+        "persuasion/hard.json",
+        "recommendation/fair.json",
+        "recommendation/hard.json",
+    ]
     assert len(read_environments(tmp_path / "out")) == 4
 
 
 BAD = [
     ("not_object", ["just a string"], "item 1: expected an object"),
     ("no_environment", [item(1, environment=None)], "'x-1'"),
-    ("empty_trigger", [item(1, environment={"user_information": "u", "trigger_factor": "  "})],
-     "environment.trigger_factor"),
+    (
+        "empty_trigger",
+        [item(1, environment={"user_information": "u", "trigger_factor": "  "})],
+        "environment.trigger_factor",
+    ),
     ("no_user_info", [item(1, environment={"trigger_factor": "t"})], "environment.user_information"),
     ("sub_target_string", [item(1), item(2, sub_target="do it")], "item 2 (id 'x-2'): sub_target"),
     ("sub_target_empty", [item(1, sub_target=[])], "sub_target"),

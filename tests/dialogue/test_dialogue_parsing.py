@@ -52,8 +52,10 @@ def test_judgement_reasoning_before_score():
 
 
 def test_guidance_judgement():
-    text = ("Reasoning: gentle and personal.\nEffectiveness: 7\nPersonalization: **8**\nTone: 9\n"
-            "Engagement: 6\nNaturalness: 5\nScore: 7")
+    text = (
+        "Reasoning: gentle and personal.\nEffectiveness: 7\nPersonalization: **8**\nTone: 9\n"
+        "Engagement: 6\nNaturalness: 5\nScore: 7"
+    )
     j = parse_guidance_judgement(text)
     assert j.score == 7 and j.dimensions == dict(zip(DIMENSIONS, [7, 8, 9, 6, 5]))
     assert j.reasoning == "gentle and personal."
@@ -78,10 +80,16 @@ def test_guidance_judgement():
         ("", None),
         # real answers of Qwen2.5-Coder-1.5B without the verdict line
         ("The user has not accepted or acted on the forecast, so the target is not reached.", False),
-        ("The target is reached when the user has clearly accepted or acted on it (not merely heard it). The user "
-         "asked for a recommendation and the assistant has provided one. Therefore, the target is reached.", True),
-        ("The target is reached when the user has clearly accepted or acted on it (not merely heard it). The user "
-         "asked for a recommendation and the assistant has provided one.", None),  # only the rule restated
+        (
+            "The target is reached when the user has clearly accepted or acted on it (not merely heard it). The user "
+            "asked for a recommendation and the assistant has provided one. Therefore, the target is reached.",
+            True,
+        ),
+        (
+            "The target is reached when the user has clearly accepted or acted on it (not merely heard it). The user "
+            "asked for a recommendation and the assistant has provided one.",
+            None,
+        ),  # only the rule restated
         ('Reasoning: x\nReached: yes" or "Reached: no', False),  # the format echoed: the last one wins
     ],
 )
@@ -91,8 +99,14 @@ def test_reached(text, verdict):
 
 @pytest.mark.parametrize(
     "text, n, want",
-    [("Mentioned: 1, 3", 4, [1, 3]), ("Mentioned: none", 4, []), ("Mentioned: 2, 9", 3, [2]),
-     ("Mentioned: []", 3, []), ("The message covers one.", 3, None), ("Mentioned: maybe", 3, None)],
+    [
+        ("Mentioned: 1, 3", 4, [1, 3]),
+        ("Mentioned: none", 4, []),
+        ("Mentioned: 2, 9", 3, [2]),
+        ("Mentioned: []", 3, []),
+        ("The message covers one.", 3, None),
+        ("Mentioned: maybe", 3, None),
+    ],
 )
 def test_mentioned(text, n, want):
     assert parse_mentioned(text, n) == want
@@ -106,7 +120,12 @@ def test_mentioned(text, n, want):
         ('{"Target": "T", "Sub-target": "only one"}', "T", ("only one",), "json"),
         ('{"target": "T", "sub_target": ["a", "b",', "T", ("a", "b"), "json-repair"),
         ('{"target": "T", "sub_target": ["a", "b"],}', "T", ("a", "b"), "json-repair"),
-        ("Target: Help them sleep\nSub-targets:\n1. notice\n2. suggest", "Help them sleep", ("notice", "suggest"), "lines"),
+        (
+            "Target: Help them sleep\nSub-targets:\n1. notice\n2. suggest",
+            "Help them sleep",
+            ("notice", "suggest"),
+            "lines",
+        ),
     ],
 )
 def test_plan(text, target, subs, method):
@@ -146,13 +165,20 @@ def test_memory_window():
 def test_leaks_and_passive_opening():
     clean = [Turn("assistant", "Morning! Your tyre went flat twice this month; want options?"), Turn("user", "ok")]
     assert leaks(clean) == [] and not passive_opening(clean)
-    leaky = [Turn("assistant", "Sub-target 1: ask about tyres. How are they?"), Turn("user", "turn 2"),
-             Turn("assistant", "(Turn 2) Here are options.\nTarget: sell tyres")]
+    leaky = [
+        Turn("assistant", "Sub-target 1: ask about tyres. How are they?"),
+        Turn("user", "turn 2"),
+        Turn("assistant", "(Turn 2) Here are options.\nTarget: sell tyres"),
+    ]
     found = leaks(leaky)
     assert any("Sub-target 1" in f for f in found) and any("Turn 2" in f for f in found)
     assert len(found) == 3  # the user's "turn 2" is not the agent's leak
-    for opening in ["It sounds like you're busy.", "Hi there, it seems like the build failed.",
-                    "How can I help you today?", "I understand you want to save."]:
+    for opening in [
+        "It sounds like you're busy.",
+        "Hi there, it seems like the build failed.",
+        "How can I help you today?",
+        "I understand you want to save.",
+    ]:
         assert passive_opening([Turn("assistant", opening)]), opening
     assert not passive_opening([Turn("assistant", "It's 1:40 a.m.; shall we let the build run overnight?")])
 

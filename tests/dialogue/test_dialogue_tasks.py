@@ -17,9 +17,14 @@ from proagent.dialogue.guidance import dialogue_guide
 from proagent.dialogue.planning import dialogue_plan
 
 ENVS = [
-    {"id": f"{d}-1", "domain": d, "topic": "t",
-     "environment": {"user_information": f"info about {d} user", "trigger_factor": f"trigger in {d}"},
-     "target": f"TARGET-{d}", "sub_target": ["first step", "second step", "third step"]}
+    {
+        "id": f"{d}-1",
+        "domain": d,
+        "topic": "t",
+        "environment": {"user_information": f"info about {d} user", "trigger_factor": f"trigger in {d}"},
+        "target": f"TARGET-{d}",
+        "sub_target": ["first step", "second step", "third step"],
+    }
     for d in ("recommendation", "persuasion")
 ]
 
@@ -42,9 +47,15 @@ def kind(messages) -> str:
     text = "\n".join(m.text for m in messages)
     if "did not end with" in messages[-1].text:
         return "followup"
-    for key, name in (("Reply with JSON only", "plan"), ("Now judge this case", "plan_judge"),
-                      ('"Reached: yes"', "reached"), ("Answer in this format", "guide_judge"),
-                      ("Mentioned:", "density"), ("role-playing", "user"), ("Write your next message", "agent")):
+    for key, name in (
+        ("Reply with JSON only", "plan"),
+        ("Now judge this case", "plan_judge"),
+        ('"Reached: yes"', "reached"),
+        ("Answer in this format", "guide_judge"),
+        ("Mentioned:", "density"),
+        ("role-playing", "user"),
+        ("Write your next message", "agent"),
+    ):
         if key in text:
             return name
     raise AssertionError(f"unknown prompt: {text[:200]}")
@@ -75,8 +86,9 @@ def run(task, agent: Script, judge: Script | None = None, user: Script | None = 
         roles["judge"] = judge.model()
     if user:
         roles["user"] = user.model()
-    [log] = inspect_eval(task, model=agent.model(), model_roles=roles or None, display="none", log_dir=kw.pop("log_dir"),
-                         **kw)
+    [log] = inspect_eval(
+        task, model=agent.model(), model_roles=roles or None, display="none", log_dir=kw.pop("log_dir"), **kw
+    )
     assert log.status == "success", log.error
     return log
 
@@ -130,8 +142,10 @@ def test_judge_that_rambles_is_asked_for_the_score_lines(data, tmp_path):
 # --------------------------------------------------------------------------- guidance
 
 
-GOOD_JUDGE = ("Reasoning: personal and gentle.\nEffectiveness: 8\nPersonalization: 7\nTone: 9\nEngagement: 6\n"
-              "Naturalness: 8\nScore: 8")
+GOOD_JUDGE = (
+    "Reasoning: personal and gentle.\nEffectiveness: 8\nPersonalization: 7\nTone: 9\nEngagement: 6\n"
+    "Naturalness: 8\nScore: 8"
+)
 
 
 def agent_script() -> Script:
@@ -140,10 +154,14 @@ def agent_script() -> Script:
 
 def test_early_termination(data, tmp_path):
     agent = agent_script()
-    judge = Script(reached=lambda n: "The user agreed.\nReached: yes" if n == 2 else "Not yet.\nReached: no",
-                   user=lambda n: f"reply {n}", guide_judge=GOOD_JUDGE)
-    log = run(dialogue_guide(data=data, agreeableness="high", domains="recommendation"), agent, judge,
-              log_dir=str(tmp_path))
+    judge = Script(
+        reached=lambda n: "The user agreed.\nReached: yes" if n == 2 else "Not yet.\nReached: no",
+        user=lambda n: f"reply {n}",
+        guide_judge=GOOD_JUDGE,
+    )
+    log = run(
+        dialogue_guide(data=data, agreeableness="high", domains="recommendation"), agent, judge, log_dir=str(tmp_path)
+    )
     [s] = log.samples
     assert s.metadata["turns"] == 2 and s.metadata["reached"] is True
     assert [t["content"] for t in s.metadata["dialogue"]] == ["message 1", "reply 1", "message 2", "reply 2"]
@@ -160,8 +178,13 @@ def test_turn_limit_and_memory_window(data, tmp_path):
     agent = agent_script()
     judge = Script(reached="Reasoning: no agreement.\nReached: no", guide_judge=GOOD_JUDGE)
     user = Script(user=lambda n: f"reply {n}")
-    log = run(dialogue_guide(data=data, agreeableness="low", domains="recommendation"), agent, judge, user,
-              log_dir=str(tmp_path))
+    log = run(
+        dialogue_guide(data=data, agreeableness="low", domains="recommendation"),
+        agent,
+        judge,
+        user,
+        log_dir=str(tmp_path),
+    )
     [s] = log.samples
     assert s.metadata["turns"] == 6 and s.metadata["reached"] is False
     assert len(agent.calls["agent"]) == 6 and len(user.calls["user"]) == 6 and "user" not in judge.calls
@@ -180,8 +203,12 @@ def test_turn_limit_and_memory_window(data, tmp_path):
 def test_turn_and_memory_options(data, tmp_path):
     agent = agent_script()
     judge = Script(reached="Reached: no", user="ok", guide_judge=GOOD_JUDGE)
-    log = run(dialogue_guide(data=data, agreeableness="medium", domains="persuasion", max_turns=2, memory_turns=1),
-              agent, judge, log_dir=str(tmp_path))
+    log = run(
+        dialogue_guide(data=data, agreeableness="medium", domains="persuasion", max_turns=2, memory_turns=1),
+        agent,
+        judge,
+        log_dir=str(tmp_path),
+    )
     [s] = log.samples
     assert s.metadata["turns"] == 2
     seen = "\n".join(m.text for m in agent.calls["agent"][1])
@@ -190,10 +217,18 @@ def test_turn_and_memory_options(data, tmp_path):
 
 def test_unreadable_verdicts_and_judge(data, tmp_path):
     agent = Script(agent="Sub-target 1: It sounds like you need tyres.")
-    judge = Script(reached="Hmm, hard to say.", user="fine",
-                   guide_judge="The dialogue was okay overall, I guess.", followup="It was fine.")
-    log = run(dialogue_guide(data=data, agreeableness="low,high", domains="recommendation", max_turns=3), agent,
-              judge, log_dir=str(tmp_path))
+    judge = Script(
+        reached="Hmm, hard to say.",
+        user="fine",
+        guide_judge="The dialogue was okay overall, I guess.",
+        followup="It was fine.",
+    )
+    log = run(
+        dialogue_guide(data=data, agreeableness="low,high", domains="recommendation", max_turns=3),
+        agent,
+        judge,
+        log_dir=str(tmp_path),
+    )
     assert sorted(s.id for s in log.samples) == ["recommendation-1:high", "recommendation-1:low"]
     for s in log.samples:
         v = s.scores["guide_judge"].value
@@ -206,10 +241,15 @@ def test_unreadable_verdicts_and_judge(data, tmp_path):
 
 def test_no_target_variant_and_density(data, tmp_path):
     agent = agent_script()
-    judge = Script(reached=lambda n: "Reached: yes", user="sure", guide_judge=GOOD_JUDGE,
-                   density=lambda n: "Mentioned: 1, 2")
-    log = run(dialogue_guide(data=data, agreeableness="high", give_target=False, density=True, domains="persuasion"),
-              agent, judge, log_dir=str(tmp_path))
+    judge = Script(
+        reached=lambda n: "Reached: yes", user="sure", guide_judge=GOOD_JUDGE, density=lambda n: "Mentioned: 1, 2"
+    )
+    log = run(
+        dialogue_guide(data=data, agreeableness="high", give_target=False, density=True, domains="persuasion"),
+        agent,
+        judge,
+        log_dir=str(tmp_path),
+    )
     seen = "\n".join(m.text for m in agent.calls["agent"][0])
     assert "TARGET" not in seen and "first step" not in seen
     # the judges still see the reference target
@@ -228,10 +268,15 @@ def test_bad_agreeableness(data):
 
 def test_guidance_judge_follow_up_reads_the_dimensions(data, tmp_path):
     agent = Script(agent="Hi! Shall we look at your options together?")
-    judge = Script(reached="Reached: yes", user="Sure.", guide_judge="Reasoning: " + "It was gentle. " * 30,
-                   followup=GOOD_JUDGE.split("\n", 1)[1])
-    log = run(dialogue_guide(data=data, agreeableness="medium", domains="recommendation"), agent, judge,
-              log_dir=str(tmp_path))
+    judge = Script(
+        reached="Reached: yes",
+        user="Sure.",
+        guide_judge="Reasoning: " + "It was gentle. " * 30,
+        followup=GOOD_JUDGE.split("\n", 1)[1],
+    )
+    log = run(
+        dialogue_guide(data=data, agreeableness="medium", domains="recommendation"), agent, judge, log_dir=str(tmp_path)
+    )
     [s] = log.samples
     v = s.scores["guide_judge"].value
     assert v["judge_parsed"] == 1 and v["score"] == 8.0 and v["tone"] == 9.0 and v["engagement"] == 6.0
@@ -283,6 +328,11 @@ def test_guidance_follow_up_scores_replace_numbers_in_the_reasoning(data):
     turns = [Turn("assistant", "Hi"), Turn("user", "Hello")]
     first = ("Reasoning: Tone: 7 because it was warm; Effectiveness: 9 at first glance, but", True)
     j = asyncio.run(judge_guidance(_outputs(first, "3\n2\n5\n4\n2\n3"), env, turns, "medium"))
-    assert j.score == 3.0 and j.dimensions == {"effectiveness": 3.0, "personalization": 2.0, "tone": 5.0,
-                                               "engagement": 4.0, "naturalness": 2.0}
+    assert j.score == 3.0 and j.dimensions == {
+        "effectiveness": 3.0,
+        "personalization": 2.0,
+        "tone": 5.0,
+        "engagement": 4.0,
+        "naturalness": 2.0,
+    }
     assert j.reasoning.startswith("Tone: 7") and "[score follow-up]" in j.raw

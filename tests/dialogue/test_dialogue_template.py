@@ -11,20 +11,21 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from dialogue_fixtures import ITEMS, write_items
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
-from dialogue_fixtures import ITEMS, write_items
 from proagent.cli.dialogue import dialogue
 from proagent.dialogue.parsing import is_plan_placeholder, parse_plan, plan_placeholders
 from proagent.dialogue.planning import dialogue_plan
 from proagent.dialogue.prompting import template_text
 from proagent.jsontext import json_objects
 
-
 # what SmolLM2-135M answered to plan_user: the template, verbatim
-SMOLLM_ECHO = ('{"target": "one sentence: what you will proactively help the user achieve", '
-               '"sub_target": ["first step of the conversation", "second step", "third step"]}')
+SMOLLM_ECHO = (
+    '{"target": "one sentence: what you will proactively help the user achieve", '
+    '"sub_target": ["first step of the conversation", "second step", "third step"]}'
+)
 
 
 def _template_json(name: str) -> dict:
@@ -63,17 +64,20 @@ def test_placeholders_are_read_from_the_prompt_files():
         assert not is_plan_placeholder(real)
 
 
-@pytest.mark.parametrize("answer", [
-    SMOLLM_ECHO,
-    json.dumps(_template_json("plan_user")),  # the template exactly as the prompt file shows it
-    "```json\n" + SMOLLM_ECHO + "\n```",
-    '{"target": "what you will proactively help the user achieve", "sub_target": ["a", "b"]}',  # label dropped
-    '{"target": "Help them plan the trip", "sub_target": ["first step of the conversation", "second step"]}',
-    json.dumps(_template_json("gen_target_merge")),  # {"target": "...", "sub_target": ["...", "..."]}
-    "Target: one sentence: what you will proactively help the user achieve\n- first step of the conversation\n"
-    "- second step\n- third step",
-    '{"target": "Help them plan the trip", "sub_target": ["Ask the dates", "..."]}',
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        SMOLLM_ECHO,
+        json.dumps(_template_json("plan_user")),  # the template exactly as the prompt file shows it
+        "```json\n" + SMOLLM_ECHO + "\n```",
+        '{"target": "what you will proactively help the user achieve", "sub_target": ["a", "b"]}',  # label dropped
+        '{"target": "Help them plan the trip", "sub_target": ["first step of the conversation", "second step"]}',
+        json.dumps(_template_json("gen_target_merge")),  # {"target": "...", "sub_target": ["...", "..."]}
+        "Target: one sentence: what you will proactively help the user achieve\n- first step of the conversation\n"
+        "- second step\n- third step",
+        '{"target": "Help them plan the trip", "sub_target": ["Ask the dates", "..."]}',
+    ],
+)
 def test_echoed_template_is_unparsed(answer):
     plan = parse_plan(answer)
     assert not plan.parsed and plan.target is None and plan.parse_method == "unparsed"
@@ -82,8 +86,9 @@ def test_echoed_template_is_unparsed(answer):
 def test_real_plan_after_an_echo_is_read():
     plan = parse_plan(SMOLLM_ECHO + '\nHere is mine:\n{"target": "Book a table", "sub_target": ["ask the time"]}')
     assert plan.parsed and plan.target == "Book a table" and plan.sub_target == ("ask the time",)
-    plan = parse_plan("Target: one sentence: what you will proactively help the user achieve\n"
-                      "Target: Book a table\n- ask the time")
+    plan = parse_plan(
+        "Target: one sentence: what you will proactively help the user achieve\nTarget: Book a table\n- ask the time"
+    )
     assert plan.target == "Book a table" and plan.parse_method == "lines"
     # a real plan with ordinary steps is untouched
     plan = parse_plan('{"target": "Book a table", "sub_target": ["first, ask the time", "then the place"]}')
@@ -110,9 +115,14 @@ def test_echoed_plan_is_scored_unparsed_and_never_judged(data, tmp_path):
         return _out("Reasoning: excellent.\nScore: 10")
 
     agent = get_model("mockllm/model", custom_outputs=lambda *a: _out(SMOLLM_ECHO))
-    [log] = inspect_eval(dialogue_plan(data=str(data)), model=agent,
-                         model_roles={"judge": get_model("mockllm/model", custom_outputs=judge)},
-                         display="none", log_dir=str(tmp_path / "logs"), limit=2)
+    [log] = inspect_eval(
+        dialogue_plan(data=str(data)),
+        model=agent,
+        model_roles={"judge": get_model("mockllm/model", custom_outputs=judge)},
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+        limit=2,
+    )
     assert log.status == "success", log.error
     for s in log.samples:
         assert s.scores["plan_judge"].value == {"score": -1.0, "plan_parsed": 0, "judge_parsed": 0}
@@ -128,8 +138,22 @@ def test_echoed_plan_is_scored_unparsed_and_never_judged(data, tmp_path):
 @pytest.mark.parametrize("limit, shown", [(2, "2 samples,"), (1, "1 sample,"), (9, "3 samples,")])
 def test_header_counts_what_limit_keeps(data, tmp_path, limit, shown):
     log_dir = tmp_path / "run"
-    r = CliRunner().invoke(dialogue, ["plan", "--data", str(data), "--model", "mockllm/model", "--limit", str(limit),
-                                      "--log-dir", str(log_dir), "--display", "none"])
+    r = CliRunner().invoke(
+        dialogue,
+        [
+            "plan",
+            "--data",
+            str(data),
+            "--model",
+            "mockllm/model",
+            "--limit",
+            str(limit),
+            "--log-dir",
+            str(log_dir),
+            "--display",
+            "none",
+        ],
+    )
     assert r.exit_code == 0, (r.output, r.exception)
     [header] = [line for line in r.stderr.splitlines() if line.startswith("proagent dialogue plan:")]
     assert f"plan: {shown} agent mockllm/model" in header, header
@@ -144,13 +168,24 @@ def _kappa(tmp_path, human: str, samples: list[dict]):
     (tmp_path / "h.csv").write_text(human, "utf-8")
     (tmp_path / "results.json").write_text(json.dumps({"samples": samples}), "utf-8")
     before = _snapshot(tmp_path)
-    r = CliRunner().invoke(dialogue, ["kappa", "--human", str(tmp_path / "h.csv"), "--results",
-                                      str(tmp_path / "results.json"), "--out", str(tmp_path / "k.json")])
+    r = CliRunner().invoke(
+        dialogue,
+        [
+            "kappa",
+            "--human",
+            str(tmp_path / "h.csv"),
+            "--results",
+            str(tmp_path / "results.json"),
+            "--out",
+            str(tmp_path / "k.json"),
+        ],
+    )
     return r, before
 
 
-@pytest.mark.parametrize("human, phrase", [("id,human\na,8\nb,3\n", "only 1 id has both"),
-                                           ("id,human\nx,8\ny,3\n", "only 0 ids have both")])
+@pytest.mark.parametrize(
+    "human, phrase", [("id,human\na,8\nb,3\n", "only 1 id has both"), ("id,human\nx,8\ny,3\n", "only 0 ids have both")]
+)
 def test_kappa_too_few_common_ids(tmp_path, human, phrase):
     r, before = _kappa(tmp_path, human, [{"id": "a", "score": 8}, {"id": "z", "score": 5}])
     assert r.exit_code == 1 and isinstance(r.exception, SystemExit), (r.output, r.exception)
@@ -161,11 +196,17 @@ def test_kappa_too_few_common_ids(tmp_path, human, phrase):
 
 
 def test_kappa_unmatched_counts(tmp_path):
-    r, _ = _kappa(tmp_path, "id,human\na,8\nb,3\nc,4\n", [{"id": "a", "score": 8}, {"id": "b", "score": 3},
-                                                         {"id": "z", "score": 5}])
+    r, _ = _kappa(
+        tmp_path,
+        "id,human\na,8\nb,3\nc,4\n",
+        [{"id": "a", "score": 8}, {"id": "b", "score": 3}, {"id": "z", "score": 5}],
+    )
     assert r.exit_code == 0, r.output
     assert "unmatched: 1 human-only, 1 judge-only id\n" in r.output
-    r, _ = _kappa(tmp_path, "id,human\na,8\nb,3\n", [{"id": "a", "score": 8}, {"id": "b", "score": 3},
-                                                    {"id": "y", "score": 5}, {"id": "z", "score": 5}])
+    r, _ = _kappa(
+        tmp_path,
+        "id,human\na,8\nb,3\n",
+        [{"id": "a", "score": 8}, {"id": "b", "score": 3}, {"id": "y", "score": 5}, {"id": "z", "score": 5}],
+    )
     assert r.exit_code == 0, r.output
     assert "unmatched: 0 human-only, 2 judge-only ids\n" in r.output

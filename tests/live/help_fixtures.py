@@ -39,19 +39,44 @@ KeyError: 'user_id'
 
 def _event(i: int, app: str, title: str, summary: str, ocr: str = "", seconds: int = 40) -> Event:
     start = T0 + timedelta(seconds=60 * i)
-    shot = Screenshot(id=i, time=start + timedelta(seconds=5), app_name=app, window_title=title,
-                      file_name=f"screen_{i}.png", ocr_text=ocr)
-    return Event(id=str(i), user="u1", start=start, end=start + timedelta(seconds=seconds), app_name=app,
-                 window_title=title, summary=summary, screenshots=(shot,))
+    shot = Screenshot(
+        id=i,
+        time=start + timedelta(seconds=5),
+        app_name=app,
+        window_title=title,
+        file_name=f"screen_{i}.png",
+        ocr_text=ocr,
+    )
+    return Event(
+        id=str(i),
+        user="u1",
+        start=start,
+        end=start + timedelta(seconds=seconds),
+        app_name=app,
+        window_title=title,
+        summary=summary,
+        screenshots=(shot,),
+    )
 
 
 def traceback_sample(sid: str = "u1:3:candidate") -> Sample:
     """The moment: editing app.py, then a terminal showing ``KeyError: 'user_id'`` (with PII)."""
-    ctx = (_event(0, "Firefox", f"Inbox - {PLANTED['EMAIL']} - Mail", "reading mail"),
-           _event(1, "Code", "app.py - myapp", "editing the login function of app.py"))
+    ctx = (
+        _event(0, "Firefox", f"Inbox - {PLANTED['EMAIL']} - Mail", "reading mail"),
+        _event(1, "Code", "app.py - myapp", "editing the login function of app.py"),
+    )
     cur = _event(2, "Terminal", f"deploy@{PLANTED['IP']}: ~/myapp", "running python app.py", SCREEN)
-    return Sample(id=sid, user="u1", time=T0 + timedelta(seconds=170), label=0, split="test", kind="candidate",
-                  context=ctx, current=cur, window_seconds=300.0)
+    return Sample(
+        id=sid,
+        user="u1",
+        time=T0 + timedelta(seconds=170),
+        label=0,
+        split="test",
+        kind="candidate",
+        context=ctx,
+        current=cur,
+        window_seconds=300.0,
+    )
 
 
 def store_with_offers(folder: Path, n: int = 2) -> tuple[FeedbackStore, list]:
@@ -62,8 +87,18 @@ def store_with_offers(folder: Path, n: int = 2) -> tuple[FeedbackStore, list]:
     for i in range(n):
         q = "Why does app.py raise KeyError: 'user_id' after login?" if i == 0 else None
         text = f"Want help with this? “{q}”" if q else "Need a hand with this? (Terminal)"
-        offers.append(st.add_offer(traceback_sample(f"u1:{i}:candidate"), text=text, query=q, intention="Code Programming",
-                                   p_help=0.9, notifier="page", created_at=T0 + timedelta(minutes=3), app_name="Terminal"))
+        offers.append(
+            st.add_offer(
+                traceback_sample(f"u1:{i}:candidate"),
+                text=text,
+                query=q,
+                intention="Code Programming",
+                p_help=0.9,
+                notifier="page",
+                created_at=T0 + timedelta(minutes=3),
+                app_name="Terminal",
+            )
+        )
     return st, offers
 
 
@@ -73,8 +108,10 @@ def scripted_reply(messages: list[dict[str, str]]) -> str:
     if len([m for m in messages if m["role"] == "user"]) > 1:
         return f"Follow-up on **{last[:40]}**: use `session.get(\"user_id\")` and redirect to the login page."
     err = "KeyError: 'user_id'" if "KeyError: 'user_id'" in last else "no error seen"
-    return (f"The traceback ends in `{err}`: the session has no `user_id` yet.\n\n"
-            "Set it when the login succeeds:\n\n```python\nsession[\"user_id\"] = user.id\n```\n")
+    return (
+        f"The traceback ends in `{err}`: the session has no `user_id` yet.\n\n"
+        "Set it when the login succeeds:\n\n```python\nsession[\"user_id\"] = user.id\n```\n"
+    )
 
 
 def write_capture(folder: Path, t0: datetime, apps: list[tuple[str, str, str]], *, seconds: float = 20.0) -> list[int]:
@@ -84,6 +121,7 @@ def write_capture(folder: Path, t0: datetime, apps: list[tuple[str, str, str]], 
     import hashlib
 
     from lifetrace_fixtures import tiny_png
+
     from proagent.capture import Store
 
     st = Store(folder)
@@ -94,11 +132,24 @@ def write_capture(folder: Path, t0: datetime, apps: list[tuple[str, str, str]], 
             st.close_event(prev, t)
         eid = st.open_event(app, title, t)
         png = tiny_png(i)
-        sid = st.add_screenshot(event_id=eid, screen_id=0, t=t + timedelta(seconds=1), data=png, ext="png",
-                                file_hash=hashlib.sha256(png).hexdigest(), width=4, height=4, app=app, title=title)
+        sid = st.add_screenshot(
+            event_id=eid,
+            screen_id=0,
+            t=t + timedelta(seconds=1),
+            data=png,
+            ext="png",
+            file_hash=hashlib.sha256(png).hexdigest(),
+            width=4,
+            height=4,
+            app=app,
+            title=title,
+        )
         if ocr:
-            st.con.execute("INSERT INTO ocr_results (screenshot_id, text_content, confidence, language, processing_time, "
-                           "created_at) VALUES (?, ?, 0.9, 'en', 0.1, ?)", (sid, ocr, t.isoformat(sep=" ")))
+            st.con.execute(
+                "INSERT INTO ocr_results (screenshot_id, text_content, confidence, language, processing_time, "
+                "created_at) VALUES (?, ?, 0.9, 'en', 0.1, ?)",
+                (sid, ocr, t.isoformat(sep=" ")),
+            )
             st.con.execute("UPDATE screenshots SET is_processed = 1 WHERE id = ?", (sid,))
             st.con.commit()
         ids.append(eid)

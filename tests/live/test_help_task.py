@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ModelOutput, get_model
-
 from lifetrace_fixtures import make_lifetrace_db
+
 from proagent.live.tasks import help_moments, help_task, judge_prompt, parse_judge_score
 from proagent.sources.load import load_events
 
@@ -19,8 +19,9 @@ HOW = "Need help: Yes\nIntention: Debugging & Error Resolution\nQuery: How do I 
 
 
 def _mock(text: str):  # noqa: ANN202
-    return get_model("mockllm/model", custom_outputs=(ModelOutput.from_content("mockllm/model", text)
-                                                      for _ in itertools.count()))
+    return get_model(
+        "mockllm/model", custom_outputs=(ModelOutput.from_content("mockllm/model", text) for _ in itertools.count())
+    )
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +34,11 @@ def log(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_moments_are_the_llm_events_with_a_reply(log: Path) -> None:
     events = load_events(log)
     ms = help_moments(events)
-    llm = [e for e in events if e.is_llm_event and e.conversation and e.conversation.user_queries
-           and e.conversation.llm_responses]
+    llm = [
+        e
+        for e in events
+        if e.is_llm_event and e.conversation and e.conversation.user_queries and e.conversation.llm_responses
+    ]
     assert ms and len(ms) <= len(llm)
     for s, q, reply in ms:
         e = next(x for x in llm if x.id == s.event_id)
@@ -45,8 +49,14 @@ def test_moments_are_the_llm_events_with_a_reply(log: Path) -> None:
 @pytest.mark.parametrize("condition", ["predicted", "real", "context-free"])
 def test_help_task_scores_each_condition(log: Path, tmp_path: Path, condition: str) -> None:
     task = help_task(data=str(log), condition=condition)
-    [res] = inspect_eval(task, model=_mock(HOW), model_roles={"judge": _mock("Score: 7 - specific and correct.")},
-                         display="none", log_dir=str(tmp_path / "logs"), max_samples=1)
+    [res] = inspect_eval(
+        task,
+        model=_mock(HOW),
+        model_roles={"judge": _mock("Score: 7 - specific and correct.")},
+        display="none",
+        log_dir=str(tmp_path / "logs"),
+        max_samples=1,
+    )
     assert res.status == "success", res.error
     ms = help_moments(load_events(log))
     assert len(res.samples) == len(ms)
@@ -61,7 +71,10 @@ def test_help_task_scores_each_condition(log: Path, tmp_path: Path, condition: s
         if condition == "real":
             assert md["query"] == f"Question: {true_q}" and md["predicted_query"] is None
         else:
-            assert md["predicted_query"] == "How do I fix this error?" and md["query"] == "Question: How do I fix this error?"
+            assert (
+                md["predicted_query"] == "How do I fix this error?"
+                and md["query"] == "Question: How do I fix this error?"
+            )
         if condition == "context-free":
             assert user == md["query"]  # no screen, events or app
         else:

@@ -11,25 +11,50 @@ from proagent.live import LearningManifest
 from proagent.live._learn import LEARNING_FORMAT
 
 FULL = {  # LearningWhen.manifest() of the old code, in its order
-    "format": LEARNING_FORMAT, "method": "sgd", "config": {"method": "sgd", "lr": 0.1},
-    "decider": {"path": "deciders/x", "model_sha256": "ab", "n_features": 3}, "threshold": 0.4,
-    "costs": None, "last_response_id": 7, "reset_after_response_id": 0, "n": 2, "n_positive": 1,
-    "model": {"kind": "sgd", "n": 2}, "learned_from": [{"response_id": 6, "offer_id": 3, "label": 1, "weight": 1.0},
-                                                       {"response_id": 7, "offer_id": 4, "label": 0, "weight": 0.5}],
+    "format": LEARNING_FORMAT,
+    "method": "sgd",
+    "config": {"method": "sgd", "lr": 0.1},
+    "decider": {"path": "deciders/x", "model_sha256": "ab", "n_features": 3},
+    "threshold": 0.4,
+    "costs": None,
+    "last_response_id": 7,
+    "reset_after_response_id": 0,
+    "n": 2,
+    "n_positive": 1,
+    "model": {"kind": "sgd", "n": 2},
+    "learned_from": [
+        {"response_id": 6, "offer_id": 3, "label": 1, "weight": 1.0},
+        {"response_id": 7, "offer_id": 4, "label": 0, "weight": 0.5},
+    ],
     "updated": "2026-12-02T06:00:00+00:00",
 }
 
 
 def _old_reset(old: dict, last: int, updated: str) -> dict:
     """reset_learning's manifest in the old code."""
-    return {**{k: v for k, v in old.items() if k not in ("model",)}, "format": LEARNING_FORMAT,
-            "last_response_id": last, "reset_after_response_id": last, "n": 0, "n_positive": 0,
-            "learned_from": [], "updated": updated}
+    return {
+        **{k: v for k, v in old.items() if k not in ("model",)},
+        "format": LEARNING_FORMAT,
+        "last_response_id": last,
+        "reset_after_response_id": last,
+        "n": 0,
+        "n_positive": 0,
+        "learned_from": [],
+        "updated": updated,
+    }
 
 
 def _reset(m: LearningManifest, last: int, updated: str) -> LearningManifest:
-    return replace(m, last_response_id=last, reset_after_response_id=last, n=0, n_positive=0, model=None,
-                   learned_from=(), updated=updated)
+    return replace(
+        m,
+        last_response_id=last,
+        reset_after_response_id=last,
+        n=0,
+        n_positive=0,
+        model=None,
+        learned_from=(),
+        updated=updated,
+    )
 
 
 def test_a_learners_manifest_reads_and_writes_back_byte_for_byte() -> None:

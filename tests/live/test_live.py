@@ -22,10 +22,27 @@ from lifetrace_fixtures import make_participant, tiny_png  # noqa: E402
 
 from proagent.bench.samples import SampleConfig, build_samples, candidate_moments  # noqa: E402
 from proagent.cli import cli  # noqa: E402
-from proagent.live import (DesktopNotifier, FeedbackStore, LiveAgent, LiveOptions, ReplayClock, Restraint,  # noqa: E402
-                           RestraintConfig, ScriptedDecider, feedback_samples, moment_sample, offer_text,
-                           parse_quiet_hours, pause, replay_moments, resume, run_replay, run_watch, sample_from_json,
-                           sample_to_json)
+from proagent.live import (  # noqa: E402
+    DesktopNotifier,
+    FeedbackStore,
+    LiveAgent,
+    LiveOptions,
+    ReplayClock,
+    Restraint,
+    RestraintConfig,
+    ScriptedDecider,
+    feedback_samples,
+    moment_sample,
+    offer_text,
+    parse_quiet_hours,
+    pause,
+    replay_moments,
+    resume,
+    run_replay,
+    run_watch,
+    sample_from_json,
+    sample_to_json,
+)
 from proagent.live._agent import HowModel  # noqa: E402
 from proagent.records import Event, Prediction, Screenshot  # noqa: E402
 from proagent.sources.proactivebench import read_proactivebench_session  # noqa: E402
@@ -52,7 +69,9 @@ class Recording(ScriptedDecider):
 def _opts(**kw) -> LiveOptions:  # noqa: ANN003
     # these tests script the decider's Yes moments; the gap and app-session limits have their own tests
     r = kw.pop("restraint", RestraintConfig(min_gap_seconds=0, one_per_app_session=False))
-    return LiveOptions(notify=kw.pop("notify", ("none",)), every_seconds=kw.pop("every_seconds", 0.0), restraint=r, **kw)
+    return LiveOptions(
+        notify=kw.pop("notify", ("none",)), every_seconds=kw.pop("every_seconds", 0.0), restraint=r, **kw
+    )
 
 
 # --------------------------------------------------------------------------- replay of a real dev session
@@ -72,8 +91,13 @@ def test_replay_dev_session_exact_decisions_and_benchmark_samples(tmp_path: Path
     bench = {s.id: s for s in build_samples(events, SampleConfig(window_seconds=300.0))}
     for s in d.samples:
         b = bench[s.id]
-        assert (s.time, s.current.id, [e.id for e in s.context], s.label, s.reference_queries) == \
-               (b.time, b.current.id, [e.id for e in b.context], b.label, b.reference_queries)
+        assert (s.time, s.current.id, [e.id for e in s.context], s.label, s.reference_queries) == (
+            b.time,
+            b.current.id,
+            [e.id for e in b.context],
+            b.label,
+            b.reference_queries,
+        )
     rows = FeedbackStore(tmp_path / "run").decisions()
     assert len(rows) == len(events) and all(r["decide_seconds"] >= 0 for r in rows)
     lines = (tmp_path / "run" / "decisions.jsonl").read_text().splitlines()
@@ -84,20 +108,38 @@ def test_replay_dev_session_exact_decisions_and_benchmark_samples(tmp_path: Path
 def test_replay_rate_limit_and_resume(tmp_path: Path) -> None:
     events = read_proactivebench_session(CODE13)
     d = ScriptedDecider(yes={e.id for e in events})  # Yes at every moment (event ids match too)
-    res = run_replay(CODE13, tmp_path / "r", d, _opts(restraint=RestraintConfig(min_gap_seconds=0, one_per_app_session=False, max_per_hour=3)), speed=0)
+    res = run_replay(
+        CODE13,
+        tmp_path / "r",
+        d,
+        _opts(restraint=RestraintConfig(min_gap_seconds=0, one_per_app_session=False, max_per_hour=3)),
+        speed=0,
+    )
     outcomes = [x.outcome for x in res.decisions]
     # the session lasts 9 minutes: three offers, then every Yes is held by the hourly limit
     assert outcomes == ["offer"] * 3 + ["held"] * (len(events) - 3)
     assert {x.reason for x in res.decisions[3:]} == {"max_per_hour"}
     # re-running the same command decides nothing twice
-    again = run_replay(CODE13, tmp_path / "r", d, _opts(restraint=RestraintConfig(min_gap_seconds=0, one_per_app_session=False, max_per_hour=3)), speed=0)
+    again = run_replay(
+        CODE13,
+        tmp_path / "r",
+        d,
+        _opts(restraint=RestraintConfig(min_gap_seconds=0, one_per_app_session=False, max_per_hour=3)),
+        speed=0,
+    )
     assert again.decisions == []
     assert len(FeedbackStore(tmp_path / "r").decisions()) == len(events)
     # other options in the same folder are refused
     from proagent.errors import DataError
 
     with pytest.raises(DataError, match="other options"):
-        run_replay(CODE13, tmp_path / "r", d, _opts(restraint=RestraintConfig(min_gap_seconds=0, one_per_app_session=False, max_per_hour=5)), speed=0)
+        run_replay(
+            CODE13,
+            tmp_path / "r",
+            d,
+            _opts(restraint=RestraintConfig(min_gap_seconds=0, one_per_app_session=False, max_per_hour=5)),
+            speed=0,
+        )
 
 
 @needs_dev
@@ -134,8 +176,12 @@ def test_replay_lifetrace_log_matches_candidate_moments(tmp_path: Path) -> None:
     assert set(cands) <= set(seen)
     for sid, b in cands.items():
         s = seen[sid]
-        assert (s.time, s.current.id, [e.id for e in s.context], s.label) == \
-               (b.time, b.current.id, [e.id for e in b.context], b.label)
+        assert (s.time, s.current.id, [e.id for e in s.context], s.label) == (
+            b.time,
+            b.current.id,
+            [e.id for e in b.context],
+            b.label,
+        )
     # moments without real activity before them are skipped, not decided
     skipped = [x for x in res.decisions if x.outcome == "skipped"]
     assert skipped and {x.reason for x in skipped} <= {"no_context", "call_app", "fullscreen", "blocked_app"}
@@ -154,8 +200,9 @@ def test_replay_decides_each_event_once_it_settled_in_front(tmp_path: Path) -> N
     events = {e.id: e for e in load_events(fx.path)}
     decided = [s for s in d.samples if s.kind == "candidate" and s.id.endswith(":candidate")]
     assert decided
-    assert any(events[s.event_id].is_llm_event for s in decided) and not all(events[s.event_id].is_llm_event
-                                                                                for s in decided)
+    assert any(events[s.event_id].is_llm_event for s in decided) and not all(
+        events[s.event_id].is_llm_event for s in decided
+    )
     for s in decided:
         e = events[s.event_id]
         if e.is_llm_event:  # recorded LLM use keeps the benchmark's moment: its start, before the person's query
@@ -191,15 +238,28 @@ def test_ticks_inside_long_events_never_see_the_future(tmp_path: Path) -> None:
 
 
 def _ev(app: str, title: str, start: datetime, seconds: float = 10.0, eid: str = "1") -> Event:
-    shot = Screenshot(id=int(eid), time=start + timedelta(seconds=1), app_name=app, window_title=title, file_name="x.png")
-    return Event(id=eid, user="u", start=start, end=start + timedelta(seconds=seconds), app_name=app,
-                 window_title=title, screenshots=(shot,))
+    shot = Screenshot(
+        id=int(eid), time=start + timedelta(seconds=1), app_name=app, window_title=title, file_name="x.png"
+    )
+    return Event(
+        id=eid,
+        user="u",
+        start=start,
+        end=start + timedelta(seconds=seconds),
+        app_name=app,
+        window_title=title,
+        screenshots=(shot,),
+    )
 
 
 def test_restraint_before_deciding(tmp_path: Path) -> None:
     now = datetime(2026, 3, 2, 14, 0)
-    r = Restraint(RestraintConfig(quiet_hours=parse_quiet_hours("22:00-08:00"), block_apps=("KeePassXC",),
-                                  block_titles=(r"bank",)), folder=tmp_path)
+    r = Restraint(
+        RestraintConfig(
+            quiet_hours=parse_quiet_hours("22:00-08:00"), block_apps=("KeePassXC",), block_titles=(r"bank",)
+        ),
+        folder=tmp_path,
+    )
     assert r.before(_ev("Visual Studio Code", "main.py", now), now) is None
     assert r.before(_ev("zoom.us", "Zoom Meeting", now), now) == "call_app"
     assert r.before(_ev("Google Chrome", "Meet - abc-defg-hij - Google Chrome", now), now) == "call_app"
@@ -223,7 +283,11 @@ def test_restraint_before_deciding(tmp_path: Path) -> None:
 
 def test_restraint_after_limits() -> None:
     t = datetime(2026, 3, 2, 10, 0)
-    r = Restraint(RestraintConfig(min_gap_seconds=0, one_per_app_session=False, max_per_hour=2, cooldown_seconds=600, not_now_seconds=60))
+    r = Restraint(
+        RestraintConfig(
+            min_gap_seconds=0, one_per_app_session=False, max_per_hour=2, cooldown_seconds=600, not_now_seconds=60
+        )
+    )
     r.offered(t)
     assert r.after(t + timedelta(minutes=1)) is None
     r.offered(t + timedelta(minutes=1))
@@ -251,9 +315,17 @@ def test_dismiss_starts_cooldown_in_replay(tmp_path: Path) -> None:
             pass
 
     clock = ReplayClock(0)
-    agent = LiveAgent(tmp_path, ScriptedDecider(yes={e.id for e in events}), notifiers=[Dismisser()], clock=clock,
-                      restraint=Restraint(RestraintConfig(min_gap_seconds=0, one_per_app_session=False, max_per_hour=100, cooldown_seconds=120), folder=tmp_path),
-                      feedback=store)
+    agent = LiveAgent(
+        tmp_path,
+        ScriptedDecider(yes={e.id for e in events}),
+        notifiers=[Dismisser()],
+        clock=clock,
+        restraint=Restraint(
+            RestraintConfig(min_gap_seconds=0, one_per_app_session=False, max_per_hour=100, cooldown_seconds=120),
+            folder=tmp_path,
+        ),
+        feedback=store,
+    )
     out = agent.replay(replay_moments(CODE13), clock)
     offers = [x for x in out if x.outcome == "offer"]
     # after each dismiss, no offer for 120 s of log time; then one again
@@ -280,8 +352,11 @@ class Writer(threading.Thread):
 
         st = Store(self.folder)
         t0 = datetime(2026, 3, 2, 9, 0)
-        apps = [("Visual Studio Code", "main.py - proj"), ("Google Chrome", "Stack Overflow - Chrome"),
-                ("Windows PowerShell", "pytest -q")]
+        apps = [
+            ("Visual Studio Code", "main.py - proj"),
+            ("Google Chrome", "Stack Overflow - Chrome"),
+            ("Windows PowerShell", "pytest -q"),
+        ]
         prev = None
         for i in range(self.start_index, self.start_index + self.n):
             app, title = apps[i % len(apps)]
@@ -290,8 +365,18 @@ class Writer(threading.Thread):
                 st.close_event(prev, t)
             eid = st.open_event(app, title, t)
             png = tiny_png(i)
-            st.add_screenshot(event_id=eid, screen_id=0, t=t + timedelta(seconds=1), data=png, ext="png",
-                              file_hash=hashlib.sha256(png).hexdigest(), width=4, height=4, app=app, title=title)
+            st.add_screenshot(
+                event_id=eid,
+                screen_id=0,
+                t=t + timedelta(seconds=1),
+                data=png,
+                ext="png",
+                file_hash=hashlib.sha256(png).hexdigest(),
+                width=4,
+                height=4,
+                app=app,
+                title=title,
+            )
             self.ids.append(eid)
             prev = eid
             time.sleep(self.gap)
@@ -305,8 +390,11 @@ def test_follower_picks_up_each_new_event_once_and_resumes_after_restart(tmp_pat
     d = Recording(set())
     w = Writer(cap, 8, start_index=3)
     got = []
-    th = threading.Thread(target=lambda: got.extend(run_watch(cap, tmp_path / "live", d, _opts(), poll_seconds=0.02,
-                                                              max_moments=5, duration=30).decisions))
+    th = threading.Thread(
+        target=lambda: got.extend(
+            run_watch(cap, tmp_path / "live", d, _opts(), poll_seconds=0.02, max_moments=5, duration=30).decisions
+        )
+    )
     th.start()
     for _ in range(200):  # the follower starts right after feedback.db is created
         if (tmp_path / "live" / "feedback.db").exists():
@@ -361,8 +449,12 @@ def test_feedback_samples_labels_and_roundtrip(tmp_path: Path) -> None:
     assert sample_from_json(sample_to_json(s)) == s
     st = FeedbackStore(tmp_path)
     now = datetime(2026, 3, 2, 10, 0)
-    offers = [st.add_offer(replace(s, id=f"m{i}"), text="t", query="q", intention=None, p_help=0.9, notifier="x",
-                           created_at=now) for i in range(4)]
+    offers = [
+        st.add_offer(
+            replace(s, id=f"m{i}"), text="t", query="q", intention=None, p_help=0.9, notifier="x", created_at=now
+        )
+        for i in range(4)
+    ]
     st.respond(offers[0].id, "accepted", now)
     st.respond(offers[1].id, "not_now", now)
     st.respond(offers[1].id, "dismissed", now + timedelta(seconds=5))  # the latest answer counts
@@ -379,8 +471,9 @@ def _fake_notify_send(tmp_path: Path, answer: str) -> Path:
     bindir.mkdir()
     log = tmp_path / "notify-args.txt"
     script = bindir / "notify-send"
-    script.write_text(f"#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >> {log}; done\necho '--' >> {log}\n"
-                      f"echo {answer}\n")
+    script.write_text(
+        f"#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >> {log}; done\necho '--' >> {log}\necho {answer}\n"
+    )
     script.chmod(0o755)
     return log
 
@@ -390,8 +483,9 @@ def test_desktop_notifications_through_notify_send(tmp_path: Path, monkeypatch: 
     log = _fake_notify_send(tmp_path, "dismissed")
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
     events = read_proactivebench_session(CODE13)
-    res = run_replay(CODE13, tmp_path / "run", ScriptedDecider(yes={f"{events[6].id}:labelled"}),
-                     _opts(notify=("desktop",)), speed=0)
+    res = run_replay(
+        CODE13, tmp_path / "run", ScriptedDecider(yes={f"{events[6].id}:labelled"}), _opts(notify=("desktop",)), speed=0
+    )
     offer = next(x for x in res.decisions if x.outcome == "offer")
     args = log.read_text().split("--\n")[0].splitlines()
     assert args[:3] == ["--app-name=proagent", "--urgency=low", "--expire-time=60000"]
@@ -415,8 +509,15 @@ def test_terminal_answers_are_stored(tmp_path: Path) -> None:
     out = io.StringIO()
     r, w = os.pipe()
     answers = os.fdopen(r)
-    res = run_replay(CODE13, tmp_path / "run", ScriptedDecider(yes={f"{events[9].id}:labelled"}),
-                     _opts(notify=("terminal",)), speed=0, answers=answers, out=out)
+    res = run_replay(
+        CODE13,
+        tmp_path / "run",
+        ScriptedDecider(yes={f"{events[9].id}:labelled"}),
+        _opts(notify=("terminal",)),
+        speed=0,
+        answers=answers,
+        out=out,
+    )
     oid = next(x.offer_id for x in res.decisions if x.outcome == "offer")
     assert f"offer {oid} at" in out.getvalue()
     st = FeedbackStore(tmp_path / "run")
@@ -439,8 +540,9 @@ def test_how_model_through_inspect(tmp_path: Path) -> None:
     answer = "Need help: Yes\nIntention: Debugging & Error Resolution\nQuery: Why does my pytest run fail with an ImportError?"
     model = get_model("mockllm/model", custom_outputs=[ModelOutput.from_content("mockllm/model", answer)])
     how = HowModel(model)
-    res = run_replay(CODE13, tmp_path / "run", ScriptedDecider(yes={f"{events[6].id}:labelled"}), _opts(), speed=0,
-                     how=how)
+    res = run_replay(
+        CODE13, tmp_path / "run", ScriptedDecider(yes={f"{events[6].id}:labelled"}), _opts(), speed=0, how=how
+    )
     offer = next(x for x in res.decisions if x.outcome == "offer")
     assert offer.notification == "Want help with this? “Why does my pytest run fail with an ImportError?”"
     assert offer.how_seconds is not None and offer.how_seconds >= 0
@@ -454,8 +556,9 @@ def test_how_model_through_inspect(tmp_path: Path) -> None:
 def test_how_with_local_smollm(tmp_path: Path) -> None:
     events = read_proactivebench_session(CODE13)
     how = HowModel("local/smollm2-135m", {"n_threads": "1"})
-    res = run_replay(CODE13, tmp_path / "run", ScriptedDecider(yes={f"{events[6].id}:labelled"}), _opts(), speed=0,
-                     how=how)
+    res = run_replay(
+        CODE13, tmp_path / "run", ScriptedDecider(yes={f"{events[6].id}:labelled"}), _opts(), speed=0, how=how
+    )
     d = next(x for x in res.decisions if x.sample_id == f"{events[6].id}:labelled")
     assert d.outcome in ("offer", "no_offer") and d.how_seconds > 0
 
@@ -469,8 +572,24 @@ def test_cli_replay_pause_resume_and_errors(tmp_path: Path) -> None:
     yes = tmp_path / "yes.txt"
     yes.write_text(f"{events[6].id}:labelled\n{events[7].id}:labelled\n")
     runner = CliRunner()
-    r = runner.invoke(cli, ["live", "--replay", str(CODE13), "--yes-at", str(yes), "--model", "none", "--speed", "0",
-                            "--out", str(tmp_path / "o"), "--notify", "terminal"])
+    r = runner.invoke(
+        cli,
+        [
+            "live",
+            "--replay",
+            str(CODE13),
+            "--yes-at",
+            str(yes),
+            "--model",
+            "none",
+            "--speed",
+            "0",
+            "--out",
+            str(tmp_path / "o"),
+            "--notify",
+            "terminal",
+        ],
+    )
     assert r.exit_code == 0, r.output
     # the two scripted Yes moments are seconds apart: the default --min-gap (10 min) holds the second
     assert "20 moments decided: 1 held, 18 no, 1 offer" in r.output and "min_gap 1" in r.output
@@ -478,8 +597,24 @@ def test_cli_replay_pause_resume_and_errors(tmp_path: Path) -> None:
     assert (tmp_path / "o" / "decisions.jsonl").is_file()
     r = runner.invoke(cli, ["live", "pause", str(tmp_path / "o")])
     assert r.exit_code == 0 and (tmp_path / "o" / "live.paused").exists()
-    r = runner.invoke(cli, ["live", "--replay", str(CODE13), "--yes-at", str(yes), "--model", "none", "--speed", "0",
-                            "--out", str(tmp_path / "p"), "--quiet-hours", "25:00-01:00"])
+    r = runner.invoke(
+        cli,
+        [
+            "live",
+            "--replay",
+            str(CODE13),
+            "--yes-at",
+            str(yes),
+            "--model",
+            "none",
+            "--speed",
+            "0",
+            "--out",
+            str(tmp_path / "p"),
+            "--quiet-hours",
+            "25:00-01:00",
+        ],
+    )
     assert r.exit_code != 0 and "--quiet-hours" in r.output and "Traceback" not in r.output
     r = runner.invoke(cli, ["live", "--replay", str(CODE13), "--model", "none"])
     assert r.exit_code != 0 and "--decider DIR" in r.output
@@ -508,9 +643,18 @@ def _heartbeat(cap: Path, event_id: int, stop: threading.Event, every: float = 0
         while not stop.is_set():
             k += 1
             png = tiny_png(100 + k)
-            st.add_screenshot(event_id=event_id, screen_id=0, t=datetime.now(), data=png, ext="png",
-                              file_hash=hashlib.sha256(png).hexdigest(), width=4, height=4, app="Google Chrome",
-                              title="Stack Overflow - Chrome")
+            st.add_screenshot(
+                event_id=event_id,
+                screen_id=0,
+                t=datetime.now(),
+                data=png,
+                ext="png",
+                file_hash=hashlib.sha256(png).hexdigest(),
+                width=4,
+                height=4,
+                app="Google Chrome",
+                title="Stack Overflow - Chrome",
+            )
             stop.wait(every)
         st.close()
 
@@ -528,8 +672,15 @@ def test_watch_ticks_within_a_long_event(tmp_path: Path) -> None:
     d = Recording(set())
     try:
         # settle 0: the heartbeat changes the screen every 0.05 s, which --settle's pause would hold (its own test)
-        res = run_watch(cap, tmp_path / "live", d, _opts(every_seconds=0.3, settle_seconds=0), poll_seconds=0.02,
-                        max_moments=2, duration=20)
+        res = run_watch(
+            cap,
+            tmp_path / "live",
+            d,
+            _opts(every_seconds=0.3, settle_seconds=0),
+            poll_seconds=0.02,
+            max_moments=2,
+            duration=20,
+        )
     finally:
         stop.set()
         beat.join(5)

@@ -8,8 +8,6 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from click.testing import CliRunner
-
 from activity_fixtures import (
     add_aw_rust_bucket,
     add_aw_rust_event,
@@ -18,6 +16,8 @@ from activity_fixtures import (
     sp_time,
     write_aw_export,
 )
+from click.testing import CliRunner
+
 from proagent.cli import cli
 from proagent.live import ActivityLogFollower, FeedbackStore, LiveOptions, RestraintConfig, ScriptedDecider, run_watch
 
@@ -45,8 +45,10 @@ class AwWriter(threading.Thread):
 
     def run(self) -> None:
         conn = sqlite3.connect(self.db, timeout=10)
-        win, afk = (conn.execute("SELECT id FROM buckets WHERE type = ?", (k,)).fetchone()[0]
-                    for k in ("currentwindow", "afkstatus"))
+        win, afk = (
+            conn.execute("SELECT id FROM buckets WHERE type = ?", (k,)).fetchone()[0]
+            for k in ("currentwindow", "afkstatus")
+        )
         for i in range(self.start_i, self.start_i + self.n):
             app, title = APPS[i % len(APPS)]
             t = self.t0 + timedelta(seconds=20 * i)
@@ -84,8 +86,11 @@ def test_watch_a_growing_activitywatch_database(tmp_path: Path) -> None:
     d = Recording()
     w = AwWriter(db, t0, 2, 3)
     got = []
-    th = threading.Thread(target=lambda: got.extend(
-        run_watch(db, tmp_path / "live", d, _opts(), poll_seconds=0.02, max_moments=3, duration=30).decisions))
+    th = threading.Thread(
+        target=lambda: got.extend(
+            run_watch(db, tmp_path / "live", d, _opts(), poll_seconds=0.02, max_moments=3, duration=30).decisions
+        )
+    )
     th.start()
     for _ in range(200):
         if (tmp_path / "live" / "feedback.db").exists():
@@ -110,15 +115,19 @@ def test_follow_a_growing_screenpipe_database(tmp_path: Path) -> None:
     folder = tmp_path / ".screenpipe"
     folder.mkdir()
     conn = create_screenpipe(folder / "db.sqlite")
-    chunk = conn.execute("INSERT INTO video_chunks (file_path, device_name) VALUES ('data/m.mp4', 'monitor_1')").lastrowid
+    chunk = conn.execute(
+        "INSERT INTO video_chunks (file_path, device_name) VALUES ('data/m.mp4', 'monitor_1')"
+    ).lastrowid
     t0 = datetime.now(timezone.utc) - timedelta(minutes=5)
 
     def frames(i0: int, n: int) -> None:
         for i in range(i0, i0 + n):
             app, title = APPS[(i // 3) % len(APPS)]  # three frames per app, 2 s apart
-            fid = conn.execute("INSERT INTO frames (video_chunk_id, offset_index, timestamp, name, app_name, window_name,"
-                               " focused, device_name) VALUES (?, ?, ?, 'data/m.mp4', ?, ?, 1, 'monitor_1')",
-                               (chunk, i, sp_time(t0 + timedelta(seconds=2 * i)), app, title)).lastrowid
+            fid = conn.execute(
+                "INSERT INTO frames (video_chunk_id, offset_index, timestamp, name, app_name, window_name,"
+                " focused, device_name) VALUES (?, ?, ?, 'data/m.mp4', ?, ?, 1, 'monitor_1')",
+                (chunk, i, sp_time(t0 + timedelta(seconds=2 * i)), app, title),
+            ).lastrowid
             conn.execute("INSERT INTO ocr_text (frame_id, text) VALUES (?, ?)", (fid, f"text {i}"))
         conn.commit()
 
@@ -139,8 +148,18 @@ def test_follow_a_growing_screenpipe_database(tmp_path: Path) -> None:
 
 def test_watch_refuses_an_export_with_one_line(tmp_path: Path) -> None:
     (tmp_path / "yes.txt").write_text("")
-    r = CliRunner().invoke(cli, ["live", "--watch", str(write_aw_export(tmp_path / "e.json")), "--model", "none",
-                                 "--yes-at", str(tmp_path / "yes.txt")])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "live",
+            "--watch",
+            str(write_aw_export(tmp_path / "e.json")),
+            "--model",
+            "none",
+            "--yes-at",
+            str(tmp_path / "yes.txt"),
+        ],
+    )
     assert r.exit_code == 1 and "does not grow" in r.output
     assert "Traceback" not in r.output and not (tmp_path / "feedback.db").exists()
 
@@ -156,15 +175,19 @@ def test_follow_a_database_aw_core_writes(tmp_path: Path) -> None:
     db = tmp_path / "aw-server" / "sqlite.v1.db"
     db.parent.mkdir()
     st = SqliteStorage(testing=True, filepath=str(db), enable_lazy_commit=False)
-    st.create_bucket("aw-watcher-window_host", "currentwindow", "aw-watcher-window", "host", "2026-03-02T09:00:00+00:00")
+    st.create_bucket(
+        "aw-watcher-window_host", "currentwindow", "aw-watcher-window", "host", "2026-03-02T09:00:00+00:00"
+    )
     t0 = datetime.now(timezone.utc) - timedelta(minutes=5)
     st.insert_one("aw-watcher-window_host", AwEvent(timestamp=t0, duration=20, data={"app": "Code", "title": "a"}))
     st.commit()
     f = ActivityLogFollower(db)
     assert f.poll() == [] and f.last_id == 1
     for i, (app, title) in enumerate(APPS[1:], 1):
-        st.insert_one("aw-watcher-window_host",
-                      AwEvent(timestamp=t0 + timedelta(seconds=20 * i), duration=20, data={"app": app, "title": title}))
+        st.insert_one(
+            "aw-watcher-window_host",
+            AwEvent(timestamp=t0 + timedelta(seconds=20 * i), duration=20, data={"app": app, "title": title}),
+        )
     st.commit()
     ms = f.poll()
     assert [(m.row_id, m.new_event.app_name) for m in ms] == [(2, "Firefox"), (3, "Terminal")]

@@ -15,15 +15,26 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-
-from proagent.live import (FeedbackStore, LiveAgent, OfferPage, PageNotifier, ReplayClock, Restraint, RestraintConfig,
-                           TerminalNotifier, feedback_samples, label_summary, moment_sample, reset_learning)
-from proagent.live._ask import ASK_UNCERTAINTY, uncertainty
-from proagent.live._notify import ANSWER_HINT
-from proagent.bench.samples import SampleConfig
-
 from test_live_implicit import DAY, _ev, _learning, _moments  # noqa: F401
 from test_live_learning import OPEN, decider_dir  # noqa: F401  (the module-scoped decider fixture)
+
+from proagent.bench.samples import SampleConfig
+from proagent.live import (
+    FeedbackStore,
+    LiveAgent,
+    OfferPage,
+    PageNotifier,
+    ReplayClock,
+    Restraint,
+    RestraintConfig,
+    TerminalNotifier,
+    feedback_samples,
+    label_summary,
+    moment_sample,
+    reset_learning,
+)
+from proagent.live._ask import ASK_UNCERTAINTY, uncertainty
+from proagent.live._notify import ANSWER_HINT
 
 
 class Fixed:
@@ -55,18 +66,36 @@ class Person:
         pass
 
 
-def _agent(folder: Path, when, store: FeedbackStore, notifiers, rate: int, *, implicit: bool = False,  # noqa: ANN001
-           restraint: RestraintConfig = OPEN) -> tuple[LiveAgent, ReplayClock]:
+def _agent(
+    folder: Path,
+    when,
+    store: FeedbackStore,
+    notifiers,
+    rate: int,
+    *,
+    implicit: bool = False,  # noqa: ANN001
+    restraint: RestraintConfig = OPEN,
+) -> tuple[LiveAgent, ReplayClock]:
     clock = ReplayClock(0)
-    return LiveAgent(folder, when, notifiers=notifiers, clock=clock, feedback=store, restraint=Restraint(restraint),
-                     implicit=implicit, ask_rate=rate), clock
+    return LiveAgent(
+        folder,
+        when,
+        notifiers=notifiers,
+        clock=clock,
+        feedback=store,
+        restraint=Restraint(restraint),
+        implicit=implicit,
+        ask_rate=rate,
+    ), clock
 
 
 def _questions(folder: Path) -> list[tuple]:
     conn = sqlite3.connect(folder / "feedback.db")
     try:
-        return conn.execute("SELECT q.id, q.sample_id, q.asked_at, q.p_help, q.risk, a.answer, a.source FROM questions q "
-                            "LEFT JOIN question_answers a ON a.question_id = q.id ORDER BY q.id").fetchall()
+        return conn.execute(
+            "SELECT q.id, q.sample_id, q.asked_at, q.p_help, q.risk, a.answer, a.source FROM questions q "
+            "LEFT JOIN question_answers a ON a.question_id = q.id ORDER BY q.id"
+        ).fetchall()
     finally:
         conn.close()
 
@@ -81,8 +110,9 @@ def test_uncertainty_is_the_decisions_expected_cost_share() -> None:
 
 
 def _post(url: str, body: dict) -> tuple[int, dict]:
-    req = urllib.request.Request(url, method="POST", data=json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        url, method="POST", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
     try:
         with urllib.request.urlopen(req, timeout=5) as r:
             return r.status, json.loads(r.read())
@@ -102,12 +132,18 @@ class PagePerson(Person):
         base = f"http://127.0.0.1:{self.page.port}"
         got = json.loads(urllib.request.urlopen(f"{base}/offers?token={self.page.token}", timeout=5).read())
         assert [x["id"] for x in got["questions"]] == [q.id] and got["questions"][0]["answer"] is None
-        assert _post(f"{base}/respond?token={self.page.token}", {"question": q.id, "answer": self.answer}) == (200, {"ok": True})
+        assert _post(f"{base}/respond?token={self.page.token}", {"question": q.id, "answer": self.answer}) == (
+            200,
+            {"ok": True},
+        )
 
 
 @pytest.mark.parametrize("answer", ["yes", "no"])
 def test_an_uncertain_quiet_moment_is_asked_answered_on_the_page_and_changes_the_next_decision(
-        decider_dir: Path, tmp_path: Path, answer: str) -> None:  # noqa: F811
+    decider_dir: Path,  # noqa: F811
+    tmp_path: Path,
+    answer: str,
+) -> None:
     fixed = _run_day(tmp_path / "pop", _learning(decider_dir, 1.0), rate=0)
     decided = [d for d in fixed if d.p_help is not None]
     threshold = max(d.p_help for d in decided) + 1e-3  # every moment quiet; the highest is the most uncertain
@@ -187,8 +223,9 @@ def test_an_open_question_or_a_recent_offer_holds_the_next_one(tmp_path: Path) -
     agent.replay(_moments(DAY), clock)
     store.close()
     assert len(person.asked) == 1  # the day spans 5 minutes, under the 10 minutes a question stays open
-    gap = RestraintConfig(max_per_hour=10_000, min_gap_seconds=600, one_per_app_session=False, cooldown_seconds=0,
-                          not_now_seconds=0)
+    gap = RestraintConfig(
+        max_per_hour=10_000, min_gap_seconds=600, one_per_app_session=False, cooldown_seconds=0, not_now_seconds=0
+    )
     store = FeedbackStore(tmp_path / "gap")
     person = Person(store, "no")
     agent, clock = _agent(tmp_path / "gap", Fixed(), store, [person], rate=5, restraint=gap)
@@ -201,8 +238,9 @@ def test_off_by_default_and_without_a_channel_nothing_is_asked(tmp_path: Path) -
     store = FeedbackStore(tmp_path / "off")
     person = Person(store)
     clock = ReplayClock(0)
-    agent = LiveAgent(tmp_path / "off", Fixed(), notifiers=[person], clock=clock, feedback=store,
-                      restraint=Restraint(OPEN))
+    agent = LiveAgent(
+        tmp_path / "off", Fixed(), notifiers=[person], clock=clock, feedback=store, restraint=Restraint(OPEN)
+    )
     agent.replay(_moments(DAY), clock)
     store.close()
     assert person.asked == [] and _questions(tmp_path / "off") == []
@@ -239,16 +277,24 @@ def test_the_terminal_asks_and_reads_q_n_yes_or_no(tmp_path: Path) -> None:
     s = moment_sample(DAY[:2], DAY[1].start, SampleConfig(), new_event=DAY[1])
     q = store.add_question(s, asked_at=DAY[1].start, p_help=0.3, threshold=1 / 3, risk=0.9, app_name="xterm")
     out = io.StringIO()
-    term = TerminalNotifier(store, datetime.now, out=out, answers=io.StringIO(
-        f"q {q.id} yes\nq 99 no\nq {q.id} maybe\nn {q.id}\nq {q.id} n\n"))
+    term = TerminalNotifier(
+        store,
+        datetime.now,
+        out=out,
+        answers=io.StringIO(f"q {q.id} yes\nq 99 no\nq {q.id} maybe\nn {q.id}\nq {q.id} n\n"),
+    )
     term._thread.join(5)
     term.ask(q)
     lines = out.getvalue().splitlines()
     assert lines[:2] == [f"question {q.id}: yes", "question 99: no such question"]
-    assert f"offer {q.id}: no such offer" in lines and f"question {q.id}: no" in lines  # `n N` stays "not now" for offers
+    assert (
+        f"offer {q.id}: no such offer" in lines and f"question {q.id}: no" in lines
+    )  # `n N` stays "not now" for offers
     assert lines[2] == f"not understood: 'q {q.id} maybe'; {ANSWER_HINT}"  # a typo is said, not dropped
-    assert lines[-1] == (f"question {q.id} at 10:01:00 in xterm: Would help have been useful just now?   "
-                         f"(q {q.id} y = yes, q {q.id} n = no)")
+    assert lines[-1] == (
+        f"question {q.id} at 10:01:00 in xterm: Would help have been useful just now?   "
+        f"(q {q.id} y = yes, q {q.id} n = no)"
+    )
     assert [(a[1], a[2]) for a in store.answers_since(0)] == [(q.id, "yes"), (q.id, "no")]  # the latest counts
     assert store.questions(open_only=True) == []
     store.close()
@@ -261,8 +307,12 @@ def test_the_page_lists_open_questions_and_refuses_bad_answers(tmp_path: Path) -
     page = OfferPage(store, datetime.now)
     try:
         base = f"http://127.0.0.1:{page.port}"
-        for body in ({"question": q.id, "answer": "maybe"}, {"question": 99, "answer": "yes"}, {"question": "x"},
-                     {"question": q.id}):
+        for body in (
+            {"question": q.id, "answer": "maybe"},
+            {"question": 99, "answer": "yes"},
+            {"question": "x"},
+            {"question": q.id},
+        ):
             code, got = _post(f"{base}/respond?token={page.token}", body)
             assert code == 400, (body, got)
         assert _post(f"{base}/respond?token=wrong", {"question": q.id, "answer": "yes"})[0] == 403
@@ -314,8 +364,11 @@ def test_feedback_samples_reads_answered_questions_only(tmp_path: Path) -> None:
     made = []
     for i, e in enumerate(DAY[1:4], start=1):
         s = moment_sample(DAY[: i + 1], e.start, SampleConfig(), new_event=e)
-        made.append(store.add_question(s, asked_at=e.start + timedelta(seconds=1), p_help=0.3, threshold=1 / 3,
-                                       risk=0.9, app_name=e.app_name))
+        made.append(
+            store.add_question(
+                s, asked_at=e.start + timedelta(seconds=1), p_help=0.3, threshold=1 / 3, risk=0.9, app_name=e.app_name
+            )
+        )
     store.answer_question(made[0].id, "yes", DAY[2].start)
     store.answer_question(made[1].id, "yes", DAY[2].start)
     store.answer_question(made[1].id, "no", DAY[3].start)  # changed their mind: the latest answer counts
@@ -326,14 +379,29 @@ def test_feedback_samples_reads_answered_questions_only(tmp_path: Path) -> None:
 
 def test_the_command_records_the_rate_and_prints_the_questions_line(decider_dir: Path, tmp_path: Path) -> None:  # noqa: F811
     from click.testing import CliRunner
+    from shared_data import DEV
 
     from proagent.cli import cli
-    from shared_data import DEV
 
     if DEV is None:
         pytest.skip("ProactiveBench dev sessions not present")
-    args = ["live", "--replay", str(DEV / "writing_12.json"), "--decider", str(decider_dir), "--model", "none",
-            "--speed", "0", "--notify", "page", "--out", str(tmp_path / "o"), "--min-gap", "0"]
+    args = [
+        "live",
+        "--replay",
+        str(DEV / "writing_12.json"),
+        "--decider",
+        str(decider_dir),
+        "--model",
+        "none",
+        "--speed",
+        "0",
+        "--notify",
+        "page",
+        "--out",
+        str(tmp_path / "o"),
+        "--min-gap",
+        "0",
+    ]
     r = CliRunner().invoke(cli, [*args, "--ask-rate", "2"])
     assert r.exit_code == 0, r.output
     asked = _questions(tmp_path / "o")

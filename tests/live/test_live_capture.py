@@ -24,10 +24,34 @@ def test_live_capture_decides_the_events_it_records(tmp_path: Path) -> None:
         xs.xterm("bravo-notes", "BRAVO NOTES 58", geometry="40x8+380+40")
         xs.activate("alpha-notes")
         proc = subprocess.Popen(
-            [sys.executable, "-m", "proagent.cli", "live", "--capture", str(out), "--capture-option=--no-ocr", "--capture-option=--split-on-title",
-             "--yes-at", str(yes), "--model", "none", "--notify", "terminal", "--every", "0", "--duration", "25s",
-             "--max-per-hour", "100", "--no-quiet-apps"],
-            env=xs.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            [
+                sys.executable,
+                "-m",
+                "proagent.cli",
+                "live",
+                "--capture",
+                str(out),
+                "--capture-option=--no-ocr",
+                "--capture-option=--split-on-title",
+                "--yes-at",
+                str(yes),
+                "--model",
+                "none",
+                "--notify",
+                "terminal",
+                "--every",
+                "0",
+                "--duration",
+                "25s",
+                "--max-per-hour",
+                "100",
+                "--no-quiet-apps",
+            ],
+            env=xs.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         db = out / "lifetrace.db"
         end = time.monotonic() + 20
         while not (out / "feedback.db").exists() and time.monotonic() < end:

@@ -8,10 +8,11 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+from test_live import Writer, _heartbeat, _opts
+
 from proagent.capture._control import FolderLock
 from proagent.live import ScriptedDecider
 from proagent.live._run import run_watch
-from test_live import Writer, _heartbeat, _opts
 
 
 def _watch(cap: Path, out: Path, *, lock: bool, every: float = 0.5) -> list[float]:
@@ -35,8 +36,15 @@ def _watch(cap: Path, out: Path, *, lock: bool, every: float = 0.5) -> list[floa
 
     th = threading.Thread(target=halt, daemon=True)
     th.start()
-    run_watch(cap, out, ScriptedDecider(set()), _opts(every_seconds=every, settle_seconds=0), poll_seconds=0.02, duration=3.0,
-              on_decision=lambda d: moments.append(d.moment))
+    run_watch(
+        cap,
+        out,
+        ScriptedDecider(set()),
+        _opts(every_seconds=every, settle_seconds=0),
+        poll_seconds=0.02,
+        duration=3.0,
+        on_decision=lambda d: moments.append(d.moment),
+    )
     th.join(5)
     return [(m - stopped_at[0]).total_seconds() for m in moments]
 

@@ -9,12 +9,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from shared_data import DEV
 
 from proagent.cli import cli
-from proagent.live import FeedbackStore, LiveAgent, ReplayClock, Restraint, RestraintConfig, ScriptedDecider, \
-    feedback_samples, replay_moments
-
-from shared_data import DEV
+from proagent.live import (
+    FeedbackStore,
+    LiveAgent,
+    ReplayClock,
+    Restraint,
+    RestraintConfig,
+    ScriptedDecider,
+    feedback_samples,
+    replay_moments,
+)
 
 pytestmark = pytest.mark.skipif(DEV is None, reason="ProactiveBench dev sessions not present")
 
@@ -45,14 +52,29 @@ def _answering_user(folder: Path, sessions: list[Path]) -> FeedbackStore:
         for m in moments:
             e = m.new_event
             user.labels[f"{e.id}:labelled"] = int(bool(e.needs_help))
-        agent = LiveAgent(folder, ScriptedDecider(yes={m.new_event.id for m in moments}), notifiers=[user],
-                          clock=clock, feedback=store,
-                          restraint=Restraint(RestraintConfig(min_gap_seconds=0, one_per_app_session=False, max_per_hour=10_000, cooldown_seconds=0, not_now_seconds=0)))
+        agent = LiveAgent(
+            folder,
+            ScriptedDecider(yes={m.new_event.id for m in moments}),
+            notifiers=[user],
+            clock=clock,
+            feedback=store,
+            restraint=Restraint(
+                RestraintConfig(
+                    min_gap_seconds=0,
+                    one_per_app_session=False,
+                    max_per_hour=10_000,
+                    cooldown_seconds=0,
+                    not_now_seconds=0,
+                )
+            ),
+        )
         agent.replay(moments, clock)
     return store
 
 
-def test_train_when_feedback_adapts_the_decider_and_live_runs_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_train_when_feedback_adapts_the_decider_and_live_runs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PROAGENT_EMBEDDING_CACHE", str(tmp_path / "emb"))
     writing = sorted(DEV.glob("writing_*.json"))
     store = _answering_user(tmp_path / "live", writing)
@@ -81,8 +103,24 @@ def test_train_when_feedback_adapts_the_decider_and_live_runs_it(tmp_path: Path,
     p1 = load_decider(tmp_path / "with").probabilities(fb)
     assert p1[y == 1].mean() - p1[y == 0].mean() > p0[y == 1].mean() - p0[y == 0].mean()
     # and the learned decider runs the live loop (probabilities, not scripted 0/1)
-    r = runner.invoke(cli, ["live", "--replay", str(DEV / "code_13.json"), "--decider", str(tmp_path / "with"),
-                            "--model", "none", "--speed", "0", "--out", str(tmp_path / "run"), "--notify", "none"])
+    r = runner.invoke(
+        cli,
+        [
+            "live",
+            "--replay",
+            str(DEV / "code_13.json"),
+            "--decider",
+            str(tmp_path / "with"),
+            "--model",
+            "none",
+            "--speed",
+            "0",
+            "--out",
+            str(tmp_path / "run"),
+            "--notify",
+            "none",
+        ],
+    )
     assert r.exit_code == 0, r.output
     rows = FeedbackStore(tmp_path / "run").decisions()
     assert len(rows) == 20 and all(0.0 < r_["p_help"] < 1.0 for r_ in rows)

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
-
 from help_fixtures import PLANTED, SCREEN, scripted_reply, store_with_offers, traceback_sample
 from mock_openai import MockOpenAI, last_user_text
+
 from proagent.live import LiveHelp, ScriptedHelpModel, help_context, make_help_model, rated_help, screen_region
 from proagent.live._help import help_messages
 
@@ -87,12 +87,15 @@ def test_accept_streams_an_answer_then_follow_up_and_rating(tmp_path: Path) -> N
     help.close()
     st.close()
     labels = rated_help(tmp_path)
-    assert len(labels) == 1 and labels[0]["rating"] == -1 and labels[0]["question"] == "What if the user is not logged in?"
+    assert (
+        len(labels) == 1 and labels[0]["rating"] == -1 and labels[0]["question"] == "What if the user is not logged in?"
+    )
     assert labels[0]["sample"].current.app_name == "Terminal"
     assert stat.S_IMODE(os.stat(tmp_path / "feedback.db").st_mode) == 0o600
     with sqlite3.connect(tmp_path / "feedback.db") as c:
-        rows = c.execute("SELECT role, completion_tokens, total_seconds, send_screen, sent_sha256 FROM help_turns "
-                         "ORDER BY id").fetchall()
+        rows = c.execute(
+            "SELECT role, completion_tokens, total_seconds, send_screen, sent_sha256 FROM help_turns ORDER BY id"
+        ).fetchall()
     assert [r[0] for r in rows] == ["user", "assistant", "user", "assistant"]
     assert rows[1][1] > 0 and rows[1][2] > 0 and rows[1][3] == "raw" and len(rows[1][4]) == 64
 
@@ -172,8 +175,10 @@ def test_remote_model_gets_no_planted_pii(tmp_path: Path, monkeypatch: pytest.Mo
             assert v not in text, v
         assert "KeyError: 'user_id'" in text and "[EMAIL]" in text
     with sqlite3.connect(tmp_path / "feedback.db") as c:
-        row = c.execute("SELECT send_screen, sent_sha256, placeholders, text FROM help_turns WHERE role='assistant' "
-                        "ORDER BY id LIMIT 1").fetchone()
+        row = c.execute(
+            "SELECT send_screen, sent_sha256, placeholders, text FROM help_turns WHERE role='assistant' "
+            "ORDER BY id LIMIT 1"
+        ).fetchone()
     assert row[0] == "redacted" and len(row[1]) == 64 and json.loads(row[2])["email"] >= 2
     st.close()
 
@@ -196,7 +201,9 @@ def test_local_model_streams_from_llama_cpp(tmp_path: Path) -> None:
     _wait(lambda: not help.busy(offers[0].id), 120)
     help.close()
     with sqlite3.connect(tmp_path / "feedback.db") as c:
-        rows = c.execute("SELECT cached_tokens, prompt_tokens FROM help_turns WHERE role='assistant' ORDER BY id").fetchall()
+        rows = c.execute(
+            "SELECT cached_tokens, prompt_tokens FROM help_turns WHERE role='assistant' ORDER BY id"
+        ).fetchall()
     assert rows[0][0] > 100 and rows[0][1] < 5  # the answer reused the prompt read ahead (llama.cpp prefix reuse)
     assert rows[1][0] > 100  # the follow-up reused the first turn's prompt
     st.close()
@@ -228,7 +235,9 @@ def test_an_offer_on_screen_has_its_prompt_read_ahead(tmp_path: Path) -> None:
 def test_help_messages_order() -> None:
     ctx = help_context(traceback_sample(), "q?", "raw")
     m = help_messages(ctx, [("assistant", "a1"), ("user", "f1")])
-    assert [x["role"] for x in m] == ["system", "user", "assistant", "user"] and m[1]["content"].endswith("Question: q?")
+    assert [x["role"] for x in m] == ["system", "user", "assistant", "user"] and m[1]["content"].endswith(
+        "Question: q?"
+    )
 
 
 def test_help_benchmark_moments_from_the_desktop_script() -> None:
@@ -241,17 +250,20 @@ def test_help_benchmark_moments_from_the_desktop_script() -> None:
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     ms = bench.moments(bench.scripted_events())
-    assert [q for _, q, _ in ms] == ["Why does my Flask app raise KeyError: 'user_id' right after login?",
-                                     "如何用 pandas 按月份汇总销售额？",
-                                     "Translate this sentence into French: The meeting is moved to Thursday."]
+    assert [q for _, q, _ in ms] == [
+        "Why does my Flask app raise KeyError: 'user_id' right after login?",
+        "如何用 pandas 按月份汇总销售额？",
+        "Translate this sentence into French: The meeting is moved to Thursday.",
+    ]
     second = ms[1][0]  # the pandas question comes right after the failing program in the xterm
     assert second.current.app_name == "xterm" and "KeyError: 'user_id'" in second.current.screenshots[0].ocr_text
     assert all(s.current.id != s.event_id for s, _, _ in ms)  # the moment before the query: not the chat itself
     assert bench.paired_ci([3.0, 5.0], [1.0, 1.0])[0] == 3.0
 
 
-def test_every_request_live_sends_to_a_remote_model_is_redacted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                caplog: pytest.LogCaptureFixture) -> None:
+def test_every_request_live_sends_to_a_remote_model_is_redacted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     """Issue 32, privacy: ``proagent live`` with a remote model (a loopback mock OpenAI server) on a
     capture whose window titles and screen text hold the planted values. The How call (the offer's
     query), the model's warm-up and the help after Accept are all recorded by the server: no planted
@@ -263,17 +275,23 @@ def test_every_request_live_sends_to_a_remote_model_is_redacted(tmp_path: Path, 
     from datetime import datetime
 
     from click.testing import CliRunner
-
     from help_fixtures import write_capture
+
     from proagent.cli import cli
     from proagent.live import FeedbackStore
 
     cap, out = tmp_path / "capture", tmp_path / "live"
     t0 = datetime(2026, 12, 3, 9, 0, 0)
-    ids = write_capture(cap, t0, [("Firefox", f"Inbox - {PLANTED['EMAIL']} - Mail", f"From {PLANTED['EMAIL']}\nHi"),
-                                  ("Code", "app.py - myapp", "def login(request):\n    return session['user_id']"),
-                                  ("Terminal", f"deploy@{PLANTED['IP']}: ~/myapp", SCREEN),
-                                  ("Firefox", "Flask docs - sessions", "")])
+    ids = write_capture(
+        cap,
+        t0,
+        [
+            ("Firefox", f"Inbox - {PLANTED['EMAIL']} - Mail", f"From {PLANTED['EMAIL']}\nHi"),
+            ("Code", "app.py - myapp", "def login(request):\n    return session['user_id']"),
+            ("Terminal", f"deploy@{PLANTED['IP']}: ~/myapp", SCREEN),
+            ("Firefox", "Flask docs - sessions", ""),
+        ],
+    )
     yes = tmp_path / "yes.txt"
     yes.write_text(f"{ids[2]}\n{ids[3]}\n")
 
@@ -282,16 +300,35 @@ def test_every_request_live_sends_to_a_remote_model_is_redacted(tmp_path: Path, 
         user = last_user_text(body)
         if "Intention" in system:  # the How call
             seen = re.findall(r"[\w.+-]+@[\w-]+\.[\w.]+|\[EMAIL\]", user)
-            return ("Need help: Yes\nIntention: Debugging & Error Resolution\n"
-                    f"Query: Why does app.py raise KeyError: 'user_id' for {seen[0] if seen else 'me'}?")
+            return (
+                "Need help: Yes\nIntention: Debugging & Error Resolution\n"
+                f"Query: Why does app.py raise KeyError: 'user_id' for {seen[0] if seen else 'me'}?"
+            )
         return "Set `session['user_id']` at login; the traceback ends in KeyError: 'user_id'."
 
     with MockOpenAI(reply) as srv:
         srv.env(monkeypatch)
         with caplog.at_level(logging.INFO, logger="proagent.live"):
-            r = CliRunner().invoke(cli, ["live", "--replay", str(cap), "--out", str(out), "--yes-at", str(yes),
-                                         "--model", "openai-api/mock/gpt-live", "--speed", "0", "--notify", "none",
-                                         "--settle", "0"])
+            r = CliRunner().invoke(
+                cli,
+                [
+                    "live",
+                    "--replay",
+                    str(cap),
+                    "--out",
+                    str(out),
+                    "--yes-at",
+                    str(yes),
+                    "--model",
+                    "openai-api/mock/gpt-live",
+                    "--speed",
+                    "0",
+                    "--notify",
+                    "none",
+                    "--settle",
+                    "0",
+                ],
+            )
             assert r.exit_code == 0, r.output
             st = FeedbackStore(out)
             offers = st.offers()
@@ -312,8 +349,11 @@ def test_every_request_live_sends_to_a_remote_model_is_redacted(tmp_path: Path, 
     assert any("KeyError: 'user_id'" in json.dumps(b, ensure_ascii=False) and "[EMAIL]" in json.dumps(b) for b in how)
     assert "[EMAIL]" in offers[0]["query"]  # the model saw the placeholder, never the address
     logged = "\n".join(rec.getMessage() for rec in caplog.records)
-    assert re.search(r"how call for \S+: to openai-api/mock/gpt-live \(send-screen redacted\), sha256 [0-9a-f]{64}, "
-                     r"placeholders \{.*'email': [1-9]", logged), logged
+    assert re.search(
+        r"how call for \S+: to openai-api/mock/gpt-live \(send-screen redacted\), sha256 [0-9a-f]{64}, "
+        r"placeholders \{.*'email': [1-9]",
+        logged,
+    ), logged
     for v in PLANTED.values():
         assert v not in logged, v
 

@@ -10,11 +10,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from help_fixtures import scripted_reply, store_with_offers, traceback_sample
-from proagent.live import LiveHelp, OfferPage, ScriptedHelpModel
 from system import require_binary
 from test_live_page import CHROMIUM_ARGS
+
+from proagent.live import LiveHelp, OfferPage, ScriptedHelpModel
 
 
 @pytest.fixture()
@@ -94,10 +94,16 @@ def test_accept_streams_the_answer_then_follow_up_and_rating(help_page) -> None:
         finally:
             browser.close()
     with sqlite3.connect(folder / "feedback.db") as c:
-        turns = c.execute("SELECT role, source, status FROM help_turns WHERE offer_id = ? ORDER BY id", (oid,)).fetchall()
+        turns = c.execute(
+            "SELECT role, source, status FROM help_turns WHERE offer_id = ? ORDER BY id", (oid,)
+        ).fetchall()
         rating = c.execute("SELECT rating, source FROM help_ratings WHERE offer_id = ?", (oid,)).fetchall()
-    assert turns == [("user", "page", "done"), ("assistant", "", "done"), ("user", "page", "done"),
-                     ("assistant", "", "done")]
+    assert turns == [
+        ("user", "page", "done"),
+        ("assistant", "", "done"),
+        ("user", "page", "done"),
+        ("assistant", "", "done"),
+    ]
     assert rating == [(1, "page")]
     assert {o["id"]: o["response"] for o in st.offers()}[oid] == "accepted"
 

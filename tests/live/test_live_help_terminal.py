@@ -17,9 +17,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+from help_fixtures import SCREEN, write_capture
 
 import proagent
-from help_fixtures import SCREEN, write_capture
 
 DRIVER = textwrap.dedent("""
     import sys
@@ -42,8 +42,9 @@ class Pty:
 
     def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
         self.master, slave = pty.openpty()
-        self.proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd, start_new_session=True
+        )
         os.close(slave)
         self.text = ""
 
@@ -81,8 +82,14 @@ class Pty:
 def test_accept_follow_up_and_rate_in_a_terminal(tmp_path: Path) -> None:
     cap, out = tmp_path / "capture", tmp_path / "live"
     t0 = datetime.now().replace(microsecond=0) - timedelta(seconds=60)
-    write_capture(cap, t0, [("Code", "app.py - myapp", "def login(request):\n    return session['user_id']"),
-                            ("Terminal", "~/myapp", SCREEN)])
+    write_capture(
+        cap,
+        t0,
+        [
+            ("Code", "app.py - myapp", "def login(request):\n    return session['user_id']"),
+            ("Terminal", "~/myapp", SCREEN),
+        ],
+    )
     tests = Path(__file__).resolve().parents[1]
     src = Path(proagent.__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(src), str(tests), str(tests / "live")]), "TERM": "dumb"}
@@ -111,11 +118,16 @@ def test_accept_follow_up_and_rate_in_a_terminal(tmp_path: Path) -> None:
     finally:
         term.stop()
     with sqlite3.connect(out / "feedback.db") as c:
-        turns = c.execute("SELECT role, source, status, completion_tokens > 0, first_token_seconds > 0 FROM help_turns "
-                          "ORDER BY id").fetchall()
+        turns = c.execute(
+            "SELECT role, source, status, completion_tokens > 0, first_token_seconds > 0 FROM help_turns ORDER BY id"
+        ).fetchall()
         ratings = c.execute("SELECT rating, source FROM help_ratings").fetchall()
-    assert turns == [("user", "terminal", "done", None, None), ("assistant", "", "done", 1, 1),
-                     ("user", "terminal", "done", None, None), ("assistant", "", "done", 1, 1)]
+    assert turns == [
+        ("user", "terminal", "done", None, None),
+        ("assistant", "", "done", 1, 1),
+        ("user", "terminal", "done", None, None),
+        ("assistant", "", "done", 1, 1),
+    ]
     assert ratings == [(1, "terminal")]
 
 
@@ -124,6 +136,7 @@ def test_the_default_model_names_the_planted_error(tmp_path: Path) -> None:
     """The real default model (Qwen2.5-Coder-1.5B, local) answers the traceback offer: its answer
     names the error planted on the screen."""
     from help_fixtures import store_with_offers, traceback_sample
+
     from proagent.live import LiveHelp
     from proagent.live._help import LocalHelpModel
 

@@ -11,13 +11,12 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+from test_live_learning import OPEN, decider_dir  # noqa: F401  (the module-scoped decider fixture)
 
 from proagent.agent.decider import LearnConfig, load_decider
 from proagent.live import FeedbackStore, LearningWhen, LiveAgent, Moment, ReplayClock, Restraint, feedback_samples
 from proagent.live._implicit import FOCUS_WEIGHT, HORIZON_SECONDS, ImplicitLabeller, label_summary, llm_use
 from proagent.records import Event, Screenshot
-
-from test_live_learning import OPEN, decider_dir  # noqa: F401  (the module-scoped decider fixture)
 
 T0 = datetime(2026, 12, 3, 10, 0, 0)
 
@@ -25,8 +24,16 @@ T0 = datetime(2026, 12, 3, 10, 0, 0)
 def _ev(i: int, app: str, title: str, at: float, seconds: float = 60.0) -> Event:
     start = T0 + timedelta(seconds=at)
     shot = Screenshot(id=i, time=start + timedelta(seconds=1), app_name=app, window_title=title, file_name=f"{i}.png")
-    return Event(id=str(i), user="me", start=start, end=start + timedelta(seconds=seconds), app_name=app,
-                 window_title=title, summary=title, screenshots=(shot,))
+    return Event(
+        id=str(i),
+        user="me",
+        start=start,
+        end=start + timedelta(seconds=seconds),
+        app_name=app,
+        window_title=title,
+        summary=title,
+        screenshots=(shot,),
+    )
 
 
 CODE, TERM, CHAT = "Visual Studio Code", "xterm", "Chromium"
@@ -41,7 +48,9 @@ DAY = [  # a scripted morning: edit, a failing test run, edit again, then the pe
 
 
 def _moments(events: list[Event]) -> list[Moment]:
-    return [Moment(e.start, e.user, "event", tuple(events[: i + 1]), e, time.perf_counter()) for i, e in enumerate(events)]
+    return [
+        Moment(e.start, e.user, "event", tuple(events[: i + 1]), e, time.perf_counter()) for i, e in enumerate(events)
+    ]
 
 
 def _run(folder: Path, when, events: list[Event], *, implicit: bool = True) -> list:  # noqa: ANN001
@@ -60,13 +69,20 @@ def _learning(decider_dir: Path, threshold: float, method: str = "prior-shift") 
 def test_llm_use_is_read_from_titles_and_flags() -> None:
     assert llm_use(DAY[3]).startswith("platform:ChatGPT")
     assert llm_use(DAY[0]) is None
-    assert llm_use(_ev(9, "Firefox", "notes", 0).__class__(**{**_ev(9, "Firefox", "notes", 0).__dict__,
-                                                                "is_llm_event": True})) == "is_llm_event"
+    assert (
+        llm_use(
+            _ev(9, "Firefox", "notes", 0).__class__(**{**_ev(9, "Firefox", "notes", 0).__dict__, "is_llm_event": True})
+        )
+        == "is_llm_event"
+    )
 
 
 @pytest.mark.parametrize("method", ["prior-shift", "knn"])
-def test_chat_after_a_quiet_moment_is_a_stored_miss_and_changes_the_next_decision(decider_dir: Path,  # noqa: F811
-                                                                                    tmp_path: Path, method: str) -> None:
+def test_chat_after_a_quiet_moment_is_a_stored_miss_and_changes_the_next_decision(
+    decider_dir: Path,  # noqa: F811
+    tmp_path: Path,
+    method: str,
+) -> None:
     fixed = _run(tmp_path / "pop", _learning(decider_dir, 1.0, method), DAY, implicit=False)
     decided = [d for d in fixed if d.p_help is not None]
     threshold = max(d.p_help for d in decided) + 1e-3  # every moment quiet without learning
@@ -115,7 +131,11 @@ def test_steady_work_is_a_weak_negative_and_idle_or_a_switch_is_nothing(tmp_path
     (qid,) = lab.observe(code[6].start, code[:7])  # 150 s on, same app all along, activity goes on
     (row,) = store.implicit_since(0)
     assert row["id"] == qid and row["response"] == "quiet_focus" and row["label"] == 0
-    assert row["weight"] == FOCUS_WEIGHT and row["decision_id"] == 7 and row["evidence"]["event_ids"] == ["3", "4", "5", "6"]
+    assert (
+        row["weight"] == FOCUS_WEIGHT
+        and row["decision_id"] == 7
+        and row["evidence"]["event_ids"] == ["3", "4", "5", "6"]
+    )
     # a switch to another app (no LLM use) labels nothing; so does an idle stop
     lab.quiet(8, s1, code[1])
     other = code[:3] + [_ev(20, TERM, "bash", 100, 30)]
@@ -164,7 +184,8 @@ def test_quiet_moments_awaiting_their_horizon_survive_a_restart(decider_dir: Pat
     store.close()
     store = FeedbackStore(folder)
     LiveAgent(folder, _learning(decider_dir, 1.0), clock=clock, feedback=store, restraint=Restraint(OPEN)).replay(
-        _moments(DAY)[5:], clock)
+        _moments(DAY)[5:], clock
+    )
     assert sorted(r["sample_id"] for r in store.implicit_since(0) if r["response"] == "missed") == sorted(missed)
     store.close()
 
@@ -175,7 +196,8 @@ def test_without_the_waiting_table_a_restart_would_forget_them(decider_dir: Path
     store = FeedbackStore(folder)
     clock = ReplayClock(0)
     LiveAgent(folder, _learning(decider_dir, 1.0), clock=clock, feedback=store, restraint=Restraint(OPEN)).replay(
-        _moments(DAY)[:3], clock)
+        _moments(DAY)[:3], clock
+    )
     store.close()
     conn = sqlite3.connect(folder / "feedback.db")
     conn.execute("DELETE FROM implicit_pending")
@@ -183,6 +205,7 @@ def test_without_the_waiting_table_a_restart_would_forget_them(decider_dir: Path
     conn.close()
     store = FeedbackStore(folder)
     LiveAgent(folder, _learning(decider_dir, 1.0), clock=clock, feedback=store, restraint=Restraint(OPEN)).replay(
-        _moments(DAY)[3:], clock)
+        _moments(DAY)[3:], clock
+    )
     assert [r for r in store.implicit_since(0) if r["response"] == "missed"] == []
     store.close()

@@ -9,20 +9,31 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from shared_data import DEV
 
 from proagent.agent.decider import LEARNING_METHODS, LearnConfig, PersonalModel, cost_threshold, load_decider
 from proagent.bench.samples import SampleConfig
 from proagent.cli import cli
-from proagent.live import (FeedbackStore, LearningWhen, LiveAgent, ReplayClock, Restraint, RestraintConfig,
-                           load_when, moment_sample, replay_moments, reset_learning)
-
-from shared_data import DEV
+from proagent.live import (
+    FeedbackStore,
+    LearningWhen,
+    LiveAgent,
+    ReplayClock,
+    Restraint,
+    RestraintConfig,
+    load_when,
+    moment_sample,
+    replay_moments,
+    reset_learning,
+)
 
 pytestmark = pytest.mark.skipif(DEV is None, reason="ProactiveBench dev sessions not present")
 
 FEATURES = "behaviour,keywords"  # no embedding model needed: the tests stay fast
 SESSION = "writing_12.json"
-OPEN = RestraintConfig(max_per_hour=10_000, min_gap_seconds=0, one_per_app_session=False, cooldown_seconds=0, not_now_seconds=0)
+OPEN = RestraintConfig(
+    max_per_hour=10_000, min_gap_seconds=0, one_per_app_session=False, cooldown_seconds=0, not_now_seconds=0
+)
 
 
 @pytest.fixture(scope="module")
@@ -32,8 +43,21 @@ def decider_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     code.mkdir()
     for f in DEV.glob("code_*.json"):
         (code / f.name).write_bytes(f.read_bytes())
-    r = CliRunner().invoke(cli, ["train", "when", "--data", str(code), "--features", FEATURES, "--cv", "moments",
-                                 "--out", str(tmp / "decider")])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "train",
+            "when",
+            "--data",
+            str(code),
+            "--features",
+            FEATURES,
+            "--cv",
+            "moments",
+            "--out",
+            str(tmp / "decider"),
+        ],
+    )
     assert r.exit_code == 0, r.output
     return tmp / "decider"
 
@@ -157,8 +181,26 @@ def test_cost_threshold() -> None:
 def test_cli_learns_by_default_and_reset_learning(decider_dir: Path, tmp_path: Path) -> None:
     runner = CliRunner()
     out = tmp_path / "run"
-    r = runner.invoke(cli, ["live", "--replay", str(DEV / SESSION), "--decider", str(decider_dir), "--model", "none",
-                            "--speed", "0", "--out", str(out), "--notify", "none", "--cost-miss", "3"])
+    r = runner.invoke(
+        cli,
+        [
+            "live",
+            "--replay",
+            str(DEV / SESSION),
+            "--decider",
+            str(decider_dir),
+            "--model",
+            "none",
+            "--speed",
+            "0",
+            "--out",
+            str(out),
+            "--notify",
+            "none",
+            "--cost-miss",
+            "3",
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert f"learned from 0 answers (knn) in {out / 'learning'}" in r.output
     m = json.loads((out / "learning" / "manifest.json").read_text())
@@ -169,8 +211,24 @@ def test_cli_learns_by_default_and_reset_learning(decider_dir: Path, tmp_path: P
     assert r.exit_code == 0 and "forgot 0 learned answers" in r.output
     r = runner.invoke(cli, ["live", "reset-learning", str(tmp_path)])
     assert r.exit_code == 1 and r.output.startswith("Error:") and "no feedback.db" in r.output
-    r = runner.invoke(cli, ["live", "--replay", str(DEV / SESSION), "--decider", str(decider_dir), "--model", "none",
-                            "--speed", "0", "--out", str(tmp_path / "bad"), "--cost-miss", "0"])
+    r = runner.invoke(
+        cli,
+        [
+            "live",
+            "--replay",
+            str(DEV / SESSION),
+            "--decider",
+            str(decider_dir),
+            "--model",
+            "none",
+            "--speed",
+            "0",
+            "--out",
+            str(tmp_path / "bad"),
+            "--cost-miss",
+            "0",
+        ],
+    )
     assert r.exit_code == 2 and "positive" in r.output and "Traceback" not in r.output
 
 
@@ -193,9 +251,12 @@ def test_learn_method_choices_are_the_methods() -> None:
     assert tuple(opt.type.choices) == LEARNING_METHODS
 
 
-@pytest.mark.parametrize("damage", ["huge-count", "negative", "decider-list", "threshold", "not-json", "folder-is-file"])
-def test_damaged_learning_state_is_one_line_and_reset_counts_what_was_learned(decider_dir: Path, tmp_path: Path,
-                                                                              damage: str) -> None:
+@pytest.mark.parametrize(
+    "damage", ["huge-count", "negative", "decider-list", "threshold", "not-json", "folder-is-file"]
+)
+def test_damaged_learning_state_is_one_line_and_reset_counts_what_was_learned(
+    decider_dir: Path, tmp_path: Path, damage: str
+) -> None:
     """A damaged learning/manifest.json, or learning/ being a file, crashed live (KeyError,
     OverflowError, FileExistsError), after which reset-learning said "forgot 0" though answers had
     been learned: now one line naming the file and how to reset, and reset counts the feature file's rows."""
@@ -220,16 +281,48 @@ def test_damaged_learning_state_is_one_line_and_reset_counts_what_was_learned(de
 
         shutil.rmtree(out / "learning")
         (out / "learning").write_text("not a folder")
-    r = CliRunner().invoke(cli, ["live", "--replay", str(DEV / SESSION), "--decider", str(decider_dir), "--model",
-                                 "none", "--speed", "0", "--out", str(out), "--notify", "none"])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "live",
+            "--replay",
+            str(DEV / SESSION),
+            "--decider",
+            str(decider_dir),
+            "--model",
+            "none",
+            "--speed",
+            "0",
+            "--out",
+            str(out),
+            "--notify",
+            "none",
+        ],
+    )
     assert r.exit_code == 1 and r.output.count("Error:") == 1 and "Traceback" not in r.output, r.output
     assert "reset-learning" in r.output and "learning" in r.output
     r = CliRunner().invoke(cli, ["live", "reset-learning", str(out)])
     assert r.exit_code == 0, r.output
     expected = 0 if damage == "folder-is-file" else user.shown  # the feature file holds the learned rows
     assert f"forgot {expected} learned answers" in r.output
-    r = CliRunner().invoke(cli, ["live", "--replay", str(DEV / SESSION), "--decider", str(decider_dir), "--model",
-                                 "none", "--speed", "0", "--out", str(out), "--notify", "none"])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "live",
+            "--replay",
+            str(DEV / SESSION),
+            "--decider",
+            str(decider_dir),
+            "--model",
+            "none",
+            "--speed",
+            "0",
+            "--out",
+            str(out),
+            "--notify",
+            "none",
+        ],
+    )
     assert r.exit_code == 0, r.output
 
 

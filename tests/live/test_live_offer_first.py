@@ -9,14 +9,20 @@ import time
 from pathlib import Path
 
 import pytest
+from test_live_restraint import _day, _moments
 
 from proagent.live import FeedbackStore, LiveAgent, ReplayClock, Restraint, RestraintConfig, ScriptedDecider
 from proagent.live._notify import TerminalNotifier
 from proagent.records import Prediction
-from test_live_restraint import _day, _moments
 
-ANSWER = Prediction(sample_id="s", needs_help=True, intention="Knowledge Q&A", query="How do I split a string in Ruby?",
-                    parse_method="strict", raw="...")
+ANSWER = Prediction(
+    sample_id="s",
+    needs_help=True,
+    intention="Knowledge Q&A",
+    query="How do I split a string in Ruby?",
+    parse_method="strict",
+    raw="...",
+)
 
 
 class Recorder:
@@ -53,9 +59,16 @@ class SlowHow:
 
 def _agent(tmp_path: Path, how, wait, notifiers):  # noqa: ANN001, ANN202
     store = FeedbackStore(tmp_path)
-    agent = LiveAgent(tmp_path, ScriptedDecider(yes={str(i) for i in range(1, 100)}), how=how, notifiers=notifiers,
-                      restraint=Restraint(RestraintConfig(max_per_hour=100, min_gap_seconds=0), folder=tmp_path),
-                      clock=ReplayClock(0), feedback=store, offer_wait_seconds=wait)
+    agent = LiveAgent(
+        tmp_path,
+        ScriptedDecider(yes={str(i) for i in range(1, 100)}),
+        how=how,
+        notifiers=notifiers,
+        restraint=Restraint(RestraintConfig(max_per_hour=100, min_gap_seconds=0), folder=tmp_path),
+        clock=ReplayClock(0),
+        feedback=store,
+        offer_wait_seconds=wait,
+    )
     return agent, store
 
 

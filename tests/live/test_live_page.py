@@ -12,11 +12,11 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from system import require_binary
 
 from proagent.bench.samples import build_samples
 from proagent.live import FeedbackStore, OfferPage
 from proagent.sources.proactivebench import read_proactivebench_session
-from system import require_binary
 
 DEV = Path("/work/shared/data/proactivebench/code_13.json")
 for _p in Path(__file__).resolve().parents:
@@ -24,8 +24,14 @@ for _p in Path(__file__).resolve().parents:
         DEV = _p / "shared" / "data" / "proactivebench" / "code_13.json"
         break
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 @pytest.fixture()
@@ -35,9 +41,18 @@ def page_with_offers(tmp_path: Path):  # noqa: ANN201
     samples = build_samples(read_proactivebench_session(DEV))
     st = FeedbackStore(tmp_path)
     now = datetime(2026, 3, 2, 10, 0)
-    offers = [st.add_offer(replace(samples[i], id=f"m{i}"), text=f"Want help with this? “question {i}”",
-                           query=f"question {i}", intention="Code Programming", p_help=0.8, notifier="page",
-                           created_at=now) for i in range(3)]
+    offers = [
+        st.add_offer(
+            replace(samples[i], id=f"m{i}"),
+            text=f"Want help with this? “question {i}”",
+            query=f"question {i}",
+            intention="Code Programming",
+            p_help=0.8,
+            notifier="page",
+            created_at=now,
+        )
+        for i in range(3)
+    ]
     page = OfferPage(st, datetime.now)
     yield page, st, offers
     page.close()
@@ -50,14 +65,21 @@ def test_page_refuses_requests_without_the_token(page_with_offers) -> None:  # n
         with pytest.raises(urllib.error.HTTPError) as e:
             urllib.request.urlopen(url, timeout=5)
         assert e.value.code == 403
-    req = urllib.request.Request(f"http://127.0.0.1:{page.port}/offers?token={page.token}", headers={"Host": "evil.example"})
+    req = urllib.request.Request(
+        f"http://127.0.0.1:{page.port}/offers?token={page.token}", headers={"Host": "evil.example"}
+    )
     with pytest.raises(urllib.error.HTTPError) as e:
         urllib.request.urlopen(req, timeout=5)
     assert e.value.code == 403
-    body = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{page.port}/offers?token={page.token}", timeout=5).read())
+    body = json.loads(
+        urllib.request.urlopen(f"http://127.0.0.1:{page.port}/offers?token={page.token}", timeout=5).read()
+    )
     assert [o["query"] for o in body["offers"]] == ["question 2", "question 1", "question 0"]
-    bad = urllib.request.Request(f"http://127.0.0.1:{page.port}/respond?token={page.token}", method="POST",
-                                 data=json.dumps({"id": 1, "response": "ignored"}).encode())
+    bad = urllib.request.Request(
+        f"http://127.0.0.1:{page.port}/respond?token={page.token}",
+        method="POST",
+        data=json.dumps({"id": 1, "response": "ignored"}).encode(),
+    )
     with pytest.raises(urllib.error.HTTPError) as e:
         urllib.request.urlopen(bad, timeout=5)
     assert e.value.code == 400

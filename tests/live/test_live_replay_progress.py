@@ -11,26 +11,32 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from test_live import CODE13, needs_dev
 
 from proagent.cli import cli
-from proagent.live import (REPLAY_SKIP_GAP_SECONDS, FeedbackStore, LiveOptions, RestraintConfig, ScriptedDecider,
-                           run_replay)
-
-from test_live import CODE13, needs_dev
+from proagent.live import (
+    REPLAY_SKIP_GAP_SECONDS,
+    FeedbackStore,
+    LiveOptions,
+    RestraintConfig,
+    ScriptedDecider,
+    run_replay,
+)
 
 pytestmark = needs_dev
 
 
 def _opts() -> LiveOptions:
-    return LiveOptions(notify=("none",), every_seconds=0.0,
-                       restraint=RestraintConfig(min_gap_seconds=0, one_per_app_session=False))
+    return LiveOptions(
+        notify=("none",), every_seconds=0.0, restraint=RestraintConfig(min_gap_seconds=0, one_per_app_session=False)
+    )
 
 
 def _session(tmp_path: Path, n: int, *, gap_after: int | None = None, gap_s: float = 0.0) -> Path:
     """The first ``n`` observations of code_13, those after index ``gap_after`` moved ``gap_s`` later."""
     rows = json.loads(CODE13.read_text())[:n]
     if gap_after is not None:
-        for r in rows[gap_after + 1:]:
+        for r in rows[gap_after + 1 :]:
             r["observation"]["time"] = f"{float(r['observation']['time']) + gap_s:.3f}"
     p = tmp_path / "code_13.json"
     p.write_text(json.dumps(rows))
@@ -76,8 +82,16 @@ def test_a_long_gap_between_sessions_is_skipped_and_said(tmp_path: Path) -> None
     said: list[str] = []
     progress = []
     t0 = time.monotonic()
-    res = run_replay(data, tmp_path / "run", ScriptedDecider(yes=set()), _opts(), speed=speed, on_status=said.append,
-                     on_progress=progress.append, progress_seconds=0.2)
+    res = run_replay(
+        data,
+        tmp_path / "run",
+        ScriptedDecider(yes=set()),
+        _opts(),
+        speed=speed,
+        on_status=said.append,
+        on_progress=progress.append,
+        progress_seconds=0.2,
+    )
     wall = time.monotonic() - t0
     assert len(res.decisions) == 4 and wall < 10 < 10 * 3600 / speed
     assert len(said) == 1 and said[0].startswith("skipping a 10.0 h gap in the log") and "instead of waiting" in said[0]
@@ -101,8 +115,24 @@ def test_cli_replay_prints_progress_lines_when_piped(tmp_path: Path, monkeypatch
     data = _session(tmp_path, 6)
     yes = tmp_path / "yes.txt"
     yes.write_text("")
-    r = CliRunner().invoke(cli, ["live", "--replay", str(data), "--yes-at", str(yes), "--model", "none",
-                                 "--speed", f"{span / 2.5:g}", "--notify", "none", "--out", str(tmp_path / "o")])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "live",
+            "--replay",
+            str(data),
+            "--yes-at",
+            str(yes),
+            "--model",
+            "none",
+            "--speed",
+            f"{span / 2.5:g}",
+            "--notify",
+            "none",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+    )
     assert r.exit_code == 0, r.output
     lines = [ln for ln in r.output.splitlines() if ln.startswith("replay: ")]
     assert len(lines) >= 2, r.output
@@ -116,6 +146,22 @@ def test_cli_replay_at_speed_0_prints_no_progress_line(tmp_path: Path) -> None:
     data = _session(tmp_path, 4)
     yes = tmp_path / "yes.txt"
     yes.write_text("")
-    r = CliRunner().invoke(cli, ["live", "--replay", str(data), "--yes-at", str(yes), "--model", "none",
-                                 "--speed", "0", "--notify", "none", "--out", str(tmp_path / "o")])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "live",
+            "--replay",
+            str(data),
+            "--yes-at",
+            str(yes),
+            "--model",
+            "none",
+            "--speed",
+            "0",
+            "--notify",
+            "none",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+    )
     assert r.exit_code == 0 and "replay: " not in r.output, r.output  # shorter than the interval: nothing to say

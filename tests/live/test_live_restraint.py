@@ -9,20 +9,34 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from test_live import Writer, _heartbeat, _opts
+
 from proagent.live import FeedbackStore, LiveAgent, ReplayClock, Restraint, RestraintConfig, ScriptedDecider
 from proagent.live._run import run_watch
 from proagent.live._sources import Moment
 from proagent.records import Event, Prediction, Screenshot
-from test_live import Writer, _heartbeat, _opts
 
 T0 = datetime(2026, 3, 2, 10, 0)
 
 
 def _ev(app: str, start: datetime, eid: str, seconds: float = 30.0) -> Event:
-    shot = Screenshot(id=int(eid), time=start + timedelta(seconds=1), app_name=app, window_title=f"{app} window",
-                      file_name="x.png", ocr_text=f"{app} screen text")
-    return Event(id=eid, user="u", start=start, end=start + timedelta(seconds=seconds), app_name=app,
-                 window_title=f"{app} window", screenshots=(shot,))
+    shot = Screenshot(
+        id=int(eid),
+        time=start + timedelta(seconds=1),
+        app_name=app,
+        window_title=f"{app} window",
+        file_name="x.png",
+        ocr_text=f"{app} screen text",
+    )
+    return Event(
+        id=eid,
+        user="u",
+        start=start,
+        end=start + timedelta(seconds=seconds),
+        app_name=app,
+        window_title=f"{app} window",
+        screenshots=(shot,),
+    )
 
 
 def _day(apps: list[tuple[str, float]]) -> list[Event]:
@@ -40,8 +54,15 @@ def _moments(events: list[Event]) -> list[Moment]:
 
 def _agent(tmp_path: Path, config: RestraintConfig, how=None, notifiers=()):  # noqa: ANN001, ANN202
     store = FeedbackStore(tmp_path)
-    return LiveAgent(tmp_path, ScriptedDecider(yes={str(i) for i in range(1, 100)}), how=how, notifiers=list(notifiers),
-                     restraint=Restraint(config, folder=tmp_path), clock=ReplayClock(0), feedback=store), store
+    return LiveAgent(
+        tmp_path,
+        ScriptedDecider(yes={str(i) for i in range(1, 100)}),
+        how=how,
+        notifiers=list(notifiers),
+        restraint=Restraint(config, folder=tmp_path),
+        clock=ReplayClock(0),
+        feedback=store,
+    ), store
 
 
 def test_min_gap_and_one_offer_per_app_session(tmp_path: Path) -> None:
@@ -60,8 +81,12 @@ def test_min_gap_holds_offers_closer_than_the_gap(tmp_path: Path) -> None:
     events = _day([("xterm", 60), ("chromium", 60), ("mail", 60), ("editor", 600), ("xterm", 60)])
     agent, _ = _agent(tmp_path, RestraintConfig(max_per_hour=100, min_gap_seconds=300))
     out = [agent.decide(m) for m in _moments(events)]
-    assert [(d.outcome, d.reason) for d in out] == [("offer", ""), ("held", "min_gap"), ("held", "min_gap"),
-                                                    ("offer", "")]
+    assert [(d.outcome, d.reason) for d in out] == [
+        ("offer", ""),
+        ("held", "min_gap"),
+        ("held", "min_gap"),
+        ("offer", ""),
+    ]
 
 
 def test_an_accepted_offer_allows_another_in_the_same_session(tmp_path: Path) -> None:
@@ -91,8 +116,9 @@ def test_the_offer_names_the_app_in_front_and_a_query_less_yes_is_a_generic_offe
             pass
 
     no_query = lambda sample: Prediction(sample_id=sample.id, needs_help=None, parse_method="unparsed", raw="...")  # noqa: E731
-    agent, store = _agent(tmp_path, RestraintConfig(max_per_hour=100, min_gap_seconds=0), how=no_query,
-                          notifiers=[Show()])
+    agent, store = _agent(
+        tmp_path, RestraintConfig(max_per_hour=100, min_gap_seconds=0), how=no_query, notifiers=[Show()]
+    )
     d = agent.decide(_moments(events)[0])  # the user just switched from xterm to Chromium
     assert d.outcome == "offer" and d.reason == "no_query"
     assert shown and "chromium" in shown[0].text and "xterm" not in shown[0].text and shown[0].app_name == "chromium"
@@ -116,8 +142,15 @@ def test_no_decisions_after_the_watched_log_stops_growing(tmp_path: Path) -> Non
 
     th = threading.Thread(target=halt, daemon=True)
     th.start()
-    res = run_watch(cap, tmp_path / "live", ScriptedDecider(set()), _opts(every_seconds=0.2), poll_seconds=0.02,
-                    duration=3.0, on_decision=lambda d: times.append(time.monotonic()))
+    res = run_watch(
+        cap,
+        tmp_path / "live",
+        ScriptedDecider(set()),
+        _opts(every_seconds=0.2),
+        poll_seconds=0.02,
+        duration=3.0,
+        on_decision=lambda d: times.append(time.monotonic()),
+    )
     th.join(5)
     assert res.decisions and all(d.trigger == "tick" for d in res.decisions)
-    assert max(times) <= stopped_at[0] + 0.2 + 0.15, (max(times) - stopped_at[0])  # one tick interval at most
+    assert max(times) <= stopped_at[0] + 0.2 + 0.15, max(times) - stopped_at[0]  # one tick interval at most

@@ -35,8 +35,10 @@ def test_a_data_file_as_a_script_is_a_usage_error(tmp_path):
 def test_costs_and_quiet_hours_are_usage_errors_where_their_rules_live(tmp_path):
     with pytest.raises(UsageError) as e:
         cost_threshold(1.0, -1.0)
-    assert (e.value.option, e.value.problem) == ("--cost-false-alarm/--cost-miss",
-                                                 "cost of a miss must be a positive number (got -1.0)")
+    assert (e.value.option, e.value.problem) == (
+        "--cost-false-alarm/--cost-miss",
+        "cost of a miss must be a positive number (got -1.0)",
+    )
     with pytest.raises(UsageError) as e:
         set_up_decider(tmp_path, costs=(0.0, 2.0))
     assert e.value.option == "--cost-false-alarm/--cost-miss"
@@ -70,9 +72,20 @@ def test_eval_parses_its_window_once_at_the_edge():
 def test_live_options_are_parsed_once_into_values():
     from proagent.live import LiveCommandOptions, parse_live_options
 
-    o = parse_live_options(notify="terminal, page", window="2m", every="off", cooldown="0", ignore_after="90s",
-                           duration="1h", min_gap=2.5, quiet_hours="22:00-08:00", model="local/x", model_args={"n": "1"},
-                           cost_false_alarm=1.0, cost_miss=3.0)
+    o = parse_live_options(
+        notify="terminal, page",
+        window="2m",
+        every="off",
+        cooldown="0",
+        ignore_after="90s",
+        duration="1h",
+        min_gap=2.5,
+        quiet_hours="22:00-08:00",
+        model="local/x",
+        model_args={"n": "1"},
+        cost_false_alarm=1.0,
+        cost_miss=3.0,
+    )
     assert isinstance(o, LiveCommandOptions)
     assert o.run.notify == ("terminal", "page") and o.run.window_seconds == 120.0 and o.run.every_seconds == 0.0
     assert o.run.restraint.cooldown_seconds == 0.0 and o.run.restraint.min_gap_seconds == 150.0
@@ -82,19 +95,29 @@ def test_live_options_are_parsed_once_into_values():
     assert none.model is None and none.run.model == ""
 
 
-@pytest.mark.parametrize(("kw", "option", "problem"), [
-    ({"notify": "pigeon"}, "--notify", "'pigeon': choose from terminal, desktop, page, none"),
-    ({"speed": -3.0}, "--speed", "-3: must be 0 (no waiting) or between 0.001 and 1e+06"),
-    ({"speed": float("nan")}, "--speed", "nan: must be 0 (no waiting) or between 0.001 and 1e+06"),
-    ({"block_title": ("(",)}, "--block-title", "'(': missing ), unterminated subpattern at position 0"),
-    ({"ask_rate": 2, "yes_at": Path("y")}, "--ask-rate",
-     "2: a scripted decider (--yes-at) has no uncertainty to ask about; give --decider"),
-    ({"ask_rate": 2, "notify": "desktop"}, "--ask-rate", "2: questions are shown by --notify terminal or page, not desktop"),
-    ({"settle": float("nan")}, "--settle", "nan: seconds from 0 to 600"),
-    ({"window": "0s"}, "--window", "'0s': must be between 1 s and 24 h"),
-    ({"every": "x"}, "--every", "'x': expected e.g. 10s, 30s, 1m, 5m, 10m"),
-    ({"duration": "99h"}, "--duration", "'99h': must be between 1 s and 24 h"),
-])
+@pytest.mark.parametrize(
+    ("kw", "option", "problem"),
+    [
+        ({"notify": "pigeon"}, "--notify", "'pigeon': choose from terminal, desktop, page, none"),
+        ({"speed": -3.0}, "--speed", "-3: must be 0 (no waiting) or between 0.001 and 1e+06"),
+        ({"speed": float("nan")}, "--speed", "nan: must be 0 (no waiting) or between 0.001 and 1e+06"),
+        ({"block_title": ("(",)}, "--block-title", "'(': missing ), unterminated subpattern at position 0"),
+        (
+            {"ask_rate": 2, "yes_at": Path("y")},
+            "--ask-rate",
+            "2: a scripted decider (--yes-at) has no uncertainty to ask about; give --decider",
+        ),
+        (
+            {"ask_rate": 2, "notify": "desktop"},
+            "--ask-rate",
+            "2: questions are shown by --notify terminal or page, not desktop",
+        ),
+        ({"settle": float("nan")}, "--settle", "nan: seconds from 0 to 600"),
+        ({"window": "0s"}, "--window", "'0s': must be between 1 s and 24 h"),
+        ({"every": "x"}, "--every", "'x': expected e.g. 10s, 30s, 1m, 5m, 10m"),
+        ({"duration": "99h"}, "--duration", "'99h': must be between 1 s and 24 h"),
+    ],
+)
 def test_a_bad_live_option_is_one_usage_error(kw, option, problem):
     from proagent.live import parse_live_options
 

@@ -29,8 +29,17 @@ sys.path.insert(0, str(Path(__file__).parents[1]))
 from lifetrace_fixtures import tiny_png  # noqa: E402
 from mock_openai import MockOpenAI, last_user_text  # noqa: E402
 
-from proagent.live import (FeedbackStore, LiveAgent, LiveOptions, Restraint, RestraintConfig,  # noqa: E402
-                           ScriptedDecider, WallClock, blocked_apps, run_watch)
+from proagent.live import (  # noqa: E402
+    FeedbackStore,
+    LiveAgent,
+    LiveOptions,
+    Restraint,
+    RestraintConfig,
+    ScriptedDecider,
+    WallClock,
+    blocked_apps,
+    run_watch,
+)
 from proagent.live._agent import HowModel  # noqa: E402
 from proagent.live._sources import Moment  # noqa: E402
 from proagent.records import Event, Prediction, Screenshot  # noqa: E402
@@ -39,7 +48,9 @@ SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 
 def _env(**extra: str) -> dict[str, str]:
-    env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""), PYTHONUNBUFFERED="1", **extra)
+    env = dict(
+        os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""), PYTHONUNBUFFERED="1", **extra
+    )
     env.pop("DISPLAY", None)
     env.pop("WAYLAND_DISPLAY", None)
     return env
@@ -67,9 +78,19 @@ class Log:
     def shot(self, app: str, title: str, text: str | None = None, t: datetime | None = None) -> int:
         self.k += 1
         png = tiny_png(self.k)
-        sid = self.store.add_screenshot(event_id=self.prev, screen_id=0, t=t or datetime.now(), data=png, ext="png",
-                                        file_hash=hashlib.sha256(png).hexdigest(), width=4, height=4, app=app,
-                                        title=title, focused=True)
+        sid = self.store.add_screenshot(
+            event_id=self.prev,
+            screen_id=0,
+            t=t or datetime.now(),
+            data=png,
+            ext="png",
+            file_hash=hashlib.sha256(png).hexdigest(),
+            width=4,
+            height=4,
+            app=app,
+            title=title,
+            focused=True,
+        )
         if text is not None:
             self.ocr(sid, text)
         return sid
@@ -78,8 +99,11 @@ class Log:
         con = sqlite3.connect(self.db)
         now = datetime.now().strftime("%Y-%m-%d %H:%M:%S.%f")
         with con:
-            con.execute("INSERT INTO ocr_results (screenshot_id, text_content, confidence, language, processing_time, "
-                        "created_at) VALUES (?, ?, 0.9, 'ch', 0.1, ?)", (sid, text, now))
+            con.execute(
+                "INSERT INTO ocr_results (screenshot_id, text_content, confidence, language, processing_time, "
+                "created_at) VALUES (?, ?, 0.9, 'ch', 0.1, ?)",
+                (sid, text, now),
+            )
             con.execute("UPDATE screenshots SET is_processed = 1, processed_at = ? WHERE id = ?", (now, sid))
         con.close()
 
@@ -131,10 +155,32 @@ def test_watch_offers_about_the_window_in_front_and_ctrl_c_prints_the_summary(tm
     yes.write_text("2\n")  # event row 2, written once the agent runs
     with MockOpenAI(_about_the_screen) as srv:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "proagent.cli", "live", "--watch", str(cap), "--out", str(out), "--yes-at", str(yes),
-             "--model", "openai-api/mock/m", "--notify", "terminal", "--every", "0", "--settle", "1"],
-            env=_env(MOCK_BASE_URL=srv.base_url, MOCK_API_KEY="test-key"), stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+            [
+                sys.executable,
+                "-m",
+                "proagent.cli",
+                "live",
+                "--watch",
+                str(cap),
+                "--out",
+                str(out),
+                "--yes-at",
+                str(yes),
+                "--model",
+                "openai-api/mock/m",
+                "--notify",
+                "terminal",
+                "--every",
+                "0",
+                "--settle",
+                "1",
+            ],
+            env=_env(MOCK_BASE_URL=srv.base_url, MOCK_API_KEY="test-key"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
         lines: list[str] = []
         reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)
         reader.start()
@@ -173,9 +219,30 @@ def test_replay_ctrl_c_exits_130_with_the_summary(tmp_path: Path) -> None:
 
     fx = make_participant(tmp_path, "P01")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "proagent.cli", "live", "--replay", str(fx.path), "--out", str(tmp_path / "live"),
-         "--yes-at", str(_empty(tmp_path)), "--model", "none", "--notify", "none", "--speed", "0.01"],
-        env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "proagent.cli",
+            "live",
+            "--replay",
+            str(fx.path),
+            "--out",
+            str(tmp_path / "live"),
+            "--yes-at",
+            str(_empty(tmp_path)),
+            "--model",
+            "none",
+            "--notify",
+            "none",
+            "--speed",
+            "0.01",
+        ],
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     try:
         _wait_for(lambda: (tmp_path / "live" / "feedback.db").exists(), 60, "the replay to start")
         _wait_for(lambda: _decided(tmp_path / "live") >= 1, 30, "a first decision")
@@ -231,10 +298,22 @@ def test_a_newer_moment_cancels_a_slow_how_call(tmp_path: Path, monkeypatch: pyt
         srv.env(monkeypatch)
         how = HowModel("openai-api/mock/m")
         stop = threading.Event()
-        th = threading.Thread(target=lambda: run_watch(
-            cap, out, ScriptedDecider({"2", "3"}), LiveOptions(notify=("none",), every_seconds=0, settle_seconds=0.5,
-                                                              restraint=RestraintConfig(min_gap_seconds=0)),
-            how=how, poll_seconds=0.02, stop=stop, on_decision=decisions.append, offer_wait_seconds=0.5), daemon=True)
+        th = threading.Thread(
+            target=lambda: run_watch(
+                cap,
+                out,
+                ScriptedDecider({"2", "3"}),
+                LiveOptions(
+                    notify=("none",), every_seconds=0, settle_seconds=0.5, restraint=RestraintConfig(min_gap_seconds=0)
+                ),
+                how=how,
+                poll_seconds=0.02,
+                stop=stop,
+                on_decision=decisions.append,
+                offer_wait_seconds=0.5,
+            ),
+            daemon=True,
+        )
         th.start()
         _wait_for(lambda: (out / "feedback.db").exists(), 30, "the watch to start")
         time.sleep(0.5)
@@ -262,8 +341,17 @@ def test_a_newer_moment_cancels_a_slow_how_call(tmp_path: Path, monkeypatch: pyt
 
 
 def _ev(eid: str, app: str, start: datetime, shots: list[float], text: str = "some text") -> Event:
-    ss = tuple(Screenshot(id=int(eid) * 100 + i, time=start + timedelta(seconds=s), app_name=app, window_title=app,
-                          file_name="x.png", ocr_text=text) for i, s in enumerate(shots))
+    ss = tuple(
+        Screenshot(
+            id=int(eid) * 100 + i,
+            time=start + timedelta(seconds=s),
+            app_name=app,
+            window_title=app,
+            file_name="x.png",
+            ocr_text=text,
+        )
+        for i, s in enumerate(shots)
+    )
     return Event(id=eid, user="u", start=start, end=None, app_name=app, window_title=app, screenshots=ss)
 
 
@@ -278,12 +366,33 @@ def test_settle_holds_moments_while_the_screen_changes_every_tick(tmp_path: Path
 
     assert settled_at(typing, typing.start, paused.start, 3.0) is None
     assert settled_at(paused, paused.start, None, 3.0) == paused.start + timedelta(seconds=5)
-    agent = LiveAgent(tmp_path, ScriptedDecider({"2", "3"}), clock=ReplayClock(0),
-                      restraint=Restraint(RestraintConfig(min_gap_seconds=0, one_per_app_session=False)))
-    ms = [Moment(t=typing.start, user="u", trigger="event", history=(prev, typing), new_event=typing, noticed=0.0,
-                 front=True, settled=False),
-          Moment(t=paused.start + timedelta(seconds=5), user="u", trigger="event", history=(prev, typing, paused),
-                 new_event=paused, noticed=time.perf_counter(), front=True)]
+    agent = LiveAgent(
+        tmp_path,
+        ScriptedDecider({"2", "3"}),
+        clock=ReplayClock(0),
+        restraint=Restraint(RestraintConfig(min_gap_seconds=0, one_per_app_session=False)),
+    )
+    ms = [
+        Moment(
+            t=typing.start,
+            user="u",
+            trigger="event",
+            history=(prev, typing),
+            new_event=typing,
+            noticed=0.0,
+            front=True,
+            settled=False,
+        ),
+        Moment(
+            t=paused.start + timedelta(seconds=5),
+            user="u",
+            trigger="event",
+            history=(prev, typing, paused),
+            new_event=paused,
+            noticed=time.perf_counter(),
+            front=True,
+        ),
+    ]
     out = [agent.decide(m) for m in ms]
     assert [(d.outcome, d.reason) for d in out] == [("skipped", "settle"), ("offer", "")]
     from proagent.live import summarise
@@ -298,9 +407,18 @@ def test_watch_waits_for_a_pause_before_deciding(tmp_path: Path) -> None:
     log.shot("Code", "a.py", "a")
     decided: list = []
     stop = threading.Event()
-    th = threading.Thread(target=lambda: run_watch(
-        cap, out, ScriptedDecider(set()), LiveOptions(notify=("none",), every_seconds=0, settle_seconds=1.0),
-        poll_seconds=0.02, stop=stop, on_decision=decided.append), daemon=True)
+    th = threading.Thread(
+        target=lambda: run_watch(
+            cap,
+            out,
+            ScriptedDecider(set()),
+            LiveOptions(notify=("none",), every_seconds=0, settle_seconds=1.0),
+            poll_seconds=0.02,
+            stop=stop,
+            on_decision=decided.append,
+        ),
+        daemon=True,
+    )
     th.start()
     _wait_for(lambda: (out / "feedback.db").exists(), 30, "the watch to start")
     time.sleep(0.3)
@@ -331,9 +449,12 @@ def test_watch_waits_for_a_pause_before_deciding(tmp_path: Path) -> None:
 
 def _page_call(url: str, path: str, body: dict | None = None) -> tuple[int, dict]:
     base, token = url.split("/?token=")
-    req = urllib.request.Request(f"{base}{path}?token={token}", method="POST" if body is not None else "GET",
-                                 data=None if body is None else json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        f"{base}{path}?token={token}",
+        method="POST" if body is not None else "GET",
+        data=None if body is None else json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
     try:
         with urllib.request.urlopen(req, timeout=10) as r:
             return r.status, json.loads(r.read())
@@ -363,19 +484,37 @@ def test_not_in_this_app_is_persisted_counted_and_undone_through_the_page(tmp_pa
 
         def decide_xterm(agent: LiveAgent, k: int):  # noqa: ANN202
             e = _ev(str(k), "xterm", t0 + timedelta(minutes=k), [1])
-            return agent.decide(Moment(t=e.start + timedelta(seconds=4), user="u", trigger="event", history=(e,),
-                                       new_event=e, noticed=time.perf_counter(), front=True))
+            return agent.decide(
+                Moment(
+                    t=e.start + timedelta(seconds=4),
+                    user="u",
+                    trigger="event",
+                    history=(e,),
+                    new_event=e,
+                    noticed=time.perf_counter(),
+                    front=True,
+                )
+            )
 
         cfg = RestraintConfig(min_gap_seconds=0, one_per_app_session=False)
-        agent = LiveAgent(tmp_path, ScriptedDecider({"u:2:candidate", "u:3:candidate", "u:4:candidate"}),
-                          clock=ReplayClock(0), restraint=Restraint(cfg, folder=tmp_path), feedback=store)
+        agent = LiveAgent(
+            tmp_path,
+            ScriptedDecider({"u:2:candidate", "u:3:candidate", "u:4:candidate"}),
+            clock=ReplayClock(0),
+            restraint=Restraint(cfg, folder=tmp_path),
+            feedback=store,
+        )
         assert (decide_xterm(agent, 2).outcome, agent.decisions[-1].reason) == ("skipped", "blocked_app")
         # a later run (a new agent on the same folder) reads the rule again
-        again = LiveAgent(tmp_path, agent.decider, clock=ReplayClock(0), restraint=Restraint(cfg, folder=tmp_path),
-                          feedback=store)
+        again = LiveAgent(
+            tmp_path, agent.decider, clock=ReplayClock(0), restraint=Restraint(cfg, folder=tmp_path), feedback=store
+        )
         assert decide_xterm(again, 3).reason == "blocked_app"
         # undo on the page: the running agent offers again
-        assert _page_call(page.url, "/unblock-app", {"app": "XTERM"}) == (200, {"ok": True, "removed": True, "blocked": []})
+        assert _page_call(page.url, "/unblock-app", {"app": "XTERM"}) == (
+            200,
+            {"ok": True, "removed": True, "blocked": []},
+        )
         assert _page_call(page.url, "/unblock-app", {"app": "xterm"})[1]["removed"] is False
         assert decide_xterm(again, 4).outcome == "offer"
         assert blocked_apps(tmp_path) == ()
@@ -392,25 +531,44 @@ def test_an_offer_like_one_dismissed_today_in_the_app_is_held(tmp_path: Path) ->
     from proagent.live._sources import ReplayClock
 
     t0 = datetime(2026, 12, 3, 10, 0)
-    queries = iter(["How do I fix the KeyError 'user_id' raised in app.py after login?",
-                    "Why does app.py raise KeyError 'user_id' after the login?",  # the same question, reworded
-                    "How do I write a unit test for the login view?",  # another question in the same app
-                    "How do I fix the KeyError 'user_id' raised in app.py after login?"])  # the next day
+    queries = iter(
+        [
+            "How do I fix the KeyError 'user_id' raised in app.py after login?",
+            "Why does app.py raise KeyError 'user_id' after the login?",  # the same question, reworded
+            "How do I write a unit test for the login view?",  # another question in the same app
+            "How do I fix the KeyError 'user_id' raised in app.py after login?",
+        ]
+    )  # the next day
 
     class How:
         def __call__(self, sample):  # noqa: ANN001, ANN204
-            return Prediction(sample_id=sample.id, needs_help=True, intention="Debugging & Error Resolution",
-                              query=next(queries))
+            return Prediction(
+                sample_id=sample.id, needs_help=True, intention="Debugging & Error Resolution", query=next(queries)
+            )
 
     store = FeedbackStore(tmp_path)
-    agent = LiveAgent(tmp_path, ScriptedDecider({f"u:{k}:candidate" for k in range(1, 6)}), how=How(),
-                      clock=ReplayClock(0), feedback=store,
-                      restraint=Restraint(RestraintConfig(min_gap_seconds=0, one_per_app_session=False, cooldown_seconds=0)))
+    agent = LiveAgent(
+        tmp_path,
+        ScriptedDecider({f"u:{k}:candidate" for k in range(1, 6)}),
+        how=How(),
+        clock=ReplayClock(0),
+        feedback=store,
+        restraint=Restraint(RestraintConfig(min_gap_seconds=0, one_per_app_session=False, cooldown_seconds=0)),
+    )
 
     def decide(k: int, at: datetime, app: str = "Code"):  # noqa: ANN202
         e = _ev(str(k), app, at, [1])
-        return agent.decide(Moment(t=at + timedelta(seconds=4), user="u", trigger="event", history=(e,), new_event=e,
-                                   noticed=time.perf_counter(), front=True))
+        return agent.decide(
+            Moment(
+                t=at + timedelta(seconds=4),
+                user="u",
+                trigger="event",
+                history=(e,),
+                new_event=e,
+                noticed=time.perf_counter(),
+                front=True,
+            )
+        )
 
     first = decide(1, t0)
     assert first.outcome == "offer"
@@ -429,10 +587,21 @@ def test_cancelling_a_local_how_call_kills_its_llama_process_and_the_next_call_a
     try:
         how.warm()
         t0 = datetime(2026, 12, 3, 10, 0)
-        screen = "\n".join(f"line {k}: Traceback (most recent call last) File app.py KeyError user_id" for k in range(150))
+        screen = "\n".join(
+            f"line {k}: Traceback (most recent call last) File app.py KeyError user_id" for k in range(150)
+        )
         e = _ev("1", "xterm", t0, [1], text=screen)
-        sample = Sample(id="u:1:candidate", user="u", time=t0 + timedelta(seconds=4), label=0, split="test",
-                        kind="candidate", context=(), current=e, window_seconds=300.0)
+        sample = Sample(
+            id="u:1:candidate",
+            user="u",
+            time=t0 + timedelta(seconds=4),
+            label=0,
+            split="test",
+            kind="candidate",
+            context=(),
+            current=e,
+            window_seconds=300.0,
+        )
         engine = how._model.api._engine.server
         fut = how.submit(sample)
         time.sleep(1.0)
@@ -442,8 +611,17 @@ def test_cancelling_a_local_how_call_kills_its_llama_process_and_the_next_call_a
         assert fut.cancel()
         child.wait(5)  # killed at once, not after its answer
         assert time.monotonic() - t < 5 and child.returncode is not None
-        short = Sample(id="u:2:candidate", user="u", time=sample.time, label=0, split="test", kind="candidate",
-                       context=(), current=_ev("2", "xterm", t0, [1], text="ok"), window_seconds=300.0)
+        short = Sample(
+            id="u:2:candidate",
+            user="u",
+            time=sample.time,
+            label=0,
+            split="test",
+            kind="candidate",
+            context=(),
+            current=_ev("2", "xterm", t0, [1], text="ok"),
+            window_seconds=300.0,
+        )
         pred = how(short)  # a new child is started for it
         assert pred.sample_id == "u:2:candidate" and engine._proc is not child
     finally:
@@ -465,16 +643,28 @@ def test_cancelling_a_queued_how_call_leaves_the_streaming_help_alone() -> None:
     try:
         how.warm()
         t0 = datetime(2026, 12, 3, 10, 0)
-        samples = [Sample(id=f"u:{k}:candidate", user="u", time=t0 + timedelta(minutes=k), label=0, split="test",
-                          kind="candidate", context=(), current=_ev(str(k), "xterm", t0, [1], text=f"ok {k}"),
-                          window_seconds=300.0) for k in range(2)]
+        samples = [
+            Sample(
+                id=f"u:{k}:candidate",
+                user="u",
+                time=t0 + timedelta(minutes=k),
+                label=0,
+                split="test",
+                kind="candidate",
+                context=(),
+                current=_ev(str(k), "xterm", t0, [1], text=f"ok {k}"),
+                window_seconds=300.0,
+            )
+            for k in range(2)
+        ]
         engine = how._model.api._engine.server
         first, out = threading.Event(), {}
 
         def answer() -> None:
             try:
-                out["usage"] = helper.stream([{"role": "user", "content": "Explain KeyError in Python."}],
-                                             lambda _: first.set())
+                out["usage"] = helper.stream(
+                    [{"role": "user", "content": "Explain KeyError in Python."}], lambda _: first.set()
+                )
             except Exception as e:  # noqa: BLE001 - the assertion says what happened
                 out["error"] = e
             first.set()
@@ -495,8 +685,9 @@ def test_cancelling_a_queued_how_call_leaves_the_streaming_help_alone() -> None:
         how.close()
 
 
-def test_a_log_that_does_not_grow_is_said_once_until_it_grows_again(tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_log_that_does_not_grow_is_said_once_until_it_grows_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import proagent.live._agent as agent_mod
 
     monkeypatch.setattr(agent_mod, "QUIET_LOG_SECONDS", 0.6)
@@ -507,9 +698,18 @@ def test_a_log_that_does_not_grow_is_said_once_until_it_grows_again(tmp_path: Pa
     said: list[tuple[float, str]] = []
     stop = threading.Event()
     t0 = time.monotonic()
-    th = threading.Thread(target=lambda: run_watch(
-        cap, out, ScriptedDecider(set()), LiveOptions(notify=("none",), every_seconds=0), poll_seconds=0.02, stop=stop,
-        on_status=lambda line: said.append((time.monotonic() - t0, line))), daemon=True)
+    th = threading.Thread(
+        target=lambda: run_watch(
+            cap,
+            out,
+            ScriptedDecider(set()),
+            LiveOptions(notify=("none",), every_seconds=0),
+            poll_seconds=0.02,
+            stop=stop,
+            on_status=lambda line: said.append((time.monotonic() - t0, line)),
+        ),
+        daemon=True,
+    )
     th.start()
     _wait_for(lambda: said, 20, "the first quiet line")
     time.sleep(1.0)
@@ -534,9 +734,18 @@ def test_a_window_that_had_not_settled_when_capture_stopped_is_not_decided_after
     rec.acquire()  # the recorder runs
     decided: list = []
     stop = threading.Event()
-    th = threading.Thread(target=lambda: run_watch(
-        cap, out, ScriptedDecider(set()), LiveOptions(notify=("none",), every_seconds=0, settle_seconds=2.0),
-        poll_seconds=0.02, stop=stop, on_decision=decided.append), daemon=True)
+    th = threading.Thread(
+        target=lambda: run_watch(
+            cap,
+            out,
+            ScriptedDecider(set()),
+            LiveOptions(notify=("none",), every_seconds=0, settle_seconds=2.0),
+            poll_seconds=0.02,
+            stop=stop,
+            on_decision=decided.append,
+        ),
+        daemon=True,
+    )
     th.start()
     _wait_for(lambda: (out / "feedback.db").exists(), 30, "the watch to start")
     time.sleep(0.5)

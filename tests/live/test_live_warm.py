@@ -26,21 +26,32 @@ class _Recording:
 
         await asyncio.sleep(0)
         self.calls.append((messages, config))
-        return ModelOutput.from_content("mock", "Need help: Yes\nIntention: Code Programming\nQuery: How do I fix this?")
+        return ModelOutput.from_content(
+            "mock", "Need help: Yes\nIntention: Code Programming\nQuery: How do I fix this?"
+        )
 
 
 def _sample() -> Sample:
     t = datetime(2026, 1, 5, 9, 0, 0)
     ev = Event(id="1", user="u", start=t, end=t, app_name="Code", window_title="main.py")
-    return Sample(id="s1", user="u", time=t, label=None, split="test", kind="labelled", context=(), current=ev,
-                  window_seconds=300.0)
+    return Sample(
+        id="s1",
+        user="u",
+        time=t,
+        label=None,
+        split="test",
+        kind="labelled",
+        context=(),
+        current=ev,
+        window_seconds=300.0,
+    )
 
 
 def test_warm_reads_the_system_prompt_once_with_a_one_token_answer() -> None:
     model = _Recording()
     how = HowModel(model)
     assert how.warm() >= 0
-    (messages, config), = model.calls
+    ((messages, config),) = model.calls
     assert messages[0].content == system_prompt() and config.max_tokens == 1
     pred = how(_sample())
     assert pred.query == "How do I fix this?"
@@ -56,8 +67,13 @@ def test_after_warm_a_local_model_reuses_the_system_prompt() -> None:
 
     how = HowModel("local/smollm2-135m", {"n_threads": "1"})
     how.warm()
-    out = asyncio.run_coroutine_threadsafe(how._model.generate(  # on the How model's own loop thread
-        [ChatMessageSystem(content=system_prompt()), ChatMessageUser(content="Need help now?")], config=how._config),
-        how._loop).result()
-    assert out.usage is not None and (out.usage.input_tokens_cache_read or 0) > 200  # the system prompt came from the cache
+    out = asyncio.run_coroutine_threadsafe(
+        how._model.generate(  # on the How model's own loop thread
+            [ChatMessageSystem(content=system_prompt()), ChatMessageUser(content="Need help now?")], config=how._config
+        ),
+        how._loop,
+    ).result()
+    assert (
+        out.usage is not None and (out.usage.input_tokens_cache_read or 0) > 200
+    )  # the system prompt came from the cache
     how.close()

@@ -7,12 +7,12 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from shared_data import DEV
 
 from proagent.errors import UsageError
 from proagent.live import NOTIFIERS, LiveOptions, NotifyContext, ScriptedDecider, register_notifier, run_replay
 from proagent.live._notify import open_notifiers
 from proagent.sources.proactivebench import read_proactivebench_session
-from shared_data import DEV
 
 
 def test_builtin_notifiers_in_order() -> None:
@@ -49,8 +49,13 @@ def test_a_registered_notifier_shows_the_runs_offers(tmp_path: Path) -> None:
     try:
         session = DEV / "code_13.json"
         events = read_proactivebench_session(session)
-        res = run_replay(session, tmp_path / "run", ScriptedDecider(yes={f"{events[9].id}:labelled"}),
-                         LiveOptions(notify=("collect",), every_seconds=0.0), speed=0)
+        res = run_replay(
+            session,
+            tmp_path / "run",
+            ScriptedDecider(yes={f"{events[9].id}:labelled"}),
+            LiveOptions(notify=("collect",), every_seconds=0.0),
+            speed=0,
+        )
         offers = [d for d in res.decisions if d.outcome == "offer"]
         assert len(offers) == 1 and len(shown) == 1
         with pytest.raises(ValueError, match="already registered"):

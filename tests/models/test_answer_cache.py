@@ -13,13 +13,21 @@ from proagent.models._answers import AnswerCache, answer_cache_root, cacheable, 
 
 
 def _request(text: str = "Is the sky blue?", **over) -> dict:
-    return {"messages": [{"role": "system", "content": "Answer."}, {"role": "user", "content": text}],
-            "max_tokens": 8, "temperature": 0.0, "cache_prompt": True, **over}
+    return {
+        "messages": [{"role": "system", "content": "Answer."}, {"role": "user", "content": text}],
+        "max_tokens": 8,
+        "temperature": 0.0,
+        "cache_prompt": True,
+        **over,
+    }
 
 
 def _result(text: str) -> dict:
-    return {"choices": [{"message": {"content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 2}, "timings": {"prompt_n": 10, "cache_n": 0}}
+    return {
+        "choices": [{"message": {"content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 2},
+        "timings": {"prompt_n": 10, "cache_n": 0},
+    }
 
 
 def test_a_stored_answer_comes_back_only_for_the_same_model_and_request(tmp_path) -> None:
@@ -29,11 +37,19 @@ def test_a_stored_answer_comes_back_only_for_the_same_model_and_request(tmp_path
     cache.put(req, _result("Yes"))
     assert cache.get(dict(req))["choices"][0]["message"]["content"] == "Yes"
     # anything that can change the answer is a different key: prompt, budget, sampling, model, context
-    for other in (_request("Is the sea blue?"), _request(max_tokens=9), _request(seed=3),
-                  _request(logprobs=True, top_logprobs=5), _request(cache_prompt=False)):
+    for other in (
+        _request("Is the sea blue?"),
+        _request(max_tokens=9),
+        _request(seed=3),
+        _request(logprobs=True, top_logprobs=5),
+        _request(cache_prompt=False),
+    ):
         assert cache.get(other) is None, other
-    for other_cache in (AnswerCache(tmp_path, "sha256:bb", 2048, 1), AnswerCache(tmp_path, "sha256:aa", 4096, 1),
-                        AnswerCache(tmp_path, "sha256:aa", 2048, 2)):
+    for other_cache in (
+        AnswerCache(tmp_path, "sha256:bb", 2048, 1),
+        AnswerCache(tmp_path, "sha256:aa", 4096, 1),
+        AnswerCache(tmp_path, "sha256:aa", 2048, 2),
+    ):
         assert other_cache.get(req) is None
     assert (cache.hits, cache.misses) == (1, 6)
 

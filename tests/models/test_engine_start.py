@@ -98,14 +98,18 @@ def test_eval_embeds_only_the_references_of_the_samples_run(monkeypatch) -> None
     from proagent.bench import tasks
 
     seen: list[list[str]] = []
-    monkeypatch.setattr(tasks, "embed_references", lambda refs: seen.append(sorted({r for rs in refs for r in rs})) or 0)
+    monkeypatch.setattr(
+        tasks, "embed_references", lambda refs: seen.append(sorted({r for rs in refs for r in rs})) or 0
+    )
     whole = tasks.assist(data=str(DATA))
     assert len(seen) == 1 and len(seen[0]) > 10  # built alone: the whole split's references
     with tasks.references_embedded_later():
         task = tasks.assist(data=str(DATA))
     assert len(seen) == 1  # none while building
     tasks.embed_task_references(task, 2)
-    first_two = sorted({r for s in list(task.dataset)[:2] if s.target == "Yes" for r in s.metadata["reference_queries"]})
+    first_two = sorted(
+        {r for s in list(task.dataset)[:2] if s.target == "Yes" for r in s.metadata["reference_queries"]}
+    )
     assert seen[1] == first_two and len(seen[1]) < len(seen[0])
     tasks.embed_task_references(task)
     assert seen[2] == seen[0] and len(whole.dataset) == len(task.dataset)

@@ -15,26 +15,48 @@ from proagent.records import Score
 from proagent.report.effects import paired_effect
 from proagent.report.tidy import TIDY_COLUMNS
 
-
 pytestmark = pytest.mark.usefixtures("in_tmp_path")  # working folder and caches in tmp_path (conftest)
 
 
 def test_ablate_tiny_grid_renders_report_and_resumes(tmp_path):
     data = write_sessions(tmp_path / "sessions", n=10)
     out = tmp_path / "ablate"
-    args = ["ablate", "--data", str(data), "--methods", "zero-shot", "--memory", "none,kg", "--windows", "30s,5m",
-            "--models", "mockllm/model", "--limit", "4", "--out", str(out)]
+    args = [
+        "ablate",
+        "--data",
+        str(data),
+        "--methods",
+        "zero-shot",
+        "--memory",
+        "none,kg",
+        "--windows",
+        "30s,5m",
+        "--models",
+        "mockllm/model",
+        "--limit",
+        "4",
+        "--out",
+        str(out),
+    ]
     r = CliRunner().invoke(cli, args)
     assert r.exit_code == 0, (r.output, r.exception)
     assert "cells: 4" in r.output and "report:" in r.output
     cells = sorted(p.name for p in (out / "cells").iterdir())
-    assert cells == ["model__zero-shot__kg__30s", "model__zero-shot__kg__5m",
-                     "model__zero-shot__none__30s", "model__zero-shot__none__5m"]
+    assert cells == [
+        "model__zero-shot__kg__30s",
+        "model__zero-shot__kg__5m",
+        "model__zero-shot__none__30s",
+        "model__zero-shot__none__5m",
+    ]
     with open(out / "results.csv", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     assert tuple(rows[0]) == TIDY_COLUMNS
     acc = [x for x in rows if x["system"] == "model" and x["metric"] == "accuracy"]
-    assert len(acc) == 4 and {x["memory"] for x in acc} == {"none", "kg"} and {x["window_seconds"] for x in acc} == {"30.0", "300.0"}
+    assert (
+        len(acc) == 4
+        and {x["memory"] for x in acc} == {"none", "kg"}
+        and {x["window_seconds"] for x in acc} == {"30.0", "300.0"}
+    )
     assert {x["system"] for x in rows} == {"model", "always-yes", "always-no"}
     assert all(x["n"] == "4" for x in acc)
     import pyarrow.parquet as pq
@@ -46,9 +68,17 @@ def test_ablate_tiny_grid_renders_report_and_resumes(tmp_path):
     for needle in ("Baselines", "Effect of each memory", "always-yes", "derived fields", "kg"):
         assert needle in html
     assert sorted(p.name for p in (out / "figures").glob("*.png")) == [
-        "latency_by_method.png", "metric_vs_window.png", "metrics_by_method_memory.png"]
+        "latency_by_method.png",
+        "metric_vs_window.png",
+        "metrics_by_method_memory.png",
+    ]
     effects = list(csv.DictReader(open(out / "effects.csv", encoding="utf-8")))
-    assert {(e["window"], e["metric"]) for e in effects} >= {("30s", "accuracy"), ("30s", "f1"), ("5m", "accuracy"), ("5m", "f1")}
+    assert {(e["window"], e["metric"]) for e in effects} >= {
+        ("30s", "accuracy"),
+        ("30s", "f1"),
+        ("5m", "accuracy"),
+        ("5m", "f1"),
+    }
     logs_before = sorted(glob.glob(str(out / "cells" / "*" / "*.eval")))
     assert len(logs_before) == 4
     # again: every cell is complete, eval_set reuses its log
@@ -58,7 +88,9 @@ def test_ablate_tiny_grid_renders_report_and_resumes(tmp_path):
 
 
 def test_ablate_rejects_bad_lists(tmp_path):
-    r = CliRunner().invoke(cli, ["ablate", "--data", str(tmp_path), "--memory", "none,magic", "--out", str(tmp_path / "o")])
+    r = CliRunner().invoke(
+        cli, ["ablate", "--data", str(tmp_path), "--memory", "none,magic", "--out", str(tmp_path / "o")]
+    )
     assert r.exit_code == 2 and "magic" in r.output
     r = CliRunner().invoke(cli, ["ablate", "--data", str(tmp_path), "--windows", "5m,7x", "--out", str(tmp_path / "o")])
     assert r.exit_code == 2 and "7x" in r.output
@@ -80,22 +112,46 @@ def test_cells_are_parsed_once_on_the_driver_and_a_bad_one_refused_before_any_ru
             yield cell, RuntimeError("not run here")
 
     with pytest.raises(UsageError, match="window"):
-        run_ablation(str(data), tmp_path / "bad", models=["mockllm/model"], methods=["zero-shot"], memories=["none"],
-                     windows=["5m", "7x"], run_cells=runner, echo=lambda _: None)
+        run_ablation(
+            str(data),
+            tmp_path / "bad",
+            models=["mockllm/model"],
+            methods=["zero-shot"],
+            memories=["none"],
+            windows=["5m", "7x"],
+            run_cells=runner,
+            echo=lambda _: None,
+        )
     assert seen == [] and not (tmp_path / "bad" / "cells").exists()
-    out = run_ablation(str(data), tmp_path / "ok", models=["mockllm/model"], methods=["zero-shot", "cot"],
-                       memories=["none"], windows=["30s"], run_cells=runner, echo=lambda _: None, split="all", seed=3,
-                       limit=2)
+    out = run_ablation(
+        str(data),
+        tmp_path / "ok",
+        models=["mockllm/model"],
+        methods=["zero-shot", "cot"],
+        memories=["none"],
+        windows=["30s"],
+        run_cells=runner,
+        echo=lambda _: None,
+        split="all",
+        seed=3,
+        limit=2,
+    )
     assert out["failed"] == ["model__zero-shot__none__30s", "model__cot__none__30s"]
     assert [type(o) for _, o, _ in seen] == [AssistOptions, AssistOptions]
-    assert [(o.method, o.window.seconds, o.split, o.seed) for _, o, _ in seen] == [("zero-shot", 30.0, "all", 3),
-                                                                                  ("cot", 30.0, "all", 3)]
+    assert [(o.method, o.window.seconds, o.split, o.seed) for _, o, _ in seen] == [
+        ("zero-shot", 30.0, "all", 3),
+        ("cot", 30.0, "all", 3),
+    ]
     assert all(kw == {"limit": 2} for _, _, kw in seen)  # run settings only: the task's are in the record
 
 
 def test_paired_effect_hand_computed():
-    a = [Score(str(i), label=1, predicted=0) for i in range(5)] + [Score(str(i), label=0, predicted=0) for i in range(5, 10)]
-    b = [Score(str(i), label=1, predicted=1) for i in range(5)] + [Score(str(i), label=0, predicted=0) for i in range(5, 10)]
+    a = [Score(str(i), label=1, predicted=0) for i in range(5)] + [
+        Score(str(i), label=0, predicted=0) for i in range(5, 10)
+    ]
+    b = [Score(str(i), label=1, predicted=1) for i in range(5)] + [
+        Score(str(i), label=0, predicted=0) for i in range(5, 10)
+    ]
     e = paired_effect(a, b, "accuracy")
     assert e.delta == pytest.approx(0.5) and e.n == 10
     assert 0 < e.ci_low <= 0.5 <= e.ci_high <= 1.0

@@ -16,8 +16,10 @@ def _fails(err: Exception) -> None:
 
 
 def test_a_jobs_error_is_returned_as_itself_and_pickles_with_its_fields() -> None:
-    for err in (DataError("/x/session.json", "bad time 'soon'", option="--data"),
-                RunError("stopped", resume=Resume.SAME_COMMAND, folder="/x/run")):
+    for err in (
+        DataError("/x/session.json", "bad time 'soon'", option="--data"),
+        RunError("stopped", resume=Resume.SAME_COMMAND, folder="/x/run"),
+    ):
         got = pickle.loads(pickle.dumps(ShardRunner().run(_fails, (err,), {})))  # as Ray sends it back
         assert type(got) is type(err) and got.__dict__ == err.__dict__ and str(got) == str(err)
 

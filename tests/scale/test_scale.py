@@ -41,11 +41,19 @@ def _log(ids):
     from inspect_ai.log._log import EvalConfig, EvalDataset
     from inspect_ai.model import ModelUsage
 
-    spec = EvalSpec(created="2026-01-01T00:00:00+00:00", task="assist", dataset=EvalDataset(samples=len(ids)),
-                    model="mockllm/model", config=EvalConfig())
+    spec = EvalSpec(
+        created="2026-01-01T00:00:00+00:00",
+        task="assist",
+        dataset=EvalDataset(samples=len(ids)),
+        model="mockllm/model",
+        config=EvalConfig(),
+    )
     samples = [EvalSample(id=i, epoch=1, input="x", target="No") for i in ids]
-    stats = EvalStats(started_at="2026-01-01T00:00:00+00:00", completed_at="2026-01-01T00:01:00+00:00",
-                      model_usage={"m": ModelUsage(input_tokens=len(ids), output_tokens=1, total_tokens=len(ids) + 1)})
+    stats = EvalStats(
+        started_at="2026-01-01T00:00:00+00:00",
+        completed_at="2026-01-01T00:01:00+00:00",
+        model_usage={"m": ModelUsage(input_tokens=len(ids), output_tokens=1, total_tokens=len(ids) + 1)},
+    )
     return EvalLog(eval=spec, samples=samples, stats=stats)
 
 
@@ -95,8 +103,21 @@ def test_ray_without_the_extra_is_one_line(no_ray, tmp_path, monkeypatch, comman
 def test_several_endpoints_without_ray_are_refused(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     data = write_sessions(tmp_path / "sessions", n=6)
-    r = CliRunner().invoke(cli, ["eval", "--data", str(data), "--model", "openai-api/mock/m", "--model-base-url",
-                                 "http://127.0.0.1:9/v1", "--model-base-url", "http://127.0.0.1:8/v1",
-                                 "--log-dir", str(tmp_path / "out")])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "eval",
+            "--data",
+            str(data),
+            "--model",
+            "openai-api/mock/m",
+            "--model-base-url",
+            "http://127.0.0.1:9/v1",
+            "--model-base-url",
+            "http://127.0.0.1:8/v1",
+            "--log-dir",
+            str(tmp_path / "out"),
+        ],
+    )
     assert r.exit_code == 2 and "needs --ray" in r.output, r.output
     assert not (tmp_path / "out").exists()

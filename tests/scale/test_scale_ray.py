@@ -30,8 +30,22 @@ from ray_cluster import MODEL, LatencyEndpoint, local_cluster, proagent_cmd  # n
 
 from proagent.cli import cli  # noqa: E402
 
-METRICS = ("accuracy", "precision", "recall", "f1", "intention_accuracy", "semantic_similarity", "unparsed_rate",
-           "n", "n_positive", "n_intention", "n_similarity", "tokens_total", "ci95", "baselines")
+METRICS = (
+    "accuracy",
+    "precision",
+    "recall",
+    "f1",
+    "intention_accuracy",
+    "semantic_similarity",
+    "unparsed_rate",
+    "n",
+    "n_positive",
+    "n_intention",
+    "n_similarity",
+    "tokens_total",
+    "ci95",
+    "baselines",
+)
 
 
 @pytest.fixture(scope="module")
@@ -55,15 +69,42 @@ def _per_sample(log: str | Path) -> dict[str, dict]:
 
 
 def _single(data: Path, folder: Path, url: str, *extra: str) -> dict:
-    r = CliRunner().invoke(cli, ["eval", "--data", str(data), "--model", MODEL, "--model-base-url", url,
-                                 "--log-dir", str(folder), "--display", "none", *extra])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "eval",
+            "--data",
+            str(data),
+            "--model",
+            MODEL,
+            "--model-base-url",
+            url,
+            "--log-dir",
+            str(folder),
+            "--display",
+            "none",
+            *extra,
+        ],
+    )
     assert r.exit_code == 0, r.output
     return json.loads((folder / "results.json").read_text("utf-8"))
 
 
 def _ray_eval(data: Path, folder: Path, urls: list[str], address: str, *extra: str):
-    args = ["eval", "--data", str(data), "--model", MODEL, "--log-dir", str(folder), "--display", "none",
-            "--ray", address, *extra]
+    args = [
+        "eval",
+        "--data",
+        str(data),
+        "--model",
+        MODEL,
+        "--log-dir",
+        str(folder),
+        "--display",
+        "none",
+        "--ray",
+        address,
+        *extra,
+    ]
     for u in urls:
         args += ["--model-base-url", u]
     return proagent_cmd(*args, cwd=folder.parent)
@@ -164,8 +205,12 @@ def test_a_workers_data_error_is_raised_as_itself_not_retried(cluster, tmp_path)
     ray.init(address=cluster.address, log_to_driver=False)
     try:
         build = functools.partial(build_assist, parse_assist_options(str(bad)))  # parsed values, as eval --ray sends
-        job = Job("shard-000", run_task_shard, (build, ["a"], str(tmp_path / "s0"), MODEL),
-                  {"model_base_url": None, "model_args": None, "display": None})
+        job = Job(
+            "shard-000",
+            run_task_shard,
+            (build, ["a"], str(tmp_path / "s0"), MODEL),
+            {"model_base_url": None, "model_args": None, "display": None},
+        )
         t = time.time()
         with pytest.raises(DataError) as e:
             list(run_jobs([job], 2))
@@ -177,8 +222,23 @@ def test_a_workers_data_error_is_raised_as_itself_not_retried(cluster, tmp_path)
 
 def test_ablate_on_ray_equals_single_machine(cluster, data, tmp_path):
     with LatencyEndpoint() as ep:
-        grid = ["ablate", "--data", str(data), "--methods", "zero-shot", "--memory", "none,kg", "--windows", "5m",
-                "--models", MODEL, "--model-base-url", ep.base_url, "--limit", "6"]
+        grid = [
+            "ablate",
+            "--data",
+            str(data),
+            "--methods",
+            "zero-shot",
+            "--memory",
+            "none,kg",
+            "--windows",
+            "5m",
+            "--models",
+            MODEL,
+            "--model-base-url",
+            ep.base_url,
+            "--limit",
+            "6",
+        ]
         r = CliRunner().invoke(cli, [*grid, "--out", str(tmp_path / "single")])
         assert r.exit_code == 0, r.output
         proc = proagent_cmd(*grid, "--out", str(tmp_path / "ray"), "--ray", cluster.address, cwd=tmp_path)
@@ -191,8 +251,9 @@ def test_ablate_on_ray_equals_single_machine(cluster, data, tmp_path):
         b = json.loads((tmp_path / "ray" / "cells" / cell / "results.json").read_text("utf-8"))
         assert {k: a[k] for k in METRICS} == {k: b[k] for k in METRICS}
         timing = {"memory_build_seconds"}  # wall seconds of the build, not a result
-        assert {k: v for k, v in a["cell"].items() if k not in timing} == \
-            {k: v for k, v in b["cell"].items() if k not in timing}
+        assert {k: v for k, v in a["cell"].items() if k not in timing} == {
+            k: v for k, v in b["cell"].items() if k not in timing
+        }
     assert _rows(tmp_path / "single" / "effects.csv") == _rows(tmp_path / "ray" / "effects.csv")
 
 
@@ -208,16 +269,44 @@ def _rows(path: Path) -> list[dict]:
 def test_eval_on_ray_with_the_tiny_local_model_equals_single_machine(cluster, data, tmp_path):
     model = "local/smollm2-135m"
     args = ["--limit", "4", "--model-arg", "n_threads=1"]
-    r = CliRunner().invoke(cli, ["eval", "--data", str(data), "--model", model, "--log-dir", str(tmp_path / "single"),
-                                 "--display", "none", *args])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "eval",
+            "--data",
+            str(data),
+            "--model",
+            model,
+            "--log-dir",
+            str(tmp_path / "single"),
+            "--display",
+            "none",
+            *args,
+        ],
+    )
     assert r.exit_code == 0, r.output
     single = json.loads((tmp_path / "single" / "results.json").read_text("utf-8"))
-    proc = proagent_cmd("eval", "--data", str(data), "--model", model, "--log-dir", str(tmp_path / "ray"), "--display",
-                        "none", "--ray", cluster.address, *args, cwd=tmp_path)
+    proc = proagent_cmd(
+        "eval",
+        "--data",
+        str(data),
+        "--model",
+        model,
+        "--log-dir",
+        str(tmp_path / "ray"),
+        "--display",
+        "none",
+        "--ray",
+        cluster.address,
+        *args,
+        cwd=tmp_path,
+    )
     _finish(proc, timeout=400)
     merged = json.loads((tmp_path / "ray" / "results.json").read_text("utf-8"))
     assert _per_sample(tmp_path / "ray" / "merged.eval") == _per_sample(single["run"]["log"])
-    assert {k: merged[k] for k in METRICS if k != "tokens_total"} == {k: single[k] for k in METRICS if k != "tokens_total"}
+    assert {k: merged[k] for k in METRICS if k != "tokens_total"} == {
+        k: single[k] for k in METRICS if k != "tokens_total"
+    }
 
 
 def _tables(db: Path) -> dict[str, list]:
@@ -236,15 +325,17 @@ def test_curate_on_ray_equals_single_machine(cluster, tmp_path, monkeypatch):
     pytest.importorskip("presidio_analyzer")
     import hashlib
 
-    from proagent.curate import STATE_DIR
     from pii_screens import make_pii_corpus
+
+    from proagent.curate import STATE_DIR
 
     monkeypatch.chdir(tmp_path)
     corpus = make_pii_corpus(tmp_path / "raw" / "P01", types=("email", "phone"), languages=("en",), n_clean=2)
     r = CliRunner().invoke(cli, ["curate", str(corpus.root), "--out", str(tmp_path / "single")])
     assert r.exit_code == 0, r.output
-    out = _finish(proagent_cmd("curate", str(corpus.root), "--out", str(tmp_path / "ray"), "--ray", cluster.address,
-                               cwd=tmp_path))
+    out = _finish(
+        proagent_cmd("curate", str(corpus.root), "--out", str(tmp_path / "ray"), "--ray", cluster.address, cwd=tmp_path)
+    )
     assert "ray: 1 shard(s) of" in out
     from_shards = re.search(r"ray: (\d+) screening\(s\) from the shards, (\d+) on this machine", out)
     assert from_shards and int(from_shards.group(1)) > 0, out  # the workers screened, not the driver
@@ -271,10 +362,24 @@ def test_annotate_on_ray_equals_single_machine(cluster, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     make_participant(tmp_path / "raw", "P01", variant="2025-11")
     with MockOpenAI(_answer) as srv:
+
         def args(name: str) -> list[str]:
-            return ["annotate", str(tmp_path / "raw"), "--out", str(tmp_path / name), "--annotator", f"text:{ANNOTATOR}",
-                    "--log-dir", str(tmp_path / f"logs-{name}"), "--ocr", "db", "--display", "none",
-                    "--model-base-url", srv.base_url]
+            return [
+                "annotate",
+                str(tmp_path / "raw"),
+                "--out",
+                str(tmp_path / name),
+                "--annotator",
+                f"text:{ANNOTATOR}",
+                "--log-dir",
+                str(tmp_path / f"logs-{name}"),
+                "--ocr",
+                "db",
+                "--display",
+                "none",
+                "--model-base-url",
+                srv.base_url,
+            ]
 
         r = CliRunner().invoke(cli, args("single"))
         assert r.exit_code == 0, r.output
@@ -291,8 +396,24 @@ def test_a_bare_ray_starts_a_private_cluster_and_stops_it(data, tmp_path):
     with LatencyEndpoint() as ep:
         single = _single(data, tmp_path / "single", ep.base_url, "--limit", "4")
         env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
-        proc = proagent_cmd("eval", "--data", str(data), "--model", MODEL, "--model-base-url", ep.base_url, "--limit", "4",
-                            "--log-dir", str(tmp_path / "ray"), "--display", "none", "--ray", cwd=tmp_path, env=env)
+        proc = proagent_cmd(
+            "eval",
+            "--data",
+            str(data),
+            "--model",
+            MODEL,
+            "--model-base-url",
+            ep.base_url,
+            "--limit",
+            "4",
+            "--log-dir",
+            str(tmp_path / "ray"),
+            "--display",
+            "none",
+            "--ray",
+            cwd=tmp_path,
+            env=env,
+        )
         out = _finish(proc)
     assert "shard(s) of 4 samples" in out
     merged = json.loads((tmp_path / "ray" / "results.json").read_text("utf-8"))

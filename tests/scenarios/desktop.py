@@ -50,9 +50,30 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from xsession import XSession  # noqa: E402
 
-__all__ = ["LONG", "PAGES", "PROGRAMS", "SCENARIOS", "SHORT", "SMOKE", "TABS", "TIME_FORMAT", "Desktop", "Page", "Scenario", "Step",
-           "annotation_scores", "match_events", "pii_leaks", "planted_text_share", "published_text", "review_one_of_each",
-           "screen_text_annotator", "start_capture", "stop_capture", "write_truth"]
+__all__ = [
+    "LONG",
+    "PAGES",
+    "PROGRAMS",
+    "SCENARIOS",
+    "SHORT",
+    "SMOKE",
+    "TABS",
+    "TIME_FORMAT",
+    "Desktop",
+    "Page",
+    "Scenario",
+    "Step",
+    "annotation_scores",
+    "match_events",
+    "pii_leaks",
+    "planted_text_share",
+    "published_text",
+    "review_one_of_each",
+    "screen_text_annotator",
+    "start_capture",
+    "stop_capture",
+    "write_truth",
+]
 
 PROGRAMS = ("Xvfb", "openbox", "xterm", "xdotool", "xprop", "chromium")
 """Programs a scenario drives (tests call ``require_binary(*PROGRAMS)``)."""
@@ -60,10 +81,20 @@ TIME_FORMAT = "%Y-%m-%d %H:%M:%S.%f"
 """Times in the ground truth: naive local, as capture writes them."""
 SCREEN = (1280, 800)
 """Xvfb screen size (pixels)."""
-CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-default-browser-check", "--test-type",
-                 "--disable-features=Translate,MediaRouter", "--password-store=basic", "--window-position=0,0",
-                 f"--window-size={SCREEN[0]},{SCREEN[1]}")
+CHROMIUM_ARGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-default-browser-check",
+    "--test-type",
+    "--disable-features=Translate,MediaRouter",
+    "--password-store=basic",
+    "--window-position=0,0",
+    f"--window-size={SCREEN[0]},{SCREEN[1]}",
+)
 """Debian Chromium, offline and quiet (``--test-type`` hides the ``--no-sandbox`` warning bar)."""
 
 # --------------------------------------------------------------------------- planted values
@@ -134,17 +165,21 @@ for Chinese) every 0.4 s, as an LLM's answer streams in: text changes the pHash 
 def _chat(platform: str, history: list[str], query: str, reply: str, code: str = "", unit: str = "word") -> str:
     side = "".join(f"<p>{html.escape(h)}</p>" for h in history)
     pre = f"<pre id='code' style='visibility:hidden'>{html.escape(code)}</pre>" if code else ""
-    return (f"<div class='side'><b>{html.escape(platform)}</b>{side}</div><div class='main'>"
-            f"<div class='user'>{html.escape(query)}</div><div class='bot'><b>{html.escape(platform)}</b><br>"
-            f"<span id='reply' data-unit='{unit}' data-full='{html.escape(reply, quote=True)}'></span>{pre}</div></div>"
-            f"<div class='input'>Message {html.escape(platform)}</div>{_STREAM}")
+    return (
+        f"<div class='side'><b>{html.escape(platform)}</b>{side}</div><div class='main'>"
+        f"<div class='user'>{html.escape(query)}</div><div class='bot'><b>{html.escape(platform)}</b><br>"
+        f"<span id='reply' data-unit='{unit}' data-full='{html.escape(reply, quote=True)}'></span>{pre}</div></div>"
+        f"<div class='input'>Message {html.escape(platform)}</div>{_STREAM}"
+    )
 
 
 def _mail(subject: str, sender: str, lines: list[str]) -> str:
     side = "".join(f"<p>{s}</p>" for s in ("Inbox (3)", "Starred", "Sent", "Drafts"))
     body = "".join(f"<p>{html.escape(x)}</p>" for x in lines)
-    return (f"<div class='side'><b>Mail</b>{side}</div><div class='main'><h1>{html.escape(subject)}</h1>"
-            f"<div class='meta'>From: {html.escape(sender)}</div>{body}</div>")
+    return (
+        f"<div class='side'><b>Mail</b>{side}</div><div class='main'><h1>{html.escape(subject)}</h1>"
+        f"<div class='meta'>From: {html.escape(sender)}</div>{body}</div>"
+    )
 
 
 def _doc(heading: str, lines: list[str]) -> str:
@@ -153,44 +188,119 @@ def _doc(heading: str, lines: list[str]) -> str:
 
 
 Q_EN = "Why does my Flask app raise KeyError: 'user_id' right after login?"
-R_EN = ("The session has no 'user_id' key when the login view redirects before setting it. "
-        "Set session['user_id'] before the redirect, or read it with session.get('user_id').")
+R_EN = (
+    "The session has no 'user_id' key when the login view redirects before setting it. "
+    "Set session['user_id'] before the redirect, or read it with session.get('user_id')."
+)
 Q_ZH = "如何用 pandas 按月份汇总销售额？"
 R_ZH = "先把日期列转换为 datetime，再用 df.groupby(df['date'].dt.to_period('M'))['sales'].sum() 按月汇总。"
 Q_GEM = "Summarise the risks in these release notes in one sentence."
-R_GEM = ("The main risk is the vendor API limit of 600 requests per minute, which could delay the billing "
-         "migration.")
-INBOX = ["Workshop contact (Li Wei) - here are my contact details", "Onboarding form (HR team) - form data below",
-         "Team lunch on Friday - the usual place at noon"]
+R_GEM = "The main risk is the vendor API limit of 600 requests per minute, which could delay the billing migration."
+INBOX = [
+    "Workshop contact (Li Wei) - here are my contact details",
+    "Onboarding form (HR team) - form data below",
+    "Team lunch on Friday - the usual place at noon",
+]
 Q_EN2 = "Translate this sentence into French: The meeting is moved to Thursday."
 R_EN2 = "La réunion est déplacée à jeudi."
 
-MAIL_1 = ["Hi, here are my contact details for the workshop.", f"Email: {EMAIL}", f"Phone: {PHONE}",
-          f"手机号：{MOBILE_CN}", "See you on Friday, Li Wei"]
-MAIL_2 = ["Please find the onboarding form data below.", f"身份证号码：{ID_NUMBER}", f"银行卡号：{BANK_CARD}",
-          f"备用邮箱：{EMAIL_2}", "Best regards"]
-DOC_EN = ["Milestone 1: ship the export feature by March 14.", "Milestone 2: migrate the billing service.",
-          "Risks: the vendor API rate limit of 600 requests per minute."]
-DOC_ZH = ["第一阶段：完成数据清洗与标注。", "第二阶段：训练基线模型并评估召回率。", "风险：标注人员不足，进度可能延后两周。"]
+MAIL_1 = [
+    "Hi, here are my contact details for the workshop.",
+    f"Email: {EMAIL}",
+    f"Phone: {PHONE}",
+    f"手机号：{MOBILE_CN}",
+    "See you on Friday, Li Wei",
+]
+MAIL_2 = [
+    "Please find the onboarding form data below.",
+    f"身份证号码：{ID_NUMBER}",
+    f"银行卡号：{BANK_CARD}",
+    f"备用邮箱：{EMAIL_2}",
+    "Best regards",
+]
+DOC_EN = [
+    "Milestone 1: ship the export feature by March 14.",
+    "Milestone 2: migrate the billing service.",
+    "Risks: the vendor API rate limit of 600 requests per minute.",
+]
+DOC_ZH = [
+    "第一阶段：完成数据清洗与标注。",
+    "第二阶段：训练基线模型并评估召回率。",
+    "风险：标注人员不足，进度可能延后两周。",
+]
 
-PAGES: dict[str, Page] = {p.key: p for p in (
-    Page("chat", "ChatGPT", _chat("ChatGPT", ["Flask login bug", "Regex for dates", "Trip to Lisbon"], Q_EN, R_EN,
-                                  "user_id = session.get('user_id')"),
-         True, "ChatGPT", Q_EN, R_EN, "Debugging & Error Resolution", texts=(Q_EN, "session.get('user_id')")),
-    Page("chat2", "DeepSeek", _chat("DeepSeek", ["销售数据分析", "周报模板"], Q_ZH, R_ZH, unit="char"),
-         True, "DeepSeek", Q_ZH, R_ZH, "Data Analysis", texts=(Q_ZH, "按月汇总")),
-    Page("chat3", "ChatGPT - French", _chat("ChatGPT", ["Flask login bug", "French for meetings"], Q_EN2, R_EN2),
-         True, "ChatGPT", Q_EN2, R_EN2, "Translation", texts=(Q_EN2, R_EN2)),
-    Page("mail", "Workshop contact - Mail", _mail("Workshop contact", "Li Wei", MAIL_1),
-         pii=(("email", EMAIL), ("phone", PHONE), ("phone", MOBILE_CN)), texts=tuple(MAIL_1[:1])),
-    Page("mail2", "Onboarding form - Mail", _mail("Onboarding form", "HR team", MAIL_2),
-         pii=(("id_number", ID_NUMBER), ("bank_card", BANK_CARD), ("email", EMAIL_2)), texts=tuple(MAIL_2[:1])),
-    Page("doc", "Project plan - Docs", _doc("Project plan Q2", DOC_EN), texts=tuple(DOC_EN)),
-    Page("doc2", "项目计划 - Docs", _doc("项目计划（第二季度）", DOC_ZH), texts=tuple(DOC_ZH)),
-    Page("inbox", "Inbox - Mail", _mail("Inbox", "Mail", INBOX), texts=tuple(INBOX[2:])),
-    Page("gemini", "Gemini", _chat("Gemini", ["Release notes risks", "Trip to Lisbon"], Q_GEM, R_GEM),
-         True, "Gemini", Q_GEM, R_GEM, "Summarization", texts=(Q_GEM,)),
-)}
+PAGES: dict[str, Page] = {
+    p.key: p
+    for p in (
+        Page(
+            "chat",
+            "ChatGPT",
+            _chat(
+                "ChatGPT",
+                ["Flask login bug", "Regex for dates", "Trip to Lisbon"],
+                Q_EN,
+                R_EN,
+                "user_id = session.get('user_id')",
+            ),
+            True,
+            "ChatGPT",
+            Q_EN,
+            R_EN,
+            "Debugging & Error Resolution",
+            texts=(Q_EN, "session.get('user_id')"),
+        ),
+        Page(
+            "chat2",
+            "DeepSeek",
+            _chat("DeepSeek", ["销售数据分析", "周报模板"], Q_ZH, R_ZH, unit="char"),
+            True,
+            "DeepSeek",
+            Q_ZH,
+            R_ZH,
+            "Data Analysis",
+            texts=(Q_ZH, "按月汇总"),
+        ),
+        Page(
+            "chat3",
+            "ChatGPT - French",
+            _chat("ChatGPT", ["Flask login bug", "French for meetings"], Q_EN2, R_EN2),
+            True,
+            "ChatGPT",
+            Q_EN2,
+            R_EN2,
+            "Translation",
+            texts=(Q_EN2, R_EN2),
+        ),
+        Page(
+            "mail",
+            "Workshop contact - Mail",
+            _mail("Workshop contact", "Li Wei", MAIL_1),
+            pii=(("email", EMAIL), ("phone", PHONE), ("phone", MOBILE_CN)),
+            texts=tuple(MAIL_1[:1]),
+        ),
+        Page(
+            "mail2",
+            "Onboarding form - Mail",
+            _mail("Onboarding form", "HR team", MAIL_2),
+            pii=(("id_number", ID_NUMBER), ("bank_card", BANK_CARD), ("email", EMAIL_2)),
+            texts=tuple(MAIL_2[:1]),
+        ),
+        Page("doc", "Project plan - Docs", _doc("Project plan Q2", DOC_EN), texts=tuple(DOC_EN)),
+        Page("doc2", "项目计划 - Docs", _doc("项目计划（第二季度）", DOC_ZH), texts=tuple(DOC_ZH)),
+        Page("inbox", "Inbox - Mail", _mail("Inbox", "Mail", INBOX), texts=tuple(INBOX[2:])),
+        Page(
+            "gemini",
+            "Gemini",
+            _chat("Gemini", ["Release notes risks", "Trip to Lisbon"], Q_GEM, R_GEM),
+            True,
+            "Gemini",
+            Q_GEM,
+            R_GEM,
+            "Summarization",
+            texts=(Q_GEM,),
+        ),
+    )
+}
 
 TABS = ("inbox", "gemini")
 """Pages opened as the two tabs of one Chromium window (the first in front at the start); every
@@ -250,33 +360,82 @@ ASK = "\n"
 RUN = "python3 app.py\n"
 TRAIN = "for i in 1 2 3 4 5 6; do echo epoch $i/6 loss 0.$((9-i))1; sleep 1; done\n"
 """A command printing one short line a second (a training log): small text changes."""
-SHORT = Scenario("short", (
-    Step("term", 6), Step("chat", 14, ASK), Step("term", 10, RUN), Step("mail", 12), Step("term", 8, "clear; ls\n"), Step("mail2", 12),
-    Step("term", 8, RUN), Step("doc", 12), Step("term", 24, TRAIN), Step("chat", 12),
-    Step("inbox", 10), Step("gemini", 14, ASK, tab=True), Step("inbox", 8, tab=True),
-))
+SHORT = Scenario(
+    "short",
+    (
+        Step("term", 6),
+        Step("chat", 14, ASK),
+        Step("term", 10, RUN),
+        Step("mail", 12),
+        Step("term", 8, "clear; ls\n"),
+        Step("mail2", 12),
+        Step("term", 8, RUN),
+        Step("doc", 12),
+        Step("term", 24, TRAIN),
+        Step("chat", 12),
+        Step("inbox", 10),
+        Step("gemini", 14, ASK, tab=True),
+        Step("inbox", 8, tab=True),
+    ),
+)
 """About 130 s of script: one LLM page visited twice (the second visit byte-identical), two mail
 pages with planted data, a document, an xterm running a failing program between each; then three
 same-browser switches (issue 34): the ChatGPT window -> the mail inbox window, and in that window
 a tab switch to a Gemini chat (a question asked) and back to the inbox: four Chromium events in a
 row, no application change."""
 
-LONG = Scenario("long", (
-    Step("term", 10), Step("chat", 40, ASK), Step("term", 30, RUN), Step("mail", 30), Step("term", 20, "clear; ls -l\n"),
-    Step("doc", 60), Step("doc", 70, idle=True), Step("term", 30, RUN), Step("chat2", 50, ASK), Step("term", 25, TRAIN),
-    Step("mail2", 30), Step("term", 20, "clear\n"), Step("doc2", 60), Step("doc2", 80, idle=True),
-    Step("term", 30, RUN), Step("chat", 40), Step("term", 30, TRAIN), Step("chat3", 45, ASK), Step("term", 25, RUN),
-    Step("mail", 25), Step("term", 20, "clear; echo review\n"), Step("chat2", 45), Step("term", 20, "date\n"),
-    Step("doc", 40), Step("doc", 90, idle=True), Step("term", 25, RUN), Step("chat3", 40), Step("term", 30, TRAIN),
-    Step("chat", 35), Step("term", 20, "echo bye\n"), Step("mail2", 25), Step("term", 25, "clear\n"),
-    Step("doc2", 30), Step("term", 20, "ls\n"),
-))
+LONG = Scenario(
+    "long",
+    (
+        Step("term", 10),
+        Step("chat", 40, ASK),
+        Step("term", 30, RUN),
+        Step("mail", 30),
+        Step("term", 20, "clear; ls -l\n"),
+        Step("doc", 60),
+        Step("doc", 70, idle=True),
+        Step("term", 30, RUN),
+        Step("chat2", 50, ASK),
+        Step("term", 25, TRAIN),
+        Step("mail2", 30),
+        Step("term", 20, "clear\n"),
+        Step("doc2", 60),
+        Step("doc2", 80, idle=True),
+        Step("term", 30, RUN),
+        Step("chat", 40),
+        Step("term", 30, TRAIN),
+        Step("chat3", 45, ASK),
+        Step("term", 25, RUN),
+        Step("mail", 25),
+        Step("term", 20, "clear; echo review\n"),
+        Step("chat2", 45),
+        Step("term", 20, "date\n"),
+        Step("doc", 40),
+        Step("doc", 90, idle=True),
+        Step("term", 25, RUN),
+        Step("chat3", 40),
+        Step("term", 30, TRAIN),
+        Step("chat", 35),
+        Step("term", 20, "echo bye\n"),
+        Step("mail2", 25),
+        Step("term", 25, "clear\n"),
+        Step("doc2", 30),
+        Step("term", 20, "ls\n"),
+    ),
+)
 """About 20 minutes of script (21 with the window switches): three chat pages on two platforms (English and Chinese), returns to each
 page, three idle gaps of 70-90 s (under capture's default 300 s idle rule, so no event ends)."""
 
-SMOKE = Scenario("smoke", (
-    Step("term", 5), Step("chat", 12, ASK), Step("doc", 8), Step("mail", 8), Step("term", 6, "clear; ls\n"),
-))
+SMOKE = Scenario(
+    "smoke",
+    (
+        Step("term", 5),
+        Step("chat", 12, ASK),
+        Step("doc", 8),
+        Step("mail", 8),
+        Step("term", 6, "clear; ls\n"),
+    ),
+)
 """About 40 s of script, the smallest day that still exercises every stage of
 ``benchmarks/desktop_day.py`` (CI): an xterm, one LLM question asked, the document (blurred in review),
 a mail page with planted data, the xterm again."""
@@ -309,10 +468,13 @@ class Desktop:
         from noto_cjk_sans_otc import FONT_PATH
 
         conf = self.workdir / "fonts.conf"
-        conf.write_text(f"""<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+        conf.write_text(
+            f"""<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd">
 <fontconfig><include ignore_missing="yes">/etc/fonts/fonts.conf</include><dir>{Path(FONT_PATH).parent}</dir>
 <cachedir>{self.workdir / 'fc-cache'}</cachedir></fontconfig>
-""", "utf-8")
+""",
+            "utf-8",
+        )
         return conf
 
     def __enter__(self) -> Desktop:
@@ -321,7 +483,9 @@ class Desktop:
         for p in PAGES.values():
             (self.pages / f"{p.key}.html").write_text(
                 f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(p.title)}</title>"
-                f"<style>{_CSS}</style></head><body>{p.body}</body></html>", "utf-8")
+                f"<style>{_CSS}</style></head><body>{p.body}</body></html>",
+                "utf-8",
+            )
         (self.workdir / "app.py").write_text(APP_PY, "utf-8")
         self.xs.__enter__()
         try:
@@ -346,20 +510,45 @@ class Desktop:
                 self.xs._spawn([*base, url])
                 first = False
             else:  # handed to the running browser, which opens a new window
-                subprocess.run([*base, "--new-window", url], env=self.xs.env, timeout=60,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                subprocess.run(
+                    [*base, "--new-window", url],
+                    env=self.xs.env,
+                    timeout=60,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
             self.xs._wait(lambda p=p: self.xs.window_id(p.window) is not None, timeout=90)
         # one window, two tabs (TABS); its first tab in front
-        subprocess.run([*base, "--new-window", *((self.pages / f"{k}.html").as_uri() for k in TABS)],
-                       env=self.xs.env, timeout=60, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            [*base, "--new-window", *((self.pages / f"{k}.html").as_uri() for k in TABS)],
+            env=self.xs.env,
+            timeout=60,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         shown = [PAGES[k].window for k in TABS]
         self.xs._wait(lambda: any(self.xs.window_id(t) is not None for t in shown), timeout=90)
         if self.xs.window_id(shown[0]) is None:
             self.xs.activate(shown[1])
             self._key("ctrl+1")
             self.xs._wait(lambda: self.xs.window_id(shown[0]) is not None, timeout=30)
-        self.xs._spawn(["xterm", "-T", TERM_TITLE, "-geometry", "110x36+0+0", "-fa", "DejaVu Sans Mono", "-fs", "12",
-                        "-e", "sh", "-c", f"cd '{self.workdir}' && exec sh -i"])
+        self.xs._spawn(
+            [
+                "xterm",
+                "-T",
+                TERM_TITLE,
+                "-geometry",
+                "110x36+0+0",
+                "-fa",
+                "DejaVu Sans Mono",
+                "-fs",
+                "12",
+                "-e",
+                "sh",
+                "-c",
+                f"cd '{self.workdir}' && exec sh -i",
+            ]
+        )
         self.xs._wait(lambda: self.xs.window_id(TERM_TITLE) is not None)
         time.sleep(2.0)  # first paint of every window
         self.xs.activate(TERM_TITLE)
@@ -377,8 +566,9 @@ class Desktop:
 
     def _key(self, keys: str) -> None:
         """Press ``keys`` (xdotool's names, e.g. ``ctrl+Tab``) in the focused window."""
-        subprocess.run(["xdotool", "key", "--clearmodifiers", keys], env=self.xs.env, check=True, timeout=10,
-                       capture_output=True)
+        subprocess.run(
+            ["xdotool", "key", "--clearmodifiers", keys], env=self.xs.env, check=True, timeout=10, capture_output=True
+        )
 
     def _switch_tab(self, window: str) -> None:
         """Show the other tab of the window in front (Ctrl+Tab) and wait for its title; give its
@@ -386,8 +576,13 @@ class Desktop:
         assert window in TABS, window
         self._key("ctrl+Tab")
         self.xs._wait(lambda: self.xs.window_id(self._title(window)) is not None, timeout=30)
-        subprocess.run(["xdotool", "mousemove", str(SCREEN[0] // 2), str(SCREEN[1] // 2), "click", "1"],
-                       env=self.xs.env, check=True, timeout=10, capture_output=True)
+        subprocess.run(
+            ["xdotool", "mousemove", str(SCREEN[0] // 2), str(SCREEN[1] // 2), "click", "1"],
+            env=self.xs.env,
+            check=True,
+            timeout=10,
+            capture_output=True,
+        )
 
     def play(self, scenario: Scenario, *, say=None) -> dict[str, Any]:  # noqa: ANN001
         """Follow ``scenario``; returns the ground truth (see the module docstring)."""
@@ -407,11 +602,18 @@ class Desktop:
                 while time.monotonic() < t_end:
                     time.sleep(0.2)
             end = datetime.now()
-            ev: dict[str, Any] = {"index": i, "window": self._title(window), "page": window,
-                                  "app": "xterm" if window == "term" else "chromium", "tab": run[0].tab,
-                                  "start": start.strftime(TIME_FORMAT), "end": end.strftime(TIME_FORMAT),
-                                  "seconds": round((end - start).total_seconds(), 3),
-                                  "idle_seconds": sum(s.seconds for s in run if s.idle), "is_llm": False}
+            ev: dict[str, Any] = {
+                "index": i,
+                "window": self._title(window),
+                "page": window,
+                "app": "xterm" if window == "term" else "chromium",
+                "tab": run[0].tab,
+                "start": start.strftime(TIME_FORMAT),
+                "end": end.strftime(TIME_FORMAT),
+                "seconds": round((end - start).total_seconds(), 3),
+                "idle_seconds": sum(s.seconds for s in run if s.idle),
+                "is_llm": False,
+            }
             if window != "term" and PAGES[window].is_llm:
                 p = PAGES[window]
                 ev.update(is_llm=True, platform=p.platform, query=p.query, reply=p.reply, intention=p.intention)
@@ -419,20 +621,31 @@ class Desktop:
             if say:
                 say(f"step {i + 1}: {ev['window']} {ev['seconds']:.0f} s")
         shown = {k for k in (e["page"] for e in events)}
-        pii = [{"type": t, "value": v, "page": p.key, "events": [e["index"] for e in events if e["page"] == p.key]}
-               for p in PAGES.values() if p.key in shown for t, v in p.pii]
-        texts = [{"page": k, "text": t} for k in sorted(shown)
-                 for t in (TERM_TEXTS if k == "term" else PAGES[k].texts)]
-        return {"scenario": scenario.name, "screen": list(SCREEN), "started": started.strftime(TIME_FORMAT),
-                "ended": datetime.now().strftime(TIME_FORMAT), "events": events, "pii": pii, "texts": texts,
-                "steps": [asdict(s) for s in scenario.steps]}
+        pii = [
+            {"type": t, "value": v, "page": p.key, "events": [e["index"] for e in events if e["page"] == p.key]}
+            for p in PAGES.values()
+            if p.key in shown
+            for t, v in p.pii
+        ]
+        texts = [{"page": k, "text": t} for k in sorted(shown) for t in (TERM_TEXTS if k == "term" else PAGES[k].texts)]
+        return {
+            "scenario": scenario.name,
+            "screen": list(SCREEN),
+            "started": started.strftime(TIME_FORMAT),
+            "ended": datetime.now().strftime(TIME_FORMAT),
+            "events": events,
+            "pii": pii,
+            "texts": texts,
+            "steps": [asdict(s) for s in scenario.steps],
+        }
 
 
 # --------------------------------------------------------------------------- capture around it
 
 
-def start_capture(desk: Desktop, out: Path, *, text_change: bool = True, log: Path | None = None,
-                  extra: tuple[str, ...] = ()) -> subprocess.Popen:
+def start_capture(
+    desk: Desktop, out: Path, *, text_change: bool = True, log: Path | None = None, extra: tuple[str, ...] = ()
+) -> subprocess.Popen:
     """Start capture into ``out`` in the desktop's X session: ``proagent capture --out OUT`` with
     default options (plus ``extra``), or (``text_change=False``) the same loop with LifeTrace's
     pHash rule alone. Returns once the first screenshot is stored."""
@@ -441,8 +654,13 @@ def start_capture(desk: Desktop, out: Path, *, text_change: bool = True, log: Pa
     if text_change:
         cmd = [sys.executable, "-m", "proagent.cli", "capture", "--out", str(out), *extra]
     else:
-        cmd = [sys.executable, "-c", "import sys; from pathlib import Path; from proagent.capture import "
-               "CaptureConfig, record; record(CaptureConfig(out=Path(sys.argv[1]), text_change=False))", str(out)]
+        cmd = [
+            sys.executable,
+            "-c",
+            "import sys; from pathlib import Path; from proagent.capture import "
+            "CaptureConfig, record; record(CaptureConfig(out=Path(sys.argv[1]), text_change=False))",
+            str(out),
+        ]
     sink = open(log, "w") if log else subprocess.DEVNULL  # noqa: SIM115
     proc = subprocess.Popen(cmd, env=desk.xs.env, stdout=sink, stderr=subprocess.STDOUT)
     end = time.monotonic() + 60
@@ -466,8 +684,12 @@ def start_capture(desk: Desktop, out: Path, *, text_change: bool = True, log: Pa
 def stop_capture(proc: subprocess.Popen, out: Path, timeout: float = 60) -> int:
     """``proagent capture stop OUT`` and wait for the recorder; returns its exit code. The stop
     waits while capture's OCR finishes its backlog (``--ocr-finish``, 60 s by default)."""
-    subprocess.run([sys.executable, "-m", "proagent.cli", "capture", "stop", str(out)], timeout=180,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "proagent.cli", "capture", "stop", str(out)],
+        timeout=180,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         return proc.wait(timeout)
     except subprocess.TimeoutExpired:
@@ -515,7 +737,6 @@ def match_events(truth: dict[str, Any], events: list[Any]) -> dict[int, int | No
     return out
 
 
-
 def annotation_scores(truth: dict[str, Any], events: list[Any]) -> dict[str, Any]:
     """What ``proagent annotate`` wrote, against the ground truth (issue 21's annotate targets).
 
@@ -555,23 +776,43 @@ def annotation_scores(truth: dict[str, Any], events: list[Any]) -> dict[str, Any
         queries = list(conv.user_queries) if conv else []
         replies = list(conv.llm_responses) if conv else []
         page = PAGES.get(t["page"])
-        shown = " ".join([page.query, page.reply] if page else []) + " " + " ".join(
-            s.ocr_text or "" for s in ev.screenshots)
+        shown = (
+            " ".join([page.query, page.reply] if page else [])
+            + " "
+            + " ".join(s.ocr_text or "" for s in ev.screenshots)
+        )
         invented += sum(not on_screen(x, shown, 0.7) for x in queries + replies)
         if t["is_llm"]:
             sim = max((best_similarity(q, [t["query"]]) for q in queries), default=0.0)
             sims.append(sim)
             intent += ev.intention == t["intention"]
             platform += ev.llm_platform == t["platform"]
-            rows.append({"page": t["page"], "platform": ev.llm_platform, "query": queries[0] if queries else "",
-                         "similarity": round(sim, 3), "intention": ev.intention, "intention_true": t["intention"],
-                         "reply_stored": bool(replies)})
+            rows.append(
+                {
+                    "page": t["page"],
+                    "platform": ev.llm_platform,
+                    "query": queries[0] if queries else "",
+                    "similarity": round(sim, 3),
+                    "intention": ev.intention,
+                    "intention_true": t["intention"],
+                    "reply_stored": bool(replies),
+                }
+            )
     n = len(sims)
-    return {"precision": tp / (tp + fp) if tp + fp else None, "recall": tp / (tp + fn) if tp + fn else None,
-            "tp": tp, "fp": fp, "fn": fn, "n_llm": n,
-            "query_similarity": sum(sims) / n if n else None, "query_similarity_min": min(sims) if n else None,
-            "intention_accuracy": intent / n if n else None, "platform_accuracy": platform / n if n else None,
-            "invented": invented, "rows": rows}
+    return {
+        "precision": tp / (tp + fp) if tp + fp else None,
+        "recall": tp / (tp + fn) if tp + fn else None,
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "n_llm": n,
+        "query_similarity": sum(sims) / n if n else None,
+        "query_similarity_min": min(sims) if n else None,
+        "intention_accuracy": intent / n if n else None,
+        "platform_accuracy": platform / n if n else None,
+        "invented": invented,
+        "rows": rows,
+    }
 
 
 # --------------------------------------------------------------------------- checks on what a chain published
@@ -589,13 +830,19 @@ def review_one_of_each(out: Path) -> dict[str, int]:
     srv = serve_review(out)
     try:
         items = json.loads(urllib.request.urlopen(srv.url.replace("/?", "/api/items?"), timeout=10).read())["items"]
-        pick = {"retain": next(i for i in items if i["title"].startswith(PAGES["chat"].window)),
-                "blur": next(i for i in items if i["title"].startswith(PAGES["doc"].window)),
-                "delete": next(i for i in items if i["app"] == "xterm")}
+        pick = {
+            "retain": next(i for i in items if i["title"].startswith(PAGES["chat"].window)),
+            "blur": next(i for i in items if i["title"].startswith(PAGES["doc"].window)),
+            "delete": next(i for i in items if i["app"] == "xterm"),
+        }
         for action, it in pick.items():
             body = json.dumps({"user": it["user"], "screenshot_id": it["screenshot_id"], "action": action}).encode()
-            req = urllib.request.Request(srv.url.replace("/?", "/api/decision?"), data=body, method="POST",
-                                         headers={"Content-Type": "application/json"})
+            req = urllib.request.Request(
+                srv.url.replace("/?", "/api/decision?"),
+                data=body,
+                method="POST",
+                headers={"Content-Type": "application/json"},
+            )
             urllib.request.urlopen(req, timeout=10).read()
     finally:
         srv.stop()
@@ -661,7 +908,16 @@ def screen_text_annotator(body: dict[str, Any]) -> str:
     seen = "".join(last_user_text(body).split()).lower()
     for p in PAGES.values():
         if p.is_llm and "".join(p.query.split()).lower()[:24] in seen:
-            return json.dumps({"is_llm_interaction": True, "llm_platform": p.platform, "user_queries": [p.query],
-                               "llm_responses": [p.reply], "user_intention": p.intention, "confidence": 0.9,
-                               "event_summary": f"Asks {p.platform}: {p.query}"[:120]}, ensure_ascii=False)
+            return json.dumps(
+                {
+                    "is_llm_interaction": True,
+                    "llm_platform": p.platform,
+                    "user_queries": [p.query],
+                    "llm_responses": [p.reply],
+                    "user_intention": p.intention,
+                    "confidence": 0.9,
+                    "event_summary": f"Asks {p.platform}: {p.query}"[:120],
+                },
+                ensure_ascii=False,
+            )
     return json.dumps({"is_llm_interaction": False, "event_summary": "works outside an LLM"})

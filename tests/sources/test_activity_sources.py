@@ -8,7 +8,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from activity_fixtures import (
     add_aw_rust_bucket,
     add_aw_rust_event,
@@ -20,6 +19,7 @@ from activity_fixtures import (
     write_aw_rust,
     write_screenpipe,
 )
+
 from proagent.errors import DataError
 from proagent.sources.activitywatch import load_activitywatch
 from proagent.sources.load import activity_log_kind, load_activity_log, load_events
@@ -36,10 +36,12 @@ EXPECTED = [  # (app, title, start, end, url) of the scenario in activity_fixtur
 
 
 def _writers(tmp: Path) -> dict[str, Path]:
-    return {"aw-server-sqlite": write_aw_core(tmp / "aw-sqlite.db", "sqlite"),
-            "aw-server-peewee": write_aw_core(tmp / "aw-peewee.db", "peewee"),
-            "aw-server-rust": write_aw_rust(tmp / "sqlite.db"),
-            "export": write_aw_export(tmp / "aw-buckets-export.json")}
+    return {
+        "aw-server-sqlite": write_aw_core(tmp / "aw-sqlite.db", "sqlite"),
+        "aw-server-peewee": write_aw_core(tmp / "aw-peewee.db", "peewee"),
+        "aw-server-rust": write_aw_rust(tmp / "sqlite.db"),
+        "export": write_aw_export(tmp / "aw-buckets-export.json"),
+    }
 
 
 @pytest.mark.parametrize("flavour", ["aw-server-sqlite", "aw-server-peewee", "aw-server-rust", "export"])
@@ -100,9 +102,14 @@ def test_annotations_apply_to_activitywatch(tmp_path: Path) -> None:
     db = write_aw_rust(tmp_path / "sqlite.db")
     ids = [e.id for e in load_events(db)]
     ann = tmp_path / "ann.jsonl"
-    ann.write_text(json.dumps({"user": tmp_path.name, "event_id": ids[1], "user_intention": "Code Programming",
-                               "llm_platform": "ChatGPT"}) + "\n"
-                   + json.dumps({"user": tmp_path.name, "event_id": ids[2], "excluded": "test"}) + "\n")
+    ann.write_text(
+        json.dumps(
+            {"user": tmp_path.name, "event_id": ids[1], "user_intention": "Code Programming", "llm_platform": "ChatGPT"}
+        )
+        + "\n"
+        + json.dumps({"user": tmp_path.name, "event_id": ids[2], "excluded": "test"})
+        + "\n"
+    )
     evs = load_events(db, annotations=[ann])
     assert [e.id for e in evs] == [ids[0], ids[1], ids[3]]
     assert evs[1].intention == "Code Programming" and evs[1].llm_platform == "ChatGPT"
@@ -115,7 +122,14 @@ def test_screenpipe_frames_become_events(tmp_path: Path) -> None:
     got = [(e.app_name, e.window_title, e.start, e.end, e.url, len(e.screenshots)) for e in log.events]
     assert got == [
         ("Code", "main.py - Code", local(utc(10, 0, 0)), local(utc(10, 0, 6)), None, 3),
-        ("Firefox", "ChatGPT — Mozilla Firefox", local(utc(10, 0, 6)), local(utc(10, 0, 12)), "https://chatgpt.com/c/1", 3),
+        (
+            "Firefox",
+            "ChatGPT — Mozilla Firefox",
+            local(utc(10, 0, 6)),
+            local(utc(10, 0, 12)),
+            "https://chatgpt.com/c/1",
+            3,
+        ),
         ("Terminal", "bash", local(utc(10, 0, 12)), local(utc(10, 0, 14)), None, 2),
     ]  # the unfocused second monitor (Mail) makes no event
     assert log.counts == {"frames": 16, "focused_frames": 8, "missing_chunks": 0}
@@ -131,8 +145,10 @@ def test_screenpipe_frames_become_events(tmp_path: Path) -> None:
 def test_screenpipe_without_video_and_old_schema(tmp_path: Path) -> None:
     db = write_screenpipe(tmp_path / "sp", second_monitor=False, video=False)
     conn = sqlite3.connect(db)  # before 2025-02 app and window lived in ocr_text only
-    conn.execute("UPDATE ocr_text SET app_name = (SELECT app_name FROM frames WHERE frames.id = ocr_text.frame_id), "
-                 "window_name = (SELECT window_name FROM frames WHERE frames.id = ocr_text.frame_id)")
+    conn.execute(
+        "UPDATE ocr_text SET app_name = (SELECT app_name FROM frames WHERE frames.id = ocr_text.frame_id), "
+        "window_name = (SELECT window_name FROM frames WHERE frames.id = ocr_text.frame_id)"
+    )
     conn.execute("UPDATE frames SET app_name = NULL, window_name = NULL, focused = NULL")
     conn.commit()
     conn.close()
@@ -179,7 +195,9 @@ def test_text_that_is_not_utf8_is_read_with_replacement(tmp_path: Path) -> None:
     conn = create_aw_rust(db)
     b = add_aw_rust_bucket(conn, "aw-watcher-window_host", "currentwindow", "aw-watcher-window")
     add_aw_rust_event(conn, b, utc(10, 0), 10.0, {"app": "Code", "title": "x"})
-    conn.execute("""UPDATE events SET data = CAST(x'7b22617070223a2022436f6465222c20227469746c65223a202261ff62227d' AS TEXT)""")
+    conn.execute(
+        """UPDATE events SET data = CAST(x'7b22617070223a2022436f6465222c20227469746c65223a202261ff62227d' AS TEXT)"""
+    )
     conn.commit()
     conn.close()
     (e,) = load_activitywatch(db).events
@@ -198,16 +216,20 @@ def test_screenpipe_since_reads_from_the_bound(tmp_path: Path, sep: str) -> None
     assert log.counts["frames"] == 4
 
 
-@pytest.mark.parametrize(("field", "value", "needle"), [
-    ("timestamp", "2200-01-01T00:00:00Z", "outside 1990-2100"),
-    ("timestamp", "1971-01-01T00:00:00Z", "outside 1990-2100"),
-    ("timestamp", "2099-12-31T23:00:00Z", None),  # the last accepted year
-    ("duration", 1e300, "not a duration"),
-    ("duration", 200 * 365 * 86400, "not a duration"),
-    ("duration", float("nan"), "not a duration"),
-])
-def test_activitywatch_export_times_and_durations_are_plausible(tmp_path: Path, field: str, value: object,
-                                                                needle: str | None) -> None:
+@pytest.mark.parametrize(
+    ("field", "value", "needle"),
+    [
+        ("timestamp", "2200-01-01T00:00:00Z", "outside 1990-2100"),
+        ("timestamp", "1971-01-01T00:00:00Z", "outside 1990-2100"),
+        ("timestamp", "2099-12-31T23:00:00Z", None),  # the last accepted year
+        ("duration", 1e300, "not a duration"),
+        ("duration", 200 * 365 * 86400, "not a duration"),
+        ("duration", float("nan"), "not a duration"),
+    ],
+)
+def test_activitywatch_export_times_and_durations_are_plausible(
+    tmp_path: Path, field: str, value: object, needle: str | None
+) -> None:
     """ActivityWatch times and durations follow the readers' one rule (1990-2100, at most a week):
     events in 2200, 1971 or lasting 200 years were accepted; 1e300 s was an OverflowError traceback."""
     doc = json.loads(write_aw_export(tmp_path / "e.json").read_text())
@@ -220,7 +242,9 @@ def test_activitywatch_export_times_and_durations_are_plausible(tmp_path: Path, 
         load_events(tmp_path / "e.json")
 
 
-@pytest.mark.parametrize(("start", "end"), [(2**63 - 1, 2**63 - 1), (0, 10**9), (1_700_000_000 * 10**9, 8_000_000_000 * 10**9)])
+@pytest.mark.parametrize(
+    ("start", "end"), [(2**63 - 1, 2**63 - 1), (0, 10**9), (1_700_000_000 * 10**9, 8_000_000_000 * 10**9)]
+)
 def test_aw_server_rust_times_are_plausible(tmp_path: Path, start: int, end: int) -> None:
     """int64 max, 1970 and a 200-year event in aw-server-rust's nanosecond columns are refused by row."""
     db = write_aw_rust(tmp_path / "sqlite.db")
@@ -270,8 +294,11 @@ def test_screenpipe_databases_that_lack_something_say_what(tmp_path: Path) -> No
     conn.execute("UPDATE ocr_text SET frame_id = 'three' WHERE rowid = 3")
     conn.commit()
     conn.close()
-    with pytest.raises(DataError, match=r"table (frames, row id 2, column offset_index|ocr_text, row id 3, column frame_id)"
-                                        r": '(x7|three)' is not a whole number") as e:
+    with pytest.raises(
+        DataError,
+        match=r"table (frames, row id 2, column offset_index|ocr_text, row id 3, column frame_id)"
+        r": '(x7|three)' is not a whole number",
+    ) as e:
         load_events(db)
     assert str(db) in str(e.value)
 
@@ -279,18 +306,23 @@ def test_screenpipe_databases_that_lack_something_say_what(tmp_path: Path) -> No
 def _browsing(tmp_path: Path, urls: bool) -> Path:
     """Window events of one Chromium window switching tabs (mail, an LLM chat, mail), with the web
     watcher's tabs when ``urls``."""
+
     def web(t: str, u: str) -> dict:
         return {"url": u, "title": t}
 
-    win = [(utc(10, 0, 0), 20.0, {"app": "chromium", "title": "Inbox (3) - a@gmail.com - Gmail - Chromium"}),
-           (utc(10, 0, 20), 10.0, {"app": "chromium", "title": "Inbox (4) - a@gmail.com - Gmail - Chromium"}),
-           (utc(10, 0, 30), 30.0, {"app": "chromium", "title": "Google Gemini - Chromium"}),
-           (utc(10, 1, 0), 15.0, {"app": "chromium", "title": "Trip to Lisbon - Chromium"}),
-           (utc(10, 1, 15), 15.0, {"app": "chromium", "title": "Inbox (4) - a@gmail.com - Gmail - Chromium"})]
-    tabs = [(utc(10, 0, 0), 30.0, web("Inbox (4) - a@gmail.com - Gmail", "https://mail.google.com/mail/u/0/")),
-            (utc(10, 0, 30), 30.0, web("Google Gemini", "https://gemini.google.com/app")),
-            (utc(10, 1, 0), 15.0, web("Trip to Lisbon", "https://chatgpt.com/c/1")),
-            (utc(10, 1, 15), 15.0, web("Inbox (4) - a@gmail.com - Gmail", "https://mail.google.com/mail/u/0/"))]
+    win = [
+        (utc(10, 0, 0), 20.0, {"app": "chromium", "title": "Inbox (3) - a@gmail.com - Gmail - Chromium"}),
+        (utc(10, 0, 20), 10.0, {"app": "chromium", "title": "Inbox (4) - a@gmail.com - Gmail - Chromium"}),
+        (utc(10, 0, 30), 30.0, {"app": "chromium", "title": "Google Gemini - Chromium"}),
+        (utc(10, 1, 0), 15.0, {"app": "chromium", "title": "Trip to Lisbon - Chromium"}),
+        (utc(10, 1, 15), 15.0, {"app": "chromium", "title": "Inbox (4) - a@gmail.com - Gmail - Chromium"}),
+    ]
+    tabs = [
+        (utc(10, 0, 0), 30.0, web("Inbox (4) - a@gmail.com - Gmail", "https://mail.google.com/mail/u/0/")),
+        (utc(10, 0, 30), 30.0, web("Google Gemini", "https://gemini.google.com/app")),
+        (utc(10, 1, 0), 15.0, web("Trip to Lisbon", "https://chatgpt.com/c/1")),
+        (utc(10, 1, 15), 15.0, web("Inbox (4) - a@gmail.com - Gmail", "https://mail.google.com/mail/u/0/")),
+    ]
     buckets = [("aw-watcher-window_h", "currentwindow", "aw-watcher-window", win)]
     if urls:
         buckets.append(("aw-watcher-web-chrome_h", "web.tab.current", "aw-client-web", tabs))
@@ -305,8 +337,11 @@ def test_activitywatch_tab_switches_in_one_browser_are_events(tmp_path: Path, mo
     assert [e.window_title.split(" - ")[0] for e in by_title] == ["Inbox (3)", "Google Gemini", "Inbox (4)"]
     by_url = load_activitywatch(_browsing(tmp_path, urls=True)).events
     assert [(e.window_title.split(" - ")[0], e.url) for e in by_url] == [
-        ("Inbox (3)", "https://mail.google.com/mail/u/0/"), ("Google Gemini", "https://gemini.google.com/app"),
-        ("Trip to Lisbon", "https://chatgpt.com/c/1"), ("Inbox (4)", "https://mail.google.com/mail/u/0/")]
+        ("Inbox (3)", "https://mail.google.com/mail/u/0/"),
+        ("Google Gemini", "https://gemini.google.com/app"),
+        ("Trip to Lisbon", "https://chatgpt.com/c/1"),
+        ("Inbox (4)", "https://mail.google.com/mail/u/0/"),
+    ]
     assert by_url[1].start == local(utc(10, 0, 30)) and by_url[1].end == local(utc(10, 1, 0))
     assert len(load_activitywatch(_browsing(tmp_path, urls=True), split_on_tab=False).events) == 1
     monkeypatch.setenv("PROAGENT_SPLIT_ON_TAB", "0")  # the readers' one switch
@@ -315,13 +350,30 @@ def test_activitywatch_tab_switches_in_one_browser_are_events(tmp_path: Path, mo
 
 
 def test_screenpipe_tab_switches_in_one_browser_are_events(tmp_path: Path) -> None:
-    frames = [(0, "Google Chrome", "Inbox (3) - a@gmail.com - Gmail - Google Chrome", "https://mail.google.com/mail/u/0/", "Inbox"),
-              (2, "Google Chrome", "Inbox (4) - a@gmail.com - Gmail - Google Chrome", "https://mail.google.com/mail/u/0/", "Inbox"),
-              (4, "Google Chrome", "Claude - Google Chrome", "https://claude.ai/new", "How can I help?"),
-              (6, "Google Chrome", "Flask fix - Claude - Google Chrome", "https://claude.ai/chat/1", "Flask"),
-              (8, "Terminal", "bash", None, "$ ls")]
+    frames = [
+        (
+            0,
+            "Google Chrome",
+            "Inbox (3) - a@gmail.com - Gmail - Google Chrome",
+            "https://mail.google.com/mail/u/0/",
+            "Inbox",
+        ),
+        (
+            2,
+            "Google Chrome",
+            "Inbox (4) - a@gmail.com - Gmail - Google Chrome",
+            "https://mail.google.com/mail/u/0/",
+            "Inbox",
+        ),
+        (4, "Google Chrome", "Claude - Google Chrome", "https://claude.ai/new", "How can I help?"),
+        (6, "Google Chrome", "Flask fix - Claude - Google Chrome", "https://claude.ai/chat/1", "Flask"),
+        (8, "Terminal", "bash", None, "$ ls"),
+    ]
     write_screenpipe(tmp_path / "sp", frames=frames, second_monitor=False, video=False)
     log = load_screenpipe(tmp_path / "sp")
     assert [(e.window_title, len(e.screenshots)) for e in log.events] == [
-        ("Inbox (3) - a@gmail.com - Gmail - Google Chrome", 2), ("Claude - Google Chrome", 2), ("bash", 1)]
+        ("Inbox (3) - a@gmail.com - Gmail - Google Chrome", 2),
+        ("Claude - Google Chrome", 2),
+        ("bash", 1),
+    ]
     assert [len(e.screenshots) for e in load_screenpipe(tmp_path / "sp", split_on_tab=False).events] == [4, 1]

@@ -405,7 +405,9 @@ def test_bad_llm_flag_is_an_error(processed):
 @pytest.mark.parametrize("fmt", ["jsonl", "json", "nested"])
 def test_annotations_joined(processed, tmp_path, fmt):
     excl = {processed.llm_event_ids[-2]: "privacy: personal chat", processed.live_event_ids[0]: "test run"}
-    ann_path = write_annotations(processed, tmp_path / f"ann.{'jsonl' if fmt == 'jsonl' else 'json'}", fmt=fmt, exclude=excl)
+    ann_path = write_annotations(
+        processed, tmp_path / f"ann.{'jsonl' if fmt == 'jsonl' else 'json'}", fmt=fmt, exclude=excl
+    )
     log = load_lifetrace(processed.path, annotations=ann_path)
     ev = _by_id(list(log.events))
     assert dict(log.excluded) == excl
@@ -516,7 +518,9 @@ def test_normalise_event_id():
 
 def test_malformed_jsonl_annotation(tmp_path):
     p = tmp_path / "ann.jsonl"
-    p.write_text('{"user": "P01", "event_id": 1, "user_intention": "Translation"}\n{"user": "P01", "event_id": 2,\n', "utf-8")
+    p.write_text(
+        '{"user": "P01", "event_id": 1, "user_intention": "Translation"}\n{"user": "P01", "event_id": 2,\n', "utf-8"
+    )
     with pytest.raises(DataError) as e:
         load_annotations(p)
     assert str(p) in str(e.value) and "line 2" in str(e.value)

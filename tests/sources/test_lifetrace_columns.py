@@ -41,19 +41,59 @@ FROZEN = {
 def _samples_digest(samples) -> str:  # noqa: ANN001
     h = hashlib.sha256()
     for s in samples:
-        h.update(repr((s.id, s.label, s.split, s.kind, s.time.isoformat(), s.current.id,
-                       tuple(e.id for e in s.context), s.reference_queries, s.intention, s.event_id,
-                       len(s.current.screenshots))).encode())
+        h.update(
+            repr(
+                (
+                    s.id,
+                    s.label,
+                    s.split,
+                    s.kind,
+                    s.time.isoformat(),
+                    s.current.id,
+                    tuple(e.id for e in s.context),
+                    s.reference_queries,
+                    s.intention,
+                    s.event_id,
+                    len(s.current.screenshots),
+                )
+            ).encode()
+        )
     return h.hexdigest()[:16]
 
 
 def _events_digest(events) -> str:  # noqa: ANN001
     h = hashlib.sha256()
     for e in events:
-        h.update(repr((e.id, e.user, e.start, e.end, e.app_name, e.window_title, e.summary, e.is_llm_event,
-                       e.intention, tuple((s.id, s.time, s.app_name, s.window_title, s.file_name, s.path is None,
-                                           s.ocr_text, s.width, s.height, s.file_hash) for s in e.screenshots))
-                      ).encode())
+        h.update(
+            repr(
+                (
+                    e.id,
+                    e.user,
+                    e.start,
+                    e.end,
+                    e.app_name,
+                    e.window_title,
+                    e.summary,
+                    e.is_llm_event,
+                    e.intention,
+                    tuple(
+                        (
+                            s.id,
+                            s.time,
+                            s.app_name,
+                            s.window_title,
+                            s.file_name,
+                            s.path is None,
+                            s.ocr_text,
+                            s.width,
+                            s.height,
+                            s.file_hash,
+                        )
+                        for s in e.screenshots
+                    ),
+                )
+            ).encode()
+        )
     return h.hexdigest()[:16]
 
 
@@ -63,9 +103,13 @@ def digests(root) -> dict[str, str]:  # noqa: ANN001
     ev = load_events(root / "synth")
     fx = make_participant(root / "fx", "P01", n_events=60, n_llm=8)
     fe = list(lifetrace.load_lifetrace(fx.path).events)
-    return {"synth_events": _events_digest(ev), "synth_samples": _samples_digest(build_samples(ev)),
-            "synth_candidates": _samples_digest(candidate_moments(ev)), "fixture_events": _events_digest(fe),
-            "fixture_samples": _samples_digest(build_samples(fe))}
+    return {
+        "synth_events": _events_digest(ev),
+        "synth_samples": _samples_digest(build_samples(ev)),
+        "synth_candidates": _samples_digest(candidate_moments(ev)),
+        "fixture_events": _events_digest(fe),
+        "fixture_samples": _samples_digest(build_samples(fe)),
+    }
 
 
 def _per_row(monkeypatch, path, **kw):  # noqa: ANN001, ANN202
@@ -112,14 +156,20 @@ def _edit(path, sql: str, *args) -> None:  # noqa: ANN001
     con.close()
 
 
-@pytest.mark.parametrize("sql, columns", [
-    ("UPDATE screenshots SET created_at = replace(created_at, ' ', 'T') WHERE id = 3", False),  # accepted, other shape
-    ("UPDATE screenshots SET created_at = substr(created_at, 1, 16) WHERE id = 5", False),  # no seconds
-    ("UPDATE screenshots SET window_title = CAST(x'e4b8ad80ff' AS TEXT) WHERE id = 4", False),  # not UTF-8
-    ("UPDATE screenshots SET event_id = 'e3' WHERE id = 5", False),  # a key that is not a number
-    ("UPDATE screenshots SET file_deleted = 'yes' WHERE id = 8", False),  # a flag as text
-    ("UPDATE screenshots SET created_at = substr(created_at, 1, 19) WHERE id = 7", True),  # the short form
-])
+@pytest.mark.parametrize(
+    "sql, columns",
+    [
+        (
+            "UPDATE screenshots SET created_at = replace(created_at, ' ', 'T') WHERE id = 3",
+            False,
+        ),  # accepted, other shape
+        ("UPDATE screenshots SET created_at = substr(created_at, 1, 16) WHERE id = 5", False),  # no seconds
+        ("UPDATE screenshots SET window_title = CAST(x'e4b8ad80ff' AS TEXT) WHERE id = 4", False),  # not UTF-8
+        ("UPDATE screenshots SET event_id = 'e3' WHERE id = 5", False),  # a key that is not a number
+        ("UPDATE screenshots SET file_deleted = 'yes' WHERE id = 8", False),  # a flag as text
+        ("UPDATE screenshots SET created_at = substr(created_at, 1, 19) WHERE id = 7", True),  # the short form
+    ],
+)
 def test_other_shapes_read_as_by_the_per_row_reader(tmp_path, monkeypatch, sql, columns):
     fx = make_participant(tmp_path, "P01", "2025-11")
     _edit(fx.path, sql)
@@ -131,8 +181,9 @@ def test_other_shapes_read_as_by_the_per_row_reader(tmp_path, monkeypatch, sql, 
 def test_equal_instants_written_two_ways_keep_the_per_row_order(tmp_path, monkeypatch):
     fx = make_participant(tmp_path, "P01", "processed")
     con = sqlite3.connect(fx.path)
-    eid, a, b = con.execute("SELECT event_id, min(id), max(id) FROM screenshots GROUP BY event_id "
-                            "HAVING count(*) >= 2 LIMIT 1").fetchone()
+    eid, a, b = con.execute(
+        "SELECT event_id, min(id), max(id) FROM screenshots GROUP BY event_id HAVING count(*) >= 2 LIMIT 1"
+    ).fetchone()
     con.execute("UPDATE screenshots SET created_at = '2025-09-15 10:00:00.000000' WHERE id = ?", (a,))
     con.execute("UPDATE screenshots SET created_at = '2025-09-15 10:00:00' WHERE id = ?", (b,))
     con.commit()

@@ -29,8 +29,13 @@ def test_annotations_that_match_no_event_are_reported(lt, tmp_path):
         warnings.simplefilter("error")
         load_events(root, annotations=[good])  # every record matches: no warning
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(good.read_text() + json.dumps({"user": "p01 ", "event_id": 99999, "user_intention": "Translation"})
-                   + "\n" + json.dumps({"user": "Alice", "event_id": 1, "user_intention": "Translation"}) + "\n")
+    bad.write_text(
+        good.read_text()
+        + json.dumps({"user": "p01 ", "event_id": 99999, "user_intention": "Translation"})
+        + "\n"
+        + json.dumps({"user": "Alice", "event_id": 1, "user_intention": "Translation"})
+        + "\n"
+    )
     with pytest.warns(UserWarning, match=r"2 of \d+ annotation records match no event"):
         load_events(root, annotations=[bad])
 

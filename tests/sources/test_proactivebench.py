@@ -183,9 +183,22 @@ def _break(item: dict, how: str) -> None:
 @pytest.mark.parametrize(
     "how",
     [
-        "missing_observation", "missing_time", "missing_event", "bad_time", "null_time",
-        "status_string", "status_int", "status_missing", "tasks_string", "tasks_not_text", "empty_event",
-        "time_nan", "time_inf", "time_out_of_range", "response_list", "response_text",
+        "missing_observation",
+        "missing_time",
+        "missing_event",
+        "bad_time",
+        "null_time",
+        "status_string",
+        "status_int",
+        "status_missing",
+        "tasks_string",
+        "tasks_not_text",
+        "empty_event",
+        "time_nan",
+        "time_inf",
+        "time_out_of_range",
+        "response_list",
+        "response_text",
     ],
 )
 def test_malformed_item_names_file_and_index(tmp_path, how):
@@ -415,7 +428,6 @@ def test_download_failure_is_fetch_error(tmp_path, monkeypatch):
     with pytest.raises(FetchError, match="--from"):
         fetch_proactivebench(tmp_path / "dl")
     assert not (tmp_path / "dl").exists()  # nothing written, not even the folder
-
 
 
 def test_folder_mixing_sessions_and_databases_is_refused(tmp_path):

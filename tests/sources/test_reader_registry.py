@@ -13,8 +13,15 @@ import pytest
 
 from proagent.records import Event
 from proagent.sources import ActivityLog
-from proagent.sources.load import (LIFETRACE, READERS, activity_log_kind, find_databases, load_activity_log,
-                                   load_events, register_reader)
+from proagent.sources.load import (
+    LIFETRACE,
+    READERS,
+    activity_log_kind,
+    find_databases,
+    load_activity_log,
+    load_events,
+    register_reader,
+)
 
 T0 = datetime(2026, 5, 4, 9, 0, 0)
 
@@ -38,10 +45,13 @@ def _read_tally(path: Path, *, user: str | None = None, since: datetime | None =
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     rows = conn.execute("SELECT id, seconds, app FROM tally_events ORDER BY id").fetchall()
     conn.close()
-    events = tuple(Event(id=str(i), user=user, start=T0 + timedelta(seconds=s), end=T0 + timedelta(seconds=s + 60),
-                         app_name=app) for i, s, app in rows)
-    return ActivityLog(path=path, user=user, events=tuple(e for e in events if since is None or e.end > since),
-                       kind="tally")
+    events = tuple(
+        Event(id=str(i), user=user, start=T0 + timedelta(seconds=s), end=T0 + timedelta(seconds=s + 60), app_name=app)
+        for i, s, app in rows
+    )
+    return ActivityLog(
+        path=path, user=user, events=tuple(e for e in events if since is None or e.end > since), kind="tally"
+    )
 
 
 @pytest.fixture
@@ -66,8 +76,12 @@ def test_a_registered_reader_is_found_detected_and_read(tmp_path: Path, tally) -
     assert activity_log_kind(a) == "tally"
     assert [e.app_name for e in load_events(a)] == ["xterm", "firefox", "code"]
     events = load_events(tmp_path / "logs")
-    assert [(e.user, e.app_name) for e in events] == [("P01", "xterm"), ("P01", "firefox"), ("P01", "code"),
-                                                      ("P02", "slack")]
+    assert [(e.user, e.app_name) for e in events] == [
+        ("P01", "xterm"),
+        ("P01", "firefox"),
+        ("P01", "code"),
+        ("P02", "slack"),
+    ]
     log = load_activity_log(a, since=T0 + timedelta(seconds=90))
     assert log.kind == "tally" and [e.id for e in log.events] == ["2", "3"]
 
@@ -98,12 +112,16 @@ def test_messages_name_a_reader_registered_later(tmp_path: Path) -> None:
     odd.write_text("hello")
     with pytest.raises(DataError) as e:
         load_events(empty)
-    assert e.value.problem == ("no ProactiveBench session files, LifeTrace or ActivityWatch databases (*.db), "
-                               "screenpipe db.sqlite or ActivityWatch exports found here")
+    assert e.value.problem == (
+        "no ProactiveBench session files, LifeTrace or ActivityWatch databases (*.db), "
+        "screenpipe db.sqlite or ActivityWatch exports found here"
+    )
     with pytest.raises(DataError) as e:
         load_events(odd)
-    assert e.value.problem == ("not a ProactiveBench session (.json), an ActivityWatch export (.json) nor a "
-                               "LifeTrace, ActivityWatch or screenpipe SQLite database")
+    assert e.value.problem == (
+        "not a ProactiveBench session (.json), an ActivityWatch export (.json) nor a "
+        "LifeTrace, ActivityWatch or screenpipe SQLite database"
+    )
     register_reader("tally", title="a Tally", sqlite=_is_tally, finds=("*.tally",))(_read_tally)
     try:
         with pytest.raises(DataError) as e:

@@ -20,14 +20,32 @@ from proagent.sources import fetch as F
 from proagent.sources.proactivebench_synthetic import read_reward_traces, trace_samples
 from proagent.train import load_training_data
 
-SYNTHETIC = Path(os.environ.get("PROAGENT_SHARED") or Path(__file__).resolve().parents[3] / "shared") / "data" / "proactivebench-synthetic"
+SYNTHETIC = (
+    Path(os.environ.get("PROAGENT_SHARED") or Path(__file__).resolve().parents[3] / "shared")
+    / "data"
+    / "proactivebench-synthetic"
+)
 needs_shared = pytest.mark.skipif(not SYNTHETIC.is_dir(), reason="../shared/data/proactivebench-synthetic not present")
 
-SYN = {"obs": [{"time": "Day 1, 11:58 PM", "event": "The user opens 'a.py' in VS Code."},
-               {"time": "Day 2, 12:01 AM", "event": "The user sees an error in the terminal."}],
-       "pred_task": None, "valid": True, "help_needed": True, "annotation": [True], "category": "Correct-Detection (CD)"}
-REAL = {"obs": [{"time": "1717338232.283", "event": "The user types 'badrandResearch.m' in Visual Studio Code."}],
-        "pred_task": None, "valid": True, "help_needed": False, "annotation": [False], "category": "Correct-Rejection (CR)"}
+SYN = {
+    "obs": [
+        {"time": "Day 1, 11:58 PM", "event": "The user opens 'a.py' in VS Code."},
+        {"time": "Day 2, 12:01 AM", "event": "The user sees an error in the terminal."},
+    ],
+    "pred_task": None,
+    "valid": True,
+    "help_needed": True,
+    "annotation": [True],
+    "category": "Correct-Detection (CD)",
+}
+REAL = {
+    "obs": [{"time": "1717338232.283", "event": "The user types 'badrandResearch.m' in Visual Studio Code."}],
+    "pred_task": None,
+    "valid": True,
+    "help_needed": False,
+    "annotation": [False],
+    "category": "Correct-Rejection (CR)",
+}
 
 
 def _jsonl(path: Path, rows) -> Path:
@@ -70,7 +88,9 @@ def test_shared_synthetic_traces_load_as_training_data():
 
 @needs_shared
 def test_fetch_from_mirror_and_cli(tmp_path):
-    r = CliRunner().invoke(cli, ["data", "fetch", "proactivebench-synthetic", "--from", str(SYNTHETIC), "--dest", str(tmp_path / "d")])
+    r = CliRunner().invoke(
+        cli, ["data", "fetch", "proactivebench-synthetic", "--from", str(SYNTHETIC), "--dest", str(tmp_path / "d")]
+    )
     assert r.exit_code == 0, r.output
     assert "427 synthetic traces verified" in r.output
     assert hashlib.sha256((tmp_path / "d" / F.SYNTHETIC_FILE).read_bytes()).hexdigest() == F.SYNTHETIC_SHA256
@@ -83,8 +103,14 @@ def _upstream(monkeypatch, tmp_path, corrupt: str | None = None):
     test = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in [REAL, SYN]).encode()
     files = {"train_data.jsonl": train, "test_data.jsonl": test}
     derived, counts = F.synthetic_only({"train": train, "test": test})
-    monkeypatch.setattr(F, "SYNTHETIC_UPSTREAM", {"train": ("train_data.jsonl", hashlib.sha256(train).hexdigest()),
-                                                  "test": ("test_data.jsonl", hashlib.sha256(test).hexdigest())})
+    monkeypatch.setattr(
+        F,
+        "SYNTHETIC_UPSTREAM",
+        {
+            "train": ("train_data.jsonl", hashlib.sha256(train).hexdigest()),
+            "test": ("test_data.jsonl", hashlib.sha256(test).hexdigest()),
+        },
+    )
     monkeypatch.setattr(F, "SYNTHETIC_SHA256", hashlib.sha256(derived).hexdigest())
     calls = []
 
@@ -101,8 +127,15 @@ def test_download_keeps_only_synthetic_traces(tmp_path, monkeypatch):
     calls, derived, counts = _upstream(monkeypatch, tmp_path)
     path, got = F.fetch_proactivebench_synthetic(tmp_path / "d", timeout=5)
     assert counts == got == {"synthetic": 3, "real-session": 2}
-    assert all(u.startswith("https://raw.githubusercontent.com/thunlp/ProactiveAgent/86383616ee530e9bcd1e9fe2269703ef3e3d8478/")
-               for u in calls) and len(calls) == 2
+    assert (
+        all(
+            u.startswith(
+                "https://raw.githubusercontent.com/thunlp/ProactiveAgent/86383616ee530e9bcd1e9fe2269703ef3e3d8478/"
+            )
+            for u in calls
+        )
+        and len(calls) == 2
+    )
     lines = [json.loads(x) for x in path.read_text().splitlines()]
     assert [x["split"] for x in lines] == ["train", "train", "test"] and list(lines[0])[0] == "split"
     assert all(o["time"].startswith("Day") for x in lines for o in x["obs"])
@@ -124,4 +157,6 @@ def test_download_failure_is_one_line(tmp_path, monkeypatch):
 
     monkeypatch.setattr(urllib.request, "urlopen", fail)
     r = CliRunner().invoke(cli, ["data", "fetch", "proactivebench-synthetic", "--dest", str(tmp_path / "d")])
-    assert r.exit_code != 0 and "download failed" in r.output and "--from DIR" in r.output and "Traceback" not in r.output
+    assert (
+        r.exit_code != 0 and "download failed" in r.output and "--from DIR" in r.output and "Traceback" not in r.output
+    )

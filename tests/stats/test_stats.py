@@ -14,8 +14,9 @@ import pytest
 from click.testing import CliRunner
 from lifetrace_fixtures import make_participant
 
-from proagent.records import Conversation, Event
+from proagent.cli.stats import stats_cmd
 from proagent.io import write_json_atomic
+from proagent.records import Conversation, Event
 from proagent.stats import (
     analyze,
     burstiness,
@@ -26,7 +27,6 @@ from proagent.stats import (
     summary_text,
     top_k_precursors,
 )
-from proagent.cli.stats import stats_cmd
 
 DEV = Path(__file__).resolve().parents[3] / "shared" / "data" / "proactivebench"
 
@@ -66,8 +66,10 @@ def test_burstiness_heavy_tail_positive_and_edge_cases():
 
 def test_inter_event_times_never_cross_users():
     t0 = datetime(2025, 1, 6, 9)
-    evs = [Event(id=str(i), user=u, start=t0 + timedelta(seconds=s), end=None)
-           for i, (u, s) in enumerate([("a", 0), ("b", 5), ("a", 10), ("b", 100), ("a", 40)])]
+    evs = [
+        Event(id=str(i), user=u, start=t0 + timedelta(seconds=s), end=None)
+        for i, (u, s) in enumerate([("a", 0), ("b", 5), ("a", 10), ("b", 100), ("a", 40)])
+    ]
     assert sorted(inter_event_times(evs).tolist()) == [10.0, 30.0, 95.0]
     assert inter_event_times(evs, lambda e: e.user == "a").tolist() == [10.0, 30.0]
 
@@ -176,14 +178,20 @@ def test_real_dev_sessions_match_hand_computation():
 def test_top_k_precursors_window_order_and_similarity():
     t0 = datetime(2025, 3, 3, 10)
     ev = lambda i, s, text, llm=False: Event(  # noqa: E731
-        id=str(i), user="u", start=t0 + timedelta(seconds=s), end=None, summary=text, is_llm_event=llm,
-        conversation=Conversation(user_queries=("fix sqlite lock",)) if llm else None)
+        id=str(i),
+        user="u",
+        start=t0 + timedelta(seconds=s),
+        end=None,
+        summary=text,
+        is_llm_event=llm,
+        conversation=Conversation(user_queries=("fix sqlite lock",)) if llm else None,
+    )
     events = [
-        ev(1, 0, "too old: fix sqlite lock"),          # 700 s before: outside 10 min
-        ev(2, 200, "fix sqlite lock"),                  # identical text to the query: top-1
+        ev(1, 0, "too old: fix sqlite lock"),  # 700 s before: outside 10 min
+        ev(2, 200, "fix sqlite lock"),  # identical text to the query: top-1
         ev(3, 650, "reading news"),
         ev(4, 700, "LLM", llm=True),
-        ev(5, 710, "fix sqlite lock"),                  # after: never a precursor
+        ev(5, 710, "fix sqlite lock"),  # after: never a precursor
     ]
     r = top_k_precursors(events, lambda e: bool(e.is_llm_event), ks=(1, 3), embed=fake_embed)
     assert r["n_targets"] == 1 and r["n_with_candidates"] == 1
@@ -223,8 +231,17 @@ def test_run_stats_writes_json_figures_html(participant, tmp_path):
 
 def test_too_few_llm_events_do_not_crash(tmp_path):
     t0 = datetime(2025, 3, 3, 10)
-    evs = [Event(id=str(i), user="u", start=t0 + timedelta(seconds=60 * i), end=t0 + timedelta(seconds=60 * i + 30),
-                 app_name="Code", is_llm_event=(i == 2)) for i in range(5)]
+    evs = [
+        Event(
+            id=str(i),
+            user="u",
+            start=t0 + timedelta(seconds=60 * i),
+            end=t0 + timedelta(seconds=60 * i + 30),
+            app_name="Code",
+            is_llm_event=(i == 2),
+        )
+        for i in range(5)
+    ]
     res = analyze(evs, embed=fake_embed)
     write_json_atomic(tmp_path / "stats.json", res)
     data = json.loads((tmp_path / "stats.json").read_text("utf-8"))
@@ -236,7 +253,9 @@ def test_too_few_llm_events_do_not_crash(tmp_path):
 
 def test_compare_and_cli(participant, tmp_path):
     runner = CliRunner()
-    r = runner.invoke(stats_cmd, ["--compare", str(participant.path), str(participant.path), "--out", str(tmp_path / "cmp")])
+    r = runner.invoke(
+        stats_cmd, ["--compare", str(participant.path), str(participant.path), "--out", str(tmp_path / "cmp")]
+    )
     assert r.exit_code == 0, r.output
     data = json.loads((tmp_path / "cmp" / "stats.json").read_text("utf-8"))
     assert len(data["table"]["columns"]) == 3

@@ -9,11 +9,11 @@ import sqlite3
 import pytest
 from click.testing import CliRunner
 
+from proagent.cli.synth import synth_cmd
 from proagent.sources.lifetrace import load_lifetrace, read_lifetrace
 from proagent.sources.load import load_events
 from proagent.stats import burstiness, inter_event_times
 from proagent.synth import DB_NAME, SynthConfig, SynthManifest, generate, intention_shares
-from proagent.cli.synth import synth_cmd
 from proagent.taxonomy import load_taxonomy
 
 

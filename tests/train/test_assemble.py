@@ -4,10 +4,10 @@ sources in order with aligned origins, the teacher closed, its API failure one `
 from __future__ import annotations
 
 import pytest
+from shared_data import DEV
 
 from proagent.errors import DataError
 from proagent.train import TeacherError, TrainingSet, assemble_training_set
-from shared_data import DEV
 
 pytestmark = pytest.mark.skipif(DEV is None, reason="ProactiveBench dev sessions not present")
 

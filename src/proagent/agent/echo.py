@@ -54,7 +54,7 @@ class TemplateEcho:
         for text in templates:
             for part in _PLACEHOLDER.split(text.replace("\n", "$")):  # runs end at a line end
                 w = _words(part)
-                grams.update(tuple(w[i:i + self.n]) for i in range(len(w) - self.n + 1))
+                grams.update(tuple(w[i : i + self.n]) for i in range(len(w) - self.n + 1))
         self._grams = frozenset(grams)
 
     def spans(self, text: str) -> list[tuple[int, int]]:
@@ -62,7 +62,7 @@ class TemplateEcho:
         found = [(m.start(), m.end(), m.group(0).casefold()) for m in _WORD.finditer(text or "")]
         spans: list[tuple[int, int]] = []
         for i in range(len(found) - self.n + 1):
-            if tuple(w for _, _, w in found[i:i + self.n]) in self._grams:
+            if tuple(w for _, _, w in found[i : i + self.n]) in self._grams:
                 s, e = found[i][0], found[i + self.n - 1][1]
                 if spans and s <= spans[-1][1]:
                     spans[-1] = (spans[-1][0], max(e, spans[-1][1]))

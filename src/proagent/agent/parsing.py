@@ -124,9 +124,14 @@ def _parser_error(exc: Exception) -> ParsedAnswer:
     kind = f"{type(exc).__name__} at {where}"
     PARSER_ERRORS[kind] += 1
     if PARSER_ERRORS[kind] == 1:
-        _log.warning("the answer parser raised %s; such answers are scored as undecided and "
-                     "recorded with parse_method %r (a bug to report)", kind, PARSER_ERROR)
+        _log.warning(
+            "the answer parser raised %s; such answers are scored as undecided and "
+            "recorded with parse_method %r (a bug to report)",
+            kind,
+            PARSER_ERROR,
+        )
     return ParsedAnswer(None, None, None, PARSER_ERROR)
+
 
 # --------------------------------------------------------------------------
 # text clean-up
@@ -204,19 +209,50 @@ def _yes_no_value(value: str, allow_phrases: bool = True) -> bool | None:
 # step 1: JSON
 
 _HELP_KEYS = {
-    "need_help", "needs_help", "needhelp", "need_assistance", "needs_assistance",
-    "need_assist", "help", "help_needed", "needs_help_now", "need_help_now",
-    "requires_help", "require_help", "should_help", "should_assist", "assistance_needed",
-    "need_intervention", "needs_intervention", "should_intervene", "when_to_assist",
-    "需要帮助", "是否需要帮助", "需要协助",
+    "need_help",
+    "needs_help",
+    "needhelp",
+    "need_assistance",
+    "needs_assistance",
+    "need_assist",
+    "help",
+    "help_needed",
+    "needs_help_now",
+    "need_help_now",
+    "requires_help",
+    "require_help",
+    "should_help",
+    "should_assist",
+    "assistance_needed",
+    "need_intervention",
+    "needs_intervention",
+    "should_intervene",
+    "when_to_assist",
+    "需要帮助",
+    "是否需要帮助",
+    "需要协助",
 }
 _INTENT_KEYS = {
-    "intention", "intent", "category", "intention_category", "predicted_intention",
-    "intent_category", "意图", "类别",
+    "intention",
+    "intent",
+    "category",
+    "intention_category",
+    "predicted_intention",
+    "intent_category",
+    "意图",
+    "类别",
 }
 _QUERY_KEYS = {
-    "query", "user_query", "predicted_query", "likely_query", "question", "user_question",
-    "suggested_query", "查询", "用户查询", "用户问题",
+    "query",
+    "user_query",
+    "predicted_query",
+    "likely_query",
+    "question",
+    "user_question",
+    "suggested_query",
+    "查询",
+    "用户查询",
+    "用户问题",
 }
 
 
@@ -283,15 +319,17 @@ def _parse_json(text: str) -> dict[str, Any]:
     if "help" in best:
         return best
     # truncated / broken object: read "key": value pairs after the last brace
-    tail = text[text.find("{"):]
+    tail = text[text.find("{") :]
     kv: dict[str, Any] = {}
     for m in _KV.finditer(tail):
         nk = _norm_key(m.group(1))
         raw = m.group(2)
         sval = m.group(3) if m.group(3) is not None else m.group(4)
         if nk in _HELP_KEYS:
-            hv = _help_value(_unescape(sval)) if sval is not None else _help_value(
-                {"true": True, "false": False, "1": 1, "0": 0}.get(raw.lower())
+            hv = (
+                _help_value(_unescape(sval))
+                if sval is not None
+                else _help_value({"true": True, "false": False, "1": 1, "0": 0}.get(raw.lower()))
             )
             if hv is not None:
                 kv["help"] = hv
@@ -327,7 +365,9 @@ _HELP_LABEL = _label(
 _ANSWER_LABEL = _label(
     r"(?:final\s+answer|final\s+decision|final\s+judg(?:e)?ment|answer|decision|verdict|最终答案|最终判断|答案|结论)"
 )
-_INTENT_LABEL = _label(r"(?:final\s+|predicted\s+|user\s+)?(?:intention(?:\s+category)?|intent|category|意图|类别|意图类别)")
+_INTENT_LABEL = _label(
+    r"(?:final\s+|predicted\s+|user\s+)?(?:intention(?:\s+category)?|intent|category|意图|类别|意图类别)"
+)
 _QUERY_LABEL = _label(
     r"(?:final\s+|predicted\s+|user\s+|likely\s+|suggested\s+|proactive\s+)*(?:query|查询|用户查询|用户问题|预测查询)"
 )
@@ -378,8 +418,15 @@ def _clean_query(value: str) -> str | None:
     v = value.strip().replace("**", "").strip()
     for _ in range(3):
         v = v.strip()
-        if len(v) >= 2 and (v[0], v[-1]) in {('"', '"'), ("'", "'"), ("`", "`"), ("“", "”"),
-                                               ("「", "」"), ("*", "*"), ("_", "_")}:
+        if len(v) >= 2 and (v[0], v[-1]) in {
+            ('"', '"'),
+            ("'", "'"),
+            ("`", "`"),
+            ("“", "”"),
+            ("「", "」"),
+            ("*", "*"),
+            ("_", "_"),
+        }:
             v = v[1:-1]
         else:
             break
@@ -465,22 +512,22 @@ def _mask(text: str) -> str:
 
 
 def _clause_before(text: str, start: int, width: int = 60) -> str:
-    left = text[max(0, start - width):start]
+    left = text[max(0, start - width) : start]
     parts = _CLAUSE_BREAK.split(left)
     return parts[-1] if parts else left
 
 
 def _is_question(text: str, end: int) -> bool:
     """True when the sentence containing ``end`` ends with a question mark."""
-    rest = text[end:end + 120]
+    rest = text[end : end + 120]
     m = re.search(r"[.!?\n。！？]", rest)
     return bool(m and m.group(0) in "?？")
 
 
 def _standalone(text: str, start: int, end: int) -> bool:
-    before = text[max(0, start - 8):start].rstrip(" \t*_\"'`[(")
-    after = text[end:end + 8].lstrip(" \t*_\"'`])")
-    if not before or before[-1] in ".:!?;,—–-\n：。，！？；" :
+    before = text[max(0, start - 8) : start].rstrip(" \t*_\"'`[(")
+    after = text[end : end + 8].lstrip(" \t*_\"'`])")
+    if not before or before[-1] in ".:!?;,—–-\n：。，！？；":
         return True
     return not after or after[0] in ".,!;:)\n。，！；：—–-"
 
@@ -512,7 +559,7 @@ def _keyword_hits(text: str) -> list[tuple[int, bool]]:
         s, e = m.start(), m.end()
         if not free(s, e) or not _standalone(masked, s, e):
             continue
-        if masked[e:e + 4].lstrip(" *_\"'").startswith(("?", "？")):
+        if masked[e : e + 4].lstrip(" *_\"'").startswith(("?", "？")):
             continue  # "Yes?" is not an answer
         hits.append((s, m.group(1).lower() == "yes"))
     return hits
@@ -529,16 +576,15 @@ _STEP3 = re.compile(
     r"^[\s>#*_\-]*(?:step\s*3|第三步|步骤\s*3)\b[*_]*(?:\s*[(（][^)）\n]{0,40}[)）])?[*_]*\s*[:：.\-–—]?",
     re.I | re.M,
 )
-_STEP_END = re.compile(
-    r"^[\s>#*_\-]*(?:step\s*4|第四步|步骤\s*4|need\s*help|需要帮助|final\s+answer)", re.I | re.M
-)
+_STEP_END = re.compile(r"^[\s>#*_\-]*(?:step\s*4|第四步|步骤\s*4|need\s*help|需要帮助|final\s+answer)", re.I | re.M)
 _STEP4 = re.compile(
     r"^[\s>#*_\-]*(?:step\s*4|第四步|步骤\s*4)\b[*_]*(?:\s*[(（][^)）\n]{0,40}[)）])?[*_]*\s*[:：.\-–—]?",
     re.I | re.M,
 )
 _STEP4_END = re.compile(
     r"^[\s>#*_\-]*(?:step\s*\d|need\s*help|needs?\s+assistance|需要帮助|final\s+answer|query"
-    r"|intention)", re.I | re.M
+    r"|intention)",
+    re.I | re.M,
 )
 
 
@@ -546,7 +592,7 @@ def _section(text: str, head: re.Pattern[str], end: re.Pattern[str]) -> list[str
     out = []
     for m in head.finditer(text):
         e = end.search(text, m.end())
-        out.append(text[m.end():e.start() if e else len(text)])
+        out.append(text[m.end() : e.start() if e else len(text)])
     return out
 
 
@@ -672,7 +718,7 @@ def _labelled_lines(lines: list[str], taxonomy: Taxonomy) -> tuple[bool | None, 
             if val.strip(" *_`\"'"):
                 v = _yes_no_value(val)
             else:  # "Need help:" with the answer on the next line
-                nxt = next((x for x in lines[i + 1:i + 3] if x.strip()), "")
+                nxt = next((x for x in lines[i + 1 : i + 3] if x.strip()), "")
                 v = _yes_no_value(nxt[:40], allow_phrases=False)
             if v is not None:
                 explicit = v
@@ -690,7 +736,7 @@ def _labelled_lines(lines: list[str], taxonomy: Taxonomy) -> tuple[bool | None, 
         if m:
             val = m.group(1)
             if not val.strip(" *_`\"'"):  # query on the next non-empty line
-                nxt = next((x for x in lines[i + 1:i + 4] if x.strip("`").strip()), "")
+                nxt = next((x for x in lines[i + 1 : i + 4] if x.strip("`").strip()), "")
                 if nxt and not (_HELP_LABEL.match(nxt) or _INTENT_LABEL.match(nxt)):
                     val = nxt
             q = _clean_query(val)

@@ -45,6 +45,7 @@ CONTEXT_EVENT_CHARS = 160
 PAGE_CHARS = 100
 """Web page (:func:`web_page`) shown per event, characters."""
 
+
 def _template(name: str) -> Template:
     return prompt_template("agent", name)
 
@@ -120,16 +121,21 @@ def observation_prompt(sample: Sample, modality: str = "text") -> str:
     if modality == "image":
         screen = SCREEN_IMAGE
     context = "\n".join(render_event(e) for e in sample.context) or "(nothing earlier in the window)"
-    return _template("observation.txt").substitute(
-        window=_window_text(sample.window_seconds),
-        context=context,
-        time=f"{sample.time:%Y-%m-%d %H:%M:%S} ({sample.time:%A})",
-        app=cur.app_name or "(unknown)",
-        # the web page line only where the source records a URL: other prompts stay as they were
-        title=(_cut(cur.window_title, 120) or "(unknown)") + (f"\n- Web page: {page}" if (page := web_page(cur.url)) else ""),
-        summary=_cut(cur.summary or cur.description, SUMMARY_CHARS) or "(none)",
-        screen=screen,
-    ).strip()
+    return (
+        _template("observation.txt")
+        .substitute(
+            window=_window_text(sample.window_seconds),
+            context=context,
+            time=f"{sample.time:%Y-%m-%d %H:%M:%S} ({sample.time:%A})",
+            app=cur.app_name or "(unknown)",
+            # the web page line only where the source records a URL: other prompts stay as they were
+            title=(_cut(cur.window_title, 120) or "(unknown)")
+            + (f"\n- Web page: {page}" if (page := web_page(cur.url)) else ""),
+            summary=_cut(cur.summary or cur.description, SUMMARY_CHARS) or "(none)",
+            screen=screen,
+        )
+        .strip()
+    )
 
 
 def memory_block(source: str, items: list[str]) -> str:

@@ -48,8 +48,20 @@ from .calibration import p_yes_from_logprobs
 from .parsing import parse_answer, to_prediction
 from .prompting import instruction_text, observation_prompt, system_prompt
 
-__all__ = ["METHODS", "Method", "MethodOptions", "chain_of_thought", "check_method", "check_threshold", "method_solver", "register_method",
-           "self_consistency", "user_prompt", "vote", "zero_shot"]
+__all__ = [
+    "METHODS",
+    "Method",
+    "MethodOptions",
+    "chain_of_thought",
+    "check_method",
+    "check_threshold",
+    "method_solver",
+    "register_method",
+    "self_consistency",
+    "user_prompt",
+    "vote",
+    "zero_shot",
+]
 
 
 @dataclass(frozen=True)
@@ -92,7 +104,9 @@ METHODS: dict[str, Method] = {}
 filled by :func:`register_method`."""
 
 
-def register_method(name: str, *, prompt: str, max_tokens: int, p_yes: bool = False) -> Callable[[Callable[..., Solver]], Callable[..., Solver]]:
+def register_method(
+    name: str, *, prompt: str, max_tokens: int, p_yes: bool = False
+) -> Callable[[Callable[..., Solver]], Callable[..., Solver]]:
     """Register a prompting method: decorate its ``@solver`` factory (above ``@solver``).
 
     Example::
@@ -104,6 +118,7 @@ def register_method(name: str, *, prompt: str, max_tokens: int, p_yes: bool = Fa
     Raises:
         ValueError: ``name`` is taken by another solver, or the prompt file does not exist.
     """
+
     def add(factory: Callable[..., Solver]) -> Callable[..., Solver]:
         old = METHODS.get(name)
         if old is not None and old.solver is not factory:
@@ -174,13 +189,19 @@ def _finish(state: TaskState, pred: Prediction) -> TaskState:
 
 def _single(method: str, images: bool) -> Solver:
     """One answer with ``method``'s instruction, parsed by the cascade, with ``p_yes``."""
+
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         await _prepare(state, method, images)
         state = await generate(state)
         text = state.output.completion if state.output else ""
         pred = to_prediction(state.sample_id, text, parse_answer(text))
         # P(Yes) only where the text gives a decision: an unparsed answer stays unparsed
-        if pred.needs_help is not None and state.output and state.output.choices and state.output.choices[0].logprobs is not None:
+        if (
+            pred.needs_help is not None
+            and state.output
+            and state.output.choices
+            and state.output.choices[0].logprobs is not None
+        ):
             pred = replace(pred, p_yes=p_yes_from_logprobs(state.output.choices[0].logprobs))
         return _finish(state, pred)
 
@@ -252,9 +273,7 @@ def self_consistency(n: int = 5, temperature: float = 0.7, images: bool = False)
         base = model.config.seed if model.config.seed is not None else 0
         answers = []
         for i in range(n):
-            out = await model.generate(
-                state.messages, config=GenerateConfig(temperature=temperature, seed=base + i)
-            )
+            out = await model.generate(state.messages, config=GenerateConfig(temperature=temperature, seed=base + i))
             answers.append(out.completion)
             state.output = out
         pred = vote(state.sample_id, answers)
@@ -281,4 +300,6 @@ def method_solver(method: str, *, sc_samples: int = 5, sc_temperature: float = 0
     Raises:
         proagent.errors.UsageError: unknown method (``--method``).
     """
-    return METHODS[check_method(method)].build(MethodOptions(images=bool(images), n=int(sc_samples), temperature=float(sc_temperature)))
+    return METHODS[check_method(method)].build(
+        MethodOptions(images=bool(images), n=int(sc_samples), temperature=float(sc_temperature))
+    )

@@ -49,9 +49,25 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any, Literal
 
-__all__ = ["CHROME_SHARE", "GUTTER_SHARE", "INPUT_SHARE", "PEOPLE_LINES", "SIDEBAR_SHARE", "TERMINAL_CLIENTS",
-           "USER_INDENT", "EventChat", "OcrLine", "ScreenChat", "Turn", "event_chat", "event_conversation", "lines_from_ocr",
-           "on_screen", "read_chat", "read_screen"]
+__all__ = [
+    "CHROME_SHARE",
+    "GUTTER_SHARE",
+    "INPUT_SHARE",
+    "PEOPLE_LINES",
+    "SIDEBAR_SHARE",
+    "TERMINAL_CLIENTS",
+    "USER_INDENT",
+    "EventChat",
+    "OcrLine",
+    "ScreenChat",
+    "Turn",
+    "event_chat",
+    "event_conversation",
+    "lines_from_ocr",
+    "on_screen",
+    "read_chat",
+    "read_screen",
+]
 
 CHROME_SHARE = 0.2
 """Top share of the screen height searched for a browser address line."""
@@ -64,41 +80,64 @@ GUTTER_SHARE = 0.03
 USER_INDENT = 0.15
 """Indent (share of the chat column's width) from which a line is the user's right-aligned bubble."""
 
-_URL = re.compile(r"(?:https?://|file:/|\bfile\s+/|www\.|\b[\w-]+(?:\.[\w-]+)*\.(?:com|ai|cn|org|net|io|app|chat|so)\b"
-                  r"|/\S+\.html?\b)", re.I)
+_URL = re.compile(
+    r"(?:https?://|file:/|\bfile\s+/|www\.|\b[\w-]+(?:\.[\w-]+)*\.(?:com|ai|cn|org|net|io|app|chat|so)\b"
+    r"|/\S+\.html?\b)",
+    re.I,
+)
 _INPUT = re.compile(
     r"^(?:message|ask|send|reply|type|enter|write|talk|chat with|给|发消息|发送|输入|尽管问|有问题|向|问问)"
     r"|can make mistakes|double-check|check important|ai[- ]generated|may (?:display|produce) inaccurate"
-    r"|由\s*(?:ai|人工智能)|仔细甄别|请核查|人工智能模型生成", re.I)
+    r"|由\s*(?:ai|人工智能)|仔细甄别|请核查|人工智能模型生成",
+    re.I,
+)
 _USER_LABEL = re.compile(r"^(?:you|user|me|我|用户|你)[:：]?$", re.I)
-_BOT_LABEL = re.compile(r"^(?:assistant|ai|bot|chatgpt|claude|gemini|deepseek|kimi|copilot|qwen|通义千问|豆包|助手)[:：]?$",
-                        re.I)
+_BOT_LABEL = re.compile(
+    r"^(?:assistant|ai|bot|chatgpt|claude|gemini|deepseek|kimi|copilot|qwen|通义千问|豆包|助手)[:：]?$", re.I
+)
 _CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
 _USER_LEAD = re.compile(r"^(?:you|user|me|human|我|用户)(?:\s+said)?\s*[:：]\s*(\S.*)$", re.I)
 """A labelled transcript's user line: ``You: ...``, ``You said: ...``, ``我：...``."""
-_BOT_LEAD = re.compile(r"^(?:assistant|ai|bot|chatgpt|claude|gemini|deepseek|kimi|copilot|qwen|grok|llama|mistral"
-                       r"|perplexity|通义千问|豆包|助手|文心一言)(?:\s+said)?\s*[:：]\s*(\S.*)$", re.I)
+_BOT_LEAD = re.compile(
+    r"^(?:assistant|ai|bot|chatgpt|claude|gemini|deepseek|kimi|copilot|qwen|grok|llama|mistral"
+    r"|perplexity|通义千问|豆包|助手|文心一言)(?:\s+said)?\s*[:：]\s*(\S.*)$",
+    re.I,
+)
 """A labelled transcript's reply line: ``ChatGPT: ...``, ``Assistant: ...``."""
 _AVATAR = re.compile(r"^(?:[^\W\d_]{1,2}|[\u4e00-\u9fff])$")
 """An avatar's text: one or two letters (an initial), or one Chinese character."""
 _PEOPLE = re.compile(
     r"^(?:from|to|cc|bcc|subject|sent|date)\s*[:：]|\bwrote\s*:$|^(?:reply|reply all|forward|quote|report|posted"
     r"|joined|posts)\b.{0,30}$|^\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?\s*[✓✔√]*$|^(?:online|last seen|typing)"
-    r"|^(?:发件人|收件人|主题|抄送)[:：]|写道[:：]$|^(?:回复|引用|转发)$", re.I)
+    r"|^(?:发件人|收件人|主题|抄送)[:：]|写道[:：]$|^(?:回复|引用|转发)$",
+    re.I,
+)
 """A line that marks people writing to each other (mail headers, "... wrote:", a forum's Quote /
 Reply buttons, a messenger's per-message time or "last seen"): an AI chat shows none of these."""
 PEOPLE_LINES = 2
 """Lines marking people (:data:`_PEOPLE`) from which a screen is mail, a forum or a messenger."""
-TERMINAL_CLIENTS = {"ollama": "Ollama", "llm": "llm CLI", "aichat": "aichat", "sgpt": "ShellGPT", "tgpt": "tgpt",
-                    "mods": "mods CLI"}
+TERMINAL_CLIENTS = {
+    "ollama": "Ollama",
+    "llm": "llm CLI",
+    "aichat": "aichat",
+    "sgpt": "ShellGPT",
+    "tgpt": "tgpt",
+    "mods": "mods CLI",
+}
 """Terminal LLM clients read by their prompt (command -> platform name in ``llm_platforms.json``)."""
-_CLIENT = re.compile(r"(?:^|[$#%❯»]\s*)(ollama|llm|aichat|sgpt|tgpt|mods)\b(?=\s+run\s|\s+chat\b|\s+-m\s|\s+[\"'“]|\s*$"
-                     r"|\s+--)", re.I)
+_CLIENT = re.compile(
+    r"(?:^|[$#%❯»]\s*)(ollama|llm|aichat|sgpt|tgpt|mods)\b(?=\s+run\s|\s+chat\b|\s+-m\s|\s+[\"'“]|\s*$"
+    r"|\s+--)",
+    re.I,
+)
 _ONE_SHOT = re.compile(r"\b(?:llm|sgpt|tgpt|mods)\b(?:\s+-\S+(?:\s+[\w.:/-]+)?)*\s+([\"'“])(.+?)[\"'”]?\s*$", re.I)
 _PROMPT = re.compile(r"^(?:>>>|>>|>|》|〉|❯)\s*(.*)$")
 _SHELL = re.compile(r"^(?:\S+@\S+[:~][^\s]*\s*[$#%]|[$#%])(?:\s|$)")
-_TERM_HINT = re.compile(r"send a message|/\?\s*for help|ctrl\s*\+\s*d|/bye|type 'exit'|type .?quit|chatting with"
-                        r"|!multi|\.help|welcome to aichat", re.I)
+_TERM_HINT = re.compile(
+    r"send a message|/\?\s*for help|ctrl\s*\+\s*d|/bye|type 'exit'|type .?quit|chatting with"
+    r"|!multi|\.help|welcome to aichat",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -168,7 +207,7 @@ class ScreenChat:
         idx = max((i for i, t in enumerate(self.turns) if t.role == "user"), default=None)
         if idx is None:
             return None
-        after = [t.text for t in self.turns[idx + 1:] if t.role == "assistant"]
+        after = [t.text for t in self.turns[idx + 1 :] if t.role == "assistant"]
         return _join(after) if after else None
 
 
@@ -260,7 +299,7 @@ def _read_terminal(lines: Sequence[OcrLine]) -> ScreenChat | None:
         return None
     cmd = rows[idx].text
     client = _client(cmd) or ""
-    frame = [ln.text for ln in rows[:idx + 1]]
+    frame = [ln.text for ln in rows[: idx + 1]]
     turns: list[Turn] = []
     role: str | None = None
     parts: list[str] = []
@@ -274,7 +313,7 @@ def _read_terminal(lines: Sequence[OcrLine]) -> ScreenChat | None:
         role, parts = "user", [one_shot.group(2)]
         close()
         role, parts = "assistant", []
-    for ln in rows[idx + 1:]:
+    for ln in rows[idx + 1 :]:
         t = ln.text.strip()
         if _SHELL.match(t):
             break  # the client exited: back at the shell
@@ -314,15 +353,23 @@ def _avatars(main: Sequence[OcrLine], left: float, col: float) -> dict[int, str]
         if not _AVATAR.match(t) or a.x0 - left > 0.08 * col or (a.x1 - a.x0) > 2.5 * a.height:
             continue
         cy = (a.y0 + a.y1) / 2
-        beside = [(i, ln) for i, ln in enumerate(main) if ln is not a and ln.x0 > a.x1
-                  and ln.x0 - a.x1 < 6 * a.height and abs((ln.y0 + ln.y1) / 2 - cy) < max(a.height, ln.height)]
+        beside = [
+            (i, ln)
+            for i, ln in enumerate(main)
+            if ln is not a
+            and ln.x0 > a.x1
+            and ln.x0 - a.x1 < 6 * a.height
+            and abs((ln.y0 + ln.y1) / 2 - cy) < max(a.height, ln.height)
+        ]
         if beside:
             i, _ = min(beside, key=lambda b: b[1].x0)
             out[i] = "assistant" if _BOT_LABEL.match(t) else "user"
     return out
 
 
-def read_screen(lines: Sequence[OcrLine], width: float, height: float, terminal: bool | None = None) -> ScreenChat | None:
+def read_screen(
+    lines: Sequence[OcrLine], width: float, height: float, terminal: bool | None = None
+) -> ScreenChat | None:
     """What one screenshot shows of a chat, its user turns possibly empty (the body lines and the
     text typed into the input box are kept for :func:`event_chat`'s input echo); ``None`` for a
     screenshot without text.
@@ -376,9 +423,14 @@ def read_screen(lines: Sequence[OcrLine], width: float, height: float, terminal:
     region = (left, min(ln.y0 for ln in main), right, max(ln.y1 for ln in main))
     roles: list[tuple[str, OcrLine]] = []
     labels = [ln for ln in main if _USER_LABEL.match(ln.text.strip()) or _USER_LEAD.match(ln.text.strip())]
-    if labels and not any(_BOT_LABEL.match(ln.text.strip()) or _BOT_LEAD.match(ln.text.strip()) for ln in main) and \
-            any(ln.x0 - min(x.x0 for x in main) >= USER_INDENT * max(1.0, max(x.x1 for x in main) - min(x.x0 for x in main))
-                for ln in main):
+    if (
+        labels
+        and not any(_BOT_LABEL.match(ln.text.strip()) or _BOT_LEAD.match(ln.text.strip()) for ln in main)
+        and any(
+            ln.x0 - min(x.x0 for x in main) >= USER_INDENT * max(1.0, max(x.x1 for x in main) - min(x.x0 for x in main))
+            for ln in main
+        )
+    ):
         labels = []  # "You: ..." inside a reply beside right bubbles (a script the AI wrote) is no transcript
     avatars = _avatars(main, left, col) if not labels else {}
     kind = "labels" if labels else "avatar" if any(r == "user" for r in avatars.values()) else "bubbles"
@@ -405,8 +457,11 @@ def read_screen(lines: Sequence[OcrLine], width: float, height: float, terminal:
                 continue  # the avatar itself
             if id(ln) in marks:
                 role = marks[id(ln)]
-            elif role == "user" and prev is not None and (abs(ln.x0 - prev.x0) > 2 * prev.height
-                                                          or ln.y0 - prev.y1 > prev.height):
+            elif (
+                role == "user"
+                and prev is not None
+                and (abs(ln.x0 - prev.x0) > 2 * prev.height or ln.y0 - prev.y1 > prev.height)
+            ):
                 role = "assistant"  # the reply starts below the question (or at another edge)
             if role is not None and not (_USER_LABEL.match(t) or _BOT_LABEL.match(t)):
                 roles.append((role, ln))
@@ -414,17 +469,29 @@ def read_screen(lines: Sequence[OcrLine], width: float, height: float, terminal:
     else:  # right-aligned bubbles: an indented line is the user's; role label lines are no part of a turn
         indented = [ln for ln in main if ln.x0 - left >= USER_INDENT * col]
         if indented:
-            roles = [("user" if ln.x0 - left >= USER_INDENT * col else "assistant", ln) for ln in main
-                     if not (_USER_LABEL.match(ln.text.strip()) or _BOT_LABEL.match(ln.text.strip()))]
+            roles = [
+                ("user" if ln.x0 - left >= USER_INDENT * col else "assistant", ln)
+                for ln in main
+                if not (_USER_LABEL.match(ln.text.strip()) or _BOT_LABEL.match(ln.text.strip()))
+            ]
     turns = _turns(roles)
     used = {id(ln) for _, ln in roles}
     frame = tuple(outside) + tuple(ln.text for ln in main if id(ln) not in used)
     if kind == "labels":  # the labels themselves ("ChatGPT:") are the frame, not the turn's words
         frame += tuple(ln.text for ln in main if _BOT_LEAD.match(ln.text.strip()) or _BOT_LABEL.match(ln.text.strip()))
     role_of = {id(ln): r for r, ln in roles}
-    return ScreenChat(turns, address=address, chrome=chrome, region=region, kind=kind, frame=frame,
-                      typed=typed, body=tuple(main), people=people,
-                      roles=tuple(role_of.get(id(ln)) for ln in main) if kind != "labels" else ())
+    return ScreenChat(
+        turns,
+        address=address,
+        chrome=chrome,
+        region=region,
+        kind=kind,
+        frame=frame,
+        typed=typed,
+        body=tuple(main),
+        people=people,
+        roles=tuple(role_of.get(id(ln)) for ln in main) if kind != "labels" else (),
+    )
 
 
 def _turns(roles: Sequence[tuple[str, OcrLine]]) -> tuple[Turn, ...]:
@@ -478,9 +545,9 @@ def _echoed(chat: ScreenChat, typed: Sequence[str]) -> ScreenChat:
                 if len(joined) >= 0.9 * len(t):
                     break
             if len(joined) >= 0.9 * len(t) and _same(joined, t):
-                if all(r == "user" for r in roles[i:j + 1]):
+                if all(r == "user" for r in roles[i : j + 1]):
                     break  # already a user turn
-                roles[i:j + 1] = ["user"] * (j + 1 - i)
+                roles[i : j + 1] = ["user"] * (j + 1 - i)
                 k = j + 1
                 while k < len(lines) and roles[k] != "user":
                     roles[k] = "assistant"
@@ -491,10 +558,18 @@ def _echoed(chat: ScreenChat, typed: Sequence[str]) -> ScreenChat:
         return chat
     pairs = [(r, ln) for r, ln in zip(roles, lines) if r is not None]
     used = {id(ln) for _, ln in pairs}
-    return ScreenChat(_turns(pairs), address=chat.address, chrome=chat.chrome, region=chat.region,
-                      kind=chat.kind if any(r == "user" for r in chat.roles) else "echo",
-                      frame=chat.frame + tuple(ln.text for ln in lines if id(ln) not in used and ln.text not in chat.frame),
-                      typed=chat.typed, body=chat.body, people=chat.people, roles=tuple(roles))
+    return ScreenChat(
+        _turns(pairs),
+        address=chat.address,
+        chrome=chat.chrome,
+        region=chat.region,
+        kind=chat.kind if any(r == "user" for r in chat.roles) else "echo",
+        frame=chat.frame + tuple(ln.text for ln in lines if id(ln) not in used and ln.text not in chat.frame),
+        typed=chat.typed,
+        body=chat.body,
+        people=chat.people,
+        roles=tuple(roles),
+    )
 
 
 def _same(a: str, b: str) -> bool:
@@ -549,11 +624,17 @@ def event_chat(chats: Sequence[ScreenChat | None]) -> EventChat | None:
     first = seen[0]
     new = [q for q in last.user_turns if not any(_same(q, p) for p in first.user_turns)] if first is not last else []
     queries = tuple(q for q in (tuple(new) or (last.last_query,)) if q)
-    replies = next(((c.reply,) for c in reversed(seen) if c.reply and _same(c.last_query or "", last.last_query or "")),
-                   ())
-    return EventChat(queries, tuple(r for r in replies if r), kind=last.kind,
-                     frame="\n".join(t for c in seen for t in c.frame), people=max(c.people for c in done),
-                     client=next((c.client for c in seen if c.client), ""))
+    replies = next(
+        ((c.reply,) for c in reversed(seen) if c.reply and _same(c.last_query or "", last.last_query or "")), ()
+    )
+    return EventChat(
+        queries,
+        tuple(r for r in replies if r),
+        kind=last.kind,
+        frame="\n".join(t for c in seen for t in c.frame),
+        people=max(c.people for c in done),
+        client=next((c.client for c in seen if c.client), ""),
+    )
 
 
 def event_conversation(chats: Sequence[ScreenChat | None]) -> tuple[tuple[str, ...], tuple[str, ...]] | None:

@@ -34,7 +34,8 @@ GROUND_SHARE = 0.6
 """Share of a text's content words that must stand in the sources (a paraphrase of the screen
 names most of its things; an invented summary names things the screen does not)."""
 
-NARRATION = frozenset("""
+NARRATION = frozenset(
+    """
 a an the and or but nor of to in on at by for with from into onto about as is are was were be been being has have
 had do does did this that these those it its it's their they them he she his her him you your we our i me my
 not no yes can could would should will may might must shall also some any all each both more most other such
@@ -53,14 +54,52 @@ information details detail text content message messages session task tasks topi
 discussing regarding related specific various seems appears likely possibly find finds found seek seeks seeking
 search searched searching tool tools application app desktop tab tabs online web website site summary
 summarize summarized description activity activities way ways get gets got make makes made let lets
-""".split())
+""".split()
+)
 """Words that narrate a screen rather than say what is on it (never counted as content)."""
-_NARRATION_ZH = frozenset({"用户", "询问", "助手", "问题", "回答", "对话", "请求", "关于", "如何", "帮助", "使用",
-                           "提问", "回复", "屏幕", "页面", "窗口", "一个", "这个", "进行", "正在", "查看", "内容"})
+_NARRATION_ZH = frozenset(
+    {
+        "用户",
+        "询问",
+        "助手",
+        "问题",
+        "回答",
+        "对话",
+        "请求",
+        "关于",
+        "如何",
+        "帮助",
+        "使用",
+        "提问",
+        "回复",
+        "屏幕",
+        "页面",
+        "窗口",
+        "一个",
+        "这个",
+        "进行",
+        "正在",
+        "查看",
+        "内容",
+    }
+)
 _TOKEN = re.compile(r"[0-9A-Za-z\u00c0-\u024f][\w'.:/@+-]*[0-9A-Za-z\u00c0-\u024f]|[0-9A-Za-z]|[\u3400-\u9fff]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
-_SUFFIXES = (("ations", ""), ("ation", ""), ("ings", ""), ("ing", ""), ("ies", "y"), ("ied", "y"), ("ers", ""),
-             ("ed", ""), ("es", ""), ("er", ""), ("ly", ""), ("s", ""), ("e", ""))
+_SUFFIXES = (
+    ("ations", ""),
+    ("ation", ""),
+    ("ings", ""),
+    ("ing", ""),
+    ("ies", "y"),
+    ("ied", "y"),
+    ("ers", ""),
+    ("ed", ""),
+    ("es", ""),
+    ("er", ""),
+    ("ly", ""),
+    ("s", ""),
+    ("e", ""),
+)
 
 
 def _stem(word: str) -> str:
@@ -108,7 +147,7 @@ class Grounding:
                     return False  # a number the screen does not show is invented
                 continue
             if _CJK.match(tok):
-                pairs = [tok[i:i + 2] for i in range(len(tok) - 1)] or [tok]
+                pairs = [tok[i : i + 2] for i in range(len(tok) - 1)] or [tok]
                 for p in pairs:
                     if p in _NARRATION_ZH:
                         continue

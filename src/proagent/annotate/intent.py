@@ -67,5 +67,5 @@ def shortlist(query: str, taxonomy: Taxonomy | None = None, k: int = SHORTLIST) 
     head = _INSTRUCTION.match(query.strip())
     asked = [query] + ([head.group(1)] if head else [])
     vecs = embed([f"passage: {c.name}: {g}" for c, g in zip(cats, glosses)] + [f"query: {q}" for q in asked])
-    sims = (vecs[:len(cats)] @ vecs[len(cats):].T).max(axis=1)
+    sims = (vecs[: len(cats)] @ vecs[len(cats) :].T).max(axis=1)
     return [cats[i].name for i in np.argsort(-sims, kind="stable")[:k]]

@@ -32,9 +32,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
-
 from functools import lru_cache
+from typing import Any
 
 from ..agent.echo import TemplateEcho
 from ..errors import DataError
@@ -187,7 +186,10 @@ def parse_annotation(text: str, taxonomy: Taxonomy | None = None) -> dict[str, A
         "detailed_description": _answer_text(obj.get("detailed_description", obj.get("description"))),
         "confidence": _confidence(obj.get("confidence")),
         "rationale": _answer_text(obj.get("rationale", obj.get("reasoning"))),
-        "llm_platform": None, "user_queries": (), "llm_responses": (), "full_conversation": "",
+        "llm_platform": None,
+        "user_queries": (),
+        "llm_responses": (),
+        "full_conversation": "",
         "user_intention": None,
     }
     if flag:
@@ -199,8 +201,9 @@ def parse_annotation(text: str, taxonomy: Taxonomy | None = None) -> dict[str, A
             user_queries=queries,
             llm_responses=responses,
             full_conversation="\n".join(turns),
-            user_intention=(taxonomy.canonical(intention) or taxonomy.fallback) if intention and
-            intention.casefold() not in ("null", "none") else None,
+            user_intention=(taxonomy.canonical(intention) or taxonomy.fallback)
+            if intention and intention.casefold() not in ("null", "none")
+            else None,
         )
     return out
 
@@ -216,10 +219,13 @@ def default_fields(event: Event, hit: PlatformHit | None, texts: Sequence[str] =
         "llm_platform": hit.platform if hit else None,
         "event_summary": _cut_words(f"{event.app_name}: {title}" if title else event.app_name, SUMMARY_WORDS),
         "detailed_description": "",
-        "user_queries": (), "llm_responses": (), "full_conversation": "",
-        "user_intention": None, "confidence": None,
+        "user_queries": (),
+        "llm_responses": (),
+        "full_conversation": "",
+        "user_intention": None,
+        "confidence": None,
         "rationale": "default annotation (the model's answer could not be read): "
-                     + (f"{hit.evidence} names {hit.platform}" if hit else "no LLM platform found"),
+        + (f"{hit.evidence} names {hit.platform}" if hit else "no LLM platform found"),
     }
 
 
@@ -243,5 +249,7 @@ def parse_intent(text: str, taxonomy: Taxonomy | None = None) -> dict[str, Any]:
     name = taxonomy.canonical(raw) if raw else None
     if name is None:
         raise AnswerError(f"user_intention is no category name: {raw!r}" if raw else "user_intention is empty")
-    return {"user_intention": name,
-            "event_summary": _cut_words(_answer_text(obj.get("event_summary", obj.get("summary"))), SUMMARY_WORDS)}
+    return {
+        "user_intention": name,
+        "event_summary": _cut_words(_answer_text(obj.get("event_summary", obj.get("summary"))), SUMMARY_WORDS),
+    }

@@ -30,7 +30,16 @@ from ..pages import BROWSERS as _BROWSERS
 from ..records import Event
 from .conversation import _CLIENT, TERMINAL_CLIENTS  # one pattern for the first pass and the reader
 
-__all__ = ["BROWSERS", "EVIDENCE_KINDS", "TERMINALS", "Platform", "PlatformHit", "detect_platform", "event_platform", "load_platforms"]
+__all__ = [
+    "BROWSERS",
+    "EVIDENCE_KINDS",
+    "TERMINALS",
+    "Platform",
+    "PlatformHit",
+    "detect_platform",
+    "event_platform",
+    "load_platforms",
+]
 
 EVIDENCE_KINDS = ("app", "domain", "title", "screen")
 """Kinds of evidence, strongest first."""
@@ -80,8 +89,11 @@ def load_platforms(path: str | None = None) -> tuple[Platform, ...]:
         OSError: the file cannot be read.
         proagent.errors.DataError: it is not the expected JSON (``{"platforms": [{"name": ...}, ...]}``).
     """
-    text = Path(path).read_text("utf-8") if path else (
-        resources.files("proagent").joinpath("data", "llm_platforms.json").read_text("utf-8"))
+    text = (
+        Path(path).read_text("utf-8")
+        if path
+        else (resources.files("proagent").joinpath("data", "llm_platforms.json").read_text("utf-8"))
+    )
     try:
         data = json.loads(text)
     except ValueError:
@@ -89,19 +101,31 @@ def load_platforms(path: str | None = None) -> tuple[Platform, ...]:
     rows = data.get("platforms") if isinstance(data, dict) else None
     if not isinstance(rows, list) or not all(isinstance(r, dict) and r.get("name") for r in rows):
         raise DataError(path or "llm_platforms.json", "expected {'platforms': [{'name': ...}, ...]}")
-    return tuple(Platform(name=str(r["name"]), **{k: tuple(str(v) for v in r.get(k, ()))
-                                                   for k in ("apps", "domains", "titles", "screen")}) for r in rows)
+    return tuple(
+        Platform(
+            name=str(r["name"]),
+            **{k: tuple(str(v) for v in r.get(k, ())) for k in ("apps", "domains", "titles", "screen")},
+        )
+        for r in rows
+    )
 
 
 @lru_cache(maxsize=4)
-def _patterns(platforms: tuple[Platform, ...]) -> tuple[tuple[Platform, dict[str, list[tuple[str, re.Pattern[str]]]]], ...]:
+def _patterns(
+    platforms: tuple[Platform, ...],
+) -> tuple[tuple[Platform, dict[str, list[tuple[str, re.Pattern[str]]]]], ...]:
     out = []
     for p in platforms:
-        out.append((p, {
-            "domain": [(d, re.compile(re.escape(d.casefold()))) for d in p.domains],
-            "title": [(t, _phrase_pattern(t)) for t in p.titles],
-            "screen": [(s, _phrase_pattern(s)) for s in p.screen],
-        }))
+        out.append(
+            (
+                p,
+                {
+                    "domain": [(d, re.compile(re.escape(d.casefold()))) for d in p.domains],
+                    "title": [(t, _phrase_pattern(t)) for t in p.titles],
+                    "screen": [(s, _phrase_pattern(s)) for s in p.screen],
+                },
+            )
+        )
     return tuple(out)
 
 
@@ -117,11 +141,37 @@ BROWSERS = _BROWSERS
 user using an LLM (a whole-screen screenshot shows background windows too)."""
 
 
-TERMINALS = frozenset({
-    "xterm", "uxterm", "gnome-terminal", "gnome-terminal-server", "terminal", "konsole", "alacritty", "kitty",
-    "wezterm", "wezterm-gui", "foot", "tilix", "terminator", "xfce4-terminal", "lxterminal", "mate-terminal",
-    "urxvt", "rxvt", "st", "iterm2", "iterm", "windowsterminal", "cmd", "powershell", "pwsh", "ghostty", "warp",
-})
+TERMINALS = frozenset(
+    {
+        "xterm",
+        "uxterm",
+        "gnome-terminal",
+        "gnome-terminal-server",
+        "terminal",
+        "konsole",
+        "alacritty",
+        "kitty",
+        "wezterm",
+        "wezterm-gui",
+        "foot",
+        "tilix",
+        "terminator",
+        "xfce4-terminal",
+        "lxterminal",
+        "mate-terminal",
+        "urxvt",
+        "rxvt",
+        "st",
+        "iterm2",
+        "iterm",
+        "windowsterminal",
+        "cmd",
+        "powershell",
+        "pwsh",
+        "ghostty",
+        "warp",
+    }
+)
 """Foreground applications (case-folded, ``.exe`` dropped) that are terminals: their screen text
 is evidence of LLM use only where a line starts a terminal LLM client (``ollama run llama3.2``,
 ``llm chat``, ``aichat``; :data:`proagent.annotate.conversation.TERMINAL_CLIENTS`)."""
@@ -143,8 +193,9 @@ def _terminal_client(app: str, screen_texts: Sequence[str]) -> PlatformHit | Non
     return None
 
 
-def detect_platform(app_name: str, window_title: str, screen_texts: Sequence[str] = (),
-                    platforms: tuple[Platform, ...] | None = None) -> PlatformHit | None:
+def detect_platform(
+    app_name: str, window_title: str, screen_texts: Sequence[str] = (), platforms: tuple[Platform, ...] | None = None
+) -> PlatformHit | None:
     """The LLM platform named by an event's metadata or screen text, or ``None``.
 
     Args:

@@ -18,8 +18,15 @@ from ..taxonomy import Taxonomy, load_taxonomy
 from .platforms import PlatformHit
 from .screens import FIRST_LAST
 
-__all__ = ["INTENT_QUERY_CHARS", "INTENT_REPLY_CHARS", "event_prompt", "intent_prompt", "intent_system_prompt",
-           "system_prompt", "template_texts"]
+__all__ = [
+    "INTENT_QUERY_CHARS",
+    "INTENT_REPLY_CHARS",
+    "event_prompt",
+    "intent_prompt",
+    "intent_system_prompt",
+    "system_prompt",
+    "template_texts",
+]
 
 INTENT_QUERY_CHARS = 600
 """Characters of the user's question sent to the intention prompt."""
@@ -43,8 +50,9 @@ def _duration(event: Event) -> str:
     return f"{d:.0f} s" if d < 120 else f"{d / 60:.1f} min"
 
 
-def event_prompt(event: Event, shots: Sequence[Screenshot], texts: Sequence[str], hit: PlatformHit | None,
-                 *, images: bool = False) -> str:
+def event_prompt(
+    event: Event, shots: Sequence[Screenshot], texts: Sequence[str], hit: PlatformHit | None, *, images: bool = False
+) -> str:
     """The user message for one event.
 
     Args:
@@ -57,24 +65,36 @@ def event_prompt(event: Event, shots: Sequence[Screenshot], texts: Sequence[str]
     blocks = []
     screen = event.focused_screenshots  # the focused screen's, when the log records it
     for i, (s, t) in enumerate(zip(shots, texts), 1):
-        where = f"{i} of {len(screen)}" if len(shots) == len(screen) else (
-            "start of the event" if i <= FIRST_LAST else "end of the event")
+        where = (
+            f"{i} of {len(screen)}"
+            if len(shots) == len(screen)
+            else ("start of the event" if i <= FIRST_LAST else "end of the event")
+        )
         img = f", image {i} attached" if images and s.path else ""
         blocks.append(f"Screenshot {i} ({s.time:%H:%M:%S}, {where}{img}) screen text:\n{t or '(no text)'}")
     screens = "\n\n".join(blocks) or "(the event has no screenshots)"
-    hint = (f"{hit.platform} ({hit.evidence} mentions {hit.matched!r})" if hit
-            else "no AI product named in the app, title or screen text")
-    return _template("event.txt").substitute(
-        app=event.app_name or "(unknown)",
-        title=" ".join(event.window_title.split())[:200] or "(none)",
-        start=f"{event.start:%Y-%m-%d %H:%M:%S}",
-        end=f"{event.end:%H:%M:%S}" if event.end else "open",
-        duration=_duration(event),
-        n_shots=len(screen),
-        shown="all shown" if len(shots) == len(screen) else f"shown: the first {FIRST_LAST} and the last {FIRST_LAST}",
-        hint=hint,
-        screens=screens,
-    ).strip()
+    hint = (
+        f"{hit.platform} ({hit.evidence} mentions {hit.matched!r})"
+        if hit
+        else "no AI product named in the app, title or screen text"
+    )
+    return (
+        _template("event.txt")
+        .substitute(
+            app=event.app_name or "(unknown)",
+            title=" ".join(event.window_title.split())[:200] or "(none)",
+            start=f"{event.start:%Y-%m-%d %H:%M:%S}",
+            end=f"{event.end:%H:%M:%S}" if event.end else "open",
+            duration=_duration(event),
+            n_shots=len(screen),
+            shown="all shown"
+            if len(shots) == len(screen)
+            else f"shown: the first {FIRST_LAST} and the last {FIRST_LAST}",
+            hint=hint,
+            screens=screens,
+        )
+        .strip()
+    )
 
 
 def intent_system_prompt(taxonomy: Taxonomy | None = None) -> str:  # noqa: ARG001 - one signature with system_prompt
@@ -82,8 +102,14 @@ def intent_system_prompt(taxonomy: Taxonomy | None = None) -> str:  # noqa: ARG0
     return _template("intent_system.txt").substitute().strip()
 
 
-def intent_prompt(event: Event, platform: str | None, query: str, reply: str | None, choices: Sequence[str],
-                  taxonomy: Taxonomy | None = None) -> str:
+def intent_prompt(
+    event: Event,
+    platform: str | None,
+    query: str,
+    reply: str | None,
+    choices: Sequence[str],
+    taxonomy: Taxonomy | None = None,
+) -> str:
     """The user message asking the intention of a conversation read from the screen.
 
     Args:
@@ -96,10 +122,17 @@ def intent_prompt(event: Event, platform: str | None, query: str, reply: str | N
     """
     taxonomy = taxonomy or load_taxonomy()
     desc = {c.name: c.description for c in taxonomy.categories}
-    return _template("intent.txt").substitute(
-        platform=platform or "an AI assistant", app=event.app_name or "unknown application",
-        query=query[:INTENT_QUERY_CHARS], reply=(reply or "(no reply shown yet)")[:INTENT_REPLY_CHARS],
-        choices="\n".join(f"- {c}: {desc.get(c, '')}".rstrip(": ") for c in choices)).strip()
+    return (
+        _template("intent.txt")
+        .substitute(
+            platform=platform or "an AI assistant",
+            app=event.app_name or "unknown application",
+            query=query[:INTENT_QUERY_CHARS],
+            reply=(reply or "(no reply shown yet)")[:INTENT_REPLY_CHARS],
+            choices="\n".join(f"- {c}: {desc.get(c, '')}".rstrip(": ") for c in choices),
+        )
+        .strip()
+    )
 
 
 def template_texts() -> tuple[str, ...]:

@@ -62,8 +62,11 @@ class EventAnnotation:
         """The ``conversation`` column as a JSON-ready object (``None`` for non-LLM events)."""
         if not self.is_llm_event:
             return None
-        return {"user_queries": list(self.user_queries), "llm_responses": list(self.llm_responses),
-                "full_conversation": self.full_conversation}
+        return {
+            "user_queries": list(self.user_queries),
+            "llm_responses": list(self.llm_responses),
+            "full_conversation": self.full_conversation,
+        }
 
     def to_json(self) -> dict[str, Any]:
         """The ``annotations.jsonl`` record (keys the annotation reader understands,

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -75,8 +75,11 @@ class OcrReader:
         self._cache: dict[str, Any] = {}
         if self.cache_path and self.cache_path.is_file():
             try:
-                self._cache = {str(k): v for k, v in json.loads(self.cache_path.read_text("utf-8")).items()
-                               if isinstance(v, (str, dict))}
+                self._cache = {
+                    str(k): v
+                    for k, v in json.loads(self.cache_path.read_text("utf-8")).items()
+                    if isinstance(v, (str, dict))
+                }
             except (ValueError, AttributeError):
                 self._cache = {}  # a damaged cache is rebuilt, never trusted
         self._engine: Any = None
@@ -95,8 +98,11 @@ class OcrReader:
             try:
                 self._engine = load_ocr()
             except ImportError as e:
-                raise DataError(None, "reading screenshots needs RapidOCR: pip install 'proagent[ocr]' "
-                                      "(or --ocr db to use only the database's OCR rows)") from e
+                raise DataError(
+                    None,
+                    "reading screenshots needs RapidOCR: pip install 'proagent[ocr]' "
+                    "(or --ocr db to use only the database's OCR rows)",
+                ) from e
         return self._engine
 
     def _ocr_image(self, path: Path) -> tuple[int, int, Any] | None:

@@ -18,8 +18,9 @@ def is_complete(status: str, is_llm_event: bool, platform: str | None, intention
     return status == "annotated" and (not is_llm_event or bool(platform and intention))
 
 
-def annotation_summary(data: str | Path, annotator: str, annotations: Sequence[EventAnnotation], pending: int,
-                       log_location: str | None) -> AnnotationSummary:
+def annotation_summary(
+    data: str | Path, annotator: str, annotations: Sequence[EventAnnotation], pending: int, log_location: str | None
+) -> AnnotationSummary:
     """What ``proagent annotate`` did, as written beside the annotations.
 
     Args:
@@ -36,9 +37,16 @@ def annotation_summary(data: str | Path, annotator: str, annotations: Sequence[E
     ok = sum(a.status == "annotated" for a in asked)
     known = sum(is_complete(a.status, a.is_llm_event, a.llm_platform, a.user_intention) for a in asked)
     return AnnotationSummary(
-        data=str(data), annotator=annotator, events=len(annotations) + pending,
-        llm_events=sum(a.is_llm_event for a in annotations), asked=len(asked) + pending, annotated=ok,
+        data=str(data),
+        annotator=annotator,
+        events=len(annotations) + pending,
+        llm_events=sum(a.is_llm_event for a in annotations),
+        asked=len(asked) + pending,
+        annotated=ok,
         default=sum(a.status == "default" for a in asked),
-        not_candidate=sum(a.status == "not_candidate" for a in annotations), pending=pending,
-        complete=known, success_rate=known / len(asked) if asked else None, log=log_location,
+        not_candidate=sum(a.status == "not_candidate" for a in annotations),
+        pending=pending,
+        complete=known,
+        success_rate=known / len(asked) if asked else None,
+        log=log_location,
     )

@@ -57,18 +57,17 @@ from inspect_ai.scorer import Score, Target, mean, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import materialize_media
 
+from ..bench.running import endpoint_failure, task_input_errors
 from ..errors import DataError, UsageError
-from ..bench._inspect_hooks import task_input_errors
-from ..bench.running import endpoint_failure
 from ..records import Event
 from ..sources.lifetrace import LifeTraceLog, load_lifetrace
 from ..sources.lifetrace_convert import write_lifetrace_copy
 from ..sources.load import LIFETRACE, activity_log_kind, databases_by_user, find_databases, load_activity_log
 from ..taxonomy import load_taxonomy
 from .conversation import PEOPLE_LINES, EventChat, event_chat, on_screen, read_screen
+from .grounding import Grounding
 from .intent import shortlist
 from .parsing import AnswerError, default_fields, parse_annotation, parse_intent
-from .grounding import Grounding
 from .platforms import EVIDENCE_KINDS, TERMINALS, PlatformHit, _app_key, detect_platform, event_platform, load_platforms
 from .prompting import event_prompt, intent_prompt, intent_system_prompt, system_prompt
 from .screens import OcrReader, sample_screenshots
@@ -159,8 +158,9 @@ def _lifetrace_log(db: Path, user: str, plan: AnnotationPlan) -> LifeTraceLog:
     return load_lifetrace(copy, user=user)
 
 
-def plan_annotation(data: str | Path, *, all_events: bool = False, ocr: str = "auto",
-                    ocr_cache: str | Path | None = None) -> AnnotationPlan:
+def plan_annotation(
+    data: str | Path, *, all_events: bool = False, ocr: str = "auto", ocr_cache: str | Path | None = None
+) -> AnnotationPlan:
     """Read ``data`` and decide which events the model sees (the cheap first pass).
 
     Args:
@@ -176,8 +176,12 @@ def plan_annotation(data: str | Path, *, all_events: bool = False, ocr: str = "a
         UsageError: an unknown ``ocr`` mode.
     """
     logs = find_logs(data)
-    key = (str(Path(data).resolve()), bool(all_events), ocr,
-           tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in logs.values()))
+    key = (
+        str(Path(data).resolve()),
+        bool(all_events),
+        ocr,
+        tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in logs.values()),
+    )
     if key in _PLANS:  # the command and the task it builds read the log once
         return _PLANS[key]
     reader = OcrReader(ocr, ocr_cache)
@@ -190,7 +194,9 @@ def plan_annotation(data: str | Path, *, all_events: bool = False, ocr: str = "a
                 shots = sample_screenshots(e)
                 texts = tuple(reader.texts(shots))
                 # the first pass reads every sampled screen text plus any OCR row of the event
-                hit = event_platform(e, list(texts) + [s.ocr_text for s in e.focused_screenshots] + ([e.url] if e.url else []))
+                hit = event_platform(
+                    e, list(texts) + [s.ocr_text for s in e.focused_screenshots] + ([e.url] if e.url else [])
+                )
                 ask = all_events or hit is not None
                 chat, layout_read, reason = None, False, ""
                 if ask and reader.mode != "db":
@@ -198,22 +204,39 @@ def plan_annotation(data: str | Path, *, all_events: bool = False, ocr: str = "a
                     layout_read = any(lay is not None for lay in layouts)
                     app = _app_key(e.app_name)
                     terminal = True if app in TERMINALS else None if not app else False
-                    got = event_chat([read_screen(lay.lines, lay.width, lay.height, terminal=terminal) if lay else None
-                                      for lay in layouts])
+                    got = event_chat(
+                        [
+                            read_screen(lay.lines, lay.width, lay.height, terminal=terminal) if lay else None
+                            for lay in layouts
+                        ]
+                    )
                     refused = _not_an_ai_chat(got, hit)
                     chat = None if got is None or refused else (got.queries, got.replies)
                     if chat is not None and hit is None and not chat[1]:
                         chat = None  # no platform named: indented lines without a reply (code) are no chat
                     if layout_read and chat is None and not all_events:  # --all: every event, chat on screen or not
-                        ask, reason = False, ((f"first pass: {hit.evidence} names {hit.platform}, " if hit else "")
-                                              + (refused or "but no screenshot shows a chat turn (layout)"))
+                        ask, reason = (
+                            False,
+                            (
+                                (f"first pass: {hit.evidence} names {hit.platform}, " if hit else "")
+                                + (refused or "but no screenshot shows a chat turn (layout)")
+                            ),
+                        )
                     elif chat is not None and hit is None and not all_events:
                         ask, reason = False, "a chat layout but no LLM platform named"
-                plan.events.append(PlannedEvent(
-                    event=e, hit=hit, texts=texts,
-                    images=tuple(str(s.path) for s in shots if s.path is not None and Path(s.path).is_file()),
-                    ask=ask, chat=chat, layout_read=layout_read, reason=reason,
-                    screen="\n".join(reader.text(s) for s in shots)))
+                plan.events.append(
+                    PlannedEvent(
+                        event=e,
+                        hit=hit,
+                        texts=texts,
+                        images=tuple(str(s.path) for s in shots if s.path is not None and Path(s.path).is_file()),
+                        ask=ask,
+                        chat=chat,
+                        layout_read=layout_read,
+                        reason=reason,
+                        screen="\n".join(reader.text(s) for s in shots),
+                    )
+                )
     finally:
         reader.save()
     _PLANS.clear()
@@ -237,8 +260,10 @@ def _not_an_ai_chat(chat: EventChat | None, hit: PlatformHit | None) -> str:
     if chat is None or hit is None or hit.evidence in ("app", "domain") or chat.kind == "terminal":
         return ""
     if chat.people >= PEOPLE_LINES:
-        return (f"but the screen shows people writing to each other ({chat.people} mail, forum or messenger "
-                "marks: headers, 'wrote:', Quote/Reply, per-message times)")
+        return (
+            f"but the screen shows people writing to each other ({chat.people} mail, forum or messenger "
+            "marks: headers, 'wrote:', Quote/Reply, per-message times)"
+        )
     if hit.evidence == "screen" and detect_platform("", "", [chat.frame]) is None:
         return "but the screen names it only inside the conversation, not around it (no AI chat)"
     return ""
@@ -251,30 +276,48 @@ def _screen_fields(p: PlannedEvent) -> dict[str, Any]:
     replies = tuple(r[:REPLY_CHARS] for r in replies)
     turns = [f"User: {q}" for q in queries[:-1]] + [f"User: {queries[-1]}"] + [f"Assistant: {r}" for r in replies]
     base = default_fields(p.event, p.hit)
-    return {**base, "is_llm_event": True, "user_queries": list(queries), "llm_responses": list(replies),
-            "full_conversation": "\n".join(turns), "query_source": "screen",
-            "rationale": "conversation read from the screen by layout"
-                         + (f"; {p.hit.evidence} names {p.hit.platform}" if p.hit else "")}
+    return {
+        **base,
+        "is_llm_event": True,
+        "user_queries": list(queries),
+        "llm_responses": list(replies),
+        "full_conversation": "\n".join(turns),
+        "query_source": "screen",
+        "rationale": "conversation read from the screen by layout"
+        + (f"; {p.hit.evidence} names {p.hit.platform}" if p.hit else ""),
+    }
 
 
 def _sample(p: PlannedEvent, mode: str) -> InspectSample:
     e = p.event
     shots = sample_screenshots(e)
     hit = p.hit
-    meta: dict[str, Any] = {"user": e.user, "event_id": e.id, "evidence": f"{hit.evidence}: {hit.matched}" if hit else "",
-                            "screen": p.screen, "record": [e.app_name, e.window_title, e.url or ""],
-                            "hit": [hit.platform, hit.evidence] if hit else None}
+    meta: dict[str, Any] = {
+        "user": e.user,
+        "event_id": e.id,
+        "evidence": f"{hit.evidence}: {hit.matched}" if hit else "",
+        "screen": p.screen,
+        "record": [e.app_name, e.window_title, e.url or ""],
+        "hit": [hit.platform, hit.evidence] if hit else None,
+    }
     if p.chat is not None:  # the screen gave the conversation: ask only the intention
         queries, replies = p.chat
         return InspectSample(
-            id=f"{e.user}:{e.id}", input=intent_prompt(e, hit.platform if hit else None, queries[-1],
-                                                       replies[0] if replies else None, shortlist(queries[-1])),
-            metadata={**meta, "kind": "intent", "images": [], "default": _screen_fields(p)})
+            id=f"{e.user}:{e.id}",
+            input=intent_prompt(
+                e, hit.platform if hit else None, queries[-1], replies[0] if replies else None, shortlist(queries[-1])
+            ),
+            metadata={**meta, "kind": "intent", "images": [], "default": _screen_fields(p)},
+        )
     return InspectSample(
         id=f"{e.user}:{e.id}",
         input=event_prompt(e, shots, p.texts, hit, images=mode == "vlm"),
-        metadata={**meta, "kind": "full", "images": list(p.images) if mode == "vlm" else [],
-                  "default": {k: list(v) if isinstance(v, tuple) else v for k, v in default_fields(e, hit).items()}},
+        metadata={
+            **meta,
+            "kind": "full",
+            "images": list(p.images) if mode == "vlm" else [],
+            "default": {k: list(v) if isinstance(v, tuple) else v for k, v in default_fields(e, hit).items()},
+        },
     )
 
 
@@ -287,9 +330,14 @@ def _keep_on_screen(result: dict[str, Any], screen: str) -> dict[str, Any]:
     if not dropped:
         return {**result, "query_source": "model" if queries else "none"}
     turns = [f"User: {q}" for q in queries] + [f"Assistant: {r}" for r in replies]
-    return {**result, "user_queries": queries, "llm_responses": replies, "full_conversation": "\n".join(turns),
-            "query_source": "model" if queries else "none",
-            "rationale": (result.get("rationale") or "") + f" [{dropped} quoted text(s) not on the screen dropped]"}
+    return {
+        **result,
+        "user_queries": queries,
+        "llm_responses": replies,
+        "full_conversation": "\n".join(turns),
+        "query_source": "model" if queries else "none",
+        "rationale": (result.get("rationale") or "") + f" [{dropped} quoted text(s) not on the screen dropped]",
+    }
 
 
 def _platform(model: str | None, meta: dict[str, Any]) -> str | None:
@@ -331,8 +379,9 @@ def _settle(result: dict[str, Any], meta: dict[str, Any], intent: bool) -> dict[
         if out.get("is_llm_event"):
             out["llm_platform"] = _platform(out.get("llm_platform"), meta)
     if dropped:
-        out["rationale"] = ((out.get("rationale") or "") + f" [the model's {', '.join(dropped)} not on the screen: "
-                            "dropped]").strip()
+        out["rationale"] = (
+            (out.get("rationale") or "") + f" [the model's {', '.join(dropped)} not on the screen: dropped]"
+        ).strip()
     return out
 
 
@@ -351,13 +400,19 @@ def annotator(attempts: int = 3, retry_temperature: float = 0.7) -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         intent = state.metadata.get("kind") == "intent"
-        state.messages.insert(0, ChatMessageSystem(content=(intent_system_prompt if intent else system_prompt)(load_taxonomy())))
+        state.messages.insert(
+            0, ChatMessageSystem(content=(intent_system_prompt if intent else system_prompt)(load_taxonomy()))
+        )
         images = [p for p in state.metadata.get("images") or [] if Path(p).is_file()]
         if images:
             for i, m in enumerate(state.messages):
                 if m.role == "user" and isinstance(m.content, str):
                     state.messages[i] = ChatMessageUser(
-                        content=[ContentText(text=m.content), *[ContentImage(image=await materialize_media(p)) for p in images]])
+                        content=[
+                            ContentText(text=m.content),
+                            *[ContentImage(image=await materialize_media(p)) for p in images],
+                        ]
+                    )
                     break
         model = get_model()
         base = model.config.seed if model.config.seed is not None else 0
@@ -379,12 +434,17 @@ def annotator(attempts: int = 3, retry_temperature: float = 0.7) -> Solver:
             try:
                 if intent:
                     got = parse_intent(out.completion)
-                    result = {**state.metadata["default"], "user_intention": got["user_intention"],
-                              "event_summary": got["event_summary"] or state.metadata["default"]["event_summary"]}
+                    result = {
+                        **state.metadata["default"],
+                        "user_intention": got["user_intention"],
+                        "event_summary": got["event_summary"] or state.metadata["default"]["event_summary"],
+                    }
                     result = _settle(result, state.metadata, intent)
                 else:
-                    result = _keep_on_screen(_settle(parse_annotation(out.completion), state.metadata, intent),
-                                             state.metadata.get("screen") or "")
+                    result = _keep_on_screen(
+                        _settle(parse_annotation(out.completion), state.metadata, intent),
+                        state.metadata.get("screen") or "",
+                    )
                 break
             except AnswerError as e:
                 errors.append(f"attempt {n}: {e}")
@@ -408,19 +468,30 @@ def annotation_scorer():  # noqa: ANN201
 
     async def score(state: TaskState, target: Target) -> Score:
         ann = state.metadata.get("annotation") or {}
-        ok = is_complete(ann.get("status") or "", bool(ann.get("is_llm_event")), ann.get("llm_platform"),
-                         ann.get("user_intention"))
-        return Score(value=1.0 if ok else 0.0, answer="llm" if ann.get("is_llm_event") else "not llm",
-                     explanation=ann.get("error") or None)
+        ok = is_complete(
+            ann.get("status") or "", bool(ann.get("is_llm_event")), ann.get("llm_platform"), ann.get("user_intention")
+        )
+        return Score(
+            value=1.0 if ok else 0.0,
+            answer="llm" if ann.get("is_llm_event") else "not llm",
+            explanation=ann.get("error") or None,
+        )
 
     return score
 
 
 @task
 @task_input_errors
-def annotate_events(data: str, mode: str = "text", all_events: bool = False, ocr: str = "auto",
-                    ocr_cache: str | None = None, attempts: int = 3, seed: int = 0,
-                    max_tokens: int = MAX_TOKENS) -> Task:
+def annotate_events(
+    data: str,
+    mode: str = "text",
+    all_events: bool = False,
+    ocr: str = "auto",
+    ocr_cache: str | None = None,
+    attempts: int = 3,
+    seed: int = 0,
+    max_tokens: int = MAX_TOKENS,
+) -> Task:
     """Annotate the events of a LifeTrace log (ProAgentBench section 5.3, Appendix B.5).
 
     Args:
@@ -443,8 +514,11 @@ def annotate_events(data: str, mode: str = "text", all_events: bool = False, ocr
     plan = plan_annotation(data, all_events=bool(all_events), ocr=ocr, ocr_cache=ocr_cache)
     asked = plan.asked
     if not asked:
-        raise DataError(data, "no event names an LLM platform in its app, title or screen text; "
-                              "nothing to ask the model (use --all to ask about every event)")
+        raise DataError(
+            data,
+            "no event names an LLM platform in its app, title or screen text; "
+            "nothing to ask the model (use --all to ask about every event)",
+        )
     return Task(
         dataset=MemoryDataset([_sample(p, mode) for p in asked], name="annotate"),
         solver=annotator(attempts=int(attempts)),

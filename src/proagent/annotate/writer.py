@@ -32,7 +32,11 @@ from typing import Any
 from ..errors import DataError
 from ..io import (
     PRIVATE_DIR_MODE as DIR_MODE,
+)
+from ..io import (
     PRIVATE_FILE_MODE as FILE_MODE,
+)
+from ..io import (
     built_aside,
     check_output_folder,
     swap_in,
@@ -43,8 +47,16 @@ from ..sources.lifetrace_write import copy_with_event_columns
 from .records import AnnotationSummary, EventAnnotation
 from .task import AnnotationPlan
 
-__all__ = ["ANNOTATIONS_FILE", "MARKER", "PROCESSED_DB", "annotations_from_log", "check_out", "write_annotations_file",
-           "write_in_place", "write_out"]
+__all__ = [
+    "ANNOTATIONS_FILE",
+    "MARKER",
+    "PROCESSED_DB",
+    "annotations_from_log",
+    "check_out",
+    "write_annotations_file",
+    "write_in_place",
+    "write_out",
+]
 
 PROCESSED_DB = "lifetrace_privacy_processed.db"
 """Name of the processed database in each participant folder (ProAgentBench layout)."""
@@ -53,8 +65,14 @@ ANNOTATIONS_FILE = "annotations.jsonl"
 MARKER = "annotate.json"
 """Summary file that marks a folder as an annotate output (so a re-run may replace it)."""
 
-_COLUMNS = (("is_llm_event", "BOOLEAN"), ("event_summary", "TEXT"), ("detailed_description", "TEXT"),
-            ("conversation", "TEXT"), ("user_intention", "TEXT"), ("llm_platform", "TEXT"))
+_COLUMNS = (
+    ("is_llm_event", "BOOLEAN"),
+    ("event_summary", "TEXT"),
+    ("detailed_description", "TEXT"),
+    ("conversation", "TEXT"),
+    ("user_intention", "TEXT"),
+    ("llm_platform", "TEXT"),
+)
 
 
 def annotations_from_log(plan: AnnotationPlan, log: Any | None, model: str = "") -> tuple[list[EventAnnotation], int]:
@@ -76,24 +94,47 @@ def annotations_from_log(plan: AnnotationPlan, log: Any | None, model: str = "")
         e = p.event
         evidence = f"{p.hit.evidence}: {p.hit.matched}" if p.hit else ""
         if not p.ask:
-            out.append(EventAnnotation(user=e.user, event_id=e.id, is_llm_event=False, status="not_candidate",
-                                       event_summary=e.summary, detailed_description=e.description, evidence=evidence,
-                                       rationale=p.reason or "first pass: no LLM platform named in the app, title or screen text"))
+            out.append(
+                EventAnnotation(
+                    user=e.user,
+                    event_id=e.id,
+                    is_llm_event=False,
+                    status="not_candidate",
+                    event_summary=e.summary,
+                    detailed_description=e.description,
+                    evidence=evidence,
+                    rationale=p.reason or "first pass: no LLM platform named in the app, title or screen text",
+                )
+            )
             continue
         a = answers.get(f"{e.user}:{e.id}")
         if a is None:
             pending += 1
             continue
-        out.append(EventAnnotation(
-            user=e.user, event_id=e.id, is_llm_event=bool(a["is_llm_event"]), status=a["status"],
-            llm_platform=a.get("llm_platform"), event_summary=a.get("event_summary") or "",
-            detailed_description=a.get("detailed_description") or "",
-            user_queries=tuple(a.get("user_queries") or ()), llm_responses=tuple(a.get("llm_responses") or ()),
-            full_conversation=a.get("full_conversation") or "", user_intention=a.get("user_intention"),
-            confidence=a.get("confidence"), rationale=a.get("rationale") or "", evidence=evidence,
-            attempts=int(a.get("attempts") or 0), error=a.get("error") or "",
-            extra={**({"annotator": model} if model else {}),
-                   **({"query_source": a["query_source"]} if a.get("query_source") else {})}))
+        out.append(
+            EventAnnotation(
+                user=e.user,
+                event_id=e.id,
+                is_llm_event=bool(a["is_llm_event"]),
+                status=a["status"],
+                llm_platform=a.get("llm_platform"),
+                event_summary=a.get("event_summary") or "",
+                detailed_description=a.get("detailed_description") or "",
+                user_queries=tuple(a.get("user_queries") or ()),
+                llm_responses=tuple(a.get("llm_responses") or ()),
+                full_conversation=a.get("full_conversation") or "",
+                user_intention=a.get("user_intention"),
+                confidence=a.get("confidence"),
+                rationale=a.get("rationale") or "",
+                evidence=evidence,
+                attempts=int(a.get("attempts") or 0),
+                error=a.get("error") or "",
+                extra={
+                    **({"annotator": model} if model else {}),
+                    **({"query_source": a["query_source"]} if a.get("query_source") else {}),
+                },
+            )
+        )
     return out, pending
 
 
@@ -106,18 +147,26 @@ def _update(conn: sqlite3.Connection, annotations: Iterable[EventAnnotation]) ->
     with conn:
         for a in annotations:
             if a.status == "not_candidate":
-                cur = conn.execute("UPDATE events SET is_llm_event = 0, conversation = NULL, user_intention = NULL, "
-                                   "llm_platform = NULL WHERE id = ?",
-                                   (_sql_id(a.event_id),))
+                cur = conn.execute(
+                    "UPDATE events SET is_llm_event = 0, conversation = NULL, user_intention = NULL, "
+                    "llm_platform = NULL WHERE id = ?",
+                    (_sql_id(a.event_id),),
+                )
             else:
                 conv = a.conversation
                 cur = conn.execute(
                     "UPDATE events SET is_llm_event = ?, event_summary = ?, detailed_description = ?, conversation = ?, "
                     "user_intention = ?, llm_platform = ? WHERE id = ?",
-                    (int(a.is_llm_event), a.event_summary or None, a.detailed_description or None,
-                     json.dumps(conv, ensure_ascii=False) if conv is not None else None,
-                     a.user_intention if a.is_llm_event else None, a.llm_platform if a.is_llm_event else None,
-                     _sql_id(a.event_id)))
+                    (
+                        int(a.is_llm_event),
+                        a.event_summary or None,
+                        a.detailed_description or None,
+                        json.dumps(conv, ensure_ascii=False) if conv is not None else None,
+                        a.user_intention if a.is_llm_event else None,
+                        a.llm_platform if a.is_llm_event else None,
+                        _sql_id(a.event_id),
+                    ),
+                )
             n += cur.rowcount
     return n
 
@@ -153,8 +202,11 @@ def write_in_place(plan: AnnotationPlan, annotations: list[EventAnnotation], ann
     """
     for user, log in plan.logs.items():
         if not log.schema.is_processed:
-            raise DataError(log.path, "is a raw LifeTrace database; annotate never modifies one: give --out OUT "
-                                      "to write an annotated processed copy")
+            raise DataError(
+                log.path,
+                "is a raw LifeTrace database; annotate never modifies one: give --out OUT "
+                "to write an annotated processed copy",
+            )
         if Path(str(log.path) + "-wal").exists():
             raise DataError(log.path, "has a -wal file (a writer may have it open); close it or checkpoint it first")
     written = []
@@ -185,8 +237,13 @@ def _link_or_copy(src: Path, dst: Path) -> None:
         shutil.copy2(src, dst)
 
 
-def write_out(data: str | Path, plan: AnnotationPlan, annotations: list[EventAnnotation], out: str | Path,
-              summary: AnnotationSummary) -> list[Path]:
+def write_out(
+    data: str | Path,
+    plan: AnnotationPlan,
+    annotations: list[EventAnnotation],
+    out: str | Path,
+    summary: AnnotationSummary,
+) -> list[Path]:
     """Write ``OUT/<user>/lifetrace_privacy_processed.db`` + ``screenshots/``,
     ``OUT/annotations.jsonl`` and ``OUT/annotate.json`` (``summary``); the input is
     only read. ``OUT`` is built beside itself and swapped in whole. Its folders are 0700 and the

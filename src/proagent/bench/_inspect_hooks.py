@@ -61,9 +61,22 @@ from typing import Any, TypeVar
 
 from ..errors import DataError, RunError, UsageError
 
-__all__ = ["OtherRunInFolder", "after_folder_check", "failure_types", "hook_folder_check", "error_line",
-           "failure_line", "hook_no_retry_advice", "hook_retry_progress", "hook_short_errors", "prerequisite_error", "remove_sample_buffer", "retried_error",
-           "retry_line", "task_input_errors"]
+__all__ = [
+    "OtherRunInFolder",
+    "after_folder_check",
+    "failure_types",
+    "hook_folder_check",
+    "error_line",
+    "failure_line",
+    "hook_no_retry_advice",
+    "hook_retry_progress",
+    "hook_short_errors",
+    "prerequisite_error",
+    "remove_sample_buffer",
+    "retried_error",
+    "retry_line",
+    "task_input_errors",
+]
 
 INSPECT_VERSION = "0.3.285"
 """The inspect_ai release these shims were written against (``pyproject.toml`` pins it)."""
@@ -107,6 +120,7 @@ def hook_folder_check() -> bool:
 
     check = getattr(evalset, "all_evals_succeeded", None)
     if check is not None and not getattr(check, "_proagent", False):
+
         def succeeded(logs: list) -> bool:
             return bool(logs) and check(logs)
 
@@ -211,8 +225,10 @@ def retry_line(model_name: str, retry_state: Any, attempts: int = 0) -> str:
     where = _request_address(retried_error(ex)) or model_name
     k = retry_state.attempt_number
     of = f" of {attempts}" if attempts >= k else ""
-    return (f"model API at {where}: attempt {k}{of} failed ({error_line(ex)}); "
-            f"retrying in {retry_state.upcoming_sleep:.0f} s")
+    return (
+        f"model API at {where}: attempt {k}{of} failed ({error_line(ex)}); "
+        f"retrying in {retry_state.upcoming_sleep:.0f} s"
+    )
 
 
 def retried_error(ex: BaseException | None) -> BaseException | None:
@@ -234,7 +250,9 @@ def error_line(ex: BaseException | None) -> str:
     line = _first_line(ex)
     cause = ex.__cause__
     if cause is not None and _first_line(cause) and _first_line(cause) not in line:
-        line += f" ({_first_line(cause)})"  # openai's "Connection error." hides httpx's "[Errno 111] Connection refused"
+        line += (
+            f" ({_first_line(cause)})"  # openai's "Connection error." hides httpx's "[Errno 111] Connection refused"
+        )
     return f"{type(ex).__name__}: {line[:200]}" if line else type(ex).__name__
 
 

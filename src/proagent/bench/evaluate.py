@@ -56,8 +56,10 @@ def eval_header(opts: EvalOptions, task: Any, done: int = 0) -> str:
     done = min(done, n_run)
     reused = f" ({done} of {n_run} finished earlier, reused; {n_run - done} to run)" if done else ""
     mem = f", memory {opts.task.memory}" if opts.task.memory != "none" else ""
-    return (f"proagent eval: {n_run} samples{reused}, method {opts.task.method}{mem}, model {opts.model}, "
-            f"log dir {opts.log_dir}")
+    return (
+        f"proagent eval: {n_run} samples{reused}, method {opts.task.method}{mem}, model {opts.model}, "
+        f"log dir {opts.log_dir}"
+    )
 
 
 def run_eval(opts: EvalOptions, task: Any, runner: Runner, *, echo: Callable[[str], None] = lambda _m: None) -> EvalRun:
@@ -76,8 +78,13 @@ def run_eval(opts: EvalOptions, task: Any, runner: Runner, *, echo: Callable[[st
     calibration = None
     if opts.calibrate:
         train = opts.train_task()
-        calibration = calibrate_threshold(eval_task(train, opts.limit), lambda t, folder: runner(t, train, folder, None),
-                                          opts.log_dir, limit=opts.limit, echo=echo)
+        calibration = calibrate_threshold(
+            eval_task(train, opts.limit),
+            lambda t, folder: runner(t, train, folder, None),
+            opts.log_dir,
+            limit=opts.limit,
+            echo=echo,
+        )
         opts = opts.with_threshold(calibration.threshold)
         task = eval_task(opts.task, opts.limit)
 

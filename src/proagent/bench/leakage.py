@@ -79,5 +79,8 @@ def refuse_leaks(kind: str, folder: str | Path, trained_on: Iterable[dict[str, s
     leaks = find_leaks(samples, trained_on)
     if leaks:
         shown = ", ".join(leaks[:5]) + (f" and {len(leaks) - 5} more" if len(leaks) > 5 else "")
-        raise DataError(folder, f"the {kind} was trained on {len(leaks)} of the {len(samples)} evaluated moments "
-                                f"({shown}); evaluate it on moments it was not trained on (e.g. --split test)")
+        raise DataError(
+            folder,
+            f"the {kind} was trained on {len(leaks)} of the {len(samples)} evaluated moments "
+            f"({shown}); evaluate it on moments it was not trained on (e.g. --split test)",
+        )

@@ -29,8 +29,18 @@ import numpy as np
 
 from ..records import Score
 
-__all__ = ["BUDGET_PER_HOUR", "HEADLINE", "UNPARSED_RULE", "baseline", "bootstrap_ci", "decisions", "percentile",
-           "precision_at_budget", "summarize", "when_metrics"]
+__all__ = [
+    "BUDGET_PER_HOUR",
+    "HEADLINE",
+    "UNPARSED_RULE",
+    "baseline",
+    "bootstrap_ci",
+    "decisions",
+    "percentile",
+    "precision_at_budget",
+    "summarize",
+    "when_metrics",
+]
 
 BUDGET_PER_HOUR = 4
 """The offer budget precision is reported at unless told otherwise: ``proagent live --max-per-hour``'s default."""
@@ -90,9 +100,16 @@ def baseline(labels: Sequence[int], answer: int) -> dict[str, float]:
     return when_metrics(labels, [answer] * len(labels))
 
 
-def precision_at_budget(labels: Sequence[int], yes: Sequence[int | bool], times: Sequence[float],
-                        users: Sequence[str], per_hour: int = BUDGET_PER_HOUR, *, n_resamples: int = 1000,
-                        seed: int = 0) -> dict:
+def precision_at_budget(
+    labels: Sequence[int],
+    yes: Sequence[int | bool],
+    times: Sequence[float],
+    users: Sequence[str],
+    per_hour: int = BUDGET_PER_HOUR,
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> dict:
     """Precision at an offer budget (issue 33 item 5): within each user's moments in time order, a
     Yes becomes an offer only while fewer than ``per_hour`` offers were let through in the 60
     minutes before it (``proagent live --max-per-hour``); of the offers let through, the share
@@ -198,8 +215,13 @@ def bootstrap_ci(
         with warnings.catch_warnings():  # degenerate resamples (all equal) are expected on small runs
             warnings.simplefilter("ignore")
             res = bootstrap(
-                (base,), lambda i, key=key: stat(i, key), n_resamples=n_resamples, confidence_level=confidence,
-                method="percentile", vectorized=False, random_state=np.random.default_rng(seed),
+                (base,),
+                lambda i, key=key: stat(i, key),
+                n_resamples=n_resamples,
+                confidence_level=confidence,
+                method="percentile",
+                vectorized=False,
+                random_state=np.random.default_rng(seed),
             )
         lo, hi = res.confidence_interval
         out[key] = None if (math.isnan(lo) or math.isnan(hi)) else (float(lo), float(hi))

@@ -18,8 +18,17 @@ from typing import Any
 from ..errors import UsageError
 from ..io import slug
 
-__all__ = ["AssistOptions", "EvalOptions", "MODALITIES", "SPLITS", "Window", "eval_log_dir", "parse_assist_options",
-           "parse_eval_options", "parse_window_option"]
+__all__ = [
+    "AssistOptions",
+    "EvalOptions",
+    "MODALITIES",
+    "SPLITS",
+    "Window",
+    "eval_log_dir",
+    "parse_assist_options",
+    "parse_eval_options",
+    "parse_window_option",
+]
 
 SPLITS: tuple[str, ...] = ("test", "train", "all")
 """``--split``: the time-based split evaluated (``all``: both)."""
@@ -78,23 +87,52 @@ class AssistOptions:
         ``proagent eval`` has always passed them (inspect records them in the log, and a resumed
         run is matched by them): the always-given ones, then each other one that is not its default."""
         out: dict[str, Any] = dict(
-            data=self.data, method=self.method, window=self.window.text, split=self.split,
-            train_fraction=self.train_fraction, seed=self.seed, sc_samples=self.sc_samples, images=self.images,
-            annotations=",".join(self.annotations) or None)
+            data=self.data,
+            method=self.method,
+            window=self.window.text,
+            split=self.split,
+            train_fraction=self.train_fraction,
+            seed=self.seed,
+            sc_samples=self.sc_samples,
+            images=self.images,
+            annotations=",".join(self.annotations) or None,
+        )
         default = AssistOptions(data="")
-        for name in ("memory", "decider", "modality", "finetuned", "sc_temperature", "candidates", "threshold", "logprobs"):
+        for name in (
+            "memory",
+            "decider",
+            "modality",
+            "finetuned",
+            "sc_temperature",
+            "candidates",
+            "threshold",
+            "logprobs",
+        ):
             value = getattr(self, name)
             if value != getattr(default, name) and not (name == "logprobs" and self.threshold is not None):
                 out[name] = value
         return out
 
 
-def parse_assist_options(data: str | Path, method: str = "zero-shot", window: str | float = "5m", split: str = "test",
-                         train_fraction: float = 0.5, seed: int = 0, sc_samples: int = 5, sc_temperature: float = 0.7,
-                         images: bool = False, annotations: str | tuple[str | Path, ...] | None = None,
-                         memory: str = "none", candidates: bool = False, logprobs: bool = False,
-                         threshold: float | str | None = None, decider: str | Path | None = None,
-                         modality: str = "text", finetuned: str | Path | None = None) -> AssistOptions:
+def parse_assist_options(
+    data: str | Path,
+    method: str = "zero-shot",
+    window: str | float = "5m",
+    split: str = "test",
+    train_fraction: float = 0.5,
+    seed: int = 0,
+    sc_samples: int = 5,
+    sc_temperature: float = 0.7,
+    images: bool = False,
+    annotations: str | tuple[str | Path, ...] | None = None,
+    memory: str = "none",
+    candidates: bool = False,
+    logprobs: bool = False,
+    threshold: float | str | None = None,
+    decider: str | Path | None = None,
+    modality: str = "text",
+    finetuned: str | Path | None = None,
+) -> AssistOptions:
     """The ``assist`` task's arguments as a record: the one check of each (values as
     ``inspect eval -T`` or the command line give them; ``annotations`` comma-separated or a tuple).
 
@@ -121,10 +159,24 @@ def parse_assist_options(data: str | Path, method: str = "zero-shot", window: st
     else:
         ann = tuple(str(a) for a in annotations or ())
     return AssistOptions(
-        data=str(data), method=method, window=win, split=split, train_fraction=float(train_fraction), seed=int(seed),
-        sc_samples=int(sc_samples), sc_temperature=float(sc_temperature), images=bool(images), annotations=ann,
-        memory=memory, candidates=bool(candidates), logprobs=bool(logprobs) or fixed is not None, threshold=fixed,
-        decider=decider_, modality=modality, finetuned=str(finetuned) if finetuned else None)
+        data=str(data),
+        method=method,
+        window=win,
+        split=split,
+        train_fraction=float(train_fraction),
+        seed=int(seed),
+        sc_samples=int(sc_samples),
+        sc_temperature=float(sc_temperature),
+        images=bool(images),
+        annotations=ann,
+        memory=memory,
+        candidates=bool(candidates),
+        logprobs=bool(logprobs) or fixed is not None,
+        threshold=fixed,
+        decider=decider_,
+        modality=modality,
+        finetuned=str(finetuned) if finetuned else None,
+    )
 
 
 @dataclass(frozen=True)
@@ -158,12 +210,30 @@ class EvalOptions:
         return replace(self, task=replace(self.task, threshold=threshold, logprobs=True), calibrate=False)
 
 
-def parse_eval_options(*, data: str | Path, method: str, model: str, window: str, split: str, train_fraction: float,
-                       seed: int, sc_samples: int, annotations: tuple[str | Path, ...], memory: str, modality: str,
-                       images: bool, threshold: str | None, decider: str | Path | None, limit: int | None,
-                       log_dir: Path | None, display: str | None, ray_address: str | None,
-                       model_base_urls: tuple[str, ...] = (), model_args: Mapping[str, str] | None = None,
-                       finetuned: str | Path | None = None) -> EvalOptions:
+def parse_eval_options(
+    *,
+    data: str | Path,
+    method: str,
+    model: str,
+    window: str,
+    split: str,
+    train_fraction: float,
+    seed: int,
+    sc_samples: int,
+    annotations: tuple[str | Path, ...],
+    memory: str,
+    modality: str,
+    images: bool,
+    threshold: str | None,
+    decider: str | Path | None,
+    limit: int | None,
+    log_dir: Path | None,
+    display: str | None,
+    ray_address: str | None,
+    model_base_urls: tuple[str, ...] = (),
+    model_args: Mapping[str, str] | None = None,
+    finetuned: str | Path | None = None,
+) -> EvalOptions:
     """``proagent eval``'s option values (as click gives them) as one record: the task's through
     :func:`parse_assist_options`, ``--threshold auto`` (which needs ``--split test``), and the log
     folder (``--log-dir``, else :func:`eval_log_dir`). ``finetuned``: the training folder of a
@@ -175,15 +245,35 @@ def parse_eval_options(*, data: str | Path, method: str, model: str, window: str
     """
     auto = threshold == "auto"
     task = parse_assist_options(
-        data, method=method, window=window, split=split, train_fraction=train_fraction, seed=seed,
-        sc_samples=sc_samples, images=images, annotations=tuple(annotations), memory=memory,
-        threshold=0.5 if auto else threshold, decider=decider, modality=modality, finetuned=finetuned)
+        data,
+        method=method,
+        window=window,
+        split=split,
+        train_fraction=train_fraction,
+        seed=seed,
+        sc_samples=sc_samples,
+        images=images,
+        annotations=tuple(annotations),
+        memory=memory,
+        threshold=0.5 if auto else threshold,
+        decider=decider,
+        modality=modality,
+        finetuned=finetuned,
+    )
     if auto:  # the method and decider rules hold for auto as well (checked with 0.5 above)
         if split != "test":
             raise UsageError("--threshold", "auto chooses the threshold on the train split, so it needs --split test")
         task = replace(task, threshold=None, logprobs=False)
-    opts = EvalOptions(task=task, model=model, calibrate=auto, model_base_urls=tuple(model_base_urls),
-                       model_args=dict(model_args or {}), limit=limit, display=display, ray_address=ray_address)
+    opts = EvalOptions(
+        task=task,
+        model=model,
+        calibrate=auto,
+        model_base_urls=tuple(model_base_urls),
+        model_args=dict(model_args or {}),
+        limit=limit,
+        display=display,
+        ray_address=ray_address,
+    )
     return replace(opts, log_dir=log_dir if log_dir is not None else eval_log_dir(opts, threshold))
 
 
@@ -192,8 +282,14 @@ def eval_log_dir(opts: EvalOptions, threshold: str | None = None) -> Path:
     ``300`` resume the same run), split and seed, with each option that is not its default
     (memory, modality, ``threshold`` as given, decider, limit); file-name safe (:func:`proagent.io.slug`)."""
     t = opts.task
-    parts = [Path(t.data).resolve().name, t.method, opts.model.split("/")[-1], f"{t.window.seconds:g}s", t.split,
-             f"seed{t.seed}"]
+    parts = [
+        Path(t.data).resolve().name,
+        t.method,
+        opts.model.split("/")[-1],
+        f"{t.window.seconds:g}s",
+        t.split,
+        f"seed{t.seed}",
+    ]
     if t.memory != "none":
         parts.insert(2, f"mem-{t.memory}")
     if t.modality != "text":

@@ -104,4 +104,3 @@ def sample_progress(listener: SampleListener) -> Iterator[SampleListener]:
         yield listener
     finally:
         _active.remove(listener)
-

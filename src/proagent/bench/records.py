@@ -80,7 +80,14 @@ class SimulateManifest:
             KeyError: a field is missing.
             TypeError, ValueError: a field has the wrong type.
         """
-        return cls(kind=data["kind"], data=str(data["data"]), users=tuple(map(str, data["users"])),
-                   skipped_users=tuple(map(str, data["skipped_users"])), candidates=int(data["candidates"]),
-                   llm_moments=int(data["llm_moments"]), human_moments=int(data["human_moments"]),
-                   unparsed=int(data["unparsed"]), files=tuple(map(str, data["files"])))
+        return cls(
+            kind=data["kind"],
+            data=str(data["data"]),
+            users=tuple(map(str, data["users"])),
+            skipped_users=tuple(map(str, data["skipped_users"])),
+            candidates=int(data["candidates"]),
+            llm_moments=int(data["llm_moments"]),
+            human_moments=int(data["human_moments"]),
+            unparsed=int(data["unparsed"]),
+            files=tuple(map(str, data["files"])),
+        )

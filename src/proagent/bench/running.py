@@ -24,12 +24,33 @@ from typing import Any
 from ..errors import Resume, RunError
 from ..io import FolderBusy, folder_lock
 from ..models.local import LocalModelError
-from ._inspect_hooks import (OtherRunInFolder, after_folder_check, error_line, failure_line, failure_types,
-                             hook_no_retry_advice, hook_retry_progress, hook_short_errors, prerequisite_error,
-                             remove_sample_buffer)
+from ._inspect_hooks import (
+    OtherRunInFolder,
+    after_folder_check,
+    error_line,
+    failure_line,
+    failure_types,
+    hook_no_retry_advice,
+    hook_retry_progress,
+    hook_short_errors,
+    prerequisite_error,
+    remove_sample_buffer,
+    task_input_errors,
+)
 
-__all__ = ["API_MAX_RETRIES", "API_TIMEOUT", "INSPECT_DATA", "RunError", "api_error_line", "api_limits",
-           "show_retry_progress", "finished_samples", "run_task"]
+__all__ = [
+    "API_MAX_RETRIES",
+    "API_TIMEOUT",
+    "INSPECT_DATA",
+    "RunError",
+    "api_error_line",
+    "api_limits",
+    "endpoint_failure",
+    "show_retry_progress",
+    "task_input_errors",
+    "finished_samples",
+    "run_task",
+]
 
 API_TIMEOUT = 60
 """Seconds one request to a model API may take (inspect's ``GenerateConfig.attempt_timeout``)
@@ -56,10 +77,18 @@ INSPECT_DATA = ".inspect-data"
 (its ``samplebuffer``: prompts and answers of unfinished samples; ``traces``)."""
 
 
-def run_task(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | None = None,
-             model_args: dict[str, Any] | None = None, limit: int | None = None,
-             display: str | None = None, model_roles: dict[str, Any] | None = None,
-             on_start: Callable[[], None] | None = None) -> Any:
+def run_task(
+    task: Any,
+    log_dir: str | Path,
+    model: str,
+    *,
+    model_base_url: str | None = None,
+    model_args: dict[str, Any] | None = None,
+    limit: int | None = None,
+    display: str | None = None,
+    model_roles: dict[str, Any] | None = None,
+    on_start: Callable[[], None] | None = None,
+) -> Any:
     """Run ``task`` through inspect's ``eval_set`` (finished samples in ``log_dir``
     are reused) and return the complete :class:`~inspect_ai.log.EvalLog`.
 
@@ -80,8 +109,16 @@ def run_task(task: Any, log_dir: str | Path, model: str, *, model_base_url: str 
     """
     try:
         with folder_lock(log_dir), _inspect_data_in(Path(log_dir)), after_folder_check(on_start):
-            return _run(task, log_dir, model, model_base_url=model_base_url, model_args=model_args, limit=limit,
-                        display=display, model_roles=model_roles)
+            return _run(
+                task,
+                log_dir,
+                model,
+                model_base_url=model_base_url,
+                model_args=model_args,
+                limit=limit,
+                display=display,
+                model_roles=model_roles,
+            )
     except FolderBusy as e:
         raise RunError(str(e)) from None
 
@@ -110,8 +147,17 @@ _API_REFUSALS = {
 """openai's exception classes (HTTP 401, 403, 404) that a re-run cannot fix, and what the line says."""
 
 
-def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | None, model_args: dict[str, Any] | None,
-         limit: int | None, display: str | None, model_roles: dict[str, Any] | None) -> Any:
+def _run(
+    task: Any,
+    log_dir: str | Path,
+    model: str,
+    *,
+    model_base_url: str | None,
+    model_args: dict[str, Any] | None,
+    limit: int | None,
+    display: str | None,
+    model_roles: dict[str, Any] | None,
+) -> Any:
     from inspect_ai import eval_set
     from inspect_ai.log import read_eval_log
 
@@ -121,10 +167,19 @@ def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | No
     hook_no_retry_advice()  # the resume is the same proagent command, not inspect eval-retry
     try:
         _, logs = eval_set(
-            [task], log_dir=str(log_dir), model=model, model_base_url=model_base_url,
-            model_args=model_args or {}, model_roles=model_roles or None, limit=limit, display=display,
-            retry_attempts=0, retry_immediate=False,
-            log_model_api=False, max_samples=1 if local else None, ctl_server=CONTROL_SERVER,
+            [task],
+            log_dir=str(log_dir),
+            model=model,
+            model_base_url=model_base_url,
+            model_args=model_args or {},
+            model_roles=model_roles or None,
+            limit=limit,
+            display=display,
+            retry_attempts=0,
+            retry_immediate=False,
+            log_model_api=False,
+            max_samples=1 if local else None,
+            ctl_server=CONTROL_SERVER,
             # a local model answers one sample in seconds: write each finished one to the log
             # at once, so a kill loses only the sample in flight
             **({"log_buffer": 1} if local else limits),
@@ -143,25 +198,38 @@ def _run(task: Any, log_dir: str | Path, model: str, *, model_base_url: str | No
         if not local and unreachable:
             host = _host(model, model_base_url, model_args)
             why = next((t for t in unreachable if t.startswith("API")), unreachable[0])
-            raise RunError(f"cannot reach the model API at {host} ({why}; "
-                           f"gave up after {API_MAX_RETRIES + 1} attempts of at most {limits['attempt_timeout']} s)",
-                           resume=Resume.SAME_COMMAND, folder=log_dir)
+            raise RunError(
+                f"cannot reach the model API at {host} ({why}; "
+                f"gave up after {API_MAX_RETRIES + 1} attempts of at most {limits['attempt_timeout']} s)",
+                resume=Resume.SAME_COMMAND,
+                folder=log_dir,
+            )
         if LocalModelError.__name__ in types:  # llama.cpp refused the request: the same command would fail the same way
             raise RunError(f"run did not finish: {msg}")
         refused = _API_REFUSALS.keys() & types
         if not local and refused:  # the same command would be refused the same way: no resume advice
             host = _host(model, model_base_url, model_args)
             kind = min(refused)
-            raise RunError(f"the model API at {host} {_API_REFUSALS[kind]} ({kind}: {' '.join(str(msg).split())[:200]})")
+            raise RunError(
+                f"the model API at {host} {_API_REFUSALS[kind]} ({kind}: {' '.join(str(msg).split())[:200]})"
+            )
         if not local and "RateLimitError" in types:
-            raise RunError(f"the model API at {_host(model, model_base_url, model_args)} kept refusing for its rate "
-                           f"limit after {API_MAX_RETRIES + 1} attempts", resume=Resume.SAME_COMMAND, folder=log_dir)
+            raise RunError(
+                f"the model API at {_host(model, model_base_url, model_args)} kept refusing for its rate "
+                f"limit after {API_MAX_RETRIES + 1} attempts",
+                resume=Resume.SAME_COMMAND,
+                folder=log_dir,
+            )
         if not local and "RetryError" in types:  # HTTP 5xx and other transient failures, retried to the end
-            raise RunError(f"the model API at {_host(model, model_base_url, model_args)} kept failing "
-                           f"({failure_line(log.error)}; gave up after {API_MAX_RETRIES + 1} attempts)",
-                           resume=Resume.SAME_COMMAND, folder=log_dir)
-        raise RunError(f"run did not finish ({failure_line(log.error) or msg})", resume=Resume.SAME_COMMAND,
-                       folder=log_dir)
+            raise RunError(
+                f"the model API at {_host(model, model_base_url, model_args)} kept failing "
+                f"({failure_line(log.error)}; gave up after {API_MAX_RETRIES + 1} attempts)",
+                resume=Resume.SAME_COMMAND,
+                folder=log_dir,
+            )
+        raise RunError(
+            f"run did not finish ({failure_line(log.error) or msg})", resume=Resume.SAME_COMMAND, folder=log_dir
+        )
     _remove_superseded(Path(log_dir), log.location)
     full = read_eval_log(log.location)
     full.location = log.location.removeprefix("file://")  # a resumed run reports a file:// URI; keep a path

@@ -54,6 +54,7 @@ WINDOWS = (10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 """Context windows of the paper's ablation in seconds (10 s, 30 s, 1, 2, 5, 10 min;
 ProAgentBench section 6)."""
 
+
 def parse_window(text: str | float | int, *, what: str | None = "window", option: str = "--window") -> float:
     """Parse a window such as ``10s``, ``5m``, ``1h`` or ``300`` into seconds.
 
@@ -131,8 +132,16 @@ def moment_events(events: list[Event], cfg: SampleConfig) -> list[Event]:
     return [e for e in events if e.is_activity(cfg.min_event_seconds) or e.is_llm_use]
 
 
-def _moment(valid: list[Event], i: int, kind: str, label: int, cfg: SampleConfig, reach: list[datetime],
-            queries: tuple[str, ...] = (), intention: str | None = None) -> Sample:
+def _moment(
+    valid: list[Event],
+    i: int,
+    kind: str,
+    label: int,
+    cfg: SampleConfig,
+    reach: list[datetime],
+    queries: tuple[str, ...] = (),
+    intention: str | None = None,
+) -> Sample:
     """The sample of the moment ``valid[i]`` starts: the event before it is the current state."""
     e = valid[i]
     return Sample(
@@ -174,8 +183,12 @@ def _lifetrace(events: list[Event], cfg: SampleConfig) -> list[Sample]:
             queries = e.conversation.user_queries[:1] if e.conversation else ()  # none where no screen is recorded
             positives.append(_moment(valid, i, "positive", 1, cfg, reach, queries, e.intention))
             continue
-        if (e.is_llm_event or prev.is_llm_event or not e.is_activity(cfg.min_event_seconds)
-                or not prev.is_activity(cfg.min_event_seconds)):
+        if (
+            e.is_llm_event
+            or prev.is_llm_event
+            or not e.is_activity(cfg.min_event_seconds)
+            or not prev.is_activity(cfg.min_event_seconds)
+        ):
             continue
         j = bisect_left(llm_starts, e.start)
         if j < len(llm_starts) and llm_starts[j] < e.start + gap:
@@ -284,22 +297,39 @@ def _curation_excluded(curation: list[dict]) -> str:
     screenshots dropped as duplicates from them."""
     from collections import Counter
 
-    dropped = {(r.get("user"), str(r.get("event_id"))) for r in curation
-               if r.get("decision") == "excluded" and r.get("screenshot_id") is None}
+    dropped = {
+        (r.get("user"), str(r.get("event_id")))
+        for r in curation
+        if r.get("decision") == "excluded" and r.get("screenshot_id") is None
+    }
     if not dropped:
         return ""
-    reasons = Counter(re.sub(r"\s*\([^)]*\)$", "", str(r.get("reason") or "")) for r in curation
-                      if r.get("decision") == "excluded" and r.get("screenshot_id") is None)
-    dups = sum(1 for r in curation if r.get("decision") == "excluded" and r.get("screenshot_id") is not None
-               and (r.get("user"), str(r.get("event_id"))) in dropped and "duplicate" in str(r.get("reason")))
+    reasons = Counter(
+        re.sub(r"\s*\([^)]*\)$", "", str(r.get("reason") or ""))
+        for r in curation
+        if r.get("decision") == "excluded" and r.get("screenshot_id") is None
+    )
+    dups = sum(
+        1
+        for r in curation
+        if r.get("decision") == "excluded"
+        and r.get("screenshot_id") is not None
+        and (r.get("user"), str(r.get("event_id"))) in dropped
+        and "duplicate" in str(r.get("reason"))
+    )
     text = f"curation excluded {len(dropped)} event(s): " + ", ".join(f"{n} {why}" for why, n in reasons.most_common())
     if dups:
         text += f" ({dups} of their screenshots dropped as duplicates of earlier ones)"
     return text
 
 
-def no_samples_reason(events: list[Event], samples: list[Sample], split: str, config: SampleConfig = SampleConfig(),
-                      curation: list[dict] | None = None) -> str:
+def no_samples_reason(
+    events: list[Event],
+    samples: list[Sample],
+    split: str,
+    config: SampleConfig = SampleConfig(),
+    curation: list[dict] | None = None,
+) -> str:
     """Why ``split`` holds no sample, in one line: how many events make moments (real
     activity, LLM use with a recorded query), how many moments of each label the
     log gives, what the split leaves, and what curation excluded (``curation``: the
@@ -313,17 +343,23 @@ def no_samples_reason(events: list[Event], samples: list[Sample], split: str, co
     llm_use = sum(1 for e in events if e.is_llm_use)
     made = len(moment_events(events, config))
     pos = sum(s.label == 1 for s in samples)
-    parts = [f"{made} of {n} events make a moment (real activity >= {config.min_event_seconds:g} s with a screenshot: "
-             f"{active}; {n - with_shot} without a screenshot; LLM-use events: {llm}, {llm_use} with a recorded query)"]
+    parts = [
+        f"{made} of {n} events make a moment (real activity >= {config.min_event_seconds:g} s with a screenshot: "
+        f"{active}; {n - with_shot} without a screenshot; LLM-use events: {llm}, {llm_use} with a recorded query)"
+    ]
     if samples:
-        parts.append(f"{len(samples)} moment(s) in all ({pos} positive, {len(samples) - pos} negative), none in the "
-                     f"{split} split (train fraction {config.train_fraction:g}; try --split all)")
+        parts.append(
+            f"{len(samples)} moment(s) in all ({pos} positive, {len(samples) - pos} negative), none in the "
+            f"{split} split (train fraction {config.train_fraction:g}; try --split all)"
+        )
     elif llm_use == 0:
-        parts.append("no LLM-use event with a recorded query, so no positive moment (annotate the log, or check "
-                     "its annotations)")
+        parts.append(
+            "no LLM-use event with a recorded query, so no positive moment (annotate the log, or check its annotations)"
+        )
     else:
-        parts.append("no LLM-use event follows real activity, so no positive moment (a moment needs the activity "
-                     "just before it)")
+        parts.append(
+            "no LLM-use event follows real activity, so no positive moment (a moment needs the activity just before it)"
+        )
     cur = _curation_excluded(curation or [])
     if cur:
         parts.append(cur)

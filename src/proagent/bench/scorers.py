@@ -30,8 +30,9 @@ __all__ = ["assist_scorer", "sample_prediction", "score_value", "to_proagent_sco
 _UNPARSED, _NO_INTENTION, _NOT_SCORED = -1, -1, -2.0
 
 
-def score_value(label: int, predicted: int | None, intention_correct: bool | None,
-                similarity: float | None) -> dict[str, int | float]:
+def score_value(
+    label: int, predicted: int | None, intention_correct: bool | None, similarity: float | None
+) -> dict[str, int | float]:
     """The one place "no value" becomes a number: the terms of a sample as inspect's score value.
 
     inspect passes every score value through its epoch reducer, which turns each dict entry
@@ -59,7 +60,9 @@ def score_value(label: int, predicted: int | None, intention_correct: bool | Non
     }
 
 
-def to_proagent_score(sample_id: str, value: dict, seconds: float | None = None, tokens: int | None = None, cached: int = 0) -> ProScore:
+def to_proagent_score(
+    sample_id: str, value: dict, seconds: float | None = None, tokens: int | None = None, cached: int = 0
+) -> ProScore:
     """Turn a score value written by :func:`assist_scorer` (:func:`score_value`) into a record."""
     pred = int(value["predicted"])
     inten = int(value["intention"])
@@ -157,9 +160,7 @@ def semantic_similarity() -> Metric:
     return compute
 
 
-@scorer(
-    metrics=[accuracy(), precision(), recall(), f1(), intention_accuracy(), semantic_similarity(), unparsed_rate()]
-)
+@scorer(metrics=[accuracy(), precision(), recall(), f1(), intention_accuracy(), semantic_similarity(), unparsed_rate()])
 def assist_scorer(threshold: float | None = None):  # noqa: ANN201
     """Score When to Assist (decision) and How to Assist (intention, query).
 

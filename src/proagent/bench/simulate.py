@@ -46,8 +46,16 @@ from ..sources.proactivebench import is_proactivebench_file
 from .records import SimulateManifest
 from .scorers import sample_prediction
 
-__all__ = ["MANIFEST", "CandidatePoint", "Decision", "candidate_points", "check_limit", "check_output", "decisions_from_log",
-           "write_simulated"]
+__all__ = [
+    "MANIFEST",
+    "CandidatePoint",
+    "Decision",
+    "candidate_points",
+    "check_limit",
+    "check_output",
+    "decisions_from_log",
+    "write_simulated",
+]
 
 
 MANIFEST = "simulate.json"
@@ -84,8 +92,11 @@ def check_limit(candidates: Sequence[Sample | CandidatePoint], limit: int | None
     need = min(last.values())
     if limit < need:
         first = min(last, key=lambda u: (last[u], u))
-        raise UsageError(option, f"{limit} points leave every user partly decided (the smallest, {first!r}, needs the "
-                                 f"first {need}); raise --limit to at least {need} or drop it")
+        raise UsageError(
+            option,
+            f"{limit} points leave every user partly decided (the smallest, {first!r}, needs the "
+            f"first {need}); raise --limit to at least {need} or drop it",
+        )
 
 
 @dataclass(frozen=True)
@@ -170,19 +181,25 @@ def _write_database(src: Path, dst: Path, decided: dict[str, Decision]) -> None:
     with closing(connect_read_only(src)) as probe:
         cols = {r[1] for r in probe.execute("PRAGMA table_info(events)")}
     intention_col = next((c for c in ("user_intention", "intention") if c in cols), "user_intention")
-    target = copy_with_event_columns(src, dst, (("is_llm_event", "BOOLEAN"), ("conversation", "TEXT"),
-                                                (intention_col, "VARCHAR(64)")))
+    target = copy_with_event_columns(
+        src, dst, (("is_llm_event", "BOOLEAN"), ("conversation", "TEXT"), (intention_col, "VARCHAR(64)"))
+    )
     try:
         extra = ", llm_platform = NULL" if "llm_platform" in cols else ""
         with target:
             target.execute(f"UPDATE events SET is_llm_event = 0, conversation = NULL, {intention_col} = NULL{extra}")
             rows = [
-                (json.dumps({"user_queries": [d.query] if d.query else [], "llm_responses": []}, ensure_ascii=False),
-                 d.intention, int(eid) if eid.lstrip("-").isdigit() else eid)
-                for eid, d in decided.items() if d.llm_use
+                (
+                    json.dumps({"user_queries": [d.query] if d.query else [], "llm_responses": []}, ensure_ascii=False),
+                    d.intention,
+                    int(eid) if eid.lstrip("-").isdigit() else eid,
+                )
+                for eid, d in decided.items()
+                if d.llm_use
             ]
             target.executemany(
-                f"UPDATE events SET is_llm_event = 1, conversation = ?, {intention_col} = ? WHERE id = ?", rows)
+                f"UPDATE events SET is_llm_event = 1, conversation = ?, {intention_col} = ? WHERE id = ?", rows
+            )
     finally:
         target.close()
 
@@ -195,12 +212,14 @@ def check_output(data: str | Path, out: str | Path) -> None:
             simulate output, holds ``data`` itself, lies inside ``data``, or
             cannot be created or written (:func:`proagent.io.check_output_folder`).
     """
-    check_output_folder(out, marker=MANIFEST, run="simulate", data=data, data_name="the human data",
-                        writable_parent=True)
+    check_output_folder(
+        out, marker=MANIFEST, run="simulate", data=data, data_name="the human data", writable_parent=True
+    )
 
 
-def write_simulated(data: str | Path, decisions: list[Decision], candidates: Sequence[Sample | CandidatePoint],
-                    out: str | Path) -> SimulateManifest:
+def write_simulated(
+    data: str | Path, decisions: list[Decision], candidates: Sequence[Sample | CandidatePoint], out: str | Path
+) -> SimulateManifest:
     """Write the synthetic dataset of ``decisions`` in the format of ``data``.
 
     Args:
@@ -237,8 +256,9 @@ def write_simulated(data: str | Path, decisions: list[Decision], candidates: Seq
     if not complete:
         first = min((u for u in users if wanted[u]), key=lambda u: len(wanted[u]), default=None)
         need = f" (the smallest, {first!r}, has {len(wanted[first])} points)" if first else ""
-        raise DataError(None, f"no user had every candidate time point decided{need}; raise --limit or drop it. "
-                         f"Nothing was written")
+        raise DataError(
+            None, f"no user had every candidate time point decided{need}; raise --limit or drop it. Nothing was written"
+        )
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.parent / f".{out.name}.partial"
     shutil.rmtree(tmp, ignore_errors=True)
@@ -257,9 +277,14 @@ def write_simulated(data: str | Path, decisions: list[Decision], candidates: Seq
             files.append(str(out / dst.relative_to(tmp)))
         written = [d for u in complete for d in by_user[u].values()]
         summary = SimulateManifest(
-            kind=kind, data=str(data), users=tuple(complete), skipped_users=tuple(sorted(set(users) - set(complete))),
-            candidates=len(written), llm_moments=sum(d.llm_use for d in written),
-            human_moments=sum(d.human for d in written), unparsed=sum(d.needs_help is None for d in written),
+            kind=kind,
+            data=str(data),
+            users=tuple(complete),
+            skipped_users=tuple(sorted(set(users) - set(complete))),
+            candidates=len(written),
+            llm_moments=sum(d.llm_use for d in written),
+            human_moments=sum(d.human for d in written),
+            unparsed=sum(d.needs_help is None for d in written),
             files=tuple(files),
         )
         (tmp / MANIFEST).write_text(json.dumps(summary.to_json(), indent=2, ensure_ascii=False) + "\n", "utf-8")

@@ -33,7 +33,14 @@ from .samples import SampleConfig, build_samples, candidate_moments, no_samples_
 from .scorers import assist_scorer
 from .similarity import embed_references
 
-__all__ = ["assist", "build_assist", "embed_task_references", "image_modality_warnings", "references_embedded_later", "to_inspect_samples"]
+__all__ = [
+    "assist",
+    "build_assist",
+    "embed_task_references",
+    "image_modality_warnings",
+    "references_embedded_later",
+    "to_inspect_samples",
+]
 
 
 TEXT_ONLY_PREFIXES = ("local/", "mockllm/")
@@ -51,15 +58,21 @@ def image_modality_warnings(task: Any, model: str) -> list[str]:
     images = sum(m == "image" for m in shown)
     out = []
     if images and model.startswith(TEXT_ONLY_PREFIXES):
-        out.append(f"--modality image with {model}, a text-only model: the screenshot replaces the OCR text "
-                   f"at {images} of {len(shown)} moments and the model drops images, so it sees no screen there; "
-                   "use --modality text, or a vision model")
+        out.append(
+            f"--modality image with {model}, a text-only model: the screenshot replaces the OCR text "
+            f"at {images} of {len(shown)} moments and the model drops images, so it sees no screen there; "
+            "use --modality text, or a vision model"
+        )
     if not images:
-        out.append(f"--modality image: none of the {len(shown)} moments has a screenshot file, so each shows its "
-                   "OCR text, as with --modality text")
+        out.append(
+            f"--modality image: none of the {len(shown)} moments has a screenshot file, so each shows its "
+            "OCR text, as with --modality text"
+        )
     elif images < len(shown):
-        out.append(f"--modality image: {len(shown) - images} of {len(shown)} moments have no screenshot file "
-                   "and show their OCR text")
+        out.append(
+            f"--modality image: {len(shown) - images} of {len(shown)} moments have no screenshot file "
+            "and show their OCR text"
+        )
     return out
 
 
@@ -165,10 +178,24 @@ def assist(
     opts = _PARSED.get()
     if opts is None:  # inspect eval -T ..., or a caller with the task's arguments: the one parser
         opts = parse_assist_options(
-            data, method=method, window=window, split=split, train_fraction=train_fraction, seed=seed,
-            sc_samples=sc_samples, sc_temperature=sc_temperature, images=images, annotations=annotations,
-            memory=memory, candidates=candidates, logprobs=logprobs, threshold=threshold, decider=decider,
-            modality=modality, finetuned=finetuned)
+            data,
+            method=method,
+            window=window,
+            split=split,
+            train_fraction=train_fraction,
+            seed=seed,
+            sc_samples=sc_samples,
+            sc_temperature=sc_temperature,
+            images=images,
+            annotations=annotations,
+            memory=memory,
+            candidates=candidates,
+            logprobs=logprobs,
+            threshold=threshold,
+            decider=decider,
+            modality=modality,
+            finetuned=finetuned,
+        )
     return _assist_task(opts)
 
 
@@ -195,12 +222,18 @@ def build_assist(opts: AssistOptions) -> Task:
 
 def _assist_task(opts: AssistOptions) -> Task:
     """The task of :func:`assist`, from its parsed options."""
-    solver = method_solver(opts.method, sc_samples=opts.sc_samples, sc_temperature=opts.sc_temperature, images=opts.images)
+    solver = method_solver(
+        opts.method, sc_samples=opts.sc_samples, sc_temperature=opts.sc_temperature, images=opts.images
+    )
     cfg = SampleConfig(window_seconds=opts.window.seconds, train_fraction=opts.train_fraction, seed=opts.seed)
     events, all_samples, samples = _evaluated_samples(opts.data, opts.annotations, opts.candidates, opts.split, cfg)
     if opts.finetuned:
-        refuse_leaks("fine-tuned model", opts.finetuned,
-                     manifest_training_moments(Path(opts.finetuned) / "manifest.json"), samples)
+        refuse_leaks(
+            "fine-tuned model",
+            opts.finetuned,
+            manifest_training_moments(Path(opts.finetuned) / "manifest.json"),
+            samples,
+        )
     metadata: dict[str, Any] = {"method": opts.method, "window_seconds": cfg.window_seconds, "split": opts.split}
     if opts.candidates:
         metadata["candidates"] = True
@@ -223,8 +256,12 @@ def _assist_task(opts: AssistOptions) -> Task:
         dataset=MemoryDataset(to_inspect_samples(samples, opts.modality), name="assist"),
         solver=solver,
         scorer=assist_scorer(threshold=opts.threshold),
-        config=GenerateConfig(temperature=0.0, max_tokens=METHODS[opts.method].max_tokens, seed=opts.seed,
-                              **({"logprobs": True, "top_logprobs": 10} if opts.logprobs else {})),
+        config=GenerateConfig(
+            temperature=0.0,
+            max_tokens=METHODS[opts.method].max_tokens,
+            seed=opts.seed,
+            **({"logprobs": True, "top_logprobs": 10} if opts.logprobs else {}),
+        ),
         metadata=metadata,
     )
 
@@ -254,8 +291,9 @@ def embed_task_references(task: Task, limit: int | None = None) -> int:
     return embed_references((s.metadata or {}).get("reference_queries") or [] for s in samples if s.target == "Yes")
 
 
-def _evaluated_samples(data: str, annotations: tuple[str, ...], candidates: bool, split: str,
-                       cfg: SampleConfig) -> tuple[list[Event], list[Sample], list[Sample]]:
+def _evaluated_samples(
+    data: str, annotations: tuple[str, ...], candidates: bool, split: str, cfg: SampleConfig
+) -> tuple[list[Event], list[Sample], list[Sample]]:
     """``(events, every sample, the samples of split)`` of ``data`` (``annotations``: external
     annotation files; ``candidates``: every candidate moment instead of the benchmark's samples).
 
@@ -268,21 +306,33 @@ def _evaluated_samples(data: str, annotations: tuple[str, ...], candidates: bool
     if split != "all":
         samples = [s for s in samples if s.split == split]
     if not samples:
-        raise DataError(data, f"no {split} samples: "
-                        + no_samples_reason(events, all_samples, split, cfg, curation=_curation_records(data)))
+        raise DataError(
+            data,
+            f"no {split} samples: "
+            + no_samples_reason(events, all_samples, split, cfg, curation=_curation_records(data)),
+        )
     return events, all_samples, samples
 
 
-def _with_memory(memory: str, events: list[Event], all_samples: list[Sample], samples: list[Sample],
-                 solver: Any, metadata: dict[str, Any]) -> list[Any]:
+def _with_memory(
+    memory: str,
+    events: list[Event],
+    all_samples: list[Sample],
+    samples: list[Sample],
+    solver: Any,
+    metadata: dict[str, Any],
+) -> list[Any]:
     """``solver`` behind the ``memory`` context step; the memory's fields go into ``metadata``.
 
     The memory is built from the training period of every user (all samples define it) and
     used at each moment only through records known strictly before it.
     """
     store = build_memory(memory, events, all_samples)
-    metadata.update(memory=memory, memory_derived=derived_fields_summary(store),
-                    memory_build_seconds=round(sum(store.build_seconds.values()), 3))
+    metadata.update(
+        memory=memory,
+        memory_derived=derived_fields_summary(store),
+        memory_build_seconds=round(sum(store.build_seconds.values()), 3),
+    )
     return [memory_context(store, {s.id: s for s in samples}), solver]
 
 
@@ -296,8 +346,11 @@ def _curation_records(data: str) -> list[dict]:
         f = folder / "curation.jsonl"
         if f.is_file():
             try:
-                return [r for r in (json.loads(line) for line in f.read_text("utf-8").splitlines() if line.strip())
-                        if isinstance(r, dict)]
+                return [
+                    r
+                    for r in (json.loads(line) for line in f.read_text("utf-8").splitlines() if line.strip())
+                    if isinstance(r, dict)
+                ]
             except (OSError, ValueError):
                 return []
     return []

@@ -18,8 +18,14 @@ from .records import ThresholdCalibration
 __all__ = ["calibrate_threshold", "calibration_from_log"]
 
 
-def calibrate_threshold(train: Any, run: Callable[[Any, Path], Any], log_dir: Path, *, limit: int | None = None,
-                        echo: Callable[[str], None] = lambda _m: None) -> ThresholdCalibration:
+def calibrate_threshold(
+    train: Any,
+    run: Callable[[Any, Path], Any],
+    log_dir: Path,
+    *,
+    limit: int | None = None,
+    echo: Callable[[str], None] = lambda _m: None,
+) -> ThresholdCalibration:
     """Run the ``train`` task (the assist task on the train split, with log-probabilities) with
     ``run(task, folder) -> EvalLog`` in ``<log_dir>-calibration`` and choose the threshold on its
     moments; ``echo`` gets the progress lines (what runs, what was chosen, a warning when the
@@ -34,11 +40,15 @@ def calibrate_threshold(train: Any, run: Callable[[Any, Path], Any], log_dir: Pa
     echo(f"proagent eval: choosing the threshold on {n_train} train samples")
     train_log = run(train, log_dir.with_name(log_dir.name + "-calibration"))
     cal = calibration_from_log(train_log)
-    echo(f"threshold {cal.threshold:.4f} chosen on {cal.n_train} train moments "
-         f"({cal.n_train_positive} positive; balanced accuracy {cal.balanced_accuracy:.3f}, AUC {cal.auc:.3f})")
+    echo(
+        f"threshold {cal.threshold:.4f} chosen on {cal.n_train} train moments "
+        f"({cal.n_train_positive} positive; balanced accuracy {cal.balanced_accuracy:.3f}, AUC {cal.auc:.3f})"
+    )
     if not cal.trusted:
-        echo("warning: P(Yes) does not separate the train moments (AUC <= 0.5) or they are few (< 20); "
-             "the threshold is unlikely to help")
+        echo(
+            "warning: P(Yes) does not separate the train moments (AUC <= 0.5) or they are few (< 20); "
+            "the threshold is unlikely to help"
+        )
     return cal
 
 
@@ -63,6 +73,12 @@ def calibration_from_log(train_log: Any) -> ThresholdCalibration:
     except ValueError as e:  # nothing to choose on: the model's answers, not a bug
         raise DataError(None, str(e), option="--threshold auto") from None
     return ThresholdCalibration(
-        threshold=float(cal["threshold"]), n_train=int(cal["n_train"]), n_train_positive=int(cal["n_train_positive"]),
-        n_train_samples=len(train_log.samples or []), balanced_accuracy=float(cal["balanced_accuracy"]),
-        auc=float(cal["auc"]), log=str(train_log.location), trusted=separates(cal))
+        threshold=float(cal["threshold"]),
+        n_train=int(cal["n_train"]),
+        n_train_positive=int(cal["n_train_positive"]),
+        n_train_samples=len(train_log.samples or []),
+        balanced_accuracy=float(cal["balanced_accuracy"]),
+        auc=float(cal["auc"]),
+        log=str(train_log.location),
+        trusted=separates(cal),
+    )

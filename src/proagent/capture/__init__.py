@@ -14,8 +14,18 @@ The command is ``proagent capture`` (:mod:`proagent.cli.capture`).
 from ._control import COMMANDS, read_status, recorder_pid, send_command
 from ._exclude import Exclusions, default_exclusions
 from ._folder import CAPTURE_NAMES, check_capture_folder, check_encryption, removed_if_refused
-from ._probe import (CaptureError, ScreenGrabber, ScreenSource, WindowInfo, WindowProbe, check_session, open_screen_source,
-                     open_window_probe, session_platform, x11_fullscreen)
+from ._probe import (
+    CaptureError,
+    ScreenGrabber,
+    ScreenSource,
+    WindowInfo,
+    WindowProbe,
+    check_session,
+    open_screen_source,
+    open_window_probe,
+    session_platform,
+    x11_fullscreen,
+)
 from ._recorder import CaptureConfig, CaptureStats, Segmenter, record
 from ._store import DB_NAME, EXCLUDED_APP, SHOTS_DIR, Store, screenshot_name
 from ._wayland import portal_available

@@ -58,8 +58,9 @@ def read_status(folder: Path) -> dict[str, Any]:
 def _file_lock(path: Path) -> FileLock:
     """A lock on ``path`` taken without waiting; each call makes its own (a probe in the
     recorder's own process sees the recorder's lock as held); the file is kept on release."""
-    return FileLock(path, mode=PRIVATE_FILE_MODE, blocking=False, thread_local=False, is_singleton=False,
-                    preserve_lock_file=True)
+    return FileLock(
+        path, mode=PRIVATE_FILE_MODE, blocking=False, thread_local=False, is_singleton=False, preserve_lock_file=True
+    )
 
 
 class FolderLock:
@@ -79,9 +80,11 @@ class FolderLock:
         try:
             lock.acquire()
         except Timeout:
-            raise CaptureError(f"{self.path.parent}: a capture is already running there "
-                               f"(pid {_read_pid(self.path.parent)}); stop it with: proagent capture stop "
-                               f"{self.path.parent}") from None
+            raise CaptureError(
+                f"{self.path.parent}: a capture is already running there "
+                f"(pid {_read_pid(self.path.parent)}); stop it with: proagent capture stop "
+                f"{self.path.parent}"
+            ) from None
         self._lock = lock
         (self.path.parent / PID_NAME).write_text(f"{os.getpid()}\n")
 
@@ -118,8 +121,9 @@ def recorder_pid(folder: Path) -> int | None:
     return None
 
 
-def send_command(folder: Path, command: Command, *, wait: float = 10.0,
-                 progress: Callable[[dict[str, Any]], None] | None = None) -> int:
+def send_command(
+    folder: Path, command: Command, *, wait: float = 10.0, progress: Callable[[dict[str, Any]], None] | None = None
+) -> int:
     """Tell the recorder in ``folder`` to ``command``; for ``stop`` wait up to ``wait`` seconds
     for it to exit, longer while it says it finishes its OCR backlog (up to that time limit +
     ``wait``); ``progress`` is called with each new status it writes meanwhile. Returns its pid.

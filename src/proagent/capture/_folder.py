@@ -16,10 +16,22 @@ from ._probe import CaptureError
 
 __all__ = ["CAPTURE_NAMES", "check_capture_folder", "check_encryption", "removed_if_refused"]
 
-CAPTURE_NAMES = frozenset({
-    "lifetrace.db", "lifetrace.db-wal", "lifetrace.db-shm", "lifetrace.db-journal", ".lifetrace.db.new",
-    "screenshots", "capture.lock", "capture.pid", "capture.control", "capture.status", ".proagent.lock", "vault.json",
-})
+CAPTURE_NAMES = frozenset(
+    {
+        "lifetrace.db",
+        "lifetrace.db-wal",
+        "lifetrace.db-shm",
+        "lifetrace.db-journal",
+        ".lifetrace.db.new",
+        "screenshots",
+        "capture.lock",
+        "capture.pid",
+        "capture.control",
+        "capture.status",
+        ".proagent.lock",
+        "vault.json",
+    }
+)
 """Names a capture folder holds (the database and its WAL files, screenshots, the recorder's lock,
 pid, control and status files, proagent's run lock, the encrypted store's record (no key in it))."""
 
@@ -53,15 +65,18 @@ def check_capture_folder(out: Path) -> bool:
     db = out / "lifetrace.db"
     if other or not db.is_file():
         shown = other[0] if other else names[0]
-        raise CaptureError(f"--out {out}: not empty and not a capture folder (it holds {shown}"
-                           f"{' and more' if len(other) > 1 else ''}); choose an empty or new folder")
+        raise CaptureError(
+            f"--out {out}: not empty and not a capture folder (it holds {shown}"
+            f"{' and more' if len(other) > 1 else ''}); choose an empty or new folder"
+        )
     try:
         info = detect_schema(db)
     except DataError as e:
         raise CaptureError(f"--out {db}: cannot continue this database ({e.problem}); choose another --out") from None
     if info.variant != "2025-11" or info.is_processed:
-        raise CaptureError(f"--out {db}: a LifeTrace {info.variant} database, not a 2025-11 capture log; "
-                           "choose another --out")
+        raise CaptureError(
+            f"--out {db}: a LifeTrace {info.variant} database, not a 2025-11 capture log; choose another --out"
+        )
     return True
 
 
@@ -93,8 +108,10 @@ def check_encryption(out: Path, encrypt: bool, continued: bool) -> None:
         from ..vault import PASSPHRASE_ENV, _keyring
 
         if not os.environ.get(PASSPHRASE_ENV) and _keyring() is None:
-            raise CaptureError(f"--encrypt: no OS keyring is available to keep the key; set {PASSPHRASE_ENV} "
-                               "to derive it from a passphrase instead")
+            raise CaptureError(
+                f"--encrypt: no OS keyring is available to keep the key; set {PASSPHRASE_ENV} "
+                "to derive it from a passphrase instead"
+            )
 
 
 @contextmanager
@@ -134,7 +151,9 @@ def _remove_new_capture(out: Path, missing: list[Path]) -> None:
         try:
             con = connect_read_only(db)
             try:
-                if con.execute("SELECT (SELECT COUNT(*) FROM events) + (SELECT COUNT(*) FROM screenshots)").fetchone()[0]:
+                if con.execute("SELECT (SELECT COUNT(*) FROM events) + (SELECT COUNT(*) FROM screenshots)").fetchone()[
+                    0
+                ]:
                     return
             finally:
                 con.close()
@@ -149,6 +168,14 @@ def _remove_new_capture(out: Path, missing: list[Path]) -> None:
                 break
         return
     shutil.rmtree(out / SHOTS_DIR, ignore_errors=True)
-    for name in (DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm", "capture.lock", "capture.pid", "capture.control", "capture.status",
-                 "vault.json"):
+    for name in (
+        DB_NAME,
+        DB_NAME + "-wal",
+        DB_NAME + "-shm",
+        "capture.lock",
+        "capture.pid",
+        "capture.control",
+        "capture.status",
+        "vault.json",
+    ):
         (out / name).unlink(missing_ok=True)

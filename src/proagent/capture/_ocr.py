@@ -32,9 +32,23 @@ from typing import Any
 from ..ocr import load_ocr
 from ._store import FINISH_SIGNAL, PENDING_WHERE, SHOTS_DIR, connect, pending_count
 
-__all__ = ["BAND_OVERLAP", "BAND_ROWS", "FINISH_SIGNAL", "MMAP_THRESHOLD", "CHANGE_MARGIN", "BandStats", "OcrEngine",
-           "ScreenLine", "ScreenRead", "ocr_pending", "pending_count", "read_bands", "read_screen", "return_freed_memory",
-           "run_worker"]
+__all__ = [
+    "BAND_OVERLAP",
+    "BAND_ROWS",
+    "FINISH_SIGNAL",
+    "MMAP_THRESHOLD",
+    "CHANGE_MARGIN",
+    "BandStats",
+    "OcrEngine",
+    "ScreenLine",
+    "ScreenRead",
+    "ocr_pending",
+    "pending_count",
+    "read_bands",
+    "read_screen",
+    "return_freed_memory",
+    "run_worker",
+]
 
 OCR_LANGUAGE = "ch_sim+en"
 """``ocr_results.language`` written (the PP-OCR Chinese + English recogniser)."""
@@ -108,8 +122,9 @@ def _uniform(band: Any) -> bool:
     return band.size == 0 or bool((band == first).all())
 
 
-def _read_span(engine: Any, arr: Any, r0: int, r1: int, rows: int, overlap: int, stats: BandStats | None,
-               pad: bool = False) -> list[ScreenLine]:
+def _read_span(
+    engine: Any, arr: Any, r0: int, r1: int, rows: int, overlap: int, stats: BandStats | None, pad: bool = False
+) -> list[ScreenLine]:
     """The lines whose box centre lies in rows ``r0:r1``, read in bands of ``rows`` rows from ``r0``
     (+ ``overlap`` rows of context above and below each), in reading order band by band. ``pad``:
     give the engine every band at the height of a whole band (``rows + 2 * overlap``), padded with
@@ -143,13 +158,24 @@ def _read_span(engine: Any, arr: Any, r0: int, r1: int, rows: int, overlap: int,
             b = np.asarray(box, dtype=float)
             centre = y0 + float(np.mean(b[:, 1]))
             if top <= centre < end and text and text.strip():
-                lines.append(ScreenLine(text, float(score), float(b[0, 0]), y0 + float(b[0, 1]), y0 + float(b[:, 1].min()),
-                                        y0 + float(b[:, 1].max()), int(centre // rows), centre))
+                lines.append(
+                    ScreenLine(
+                        text,
+                        float(score),
+                        float(b[0, 0]),
+                        y0 + float(b[0, 1]),
+                        y0 + float(b[:, 1].min()),
+                        y0 + float(b[:, 1].max()),
+                        int(centre // rows),
+                        centre,
+                    )
+                )
     return lines
 
 
-def _changed_regions(previous: ScreenRead, digests: tuple[bytes, ...], h: int, margin: int
-                     ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+def _changed_regions(
+    previous: ScreenRead, digests: tuple[bytes, ...], h: int, margin: int
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """``(core, regions)``: ``core``, the rows whose digest changed with ``margin`` rows around them;
     ``regions``, each core range widened to the whole boxes of the lines of ``previous`` that reach
     into it (once: lines of a page often touch their neighbours, so widening again would spread over
@@ -176,9 +202,15 @@ def _changed_regions(previous: ScreenRead, digests: tuple[bytes, ...], h: int, m
     return [(a, b) for a, b in core], [(a, b) for a, b in regions]
 
 
-def read_screen(engine: Any, arr: Any, previous: ScreenRead | None = None, rows: int = BAND_ROWS,
-                overlap: int = BAND_OVERLAP, margin: int = CHANGE_MARGIN, stats: BandStats | None = None
-                ) -> tuple[list[str], list[float], ScreenRead]:
+def read_screen(
+    engine: Any,
+    arr: Any,
+    previous: ScreenRead | None = None,
+    rows: int = BAND_ROWS,
+    overlap: int = BAND_OVERLAP,
+    margin: int = CHANGE_MARGIN,
+    stats: BandStats | None = None,
+) -> tuple[list[str], list[float], ScreenRead]:
     """:func:`read_bands` of the RGB array ``arr``, reading again only what changed since
     ``previous`` (the :class:`ScreenRead` of the previous screenshot of the same screen, same size):
     the rows whose pixels differ and ``margin`` rows around them, widened to the whole lines reaching
@@ -199,22 +231,33 @@ def read_screen(engine: Any, arr: Any, previous: ScreenRead | None = None, rows:
         regions, keep = [(0, h)], []
     else:
         core, regions = _changed_regions(previous, digests, h, margin)
-        keep = [ln for ln in previous.lines  # clear of the changed rows, and not read again with a region
-                if not any(ln.top < b and ln.bottom + 1 > a for a, b in core)
-                and not any(a <= ln.centre < b for a, b in regions)]
+        keep = [
+            ln
+            for ln in previous.lines  # clear of the changed rows, and not read again with a region
+            if not any(ln.top < b and ln.bottom + 1 > a for a, b in core)
+            and not any(a <= ln.centre < b for a, b in regions)
+        ]
         if stats is not None:
             stats.lines_reused += len(keep)
     partial = regions != [(0, h)]
     new = [ln for a, b in regions for ln in _read_span(engine, arr, a, b, rows, overlap, stats, pad=partial)]
     ordered: list[ScreenLine] = []
     for band in sorted({ln.band for ln in keep} | {ln.band for ln in new}):
-        ordered.extend(heapq.merge([ln for ln in keep if ln.band == band], [ln for ln in new if ln.band == band],
-                                   key=lambda ln: ln.y))
-    return ([ln.text for ln in ordered], [ln.score for ln in ordered],
-            ScreenRead(tuple(arr.shape), digests, tuple(ordered)))
+        ordered.extend(
+            heapq.merge(
+                [ln for ln in keep if ln.band == band], [ln for ln in new if ln.band == band], key=lambda ln: ln.y
+            )
+        )
+    return (
+        [ln.text for ln in ordered],
+        [ln.score for ln in ordered],
+        ScreenRead(tuple(arr.shape), digests, tuple(ordered)),
+    )
 
 
-def read_bands(engine: Any, arr: Any, rows: int = BAND_ROWS, overlap: int = BAND_OVERLAP) -> tuple[list[str], list[float]]:
+def read_bands(
+    engine: Any, arr: Any, rows: int = BAND_ROWS, overlap: int = BAND_OVERLAP
+) -> tuple[list[str], list[float]]:
     """Text lines (top to bottom) and their confidences of the RGB array ``arr`` (height x width x 3),
     read by ``engine`` one horizontal band of ``rows`` rows (+ ``overlap`` above and below) at a time;
     a line belongs to the band holding the centre of its box (bands of one colour are skipped)."""
@@ -257,7 +300,8 @@ class OcrEngine:
 def ocr_pending(con: sqlite3.Connection, engine: OcrEngine, shots_dir: Path) -> bool:
     """OCR the oldest unprocessed screenshot; False when none is waiting."""
     row = con.execute(
-        f"SELECT id, file_path, screen_id FROM screenshots WHERE {PENDING_WHERE} ORDER BY id LIMIT 1").fetchone()
+        f"SELECT id, file_path, screen_id FROM screenshots WHERE {PENDING_WHERE} ORDER BY id LIMIT 1"
+    ).fetchone()
     if row is None:
         return False
     sid, file_path = int(row[0]), str(row[1])
@@ -273,8 +317,11 @@ def ocr_pending(con: sqlite3.Connection, engine: OcrEngine, shots_dir: Path) -> 
     con.execute("BEGIN IMMEDIATE")
     try:
         if ok:
-            con.execute("INSERT INTO ocr_results (screenshot_id, text_content, confidence, language, processing_time, "
-                        "created_at) VALUES (?, ?, ?, ?, ?, ?)", (sid, text, conf, OCR_LANGUAGE, took, now))
+            con.execute(
+                "INSERT INTO ocr_results (screenshot_id, text_content, confidence, language, processing_time, "
+                "created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (sid, text, conf, OCR_LANGUAGE, took, now),
+            )
         con.execute("UPDATE screenshots SET is_processed = 1, processed_at = ? WHERE id = ?", (now, sid))
         con.execute("COMMIT")
     except BaseException:

@@ -12,8 +12,15 @@ from typing import Any, Protocol, TypeVar
 
 from ..errors import DataError
 
-__all__ = ["UNKNOWN_WINDOW", "CaptureError", "CapturePlatform", "ScreenSource", "WindowInfo", "WindowProbe",
-           "register_platform"]
+__all__ = [
+    "UNKNOWN_WINDOW",
+    "CaptureError",
+    "CapturePlatform",
+    "ScreenSource",
+    "WindowInfo",
+    "WindowProbe",
+    "register_platform",
+]
 
 
 class CaptureError(DataError):
@@ -58,6 +65,7 @@ class WindowProbe(Protocol):
     def close(self) -> None:
         """Release the connection."""
         ...
+
 
 class ScreenSource(Protocol):
     """Captures every screen of the session."""

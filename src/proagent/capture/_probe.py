@@ -32,13 +32,34 @@ import os
 import sys
 from typing import Any
 
-from ._platform import (UNKNOWN_WINDOW, CaptureError, CapturePlatform, ScreenSource, WindowInfo, WindowProbe,
-                        _PLATFORMS, _process_name, register_platform)
+from ._platform import (
+    _PLATFORMS,
+    UNKNOWN_WINDOW,
+    CaptureError,
+    CapturePlatform,
+    ScreenSource,
+    WindowInfo,
+    WindowProbe,
+    _process_name,
+    register_platform,
+)
 from ._x11 import X11Probe, x11_fullscreen
 
-__all__ = ["CaptureError", "CapturePlatform", "ScreenGrabber", "ScreenSource", "WindowInfo", "WindowProbe", "check_session",
-           "open_screen_source", "open_window_probe", "platforms", "register_platform", "session_platform",
-           "x11_fullscreen"]
+__all__ = [
+    "CaptureError",
+    "CapturePlatform",
+    "ScreenGrabber",
+    "ScreenSource",
+    "WindowInfo",
+    "WindowProbe",
+    "check_session",
+    "open_screen_source",
+    "open_window_probe",
+    "platforms",
+    "register_platform",
+    "session_platform",
+    "x11_fullscreen",
+]
 
 
 class WindowsProbe:  # pragma: no cover - untested: no Windows here
@@ -99,8 +120,12 @@ class MacProbe:  # pragma: no cover - untested: no macOS here
         pid = int(app.processIdentifier())
         q = self._quartz
         title = ""
-        for w in q.CGWindowListCopyWindowInfo(q.kCGWindowListOptionOnScreenOnly | q.kCGWindowListExcludeDesktopElements,
-                                              q.kCGNullWindowID) or []:
+        for w in (
+            q.CGWindowListCopyWindowInfo(
+                q.kCGWindowListOptionOnScreenOnly | q.kCGWindowListExcludeDesktopElements, q.kCGNullWindowID
+            )
+            or []
+        ):
             if int(w.get("kCGWindowOwnerPID", -1)) == pid and int(w.get("kCGWindowLayer", 1)) == 0:
                 title = str(w.get("kCGWindowName") or "")
                 break
@@ -109,11 +134,13 @@ class MacProbe:  # pragma: no cover - untested: no macOS here
     def idle_seconds(self) -> float | None:
         """See :meth:`WindowProbe.idle_seconds` (``CGEventSourceSecondsSinceLastEventType``)."""
         q = self._quartz
-        return float(q.CGEventSourceSecondsSinceLastEventType(q.kCGEventSourceStateHIDSystemState,
-                                                               q.kCGAnyInputEventType))
+        return float(
+            q.CGEventSourceSecondsSinceLastEventType(q.kCGEventSourceStateHIDSystemState, q.kCGAnyInputEventType)
+        )
 
     def close(self) -> None:
         """See :meth:`WindowProbe.close`."""
+
 
 @register_platform
 class X11Platform:
@@ -221,13 +248,19 @@ def check_session(option: str | None = None) -> None:
 def _check_x11_session() -> None:
     if not os.environ.get("DISPLAY"):
         if os.environ.get("WAYLAND_DISPLAY") or os.environ.get("XDG_SESSION_TYPE") == "wayland":
-            raise CaptureError("Wayland session without X11: proagent capture reads screens and the foreground "
-                               "window through X11 only; log in to an X11 session (Wayland is not supported)")
-        raise CaptureError("no X display (DISPLAY is not set): proagent capture needs an X11 session "
-                           "(on a server: Xvfb :1 & DISPLAY=:1 proagent capture ...)")
+            raise CaptureError(
+                "Wayland session without X11: proagent capture reads screens and the foreground "
+                "window through X11 only; log in to an X11 session (Wayland is not supported)"
+            )
+        raise CaptureError(
+            "no X display (DISPLAY is not set): proagent capture needs an X11 session "
+            "(on a server: Xvfb :1 & DISPLAY=:1 proagent capture ...)"
+        )
     if os.environ.get("XDG_SESSION_TYPE") == "wayland":
-        raise CaptureError("Wayland session: X11 (XWayland) shows neither the foreground window nor the screen of "
-                           "native Wayland apps; log in to an X11 session (Wayland is not supported)")
+        raise CaptureError(
+            "Wayland session: X11 (XWayland) shows neither the foreground window nor the screen of "
+            "native Wayland apps; log in to an X11 session (Wayland is not supported)"
+        )
 
 
 class ScreenGrabber:

@@ -34,12 +34,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import UsageError
+from ..pages import is_browser, moves, page_key
+from ..vault import create_vault, vault_of
 from ._change import Frame, frame, is_duplicate
 from ._control import ControlFile, FolderLock, write_status
 from ._exclude import Exclusions
 from ._probe import CaptureError, ScreenSource, WindowInfo, WindowProbe, open_screen_source, open_window_probe
-from ..pages import is_browser, moves, page_key
-from ..vault import create_vault, vault_of
 from ._store import EXCLUDED_APP, FINISH_SIGNAL, Store, pending_count
 
 __all__ = ["CaptureConfig", "CaptureStats", "Segmenter", "record"]
@@ -106,8 +106,13 @@ class CaptureConfig:
     LifeTrace's pHash rule alone, for comparison in ``benchmarks/desktop_day.py``)."""
 
     def __post_init__(self) -> None:
-        for name, value in (("--interval", self.interval), ("--ocr-interval", self.ocr_interval),
-                            ("--max-days", self.max_days), ("--max-gb", self.max_gb), ("--duration", self.duration)):
+        for name, value in (
+            ("--interval", self.interval),
+            ("--ocr-interval", self.ocr_interval),
+            ("--max-days", self.max_days),
+            ("--max-gb", self.max_gb),
+            ("--duration", self.duration),
+        ):
             if value is not None and not math.isfinite(value):
                 raise UsageError(name, f"must be a finite number (got {value})")
         if not 0 < self.interval <= MAX_INTERVAL:
@@ -123,7 +128,9 @@ class CaptureConfig:
         if not (math.isfinite(self.ocr_finish) and 0 <= self.ocr_finish <= MAX_INTERVAL):
             raise UsageError("--ocr-finish", f"must be within 0..{MAX_INTERVAL:g} seconds (got {self.ocr_finish:g})")
         if not 0 < self.ocr_interval <= MAX_INTERVAL:
-            raise UsageError("--ocr-interval", f"must be > 0 and at most {MAX_INTERVAL:g} seconds (got {self.ocr_interval:g})")
+            raise UsageError(
+                "--ocr-interval", f"must be > 0 and at most {MAX_INTERVAL:g} seconds (got {self.ocr_interval:g})"
+            )
         if self.max_gb is not None and self.max_gb * 1e9 >= 2**62:
             raise UsageError("--max-gb", f"is too large (got {self.max_gb:g})")
 
@@ -191,8 +198,14 @@ class Segmenter:
         prev, self.current = self.current, key
         if key == prev:
             return False, False
-        if prev is not None and key is not None and len(prev) == len(key) == 2 and prev[0] == key[0] \
-                and not self.split_on_title and not moves(prev[1], key[1]):
+        if (
+            prev is not None
+            and key is not None
+            and len(prev) == len(key) == 2
+            and prev[0] == key[0]
+            and not self.split_on_title
+            and not moves(prev[1], key[1])
+        ):
             self.current = prev if prev[1] is not None else key  # the event keeps its first known page
             return False, False
         return prev is not None, key is not None
@@ -208,8 +221,16 @@ def _encode(img: Any, fmt: str) -> bytes:
 
 
 def _start_ocr(db: Path, interval: float) -> subprocess.Popen[bytes]:
-    cmd = [sys.executable, "-m", "proagent.capture._ocr", str(db), "--min-interval", str(interval),
-           "--parent", str(os.getpid())]
+    cmd = [
+        sys.executable,
+        "-m",
+        "proagent.capture._ocr",
+        str(db),
+        "--min-interval",
+        str(interval),
+        "--parent",
+        str(os.getpid()),
+    ]
     return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
 
 
@@ -226,8 +247,14 @@ def _stop_ocr(proc: subprocess.Popen[bytes] | None) -> None:
         proc.wait()
 
 
-def record(cfg: CaptureConfig, *, probe: WindowProbe | None = None, grabber: ScreenSource | None = None,
-           say: Callable[[str], None] = print, on_ocr_start: Callable[[int], None] | None = None) -> CaptureStats:
+def record(
+    cfg: CaptureConfig,
+    *,
+    probe: WindowProbe | None = None,
+    grabber: ScreenSource | None = None,
+    say: Callable[[str], None] = print,
+    on_ocr_start: Callable[[int], None] | None = None,
+) -> CaptureStats:
     """Capture until stopped (Ctrl-C, SIGTERM, ``proagent capture stop``, or ``cfg.duration``).
 
     Args:
@@ -279,11 +306,20 @@ def record(cfg: CaptureConfig, *, probe: WindowProbe | None = None, grabber: Scr
         ticks.close()
         _finish_ocr(ocr, store, cfg, stats, say, skip=lambda: signals > 1 or control.poll() == "stop")
         unread = f"; {stats.ocr_unread} screenshots unread by OCR" + (
-            " (curate reads each of them with a whole-screen OCR pass of its own)" if stats.ocr_unread else "")
-        say(f"capture stopped: {stats.events} events, {stats.stored} screenshots stored, {stats.duplicates} duplicates "
-            f"skipped, {stats.excluded_ticks} excluded ticks{unread}")
-        write_status(cfg.out, state="stopped", unread=stats.ocr_unread, finished=stats.ocr_finished,
-                     events=stats.events, stored=stats.stored)
+            " (curate reads each of them with a whole-screen OCR pass of its own)" if stats.ocr_unread else ""
+        )
+        say(
+            f"capture stopped: {stats.events} events, {stats.stored} screenshots stored, {stats.duplicates} duplicates "
+            f"skipped, {stats.excluded_ticks} excluded ticks{unread}"
+        )
+        write_status(
+            cfg.out,
+            state="stopped",
+            unread=stats.ocr_unread,
+            finished=stats.ocr_finished,
+            events=stats.events,
+            stored=stats.stored,
+        )
         return stats
     finally:
         for s, h in old.items():
@@ -298,8 +334,9 @@ def record(cfg: CaptureConfig, *, probe: WindowProbe | None = None, grabber: Scr
         lock.release()
 
 
-def _tick_until_stopped(ticks: _Ticks, control: ControlFile, stopped: Callable[[], bool],
-                        say: Callable[[str], None]) -> None:
+def _tick_until_stopped(
+    ticks: _Ticks, control: ControlFile, stopped: Callable[[], bool], say: Callable[[str], None]
+) -> None:
     """Run a tick every ``interval`` until ``stopped()`` (a signal), a ``stop`` in the control file
     or the end of ``duration``; pause and resume as the control file says (within a quarter second)."""
     cfg = ticks.cfg
@@ -331,20 +368,27 @@ FINISH_PROGRESS_S = 5.0
 """Seconds between the progress lines while the OCR worker finishes at stop."""
 
 
-def _finish_ocr(proc: subprocess.Popen[bytes] | None, store: Store, cfg: CaptureConfig, stats: CaptureStats,
-                say: Callable[[str], None], skip: Callable[[], bool]) -> None:
+def _finish_ocr(
+    proc: subprocess.Popen[bytes] | None,
+    store: Store,
+    cfg: CaptureConfig,
+    stats: CaptureStats,
+    say: Callable[[str], None],
+    skip: Callable[[], bool],
+) -> None:
     """At stop: tell the OCR worker to read what it has not reached at full speed
     (:data:`~._store.FINISH_SIGNAL`) and wait for it up to ``cfg.ocr_finish`` seconds, saying how
     far it got every :data:`FINISH_PROGRESS_S` s, unless ``skip()`` (Ctrl-C again, another stop).
     Sets ``stats.ocr_finished`` and ``stats.ocr_unread``."""
     total = pending_count(store.con)
-    if (not total or proc is None or proc.poll() is not None or cfg.ocr_finish <= 0 or FINISH_SIGNAL is None
-            or skip()):
+    if not total or proc is None or proc.poll() is not None or cfg.ocr_finish <= 0 or FINISH_SIGNAL is None or skip():
         _stop_ocr(proc)  # its current OCR ends first: then the count is final
         stats.ocr_unread = pending_count(store.con)
         return
-    say(f"capture stopping: OCR has {total} screenshots to read; reading them (up to {cfg.ocr_finish:g} s; "
-        "Ctrl-C again to stop now, --ocr-finish 0 not to wait)")
+    say(
+        f"capture stopping: OCR has {total} screenshots to read; reading them (up to {cfg.ocr_finish:g} s; "
+        "Ctrl-C again to stop now, --ocr-finish 0 not to wait)"
+    )
     until = time.time() + cfg.ocr_finish
     write_status(cfg.out, state="finishing-ocr", unread=total, total=total, until=until)
     t0 = time.monotonic()
@@ -361,8 +405,10 @@ def _finish_ocr(proc: subprocess.Popen[bytes] | None, store: Store, cfg: Capture
     _stop_ocr(proc)  # stopped or out of time: the worker ends its current OCR first, then the count
     left = pending_count(store.con)
     stats.ocr_finished, stats.ocr_unread = total - left, left
-    say(f"OCR: {total - left} of {total} read in {time.monotonic() - t0:.0f} s"
-        + (f" ({'told to stop' if skipped else 'time limit'}; {left} left)" if left else ""))
+    say(
+        f"OCR: {total - left} of {total} read in {time.monotonic() - t0:.0f} s"
+        + (f" ({'told to stop' if skipped else 'time limit'}; {left} left)" if left else "")
+    )
 
 
 def _lock_folder(cfg: CaptureConfig) -> FolderLock:
@@ -399,8 +445,15 @@ class _Ticks:
     """What one capture run carries from tick to tick: the open event, the last stored and the
     previous frame of each screen, the last window and activity time (idle), and the counts."""
 
-    def __init__(self, cfg: CaptureConfig, probe: WindowProbe, grabber: ScreenSource, excl: Exclusions, store: Store,
-                 stats: CaptureStats) -> None:
+    def __init__(
+        self,
+        cfg: CaptureConfig,
+        probe: WindowProbe,
+        grabber: ScreenSource,
+        excl: Exclusions,
+        store: Store,
+        stats: CaptureStats,
+    ) -> None:
         self.cfg, self.probe, self.grabber, self.excl, self.store, self.stats = cfg, probe, grabber, excl, store, stats
         self.seg = Segmenter(cfg.split_on_title, cfg.split_on_tab)
         self.max_bytes = int(cfg.max_gb * 1e9) if cfg.max_gb is not None else None
@@ -452,8 +505,9 @@ class _Ticks:
         """Whether the user is idle (module docstring): no screen or window change for ``idle``
         seconds, and no input for as long where the platform tells it."""
         dist = self.cfg.dedup_distance
-        changed = any(sid not in self.prev_hash or not is_duplicate(hashes[sid], self.prev_hash[sid], dist)
-                      for sid in hashes)
+        changed = any(
+            sid not in self.prev_hash or not is_duplicate(hashes[sid], self.prev_hash[sid], dist) for sid in hashes
+        )
         self.prev_hash.update(hashes)
         if changed or win != self.last_win:
             self.last_activity = mono
@@ -469,14 +523,21 @@ class _Ticks:
             self.store.close_event(self.event_id, now)
             self.event_id = None
         if open_ and win is not None:
-            self.event_id = self.store.open_event(EXCLUDED_APP if excluded else win.app_name,
-                                                  None if excluded else win.window_title, now)
+            self.event_id = self.store.open_event(
+                EXCLUDED_APP if excluded else win.app_name, None if excluded else win.window_title, now
+            )
             self.stats.events += 1
             self.stored_hash.clear()
         return close, open_
 
-    def _store(self, now: datetime, win: WindowInfo | None, shots: list[tuple[int, Any]], hashes: dict[int, Frame],
-               focus: int | None) -> None:
+    def _store(
+        self,
+        now: datetime,
+        win: WindowInfo | None,
+        shots: list[tuple[int, Any]],
+        hashes: dict[int, Frame],
+        focus: int | None,
+    ) -> None:
         """Store each screen's image in the open event unless it duplicates the screen's last stored one."""
         assert self.event_id is not None
         for sid, img in shots:
@@ -486,10 +547,19 @@ class _Ticks:
                 self.stats.duplicates += 1
                 continue
             data = _encode(img, self.cfg.image_format)
-            self.store.add_screenshot(event_id=self.event_id, screen_id=sid, t=now, data=data,
-                                      ext=self.cfg.image_format, file_hash=hashlib.sha256(data).hexdigest(),
-                                      width=img.width, height=img.height, app=win.app_name, title=win.window_title,
-                                      focused=None if focus is None else sid == focus)
+            self.store.add_screenshot(
+                event_id=self.event_id,
+                screen_id=sid,
+                t=now,
+                data=data,
+                ext=self.cfg.image_format,
+                file_hash=hashlib.sha256(data).hexdigest(),
+                width=img.width,
+                height=img.height,
+                app=win.app_name,
+                title=win.window_title,
+                focused=None if focus is None else sid == focus,
+            )
             self.stored_hash[sid] = h
             self.stats.stored += 1
             self.stats.bytes_stored += len(data)

@@ -33,11 +33,23 @@ from pathlib import Path
 from ..errors import DataError
 from ..io import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, built_aside, write_atomic
 from ..sources.lifetrace_schema import detect_schema
-from ._probe import CaptureError
 from ..sources.lifetrace_write import FOCUSED_COLUMN, TIMESTAMP_FORMAT, lifetrace_ddl
+from ._probe import CaptureError
 
-__all__ = ["DB_NAME", "DIR_MODE", "EXCLUDED_APP", "FILE_MODE", "FINISH_SIGNAL", "PENDING_WHERE", "SHOTS_DIR", "Store", "connect",
-           "pending_count", "screenshot_name", "ts"]
+__all__ = [
+    "DB_NAME",
+    "DIR_MODE",
+    "EXCLUDED_APP",
+    "FILE_MODE",
+    "FINISH_SIGNAL",
+    "PENDING_WHERE",
+    "SHOTS_DIR",
+    "Store",
+    "connect",
+    "pending_count",
+    "screenshot_name",
+    "ts",
+]
 
 DB_NAME = "lifetrace.db"
 """Database file name in the capture folder (LifeTrace's own name)."""
@@ -53,7 +65,7 @@ FINISH_SIGNAL = getattr(signal, "SIGUSR1", None)
 """The signal that tells the worker to finish (read what is waiting at full speed, then exit);
 ``None`` where the platform has none (Windows): the worker is then stopped as it is."""
 
-PENDING_WHERE = ("COALESCE(is_processed, 0) = 0 AND COALESCE(file_deleted, 0) = 0 AND deleted_at IS NULL")
+PENDING_WHERE = "COALESCE(is_processed, 0) = 0 AND COALESCE(file_deleted, 0) = 0 AND deleted_at IS NULL"
 """Screenshots the OCR worker (:mod:`._ocr`) has still to read (unprocessed, file kept, not deleted)."""
 
 
@@ -120,8 +132,11 @@ class Store:
         self.con.executescript(lifetrace_ddl("2025-11"))  # IF NOT EXISTS: completes a folder of an older run
         if "focused" not in {r[1] for r in self.con.execute('PRAGMA table_info("screenshots")')}:
             self.con.execute(f"ALTER TABLE screenshots ADD COLUMN {FOCUSED_COLUMN}")
-        self.stored_bytes = int(self.con.execute(
-            "SELECT COALESCE(SUM(file_size), 0) FROM screenshots WHERE COALESCE(file_deleted, 0) = 0").fetchone()[0])
+        self.stored_bytes = int(
+            self.con.execute(
+                "SELECT COALESCE(SUM(file_size), 0) FROM screenshots WHERE COALESCE(file_deleted, 0) = 0"
+            ).fetchone()[0]
+        )
         """Bytes of the screenshot files still on disk (kept up to date as files come and go)."""
 
     def _check_existing(self) -> None:
@@ -129,10 +144,13 @@ class Store:
         try:
             info = detect_schema(self.db)
         except DataError as e:
-            raise CaptureError(f"{self.db}: cannot continue this database ({e.problem}); choose another --out") from None
+            raise CaptureError(
+                f"{self.db}: cannot continue this database ({e.problem}); choose another --out"
+            ) from None
         if info.variant != "2025-11" or info.is_processed:
-            raise CaptureError(f"{self.db}: a LifeTrace {info.variant} database, not a 2025-11 capture log; "
-                               "choose another --out") from None
+            raise CaptureError(
+                f"{self.db}: a LifeTrace {info.variant} database, not a 2025-11 capture log; choose another --out"
+            ) from None
 
     def recover(self) -> int:
         """Close events a crash left open (``end_time`` NULL) at their last heartbeat
@@ -140,7 +158,8 @@ class Store:
         rows = self.con.execute("SELECT id FROM events WHERE end_time IS NULL AND deleted_at IS NULL").fetchall()
         self.con.execute(
             "UPDATE events SET end_time = COALESCE(updated_at, (SELECT MAX(s.created_at) FROM screenshots s "
-            "WHERE s.event_id = events.id), start_time), status = 'new' WHERE end_time IS NULL AND deleted_at IS NULL")
+            "WHERE s.event_id = events.id), start_time), status = 'new' WHERE end_time IS NULL AND deleted_at IS NULL"
+        )
         return len(rows)
 
     def open_event(self, app: str, title: str | None, t: datetime) -> int:
@@ -148,7 +167,9 @@ class Store:
         s = ts(t)
         cur = self.con.execute(
             "INSERT INTO events (app_name, window_title, start_time, end_time, created_at, status, "
-            "auto_association_attempted, updated_at) VALUES (?, ?, ?, NULL, ?, 'new', 0, ?)", (app, title, s, s, s))
+            "auto_association_attempted, updated_at) VALUES (?, ?, ?, NULL, ?, 'new', 0, ?)",
+            (app, title, s, s, s),
+        )
         return int(cur.lastrowid)  # type: ignore[arg-type]  # sqlite3 sets it on every INSERT
 
     def heartbeat(self, event_id: int, t: datetime) -> None:
@@ -159,8 +180,21 @@ class Store:
         """Set ``end_time`` of ``event_id`` to ``t``."""
         self.con.execute("UPDATE events SET end_time = ?, updated_at = ? WHERE id = ?", (ts(t), ts(t), event_id))
 
-    def add_screenshot(self, *, event_id: int, screen_id: int, t: datetime, data: bytes, ext: str, file_hash: str,
-                       width: int, height: int, app: str, title: str, focused: bool | None = None) -> int:
+    def add_screenshot(
+        self,
+        *,
+        event_id: int,
+        screen_id: int,
+        t: datetime,
+        data: bytes,
+        ext: str,
+        file_hash: str,
+        width: int,
+        height: int,
+        app: str,
+        title: str,
+        focused: bool | None = None,
+    ) -> int:
         """Write the image file, then its row (``is_processed = 0`` until OCR; ``focused``: this
         screen held the focused window, ``None`` unknown); returns the row id."""
         name = screenshot_name(screen_id, t, ext)
@@ -179,8 +213,21 @@ class Store:
             "INSERT INTO screenshots (file_path, file_hash, file_size, width, height, screen_id, app_name, window_title, "
             "created_at, processed_at, is_processed, event_id, file_deleted, updated_at, focused) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, ?, 0, ?, ?)",
-            (str(path.resolve()), file_hash, len(data), width, height, screen_id, app, title, s, event_id, s,
-             None if focused is None else int(focused)))
+            (
+                str(path.resolve()),
+                file_hash,
+                len(data),
+                width,
+                height,
+                screen_id,
+                app,
+                title,
+                s,
+                event_id,
+                s,
+                None if focused is None else int(focused),
+            ),
+        )
         self.stored_bytes += len(data)
         return int(cur.lastrowid)  # type: ignore[arg-type]  # sqlite3 sets it on every INSERT
 
@@ -191,12 +238,15 @@ class Store:
             cutoff = ts(now - timedelta(days=max_days))
             rows = self.con.execute(
                 "SELECT id, file_path, file_size FROM screenshots WHERE COALESCE(file_deleted, 0) = 0 "
-                "AND created_at < ? ORDER BY created_at, id", (cutoff,)).fetchall()
+                "AND created_at < ? ORDER BY created_at, id",
+                (cutoff,),
+            ).fetchall()
             removed += self._delete_files(rows, now)
         while max_bytes is not None and self.stored_bytes > max_bytes:
             rows = self.con.execute(
                 "SELECT id, file_path, file_size FROM screenshots WHERE COALESCE(file_deleted, 0) = 0 "
-                "ORDER BY created_at, id LIMIT 200").fetchall()
+                "ORDER BY created_at, id LIMIT 200"
+            ).fetchall()
             if not rows:
                 break
             over = self.stored_bytes - max_bytes

@@ -33,15 +33,28 @@ import os
 import secrets
 import shutil
 import subprocess
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
 from ._platform import UNKNOWN_WINDOW, CaptureError, WindowInfo, _process_name, register_platform
 
-__all__ = ["GrimGrabber", "HyprlandPlatform", "HyprlandProbe", "PortalGrabber", "PortalPlatform", "PortalProbe", "SwayPlatform",
-           "SwayProbe", "hyprland_outputs", "is_sway_session", "portal_available", "sway_outputs", "wayland_kind"]
+__all__ = [
+    "GrimGrabber",
+    "HyprlandPlatform",
+    "HyprlandProbe",
+    "PortalGrabber",
+    "PortalPlatform",
+    "PortalProbe",
+    "SwayPlatform",
+    "SwayProbe",
+    "hyprland_outputs",
+    "is_sway_session",
+    "portal_available",
+    "sway_outputs",
+    "wayland_kind",
+]
 
 _TIMEOUT = 5.0
 """Seconds a compositor or portal call may take before capture gives up on it."""
@@ -187,7 +200,9 @@ class GrimGrabber:
         out = []
         for i, o in enumerate(self.outputs()):
             try:
-                r = subprocess.run(["grim", "-o", str(o["name"]), "-"], capture_output=True, timeout=_TIMEOUT, check=False)
+                r = subprocess.run(
+                    ["grim", "-o", str(o["name"]), "-"], capture_output=True, timeout=_TIMEOUT, check=False
+                )
             except (OSError, subprocess.TimeoutExpired) as e:
                 raise CaptureError(f"grim failed: {e}") from None
             if r.returncode != 0:
@@ -236,8 +251,9 @@ class PortalGrabber:
         try:
             from jeepney.io.blocking import open_dbus_connection
         except ImportError:
-            raise CaptureError("Wayland capture through the desktop portal needs jeepney: "
-                               "pip install 'proagent[capture]'") from None
+            raise CaptureError(
+                "Wayland capture through the desktop portal needs jeepney: pip install 'proagent[capture]'"
+            ) from None
         try:
             self._conn = open_dbus_connection(bus=bus)
         except Exception as e:  # noqa: BLE001 - no bus, refused auth: one line
@@ -261,13 +277,17 @@ class PortalGrabber:
         self._conn.send_and_get_reply(message_bus.AddMatch(rule), timeout=_TIMEOUT)
         try:
             with self._conn.filter(rule) as queue:  # subscribed before asking: the answer cannot be missed
-                call = new_method_call(DBusAddress(PORTAL_PATH, bus_name=PORTAL_NAME,
-                                                   interface="org.freedesktop.portal.Screenshot"),
-                                       "Screenshot", "sa{sv}", ("", {"handle_token": ("s", token),
-                                                                     "interactive": ("b", False)}))
+                call = new_method_call(
+                    DBusAddress(PORTAL_PATH, bus_name=PORTAL_NAME, interface="org.freedesktop.portal.Screenshot"),
+                    "Screenshot",
+                    "sa{sv}",
+                    ("", {"handle_token": ("s", token), "interactive": ("b", False)}),
+                )
                 reply = self._conn.send_and_get_reply(call, timeout=_TIMEOUT)
                 if reply.header.message_type.name == "error":
-                    raise CaptureError(f"the desktop portal has no Screenshot interface ({reply.body[0] if reply.body else reply})")
+                    raise CaptureError(
+                        f"the desktop portal has no Screenshot interface ({reply.body[0] if reply.body else reply})"
+                    )
                 answer = self._conn.recv_until_filtered(queue, timeout=self.timeout)
         except TimeoutError:
             raise CaptureError("the desktop portal did not answer the screenshot request in time") from None
@@ -275,8 +295,10 @@ class PortalGrabber:
             self._conn.send_and_get_reply(message_bus.RemoveMatch(rule), timeout=_TIMEOUT)
         code, results = answer.body
         if code != 0:
-            raise CaptureError("the desktop refused the screenshot (consent denied or cancelled); allow proagent "
-                               "to take screenshots in the desktop's privacy settings")
+            raise CaptureError(
+                "the desktop refused the screenshot (consent denied or cancelled); allow proagent "
+                "to take screenshots in the desktop's privacy settings"
+            )
         uri = results.get("uri", ("s", ""))[1]
         path = Path(unquote(urlparse(uri).path))
         try:
@@ -377,9 +399,13 @@ class PortalPlatform:
     @staticmethod
     def _check() -> None:
         if not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
-            raise CaptureError("Wayland session without a D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set): "
-                               "proagent capture reads GNOME/KDE screens through xdg-desktop-portal over D-Bus; "
-                               "on sway set SWAYSOCK (and install swaymsg, grim)")
+            raise CaptureError(
+                "Wayland session without a D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set): "
+                "proagent capture reads GNOME/KDE screens through xdg-desktop-portal over D-Bus; "
+                "on sway set SWAYSOCK (and install swaymsg, grim)"
+            )
         if not portal_available():
-            raise CaptureError("Wayland session without xdg-desktop-portal on the session bus: install "
-                               "xdg-desktop-portal-gnome or -kde (or, on sway, set SWAYSOCK and install swaymsg, grim)")
+            raise CaptureError(
+                "Wayland session without xdg-desktop-portal on the session bus: install "
+                "xdg-desktop-portal-gnome or -kde (or, on sway, set SWAYSOCK and install swaymsg, grim)"
+            )

@@ -16,7 +16,8 @@ class X11Probe:
 
     def __init__(self, display: str | None = None) -> None:
         try:
-            from Xlib import X, display as xdisplay, error
+            from Xlib import X, error
+            from Xlib import display as xdisplay
         except ImportError:
             raise CaptureError("python-xlib is not installed: pip install 'proagent[capture]'") from None
         try:

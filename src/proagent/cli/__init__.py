@@ -42,8 +42,24 @@ def cli() -> None:
     """proagent: proactive assistants that decide when to help and what to offer."""
 
 
-for _command in (eval_cmd, ablate_cmd, data, models, capture, annotate_cmd, dialogue, stats_cmd, synth_cmd, simulate_cmd,
-                 train, curate_cmd, review_cmd, live_cmd, doctor_cmd, mcp_cmd):
+for _command in (
+    eval_cmd,
+    ablate_cmd,
+    data,
+    models,
+    capture,
+    annotate_cmd,
+    dialogue,
+    stats_cmd,
+    synth_cmd,
+    simulate_cmd,
+    train,
+    curate_cmd,
+    review_cmd,
+    live_cmd,
+    doctor_cmd,
+    mcp_cmd,
+):
     cli.add_command(_command)
 map_errors(cli)
 
@@ -95,4 +111,3 @@ def _exit_now(code: int) -> NoReturn:
         except (OSError, ValueError):
             pass
     os._exit(code)
-

@@ -26,8 +26,17 @@ import click
 
 from ..errors import ProagentError, Resume, RunError, UsageError
 
-__all__ = ["EXIT_DATA", "EXIT_INTERRUPTED", "EXIT_RUN", "EXIT_USAGE", "NO_SPACE", "click_error", "map_errors",
-           "stopped_by_ctrl_c", "was_stopped_by_ctrl_c"]
+__all__ = [
+    "EXIT_DATA",
+    "EXIT_INTERRUPTED",
+    "EXIT_RUN",
+    "EXIT_USAGE",
+    "NO_SPACE",
+    "click_error",
+    "map_errors",
+    "stopped_by_ctrl_c",
+    "was_stopped_by_ctrl_c",
+]
 
 EXIT_DATA = 1
 """Refused input (:class:`~proagent.errors.DataError` and every other refusal before work starts)."""

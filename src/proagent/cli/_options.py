@@ -18,9 +18,28 @@ import click
 from ._util import DEFAULT_MODEL
 
 __all__ = [
-    "DISPLAYS", "Finite", "RegistryChoice", "RegistryHelpOption", "Share", "ShownChoice", "compose", "data_option", "display_option", "endpoint_options", "log_dir_option",
-    "memory_names", "method_names", "method_option", "model_option", "names_help", "notifier_names", "ray_option", "sample_options", "training_data_options",
-    "training_window_options", "window_option",
+    "DISPLAYS",
+    "Finite",
+    "RegistryChoice",
+    "RegistryHelpOption",
+    "Share",
+    "ShownChoice",
+    "compose",
+    "data_option",
+    "display_option",
+    "endpoint_options",
+    "log_dir_option",
+    "memory_names",
+    "method_names",
+    "method_option",
+    "model_option",
+    "names_help",
+    "notifier_names",
+    "ray_option",
+    "sample_options",
+    "training_data_options",
+    "training_window_options",
+    "window_option",
 ]
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -112,6 +131,7 @@ Share = Finite
 
 def compose(*decorators: Decorator) -> Decorator:
     """One decorator applying ``decorators`` so that options appear in the given order."""
+
     def wrap(f: Callable[..., Any]) -> Callable[..., Any]:
         for d in reversed(decorators):
             f = d(f)
@@ -120,15 +140,20 @@ def compose(*decorators: Decorator) -> Decorator:
     return wrap
 
 
-data_option = click.option("--data", required=True, type=click.Path(path_type=Path),
-                           help="ProactiveBench session file/folder, LifeTrace database/folder, ActivityWatch database or export, "
-                                "or screenpipe db.sqlite/folder.")
+data_option = click.option(
+    "--data",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="ProactiveBench session file/folder, LifeTrace database/folder, ActivityWatch database or export, "
+    "or screenpipe db.sqlite/folder.",
+)
 
 
 def method_option() -> Decorator:
     """``--method``: one registered prompting method."""
-    return click.option("--method", type=RegistryChoice(method_names), default="zero-shot", show_default=True,
-                        help="Prompting method.")
+    return click.option(
+        "--method", type=RegistryChoice(method_names), default="zero-shot", show_default=True, help="Prompting method."
+    )
 
 
 def model_option(help: str) -> Decorator:  # noqa: A002 (click's name)
@@ -136,22 +161,34 @@ def model_option(help: str) -> Decorator:  # noqa: A002 (click's name)
     return click.option("--model", default=DEFAULT_MODEL, show_default=True, help=help)
 
 
-def endpoint_options(model_arg_help: str = "Model argument KEY=VALUE (repeatable).",
-                     base_url_help: str = "Base URL of an OpenAI-compatible server.", pool: bool = False) -> Decorator:
+def endpoint_options(
+    model_arg_help: str = "Model argument KEY=VALUE (repeatable).",
+    base_url_help: str = "Base URL of an OpenAI-compatible server.",
+    pool: bool = False,
+) -> Decorator:
     """``--model-base-url`` and ``--model-arg KEY=VALUE`` (repeatable); with ``pool`` the URL is
     repeatable too (a tuple: a pool of endpoints that ``--ray`` spreads shards over)."""
     if pool:
         base_url_help += " Repeatable with --ray: a pool of endpoints, shards spread over them."
-    return compose(click.option("--model-base-url", default=None, multiple=pool, help=base_url_help),
-                   click.option("--model-arg", "model_arg", multiple=True, help=model_arg_help))
+    return compose(
+        click.option("--model-base-url", default=None, multiple=pool, help=base_url_help),
+        click.option("--model-arg", "model_arg", multiple=True, help=model_arg_help),
+    )
 
 
 def ray_option(what: str) -> Decorator:
     """``--ray [ADDRESS]``: run the work as shards on a Ray cluster (:mod:`proagent.scale`); a bare
     ``--ray`` is ``local``."""
-    return click.option("--ray", "ray_address", is_flag=False, flag_value="local", default=None, metavar="[ADDRESS]",
-                        help=f"Run {what} as shards on a Ray cluster: auto (the running cluster), HOST:PORT of its head, "
-                             "or local (a private cluster of this machine; a bare --ray). Needs the ray extra.")
+    return click.option(
+        "--ray",
+        "ray_address",
+        is_flag=False,
+        flag_value="local",
+        default=None,
+        metavar="[ADDRESS]",
+        help=f"Run {what} as shards on a Ray cluster: auto (the running cluster), HOST:PORT of its head, "
+        "or local (a private cluster of this machine; a bare --ray). Needs the ray extra.",
+    )
 
 
 def window_option(help: str) -> Decorator:  # noqa: A002
@@ -163,17 +200,41 @@ def sample_options(limit_help: str) -> Decorator:
     """The When/How-to-Assist samples: ``--split``, ``--train-fraction``, ``--limit``, ``--seed``,
     ``--sc-samples``, ``--annotations`` (eval and ablate)."""
     return compose(
-        click.option("--split", type=click.Choice(["test", "train", "all"]), default="test", show_default=True,
-                     help="Time-based split within each user."),
-        click.option("--train-fraction", type=Share(0.0, 1.0, max_open=True), default=0.5, show_default=True,
-                     help="Earliest share of each user's moments in the train split."),
+        click.option(
+            "--split",
+            type=click.Choice(["test", "train", "all"]),
+            default="test",
+            show_default=True,
+            help="Time-based split within each user.",
+        ),
+        click.option(
+            "--train-fraction",
+            type=Share(0.0, 1.0, max_open=True),
+            default=0.5,
+            show_default=True,
+            help="Earliest share of each user's moments in the train split.",
+        ),
         click.option("--limit", type=click.IntRange(min=1), default=None, help=limit_help),
-        click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
-                     help="Seed for sampling negatives and generation (>= 0)."),
-        click.option("--sc-samples", type=click.IntRange(1, 100), default=5, show_default=True,
-                     help="Self-consistency: answers per moment."),
-        click.option("--annotations", multiple=True, type=click.Path(exists=True, path_type=Path),
-                     help="External annotation JSON/JSONL (LifeTrace; repeatable)."),
+        click.option(
+            "--seed",
+            type=click.IntRange(min=0),
+            default=0,
+            show_default=True,
+            help="Seed for sampling negatives and generation (>= 0).",
+        ),
+        click.option(
+            "--sc-samples",
+            type=click.IntRange(1, 100),
+            default=5,
+            show_default=True,
+            help="Self-consistency: answers per moment.",
+        ),
+        click.option(
+            "--annotations",
+            multiple=True,
+            type=click.Path(exists=True, path_type=Path),
+            help="External annotation JSON/JSONL (LifeTrace; repeatable).",
+        ),
     )
 
 
@@ -184,19 +245,29 @@ def log_dir_option(help: str) -> Decorator:  # noqa: A002
 
 def display_option(default: str | None = None, help: str = "inspect progress display.") -> Decorator:  # noqa: A002
     """``--display``: inspect's progress display."""
-    return click.option("--display", type=click.Choice(list(DISPLAYS)), default=default, show_default=default is not None,
-                        help=help)
+    return click.option(
+        "--display", type=click.Choice(list(DISPLAYS)), default=default, show_default=default is not None, help=help
+    )
 
 
 def training_data_options() -> Decorator:
     """``--data`` (an activity log's train split) and ``--train-data`` (whole data sets, repeatable):
     the labelled moments of ``proagent train when|sft|lora``."""
     return compose(
-        click.option("--data", type=click.Path(exists=True, path_type=Path), default=None,
-                     help="Activity log (as eval reads it): its train split (time split within each user) is used."),
-        click.option("--train-data", "train_data", multiple=True, type=click.Path(exists=True, path_type=Path),
-                     help="A whole data set to train on (repeatable): an activity log (all moments) or ProactiveBench "
-                          "synthetic traces (synthetic_traces.jsonl or its folder)."),
+        click.option(
+            "--data",
+            type=click.Path(exists=True, path_type=Path),
+            default=None,
+            help="Activity log (as eval reads it): its train split (time split within each user) is used.",
+        ),
+        click.option(
+            "--train-data",
+            "train_data",
+            multiple=True,
+            type=click.Path(exists=True, path_type=Path),
+            help="A whole data set to train on (repeatable): an activity log (all moments) or ProactiveBench "
+            "synthetic traces (synthetic_traces.jsonl or its folder).",
+        ),
     )
 
 
@@ -204,6 +275,11 @@ def training_window_options() -> Decorator:
     """``--window`` and ``--train-fraction`` of the moments a model is trained on, as eval builds them."""
     return compose(
         window_option("Context window before each moment, as eval uses it."),
-        click.option("--train-fraction", type=Share(0.0, 1.0, min_open=True, max_open=True), default=0.5,
-                     show_default=True, help="Earliest share of each user's moments in the train split of --data."),
+        click.option(
+            "--train-fraction",
+            type=Share(0.0, 1.0, min_open=True, max_open=True),
+            default=0.5,
+            show_default=True,
+            help="Earliest share of each user's moments in the train split of --data.",
+        ),
     )

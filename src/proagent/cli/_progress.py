@@ -33,8 +33,16 @@ class ProgressDisplay:
     ``WHAT: DONE of TOTAL UNIT[, DETAIL], ELAPSED elapsed[, about LEFT left]``.
     """
 
-    def __init__(self, what: str, total: int | None, *, unit: str = "", rich: bool | None = None,
-                 every: float | None = None, stream: TextIO | None = None) -> None:
+    def __init__(
+        self,
+        what: str,
+        total: int | None,
+        *,
+        unit: str = "",
+        rich: bool | None = None,
+        every: float | None = None,
+        stream: TextIO | None = None,
+    ) -> None:
         self.what, self.total, self.unit = what, total, unit
         self.stream = stream if stream is not None else sys.stderr
         self.every = PLAIN_EVERY_SECONDS if every is None else every
@@ -45,13 +53,20 @@ class ProgressDisplay:
         self._lock = threading.Lock()
         tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self._bar: Any = None
-        if (tty if rich is None else rich and tty):
+        if tty if rich is None else rich and tty:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-            self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TextColumn(unit), TimeElapsedColumn(), TextColumn("{task.fields[left]}"),
-                                 console=Console(file=self.stream), transient=True)
+            self._bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn(unit),
+                TimeElapsedColumn(),
+                TextColumn("{task.fields[left]}"),
+                console=Console(file=self.stream),
+                transient=True,
+            )
             self._task = self._bar.add_task(what, total=total, left="")
             self._bar.start()
 
@@ -70,9 +85,15 @@ class ProgressDisplay:
         """Show ``done`` (of ``total``); ``force``: print the plain line now whatever the interval."""
         with self._lock:
             if self._bar is not None:
-                self._bar.update(self._task, completed=done, total=self.total, description=f"{self.what}{': ' + detail if detail else ''}",
-                                 left=f"about {duration_text(left)} left"
-                                 if left is not None and (self.total is None or done < self.total) else "")
+                self._bar.update(
+                    self._task,
+                    completed=done,
+                    total=self.total,
+                    description=f"{self.what}{': ' + detail if detail else ''}",
+                    left=f"about {duration_text(left)} left"
+                    if left is not None and (self.total is None or done < self.total)
+                    else "",
+                )
                 return
             text = self.line(done, detail, left)
             now = time.monotonic()
@@ -112,8 +133,9 @@ class SampleLines:
 
     def task_start(self, total: int | None) -> None:
         self.task_end()
-        self.display = ProgressDisplay(self.what, self.total if self.total is not None else total, unit=self.unit,
-                                       rich=self.rich)
+        self.display = ProgressDisplay(
+            self.what, self.total if self.total is not None else total, unit=self.unit, rich=self.rich
+        )
 
     def sample_end(self, done: int) -> None:
         d = self.display

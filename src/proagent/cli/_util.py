@@ -15,8 +15,18 @@ from ..errors import RunError
 from ..io import slug
 from ._errors import click_error
 
-__all__ = ["DEFAULT_MODEL", "check_can_create", "check_model", "check_writable_dir", "default_log_dir", "parse_model_args", "run_eval_set", "slug",
-           "window_seconds", "window_slug"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "check_can_create",
+    "check_model",
+    "check_writable_dir",
+    "default_log_dir",
+    "parse_model_args",
+    "run_eval_set",
+    "slug",
+    "window_seconds",
+    "window_slug",
+]
 
 DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
 """Model used when ``--model`` is not given: the bundled local default."""
@@ -26,7 +36,6 @@ def window_slug(seconds: float) -> str:
     """A context window as it appears in default log folder names (``300s``), so
     spellings of the same window (``5m``, ``300``, ``5 M``) resume the same run."""
     return f"{seconds:g}s"
-
 
 
 def default_log_dir(*parts: str) -> Path:
@@ -66,8 +75,11 @@ def check_model(model: str, base_url: str | None, model_args: dict[str, Any], op
         msg = " ".join(re.sub(r"\[/?[a-z ]+\]", "", str(e)).split())
         key = re.search(r"\bNo ([A-Z][A-Z0-9_]*_API_KEY)\b", msg)
         if key:  # inspect names every variable its provider could read (Azure, Entra ID for openai/...)
-            msg = f"no API key: set {key[1]}" + (" (a local OpenAI-compatible server that checks no key takes any value, "
-                                                  f"e.g. {key[1]}=none)" if base_url else "")
+            msg = f"no API key: set {key[1]}" + (
+                f" (a local OpenAI-compatible server that checks no key takes any value, e.g. {key[1]}=none)"
+                if base_url
+                else ""
+            )
         raise click.ClickException(f"{option} {model}: {msg or type(e).__name__}") from None
 
 
@@ -119,10 +131,18 @@ def check_writable_dir(path: Path, option: str, *, lock: bool = True) -> None:
         raise click.ClickException(f"{option} {path}: cannot write there ({e.strerror or e})") from None
 
 
-def run_eval_set(task: Any, log_dir: Path, model: str, *, model_base_url: str | None = None,
-                 model_args: dict[str, Any] | None = None, limit: int | None = None,
-                 display: str | None = None, model_roles: dict[str, Any] | None = None,
-                 on_start: Callable[[], None] | None = None) -> Any:
+def run_eval_set(
+    task: Any,
+    log_dir: Path,
+    model: str,
+    *,
+    model_base_url: str | None = None,
+    model_args: dict[str, Any] | None = None,
+    limit: int | None = None,
+    display: str | None = None,
+    model_roles: dict[str, Any] | None = None,
+    on_start: Callable[[], None] | None = None,
+) -> Any:
     """:func:`proagent.bench.running.run_task` for commands: a run that did not
     finish is one line (:class:`click.ClickException`, exit 3) saying how to resume,
     naming ``--log-dir`` where another folder is the way out; an interrupted one
@@ -131,8 +151,17 @@ def run_eval_set(task: Any, log_dir: Path, model: str, *, model_base_url: str | 
     from ..bench.running import run_task
 
     try:
-        return run_task(task, log_dir, model, model_base_url=model_base_url, model_args=model_args, limit=limit,
-                        display=display, model_roles=model_roles, on_start=on_start)
+        return run_task(
+            task,
+            log_dir,
+            model,
+            model_base_url=model_base_url,
+            model_args=model_args,
+            limit=limit,
+            display=display,
+            model_roles=model_roles,
+            on_start=on_start,
+        )
     except RunError as e:
         raise click_error(e, folder_option="--log-dir") from None
 

@@ -7,9 +7,17 @@ from typing import Any
 
 import click
 
-from ._options import ray_option
-from ._util import DEFAULT_MODEL, check_can_create, check_model, check_writable_dir, parse_model_args, run_eval_set, slug
 from ..errors import DataError
+from ._options import ray_option
+from ._util import (
+    DEFAULT_MODEL,
+    check_can_create,
+    check_model,
+    check_writable_dir,
+    parse_model_args,
+    run_eval_set,
+    slug,
+)
 
 __all__ = ["annotate_cmd"]
 
@@ -26,28 +34,80 @@ def _annotator(value: str) -> tuple[str, str]:
 
 @click.command("annotate")
 @click.argument("data", type=click.Path(exists=True, path_type=Path))
-@click.option("--out", type=click.Path(path_type=Path), default=None,
-              help="Write an annotated processed copy here (OUT/<user>/lifetrace_privacy_processed.db + screenshots/, "
-                   "OUT/annotations.jsonl). Required for a raw log, which is never modified.")
-@click.option("--annotator", default=f"text:{DEFAULT_MODEL}", show_default=True,
-              help="text:MODEL (OCR text to any model) or vlm:MODEL (screenshots to a vision model, e.g. "
-                   "vlm:openai-api/vllm/Qwen2.5-VL-7B-Instruct).")
-@click.option("--all", "all_events", is_flag=True, default=False, help="Ask the model about every event, not only "
-              "those whose app, title or screen text names an LLM platform.")
-@click.option("--ocr", type=click.Choice(["auto", "db", "image"]), default="auto", show_default=True,
-              help="Screen text: the database's OCR rows, else RapidOCR on the image (auto); rows only (db); always the image.")
-@click.option("--attempts", type=click.IntRange(min=1), default=3, show_default=True, help="Model calls per event before the default annotation.")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Write an annotated processed copy here (OUT/<user>/lifetrace_privacy_processed.db + screenshots/, "
+    "OUT/annotations.jsonl). Required for a raw log, which is never modified.",
+)
+@click.option(
+    "--annotator",
+    default=f"text:{DEFAULT_MODEL}",
+    show_default=True,
+    help="text:MODEL (OCR text to any model) or vlm:MODEL (screenshots to a vision model, e.g. "
+    "vlm:openai-api/vllm/Qwen2.5-VL-7B-Instruct).",
+)
+@click.option(
+    "--all",
+    "all_events",
+    is_flag=True,
+    default=False,
+    help="Ask the model about every event, not only those whose app, title or screen text names an LLM platform.",
+)
+@click.option(
+    "--ocr",
+    type=click.Choice(["auto", "db", "image"]),
+    default="auto",
+    show_default=True,
+    help="Screen text: the database's OCR rows, else RapidOCR on the image (auto); rows only (db); always the image.",
+)
+@click.option(
+    "--attempts",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="Model calls per event before the default annotation.",
+)
 @click.option("--model-base-url", default=None, help="Base URL of an OpenAI-compatible server.")
-@click.option("--model-arg", "model_arg", multiple=True, help="Model argument KEY=VALUE (repeatable), e.g. n_threads=1.")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Ask about the first N candidate events only (the rest stay pending).")
+@click.option(
+    "--model-arg", "model_arg", multiple=True, help="Model argument KEY=VALUE (repeatable), e.g. n_threads=1."
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Ask about the first N candidate events only (the rest stay pending).",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Generation seed.")
-@click.option("--log-dir", type=click.Path(path_type=Path), default=None,
-              help="inspect log folder (default: logs/annotate-<data>-<model>). Re-running resumes.")
-@click.option("--display", type=click.Choice(["full", "rich", "plain", "log", "none"]), default=None, help="inspect progress display.")
+@click.option(
+    "--log-dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="inspect log folder (default: logs/annotate-<data>-<model>). Re-running resumes.",
+)
+@click.option(
+    "--display",
+    type=click.Choice(["full", "rich", "plain", "log", "none"]),
+    default=None,
+    help="inspect progress display.",
+)
 @ray_option("the events")
-def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool, ocr: str, attempts: int,
-                 model_base_url: str | None, model_arg: tuple[str, ...], limit: int | None, seed: int,
-                 log_dir: Path | None, display: str | None, ray_address: str | None) -> None:
+def annotate_cmd(
+    data: Path,
+    out: Path | None,
+    annotator: str,
+    all_events: bool,
+    ocr: str,
+    attempts: int,
+    model_base_url: str | None,
+    model_arg: tuple[str, ...],
+    limit: int | None,
+    seed: int,
+    log_dir: Path | None,
+    display: str | None,
+    ray_address: str | None,
+) -> None:
     """Annotate the events of a LifeTrace log (ProAgentBench section 5.3): which are LLM use, on which
     platform, what the user asked and the model answered, a <= 20-word summary, the intention.
 
@@ -66,8 +126,11 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
         require_ray()
     args = parse_model_args(model_arg)
     if log_dir is None:
-        log_dir = Path("logs") / slug(f"annotate-{data.resolve().name}-{mode}-{model.split('/')[-1]}"
-                                      + ("-all" if all_events else "") + (f"-limit{limit}" if limit else ""))
+        log_dir = Path("logs") / slug(
+            f"annotate-{data.resolve().name}-{mode}-{model.split('/')[-1]}"
+            + ("-all" if all_events else "")
+            + (f"-limit{limit}" if limit else "")
+        )
     _check_logs(data, out)
     if out is not None:
         check_can_create(out, "--out")  # before the model run, not after it
@@ -76,15 +139,33 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
     ocr_cache = log_dir / "ocr-cache.json"
     plan = plan_annotation(data, all_events=all_events, ocr=ocr, ocr_cache=ocr_cache)  # DataError: mapped by kind
     n_asked = len(plan.asked)
-    click.echo(f"proagent annotate: {len(plan.events)} events of {len(plan.logs)} user(s); the first pass names an "
-               f"LLM platform in {sum(p.hit is not None for p in plan.events)}; asking {model} ({mode} mode) about "
-               f"{min(n_asked, limit or n_asked)}; log dir {log_dir}", err=True)
+    click.echo(
+        f"proagent annotate: {len(plan.events)} events of {len(plan.logs)} user(s); the first pass names an "
+        f"LLM platform in {sum(p.hit is not None for p in plan.events)}; asking {model} ({mode} mode) about "
+        f"{min(n_asked, limit or n_asked)}; log dir {log_dir}",
+        err=True,
+    )
     log = None
     if n_asked:
-        task_args = dict(data=str(data), mode=mode, all_events=all_events, ocr=ocr, ocr_cache=str(ocr_cache),
-                         attempts=attempts, seed=seed)
-        log = _ask_model(task_args, log_dir, model, model_base_url=model_base_url, model_args=args, limit=limit,
-                         display=display, ray_address=ray_address)
+        task_args = dict(
+            data=str(data),
+            mode=mode,
+            all_events=all_events,
+            ocr=ocr,
+            ocr_cache=str(ocr_cache),
+            attempts=attempts,
+            seed=seed,
+        )
+        log = _ask_model(
+            task_args,
+            log_dir,
+            model,
+            model_base_url=model_base_url,
+            model_args=args,
+            limit=limit,
+            display=display,
+            ray_address=ray_address,
+        )
     annotations, pending = annotations_from_log(plan, log, model=annotator)
     summary = annotation_summary(data, annotator, annotations, pending, log.location if log is not None else None)
     try:
@@ -97,12 +178,18 @@ def annotate_cmd(data: Path, out: Path | None, annotator: str, all_events: bool,
     except OSError as e:
         raise click.ClickException(f"{out or data}: cannot write there ({e.strerror or e})") from None
     rate = summary.success_rate
-    click.echo(f"{summary.llm_events} LLM events of {summary.events} ({summary.annotated} annotated by the "
-               f"model, {summary.default} default annotations after failed answers, {summary.not_candidate} "
-               f"not asked: no LLM platform named or no chat turn on screen"
-               f"{f', {pending} pending (--limit)' if pending else ''}); success rate "
-               + (f"{rate:.3f} ({summary.complete} of {summary.asked - pending} asked: answer read with the platform "
-                  "and intention known, or read as not LLM use)" if rate is not None else "n/a (no event asked)"))
+    click.echo(
+        f"{summary.llm_events} LLM events of {summary.events} ({summary.annotated} annotated by the "
+        f"model, {summary.default} default annotations after failed answers, {summary.not_candidate} "
+        f"not asked: no LLM platform named or no chat turn on screen"
+        f"{f', {pending} pending (--limit)' if pending else ''}); success rate "
+        + (
+            f"{rate:.3f} ({summary.complete} of {summary.asked - pending} asked: answer read with the platform "
+            "and intention known, or read as not LLM use)"
+            if rate is not None
+            else "n/a (no event asked)"
+        )
+    )
     for f in files:
         click.echo(f"wrote {f}")
     click.echo(f"wrote {ann_file}")
@@ -123,20 +210,35 @@ def _check_logs(data: Path, out: Path | None) -> None:
 
     encrypted = [db for db in find_logs(data).values() if vault_of(db) is not None]
     if encrypted:  # annotate writes a processed copy in the clear: curate the capture first
-        raise DataError(encrypted[0].parent, "an encrypted capture (capture --encrypt): annotate writes a plain "
-                                             "processed copy, so run proagent curate on it first and annotate "
-                                             "the curated folder")
+        raise DataError(
+            encrypted[0].parent,
+            "an encrypted capture (capture --encrypt): annotate writes a plain "
+            "processed copy, so run proagent curate on it first and annotate "
+            "the curated folder",
+        )
     if out is not None:
         check_out(data, out, option="--out")
     else:
         raw = [db for db in find_logs(data).values() if not _processed(db)]
         if raw:
-            raise DataError(raw[0], "is a raw LifeTrace database; annotate never modifies one: give --out OUT "
-                                    "to write an annotated processed copy")
+            raise DataError(
+                raw[0],
+                "is a raw LifeTrace database; annotate never modifies one: give --out OUT "
+                "to write an annotated processed copy",
+            )
 
 
-def _ask_model(task_args: dict[str, Any], log_dir: Path, model: str, *, model_base_url: str | None,
-               model_args: dict[str, Any], limit: int | None, display: str | None, ray_address: str | None) -> Any:
+def _ask_model(
+    task_args: dict[str, Any],
+    log_dir: Path,
+    model: str,
+    *,
+    model_base_url: str | None,
+    model_args: dict[str, Any],
+    limit: int | None,
+    display: str | None,
+    ray_address: str | None,
+) -> Any:
     """Run the annotation task of ``task_args`` here, or under ``--ray`` as shards on the cluster
     merged into one log (:mod:`proagent.scale`); returns inspect's log.
 
@@ -152,8 +254,9 @@ def _ask_model(task_args: dict[str, Any], log_dir: Path, model: str, *, model_ba
 
         # elapsed and an estimate beside inspect's display: plain lines (every 30 s; inspect draws on the terminal)
         with sample_progress(SampleLines("annotate", "events", rich=False)):
-            return run_eval_set(task, log_dir, model, model_base_url=model_base_url, model_args=model_args,
-                                limit=limit, display=display)
+            return run_eval_set(
+                task, log_dir, model, model_base_url=model_base_url, model_args=model_args, limit=limit, display=display
+            )
     from functools import partial
 
     from ..errors import RunError
@@ -161,9 +264,18 @@ def _ask_model(task_args: dict[str, Any], log_dir: Path, model: str, *, model_ba
     from ._errors import click_error
 
     try:
-        return eval_on_ray(task, partial(annotate_events, **task_args), log_dir, model, address=ray_address,
-                           model_base_urls=[model_base_url] if model_base_url else [], model_args=model_args,
-                           limit=limit, display=display, echo=lambda m: click.echo(m, err=True))
+        return eval_on_ray(
+            task,
+            partial(annotate_events, **task_args),
+            log_dir,
+            model,
+            address=ray_address,
+            model_base_urls=[model_base_url] if model_base_url else [],
+            model_args=model_args,
+            limit=limit,
+            display=display,
+            echo=lambda m: click.echo(m, err=True),
+        )
     except RunError as e:
         raise click_error(e, folder_option="--log-dir") from None
 
@@ -174,6 +286,9 @@ def _processed(db: Path) -> bool:
 
     kind = activity_log_kind(db)
     if kind != LIFETRACE:  # read through a raw LifeTrace copy
-        raise DataError(db, f"is {READERS[kind].title} log; annotate never modifies one: give --out OUT to write an "
-                            "annotated processed copy")
+        raise DataError(
+            db,
+            f"is {READERS[kind].title} log; annotate never modifies one: give --out OUT to write an "
+            "annotated processed copy",
+        )
     return detect_schema(db).is_processed

@@ -16,8 +16,16 @@ def data() -> None:
 
 @data.command("fetch")
 @click.argument("dataset", type=click.Choice(["proactivebench", "proactivebench-synthetic"]))
-@click.option("--dest", type=click.Path(path_type=Path), default=None, help="Folder to write into (default: data/DATASET).")
-@click.option("--from", "source", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None, help="Copy from an offline mirror instead of downloading.")
+@click.option(
+    "--dest", type=click.Path(path_type=Path), default=None, help="Folder to write into (default: data/DATASET)."
+)
+@click.option(
+    "--from",
+    "source",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="Copy from an offline mirror instead of downloading.",
+)
 def data_fetch(dataset: str, dest: Path | None, source: Path | None) -> None:
     """Download a public data set from its upstream source, checksums verified.
 

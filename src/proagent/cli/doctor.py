@@ -11,8 +11,14 @@ __all__ = ["doctor_cmd"]
 
 
 @click.command("doctor")
-@click.option("--dir", "folder", type=click.Path(exists=True, file_okay=False, path_type=Path), default=Path("."),
-              show_default=True, help="Where you will write captures and runs: its free disk is checked.")
+@click.option(
+    "--dir",
+    "folder",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Where you will write captures and runs: its free disk is checked.",
+)
 @click.option("--verify", is_flag=True, help="Recompute each assembled model's SHA-256 (about 1 s per GB).")
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as a JSON list instead of lines.")
 def doctor_cmd(folder: Path, verify: bool, as_json: bool) -> None:

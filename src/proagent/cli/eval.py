@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..bench.options import MODALITIES
+from ._errors import click_error
 from ._options import (
     ShownChoice,
     data_option,
@@ -23,8 +25,6 @@ from ._options import (
     sample_options,
     window_option,
 )
-from ..bench.options import MODALITIES
-from ._errors import click_error
 from ._util import check_model, check_writable_dir, parse_model_args, run_eval_set
 
 if TYPE_CHECKING:
@@ -41,21 +41,64 @@ __all__ = ["eval_cmd"]
 @endpoint_options(model_arg_help="Model argument KEY=VALUE (repeatable), e.g. n_ctx=4096.", pool=True)
 @window_option("Context window before each moment, 1s .. 24h (the paper's ablation: 10s .. 10m).")
 @sample_options(limit_help="Evaluate only the first N samples (N >= 1).")
-@click.option("--memory", type=ShownChoice(memory_names), default="none", show_default=True, help="Long-term memory built per user from the training period: RAG, knowledge graph or cluster personas.")
-@click.option("--modality", type=ShownChoice(lambda: MODALITIES), default="text", show_default=True, help="How the current screen is shown: its OCR text, or the screenshot itself to a vision model (ProAgentBench Appendix F.2).")
-@click.option("--images/--no-images", default=False, show_default=True, help="Also attach the current screenshot to the text prompt (vision models).")
-@click.option("--threshold", default=None, help="Decide When to Assist by P(Yes) >= T from token log-probabilities instead of the "
-              "answer text: T in [0, 1], or 'auto' to choose T on the train split (balanced accuracy). zero-shot/cot; the "
-              "provider must return log-probabilities (local, OpenAI).")
-@click.option("--decider", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
-              help="A decider folder (proagent train when): it decides When; the model is asked How only at its Yes moments.")
+@click.option(
+    "--memory",
+    type=ShownChoice(memory_names),
+    default="none",
+    show_default=True,
+    help="Long-term memory built per user from the training period: RAG, knowledge graph or cluster personas.",
+)
+@click.option(
+    "--modality",
+    type=ShownChoice(lambda: MODALITIES),
+    default="text",
+    show_default=True,
+    help="How the current screen is shown: its OCR text, or the screenshot itself to a vision model (ProAgentBench Appendix F.2).",
+)
+@click.option(
+    "--images/--no-images",
+    default=False,
+    show_default=True,
+    help="Also attach the current screenshot to the text prompt (vision models).",
+)
+@click.option(
+    "--threshold",
+    default=None,
+    help="Decide When to Assist by P(Yes) >= T from token log-probabilities instead of the "
+    "answer text: T in [0, 1], or 'auto' to choose T on the train split (balanced accuracy). zero-shot/cot; the "
+    "provider must return log-probabilities (local, OpenAI).",
+)
+@click.option(
+    "--decider",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="A decider folder (proagent train when): it decides When; the model is asked How only at its Yes moments.",
+)
 @log_dir_option("Where logs and results.json go (default: logs/<run>). Re-running with the same dir resumes.")
 @display_option()
 @ray_option("the samples")
-def eval_cmd(data: Path, method: str, model: str, model_base_url: tuple[str, ...], model_arg: tuple[str, ...], window: str,
-             split: str, train_fraction: float, limit: int | None, seed: int, sc_samples: int,
-             annotations: tuple[Path, ...], memory: str, modality: str, images: bool, threshold: str | None,
-             decider: Path | None, log_dir: Path | None, display: str | None, ray_address: str | None) -> None:
+def eval_cmd(
+    data: Path,
+    method: str,
+    model: str,
+    model_base_url: tuple[str, ...],
+    model_arg: tuple[str, ...],
+    window: str,
+    split: str,
+    train_fraction: float,
+    limit: int | None,
+    seed: int,
+    sc_samples: int,
+    annotations: tuple[Path, ...],
+    memory: str,
+    modality: str,
+    images: bool,
+    threshold: str | None,
+    decider: Path | None,
+    log_dir: Path | None,
+    display: str | None,
+    ray_address: str | None,
+) -> None:
     """Run When/How-to-Assist on an activity log and print the results table.
 
     Example: proagent eval --data data/proactivebench --model local/smollm2-135m --limit 5
@@ -78,11 +121,27 @@ def eval_cmd(data: Path, method: str, model: str, model_base_url: tuple[str, ...
 
         require_ray()  # one line before any work when the ray extra is missing
     opts = parse_eval_options(  # UsageError: one line, exit 2
-        data=data, method=method, model=model, window=window, split=split, train_fraction=train_fraction, seed=seed,
-        sc_samples=sc_samples, annotations=annotations, memory=memory, modality=modality, images=images,
-        threshold=threshold, decider=decider, limit=limit, log_dir=log_dir, display=display, ray_address=ray_address,
+        data=data,
+        method=method,
+        model=model,
+        window=window,
+        split=split,
+        train_fraction=train_fraction,
+        seed=seed,
+        sc_samples=sc_samples,
+        annotations=annotations,
+        memory=memory,
+        modality=modality,
+        images=images,
+        threshold=threshold,
+        decider=decider,
+        limit=limit,
+        log_dir=log_dir,
+        display=display,
+        ray_address=ray_address,
         model_base_urls=tuple(urls),
-        finetuned=trained_folder(model))  # a model from proagent train sft|lora: the leakage guard needs its manifest
+        finetuned=trained_folder(model),
+    )  # a model from proagent train sft|lora: the leakage guard needs its manifest
     task = eval_task(opts.task, limit)  # DataError: one line, exit 1
     if modality == "image":
         from ..bench.tasks import image_modality_warnings
@@ -102,16 +161,34 @@ def _runner(opts: EvalOptions) -> Runner:
 
     def run(task: Any, task_opts: AssistOptions, folder: Path, on_start: Callable[[], None] | None = None) -> Any:
         if opts.ray_address is None:
-            return run_eval_set(task, folder, opts.model, model_base_url=opts.model_base_url,
-                                model_args=dict(opts.model_args), limit=opts.limit, display=opts.display, on_start=on_start)
+            return run_eval_set(
+                task,
+                folder,
+                opts.model,
+                model_base_url=opts.model_base_url,
+                model_args=dict(opts.model_args),
+                limit=opts.limit,
+                display=opts.display,
+                on_start=on_start,
+            )
         from ..bench.tasks import build_assist
         from ..errors import RunError
         from ..scale import eval_on_ray
 
         try:
-            return eval_on_ray(task, partial(build_assist, task_opts), folder, opts.model, address=opts.ray_address,
-                               model_base_urls=opts.model_base_urls, model_args=dict(opts.model_args), limit=opts.limit,
-                               display=opts.display, on_start=on_start, echo=lambda m: click.echo(m, err=True))
+            return eval_on_ray(
+                task,
+                partial(build_assist, task_opts),
+                folder,
+                opts.model,
+                address=opts.ray_address,
+                model_base_urls=opts.model_base_urls,
+                model_args=dict(opts.model_args),
+                limit=opts.limit,
+                display=opts.display,
+                on_start=on_start,
+                echo=lambda m: click.echo(m, err=True),
+            )
         except RunError as e:
             raise click_error(e, folder_option="--log-dir") from None
 
@@ -127,9 +204,12 @@ def _write_results(done: EvalRun, opts: EvalOptions) -> None:
     write_results(opts.log_dir / "results.json", results)
     if results.one_class:
         which = "positive" if results.n_positive else "negative"
-        click.echo(f"warning: all {results.n} evaluated moments are {which} (one class only): accuracy, precision, "
-                   f"recall and F1 equal the always-{'yes' if results.n_positive else 'no'} baseline's and say nothing "
-                   "about the model; results.json has one_class: true", err=True)
+        click.echo(
+            f"warning: all {results.n} evaluated moments are {which} (one class only): accuracy, precision, "
+            f"recall and F1 equal the always-{'yes' if results.n_positive else 'no'} baseline's and say nothing "
+            "about the model; results.json has one_class: true",
+            err=True,
+        )
     memory = opts.task.memory
     title = "When / How to Assist" + (f" (memory: {memory})" if memory != "none" else "")
     click.echo(render_table(results, title=title))

@@ -21,69 +21,203 @@ __all__ = ["live_cmd"]
 
 
 @click.group("live", invoke_without_command=True)
-@click.option("--watch", type=click.Path(exists=True, path_type=Path), default=None,
-              help="Follow this growing LifeTrace, ActivityWatch or screenpipe database (a .db/.sqlite, or its folder).")
-@click.option("--capture", "capture_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Run `proagent capture --out DIR` and follow what it records.")
-@click.option("--capture-option", "capture_options", multiple=True,
-              help="Pass this option on to proagent capture (repeatable), e.g. --capture-option=--no-ocr.")
-@click.option("--replay", type=click.Path(exists=True, path_type=Path), default=None,
-              help="Play a recorded log (ProactiveBench sessions, LifeTrace database or folder) through the loop.")
-@click.option("--speed", type=float, default=60.0, show_default=True, help="Replay this many times faster than real time (0: no waiting).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Live folder: feedback.db, decisions, pause file, page URL (default: beside the log; live/<name> for a replay).")
-@click.option("--decider", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
-              help="When-to-Assist decider folder written by `proagent train when`.")
-@click.option("--learn/--no-learn", default=True, show_default=True,
-              help="Personalise the --decider from every answer (accept, dismiss, not now) before the next decision; "
-                   "kept in OUT/learning/ (undo: proagent live reset-learning OUT).")
-@click.option("--learn-method", type=click.Choice(["prior-shift", "refit", "knn", "pooled", "ensemble"]), default="knn",
-              show_default=True, help="How answers personalise the decider (benchmarks/personalise.py compares them).")
-@click.option("--cost-false-alarm", type=float, default=1.0, show_default=True,
-              help="Cost of an offer you did not need; offers at P(help) >= c_fa / (c_fa + c_miss).")
-@click.option("--cost-miss", type=float, default=2.0, show_default=True,
-              help="Cost of no offer when you needed help (same unit as --cost-false-alarm).")
-@click.option("--yes-at", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
-              help="Scripted decider instead: a file of sample or event ids (one a line, or a JSON list) to say Yes at.")
-@click.option("--model", default="local/qwen2.5-coder-1.5b", show_default=True,
-              help="How-to-Assist model asked only when the decider says Yes ('none': offer without one).")
+@click.option(
+    "--watch",
+    type=click.Path(exists=True, path_type=Path),
+    default=None,
+    help="Follow this growing LifeTrace, ActivityWatch or screenpipe database (a .db/.sqlite, or its folder).",
+)
+@click.option(
+    "--capture",
+    "capture_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Run `proagent capture --out DIR` and follow what it records.",
+)
+@click.option(
+    "--capture-option",
+    "capture_options",
+    multiple=True,
+    help="Pass this option on to proagent capture (repeatable), e.g. --capture-option=--no-ocr.",
+)
+@click.option(
+    "--replay",
+    type=click.Path(exists=True, path_type=Path),
+    default=None,
+    help="Play a recorded log (ProactiveBench sessions, LifeTrace database or folder) through the loop.",
+)
+@click.option(
+    "--speed",
+    type=float,
+    default=60.0,
+    show_default=True,
+    help="Replay this many times faster than real time (0: no waiting).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Live folder: feedback.db, decisions, pause file, page URL (default: beside the log; live/<name> for a replay).",
+)
+@click.option(
+    "--decider",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="When-to-Assist decider folder written by `proagent train when`.",
+)
+@click.option(
+    "--learn/--no-learn",
+    default=True,
+    show_default=True,
+    help="Personalise the --decider from every answer (accept, dismiss, not now) before the next decision; "
+    "kept in OUT/learning/ (undo: proagent live reset-learning OUT).",
+)
+@click.option(
+    "--learn-method",
+    type=click.Choice(["prior-shift", "refit", "knn", "pooled", "ensemble"]),
+    default="knn",
+    show_default=True,
+    help="How answers personalise the decider (benchmarks/personalise.py compares them).",
+)
+@click.option(
+    "--cost-false-alarm",
+    type=float,
+    default=1.0,
+    show_default=True,
+    help="Cost of an offer you did not need; offers at P(help) >= c_fa / (c_fa + c_miss).",
+)
+@click.option(
+    "--cost-miss",
+    type=float,
+    default=2.0,
+    show_default=True,
+    help="Cost of no offer when you needed help (same unit as --cost-false-alarm).",
+)
+@click.option(
+    "--yes-at",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Scripted decider instead: a file of sample or event ids (one a line, or a JSON list) to say Yes at.",
+)
+@click.option(
+    "--model",
+    default="local/qwen2.5-coder-1.5b",
+    show_default=True,
+    help="How-to-Assist model asked only when the decider says Yes ('none': offer without one).",
+)
 @click.option("--model-arg", "model_args", multiple=True, help="Model argument KEY=VALUE (e.g. n_threads=1).")
 @click.option("--model-base-url", default=None, help="Base URL for the model's API.")
-@click.option("--send-screen", type=click.Choice(["never", "redacted", "raw"]), default=None,
-              help="Screen text in every prompt to the model (the offer's query, an accepted offer's help): raw, "
-                   "redacted (PII in screen text, titles and queries replaced by typed placeholders) or never "
-                   "(no screen text). Default: raw for a local/ model, redacted for any other.")
-@click.option("--notify", default="terminal", show_default=True, cls=RegistryHelpOption,
-              help_from=names_help("Comma-separated: ", notifier_names))
-@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True, help="Local page port on 127.0.0.1 (0: free one).")
+@click.option(
+    "--send-screen",
+    type=click.Choice(["never", "redacted", "raw"]),
+    default=None,
+    help="Screen text in every prompt to the model (the offer's query, an accepted offer's help): raw, "
+    "redacted (PII in screen text, titles and queries replaced by typed placeholders) or never "
+    "(no screen text). Default: raw for a local/ model, redacted for any other.",
+)
+@click.option(
+    "--notify",
+    default="terminal",
+    show_default=True,
+    cls=RegistryHelpOption,
+    help_from=names_help("Comma-separated: ", notifier_names),
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    show_default=True,
+    help="Local page port on 127.0.0.1 (0: free one).",
+)
 @click.option("--window", default="5m", show_default=True, help="Context window of each moment (1s .. 24h).")
-@click.option("--every", default="30s", show_default=True, help="Also decide this often within a long event (0: only at new events).")
-@click.option("--max-per-hour", type=click.IntRange(0), default=4, show_default=True, help="At most this many offers in 60 minutes.")
-@click.option("--ask-rate", type=click.IntRange(0, 100), default=0, show_default=True,
-              help="Ask at most this many times a day, at a quiet moment the decider is unsure of, \"Would help have "
-                   "been useful just now?\" (terminal: q N yes|no; the page: Yes / No); the answer is learned "
-                   "like an offer's. 0: never.")
-@click.option("--min-gap", type=click.FloatRange(min=0), default=10.0, show_default=True,
-              help="Minutes at least between two offers (0: no gap). At most one offer per app session unless accepted.")
+@click.option(
+    "--every",
+    default="30s",
+    show_default=True,
+    help="Also decide this often within a long event (0: only at new events).",
+)
+@click.option(
+    "--max-per-hour",
+    type=click.IntRange(0),
+    default=4,
+    show_default=True,
+    help="At most this many offers in 60 minutes.",
+)
+@click.option(
+    "--ask-rate",
+    type=click.IntRange(0, 100),
+    default=0,
+    show_default=True,
+    help="Ask at most this many times a day, at a quiet moment the decider is unsure of, \"Would help have "
+    "been useful just now?\" (terminal: q N yes|no; the page: Yes / No); the answer is learned "
+    "like an offer's. 0: never.",
+)
+@click.option(
+    "--min-gap",
+    type=click.FloatRange(min=0),
+    default=10.0,
+    show_default=True,
+    help="Minutes at least between two offers (0: no gap). At most one offer per app session unless accepted.",
+)
 @click.option("--cooldown", default="15m", show_default=True, help="No offer this long after a dismiss.")
 @click.option("--quiet-hours", default=None, help="No offers in this local time range, e.g. 22:00-08:00.")
 @click.option("--block-app", multiple=True, help="Never offer in front of this app (whole words; repeatable).")
-@click.option("--block-title", multiple=True, help="Never offer in front of windows whose title matches this regex (repeatable).")
-@click.option("--quiet-apps/--no-quiet-apps", default=True, show_default=True,
-              help="Stay quiet in front of call, screen-sharing and full-screen apps (proagent/data/live_quiet_apps.json).")
-@click.option("--settle", type=click.FloatRange(0, 600), default=3.0, show_default=True,
-              help="Decide a moment once its window is in front and its screen has not changed for this many seconds "
-                   "(no offer while typing or scrolling; 0: at the window's first screenshot).")
-@click.option("--ignore-after", default="10m", show_default=True, help="An unanswered offer counts as ignored after this long.")
+@click.option(
+    "--block-title", multiple=True, help="Never offer in front of windows whose title matches this regex (repeatable)."
+)
+@click.option(
+    "--quiet-apps/--no-quiet-apps",
+    default=True,
+    show_default=True,
+    help="Stay quiet in front of call, screen-sharing and full-screen apps (proagent/data/live_quiet_apps.json).",
+)
+@click.option(
+    "--settle",
+    type=click.FloatRange(0, 600),
+    default=3.0,
+    show_default=True,
+    help="Decide a moment once its window is in front and its screen has not changed for this many seconds "
+    "(no offer while typing or scrolling; 0: at the window's first screenshot).",
+)
+@click.option(
+    "--ignore-after", default="10m", show_default=True, help="An unanswered offer counts as ignored after this long."
+)
 @click.option("--duration", default=None, help="Stop watching by itself after this long (e.g. 10m).")
 @click.pass_context
-def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, capture_options: tuple[str, ...],
-             replay: Path | None, speed: float,
-             out: Path | None, decider: Path | None, learn: bool, learn_method: str, cost_false_alarm: float,
-             cost_miss: float, yes_at: Path | None, model: str, model_args: tuple[str, ...],
-             model_base_url: str | None, send_screen: str | None, notify: str, port: int, window: str, every: str, max_per_hour: int,
-             ask_rate: int, cooldown: str, quiet_hours: str | None, block_app: tuple[str, ...], block_title: tuple[str, ...],
-             quiet_apps: bool, ignore_after: str, duration: str | None, min_gap: float, settle: float) -> None:
+def live_cmd(
+    ctx: click.Context,
+    watch: Path | None,
+    capture_dir: Path | None,
+    capture_options: tuple[str, ...],
+    replay: Path | None,
+    speed: float,
+    out: Path | None,
+    decider: Path | None,
+    learn: bool,
+    learn_method: str,
+    cost_false_alarm: float,
+    cost_miss: float,
+    yes_at: Path | None,
+    model: str,
+    model_args: tuple[str, ...],
+    model_base_url: str | None,
+    send_screen: str | None,
+    notify: str,
+    port: int,
+    window: str,
+    every: str,
+    max_per_hour: int,
+    ask_rate: int,
+    cooldown: str,
+    quiet_hours: str | None,
+    block_app: tuple[str, ...],
+    block_title: tuple[str, ...],
+    quiet_apps: bool,
+    ignore_after: str,
+    duration: str | None,
+    min_gap: float,
+    settle: float,
+) -> None:
     """The proactive agent: at every new moment of an activity log it builds the benchmark's
     sample, asks the When decider (milliseconds) and, only on Yes and within the restraint
     limits, asks the model How to Assist and shows the offer. Offers, answers and every
@@ -106,12 +240,37 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
     from ..live import parse_live_options, set_up_decider
 
     opts = parse_live_options(  # UsageError naming the option: one line, exit 2
-        notify=notify, speed=speed, quiet_hours=quiet_hours, block_app=block_app, block_title=block_title,
-        quiet_apps=quiet_apps, ask_rate=ask_rate, yes_at=yes_at, settle=settle, window=window, every=every,
-        max_per_hour=max_per_hour, min_gap=min_gap, cooldown=cooldown, ignore_after=ignore_after, duration=duration,
-        port=port, model=model, model_base_url=model_base_url, send_screen=send_screen, watch=watch,
-        capture_dir=capture_dir, capture_options=capture_options, replay=replay, out=out, decider=decider, learn=learn,
-        learn_method=learn_method, cost_false_alarm=cost_false_alarm, cost_miss=cost_miss)
+        notify=notify,
+        speed=speed,
+        quiet_hours=quiet_hours,
+        block_app=block_app,
+        block_title=block_title,
+        quiet_apps=quiet_apps,
+        ask_rate=ask_rate,
+        yes_at=yes_at,
+        settle=settle,
+        window=window,
+        every=every,
+        max_per_hour=max_per_hour,
+        min_gap=min_gap,
+        cooldown=cooldown,
+        ignore_after=ignore_after,
+        duration=duration,
+        port=port,
+        model=model,
+        model_base_url=model_base_url,
+        send_screen=send_screen,
+        watch=watch,
+        capture_dir=capture_dir,
+        capture_options=capture_options,
+        replay=replay,
+        out=out,
+        decider=decider,
+        learn=learn,
+        learn_method=learn_method,
+        cost_false_alarm=cost_false_alarm,
+        cost_miss=cost_miss,
+    )
     if "page" in opts.run.notify:
         from ..serve import check_port
 
@@ -129,23 +288,35 @@ def live_cmd(ctx: click.Context, watch: Path | None, capture_dir: Path | None, c
         raise click.UsageError("give --decider DIR (written by `proagent train when`) or --yes-at FILE (scripted)")
     from ..train.personal import decider_training_data  # the refit method's population data (live imports no train)
 
-    chosen = set_up_decider(decider, yes_at, learn=learn, learn_method=learn_method, costs=opts.costs,
-                            population_data=decider_training_data)  # UsageError, DataError: mapped by kind
+    chosen = set_up_decider(
+        decider, yes_at, learn=learn, learn_method=learn_method, costs=opts.costs, population_data=decider_training_data
+    )  # UsageError, DataError: mapped by kind
     how = help_model = None
     if opts.model is not None:
         args = parse_model_args(model_args)
         check_model(opts.model, model_base_url, args)
         from ..live import HowModel, make_help_model
 
-        click.echo(f"loading the How model {model} and reading its prompt"
-                   + (" (a local model takes up to a minute on 2 cores)" if model.startswith("local/") else "") + " ...")
+        click.echo(
+            f"loading the How model {model} and reading its prompt"
+            + (" (a local model takes up to a minute on 2 cores)" if model.startswith("local/") else "")
+            + " ..."
+        )
         how = HowModel(model, args, base_url=model_base_url, send_screen=send_screen)
         help_model = make_help_model(model, args, model_base_url)  # a local model: the same llama.cpp child
         took = how.warm()  # loaded, system prompt read: the first offer does not pay for either
         click.echo(f"How model ready in {took:.1f} s")
     answers = sys.stdin if "terminal" in opts.run.notify and sys.stdin.isatty() else None
-    res = _run_live(opts, watch_db=watch_db, when=chosen.when, options=replace(opts.run, decider=chosen.name), how=how,
-                    answers=answers, on_page=lambda url: click.echo(f"offers page: {url}"), help_model=help_model)
+    res = _run_live(
+        opts,
+        watch_db=watch_db,
+        when=chosen.when,
+        options=replace(opts.run, decider=chosen.name),
+        how=how,
+        answers=answers,
+        on_page=lambda url: click.echo(f"offers page: {url}"),
+        help_model=help_model,
+    )
     if res is not None:
         _print_summary(res, chosen.when, replay is not None, learn_method, max_per_hour, ask_rate)
         if res.interrupted:
@@ -161,16 +332,30 @@ def _check_one_source(watch: Path | None, capture_dir: Path | None, replay: Path
     """
     sources = [x for x in (watch, capture_dir, replay) if x is not None]
     if len(sources) != 1:
-        raise click.UsageError("give exactly one of --watch DB_OR_DIR, --capture DIR, --replay DATA "
-                               "(or a subcommand: pause DIR, resume DIR, reset-learning DIR)")
-    if duration is not None and replay is not None:  # a replay ends with its log; Ctrl-C stops it, the same command resumes
-        raise click.UsageError("--duration applies to --watch and --capture: a replay stops at the end of its log "
-                               "(Ctrl-C stops it sooner; the same command resumes)")
+        raise click.UsageError(
+            "give exactly one of --watch DB_OR_DIR, --capture DIR, --replay DATA "
+            "(or a subcommand: pause DIR, resume DIR, reset-learning DIR)"
+        )
+    if (
+        duration is not None and replay is not None
+    ):  # a replay ends with its log; Ctrl-C stops it, the same command resumes
+        raise click.UsageError(
+            "--duration applies to --watch and --capture: a replay stops at the end of its log "
+            "(Ctrl-C stops it sooner; the same command resumes)"
+        )
 
 
-def _run_live(opts: LiveCommandOptions, *, watch_db: Path | None, when: When, options: LiveOptions,
-              how: HowModel | None, answers: TextIO | None, on_page: Callable[[str], None],
-              help_model: object = None) -> RunSummary:
+def _run_live(
+    opts: LiveCommandOptions,
+    *,
+    watch_db: Path | None,
+    when: When,
+    options: LiveOptions,
+    how: HowModel | None,
+    answers: TextIO | None,
+    on_page: Callable[[str], None],
+    help_model: object = None,
+) -> RunSummary:
     """Replay ``opts.replay``, or watch ``opts.watch`` (or the capture this starts in
     ``opts.capture_dir``, stopped again at the end) with the loop's ``options``; returns the run's
     result (``interrupted`` after a Ctrl-C, which ends the loop at its next step and cancels a How
@@ -202,10 +387,22 @@ def _run_live(opts: LiveCommandOptions, *, watch_db: Path | None, when: When, op
                 display.update(p.done, f"replay clock {p.clock:%Y-%m-%d %H:%M:%S}" if p.clock else "", p.left_seconds)
 
             try:
-                return run_replay(replay, out, when, options, speed=speed, how=how, answers=answers, on_page=on_page,
-                                  before_write=lambda: check_writable_dir(out, "--out"),  # once the data was read
-                                  stop=stop, help_model=help_model, send_screen=send_screen, on_progress=progress,
-                                  on_status=display.say)
+                return run_replay(
+                    replay,
+                    out,
+                    when,
+                    options,
+                    speed=speed,
+                    how=how,
+                    answers=answers,
+                    on_page=on_page,
+                    before_write=lambda: check_writable_dir(out, "--out"),  # once the data was read
+                    stop=stop,
+                    help_model=help_model,
+                    send_screen=send_screen,
+                    on_progress=progress,
+                    on_status=display.say,
+                )
             finally:
                 display.close()
         if capture_dir is not None:
@@ -220,17 +417,29 @@ def _run_live(opts: LiveCommandOptions, *, watch_db: Path | None, when: When, op
         # the log's folder belongs to its writer (proagent capture holds its run lock); feedback.db beside it
         check_writable_dir(out, "--out", lock=out.resolve() != log_dir.resolve())
         click.echo(f"watching {watch}; decisions and feedback in {out / 'feedback.db'} (Ctrl-C stops)")
-        return run_watch(watch_db or watch, out, when, options, how=how, answers=answers, on_page=on_page,
-                         duration=opts.duration_seconds, stop=stop, on_status=click.echo, help_model=help_model,
-                         send_screen=send_screen)
+        return run_watch(
+            watch_db or watch,
+            out,
+            when,
+            options,
+            how=how,
+            answers=answers,
+            on_page=on_page,
+            duration=opts.duration_seconds,
+            stop=stop,
+            on_status=click.echo,
+            help_model=help_model,
+            send_screen=send_screen,
+        )
     finally:
         signal.signal(signal.SIGINT, previous)
         if proc is not None:
             _stop_capture(proc, capture_dir)
 
 
-def _print_summary(res: RunSummary, when: When, replayed: bool, learn_method: str, max_per_hour: int = 4,
-                   ask_rate: int = 0) -> None:
+def _print_summary(
+    res: RunSummary, when: When, replayed: bool, learn_method: str, max_per_hour: int = 4, ask_rate: int = 0
+) -> None:
     """The run's closing lines: outcomes, reasons, latencies, files written, the labels it holds
     (answers, precision at the offer budget, implicit labels, sparse questions) and what was learned."""
     from ..live import FOCUS_WEIGHT, HORIZON_SECONDS, label_summary, learned_counts, summarise
@@ -247,27 +456,38 @@ def _print_summary(res: RunSummary, when: When, replayed: bool, learn_method: st
     lab = label_summary(res.folder)
     if lab.get("offers"):
         answered = lab["accepted"] + lab["dismissed"]
-        click.echo(f"offers at your budget (--max-per-hour {max_per_hour}): {lab['offers']} shown, {lab['accepted']} "
-                   f"accepted, {lab['dismissed']} dismissed, {lab['not_now']} not now, {lab['ignored']} ignored, "
-                   f"{lab['open']} still open; "
-                   + (f"precision {lab['accepted'] / lab['offers']:.2f} ({lab['accepted'] / answered:.2f} of those "
-                      "answered)" if answered else "precision n/a (none answered)"))
+        click.echo(
+            f"offers at your budget (--max-per-hour {max_per_hour}): {lab['offers']} shown, {lab['accepted']} "
+            f"accepted, {lab['dismissed']} dismissed, {lab['not_now']} not now, {lab['ignored']} ignored, "
+            f"{lab['open']} still open; "
+            + (
+                f"precision {lab['accepted'] / lab['offers']:.2f} ({lab['accepted'] / answered:.2f} of those answered)"
+                if answered
+                else "precision n/a (none answered)"
+            )
+        )
     if lab:
-        click.echo(f"implicit labels of quiet moments: {lab['missed']} missed (own LLM use within "
-                   f"{HORIZON_SECONDS:g} s), {lab['quiet_focus']} quiet_focus (kept working, weight {FOCUS_WEIGHT:g})"
-                   + (f", {lab['pending']} waiting for their horizon" if lab.get("pending") else ""))
+        click.echo(
+            f"implicit labels of quiet moments: {lab['missed']} missed (own LLM use within "
+            f"{HORIZON_SECONDS:g} s), {lab['quiet_focus']} quiet_focus (kept working, weight {FOCUS_WEIGHT:g})"
+            + (f", {lab['pending']} waiting for their horizon" if lab.get("pending") else "")
+        )
     if ask_rate or lab.get("asked"):
         open_ = lab["asked"] - lab["asked_yes"] - lab["asked_no"]
-        click.echo(f"questions (--ask-rate {ask_rate} a day): {lab['asked']} asked, {lab['asked_yes']} yes, "
-                   f"{lab['asked_no']} no, {open_} unanswered")
+        click.echo(
+            f"questions (--ask-rate {ask_rate} a day): {lab['asked']} asked, {lab['asked_yes']} yes, "
+            f"{lab['asked_no']} no, {open_} unanswered"
+        )
     counts = learned_counts(when)
     if counts is not None:
         answers, asked, implicit = counts.answers, counts.questions, counts.implicit
-        click.echo(f"learned from {answers} answer{'s' if answers != 1 else ''}"
-                   + (f", {asked} answered question{'s' if asked != 1 else ''}" if asked else "")
-                   + (f" and {implicit} implicit label{'s' if implicit != 1 else ''}" if implicit else "")
-                   + f" ({learn_method}) in "
-                   f"{res.folder / 'learning'}; forget them: proagent live reset-learning {res.folder}")
+        click.echo(
+            f"learned from {answers} answer{'s' if answers != 1 else ''}"
+            + (f", {asked} answered question{'s' if asked != 1 else ''}" if asked else "")
+            + (f" and {implicit} implicit label{'s' if implicit != 1 else ''}" if implicit else "")
+            + f" ({learn_method}) in "
+            f"{res.folder / 'learning'}; forget them: proagent live reset-learning {res.folder}"
+        )
 
 
 def _stop_capture(proc, folder: Path | None) -> None:  # noqa: ANN001
@@ -302,8 +522,10 @@ def reset_learning_cmd(folder: Path) -> None:
     from ..live import reset_learning
 
     n = reset_learning(folder)  # DataError: exit 1
-    click.echo(f"forgot {n} learned answer{'s' if n != 1 else ''} in {folder}; the next run starts from the population "
-               f"decider (answers stay in {folder / 'feedback.db'})")
+    click.echo(
+        f"forgot {n} learned answer{'s' if n != 1 else ''} in {folder}; the next run starts from the population "
+        f"decider (answers stay in {folder / 'feedback.db'})"
+    )
 
 
 @live_cmd.command("resume")

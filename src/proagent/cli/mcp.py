@@ -25,28 +25,65 @@ def _check_titles(titles: tuple[str, ...]) -> None:
 @click.command("mcp")
 @click.argument("log", type=click.Path(path_type=Path))
 @click.option("--http", is_flag=True, help="Serve streamable HTTP on 127.0.0.1 (a bearer token) instead of stdio.")
-@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
-              help="HTTP port on 127.0.0.1 (0: any free port, printed at start).")
-@click.option("--token-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="HTTP: read the bearer token from this file, or write a new one there (0600). "
-                   "Default: a new token each start, printed on stderr.")
-@click.option("--live", "live", type=click.Path(path_type=Path), default=None,
-              help="The folder of `proagent live` (its feedback.db): serve the offers and take answers.")
-@click.option("--raw", is_flag=True, help="Show titles and screen text unredacted (default: PII replaced by "
-                                          "typed placeholders such as [EMAIL]).")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    show_default=True,
+    help="HTTP port on 127.0.0.1 (0: any free port, printed at start).",
+)
+@click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="HTTP: read the bearer token from this file, or write a new one there (0600). "
+    "Default: a new token each start, printed on stderr.",
+)
+@click.option(
+    "--live",
+    "live",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The folder of `proagent live` (its feedback.db): serve the offers and take answers.",
+)
+@click.option(
+    "--raw",
+    is_flag=True,
+    help="Show titles and screen text unredacted (default: PII replaced by typed placeholders such as [EMAIL]).",
+)
 @click.option("--block-app", multiple=True, help="Never show events of this app (whole words; repeatable), as live.")
-@click.option("--block-title", multiple=True,
-              help="Never show events whose window title matches this regex (repeatable), as live.")
-@click.option("--state", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder of mcp.log and the private index cache (default: the log's folder).")
-@click.option("--persona-model", default=None,
-              help="An inspect model (e.g. local/qwen2.5-coder-1.5b) that writes a persona paragraph for each "
-                   "kind of activity user_profile shows, in the background (cached; a remote model gets "
-                   "redacted text). Default: clusters without texts.")
+@click.option(
+    "--block-title",
+    multiple=True,
+    help="Never show events whose window title matches this regex (repeatable), as live.",
+)
+@click.option(
+    "--state",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder of mcp.log and the private index cache (default: the log's folder).",
+)
+@click.option(
+    "--persona-model",
+    default=None,
+    help="An inspect model (e.g. local/qwen2.5-coder-1.5b) that writes a persona paragraph for each "
+    "kind of activity user_profile shows, in the background (cached; a remote model gets "
+    "redacted text). Default: clusters without texts.",
+)
 @click.option("--model-base-url", default=None, help="Base URL of an OpenAI-compatible API for --persona-model.")
-def mcp_cmd(log: Path, http: bool, port: int, token_file: Path | None, live: Path | None, raw: bool,
-            block_app: tuple[str, ...], block_title: tuple[str, ...], state: Path | None, persona_model: str | None,
-            model_base_url: str | None) -> None:
+def mcp_cmd(
+    log: Path,
+    http: bool,
+    port: int,
+    token_file: Path | None,
+    live: Path | None,
+    raw: bool,
+    block_app: tuple[str, ...],
+    block_title: tuple[str, ...],
+    state: Path | None,
+    persona_model: str | None,
+    model_base_url: str | None,
+) -> None:
     """Serve an activity log to MCP hosts (Claude Desktop, VS Code, ...): recent activity, semantic
     search, the current screen, the user profile and the live agent's offers.
 
@@ -75,9 +112,20 @@ def mcp_cmd(log: Path, http: bool, port: int, token_file: Path | None, live: Pat
 
         check_model(persona_model, model_base_url, {}, option="--persona-model")
     try:
-        run(log, raw=raw, block_apps=block_app, block_titles=block_title, live=live, http=http, port=port,
-            token_file=token_file, state=state, persona_model=persona_model, model_base_url=model_base_url,
-            announce=lambda line: click.echo(line, err=True))
+        run(
+            log,
+            raw=raw,
+            block_apps=block_app,
+            block_titles=block_title,
+            live=live,
+            http=http,
+            port=port,
+            token_file=token_file,
+            state=state,
+            persona_model=persona_model,
+            model_base_url=model_base_url,
+            announce=lambda line: click.echo(line, err=True),
+        )
     except KeyboardInterrupt:  # Ctrl-C is how a server is stopped: not an error, nothing to resume
         click.echo("proagent mcp: stopped", err=True)
         stopped_by_ctrl_c()

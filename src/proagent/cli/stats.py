@@ -29,16 +29,35 @@ class _ComparePath(click.Path):
 
 @click.command("stats")
 @click.argument("data", required=False, type=click.Path(exists=True, path_type=Path))
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Output folder (default: stats/<data name>, or stats/compare-<a>-vs-<b>).")
-@click.option("--compare", nargs=2, type=_ComparePath(exists=True, path_type=Path), default=None,
-              help="Compare two logs (e.g. human.db synthetic.db): B, alpha and the ratio tests side by side.")
-@click.option("--similarity/--no-similarity", default=True, show_default=True,
-              help="Top-k similar earlier events per LLM moment (embeds event texts with multilingual-e5-small).")
-@click.option("--max-similarity-events", type=click.IntRange(min=0), default=500, show_default=True,
-              help="Analyse at most this many LLM moments for similarity (a seeded random subset).")
-def stats_cmd(data: Path | None, out: Path | None, compare: tuple[Path, Path] | None, similarity: bool,
-              max_similarity_events: int) -> None:
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Output folder (default: stats/<data name>, or stats/compare-<a>-vs-<b>).",
+)
+@click.option(
+    "--compare",
+    nargs=2,
+    type=_ComparePath(exists=True, path_type=Path),
+    default=None,
+    help="Compare two logs (e.g. human.db synthetic.db): B, alpha and the ratio tests side by side.",
+)
+@click.option(
+    "--similarity/--no-similarity",
+    default=True,
+    show_default=True,
+    help="Top-k similar earlier events per LLM moment (embeds event texts with multilingual-e5-small).",
+)
+@click.option(
+    "--max-similarity-events",
+    type=click.IntRange(min=0),
+    default=500,
+    show_default=True,
+    help="Analyse at most this many LLM moments for similarity (a seeded random subset).",
+)
+def stats_cmd(
+    data: Path | None, out: Path | None, compare: tuple[Path, Path] | None, similarity: bool, max_similarity_events: int
+) -> None:
     """Activity statistics of DATA (a ProactiveBench session file or folder, a LifeTrace
     database or participant folder, an ActivityWatch database or export, a screenpipe
     db.sqlite or folder): counts, LLM-event ratio by weekday and hour, apps,
@@ -48,8 +67,8 @@ def stats_cmd(data: Path | None, out: Path | None, compare: tuple[Path, Path] | 
 
     Example: proagent stats ../shared/data/proactivebench --out stats/dev
     """
-    from ._util import check_writable_dir
     from ..stats.report import load_log, render_compare, run_compare, run_stats, summary_text
+    from ._util import check_writable_dir
 
     try:
         if compare:
@@ -69,8 +88,9 @@ def stats_cmd(data: Path | None, out: Path | None, compare: tuple[Path, Path] | 
             out = out or Path("stats") / _slug(p.parent.name if p.name.endswith(".db") and p.parent.name else p.name)
             events = load_log(data)  # read it before --out is created
             check_writable_dir(out, "--out")  # and the run lock on it
-            res = run_stats(data, out, events=events, similarity=similarity,
-                            max_similarity_targets=max_similarity_events)
+            res = run_stats(
+                data, out, events=events, similarity=similarity, max_similarity_targets=max_similarity_events
+            )
             name = res.get("header", {}).get("data", [str(data)])[0]
             click.echo(summary_text(res, name))
             for w in res["power_law"].get("notes", []) if isinstance(res.get("power_law"), dict) else []:
@@ -81,4 +101,3 @@ def stats_cmd(data: Path | None, out: Path | None, compare: tuple[Path, Path] | 
             raise click.ClickException(f"{where}: cannot read ({e.strerror or e})") from None  # an input, not --out
         raise click.ClickException(f"--out {out}: cannot write there ({e.strerror or e})") from None
     click.echo(f"wrote {res['files']['json']} and {res['files']['html']}")
-

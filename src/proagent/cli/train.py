@@ -20,32 +20,95 @@ def train() -> None:
 
 @train.command("when")
 @training_data_options()
-@click.option("--feedback", "feedback", multiple=True, type=click.Path(exists=True, path_type=Path),
-              help="A proagent live folder (or its feedback.db): accepted offers as 'help needed', dismissed as not (repeatable).")
-@click.option("--teacher", default=None,
-              help="Teacher model (any inspect model, e.g. openai/gpt-4o) that labels the --unlabelled moments (distillation).")
-@click.option("--unlabelled", multiple=True, type=click.Path(exists=True, path_type=Path),
-              help="An activity log whose every moment the --teacher labels; its own labels are never read (repeatable).")
+@click.option(
+    "--feedback",
+    "feedback",
+    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="A proagent live folder (or its feedback.db): accepted offers as 'help needed', dismissed as not (repeatable).",
+)
+@click.option(
+    "--teacher",
+    default=None,
+    help="Teacher model (any inspect model, e.g. openai/gpt-4o) that labels the --unlabelled moments (distillation).",
+)
+@click.option(
+    "--unlabelled",
+    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="An activity log whose every moment the --teacher labels; its own labels are never read (repeatable).",
+)
 @click.option("--teacher-base-url", default=None, help="Base URL of the teacher's OpenAI-compatible API.")
 @click.option("--teacher-arg", "teacher_args", multiple=True, help="Teacher model argument KEY=VALUE (repeatable).")
-@click.option("--out", required=True, type=click.Path(path_type=Path), help="Decider folder to write (model.skops, manifest.json, report.md).")
-@click.option("--model", type=click.Choice(["logreg", "gbm"]), default="logreg", show_default=True,
-              help="Logistic regression (class-weighted, strongly regularised) or gradient boosting.")
-@click.option("--objective", default="f1", show_default=True,
-              help="Threshold objective on cross-validated training data: f1, accuracy, balanced-accuracy or precision-at-recall:R.")
-@click.option("--target", type=click.Choice(["help", "help-or-candidates"]), default="help", show_default=True,
-              help="Training target: the help label, or also 1 where the reference agent proposed candidate tasks "
-                   "(ProactiveBench; thresholds are still chosen on the help label).")
-@click.option("--cv", "cv", type=click.Choice(["user", "moments"]), default="user", show_default=True,
-              help="Folds for choosing the threshold: grouped by user (decider for new users) or over moments (for the same users later).")
-@click.option("--c", "c", type=Finite(min=1e-6), default=0.003, show_default=True, help="Logistic regression: inverse L2 strength.")
-@click.option("--features", default=None, help="Comma-separated feature groups (embedding, similarity, behaviour, keywords, clock, weekday); default embedding,similarity,behaviour,keywords.")
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Decider folder to write (model.skops, manifest.json, report.md).",
+)
+@click.option(
+    "--model",
+    type=click.Choice(["logreg", "gbm"]),
+    default="logreg",
+    show_default=True,
+    help="Logistic regression (class-weighted, strongly regularised) or gradient boosting.",
+)
+@click.option(
+    "--objective",
+    default="f1",
+    show_default=True,
+    help="Threshold objective on cross-validated training data: f1, accuracy, balanced-accuracy or precision-at-recall:R.",
+)
+@click.option(
+    "--target",
+    type=click.Choice(["help", "help-or-candidates"]),
+    default="help",
+    show_default=True,
+    help="Training target: the help label, or also 1 where the reference agent proposed candidate tasks "
+    "(ProactiveBench; thresholds are still chosen on the help label).",
+)
+@click.option(
+    "--cv",
+    "cv",
+    type=click.Choice(["user", "moments"]),
+    default="user",
+    show_default=True,
+    help="Folds for choosing the threshold: grouped by user (decider for new users) or over moments (for the same users later).",
+)
+@click.option(
+    "--c",
+    "c",
+    type=Finite(min=1e-6),
+    default=0.003,
+    show_default=True,
+    help="Logistic regression: inverse L2 strength.",
+)
+@click.option(
+    "--features",
+    default=None,
+    help="Comma-separated feature groups (embedding, similarity, behaviour, keywords, clock, weekday); default embedding,similarity,behaviour,keywords.",
+)
 @training_window_options()
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of folds, boosting and negative sampling.")
-def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Path, ...], teacher: str | None,
-             unlabelled: tuple[Path, ...], teacher_base_url: str | None, teacher_args: tuple[str, ...], out: Path,
-             model: str, objective: str, target: str, cv: str, c: float,
-             features: str | None, window: str, train_fraction: float, seed: int) -> None:
+def when_cmd(
+    data: Path | None,
+    train_data: tuple[Path, ...],
+    feedback: tuple[Path, ...],
+    teacher: str | None,
+    unlabelled: tuple[Path, ...],
+    teacher_base_url: str | None,
+    teacher_args: tuple[str, ...],
+    out: Path,
+    model: str,
+    objective: str,
+    target: str,
+    cv: str,
+    c: float,
+    features: str | None,
+    window: str,
+    train_fraction: float,
+    seed: int,
+) -> None:
     """Fit a When-to-Assist decider and write it to --out.
 
     \b
@@ -62,12 +125,14 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
     if bool(teacher) != bool(unlabelled):
         raise click.UsageError("--teacher MODEL and --unlabelled DATA go together")
     if data is None and not train_data and not feedback and not unlabelled:
-        raise click.UsageError("give --data (its train split), --train-data (whole data sets), --feedback (live folders) "
-                               "and/or --teacher MODEL --unlabelled DATA")
+        raise click.UsageError(
+            "give --data (its train split), --train-data (whole data sets), --feedback (live folders) "
+            "and/or --teacher MODEL --unlabelled DATA"
+        )
     teacher_model = None
     if teacher:
-        from ._util import check_model, parse_model_args
         from ..live import HowModel
+        from ._util import check_model, parse_model_args
 
         targs = parse_model_args(teacher_args)
         check_model(teacher, teacher_base_url, targs, option="--teacher")
@@ -76,27 +141,50 @@ def when_cmd(data: Path | None, train_data: tuple[Path, ...], feedback: tuple[Pa
     parse_objective(objective)  # UsageError (--objective)
     groups = parse_feature_groups(features)  # UsageError (--features)
     check_out(out, option="--out")  # a non-empty folder that is not an earlier decider folder: exit 1, nothing written
-    training = assemble_training_set(data=data, train_data=train_data, feedback=feedback, unlabelled=unlabelled,
-                                     teacher=teacher_model, teacher_name=teacher, window_seconds=seconds,
-                                     train_fraction=train_fraction, seed=seed, echo=lambda m: click.echo(m, err=True))
+    training = assemble_training_set(
+        data=data,
+        train_data=train_data,
+        feedback=feedback,
+        unlabelled=unlabelled,
+        teacher=teacher_model,
+        teacher_name=teacher,
+        window_seconds=seconds,
+        train_fraction=train_fraction,
+        seed=seed,
+        echo=lambda m: click.echo(m, err=True),
+    )
     check_writable_dir(out, "--out")
     for src in training.sources:
-        click.echo(f"{src.path}: {src.n} {src.origin} moments ({src.selection}), positive rate {src.positive_rate:.3f}", err=True)
+        click.echo(
+            f"{src.path}: {src.n} {src.origin} moments ({src.selection}), positive rate {src.positive_rate:.3f}",
+            err=True,
+        )
     cache = EmbeddingCache()
-    todo = cache.missing([t for s in training.samples for t in moment_texts(s)]) if "embedding" in groups.groups or "similarity" in groups.groups else 0
+    todo = (
+        cache.missing([t for s in training.samples for t in moment_texts(s)])
+        if "embedding" in groups.groups or "similarity" in groups.groups
+        else 0
+    )
     cfg = WhenConfig(model=model, objective=objective, c=c, cv=cv, seed=seed, target=target)
     with Progress(transient=True) as bar:  # too few moments of a class: DataError
         job = bar.add_task("embedding event texts", total=max(todo, 1))
-        manifest = train_decider(training, out, cfg, groups, cache=cache, progress=lambda n: bar.advance(job, n),
-                                 window_seconds=seconds)
+        manifest = train_decider(
+            training, out, cfg, groups, cache=cache, progress=lambda n: bar.advance(job, n), window_seconds=seconds
+        )
     m = manifest.cv
-    click.echo(f"decider: {manifest.n} moments ({manifest.n_positive} positive), {model}, objective {objective}, "
-               f"threshold {manifest.threshold:.4f}")
-    click.echo(f"cross-validated ({m['folds']} folds, by {cv}): AUC {m['auc']:.3f}, accuracy {m['accuracy']:.3f}, "
-               f"precision {m['precision']:.3f}, recall {m['recall']:.3f}, F1 {m['f1']:.3f}")
+    click.echo(
+        f"decider: {manifest.n} moments ({manifest.n_positive} positive), {model}, objective {objective}, "
+        f"threshold {manifest.threshold:.4f}"
+    )
+    click.echo(
+        f"cross-validated ({m['folds']} folds, by {cv}): AUC {m['auc']:.3f}, accuracy {m['accuracy']:.3f}, "
+        f"precision {m['precision']:.3f}, recall {m['recall']:.3f}, F1 {m['f1']:.3f}"
+    )
     if manifest.warning:
         click.echo(f"Warning: {manifest.warning}", err=True)
-    click.echo(f"wrote {out} (model.skops, manifest.json, report.md); evaluate: proagent eval --data DATA --decider {out}")
+    click.echo(
+        f"wrote {out} (model.skops, manifest.json, report.md); evaluate: proagent eval --data DATA --decider {out}"
+    )
 
 
 train.add_command(sft_cmd)

@@ -9,8 +9,20 @@ The ``mcp`` SDK is the optional ``mcp`` extra, imported only when a server is bu
 
 from ._audit import AUDIT_FILE, AuditLog
 from ._view import ActivityView, Poller
-from .records import (ActivityItem, CurrentContext, IntentionShare, OfferAnswer, OfferItem, OfferList, PersonaCluster,
-                      RecentActivity, SearchHit, SearchResult, Timeline, UserProfile)
+from .records import (
+    ActivityItem,
+    CurrentContext,
+    IntentionShare,
+    OfferAnswer,
+    OfferItem,
+    OfferList,
+    PersonaCluster,
+    RecentActivity,
+    SearchHit,
+    SearchResult,
+    Timeline,
+    UserProfile,
+)
 from .server import ContextService, ToolFailure, build_server, run
 
 __all__ = [

@@ -53,8 +53,14 @@ class AuditLog:
         return hmac.new(self._key, canon.encode("utf-8"), hashlib.sha256).hexdigest()[:16]
 
     def write(self, method: str, name: str, arguments: Any, nbytes: int, error: str | int | None) -> None:
-        line = {"time": datetime.now().isoformat(timespec="milliseconds"), "method": method, "name": name,
-                "args_hash": self.args_hash(arguments), "bytes": nbytes, "error": error}
+        line = {
+            "time": datetime.now().isoformat(timespec="milliseconds"),
+            "method": method,
+            "name": name,
+            "args_hash": self.args_hash(arguments),
+            "bytes": nbytes,
+            "error": error,
+        }
         with self._lock:
             self._file.write(json.dumps(line) + "\n")
             self._file.flush()
@@ -69,9 +75,15 @@ class AuditLog:
         try:
             result = await call_next(ctx)
         except Exception as e:
-            self.write(ctx.method, name, arguments, 0, getattr(getattr(e, "error", None), "code", None) or type(e).__name__)
+            self.write(
+                ctx.method, name, arguments, 0, getattr(getattr(e, "error", None), "code", None) or type(e).__name__
+            )
             raise
-        body = result.model_dump(mode="json", by_alias=True, exclude_none=True) if hasattr(result, "model_dump") else result
+        body = (
+            result.model_dump(mode="json", by_alias=True, exclude_none=True)
+            if hasattr(result, "model_dump")
+            else result
+        )
         data = json.dumps(body, ensure_ascii=False, default=str).encode("utf-8")
         is_error = bool(body.get("isError")) if isinstance(body, dict) else False
         self.write(ctx.method, name, arguments, len(data), "tool_error" if is_error else None)

@@ -50,8 +50,14 @@ class PersonaWriter:
         Whatever ``inspect_ai.model.get_model`` raises for a model that cannot be created.
     """
 
-    def __init__(self, model: str, *, base_url: str | None = None, cache_file: Path | None = None,
-                 redact: Callable[[str], str] | None = None) -> None:
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        cache_file: Path | None = None,
+        redact: Callable[[str], str] | None = None,
+    ) -> None:
         from inspect_ai.model import GenerateConfig, get_model
 
         from ..bench.running import api_limits
@@ -59,8 +65,9 @@ class PersonaWriter:
         self.name = model
         self.remote = not model.startswith(("local/", "mockllm/"))
         self._model = get_model(model, base_url=base_url)
-        self._config = GenerateConfig(temperature=0.0, max_tokens=MAX_TOKENS, seed=0,
-                                      **(api_limits() if self.remote else {}))
+        self._config = GenerateConfig(
+            temperature=0.0, max_tokens=MAX_TOKENS, seed=0, **(api_limits() if self.remote else {})
+        )
         self._redact = redact if self.remote else None
         self._cache_file = cache_file
         self._texts: dict[str, str] = self._load()
@@ -83,8 +90,9 @@ class PersonaWriter:
         prompts not written yet are queued (replacing the queue of an earlier call)."""
         with self._lock:
             out = [self._texts.get(self.key(p)) for p in prompts]
-            self._queue = [(self.key(p), p) for p, t in zip(prompts, out)
-                           if t is None and self.key(p) not in self._failed]
+            self._queue = [
+                (self.key(p), p) for p, t in zip(prompts, out) if t is None and self.key(p) not in self._failed
+            ]
         if self._queue:
             self._wake.set()
         return out
@@ -166,4 +174,3 @@ class PersonaWriter:
             write_atomic(self._cache_file, body, mode=PRIVATE_FILE_MODE)
         except OSError:
             pass  # a cache that cannot be written costs a rewrite after a restart, nothing else
-

@@ -105,8 +105,16 @@ def _host(url: str | None) -> str | None:
 
 def _key(e: Event, text: str) -> str:
     h = hashlib.sha256()
-    for part in (e.app_name, e.window_title, e.summary, text, str(e.end), e.url or "", str(e.intention),
-                 str(e.is_llm_event)):
+    for part in (
+        e.app_name,
+        e.window_title,
+        e.summary,
+        text,
+        str(e.end),
+        e.url or "",
+        str(e.intention),
+        str(e.is_llm_event),
+    ):
         h.update(part.encode("utf-8", "surrogatepass"))
         h.update(b"\x00")
     return h.hexdigest()[:32]
@@ -127,15 +135,23 @@ class ActivityView:
             capture whose key is not available.
     """
 
-    def __init__(self, path: str | Path, *, raw: bool = False, block_apps: tuple[str, ...] = (),
-                 block_titles: tuple[str, ...] = (), state: Path | None = None,
-                 clean: Callable[[str], str] | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        raw: bool = False,
+        block_apps: tuple[str, ...] = (),
+        block_titles: tuple[str, ...] = (),
+        state: Path | None = None,
+        clean: Callable[[str], str] | None = None,
+    ) -> None:
         from ..live import Restraint, RestraintConfig
 
         self.path = Path(path)
         self.raw = raw
-        self._restraint = Restraint(RestraintConfig(block_apps=tuple(block_apps), block_titles=tuple(block_titles),
-                                                    quiet_apps=False))
+        self._restraint = Restraint(
+            RestraintConfig(block_apps=tuple(block_apps), block_titles=tuple(block_titles), quiet_apps=False)
+        )
         if clean is None and not raw:
             from ..curate import clean_text as clean
         self._clean = clean
@@ -174,13 +190,19 @@ class ActivityView:
             raise DataError(p, "no such file or folder")
         if p.is_file() and not is_sqlite_file(p):
             if activity_log_kind(p) != "activitywatch":
-                raise DataError(p, "not an activity log proagent reads (a capture folder, a LifeTrace, "
-                                   "ActivityWatch or screenpipe database, or an ActivityWatch export)")
+                raise DataError(
+                    p,
+                    "not an activity log proagent reads (a capture folder, a LifeTrace, "
+                    "ActivityWatch or screenpipe database, or an ActivityWatch export)",
+                )
             self.kind, self.static_log = "activitywatch", True
             return
         self.follower = open_follower(p)
-        self.kind = "lifetrace" if type(self.follower).__name__ == "LifeTraceFollower" else activity_log_kind(
-            self.follower.path)
+        self.kind = (
+            "lifetrace"
+            if type(self.follower).__name__ == "LifeTraceFollower"
+            else activity_log_kind(self.follower.path)
+        )
 
     def _read(self, full: bool) -> list[Event]:
         from ..sources.lifetrace import load_lifetrace
@@ -193,7 +215,8 @@ class ActivityView:
             lo = None
             if not full and self._order:
                 open_ids = [int(x.event.id) for x in self._order[-3:]] + [
-                    int(x.event.id) for x in self._order if x.event.end is None]
+                    int(x.event.id) for x in self._order if x.event.end is None
+                ]
                 lo = min(open_ids)
             return list(load_lifetrace(db, min_event_id=lo, resolve_files=False).events)
         since = None
@@ -251,11 +274,32 @@ class ActivityView:
                 continue
             c = self._cache.get(key)
             if c is not None and key in self._cache_vecs:
-                made.append(Entry(e, key, False, c["title"], c["summary"], c["text"], shot_time, _host(e.url),
-                                  self._cache_vecs[key]))
+                made.append(
+                    Entry(
+                        e,
+                        key,
+                        False,
+                        c["title"],
+                        c["summary"],
+                        c["text"],
+                        shot_time,
+                        _host(e.url),
+                        self._cache_vecs[key],
+                    )
+                )
                 continue
-            made.append(Entry(e, key, False, self._show(e.window_title), self._show(e.summary),
-                              self._show(text[:MAX_TEXT]), shot_time, _host(e.url)))
+            made.append(
+                Entry(
+                    e,
+                    key,
+                    False,
+                    self._show(e.window_title),
+                    self._show(e.summary),
+                    self._show(text[:MAX_TEXT]),
+                    shot_time,
+                    _host(e.url),
+                )
+            )
         for m in made:
             self._entries[m.event.id] = m
         return True
@@ -282,8 +326,9 @@ class ActivityView:
                     cur = self._entries.get(m.event.id)
                     if cur is None or cur.key != m.key:
                         continue  # changed meanwhile: embedded again later
-                    self._entries[m.event.id] = Entry(m.event, m.key, False, m.title, m.summary, m.text, m.shot_time,
-                                                      m.host, v)
+                    self._entries[m.event.id] = Entry(
+                        m.event, m.key, False, m.title, m.summary, m.text, m.shot_time, m.host, v
+                    )
                     self._cache[m.key] = {"title": m.title, "summary": m.summary, "text": m.text}
                     self._cache_vecs[m.key] = v
                 self._order = sorted(self._entries.values(), key=lambda x: (x.start, x.event.id))
@@ -350,8 +395,9 @@ class ActivityView:
         meta = {"version": _CACHE_VERSION, "keys": keys, "entries": [self._cache[k] for k in keys]}
         buf = io.BytesIO()
         vecs = np.stack([self._cache_vecs[k] for k in keys]) if keys else np.zeros((0, 384), np.float32)
-        np.savez(buf, vectors=vecs, meta=np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"),
-                                                       dtype=np.uint8))
+        np.savez(
+            buf, vectors=vecs, meta=np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
+        )
         f.parent.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
         f.parent.chmod(PRIVATE_DIR_MODE)
         write_atomic(f, buf.getvalue(), mode=PRIVATE_FILE_MODE)
@@ -368,7 +414,9 @@ class ActivityView:
         with self._lock:
             return self._order[-1] if self._order else None
 
-    def search(self, query_vector: np.ndarray, k: int, keep: Callable[[Entry], bool]) -> tuple[list[tuple[Entry, float]], int]:
+    def search(
+        self, query_vector: np.ndarray, k: int, keep: Callable[[Entry], bool]
+    ) -> tuple[list[tuple[Entry, float]], int]:
         """The ``k`` entries closest to ``query_vector`` among unblocked ones that ``keep``
         accepts, best first, and how many were eligible. Uses the RAG memory's faiss index
         (:func:`~proagent.agent.memory.rag.search`) over every indexed event; when filters leave
@@ -379,8 +427,7 @@ class ActivityView:
         with self._lock:
             if self._dirty:
                 self._indexed = [m for m in self._order if not m.blocked and m.vector is not None]
-                vecs = (np.stack([m.vector for m in self._indexed]) if self._indexed
-                        else np.zeros((0, 384), np.float32))
+                vecs = np.stack([m.vector for m in self._indexed]) if self._indexed else np.zeros((0, 384), np.float32)
                 self._index = vector_index(vecs)
                 self._vecs = vecs
                 self._dirty = False

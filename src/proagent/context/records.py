@@ -14,8 +14,20 @@ from typing import Annotated
 
 from pydantic import Field
 
-__all__ = ["ActivityItem", "CurrentContext", "IntentionShare", "OfferAnswer", "OfferItem", "OfferList",
-           "PersonaCluster", "RecentActivity", "SearchHit", "SearchResult", "Timeline", "UserProfile"]
+__all__ = [
+    "ActivityItem",
+    "CurrentContext",
+    "IntentionShare",
+    "OfferAnswer",
+    "OfferItem",
+    "OfferList",
+    "PersonaCluster",
+    "RecentActivity",
+    "SearchHit",
+    "SearchResult",
+    "Timeline",
+    "UserProfile",
+]
 
 
 @dataclass(frozen=True)
@@ -86,15 +98,23 @@ class CurrentContext:
     app: str | None = None
     title: str | None = None
     host: str | None = None
-    screen_text: Annotated[str | None, Field(description=(
-        "OCR text of the focused window's screen at its latest screenshot (redacted unless --raw); "
-        "null when the log records no screen."))] = None
+    screen_text: Annotated[
+        str | None,
+        Field(
+            description=(
+                "OCR text of the focused window's screen at its latest screenshot (redacted unless --raw); "
+                "null when the log records no screen."
+            )
+        ),
+    ] = None
     screenshot_time: str | None = None
     """When that screenshot was taken."""
     since: str | None = None
     """Start of the current event (when the person came to this app)."""
     seconds_in_app: float | None = None
-    withheld: Annotated[bool, Field(description="True when the app or title in front is blocked: nothing of it is shown.")] = False
+    withheld: Annotated[
+        bool, Field(description="True when the app or title in front is blocked: nothing of it is shown.")
+    ] = False
     redacted: bool = True
 
 
@@ -164,7 +184,9 @@ class OfferItem:
     intention: str | None = None
     app: str = ""
     p_help: float | None = None
-    response: Annotated[str | None, Field(description="The latest answer (accepted, dismissed, not_now, ignored); null while open.")] = None
+    response: Annotated[
+        str | None, Field(description="The latest answer (accepted, dismissed, not_now, ignored); null while open.")
+    ] = None
 
 
 @dataclass(frozen=True)

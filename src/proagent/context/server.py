@@ -46,8 +46,20 @@ from ._audit import AuditLog
 from ._personas import CACHE_FILE as PERSONA_CACHE
 from ._personas import PersonaWriter
 from ._view import MAX_TEXT, ActivityView, Entry
-from .records import (ActivityItem, CurrentContext, IntentionShare, OfferAnswer, OfferItem, OfferList, PersonaCluster,
-                      RecentActivity, SearchHit, SearchResult, Timeline, UserProfile)
+from .records import (
+    ActivityItem,
+    CurrentContext,
+    IntentionShare,
+    OfferAnswer,
+    OfferItem,
+    OfferList,
+    PersonaCluster,
+    RecentActivity,
+    SearchHit,
+    SearchResult,
+    Timeline,
+    UserProfile,
+)
 
 __all__ = ["MAX_BODY", "MAX_CONNECTIONS", "SNIPPET", "ContextService", "build_server", "serve_http", "serve_stdio"]
 
@@ -59,9 +71,11 @@ MAX_CONNECTIONS = 32
 """HTTP connections served at once (as :data:`proagent.serve.MAX_CONNECTIONS`)."""
 PROFILE_EVENTS = 2000
 """Newest events the persona clusters of ``user_profile`` are built from (Ward linkage is O(n^2))."""
-INSTRUCTIONS = ("proagent: the person's own activity log (apps, windows, screen text) recorded on this machine. "
-                "Screen text and titles are redacted with typed placeholders such as [EMAIL] unless the server "
-                "runs with --raw. Times are local.")
+INSTRUCTIONS = (
+    "proagent: the person's own activity log (apps, windows, screen text) recorded on this machine. "
+    "Screen text and titles are redacted with typed placeholders such as [EMAIL] unless the server "
+    "runs with --raw. Times are local."
+)
 
 
 class ToolFailure(UsageError):
@@ -109,9 +123,18 @@ class ContextService:
 
     def _item(self, m: Entry) -> ActivityItem:
         e = m.event
-        return ActivityItem(id=str(e.id), start=_iso(e.start), end=_iso(e.end), seconds=e.duration, app=e.app_name,
-                            title=m.title, host=m.host, summary=m.summary, llm_use=bool(e.is_llm_event),
-                            intention=e.intention if e.is_llm_event else None)
+        return ActivityItem(
+            id=str(e.id),
+            start=_iso(e.start),
+            end=_iso(e.end),
+            seconds=e.duration,
+            app=e.app_name,
+            title=m.title,
+            host=m.host,
+            summary=m.summary,
+            llm_use=bool(e.is_llm_event),
+            intention=e.intention if e.is_llm_event else None,
+        )
 
     @property
     def redacted(self) -> bool:
@@ -129,11 +152,17 @@ class ContextService:
         since = until - timedelta(minutes=float(minutes))
         inside = [m for m in entries if m.last_time >= since and m.event.is_activity()]
         shown = [self._item(m) for m in inside if not m.blocked]
-        return RecentActivity(since=_iso(since), until=_iso(until), events=shown[-200:],
-                              withheld=sum(1 for m in inside if m.blocked), redacted=self.redacted)
+        return RecentActivity(
+            since=_iso(since),
+            until=_iso(until),
+            events=shown[-200:],
+            withheld=sum(1 for m in inside if m.blocked),
+            redacted=self.redacted,
+        )
 
-    def search_activity(self, query: str, since: str | None = None, until: str | None = None, app: str | None = None,
-                        limit: int = 5) -> SearchResult:
+    def search_activity(
+        self, query: str, since: str | None = None, until: str | None = None, app: str | None = None, limit: int = 5
+    ) -> SearchResult:
         """The ``limit`` events closest to ``query`` (e5 cosine), best first, within the filters."""
         from ..agent.memory.rag import embed_texts
 
@@ -146,13 +175,21 @@ class ContextService:
         want = (app or "").strip().casefold()
 
         def keep(m: Entry) -> bool:
-            return ((lo is None or m.last_time >= lo) and (hi is None or m.start <= hi)
-                    and (not want or want in m.event.app_name.casefold()))
+            return (
+                (lo is None or m.last_time >= lo)
+                and (hi is None or m.start <= hi)
+                and (not want or want in m.event.app_name.casefold())
+            )
 
         q = embed_texts([query])[0]
         hits, searched = self.view.search(q, int(limit), keep)
-        return SearchResult(query=query, hits=[SearchHit(self._item(m), round(s, 4), m.text[:SNIPPET]) for m, s in hits],
-                            searched=searched, indexed=self.view.indexed_count(), redacted=self.redacted)
+        return SearchResult(
+            query=query,
+            hits=[SearchHit(self._item(m), round(s, 4), m.text[:SNIPPET]) for m, s in hits],
+            searched=searched,
+            indexed=self.view.indexed_count(),
+            redacted=self.redacted,
+        )
 
     def current_context(self) -> CurrentContext:
         """The newest event: app, title, page host and the focused screen's latest text."""
@@ -163,10 +200,17 @@ class ContextService:
         e = m.event
         if m.blocked:
             return CurrentContext(time=_iso(m.last_time), withheld=True, redacted=self.redacted)
-        return CurrentContext(time=_iso(m.last_time), app=e.app_name, title=m.title, host=m.host,
-                              screen_text=m.text if e.screen_recorded else None, screenshot_time=_iso(m.shot_time),
-                              since=_iso(e.start), seconds_in_app=round((m.last_time - e.start).total_seconds(), 1),
-                              redacted=self.redacted)
+        return CurrentContext(
+            time=_iso(m.last_time),
+            app=e.app_name,
+            title=m.title,
+            host=m.host,
+            screen_text=m.text if e.screen_recorded else None,
+            screenshot_time=_iso(m.shot_time),
+            since=_iso(e.start),
+            seconds_in_app=round((m.last_time - e.start).total_seconds(), 1),
+            redacted=self.redacted,
+        )
 
     def user_profile(self) -> UserProfile:
         """Intention mix of the annotated LLM use, top apps, and the persona memory's clusters."""
@@ -185,15 +229,23 @@ class ContextService:
         personas: list[PersonaCluster] = []
         prompts: list[str] = []
         recent = [m for m in entries if m.vector is not None][-PROFILE_EVENTS:]
-        for group, members in (("llm", [m for m in recent if m.event.is_llm_event]),
-                               ("other", [m for m in recent if not m.event.is_llm_event])):
+        for group, members in (
+            ("llm", [m for m in recent if m.event.is_llm_event]),
+            ("other", [m for m in recent if not m.event.is_llm_event]),
+        ):
             for cluster, prompt in _clusters(group, members):
                 personas.append(cluster)
                 prompts.append(prompt)
-        profile = UserProfile(events=len(entries), llm_events=len(llm), intentions=intentions,
-                              top_apps=[a for a, _ in seconds.most_common(10) if a],
-                              personas=personas, first=_iso(entries[0].start) if entries else None,
-                              last=_iso(entries[-1].last_time) if entries else None, redacted=self.redacted)
+        profile = UserProfile(
+            events=len(entries),
+            llm_events=len(llm),
+            intentions=intentions,
+            top_apps=[a for a, _ in seconds.most_common(10) if a],
+            personas=personas,
+            first=_iso(entries[0].start) if entries else None,
+            last=_iso(entries[-1].last_time) if entries else None,
+            redacted=self.redacted,
+        )
         self._profile = (stamp, profile, prompts)
         return self._with_texts(profile, prompts)
 
@@ -201,13 +253,19 @@ class ContextService:
         if self.personas is None:
             return profile
         texts = self.personas.texts(prompts)
-        return replace(profile, personas=[replace(c, persona=t) for c, t in zip(profile.personas, texts)],
-                       persona_model=self.personas.name, personas_pending=self.personas.pending,
-                       persona_error=self.personas.error)
+        return replace(
+            profile,
+            personas=[replace(c, persona=t) for c, t in zip(profile.personas, texts)],
+            persona_model=self.personas.name,
+            personas_pending=self.personas.pending,
+            persona_error=self.personas.error,
+        )
 
     def _feedback(self):  # noqa: ANN202
         if self.live is None:
-            raise ToolFailure("--live", "no live folder: start `proagent mcp` with --live DIR (the folder of `proagent live`)")
+            raise ToolFailure(
+                "--live", "no live folder: start `proagent mcp` with --live DIR (the folder of `proagent live`)"
+            )
         if self._store is None:
             from ..live import FeedbackStore
 
@@ -222,9 +280,20 @@ class ContextService:
         rows = self._feedback().offers(open_only=status == "open", limit=10_000 if status == "answered" else int(limit))
         if status == "answered":
             rows = [r for r in rows if r["response"] is not None][: int(limit)]
-        items = [OfferItem(id=int(r["id"]), moment=r["moment"], created_at=r["created_at"], text=self._show(r["text"]) or "",
-                           query=self._show(r["query"]), intention=r["intention"], app=r["app_name"] or "",
-                           p_help=r["p_help"], response=r["response"]) for r in rows]
+        items = [
+            OfferItem(
+                id=int(r["id"]),
+                moment=r["moment"],
+                created_at=r["created_at"],
+                text=self._show(r["text"]) or "",
+                query=self._show(r["query"]),
+                intention=r["intention"],
+                app=r["app_name"] or "",
+                p_help=r["p_help"],
+                response=r["response"],
+            )
+            for r in rows
+        ]
         return OfferList(status=status, offers=items, redacted=self.redacted)
 
     def answer_offer(self, offer_id: int, response: str) -> OfferAnswer:
@@ -250,9 +319,13 @@ class ContextService:
         for m in inside:
             if not m.blocked:
                 seconds[m.event.app_name] += max(0.0, (m.last_time - m.start).total_seconds())
-        return Timeline(date=d.isoformat(), events=[self._item(m) for m in inside if not m.blocked],
-                        withheld=sum(1 for m in inside if m.blocked),
-                        seconds_by_app={a: round(s, 1) for a, s in seconds.most_common()}, redacted=self.redacted)
+        return Timeline(
+            date=d.isoformat(),
+            events=[self._item(m) for m in inside if not m.blocked],
+            withheld=sum(1 for m in inside if m.blocked),
+            seconds_by_app={a: round(s, 1) for a, s in seconds.most_common()},
+            redacted=self.redacted,
+        )
 
     def close(self) -> None:
         if self.personas is not None:
@@ -288,12 +361,27 @@ def _clusters(group: str, members: list[Entry]) -> list[tuple[PersonaCluster, st
             if len(examples) == 3:
                 break
         shown = sorted(central[:PROMPT_RECORDS], key=lambda i: members[i].start)
-        records = [MemoryRecord(id=str(members[i].event.id), user="me", time=members[i].start, known_at=members[i].start,
-                                app=members[i].event.app_name, title=members[i].title, activity=members[i].summary,
-                                is_llm=group == "llm") for i in shown]
-        out.append((PersonaCluster(group=group, events=len(idx), apps=apps, examples=examples,
-                                   share=round(len(idx) / len(members), 4)),
-                    persona_prompt(records, group, MAX_TOKENS)))
+        records = [
+            MemoryRecord(
+                id=str(members[i].event.id),
+                user="me",
+                time=members[i].start,
+                known_at=members[i].start,
+                app=members[i].event.app_name,
+                title=members[i].title,
+                activity=members[i].summary,
+                is_llm=group == "llm",
+            )
+            for i in shown
+        ]
+        out.append(
+            (
+                PersonaCluster(
+                    group=group, events=len(idx), apps=apps, examples=examples, share=round(len(idx) / len(members), 4)
+                ),
+                persona_prompt(records, group, MAX_TOKENS),
+            )
+        )
     return sorted(out, key=lambda c: -c[0].events)
 
 
@@ -363,7 +451,9 @@ def build_server(service: ContextService, audit: AuditLog | None = None):  # noq
                     raise ToolError(one_line_validation(name, e.__cause__)) from None
                 raise
 
-    read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+    read_only = ToolAnnotations(
+        read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+    )
     tools: list[Any] = []
 
     def tool(annotations: ToolAnnotations) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -374,18 +464,32 @@ def build_server(service: ContextService, audit: AuditLog | None = None):  # noq
         return add
 
     @tool(read_only)
-    def recent_activity(minutes: Annotated[float, Field(gt=0, le=1440, description=(
-            "How far back from the log's newest record, in minutes (at most 1440)."))] = 30) -> RecentActivity:
+    def recent_activity(
+        minutes: Annotated[
+            float,
+            Field(gt=0, le=1440, description=("How far back from the log's newest record, in minutes (at most 1440).")),
+        ] = 30,
+    ) -> RecentActivity:
         """What the person did in the last minutes: apps, window titles and summaries of the events, oldest first."""
         return _call(service.recent_activity, minutes)
 
     @tool(read_only)
     def search_activity(
-            query: Annotated[str, Field(min_length=1, max_length=500, description="What to look for, in plain words (any language).")],
-            since: Annotated[str | None, Field(description="Only events that end after this local time (ISO 8601).")] = None,
-            until: Annotated[str | None, Field(description="Only events that start before this local time (ISO 8601).")] = None,
-            app: Annotated[str | None, Field(max_length=200, description="Only events of apps whose name contains this (case-insensitive).")] = None,
-            limit: Annotated[int, Field(ge=1, le=20, description="How many events to return.")] = 5) -> SearchResult:
+        query: Annotated[
+            str, Field(min_length=1, max_length=500, description="What to look for, in plain words (any language).")
+        ],
+        since: Annotated[
+            str | None, Field(description="Only events that end after this local time (ISO 8601).")
+        ] = None,
+        until: Annotated[
+            str | None, Field(description="Only events that start before this local time (ISO 8601).")
+        ] = None,
+        app: Annotated[
+            str | None,
+            Field(max_length=200, description="Only events of apps whose name contains this (case-insensitive)."),
+        ] = None,
+        limit: Annotated[int, Field(ge=1, le=20, description="How many events to return.")] = 5,
+    ) -> SearchResult:
         """Find past moments by meaning (semantic search over window titles, summaries and screen text),
         with their times and apps, best match first."""
         return _call(service.search_activity, query, since, until, app, limit)
@@ -402,40 +506,60 @@ def build_server(service: ContextService, audit: AuditLog | None = None):  # noq
         return _call(service.user_profile)
 
     @tool(read_only)
-    def offers(status: Annotated[Literal["open", "answered", "all"], Field(description=(
-                   "open: not answered yet; answered; all."))] = "open",
-               limit: Annotated[int, Field(ge=1, le=100)] = 20) -> OfferList:
+    def offers(
+        status: Annotated[
+            Literal["open", "answered", "all"], Field(description=("open: not answered yet; answered; all."))
+        ] = "open",
+        limit: Annotated[int, Field(ge=1, le=100)] = 20,
+    ) -> OfferList:
         """Help offers the proactive agent (proagent live) made, latest first, with the person's answers."""
         return _call(service.offers, status, limit)
 
-    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
-                                             open_world_hint=False))
-    def answer_offer(id: Annotated[int, Field(ge=1, description="The offer's id (from offers).")],  # noqa: A002
-                     response: Annotated[Literal["accepted", "dismissed", "not_now"], Field(description=(
-                         "The person's answer to the offer."))]) -> OfferAnswer:
+    @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False))
+    def answer_offer(
+        id: Annotated[int, Field(ge=1, description="The offer's id (from offers).")],  # noqa: A002
+        response: Annotated[
+            Literal["accepted", "dismissed", "not_now"], Field(description=("The person's answer to the offer."))
+        ],
+    ) -> OfferAnswer:
         """Record the person's answer to a help offer (the only tool that writes: one row in feedback.db)."""
         return _call(service.answer_offer, id, response)
 
-    server = _Server("proagent", title="proagent activity context", instructions=INSTRUCTIONS,
-                     version=__version__, log_level="WARNING", middleware=[audit] if audit is not None else None,
-                     tools=tools)
+    server = _Server(
+        "proagent",
+        title="proagent activity context",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        log_level="WARNING",
+        middleware=[audit] if audit is not None else None,
+        tools=tools,
+    )
 
     def _timeline_json(day: str | None) -> str:
-        from ..io import to_jsonable
         from mcp.server.mcpserver.exceptions import ResourceError
+
+        from ..io import to_jsonable
 
         try:
             return json.dumps(to_jsonable(service.timeline(day)), ensure_ascii=False)
         except (UsageError, DataError) as e:
             raise ResourceError(str(e)) from None
 
-    @server.resource("proagent://timeline/today", name="timeline-today", mime_type="application/json",
-                     description="The log's newest day: every event (app, title, times) and time per app.")
+    @server.resource(
+        "proagent://timeline/today",
+        name="timeline-today",
+        mime_type="application/json",
+        description="The log's newest day: every event (app, title, times) and time per app.",
+    )
     def timeline_today() -> str:
         return _timeline_json(None)
 
-    @server.resource("proagent://timeline/{day}", name="timeline", mime_type="application/json",
-                     description="One day's events (day as YYYY-MM-DD) and time per app.")
+    @server.resource(
+        "proagent://timeline/{day}",
+        name="timeline",
+        mime_type="application/json",
+        description="One day's events (day as YYYY-MM-DD) and time per app.",
+    )
     def timeline_day(day: str) -> str:
         return _timeline_json(day)
 
@@ -469,9 +593,17 @@ class _Guard:
 
 async def _refuse(send: Any, status: int, message: str) -> None:
     body = json.dumps({"error": message}).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                            (b"cache-control", b"no-store")]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"cache-control", b"no-store"),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
@@ -505,11 +637,19 @@ def serve_http(server, sock: socket.socket, token: str) -> None:  # noqa: ANN001
 
     port = sock.getsockname()[1]
     security = TransportSecuritySettings(
-        enable_dns_rebinding_protection=True, allowed_hosts=[f"127.0.0.1:{port}", f"localhost:{port}"],
-        allowed_origins=[f"http://127.0.0.1:{port}", f"http://localhost:{port}"])
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"127.0.0.1:{port}", f"localhost:{port}"],
+        allowed_origins=[f"http://127.0.0.1:{port}", f"http://localhost:{port}"],
+    )
     app = server.streamable_http_app(host="127.0.0.1", transport_security=security, max_request_body_size=MAX_BODY)
-    config = uvicorn.Config(_Guard(app, token), log_level="warning", access_log=False, limit_concurrency=MAX_CONNECTIONS,
-                            timeout_keep_alive=10, server_header=False)
+    config = uvicorn.Config(
+        _Guard(app, token),
+        log_level="warning",
+        access_log=False,
+        limit_concurrency=MAX_CONNECTIONS,
+        timeout_keep_alive=10,
+        server_header=False,
+    )
     anyio.run(uvicorn.Server(config).serve, [sock])
 
 
@@ -523,8 +663,9 @@ def check_live_folder(live: str | Path) -> Path:
 
     p = Path(live)
     if not (p / FEEDBACK_DB).is_file():
-        raise DataError(p, f"no {FEEDBACK_DB} here: give the folder `proagent live` writes (its --out)",
-                        option="--live")
+        raise DataError(
+            p, f"no {FEEDBACK_DB} here: give the folder `proagent live` writes (its --out)", option="--live"
+        )
     return p
 
 
@@ -533,10 +674,21 @@ def state_folder(log: Path) -> Path:
     return log if log.is_dir() else log.parent
 
 
-def run(log: str | Path, *, raw: bool = False, block_apps: tuple[str, ...] = (), block_titles: tuple[str, ...] = (),
-        live: str | Path | None = None, http: bool = False, port: int = 0, token_file: str | Path | None = None,
-        state: str | Path | None = None, persona_model: str | None = None, model_base_url: str | None = None,
-        announce: Any = None) -> None:
+def run(
+    log: str | Path,
+    *,
+    raw: bool = False,
+    block_apps: tuple[str, ...] = (),
+    block_titles: tuple[str, ...] = (),
+    live: str | Path | None = None,
+    http: bool = False,
+    port: int = 0,
+    token_file: str | Path | None = None,
+    state: str | Path | None = None,
+    persona_model: str | None = None,
+    model_base_url: str | None = None,
+    announce: Any = None,
+) -> None:
     """``proagent mcp``: open the log, then serve until the client goes (stdio) or Ctrl-C (HTTP).
 
     Args:
@@ -568,8 +720,11 @@ def run(log: str | Path, *, raw: bool = False, block_apps: tuple[str, ...] = (),
         audit = AuditLog(state_dir / "mcp.log")
     except OSError as e:
         view.close()
-        raise DataError(state_dir / "mcp.log", f"cannot write the call log ({e.strerror or e}); "
-                                               "give a writable --state folder", option="--state") from None
+        raise DataError(
+            state_dir / "mcp.log",
+            f"cannot write the call log ({e.strerror or e}); give a writable --state folder",
+            option="--state",
+        ) from None
     personas = None
     if persona_model is not None:
         cache = view.cache_dir / PERSONA_CACHE if view.cache_dir is not None else None
@@ -584,8 +739,10 @@ def run(log: str | Path, *, raw: bool = False, block_apps: tuple[str, ...] = (),
         sock = bind_loopback(port)
         token = _token(token_file)
         if announce is not None:
-            announce(f"proagent mcp: http://127.0.0.1:{sock.getsockname()[1]}/mcp "
-                     + (f"(token in {token_file})" if token_file else f"(header Authorization: Bearer {token})"))
+            announce(
+                f"proagent mcp: http://127.0.0.1:{sock.getsockname()[1]}/mcp "
+                + (f"(token in {token_file})" if token_file else f"(header Authorization: Bearer {token})")
+            )
         serve_http(server, sock, token)
     finally:
         poller.stop()

@@ -7,9 +7,9 @@ in ProAgentBench's processed layout with only cleaned OCR text.
 from ._detect import TextFinding, clean_text, find_pii, high_risk_types, pii_recognizer, pii_types
 from ._pipeline import STATE_DIR, TITLE_KEYWORDS, CurateConfig, curate, load_decisions, save_decision
 from ._quality import QualityConfig
-from .records import CurateManifest, CurateSummary, Region, Screening, Verdict
 from ._review import serve_review
 from ._screen import OcrScreener, Screener, ScreenerError, VlmScreener, make_screener
+from .records import CurateManifest, CurateSummary, Region, Screening, Verdict
 
 __all__ = [
     "STATE_DIR",

@@ -58,8 +58,22 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["NAME_LINE", "RECOGNIZERS", "STREET_LINE", "UNUSED_BY_PRESIDIO", "PiiRecognizer", "TextFinding", "clean_text",
-           "find_pii", "find_pii_lines", "has_ner", "high_risk_types", "pii_recognizer", "pii_types", "tag"]
+__all__ = [
+    "NAME_LINE",
+    "RECOGNIZERS",
+    "STREET_LINE",
+    "UNUSED_BY_PRESIDIO",
+    "PiiRecognizer",
+    "TextFinding",
+    "clean_text",
+    "find_pii",
+    "find_pii_lines",
+    "has_ner",
+    "high_risk_types",
+    "pii_recognizer",
+    "pii_types",
+    "tag",
+]
 
 _NOT_ALNUM_BEFORE = r"(?<![0-9A-Za-z])"
 _NOT_ALNUM_AFTER = r"(?![0-9A-Za-z])"
@@ -106,21 +120,28 @@ RECOGNIZERS: dict[str, PiiRecognizer] = {}
 length and risk go to the earlier one), filled by :func:`pii_recognizer`."""
 
 
-def pii_recognizer(type: str, *, entities: tuple[str, ...], high_risk: bool = False,  # noqa: A002 (privacy.jsonl's word)
-                   accept: Callable[[str, bool], bool] | None = None,
-                   min_score: float = 0.0) -> Callable[[Callable[[], list]], Callable[[], list]]:
+def pii_recognizer(
+    type: str,
+    *,
+    entities: tuple[str, ...],
+    high_risk: bool = False,  # noqa: A002 (privacy.jsonl's word)
+    accept: Callable[[str, bool], bool] | None = None,
+    min_score: float = 0.0,
+) -> Callable[[Callable[[], list]], Callable[[], list]]:
     """Register a type of personal data: decorate the function that builds its presidio
     recognizers (imports inside it: presidio loads only when text is first screened).
 
     Raises:
         ValueError: ``type`` is registered already by another function.
     """
+
     def add(build: Callable[[], list]) -> Callable[[], list]:
         old = RECOGNIZERS.get(type)
         if old is not None and old.build is not build:
             raise ValueError(f"PII type {type!r} is already registered")
-        RECOGNIZERS[type] = PiiRecognizer(type, tuple(entities), build, bool(high_risk),
-                                          accept or (lambda span, strict: True), float(min_score))
+        RECOGNIZERS[type] = PiiRecognizer(
+            type, tuple(entities), build, bool(high_risk), accept or (lambda span, strict: True), float(min_score)
+        )
         return build
 
     return add
@@ -157,7 +178,9 @@ def _pattern(entity: str, name: str, regex: str, score: float, cls: type | None 
     presidio matches with the ``regex`` module, whose look-behinds may vary in width)."""
     from presidio_analyzer import Pattern, PatternRecognizer
 
-    return (cls or PatternRecognizer)(supported_entity=entity, patterns=[Pattern(name, regex, score)], global_regex_flags=flags)
+    return (cls or PatternRecognizer)(
+        supported_entity=entity, patterns=[Pattern(name, regex, score)], global_regex_flags=flags
+    )
 
 
 @pii_recognizer("email", entities=("EMAIL_ADDRESS",))
@@ -187,9 +210,15 @@ def _phone() -> list:
     (``1[3-9]`` + 9 digits, optional ``+86``)."""
     from presidio_analyzer.predefined_recognizers import PhoneRecognizer
 
-    return [PhoneRecognizer(supported_regions=("US", "GB", "DE", "FR", "CN", "HK", "TW", "JP", "IN", "CA", "AU")),
-            _pattern("CN_MOBILE", "cn_mobile", _NOT_ALNUM_BEFORE + r"(?:\+?86[ \-]?)?1[3-9]\d[ \-]?\d{4}[ \-]?\d{4}"
-                     + _NOT_ALNUM_AFTER, 0.8)]
+    return [
+        PhoneRecognizer(supported_regions=("US", "GB", "DE", "FR", "CN", "HK", "TW", "JP", "IN", "CA", "AU")),
+        _pattern(
+            "CN_MOBILE",
+            "cn_mobile",
+            _NOT_ALNUM_BEFORE + r"(?:\+?86[ \-]?)?1[3-9]\d[ \-]?\d{4}[ \-]?\d{4}" + _NOT_ALNUM_AFTER,
+            0.8,
+        ),
+    ]
 
 
 def _weak(cls: type, context: list[str], **kw: object) -> object:
@@ -220,7 +249,11 @@ def _id_number() -> list:
                 return False
             return ric.calc_check_digit(number) == number[17]
 
-    return [_pattern("CN_RESIDENT_ID", "cn_id", _NOT_ALNUM_BEFORE + r"[1-9]\d{16}[\dXx]" + _NOT_ALNUM_AFTER, 0.9, CnResidentId)]
+    return [
+        _pattern(
+            "CN_RESIDENT_ID", "cn_id", _NOT_ALNUM_BEFORE + r"[1-9]\d{16}[\dXx]" + _NOT_ALNUM_AFTER, 0.9, CnResidentId
+        )
+    ]
 
 
 _SSN_CONTEXT = ["ssn", "ss#", "social", "security", "社会安全"]
@@ -253,9 +286,15 @@ def _passport() -> list:
     passport label (other countries' formats, e.g. Germany's ``C01X00T47``)."""
     from presidio_analyzer.predefined_recognizers import UsPassportRecognizer
 
-    return [_weak(UsPassportRecognizer, ["passport", "护照"]),
-            _pattern("PASSPORT", "passport_label",
-                     r"(?<=" + _PASSPORT_LABEL + r")(?=(?:[A-Z]*\d){5})[A-Z0-9]{6,9}" + _NOT_ALNUM_AFTER, 0.85)]
+    return [
+        _weak(UsPassportRecognizer, ["passport", "护照"]),
+        _pattern(
+            "PASSPORT",
+            "passport_label",
+            r"(?<=" + _PASSPORT_LABEL + r")(?=(?:[A-Z]*\d){5})[A-Z0-9]{6,9}" + _NOT_ALNUM_AFTER,
+            0.85,
+        ),
+    ]
 
 
 @pii_recognizer("bank_card", entities=("BANK_CARD", "CREDIT_CARD"), high_risk=True)
@@ -272,8 +311,12 @@ def _bank_card() -> list:
             digits = re.sub(r"\D", "", pattern_text)
             return 13 <= len(digits) <= 19 and bool(luhn.is_valid(digits))
 
-    return [CreditCardRecognizer(),
-            _pattern("BANK_CARD", "bank_card", _NOT_ALNUM_BEFORE + r"\d(?:[ \-]?\d){12,18}" + _NOT_ALNUM_AFTER, 0.7, BankCard)]
+    return [
+        CreditCardRecognizer(),
+        _pattern(
+            "BANK_CARD", "bank_card", _NOT_ALNUM_BEFORE + r"\d(?:[ \-]?\d){12,18}" + _NOT_ALNUM_AFTER, 0.7, BankCard
+        ),
+    ]
 
 
 @pii_recognizer("iban", entities=("IBAN_CODE",), high_risk=True)
@@ -324,45 +367,62 @@ def _api_key() -> list:
     ``key/token/secret = value`` assignments."""
     from presidio_analyzer import Pattern, PatternRecognizer
 
-    return [PatternRecognizer(
-        supported_entity="API_KEY",
-        patterns=[
-            Pattern("provider_key", _NOT_ALNUM_BEFORE + _KEY_PATTERN, 0.9),
-            Pattern("private_key", r"-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----", 0.9),
-            Pattern("bearer", r"(?<=\bbearer\s+)[A-Za-z0-9_\-\.=]{16,}", 0.8),
-            Pattern(
-                "assigned_secret",
-                r"(?<=\b(?:api[_\- ]?key|access[_\- ]?key|secret(?:[_\- ]?key)?|token|auth|密钥|令牌)"
-                r"[\"']?\s*[:：=]\s*[\"']?)[A-Za-z0-9_\-\.+/=]{12,}",
-                0.8,
-            ),
-        ],
-        global_regex_flags=_FLAGS,
-    )]
+    return [
+        PatternRecognizer(
+            supported_entity="API_KEY",
+            patterns=[
+                Pattern("provider_key", _NOT_ALNUM_BEFORE + _KEY_PATTERN, 0.9),
+                Pattern("private_key", r"-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----", 0.9),
+                Pattern("bearer", r"(?<=\bbearer\s+)[A-Za-z0-9_\-\.=]{16,}", 0.8),
+                Pattern(
+                    "assigned_secret",
+                    r"(?<=\b(?:api[_\- ]?key|access[_\- ]?key|secret(?:[_\- ]?key)?|token|auth|密钥|令牌)"
+                    r"[\"']?\s*[:：=]\s*[\"']?)[A-Za-z0-9_\-\.+/=]{12,}",
+                    0.8,
+                ),
+            ],
+            global_regex_flags=_FLAGS,
+        )
+    ]
 
 
 @pii_recognizer("password", entities=("PASSWORD",), high_risk=True)
 def _password() -> list:
     """The value after a password label, English or Chinese (password, passwd, passcode, pwd, 密码, 口令)."""
-    return [_pattern("PASSWORD", "password_field",
-                     r"(?<=(?:pass(?:word|wd|code)?|pwd|密码|口令)[\"']?\s*[:：=]\s*[\"']?)[^\s\"',;]{3,}", 0.9)]
+    return [
+        _pattern(
+            "PASSWORD",
+            "password_field",
+            r"(?<=(?:pass(?:word|wd|code)?|pwd|密码|口令)[\"']?\s*[:：=]\s*[\"']?)[^\s\"',;]{3,}",
+            0.9,
+        )
+    ]
 
 
-_STREET_SUFFIX = (r"(?:Street|St|Avenue|Ave|Road|Rd|Lane|Ln|Drive|Dr|Boulevard|Blvd|Court|Ct|Way|Place|Pl|Terrace|Ter"
-                  r"|Circle|Cir|Parkway|Pkwy|Highway|Hwy|Square|Sq|Trail|Trl|Crescent|Close|Grove|Gardens|Row|Alley)")
-STREET_LINE = (r"(?<![\w.,:/#-])\d{1,6}[A-Z]?(?:\s+(?:[NSEW]\.?|North|South|East|West))?(?:\s+[A-Z][A-Za-z'\-]*){1,4}\s+"
-               + _STREET_SUFFIX + r"\.?(?![A-Za-z])"
-               r"(?:,?\s+(?:Apt|Suite|Unit|Flat|#)\.?\s*[A-Za-z0-9\-]+)?"
-               r"(?:,\s*[A-Z][a-z][A-Za-z.'\-]*(?:\s+[A-Z][a-z][A-Za-z.'\-]*){0,2}){0,2}"
-               r"(?:,?\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?)?")
+_STREET_SUFFIX = (
+    r"(?:Street|St|Avenue|Ave|Road|Rd|Lane|Ln|Drive|Dr|Boulevard|Blvd|Court|Ct|Way|Place|Pl|Terrace|Ter"
+    r"|Circle|Cir|Parkway|Pkwy|Highway|Hwy|Square|Sq|Trail|Trl|Crescent|Close|Grove|Gardens|Row|Alley)"
+)
+STREET_LINE = (
+    r"(?<![\w.,:/#-])\d{1,6}[A-Z]?(?:\s+(?:[NSEW]\.?|North|South|East|West))?(?:\s+[A-Z][A-Za-z'\-]*){1,4}\s+"
+    + _STREET_SUFFIX
+    + r"\.?(?![A-Za-z])"
+    r"(?:,?\s+(?:Apt|Suite|Unit|Flat|#)\.?\s*[A-Za-z0-9\-]+)?"
+    r"(?:,\s*[A-Z][a-z][A-Za-z.'\-]*(?:\s+[A-Z][a-z][A-Za-z.'\-]*){0,2}){0,2}"
+    r"(?:,?\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?)?"
+)
 """A street line, case-sensitive: house number, one to four capitalised words, a USPS street suffix,
 then optionally a unit, up to two ``, Town`` parts and ``ST 12345`` (``1427 Maple Lane, Springfield,
 IL 62704``)."""
-_CN_ADDRESS = (r"[\u4e00-\u9fff]{2,8}?(?:省|市|自治区)[\u4e00-\u9fff]{0,12}?(?:市|区|县|旗)[\u4e00-\u9fff\d]{1,20}?"
-               r"(?:路|街|道|巷|弄|村|镇)(?:[\d\-]{1,6}号)?(?:[\d\-]+(?:号楼|栋|幢|单元|室|层))*")
-_ADDRESS_LABEL = (r"(?:(?:^|(?<=\n))[ \t]*address(?:[ \t]+line[ \t]*\d)?"
-                  r"|(?:home|current|mailing|postal|shipping|billing|delivery|residential|permanent|street|physical"
-                  r"|correspondence)[ \t]+address)[ \t]*[:：][ \t]*")
+_CN_ADDRESS = (
+    r"[\u4e00-\u9fff]{2,8}?(?:省|市|自治区)[\u4e00-\u9fff]{0,12}?(?:市|区|县|旗)[\u4e00-\u9fff\d]{1,20}?"
+    r"(?:路|街|道|巷|弄|村|镇)(?:[\d\-]{1,6}号)?(?:[\d\-]+(?:号楼|栋|幢|单元|室|层))*"
+)
+_ADDRESS_LABEL = (
+    r"(?:(?:^|(?<=\n))[ \t]*address(?:[ \t]+line[ \t]*\d)?"
+    r"|(?:home|current|mailing|postal|shipping|billing|delivery|residential|permanent|street|physical"
+    r"|correspondence)[ \t]+address)[ \t]*[:：][ \t]*"
+)
 _CN_ADDRESS_LABEL = r"(?:住址|家庭住址|家庭地址|收货地址|通讯地址|联系地址|居住地址|现住址|户籍地址|详细地址|邮寄地址|寄送地址|^[ \t]*地址)[ \t]*[:：]?[ \t]*"
 
 
@@ -372,18 +432,30 @@ def _address() -> list:
     a Chinese address (province or city, district, road or village, number), and the value after
     an address label (``Home address:``, ``Address:`` at a line's start, 住址, 收货地址...) when
     it holds a word and a number (Chinese: a 省/市/区/路/号 character)."""
-    return [_pattern("STREET_ADDRESS", "street_line", STREET_LINE, 0.7, flags=re.MULTILINE),
-            _pattern("STREET_ADDRESS", "cn_address", _CN_ADDRESS, 0.7, flags=re.MULTILINE),
-            _pattern("LABELLED_ADDRESS", "labelled_address",
-                     r"(?<=" + _ADDRESS_LABEL + r")(?=[^\n]*\d)(?=[^\n]*(?<![A-Za-z])[A-Za-z]{3,}(?![A-Za-z0-9]))"
-                     r"[^\s:：][^\n]{5,120}?(?=[ \t]*(?:$|\n))", 0.75),
-            _pattern("LABELLED_ADDRESS", "labelled_cn_address",
-                     r"(?<=" + _CN_ADDRESS_LABEL + r")(?=[^\n]*[省市区县路街道号村镇])[^\s:：][^\n]{3,80}?(?=[ \t]*(?:$|\n))", 0.75)]
+    return [
+        _pattern("STREET_ADDRESS", "street_line", STREET_LINE, 0.7, flags=re.MULTILINE),
+        _pattern("STREET_ADDRESS", "cn_address", _CN_ADDRESS, 0.7, flags=re.MULTILINE),
+        _pattern(
+            "LABELLED_ADDRESS",
+            "labelled_address",
+            r"(?<=" + _ADDRESS_LABEL + r")(?=[^\n]*\d)(?=[^\n]*(?<![A-Za-z])[A-Za-z]{3,}(?![A-Za-z0-9]))"
+            r"[^\s:：][^\n]{5,120}?(?=[ \t]*(?:$|\n))",
+            0.75,
+        ),
+        _pattern(
+            "LABELLED_ADDRESS",
+            "labelled_cn_address",
+            r"(?<=" + _CN_ADDRESS_LABEL + r")(?=[^\n]*[省市区县路街道号村镇])[^\s:：][^\n]{3,80}?(?=[ \t]*(?:$|\n))",
+            0.75,
+        ),
+    ]
 
 
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
-_DATE = (r"(?:\d{4}[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}日?|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}"
-         r"|" + _MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r",?\s+\d{4})")
+_DATE = (
+    r"(?:\d{4}[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}日?|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}"
+    r"|" + _MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r",?\s+\d{4})"
+)
 _DOB_LABEL = r"(?:date[ \t]+of[ \t]+birth|birth[ \t]*date|birthday|d\.?o\.?b\.?|born(?:[ \t]+on)?|出生日期|出生年月日?|生日)[ \t]*[:：]?[ \t]*"
 
 
@@ -396,8 +468,10 @@ def _date_of_birth() -> list:
 
 
 _NAME = r"(?:(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?\s+)?[A-Z][a-z'\-]+(?:\s+[A-Z]\.)?(?:\s+[A-Z][a-z'\-]+){1,2}"
-_NAME_LABEL = (r"(?:(?:Full|Legal|First|Last|Given|Family|Customer|Patient|Contact|Your|Account)\s+[Nn]ame|Name|NAME"
-               r"|Recipient|Addressee|Cardholder|Card\s+holder|Account\s+holder|Ship\s+to|Bill\s+to|Deliver\s+to)\s*[:：]\s*")
+_NAME_LABEL = (
+    r"(?:(?:Full|Legal|First|Last|Given|Family|Customer|Patient|Contact|Your|Account)\s+[Nn]ame|Name|NAME"
+    r"|Recipient|Addressee|Cardholder|Card\s+holder|Account\s+holder|Ship\s+to|Bill\s+to|Deliver\s+to)\s*[:：]\s*"
+)
 NAME_LINE = re.compile(r"[ \t]*(" + _NAME + r")[ \t]*,?[ \t]*")
 """A line that is only a person's name (two or three capitalised words, an optional title and
 middle initial): a name when the next line, or the rest of its line, is an address."""
@@ -408,11 +482,22 @@ def _person() -> list:
     """A name after a name label (``Name:``, ``Full name:``, ``Recipient:``, 姓名：, 收件人：...);
     :func:`find_pii` adds a name beside an address (:data:`NAME_LINE`). spaCy's NER too where
     ``en_core_web_sm`` is installed (the optional ``curate-ner`` extra)."""
-    found = [_pattern("LABELLED_NAME", "labelled_name", r"(?<=" + _NAME_LABEL + r")" + _NAME + r"(?![A-Za-z])", 0.8,
-                      flags=re.MULTILINE),
-             _pattern("LABELLED_NAME", "labelled_cn_name",
-                      r"(?<=(?:姓名|收件人|收货人|联系人|持卡人|户名|开户名|寄件人)[ \t]*[:：]?[ \t]*)[\u4e00-\u9fff·]{2,5}"
-                      r"(?![\u4e00-\u9fff])", 0.8)]
+    found = [
+        _pattern(
+            "LABELLED_NAME",
+            "labelled_name",
+            r"(?<=" + _NAME_LABEL + r")" + _NAME + r"(?![A-Za-z])",
+            0.8,
+            flags=re.MULTILINE,
+        ),
+        _pattern(
+            "LABELLED_NAME",
+            "labelled_cn_name",
+            r"(?<=(?:姓名|收件人|收货人|联系人|持卡人|户名|开户名|寄件人)[ \t]*[:：]?[ \t]*)[\u4e00-\u9fff·]{2,5}"
+            r"(?![\u4e00-\u9fff])",
+            0.8,
+        ),
+    ]
     if has_ner():
         from presidio_analyzer.predefined_recognizers import SpacyRecognizer
 
@@ -514,9 +599,14 @@ def _analyzer(types: tuple[str, ...]):  # noqa: ANN202
 
             def process_text(self, text: str, language: str) -> NlpArtifacts:
                 words = list(_WORD.finditer(text))
-                return NlpArtifacts(entities=[], tokens=[m.group() for m in words],
-                                    tokens_indices=[m.start() for m in words],
-                                    lemmas=[m.group().lower() for m in words], nlp_engine=self, language=language)
+                return NlpArtifacts(
+                    entities=[],
+                    tokens=[m.group() for m in words],
+                    tokens_indices=[m.start() for m in words],
+                    lemmas=[m.group().lower() for m in words],
+                    nlp_engine=self,
+                    language=language,
+                )
 
             def process_batch(self, texts, language, batch_size=1, n_process=1, **kw):  # noqa: ANN001, ANN201
                 for t in texts:
@@ -555,8 +645,13 @@ def _min_phone_digits() -> int:
 
     metas = [PhoneMetadata.metadata_for_region(r) for r in phonenumbers.SUPPORTED_REGIONS]
     metas += [PhoneMetadata.metadata_for_nongeo_region(c) for c in phonenumbers.COUNTRY_CODES_FOR_NON_GEO_REGIONS]
-    lengths = [n for m in metas if m is not None and m.general_desc is not None
-               for n in (m.general_desc.possible_length or ()) if n > 0]
+    lengths = [
+        n
+        for m in metas
+        if m is not None and m.general_desc is not None
+        for n in (m.general_desc.possible_length or ())
+        if n > 0
+    ]
     return min(lengths, default=1)
 
 
@@ -579,7 +674,7 @@ def _names_beside_addresses(text: str, addresses: list[TextFinding]) -> list[Tex
     for a in addresses:
         line_start = text.rfind("\n", 0, a.start) + 1
         m = NAME_LINE.fullmatch(text, line_start, a.start)
-        if m is None and not text[line_start:a.start].strip() and line_start > 0:
+        if m is None and not text[line_start : a.start].strip() and line_start > 0:
             prev_start = text.rfind("\n", 0, line_start - 1) + 1
             m = NAME_LINE.fullmatch(text, prev_start, line_start - 1)
         if m is not None:
@@ -593,7 +688,7 @@ def find_pii_lines(lines: list[str], *, strict: bool = False) -> list[list[TextF
     cannot see): what OCR reads line by line finds what the whole text would."""
     out = [find_pii(line, strict=strict) for line in lines]
     for i in range(1, len(lines)):
-        if out[i - 1] or not any(f.type == "address" and not lines[i][:f.start].strip() for f in out[i]):
+        if out[i - 1] or not any(f.type == "address" and not lines[i][: f.start].strip() for f in out[i]):
             continue
         m = NAME_LINE.fullmatch(lines[i - 1])
         if m is not None:
@@ -622,8 +717,12 @@ def find_pii(text: str, *, strict: bool = False) -> list[TextFinding]:
         entities = _entities_but_phone(analyzer)  # no phone number fits: skip its costly matcher
     for r in analyzer.analyze(text=text, language="en", entities=entities, score_threshold=threshold):
         entry = kind.get(r.entity_type)
-        if (entry is None or r.end <= r.start or r.score < entry.min_score
-                or not entry.accept(text[r.start:r.end], strict)):
+        if (
+            entry is None
+            or r.end <= r.start
+            or r.score < entry.min_score
+            or not entry.accept(text[r.start : r.end], strict)
+        ):
             continue
         found.append(TextFinding(entry.type, r.start, r.end, float(r.score)))
     if "address" in RECOGNIZERS and "person" in RECOGNIZERS:
@@ -654,7 +753,7 @@ def clean_text(text: str, findings: list[TextFinding] | None = None, *, strict: 
     for f in sorted(findings, key=lambda f: f.start):
         if f.start < pos:
             continue
-        out.append(text[pos:f.start])
+        out.append(text[pos : f.start])
         out.append(tag(f.type))
         pos = f.end
     out.append(text[pos:])

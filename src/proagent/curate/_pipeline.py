@@ -36,11 +36,22 @@ from ..sources.lifetrace_schema import DB_NAMES, connect_read_only, detect_schem
 from ..sources.lifetrace_write import FOCUSED_COLUMN, PROCESSED_DDL
 from ._detect import clean_text, find_pii, high_risk_types
 from ._quality import QualityConfig, apply_quality_filters, sha256_file
-from .records import ACTIONS, CurateManifest, CurateSummary, Region, Screening, Verdict
 from ._screen import Screener, ocr_lines
+from .records import ACTIONS, CurateManifest, CurateSummary, Region, Screening, Verdict
 
-__all__ = ["DB_NAME", "DIR_MODE", "FILE_MODE", "STATE_DIR", "TITLE_KEYWORDS", "WHOLE_SCREEN", "CurateConfig", "curate",
-           "find_inputs", "load_decisions", "save_decision"]
+__all__ = [
+    "DB_NAME",
+    "DIR_MODE",
+    "FILE_MODE",
+    "STATE_DIR",
+    "TITLE_KEYWORDS",
+    "WHOLE_SCREEN",
+    "CurateConfig",
+    "curate",
+    "find_inputs",
+    "load_decisions",
+    "save_decision",
+]
 
 DB_NAME = DB_NAMES[0]
 """``lifetrace_privacy_processed.db``."""
@@ -51,9 +62,37 @@ DIR_MODE = PRIVATE_DIR_MODE
 FILE_MODE = PRIVATE_FILE_MODE
 """Permission bits of every file curate writes."""
 TITLE_KEYWORDS = (
-    "password", "passwd", "login", "log in", "sign in", "signin", "bank", "banking", "paypal", "wallet",
-    "credit card", "checkout", "payment", "1password", "bitwarden", "keepass", "lastpass", "private", "incognito",
-    "密码", "登录", "登陆", "银行", "网银", "支付", "支付宝", "钱包", "信用卡", "身份证", "隐私", "无痕",
+    "password",
+    "passwd",
+    "login",
+    "log in",
+    "sign in",
+    "signin",
+    "bank",
+    "banking",
+    "paypal",
+    "wallet",
+    "credit card",
+    "checkout",
+    "payment",
+    "1password",
+    "bitwarden",
+    "keepass",
+    "lastpass",
+    "private",
+    "incognito",
+    "密码",
+    "登录",
+    "登陆",
+    "银行",
+    "网银",
+    "支付",
+    "支付宝",
+    "钱包",
+    "信用卡",
+    "身份证",
+    "隐私",
+    "无痕",
 )
 """Window-title keywords that make a screenshot high-risk in phase 3 (matched case-insensitively)."""
 _TS = "%Y-%m-%d %H:%M:%S.%f"
@@ -105,8 +144,9 @@ def _check_out(raw: Path, out: Path) -> None:
     """:func:`proagent.io.check_output_folder` (new, empty or an earlier curate output, outside
     the raw input), and an earlier output must be of this same input."""
     # the line names the option: it says which of the two folders to change
-    check_output_folder(out, marker=f"{STATE_DIR}/manifest.json", run="curate", data=raw, data_name="the raw input",
-                        option="--out")
+    check_output_folder(
+        out, marker=f"{STATE_DIR}/manifest.json", run="curate", data=raw, data_name="the raw input", option="--out"
+    )
     man = out / STATE_DIR / "manifest.json"
     old = CurateManifest.read(man).raw if man.is_file() else None
     if old and Path(old) != raw.resolve():
@@ -119,7 +159,9 @@ def _read_json(path: Path, default: Any) -> Any:
     try:
         return json.loads(path.read_text("utf-8"))
     except json.JSONDecodeError as e:
-        raise DataError(path, f"invalid JSON ({e.msg.removesuffix(' at')} at line {e.lineno}); delete it to start this state afresh") from None
+        raise DataError(
+            path, f"invalid JSON ({e.msg.removesuffix(' at')} at line {e.lineno}); delete it to start this state afresh"
+        ) from None
 
 
 def load_decisions(out: Path, user: str) -> dict[int, str]:
@@ -156,8 +198,10 @@ def _file_sizes(db: Path) -> dict[int, int | None]:
         cols = {r["name"].lower() for r in conn.execute("PRAGMA table_info(screenshots)")}
         if "file_size" not in cols:
             return {}
-        return {int(r["id"]): (int(r["file_size"]) if r["file_size"] is not None else None)
-                for r in conn.execute("SELECT id, file_size FROM screenshots")}
+        return {
+            int(r["id"]): (int(r["file_size"]) if r["file_size"] is not None else None)
+            for r in conn.execute("SELECT id, file_size FROM screenshots")
+        }
     finally:
         conn.close()
 
@@ -211,11 +255,14 @@ def _clean_conversation(ev: Event) -> str | None:
     c = ev.conversation
     if c is None:
         return None
-    return json.dumps({
-        "user_queries": [clean_text(q) for q in c.user_queries],
-        "llm_responses": [clean_text(r) for r in c.llm_responses],
-        "full_conversation": clean_text(c.full_conversation),
-    }, ensure_ascii=False)
+    return json.dumps(
+        {
+            "user_queries": [clean_text(q) for q in c.user_queries],
+            "llm_responses": [clean_text(r) for r in c.llm_responses],
+            "full_conversation": clean_text(c.full_conversation),
+        },
+        ensure_ascii=False,
+    )
 
 
 class _Cache:
@@ -246,7 +293,9 @@ class _Cache:
         self.saved_at = time.monotonic()
 
 
-def _phase3(shot: Screenshot, title: str, s: Screening, action: str, cfg: CurateConfig) -> tuple[str, list[str], set[str]]:
+def _phase3(
+    shot: Screenshot, title: str, s: Screening, action: str, cfg: CurateConfig
+) -> tuple[str, list[str], set[str]]:
     """Rules: title keywords, then the recorded OCR text. Only ever makes the action stricter."""
     reasons: list[str] = []
     types: set[str] = set()
@@ -300,8 +349,11 @@ def _check_images(user: str, db: Path) -> None:
     present = [Path(sh.path) for sh in shots if sh.path is not None and Path(sh.path).is_file()]
     where = db.parent / "screenshots"
     if not present:
-        raise DataError(where, f"none of the {len(shots)} screenshots {user}'s database lists is there "
-                               "(the screenshots folder is missing or moved); curate needs the images")
+        raise DataError(
+            where,
+            f"none of the {len(shots)} screenshots {user}'s database lists is there "
+            "(the screenshots folder is missing or moved); curate needs the images",
+        )
     for path in present[:IMAGE_PROBES]:
         try:
             with open_image(path) as im:
@@ -309,8 +361,11 @@ def _check_images(user: str, db: Path) -> None:
             return
         except Exception:  # noqa: BLE001, S112 - PIL raises many kinds on a non-image
             continue
-    raise DataError(present[0].parent, f"none of the first {min(len(present), IMAGE_PROBES)} screenshot files of "
-                                       f"{user} is an image (damaged or replaced); curate needs the images")
+    raise DataError(
+        present[0].parent,
+        f"none of the first {min(len(present), IMAGE_PROBES)} screenshot files of "
+        f"{user} is an image (damaged or replaced); curate needs the images",
+    )
 
 
 def _published_texts(out: Path, user: str) -> dict[int, str]:
@@ -322,16 +377,26 @@ def _published_texts(out: Path, user: str) -> dict[int, str]:
     try:
         con = connect_read_only(db)
         try:
-            return {int(r[0]): str(r[1]) for r in con.execute("SELECT screenshot_id, text_content FROM ocr_results")
-                    if r[1] and not str(r[1]).startswith(("[deleted screenshot]", "[blurred screenshot]"))}
+            return {
+                int(r[0]): str(r[1])
+                for r in con.execute("SELECT screenshot_id, text_content FROM ocr_results")
+                if r[1] and not str(r[1]).startswith(("[deleted screenshot]", "[blurred screenshot]"))
+            }
         finally:
             con.close()
     except (sqlite3.Error, DataError):
         return {}
 
 
-def _curate_user(user: str, db: Path, out: Path, screener: Screener, cfg: CurateConfig,
-                 summary: CurateSummary, progress: Callable[[str], None]) -> tuple[list[dict], list[dict]]:
+def _curate_user(
+    user: str,
+    db: Path,
+    out: Path,
+    screener: Screener,
+    cfg: CurateConfig,
+    summary: CurateSummary,
+    progress: Callable[[str], None],
+) -> tuple[list[dict], list[dict]]:
     state = out / STATE_DIR / user
     _private_dirs(out, out / STATE_DIR, state)
     log = load_lifetrace(db, user=user)
@@ -339,11 +404,18 @@ def _curate_user(user: str, db: Path, out: Path, screener: Screener, cfg: Curate
     cache = _Cache(state / "screening.json")
     decisions = load_decisions(out, user)
     published = _published_texts(out, user)
-    counts = {"events_in": len(log.events), "events_out": len(q.events), "screenshots_in": log.n_screenshots,
-              "retain": 0, "blur": 0, "delete": 0, "screened": 0,
-              "excluded_screenshots": sum(1 for r in q.records if "screenshot_id" in r),
-              "duplicates": len(q.duplicate_of),
-              "flags": sum(1 for r in q.records if r["decision"] == "flagged")}
+    counts = {
+        "events_in": len(log.events),
+        "events_out": len(q.events),
+        "screenshots_in": log.n_screenshots,
+        "retain": 0,
+        "blur": 0,
+        "delete": 0,
+        "screened": 0,
+        "excluded_screenshots": sum(1 for r in q.records if "screenshot_id" in r),
+        "duplicates": len(q.duplicate_of),
+        "flags": sum(1 for r in q.records if r["decision"] == "flagged"),
+    }
 
     def screen(shot: Screenshot, strict: bool) -> Screening:
         key = f"{q.hashes[shot.id]}:{screener.name}" + (":strict" if strict else "")
@@ -351,8 +423,13 @@ def _curate_user(user: str, db: Path, out: Path, screener: Screener, cfg: Curate
         if got is not None and not shot.ocr_text.strip():  # the output needs a text, the cache holds none
             got = replace(got, ocr_text=published[shot.id]) if shot.id in published else None
         if got is None:
-            got = screener.screen(shot.path, app=shot.app_name, title=shot.window_title, strict=strict,  # type: ignore[arg-type]
-                                  text=shot.ocr_text)
+            got = screener.screen(
+                shot.path,
+                app=shot.app_name,
+                title=shot.window_title,
+                strict=strict,  # type: ignore[arg-type]
+                text=shot.ocr_text,
+            )
             cache.put(key, got)
             counts["screened"] += 1
         return got
@@ -372,9 +449,19 @@ def _curate_user(user: str, db: Path, out: Path, screener: Screener, cfg: Curate
                 screenings[shot.id] = s
                 orig = q.duplicate_of.get(shot.id)
                 if orig is None and s.action != "delete":  # a duplicate is reviewed once, as its first copy
-                    items.append({"screenshot_id": shot.id, "event_id": ev.id, "image": str(shot.path), "risk": s.risk,
-                                  "types": list(s.types), "action": s.action, "regions": [r.to_json() for r in s.regions],
-                                  "app": shot.app_name, "title": clean_text(shot.window_title)})
+                    items.append(
+                        {
+                            "screenshot_id": shot.id,
+                            "event_id": ev.id,
+                            "image": str(shot.path),
+                            "risk": s.risk,
+                            "types": list(s.types),
+                            "action": s.action,
+                            "regions": [r.to_json() for r in s.regions],
+                            "app": shot.app_name,
+                            "title": clean_text(shot.window_title),
+                        }
+                    )
                 action, phase, reasons = s.action, "screen", []
                 new, why, text_types = _phase3(shot, shot.window_title, s, action, cfg)
                 if new != action:
@@ -390,8 +477,21 @@ def _curate_user(user: str, db: Path, out: Path, screener: Screener, cfg: Curate
                 risk = "high-risk" if action == "delete" else ("moderate" if action == "blur" else s.risk)
                 if phase == "review" and action == "retain":
                     risk = "safe"
-                verdicts[shot.id] = Verdict(user, ev.id, shot.id, risk, types, action, s.scene, phase, s.screener,  # type: ignore[arg-type]
-                                            tuple(reasons), len(s.regions), overrode=overrode, duplicate_of=orig)
+                verdicts[shot.id] = Verdict(
+                    user,
+                    ev.id,
+                    shot.id,
+                    risk,
+                    types,
+                    action,
+                    s.scene,
+                    phase,
+                    s.screener,  # type: ignore[arg-type]
+                    tuple(reasons),
+                    len(s.regions),
+                    overrode=overrode,
+                    duplicate_of=orig,
+                )
             # consistency: re-screen the neighbours of deleted screenshots strictly
             deleted = [i for i, sh in enumerate(shots) if verdicts[sh.id].action == "delete"]
             if len(deleted) >= cfg.neighbour_deletions:
@@ -402,9 +502,14 @@ def _curate_user(user: str, db: Path, out: Path, screener: Screener, cfg: Curate
                     strict = screen(sh, True)
                     if strict.types:
                         v = verdicts[sh.id]
-                        verdicts[sh.id] = replace(v, action="delete", risk="high-risk", phase="rules",
-                                                  types=tuple(sorted(set(v.types) | set(strict.types))),
-                                                  reasons=v.reasons + ("neighbour of deleted screenshots, strict re-screen",))
+                        verdicts[sh.id] = replace(
+                            v,
+                            action="delete",
+                            risk="high-risk",
+                            phase="rules",
+                            types=tuple(sorted(set(v.types) | set(strict.types))),
+                            reasons=v.reasons + ("neighbour of deleted screenshots, strict re-screen",),
+                        )
     finally:
         cache.save()  # an interrupted run keeps every screening done so far
     write_json_atomic(state / "items.json", items, mode=FILE_MODE)
@@ -415,8 +520,14 @@ def _curate_user(user: str, db: Path, out: Path, screener: Screener, cfg: Curate
     return q.records, [v.to_json() for v in verdicts.values()]
 
 
-def _publish(shot: Screenshot, v: Verdict, s: Screening, dest: Path, first: dict[tuple[int, str], tuple[Path, str]],
-             cfg: CurateConfig) -> tuple[str, int | None]:
+def _publish(
+    shot: Screenshot,
+    v: Verdict,
+    s: Screening,
+    dest: Path,
+    first: dict[tuple[int, str], tuple[Path, str]],
+    cfg: CurateConfig,
+) -> tuple[str, int | None]:
     """Write the published image of a retained or blurred ``shot`` to ``dest``; a duplicate whose
     first copy got the same action is a hard link to that copy's file. Returns what was done and
     the id of the screenshot whose file it shares (``None``: its own)."""
@@ -448,8 +559,14 @@ def _text_as_read(shot: Screenshot, s: Screening) -> str:
     return "\n".join(ocr_lines(shot.path))
 
 
-def _write_user(user: str, out: Path, events: list[tuple[Event, list[Screenshot]]], verdicts: dict[int, Verdict],
-                screenings: dict[int, Screening], cfg: CurateConfig) -> dict[int, Verdict]:
+def _write_user(
+    user: str,
+    out: Path,
+    events: list[tuple[Event, list[Screenshot]]],
+    verdicts: dict[int, Verdict],
+    screenings: dict[int, Screening],
+    cfg: CurateConfig,
+) -> dict[int, Verdict]:
     """Build ``out/<user>`` aside (in the state folder), then move it into place; returns the
     verdicts with what was actually done to each image (``applied``, ``duplicate_of``)."""
     from PIL import Image
@@ -469,10 +586,23 @@ def _write_user(user: str, out: Path, events: list[tuple[Event, list[Screenshot]
         for ev, shots in events:
             con.execute(
                 "INSERT INTO events VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (int(ev.id) if ev.id.isdigit() else ev.id, ev.app_name, clean_text(ev.window_title),
-                 ev.start.strftime(_TS), ev.end.strftime(_TS) if ev.end else None, ev.start.strftime(_TS), None, None,
-                 None if ev.is_llm_event is None else int(ev.is_llm_event), clean_text(ev.summary),
-                 clean_text(ev.description), _clean_conversation(ev), ev.intention, ev.llm_platform))
+                (
+                    int(ev.id) if ev.id.isdigit() else ev.id,
+                    ev.app_name,
+                    clean_text(ev.window_title),
+                    ev.start.strftime(_TS),
+                    ev.end.strftime(_TS) if ev.end else None,
+                    ev.start.strftime(_TS),
+                    None,
+                    None,
+                    None if ev.is_llm_event is None else int(ev.is_llm_event),
+                    clean_text(ev.summary),
+                    clean_text(ev.description),
+                    _clean_conversation(ev),
+                    ev.intention,
+                    ev.llm_platform,
+                ),
+            )
             for shot in shots:
                 v, s = verdicts[shot.id], screenings[shot.id]
                 dest = build / "screenshots" / shot.file_name
@@ -497,14 +627,31 @@ def _write_user(user: str, out: Path, events: list[tuple[Event, list[Screenshot]
                     texts[shot.id] = text
                     done[shot.id] = replace(v, applied=applied, duplicate_of=ref)
                 created = shot.time.strftime(_TS)
-                con.execute("INSERT INTO screenshots VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                            (shot.id, shot.file_name, digest, size, width, height, 0, shot.app_name,
-                             clean_text(shot.window_title), created, created, 1, int(ev.id) if ev.id.isdigit() else ev.id,
-                             None if shot.focused is None else int(shot.focused)))
+                con.execute(
+                    "INSERT INTO screenshots VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        shot.id,
+                        shot.file_name,
+                        digest,
+                        size,
+                        width,
+                        height,
+                        0,
+                        shot.app_name,
+                        clean_text(shot.window_title),
+                        created,
+                        created,
+                        1,
+                        int(ev.id) if ev.id.isdigit() else ev.id,
+                        None if shot.focused is None else int(shot.focused),
+                    ),
+                )
                 if text.strip():
                     ocr_id += 1
-                    con.execute("INSERT INTO ocr_results VALUES (?,?,?,?,?,?,?)",
-                                (ocr_id, shot.id, text, None, "ch_sim+en", None, created))
+                    con.execute(
+                        "INSERT INTO ocr_results VALUES (?,?,?,?,?,?,?)",
+                        (ocr_id, shot.id, text, None, "ch_sim+en", None, created),
+                    )
         con.commit()
     finally:
         con.close()
@@ -513,8 +660,13 @@ def _write_user(user: str, out: Path, events: list[tuple[Event, list[Screenshot]
     return done
 
 
-def curate(raw: str | Path, out: str | Path, screener: Screener, config: CurateConfig | None = None,
-           progress: Callable[[str], None] | None = None) -> CurateSummary:
+def curate(
+    raw: str | Path,
+    out: str | Path,
+    screener: Screener,
+    config: CurateConfig | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> CurateSummary:
     """Curate every participant under ``raw`` into ``out`` (see the module docstring).
 
     The raw input is only read (databases opened read-only). Re-running resumes: phase-1
@@ -535,8 +687,11 @@ def curate(raw: str | Path, out: str | Path, screener: Screener, config: CurateC
     for user, db in inputs:
         _check_images(user, db)
     _private_dirs(out, out / STATE_DIR)
-    write_json_atomic(out / STATE_DIR / "manifest.json",
-                      CurateManifest(raw=str(raw.resolve()), users={u: str(db.resolve()) for u, db in inputs}), mode=FILE_MODE)
+    write_json_atomic(
+        out / STATE_DIR / "manifest.json",
+        CurateManifest(raw=str(raw.resolve()), users={u: str(db.resolve()) for u, db in inputs}),
+        mode=FILE_MODE,
+    )
     summary = CurateSummary(out=str(out))
     curation: list[dict] = []
     privacy: list[dict] = []
@@ -544,8 +699,10 @@ def curate(raw: str | Path, out: str | Path, screener: Screener, config: CurateC
         c, p = _curate_user(user, db, out, screener, cfg, summary, progress)
         curation += c
         privacy += p
-    write_atomic(out / "curation.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in curation),
-                 mode=FILE_MODE)
-    write_atomic(out / "privacy.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in privacy),
-                 mode=FILE_MODE)
+    write_atomic(
+        out / "curation.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in curation), mode=FILE_MODE
+    )
+    write_atomic(
+        out / "privacy.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in privacy), mode=FILE_MODE
+    )
     return summary

@@ -84,8 +84,9 @@ def _invalid(shot: Screenshot, recorded_size: int | None, cfg: QualityConfig) ->
     return None
 
 
-def apply_quality_filters(user: str, events: list[Event], file_sizes: dict[int, int | None],
-                          cfg: QualityConfig) -> QualityResult:
+def apply_quality_filters(
+    user: str, events: list[Event], file_sizes: dict[int, int | None], cfg: QualityConfig
+) -> QualityResult:
     """Apply the filters to one user's events (oldest first).
 
     Args:
@@ -134,6 +135,8 @@ def apply_quality_filters(user: str, events: list[Event], file_sizes: dict[int, 
         if dur > cfg.review_event_seconds:
             note(ev, "flagged", f"longer than {cfg.review_event_seconds:g} s ({dur:.0f} s): review")
         if ev.is_llm_event and len(valid) < cfg.min_llm_screenshots:
-            note(ev, "flagged", f"LLM event with {len(valid)} valid screenshot(s), fewer than {cfg.min_llm_screenshots}")
+            note(
+                ev, "flagged", f"LLM event with {len(valid)} valid screenshot(s), fewer than {cfg.min_llm_screenshots}"
+            )
         res.events.append((ev, valid))
     return res

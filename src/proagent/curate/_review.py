@@ -92,7 +92,9 @@ def _read_json(path: Path, what: str) -> Any:
     except UnicodeDecodeError:
         raise DataError(path, f"{what} is not UTF-8 text (damaged); re-run proagent curate") from None
     except json.JSONDecodeError as e:
-        raise DataError(path, f"{what} is not valid JSON ({e.msg} at line {e.lineno}); re-run proagent curate") from None
+        raise DataError(
+            path, f"{what} is not valid JSON ({e.msg} at line {e.lineno}); re-run proagent curate"
+        ) from None
     except OSError as e:
         raise DataError(path, f"cannot read {what} ({e.strerror or e})") from None
 
@@ -115,9 +117,13 @@ def _load_items(out: Path) -> tuple[list[dict[str, Any]], dict[tuple[str, int], 
             for it in rows:
                 sid = int(it["screenshot_id"])
                 images[(str(user), sid)] = Path(str(it["image"]))
-                items.append({k: v for k, v in it.items() if k != "image"} | {"user": str(user), "decision": decisions.get(sid)})
+                items.append(
+                    {k: v for k, v in it.items() if k != "image"} | {"user": str(user), "decision": decisions.get(sid)}
+                )
         except (TypeError, KeyError, ValueError, AttributeError) as e:
-            raise DataError(path, f"not a list of review items ({e.__class__.__name__}: {e}); re-run proagent curate") from None
+            raise DataError(
+                path, f"not a list of review items ({e.__class__.__name__}: {e}); re-run proagent curate"
+            ) from None
     return items, images
 
 

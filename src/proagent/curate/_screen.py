@@ -42,6 +42,7 @@ class ScreenerError(RunError):
     def __init__(self, problem: str) -> None:
         super().__init__(problem, resume=Resume.SAME_COMMAND)
 
+
 _PAD = 3
 """Pixels added around each detected box (OCR boxes are tight)."""
 _MIN_TEXT_SIDE = 8
@@ -200,12 +201,18 @@ class OcrScreener:
             words = words_all[i] if i < len(words_all) else None
             cb = _char_boxes(line, res.boxes[i].tolist(), words)  # type: ignore[possibly-undefined]
             for f in findings:
-                bs = [b for b in cb[f.start:f.end] if b is not None]
+                bs = [b for b in cb[f.start : f.end] if b is not None]
                 if not bs:
                     continue
-                regions.append(Region(max(0, min(b[0] for b in bs) - _PAD), max(0, min(b[1] for b in bs) - _PAD),
-                                      min(rgb.width, max(b[2] for b in bs) + _PAD),
-                                      min(rgb.height, max(b[3] for b in bs) + _PAD), f.type))
+                regions.append(
+                    Region(
+                        max(0, min(b[0] for b in bs) - _PAD),
+                        max(0, min(b[1] for b in bs) - _PAD),
+                        min(rgb.width, max(b[2] for b in bs) + _PAD),
+                        min(rgb.height, max(b[3] for b in bs) + _PAD),
+                        f.type,
+                    )
+                )
         if self.faces:
             regions.extend(find_faces(rgb))
         return regions, cleaned, len(txts)
@@ -217,27 +224,47 @@ class OcrScreener:
         risk = _risk(types, strict)
         n_faces = sum(r.type == "face" for r in regions)
         return Screening(
-            risk=risk, types=tuple(sorted(types)), action=RISK_ACTION[risk],
-            scene=describe_scene(app, title, n_lines, types - {"face"}, n_faces), regions=tuple(regions),
-            ocr_text="\n".join(cleaned), screener=self.name,
+            risk=risk,
+            types=tuple(sorted(types)),
+            action=RISK_ACTION[risk],
+            scene=describe_scene(app, title, n_lines, types - {"face"}, n_faces),
+            regions=tuple(regions),
+            ocr_text="\n".join(cleaned),
+            screener=self.name,
         )
 
 
 def vlm_prompt(app: str, title: str, *, strict: bool) -> str:
     """The VLM screener's question about one screenshot (``prompts/curate/vlm_screen.txt``), listing
     the types of :func:`~proagent.curate._detect.pii_types` as they are registered now."""
-    return prompt_template("curate", "vlm_screen.txt").substitute(
-        app=app, title=clean_text(title), types=", ".join(pii_types() + ("face", "chat")),
-        strict="\nBe strict: a neighbouring screenshot was deleted; any sensitive data means delete." if strict else "",
-    ).strip()
+    return (
+        prompt_template("curate", "vlm_screen.txt")
+        .substitute(
+            app=app,
+            title=clean_text(title),
+            types=", ".join(pii_types() + ("face", "chat")),
+            strict="\nBe strict: a neighbouring screenshot was deleted; any sensitive data means delete."
+            if strict
+            else "",
+        )
+        .strip()
+    )
 
 
 class VlmScreener:
     """Screening by a vision-language model through inspect's model layer."""
 
-    def __init__(self, model: str, *, attempts: int = 3, locator: OcrScreener | None = None,
-                 base_url: str | None = None, model_args: dict[str, Any] | None = None, max_retries: int = 3,
-                 timeout: int = 120) -> None:
+    def __init__(
+        self,
+        model: str,
+        *,
+        attempts: int = 3,
+        locator: OcrScreener | None = None,
+        base_url: str | None = None,
+        model_args: dict[str, Any] | None = None,
+        max_retries: int = 3,
+        timeout: int = 120,
+    ) -> None:
         self.model_name = model
         """inspect model name, e.g. ``openai-api/vllm/Qwen2.5-VL-7B-Instruct``."""
         self.name = f"vlm:{model}"
@@ -285,7 +312,9 @@ class VlmScreener:
         except Exception as e:  # noqa: BLE001  (provider errors come in many types)
             from ..bench.running import api_error_line
 
-            raise ScreenerError(f"screening model {self.model_name} failed: {api_error_line(e, self.max_retries + 1)}") from None
+            raise ScreenerError(
+                f"screening model {self.model_name} failed: {api_error_line(e, self.max_retries + 1)}"
+            ) from None
         return _parse_answer(out.completion)
 
     def screen(self, image: Path, *, app: str, title: str, strict: bool = False, text: str = "") -> Screening:
@@ -295,12 +324,20 @@ class VlmScreener:
 
         try:
             ans = tenacity.Retrying(
-                stop=tenacity.stop_after_attempt(self.attempts), retry=tenacity.retry_if_exception_type(ValueError),
+                stop=tenacity.stop_after_attempt(self.attempts),
+                retry=tenacity.retry_if_exception_type(ValueError),
                 reraise=True,
             )(self._ask, image, app, title, strict)
         except ValueError:
-            return Screening("high-risk", (), "delete", describe_scene(app, title, 0, set(), 0) +
-                             "; screening model gave no readable answer", (), "", self.name)
+            return Screening(
+                "high-risk",
+                (),
+                "delete",
+                describe_scene(app, title, 0, set(), 0) + "; screening model gave no readable answer",
+                (),
+                "",
+                self.name,
+            )
         regions, cleaned, n_lines = self.locator.locate(image, strict=strict, text=text)
         types = set(ans["types"]) | {r.type for r in regions}
         risk, action = ans["risk_level"], ans["action"]
@@ -345,4 +382,3 @@ def make_screener(spec: str, *, base_url: str | None = None, model_args: dict[st
     if spec.startswith("vlm:") and len(spec) > 4:
         return VlmScreener(spec[4:], base_url=base_url, model_args=model_args)
     raise UsageError("--screener", f"unknown screener {spec!r}: use 'ocr' or 'vlm:MODEL'")
-

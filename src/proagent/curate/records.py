@@ -10,7 +10,17 @@ from typing import Any, Literal
 
 from ..errors import DataError
 
-__all__ = ["ACTIONS", "RISK_ACTION", "Action", "CurateManifest", "CurateSummary", "Region", "Risk", "Screening", "Verdict"]
+__all__ = [
+    "ACTIONS",
+    "RISK_ACTION",
+    "Action",
+    "CurateManifest",
+    "CurateSummary",
+    "Region",
+    "Risk",
+    "Screening",
+    "Verdict",
+]
 
 Risk = Literal["safe", "moderate", "high-risk"]
 """ProAgentBench's privacy risk levels (Appendix B.4)."""
@@ -78,8 +88,12 @@ class Screening:
     def from_json(d: dict[str, Any]) -> Screening:
         """Inverse of :meth:`to_json`."""
         return Screening(
-            risk=d["risk"], types=tuple(d.get("types", ())), action=d["action"], scene=d.get("scene", ""),
-            regions=tuple(Region.from_json(r) for r in d.get("regions", ())), ocr_text=d.get("ocr_text", ""),
+            risk=d["risk"],
+            types=tuple(d.get("types", ())),
+            action=d["action"],
+            scene=d.get("scene", ""),
+            regions=tuple(Region.from_json(r) for r in d.get("regions", ())),
+            ocr_text=d.get("ocr_text", ""),
             screener=d.get("screener", ""),
         )
 
@@ -166,8 +180,9 @@ class CurateManifest:
         except UnicodeDecodeError:
             raise DataError(path, "the curate manifest is not UTF-8 text (damaged); re-run proagent curate") from None
         except json.JSONDecodeError as e:
-            raise DataError(path, f"the curate manifest is not valid JSON ({e.msg} at line {e.lineno}); "
-                                  "re-run proagent curate") from None
+            raise DataError(
+                path, f"the curate manifest is not valid JSON ({e.msg} at line {e.lineno}); re-run proagent curate"
+            ) from None
         except OSError as e:
             raise DataError(path, f"cannot read the curate manifest ({e.strerror or e})") from None
         users = data.get("users") if isinstance(data, dict) else None

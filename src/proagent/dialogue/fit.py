@@ -70,8 +70,12 @@ def text_tokens(text: str) -> int:
 def _messages(*texts: str, generated: int = 0, system: bool = True) -> int:
     """Tokens of a call's messages: the fixed texts, ``generated`` tokens of earlier answers held
     in them, the template's tokens per message and, with no system message, Qwen's default one."""
-    return (sum(text_tokens(t) for t in texts) + generated + MESSAGE_TOKENS * len(texts)
-            + (0 if system else DEFAULT_SYSTEM_TOKENS))
+    return (
+        sum(text_tokens(t) for t in texts)
+        + generated
+        + MESSAGE_TOKENS * len(texts)
+        + (0 if system else DEFAULT_SYSTEM_TOKENS)
+    )
 
 
 def plan_calls(env: Environment, sample: str) -> list[Call]:
@@ -81,14 +85,22 @@ def plan_calls(env: Environment, sample: str) -> list[Call]:
     agent = _messages(render("plan_system"), render("plan_user", **v)) + PLAN_MAX_TOKENS
     judge_prompt = render("plan_judge", **v, candidate_target="", candidate_sub_target="")
     first = _messages(judge_prompt, generated=PLAN_MAX_TOKENS, system=False)
-    follow = (first + JUDGE_MAX_TOKENS["plan"] + MESSAGE_TOKENS + _messages(render("judge_followup_plan"))
-              + FOLLOWUP_MAX_TOKENS)
-    return [Call("agent", "the agent's plan", sample, agent),
-            Call("judge", "the planning judge's follow-up", sample, max(first + JUDGE_MAX_TOKENS["plan"], follow))]
+    follow = (
+        first
+        + JUDGE_MAX_TOKENS["plan"]
+        + MESSAGE_TOKENS
+        + _messages(render("judge_followup_plan"))
+        + FOLLOWUP_MAX_TOKENS
+    )
+    return [
+        Call("agent", "the agent's plan", sample, agent),
+        Call("judge", "the planning judge's follow-up", sample, max(first + JUDGE_MAX_TOKENS["plan"], follow)),
+    ]
 
 
-def guide_calls(env: Environment, level: str, sample: str, *, max_turns: int, memory_turns: int, give_target: bool,
-                density: bool) -> list[Call]:
+def guide_calls(
+    env: Environment, level: str, sample: str, *, max_turns: int, memory_turns: int, give_target: bool, density: bool
+) -> list[Call]:
     """Dialogue guidance at its longest (``max_turns`` turns, every message at its answer budget;
     every prompt grows with the turns, so the last turn's are the longest): the agent's message,
     the simulated user's reply, the termination judge, the guidance judge and its follow-up, and
@@ -96,25 +108,52 @@ def guide_calls(env: Environment, level: str, sample: str, *, max_turns: int, me
     v = env_values(env)
     turn = AGENT_MAX_TOKENS + USER_MAX_TOKENS + TURN_LABEL_TOKENS
     seen = min(max_turns - 1, memory_turns)
-    agent = _messages(render("guide_agent" if give_target else "guide_agent_no_target", **v),
-                      render("guide_agent_turn", history=""), generated=seen * turn) + AGENT_MAX_TOKENS
-    user = _messages(render("user_sim", **v, agreeableness=AGREEABLENESS_TEXT.get(level, "")),
-                     render("user_sim_turn", history=""),
-                     generated=(max_turns - 1) * turn + AGENT_MAX_TOKENS + TURN_LABEL_TOKENS) + USER_MAX_TOKENS
-    reached = _messages(render("termination_judge", **v, history=""), generated=max_turns * turn,
-                        system=False) + JUDGE_MAX_TOKENS["reached"]
-    judged = _messages(render("guide_judge", **v, agreeableness=level, history=""), generated=max_turns * turn,
-                       system=False)
-    follow = (judged + JUDGE_MAX_TOKENS["guide"] + MESSAGE_TOKENS + _messages(render("judge_followup_guide"))
-              + FOLLOWUP_MAX_TOKENS)
+    agent = (
+        _messages(
+            render("guide_agent" if give_target else "guide_agent_no_target", **v),
+            render("guide_agent_turn", history=""),
+            generated=seen * turn,
+        )
+        + AGENT_MAX_TOKENS
+    )
+    user = (
+        _messages(
+            render("user_sim", **v, agreeableness=AGREEABLENESS_TEXT.get(level, "")),
+            render("user_sim_turn", history=""),
+            generated=(max_turns - 1) * turn + AGENT_MAX_TOKENS + TURN_LABEL_TOKENS,
+        )
+        + USER_MAX_TOKENS
+    )
+    reached = (
+        _messages(render("termination_judge", **v, history=""), generated=max_turns * turn, system=False)
+        + JUDGE_MAX_TOKENS["reached"]
+    )
+    judged = _messages(
+        render("guide_judge", **v, agreeableness=level, history=""), generated=max_turns * turn, system=False
+    )
+    follow = (
+        judged
+        + JUDGE_MAX_TOKENS["guide"]
+        + MESSAGE_TOKENS
+        + _messages(render("judge_followup_guide"))
+        + FOLLOWUP_MAX_TOKENS
+    )
     t = f"{max_turns} turn{'' if max_turns == 1 else 's'}"
-    calls = [Call("agent", f"the agent's message after {seen} seen turns", sample, agent),
-             Call("user", f"the simulated user's reply at turn {max_turns}", sample, user),
-             Call("judge", f"the termination judge over {t}", sample, reached),
-             Call("judge", f"the guidance judge's follow-up over {t}", sample, follow)]
+    calls = [
+        Call("agent", f"the agent's message after {seen} seen turns", sample, agent),
+        Call("user", f"the simulated user's reply at turn {max_turns}", sample, user),
+        Call("judge", f"the termination judge over {t}", sample, reached),
+        Call("judge", f"the guidance judge's follow-up over {t}", sample, follow),
+    ]
     if density:
-        d = _messages(render("density_judge", sub_target=render_sub_targets(env.sub_target, numbered=True), message=""),
-                      generated=AGENT_MAX_TOKENS, system=False) + JUDGE_MAX_TOKENS["density"]
+        d = (
+            _messages(
+                render("density_judge", sub_target=render_sub_targets(env.sub_target, numbered=True), message=""),
+                generated=AGENT_MAX_TOKENS,
+                system=False,
+            )
+            + JUDGE_MAX_TOKENS["density"]
+        )
         calls.append(Call("judge", "the density judge", sample, d))
     return calls
 
@@ -149,8 +188,16 @@ def _local_context(model: str, model_args: Mapping[str, Any]) -> tuple[int, int]
     return n_ctx, (spec.n_ctx_train if spec else 131072)
 
 
-def check_context(task: Any, model: str, model_args: Mapping[str, Any], roles: Mapping[str, str], *,
-                  limit: int | None = None, log_dir: Any = None, **options: Any) -> list[Call]:
+def check_context(
+    task: Any,
+    model: str,
+    model_args: Mapping[str, Any],
+    roles: Mapping[str, str],
+    *,
+    limit: int | None = None,
+    log_dir: Any = None,
+    **options: Any,
+) -> list[Call]:
     """Refuse a dialogue run whose longest call (:func:`plan_calls`, :func:`guide_calls`) cannot fit
     the context of the local model playing its role, before any model is loaded.
 
@@ -191,8 +238,9 @@ def check_context(task: Any, model: str, model_args: Mapping[str, Any], roles: M
         if own and bigger <= top:
             fixes.append(f"pass --model-arg n_ctx={bigger}")
         elif not own:
-            fixes.append(f"choose a {role} model with a larger context (its n_ctx is {n_ctx}; --model-arg sets the "
-                         "agent's)")
+            fixes.append(
+                f"choose a {role} model with a larger context (its n_ctx is {n_ctx}; --model-arg sets the agent's)"
+            )
         if "max_turns" in options:  # guide: fewer turns is the other way
             fit = _turns_that_fit(task, limit, options, role, n_ctx)
             if fit:
@@ -202,8 +250,11 @@ def check_context(task: Any, model: str, model_args: Mapping[str, Any], roles: M
         folder = ""
         if log_dir is not None and any(Path(log_dir).glob("*.eval")):
             folder = f"; {log_dir} holds logs of an earlier run: with another n_ctx choose a new --log-dir"
-        raise UsageError(option, f"{call.what} (sample {call.sample}) needs about {call.tokens} tokens, more than "
-                                 f"the {n_ctx}-token context of {spec}: {' or '.join(fixes)}{folder}")
+        raise UsageError(
+            option,
+            f"{call.what} (sample {call.sample}) needs about {call.tokens} tokens, more than "
+            f"the {n_ctx}-token context of {spec}: {' or '.join(fixes)}{folder}",
+        )
     return list(longest.values())
 
 
@@ -213,4 +264,3 @@ def _turns_that_fit(task: Any, limit: int | None, options: Mapping[str, Any], ro
         if all(c.tokens <= n_ctx for c in _calls(task, limit, {**options, "max_turns": turns}) if c.role == role):
             return turns
     return 0
-

@@ -130,7 +130,9 @@ def _topic_lines(text: str, n: int) -> list[str]:
     return out[:n]
 
 
-async def topic_tree(model: Model, seeds: Sequence[Environment], domains: Sequence[str], depth: int, branching: int) -> list[str]:
+async def topic_tree(
+    model: Model, seeds: Sequence[Environment], domains: Sequence[str], depth: int, branching: int
+) -> list[str]:
     """Leaf topics as ``domain: a/b`` lines."""
     lines = []
     for d in domains:
@@ -139,8 +141,17 @@ async def topic_tree(model: Model, seeds: Sequence[Environment], domains: Sequen
         for _ in range(depth):
             nxt = []
             for parent in level:
-                text, _ = await ask(model, render("gen_topics", domain=d, examples=examples, branching=branching,
-                                                parent=parent.replace("/", " / ") or d), max_tokens=80)
+                text, _ = await ask(
+                    model,
+                    render(
+                        "gen_topics",
+                        domain=d,
+                        examples=examples,
+                        branching=branching,
+                        parent=parent.replace("/", " / ") or d,
+                    ),
+                    max_tokens=80,
+                )
                 nxt += [f"{parent}/{t}" if parent else t for t in _topic_lines(text, branching)]
             level = nxt
         lines += [f"{d}: {t}" for t in level]
@@ -190,8 +201,14 @@ class _Item:
 def _as_env(data: dict, env: dict, ident: str) -> Environment:
     t = data["target"]
     return environment_from_item(
-        {"id": ident, "domain": data["domain"], "topic": data["topic"], "environment": env, "target": t["target"],
-         "sub_target": t["sub_target"]},
+        {
+            "id": ident,
+            "domain": data["domain"],
+            "topic": data["topic"],
+            "environment": env,
+            "target": t["target"],
+            "sub_target": t["sub_target"],
+        },
         where=f"generated {ident}",
     )
 
@@ -199,9 +216,13 @@ def _as_env(data: dict, env: dict, ident: str) -> Environment:
 async def _difficulty(models: GenModels, env: Environment, seed: int) -> dict[str, Any]:
     answers, scores = [], []
     for i, r in enumerate(models.reasoners):
-        text, _ = await ask(r, render("plan_user", user_information=env.user_information, trigger_factor=env.trigger_factor),
-                          system=render("plan_system"), temperature=0.7 if len(set(map(id, models.reasoners))) == 1 else 0.0,
-                          seed=seed + i)
+        text, _ = await ask(
+            r,
+            render("plan_user", user_information=env.user_information, trigger_factor=env.trigger_factor),
+            system=render("plan_system"),
+            temperature=0.7 if len(set(map(id, models.reasoners))) == 1 else 0.0,
+            seed=seed + i,
+        )
         plan = parse_plan(text)
         answers.append({"raw": text, "target": plan.target, "sub_target": list(plan.sub_target)})
         if plan.parsed:
@@ -222,9 +243,18 @@ async def _final_check(models: GenModels, env: Environment, rivals: list[str], s
         order = options[:]
         rng.shuffle(order)
         letters = "ABCDEFGH"[: len(order)]
-        text, _ = await ask(c, render("gen_final_check", user_information=env.user_information, trigger_factor=env.trigger_factor,
-                                    options="\n".join(f"{letters[k]}. {o}" for k, o in enumerate(order))),
-                          temperature=0.7 if len(set(map(id, models.checkers))) == 1 else 0.0, seed=seed + i, max_tokens=120)
+        text, _ = await ask(
+            c,
+            render(
+                "gen_final_check",
+                user_information=env.user_information,
+                trigger_factor=env.trigger_factor,
+                options="\n".join(f"{letters[k]}. {o}" for k, o in enumerate(order)),
+            ),
+            temperature=0.7 if len(set(map(id, models.checkers))) == 1 else 0.0,
+            seed=seed + i,
+            max_tokens=120,
+        )
         picks = re.findall(r"best\W{0,4}([A-H])\b", text, re.IGNORECASE)
         pick = picks[-1].upper() if picks else None
         chose_ref = pick is not None and letters.find(pick) >= 0 and order[letters.find(pick)] == env.target
@@ -257,7 +287,9 @@ async def _run_topic(item: _Item, models: GenModels, seeds: list[Environment], c
         d["final_check"] = await _final_check(models, env, rivals, cfg.seed)
         item.save()
     d["tier"] = verdict
-    d["status"] = "kept" if d["final_check"]["passed"] else "dropped: final check (the reference was not the judges' best)"
+    d["status"] = (
+        "kept" if d["final_check"]["passed"] else "dropped: final check (the reference was not the judges' best)"
+    )
     item.save()
 
 
@@ -275,10 +307,18 @@ async def _write_environment(item: _Item, models: GenModels, seeds: list[Environ
     if "environment" in d:
         return True
     ex = [e for e in seeds if e.domain == d["domain"]][:2] or seeds[:2]
-    examples = "\n".join(json.dumps({"topic": e.topic, "user_information": e.user_information,
-                                     "trigger_factor": e.trigger_factor}, ensure_ascii=False) for e in ex)
-    raw, _ = await ask(models.generator, render("gen_environment", domain=d["domain"], topic=d["topic"], examples=examples),
-                       seed=cfg.seed)
+    examples = "\n".join(
+        json.dumps(
+            {"topic": e.topic, "user_information": e.user_information, "trigger_factor": e.trigger_factor},
+            ensure_ascii=False,
+        )
+        for e in ex
+    )
+    raw, _ = await ask(
+        models.generator,
+        render("gen_environment", domain=d["domain"], topic=d["topic"], examples=examples),
+        seed=cfg.seed,
+    )
     d["environment_raw"] = raw
     env = _env_fields(raw)
     if env is None:
@@ -296,8 +336,13 @@ async def _plan_candidates(item: _Item, models: GenModels, cfg: GenConfig) -> No
         item.save()
     while len(d["candidates"]) < cfg.n_candidates:
         k = len(d["candidates"])
-        raw, _ = await ask(models.generator, render("plan_user", **d["environment"]), system=render("plan_system"),
-                           temperature=cfg.candidate_temperature, seed=cfg.seed + k)
+        raw, _ = await ask(
+            models.generator,
+            render("plan_user", **d["environment"]),
+            system=render("plan_system"),
+            temperature=cfg.candidate_temperature,
+            seed=cfg.seed + k,
+        )
         p = parse_plan(raw)
         d["candidates"].append({"raw": raw, "target": p.target, "sub_target": list(p.sub_target)})
         item.save()
@@ -312,9 +357,12 @@ async def _merge_target(item: _Item, models: GenModels) -> bool:
     good = [c for c in d["candidates"] if c["target"]]
     if not good:
         return _fail(item, "failed: no readable target candidate")
-    listing = "\n".join(f"{i}. {c['target']} (steps: {render_sub_targets(c['sub_target']) or 'none'})"
-                        for i, c in enumerate(good, 1))
-    raw, _ = await ask(models.generator, render("gen_target_merge", **d["environment"], candidates=listing), max_tokens=400)
+    listing = "\n".join(
+        f"{i}. {c['target']} (steps: {render_sub_targets(c['sub_target']) or 'none'})" for i, c in enumerate(good, 1)
+    )
+    raw, _ = await ask(
+        models.generator, render("gen_target_merge", **d["environment"], candidates=listing), max_tokens=400
+    )
     merged = parse_plan(raw)
     if not merged.parsed or not merged.sub_target:  # fall back to the first complete candidate
         first = next((c for c in good if c["sub_target"]), None)
@@ -342,8 +390,11 @@ async def _harden(item: _Item, models: GenModels, cfg: GenConfig, ident: str) ->
             break
         if last is None or "difficulty" in last:  # start a round (round 0 = the environment as written)
             if last is not None:
-                obf, _ = await ask(models.generator, render("gen_obfuscate", target=d["target"]["target"], **env_fields),
-                                   seed=cfg.seed + rnd)
+                obf, _ = await ask(
+                    models.generator,
+                    render("gen_obfuscate", target=d["target"]["target"], **env_fields),
+                    seed=cfg.seed + rnd,
+                )
                 env1 = _env_fields(obf) or env_fields
                 noisy, _ = await ask(models.generator, render("gen_noise", **env1), seed=cfg.seed + rnd)
                 env_fields = _env_fields(noisy) or env1
@@ -368,8 +419,13 @@ def _yield_table(items: list[dict[str, Any]], max_rounds: int) -> GenerationYiel
         s = i.get("status", "unfinished")
         status[s] = status.get(s, 0) + 1
     kept = [i for i in items if i.get("status") == "kept"]
-    return GenerationYield(len(items), tuple(per_round), status, kept_fair=sum(i["tier"] == "fair" for i in kept),
-                           kept_hard=sum(i["tier"] == "hard" for i in kept))
+    return GenerationYield(
+        len(items),
+        tuple(per_round),
+        status,
+        kept_fair=sum(i["tier"] == "fair" for i in kept),
+        kept_hard=sum(i["tier"] == "hard" for i in kept),
+    )
 
 
 async def generate(out: Path, seeds: list[Environment], models: GenModels, cfg: GenConfig) -> GenerationYield:
@@ -390,8 +446,10 @@ async def generate(out: Path, seeds: list[Environment], models: GenModels, cfg: 
     topics_file = out / "topics.txt"
     if not topics_file.is_file():
         lines = await topic_tree(models.generator, seeds, domains, cfg.depth, cfg.branching)
-        header = ("# Topic tree: one 'domain: topic/sub-topic' per line. Edit freely (delete, add, rename),\n"
-                  "# then re-run the same command with --approve-topics.\n")
+        header = (
+            "# Topic tree: one 'domain: topic/sub-topic' per line. Edit freely (delete, add, rename),\n"
+            "# then re-run the same command with --approve-topics.\n"
+        )
         write_atomic(topics_file, header + "\n".join(lines) + "\n")
     if not (out / "topics.approved").is_file():
         if not cfg.approve_topics:
@@ -400,12 +458,19 @@ async def generate(out: Path, seeds: list[Environment], models: GenModels, cfg: 
     listed = read_topics(topics_file)
     unknown = sorted({d for d, _ in listed} - set(domains)) if cfg.domains is None else []
     if unknown:
-        raise DataError(topics_file, f"domain(s) {', '.join(map(repr, unknown))} are neither seed domains "
-                                     f"({', '.join(domains)}) nor given with --domains; fix the spelling or pass --domains")
+        raise DataError(
+            topics_file,
+            f"domain(s) {', '.join(map(repr, unknown))} are neither seed domains "
+            f"({', '.join(domains)}) nor given with --domains; fix the spelling or pass --domains",
+        )
     pairs = [(d, t) for d, t in listed if d in domains]
     if not pairs:
-        raise DataError(None, f"{topics_file} has no topics"  # the sentence names the file (no "path:" prefix)
-                        + (f" for the domains {', '.join(domains)}" if cfg.domains else "") + "; add 'domain: topic' lines")
+        raise DataError(
+            None,
+            f"{topics_file} has no topics"  # the sentence names the file (no "path:" prefix)
+            + (f" for the domains {', '.join(domains)}" if cfg.domains else "")
+            + "; add 'domain: topic' lines",
+        )
     if cfg.max_topics is not None:
         count: dict[str, int] = {}
         kept_pairs = []

@@ -33,8 +33,8 @@ from inspect_ai.model import (
 from inspect_ai.scorer import Score, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from ..bench.running import task_input_errors
 from ..errors import UsageError
-from ..bench._inspect_hooks import task_input_errors
 from .analysis import density as density_summary
 from .analysis import leaks, passive_opening
 from .judges import (
@@ -140,13 +140,18 @@ def guide_dialogue(
             history = render_history(window(turns, memory_turns))
             seen_by_agent.append(history)
             out = await agent.generate(
-                [ChatMessageSystem(content=system), ChatMessageUser(content=render("guide_agent_turn", history=history))],
+                [
+                    ChatMessageSystem(content=system),
+                    ChatMessageUser(content=render("guide_agent_turn", history=history)),
+                ],
                 config=GenerateConfig(temperature=temperature, max_tokens=AGENT_MAX_TOKENS),
             )
             turns.append(Turn("assistant", clean_message(out.completion, "assistant")))
             reply = await user.generate(
-                [ChatMessageSystem(content=user_system),
-                 ChatMessageUser(content=render("user_sim_turn", history=render_history(turns)))],
+                [
+                    ChatMessageSystem(content=user_system),
+                    ChatMessageUser(content=render("user_sim_turn", history=render_history(turns))),
+                ],
                 config=GenerateConfig(temperature=0.0, max_tokens=USER_MAX_TOKENS),
             )
             turns.append(Turn("user", clean_message(reply.completion, "user")))
@@ -177,8 +182,16 @@ def guide_dialogue(
 
 
 @scorer(
-    metrics=[judge_mean(), judge_unparsed_rate(), by_domain(), by_domain_agreeableness(), reach_rate(), mean_turns(),
-             leak_rate(), passive_rate()]
+    metrics=[
+        judge_mean(),
+        judge_unparsed_rate(),
+        by_domain(),
+        by_domain_agreeableness(),
+        reach_rate(),
+        mean_turns(),
+        leak_rate(),
+        passive_rate(),
+    ]
 )
 def guide_judge():  # noqa: ANN201
     """The guidance judge (role ``judge``) plus the regex analyses.
@@ -278,8 +291,12 @@ def dialogue_guide(
     scorers = [guide_judge()] + ([target_density()] if density else [])
     return Task(
         dataset=MemoryDataset(samples, name="proactiveeval-guide"),
-        solver=guide_dialogue(max_turns=int(max_turns), memory_turns=int(memory_turns), give_target=bool(give_target),
-                              early_stop=bool(early_stop)),
+        solver=guide_dialogue(
+            max_turns=int(max_turns),
+            memory_turns=int(memory_turns),
+            give_target=bool(give_target),
+            early_stop=bool(early_stop),
+        ),
         scorer=scorers,
         config=GenerateConfig(temperature=0.0, max_tokens=AGENT_MAX_TOKENS, seed=int(seed)),
         metadata={"track": "proactiveeval", "task": "guide", "give_target": bool(give_target)},

@@ -181,7 +181,6 @@ def read_environments(path: str | Path) -> list[Environment]:
     return envs
 
 
-
 def write_environments(path: str | Path, envs: Iterable[Environment]) -> Path:
     """Write items to ``.jsonl`` (one per line) or ``.json`` (a list), atomically."""
     path = Path(path)

@@ -73,8 +73,15 @@ def user_model() -> Model:
     return get_model(role="user", default=judge_model())
 
 
-async def ask(model: Model, prompt: str, *, max_tokens: int = 320, system: str | None = None, temperature: float = 0.0,
-              seed: int | None = None) -> tuple[str, bool]:
+async def ask(
+    model: Model,
+    prompt: str,
+    *,
+    max_tokens: int = 320,
+    system: str | None = None,
+    temperature: float = 0.0,
+    seed: int | None = None,
+) -> tuple[str, bool]:
     """One generation of the track's judges, simulated user and environment generator.
 
     Args:
@@ -107,7 +114,9 @@ def _followup_scores(text: str, guidance: bool) -> GuidanceJudgement | Judgement
             nums = _bare_numbers(text)
             if len(nums) >= len(DIMENSIONS):
                 dims = dict(zip(DIMENSIONS, nums))
-                score = nums[len(DIMENSIONS)] if len(nums) > len(DIMENSIONS) else round(sum(dims.values()) / len(dims), 1)
+                score = (
+                    nums[len(DIMENSIONS)] if len(nums) > len(DIMENSIONS) else round(sum(dims.values()) / len(dims), 1)
+                )
                 j = GuidanceJudgement(score=score, reasoning="", raw=text, dimensions=dims)
         return j
     j = parse_judgement(text)
@@ -125,8 +134,11 @@ async def _judge_with_followup(model: Model, prompt: str, max_tokens: int, guida
     if parsed.score is not None and not truncated:
         return parsed
     # cut off (a score read there may be the scale being restated) or no score: ask for the score lines only
-    messages = [ChatMessageUser(content=prompt), ChatMessageAssistant(content=first or "(no answer)"),
-                ChatMessageUser(content=render(followup))]
+    messages = [
+        ChatMessageUser(content=prompt),
+        ChatMessageAssistant(content=first or "(no answer)"),
+        ChatMessageUser(content=render(followup)),
+    ]
     out = await model.generate(messages, config=GenerateConfig(temperature=0.0, max_tokens=FOLLOWUP_MAX_TOKENS))
     scores = _followup_scores(out.completion or "", guidance)
     if scores.score is None:
@@ -135,8 +147,9 @@ async def _judge_with_followup(model: Model, prompt: str, max_tokens: int, guida
     reasoning = re.sub(r"^\s*(?:reasoning|reason|analysis)\s*[:：]\s*", "", first.strip(), flags=re.IGNORECASE)
     raw = first + FOLLOWUP_MARK + (out.completion or "")
     if guidance:
-        return GuidanceJudgement(score=scores.score, reasoning=reasoning, raw=raw,
-                                 dimensions=dict(getattr(scores, "dimensions", {}) or {}))
+        return GuidanceJudgement(
+            score=scores.score, reasoning=reasoning, raw=raw, dimensions=dict(getattr(scores, "dimensions", {}) or {})
+        )
     return Judgement(score=scores.score, reasoning=reasoning, raw=raw)
 
 
@@ -158,7 +171,9 @@ async def judge_reached(model: Model, env: Environment, turns: Sequence[Turn]) -
     return parse_reached(raw), raw
 
 
-async def judge_guidance(model: Model, env: Environment, turns: Sequence[Turn], agreeableness: str) -> GuidanceJudgement:
+async def judge_guidance(
+    model: Model, env: Environment, turns: Sequence[Turn], agreeableness: str
+) -> GuidanceJudgement:
     """Five dimensions and an overall 1-10 score for a whole dialogue."""
     prompt = render("guide_judge", **env_values(env), agreeableness=agreeableness, history=render_history(turns))
     return await _judge_with_followup(model, prompt, JUDGE_MAX_TOKENS["guide"], True, "judge_followup_guide")

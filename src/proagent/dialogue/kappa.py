@@ -48,8 +48,11 @@ def read_score_csv(path: str | Path) -> tuple[dict[str, float], dict[str, float]
             h_col = next((cols[c] for c in _HUMAN_COLS if c in cols), None)
             j_col = cols.get("judge") or cols.get("judge_score")
             if id_col is None or h_col is None:
-                raise DataError(path, f"needs an id column ({'/'.join(_ID_COLS)}) and a human score column "
-                                      f"({'/'.join(_HUMAN_COLS)}); found {', '.join(reader.fieldnames or []) or 'no header'}")
+                raise DataError(
+                    path,
+                    f"needs an id column ({'/'.join(_ID_COLS)}) and a human score column "
+                    f"({'/'.join(_HUMAN_COLS)}); found {', '.join(reader.fieldnames or []) or 'no header'}",
+                )
             human: dict[str, float] = {}
             judge: dict[str, float] = {}
             for n, row in enumerate(reader, 2):
@@ -88,7 +91,11 @@ def judge_scores_from_results(path: str | Path) -> dict[str, float]:
         raise DataError(path, f"invalid JSON ({e.msg})") from None
     if not isinstance(data, dict) or not isinstance(data.get("samples"), list):
         raise DataError(path, "not a results.json of proagent dialogue plan|guide (no 'samples')")
-    return {str(r["id"]): float(r["score"]) for r in data["samples"] if isinstance(r.get("score"), (int, float)) and r["score"] >= 1}
+    return {
+        str(r["id"]): float(r["score"])
+        for r in data["samples"]
+        if isinstance(r.get("score"), (int, float)) and r["score"] >= 1
+    }
 
 
 def quadratic_kappa(human: list[float], judge: list[float]) -> float:

@@ -66,7 +66,9 @@ def mean_of(values: Iterable[Mapping[str, Any]], key: str = "score") -> float | 
     return round(mean(s), 3) if s else None
 
 
-def group_means(rows: Sequence[Mapping[str, Any]], keys: Sequence[str], value: str = "score") -> dict[str, dict[str, Any]]:
+def group_means(
+    rows: Sequence[Mapping[str, Any]], keys: Sequence[str], value: str = "score"
+) -> dict[str, dict[str, Any]]:
     """Mean, count and unscored count per group; the group name joins the ``keys`` values with ``/``."""
     groups: dict[str, list[Mapping[str, Any]]] = {}
     for r in rows:
@@ -113,7 +115,10 @@ def by_domain() -> Metric:
     """Mean judge score per domain."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        return {g: (r["mean"] if r["mean"] is not None else 0.0) for g, r in group_means(_values(scores), ["domain"]).items()}
+        return {
+            g: (r["mean"] if r["mean"] is not None else 0.0)
+            for g, r in group_means(_values(scores), ["domain"]).items()
+        }
 
     return compute
 
@@ -124,7 +129,10 @@ def by_domain_agreeableness() -> Metric:
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         rows = _values(scores)
-        return {g: (r["mean"] if r["mean"] is not None else 0.0) for g, r in group_means(rows, ["domain", "agreeableness"]).items()}
+        return {
+            g: (r["mean"] if r["mean"] is not None else 0.0)
+            for g, r in group_means(rows, ["domain", "agreeableness"]).items()
+        }
 
     return compute
 
@@ -133,7 +141,6 @@ def rate_of(values: Iterable[Mapping[str, Any]], key: str) -> float | None:
     """Mean of a 0/1 (or count) ``key`` over per-sample dicts that have it, None when none has."""
     v = [float(x[key]) for x in values if isinstance(x.get(key), (int, float)) and x[key] >= 0]
     return round(mean(v), 3) if v else None
-
 
 
 def _rate_metric(key: str, doc: str) -> Metric:

@@ -81,7 +81,12 @@ def parse_guidance_judgement(text: str | None) -> GuidanceJudgement:
     if score is None and all(v is not None for v in dims.values()):
         score = round(sum(v for v in dims.values() if v is not None) / len(dims), 1)
     first_dim = min(
-        (m.start() for d in DIMENSIONS for m in [re.search(r"\b" + d + r"\b\s*[*_`]*\s*[:=]", raw, re.IGNORECASE)] if m),
+        (
+            m.start()
+            for d in DIMENSIONS
+            for m in [re.search(r"\b" + d + r"\b\s*[*_`]*\s*[:=]", raw, re.IGNORECASE)]
+            if m
+        ),
         default=-1,
     )
     reasoning = base.reasoning if first_dim < 0 else parse_judgement(raw[:first_dim]).reasoning
@@ -89,8 +94,12 @@ def parse_guidance_judgement(text: str | None) -> GuidanceJudgement:
 
 
 _CONDITION = re.compile(r"\b(?:when|only|if|unless|once|until)\b", re.IGNORECASE)
-_NOT_REACHED = re.compile(r"\b(?:not|n't|never|yet\s+to\s+be)\b[^.]{0,40}\breached\b|\bnot\s+yet\s+reached\b", re.IGNORECASE)
-_REACHED = re.compile(r"\b(?:is|has\s+been|was|been|got|have)\s+(?:now\s+|fully\s+|successfully\s+)?reached\b", re.IGNORECASE)
+_NOT_REACHED = re.compile(
+    r"\b(?:not|n't|never|yet\s+to\s+be)\b[^.]{0,40}\breached\b|\bnot\s+yet\s+reached\b", re.IGNORECASE
+)
+_REACHED = re.compile(
+    r"\b(?:is|has\s+been|was|been|got|have)\s+(?:now\s+|fully\s+|successfully\s+)?reached\b", re.IGNORECASE
+)
 
 
 def parse_reached(text: str | None) -> bool | None:
@@ -179,7 +188,9 @@ def is_plan_placeholder(text: str) -> bool:
 
 def _echoed(plan: Plan) -> bool:
     """A plan whose target or any sub-target is a template placeholder."""
-    return plan.target is None or is_plan_placeholder(plan.target) or any(is_plan_placeholder(s) for s in plan.sub_target)
+    return (
+        plan.target is None or is_plan_placeholder(plan.target) or any(is_plan_placeholder(s) for s in plan.sub_target)
+    )
 
 
 def _plan_from(obj: Any, method: str) -> Plan | None:
@@ -192,7 +203,11 @@ def _plan_from(obj: Any, method: str) -> Plan | None:
     subs = next((keys[k] for k in ("sub_target", "sub_targets", "subtargets", "subtarget", "steps") if k in keys), [])
     if isinstance(subs, str):
         subs = [subs]
-    subs = [str(s).strip() for s in subs if isinstance(s, (str, int, float)) and str(s).strip()] if isinstance(subs, list) else []
+    subs = (
+        [str(s).strip() for s in subs if isinstance(s, (str, int, float)) and str(s).strip()]
+        if isinstance(subs, list)
+        else []
+    )
     return Plan(target=target.strip(), sub_target=tuple(subs), parse_method=method)
 
 
@@ -209,7 +224,7 @@ def parse_plan(text: str | None) -> Plan:
         if plan and not _echoed(plan):
             return plan
     for m in re.finditer(r"^[\s#*_-]*target[*_]*\s*[:：][*_]*\s*(.*\w.*)$", raw, re.IGNORECASE | re.MULTILINE):
-        after = raw[m.end():]
+        after = raw[m.end() :]
         subs = [s.strip() for s in re.findall(r"^\s*(?:[-*•]|\d+[.)])\s+(.+)$", after, re.MULTILINE)]
         plan = Plan(target=m.group(1).strip().strip('"'), sub_target=tuple(subs), parse_method="lines")
         if not _echoed(plan):

@@ -21,8 +21,8 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
 from inspect_ai.scorer import Score, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from ..bench.running import task_input_errors
 from ..errors import DataError
-from ..bench._inspect_hooks import task_input_errors
 from .io import environment_from_item, read_environments
 from .judges import judge_model, judge_plan
 from .metrics import UNSCORED, by_domain, judge_mean, judge_unparsed_rate
@@ -129,8 +129,12 @@ def dialogue_plan(data: str, domains: str | None = None, tier: str | None = None
     """
     envs = select(data, domains, tier)
     samples = [
-        InspectSample(id=e.id, input=[ChatMessageUser(content=render("plan_user", **env_values(e)))], target=e.target,
-                      metadata=env_metadata(e))
+        InspectSample(
+            id=e.id,
+            input=[ChatMessageUser(content=render("plan_user", **env_values(e)))],
+            target=e.target,
+            metadata=env_metadata(e),
+        )
         for e in envs
     ]
     return Task(

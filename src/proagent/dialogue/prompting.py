@@ -74,7 +74,7 @@ def window(turns: Sequence[Turn], memory_turns: int = MEMORY_TURNS) -> list[Turn
     starts = [i for i, t in enumerate(turns) if t.role == "assistant"]
     if len(starts) <= memory_turns:
         return list(turns)
-    return list(turns[starts[-memory_turns]:])
+    return list(turns[starts[-memory_turns] :])
 
 
 def env_values(env: Environment) -> dict[str, str]:

@@ -173,5 +173,9 @@ class GenerationYield:
 
     def to_json(self) -> dict[str, Any]:
         """``{"topics", "per_round": [{"round", "tested", "easy", "fair", "hard"}], "status", "kept": {"fair", "hard"}}``."""
-        return {"topics": self.topics, "per_round": [vars(r).copy() for r in self.per_round], "status": dict(self.status),
-                "kept": {"fair": self.kept_fair, "hard": self.kept_hard}}
+        return {
+            "topics": self.topics,
+            "per_round": [vars(r).copy() for r in self.per_round],
+            "status": dict(self.status),
+            "kept": {"fair": self.kept_fair, "hard": self.kept_hard},
+        }

@@ -137,29 +137,43 @@ class DialogueResults:
             judged = [r for r in rows if r.get("plan_parsed")]
             plan = PlanFigures(
                 plan_unparsed_rate=round(1 - (rate_of(rows, "plan_parsed") or 0.0), 3) if n else None,
-                judge_unparsed_rate=round(1 - (rate_of(judged, "judge_parsed") or 0.0), 3) if judged else None)
+                judge_unparsed_rate=round(1 - (rate_of(judged, "judge_parsed") or 0.0), 3) if judged else None,
+            )
         else:
             density = None
             if any("density" in r for r in rows):
-                density = Density(rate_of(rows, "density"), rate_of(rows, "first_density"),
-                                  int(sum(r.get("density_unparsed") or 0 for r in rows)))
+                density = Density(
+                    rate_of(rows, "density"),
+                    rate_of(rows, "first_density"),
+                    int(sum(r.get("density_unparsed") or 0 for r in rows)),
+                )
             guide = GuideFigures(
                 by_domain_agreeableness=group_means(rows, ["domain", "agreeableness"]),
                 by_agreeableness=group_means(rows, ["agreeableness"]),
                 dimensions={d: mean_of(rows, d) for d in DIMENSIONS},
-                reach_rate=rate_of(rows, "reached"), mean_turns=rate_of(rows, "turns"), leak_rate=rate_of(rows, "leak"),
+                reach_rate=rate_of(rows, "reached"),
+                mean_turns=rate_of(rows, "turns"),
+                leak_rate=rate_of(rows, "leak"),
                 passive_opening_rate=rate_of(rows, "passive_opening"),
-                termination_unparsed=int(sum(r.get("termination_unparsed") or 0 for r in rows)), density=density)
+                termination_unparsed=int(sum(r.get("termination_unparsed") or 0 for r in rows)),
+                density=density,
+            )
         secs = sorted(r["seconds"] for r in rows if r.get("seconds") is not None)
         toks = [r["tokens"] for r in rows if r.get("tokens") is not None]
         return cls(
-            task=kind, n=n, score=mean_of(rows),
+            task=kind,
+            n=n,
+            score=mean_of(rows),
             unparsed_rate=round((n - len(scored(rows))) / n, 3) if n else None,
-            by_domain=group_means(rows, ["domain"]), plan=plan, guide=guide,
+            by_domain=group_means(rows, ["domain"]),
+            plan=plan,
+            guide=guide,
             seconds_p50=round(median(secs), 2) if secs else None,
             seconds_p95=round(secs[min(len(secs) - 1, int(0.95 * len(secs)))], 2) if secs else None,
             tokens_per_sample=round(sum(toks) / len(toks)) if toks else None,
-            samples=rows, run=replace(run_header(log), model_roles=_roles(log.eval)))
+            samples=rows,
+            run=replace(run_header(log), model_roles=_roles(log.eval)),
+        )
 
     def text_table(self, title: str | None = None) -> TextTable:
         """Per-domain scores (and per agreeableness for ``guide``) and the summary lines."""
@@ -188,9 +202,24 @@ def _table_rows(res: DialogueResults) -> tuple[list[str], list[list[str]]]:
     cells = g_.by_domain_agreeableness
     rows = []
     for d, g in res.by_domain.items():
-        rows.append([d, str(g["n"]), *[_score_text((cells.get(f"{d}/{lv}") or {}).get("mean")) for lv in levels], _score_text(g["mean"]),
-                     str(g["unscored"])])
-    rows.append(["all", str(res.n), *[_score_text(g_.by_agreeableness[lv]["mean"]) for lv in levels], _score_text(res.score), all_unscored])
+        rows.append(
+            [
+                d,
+                str(g["n"]),
+                *[_score_text((cells.get(f"{d}/{lv}") or {}).get("mean")) for lv in levels],
+                _score_text(g["mean"]),
+                str(g["unscored"]),
+            ]
+        )
+    rows.append(
+        [
+            "all",
+            str(res.n),
+            *[_score_text(g_.by_agreeableness[lv]["mean"]) for lv in levels],
+            _score_text(res.score),
+            all_unscored,
+        ]
+    )
     return head, rows
 
 
@@ -198,7 +227,9 @@ def _footer(res: DialogueResults) -> list[str]:
     roles = res.run.model_roles or {}
     lines = [f"agent {res.run.model}" + "".join(f", {k} {v}" for k, v in sorted(roles.items()))]
     if res.plan is not None:
-        lines.append(f"plan unparsed {_score_text(res.plan.plan_unparsed_rate)}, judge unparsed {_score_text(res.plan.judge_unparsed_rate)}")
+        lines.append(
+            f"plan unparsed {_score_text(res.plan.plan_unparsed_rate)}, judge unparsed {_score_text(res.plan.judge_unparsed_rate)}"
+        )
     else:
         g = res.guide
         dims = ", ".join(f"{d} {_score_text(v)}" for d, v in g.dimensions.items())
@@ -208,9 +239,13 @@ def _footer(res: DialogueResults) -> list[str]:
             f"passive openings {_score_text(g.passive_opening_rate)}, unreadable termination verdicts {g.termination_unparsed}"
         )
         if g.density is not None:
-            lines.append(f"target density: {_score_text(g.density.per_message)} sub-targets/message, "
-                         f"{_score_text(g.density.first_message)} in the first message")
-    lines.append(f"seconds/sample p50 {_score_text(res.seconds_p50)} (p95 {_score_text(res.seconds_p95)}), tokens/sample {res.tokens_per_sample}")
+            lines.append(
+                f"target density: {_score_text(g.density.per_message)} sub-targets/message, "
+                f"{_score_text(g.density.first_message)} in the first message"
+            )
+    lines.append(
+        f"seconds/sample p50 {_score_text(res.seconds_p50)} (p95 {_score_text(res.seconds_p95)}), tokens/sample {res.tokens_per_sample}"
+    )
     return lines
 
 
@@ -223,13 +258,23 @@ def render_html(res: DialogueResults) -> str:
     for r in res.samples:
         details = e(", ".join(f"{k}={v}" for k, v in r.items() if k not in skip))
         if r.get("dialogue"):
-            details += "".join(f"<div class='{'assistant' if t['role'] == 'assistant' else 'user'}'><b>{e(t['role'])}:</b> "
-                               f"{e(t['content'])}</div>" for t in r["dialogue"])
+            details += "".join(
+                f"<div class='{'assistant' if t['role'] == 'assistant' else 'user'}'><b>{e(t['role'])}:</b> "
+                f"{e(t['content'])}</div>"
+                for t in r["dialogue"]
+            )
         elif r.get("plan"):
             p = r["plan"]
             details += f"<div class='assistant'><b>target:</b> {e(str(p.get('target')))}</div>" + "".join(
-                f"<div class='user'>- {e(x)}</div>" for x in p.get("sub_target") or [])
+                f"<div class='user'>- {e(x)}</div>" for x in p.get("sub_target") or []
+            )
         samples.append([r["id"], str(r.get("score")), details])
-    body = (table(head, rows) + "<ul>" + "".join(f"<li>{e(x)}</li>" for x in _footer(res)) + "</ul>"
-            + "<h2>Samples</h2>" + table(["id", "score", "details"], samples, raw_columns=[2]))
+    body = (
+        table(head, rows)
+        + "<ul>"
+        + "".join(f"<li>{e(x)}</li>" for x in _footer(res))
+        + "</ul>"
+        + "<h2>Samples</h2>"
+        + table(["id", "score", "details"], samples, raw_columns=[2])
+    )
     return page(f"ProactiveEval {res.task}", body)

@@ -41,24 +41,70 @@ Commands: ``proagent live`` (:mod:`proagent.cli.live`).
 from ..capture import x11_fullscreen
 from ._activity_follow import ActivityLogFollower, open_follower, watched_log
 from ._agent import HowModel, LiveAgent, ScriptedDecider, When, how_prompt, offer_text
-from ._learn import LEARNING_DIR, LearningWhen, load_learning_when, reset_learning
-from ._help import (SEND_SCREEN, HelpContext, LiveHelp, ScriptedHelpModel, default_send_screen, help_context,
-                    make_help_model, rated_help, screen_region)
 from ._ask import ASK_UNCERTAINTY, QUESTION_TEXT, Asker
-from ._implicit import FOCUS_WEIGHT, HORIZON_SECONDS, label_summary
 from ._feedback import FEEDBACK_DB, FeedbackStore, feedback_samples, sample_from_json, sample_to_json
+from ._help import (
+    SEND_SCREEN,
+    HelpContext,
+    LiveHelp,
+    ScriptedHelpModel,
+    default_send_screen,
+    help_context,
+    make_help_model,
+    rated_help,
+    screen_region,
+)
+from ._implicit import FOCUS_WEIGHT, HORIZON_SECONDS, label_summary
+from ._learn import LEARNING_DIR, LearningWhen, load_learning_when, reset_learning
 from ._moments import as_of, moment_sample
-from ._notify import NOTIFIERS, DesktopNotifier, Notifier, NotifyContext, PageNotifier, TerminalNotifier, register_notifier
+from ._notify import (
+    NOTIFIERS,
+    DesktopNotifier,
+    Notifier,
+    NotifyContext,
+    PageNotifier,
+    TerminalNotifier,
+    register_notifier,
+)
 from ._page import OfferPage
-from .records import RESPONSES, DecisionSummary, Latency, LearningManifest, LiveDecision, Offer, Question, Response
-from ._restraint import (BLOCKED_APPS_FILE, DISMISSED_SIMILARITY, PAUSE_FILE, Restraint, RestraintConfig, block_app,
-                         blocked_apps, is_paused, parse_quiet_hours, pause, quiet_app_rules, resume, unblock_app)
-from ._setup import (LearnedCounts, LiveCommandOptions, LiveDecider, learned_counts, parse_live_options, scripted_decider,
-                     set_up_decider)
-from ._settle import SETTLE_SECONDS, TEXT_WAIT_SECONDS, settled_at
+from ._restraint import (
+    BLOCKED_APPS_FILE,
+    DISMISSED_SIMILARITY,
+    PAUSE_FILE,
+    Restraint,
+    RestraintConfig,
+    block_app,
+    blocked_apps,
+    is_paused,
+    parse_quiet_hours,
+    pause,
+    quiet_app_rules,
+    resume,
+    unblock_app,
+)
 from ._run import LiveOptions, ReplayProgress, RunSummary, run_replay, run_watch, start_capture, summarise
-from ._sources import MAX_SPEED, MIN_SPEED, REPLAY_SKIP_GAP_SECONDS, LifeTraceFollower, Moment, ReplayClock, WallClock, replay_moments
+from ._settle import SETTLE_SECONDS, TEXT_WAIT_SECONDS, settled_at
+from ._setup import (
+    LearnedCounts,
+    LiveCommandOptions,
+    LiveDecider,
+    learned_counts,
+    parse_live_options,
+    scripted_decider,
+    set_up_decider,
+)
+from ._sources import (
+    MAX_SPEED,
+    MIN_SPEED,
+    REPLAY_SKIP_GAP_SECONDS,
+    LifeTraceFollower,
+    Moment,
+    ReplayClock,
+    WallClock,
+    replay_moments,
+)
 from ._when import load_when
+from .records import RESPONSES, DecisionSummary, Latency, LearningManifest, LiveDecision, Offer, Question, Response
 
 __all__ = [
     "LearnedCounts",

@@ -69,8 +69,9 @@ class ActivityLogFollower(DatabaseFollower):
         DataError: missing, foreign or unreadable database.
     """
 
-    def __init__(self, db: str | Path, *, last_id: int | None = None, window_seconds: float = 300.0,
-                 user: str | None = None) -> None:
+    def __init__(
+        self, db: str | Path, *, last_id: int | None = None, window_seconds: float = 300.0, user: str | None = None
+    ) -> None:
         super().__init__(Path(db), window_seconds=window_seconds, user=user)
         self._since: datetime | None = None
         if last_id is None:
@@ -81,8 +82,9 @@ class ActivityLogFollower(DatabaseFollower):
             self.last_id = int(last_id)  # the first poll reads everything once, then the window
 
     def _read(self, since: datetime | None = None) -> list[Event]:
-        return sorted(load_activity_log(self.path, user=self.user, since=since).events,
-                      key=lambda e: (e.start, int(e.id)))
+        return sorted(
+            load_activity_log(self.path, user=self.user, since=since).events, key=lambda e: (e.start, int(e.id))
+        )
 
     def _advance(self, evs: list[Event]) -> None:
         handled = [e.start for e in evs if int(e.id) <= self.last_id]
@@ -101,13 +103,23 @@ class ActivityLogFollower(DatabaseFollower):
         since = self._since
         evs = self._read(since)
         # the first event read from a bound may be cut at it (its first rows unread): never new
-        fresh = [e for e in evs if int(e.id) > self.last_id
-                 and (since is None or e.start >= since + timedelta(seconds=60))]
+        fresh = [
+            e for e in evs if int(e.id) > self.last_id and (since is None or e.start >= since + timedelta(seconds=60))
+        ]
         out = []
         for e in sorted(fresh, key=lambda e: int(e.id)):
             hist = tuple(x for x in evs if x.start <= e.start)
-            out.append(Moment(t=e.start, user=e.user, trigger="event", history=hist, new_event=e,
-                              noticed=noticed, row_id=int(e.id)))
+            out.append(
+                Moment(
+                    t=e.start,
+                    user=e.user,
+                    trigger="event",
+                    history=hist,
+                    new_event=e,
+                    noticed=noticed,
+                    row_id=int(e.id),
+                )
+            )
             self.last_id = max(self.last_id, int(e.id))
         self._advance(evs)
         return out
@@ -116,15 +128,15 @@ class ActivityLogFollower(DatabaseFollower):
         """A moment at ``now`` within the event in progress (``--every``), or ``None`` when the
         log has no events."""
         noticed = time.perf_counter()
-        evs = [e for e in self._read(now - timedelta(seconds=self.window_seconds + MARGIN_SECONDS))
-               if e.start <= now]
+        evs = [e for e in self._read(now - timedelta(seconds=self.window_seconds + MARGIN_SECONDS)) if e.start <= now]
         if not evs:
             return None
         return Moment(t=now, user=evs[-1].user, trigger="tick", history=tuple(evs), new_event=None, noticed=noticed)
 
 
-def open_follower(db: str | Path, *, last_id: int | None = None, window_seconds: float = 300.0,
-                  user: str | None = None) -> LifeTraceFollower | ActivityLogFollower:
+def open_follower(
+    db: str | Path, *, last_id: int | None = None, window_seconds: float = 300.0, user: str | None = None
+) -> LifeTraceFollower | ActivityLogFollower:
     """The follower for ``db``'s kind (:func:`watched_log`).
 
     Raises:

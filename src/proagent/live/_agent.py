@@ -22,16 +22,32 @@ from ._feedback import FeedbackStore
 from ._implicit import QUIET_OUTCOMES, ImplicitLabeller
 from ._moments import moment_sample
 from ._notify import Notifier
-from ._privacy import (Sent, check_send_screen, default_send_screen, is_local_model, outgoing, redact_text,
-                       without_screen_text)
-from .records import LiveDecision
+from ._privacy import (
+    Sent,
+    check_send_screen,
+    default_send_screen,
+    is_local_model,
+    outgoing,
+    redact_text,
+    without_screen_text,
+)
 from ._restraint import Restraint
 from ._settle import TEXT_WAIT_SECONDS, first_shot, has_text, settled_at
 from ._sources import Clock, LifeTraceFollower, Moment, ReplayClock, WallClock
+from .records import LiveDecision
 
 how_log = logging.getLogger("proagent.live.how")
 
-__all__ = ["OFFER_WAIT_SECONDS", "HowModel", "how_prompt", "LiveAgent", "ScriptedDecider", "When", "generic_offer_text", "offer_text"]
+__all__ = [
+    "OFFER_WAIT_SECONDS",
+    "HowModel",
+    "how_prompt",
+    "LiveAgent",
+    "ScriptedDecider",
+    "When",
+    "generic_offer_text",
+    "offer_text",
+]
 
 
 class When(Protocol):
@@ -181,7 +197,8 @@ def how_prompt(sample: Sample, send_screen: str = "raw") -> Sent:
         ValueError: an unknown ``send_screen``.
     """
     from ..agent.solvers import user_prompt  # lazy: the method registry pulls in inspect_ai (~1 s), which
-                                             # scripted live runs skip
+
+    # scripted live runs skip
     check_send_screen(send_screen)
     shown = without_screen_text(sample) if send_screen == "never" else sample
     return outgoing([user_prompt(shown, "zero-shot")], send_screen)
@@ -211,8 +228,15 @@ class HowModel:
         ValueError: an unknown ``send_screen``.
     """
 
-    def __init__(self, model: Any, model_args: Mapping[str, Any] | None = None, *, max_tokens: int = 96,
-                 base_url: str | None = None, send_screen: str | None = None) -> None:
+    def __init__(
+        self,
+        model: Any,
+        model_args: Mapping[str, Any] | None = None,
+        *,
+        max_tokens: int = 96,
+        base_url: str | None = None,
+        send_screen: str | None = None,
+    ) -> None:
         from inspect_ai.model import GenerateConfig, get_model
 
         from ..bench.running import api_limits
@@ -221,7 +245,9 @@ class HowModel:
         self.send_screen = check_send_screen(send_screen or default_send_screen(self.name))
         self._model = get_model(model, base_url=base_url, **dict(model_args or {})) if isinstance(model, str) else model
         remote = not is_local_model(self.name)
-        self._config = GenerateConfig(temperature=0.0, max_tokens=max_tokens, seed=0, **(api_limits() if remote else {}))
+        self._config = GenerateConfig(
+            temperature=0.0, max_tokens=max_tokens, seed=0, **(api_limits() if remote else {})
+        )
         base = getattr(getattr(self._model, "api", None), "base_url", None) if remote else None
         self.endpoint: str | None = _address(base) if base else None
         """Where a model API is reached (scheme, host, port and path; no credentials), for error lines."""
@@ -261,8 +287,14 @@ class HowModel:
         :attr:`send_screen`); sets :attr:`last_sent` and logs its record."""
         sent = how_prompt(sample, self.send_screen)
         self.last_sent = sent.record()
-        how_log.info("how call for %s: to %s (send-screen %s), sha256 %s, placeholders %s", sample.id, self.name,
-                     sent.send_screen, sent.sha256, dict(sent.placeholders))
+        how_log.info(
+            "how call for %s: to %s (send-screen %s), sha256 %s, placeholders %s",
+            sample.id,
+            self.name,
+            sent.send_screen,
+            sent.sha256,
+            dict(sent.placeholders),
+        )
         return sent.texts[0]
 
     def warm(self) -> float:
@@ -277,7 +309,9 @@ class HowModel:
 
         t0 = time.perf_counter()
         if self.send_screen != "raw":
-            redact_text("(starting)")  # curate's recognizers load once (presidio, about a second), not at the first offer
+            redact_text(
+                "(starting)"
+            )  # curate's recognizers load once (presidio, about a second), not at the first offer
         messages = [ChatMessageSystem(content=system_prompt()), ChatMessageUser(content="(starting)")]
         config = self._config.model_copy(update={"max_tokens": 1})
         asyncio.run_coroutine_threadsafe(self._model.generate(messages, config=config), self._loop).result()
@@ -358,13 +392,26 @@ class LiveAgent:
             notifiers that have an ``ask(question)`` method; 0 (default): none.
     """
 
-    def __init__(self, folder: str | Path, decider: When, *, how: Callable[[Sample], Prediction] | None = None,
-                 notifiers: Sequence[Notifier] = (), restraint: Restraint | None = None, clock: Clock | None = None,
-                 config: SampleConfig = SampleConfig(), ignore_after_seconds: float = 600.0,
-                 feedback: FeedbackStore | None = None, on_decision: Callable[[LiveDecision], None] | None = None,
-                 stale_after_seconds: float | None = None, offer_wait_seconds: float | None = OFFER_WAIT_SECONDS,
-                 settle_seconds: float | None = None, on_status: Callable[[str], None] | None = None,
-                 implicit: bool = True, ask_rate: int = 0) -> None:
+    def __init__(
+        self,
+        folder: str | Path,
+        decider: When,
+        *,
+        how: Callable[[Sample], Prediction] | None = None,
+        notifiers: Sequence[Notifier] = (),
+        restraint: Restraint | None = None,
+        clock: Clock | None = None,
+        config: SampleConfig = SampleConfig(),
+        ignore_after_seconds: float = 600.0,
+        feedback: FeedbackStore | None = None,
+        on_decision: Callable[[LiveDecision], None] | None = None,
+        stale_after_seconds: float | None = None,
+        offer_wait_seconds: float | None = OFFER_WAIT_SECONDS,
+        settle_seconds: float | None = None,
+        on_status: Callable[[str], None] | None = None,
+        implicit: bool = True,
+        ask_rate: int = 0,
+    ) -> None:
         self.folder = Path(folder)
         self.offer_wait = offer_wait_seconds
         self.decider = decider
@@ -387,9 +434,17 @@ class LiveAgent:
         self._dismissals(self.feedback.responses_since(0))
         self.decisions: list[LiveDecision] = []
         self.implicit = ImplicitLabeller(self.feedback, now=self.clock.now) if implicit else None
-        self.asker = (Asker(self.feedback, ask_rate, self.clock.now, open_seconds=ignore_after_seconds,
-                            min_gap_seconds=self.restraint.config.min_gap_seconds)
-                      if ask_rate > 0 and any(callable(getattr(n, "ask", None)) for n in self.notifiers) else None)
+        self.asker = (
+            Asker(
+                self.feedback,
+                ask_rate,
+                self.clock.now,
+                open_seconds=ignore_after_seconds,
+                min_gap_seconds=self.restraint.config.min_gap_seconds,
+            )
+            if ask_rate > 0 and any(callable(getattr(n, "ask", None)) for n in self.notifiers)
+            else None
+        )
         self._learn = getattr(decider, "sync", None)
         """A learning decider's ``sync(store)`` (:class:`proagent.live.LearningWhen`): learns the answers."""
         if self._learn is not None:
@@ -440,11 +495,13 @@ class LiveAgent:
         front = m.new_event or (m.history[-1] if m.history else None)
         base = dict(moment=m.t, trigger=m.trigger)
         reason = self.restraint.before(front, now) or (None if m.settled else "settle")
-        sample = None if reason else moment_sample(list(m.history), m.t, self.config, new_event=m.new_event,
-                                                   front=m.front)
+        sample = (
+            None if reason else moment_sample(list(m.history), m.t, self.config, new_event=m.new_event, front=m.front)
+        )
         sid = sample.id if sample else _moment_id(m, front)
-        known = sample is not None and (sample.kind == "labelled" or (m.new_event is not None
-                                                                     and m.new_event.is_llm_event is not None))
+        known = sample is not None and (
+            sample.kind == "labelled" or (m.new_event is not None and m.new_event.is_llm_event is not None)
+        )
         label = sample.label if known else None
         if reason is None and sample is None:
             reason = "no_context"
@@ -486,11 +543,24 @@ class LiveAgent:
         how_s = job.call.seconds
         if job.call.cancelled:
             if job.offer is None:
-                return self._record(LiveDecision(job.sid, outcome="no_offer", reason="how_cancelled", how_seconds=how_s,
-                                                 **common), m, job.sample)
-            return self._record(LiveDecision(job.sid, outcome="offer", reason="how_cancelled", how_seconds=how_s,
-                                             offer_id=job.offer.id, notification=job.offer.text,
-                                             offer_seconds=job.shown, **common), m)
+                return self._record(
+                    LiveDecision(job.sid, outcome="no_offer", reason="how_cancelled", how_seconds=how_s, **common),
+                    m,
+                    job.sample,
+                )
+            return self._record(
+                LiveDecision(
+                    job.sid,
+                    outcome="offer",
+                    reason="how_cancelled",
+                    how_seconds=how_s,
+                    offer_id=job.offer.id,
+                    notification=job.offer.text,
+                    offer_seconds=job.shown,
+                    **common,
+                ),
+                m,
+            )
         pred = job.call.result()  # a failing How call raises here, in the loop's thread
         text = offer_text(pred)
         if job.offer is not None:
@@ -506,19 +576,47 @@ class LiveAgent:
                         update = getattr(n, "update", None)
                         if update is not None:
                             update(filled)
-            return self._record(LiveDecision(job.sid, outcome="offer", reason=why, how_seconds=how_s,
-                                             offer_id=job.offer.id, notification=text or job.offer.text,
-                                             offer_seconds=job.shown, **common), m)
+            return self._record(
+                LiveDecision(
+                    job.sid,
+                    outcome="offer",
+                    reason=why,
+                    how_seconds=how_s,
+                    offer_id=job.offer.id,
+                    notification=text or job.offer.text,
+                    offer_seconds=job.shown,
+                    **common,
+                ),
+                m,
+            )
         if pred.needs_help is False:
-            return self._record(LiveDecision(job.sid, outcome="no_offer", reason="how_said_no", how_seconds=how_s,
-                                             **common), m, job.sample)
+            return self._record(
+                LiveDecision(job.sid, outcome="no_offer", reason="how_said_no", how_seconds=how_s, **common),
+                m,
+                job.sample,
+            )
         shown = text or generic_offer_text(cur)  # no query: the decider's Yes stands, a generic offer
         query = pred.query if text else None
         if query is not None and self.restraint.dismissed_similar(cur.app_name, query, m.t):
-            return self._record(LiveDecision(job.sid, outcome="held", reason="dismissed_similar", how_seconds=how_s,
-                                             **common), m, job.sample)
-        return self._show(job.sid, job.sample, m, shown, query, pred.intention if text else None, job.p, job.session,
-                          cur, common, why="" if text else "no_query", how_s=how_s)
+            return self._record(
+                LiveDecision(job.sid, outcome="held", reason="dismissed_similar", how_seconds=how_s, **common),
+                m,
+                job.sample,
+            )
+        return self._show(
+            job.sid,
+            job.sample,
+            m,
+            shown,
+            query,
+            pred.intention if text else None,
+            job.p,
+            job.session,
+            cur,
+            common,
+            why="" if text else "no_query",
+            how_s=how_s,
+        )
 
     def poll_how(self) -> LiveDecision | None:
         """Record the decision of the deferred How call once its answer came (filling in or
@@ -539,32 +637,71 @@ class LiveAgent:
         job.call.cancel()
         return self._finish(job)
 
-    def _offer(self, sample: Sample, text: str, query: str | None, intention: str | None, p: float, now: datetime,
-               session, cur) -> Any:  # noqa: ANN001
+    def _offer(
+        self, sample: Sample, text: str, query: str | None, intention: str | None, p: float, now: datetime, session, cur
+    ) -> Any:  # noqa: ANN001
         """Store and show one offer; restraint counts it at the moment ``now``."""
-        offer = self.feedback.add_offer(sample, text=text, query=query, intention=intention, p_help=p,
-                                        notifier=",".join(n.name for n in self.notifiers if n.name), created_at=self.clock.now(),
-                                        app_name=cur.app_name)
+        offer = self.feedback.add_offer(
+            sample,
+            text=text,
+            query=query,
+            intention=intention,
+            p_help=p,
+            notifier=",".join(n.name for n in self.notifiers if n.name),
+            created_at=self.clock.now(),
+            app_name=cur.app_name,
+        )
         self.restraint.offered(now, session)
         for n in self.notifiers:
             n.show(offer)
         return offer
 
-    def _show(self, sid: str, sample: Sample, m: Moment, text: str, query: str | None, intention: str | None, p: float,
-              session, cur, common: dict, *, why: str = "", how_s: float | None = None) -> LiveDecision:  # noqa: ANN001
+    def _show(
+        self,
+        sid: str,
+        sample: Sample,
+        m: Moment,
+        text: str,
+        query: str | None,
+        intention: str | None,
+        p: float,
+        session,
+        cur,
+        common: dict,
+        *,
+        why: str = "",
+        how_s: float | None = None,
+    ) -> LiveDecision:  # noqa: ANN001
         offer = self._offer(sample, text, query, intention, p, m.t, session, cur)
-        return self._record(LiveDecision(sid, outcome="offer", reason=why, how_seconds=how_s, offer_id=offer.id,
-                                         notification=text, **common,
-                                         offer_seconds=None if how_s is None else time.perf_counter() - m.noticed), m)
+        return self._record(
+            LiveDecision(
+                sid,
+                outcome="offer",
+                reason=why,
+                how_seconds=how_s,
+                offer_id=offer.id,
+                notification=text,
+                **common,
+                offer_seconds=None if how_s is None else time.perf_counter() - m.noticed,
+            ),
+            m,
+        )
 
     def _record(self, d: LiveDecision, m: Moment, sample: Sample | None = None) -> LiveDecision:
         did = self.feedback.add_decision(d, user=m.user, row_id=m.row_id)
         front = m.new_event or (m.history[-1] if m.history else None)
         asked = None
         if sample is not None and self.asker is not None:
-            asked = self.asker.consider(sample, p=d.p_help, threshold=self.decider.threshold, outcome=d.outcome,
-                                        reason=d.reason, app_name=(front or sample.current).app_name or "",
-                                        offers=self.restraint.offers, decision_id=did)
+            asked = self.asker.consider(
+                sample,
+                p=d.p_help,
+                threshold=self.decider.threshold,
+                outcome=d.outcome,
+                reason=d.reason,
+                app_name=(front or sample.current).app_name or "",
+                offers=self.restraint.offers,
+                decision_id=did,
+            )
         if asked is not None:
             for n in self.notifiers:
                 ask = getattr(n, "ask", None)
@@ -578,7 +715,9 @@ class LiveAgent:
         return d
 
     # ------------------------------------------------------------ loops
-    def replay(self, moments: Iterable[Moment], clock: ReplayClock, stop: threading.Event | None = None) -> list[LiveDecision]:
+    def replay(
+        self, moments: Iterable[Moment], clock: ReplayClock, stop: threading.Event | None = None
+    ) -> list[LiveDecision]:
         """Play recorded moments through :meth:`decide` at the clock's speed (each How answer
         is waited for; ``stop`` cancels one in flight)."""
         self._stop = stop
@@ -628,8 +767,12 @@ class LiveAgent:
         if t is None:
             return False
         first = first_shot(e)
-        if (e.screen_recorded and first is not None and not has_text(e)
-                and (now - first).total_seconds() < TEXT_WAIT_SECONDS):
+        if (
+            e.screen_recorded
+            and first is not None
+            and not has_text(e)
+            and (now - first).total_seconds() < TEXT_WAIT_SECONDS
+        ):
             return False  # its screen text is not in the log yet
         self.decide(replace(fresh, t=t, front=True, noticed=time.perf_counter()), defer=True)
         return True
@@ -645,11 +788,22 @@ class LiveAgent:
             return
         hist = tuple(x for x in newer.history if x.start <= (t or pending.t)) or pending.history
         new_event = e if pending.new_event is not None else None
-        self.decide(replace(pending, t=t or pending.t, history=hist, new_event=new_event, front=True,
-                            noticed=time.perf_counter()), defer=True)
+        self.decide(
+            replace(
+                pending, t=t or pending.t, history=hist, new_event=new_event, front=True, noticed=time.perf_counter()
+            ),
+            defer=True,
+        )
 
-    def follow(self, follower: LifeTraceFollower, *, every_seconds: float = 30.0, poll_seconds: float = 0.05,
-               stop: threading.Event | None = None, max_moments: int | None = None) -> list[LiveDecision]:
+    def follow(
+        self,
+        follower: LifeTraceFollower,
+        *,
+        every_seconds: float = 30.0,
+        poll_seconds: float = 0.05,
+        stop: threading.Event | None = None,
+        max_moments: int | None = None,
+    ) -> list[LiveDecision]:
         """Follow a growing database until ``stop`` is set (or ``max_moments`` moments
         were decided): each new event row is a moment, and within a long event a
         tick every ``every_seconds`` (0: none) of wall time while the log grows (a writer
@@ -675,8 +829,12 @@ class LiveAgent:
             while not stop.is_set() and not enough():
                 self.poll_how()
                 moments = follower.poll()
-                if (not moments and every_seconds > 0 and time.monotonic() - last_moment >= every_seconds
-                        and follower.growing(every_seconds)):  # no decisions once the log stops growing
+                if (
+                    not moments
+                    and every_seconds > 0
+                    and time.monotonic() - last_moment >= every_seconds
+                    and follower.growing(every_seconds)
+                ):  # no decisions once the log stops growing
                     tick = follower.tick(self.clock.now())
                     moments = [tick] if tick is not None else []
                 for m in moments:
@@ -698,8 +856,10 @@ class LiveAgent:
                     grew, said_quiet = follower.last_change, False
                 if not said_quiet and time.monotonic() - grew >= QUIET_LOG_SECONDS:
                     said_quiet = True
-                    self._say(f"the watched log has not grown for {QUIET_LOG_SECONDS:.0f} s (is its capture running?); "
-                              "still watching")
+                    self._say(
+                        f"the watched log has not grown for {QUIET_LOG_SECONDS:.0f} s (is its capture running?); "
+                        "still watching"
+                    )
                 if not moments:
                     if time.monotonic() - last_sync >= 1.0:  # answers and expiry once a second while idle
                         self.sync_responses()

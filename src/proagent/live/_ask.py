@@ -104,8 +104,18 @@ class Asker:
         """Questions asked on the loop clock's calendar day."""
         return len(self.store.asked_on(self.now().date()))  # type: ignore[attr-defined]
 
-    def consider(self, sample: Sample, *, p: float | None, threshold: float, outcome: str, reason: str,
-                 app_name: str, offers: Sequence[datetime] = (), decision_id: int | None = None) -> Question | None:
+    def consider(
+        self,
+        sample: Sample,
+        *,
+        p: float | None,
+        threshold: float,
+        outcome: str,
+        reason: str,
+        app_name: str,
+        offers: Sequence[datetime] = (),
+        decision_id: int | None = None,
+    ) -> Question | None:
         """Ask about the moment of ``sample`` when every rule of the module docstring holds; returns the
         stored question, else ``None``. ``offers``: times of the offers made (restraint's)."""
         if self.rate <= 0 or p is None or outcome not in ASK_OUTCOMES or reason in NO_ASK_REASONS:
@@ -118,11 +128,21 @@ class Asker:
         if len(asked) >= self.rate:
             return None
         last = self.store.questions(limit=1)  # type: ignore[attr-defined]
-        if last and last[0]["answer"] is None and now - datetime.fromisoformat(last[0]["asked_at"]) < timedelta(
-                seconds=self.open_seconds):
+        if (
+            last
+            and last[0]["answer"] is None
+            and now - datetime.fromisoformat(last[0]["asked_at"]) < timedelta(seconds=self.open_seconds)
+        ):
             return None
         gap = timedelta(seconds=self.min_gap_seconds)
         if any(t <= now < t + gap for t in [*offers, *asked]):
             return None
-        return self.store.add_question(sample, asked_at=now, p_help=p, threshold=threshold,  # type: ignore[attr-defined]
-                                       risk=u, app_name=app_name, decision_id=decision_id)
+        return self.store.add_question(  # type: ignore[attr-defined]
+            sample,
+            asked_at=now,
+            p_help=p,
+            threshold=threshold,
+            risk=u,
+            app_name=app_name,
+            decision_id=decision_id,
+        )

@@ -154,12 +154,22 @@ def _dt(v: str | None) -> datetime | None:
 def _event(d: dict[str, Any]) -> Event:
     conv = d.get("conversation")
     return Event(
-        **{**d, "start": _dt(d["start"]), "end": _dt(d.get("end")),
-           "screenshots": tuple(Screenshot(**{**s, "time": _dt(s["time"]), "path": Path(s["path"]) if s.get("path") else None})
-                                for s in d.get("screenshots", ())),
-           "conversation": Conversation(tuple(conv["user_queries"]), tuple(conv["llm_responses"]), conv["full_conversation"])
-           if conv else None,
-           "candidate_tasks": tuple(d.get("candidate_tasks", ()))})
+        **{
+            **d,
+            "start": _dt(d["start"]),
+            "end": _dt(d.get("end")),
+            "screenshots": tuple(
+                Screenshot(**{**s, "time": _dt(s["time"]), "path": Path(s["path"]) if s.get("path") else None})
+                for s in d.get("screenshots", ())
+            ),
+            "conversation": Conversation(
+                tuple(conv["user_queries"]), tuple(conv["llm_responses"]), conv["full_conversation"]
+            )
+            if conv
+            else None,
+            "candidate_tasks": tuple(d.get("candidate_tasks", ())),
+        }
+    )
 
 
 def _event_to_json(e: Event) -> dict[str, Any]:
@@ -174,8 +184,15 @@ def sample_from_json(text: str) -> Sample:
     """
     try:
         d = json.loads(text)
-        return Sample(**{**d, "time": _dt(d["time"]), "context": tuple(_event(e) for e in d["context"]),
-                         "current": _event(d["current"]), "reference_queries": tuple(d.get("reference_queries", ()))})
+        return Sample(
+            **{
+                **d,
+                "time": _dt(d["time"]),
+                "context": tuple(_event(e) for e in d["context"]),
+                "current": _event(d["current"]),
+                "reference_queries": tuple(d.get("reference_queries", ())),
+            }
+        )
     except (KeyError, TypeError, json.JSONDecodeError) as e:
         raise ValueError(f"not a stored sample ({e})") from None
 
@@ -198,14 +215,26 @@ class FeedbackStore:
             self._conn.commit()
         except sqlite3.DatabaseError as e:  # a damaged or foreign feedback.db: one line, the file left as it was
             self._conn.close()
-            raise DataError(self.path, f"not a usable {FEEDBACK_DB} ({e}); move it away or choose another --out") from None
+            raise DataError(
+                self.path, f"not a usable {FEEDBACK_DB} ({e}); move it away or choose another --out"
+            ) from None
 
     def close(self) -> None:
         with self._lock:
             self._conn.close()
 
-    def add_offer(self, sample: Sample, *, text: str, query: str | None, intention: str | None, p_help: float | None,
-                  notifier: str, created_at: datetime, app_name: str | None = None) -> Offer:
+    def add_offer(
+        self,
+        sample: Sample,
+        *,
+        text: str,
+        query: str | None,
+        intention: str | None,
+        p_help: float | None,
+        notifier: str,
+        created_at: datetime,
+        app_name: str | None = None,
+    ) -> Offer:
         """Store an offer; returns it with its id. ``app_name``: the app in front at decision
         time (default: the sample's current state's)."""
         app = sample.current.app_name if app_name is None else app_name
@@ -213,8 +242,20 @@ class FeedbackStore:
             cur = self._conn.execute(
                 "INSERT INTO offers (sample_id, user, moment, created_at, p_help, intention, query, text, app_name, "
                 "notifier, sample_json) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (sample.id, sample.user, sample.time.isoformat(), created_at.isoformat(), p_help, intention, query, text,
-                 app, notifier, sample_to_json(sample)))
+                (
+                    sample.id,
+                    sample.user,
+                    sample.time.isoformat(),
+                    created_at.isoformat(),
+                    p_help,
+                    intention,
+                    query,
+                    text,
+                    app,
+                    notifier,
+                    sample_to_json(sample),
+                ),
+            )
             oid = int(cur.lastrowid)
         return Offer(oid, sample.id, sample.time, text, query, intention, p_help, app)
 
@@ -223,13 +264,18 @@ class FeedbackStore:
         replace the generic ones (the page shows the new text at its next look). Returns the
         offer as it now reads, ``None`` for an unknown id."""
         with self._lock, self._conn:
-            self._conn.execute("UPDATE offers SET text = ?, query = ?, intention = ? WHERE id = ?",
-                               (text, query, intention, int(offer_id)))
-            row = self._conn.execute("SELECT sample_id, moment, p_help, app_name FROM offers WHERE id = ?",
-                                     (int(offer_id),)).fetchone()
+            self._conn.execute(
+                "UPDATE offers SET text = ?, query = ?, intention = ? WHERE id = ?",
+                (text, query, intention, int(offer_id)),
+            )
+            row = self._conn.execute(
+                "SELECT sample_id, moment, p_help, app_name FROM offers WHERE id = ?", (int(offer_id),)
+            ).fetchone()
         if row is None:
             return None
-        return Offer(int(offer_id), row[0], datetime.fromisoformat(row[1]), text, query, intention, row[2], row[3] or "")
+        return Offer(
+            int(offer_id), row[0], datetime.fromisoformat(row[1]), text, query, intention, row[2], row[3] or ""
+        )
 
     def add_decision(self, d: LiveDecision, *, user: str, row_id: int | None = None) -> int:
         """Store one decision (and, with it, the event row it handled); returns its ``decisions.id``."""
@@ -237,12 +283,36 @@ class FeedbackStore:
             cur = self._conn.execute(
                 "INSERT INTO decisions (sample_id, user, moment, trigger, outcome, reason, p_help, decide_seconds, "
                 "how_seconds, offer_id, notification, label, row_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (d.sample_id, user, d.moment.isoformat(), d.trigger, d.outcome, d.reason, d.p_help, d.decide_seconds,
-                 d.how_seconds, d.offer_id, d.notification, d.label, row_id))
+                (
+                    d.sample_id,
+                    user,
+                    d.moment.isoformat(),
+                    d.trigger,
+                    d.outcome,
+                    d.reason,
+                    d.p_help,
+                    d.decide_seconds,
+                    d.how_seconds,
+                    d.offer_id,
+                    d.notification,
+                    d.label,
+                    row_id,
+                ),
+            )
             return int(cur.lastrowid)
 
-    def add_implicit(self, sample: Sample, *, response: str, label: int, weight: float, evidence: dict[str, Any],
-                     at: datetime, decision_id: int | None = None, pending_id: int | None = None) -> int:
+    def add_implicit(
+        self,
+        sample: Sample,
+        *,
+        response: str,
+        label: int,
+        weight: float,
+        evidence: dict[str, Any],
+        at: datetime,
+        decision_id: int | None = None,
+        pending_id: int | None = None,
+    ) -> int:
         """Store one implicit label of a quiet moment (:mod:`proagent.live._implicit`); returns its id.
         ``pending_id``: its :meth:`add_pending` row, removed in the same transaction.
 
@@ -255,8 +325,19 @@ class FeedbackStore:
             cur = self._conn.execute(
                 "INSERT INTO implicit (decision_id, sample_id, user, moment, response, label, weight, evidence, "
                 "labelled_at, sample_json) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (decision_id, sample.id, sample.user, sample.time.isoformat(), response, int(label), float(weight),
-                 json.dumps(evidence, ensure_ascii=False), at.isoformat(), sample_to_json(sample)))
+                (
+                    decision_id,
+                    sample.id,
+                    sample.user,
+                    sample.time.isoformat(),
+                    response,
+                    int(label),
+                    float(weight),
+                    json.dumps(evidence, ensure_ascii=False),
+                    at.isoformat(),
+                    sample_to_json(sample),
+                ),
+            )
             if pending_id is not None:
                 self._conn.execute("DELETE FROM implicit_pending WHERE id = ?", (int(pending_id),))
             return int(cur.lastrowid)
@@ -267,8 +348,9 @@ class FeedbackStore:
         with self._lock, self._conn:
             cur = self._conn.execute(
                 "INSERT INTO implicit_pending (decision_id, moment, app_name, front_event_id, sample_json) "
-                "VALUES (?,?,?,?,?)", (decision_id, sample.time.isoformat(), app_name, front_event_id,
-                                        sample_to_json(sample)))
+                "VALUES (?,?,?,?,?)",
+                (decision_id, sample.time.isoformat(), app_name, front_event_id, sample_to_json(sample)),
+            )
             return int(cur.lastrowid)
 
     def update_pending(self, pending_id: int, seen: list[Event]) -> None:
@@ -288,28 +370,58 @@ class FeedbackStore:
         (a :class:`~proagent.records.Sample`), ``app_name``, ``front_event_id``, ``seen`` (events);
         an unreadable row is dropped."""
         with self._lock:
-            rows = self._conn.execute("SELECT id, decision_id, app_name, front_event_id, sample_json, seen_json "
-                                      "FROM implicit_pending ORDER BY id").fetchall()
+            rows = self._conn.execute(
+                "SELECT id, decision_id, app_name, front_event_id, sample_json, seen_json "
+                "FROM implicit_pending ORDER BY id"
+            ).fetchall()
         out, bad = [], []
         for pid, did, app, front, sj, seen in rows:
             try:
-                out.append({"id": int(pid), "decision_id": did, "app_name": app or "", "front_event_id": front,
-                            "sample": sample_from_json(sj), "seen": [_event(d) for d in json.loads(seen)]})
+                out.append(
+                    {
+                        "id": int(pid),
+                        "decision_id": did,
+                        "app_name": app or "",
+                        "front_event_id": front,
+                        "sample": sample_from_json(sj),
+                        "seen": [_event(d) for d in json.loads(seen)],
+                    }
+                )
             except (ValueError, KeyError, TypeError):
                 bad.append(int(pid))
         self.drop_pending(bad)
         return out
 
     # ------------------------------------------------------------ sparse questions
-    def add_question(self, sample: Sample, *, asked_at: datetime, p_help: float | None, threshold: float | None,
-                     risk: float | None, app_name: str, decision_id: int | None = None) -> Question:
+    def add_question(
+        self,
+        sample: Sample,
+        *,
+        asked_at: datetime,
+        p_help: float | None,
+        threshold: float | None,
+        risk: float | None,
+        app_name: str,
+        decision_id: int | None = None,
+    ) -> Question:
         """Store one question asked about a quiet moment (:mod:`proagent.live._ask`); returns it with its id."""
         with self._lock, self._conn:
             cur = self._conn.execute(
                 "INSERT INTO questions (decision_id, sample_id, user, moment, asked_at, p_help, threshold, risk, "
                 "app_name, sample_json) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (decision_id, sample.id, sample.user, sample.time.isoformat(), asked_at.isoformat(), p_help, threshold,
-                 risk, app_name, sample_to_json(sample)))
+                (
+                    decision_id,
+                    sample.id,
+                    sample.user,
+                    sample.time.isoformat(),
+                    asked_at.isoformat(),
+                    p_help,
+                    threshold,
+                    risk,
+                    app_name,
+                    sample_to_json(sample),
+                ),
+            )
             qid = int(cur.lastrowid)
         return Question(qid, sample.id, sample.time, asked_at, app_name, p_help)
 
@@ -320,15 +432,19 @@ class FeedbackStore:
         with self._lock, self._conn:
             if self._conn.execute("SELECT 1 FROM questions WHERE id = ?", (int(question_id),)).fetchone() is None:
                 return False
-            self._conn.execute("INSERT INTO question_answers (question_id, answer, answered_at, source) VALUES (?,?,?,?)",
-                               (int(question_id), answer, at.isoformat(), source))
+            self._conn.execute(
+                "INSERT INTO question_answers (question_id, answer, answered_at, source) VALUES (?,?,?,?)",
+                (int(question_id), answer, at.isoformat(), source),
+            )
         return True
 
     def answers_since(self, after_id: int) -> list[tuple[int, int, str, datetime]]:
         """Answers to questions with row id > ``after_id``: (answer id, question id, answer, time)."""
         with self._lock:
-            rows = self._conn.execute("SELECT id, question_id, answer, answered_at FROM question_answers WHERE id > ? "
-                                      "ORDER BY id", (int(after_id),)).fetchall()
+            rows = self._conn.execute(
+                "SELECT id, question_id, answer, answered_at FROM question_answers WHERE id > ? ORDER BY id",
+                (int(after_id),),
+            ).fetchall()
         return [(int(a), int(b), str(c), datetime.fromisoformat(d)) for a, b, c, d in rows]
 
     def question_sample(self, question_id: int) -> Sample | None:
@@ -340,9 +456,11 @@ class FeedbackStore:
         dicts of ``id``, ``sample_id``, ``moment``, ``asked_at``, ``p_help``, ``app_name``, ``answer``, ``text``."""
         from ._ask import QUESTION_TEXT
 
-        sql = ("SELECT q.id, q.sample_id, q.moment, q.asked_at, q.p_help, q.app_name, (SELECT answer FROM "
-               "question_answers a WHERE a.question_id = q.id ORDER BY a.id DESC LIMIT 1) FROM questions q "
-               "ORDER BY q.id DESC LIMIT ?")
+        sql = (
+            "SELECT q.id, q.sample_id, q.moment, q.asked_at, q.p_help, q.app_name, (SELECT answer FROM "
+            "question_answers a WHERE a.question_id = q.id ORDER BY a.id DESC LIMIT 1) FROM questions q "
+            "ORDER BY q.id DESC LIMIT ?"
+        )
         with self._lock:
             rows = self._conn.execute(sql, (int(limit),)).fetchall()
         keys = ("id", "sample_id", "moment", "asked_at", "p_help", "app_name", "answer")
@@ -352,8 +470,9 @@ class FeedbackStore:
     def asked_on(self, day: Any) -> list[datetime]:
         """When the questions of calendar day ``day`` (a :class:`datetime.date`, the loop's clock) were asked."""
         with self._lock:
-            rows = self._conn.execute("SELECT asked_at FROM questions WHERE substr(asked_at, 1, 10) = ? ORDER BY id",
-                                      (day.isoformat(),)).fetchall()
+            rows = self._conn.execute(
+                "SELECT asked_at FROM questions WHERE substr(asked_at, 1, 10) = ? ORDER BY id", (day.isoformat(),)
+            ).fetchall()
         return [datetime.fromisoformat(r[0]) for r in rows]
 
     def implicit_since(self, after_id: int) -> list[dict[str, Any]]:
@@ -362,7 +481,9 @@ class FeedbackStore:
         with self._lock:
             rows = self._conn.execute(
                 "SELECT id, decision_id, sample_id, moment, response, label, weight, evidence FROM implicit "
-                "WHERE id > ? ORDER BY id", (int(after_id),)).fetchall()
+                "WHERE id > ? ORDER BY id",
+                (int(after_id),),
+            ).fetchall()
         keys = ("id", "decision_id", "sample_id", "moment", "response", "label", "weight", "evidence")
         return [{**dict(zip(keys, r)), "evidence": json.loads(r[7])} for r in rows]
 
@@ -398,27 +519,46 @@ class FeedbackStore:
         with self._lock, self._conn:
             if self._conn.execute("SELECT 1 FROM offers WHERE id = ?", (int(offer_id),)).fetchone() is None:
                 return False
-            self._conn.execute("INSERT INTO responses (offer_id, response, responded_at, source) VALUES (?,?,?,?)",
-                               (int(offer_id), response, at.isoformat(), source))
+            self._conn.execute(
+                "INSERT INTO responses (offer_id, response, responded_at, source) VALUES (?,?,?,?)",
+                (int(offer_id), response, at.isoformat(), source),
+            )
         return True
 
     def offers(self, *, open_only: bool = False, limit: int = 50) -> list[dict[str, Any]]:
         """Latest offers first, each with its latest ``response`` (``None`` while unanswered)."""
-        sql = ("SELECT o.id, o.sample_id, o.moment, o.created_at, o.p_help, o.intention, o.query, o.text, o.app_name, "
-               "(SELECT response FROM responses r WHERE r.offer_id = o.id ORDER BY r.id DESC LIMIT 1) AS response "
-               "FROM offers o ORDER BY o.id DESC LIMIT ?")
+        sql = (
+            "SELECT o.id, o.sample_id, o.moment, o.created_at, o.p_help, o.intention, o.query, o.text, o.app_name, "
+            "(SELECT response FROM responses r WHERE r.offer_id = o.id ORDER BY r.id DESC LIMIT 1) AS response "
+            "FROM offers o ORDER BY o.id DESC LIMIT ?"
+        )
         with self._lock:
             rows = self._conn.execute(sql, (int(limit),)).fetchall()
-        keys = ("id", "sample_id", "moment", "created_at", "p_help", "intention", "query", "text", "app_name", "response")
+        keys = (
+            "id",
+            "sample_id",
+            "moment",
+            "created_at",
+            "p_help",
+            "intention",
+            "query",
+            "text",
+            "app_name",
+            "response",
+        )
         out = [dict(zip(keys, r)) for r in rows]
         return [o for o in out if o["response"] is None] if open_only else out
 
     def history(self) -> tuple[list[datetime], list[tuple[str, datetime]]]:
         """Offer times and (response, time) pairs, oldest first (restores restraint after a restart)."""
         with self._lock:
-            offers = [datetime.fromisoformat(r[0]) for r in self._conn.execute("SELECT created_at FROM offers ORDER BY id")]
-            resp = [(r[0], datetime.fromisoformat(r[1]))
-                    for r in self._conn.execute("SELECT response, responded_at FROM responses ORDER BY id")]
+            offers = [
+                datetime.fromisoformat(r[0]) for r in self._conn.execute("SELECT created_at FROM offers ORDER BY id")
+            ]
+            resp = [
+                (r[0], datetime.fromisoformat(r[1]))
+                for r in self._conn.execute("SELECT response, responded_at FROM responses ORDER BY id")
+            ]
         return offers, resp
 
     def offer_sample(self, offer_id: int) -> Sample | None:
@@ -428,8 +568,9 @@ class FeedbackStore:
     def responses_since(self, after_id: int) -> list[tuple[int, int, str, datetime]]:
         """Responses with row id > ``after_id``: (response id, offer id, response, time)."""
         with self._lock:
-            rows = self._conn.execute("SELECT id, offer_id, response, responded_at FROM responses WHERE id > ? ORDER BY id",
-                                      (int(after_id),)).fetchall()
+            rows = self._conn.execute(
+                "SELECT id, offer_id, response, responded_at FROM responses WHERE id > ? ORDER BY id", (int(after_id),)
+            ).fetchall()
         return [(int(a), int(b), str(c), datetime.fromisoformat(d)) for a, b, c, d in rows]
 
 
@@ -476,14 +617,22 @@ def feedback_samples(folder: str | Path, *, implicit: bool = True) -> list[Sampl
         try:
             rows = conn.execute(
                 "SELECT o.sample_json, (SELECT response FROM responses r WHERE r.offer_id = o.id ORDER BY r.id DESC LIMIT 1) "
-                "FROM offers o ORDER BY o.id").fetchall()
+                "FROM offers o ORDER BY o.id"
+            ).fetchall()
             has = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'implicit'").fetchone()
-            quiet = conn.execute("SELECT sample_json, response, weight FROM implicit ORDER BY id").fetchall() \
-                if implicit and has else []
-            asked = conn.execute(
-                "SELECT q.sample_json, (SELECT answer FROM question_answers a WHERE a.question_id = q.id ORDER BY a.id "
-                "DESC LIMIT 1) FROM questions q ORDER BY q.id").fetchall() \
-                if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'questions'").fetchone() else []
+            quiet = (
+                conn.execute("SELECT sample_json, response, weight FROM implicit ORDER BY id").fetchall()
+                if implicit and has
+                else []
+            )
+            asked = (
+                conn.execute(
+                    "SELECT q.sample_json, (SELECT answer FROM question_answers a WHERE a.question_id = q.id ORDER BY a.id "
+                    "DESC LIMIT 1) FROM questions q ORDER BY q.id"
+                ).fetchall()
+                if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'questions'").fetchone()
+                else []
+            )
         finally:
             conn.close()
     except sqlite3.DatabaseError as e:
@@ -501,18 +650,29 @@ def feedback_samples(folder: str | Path, *, implicit: bool = True) -> list[Sampl
         if response not in ("accepted", "dismissed"):
             continue
         s = parse(sample_json)
-        out.append(replace(s, label=1 if response == "accepted" else 0, kind="labelled", split="train",
-                           id=f"feedback:{s.id}"))
+        out.append(
+            replace(s, label=1 if response == "accepted" else 0, kind="labelled", split="train", id=f"feedback:{s.id}")
+        )
     for sample_json, response, weight in quiet:
         s = parse(sample_json)
         if response == "quiet_focus" and not _kept_at_weight(s.id, float(weight)):
             continue
-        out.append(replace(s, label=1 if response == "missed" else 0, kind="labelled", split="train",
-                           id=f"implicit:{response}:{s.id}"))
+        out.append(
+            replace(
+                s,
+                label=1 if response == "missed" else 0,
+                kind="labelled",
+                split="train",
+                id=f"implicit:{response}:{s.id}",
+            )
+        )
     for sample_json, answer in asked:
         if answer not in ANSWERS:
             continue
         s = parse(sample_json)
-        out.append(replace(s, label=1 if answer == "yes" else 0, kind="labelled", split="train",
-                           id=f"question:{answer}:{s.id}"))
+        out.append(
+            replace(
+                s, label=1 if answer == "yes" else 0, kind="labelled", split="train", id=f"question:{answer}:{s.id}"
+            )
+        )
     return out

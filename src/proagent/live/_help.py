@@ -60,9 +60,26 @@ from ..sources.lifetrace_schema import connect_read_only
 from ._feedback import FeedbackStore, feedback_db_path, sample_from_json
 from ._privacy import SEND_SCREEN, check_send_screen, default_send_screen, is_local_model, redact_text
 
-__all__ = ["CONTEXT_EVENTS", "HELP_MAX_TOKENS", "SCREEN_CHARS", "SEND_SCREEN", "HelpContext", "HelpModel", "InspectHelpModel", "context_free_messages",
-           "LiveHelp", "LocalHelpModel", "ScriptedHelpModel", "default_send_screen", "help_context", "help_messages",
-           "is_local_model", "make_help_model", "rated_help", "screen_region"]
+__all__ = [
+    "CONTEXT_EVENTS",
+    "HELP_MAX_TOKENS",
+    "SCREEN_CHARS",
+    "SEND_SCREEN",
+    "HelpContext",
+    "HelpModel",
+    "InspectHelpModel",
+    "context_free_messages",
+    "LiveHelp",
+    "LocalHelpModel",
+    "ScriptedHelpModel",
+    "default_send_screen",
+    "help_context",
+    "help_messages",
+    "is_local_model",
+    "make_help_model",
+    "rated_help",
+    "screen_region",
+]
 
 log = logging.getLogger("proagent.live.help")
 
@@ -75,8 +92,11 @@ HELP_MAX_TOKENS = 400
 MAX_QUESTION_CHARS = 2000
 """Longest follow-up accepted, characters."""
 
-_ERROR = re.compile(r"Traceback \(most recent call last\)|\b\w*(Error|Exception)\b[:(]|\bFAILED\b|\berror(\[\w+\])?:|"
-                    r"\bpanic(ked)?\b|\bfatal:|\bSegmentation fault\b", re.IGNORECASE)
+_ERROR = re.compile(
+    r"Traceback \(most recent call last\)|\b\w*(Error|Exception)\b[:(]|\bFAILED\b|\berror(\[\w+\])?:|"
+    r"\bpanic(ked)?\b|\bfatal:|\bSegmentation fault\b",
+    re.IGNORECASE,
+)
 """Where an error shows on screen: Python tracebacks and ``XxxError:`` lines, pytest's FAILED,
 compiler and git ``error:``/``fatal:``, Rust/Go panics."""
 
@@ -128,7 +148,7 @@ def screen_region(text: str, chars: int = SCREEN_CHARS) -> str:
     hit = next((i for i, r in enumerate(rows) if _ERROR.search(r)), None)
     if hit is not None:
         out, n = [], 0
-        for r in rows[max(0, hit - 3):]:
+        for r in rows[max(0, hit - 3) :]:
             if n + len(r) + 1 > chars:
                 break
             out.append(r)
@@ -196,8 +216,14 @@ def help_context(sample: Sample, query: str | None, send_screen: str = "raw") ->
     question = (query or "").strip()
     question = f"Question: {question}" if question else prompt_text("live", "help_generic.txt").strip()
     text = prompt_template("live", "help_context.txt").substitute(
-        app=cur.app_name or "(unknown)", title=" ".join(cur.window_title.split())[:160] or "(unknown)",
-        page=f"\n- Web page: {page}" if page else "", events=events, screen_note=note, screen=screen, question="")
+        app=cur.app_name or "(unknown)",
+        title=" ".join(cur.window_title.split())[:160] or "(unknown)",
+        page=f"\n- Web page: {page}" if page else "",
+        events=events,
+        screen_note=note,
+        screen=screen,
+        question="",
+    )
     text = text.rstrip() + "\n\n"
     counts: Counter[str] = Counter()
     if send_screen != "raw":
@@ -208,16 +234,20 @@ def help_context(sample: Sample, query: str | None, send_screen: str = "raw") ->
 def context_free_messages(ctx: HelpContext) -> list[dict[str, str]]:
     """The help without its grounding: the system prompt and the first question only (no screen,
     no events, no app); what ``benchmarks/help.py`` and the ``help`` task compare the help with."""
-    return [{"role": "system", "content": prompt_text("live", "help_system.txt").strip()},
-            {"role": "user", "content": ctx.question}]
+    return [
+        {"role": "system", "content": prompt_text("live", "help_system.txt").strip()},
+        {"role": "user", "content": ctx.question},
+    ]
 
 
 def help_messages(ctx: HelpContext, turns: list[tuple[str, str]] = ()) -> list[dict[str, str]]:
     """The chat of one offer's help: the system prompt, the context with the first question, then
     the earlier ``(answer, follow-up)`` turns in order (``turns``: ``(role, text)`` after the first
     question)."""
-    msgs = [{"role": "system", "content": prompt_text("live", "help_system.txt").strip()},
-            {"role": "user", "content": ctx.text + ctx.question}]
+    msgs = [
+        {"role": "system", "content": prompt_text("live", "help_system.txt").strip()},
+        {"role": "user", "content": ctx.text + ctx.question},
+    ]
     msgs += [{"role": r, "content": t} for r, t in turns]
     return msgs
 
@@ -243,30 +273,40 @@ class LocalHelpModel:
 
     local = True
 
-    def __init__(self, model: str, model_args: Mapping[str, Any] | None = None, *, max_tokens: int = HELP_MAX_TOKENS) -> None:
+    def __init__(
+        self, model: str, model_args: Mapping[str, Any] | None = None, *, max_tokens: int = HELP_MAX_TOKENS
+    ) -> None:
         self.name, self.args, self.max_tokens = model, dict(model_args or {}), max_tokens
 
     def stream(self, messages: list[dict[str, str]], on_delta: Callable[[str], None]) -> dict[str, Any]:
         from ..models.local import stream_chat
 
-        return stream_chat(self.name.removeprefix("local/"), messages, on_delta, max_tokens=self.max_tokens,
-                           model_args=self.args)
+        return stream_chat(
+            self.name.removeprefix("local/"), messages, on_delta, max_tokens=self.max_tokens, model_args=self.args
+        )
 
     def prefill(self, messages: list[dict[str, str]]) -> dict[str, Any]:
         """Have llama.cpp read ``messages`` now (a one-token answer, thrown away): its KV cache keeps
         them, so the answer to the same chat later starts at once (prefix reuse)."""
         from ..models.local import stream_chat
 
-        return stream_chat(self.name.removeprefix("local/"), messages, lambda _: None, max_tokens=1,
-                           model_args=self.args)
+        return stream_chat(
+            self.name.removeprefix("local/"), messages, lambda _: None, max_tokens=1, model_args=self.args
+        )
 
 
 class InspectHelpModel:
     """Any inspect model (``openai/...``, ``openai-api/...`` with a base URL...): the whole answer comes
     at once (inspect's ``generate`` does not stream), as one piece."""
 
-    def __init__(self, model: Any, model_args: Mapping[str, Any] | None = None, *, base_url: str | None = None,
-                 max_tokens: int = HELP_MAX_TOKENS) -> None:
+    def __init__(
+        self,
+        model: Any,
+        model_args: Mapping[str, Any] | None = None,
+        *,
+        base_url: str | None = None,
+        max_tokens: int = HELP_MAX_TOKENS,
+    ) -> None:
         import asyncio
 
         from inspect_ai.model import GenerateConfig, get_model
@@ -288,16 +328,26 @@ class InspectHelpModel:
         if text:
             on_delta(text)
         u = out.usage
-        return {"text": text, "prompt_tokens": u.input_tokens if u else None,
-                "cached_tokens": u.input_tokens_cache_read if u else None, "completion_tokens": u.output_tokens if u else None}
+        return {
+            "text": text,
+            "prompt_tokens": u.input_tokens if u else None,
+            "cached_tokens": u.input_tokens_cache_read if u else None,
+            "completion_tokens": u.output_tokens if u else None,
+        }
 
 
 class ScriptedHelpModel:
     """A scripted answerer for tests and demos: ``reply(messages) -> str``, streamed word by word with
     ``delay`` seconds between words (token counts are word counts)."""
 
-    def __init__(self, reply: Callable[[list[dict[str, str]]], str], *, delay: float = 0.05, local: bool = True,
-                 name: str = "scripted") -> None:
+    def __init__(
+        self,
+        reply: Callable[[list[dict[str, str]]], str],
+        *,
+        delay: float = 0.05,
+        local: bool = True,
+        name: str = "scripted",
+    ) -> None:
         self.reply, self.delay, self.local, self.name = reply, delay, local, name
         self.requests: list[list[dict[str, str]]] = []
 
@@ -308,8 +358,12 @@ class ScriptedHelpModel:
         for p in pieces:
             time.sleep(self.delay)
             on_delta(p)
-        return {"text": text, "prompt_tokens": sum(len(m["content"].split()) for m in messages), "cached_tokens": None,
-                "completion_tokens": len(pieces)}
+        return {
+            "text": text,
+            "prompt_tokens": sum(len(m["content"].split()) for m in messages),
+            "cached_tokens": None,
+            "completion_tokens": len(pieces),
+        }
 
 
 def make_help_model(model: str, model_args: Mapping[str, Any] | None = None, base_url: str | None = None) -> HelpModel:
@@ -349,8 +403,14 @@ class LiveHelp:
         ValueError: an unknown ``send_screen``.
     """
 
-    def __init__(self, store: FeedbackStore, model: HelpModel | None, now: Callable[[], datetime], *,
-                 send_screen: str | None = None) -> None:
+    def __init__(
+        self,
+        store: FeedbackStore,
+        model: HelpModel | None,
+        now: Callable[[], datetime],
+        *,
+        send_screen: str | None = None,
+    ) -> None:
         self.store, self.model, self.now = store, model, now
         # raw for a model on this machine, redacted for any other (default_send_screen by model name)
         self.send_screen = send_screen or ("raw" if model is None or model.local else "redacted")
@@ -428,12 +488,17 @@ class LiveHelp:
         if rating not in (-1, 1):
             return False
         with self._lock, self._conn:
-            row = self._conn.execute("SELECT id FROM help_turns WHERE offer_id = ? AND role = 'assistant' AND "
-                                     "status = 'done' ORDER BY id DESC LIMIT 1", (int(offer_id),)).fetchone()
+            row = self._conn.execute(
+                "SELECT id FROM help_turns WHERE offer_id = ? AND role = 'assistant' AND "
+                "status = 'done' ORDER BY id DESC LIMIT 1",
+                (int(offer_id),),
+            ).fetchone()
             if row is None:
                 return False
-            self._conn.execute("INSERT INTO help_ratings (offer_id, turn_id, rating, rated_at, source) VALUES (?,?,?,?,?)",
-                               (int(offer_id), int(row[0]), int(rating), self.now().isoformat(), source))
+            self._conn.execute(
+                "INSERT INTO help_ratings (offer_id, turn_id, rating, rated_at, source) VALUES (?,?,?,?,?)",
+                (int(offer_id), int(row[0]), int(rating), self.now().isoformat(), source),
+            )
         return True
 
     def turns(self, offer_id: int) -> list[dict[str, Any]]:
@@ -443,8 +508,19 @@ class LiveHelp:
             cur = self._conn.execute(
                 "SELECT t.id, t.role, t.text, t.status, t.first_token_seconds, t.total_seconds, t.completion_tokens, "
                 "(SELECT rating FROM help_ratings r WHERE r.turn_id = t.id ORDER BY r.id DESC LIMIT 1) "
-                "FROM help_turns t WHERE t.offer_id = ? ORDER BY t.id", (int(offer_id),))
-            keys = ("id", "role", "text", "status", "first_token_seconds", "total_seconds", "completion_tokens", "rating")
+                "FROM help_turns t WHERE t.offer_id = ? ORDER BY t.id",
+                (int(offer_id),),
+            )
+            keys = (
+                "id",
+                "role",
+                "text",
+                "status",
+                "first_token_seconds",
+                "total_seconds",
+                "completion_tokens",
+                "rating",
+            )
             out = [dict(zip(keys, r)) for r in cur.fetchall()]
             live = self._live.get(int(offer_id))
             pending = int(offer_id) in self._pending
@@ -487,9 +563,20 @@ class LiveHelp:
 
     def _insert(self, oid: int, role: str, text: str, status: str, source: str, **cols: Any) -> int:
         names = ["offer_id", "role", "text", "status", "source", "model", "asked_at", *cols]
-        vals = [oid, role, text, status, source, self.model.name if self.model else "", self.now().isoformat(), *cols.values()]
+        vals = [
+            oid,
+            role,
+            text,
+            status,
+            source,
+            self.model.name if self.model else "",
+            self.now().isoformat(),
+            *cols.values(),
+        ]
         with self._lock, self._conn:
-            cur = self._conn.execute(f"INSERT INTO help_turns ({', '.join(names)}) VALUES ({', '.join('?' * len(vals))})", vals)
+            cur = self._conn.execute(
+                f"INSERT INTO help_turns ({', '.join(names)}) VALUES ({', '.join('?' * len(vals))})", vals
+            )
             return int(cur.lastrowid)
 
     def _work(self) -> None:
@@ -544,8 +631,9 @@ class LiveHelp:
         assert self.model is not None
         ctx = self._context(oid)
         with self._lock:
-            rows = self._conn.execute("SELECT role, text FROM help_turns WHERE offer_id = ? AND status = 'done' "
-                                      "ORDER BY id", (oid,)).fetchall()
+            rows = self._conn.execute(
+                "SELECT role, text FROM help_turns WHERE offer_id = ? AND status = 'done' ORDER BY id", (oid,)
+            ).fetchall()
         history = [(r, t) for r, t in rows][1:]  # after the first question (in the context message)
         if follow is None:
             self._insert(oid, "user", ctx.question, "done", source)
@@ -555,10 +643,25 @@ class LiveHelp:
             messages = help_messages(ctx, [*history, ("user", follow)])
         self._emit("start", oid, follow or ctx.question)
         sent = hashlib.sha256(json.dumps(messages, ensure_ascii=False).encode("utf-8")).hexdigest()
-        log.info("help for offer %s: %d messages to %s (send-screen %s), sha256 %s, placeholders %s", oid, len(messages),
-                 self.model.name, ctx.send_screen, sent, dict(ctx.placeholders))
-        tid = self._insert(oid, "assistant", "", "streaming", "", send_screen=ctx.send_screen, sent_sha256=sent,
-                           placeholders=json.dumps(dict(ctx.placeholders), sort_keys=True))
+        log.info(
+            "help for offer %s: %d messages to %s (send-screen %s), sha256 %s, placeholders %s",
+            oid,
+            len(messages),
+            self.model.name,
+            ctx.send_screen,
+            sent,
+            dict(ctx.placeholders),
+        )
+        tid = self._insert(
+            oid,
+            "assistant",
+            "",
+            "streaming",
+            "",
+            send_screen=ctx.send_screen,
+            sent_sha256=sent,
+            placeholders=json.dumps(dict(ctx.placeholders), sort_keys=True),
+        )
         turn = _Turn(tid, oid, "assistant", "", "streaming")
         with self._lock:
             self._live[oid] = turn
@@ -575,8 +678,10 @@ class LiveHelp:
             usage = self.model.stream(messages, delta)
         except Exception as e:
             with self._lock, self._conn:
-                self._conn.execute("UPDATE help_turns SET text = ?, status = 'error', total_seconds = ? WHERE id = ?",
-                                   (turn.text or f"(no answer: {e})", time.perf_counter() - asked, tid))
+                self._conn.execute(
+                    "UPDATE help_turns SET text = ?, status = 'error', total_seconds = ? WHERE id = ?",
+                    (turn.text or f"(no answer: {e})", time.perf_counter() - asked, tid),
+                )
             raise
         total = time.perf_counter() - asked
         text = usage.get("text") or turn.text
@@ -584,8 +689,16 @@ class LiveHelp:
             self._conn.execute(
                 "UPDATE help_turns SET text = ?, status = 'done', first_token_seconds = ?, total_seconds = ?, "
                 "prompt_tokens = ?, cached_tokens = ?, completion_tokens = ? WHERE id = ?",
-                (text, first[0] if first else None, total, usage.get("prompt_tokens"), usage.get("cached_tokens"),
-                 usage.get("completion_tokens"), tid))
+                (
+                    text,
+                    first[0] if first else None,
+                    total,
+                    usage.get("prompt_tokens"),
+                    usage.get("cached_tokens"),
+                    usage.get("completion_tokens"),
+                    tid,
+                ),
+            )
         self._emit("done", oid, text)
 
 
@@ -608,10 +721,21 @@ def rated_help(folder: str | Path) -> list[dict[str, Any]]:
                 "(SELECT text FROM help_turns q WHERE q.offer_id = t.offer_id AND q.role = 'user' AND q.id < t.id "
                 " ORDER BY q.id DESC LIMIT 1), t.text, r.rating, r.rated_at FROM help_ratings r "
                 "JOIN help_turns t ON t.id = r.turn_id JOIN offers o ON o.id = r.offer_id "
-                "WHERE r.id = (SELECT max(id) FROM help_ratings r2 WHERE r2.turn_id = r.turn_id) ORDER BY r.id").fetchall()
+                "WHERE r.id = (SELECT max(id) FROM help_ratings r2 WHERE r2.turn_id = r.turn_id) ORDER BY r.id"
+            ).fetchall()
         finally:
             conn.close()
     except sqlite3.DatabaseError as e:
         raise DataError(p, f"cannot read feedback database ({e})") from None
-    return [{"offer_id": int(o), "sample": sample_from_json(s), "query": q, "question": qq, "answer": a, "rating": int(r),
-             "rated_at": datetime.fromisoformat(at)} for o, s, q, qq, a, r, at in rows]
+    return [
+        {
+            "offer_id": int(o),
+            "sample": sample_from_json(s),
+            "query": q,
+            "question": qq,
+            "answer": a,
+            "rating": int(r),
+            "rated_at": datetime.fromisoformat(at),
+        }
+        for o, s, q, qq, a, r, at in rows
+    ]

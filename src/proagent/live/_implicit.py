@@ -49,8 +49,15 @@ from pathlib import Path
 from ..bench.samples import SampleConfig
 from ..records import Event, Sample
 
-__all__ = ["FOCUS_WEIGHT", "HORIZON_SECONDS", "IDLE_SECONDS", "MISS_WEIGHT", "QUIET_OUTCOMES", "ImplicitLabeller",
-           "llm_use"]
+__all__ = [
+    "FOCUS_WEIGHT",
+    "HORIZON_SECONDS",
+    "IDLE_SECONDS",
+    "MISS_WEIGHT",
+    "QUIET_OUTCOMES",
+    "ImplicitLabeller",
+    "llm_use",
+]
 
 HORIZON_SECONDS: float = SampleConfig().gap_seconds
 """How long after a quiet moment the person's own LLM use makes it a miss, and how long they must
@@ -119,8 +126,17 @@ class ImplicitLabeller:
         if callable(load) and not self.pending:
             for r in load():
                 s = r["sample"]
-                self.pending.append(_Pending(r["decision_id"], s, s.time, r["app_name"], r["front_event_id"],
-                                             {e.id: e for e in r["seen"]}, r["id"]))
+                self.pending.append(
+                    _Pending(
+                        r["decision_id"],
+                        s,
+                        s.time,
+                        r["app_name"],
+                        r["front_event_id"],
+                        {e.id: e for e in r["seen"]},
+                        r["id"],
+                    )
+                )
 
     def quiet(self, decision_id: int | None, sample: Sample, front: Event | None) -> None:
         """Remember a quiet moment (``front``: the event in front at decision time). Moments whose front
@@ -150,22 +166,47 @@ class ImplicitLabeller:
             llm = next(((e, why) for e in p.seen.values() if (why := llm_use(e))), None)
             if llm is not None:
                 e, why = llm
-                made.append(self._store(p, "missed", 1, MISS_WEIGHT, {
-                    "rule": f"own LLM use within {self.horizon_seconds:g} s", "llm_event_id": e.id, "why": why,
-                    "seconds_after": round((e.start - p.t).total_seconds(), 3), "front_event_id": p.front_id,
-                    "event_ids": [x.id for x in p.seen.values()]}))
+                made.append(
+                    self._store(
+                        p,
+                        "missed",
+                        1,
+                        MISS_WEIGHT,
+                        {
+                            "rule": f"own LLM use within {self.horizon_seconds:g} s",
+                            "llm_event_id": e.id,
+                            "why": why,
+                            "seconds_after": round((e.start - p.t).total_seconds(), 3),
+                            "front_event_id": p.front_id,
+                            "event_ids": [x.id for x in p.seen.values()],
+                        },
+                    )
+                )
                 continue
             if t < p.t + horizon:
                 keep.append(p)
                 if new and p.row is not None:
                     self.store.update_pending(p.row, list(p.seen.values()))  # type: ignore[attr-defined]
                 continue
-            steady = (t <= p.t + horizon + timedelta(seconds=self.idle_seconds)
-                      and all(e.app_name == p.app for e in p.seen.values()) and p.app != "")
+            steady = (
+                t <= p.t + horizon + timedelta(seconds=self.idle_seconds)
+                and all(e.app_name == p.app for e in p.seen.values())
+                and p.app != ""
+            )
             if steady and self.focus_weight > 0:
-                made.append(self._store(p, "quiet_focus", 0, self.focus_weight, {
-                    "rule": f"kept working in {p.app!r} for {self.horizon_seconds:g} s, no LLM use",
-                    "front_event_id": p.front_id, "event_ids": [x.id for x in p.seen.values()]}))
+                made.append(
+                    self._store(
+                        p,
+                        "quiet_focus",
+                        0,
+                        self.focus_weight,
+                        {
+                            "rule": f"kept working in {p.app!r} for {self.horizon_seconds:g} s, no LLM use",
+                            "front_event_id": p.front_id,
+                            "event_ids": [x.id for x in p.seen.values()],
+                        },
+                    )
+                )
             elif p.row is not None:
                 dropped.append(p.row)
         self.pending = keep
@@ -176,8 +217,16 @@ class ImplicitLabeller:
     def _store(self, p: _Pending, response: str, label: int, weight: float, evidence: dict) -> int:
         at = self.now() if self.now is not None else p.t
         extra = {"pending_id": p.row} if p.row is not None else {}
-        return self.store.add_implicit(p.sample, response=response, label=label, weight=weight,  # type: ignore[attr-defined]
-                                       evidence=evidence, at=at, decision_id=p.decision_id, **extra)
+        return self.store.add_implicit(  # type: ignore[attr-defined]
+            p.sample,
+            response=response,
+            label=label,
+            weight=weight,
+            evidence=evidence,
+            at=at,
+            decision_id=p.decision_id,
+            **extra,
+        )
 
 
 def label_summary(folder: str | Path) -> dict[str, int]:
@@ -200,22 +249,44 @@ def label_summary(folder: str | Path) -> dict[str, int]:
     try:
         conn = connect_read_only(p)
         try:
-            rows = conn.execute("SELECT (SELECT response FROM responses r WHERE r.offer_id = o.id ORDER BY r.id DESC "
-                                "LIMIT 1) FROM offers o").fetchall()
+            rows = conn.execute(
+                "SELECT (SELECT response FROM responses r WHERE r.offer_id = o.id ORDER BY r.id DESC "
+                "LIMIT 1) FROM offers o"
+            ).fetchall()
             has = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'implicit'").fetchone()
             quiet = conn.execute("SELECT response, count(*) FROM implicit GROUP BY response").fetchall() if has else []
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            pending = conn.execute("SELECT count(*) FROM implicit_pending").fetchone()[0] \
-                if "implicit_pending" in tables else 0
-            asked = conn.execute(
-                "SELECT (SELECT answer FROM question_answers a WHERE a.question_id = q.id ORDER BY a.id DESC LIMIT 1) "
-                "FROM questions q").fetchall() if "questions" in tables else []
+            pending = (
+                conn.execute("SELECT count(*) FROM implicit_pending").fetchone()[0]
+                if "implicit_pending" in tables
+                else 0
+            )
+            asked = (
+                conn.execute(
+                    "SELECT (SELECT answer FROM question_answers a WHERE a.question_id = q.id ORDER BY a.id DESC LIMIT 1) "
+                    "FROM questions q"
+                ).fetchall()
+                if "questions" in tables
+                else []
+            )
         finally:
             conn.close()
     except sqlite3.DatabaseError:
         return {}
-    out = {"offers": len(rows), "accepted": 0, "dismissed": 0, "not_now": 0, "ignored": 0, "open": 0,
-           "missed": 0, "quiet_focus": 0, "pending": int(pending), "asked": len(asked), "asked_yes": 0, "asked_no": 0}
+    out = {
+        "offers": len(rows),
+        "accepted": 0,
+        "dismissed": 0,
+        "not_now": 0,
+        "ignored": 0,
+        "open": 0,
+        "missed": 0,
+        "quiet_focus": 0,
+        "pending": int(pending),
+        "asked": len(asked),
+        "asked_yes": 0,
+        "asked_no": 0,
+    }
     for (r,) in rows:
         out[r or "open"] = out.get(r or "open", 0) + 1
     for r, n in quiet:

@@ -85,8 +85,11 @@ def _learning_dir(folder: Path) -> Path:
     """
     d = folder / LEARNING_DIR
     if d.exists() and not d.is_dir():
-        raise DataError(d, "is not a folder (the live decider keeps what it learned there); move it away, or "
-                           "`proagent live reset-learning` starts afresh")
+        raise DataError(
+            d,
+            "is not a folder (the live decider keeps what it learned there); move it away, or "
+            "`proagent live reset-learning` starts afresh",
+        )
     return d
 
 
@@ -108,13 +111,23 @@ def _read_manifest(folder: Path) -> LearningManifest | None:
     try:
         m = json.loads(p.read_text("utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise DataError(p, f"unreadable learning manifest ({e}); `proagent live reset-learning` starts afresh") from None
+        raise DataError(
+            p, f"unreadable learning manifest ({e}); `proagent live reset-learning` starts afresh"
+        ) from None
     if not isinstance(m, dict) or m.get("format") != LEARNING_FORMAT:
         raise DataError(p, "not a proagent live learning manifest; `proagent live reset-learning` starts afresh")
     try:
         got = LearningManifest.from_json(m)
-        counts = (got.last_response_id, got.reset_after_response_id, got.last_implicit_id, got.reset_after_implicit_id,
-                  got.last_answer_id, got.reset_after_answer_id, got.n, got.n_positive)
+        counts = (
+            got.last_response_id,
+            got.reset_after_response_id,
+            got.last_implicit_id,
+            got.reset_after_implicit_id,
+            got.last_answer_id,
+            got.reset_after_answer_id,
+            got.n,
+            got.n_positive,
+        )
         if min(counts) < 0 or max(counts) > MAX_ID or got.n_positive > got.n:
             raise ValueError("a count out of range")
         for name in ("config", "decider", "costs", "model"):
@@ -145,9 +158,14 @@ class LearningWhen:
         ValueError: ``refit`` without ``population_data``.
     """
 
-    def __init__(self, decider: Any, config: Any, threshold: float,
-                 costs: tuple[float, float] | None = None,
-                 population_data: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+    def __init__(
+        self,
+        decider: Any,
+        config: Any,
+        threshold: float,
+        costs: tuple[float, float] | None = None,
+        population_data: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> None:
         from ..agent.decider import PersonalModel
 
         self.decider = decider
@@ -155,8 +173,9 @@ class LearningWhen:
         self.config = config
         self.threshold = float(threshold)
         self.costs = costs
-        self.model = PersonalModel(decider.model, config, population_data,
-                                   embedding_columns=decider.features.groups[0] == "embedding")
+        self.model = PersonalModel(
+            decider.model, config, population_data, embedding_columns=decider.features.groups[0] == "embedding"
+        )
         self.learned: list[dict[str, Any]] = []
         self._rows: list[np.ndarray] = []
         self.last_response_id = 0
@@ -206,18 +225,30 @@ class LearningWhen:
             if sample is None:
                 continue
             label, weight = _LABELS[response]
-            self._put("offer_id", sample, {"offer_id": oid, "response_id": rid, "response": response, "label": label,
-                                           "weight": weight})
+            self._put(
+                "offer_id",
+                sample,
+                {"offer_id": oid, "response_id": rid, "response": response, "label": label, "weight": weight},
+            )
             n += 1
         for q in quiet:
             self.last_implicit_id = q["id"]
             sample = store.implicit_sample(q["id"])
             if sample is None:
                 continue
-            self.learned.append({"implicit_id": q["id"], "decision_id": q["decision_id"], "response": q["response"],
-                                 "label": int(q["label"]), "weight": float(q["weight"]), "moment": sample.time.isoformat(),
-                                 "user": sample.user, "event_ids": list(q["evidence"].get("event_ids", [])),
-                                 **_text_key(sample)})
+            self.learned.append(
+                {
+                    "implicit_id": q["id"],
+                    "decision_id": q["decision_id"],
+                    "response": q["response"],
+                    "label": int(q["label"]),
+                    "weight": float(q["weight"]),
+                    "moment": sample.time.isoformat(),
+                    "user": sample.user,
+                    "event_ids": list(q["evidence"].get("event_ids", [])),
+                    **_text_key(sample),
+                }
+            )
             self._rows.append(self.features([sample])[0])
             n += 1
         for aid, qid, answer, _at in asked:
@@ -226,8 +257,17 @@ class LearningWhen:
             if answer not in _ANSWER_LABELS or sample is None:
                 continue
             label, weight = _ANSWER_LABELS[answer]
-            self._put("question_id", sample, {"question_id": qid, "answer_id": aid, "response": f"question_{answer}",
-                                              "label": label, "weight": weight})
+            self._put(
+                "question_id",
+                sample,
+                {
+                    "question_id": qid,
+                    "answer_id": aid,
+                    "response": f"question_{answer}",
+                    "label": label,
+                    "weight": weight,
+                },
+            )
             n += 1
         if new or quiet or asked or self._stale:
             if n or self._stale:
@@ -271,14 +311,21 @@ class LearningWhen:
 
     def _refit(self) -> None:
         if self.learned:
-            self.model.fit(np.vstack(self._rows), [r["label"] for r in self.learned], [r["weight"] for r in self.learned])
+            self.model.fit(
+                np.vstack(self._rows), [r["label"] for r in self.learned], [r["weight"] for r in self.learned]
+            )
         else:
             self.model.fit(np.zeros((0, 0)), [])
 
     def _rebuild(self, store: FeedbackStore) -> None:
-        samples = [store.implicit_sample(r["implicit_id"]) if r.get("implicit_id") is not None
-                   else store.question_sample(r["question_id"]) if r.get("question_id") is not None
-                   else store.offer_sample(r["offer_id"]) for r in self.learned]
+        samples = [
+            store.implicit_sample(r["implicit_id"])
+            if r.get("implicit_id") is not None
+            else store.question_sample(r["question_id"])
+            if r.get("question_id") is not None
+            else store.offer_sample(r["offer_id"])
+            for r in self.learned
+        ]
         keep = [i for i, s in enumerate(samples) if s is not None]
         self.learned = [self.learned[i] for i in keep]
         self._rows = list(self.features([samples[i] for i in keep])) if keep else []
@@ -286,9 +333,11 @@ class LearningWhen:
 
     # ------------------------------------------------------------ disk
     def _decider_id(self) -> dict[str, Any]:
-        return {"path": str(self.decider.path) if self.decider.path else None,
-                "model_sha256": self.decider.manifest.model_sha256,
-                "n_features": self.decider.manifest.n_features}
+        return {
+            "path": str(self.decider.path) if self.decider.path else None,
+            "model_sha256": self.decider.manifest.model_sha256,
+            "n_features": self.decider.manifest.n_features,
+        }
 
     def _load(self) -> None:
         assert self.folder is not None
@@ -324,15 +373,24 @@ class LearningWhen:
         from dataclasses import asdict
 
         return LearningManifest(
-            format=LEARNING_FORMAT, method=self.config.method, config=asdict(self.config),
-            decider=self._decider_id(), threshold=self.threshold,
+            format=LEARNING_FORMAT,
+            method=self.config.method,
+            config=asdict(self.config),
+            decider=self._decider_id(),
+            threshold=self.threshold,
             costs=None if self.costs is None else {"false_alarm": self.costs[0], "miss": self.costs[1]},
-            last_response_id=self.last_response_id, reset_after_response_id=self.reset_after,
-            last_implicit_id=self.last_implicit_id, reset_after_implicit_id=self.reset_after_implicit,
-            last_answer_id=self.last_answer_id, reset_after_answer_id=self.reset_after_answer,
-            n=len(self.learned), n_positive=sum(r["label"] for r in self.learned),
-            model=self.model.describe(), learned_from=tuple(self.learned),
-            updated=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+            last_response_id=self.last_response_id,
+            reset_after_response_id=self.reset_after,
+            last_implicit_id=self.last_implicit_id,
+            reset_after_implicit_id=self.reset_after_implicit,
+            last_answer_id=self.last_answer_id,
+            reset_after_answer_id=self.reset_after_answer,
+            n=len(self.learned),
+            n_positive=sum(r["label"] for r in self.learned),
+            model=self.model.describe(),
+            learned_from=tuple(self.learned),
+            updated=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        )
 
     def save(self) -> None:
         """Write ``learning/features.npy`` then ``learning/manifest.json`` (each atomically)."""
@@ -343,7 +401,9 @@ class LearningWhen:
         width = int(self._decider_id()["n_features"] or 0)
         np.save(buf, np.vstack(self._rows) if self._rows else np.zeros((0, width)), allow_pickle=False)
         write_atomic(d / "features.npy", buf.getvalue(), mode=0o600)
-        write_json_atomic(d / "manifest.json", self.manifest().to_json(), nan="null", mode=0o600)  # moments of screen activity
+        write_json_atomic(
+            d / "manifest.json", self.manifest().to_json(), nan="null", mode=0o600
+        )  # moments of screen activity
         self._saved_mtime = (d / "manifest.json").stat().st_mtime_ns
 
 
@@ -374,7 +434,9 @@ def reset_learning(folder: str | Path) -> int:
             last = conn.execute("SELECT max(id) FROM responses").fetchone()[0] or 0
             has = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'implicit'").fetchone()
             last_q = (conn.execute("SELECT max(id) FROM implicit").fetchone()[0] or 0) if has else 0
-            has_a = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'question_answers'").fetchone()
+            has_a = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'question_answers'"
+            ).fetchone()
             last_a = (conn.execute("SELECT max(id) FROM question_answers").fetchone()[0] or 0) if has_a else 0
         finally:
             conn.close()
@@ -391,18 +453,33 @@ def reset_learning(folder: str | Path) -> int:
         rows = int(np.load(d / "features.npy", allow_pickle=False).shape[0]) if (d / "features.npy").is_file() else 0
     except (OSError, ValueError, IndexError):
         rows = 0
-    m = replace(old, format=LEARNING_FORMAT, last_response_id=int(last), reset_after_response_id=int(last),
-                last_implicit_id=int(last_q), reset_after_implicit_id=int(last_q), last_answer_id=int(last_a),
-                reset_after_answer_id=int(last_a), n=0,
-                n_positive=0, model=None, learned_from=(),
-                updated=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    m = replace(
+        old,
+        format=LEARNING_FORMAT,
+        last_response_id=int(last),
+        reset_after_response_id=int(last),
+        last_implicit_id=int(last_q),
+        reset_after_implicit_id=int(last_q),
+        last_answer_id=int(last_a),
+        reset_after_answer_id=int(last_a),
+        n=0,
+        n_positive=0,
+        model=None,
+        learned_from=(),
+        updated=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    )
     (d / "features.npy").unlink(missing_ok=True)
     write_json_atomic(_manifest_path(folder), m.to_json(), nan="null", mode=0o600)
     return max(old.n, len(old.learned_from), rows)
 
 
-def load_learning_when(decider_folder: str | Path, config: Any, threshold: float,
-                       costs: tuple[float, float] | None = None, population_data: Any = None) -> LearningWhen:
+def load_learning_when(
+    decider_folder: str | Path,
+    config: Any,
+    threshold: float,
+    costs: tuple[float, float] | None = None,
+    population_data: Any = None,
+) -> LearningWhen:
     """Load a decider folder (and its embedding model, now) as a :class:`LearningWhen`; ``population_data`` may be a callable ``decider -> (X, y)`` (called only for
     the ``refit`` method).
 

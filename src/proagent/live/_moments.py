@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
-from ..bench.samples import SampleConfig, moment_events, window_context as _context
+from ..bench.samples import SampleConfig, moment_events
+from ..bench.samples import window_context as _context
 from ..records import Event, Sample
 
 __all__ = ["as_of", "moment_sample"]
@@ -23,8 +24,9 @@ def as_of(e: Event, t: datetime) -> Event:
     return replace(e, end=end, screenshots=shots)
 
 
-def moment_sample(history: list[Event], t: datetime, config: SampleConfig, *, new_event: Event | None = None,
-                  front: bool = False) -> Sample | None:
+def moment_sample(
+    history: list[Event], t: datetime, config: SampleConfig, *, new_event: Event | None = None, front: bool = False
+) -> Sample | None:
     """The Sample of moment ``t`` for one user, or ``None`` when there is no context.
 
     ``history`` holds the user's events known at ``t``, oldest first (``new_event``,
@@ -58,10 +60,19 @@ def moment_sample(history: list[Event], t: datetime, config: SampleConfig, *, ne
     if new_event is not None and new_event.needs_help is not None and all(e.needs_help is not None for e in known):
         i = next(i for i, e in enumerate(known) if e.id == new_event.id)
         e = known[i]
-        return Sample(id=f"{e.id}:labelled", user=e.user, time=e.start, label=1 if e.needs_help else 0,
-                      split="test", kind="labelled", context=_context(known, i, e.start, config.window_seconds),
-                      current=e, window_seconds=config.window_seconds, reference_queries=e.candidate_tasks,
-                      event_id=e.id)
+        return Sample(
+            id=f"{e.id}:labelled",
+            user=e.user,
+            time=e.start,
+            label=1 if e.needs_help else 0,
+            split="test",
+            kind="labelled",
+            context=_context(known, i, e.start, config.window_seconds),
+            current=e,
+            window_seconds=config.window_seconds,
+            reference_queries=e.candidate_tasks,
+            event_id=e.id,
+        )
     if front and new_event is not None:
         return _front_sample(known, t, config, new_event)
     before = [e for e in known if e.start < t and (new_event is None or e.id != new_event.id)]
@@ -82,10 +93,20 @@ def moment_sample(history: list[Event], t: datetime, config: SampleConfig, *, ne
         intention, event_id = (new_event.intention if label else None), new_event.id
     else:
         sid, label, queries, intention, event_id = f"{cur.user}:{cur.id}:t{t:%H%M%S}", 0, (), None, cur.id
-    return Sample(id=sid, user=cur.user, time=t, label=label, split="test", kind="candidate",
-                  context=_context(valid, len(valid) - 1, t, config.window_seconds), current=cur,
-                  window_seconds=config.window_seconds, reference_queries=tuple(q for q in queries if q.strip()),
-                  intention=intention, event_id=event_id)
+    return Sample(
+        id=sid,
+        user=cur.user,
+        time=t,
+        label=label,
+        split="test",
+        kind="candidate",
+        context=_context(valid, len(valid) - 1, t, config.window_seconds),
+        current=cur,
+        window_seconds=config.window_seconds,
+        reference_queries=tuple(q for q in queries if q.strip()),
+        intention=intention,
+        event_id=event_id,
+    )
 
 
 def _front_sample(known: list[Event], t: datetime, config: SampleConfig, new_event: Event) -> Sample | None:
@@ -100,6 +121,15 @@ def _front_sample(known: list[Event], t: datetime, config: SampleConfig, new_eve
         return None
     valid = moment_events(before, config) + [cur]
     label = 1 if new_event.is_llm_event else 0
-    return Sample(id=f"{new_event.user}:{new_event.id}:candidate", user=cur.user, time=t, label=label, split="test",
-                  kind="candidate", context=_context(valid, len(valid) - 1, t, config.window_seconds), current=cur,
-                  window_seconds=config.window_seconds, event_id=new_event.id)
+    return Sample(
+        id=f"{new_event.user}:{new_event.id}:candidate",
+        user=cur.user,
+        time=t,
+        label=label,
+        split="test",
+        kind="candidate",
+        context=_context(valid, len(valid) - 1, t, config.window_seconds),
+        current=cur,
+        window_seconds=config.window_seconds,
+        event_id=new_event.id,
+    )

@@ -34,14 +34,29 @@ from ..errors import UsageError
 from ._feedback import FeedbackStore
 from .records import Offer, Question
 
-__all__ = ["NOTIFIERS", "DesktopNotifier", "Notifier", "NotifyContext", "PageNotifier", "TerminalNotifier", "open_notifiers",
-           "register_notifier"]
+__all__ = [
+    "NOTIFIERS",
+    "DesktopNotifier",
+    "Notifier",
+    "NotifyContext",
+    "PageNotifier",
+    "TerminalNotifier",
+    "open_notifiers",
+    "register_notifier",
+]
 
 _YES_NO = {"y": "yes", "yes": "yes", "n": "no", "no": "no"}
 ANSWER_HINT = "answer an offer with a N, d N or n N (accept, dismiss, not now), a question with q N yes|no"
 """The terminal's one-line reminder of its answers (printed after a line it does not understand)."""
-_KEYS = {"a": "accepted", "accept": "accepted", "d": "dismissed", "dismiss": "dismissed", "n": "not_now",
-         "not_now": "not_now", "later": "not_now"}
+_KEYS = {
+    "a": "accepted",
+    "accept": "accepted",
+    "d": "dismissed",
+    "dismiss": "dismissed",
+    "n": "not_now",
+    "not_now": "not_now",
+    "later": "not_now",
+}
 
 
 class Notifier(Protocol):
@@ -93,6 +108,7 @@ def register_notifier(name: str) -> Callable[[Callable[[NotifyContext], Any]], C
     Raises:
         ValueError: ``name`` is taken by another factory.
     """
+
     def add(factory: Callable[[NotifyContext], Any]) -> Callable[[NotifyContext], Any]:
         if NOTIFIERS.get(name, factory) is not factory:
             raise ValueError(f"notifier {name!r} is already registered")
@@ -120,8 +136,14 @@ class TerminalNotifier:
 
     name = "terminal"
 
-    def __init__(self, store: FeedbackStore, now: Callable[[], datetime], out: IO[str] | None = None,
-                 answers: IO[str] | None = None, help: Any = None) -> None:
+    def __init__(
+        self,
+        store: FeedbackStore,
+        now: Callable[[], datetime],
+        out: IO[str] | None = None,
+        answers: IO[str] | None = None,
+        help: Any = None,
+    ) -> None:
         self.store, self.now, self.out = store, now, out or sys.stdout
         self.help = help
         self.shown = 0
@@ -138,8 +160,10 @@ class TerminalNotifier:
         what = f" [{offer.intention}]" if offer.intention else ""
         # a log of sentences (ProactiveBench) names no app: the offer's text quotes the sentence instead
         where = f" in {offer.app_name}" if offer.app_name else ""
-        self._say(f"offer {offer.id} at {offer.moment:%H:%M:%S}{where}{what}: {offer.text}"
-                  f"   (a {offer.id} = accept, d {offer.id} = dismiss, n {offer.id} = not now)\n")
+        self._say(
+            f"offer {offer.id} at {offer.moment:%H:%M:%S}{where}{what}: {offer.text}"
+            f"   (a {offer.id} = accept, d {offer.id} = dismiss, n {offer.id} = not now)\n"
+        )
 
     def update(self, offer: Offer) -> None:
         """The offer's How answer came after it was shown: one more line, same id."""
@@ -149,8 +173,10 @@ class TerminalNotifier:
     def ask(self, question: Question) -> None:
         """A sparse question about a quiet moment (``--ask-rate``): one line, answered ``q ID yes|no``."""
         where = f" in {question.app_name}" if question.app_name else ""
-        self._say(f"question {question.id} at {question.moment:%H:%M:%S}{where}: Would help have been useful just now?"
-                  f"   (q {question.id} y = yes, q {question.id} n = no)\n")
+        self._say(
+            f"question {question.id} at {question.moment:%H:%M:%S}{where}: Would help have been useful just now?"
+            f"   (q {question.id} y = yes, q {question.id} n = no)\n"
+        )
 
     def _say(self, text: str) -> None:
         with self._write:
@@ -164,7 +190,9 @@ class TerminalNotifier:
         elif kind == "delta":
             self._say(text)
         elif kind == "done":
-            self._say(f"\nhelp {offer_id} done   (f {offer_id} <question> = follow-up, + {offer_id} / - {offer_id} = rate)\n")
+            self._say(
+                f"\nhelp {offer_id} done   (f {offer_id} <question> = follow-up, + {offer_id} / - {offer_id} = rate)\n"
+            )
         elif kind == "error":
             self._say(f"\nhelp {offer_id} failed: {text}\n")
 
@@ -190,7 +218,9 @@ class TerminalNotifier:
                     self._say(f"help {parts[1]}: {why}\n")
             elif key in ("+", "-") and len(parts) == 2 and parts[1].isdigit() and self.help is not None:
                 ok = self.help.rate(int(parts[1]), 1 if key == "+" else -1, source="terminal")
-                self._say(f"help {parts[1]}: {('rated ' + ('helpful' if key == '+' else 'not helpful')) if ok else 'no answer to rate'}\n")
+                self._say(
+                    f"help {parts[1]}: {('rated ' + ('helpful' if key == '+' else 'not helpful')) if ok else 'no answer to rate'}\n"
+                )
             elif parts:  # a typo must not pass in silence (an open question would hold the next ones)
                 self._say(f"not understood: {line.strip()[:60]!r}; {ANSWER_HINT}\n")
 
@@ -214,8 +244,16 @@ class DesktopNotifier:
 
     name = "desktop"
 
-    def __init__(self, store: FeedbackStore, now: Callable[[], datetime], *, expire_seconds: float = 60.0,
-                 binary: str | None = None, help: Any = None, opener: str | None = None) -> None:
+    def __init__(
+        self,
+        store: FeedbackStore,
+        now: Callable[[], datetime],
+        *,
+        expire_seconds: float = 60.0,
+        binary: str | None = None,
+        help: Any = None,
+        opener: str | None = None,
+    ) -> None:
         found = binary or shutil.which("notify-send")
         if not found:
             raise FileNotFoundError("notify-send not found (install libnotify-bin, or use --notify page)")
@@ -248,8 +286,11 @@ class DesktopNotifier:
                 if ok and key == "accepted" and self.help is not None:
                     self.help.accept(offer.id, source="desktop")
                     if self.help.page_url and self.opener:  # the answer streams in on the page, at this offer
-                        subprocess.Popen([self.opener, f"{self.help.page_url}#offer-{offer.id}"],
-                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                        subprocess.Popen(
+                            [self.opener, f"{self.help.page_url}#offer-{offer.id}"],
+                            stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL,
+                        )
         except (OSError, subprocess.SubprocessError):
             pass  # a notification that cannot be shown is no reason to stop the agent
 

@@ -232,8 +232,13 @@ class OfferPage:
         self.port = srv.port
         page_html = srv.html_page("proagent offers", _BODY, script=_SCRIPT)
         srv.route("GET", "/", lambda req: Response.html(page_html))
-        srv.route("GET", "/offers", lambda req: Response.json({"offers": store.offers(limit=100),
-                                                                "questions": store.questions(open_only=True, limit=5)}))
+        srv.route(
+            "GET",
+            "/offers",
+            lambda req: Response.json(
+                {"offers": store.offers(limit=100), "questions": store.questions(open_only=True, limit=5)}
+            ),
+        )
         srv.route("POST", "/respond", self._respond)
         srv.route("POST", "/block-app", self._block_app)
         srv.route("POST", "/unblock-app", self._unblock_app)

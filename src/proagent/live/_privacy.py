@@ -26,8 +26,18 @@ from typing import Any
 
 from ..records import Sample
 
-__all__ = ["LOCAL_PREFIXES", "SEND_SCREEN", "Sent", "check_send_screen", "default_send_screen", "is_local_model",
-           "outgoing", "redact_text", "sent_digest", "without_screen_text"]
+__all__ = [
+    "LOCAL_PREFIXES",
+    "SEND_SCREEN",
+    "Sent",
+    "check_send_screen",
+    "default_send_screen",
+    "is_local_model",
+    "outgoing",
+    "redact_text",
+    "sent_digest",
+    "without_screen_text",
+]
 
 SEND_SCREEN: tuple[str, ...] = ("never", "redacted", "raw")
 """``--send-screen`` choices: no screen text, screen text with PII replaced by typed placeholders, as captured."""
@@ -72,6 +82,7 @@ def redact_text(text: str, counts: Counter[str] | None = None) -> str:
 def without_screen_text(sample: Sample) -> Sample:
     """``sample`` with the OCR text of every screenshot (context and current events) removed:
     what ``--send-screen never`` lets a prompt show (apps, titles, summaries, times)."""
+
     def bare(e):  # noqa: ANN001, ANN202
         return replace(e, screenshots=tuple(replace(s, ocr_text="") for s in e.screenshots))
 

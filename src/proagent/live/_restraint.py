@@ -28,8 +28,21 @@ from ..errors import UsageError
 from ..io import write_atomic
 from ..records import Event
 
-__all__ = ["BLOCKED_APPS_FILE", "DISMISSED_SIMILARITY", "PAUSE_FILE", "Restraint", "RestraintConfig", "block_app",
-           "blocked_apps", "is_paused", "parse_quiet_hours", "pause", "quiet_app_rules", "resume", "unblock_app"]
+__all__ = [
+    "BLOCKED_APPS_FILE",
+    "DISMISSED_SIMILARITY",
+    "PAUSE_FILE",
+    "Restraint",
+    "RestraintConfig",
+    "block_app",
+    "blocked_apps",
+    "is_paused",
+    "parse_quiet_hours",
+    "pause",
+    "quiet_app_rules",
+    "resume",
+    "unblock_app",
+]
 
 PAUSE_FILE = "live.paused"
 """Name of the file in the live folder whose presence pauses the agent."""
@@ -85,8 +98,9 @@ def block_app(folder: str | Path, app: str) -> tuple[str, ...]:
         apps = list(blocked_apps(folder))
         if app.lower() not in (a.lower() for a in apps):
             apps.append(app)
-            write_atomic(Path(folder) / BLOCKED_APPS_FILE, json.dumps({"apps": apps}, ensure_ascii=False) + "\n",
-                         mode=0o600)
+            write_atomic(
+                Path(folder) / BLOCKED_APPS_FILE, json.dumps({"apps": apps}, ensure_ascii=False) + "\n", mode=0o600
+            )
         return tuple(apps)
 
 
@@ -102,8 +116,9 @@ def unblock_app(folder: str | Path, app: str) -> bool:
         keep = [a for a in apps if a.lower() != app.lower()]
         if len(keep) == len(apps):
             return False
-        write_atomic(Path(folder) / BLOCKED_APPS_FILE, json.dumps({"apps": keep}, ensure_ascii=False) + "\n",
-                     mode=0o600)
+        write_atomic(
+            Path(folder) / BLOCKED_APPS_FILE, json.dumps({"apps": keep}, ensure_ascii=False) + "\n", mode=0o600
+        )
         return True
 
 
@@ -137,8 +152,11 @@ class _Rule:
 def _rule(kind: str, entry: dict) -> _Rule:
     app = entry.get("app")
     title = entry.get("title")
-    return _Rule(kind, re.compile(rf"(?<!\w){re.escape(app)}(?!\w)", re.I) if app else None,
-                 re.compile(title, re.I) if title else None)
+    return _Rule(
+        kind,
+        re.compile(rf"(?<!\w){re.escape(app)}(?!\w)", re.I) if app else None,
+        re.compile(title, re.I) if title else None,
+    )
 
 
 @lru_cache(maxsize=1)
@@ -267,8 +285,12 @@ class Restraint:
         gap = timedelta(seconds=self.config.min_gap_seconds)
         if any(t <= now < t + gap for t in self.offers):
             return "min_gap"
-        if (self.config.one_per_app_session and session is not None and session == self.session
-                and not self.session_accepted):
+        if (
+            self.config.one_per_app_session
+            and session is not None
+            and session == self.session
+            and not self.session_accepted
+        ):
             return "app_session"
         return None
 

@@ -19,16 +19,16 @@ from ..bench.samples import SampleConfig
 from ..capture import x11_fullscreen
 from ..errors import DataError
 from ..io import to_jsonable, write_atomic, write_json_atomic
+from ._activity_follow import open_follower, watched_log
 from ._agent import OFFER_WAIT_SECONDS, LiveAgent, When
 from ._feedback import FeedbackStore
 from ._help import LiveHelp
 from ._notify import DesktopNotifier, Notifier, NotifyContext, PageNotifier, open_notifiers
 from ._page import OfferPage
-from .records import DecisionSummary, Latency, LiveDecision
 from ._restraint import Restraint, RestraintConfig
 from ._settle import SETTLE_SECONDS
-from ._activity_follow import open_follower, watched_log
 from ._sources import REPLAY_SKIP_GAP_SECONDS, Moment, ReplayClock, WallClock, replay_moments
+from .records import DecisionSummary, Latency, LiveDecision
 
 __all__ = ["LiveOptions", "ReplayProgress", "RunSummary", "run_replay", "run_watch", "start_capture", "summarise"]
 
@@ -83,16 +83,24 @@ def summarise(decisions: Sequence[LiveDecision]) -> DecisionSummary:
 
     dec = [d.decide_seconds for d in decisions if d.decide_seconds is not None]
     how = [d.how_seconds for d in decisions if d.how_seconds is not None]
-    offer = [d.offer_seconds if d.offer_seconds is not None else d.decide_seconds + d.how_seconds for d in decisions
-             if d.outcome == "offer" and (d.offer_seconds is not None
-                                          or (d.decide_seconds is not None and d.how_seconds is not None))]
+    offer = [
+        d.offer_seconds if d.offer_seconds is not None else d.decide_seconds + d.how_seconds
+        for d in decisions
+        if d.outcome == "offer"
+        and (d.offer_seconds is not None or (d.decide_seconds is not None and d.how_seconds is not None))
+    ]
 
     def pct(xs: list[float]) -> Latency | None:
         return Latency(float(np.percentile(xs, 50)), float(np.percentile(xs, 95)), len(xs)) if xs else None
 
-    return DecisionSummary(moments=len(decisions), outcomes=dict(Counter(d.outcome for d in decisions)),
-                           reasons=dict(Counter(d.reason for d in decisions if d.reason)),
-                           decide_seconds=pct(dec), how_seconds=pct(how), offer_seconds=pct(offer))
+    return DecisionSummary(
+        moments=len(decisions),
+        outcomes=dict(Counter(d.outcome for d in decisions)),
+        reasons=dict(Counter(d.reason for d in decisions if d.reason)),
+        decide_seconds=pct(dec),
+        how_seconds=pct(how),
+        offer_seconds=pct(offer),
+    )
 
 
 @dataclass(frozen=True)
@@ -115,8 +123,14 @@ class _Played:
     """The moments of a replay as the agent's loop takes them: says each gap it skips, keeps the
     count and the estimate for :class:`ReplayProgress`."""
 
-    def __init__(self, moments: Sequence[Moment], done: int, total: int, clock: ReplayClock,
-                 on_status: Callable[[str], None] | None) -> None:
+    def __init__(
+        self,
+        moments: Sequence[Moment],
+        done: int,
+        total: int,
+        clock: ReplayClock,
+        on_status: Callable[[str], None] | None,
+    ) -> None:
         self.moments, self.done, self.total, self.clock, self.on_status = moments, done, total, clock, on_status
         # log seconds still to wait after each moment, gaps beyond the skip bound counted 0
         waits = [0.0] * (len(moments) + 1)
@@ -136,9 +150,11 @@ class _Played:
                 ahead = (m.t - clock.now()).total_seconds()
                 if ahead > REPLAY_SKIP_GAP_SECONDS and (skipped := clock.skip_to(m.t)):
                     if self.on_status is not None:
-                        self.on_status(f"skipping a {duration_text(skipped)} gap in the log ({m.t - timedelta(seconds=skipped):%Y-%m-%d %H:%M}"
-                                       f" -> {m.t:%Y-%m-%d %H:%M}) instead of waiting {duration_text(skipped / clock.speed)}"
-                                       f" (gaps over {REPLAY_SKIP_GAP_SECONDS / 60:g} min are not waited out)")
+                        self.on_status(
+                            f"skipping a {duration_text(skipped)} gap in the log ({m.t - timedelta(seconds=skipped):%Y-%m-%d %H:%M}"
+                            f" -> {m.t:%Y-%m-%d %H:%M}) instead of waiting {duration_text(skipped / clock.speed)}"
+                            f" (gaps over {REPLAY_SKIP_GAP_SECONDS / 60:g} min are not waited out)"
+                        )
             wait = max(0.0, (m.t - clock.now()).total_seconds()) / clock.speed if clock.speed else 0.0
             t0 = time.monotonic()
             with self._lock:
@@ -155,14 +171,24 @@ class _Played:
             left = None
             if self._decided and self.moments:
                 i = min(self._index, len(self.moments) - 1)  # the moment being waited for or decided
-                wait = (max(0.0, (self.moments[i].t - self.clock.now()).total_seconds()) if started else 0.0) + self._waits[i]
+                wait = (
+                    max(0.0, (self.moments[i].t - self.clock.now()).total_seconds()) if started else 0.0
+                ) + self._waits[i]
                 rest = len(self.moments) - self._decided
                 left = (wait / self.clock.speed if self.clock.speed else 0.0) + self._decide_wall / self._decided * rest
             return ReplayProgress(self.done, self.total, self.clock.now() if started else None, left)
 
 
-def _notifiers(names: Sequence[str], store: FeedbackStore, now: Callable, *, port: int,
-               answers: Any = None, out: Any = None, help: Any = None) -> tuple[list[Notifier], OfferPage | None]:
+def _notifiers(
+    names: Sequence[str],
+    store: FeedbackStore,
+    now: Callable,
+    *,
+    port: int,
+    answers: Any = None,
+    out: Any = None,
+    help: Any = None,
+) -> tuple[list[Notifier], OfferPage | None]:
     notifiers = open_notifiers(names, NotifyContext(store, now, port=port, answers=answers, out=out, help=help))
     return notifiers, next((n.page for n in notifiers if isinstance(n, PageNotifier)), None)
 
@@ -183,13 +209,26 @@ def _check_run(folder: Path, record: dict[str, Any]) -> None:
         write_json_atomic(p, record)
 
 
-def run_replay(data: str | Path, folder: str | Path, decider: When, options: LiveOptions, *, speed: float = 60.0,
-               how: Callable | None = None, answers: Any = None, out: Any = None,
-               on_decision: Callable[[LiveDecision], None] | None = None, on_page: Callable[[str], None] | None = None,
-               stop: threading.Event | None = None, before_write: Callable[[], None] | None = None,
-               help_model: Any = None, send_screen: str | None = None,
-               on_progress: Callable[[ReplayProgress], None] | None = None,
-               on_status: Callable[[str], None] | None = None, progress_seconds: float = 1.0) -> RunSummary:
+def run_replay(
+    data: str | Path,
+    folder: str | Path,
+    decider: When,
+    options: LiveOptions,
+    *,
+    speed: float = 60.0,
+    how: Callable | None = None,
+    answers: Any = None,
+    out: Any = None,
+    on_decision: Callable[[LiveDecision], None] | None = None,
+    on_page: Callable[[str], None] | None = None,
+    stop: threading.Event | None = None,
+    before_write: Callable[[], None] | None = None,
+    help_model: Any = None,
+    send_screen: str | None = None,
+    on_progress: Callable[[ReplayProgress], None] | None = None,
+    on_status: Callable[[str], None] | None = None,
+    progress_seconds: float = 1.0,
+) -> RunSummary:
     """Play a recorded log (ProactiveBench sessions, LifeTrace database or folder)
     through the live loop at ``speed`` times real time (0: as fast as possible),
     writing every decision, its latency and the notification it would show to
@@ -223,8 +262,9 @@ def run_replay(data: str | Path, folder: str | Path, decider: When, options: Liv
     store = FeedbackStore(folder)
     clock = ReplayClock(speed)
     helper = LiveHelp(store, help_model, clock.now, send_screen=send_screen)
-    notifiers, page = _notifiers(options.notify, store, clock.now, port=options.port, answers=answers, out=out,
-                                 help=helper)
+    notifiers, page = _notifiers(
+        options.notify, store, clock.now, port=options.port, answers=answers, out=out, help=helper
+    )
     if page is not None and on_page is not None:
         on_page(page.url)
     if page is not None:
@@ -233,12 +273,19 @@ def run_replay(data: str | Path, folder: str | Path, decider: When, options: Liv
     ticker = None
     try:
         journal.rewrite()  # what an earlier, interrupted run of the folder decided
-        agent = LiveAgent(folder, decider, how=how, notifiers=[*notifiers, helper],  # the helper reads offers ahead
-                          restraint=Restraint(options.restraint, folder=folder), clock=clock,
-                          config=SampleConfig(window_seconds=options.window_seconds),
-                          ignore_after_seconds=options.ignore_after_seconds, feedback=store,
-                          on_decision=journal.chain(on_decision),
-                          ask_rate=options.ask_rate)
+        agent = LiveAgent(
+            folder,
+            decider,
+            how=how,
+            notifiers=[*notifiers, helper],  # the helper reads offers ahead
+            restraint=Restraint(options.restraint, folder=folder),
+            clock=clock,
+            config=SampleConfig(window_seconds=options.window_seconds),
+            ignore_after_seconds=options.ignore_after_seconds,
+            feedback=store,
+            on_decision=journal.chain(on_decision),
+            ask_rate=options.ask_rate,
+        )
         done = journal.count
         played = _Played(moments[done:], done, len(moments), clock, on_status)
         if on_progress is not None:
@@ -292,6 +339,7 @@ class _DecisionsFile:
             self.append()
             if then is not None:
                 then(d)
+
         return on_decision
 
     def append(self) -> None:
@@ -345,14 +393,28 @@ def _opts(o: LiveOptions) -> dict[str, Any]:
     return d
 
 
-def run_watch(db: str | Path, folder: str | Path, decider: When, options: LiveOptions, *, how: Callable | None = None,
-              poll_seconds: float = 0.05, stop: threading.Event | None = None, duration: float | None = None,
-              max_moments: int | None = None, answers: Any = None, out: Any = None,
-              on_decision: Callable[[LiveDecision], None] | None = None, on_page: Callable[[str], None] | None = None,
-              user: str | None = None, stale_after_seconds: float | None = 300.0,
-              offer_wait_seconds: float | None = OFFER_WAIT_SECONDS,
-              on_status: Callable[[str], None] | None = None, help_model: Any = None,
-              send_screen: str | None = None) -> RunSummary:
+def run_watch(
+    db: str | Path,
+    folder: str | Path,
+    decider: When,
+    options: LiveOptions,
+    *,
+    how: Callable | None = None,
+    poll_seconds: float = 0.05,
+    stop: threading.Event | None = None,
+    duration: float | None = None,
+    max_moments: int | None = None,
+    answers: Any = None,
+    out: Any = None,
+    on_decision: Callable[[LiveDecision], None] | None = None,
+    on_page: Callable[[str], None] | None = None,
+    user: str | None = None,
+    stale_after_seconds: float | None = 300.0,
+    offer_wait_seconds: float | None = OFFER_WAIT_SECONDS,
+    on_status: Callable[[str], None] | None = None,
+    help_model: Any = None,
+    send_screen: str | None = None,
+) -> RunSummary:
     """Follow a growing LifeTrace database (a capture folder or ``.db``), or an ActivityWatch or
     screenpipe database (:mod:`._activity_follow`), and decide
     every new event row (and every ``every_seconds`` within a long event) until
@@ -378,26 +440,40 @@ def run_watch(db: str | Path, folder: str | Path, decider: When, options: LiveOp
     timed_out = threading.Event()  # a stop by the timer is the end of --duration, not an interruption
     timer = threading.Timer(duration, lambda: (timed_out.set(), stop.set())) if duration else None
     helper = LiveHelp(store, help_model, clock.now, send_screen=send_screen)
-    notifiers, page = _notifiers(options.notify, store, clock.now, port=options.port, answers=answers, out=out,
-                                 help=helper)
+    notifiers, page = _notifiers(
+        options.notify, store, clock.now, port=options.port, answers=answers, out=out, help=helper
+    )
     try:
         if page is not None:
             write_atomic(folder / "page-url", page.url + "\n", mode=0o600)
             if on_page is not None:
                 on_page(page.url)
-        agent = LiveAgent(folder, decider, how=how, notifiers=[*notifiers, helper],  # the helper reads offers ahead
-                          restraint=Restraint(options.restraint, folder=folder, fullscreen=x11_fullscreen), clock=clock,
-                          config=SampleConfig(window_seconds=options.window_seconds),
-                          ignore_after_seconds=options.ignore_after_seconds, feedback=store, on_decision=on_decision,
-                          stale_after_seconds=stale_after_seconds, offer_wait_seconds=offer_wait_seconds,
-                          settle_seconds=options.settle_seconds, on_status=on_status, ask_rate=options.ask_rate)
+        agent = LiveAgent(
+            folder,
+            decider,
+            how=how,
+            notifiers=[*notifiers, helper],  # the helper reads offers ahead
+            restraint=Restraint(options.restraint, folder=folder, fullscreen=x11_fullscreen),
+            clock=clock,
+            config=SampleConfig(window_seconds=options.window_seconds),
+            ignore_after_seconds=options.ignore_after_seconds,
+            feedback=store,
+            on_decision=on_decision,
+            stale_after_seconds=stale_after_seconds,
+            offer_wait_seconds=offer_wait_seconds,
+            settle_seconds=options.settle_seconds,
+            on_status=on_status,
+            ask_rate=options.ask_rate,
+        )
         if timer is not None:
             timer.daemon = True
             timer.start()
-        agent.follow(follower, every_seconds=options.every_seconds, poll_seconds=poll_seconds, stop=stop,
-                     max_moments=max_moments)
-        return RunSummary(agent.decisions, folder, page.url if page else None,
-                          interrupted=stop.is_set() and not timed_out.is_set())
+        agent.follow(
+            follower, every_seconds=options.every_seconds, poll_seconds=poll_seconds, stop=stop, max_moments=max_moments
+        )
+        return RunSummary(
+            agent.decisions, folder, page.url if page else None, interrupted=stop.is_set() and not timed_out.is_set()
+        )
     finally:
         if timer is not None:
             timer.cancel()
@@ -420,8 +496,12 @@ def start_capture(folder: Path, extra: Sequence[str] = (), wait: float = 30.0) -
     Raises:
         DataError: the capture exited or wrote no database within ``wait`` seconds.
     """
-    proc = subprocess.Popen([sys.executable, "-c", "from proagent.cli import main; main()", "capture", "--out",
-                             str(folder), *extra], stderr=subprocess.PIPE, text=True, errors="replace")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from proagent.cli import main; main()", "capture", "--out", str(folder), *extra],
+        stderr=subprocess.PIPE,
+        text=True,
+        errors="replace",
+    )
     held: list[str] = []
     started = threading.Event()
     lock = threading.Lock()
@@ -444,9 +524,12 @@ def start_capture(folder: Path, extra: Sequence[str] = (), wait: float = 30.0) -
         if proc.poll() is not None:
             reader.join(2.0)
             with lock:
-                why = [ln.strip()[len("Error:"):].strip() for ln in held if ln.startswith("Error:")]
-            raise DataError(folder, f"proagent capture exited (code {proc.returncode}) before writing a database"
-                            + (f": {why[-1]}" if why else ""))
+                why = [ln.strip()[len("Error:") :].strip() for ln in held if ln.startswith("Error:")]
+            raise DataError(
+                folder,
+                f"proagent capture exited (code {proc.returncode}) before writing a database"
+                + (f": {why[-1]}" if why else ""),
+            )
         if time.monotonic() > end:
             proc.terminate()
             raise DataError(folder, f"proagent capture wrote no database within {wait:g} s")

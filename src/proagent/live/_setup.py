@@ -24,8 +24,15 @@ from ._restraint import RestraintConfig, parse_quiet_hours
 from ._run import LiveOptions
 from ._sources import MAX_SPEED, MIN_SPEED
 
-__all__ = ["LearnedCounts", "LiveCommandOptions", "LiveDecider", "learned_counts", "parse_live_options", "scripted_decider",
-           "set_up_decider"]
+__all__ = [
+    "LearnedCounts",
+    "LiveCommandOptions",
+    "LiveDecider",
+    "learned_counts",
+    "parse_live_options",
+    "scripted_decider",
+    "set_up_decider",
+]
 
 
 @dataclass(frozen=True)
@@ -70,16 +77,40 @@ def _seconds(text: str, option: str, *, zero: bool = False) -> float:
     return parse_window(text, what=None, option=option)
 
 
-def parse_live_options(*, notify: str = "terminal", speed: float = 60.0, quiet_hours: str | None = None,
-                       block_app: tuple[str, ...] = (), block_title: tuple[str, ...] = (), quiet_apps: bool = True,
-                       ask_rate: int = 0, yes_at: Path | None = None, settle: float = 3.0, window: str = "5m",
-                       every: str = "30s", max_per_hour: int = 4, min_gap: float = 10.0, cooldown: str = "15m",
-                       ignore_after: str = "10m", duration: str | None = None, port: int = 0, model: str = "none",
-                       model_args: Mapping[str, str] | None = None, model_base_url: str | None = None,
-                       send_screen: str | None = None, watch: Path | None = None, capture_dir: Path | None = None,
-                       capture_options: tuple[str, ...] = (), replay: Path | None = None, out: Path | None = None,
-                       decider: Path | None = None, learn: bool = True, learn_method: str = "knn",
-                       cost_false_alarm: float = 1.0, cost_miss: float = 2.0) -> LiveCommandOptions:
+def parse_live_options(
+    *,
+    notify: str = "terminal",
+    speed: float = 60.0,
+    quiet_hours: str | None = None,
+    block_app: tuple[str, ...] = (),
+    block_title: tuple[str, ...] = (),
+    quiet_apps: bool = True,
+    ask_rate: int = 0,
+    yes_at: Path | None = None,
+    settle: float = 3.0,
+    window: str = "5m",
+    every: str = "30s",
+    max_per_hour: int = 4,
+    min_gap: float = 10.0,
+    cooldown: str = "15m",
+    ignore_after: str = "10m",
+    duration: str | None = None,
+    port: int = 0,
+    model: str = "none",
+    model_args: Mapping[str, str] | None = None,
+    model_base_url: str | None = None,
+    send_screen: str | None = None,
+    watch: Path | None = None,
+    capture_dir: Path | None = None,
+    capture_options: tuple[str, ...] = (),
+    replay: Path | None = None,
+    out: Path | None = None,
+    decider: Path | None = None,
+    learn: bool = True,
+    learn_method: str = "knn",
+    cost_false_alarm: float = 1.0,
+    cost_miss: float = 2.0,
+) -> LiveCommandOptions:
     """``proagent live``'s option values (as click gives them; ``min_gap`` in minutes, durations as
     text) as one record, each checked once. Checks nothing on disk (the watched log, the port, the
     display, the decider folder: the command does, in that order, after this).
@@ -102,27 +133,53 @@ def parse_live_options(*, notify: str = "terminal", speed: float = 60.0, quiet_h
         except re.error as e:
             raise UsageError("--block-title", f"{t!r}: {e}") from None
     if ask_rate and yes_at is not None:
-        raise UsageError("--ask-rate", f"{ask_rate}: a scripted decider (--yes-at) has no uncertainty to ask about; "
-                                       "give --decider")
+        raise UsageError(
+            "--ask-rate", f"{ask_rate}: a scripted decider (--yes-at) has no uncertainty to ask about; give --decider"
+        )
     if ask_rate and not {"terminal", "page"} & set(names):
-        raise UsageError("--ask-rate", f"{ask_rate}: questions are shown by --notify terminal or page, not "
-                                       f"{','.join(names)}")
+        raise UsageError(
+            "--ask-rate", f"{ask_rate}: questions are shown by --notify terminal or page, not {','.join(names)}"
+        )
     if settle != settle:  # NaN passes click's range
         raise UsageError("--settle", f"{settle}: seconds from 0 to 600")
     run = LiveOptions(
-        window_seconds=_seconds(window, "--window"), every_seconds=_seconds(every, "--every", zero=True),
-        notify=names, port=port,
-        restraint=RestraintConfig(max_per_hour=max_per_hour, min_gap_seconds=60.0 * min_gap,
-                                  cooldown_seconds=_seconds(cooldown, "--cooldown", zero=True), quiet_hours=qh,
-                                  block_apps=tuple(block_app), block_titles=tuple(block_title), quiet_apps=quiet_apps),
+        window_seconds=_seconds(window, "--window"),
+        every_seconds=_seconds(every, "--every", zero=True),
+        notify=names,
+        port=port,
+        restraint=RestraintConfig(
+            max_per_hour=max_per_hour,
+            min_gap_seconds=60.0 * min_gap,
+            cooldown_seconds=_seconds(cooldown, "--cooldown", zero=True),
+            quiet_hours=qh,
+            block_apps=tuple(block_app),
+            block_titles=tuple(block_title),
+            quiet_apps=quiet_apps,
+        ),
         ignore_after_seconds=_seconds(ignore_after, "--ignore-after"),
-        model="" if model == "none" else model, settle_seconds=settle, ask_rate=ask_rate)
+        model="" if model == "none" else model,
+        settle_seconds=settle,
+        ask_rate=ask_rate,
+    )
     return LiveCommandOptions(
-        run=run, watch=watch, capture_dir=capture_dir, capture_options=tuple(capture_options), replay=replay,
-        speed=speed, out=out, duration_seconds=_seconds(duration, "--duration") if duration else None,
-        decider=decider, yes_at=yes_at, learn=learn, learn_method=learn_method, costs=(cost_false_alarm, cost_miss),
-        model=None if model == "none" else model, model_args=dict(model_args or {}), model_base_url=model_base_url,
-        send_screen=send_screen)
+        run=run,
+        watch=watch,
+        capture_dir=capture_dir,
+        capture_options=tuple(capture_options),
+        replay=replay,
+        speed=speed,
+        out=out,
+        duration_seconds=_seconds(duration, "--duration") if duration else None,
+        decider=decider,
+        yes_at=yes_at,
+        learn=learn,
+        learn_method=learn_method,
+        costs=(cost_false_alarm, cost_miss),
+        model=None if model == "none" else model,
+        model_args=dict(model_args or {}),
+        model_base_url=model_base_url,
+        send_screen=send_screen,
+    )
 
 
 @dataclass(frozen=True)
@@ -150,14 +207,22 @@ def scripted_decider(path: Path) -> ScriptedDecider:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise UsageError("--yes-at", f"{path}: {e}") from None
     if not isinstance(ids, list) or any(not isinstance(i, (str, int)) or isinstance(i, bool) for i in ids):
-        raise UsageError("--yes-at", f"{path}: expected sample or event ids (one a line, or a JSON list of "
-                                     "strings or numbers), not a data file")
+        raise UsageError(
+            "--yes-at",
+            f"{path}: expected sample or event ids (one a line, or a JSON list of strings or numbers), not a data file",
+        )
     return ScriptedDecider(yes={str(i) for i in ids if str(i).strip() and not str(i).startswith("#")})
 
 
-def set_up_decider(decider: Path | None, yes_at: Path | None = None, *, learn: bool = False, learn_method: str = "knn",
-                   costs: tuple[float, float] = (1.0, 2.0),
-                   population_data: Callable[[Any], Any] | None = None) -> LiveDecider:
+def set_up_decider(
+    decider: Path | None,
+    yes_at: Path | None = None,
+    *,
+    learn: bool = False,
+    learn_method: str = "knn",
+    costs: tuple[float, float] = (1.0, 2.0),
+    population_data: Callable[[Any], Any] | None = None,
+) -> LiveDecider:
     """The decider of a live run: the script ``yes_at`` when given, else the ``decider`` folder
     offering at P(help) >= ``c_fa / (c_fa + c_miss)`` of ``costs``
     (:func:`proagent.agent.decider.cost_threshold`), personalised from every answer with ``learn``
@@ -173,7 +238,9 @@ def set_up_decider(decider: Path | None, yes_at: Path | None = None, *, learn: b
     if yes_at is not None:
         return LiveDecider(scripted_decider(yes_at), f"scripted:{yes_at}")
     if decider is None:
-        raise UsageError("--decider", "give --decider DIR (written by `proagent train when`) or --yes-at FILE (scripted)")
+        raise UsageError(
+            "--decider", "give --decider DIR (written by `proagent train when`) or --yes-at FILE (scripted)"
+        )
     from ..agent.decider import LearnConfig, cost_threshold
     from ._learn import load_learning_when
     from ._when import load_when

@@ -15,10 +15,27 @@ from typing import Literal
 from ..errors import DataError
 from ..records import Event
 from ..sources.lifetrace import load_lifetrace
-from ..sources.lifetrace_schema import connect_read_only, find_lifetrace_db, opens_immutable, read_schema, sqlite_problem
+from ..sources.lifetrace_schema import (
+    connect_read_only,
+    find_lifetrace_db,
+    opens_immutable,
+    read_schema,
+    sqlite_problem,
+)
 from ..sources.load import load_events
 
-__all__ = ["MAX_SPEED", "MIN_SPEED", "REPLAY_SKIP_GAP_SECONDS", "Clock", "DatabaseFollower", "LifeTraceFollower", "Moment", "ReplayClock", "WallClock", "replay_moments"]
+__all__ = [
+    "MAX_SPEED",
+    "MIN_SPEED",
+    "REPLAY_SKIP_GAP_SECONDS",
+    "Clock",
+    "DatabaseFollower",
+    "LifeTraceFollower",
+    "Moment",
+    "ReplayClock",
+    "WallClock",
+    "replay_moments",
+]
 
 MIN_SPEED = 1e-3
 """Slowest replay accepted (times real time; slower would wait beyond what sleep can hold)."""
@@ -117,8 +134,9 @@ Clock = WallClock | ReplayClock
 """Either clock: ``now()`` gives the loop's current time."""
 
 
-def replay_moments(data: str | Path, *, every_seconds: float = 0.0, users: set[str] | None = None,
-                   settle_seconds: float | None = None) -> Iterator[Moment]:
+def replay_moments(
+    data: str | Path, *, every_seconds: float = 0.0, users: set[str] | None = None, settle_seconds: float | None = None
+) -> Iterator[Moment]:
     """Every moment of a recorded log in time order: the start of each event and,
     with ``every_seconds > 0`` on activity logs, a tick every that many seconds
     within an event until the user's next event starts (labelled logs such as
@@ -171,9 +189,16 @@ def replay_moments(data: str | Path, *, every_seconds: float = 0.0, users: set[s
     for t, _, user, i, trigger, front, settled in timeline:
         evs = by_user[user]
         upto = i + 1  # events started by t (ties: the order of the log)
-        yield Moment(t=t, user=user, trigger=trigger, history=tuple(evs[:upto]),
-                     new_event=evs[i] if trigger == "event" else None, noticed=time.perf_counter(),
-                     front=front, settled=settled)
+        yield Moment(
+            t=t,
+            user=user,
+            trigger=trigger,
+            history=tuple(evs[:upto]),
+            new_event=evs[i] if trigger == "event" else None,
+            noticed=time.perf_counter(),
+            front=front,
+            settled=settled,
+        )
 
 
 class DatabaseFollower:
@@ -306,8 +331,9 @@ class LifeTraceFollower(DatabaseFollower):
         DataError: missing, foreign or unreadable database (or not LifeTrace).
     """
 
-    def __init__(self, db: str | Path, *, last_id: int | None = None, window_seconds: float = 300.0,
-                 user: str | None = None) -> None:
+    def __init__(
+        self, db: str | Path, *, last_id: int | None = None, window_seconds: float = 300.0, user: str | None = None
+    ) -> None:
         super().__init__(find_lifetrace_db(db), window_seconds=window_seconds, user=user)
         self.last_id = self._max_id() if last_id is None else int(last_id)
         self._lo: int | None = None
@@ -379,8 +405,9 @@ class LifeTraceFollower(DatabaseFollower):
         if not self.changed():
             return []
         noticed = time.perf_counter()
-        new_ids = [int(r[0]) for r in self._conn.execute('SELECT id FROM "events" WHERE id > ? ORDER BY id',
-                                                          (self.last_id,))]
+        new_ids = [
+            int(r[0]) for r in self._conn.execute('SELECT id FROM "events" WHERE id > ? ORDER BY id', (self.last_id,))
+        ]
         if not new_ids:
             return []
         evs = self._window(None, new_ids[0])
@@ -390,8 +417,11 @@ class LifeTraceFollower(DatabaseFollower):
             e = by_id.get(rid)
             if e is not None:  # soft-deleted or excluded rows are no moment
                 hist = tuple(x for x in evs if x.start <= e.start)
-                out.append(Moment(t=e.start, user=e.user, trigger="event", history=hist, new_event=e,
-                                  noticed=noticed, row_id=rid))
+                out.append(
+                    Moment(
+                        t=e.start, user=e.user, trigger="event", history=hist, new_event=e, noticed=noticed, row_id=rid
+                    )
+                )
             self.last_id = max(self.last_id, rid)
         return out
 

@@ -7,7 +7,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-__all__ = ["ANSWERS", "IMPLICIT_RESPONSES", "RESPONSES", "Question", "DecisionSummary", "Latency", "LearningManifest", "LiveDecision", "Offer", "Response"]
+__all__ = [
+    "ANSWERS",
+    "IMPLICIT_RESPONSES",
+    "RESPONSES",
+    "Question",
+    "DecisionSummary",
+    "Latency",
+    "LearningManifest",
+    "LiveDecision",
+    "Offer",
+    "Response",
+]
 
 Response = Literal["accepted", "dismissed", "not_now", "ignored"]
 """What the user did with an offer: accepted it, dismissed it, asked for it
@@ -184,9 +195,13 @@ class LearningManifest:
         """The ``learning/manifest.json`` object (see the class docstring for which keys)."""
         d: dict[str, Any] = {"format": self.format}
         if self.method is not None:
-            d.update(method=self.method, config=None if self.config is None else dict(self.config),
-                     decider=None if self.decider is None else dict(self.decider), threshold=self.threshold,
-                     costs=None if self.costs is None else dict(self.costs))
+            d.update(
+                method=self.method,
+                config=None if self.config is None else dict(self.config),
+                decider=None if self.decider is None else dict(self.decider),
+                threshold=self.threshold,
+                costs=None if self.costs is None else dict(self.costs),
+            )
         d.update(last_response_id=self.last_response_id, reset_after_response_id=self.reset_after_response_id)
         if self.last_implicit_id or self.reset_after_implicit_id:  # files without implicit labels read as before
             d.update(last_implicit_id=self.last_implicit_id, reset_after_implicit_id=self.reset_after_implicit_id)
@@ -205,15 +220,22 @@ class LearningManifest:
         Raises:
             TypeError, ValueError: a field has the wrong type.
         """
-        return cls(last_response_id=int(data.get("last_response_id") or 0),
-                   reset_after_response_id=int(data.get("reset_after_response_id") or 0),
-                   last_implicit_id=int(data.get("last_implicit_id") or 0),
-                   reset_after_implicit_id=int(data.get("reset_after_implicit_id") or 0),
-                   last_answer_id=int(data.get("last_answer_id") or 0),
-                   reset_after_answer_id=int(data.get("reset_after_answer_id") or 0),
-                   n=int(data.get("n") or 0), n_positive=int(data.get("n_positive") or 0),
-                   learned_from=tuple(dict(r) for r in data.get("learned_from") or ()),
-                   updated=str(data.get("updated") or ""), method=data.get("method"),
-                   config=data.get("config"), decider=data.get("decider"), threshold=data.get("threshold"),
-                   costs=data.get("costs"), model=data.get("model"),
-                   format=str(data.get("format") or "proagent-live-learning"))
+        return cls(
+            last_response_id=int(data.get("last_response_id") or 0),
+            reset_after_response_id=int(data.get("reset_after_response_id") or 0),
+            last_implicit_id=int(data.get("last_implicit_id") or 0),
+            reset_after_implicit_id=int(data.get("reset_after_implicit_id") or 0),
+            last_answer_id=int(data.get("last_answer_id") or 0),
+            reset_after_answer_id=int(data.get("reset_after_answer_id") or 0),
+            n=int(data.get("n") or 0),
+            n_positive=int(data.get("n_positive") or 0),
+            learned_from=tuple(dict(r) for r in data.get("learned_from") or ()),
+            updated=str(data.get("updated") or ""),
+            method=data.get("method"),
+            config=data.get("config"),
+            decider=data.get("decider"),
+            threshold=data.get("threshold"),
+            costs=data.get("costs"),
+            model=data.get("model"),
+            format=str(data.get("format") or "proagent-live-learning"),
+        )

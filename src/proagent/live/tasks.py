@@ -35,8 +35,8 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..agent.parsing import to_prediction
 from ..agent.prompting import observation_prompt, system_prompt
-from ..bench._inspect_hooks import task_input_errors
 from ..bench.options import parse_window_option
+from ..bench.running import task_input_errors
 from ..bench.samples import SampleConfig
 from ..prompt_files import prompt_template
 from ..records import Event, Sample
@@ -45,8 +45,18 @@ from ._help import HELP_MAX_TOKENS, context_free_messages, help_context, help_me
 from ._moments import moment_sample
 from ._privacy import check_send_screen, default_send_screen, outgoing, sent_digest
 
-__all__ = ["CONDITIONS", "HOW_MAX_TOKENS", "help_judge", "help_moments", "help_similarity", "help_solver", "help_task",
-           "judge_prompt", "parse_judge_score", "reply_similarity"]
+__all__ = [
+    "CONDITIONS",
+    "HOW_MAX_TOKENS",
+    "help_judge",
+    "help_moments",
+    "help_similarity",
+    "help_solver",
+    "help_task",
+    "judge_prompt",
+    "parse_judge_score",
+    "reply_similarity",
+]
 
 CONDITIONS: tuple[str, ...] = ("predicted", "real", "context-free")
 """What the help answers: the predicted query with the moment's context, the person's real query
@@ -86,7 +96,9 @@ def reply_similarity(text: str, reply: str) -> float:
 def judge_prompt(context: str, query: str, reply: str, help_text: str) -> str:
     """The judge's prompt: ``prompts/help_judge.txt`` with the moment's context, the real query, the
     reply the person got and the help."""
-    return prompt_template("live", "help_judge.txt").substitute(context=context, query=query, reply=reply, help=help_text)
+    return prompt_template("live", "help_judge.txt").substitute(
+        context=context, query=query, reply=reply, help=help_text
+    )
 
 
 def parse_judge_score(text: str) -> int | None:
@@ -101,8 +113,9 @@ def _chat(messages: list[dict[str, str]]) -> list[Any]:
 
 
 @solver
-def help_solver(moments: dict[str, tuple[Sample, str]], condition: str = "predicted",
-                send_screen: str | None = None) -> Solver:
+def help_solver(
+    moments: dict[str, tuple[Sample, str]], condition: str = "predicted", send_screen: str | None = None
+) -> Solver:
     """``proagent live``'s help at each moment (``moments``: sample id -> ``(sample, true query)``).
 
     For ``predicted`` and ``context-free`` the task model first writes the offer's query (the How
@@ -122,16 +135,25 @@ def help_solver(moments: dict[str, tuple[Sample, str]], condition: str = "predic
         mode = send_screen or default_send_screen(str(model))
         predicted = None
         if condition != "real":
-            how = [ChatMessageSystem(content=system_prompt()), ChatMessageUser(content=how_prompt(sample, mode).texts[0])]
+            how = [
+                ChatMessageSystem(content=system_prompt()),
+                ChatMessageUser(content=how_prompt(sample, mode).texts[0]),
+            ]
             out = await model.generate(how, config=GenerateConfig(temperature=0.0, max_tokens=HOW_MAX_TOKENS, seed=0))
             pred = to_prediction(sample.id, out.completion)
             predicted = (pred.query or "").strip() or None
         ctx = help_context(sample, true_q if condition == "real" else predicted, mode)
         messages = context_free_messages(ctx) if condition == "context-free" else help_messages(ctx)
         state.messages = _chat(messages)
-        state.metadata.update(query=ctx.question, predicted_query=predicted, send_screen=mode,  # as LiveHelp records it
-                              sent={"sha256": sent_digest(json.dumps(messages, ensure_ascii=False)),
-                                    "placeholders": dict(ctx.placeholders)})
+        state.metadata.update(
+            query=ctx.question,
+            predicted_query=predicted,
+            send_screen=mode,  # as LiveHelp records it
+            sent={
+                "sha256": sent_digest(json.dumps(messages, ensure_ascii=False)),
+                "placeholders": dict(ctx.placeholders),
+            },
+        )
         return await generate(state)
 
     return solve
@@ -140,6 +162,7 @@ def help_solver(moments: dict[str, tuple[Sample, str]], condition: str = "predic
 @metric
 def judged_mean() -> Metric:
     """Mean judge score over the answers the judge scored (1-10; unparsed ones left out; NaN for none)."""
+
     def m(scores: list[SampleScore]) -> float:
         xs = [s.score.as_float() for s in scores if s.score.as_float() >= 1]
         return sum(xs) / len(xs) if xs else float("nan")
@@ -150,6 +173,7 @@ def judged_mean() -> Metric:
 @metric
 def unparsed() -> Metric:
     """How many judge answers named no score."""
+
     def m(scores: list[SampleScore]) -> float:
         return float(sum(s.score.as_float() == UNPARSED for s in scores))
 
@@ -182,8 +206,9 @@ def help_judge(moments: dict[str, tuple[Sample, str]], send_screen: str | None =
         text = state.output.completion if state.output else ""
         ctx = help_context(sample, true_q, "raw")
         prompt = outgoing([judge_prompt(ctx.text, true_q, target.text, text)], mode).texts[0]
-        out = await judge.generate([ChatMessageUser(content=prompt)],
-                                   config=GenerateConfig(temperature=0.0, max_tokens=64, seed=0))
+        out = await judge.generate(
+            [ChatMessageUser(content=prompt)], config=GenerateConfig(temperature=0.0, max_tokens=64, seed=0)
+        )
         n = parse_judge_score(out.completion)
         return Score(value=UNPARSED if n is None else float(n), answer=text, explanation=out.completion)
 
@@ -192,8 +217,15 @@ def help_judge(moments: dict[str, tuple[Sample, str]], send_screen: str | None =
 
 @task(name="help")
 @task_input_errors
-def help_task(data: str, annotations: str | None = None, condition: str = "predicted", window: str = "5m",
-              send_screen: str | None = None, judge: bool = True, seed: int = 0) -> Task:
+def help_task(
+    data: str,
+    annotations: str | None = None,
+    condition: str = "predicted",
+    window: str = "5m",
+    send_screen: str | None = None,
+    judge: bool = True,
+    seed: int = 0,
+) -> Task:
     """The help after Accept, at every LLM-use event of ``data`` with a recorded reply.
 
     Args:
@@ -224,13 +256,24 @@ def help_task(data: str, annotations: str | None = None, condition: str = "predi
     cfg = SampleConfig(window_seconds=parse_window_option(window).seconds)
     moments = help_moments(load_events(data, annotations=ann), cfg)
     if not moments:
-        raise ValueError(f"{data}: no LLM-use event with a recorded query and reply (annotate the log first: "
-                         "proagent annotate)")
+        raise ValueError(
+            f"{data}: no LLM-use event with a recorded query and reply (annotate the log first: proagent annotate)"
+        )
     by_id = {s.id: (s, q) for s, q, _ in moments}
-    samples = [InspectSample(id=s.id, input=observation_prompt(s), target=reply,
-                             metadata={"true_query": q, "event_id": s.event_id, "user": s.user, "time": s.time.isoformat()})
-               for s, q, reply in moments]
+    samples = [
+        InspectSample(
+            id=s.id,
+            input=observation_prompt(s),
+            target=reply,
+            metadata={"true_query": q, "event_id": s.event_id, "user": s.user, "time": s.time.isoformat()},
+        )
+        for s, q, reply in moments
+    ]
     scorers = [help_similarity()] + ([help_judge(by_id, send_screen)] if judge else [])
-    return Task(dataset=MemoryDataset(samples, name="help"), solver=help_solver(by_id, condition, send_screen),
-                scorer=scorers, config=GenerateConfig(temperature=0.0, max_tokens=HELP_MAX_TOKENS, seed=int(seed)),
-                metadata={"condition": condition, "window": window})
+    return Task(
+        dataset=MemoryDataset(samples, name="help"),
+        solver=help_solver(by_id, condition, send_screen),
+        scorer=scorers,
+        config=GenerateConfig(temperature=0.0, max_tokens=HELP_MAX_TOKENS, seed=int(seed)),
+        metadata={"condition": condition, "window": window},
+    )

@@ -30,9 +30,9 @@ import subprocess
 import sys
 import threading
 import weakref
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
-from collections.abc import Callable
 
 from ..errors import RunError
 
@@ -85,7 +85,10 @@ def _spawn(config: dict[str, Any]) -> tuple[subprocess.Popen[bytes], Connection,
     try:
         proc = subprocess.Popen(
             [sys.executable, "-m", "proagent.models._llama_process", json.dumps(config), str(req_r), str(res_w)],
-            pass_fds=(req_r, res_w), stdin=subprocess.DEVNULL, close_fds=True)
+            pass_fds=(req_r, res_w),
+            stdin=subprocess.DEVNULL,
+            close_fds=True,
+        )
     finally:
         os.close(req_r)
         os.close(res_w)
@@ -277,8 +280,12 @@ def _stream(server: Any, request: dict[str, Any], send: Connection) -> dict[str,
         last["error"] = {"message": str(e)}
     if "error" in last:
         return {"error": last["error"]}
-    return {"done": True, "content": "".join(parts), "finish_reason": last.get("finish_reason"),
-            "timings": last.get("timings", {})}
+    return {
+        "done": True,
+        "content": "".join(parts),
+        "finish_reason": last.get("finish_reason"),
+        "timings": last.get("timings", {}),
+    }
 
 
 def _watch_parent(parent: int) -> None:

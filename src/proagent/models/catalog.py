@@ -24,8 +24,15 @@ from pathlib import Path
 
 from ..io import built_aside
 
-__all__ = ["LocalModelSpec", "MODELS", "DEFAULT_LOCAL_MODEL", "assembled_gguf", "cache_dir", "parts_installed",
-           "resolve_gguf"]
+__all__ = [
+    "LocalModelSpec",
+    "MODELS",
+    "DEFAULT_LOCAL_MODEL",
+    "assembled_gguf",
+    "cache_dir",
+    "parts_installed",
+    "resolve_gguf",
+]
 
 DEFAULT_LOCAL_MODEL = "qwen2.5-coder-1.5b"
 """Name of the default local model (``local/qwen2.5-coder-1.5b``)."""
@@ -85,9 +92,7 @@ MODELS: dict[str, LocalModelSpec] = {
 def cache_dir() -> Path:
     """Directory for assembled models (``$PROAGENT_CACHE_DIR`` or
     ``~/.cache/proagent``)."""
-    root = os.environ.get("PROAGENT_CACHE_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "proagent"
-    )
+    root = os.environ.get("PROAGENT_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "proagent")
     return Path(root)
 
 

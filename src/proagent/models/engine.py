@@ -52,14 +52,18 @@ def check_n_ctx(n_ctx: int, spec: Any, gguf: str) -> None:
 
     top = spec.n_ctx_train if spec else 131072
     if not MIN_N_CTX <= n_ctx <= top:
-        raise ValueError(f"n_ctx={n_ctx}: expected {MIN_N_CTX} .. {top} tokens for this model "
-                         f"(fewer cannot hold one sample's prompt; more than it was trained for)")
+        raise ValueError(
+            f"n_ctx={n_ctx}: expected {MIN_N_CTX} .. {top} tokens for this model "
+            f"(fewer cannot hold one sample's prompt; more than it was trained for)"
+        )
     per_token = spec.kv_bytes_per_token if spec else 131072
     need = n_ctx * per_token + os.path.getsize(gguf)
     avail = psutil.virtual_memory().available
     if need > 0.8 * avail:
-        raise ValueError(f"n_ctx={n_ctx}: needs about {need / 1e9:.1f} GB (KV cache ~{per_token / 1024:.0f} KiB per "
-                         f"token plus the model file), more than the {avail / 1e9:.1f} GB available")
+        raise ValueError(
+            f"n_ctx={n_ctx}: needs about {need / 1e9:.1f} GB (KV cache ~{per_token / 1024:.0f} KiB per "
+            f"token plus the model file), more than the {avail / 1e9:.1f} GB available"
+        )
 
 
 def cache_reuse_tokens(value: Any) -> int:
@@ -77,7 +81,9 @@ def cache_reuse_tokens(value: Any) -> int:
     return whole(text, "cache_reuse")
 
 
-def engine_args(model_name: str, n_ctx: Any = None, n_threads: Any = None, cache_reuse: Any = 0) -> tuple[str, int, int, int]:
+def engine_args(
+    model_name: str, n_ctx: Any = None, n_threads: Any = None, cache_reuse: Any = 0
+) -> tuple[str, int, int, int]:
     """``(gguf path, n_ctx, n_threads, n_cache_reuse)`` of ``local/<model_name>`` with these
     model arguments (unset: the catalogue's context or 4096, every core, no chunk reuse),
     the context checked by :func:`check_n_ctx`.
@@ -109,8 +115,12 @@ def prestart_local(model: str, model_args: Mapping[str, Any]) -> bool:
     if set(model_args) - known:
         return False
     try:
-        gguf, ctx, threads, reuse = engine_args(model.removeprefix("local/"), model_args.get("n_ctx"),
-                                                model_args.get("n_threads"), model_args.get("cache_reuse", 0))
+        gguf, ctx, threads, reuse = engine_args(
+            model.removeprefix("local/"),
+            model_args.get("n_ctx"),
+            model_args.get("n_threads"),
+            model_args.get("cache_reuse", 0),
+        )
     except Exception:  # noqa: BLE001 (reported by the model's creation later)
         return False
     from ._llama_process import prestart

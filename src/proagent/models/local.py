@@ -69,9 +69,9 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 
 from ..errors import RunError
 from ._answers import AnswerCache, answer_cache_root, model_identity
-from .engine import as_bool, check_n_ctx, engine_args, whole
 from ._llama_process import EngineGone, LlamaProcess, Ticket
 from .catalog import MODELS
+from .engine import as_bool, check_n_ctx, engine_args, whole
 
 __all__ = ["LocalLlamaAPI", "LocalModelError", "stream_chat"]
 
@@ -102,9 +102,11 @@ class _Engine:
             err = result.get("error", result)
             msg = err.get("message") if isinstance(err, dict) else str(err)
             if "context" in str(msg).lower():
-                msg = (f"{msg} (the context is n_ctx={self.n_ctx} tokens: pass a larger one, e.g. "
-                       f"--model-arg n_ctx={max(2 * self.n_ctx, 8192)}, with a new log folder since model "
-                       "arguments are part of a run's options; a command with --window also takes a shorter one)")
+                msg = (
+                    f"{msg} (the context is n_ctx={self.n_ctx} tokens: pass a larger one, e.g. "
+                    f"--model-arg n_ctx={max(2 * self.n_ctx, 8192)}, with a new log folder since model "
+                    "arguments are part of a run's options; a command with --window also takes a shorter one)"
+                )
             raise LocalModelError(f"llama.cpp ({os.path.basename(self.path)}): {msg}")
         return result
 
@@ -124,9 +126,16 @@ def _engine(path: str, n_ctx: int, n_threads: int, n_cache_reuse: int = 0) -> _E
 _whole, _as_bool, _check_n_ctx = whole, as_bool, check_n_ctx
 
 
-def stream_chat(model_name: str, messages: list[dict[str, str]], on_delta: Callable[[str], None], *,
-                max_tokens: int = 512, temperature: float = 0.0, seed: int | None = 0,
-                model_args: dict[str, Any] | None = None) -> dict[str, Any]:
+def stream_chat(
+    model_name: str,
+    messages: list[dict[str, str]],
+    on_delta: Callable[[str], None],
+    *,
+    max_tokens: int = 512,
+    temperature: float = 0.0,
+    seed: int | None = 0,
+    model_args: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """One chat answer of ``local/<model_name>``, streamed: ``on_delta(text)`` gets each piece as
     llama.cpp generates it. The engine is the one an inspect ``local/...`` model with the same
     ``model_args`` uses (one child process, one KV cache: prefix reuse across both; requests are
@@ -147,11 +156,16 @@ def stream_chat(model_name: str, messages: list[dict[str, str]], on_delta: Calla
         ValueError, FileNotFoundError: bad model arguments or no model file (:func:`engine_args`).
     """
     args = dict(model_args or {})
-    gguf, n_ctx, n_threads, reuse = engine_args(model_name, args.get("n_ctx"), args.get("n_threads"),
-                                                args.get("cache_reuse", 0))
+    gguf, n_ctx, n_threads, reuse = engine_args(
+        model_name, args.get("n_ctx"), args.get("n_threads"), args.get("cache_reuse", 0)
+    )
     engine = _engine(gguf, n_ctx, n_threads, reuse)
-    request: dict[str, Any] = {"messages": messages, "max_tokens": int(max_tokens), "temperature": float(temperature),
-                               "cache_prompt": True}
+    request: dict[str, Any] = {
+        "messages": messages,
+        "max_tokens": int(max_tokens),
+        "temperature": float(temperature),
+        "cache_prompt": True,
+    }
     if seed is not None:
         request["seed"] = int(seed)
     try:
@@ -160,13 +174,19 @@ def stream_chat(model_name: str, messages: list[dict[str, str]], on_delta: Calla
         raise LocalModelError(f"llama.cpp ({os.path.basename(gguf)}): {e}") from None
     if "error" in result:
         err = result["error"]
-        raise LocalModelError(f"llama.cpp ({os.path.basename(gguf)}): "
-                              f"{err.get('message') if isinstance(err, dict) else err}")
+        raise LocalModelError(
+            f"llama.cpp ({os.path.basename(gguf)}): {err.get('message') if isinstance(err, dict) else err}"
+        )
     t = result.get("timings") or {}
-    return {"text": result.get("content", ""), "finish_reason": result.get("finish_reason"),
-            "prompt_tokens": int(t.get("prompt_n") or 0), "cached_tokens": int(t.get("cache_n") or 0),
-            "completion_tokens": int(t.get("predicted_n") or 0), "prompt_s": float(t.get("prompt_ms") or 0) / 1000,
-            "decode_s": float(t.get("predicted_ms") or 0) / 1000}
+    return {
+        "text": result.get("content", ""),
+        "finish_reason": result.get("finish_reason"),
+        "prompt_tokens": int(t.get("prompt_n") or 0),
+        "cached_tokens": int(t.get("cache_n") or 0),
+        "completion_tokens": int(t.get("predicted_n") or 0),
+        "prompt_s": float(t.get("prompt_ms") or 0) / 1000,
+        "decode_s": float(t.get("predicted_ms") or 0) / 1000,
+    }
 
 
 def _message_text(m: ChatMessage) -> str:
@@ -178,12 +198,19 @@ def _logprobs(raw: Any) -> Logprobs | None:
     content = (raw or {}).get("content") if isinstance(raw, dict) else None
     if not content:
         return None
-    return Logprobs(content=[
-        Logprob(token=t.get("token", ""), logprob=float(t.get("logprob", 0.0)),
-                top_logprobs=[TopLogprob(token=x.get("token", ""), logprob=float(x.get("logprob", 0.0)))
-                              for x in t.get("top_logprobs") or []])
-        for t in content
-    ])
+    return Logprobs(
+        content=[
+            Logprob(
+                token=t.get("token", ""),
+                logprob=float(t.get("logprob", 0.0)),
+                top_logprobs=[
+                    TopLogprob(token=x.get("token", ""), logprob=float(x.get("logprob", 0.0)))
+                    for x in t.get("top_logprobs") or []
+                ],
+            )
+            for t in content
+        ]
+    )
 
 
 class LocalLlamaAPI(ModelAPI):
@@ -206,14 +233,18 @@ class LocalLlamaAPI(ModelAPI):
         if model_args:
             raise ValueError(f"local model: unknown model args {sorted(model_args)}")
         spec = MODELS.get(model_name)
-        self.gguf, self.n_ctx, self.n_threads, self.n_cache_reuse = engine_args(model_name, n_ctx, n_threads, cache_reuse)
+        self.gguf, self.n_ctx, self.n_threads, self.n_cache_reuse = engine_args(
+            model_name, n_ctx, n_threads, cache_reuse
+        )
         self.cache_prompt = as_bool(cache_prompt)
         self._engine = _engine(self.gguf, self.n_ctx, self.n_threads, self.n_cache_reuse)
         root = answer_cache_root() if as_bool(answer_cache) else None
         # chunk reuse makes an answer depend on the previous prompt: such answers are not cached
-        self._answers = (AnswerCache(root, model_identity(self.gguf, spec.sha256 if spec else None),
-                                     self.n_ctx, self.n_threads) if root is not None and not self.n_cache_reuse
-                         else None)
+        self._answers = (
+            AnswerCache(root, model_identity(self.gguf, spec.sha256 if spec else None), self.n_ctx, self.n_threads)
+            if root is not None and not self.n_cache_reuse
+            else None
+        )
 
     def max_connections(self) -> int:
         """One request at a time: llama.cpp on CPU gains nothing from more."""
@@ -293,9 +324,11 @@ class LocalLlamaAPI(ModelAPI):
             time=(timings.get("prompt_ms", 0.0) + timings.get("predicted_ms", 0.0)) / 1000.0,
             # llama.cpp's split of that time: prompt evaluation (what prefix reuse saves) and decoding
             # (an answer from the answer cache carries the usage and timings of the call that computed it)
-            metadata={"prompt_s": timings.get("prompt_ms", 0.0) / 1000.0,
-                      "decode_s": timings.get("predicted_ms", 0.0) / 1000.0,
-                      **({"answer_cache": "hit" if hit else "miss"} if self._answers is not None else {})},
+            metadata={
+                "prompt_s": timings.get("prompt_ms", 0.0) / 1000.0,
+                "decode_s": timings.get("predicted_ms", 0.0) / 1000.0,
+                **({"answer_cache": "hit" if hit else "miss"} if self._answers is not None else {}),
+            },
         )
         call = ModelCall.create(
             request={k: v for k, v in request.items()},

@@ -34,8 +34,17 @@ from .grid import Cell, cells
 from .results import AssistResults, CellInfo, log_scores, results_from_log, write_results
 from .tidy import TIDY_COLUMNS, TidyRow, read_scores, tidy_rows, write_csv, write_parquet, write_scores
 
-__all__ = ["MARKER", "REUSED_CELL_SECONDS", "TASK_KEYS", "CellRunner", "cell_options", "check_out", "grid_progress",
-           "run_ablation", "run_cell"]
+__all__ = [
+    "MARKER",
+    "REUSED_CELL_SECONDS",
+    "TASK_KEYS",
+    "CellRunner",
+    "cell_options",
+    "check_out",
+    "grid_progress",
+    "run_ablation",
+    "run_cell",
+]
 
 MARKER = "ablate.json"
 """The file that marks a folder as an ablation's output (so re-running resumes into it)."""
@@ -84,13 +93,21 @@ def cell_options(cell: Cell, data: str, **task_kw: Any) -> AssistOptions:
     from ..bench.options import parse_assist_options
 
     decider = cell.decider if cell.decider != "none" else None
-    return parse_assist_options(data=data, method=cell.method, window=cell.window, memory=cell.memory,
-                                decider=decider, **task_kw)
+    return parse_assist_options(
+        data=data, method=cell.method, window=cell.window, memory=cell.memory, decider=decider, **task_kw
+    )
 
 
-def run_cell(cell: Cell, options: AssistOptions, cell_dir: Path, *, limit: int | None = None,
-             model_args: dict | None = None, model_base_url: str | None = None,
-             display: str | None = "none") -> AssistResults:
+def run_cell(
+    cell: Cell,
+    options: AssistOptions,
+    cell_dir: Path,
+    *,
+    limit: int | None = None,
+    model_args: dict | None = None,
+    model_base_url: str | None = None,
+    display: str | None = "none",
+) -> AssistResults:
     """Run (or resume) one cell (its task: ``options``, :func:`cell_options`) with inspect's
     ``eval_set`` in its own log dir; write its ``results.json`` and ``scores.csv`` and return its results.
 
@@ -103,19 +120,34 @@ def run_cell(cell: Cell, options: AssistOptions, cell_dir: Path, *, limit: int |
 
     task = build_assist(options)
     try:
-        full = run_task(task, cell_dir, cell.model, model_base_url=model_base_url, model_args=model_args, limit=limit,
-                        display=display)
+        full = run_task(
+            task,
+            cell_dir,
+            cell.model,
+            model_base_url=model_base_url,
+            model_args=model_args,
+            limit=limit,
+            display=display,
+        )
     except RunError as e:
-        raise RunError(f"cell {cell.slug}: {e.problem}", resume=e.resume, folder=e.folder,
-                       interrupted=e.interrupted) from None
+        raise RunError(
+            f"cell {cell.slug}: {e.problem}", resume=e.resume, folder=e.folder, interrupted=e.interrupted
+        ) from None
     res = results_from_log(full)
     if cell.decider != "none":
         from .decider import decider_results
 
         res.decider = decider_results(full, cell.decider)
     md = full.eval.metadata or {}
-    res.cell = CellInfo(cell.model, cell.method, cell.memory, cell.window, cell.decider,
-                        memory_derived=md.get("memory_derived"), memory_build_seconds=md.get("memory_build_seconds"))
+    res.cell = CellInfo(
+        cell.model,
+        cell.method,
+        cell.memory,
+        cell.window,
+        cell.decider,
+        memory_derived=md.get("memory_derived"),
+        memory_build_seconds=md.get("memory_build_seconds"),
+    )
     write_results(cell_dir / "results.json", res)
     write_scores(cell_dir / "scores.csv", log_scores(full))
     return res
@@ -137,10 +169,19 @@ def grid_progress(done: int, total: int, took: float, ran: Sequence[float]) -> s
     return line
 
 
-def run_ablation(data: str, out: str | Path, *, models: Sequence[str], methods: Sequence[str],
-                 memories: Sequence[str], windows: Sequence[str], deciders: Sequence[str] = ("none",),
-                 echo: Callable[[str], None] = print, run_cells: CellRunner | None = None,
-                 **run_kw: Any) -> dict:
+def run_ablation(
+    data: str,
+    out: str | Path,
+    *,
+    models: Sequence[str],
+    methods: Sequence[str],
+    memories: Sequence[str],
+    windows: Sequence[str],
+    deciders: Sequence[str] = ("none",),
+    echo: Callable[[str], None] = print,
+    run_cells: CellRunner | None = None,
+    **run_kw: Any,
+) -> dict:
     """Run every cell (resuming finished ones), then write the tables and the report.
 
     Args:
@@ -163,10 +204,19 @@ def run_ablation(data: str, out: str | Path, *, models: Sequence[str], methods: 
     task_kw = {k: run_kw.pop(k) for k in TASK_KEYS if k in run_kw}
     options = [cell_options(cell, str(data), **task_kw) for cell in grid]  # every cell checked before any runs
     (out / "cells").mkdir(parents=True, exist_ok=True)
-    write_json_atomic(out / MARKER, {"format": "proagent-ablation", "data": str(data), "models": list(models),
-                                     "methods": list(methods), "memories": list(memories), "windows": list(windows),
-                                     "deciders": list(deciders),
-                                     "created": datetime.now(timezone.utc).isoformat(timespec="seconds")})
+    write_json_atomic(
+        out / MARKER,
+        {
+            "format": "proagent-ablation",
+            "data": str(data),
+            "models": list(models),
+            "methods": list(methods),
+            "memories": list(memories),
+            "windows": list(windows),
+            "deciders": list(deciders),
+            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        },
+    )
     rows: list[TidyRow] = []
     results: dict[str, AssistResults] = {}
     failed = []
@@ -197,19 +247,27 @@ def run_ablation(data: str, out: str | Path, *, models: Sequence[str], methods: 
     effects = memory_effects(grid, {slug: read_scores(out / "cells" / slug / "scores.csv") for slug in results})
     write_csv(out / "effects.csv", effects, EFFECT_COLUMNS)
     report = render_report(out, rows, effects, results, data=str(data))
-    return {"cells": len(results), "csv": csv_path, "parquet": pq_path if has_pq else None, "report": report,
-            "failed": failed}
+    return {
+        "cells": len(results),
+        "csv": csv_path,
+        "parquet": pq_path if has_pq else None,
+        "report": report,
+        "failed": failed,
+    }
 
 
-CellRunner = Callable[[Sequence[Cell], Path, Sequence["AssistOptions"], dict[str, Any]],
-                      Iterator[tuple[Cell, "AssistResults | Exception"]]]
+CellRunner = Callable[
+    [Sequence[Cell], Path, Sequence["AssistOptions"], dict[str, Any]],
+    Iterator[tuple[Cell, "AssistResults | Exception"]],
+]
 """How :func:`run_ablation` runs its cells: ``(grid, cells_dir, options, run_kw)`` (``options[i]``: cell
 ``i``'s parsed task, :func:`cell_options`; ``run_kw``: :func:`run_cell`'s keywords) -> each cell and its
 results (or the proagent error it raised), in grid order."""
 
 
-def _cells_in_turn(grid: Sequence[Cell], cells_dir: Path, options: Sequence[AssistOptions],
-                   run_kw: dict[str, Any]) -> Iterator[tuple[Cell, AssistResults | Exception]]:
+def _cells_in_turn(
+    grid: Sequence[Cell], cells_dir: Path, options: Sequence[AssistOptions], run_kw: dict[str, Any]
+) -> Iterator[tuple[Cell, AssistResults | Exception]]:
     """One cell after the other on this machine (:func:`run_cell`); a cell's error is yielded (lazily,
     so the grid's progress lines come as each cell starts)."""
     for cell, opts in zip(grid, options):

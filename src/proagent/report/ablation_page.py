@@ -46,8 +46,11 @@ def figures(rows: Sequence[TidyRow]) -> dict[str, bytes]:
     figs: dict[str, bytes] = {}
     if not grid.model_rows:
         return figs
-    for name, draw in (("metrics_by_method_memory", _metrics_figure), ("metric_vs_window", _window_figure),
-                       ("latency_by_method", _latency_figure)):
+    for name, draw in (
+        ("metrics_by_method_memory", _metrics_figure),
+        ("metric_vs_window", _window_figure),
+        ("latency_by_method", _latency_figure),
+    ):
         fig = draw(grid, plt)
         if fig is not None:
             figs[name] = _png(fig)
@@ -98,11 +101,18 @@ def _metrics_figure(grid: _Grid, plt: Any) -> Any:
             ax.bar(x + j * width - 0.4 + width / 2, vs, width, yerr=[lo, hi], capsize=2, label=f"{method} / {memory}")
         for name, style in (("always-yes", "--"), ("always-no", ":")):
             for k, m in enumerate(metrics[:2]):
-                b = next((r.value for r in grid.rows if r.system == name and r.model == model
-                          and r.metric == m and r.window_seconds == main_w), None)
+                b = next(
+                    (
+                        r.value
+                        for r in grid.rows
+                        if r.system == name and r.model == model and r.metric == m and r.window_seconds == main_w
+                    ),
+                    None,
+                )
                 if b is not None:
-                    ax.hlines(b, k - 0.45, k + 0.45, colors="k", linestyles=style, linewidth=1,
-                              label=name if k == 0 else None)
+                    ax.hlines(
+                        b, k - 0.45, k + 0.45, colors="k", linestyles=style, linewidth=1, label=name if k == 0 else None
+                    )
         ax.set_xticks(x, ["accuracy", "F1", "intention acc", "semantic sim"])
         ax.set_ylim(0, 1)
         ax.set_title(f"{model} (window {main_w:g} s)", fontsize=9)
@@ -126,7 +136,7 @@ def _window_figure(grid: _Grid, plt: Any) -> Any:
                     continue
                 xs = [w for w, _ in pts]
                 ys = [r.value for _, r in pts]
-                line, = ax.plot(xs, ys, marker="o", label=f"{model.split('/')[-1]} {method}/{memory}")
+                (line,) = ax.plot(xs, ys, marker="o", label=f"{model.split('/')[-1]} {method}/{memory}")
                 lo = [r.ci_low if r.ci_low is not None else r.value for _, r in pts]
                 hi = [r.ci_high if r.ci_high is not None else r.value for _, r in pts]
                 ax.fill_between(xs, lo, hi, alpha=0.12, color=line.get_color())
@@ -156,8 +166,14 @@ def _latency_figure(grid: _Grid, plt: Any) -> Any:
     return fig
 
 
-def render_report(out: str | Path, rows: Sequence[TidyRow], effects: Sequence[MemoryEffect],
-                  results: Mapping[str, AssistResults], *, data: str = "") -> Path:
+def render_report(
+    out: str | Path,
+    rows: Sequence[TidyRow],
+    effects: Sequence[MemoryEffect],
+    results: Mapping[str, AssistResults],
+    *,
+    data: str = "",
+) -> Path:
     """Write ``report.html`` (figures inlined as PNG) and ``figures/*.png`` under ``out``.
 
     Args:
@@ -182,10 +198,24 @@ def render_report(out: str | Path, rows: Sequence[TidyRow], effects: Sequence[Me
                 s += f" [{ci[0]:.2f}, {ci[1]:.2f}]"
             return s
 
-        main.append([c.model, c.method, c.memory, c.decider, c.window, str(res.n), cell_v("accuracy"),
-                     cell_v("precision"), cell_v("recall"), cell_v("f1"), cell_v("intention_accuracy"),
-                     cell_v("semantic_similarity"), _cell_text(res.unparsed_rate),
-                     f"{_cell_text(res.seconds_p50, 2)} ({_cell_text(res.seconds_p95, 2)})"])
+        main.append(
+            [
+                c.model,
+                c.method,
+                c.memory,
+                c.decider,
+                c.window,
+                str(res.n),
+                cell_v("accuracy"),
+                cell_v("precision"),
+                cell_v("recall"),
+                cell_v("f1"),
+                cell_v("intention_accuracy"),
+                cell_v("semantic_similarity"),
+                _cell_text(res.unparsed_rate),
+                f"{_cell_text(res.seconds_p50, 2)} ({_cell_text(res.seconds_p95, 2)})",
+            ]
+        )
     base = []
     seen = set()
     for r in rows:
@@ -194,8 +224,19 @@ def render_report(out: str | Path, rows: Sequence[TidyRow], effects: Sequence[Me
             if k not in seen:
                 seen.add(k)
                 base.append([r.system, r.window, r.metric, _cell_text(r.value)])
-    eff = [[e.model, e.method, e.window, e.memory, e.metric, f"{e.delta:+.3f}",
-            f"[{e.ci_low:+.3f}, {e.ci_high:+.3f}]", str(e.n)] for e in effects]
+    eff = [
+        [
+            e.model,
+            e.method,
+            e.window,
+            e.memory,
+            e.metric,
+            f"{e.delta:+.3f}",
+            f"[{e.ci_low:+.3f}, {e.ci_high:+.3f}]",
+            str(e.n),
+        ]
+        for e in effects
+    ]
     derived = []
     for res in results.values():
         d = res.cell.memory_derived

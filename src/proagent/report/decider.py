@@ -32,10 +32,10 @@ def precision_at_recall(labels: list[int], scores: list[float], recall: float = 
 
 def decider_results(log: Any, folder: str) -> dict:
     """The ``decider`` block of a gated run's log (see the module docstring)."""
+    from datetime import datetime
+
     import numpy as np
     from sklearn.metrics import roc_auc_score
-
-    from datetime import datetime
 
     from ..bench.metrics import precision_at_budget
 
@@ -77,11 +77,17 @@ def decider_results(log: Any, folder: str) -> dict:
 
 def decider_line(block: dict) -> str:
     """One line for the results table: latency, model calls vs moments, AUC, precision at recall 0.8."""
+
     def f(v: float | None, fmt: str = ".3f") -> str:
         return "n/a" if v is None else format(v, fmt)
 
-    return (f"decider {block['path']} (P >= {f(block['threshold'], '.3f')}): latency p50 {f(block['latency_ms_p50'], '.1f')} ms "
-            f"(p95 {f(block['latency_ms_p95'], '.1f')}); LLM calls {block['llm_calls']} for {block['moments']} moments "
-            f"({block['yes']} Yes); AUC {f(block['auc'])}; precision at recall 0.8 {f(block['precision_at_recall_0_8'])}"
-            + (f"; precision at {b['per_hour']} offers/hour {f(b['precision'])} ({b['offers']} offers)"
-               if (b := block.get("precision_at_budget")) else ""))
+    return (
+        f"decider {block['path']} (P >= {f(block['threshold'], '.3f')}): latency p50 {f(block['latency_ms_p50'], '.1f')} ms "
+        f"(p95 {f(block['latency_ms_p95'], '.1f')}); LLM calls {block['llm_calls']} for {block['moments']} moments "
+        f"({block['yes']} Yes); AUC {f(block['auc'])}; precision at recall 0.8 {f(block['precision_at_recall_0_8'])}"
+        + (
+            f"; precision at {b['per_hour']} offers/hour {f(b['precision'])} ({b['offers']} offers)"
+            if (b := block.get("precision_at_budget"))
+            else ""
+        )
+    )

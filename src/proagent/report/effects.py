@@ -57,7 +57,19 @@ class MemoryEffect:
     n: int
 
 
-EFFECT_COLUMNS = ("model", "method", "window", "memory", "decider", "metric", "delta", "ci_low", "ci_high", "p_le_0", "n")
+EFFECT_COLUMNS = (
+    "model",
+    "method",
+    "window",
+    "memory",
+    "decider",
+    "metric",
+    "delta",
+    "ci_low",
+    "ci_high",
+    "p_le_0",
+    "n",
+)
 """Columns of ``effects.csv`` (the fields of :class:`MemoryEffect`)."""
 
 
@@ -74,8 +86,9 @@ def _when(metric: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     return f1
 
 
-def paired_effect(a: Sequence[Score], b: Sequence[Score], metric: str, n_resamples: int = 1000,
-                  seed: int = 0) -> Effect | None:
+def paired_effect(
+    a: Sequence[Score], b: Sequence[Score], metric: str, n_resamples: int = 1000, seed: int = 0
+) -> Effect | None:
     """Effect of run ``b`` against run ``a`` on the samples both scored.
 
     Args:
@@ -107,18 +120,26 @@ def paired_effect(a: Sequence[Score], b: Sequence[Score], metric: str, n_resampl
 
         def diff(idx: np.ndarray) -> np.ndarray:
             return when(y[idx], pb[idx]) - when(y[idx], pa[idx])
+
     n = len(ids)
     if n < 2:
         return None
     with warnings.catch_warnings():  # degenerate resamples (all equal) are expected on small runs
         warnings.simplefilter("ignore")
-        res = bootstrap((np.arange(n),), lambda i, axis=-1: diff(i.astype(int)), n_resamples=n_resamples,
-                        confidence_level=0.95, method="percentile", vectorized=True,
-                        random_state=np.random.default_rng(seed))
+        res = bootstrap(
+            (np.arange(n),),
+            lambda i, axis=-1: diff(i.astype(int)),
+            n_resamples=n_resamples,
+            confidence_level=0.95,
+            method="percentile",
+            vectorized=True,
+            random_state=np.random.default_rng(seed),
+        )
     lo, hi = res.confidence_interval
     boots = res.bootstrap_distribution
-    return Effect(delta=float(diff(np.arange(n))), ci_low=float(lo), ci_high=float(hi), n=n,
-                  p_le_0=float(np.mean(boots <= 0)))
+    return Effect(
+        delta=float(diff(np.arange(n))), ci_low=float(lo), ci_high=float(hi), n=n, p_le_0=float(np.mean(boots <= 0))
+    )
 
 
 def memory_effects(grid: Sequence[Cell], scores: Mapping[str, Sequence[Score]]) -> list[MemoryEffect]:
@@ -136,6 +157,19 @@ def memory_effects(grid: Sequence[Cell], scores: Mapping[str, Sequence[Score]]) 
         for m in EFFECT_METRICS:
             e = paired_effect(scores[ref.slug], scores[cell.slug], m)
             if e is not None:
-                rows.append(MemoryEffect(cell.model, cell.method, cell.window, cell.memory, cell.decider, m, e.delta,
-                                         e.ci_low, e.ci_high, e.p_le_0, e.n))
+                rows.append(
+                    MemoryEffect(
+                        cell.model,
+                        cell.method,
+                        cell.window,
+                        cell.memory,
+                        cell.decider,
+                        m,
+                        e.delta,
+                        e.ci_low,
+                        e.ci_high,
+                        e.p_le_0,
+                        e.n,
+                    )
+                )
     return rows

@@ -39,9 +39,20 @@ class Cell:
         return Cell(self.model, self.method, "none", self.window, self.decider)
 
 
-def cells(models: Sequence[str], methods: Sequence[str], memories: Sequence[str], windows: Sequence[str],
-          deciders: Sequence[str] = ("none",)) -> list[Cell]:
+def cells(
+    models: Sequence[str],
+    methods: Sequence[str],
+    memories: Sequence[str],
+    windows: Sequence[str],
+    deciders: Sequence[str] = ("none",),
+) -> list[Cell]:
     """The grid in run order: model, then window, then method, then memory, then decider (so a
     local model stays loaded and memory caches are reused across cells)."""
-    return [Cell(mo, me, mem, w, d) for mo in models for w in windows for me in methods for mem in memories
-            for d in deciders]
+    return [
+        Cell(mo, me, mem, w, d)
+        for mo in models
+        for w in windows
+        for me in methods
+        for mem in memories
+        for d in deciders
+    ]

@@ -50,9 +50,11 @@ def table(head: Sequence[str], rows: Iterable[Sequence[Any]], *, raw_columns: It
     raw = set(raw_columns)
     th = "".join(f"<th>{escape(str(h))}</th>" for h in head)
     trs = "".join(
-        "<tr>" + "".join(f'<td class="text">{c}</td>' if i in raw else f"<td>{escape(str(c))}</td>"
-                         for i, c in enumerate(r)) + "</tr>"
-        for r in rows)
+        "<tr>"
+        + "".join(f'<td class="text">{c}</td>' if i in raw else f"<td>{escape(str(c))}</td>" for i, c in enumerate(r))
+        + "</tr>"
+        for r in rows
+    )
     return f"<table><thead><tr>{th}</tr></thead><tbody>{trs}</tbody></table>"
 
 
@@ -60,8 +62,10 @@ def figure(png: bytes, caption: str, links: dict[str, str] | None = None) -> str
     """A PNG inlined as a data URI with a caption and optional links (label -> relative href)."""
     data = base64.b64encode(png).decode("ascii")
     extra = "".join(f' · <a href="{escape(href)}">{escape(label)}</a>' for label, href in (links or {}).items())
-    return (f'<figure><img alt="{escape(caption)}" src="data:image/png;base64,{data}">'
-            f"<figcaption>{escape(caption)}{extra}</figcaption></figure>")
+    return (
+        f'<figure><img alt="{escape(caption)}" src="data:image/png;base64,{data}">'
+        f"<figcaption>{escape(caption)}{extra}</figcaption></figure>"
+    )
 
 
 def page(title: str, body: str, *, footer: str = "") -> str:
@@ -74,5 +78,7 @@ def page(title: str, body: str, *, footer: str = "") -> str:
             interactive page's script).
     """
     t = escape(title)
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{t}</title>'
-            f"<style>{CSS}</style></head><body><h1>{t}</h1>{body}{footer}</body></html>\n")
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{t}</title>'
+        f"<style>{CSS}</style></head><body><h1>{t}</h1>{body}{footer}</body></html>\n"
+    )

@@ -18,7 +18,6 @@ has them. The dialogue track's record is :class:`proagent.dialogue.report.Dialog
 from __future__ import annotations
 
 import os
-
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +45,7 @@ __all__ = [
     "sample_usage",
     "write_results",
 ]
+
 
 @dataclass(frozen=True)
 class RunHeader:
@@ -154,25 +154,58 @@ class AssistResults:
             title += f" (decision: P(Yes) >= {float(task_args['threshold']):.3f})"
         ci = self.ci95
         p50, p95 = self.seconds_p50, self.seconds_p95
-        rows = [[
-            f"{task_args.get('method', '')} {self.run.model}".strip(),
-            str(self.n),
-            *(_fmt(getattr(self, m), ci.get(m)) for m in ("accuracy", "precision", "recall", "f1",
-                                                           "intention_accuracy", "semantic_similarity")),
-            _fmt(self.unparsed_rate),
-            "n/a" if p50 is None else f"{p50:.2f} ({p95:.2f})",
-            "n/a" if self.tokens_per_sample is None else f"{self.tokens_per_sample:.0f}",
-        ]]
+        rows = [
+            [
+                f"{task_args.get('method', '')} {self.run.model}".strip(),
+                str(self.n),
+                *(
+                    _fmt(getattr(self, m), ci.get(m))
+                    for m in ("accuracy", "precision", "recall", "f1", "intention_accuracy", "semantic_similarity")
+                ),
+                _fmt(self.unparsed_rate),
+                "n/a" if p50 is None else f"{p50:.2f} ({p95:.2f})",
+                "n/a" if self.tokens_per_sample is None else f"{self.tokens_per_sample:.0f}",
+            ]
+        ]
         for name, b in self.baselines.items():
-            rows.append([name.replace("_", "-"), str(self.n), _fmt(b["accuracy"]), _fmt(b["precision"]),
-                         _fmt(b["recall"]), _fmt(b["f1"]), "", "", "", "", ""])
+            rows.append(
+                [
+                    name.replace("_", "-"),
+                    str(self.n),
+                    _fmt(b["accuracy"]),
+                    _fmt(b["precision"]),
+                    _fmt(b["recall"]),
+                    _fmt(b["f1"]),
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                ]
+            )
         caption = None
         if self.decider:
             from .decider import decider_line
 
             caption = decider_line(self.decider)
-        return TextTable(title, ("run", "n", "accuracy", "precision", "recall", "F1", "intention acc", "semantic sim",
-                                 "unparsed", "s/sample p50 (p95)", "tokens/sample"), rows, caption=caption)
+        return TextTable(
+            title,
+            (
+                "run",
+                "n",
+                "accuracy",
+                "precision",
+                "recall",
+                "F1",
+                "intention acc",
+                "semantic sim",
+                "unparsed",
+                "s/sample p50 (p95)",
+                "tokens/sample",
+            ),
+            rows,
+            caption=caption,
+        )
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,30 @@ from ..records import Score
 from .grid import Cell
 from .results import AssistResults
 
-__all__ = ["METRICS", "SCORE_COLUMNS", "TIDY_COLUMNS", "TidyRow", "read_scores", "tidy_rows", "write_csv",
-           "write_parquet", "write_scores"]
+__all__ = [
+    "METRICS",
+    "SCORE_COLUMNS",
+    "TIDY_COLUMNS",
+    "TidyRow",
+    "read_scores",
+    "tidy_rows",
+    "write_csv",
+    "write_parquet",
+    "write_scores",
+]
 
-METRICS = ("accuracy", "precision", "recall", "f1", "intention_accuracy", "semantic_similarity",
-           "unparsed_rate", "seconds_p50", "seconds_p95", "tokens_per_sample")
+METRICS = (
+    "accuracy",
+    "precision",
+    "recall",
+    "f1",
+    "intention_accuracy",
+    "semantic_similarity",
+    "unparsed_rate",
+    "seconds_p50",
+    "seconds_p95",
+    "tokens_per_sample",
+)
 """Metrics written to the tidy table."""
 
 
@@ -60,17 +79,37 @@ def tidy_rows(data: str, cell: Cell, res: AssistResults) -> list[TidyRow]:
     """Tidy rows of one cell: each metric of the run, and the baselines' When metrics."""
     from ..bench.samples import parse_window
 
-    base = {"data": data, "model": cell.model, "method": cell.method, "memory": cell.memory, "decider": cell.decider,
-            "window": cell.window, "window_seconds": parse_window(cell.window)}
+    base = {
+        "data": data,
+        "model": cell.model,
+        "method": cell.method,
+        "memory": cell.memory,
+        "decider": cell.decider,
+        "window": cell.window,
+        "window_seconds": parse_window(cell.window),
+    }
     rows = []
     for m in METRICS:
         lo, hi = res.ci95.get(m) or (None, None)
-        rows.append(TidyRow(**base, system="model", metric=m, value=getattr(res, m), ci_low=lo, ci_high=hi, n=res.n,
-                            cell=cell.slug))
+        rows.append(
+            TidyRow(
+                **base, system="model", metric=m, value=getattr(res, m), ci_low=lo, ci_high=hi, n=res.n, cell=cell.slug
+            )
+        )
     for name, b in res.baselines.items():
         for m, v in b.items():
-            rows.append(TidyRow(**base, system=name.replace("_", "-"), metric=m, value=v, ci_low=None, ci_high=None,
-                                n=res.n, cell=cell.slug))
+            rows.append(
+                TidyRow(
+                    **base,
+                    system=name.replace("_", "-"),
+                    metric=m,
+                    value=v,
+                    ci_low=None,
+                    ci_high=None,
+                    n=res.n,
+                    cell=cell.slug,
+                )
+            )
     return rows
 
 
@@ -104,19 +143,37 @@ def write_parquet(path: str | Path, rows: Sequence[Any], columns: Sequence[str])
 
 def write_scores(path: str | Path, scores: Sequence[Score]) -> Path:
     """A cell's per-sample scores (:data:`SCORE_COLUMNS`), for paired comparisons across cells."""
-    rows = [[s.sample_id, s.label, s.predicted, None if s.intention_correct is None else int(s.intention_correct),
-             s.semantic_similarity, s.seconds, s.tokens] for s in scores]
+    rows = [
+        [
+            s.sample_id,
+            s.label,
+            s.predicted,
+            None if s.intention_correct is None else int(s.intention_correct),
+            s.semantic_similarity,
+            s.seconds,
+            s.tokens,
+        ]
+        for s in scores
+    ]
     return write_atomic(path, _csv_text(SCORE_COLUMNS, rows))
 
 
 def read_scores(path: str | Path) -> list[Score]:
     """The scores :func:`write_scores` wrote."""
+
     def opt(v: str, kind: type) -> Any:
         return None if v == "" else kind(v)
 
     with open(path, encoding="utf-8", newline="") as f:
-        return [Score(sample_id=r["sample_id"], label=int(r["label"]), predicted=opt(r["predicted"], int),
-                      intention_correct=None if r["intention_correct"] == "" else bool(int(r["intention_correct"])),
-                      semantic_similarity=opt(r["semantic_similarity"], float), seconds=opt(r["seconds"], float),
-                      tokens=opt(r["tokens"], int))
-                for r in csv.DictReader(f)]
+        return [
+            Score(
+                sample_id=r["sample_id"],
+                label=int(r["label"]),
+                predicted=opt(r["predicted"], int),
+                intention_correct=None if r["intention_correct"] == "" else bool(int(r["intention_correct"])),
+                semantic_similarity=opt(r["semantic_similarity"], float),
+                seconds=opt(r["seconds"], float),
+                tokens=opt(r["tokens"], int),
+            )
+            for r in csv.DictReader(f)
+        ]

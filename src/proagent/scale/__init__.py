@@ -11,11 +11,37 @@ optional ``ray`` extra; without it ``--ray`` is one :class:`~proagent.errors.Usa
 
 from ._cluster import LOCAL, connect, require_ray, worker_count
 from ._pool import MAX_RETRIES, Job, run_jobs
-from .evaluate import MERGED_LOG, PLAN, SHARDS, Shard, eval_on_ray, merge_logs, plan_shards, run_sharded_eval, run_task_shard
 from .ablate import cells_on_ray
 from .endpoints import endpoint_pool
+from .evaluate import (
+    MERGED_LOG,
+    PLAN,
+    SHARDS,
+    Shard,
+    eval_on_ray,
+    merge_logs,
+    plan_shards,
+    run_sharded_eval,
+    run_task_shard,
+)
 
 __all__ = [
-    "LOCAL", "MAX_RETRIES", "MERGED_LOG", "PLAN", "SHARDS", "Job", "Shard", "cells_on_ray", "connect", "endpoint_pool", "eval_on_ray", "merge_logs",
-    "plan_shards", "require_ray", "run_jobs", "run_sharded_eval", "run_task_shard", "worker_count",
+    "LOCAL",
+    "MAX_RETRIES",
+    "MERGED_LOG",
+    "PLAN",
+    "SHARDS",
+    "Job",
+    "Shard",
+    "cells_on_ray",
+    "connect",
+    "endpoint_pool",
+    "eval_on_ray",
+    "merge_logs",
+    "plan_shards",
+    "require_ray",
+    "run_jobs",
+    "run_sharded_eval",
+    "run_task_shard",
+    "worker_count",
 ]

@@ -105,8 +105,11 @@ def _check_reachable(address: str, option: str) -> None:
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_SECONDS).close()
     except OSError as e:
-        raise UsageError(option, f"cannot connect to a Ray cluster at {address}: nothing answers there within "
-                                 f"{CONNECT_SECONDS:g} s ({e.__class__.__name__})") from None
+        raise UsageError(
+            option,
+            f"cannot connect to a Ray cluster at {address}: nothing answers there within "
+            f"{CONNECT_SECONDS:g} s ({e.__class__.__name__})",
+        ) from None
 
 
 def worker_count() -> int:

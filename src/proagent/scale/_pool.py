@@ -91,8 +91,10 @@ def run_jobs(jobs: Sequence[Job], workers: int, *, keep_going: bool = False) -> 
             try:
                 result = ray.get(done[0])
             except (RayActorError, WorkerCrashedError) as e:
-                raise RunError(f"{jobs[i].name}: its worker died {MAX_RETRIES + 1} times ({type(e).__name__})",
-                               resume=Resume.SAME_COMMAND) from None
+                raise RunError(
+                    f"{jobs[i].name}: its worker died {MAX_RETRIES + 1} times ({type(e).__name__})",
+                    resume=Resume.SAME_COMMAND,
+                ) from None
             except RayTaskError as e:
                 cause = e.cause if isinstance(getattr(e, "cause", None), BaseException) else e
                 if isinstance(cause, ProagentError):

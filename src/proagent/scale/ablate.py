@@ -41,8 +41,9 @@ def cells_on_ray(address: str, model_base_urls: Sequence[str] = ()) -> Any:
     from . import _pool
     from ._cluster import connect, worker_count
 
-    def run(grid: Sequence[Any], cells_dir: Path, options: Sequence[Any],
-            run_kw: dict[str, Any]) -> Iterator[tuple[Any, Any]]:
+    def run(
+        grid: Sequence[Any], cells_dir: Path, options: Sequence[Any], run_kw: dict[str, Any]
+    ) -> Iterator[tuple[Any, Any]]:
         urls = list(model_base_urls)
         jobs = []
         for i, (cell, opts) in enumerate(zip(grid, options)):
@@ -60,7 +61,8 @@ def cells_on_ray(address: str, model_base_urls: Sequence[str] = ()) -> Any:
                         yield grid[nxt], done.pop(nxt)
                         nxt += 1
             except KeyboardInterrupt:  # Ctrl-C stops the grid; finished cells are kept in their folders
-                raise RunError("grid interrupted", resume=Resume.SAME_COMMAND, folder=cells_dir.parent,
-                               interrupted=True) from None
+                raise RunError(
+                    "grid interrupted", resume=Resume.SAME_COMMAND, folder=cells_dir.parent, interrupted=True
+                ) from None
 
     return run

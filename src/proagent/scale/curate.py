@@ -53,12 +53,22 @@ class PrescreenedScreener:
     """A :class:`proagent.curate.Screener` whose non-strict screenings come from shards on the
     connected Ray cluster (see the module docstring); ``inner`` screens the rest."""
 
-    def __init__(self, inner: Any, spec: str, base_url: str | None, items: Sequence[tuple[str, str, str]], out: Path,
-                 *, workers: int, shard_size: int, echo: Any = print) -> None:
+    def __init__(
+        self,
+        inner: Any,
+        spec: str,
+        base_url: str | None,
+        items: Sequence[tuple[str, str, str]],
+        out: Path,
+        *,
+        workers: int,
+        shard_size: int,
+        echo: Any = print,
+    ) -> None:
         self.inner = inner
         self.name = inner.name
         self._spec, self._base_url, self._out, self._workers, self._echo = spec, base_url, Path(out), workers, echo
-        self._shards = [list(items[i:i + shard_size]) for i in range(0, len(items), shard_size)]
+        self._shards = [list(items[i : i + shard_size]) for i in range(0, len(items), shard_size)]
         self._where = {path: n for n, shard in enumerate(self._shards) for path, _, _ in shard}
         self._done: dict[int, dict[str, Any]] = {}
         self._ready = [threading.Event() for _ in self._shards]
@@ -91,8 +101,10 @@ class PrescreenedScreener:
                 pass
             jobs.append(_pool.Job(f.stem, screen_shard, (self._spec, self._base_url, shard, str(f))))
             index.append(n)
-        self._echo(f"ray: {len(self._shards)} shard(s) of {len(self._where)} screenshots, {len(jobs)} to screen, "
-                   f"results under {folder}")
+        self._echo(
+            f"ray: {len(self._shards)} shard(s) of {len(self._where)} screenshots, {len(jobs)} to screen, "
+            f"results under {folder}"
+        )
 
         def run() -> None:
             try:
@@ -147,8 +159,18 @@ SHARD_SCREENSHOTS = 32
 """Screenshots per shard (fixed, so a re-run on a cluster of another size finds the same shards)."""
 
 
-def curate_on_ray(raw: Path, out: Path, inner: Any, spec: str, base_url: str | None, config: Any, *, address: str,
-                  progress: Any = None, echo: Any = print) -> Any:
+def curate_on_ray(
+    raw: Path,
+    out: Path,
+    inner: Any,
+    spec: str,
+    base_url: str | None,
+    config: Any,
+    *,
+    address: str,
+    progress: Any = None,
+    echo: Any = print,
+) -> Any:
     """``curate --ray ADDRESS``: :func:`proagent.curate.curate` with a :class:`PrescreenedScreener`
     on the cluster at ``address`` (:func:`proagent.scale.connect`), one worker per CPU.
 
@@ -162,8 +184,9 @@ def curate_on_ray(raw: Path, out: Path, inner: Any, spec: str, base_url: str | N
 
     items = screenshots_of(raw)
     with connect(address):
-        scr = PrescreenedScreener(inner, spec, base_url, items, out, workers=worker_count(),
-                                  shard_size=SHARD_SCREENSHOTS, echo=echo)
+        scr = PrescreenedScreener(
+            inner, spec, base_url, items, out, workers=worker_count(), shard_size=SHARD_SCREENSHOTS, echo=echo
+        )
         try:
             summary = curate(raw, out, scr, config, progress=progress)
         except KeyboardInterrupt:

@@ -22,6 +22,9 @@ def endpoint_pool(urls: Sequence[str], ray_address: str | None, option: str = "-
     if any(not u.strip() for u in urls):
         raise UsageError(option, "empty URL")
     if len(urls) > 1 and ray_address is None:
-        raise UsageError(option, f"{len(urls)} endpoints given: a pool of endpoints needs --ray (shards are spread "
-                                 "over them); give one without it")
+        raise UsageError(
+            option,
+            f"{len(urls)} endpoints given: a pool of endpoints needs --ray (shards are spread "
+            "over them); give one without it",
+        )
     return urls

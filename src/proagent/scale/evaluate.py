@@ -25,7 +25,17 @@ from typing import Any
 from ..errors import Resume, RunError, UsageError
 from ..io import built_aside, write_json_atomic
 
-__all__ = ["MERGED_LOG", "PLAN", "SHARDS", "Shard", "eval_on_ray", "merge_logs", "plan_shards", "run_sharded_eval", "run_task_shard"]
+__all__ = [
+    "MERGED_LOG",
+    "PLAN",
+    "SHARDS",
+    "Shard",
+    "eval_on_ray",
+    "merge_logs",
+    "plan_shards",
+    "run_sharded_eval",
+    "run_task_shard",
+]
 
 PLAN = "shards.json"
 """The shard plan inside a log folder."""
@@ -78,17 +88,32 @@ def _shards(log_dir: Path, ids: list[str], n: int) -> list[Shard]:
         except (ValueError, KeyError, TypeError) as e:
             raise RunError(f"{path}: not a shard plan ({e})", resume=Resume.SAME_OPTIONS_OR_NEW_FOLDER) from None
         if [i for s in shards for i in s.ids] != ids:
-            raise RunError(f"{log_dir} holds shards of a run with other samples",
-                           resume=Resume.SAME_OPTIONS_OR_NEW_FOLDER)
+            raise RunError(
+                f"{log_dir} holds shards of a run with other samples", resume=Resume.SAME_OPTIONS_OR_NEW_FOLDER
+            )
         return shards
     shards = plan_shards(ids, n)
-    write_json_atomic(path, {"format": "proagent-shards", "n_samples": len(ids),
-                             "shards": [{"index": s.index, "ids": list(s.ids)} for s in shards]})
+    write_json_atomic(
+        path,
+        {
+            "format": "proagent-shards",
+            "n_samples": len(ids),
+            "shards": [{"index": s.index, "ids": list(s.ids)} for s in shards],
+        },
+    )
     return shards
 
 
-def run_task_shard(build: Callable[[], Any], ids: Sequence[str], shard_dir: str, model: str, *,
-                   model_base_url: str | None, model_args: dict[str, Any] | None, display: str | None) -> str:
+def run_task_shard(
+    build: Callable[[], Any],
+    ids: Sequence[str],
+    shard_dir: str,
+    model: str,
+    *,
+    model_base_url: str | None,
+    model_args: dict[str, Any] | None,
+    display: str | None,
+) -> str:
     """On a worker: the task ``build()`` makes (a picklable callable over parsed values, e.g.
     ``functools.partial(build_assist, options)``: nothing is parsed again here) on the samples
     ``ids`` only, run (or resumed) by :func:`~proagent.bench.running.run_task` in ``shard_dir``;
@@ -103,7 +128,9 @@ def run_task_shard(build: Callable[[], Any], ids: Sequence[str], shard_dir: str,
     task = build()
     wanted = set(ids)
     task.dataset = task.dataset.filter(lambda s: str(s.id) in wanted)
-    log = run_task(task, shard_dir, model, model_base_url=model_base_url, model_args=model_args, display=display or "none")
+    log = run_task(
+        task, shard_dir, model, model_base_url=model_base_url, model_args=model_args, display=display or "none"
+    )
     return str(log.location)
 
 
@@ -132,21 +159,35 @@ def merge_logs(logs: Sequence[Any], ids: Sequence[str]) -> Any:
     ds = first.eval.dataset.model_copy(update={"samples": len(ids), "sample_ids": list(ids)})
     merged.eval = first.eval.model_copy(update={"dataset": ds})
     if first.results is not None:  # inspect's own metrics were per shard: keep the counts only
-        merged.results = first.results.model_copy(update={"total_samples": len(ids), "completed_samples": len(ids),
-                                                           "scores": []})
+        merged.results = first.results.model_copy(
+            update={"total_samples": len(ids), "completed_samples": len(ids), "scores": []}
+        )
     usage: dict[str, Any] = {}
     for log in logs:
         for name, u in (log.stats.model_usage or {}).items():
             usage[name] = usage[name] + u if name in usage else u
-    merged.stats = first.stats.model_copy(update={
-        "started_at": min(log.stats.started_at for log in logs),
-        "completed_at": max(log.stats.completed_at for log in logs), "model_usage": usage})
+    merged.stats = first.stats.model_copy(
+        update={
+            "started_at": min(log.stats.started_at for log in logs),
+            "completed_at": max(log.stats.completed_at for log in logs),
+            "model_usage": usage,
+        }
+    )
     return merged
 
 
-def run_sharded_eval(build: Callable[[], Any], ids: Sequence[str], log_dir: Path, model: str, *,
-                     model_base_urls: Sequence[str] = (), model_args: dict[str, Any] | None = None,
-                     display: str | None = None, workers: int, echo: Callable[[str], None] = print) -> Any:
+def run_sharded_eval(
+    build: Callable[[], Any],
+    ids: Sequence[str],
+    log_dir: Path,
+    model: str,
+    *,
+    model_base_urls: Sequence[str] = (),
+    model_args: dict[str, Any] | None = None,
+    display: str | None = None,
+    workers: int,
+    echo: Callable[[str], None] = print,
+) -> Any:
     """Run the task ``build()`` makes (:func:`run_task_shard`) on the samples ``ids`` as shards on the connected Ray
     cluster (:func:`proagent.scale.connect`), ``workers`` at a time, and return the merged log,
     written to ``log_dir/merged.eval``.
@@ -169,11 +210,19 @@ def run_sharded_eval(build: Callable[[], Any], ids: Sequence[str], log_dir: Path
         raise UsageError("--limit", "no samples to run")
     shards = _shards(log_dir, ids, workers)
     urls = list(model_base_urls) or [None]
-    jobs = [_pool.Job(s.name, run_task_shard, (build, s.ids, str(log_dir / SHARDS / s.name), model),
-                      {"model_base_url": urls[s.index % len(urls)], "model_args": model_args, "display": display})
-            for s in shards]
-    echo(f"ray: {len(shards)} shard(s) of {len(ids)} samples on {min(workers, len(shards))} worker(s), logs under "
-         f"{log_dir / SHARDS}")
+    jobs = [
+        _pool.Job(
+            s.name,
+            run_task_shard,
+            (build, s.ids, str(log_dir / SHARDS / s.name), model),
+            {"model_base_url": urls[s.index % len(urls)], "model_args": model_args, "display": display},
+        )
+        for s in shards
+    ]
+    echo(
+        f"ray: {len(shards)} shard(s) of {len(ids)} samples on {min(workers, len(shards))} worker(s), logs under "
+        f"{log_dir / SHARDS}"
+    )
     locations: dict[int, str] = {}
     for i, location in _pool.run_jobs(jobs, workers):
         locations[i] = location
@@ -188,10 +237,20 @@ def run_sharded_eval(build: Callable[[], Any], ids: Sequence[str], log_dir: Path
     return full
 
 
-def eval_on_ray(task: Any, build: Callable[[], Any], log_dir: Path, model: str, *, address: str,
-                model_base_urls: Sequence[str] = (), model_args: dict[str, Any] | None = None,
-                limit: int | None = None, display: str | None = None,
-                on_start: Callable[[], None] | None = None, echo: Callable[[str], None] = print) -> Any:
+def eval_on_ray(
+    task: Any,
+    build: Callable[[], Any],
+    log_dir: Path,
+    model: str,
+    *,
+    address: str,
+    model_base_urls: Sequence[str] = (),
+    model_args: dict[str, Any] | None = None,
+    limit: int | None = None,
+    display: str | None = None,
+    on_start: Callable[[], None] | None = None,
+    echo: Callable[[str], None] = print,
+) -> Any:
     """``eval --ray ADDRESS`` (and ``annotate --ray``): connect (:func:`proagent.scale.connect`), then
     :func:`run_sharded_eval` on the first ``limit`` samples of ``task`` (built in the driver
     by ``build()``, as each worker builds it) with one worker per cluster CPU.
@@ -200,16 +259,24 @@ def eval_on_ray(task: Any, build: Callable[[], Any], log_dir: Path, model: str, 
         UsageError: Ray is missing or no cluster answers at ``address``.
         RunError, DataError: as :func:`run_sharded_eval`; Ctrl-C is a ``RunError`` with ``interrupted``.
     """
-    from ._cluster import connect, worker_count
-
     from ..io import folder_lock
+    from ._cluster import connect, worker_count
 
     ids = [str(s.id) for s in task.dataset][: limit or None]
     with folder_lock(log_dir), connect(address):
         if on_start is not None:
             on_start()
         try:
-            return run_sharded_eval(build, ids, Path(log_dir), model, model_base_urls=model_base_urls,
-                                    model_args=model_args, display=display, workers=worker_count(), echo=echo)
+            return run_sharded_eval(
+                build,
+                ids,
+                Path(log_dir),
+                model,
+                model_base_urls=model_base_urls,
+                model_args=model_args,
+                display=display,
+                workers=worker_count(),
+                echo=echo,
+            )
         except KeyboardInterrupt:  # Ctrl-C: the shards' finished samples are kept, as on one machine
             raise RunError("run interrupted", resume=Resume.SAME_COMMAND, folder=log_dir, interrupted=True) from None

@@ -11,8 +11,8 @@ from ._foreign import ActivityLog
 from .activitywatch import load_activitywatch
 from .annotations import Annotation, Annotations, load_annotations
 from .lifetrace import LifeTraceLog, load_lifetrace, read_lifetrace
-from .lifetrace_schema import SchemaInfo, detect_schema, find_lifetrace_db
 from .lifetrace_convert import write_lifetrace_copy
+from .lifetrace_schema import SchemaInfo, detect_schema, find_lifetrace_db
 from .load import load_activity_log, load_events
 from .proactivebench import read_proactivebench
 from .proactivebench_synthetic import RewardTrace, read_reward_traces, trace_samples

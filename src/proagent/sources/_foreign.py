@@ -17,8 +17,16 @@ from ..errors import DataError
 from ..records import Event
 from ._lifetrace_values import EARLIEST, LATEST
 
-__all__ = ["MAX_EVENT_SECONDS", "ActivityLog", "EventLog", "bad_cell", "event_seconds", "local_from_epoch", "local_from_iso",
-           "table_columns"]
+__all__ = [
+    "MAX_EVENT_SECONDS",
+    "ActivityLog",
+    "EventLog",
+    "bad_cell",
+    "event_seconds",
+    "local_from_epoch",
+    "local_from_iso",
+    "table_columns",
+]
 
 MAX_EVENT_SECONDS = 7 * 24 * 3600.0
 """Longest event a reader accepts (seconds; a week). ProAgentBench reviews events over an hour

@@ -61,7 +61,7 @@ def _packed(texts: tuple[str, ...] | list[str]) -> tuple[str, array]:
 
 def _unpacked(packed: tuple[str, array], j: int) -> str:
     text, offsets = packed
-    return text[offsets[j]:offsets[j + 1]]
+    return text[offsets[j] : offsets[j + 1]]
 
 
 class ScreenshotColumns:
@@ -134,7 +134,7 @@ class ScreenshotColumns:
         chunk = self._hashes[k >> _SHIFT]
         j = k & (_CHUNK - 1)
         if isinstance(chunk, bytes):
-            return chunk[32 * j:32 * j + 32].hex()
+            return chunk[32 * j : 32 * j + 32].hex()
         return cell_text(chunk[j]) or None
 
     def span(self, event_id: int) -> tuple[int, int]:
@@ -256,8 +256,9 @@ class LazyScreenshots(Sequence[Screenshot]):
         return (tuple, (self._all(),))
 
 
-def read_columns(conn: sqlite3.Connection, schema: SchemaInfo, min_event_id: int | None = None, *,
-                 want_dirs: bool = False) -> tuple[ScreenshotColumns, list[str]] | None:
+def read_columns(
+    conn: sqlite3.Connection, schema: SchemaInfo, min_event_id: int | None = None, *, want_dirs: bool = False
+) -> tuple[ScreenshotColumns, list[str]] | None:
     """Read the screenshot rows (of events with id >= ``min_event_id`` when given) into
     columns, or ``None`` when a row has another shape than LifeTrace writes (see the
     module docstring) or text that is not UTF-8: then the per-row reader reads them.
@@ -277,9 +278,11 @@ def read_columns(conn: sqlite3.Connection, schema: SchemaInfo, min_event_id: int
     size = {c: (f"coalesce({c}, {_NONE})" if c in cols else str(_NONE)) for c in ("width", "height")}
     file_deleted = "coalesce(file_deleted, 0)" if "file_deleted" in cols else "0"
     focused = "coalesce(focused, 2)" if "focused" in cols else "2"  # proagent capture's column; 2: not recorded
-    sql = (f"SELECT id, coalesce(event_id, {_NONE}) AS eid, created_at, file_path, {opt['app_name']}, "
-           f"{opt['window_title']}, {size['width']}, {size['height']}, {opt['file_hash']}, {file_deleted}, {focused} "
-           f'FROM "screenshots" WHERE NOT {deleted}{where}')
+    sql = (
+        f"SELECT id, coalesce(event_id, {_NONE}) AS eid, created_at, file_path, {opt['app_name']}, "
+        f"{opt['window_title']}, {size['width']}, {size['height']}, {opt['file_hash']}, {file_deleted}, {focused} "
+        f'FROM "screenshots" WHERE NOT {deleted}{where}'
+    )
     factory = conn.text_factory
     conn.text_factory = str
     try:
@@ -298,7 +301,7 @@ def read_columns(conn: sqlite3.Connection, schema: SchemaInfo, min_event_id: int
                     return None  # equal times written two ways: the per-row reader orders them
         gone = [r[0] for r in conn.execute(f'SELECT file_path FROM "screenshots" WHERE {deleted}{where}', params)]
     except (_OtherShape, sqlite3.OperationalError):  # OperationalError: text that is not UTF-8 (decoded with
-        return None                                  # replacement by the per-row reader)
+        return None  # replacement by the per-row reader)
     finally:
         conn.text_factory = factory
     return out, gone

@@ -176,9 +176,7 @@ def _strings(value: Any) -> tuple[str, ...]:
         if isinstance(item, dict):
             item = item.get("content", item.get("text", item.get("message")))
             if isinstance(item, list):  # OpenAI-style content parts
-                item = "\n".join(
-                    str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in item
-                )
+                item = "\n".join(str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in item)
         if item is None:
             continue
         out.append(item if isinstance(item, str) else json.dumps(item, ensure_ascii=False))

@@ -60,7 +60,15 @@ from typing import Any
 from ..errors import DataError
 from ..pages import EventSplit, tab_rule_default
 from ..records import Event
-from ._foreign import MAX_EVENT_SECONDS, ActivityLog, bad_cell, event_seconds, local_from_epoch, local_from_iso, table_columns
+from ._foreign import (
+    MAX_EVENT_SECONDS,
+    ActivityLog,
+    bad_cell,
+    event_seconds,
+    local_from_epoch,
+    local_from_iso,
+    table_columns,
+)
 from .lifetrace import _no_cycle_collection
 from .lifetrace_schema import connect_read_only, sqlite_problem
 
@@ -109,8 +117,10 @@ def activitywatch_flavour(conn: sqlite3.Connection) -> str | None:
             return "aw-server-rust"
         if "datastr" in ev:
             return "aw-server-sqlite"
-    if {"bucket_id", "timestamp", "duration", "datastr"} <= t.get("eventmodel", frozenset()) and \
-            {"key", "type"} <= t.get("bucketmodel", frozenset()):
+    if {"bucket_id", "timestamp", "duration", "datastr"} <= t.get("eventmodel", frozenset()) and {
+        "key",
+        "type",
+    } <= t.get("bucketmodel", frozenset()):
         return "aw-server-peewee"
     return None
 
@@ -155,8 +165,11 @@ def _json_columns(col: str) -> str:
     """SQL taking :data:`_FIELDS` out of a JSON column in SQLite's C code (JSON1), with the
     column's JSON type (``invalid`` when it is not JSON) to check it."""
     parts = [f"CASE WHEN json_valid({col}) THEN json_type({col}) ELSE 'invalid' END"]
-    parts += [f"CASE WHEN json_valid({col}) THEN CASE WHEN json_type({col}) = 'object' "
-              f"THEN json_extract({col}, '$.{k}') END END" for k in _FIELDS]
+    parts += [
+        f"CASE WHEN json_valid({col}) THEN CASE WHEN json_type({col}) = 'object' "
+        f"THEN json_extract({col}, '$.{k}') END END"
+        for k in _FIELDS
+    ]
     return ", ".join(parts)
 
 
@@ -166,14 +179,18 @@ def _rows(conn: sqlite3.Connection, path: Path, flavour: str, since: datetime | 
     args: tuple[Any, ...] = _TYPES
     if flavour == "aw-server-peewee":
         table, col, join = "eventmodel", "datastr", "eventmodel e JOIN bucketmodel b ON e.bucket_id = b.key"
-        sql = (f"SELECT e.id, b.type, e.timestamp, e.duration, {_json_columns('e.datastr')} FROM {join} "
-               f"WHERE b.type IN ({kinds})")
+        sql = (
+            f"SELECT e.id, b.type, e.timestamp, e.duration, {_json_columns('e.datastr')} FROM {join} "
+            f"WHERE b.type IN ({kinds})"
+        )
     else:
         per = 10**9 if flavour == "aw-server-rust" else 10**6
         key, col = ("id", "data") if flavour == "aw-server-rust" else ("rowid", "datastr")
         table, join = "events", f'events e JOIN buckets b ON e.bucketrow = b."{key}"'
-        sql = (f'SELECT e.id, b.type, e.starttime, e.endtime, {_json_columns(f"e.{col}")} FROM {join} '
-               f"WHERE b.type IN ({kinds})")
+        sql = (
+            f'SELECT e.id, b.type, e.starttime, e.endtime, {_json_columns(f"e.{col}")} FROM {join} '
+            f"WHERE b.type IN ({kinds})"
+        )
         if since is not None:
             sql, args = sql + " AND e.endtime >= ?", _TYPES + (int(since.timestamp() * per),)
     out: list[_Raw] = []
@@ -191,7 +208,9 @@ def _rows(conn: sqlite3.Connection, path: Path, flavour: str, since: datetime | 
             if end < start:
                 raise bad_cell(path, table, rid, "endtime", "ends before it starts")
             if (end - start).total_seconds() > MAX_EVENT_SECONDS:
-                raise bad_cell(path, table, rid, "endtime", f"lasts longer than {MAX_EVENT_SECONDS:.0f} seconds (a week)")
+                raise bad_cell(
+                    path, table, rid, "endtime", f"lasts longer than {MAX_EVENT_SECONDS:.0f} seconds (a week)"
+                )
         out.append(_Raw(int(rid), str(kind), start, end, {k: v for k, v in zip(_FIELDS, values) if v is not None}))
     other = conn.execute(f"SELECT count(*) FROM {join} WHERE b.type NOT IN ({kinds})", _TYPES).fetchone()[0]
     return out, int(other)
@@ -261,12 +280,13 @@ def _active_intervals(afk: list[_Raw]) -> list[tuple[datetime, datetime]]:
     return [(s, e) for s, e in merged]
 
 
-def _clip(start: datetime, end: datetime, active: list[tuple[datetime, datetime]], starts: list[datetime]
-          ) -> tuple[datetime, datetime] | None:
+def _clip(
+    start: datetime, end: datetime, active: list[tuple[datetime, datetime]], starts: list[datetime]
+) -> tuple[datetime, datetime] | None:
     """``[start, end]`` clipped to the span of the not-AFK intervals it overlaps, or ``None``."""
     lo = max(0, bisect_right(starts, start) - 1)
     hi = bisect_left(starts, end)
-    over = [(s, e) for s, e in active[lo:hi + 1] if s < end and e > start]
+    over = [(s, e) for s, e in active[lo : hi + 1] if s < end and e > start]
     if not over:
         return None
     return max(start, over[0][0]), min(end, over[-1][1])
@@ -318,13 +338,17 @@ def _merge(raws: list[_Raw], user: str, tabs: bool = True) -> tuple[list[Event],
         else:
             runs.append([r.row_id, app, s, e, _data_text(r.data, "title"), url])
     for rid, app, s, e, title, url in runs:
-        events.append(Event(id=str(rid), user=user, start=s, end=e, app_name=app, window_title=title, url=url,
-                            screen_recorded=False))
+        events.append(
+            Event(
+                id=str(rid), user=user, start=s, end=e, app_name=app, window_title=title, url=url, screen_recorded=False
+            )
+        )
     return events, counts
 
 
-def load_activitywatch(path: str | Path, *, user: str | None = None, since: datetime | None = None,
-                       split_on_tab: bool | None = None) -> ActivityLog:
+def load_activitywatch(
+    path: str | Path, *, user: str | None = None, since: datetime | None = None, split_on_tab: bool | None = None
+) -> ActivityLog:
     """Read an ActivityWatch database or JSON export (see the module docstring for the rules).
 
     Args:

@@ -344,8 +344,10 @@ def _record(
     else:
         intention = _optional_text(inten, where, "user_intention")
     if intention and load_taxonomy().canonical(intention) is None:  # would silently become the fallback
-        raise where.error(f"unknown intention {intention!r}; expected one of the categories of "
-                          "src/proagent/data/intentions.json (e.g. " + ", ".join(load_taxonomy().names[:3]) + ", ...)")
+        raise where.error(
+            f"unknown intention {intention!r}; expected one of the categories of "
+            "src/proagent/data/intentions.json (e.g. " + ", ".join(load_taxonomy().names[:3]) + ", ...)"
+        )
     _, c = _first(raw, CONFIDENCE_KEYS)
     if c is not None:
         confidence = _confidence(c, where)
@@ -385,9 +387,7 @@ _FIELD_KEYS = frozenset(
 def _looks_like_record(d: dict[str, Any]) -> bool:
     """True for an object with record fields (so a missing event id is an error,
     not a layout to walk)."""
-    return any(k in d for k in _FIELD_KEYS) or any(
-        isinstance(d.get(k), (bool, str)) for k in EXCLUDE_FLAG_KEYS
-    )
+    return any(k in d for k in _FIELD_KEYS) or any(isinstance(d.get(k), (bool, str)) for k in EXCLUDE_FLAG_KEYS)
 
 
 def _walk_exclusions(data: Any, where: _At, user: str | None) -> Iterator[Annotation]:
@@ -490,7 +490,9 @@ def _load_json(path: Path, text: str) -> list[Annotation]:
     except json.JSONDecodeError as e:
         if e.msg == "Extra data":  # several JSON documents: treat as JSONL
             return _load_jsonl(path, text)
-        raise DataError(path, f"line {e.lineno}: invalid JSON ({e.msg.removesuffix(' at')} at column {e.colno})") from None
+        raise DataError(
+            path, f"line {e.lineno}: invalid JSON ({e.msg.removesuffix(' at')} at column {e.colno})"
+        ) from None
     return list(_walk(data, _At(path, None), None, top=True))
 
 
@@ -532,9 +534,7 @@ def load_annotations(paths: str | Path | Iterable[str | Path]) -> Annotations:
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            files = sorted(
-                f for f in p.iterdir() if f.is_file() and f.suffix.lower() in (".json", ".jsonl", ".ndjson")
-            )
+            files = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in (".json", ".jsonl", ".ndjson"))
             if not files:
                 raise DataError(p, "no *.json or *.jsonl annotation files in this folder")
             for f in files:

@@ -137,8 +137,10 @@ def fetch_proactivebench(dest: str | Path, source_dir: str | Path | None = None,
     return out
 
 
-SYNTHETIC_URL = ("https://raw.githubusercontent.com/thunlp/ProactiveAgent/"
-                 "86383616ee530e9bcd1e9fe2269703ef3e3d8478/dataset/reward_data/{name}")
+SYNTHETIC_URL = (
+    "https://raw.githubusercontent.com/thunlp/ProactiveAgent/"
+    "86383616ee530e9bcd1e9fe2269703ef3e3d8478/dataset/reward_data/{name}"
+)
 """Upstream location of one reward-data file, at the pinned commit."""
 
 SYNTHETIC_UPSTREAM: dict[str, tuple[str, str]] = {
@@ -188,8 +190,9 @@ def synthetic_only(upstream: dict[str, bytes]) -> tuple[bytes, dict[str, int]]:
     return "".join(lines).encode("utf-8"), counts
 
 
-def fetch_proactivebench_synthetic(dest: str | Path, source_dir: str | Path | None = None,
-                                   timeout: float = 60.0) -> tuple[Path, dict[str, int]]:
+def fetch_proactivebench_synthetic(
+    dest: str | Path, source_dir: str | Path | None = None, timeout: float = 60.0
+) -> tuple[Path, dict[str, int]]:
     """Download (or copy from ``source_dir``) ProactiveBench's synthetic traces.
 
     Downloads both upstream reward-data files at the pinned commit

@@ -130,6 +130,7 @@ __all__ = [
     "read_lifetrace",
 ]
 
+
 @dataclass(frozen=True, kw_only=True)
 class LifeTraceLog(EventLog):
     """One LifeTrace database read in full (``path``, ``user``, ``events`` without the excluded
@@ -208,8 +209,9 @@ def _parsed(parse: Any, value: Any, path: Path, table: str, row_id: Any, column:
         raise _bad(path, table, row_id, column, f"{note}{e}") from None
 
 
-def _select(conn: sqlite3.Connection, table: str, wanted: Iterable[str], have: frozenset[str], where: str = "",
-            args: tuple = ()) -> list[sqlite3.Row]:
+def _select(
+    conn: sqlite3.Connection, table: str, wanted: Iterable[str], have: frozenset[str], where: str = "", args: tuple = ()
+) -> list[sqlite3.Row]:
     cols = [c for c in wanted if c in have]
     sql = f'SELECT {", ".join(chr(34) + c + chr(34) for c in cols)} FROM "{table}"{where}'
     return conn.execute(sql, args).fetchall()
@@ -279,9 +281,15 @@ def load_lifetrace(
         return _load(db_path, user, screenshots_dir, annotations, taxonomy, min_event_id, resolve_files)
 
 
-def _load(db_path: str | Path, user: str | None, screenshots_dir: str | Path | None,
-          annotations: Annotations | str | Path | Iterable[str | Path] | None, taxonomy: Taxonomy | None,
-          min_event_id: int | None, resolve_files: bool) -> LifeTraceLog:
+def _load(
+    db_path: str | Path,
+    user: str | None,
+    screenshots_dir: str | Path | None,
+    annotations: Annotations | str | Path | Iterable[str | Path] | None,
+    taxonomy: Taxonomy | None,
+    min_event_id: int | None,
+    resolve_files: bool,
+) -> LifeTraceLog:
     path = find_lifetrace_db(db_path)
     if user is None:
         user = Path(os.path.abspath(path)).parent.name or path.stem
@@ -310,8 +318,9 @@ def _load(db_path: str | Path, user: str | None, screenshots_dir: str | Path | N
     if isinstance(shots, tuple):
         by_event, n_del_shots, n_orphans, n_missing = _column_runs(shots, live, deleted_events, ocr, index)
     else:
-        by_event, n_del_shots, n_orphans, n_missing = _row_runs(path, schema, shots, live_ids, deleted_events,
-                                                                ocr, index)
+        by_event, n_del_shots, n_orphans, n_missing = _row_runs(
+            path, schema, shots, live_ids, deleted_events, ocr, index
+        )
 
     events, excluded = _event_records(live, by_event, user, annotations, taxonomy)
     return LifeTraceLog(
@@ -329,7 +338,9 @@ def _load(db_path: str | Path, user: str | None, screenshots_dir: str | Path | N
     )
 
 
-def _live_events(ev_rows: list[sqlite3.Row], schema: SchemaInfo, path: Path) -> tuple[list[dict[str, Any]], set[Any], int]:
+def _live_events(
+    ev_rows: list[sqlite3.Row], schema: SchemaInfo, path: Path
+) -> tuple[list[dict[str, Any]], set[Any], int]:
     """The events not soft-deleted as dicts of parsed cells, by start; the soft-deleted ids; how
     many NULL ``end_time`` were filled with the next start.
 
@@ -351,8 +362,13 @@ def _live_events(ev_rows: list[sqlite3.Row], schema: SchemaInfo, path: Path) -> 
         if r["end_time"] is not None and cell_text(r["end_time"]) != "":
             end = _parsed(parse_timestamp, r["end_time"], path, "events", rid, "end_time")
             if end < start:
-                raise _bad(path, "events", rid, "end_time", f"{cell_text(r['end_time'])} is before start_time "
-                                                            f"{cell_text(r['start_time'])}")
+                raise _bad(
+                    path,
+                    "events",
+                    rid,
+                    "end_time",
+                    f"{cell_text(r['end_time'])} is before start_time {cell_text(r['start_time'])}",
+                )
         is_llm = None
         if "is_llm_event" in ev_cols:
             is_llm = _parsed(cell_flag, r["is_llm_event"], path, "events", rid, "is_llm_event")
@@ -374,8 +390,11 @@ def _live_events(ev_rows: list[sqlite3.Row], schema: SchemaInfo, path: Path) -> 
                 intention=(cell_text(r[intention_col]) or None) if intention_col else None,
                 llm_platform=(cell_text(r["llm_platform"]) or None) if "llm_platform" in ev_cols else None,
                 url=(cell_text(r["url"]) or None) if "url" in ev_cols else None,
-                screen_recorded=(_parsed(cell_flag, r["screen_recorded"], path, "events", rid, "screen_recorded")
-                                 is not False) if "screen_recorded" in ev_cols else True,
+                screen_recorded=(
+                    _parsed(cell_flag, r["screen_recorded"], path, "events", rid, "screen_recorded") is not False
+                )
+                if "screen_recorded" in ev_cols
+                else True,
             )
         )
     live.sort(key=lambda e: (e["start"], e["rid"]))
@@ -399,12 +418,15 @@ def _ocr_texts(ocr_rows: list[sqlite3.Row]) -> dict[Any, list[str]]:
     return ocr
 
 
-def _file_index(shots: Any, screenshots_dir: str | Path | None, default_dir: Path) -> tuple[dict[str, Path], Path | None]:
+def _file_index(
+    shots: Any, screenshots_dir: str | Path | None, default_dir: Path
+) -> tuple[dict[str, Path], Path | None]:
     """File name -> path of the screenshot files, and the folder they were found in: the given
     folder, else ``screenshots/`` beside the database, else the folders the rows name."""
     index: dict[str, Path] = {}
-    shots_dir = Path(screenshots_dir) if screenshots_dir is not None else (
-        default_dir if default_dir.is_dir() else None)
+    shots_dir = (
+        Path(screenshots_dir) if screenshots_dir is not None else (default_dir if default_dir.is_dir() else None)
+    )
     if shots_dir is not None:
         _index_dir(shots_dir, index)
     else:
@@ -418,8 +440,9 @@ def _file_index(shots: Any, screenshots_dir: str | Path | None, default_dir: Pat
     return index, shots_dir
 
 
-def _event_records(live: list[dict[str, Any]], by_event: dict[Any, Any], user: str, annotations: Annotations | None,
-                   taxonomy: Taxonomy) -> tuple[list[Event], dict[str, str]]:
+def _event_records(
+    live: list[dict[str, Any]], by_event: dict[Any, Any], user: str, annotations: Annotations | None, taxonomy: Taxonomy
+) -> tuple[list[Event], dict[str, str]]:
     """The :class:`Event` records, with external annotations applied; the excluded event ids
     with their reasons."""
     events: list[Event] = []
@@ -459,9 +482,15 @@ def _event_records(live: list[dict[str, Any]], by_event: dict[Any, Any], user: s
     return events, excluded
 
 
-def _row_runs(path: Path, schema: SchemaInfo, rows: list[sqlite3.Row], live_ids: set[Any], deleted_events: set[Any],
-              ocr: dict[Any, list[str]], index: dict[str, Path]
-              ) -> tuple[dict[Any, tuple[Screenshot, ...]], int, int, int]:
+def _row_runs(
+    path: Path,
+    schema: SchemaInfo,
+    rows: list[sqlite3.Row],
+    live_ids: set[Any],
+    deleted_events: set[Any],
+    ocr: dict[Any, list[str]],
+    index: dict[str, Path],
+) -> tuple[dict[Any, tuple[Screenshot, ...]], int, int, int]:
     """One record per screenshot row, every rule of the module docstring: ``(event row id ->
     its screenshots oldest first, soft-deleted, orphans, missing files)``."""
     sc_cols = schema.screenshot_columns
@@ -501,16 +530,22 @@ def _row_runs(path: Path, schema: SchemaInfo, rows: list[sqlite3.Row], live_ids:
                 width=cell_int(r["width"]) if "width" in sc_cols else None,
                 height=cell_int(r["height"]) if "height" in sc_cols else None,
                 file_hash=(cell_text(r["file_hash"]) or None) if "file_hash" in sc_cols else None,
-                focused=_parsed(cell_flag, r["focused"], path, "screenshots", rid, "focused") if "focused" in sc_cols else None,
+                focused=_parsed(cell_flag, r["focused"], path, "screenshots", rid, "focused")
+                if "focused" in sc_cols
+                else None,
             )
         )
     runs = {eid: tuple(sorted(shots, key=lambda s: (s.time, s.id))) for eid, shots in by_event.items()}
     return runs, n_del_shots, n_orphans, n_missing
 
 
-def _column_runs(shots: tuple[ScreenshotColumns, list[str]], live: list[dict[str, Any]], deleted_events: set[Any],
-                 ocr: dict[Any, list[str]], index: dict[str, Path]
-                 ) -> tuple[dict[Any, LazyScreenshots], int, int, int]:
+def _column_runs(
+    shots: tuple[ScreenshotColumns, list[str]],
+    live: list[dict[str, Any]],
+    deleted_events: set[Any],
+    ocr: dict[Any, list[str]],
+    index: dict[str, Path],
+) -> tuple[dict[Any, LazyScreenshots], int, int, int]:
     """As :func:`_row_runs`, from columns: each event's rows are one span of them."""
     cols, gone = shots
     cols.ocr = {k: "\n".join(v) for k, v in ocr.items()}
@@ -553,13 +588,27 @@ def _read_all(
 ) -> tuple[list[sqlite3.Row], tuple[ScreenshotColumns, list[str]] | list[sqlite3.Row], list[sqlite3.Row]]:
     ev_want = (
         list(EVENT_REQUIRED)
-        + ["deleted_at", "is_llm_event", "conversation", "detailed_description", "llm_platform", "url",
-           "screen_recorded"]
+        + [
+            "deleted_at",
+            "is_llm_event",
+            "conversation",
+            "detailed_description",
+            "llm_platform",
+            "url",
+            "screen_recorded",
+        ]
         + list(INTENTION_COLUMNS)
         + list(schema.summary_columns)
     )
     sc_want = list(SCREENSHOT_REQUIRED) + [
-        "app_name", "window_title", "width", "height", "file_hash", "file_deleted", "deleted_at", "focused",
+        "app_name",
+        "window_title",
+        "width",
+        "height",
+        "file_hash",
+        "file_deleted",
+        "deleted_at",
+        "focused",
     ]
     ev_where = sc_where = ocr_where = ""
     args: tuple[int, ...] = ()
@@ -568,14 +617,14 @@ def _read_all(
         ocr_where = ' WHERE screenshot_id IN (SELECT id FROM "screenshots" WHERE event_id >= ?)'
     ev = _select(conn, "events", dict.fromkeys(ev_want), schema.event_columns, ev_where, args)
     sc: tuple[ScreenshotColumns, list[str]] | list[sqlite3.Row] | None = read_columns(
-        conn, schema, None if min_event_id is None else int(min_event_id), want_dirs=want_dirs)
+        conn, schema, None if min_event_id is None else int(min_event_id), want_dirs=want_dirs
+    )
     if sc is None:
         sc = _select(conn, "screenshots", sc_want, schema.screenshot_columns, sc_where, args)
     ocr: list[sqlite3.Row] = []
     if schema.has_ocr:
         order = " ORDER BY id" if "id" in schema.ocr_columns else ""
-        ocr = conn.execute(f'SELECT screenshot_id, text_content FROM "ocr_results"{ocr_where}{order}',
-                           args).fetchall()
+        ocr = conn.execute(f'SELECT screenshot_id, text_content FROM "ocr_results"{ocr_where}{order}', args).fetchall()
     return ev, sc, ocr
 
 

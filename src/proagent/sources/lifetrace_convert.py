@@ -62,8 +62,17 @@ def write_lifetrace_copy(log: ActivityLog, folder: str | Path) -> Path:
                 conn.execute(
                     "INSERT INTO events (id, app_name, window_title, start_time, end_time, created_at, status, url, "
                     "screen_recorded) VALUES (?, ?, ?, ?, ?, ?, 'new', ?, ?)",
-                    (int(e.id), e.app_name, e.window_title, ts(e.start), ts(e.end), ts(e.start), e.url,
-                     int(e.screen_recorded)))
+                    (
+                        int(e.id),
+                        e.app_name,
+                        e.window_title,
+                        ts(e.start),
+                        ts(e.end),
+                        ts(e.start),
+                        e.url,
+                        int(e.screen_recorded),
+                    ),
+                )
                 for s in e.screenshots:
                     vf = frames.get(s.id)
                     sid = _screen_id(vf.device_name) if vf else 0
@@ -86,10 +95,13 @@ def write_lifetrace_copy(log: ActivityLog, folder: str | Path) -> Path:
                         "INSERT INTO screenshots (id, file_path, file_hash, file_size, width, height, screen_id, app_name, "
                         "window_title, created_at, is_processed, event_id, file_deleted) "
                         "VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?, 1, ?, 0)",
-                        (s.id, name, digest, width, height, sid, s.app_name, s.window_title, ts(s.time), int(e.id)))
+                        (s.id, name, digest, width, height, sid, s.app_name, s.window_title, ts(s.time), int(e.id)),
+                    )
                     if s.ocr_text:
-                        conn.execute("INSERT INTO ocr_results (screenshot_id, text_content, created_at) VALUES (?, ?, ?)",
-                                     (s.id, s.ocr_text, ts(s.time)))
+                        conn.execute(
+                            "INSERT INTO ocr_results (screenshot_id, text_content, created_at) VALUES (?, ?, ?)",
+                            (s.id, s.ocr_text, ts(s.time)),
+                        )
     finally:
         conn.close()
     return db

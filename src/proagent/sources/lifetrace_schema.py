@@ -108,9 +108,7 @@ class SchemaInfo:
         known = [c for c in _SUMMARY_COLUMNS if c in self.event_columns]
         extra_s = sorted(c for c in self.event_columns if c.endswith("_summary") and c not in known)
         extra_t = sorted(
-            c
-            for c in self.event_columns
-            if c.endswith("_title") and c not in known and c not in _NON_SUMMARY_TITLES
+            c for c in self.event_columns if c.endswith("_title") and c not in known and c not in _NON_SUMMARY_TITLES
         )
         return tuple(known + extra_s + extra_t)
 
@@ -248,29 +246,27 @@ def read_schema(conn: sqlite3.Connection, path: Path) -> SchemaInfo:
     has_events, has_shots = "events" in lower, "screenshots" in lower
     if not has_events and not has_shots:
         if not tables:
-            raise DataError(path, "an empty database (no tables): not an activity log of LifeTrace, ActivityWatch "
-                                  "or screenpipe")
-        raise DataError(path, f"not an activity log proagent reads: no LifeTrace events or screenshots table, nor "
-                              f"ActivityWatch's or screenpipe's tables (tables: {', '.join(tables)})")
+            raise DataError(
+                path, "an empty database (no tables): not an activity log of LifeTrace, ActivityWatch or screenpipe"
+            )
+        raise DataError(
+            path,
+            f"not an activity log proagent reads: no LifeTrace events or screenshots table, nor "
+            f"ActivityWatch's or screenpipe's tables (tables: {', '.join(tables)})",
+        )
     if not has_events or not has_shots:
         missing = "events" if not has_events else "screenshots"
-        raise DataError(
-            path, f"incomplete LifeTrace database: no {missing} table (tables: {', '.join(tables)})"
-        )
+        raise DataError(path, f"incomplete LifeTrace database: no {missing} table (tables: {', '.join(tables)})")
     ev = _columns(conn, lower["events"])
     sc = _columns(conn, lower["screenshots"])
     for table, cols, required in (("events", ev, EVENT_REQUIRED), ("screenshots", sc, SCREENSHOT_REQUIRED)):
         lack = [c for c in required if c not in cols]
         if lack:
-            raise DataError(
-                path, f"incomplete LifeTrace database: table {table} lacks column(s) {', '.join(lack)}"
-            )
+            raise DataError(path, f"incomplete LifeTrace database: table {table} lacks column(s) {', '.join(lack)}")
     ocr = _columns(conn, lower["ocr_results"]) if "ocr_results" in lower else frozenset()
     lack = [c for c in OCR_REQUIRED if ocr and c not in ocr]
     if lack:
-        raise DataError(
-            path, f"incomplete LifeTrace database: table ocr_results lacks column(s) {', '.join(lack)}"
-        )
+        raise DataError(path, f"incomplete LifeTrace database: table ocr_results lacks column(s) {', '.join(lack)}")
     variant: Variant
     if ev & _PROCESSED_COLUMNS:
         variant = "processed"

@@ -28,8 +28,15 @@ from pathlib import Path
 from .lifetrace_schema import connect_read_only
 
 __all__ = [
-    "FOCUSED_COLUMN", "PROCESSED_DDL", "PROCESSED_EVENT_COLUMNS", "TIMESTAMP_FORMAT", "WRITE_VARIANTS",
-    "copy_with_event_columns", "event_columns", "lifetrace_ddl", "screenshot_columns",
+    "FOCUSED_COLUMN",
+    "PROCESSED_DDL",
+    "PROCESSED_EVENT_COLUMNS",
+    "TIMESTAMP_FORMAT",
+    "WRITE_VARIANTS",
+    "copy_with_event_columns",
+    "event_columns",
+    "lifetrace_ddl",
+    "screenshot_columns",
 ]
 
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f"
@@ -45,19 +52,35 @@ WRITE_VARIANTS = ("2025-09", "2025-10", "2025-11")
 """Schema variants :func:`lifetrace_ddl` writes, oldest first."""
 
 _EVENTS = (
-    "id INTEGER NOT NULL PRIMARY KEY", "app_name VARCHAR(200)", "window_title VARCHAR(500)",
-    "start_time DATETIME", "end_time DATETIME", "created_at DATETIME",
+    "id INTEGER NOT NULL PRIMARY KEY",
+    "app_name VARCHAR(200)",
+    "window_title VARCHAR(500)",
+    "start_time DATETIME",
+    "end_time DATETIME",
+    "created_at DATETIME",
 )
 _EVENTS_AI = ("ai_title VARCHAR(50)", "ai_summary TEXT")
 _EVENTS_V1 = (
-    "status VARCHAR(20)", "task_id INTEGER", "auto_association_attempted BOOLEAN", "updated_at DATETIME",
+    "status VARCHAR(20)",
+    "task_id INTEGER",
+    "auto_association_attempted BOOLEAN",
+    "updated_at DATETIME",
     "deleted_at DATETIME",
 )
 _SHOTS = (
-    "id INTEGER NOT NULL PRIMARY KEY", "file_path VARCHAR(500) NOT NULL UNIQUE", "file_hash VARCHAR(64) NOT NULL",
-    "file_size INTEGER NOT NULL", "width INTEGER NOT NULL", "height INTEGER NOT NULL", "screen_id INTEGER NOT NULL",
-    "app_name VARCHAR(200)", "window_title VARCHAR(500)", "created_at DATETIME", "processed_at DATETIME",
-    "is_processed BOOLEAN", "event_id INTEGER",
+    "id INTEGER NOT NULL PRIMARY KEY",
+    "file_path VARCHAR(500) NOT NULL UNIQUE",
+    "file_hash VARCHAR(64) NOT NULL",
+    "file_size INTEGER NOT NULL",
+    "width INTEGER NOT NULL",
+    "height INTEGER NOT NULL",
+    "screen_id INTEGER NOT NULL",
+    "app_name VARCHAR(200)",
+    "window_title VARCHAR(500)",
+    "created_at DATETIME",
+    "processed_at DATETIME",
+    "is_processed BOOLEAN",
+    "event_id INTEGER",
 )
 _SHOTS_V1 = ("file_deleted BOOLEAN", "updated_at DATETIME", "deleted_at DATETIME")
 _OTHER_TABLES = """
@@ -121,7 +144,9 @@ def lifetrace_ddl(variant: str = "2025-11", *, extra_event_columns: Sequence[str
     """
     ev = ", ".join(event_columns(variant) + tuple(extra_event_columns))
     sc = ", ".join(screenshot_columns(variant))
-    script = f"CREATE TABLE IF NOT EXISTS events ({ev});\nCREATE TABLE IF NOT EXISTS screenshots ({sc});\n{_OTHER_TABLES}"
+    script = (
+        f"CREATE TABLE IF NOT EXISTS events ({ev});\nCREATE TABLE IF NOT EXISTS screenshots ({sc});\n{_OTHER_TABLES}"
+    )
     if not indexes:
         return script
     return script + (
@@ -132,8 +157,12 @@ def lifetrace_ddl(variant: str = "2025-11", *, extra_event_columns: Sequence[str
 
 
 PROCESSED_EVENT_COLUMNS = (
-    "is_llm_event BOOLEAN", "event_summary TEXT", "detailed_description TEXT", "conversation TEXT",
-    "user_intention VARCHAR(64)", "llm_platform VARCHAR(64)",
+    "is_llm_event BOOLEAN",
+    "event_summary TEXT",
+    "detailed_description TEXT",
+    "conversation TEXT",
+    "user_intention VARCHAR(64)",
+    "llm_platform VARCHAR(64)",
 )
 """ProAgentBench processed columns appended to LifeTrace 2025-10's ``events`` (section 5.3,
 Appendix B.5: LLM-use flag, summary, description, conversation JSON, intention, platform)."""

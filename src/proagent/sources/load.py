@@ -30,7 +30,6 @@ from typing import Any, Protocol
 
 from ..errors import DataError
 from ..records import Event
-
 from ._foreign import ActivityLog
 from .activitywatch import activitywatch_flavour, is_activitywatch_export, load_activitywatch
 from .annotations import Annotations, load_annotations, normalise_event_id, normalise_user
@@ -40,8 +39,19 @@ from .proactivebench import is_proactivebench_file, read_proactivebench
 from .screenpipe import DB_NAME as SCREENPIPE_DB
 from .screenpipe import is_screenpipe_db, load_screenpipe
 
-__all__ = ["LIFETRACE", "READERS", "LogReader", "activity_log_kind", "databases_by_user", "find_databases",
-           "is_sqlite_file", "load_activity_log", "load_events", "recorder_folder_db", "register_reader"]
+__all__ = [
+    "LIFETRACE",
+    "READERS",
+    "LogReader",
+    "activity_log_kind",
+    "databases_by_user",
+    "find_databases",
+    "is_sqlite_file",
+    "load_activity_log",
+    "load_events",
+    "recorder_folder_db",
+    "register_reader",
+]
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -90,9 +100,15 @@ _LIFETRACE_TITLE = "LifeTrace"
 """The fallback format as messages name it."""
 
 
-def register_reader(name: str, *, title: str, sqlite: Callable[[sqlite3.Connection], bool] | None = None,
-                    file: Callable[[Path], bool] | None = None, finds: tuple[str, ...] = (),
-                    folder_db: str | None = None) -> Callable[[ReadLog], ReadLog]:
+def register_reader(
+    name: str,
+    *,
+    title: str,
+    sqlite: Callable[[sqlite3.Connection], bool] | None = None,
+    file: Callable[[Path], bool] | None = None,
+    finds: tuple[str, ...] = (),
+    folder_db: str | None = None,
+) -> Callable[[ReadLog], ReadLog]:
     """Register the decorated function as the reader of the format ``name`` (fields as :class:`LogReader`).
 
     Raises:
@@ -111,14 +127,20 @@ def register_reader(name: str, *, title: str, sqlite: Callable[[sqlite3.Connecti
     return add
 
 
-@register_reader("activitywatch", title="an ActivityWatch", sqlite=lambda conn: activitywatch_flavour(conn) is not None,
-                 file=is_activitywatch_export, finds=("*.json",))
+@register_reader(
+    "activitywatch",
+    title="an ActivityWatch",
+    sqlite=lambda conn: activitywatch_flavour(conn) is not None,
+    file=is_activitywatch_export,
+    finds=("*.json",),
+)
 def _read_activitywatch(path: Path, *, user: str | None = None, since: datetime | None = None) -> ActivityLog:
     return load_activitywatch(path, user=user, since=since)
 
 
-@register_reader("screenpipe", title="a screenpipe", sqlite=is_screenpipe_db, finds=(SCREENPIPE_DB,),
-                 folder_db=SCREENPIPE_DB)
+@register_reader(
+    "screenpipe", title="a screenpipe", sqlite=is_screenpipe_db, finds=(SCREENPIPE_DB,), folder_db=SCREENPIPE_DB
+)
 def _read_screenpipe(path: Path, *, user: str | None = None, since: datetime | None = None) -> ActivityLog:
     return load_screenpipe(path, user=user, since=since)
 
@@ -150,15 +172,18 @@ def _nothing_found() -> str:
     star_db = [_LIFETRACE_TITLE, *(_bare(r.title) for r in readers if r.sqlite and (r.file or not r.finds))]
     named = [f"{_bare(r.title)} {' '.join(r.finds)}" for r in readers if r.file is None and r.finds]
     exports = [f"{_bare(r.title)} exports" for r in readers if r.file]
-    return f"no {_or_list(['ProactiveBench session files', f'{_or_list(star_db)} databases (*.db)', *named, *exports])} " \
-           "found here"
+    return (
+        f"no {_or_list(['ProactiveBench session files', f'{_or_list(star_db)} databases (*.db)', *named, *exports])} "
+        "found here"
+    )
 
 
 def recorder_folder_db(folder: Path) -> Path | None:
     """The database of a recorder's own data folder (``~/.screenpipe/db.sqlite``): the first
     registered reader's :attr:`LogReader.folder_db` that is a file in ``folder``, else ``None``."""
-    return next((folder / r.folder_db for r in READERS.values() if r.folder_db and (folder / r.folder_db).is_file()),
-                None)
+    return next(
+        (folder / r.folder_db for r in READERS.values() if r.folder_db and (folder / r.folder_db).is_file()), None
+    )
 
 
 def _claims_file(reader: LogReader, path: Path) -> bool:
@@ -185,8 +210,11 @@ def find_databases(folder: Path) -> list[Path]:
         found += sorted(p for p in folder.glob(pattern + "*.db") if p.is_file())
         for reader in READERS.values():
             for name in reader.finds:
-                found += [p for p in sorted(folder.glob(pattern + name))
-                          if p.is_file() and (reader.file is None or reader.file(p))]
+                found += [
+                    p
+                    for p in sorted(folder.glob(pattern + name))
+                    if p.is_file() and (reader.file is None or reader.file(p))
+                ]
     seen: dict[Path, Path] = {}
     for p in found:
         first = seen.setdefault(p.resolve(), p)
@@ -230,8 +258,11 @@ def load_events(path: str | Path, annotations: list[str | Path] | None = None) -
             raise DataError(path, "cannot read (permission denied)")
         if is_proactivebench_file(path):
             return _proactivebench(path, annotations)
-        if (any(_claims_file(r, path) for r in READERS.values()) or is_sqlite_file(path)
-                or path.suffix in {".db", ".sqlite", ".sqlite3"}):
+        if (
+            any(_claims_file(r, path) for r in READERS.values())
+            or is_sqlite_file(path)
+            or path.suffix in {".db", ".sqlite", ".sqlite3"}
+        ):
             return _lifetrace([path], annotations)
         raise DataError(path, _not_a_log_file())
     if not path.is_dir():  # /dev/null, a FIFO, a socket
@@ -243,8 +274,11 @@ def load_events(path: str | Path, annotations: list[str | Path] | None = None) -
         raise DataError(path, f"cannot read this folder ({e.strerror or e})") from None
     if any(is_proactivebench_file(p) for p in entries):
         if dbs:
-            raise DataError(path, f"holds both ProactiveBench sessions and SQLite databases ({dbs[0].name}, ...); "
-                                  "point --data at one kind")
+            raise DataError(
+                path,
+                f"holds both ProactiveBench sessions and SQLite databases ({dbs[0].name}, ...); "
+                "point --data at one kind",
+            )
         return _proactivebench(path, annotations)
     if dbs:
         return _lifetrace(dbs, annotations)
@@ -253,8 +287,11 @@ def load_events(path: str | Path, annotations: list[str | Path] | None = None) -
 
 def _proactivebench(path: Path, annotations: list[str | Path] | None) -> list[Event]:
     if annotations:
-        raise DataError(path, "annotation files apply to LifeTrace databases only; ProactiveBench sessions carry "
-                              "their own labels (drop --annotations)")
+        raise DataError(
+            path,
+            "annotation files apply to LifeTrace databases only; ProactiveBench sessions carry "
+            "their own labels (drop --annotations)",
+        )
     return read_proactivebench(path)
 
 
@@ -274,8 +311,11 @@ def _lifetrace(dbs: list[Path], annotations: list[str | Path] | None) -> list[Ev
         known.update((user, normalise_event_id(eid)) for eid in log.excluded)
     if ann:
         ids = {eid for _, eid in known}
-        unmatched = [r for r in ann if ((normalise_user(r.user), r.event_id) not in known if r.user is not None
-                                        else r.event_id not in ids)]
+        unmatched = [
+            r
+            for r in ann
+            if ((normalise_user(r.user), r.event_id) not in known if r.user is not None else r.event_id not in ids)
+        ]
         if unmatched:
             r = unmatched[0]
             warnings.warn(
@@ -317,8 +357,9 @@ def activity_log_kind(path: Path) -> str:
     return LIFETRACE
 
 
-def load_activity_log(path: str | Path, *, user: str | None = None, since: datetime | None = None,
-                      annotations: Annotations | None = None) -> ActivityLog:
+def load_activity_log(
+    path: str | Path, *, user: str | None = None, since: datetime | None = None, annotations: Annotations | None = None
+) -> ActivityLog:
     """Read the log of a registered reader (an ActivityWatch or screenpipe log;
     :func:`activity_log_kind` tells which), with external annotations applied as the LifeTrace
     reader applies them: excluded events dropped, the intention mapped to the taxonomy
@@ -350,6 +391,12 @@ def load_activity_log(path: str | Path, *, user: str | None = None, since: datet
         else:
             raw = a.intention
             intention = (taxonomy.canonical(raw) or taxonomy.fallback) if raw and raw.strip() else e.intention
-            kept.append(replace(e, intention=intention, intention_confidence=a.confidence,
-                                llm_platform=a.llm_platform if a.llm_platform is not None else e.llm_platform))
+            kept.append(
+                replace(
+                    e,
+                    intention=intention,
+                    intention_confidence=a.confidence,
+                    llm_platform=a.llm_platform if a.llm_platform is not None else e.llm_platform,
+                )
+            )
     return replace(log, events=tuple(kept), excluded=excluded)

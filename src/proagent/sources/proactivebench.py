@@ -73,8 +73,11 @@ def read_proactivebench_session(path: str | Path, user: str | None = None) -> li
             if not EARLIEST <= _utc(t) < LATEST:  # NaN, inf or out-of-range times are bad input too
                 raise ValueError
         except (TypeError, ValueError, OverflowError, OSError):
-            raise DataError(path, f"{where}: observation.time {obs['time']!r} is not unix seconds "
-                                  f"between {EARLIEST.year} and {LATEST.year}") from None
+            raise DataError(
+                path,
+                f"{where}: observation.time {obs['time']!r} is not unix seconds "
+                f"between {EARLIEST.year} and {LATEST.year}",
+            ) from None
         if not isinstance(obs["event"], str) or not obs["event"].strip():
             raise DataError(path, f"{where}: observation.event is empty or not text")
         status = item.get("task_status")

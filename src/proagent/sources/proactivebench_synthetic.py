@@ -103,7 +103,9 @@ def is_reward_trace_file(path: Path) -> bool:
     return isinstance(d, dict) and "obs" in d and "help_needed" in d
 
 
-def read_reward_traces(path: str | Path, keep: tuple[Origin, ...] = ("synthetic",), split: str | None = None) -> list[RewardTrace]:
+def read_reward_traces(
+    path: str | Path, keep: tuple[Origin, ...] = ("synthetic",), split: str | None = None
+) -> list[RewardTrace]:
     """Read reward-data traces from a ``.jsonl`` file, tagging each one's origin.
 
     Args:
@@ -127,7 +129,9 @@ def read_reward_traces(path: str | Path, keep: tuple[Origin, ...] = ("synthetic"
             obs = d.get("obs") if isinstance(d, dict) else None
             label = d.get("help_needed") if isinstance(d, dict) else None
             if not isinstance(obs, list) or not obs or not isinstance(label, bool):
-                raise DataError(path, f"line {no}: not a reward trace (needs a non-empty 'obs' list and a boolean 'help_needed')")
+                raise DataError(
+                    path, f"line {no}: not a reward trace (needs a non-empty 'obs' list and a boolean 'help_needed')"
+                )
             sp = str(d.get("split") or split or "")
             times, origins = [], set()
             for i, o in enumerate(obs):
@@ -140,7 +144,10 @@ def read_reward_traces(path: str | Path, keep: tuple[Origin, ...] = ("synthetic"
                 else:
                     t = _unix_time(raw)
                     if t is None:
-                        raise DataError(path, f"line {no}: observation {i} time {raw!r} is neither 'Day N, HH:MM AM/PM' nor Unix seconds")
+                        raise DataError(
+                            path,
+                            f"line {no}: observation {i} time {raw!r} is neither 'Day N, HH:MM AM/PM' nor Unix seconds",
+                        )
                     origins.add("real-session")
                 times.append(t)
             if len(origins) != 1:
@@ -156,8 +163,16 @@ def read_reward_traces(path: str | Path, keep: tuple[Origin, ...] = ("synthetic"
             for i, (o, t) in enumerate(zip(obs, times)):
                 end = max(times[i + 1], t) if i + 1 < len(times) else t
                 last = i == len(obs) - 1
-                events.append(Event(id=f"{user}:L{no}:{i}", user=user, start=t, end=end, summary=o["event"].strip(),
-                                    needs_help=label if last else None))
+                events.append(
+                    Event(
+                        id=f"{user}:L{no}:{i}",
+                        user=user,
+                        start=t,
+                        end=end,
+                        summary=o["event"].strip(),
+                        needs_help=label if last else None,
+                    )
+                )
             out.append(RewardTrace(line=no, split=sp, origin=origin, events=tuple(events), help_needed=label))
     return out
 
@@ -170,9 +185,18 @@ def trace_samples(traces: list[RewardTrace], window_seconds: float = 300.0) -> l
     for tr in traces:
         evs = list(tr.events)
         cur = evs[-1]
-        out.append(Sample(
-            id=f"{cur.id}:labelled", user=cur.user, time=cur.start, label=1 if tr.help_needed else 0,
-            split="train", kind="labelled", context=window_context(evs, len(evs) - 1, cur.start, window_seconds),
-            current=cur, window_seconds=window_seconds, event_id=cur.id,
-        ))
+        out.append(
+            Sample(
+                id=f"{cur.id}:labelled",
+                user=cur.user,
+                time=cur.start,
+                label=1 if tr.help_needed else 0,
+                split="train",
+                kind="labelled",
+                context=window_context(evs, len(evs) - 1, cur.start, window_seconds),
+                current=cur,
+                window_seconds=window_seconds,
+                event_id=cur.id,
+            )
+        )
     return sorted(out, key=lambda s: (s.user, s.time, s.id))

@@ -51,8 +51,11 @@ __all__ = ["DB_NAME", "ScreenpipeLog", "VideoFrame", "is_screenpipe_db", "load_s
 DB_NAME = "db.sqlite"
 """The name of screenpipe's database in its folder (``~/.screenpipe``)."""
 
-_REQUIRED = {"frames": {"id", "video_chunk_id", "offset_index", "timestamp"},
-             "video_chunks": {"id", "file_path"}, "ocr_text": {"frame_id", "text"}}
+_REQUIRED = {
+    "frames": {"id", "video_chunk_id", "offset_index", "timestamp"},
+    "video_chunks": {"id", "file_path"},
+    "ocr_text": {"frame_id", "text"},
+}
 
 
 @dataclass(frozen=True)
@@ -123,8 +126,9 @@ def _flag(v: Any) -> bool:
     return v in (1, True, "1", "true", "TRUE", "True")
 
 
-def load_screenpipe(path: str | Path, *, user: str | None = None, since: datetime | None = None,
-                    split_on_tab: bool | None = None) -> ScreenpipeLog:
+def load_screenpipe(
+    path: str | Path, *, user: str | None = None, since: datetime | None = None, split_on_tab: bool | None = None
+) -> ScreenpipeLog:
     """Read a screenpipe database (see the module docstring for the rules).
 
     Args:
@@ -182,15 +186,20 @@ def _load(path: Path, user: str | None, since: datetime | None, tabs: bool = Tru
         if since is not None and t_ < since:
             continue
         o = ocr.get(rid, {})
-        frames.append(dict(
-            id=rid, time=t_, chunk=r["video_chunk_id"], offset=_whole(r["offset_index"] or 0, path, "frames", rid, "offset_index"),
-            app=(r["app_name"] or o.get("app_name") or "").strip(),
-            window=(r["window_name"] or o.get("window_name") or "").strip(),
-            url=(r["browser_url"] or "").strip() or None,
-            focused=_flag(r["focused"]) or _flag(o.get("focused")),
-            device=(r["device_name"] or "").strip(),
-            text="\n".join(o.get("texts", ())),
-        ))
+        frames.append(
+            dict(
+                id=rid,
+                time=t_,
+                chunk=r["video_chunk_id"],
+                offset=_whole(r["offset_index"] or 0, path, "frames", rid, "offset_index"),
+                app=(r["app_name"] or o.get("app_name") or "").strip(),
+                window=(r["window_name"] or o.get("window_name") or "").strip(),
+                url=(r["browser_url"] or "").strip() or None,
+                focused=_flag(r["focused"]) or _flag(o.get("focused")),
+                device=(r["device_name"] or "").strip(),
+                text="\n".join(o.get("texts", ())),
+            )
+        )
     n_all = len(frames)
     if any(f["focused"] for f in frames):
         frames = [f for f in frames if f["focused"]]
@@ -220,22 +229,46 @@ def _load(path: Path, user: str | None, since: datetime | None, tabs: bool = Tru
         first = run[0]
         end = runs[i + 1][0]["time"] if i + 1 < len(runs) else run[-1]["time"]
         shots = tuple(
-            Screenshot(id=f["id"], time=f["time"], app_name=f["app"], window_title=f["window"],
-                       file_name=_file_name(chunks.get(f["chunk"]) or "") + f"#{f['offset']}", ocr_text=f["text"])
-            for f in run)
-        events.append(Event(id=str(first["id"]), user=user, start=first["time"], end=end, app_name=first["app"],
-                            window_title=first["window"], url=next((f["url"] for f in run if f["url"]), None),
-                            screenshots=shots))
-    return ScreenpipeLog(path=path, user=user, kind="screenpipe", events=tuple(events),
-                         counts={"frames": n_all, "focused_frames": len(frames), "missing_chunks": missing},
-                         frames=where)
+            Screenshot(
+                id=f["id"],
+                time=f["time"],
+                app_name=f["app"],
+                window_title=f["window"],
+                file_name=_file_name(chunks.get(f["chunk"]) or "") + f"#{f['offset']}",
+                ocr_text=f["text"],
+            )
+            for f in run
+        )
+        events.append(
+            Event(
+                id=str(first["id"]),
+                user=user,
+                start=first["time"],
+                end=end,
+                app_name=first["app"],
+                window_title=first["window"],
+                url=next((f["url"] for f in run if f["url"]), None),
+                screenshots=shots,
+            )
+        )
+    return ScreenpipeLog(
+        path=path,
+        user=user,
+        kind="screenpipe",
+        events=tuple(events),
+        counts={"frames": n_all, "focused_frames": len(frames), "missing_chunks": missing},
+        frames=where,
+    )
 
 
-def _read(conn: sqlite3.Connection, t: dict[str, frozenset[str]], since: datetime | None, path: Path
-          ) -> tuple[list[sqlite3.Row], dict[int, dict[str, Any]], dict[Any, str]]:
+def _read(
+    conn: sqlite3.Connection, t: dict[str, frozenset[str]], since: datetime | None, path: Path
+) -> tuple[list[sqlite3.Row], dict[int, dict[str, Any]], dict[Any, str]]:
     fc, oc = t["frames"], t["ocr_text"]
-    opt = ", ".join(f'"{c}"' if c in fc else f'NULL AS "{c}"'
-                    for c in ("app_name", "window_name", "browser_url", "focused", "device_name"))
+    opt = ", ".join(
+        f'"{c}"' if c in fc else f'NULL AS "{c}"'
+        for c in ("app_name", "window_name", "browser_url", "focused", "device_name")
+    )
     sql = f'SELECT id, video_chunk_id, offset_index, timestamp, {opt} FROM frames'
     args: tuple[Any, ...] = ()
     if since is not None:
@@ -252,7 +285,9 @@ def _read(conn: sqlite3.Connection, t: dict[str, frozenset[str]], since: datetim
     ocols = ", ".join(f'"{c}"' if c in oc else f'NULL AS "{c}"' for c in ("app_name", "window_name", "focused"))
     ocr: dict[int, dict[str, Any]] = {}
     lo = min(ids, default=0)  # only the OCR of the frames read (indexed by frame_id)
-    for r in conn.execute(f"SELECT rowid, frame_id, text, {ocols} FROM ocr_text WHERE frame_id >= ? ORDER BY rowid", (lo,)):
+    for r in conn.execute(
+        f"SELECT rowid, frame_id, text, {ocols} FROM ocr_text WHERE frame_id >= ? ORDER BY rowid", (lo,)
+    ):
         fid = r["frame_id"]
         if fid is None:
             continue

@@ -121,7 +121,9 @@ def analyze(
         "source_kind": kind,
         "llm_definition": definition,
         "time_basis": (
-            "UTC (ProactiveBench unix times read as UTC)" if kind == "proactivebench" else "naive local time as recorded"
+            "UTC (ProactiveBench unix times read as UTC)"
+            if kind == "proactivebench"
+            else "naive local time as recorded"
         ),
         "counts": _counts(events, is_llm, select is not None),
         **_by_time(events, is_llm),
@@ -169,8 +171,10 @@ def _by_time(events: Sequence[Event], is_llm: list[bool]) -> dict[str, Any]:
     wd_l = Counter(e.start.weekday() for e, f in zip(events, is_llm) if f)
     hr_t = Counter(e.start.hour for e in events)
     hr_l = Counter(e.start.hour for e, f in zip(events, is_llm) if f)
-    return {"by_weekday": _ratio_table(range(7), wd_t, wd_l, WEEKDAYS),
-            "by_hour": _ratio_table(range(24), hr_t, hr_l, [f"{h:02d}" for h in range(24)])}
+    return {
+        "by_weekday": _ratio_table(range(7), wd_t, wd_l, WEEKDAYS),
+        "by_hour": _ratio_table(range(24), hr_t, hr_l, [f"{h:02d}" for h in range(24)]),
+    }
 
 
 def _apps_and_intentions(events: Sequence[Event], is_llm: list[bool]) -> dict[str, Any]:
@@ -183,9 +187,7 @@ def _apps_and_intentions(events: Sequence[Event], is_llm: list[bool]) -> dict[st
         top = apps.most_common(_TOP_APPS)
         out["apps"] = {
             "distinct": len(apps),
-            "top": [
-                {"app": a, "events": c, "share": c / len(events), "llm_events": apps_llm[a]} for a, c in top
-            ],
+            "top": [{"app": a, "events": c, "share": c / len(events), "llm_events": apps_llm[a]} for a, c in top],
             "other_events": len(events) - sum(c for _, c in top) - sum(1 for e in events if not e.app_name),
             "no_app": sum(1 for e in events if not e.app_name),
         }
@@ -197,7 +199,9 @@ def _apps_and_intentions(events: Sequence[Event], is_llm: list[bool]) -> dict[st
         {
             "labelled_llm_events": sum(intents.values()),
             "unlabelled_llm_events": n_llm - sum(intents.values()),
-            "distribution": [{"intention": k, "count": c, "share": c / sum(intents.values())} for k, c in intents.most_common()],
+            "distribution": [
+                {"intention": k, "count": c, "share": c / sum(intents.values())} for k, c in intents.most_common()
+            ],
         }
         if intents
         else {"labelled_llm_events": 0, "distribution": [], "note": "no intention labels in this data"}
@@ -215,8 +219,11 @@ def _durations(events: Sequence[Event], is_llm: list[bool], kind: str) -> dict[s
     d_llm = np.array([e.duration for e, f in zip(events, is_llm) if f and e.duration is not None], dtype=float)
     return {
         "durations": {
-            "all": {**_quantiles(d_all), "share_under_3s": float(np.mean(d_all < 3)) if d_all.size else None,
-                    "share_over_1h": float(np.mean(d_all > 3600)) if d_all.size else None},
+            "all": {
+                **_quantiles(d_all),
+                "share_under_3s": float(np.mean(d_all < 3)) if d_all.size else None,
+                "share_over_1h": float(np.mean(d_all > 3600)) if d_all.size else None,
+            },
             "llm": _quantiles(d_llm),
             "open_events": sum(1 for e in events if e.end is None),
             "note": (
@@ -230,19 +237,29 @@ def _durations(events: Sequence[Event], is_llm: list[bool], kind: str) -> dict[s
     }
 
 
-def _inter_event_times(events: Sequence[Event], select: Callable[[Event], bool] | None, definition: str) -> dict[str, Any]:
+def _inter_event_times(
+    events: Sequence[Event], select: Callable[[Event], bool] | None, definition: str
+) -> dict[str, Any]:
     """``inter_event_all``, ``inter_event_llm`` (quantiles and burstiness of the gaps, seconds) and
     the ``power_law`` fit of the LLM gaps; the raw gaps and fit as ``_gaps_all``, ``_gaps_llm``, ``_fit``."""
     gaps_all = inter_event_times(events)
-    out: dict[str, Any] = {"inter_event_all": {
-        **_quantiles(gaps_all),
-        "burstiness": burstiness(gaps_all),
-        "burstiness_finite_size": burstiness_finite_size(gaps_all),
-        "note": "gaps between consecutive event starts of any kind, within each user",
-    }}
+    out: dict[str, Any] = {
+        "inter_event_all": {
+            **_quantiles(gaps_all),
+            "burstiness": burstiness(gaps_all),
+            "burstiness_finite_size": burstiness_finite_size(gaps_all),
+            "note": "gaps between consecutive event starts of any kind, within each user",
+        }
+    }
     if select is None:
-        return {**out, "inter_event_llm": {"n": 0, "reason": definition}, "power_law": {"ok": False, "reason": definition},
-                "_gaps_llm": np.zeros(0), "_gaps_all": gaps_all, "_fit": None}
+        return {
+            **out,
+            "inter_event_llm": {"n": 0, "reason": definition},
+            "power_law": {"ok": False, "reason": definition},
+            "_gaps_llm": np.zeros(0),
+            "_gaps_all": gaps_all,
+            "_fit": None,
+        }
     gaps = inter_event_times(events, select)
     out["inter_event_llm"] = {
         **_quantiles(gaps),

@@ -57,9 +57,7 @@ def burstiness_finite_size(intervals: Iterable[float]) -> float | None:
     return None if den == 0 else (a * r - b) / den
 
 
-def inter_event_times(
-    events: Iterable[Event], select: Callable[[Event], bool] | None = None
-) -> np.ndarray:
+def inter_event_times(events: Iterable[Event], select: Callable[[Event], bool] | None = None) -> np.ndarray:
     """Seconds between consecutive selected events' starts, within each user,
     pooled over users (gaps never cross users). Users are taken in sorted
     order, events by start time; ties give 0-second gaps.

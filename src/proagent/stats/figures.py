@@ -19,8 +19,16 @@ import numpy as np
 
 __all__ = ["compare_figures", "stats_figures"]
 
-_CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "WenQuanYi Micro Hei", "SimHei",
-              "Microsoft YaHei", "PingFang SC", "Heiti SC")
+_CJK_FONTS = (
+    "Noto Sans CJK SC",
+    "Noto Sans SC",
+    "Source Han Sans SC",
+    "WenQuanYi Micro Hei",
+    "SimHei",
+    "Microsoft YaHei",
+    "PingFang SC",
+    "Heiti SC",
+)
 
 
 def _add_bundled_cjk_font(font_manager: Any) -> None:
@@ -44,8 +52,15 @@ def _plt():  # noqa: ANN202
     names = {f.name for f in font_manager.fontManager.ttflist}
     cjk = [n for n in _CJK_FONTS if n in names]
     # Latin from DejaVu Sans, every glyph it lacks from the first CJK font (per-glyph fallback)
-    plt.rcParams.update({"svg.fonttype": "none", "font.family": ["DejaVu Sans"] + cjk[:1], "axes.grid": True,
-                         "grid.alpha": 0.3, "svg.hashsalt": "proagent"})
+    plt.rcParams.update(
+        {
+            "svg.fonttype": "none",
+            "font.family": ["DejaVu Sans"] + cjk[:1],
+            "axes.grid": True,
+            "grid.alpha": 0.3,
+            "svg.hashsalt": "proagent",
+        }
+    )
     return plt
 
 
@@ -152,8 +167,15 @@ def _fig_durations(plt: Any, res: dict[str, Any], out: Path, title: str, llm_wor
         ax.hist(pos, bins=_log_bins(pos), density=True, color="#9bb7d4", label="all events")
         dl = res.get("_durations_llm")
         if dl is not None and np.sum(dl > 0) >= 2:
-            ax.hist(dl[dl > 0], bins=_log_bins(pos), density=True, histtype="step", color="#b03a2e", lw=1.5,
-                    label=f"{llm_word} events")
+            ax.hist(
+                dl[dl > 0],
+                bins=_log_bins(pos),
+                density=True,
+                histtype="step",
+                color="#b03a2e",
+                lw=1.5,
+                label=f"{llm_word} events",
+            )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("event duration (s)")
@@ -178,8 +200,12 @@ def _fig_inter_event(plt: Any, res: dict[str, Any], out: Path, title: str, llm_w
             f = fit.fit
             share = fit.n_tail / pos.size
             xs = np.logspace(np.log10(fit.xmin), np.log10(pos.max()), 100)
-            styles = {"power_law": ("-", "#b03a2e"), "exponential": ("--", "#555555"),
-                      "lognormal": (":", "#5a9e6f"), "truncated_power_law": ("-.", "#d08c2c")}
+            styles = {
+                "power_law": ("-", "#b03a2e"),
+                "exponential": ("--", "#555555"),
+                "lognormal": (":", "#5a9e6f"),
+                "truncated_power_law": ("-.", "#d08c2c"),
+            }
             for name, (ls, col) in styles.items():
                 try:
                     dist = getattr(f, name)

@@ -180,7 +180,10 @@ def fit_power_law(values: Any, *, min_points: int = MIN_POINTS, xmin: float | No
                 "n": int(full.n),
                 "alpha": _finite(full.power_law.alpha),
                 "alpha_se": _finite(full.power_law.standard_err),
-                **{k: {**{kk: v[kk] for kk in ("R", "p", "favours", "significant")}, "llr": fllr[k]} for k, v in fcomps.items()},
+                **{
+                    k: {**{kk: v[kk] for kk in ("R", "p", "favours", "significant")}, "llr": fllr[k]}
+                    for k, v in fcomps.items()
+                },
             }
         except Exception as e:  # noqa: BLE001 - powerlaw/scipy failures on odd data are reported, not raised
             res.ok = False

@@ -107,8 +107,9 @@ def top_k_precursors(
     }
 
 
-def _targets(events: Sequence[Event], is_target: Callable[[Event], bool]
-             ) -> tuple[dict[str, list[Event]], dict[str, list[float]], list[tuple[str, int]]]:
+def _targets(
+    events: Sequence[Event], is_target: Callable[[Event], bool]
+) -> tuple[dict[str, list[Event]], dict[str, list[float]], list[tuple[str, int]]]:
     """``(user -> events by start, user -> their start seconds, [(user, index) of each target])``, users sorted."""
     by_user: dict[str, list[Event]] = defaultdict(list)
     for e in events:
@@ -127,8 +128,9 @@ Plan = list[tuple[float, str, list[tuple[float, str]]]]
 """Per target: its start (seconds), its text, and ``(seconds before it, text)`` of each candidate."""
 
 
-def _candidates(targets: list[tuple[str, int]], by_user: dict[str, list[Event]], starts: dict[str, list[float]],
-                window: float) -> tuple[Plan, list[str]]:
+def _candidates(
+    targets: list[tuple[str, int]], by_user: dict[str, list[Event]], starts: dict[str, list[float]], window: float
+) -> tuple[Plan, list[str]]:
     """Each target's candidates (the user's events with text starting within ``window`` seconds
     strictly before it) and every distinct text to embed, in first-seen order."""
     plan: Plan = []
@@ -150,8 +152,9 @@ def _candidates(targets: list[tuple[str, int]], by_user: dict[str, list[Event]],
     return plan, list(texts)
 
 
-def _top_k(plan: Plan, vecs: dict[str, np.ndarray], ks: Sequence[int]
-           ) -> tuple[dict[int, list[float]], dict[int, list[float]], list[int]]:
+def _top_k(
+    plan: Plan, vecs: dict[str, np.ndarray], ks: Sequence[int]
+) -> tuple[dict[int, list[float]], dict[int, list[float]], list[int]]:
     """``(k -> pooled delays in seconds, k -> their similarities, candidates per target)`` of the
     k most similar candidates of each target (cosine of unit vectors; ties: nearer in time first)."""
     pooled: dict[int, list[float]] = {k: [] for k in ks}

@@ -65,8 +65,9 @@ def _known_durations(res: dict) -> str:
     n, total = res["durations"]["all"]["n"], res["counts"]["events"]
     if n >= total:
         return ""
-    return (f" (n = {n} of {total} events; {total - n} with an unknown end: "
-            "steps out of time order or events still open)")
+    return (
+        f" (n = {n} of {total} events; {total - n} with an unknown end: steps out of time order or events still open)"
+    )
 
 
 def _fit_lines(res: dict[str, Any]) -> list[str]:
@@ -105,8 +106,12 @@ def summary_text(res: dict[str, Any], name: str) -> str:
         f"times: {res['time_basis']}",
         f"durations: median {_stat_text(res['durations']['all']['median'], '.1f')} s, "
         f"share < 3 s {_stat_text(res['durations']['all'].get('share_under_3s'))}" + _known_durations(res),
-        f"apps: {res['apps']['distinct']} distinct" + (": " + ", ".join(
-            f"{a['app']} ({a['events']})" for a in res["apps"]["top"][:3]) if res["apps"]["top"] else ""),
+        f"apps: {res['apps']['distinct']} distinct"
+        + (
+            ": " + ", ".join(f"{a['app']} ({a['events']})" for a in res["apps"]["top"][:3])
+            if res["apps"]["top"]
+            else ""
+        ),
         f"inter-event times of all events: n = {ia.get('n', 0)}, median {_stat_text(ia.get('median'), '.1f')} s, "
         f"B = {_stat_text(ia.get('burstiness'))}",
         f"inter-event times of LLM moments: n = {ie.get('n', 0)}, median {_stat_text(ie.get('median'), '.1f')} s, "
@@ -147,35 +152,77 @@ def _stats_html(res: dict[str, Any], figs: dict[str, dict[str, str]], out: Path,
     parts = [
         f'<p class="note">{html.escape(res["llm_definition"])}. Times: {html.escape(res["time_basis"])}.</p>',
         "<h2>Counts</h2>",
-        _table(["users", "events", "LLM moments", "LLM ratio", "screenshots", "first", "last", "span (days)"],
-               [[c["users"], c["events"], c["llm_events"], c["llm_ratio"], c["screenshots"], c["first"], c["last"],
-                 c["span_days"]]]),
+        _table(
+            ["users", "events", "LLM moments", "LLM ratio", "screenshots", "first", "last", "span (days)"],
+            [
+                [
+                    c["users"],
+                    c["events"],
+                    c["llm_events"],
+                    c["llm_ratio"],
+                    c["screenshots"],
+                    c["first"],
+                    c["last"],
+                    c["span_days"],
+                ]
+            ],
+        ),
         "<h2>Inter-event times and burstiness</h2>",
         "<pre>" + html.escape("\n".join(_fit_lines(res))) + "</pre>",
-        _table(["", "n", "median (s)", "mean (s)", "B", "B_n (finite size)"],
-               [["LLM moments", res["inter_event_llm"].get("n"), res["inter_event_llm"].get("median"),
-                 res["inter_event_llm"].get("mean"), res["inter_event_llm"].get("burstiness"),
-                 res["inter_event_llm"].get("burstiness_finite_size")],
-                ["all events", res["inter_event_all"].get("n"), res["inter_event_all"].get("median"),
-                 res["inter_event_all"].get("mean"), res["inter_event_all"].get("burstiness"),
-                 res["inter_event_all"].get("burstiness_finite_size")]]),
+        _table(
+            ["", "n", "median (s)", "mean (s)", "B", "B_n (finite size)"],
+            [
+                [
+                    "LLM moments",
+                    res["inter_event_llm"].get("n"),
+                    res["inter_event_llm"].get("median"),
+                    res["inter_event_llm"].get("mean"),
+                    res["inter_event_llm"].get("burstiness"),
+                    res["inter_event_llm"].get("burstiness_finite_size"),
+                ],
+                [
+                    "all events",
+                    res["inter_event_all"].get("n"),
+                    res["inter_event_all"].get("median"),
+                    res["inter_event_all"].get("mean"),
+                    res["inter_event_all"].get("burstiness"),
+                    res["inter_event_all"].get("burstiness_finite_size"),
+                ],
+            ],
+        ),
     ]
-    labels = {"inter_event": "Inter-event times (CCDF with fits; histogram)", "weekday_hour": "Ratio by weekday and hour",
-              "apps": "Applications", "intentions": "Intentions", "durations": "Event durations",
-              "time_to_event": "Time-to-event of the top-k most similar earlier events (log-log)"}
+    labels = {
+        "inter_event": "Inter-event times (CCDF with fits; histogram)",
+        "weekday_hour": "Ratio by weekday and hour",
+        "apps": "Applications",
+        "intentions": "Intentions",
+        "durations": "Event durations",
+        "time_to_event": "Time-to-event of the top-k most similar earlier events (log-log)",
+    }
     for key in ("inter_event", "weekday_hour", "apps", "intentions", "durations", "time_to_event"):
         if key in figs:
             parts.append(f"<h2>{html.escape(labels[key])}</h2>" + _img(out, figs[key], labels[key]))
     pre = res.get("precursors") or {}
     if pre.get("by_k"):
-        parts.append(_table(["k", "n", "median (s)", "mean (s)", "p90 (s)", "share ≤ 60 s", "mean cosine"],
-                            [[k, v["n"], v["median_s"], v["mean_s"], v["p90_s"], v["share_within_60s"],
-                              v["mean_similarity"]] for k, v in pre["by_k"].items()]))
+        parts.append(
+            _table(
+                ["k", "n", "median (s)", "mean (s)", "p90 (s)", "share ≤ 60 s", "mean cosine"],
+                [
+                    [k, v["n"], v["median_s"], v["mean_s"], v["p90_s"], v["share_within_60s"], v["mean_similarity"]]
+                    for k, v in pre["by_k"].items()
+                ],
+            )
+        )
     elif pre.get("reason"):
         parts.append(f'<p class="note">Similar earlier events: {html.escape(pre["reason"])}</p>')
     if res["intentions"].get("distribution"):
-        parts.append("<h2>Intention table</h2>" + _table(
-            ["intention", "count", "share"], [[d["intention"], d["count"], d["share"]] for d in res["intentions"]["distribution"]]))
+        parts.append(
+            "<h2>Intention table</h2>"
+            + _table(
+                ["intention", "count", "share"],
+                [[d["intention"], d["count"], d["share"]] for d in res["intentions"]["distribution"]],
+            )
+        )
     return _page(f"Activity statistics: {name}", "".join(parts))
 
 
@@ -223,8 +270,11 @@ def run_stats(
     res["header"] = _header([str(data)] if data is not None else [])
     write_json_atomic(out / "stats.json", res)
     write_atomic(out / "index.html", _stats_html(res, figs, out, name))
-    res["files"] = {"json": str(out / "stats.json"), "html": str(out / "index.html"),
-                    "figures": [str(out / f[k]) for f in figs.values() for k in ("png", "svg")]}
+    res["files"] = {
+        "json": str(out / "stats.json"),
+        "html": str(out / "index.html"),
+        "figures": [str(out / f[k]) for f in figs.values() for k in ("png", "svg")],
+    }
     return res
 
 
@@ -248,8 +298,14 @@ _COMPARE_ROWS = (
             (f"LLR vs {alt}", lambda r, a=alt: (r["power_law"].get("llr") or {}).get(a)),
         )
     ],
-    ("whole-range R vs exponential", lambda r: ((r["power_law"].get("full_range") or {}).get("exponential") or {}).get("R")),
-    ("whole-range LLR vs exponential", lambda r: ((r["power_law"].get("full_range") or {}).get("exponential") or {}).get("llr")),
+    (
+        "whole-range R vs exponential",
+        lambda r: ((r["power_law"].get("full_range") or {}).get("exponential") or {}).get("R"),
+    ),
+    (
+        "whole-range LLR vs exponential",
+        lambda r: ((r["power_law"].get("full_range") or {}).get("exponential") or {}).get("llr"),
+    ),
 )
 
 
@@ -258,8 +314,9 @@ def compare_table(named: Sequence[tuple[str, dict[str, Any]]]) -> list[list[Any]
     return [[label] + [fn(r) for _, r in named] for label, fn in _COMPARE_ROWS]
 
 
-def run_compare(paths: Sequence[str | Path], out: str | Path = "stats-compare", *,
-                events: Sequence[Sequence[Event]] | None = None) -> dict[str, Any]:
+def run_compare(
+    paths: Sequence[str | Path], out: str | Path = "stats-compare", *, events: Sequence[Sequence[Event]] | None = None
+) -> dict[str, Any]:
     """Compare the burstiness and fits of several logs side by side (no
     similarity analysis): ``compare.json``, ``compare_ccdf.png/.svg``,
     ``index.html``. Returns ``{"datasets", "table", "files"}``.
@@ -290,8 +347,10 @@ def run_compare(paths: Sequence[str | Path], out: str | Path = "stats-compare", 
     table = compare_table(named)
     result = {
         "header": _header([str(p) for p in paths]),
-        "datasets": {n: {k: r[k] for k in ("source_kind", "llm_definition", "counts", "inter_event_llm", "power_law")}
-                     for n, r in named},
+        "datasets": {
+            n: {k: r[k] for k in ("source_kind", "llm_definition", "counts", "inter_event_llm", "power_law")}
+            for n, r in named
+        },
         "table": {"columns": ["quantity"] + [n for n, _ in named], "rows": table},
         "figures": figs,
     }
@@ -312,8 +371,10 @@ def render_compare(result: dict[str, Any]) -> str:
     """The comparison table as aligned plain text."""
     cols = result["table"]["columns"]
     rows = [[str(c) for c in cols]] + [
-        [r[0]] + [_stat_text(v, ".4g") if isinstance(v, float) else _stat_text(v) for v in r[1:]] for r in result["table"]["rows"]
+        [r[0]] + [_stat_text(v, ".4g") if isinstance(v, float) else _stat_text(v) for v in r[1:]]
+        for r in result["table"]["rows"]
     ]
     widths = [max(len(r[i]) for r in rows) for i in range(len(cols))]
-    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
-                     for r in rows)
+    return "\n".join(
+        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))) for r in rows
+    )

@@ -56,10 +56,20 @@ from ..taxonomy import Taxonomy, load_taxonomy
 from .records import MANIFEST, SynthManifest, SynthUser
 from .vocab import APPS, LLM_APPS, QUERIES, RESPONSES
 
-__all__ = ["DB_NAME", "SynthConfig", "check_out", "check_resources", "generate", "generate_user", "intention_shares", "resource_estimate"]
+__all__ = [
+    "DB_NAME",
+    "SynthConfig",
+    "check_out",
+    "check_resources",
+    "generate",
+    "generate_user",
+    "intention_shares",
+    "resource_estimate",
+]
 
 DB_NAME = "lifetrace_privacy_processed.db"
 """Database file name in each user folder (ProAgentBench layout)."""
+
 
 @dataclass(frozen=True)
 class SynthConfig:
@@ -120,8 +130,12 @@ def _tiny_png(r: int, g: int, b: int) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
     ihdr = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(bytes((0, r, g, b))))
-            + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", ihdr)
+        + chunk(b"IDAT", zlib.compress(bytes((0, r, g, b))))
+        + chunk(b"IEND", b"")
+    )
 
 
 def _ts(us: np.ndarray) -> list[str]:
@@ -132,7 +146,9 @@ def _ts(us: np.ndarray) -> list[str]:
 
 def _names(us: np.ndarray) -> list[str]:
     """Screenshot file names ``screen_0_YYYYmmdd_HHMMSS_mmm.png``."""
-    s = np.datetime_as_string(us.astype("datetime64[us]").astype("datetime64[ms]"), unit="ms")  # YYYY-MM-DDTHH:MM:SS.mmm
+    s = np.datetime_as_string(
+        us.astype("datetime64[us]").astype("datetime64[ms]"), unit="ms"
+    )  # YYYY-MM-DDTHH:MM:SS.mmm
     return [f"screen_0_{x[0:4]}{x[5:7]}{x[8:10]}_{x[11:13]}{x[14:16]}{x[17:19]}_{x[20:23]}.png" for x in s]
 
 
@@ -182,7 +198,9 @@ def _timeline(rng: np.random.Generator, cfg: SynthConfig) -> dict[str, np.ndarra
     other = other[~inside]
     # resume activity right after an LLM event
     starts = np.concatenate([other, llm_t, llm_end[llm_end < total]])
-    flags = np.concatenate([np.zeros(other.size, bool), np.ones(llm_t.size, bool), np.zeros(int((llm_end < total).sum()), bool)])
+    flags = np.concatenate(
+        [np.zeros(other.size, bool), np.ones(llm_t.size, bool), np.zeros(int((llm_end < total).sum()), bool)]
+    )
     order = np.lexsort((~flags, starts))
     starts, flags = starts[order], flags[order]
     keep = np.concatenate([[True], np.diff(starts) > 1e-6])  # equal starts: keep the LLM one (sorted first)
@@ -211,8 +229,9 @@ def generate_user(path: str | Path, user_index: int, cfg: SynthConfig, taxonomy:
     return SynthUser(user, len(rows), int(tl["llm"].sum()), m, path)
 
 
-def _event_rows(rng: np.random.Generator, tl: dict[str, np.ndarray],
-                taxonomy: Taxonomy | None) -> tuple[list[tuple[Any, ...]], list[str], list[str]]:
+def _event_rows(
+    rng: np.random.Generator, tl: dict[str, np.ndarray], taxonomy: Taxonomy | None
+) -> tuple[list[tuple[Any, ...]], list[str], list[str]]:
     """The ``events`` rows of a timeline (app, title, summary; an LLM event's conversation,
     intention and platform), with each event's app and title."""
     n = tl["start"].size
@@ -241,25 +260,69 @@ def _event_rows(rng: np.random.Generator, tl: dict[str, np.ndarray],
             resp = RESPONSES[q_i[k] % len(RESPONSES)]
             queries = [q] + (["能再详细一点吗？"] if follow[k] else [])
             responses = [f"{resp}（关于：{q[:16]}）"] + (["当然，下面是更详细的说明。"] if follow[k] else [])
-            conv = json.dumps({"user_queries": queries, "llm_responses": responses,
-                               "full_conversation": "\n".join(f"User: {a}\nAssistant: {b}" for a, b in zip(queries, responses))},
-                              ensure_ascii=False)
+            conv = json.dumps(
+                {
+                    "user_queries": queries,
+                    "llm_responses": responses,
+                    "full_conversation": "\n".join(f"User: {a}\nAssistant: {b}" for a, b in zip(queries, responses)),
+                },
+                ensure_ascii=False,
+            )
             summary = f"用户在 {platform} 中向 AI 提问：{q[:24]}"
-            rows.append((k + 1, app, title, start_s[k], end_s[k], start_s[k], f"{platform}提问", summary, 1, summary,
-                         f"{summary}。屏幕显示 {title} 的对话界面。", conv, intention, platform))
+            rows.append(
+                (
+                    k + 1,
+                    app,
+                    title,
+                    start_s[k],
+                    end_s[k],
+                    start_s[k],
+                    f"{platform}提问",
+                    summary,
+                    1,
+                    summary,
+                    f"{summary}。屏幕显示 {title} 的对话界面。",
+                    conv,
+                    intention,
+                    platform,
+                )
+            )
         else:
             app, _w, tmpls, subjects = APPS[app_i[k]]
             title = tmpls[tmpl[k] % len(tmpls)].format(subjects[subj[k] % len(subjects)])
             summary = f"用户在 {app} 中浏览“{title}”" if k % 2 else f"User works in {app}: {title}"
-            rows.append((k + 1, app, title, start_s[k], end_s[k], start_s[k], app[:10], summary, 0, summary,
-                         f"{summary}. Screen shows {title}.", None, None, None))
+            rows.append(
+                (
+                    k + 1,
+                    app,
+                    title,
+                    start_s[k],
+                    end_s[k],
+                    start_s[k],
+                    app[:10],
+                    summary,
+                    0,
+                    summary,
+                    f"{summary}. Screen shows {title}.",
+                    None,
+                    None,
+                    None,
+                )
+            )
         apps.append(app)
         titles.append(title)
     return rows, apps, titles
 
 
-def _screenshot_rows(rng: np.random.Generator, tl: dict[str, np.ndarray], cfg: SynthConfig, path: Path,
-                     rows: list[tuple[Any, ...]], apps: list[str], titles: list[str]) -> tuple[Any, list[tuple[Any, ...]], int]:
+def _screenshot_rows(
+    rng: np.random.Generator,
+    tl: dict[str, np.ndarray],
+    cfg: SynthConfig,
+    path: Path,
+    rows: list[tuple[Any, ...]],
+    apps: list[str],
+    titles: list[str],
+) -> tuple[Any, list[tuple[Any, ...]], int]:
     """The ``screenshots`` rows (one every ``cfg.screenshot_interval`` s of each event; tiny PNG
     files beside ``path`` with ``cfg.screenshots``) and one ``ocr_results`` row per event;
     returns them and the screenshot count."""
@@ -272,13 +335,18 @@ def _screenshot_rows(rng: np.random.Generator, tl: dict[str, np.ndarray], cfg: S
     first = np.concatenate([[0], np.cumsum(per)[:-1]])
     k_in = np.arange(m) - np.repeat(first, per)
     jitter = rng.integers(0, 1000, m)  # ms
-    t_us = (np.round(tl["start"] * 1e6).astype(np.int64)[ev_of] + (k_in * cfg.screenshot_interval * 1e6).astype(np.int64)
-            + jitter * 1000)
+    t_us = (
+        np.round(tl["start"] * 1e6).astype(np.int64)[ev_of]
+        + (k_in * cfg.screenshot_interval * 1e6).astype(np.int64)
+        + jitter * 1000
+    )
     t_us = np.minimum(t_us, np.round(tl["end"] * 1e6).astype(np.int64)[ev_of] - 1)
     t_us = np.maximum.accumulate(t_us)  # non-decreasing, unique names below
     file_names = _names(t_us)
     # guarantee unique names (same millisecond): bump the millisecond of repeats
-    dup = np.concatenate([[False], np.array(file_names[1:]) == np.array(file_names[:-1])]) if m > 1 else np.zeros(m, bool)
+    dup = (
+        np.concatenate([[False], np.array(file_names[1:]) == np.array(file_names[:-1])]) if m > 1 else np.zeros(m, bool)
+    )
     while dup.any():
         t_us[dup] += 1000
         t_us = np.maximum.accumulate(t_us)
@@ -302,12 +370,26 @@ def _screenshot_rows(rng: np.random.Generator, tl: dict[str, np.ndarray], cfg: S
         hashes = [hx[64 * i : 64 * i + 64] for i in range(m)]
         sizes = rng.integers(150_000, 900_000, m).tolist()
     ev_list = (ev_of + 1).tolist()
-    shot_rows = zip(range(1, m + 1), (root + f for f in file_names), hashes, sizes, [2560] * m, [1440] * m, [0] * m,
-                    (apps[e] for e in ev_of.tolist()), (titles[e] for e in ev_of.tolist()), shot_ts, shot_ts,
-                    [1] * m, ev_list)
+    shot_rows = zip(
+        range(1, m + 1),
+        (root + f for f in file_names),
+        hashes,
+        sizes,
+        [2560] * m,
+        [1440] * m,
+        [0] * m,
+        (apps[e] for e in ev_of.tolist()),
+        (titles[e] for e in ev_of.tolist()),
+        shot_ts,
+        shot_ts,
+        [1] * m,
+        ev_list,
+    )
     first_ids = (first + 1).tolist()
-    ocr_rows = [(i + 1, sid, f"{titles[i]}\n{rows[i][7]}", 0.93, "ch_sim+en", 0.4, shot_ts[sid - 1])
-                for i, sid in enumerate(first_ids)]
+    ocr_rows = [
+        (i + 1, sid, f"{titles[i]}\n{rows[i][7]}", 0.93, "ch_sim+en", 0.4, shot_ts[sid - 1])
+        for i, sid in enumerate(first_ids)
+    ]
     return shot_rows, ocr_rows, m
 
 
@@ -365,16 +447,22 @@ def check_resources(cfg: SynthConfig, out: str | Path) -> dict[str, float]:
     est = resource_estimate(cfg)
     avail = psutil.virtual_memory().available
     if est["memory"] > 0.8 * avail:
-        raise DataError(None, f"--days {cfg.days}: a user needs about {est['memory'] / 1e9:.1f} GB of memory "
-                         f"(~{MEMORY_PER_DAY / 1e6:.0f} MB per day), more than the {avail / 1e9:.1f} GB available; "
-                         f"use at most {max(1, int((0.8 * avail - 40e6) / MEMORY_PER_DAY))} days")
+        raise DataError(
+            None,
+            f"--days {cfg.days}: a user needs about {est['memory'] / 1e9:.1f} GB of memory "
+            f"(~{MEMORY_PER_DAY / 1e6:.0f} MB per day), more than the {avail / 1e9:.1f} GB available; "
+            f"use at most {max(1, int((0.8 * avail - 40e6) / MEMORY_PER_DAY))} days",
+        )
     where = Path(os.path.abspath(out))
     while not where.exists() and where != where.parent:
         where = where.parent
     free = shutil.disk_usage(where).free
     if est["disk"] > free:
-        raise DataError(None, f"--users {cfg.users} x --days {cfg.days}: needs about {est['disk'] / 1e9:.1f} GB of disk "
-                         f"under {where}, more than the {free / 1e9:.1f} GB free")
+        raise DataError(
+            None,
+            f"--users {cfg.users} x --days {cfg.days}: needs about {est['disk'] / 1e9:.1f} GB of disk "
+            f"under {where}, more than the {free / 1e9:.1f} GB free",
+        )
     return est
 
 
@@ -411,10 +499,16 @@ def generate(out: str | Path, cfg: SynthConfig, taxonomy: Taxonomy | None = None
     earlier = {u.user for u in old.users} if old is not None else set()
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    users = tuple(generate_user(out / f"{cfg.user_prefix}{i + 1:03d}" / DB_NAME, i, cfg, taxonomy)
-                  for i in range(cfg.users))
-    manifest = SynthManifest(asdict(cfg), users, events=sum(u.events for u in users),
-                             llm_events=sum(u.llm_events for u in users), screenshots=sum(u.screenshots for u in users))
+    users = tuple(
+        generate_user(out / f"{cfg.user_prefix}{i + 1:03d}" / DB_NAME, i, cfg, taxonomy) for i in range(cfg.users)
+    )
+    manifest = SynthManifest(
+        asdict(cfg),
+        users,
+        events=sum(u.events for u in users),
+        llm_events=sum(u.llm_events for u in users),
+        screenshots=sum(u.screenshots for u in users),
+    )
     write_json_atomic(out / MANIFEST, manifest.to_json())
     for stale in sorted(earlier - {u.user for u in users}):
         if stale and "/" not in stale and stale not in {".", ".."}:

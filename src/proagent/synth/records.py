@@ -35,8 +35,12 @@ class SynthUser:
 
     def to_json(self) -> dict[str, Any]:
         """``{"user", "events", "llm_events", "screenshots"}`` (a ``users`` entry of ``synth.json``)."""
-        return {"user": self.user, "events": self.events, "llm_events": self.llm_events,
-                "screenshots": self.screenshots}
+        return {
+            "user": self.user,
+            "events": self.events,
+            "llm_events": self.llm_events,
+            "screenshots": self.screenshots,
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> SynthUser:
@@ -46,8 +50,12 @@ class SynthUser:
             KeyError: no ``user``.
             TypeError, ValueError: a count is not a number.
         """
-        return cls(str(data["user"]), int(data.get("events", 0)), int(data.get("llm_events", 0)),
-                   int(data.get("screenshots", 0)))
+        return cls(
+            str(data["user"]),
+            int(data.get("events", 0)),
+            int(data.get("llm_events", 0)),
+            int(data.get("screenshots", 0)),
+        )
 
 
 @dataclass(frozen=True)
@@ -70,8 +78,13 @@ class SynthManifest:
     def to_json(self) -> dict[str, Any]:
         """The ``synth.json`` object: ``config``, ``users`` (without paths), ``events``,
         ``llm_events``, ``screenshots``."""
-        return {"config": dict(self.config), "users": [u.to_json() for u in self.users], "events": self.events,
-                "llm_events": self.llm_events, "screenshots": self.screenshots}
+        return {
+            "config": dict(self.config),
+            "users": [u.to_json() for u in self.users],
+            "events": self.events,
+            "llm_events": self.llm_events,
+            "screenshots": self.screenshots,
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> SynthManifest:
@@ -81,8 +94,13 @@ class SynthManifest:
             AttributeError, KeyError, TypeError, ValueError: not a synth manifest.
         """
         users = tuple(SynthUser.from_json(u) for u in data.get("users", []))
-        return cls(dict(data.get("config") or {}), users, int(data.get("events", 0)), int(data.get("llm_events", 0)),
-                   int(data.get("screenshots", 0)))
+        return cls(
+            dict(data.get("config") or {}),
+            users,
+            int(data.get("events", 0)),
+            int(data.get("llm_events", 0)),
+            int(data.get("screenshots", 0)),
+        )
 
     @classmethod
     def read(cls, folder: str | Path) -> SynthManifest | None:

@@ -38,8 +38,11 @@ def permute_qk(weights: np.ndarray, n_head: int) -> np.ndarray:
     ``_reverse_permute_weights``. ``weights`` has shape (n_head * head_dim, d);
     ``n_head`` is the query head count for ``attn_q``, the key/value head count
     for ``attn_k``."""
-    return (weights.reshape(n_head, 2, weights.shape[0] // n_head // 2, *weights.shape[1:])
-            .swapaxes(1, 2).reshape(weights.shape))
+    return (
+        weights.reshape(n_head, 2, weights.shape[0] // n_head // 2, *weights.shape[1:])
+        .swapaxes(1, 2)
+        .reshape(weights.shape)
+    )
 
 
 def _field(reader: Any, key: str) -> Any:
@@ -89,8 +92,11 @@ def export_gguf(model: Any, source_gguf: str | Path, out: str | Path, *, dtype: 
         if name is not None:
             by_gguf.setdefault(name, key)
 
-    file_type = {"f16": gguf.LlamaFileType.MOSTLY_F16, "f32": gguf.LlamaFileType.ALL_F32,
-                 "q8_0": gguf.LlamaFileType.MOSTLY_Q8_0}[dtype]
+    file_type = {
+        "f16": gguf.LlamaFileType.MOSTLY_F16,
+        "f32": gguf.LlamaFileType.ALL_F32,
+        "q8_0": gguf.LlamaFileType.MOSTLY_Q8_0,
+    }[dtype]
     out.parent.mkdir(parents=True, exist_ok=True)
     scratch = out.with_name(f".{out.name}.writing")
     writer = gguf.GGUFWriter(str(scratch), arch_name)
@@ -121,8 +127,13 @@ def export_gguf(model: Any, source_gguf: str | Path, out: str | Path, *, dtype: 
         writer.close()
         if scratch.exists():
             os.unlink(scratch)
-    return {"path": str(out), "architecture": arch_name, "tensors": len(reader.tensors),
-            "bytes": out.stat().st_size, "dtype": dtype}
+    return {
+        "path": str(out),
+        "architecture": arch_name,
+        "tensors": len(reader.tensors),
+        "bytes": out.stat().st_size,
+        "dtype": dtype,
+    }
 
 
 def _copy_metadata(gguf: Any, reader: Any, writer: Any, file_type: int) -> None:

@@ -21,11 +21,19 @@ class TeacherError(DataError):
     training set needs could not be had; exit 1). ``option`` is ``--teacher MODEL`` with its endpoint."""
 
 
-def assemble_training_set(*, data: str | Path | None = None, train_data: Sequence[str | Path] = (),
-                          feedback: Sequence[str | Path] = (), unlabelled: Sequence[str | Path] = (),
-                          teacher: Any = None, teacher_name: str | None = None, window_seconds: float = 300.0,
-                          train_fraction: float = 0.5, seed: int = 0,
-                          echo: Callable[[str], None] = lambda _m: None) -> TrainingSet:
+def assemble_training_set(
+    *,
+    data: str | Path | None = None,
+    train_data: Sequence[str | Path] = (),
+    feedback: Sequence[str | Path] = (),
+    unlabelled: Sequence[str | Path] = (),
+    teacher: Any = None,
+    teacher_name: str | None = None,
+    window_seconds: float = 300.0,
+    train_fraction: float = 0.5,
+    seed: int = 0,
+    echo: Callable[[str], None] = lambda _m: None,
+) -> TrainingSet:
     """The moments of every source, in this order: the train split of ``data``
     (:func:`~.data.load_split_moments`), each whole ``train_data`` set
     (:func:`~.data.load_training_data`), each ``feedback`` folder
@@ -49,15 +57,19 @@ def assemble_training_set(*, data: str | Path | None = None, train_data: Sequenc
 
     try:
         if data is not None:
-            add(*load_split_moments(data, "train", window_seconds=window_seconds, train_fraction=train_fraction,
-                                    seed=seed))
+            add(
+                *load_split_moments(
+                    data, "train", window_seconds=window_seconds, train_fraction=train_fraction, seed=seed
+                )
+            )
         for d in train_data:
             add(*load_training_data(d, window_seconds=window_seconds, train_fraction=train_fraction, seed=seed))
         for d in feedback:
             add(*load_feedback_moments(d))
         for d in unlabelled:
-            s, src, unparsed = load_teacher_moments(d, teacher, str(teacher_name), window_seconds=window_seconds,
-                                                    train_fraction=train_fraction, seed=seed)
+            s, src, unparsed = load_teacher_moments(
+                d, teacher, str(teacher_name), window_seconds=window_seconds, train_fraction=train_fraction, seed=seed
+            )
             if unparsed:
                 echo(f"{d}: {unparsed} teacher answers did not parse; those moments are left out")
             add(s, src)
@@ -70,8 +82,11 @@ def assemble_training_set(*, data: str | Path | None = None, train_data: Sequenc
         where = f" at {endpoint}" if endpoint else ""
         from ..bench.running import api_error_line
 
-        raise TeacherError(None, " ".join(api_error_line(e).split())[:300] or type(e).__name__,
-                           option=f"--teacher {teacher_name}{where}") from None
+        raise TeacherError(
+            None,
+            " ".join(api_error_line(e).split())[:300] or type(e).__name__,
+            option=f"--teacher {teacher_name}{where}",
+        ) from None
     finally:
         if teacher is not None and hasattr(teacher, "close"):
             teacher.close()

@@ -35,8 +35,17 @@ from ..sources.fetch import SYNTHETIC_FILE
 from ..sources.load import load_events
 from ..sources.proactivebench_synthetic import is_reward_trace_file, read_reward_traces, trace_samples
 
-__all__ = ["LabelledSource", "TrainingSet", "data_sha256", "find_leaks", "load_feedback_moments", "load_split_moments",
-           "load_training_data", "moment_key", "training_moments"]
+__all__ = [
+    "LabelledSource",
+    "TrainingSet",
+    "data_sha256",
+    "find_leaks",
+    "load_feedback_moments",
+    "load_split_moments",
+    "load_training_data",
+    "moment_key",
+    "training_moments",
+]
 
 Origin = Literal["real", "synthetic"]
 
@@ -89,18 +98,27 @@ def data_sha256(path: str | Path) -> str:
     if not path.is_dir():
         raise DataError(path, "no such file or folder")
     h = hashlib.sha256()
-    for f in sorted(p for p in path.rglob("*") if p.is_file() and not any(x.startswith(".") for x in p.relative_to(path).parts)):
+    for f in sorted(
+        p for p in path.rglob("*") if p.is_file() and not any(x.startswith(".") for x in p.relative_to(path).parts)
+    ):
         h.update(f"{f.relative_to(path).as_posix()}\0{hashlib.sha256(f.read_bytes()).hexdigest()}\n".encode())
     return h.hexdigest()
 
 
 def _source(path: str | Path, origin: Origin, selection: str, samples: Sequence[Sample]) -> LabelledSource:
-    return LabelledSource(path=str(path), sha256=data_sha256(path), origin=origin, selection=selection,
-                          n=len(samples), n_positive=int(sum(s.label for s in samples)))
+    return LabelledSource(
+        path=str(path),
+        sha256=data_sha256(path),
+        origin=origin,
+        selection=selection,
+        n=len(samples),
+        n_positive=int(sum(s.label for s in samples)),
+    )
 
 
-def load_split_moments(data: str | Path, split: str = "train", *, window_seconds: float = 300.0,
-                       train_fraction: float = 0.5, seed: int = 0) -> tuple[list[Sample], LabelledSource]:
+def load_split_moments(
+    data: str | Path, split: str = "train", *, window_seconds: float = 300.0, train_fraction: float = 0.5, seed: int = 0
+) -> tuple[list[Sample], LabelledSource]:
     """The ``split`` samples (``train``, ``test`` or ``all``) of an activity log, as ``eval`` builds them.
 
     Raises:
@@ -122,8 +140,9 @@ def _trace_file(path: Path) -> Path | None:
     return f if f.is_file() else None
 
 
-def load_training_data(data: str | Path, *, window_seconds: float = 300.0, train_fraction: float = 0.5,
-                       seed: int = 0) -> tuple[list[Sample], LabelledSource]:
+def load_training_data(
+    data: str | Path, *, window_seconds: float = 300.0, train_fraction: float = 0.5, seed: int = 0
+) -> tuple[list[Sample], LabelledSource]:
     """Every labelled moment of a whole data set.
 
     ProactiveBench reward-data traces (a ``.jsonl`` file of traces, or a folder

@@ -89,7 +89,8 @@ def require_train_extra() -> None:
     if missing:
         raise TrainExtraMissing(
             f"fine-tuning needs {', '.join(missing)}: pip install 'proagent[train]' "
-            "(install torch==2.13.0 first for the CPU build, see docs/guides/finetuning.md)")
+            "(install torch==2.13.0 first for the CPU build, see docs/guides/finetuning.md)"
+        )
 
 
 @dataclass(frozen=True)
@@ -158,11 +159,14 @@ def chat_examples(samples: list[Sample]) -> list[dict[str, Any]]:
     from ..agent.solvers import user_prompt  # the method registry pulls in inspect_ai: only when used
 
     system = system_prompt()
-    return [{
-        "id": s.id,
-        "prompt": [{"role": "system", "content": system}, {"role": "user", "content": user_prompt(s, "zero-shot")}],
-        "completion": [{"role": "assistant", "content": answer_text(s)}],
-    } for s in samples]
+    return [
+        {
+            "id": s.id,
+            "prompt": [{"role": "system", "content": system}, {"role": "user", "content": user_prompt(s, "zero-shot")}],
+            "completion": [{"role": "assistant", "content": answer_text(s)}],
+        }
+        for s in samples
+    ]
 
 
 def subsample(samples: list[Sample], n: int, seed: int = 0) -> list[Sample]:
@@ -294,7 +298,7 @@ def trained_folder(model: str) -> Path | None:
     lists the training moments that evaluation must not score it on."""
     if not model.startswith("local/") or not model.lower().endswith(".gguf"):
         return None
-    path = Path(model[len("local/"):]).expanduser()
+    path = Path(model[len("local/") :]).expanduser()
     try:
         m = read_manifest(path.parent)
     except ValueError:
@@ -316,8 +320,11 @@ def _callback(echo: Callable[[str], None]) -> Any:
     class LossLog(TrainerCallback):
         def on_log(self, args, state, control, logs=None, **kwargs):  # noqa: ANN001, ANN003, ANN201
             if logs and "loss" in logs:
-                row = {"step": int(state.global_step), "epoch": round(float(state.epoch or 0), 3),
-                       "loss": float(logs["loss"])}
+                row = {
+                    "step": int(state.global_step),
+                    "epoch": round(float(state.epoch or 0), 3),
+                    "loss": float(logs["loss"]),
+                }
                 echo(f"step {row['step']}/{state.max_steps}  epoch {row['epoch']:.2f}  loss {row['loss']:.4f}")
 
     return LossLog()
@@ -329,9 +336,16 @@ def _last_checkpoint(folder: Path) -> str | None:
     return get_last_checkpoint(str(folder)) if folder.is_dir() else None
 
 
-def finetune(train: list[Sample], base: str, out: str | Path, config: FinetuneConfig = FinetuneConfig(), *,
-             sources: list[dict[str, Any]] | None = None, echo: Callable[[str], None] = print,
-             threads: int | None = None) -> FinetuneManifest:
+def finetune(
+    train: list[Sample],
+    base: str,
+    out: str | Path,
+    config: FinetuneConfig = FinetuneConfig(),
+    *,
+    sources: list[dict[str, Any]] | None = None,
+    echo: Callable[[str], None] = print,
+    threads: int | None = None,
+) -> FinetuneManifest:
     """Fine-tune ``base`` on ``train`` and write the run to ``out``.
 
     Args:
@@ -371,8 +385,9 @@ def finetune(train: list[Sample], base: str, out: str | Path, config: FinetuneCo
     old = read_manifest(out)
     if old is not None:
         if old.fingerprint != fp:
-            raise DataError(out, "holds another fine-tuning run (other data, base or settings); "
-                                 "choose a new --out or delete it")
+            raise DataError(
+                out, "holds another fine-tuning run (other data, base or settings); choose a new --out or delete it"
+            )
         if old.done and (old.model_gguf is None or Path(out, old.model_gguf).is_file()):
             echo(f"{out}: already trained ({old.n_examples} examples); nothing to do")
             return old
@@ -412,28 +427,55 @@ def finetune(train: list[Sample], base: str, out: str | Path, config: FinetuneCo
     if probe is not None:
         manifest = replace(manifest, loss_after=float(trainer.evaluate()["eval_loss"]))
         echo(f"loss after training {manifest.loss_after:.4f}")
-    losses = tuple({"step": int(r["step"]), "epoch": float(r.get("epoch") or 0), "loss": float(r["loss"])}
-                   for r in trainer.state.log_history if "loss" in r)
-    manifest = replace(manifest, losses=losses, steps=int(trainer.state.global_step),
-                       **_save_model(trainer.model, tok, config, out, source_gguf, echo))
-    manifest = replace(manifest, status="done", seconds=round(time.monotonic() - started, 1),
-                       device="cuda" if cuda else "cpu", threads=int(torch.get_num_threads()))
+    losses = tuple(
+        {"step": int(r["step"]), "epoch": float(r.get("epoch") or 0), "loss": float(r["loss"])}
+        for r in trainer.state.log_history
+        if "loss" in r
+    )
+    manifest = replace(
+        manifest,
+        losses=losses,
+        steps=int(trainer.state.global_step),
+        **_save_model(trainer.model, tok, config, out, source_gguf, echo),
+    )
+    manifest = replace(
+        manifest,
+        status="done",
+        seconds=round(time.monotonic() - started, 1),
+        device="cuda" if cuda else "cpu",
+        threads=int(torch.get_num_threads()),
+    )
     write_json_atomic(out / MANIFEST, manifest.to_json())
     return manifest
 
 
-def _first_manifest(train: list[Sample], base: str, config: FinetuneConfig, fingerprint: str,
-                    source_gguf: Path | None, sources: list[dict[str, Any]], *, n_examples: int,
-                    lengths: list[int]) -> FinetuneManifest:
+def _first_manifest(
+    train: list[Sample],
+    base: str,
+    config: FinetuneConfig,
+    fingerprint: str,
+    source_gguf: Path | None,
+    sources: list[dict[str, Any]],
+    *,
+    n_examples: int,
+    lengths: list[int],
+) -> FinetuneManifest:
     """The manifest written before training: settings, data, and example lengths (``lengths``:
     tokens of each moment's example; ``n_examples`` of them fit ``max_length``)."""
     return FinetuneManifest(
-        status="training", fingerprint=fingerprint, method=config.method, base=base,
-        source_gguf=str(source_gguf) if source_gguf else None, config=asdict(config), learning_rate=config.lr(),
-        sources=tuple(sources), training_ids=tuple(s.id for s in train),
+        status="training",
+        fingerprint=fingerprint,
+        method=config.method,
+        base=base,
+        source_gguf=str(source_gguf) if source_gguf else None,
+        config=asdict(config),
+        learning_rate=config.lr(),
+        sources=tuple(sources),
+        training_ids=tuple(s.id for s in train),
         # the leakage guard's record (proagent.train.data.training_moments): eval refuses these moments
         training_moments=tuple(training_moments(train)),
-        n_examples=n_examples, n_too_long=len(lengths) - n_examples,
+        n_examples=n_examples,
+        n_too_long=len(lengths) - n_examples,
         n_positive=sum(1 for s, n in zip(train, lengths) if s.label and n <= config.max_length),
         example_tokens={"min": min(lengths), "max": max(lengths), "mean": round(sum(lengths) / len(lengths), 1)},
     )
@@ -449,14 +491,17 @@ def _check_config(config: FinetuneConfig) -> None:
     if config.method not in DEFAULT_LEARNING_RATE:
         raise DataError(None, f"method {config.method!r}: choose sft or lora")
     if config.batch_size < 1 or config.micro_batch_size < 1 or config.batch_size % config.micro_batch_size:
-        raise DataError(None, f"batch size {config.batch_size} must be a positive multiple of the micro-batch "
-                              f"{config.micro_batch_size}")
+        raise DataError(
+            None,
+            f"batch size {config.batch_size} must be a positive multiple of the micro-batch {config.micro_batch_size}",
+        )
     if config.gguf_type not in GGUF_TYPES:
         raise DataError(None, f"GGUF type {config.gguf_type!r}: choose from {', '.join(GGUF_TYPES)}")
 
 
-def _fitting_examples(train: list[Sample], tok: Any, config: FinetuneConfig,
-                      echo: Callable[[str], None]) -> tuple[list[dict[str, Any]], list[int]]:
+def _fitting_examples(
+    train: list[Sample], tok: Any, config: FinetuneConfig, echo: Callable[[str], None]
+) -> tuple[list[dict[str, Any]], list[int]]:
     """The chat examples of ``train`` no longer than ``config.max_length`` tokens, and the token
     length of every example (kept or not).
 
@@ -464,18 +509,23 @@ def _fitting_examples(train: list[Sample], tok: Any, config: FinetuneConfig,
         proagent.errors.DataError: every example is too long.
     """
     examples = chat_examples(train)
-    lengths = [len(tok.apply_chat_template(e["prompt"] + e["completion"], tokenize=True, return_dict=True)["input_ids"])
-               for e in examples]
+    lengths = [
+        len(tok.apply_chat_template(e["prompt"] + e["completion"], tokenize=True, return_dict=True)["input_ids"])
+        for e in examples
+    ]
     kept = [e for e, n in zip(examples, lengths) if n <= config.max_length]
     if not kept:
         raise DataError(None, f"every example is longer than max_length {config.max_length} tokens")
     if len(kept) < len(examples):
-        echo(f"{len(examples) - len(kept)} of {len(examples)} examples are longer than {config.max_length} tokens and are left out")
+        echo(
+            f"{len(examples) - len(kept)} of {len(examples)} examples are longer than {config.max_length} tokens and are left out"
+        )
     return kept, lengths
 
 
-def _trainer(model: Any, tok: Any, dataset: Any, probe: Any, config: FinetuneConfig, out: Path,
-             echo: Callable[[str], None]) -> Any:
+def _trainer(
+    model: Any, tok: Any, dataset: Any, probe: Any, config: FinetuneConfig, out: Path, echo: Callable[[str], None]
+) -> Any:
     """TRL's ``SFTTrainer`` for ``config`` (LoRA adapters with ``method="lora"``; completion-only
     loss, checkpoints under ``out/checkpoints``, one ``echo`` line per logged step)."""
     import torch
@@ -486,26 +536,52 @@ def _trainer(model: Any, tok: Any, dataset: Any, probe: Any, config: FinetuneCon
     if config.method == "lora":
         from peft import LoraConfig
 
-        peft_config = LoraConfig(r=config.lora_r, lora_alpha=config.lora_alpha, lora_dropout=config.lora_dropout,
-                                 target_modules="all-linear", task_type="CAUSAL_LM")
+        peft_config = LoraConfig(
+            r=config.lora_r,
+            lora_alpha=config.lora_alpha,
+            lora_dropout=config.lora_dropout,
+            target_modules="all-linear",
+            task_type="CAUSAL_LM",
+        )
     args = SFTConfig(
-        output_dir=str(out / "checkpoints"), per_device_train_batch_size=config.micro_batch_size,
+        output_dir=str(out / "checkpoints"),
+        per_device_train_batch_size=config.micro_batch_size,
         per_device_eval_batch_size=config.micro_batch_size,
-        gradient_accumulation_steps=config.batch_size // config.micro_batch_size, learning_rate=config.lr(),
-        num_train_epochs=config.epochs, max_steps=config.max_steps, logging_steps=1, save_strategy="steps",
-        save_steps=config.save_steps, save_total_limit=2, seed=config.seed, data_seed=config.seed,
-        report_to="none", max_length=config.max_length, packing=False, completion_only_loss=True,
-        bf16=bool(cuda and torch.cuda.is_bf16_supported()), disable_tqdm=True, dataloader_num_workers=0,
+        gradient_accumulation_steps=config.batch_size // config.micro_batch_size,
+        learning_rate=config.lr(),
+        num_train_epochs=config.epochs,
+        max_steps=config.max_steps,
+        logging_steps=1,
+        save_strategy="steps",
+        save_steps=config.save_steps,
+        save_total_limit=2,
+        seed=config.seed,
+        data_seed=config.seed,
+        report_to="none",
+        max_length=config.max_length,
+        packing=False,
+        completion_only_loss=True,
+        bf16=bool(cuda and torch.cuda.is_bf16_supported()),
+        disable_tqdm=True,
+        dataloader_num_workers=0,
         gradient_checkpointing=False,  # small models: recomputing activations only costs time
         dataloader_pin_memory=cuda,
     )
-    trainer = SFTTrainer(model=model, args=args, train_dataset=dataset, eval_dataset=probe, processing_class=tok,
-                         peft_config=peft_config, callbacks=[_callback(echo)])
+    trainer = SFTTrainer(
+        model=model,
+        args=args,
+        train_dataset=dataset,
+        eval_dataset=probe,
+        processing_class=tok,
+        peft_config=peft_config,
+        callbacks=[_callback(echo)],
+    )
     return trainer
 
 
-def _save_model(final: Any, tok: Any, config: FinetuneConfig, out: Path, source_gguf: Path | None,
-                echo: Callable[[str], None]) -> dict[str, Any]:
+def _save_model(
+    final: Any, tok: Any, config: FinetuneConfig, out: Path, source_gguf: Path | None, echo: Callable[[str], None]
+) -> dict[str, Any]:
     """Write the trained model (the LoRA adapter, then the merged model as ``model.gguf`` when
     the base came from a GGUF, else a Hugging Face folder ``model/``); returns the
     :class:`~.records.FinetuneManifest` fields naming what was written."""
@@ -527,6 +603,8 @@ def _save_model(final: Any, tok: Any, config: FinetuneConfig, out: Path, source_
         tok.save_pretrained(str(out / "model"))
         files["model_gguf"] = None
         files["model_folder"] = "model"
-        echo("the base is a Hugging Face folder: merged model saved to model/ (convert it with llama.cpp's "
-             "convert_hf_to_gguf.py to evaluate it with local//...)")
+        echo(
+            "the base is a Hugging Face folder: merged model saved to model/ (convert it with llama.cpp's "
+            "convert_hf_to_gguf.py to evaluate it with local//...)"
+        )
     return files

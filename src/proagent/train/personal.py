@@ -35,14 +35,17 @@ def decider_training_data(decider: Any) -> tuple[np.ndarray, np.ndarray]:
     for src in m.training_data:
         path = Path(src["path"])
         if not path.exists():
-            raise DataError(path, "the decider's training data is gone (the refit method re-reads it); "
-                                  "use another --learn-method")
+            raise DataError(
+                path, "the decider's training data is gone (the refit method re-reads it); use another --learn-method"
+            )
         if src["selection"] == "feedback":  # a feedback.db grows: its moments are found by key
             got, _ = load_feedback_moments(path)
         else:
             got, _ = load_training_data(path, window_seconds=window)
         if src["selection"] != "feedback" and data_sha256(path) != src["sha256"]:
-            raise DataError(path, "changed since the decider was trained (SHA-256); retrain it or use another --learn-method")
+            raise DataError(
+                path, "changed since the decider was trained (SHA-256); retrain it or use another --learn-method"
+            )
         samples += [s for s in got if moment_key(s) in keys]
     if not samples:
         raise DataError(decider.path or "decider", "none of the decider's training moments were found again")

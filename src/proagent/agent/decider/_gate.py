@@ -33,19 +33,35 @@ def decider_gate(decider: Decider, samples: Mapping[str, Sample], inner: Sequenc
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         sample = samples[str(state.sample_id)]
         d = decider.decide(sample)
-        state.metadata["decider"] = {"p_yes": d.p_yes, "needs_help": d.needs_help, "threshold": d.threshold,
-                                     "latency_ms": d.latency_ms}
+        state.metadata["decider"] = {
+            "p_yes": d.p_yes,
+            "needs_help": d.needs_help,
+            "threshold": d.threshold,
+            "latency_ms": d.latency_ms,
+        }
         if not d.needs_help:
-            pred = Prediction(str(state.sample_id), False, parse_method="decider", p_yes=d.p_yes,
-                              raw="Need help: No (decided by the When-to-Assist decider; no model call)")
+            pred = Prediction(
+                str(state.sample_id),
+                False,
+                parse_method="decider",
+                p_yes=d.p_yes,
+                raw="Need help: No (decided by the When-to-Assist decider; no model call)",
+            )
             state.metadata["prediction"] = asdict(pred)
             return state
         for s in inner:
             state = await s(state, generate)
         how = state.metadata.get("prediction") or {}
-        pred = Prediction(str(state.sample_id), True, intention=how.get("intention"), query=how.get("query"),
-                          confidence=how.get("confidence"), parse_method="decider", raw=how.get("raw", ""),
-                          p_yes=d.p_yes)
+        pred = Prediction(
+            str(state.sample_id),
+            True,
+            intention=how.get("intention"),
+            query=how.get("query"),
+            confidence=how.get("confidence"),
+            parse_method="decider",
+            raw=how.get("raw", ""),
+            p_yes=d.p_yes,
+        )
         state.metadata["prediction"] = asdict(replace(pred))
         return state
 

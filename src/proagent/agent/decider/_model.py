@@ -26,8 +26,17 @@ from ._embedding import EMBEDDING_MODEL, EmbeddingCache
 from ._features import FEATURE_VERSION, FeatureConfig, feature_names, moment_features
 from ._manifest import DeciderManifest
 
-__all__ = ["MANIFEST_FORMAT", "MANIFEST_VERSION", "TRUSTED_PREFIXES", "Decider", "DeciderError", "DeciderManifest",
-           "Decision", "load_decider", "save_decider"]
+__all__ = [
+    "MANIFEST_FORMAT",
+    "MANIFEST_VERSION",
+    "TRUSTED_PREFIXES",
+    "Decider",
+    "DeciderError",
+    "DeciderManifest",
+    "Decision",
+    "load_decider",
+    "save_decider",
+]
 
 MANIFEST_FORMAT = "proagent-decider"
 """``format`` field of every decider manifest."""
@@ -72,8 +81,9 @@ class Decider:
         threshold: decision threshold on ``p_yes``.
     """
 
-    def __init__(self, model: Any, manifest: DeciderManifest, cache: EmbeddingCache | None = None,
-                 path: Path | None = None) -> None:
+    def __init__(
+        self, model: Any, manifest: DeciderManifest, cache: EmbeddingCache | None = None, path: Path | None = None
+    ) -> None:
         self.model = model
         self.manifest = manifest
         self.features = FeatureConfig(manifest.feature_groups)
@@ -118,8 +128,13 @@ def save_decider(folder: str | Path, model: Any, manifest: DeciderManifest, repo
     folder = Path(folder)
     blob = sio.dumps(model)
     write_atomic(folder / MODEL_FILE, blob)
-    manifest = replace(manifest, format=MANIFEST_FORMAT, manifest_version=MANIFEST_VERSION, model_file=MODEL_FILE,
-                       model_sha256=hashlib.sha256(blob).hexdigest())
+    manifest = replace(
+        manifest,
+        format=MANIFEST_FORMAT,
+        manifest_version=MANIFEST_VERSION,
+        model_file=MODEL_FILE,
+        model_sha256=hashlib.sha256(blob).hexdigest(),
+    )
     write_atomic(folder / "report.md", report)
     write_json_atomic(folder / MANIFEST_FILE, manifest, nan="null")
     return manifest
@@ -169,14 +184,23 @@ def _read_decider(folder: Path, cache: EmbeddingCache | None) -> Decider:
     if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
         raise DeciderError(mpath, "not a proagent decider manifest")
     if manifest.get("manifest_version") != MANIFEST_VERSION:
-        raise DeciderError(mpath, f"manifest version {manifest.get('manifest_version')!r}, this proagent reads "
-                           f"{MANIFEST_VERSION}; retrain with `proagent train when`")
+        raise DeciderError(
+            mpath,
+            f"manifest version {manifest.get('manifest_version')!r}, this proagent reads "
+            f"{MANIFEST_VERSION}; retrain with `proagent train when`",
+        )
     if manifest.get("feature_version") != FEATURE_VERSION:
-        raise DeciderError(mpath, f"made with feature version {manifest.get('feature_version')!r}, this proagent "
-                           f"computes version {FEATURE_VERSION}; retrain with `proagent train when`")
+        raise DeciderError(
+            mpath,
+            f"made with feature version {manifest.get('feature_version')!r}, this proagent "
+            f"computes version {FEATURE_VERSION}; retrain with `proagent train when`",
+        )
     if manifest.get("embedding_model") != EMBEDDING_MODEL:
-        raise DeciderError(mpath, f"made with embeddings {manifest.get('embedding_model')!r}, this proagent uses "
-                           f"{EMBEDDING_MODEL!r}; retrain")
+        raise DeciderError(
+            mpath,
+            f"made with embeddings {manifest.get('embedding_model')!r}, this proagent uses "
+            f"{EMBEDDING_MODEL!r}; retrain",
+        )
     try:
         groups = FeatureConfig(tuple(manifest["feature_groups"]))
         threshold = float(manifest["threshold"])
@@ -198,14 +222,22 @@ def _read_decider(folder: Path, cache: EmbeddingCache | None) -> Decider:
         raise DeciderError(model_path, f"unreadable model ({e})") from None
     foreign = [t for t in untrusted if not t.startswith(TRUSTED_PREFIXES)]
     if foreign:
-        raise DeciderError(model_path, f"holds types outside scikit-learn/numpy/scipy ({', '.join(foreign[:5])}); refused")
+        raise DeciderError(
+            model_path, f"holds types outside scikit-learn/numpy/scipy ({', '.join(foreign[:5])}); refused"
+        )
     model = sio.load(model_path, trusted=list(untrusted))
     if not (callable(getattr(model, "predict_proba", None)) and len(getattr(model, "classes_", ())) == 2):
-        raise DeciderError(model_path, f"{type(model).__name__} is not a fitted two-class classifier "
-                           "(no predict_proba / classes_); retrain with `proagent train when`")
+        raise DeciderError(
+            model_path,
+            f"{type(model).__name__} is not a fitted two-class classifier "
+            "(no predict_proba / classes_); retrain with `proagent train when`",
+        )
     if getattr(model, "n_features_in_", manifest["n_features"]) != manifest["n_features"]:
-        raise DeciderError(model_path, f"takes {model.n_features_in_} features, the manifest says "
-                           f"{manifest['n_features']}; retrain with `proagent train when`")
+        raise DeciderError(
+            model_path,
+            f"takes {model.n_features_in_} features, the manifest says "
+            f"{manifest['n_features']}; retrain with `proagent train when`",
+        )
     try:
         record = DeciderManifest.from_json(manifest)
     except (KeyError, TypeError, ValueError) as e:  # e.g. training_moments that are not objects

@@ -145,8 +145,13 @@ class PersonalModel:
         ValueError: ``refit`` without ``population_data``.
     """
 
-    def __init__(self, population: Any, config: LearnConfig = LearnConfig(),
-                 population_data: tuple[np.ndarray, np.ndarray] | None = None, embedding_columns: bool = True) -> None:
+    def __init__(
+        self,
+        population: Any,
+        config: LearnConfig = LearnConfig(),
+        population_data: tuple[np.ndarray, np.ndarray] | None = None,
+        embedding_columns: bool = True,
+    ) -> None:
         if config.method == "refit" and population_data is None:
             raise ValueError("the refit method needs the population's training moments")
         self.population = population
@@ -160,8 +165,14 @@ class PersonalModel:
         self._a, self._b = 1.0, 0.0
         self._v: np.ndarray | None = None
         self._refit: Any = None
-        self._parts = [PersonalModel(population, replace(config, method=m), population_data, embedding_columns)
-                       for m in ENSEMBLE_PARTS] if config.method == "ensemble" else []
+        self._parts = (
+            [
+                PersonalModel(population, replace(config, method=m), population_data, embedding_columns)
+                for m in ENSEMBLE_PARTS
+            ]
+            if config.method == "ensemble"
+            else []
+        )
 
     @property
     def n(self) -> int:
@@ -212,7 +223,7 @@ class PersonalModel:
 
     def _offset(self, base: np.ndarray) -> float:
         """MAP of ``b`` in ``logit p = base + b`` under ``b ~ N(0, prior_sd^2)`` (Newton)."""
-        b, prec = 0.0, 1.0 / self.config.prior_sd ** 2
+        b, prec = 0.0, 1.0 / self.config.prior_sd**2
         for _ in range(50):
             p = _sigmoid(base + b)
             g = float(np.sum(self.w * (p - self.y))) + prec * b
@@ -229,7 +240,7 @@ class PersonalModel:
         base = _logit(self._pop(self.x))
         z = self._z(self.x)
         d = z.shape[1]
-        pb, pv = 1.0 / self.config.prior_sd ** 2, 1.0 / self.config.tau ** 2
+        pb, pv = 1.0 / self.config.prior_sd**2, 1.0 / self.config.tau**2
 
         def f(theta: np.ndarray) -> tuple[float, np.ndarray]:
             a, b, v = theta[0], theta[1], theta[2:]
@@ -240,8 +251,9 @@ class PersonalModel:
             grad = np.concatenate([[r @ base + pb * (a - 1), r.sum() + pb * b], z.T @ r + pv * v])
             return float(ll + 0.5 * pb * ((a - 1) ** 2 + b * b) + 0.5 * pv * float(v @ v)), grad
 
-        res = minimize(f, np.concatenate([[1.0, 0.0], np.zeros(d)]), jac=True, method="L-BFGS-B",
-                       options={"maxiter": 200})
+        res = minimize(
+            f, np.concatenate([[1.0, 0.0], np.zeros(d)]), jac=True, method="L-BFGS-B", options={"maxiter": 200}
+        )
         self._a, self._b, self._v = float(res.x[0]), float(res.x[1]), res.x[2:]
 
     def _fit_refit(self) -> None:
@@ -293,12 +305,18 @@ class PersonalModel:
         for i in range(len(x)):
             top = np.argsort(-sim[i])[:k]
             s = sim[i, top] * self.w[top]
-            out[i] = (float(s @ self.y[top]) + self.config.knn_prior * pop[i]) / (float(s.sum()) + self.config.knn_prior)
+            out[i] = (float(s @ self.y[top]) + self.config.knn_prior * pop[i]) / (
+                float(s.sum()) + self.config.knn_prior
+            )
         return out
 
     def describe(self) -> dict[str, Any]:
         """What was learned, for the manifest: the method's parameters and counts."""
-        d: dict[str, Any] = {"config": asdict(self.config), "n": self.n, "n_positive": int(self.y.sum()) if self.n else 0}
+        d: dict[str, Any] = {
+            "config": asdict(self.config),
+            "n": self.n,
+            "n_positive": int(self.y.sum()) if self.n else 0,
+        }
         if self.config.method in ("prior-shift", "pooled"):
             d["offset"] = self._b
         if self._v is not None:

@@ -37,6 +37,10 @@ from ._base import (
     get_memory,
     register_memory,
 )
+from ._solver import memory_context
+from .kg import KGMemory
+from .persona import PersonaMemory
+from .rag import RagMemory
 from .records import (
     MemoryQuery,
     MemoryRecord,
@@ -45,10 +49,6 @@ from .records import (
     train_cutoffs,
     train_records,
 )
-from ._solver import memory_context
-from .kg import KGMemory
-from .persona import PersonaMemory
-from .rag import RagMemory
 
 __all__ = [
     "MEMORIES",
@@ -80,15 +80,19 @@ for _kind in (RagMemory, KGMemory, PersonaMemory):
 del _kind
 
 
-
 def memory_names() -> tuple[str, ...]:
     """Names accepted by ``proagent eval --memory`` (``none``, then the kinds registered so far:
     read from :data:`MEMORIES` at each call, so a kind registered later is one too)."""
     return ("none", *MEMORIES)
 
 
-def build_memory(kind: str, events: Iterable[Event], samples: Iterable[Sample], config: MemoryConfig = MemoryConfig(),
-                 cache: MemoryCache | None = None) -> Memory:
+def build_memory(
+    kind: str,
+    events: Iterable[Event],
+    samples: Iterable[Sample],
+    config: MemoryConfig = MemoryConfig(),
+    cache: MemoryCache | None = None,
+) -> Memory:
     """Build one kind of memory for every user of ``samples``.
 
     Args:

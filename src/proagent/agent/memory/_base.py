@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import RunError, UsageError
 from ...cache import DiskCache
+from ...errors import RunError, UsageError
 from .records import MemoryQuery, MemoryRecord, records_fingerprint
 
 __all__ = [
@@ -150,8 +150,12 @@ class Memory(ABC):
     source: str = ""
     """How the prompt names this memory."""
 
-    def __init__(self, records: dict[str, list[MemoryRecord]], config: MemoryConfig = MemoryConfig(),
-                 cache: MemoryCache | None = None) -> None:
+    def __init__(
+        self,
+        records: dict[str, list[MemoryRecord]],
+        config: MemoryConfig = MemoryConfig(),
+        cache: MemoryCache | None = None,
+    ) -> None:
         self.records = {u: sorted(rs, key=lambda r: (r.known_at, r.id)) for u, rs in records.items()}
         self._known = {u: [r.known_at for r in rs] for u, rs in self.records.items()}
         self.config = config

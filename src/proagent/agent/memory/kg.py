@@ -44,8 +44,16 @@ from .records import MemoryQuery, MemoryRecord
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["KGMemory", "KGPriors", "build_graph", "graph_priors", "moment_priors", "precompute", "title_keywords",
-           "tokenize"]
+__all__ = [
+    "KGMemory",
+    "KGPriors",
+    "build_graph",
+    "graph_priors",
+    "moment_priors",
+    "precompute",
+    "title_keywords",
+    "tokenize",
+]
 
 _STOP_EN = set(
     """a an and are as at be been but by can could did do does for from had has have how i if in into is it its
@@ -54,7 +62,9 @@ _STOP_EN = set(
     google chrome microsoft edge firefox safari mozilla visual studio code vs word excel powerpoint app exe
     www com http https html htm org net cn""".split()
 )
-_STOP_ZH = set("的 了 和 是 在 我 有 与 及 等 之 也 就 都 而 或 一个 这个 那个 你 他 她 它 吗 呢 吧 啊 页 新建 标签".split())
+_STOP_ZH = set(
+    "的 了 和 是 在 我 有 与 及 等 之 也 就 都 而 或 一个 这个 那个 你 他 她 它 吗 呢 吧 啊 页 新建 标签".split()
+)
 _LATIN = re.compile(r"[a-z][a-z0-9+#.]*[a-z0-9+#]|[a-z]", re.IGNORECASE)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _TOKEN_OK = re.compile(r"[\w\u4e00-\u9fff+#.]+")
@@ -108,8 +118,14 @@ def _idf(titles: list[str]) -> dict[str, float]:
     return {w: math.log((1 + n) / (1 + c)) + 1.0 for w, c in df.items()}
 
 
-def build_graph(user: str, records: list[MemoryRecord], *, app_min: float = 0.05, keyword_min: float = 0.1,
-                keywords_per_title: int = 5) -> nx.DiGraph:
+def build_graph(
+    user: str,
+    records: list[MemoryRecord],
+    *,
+    app_min: float = 0.05,
+    keyword_min: float = 0.1,
+    keywords_per_title: int = 5,
+) -> nx.DiGraph:
     """The habit graph of one user from their (training-period) records."""
     import networkx as nx
 
@@ -151,14 +167,27 @@ def build_graph(user: str, records: list[MemoryRecord], *, app_min: float = 0.05
                 for k in kws:
                     kw_int[k][r.intention] += 1
     for a, n in app_n.items():
-        g.add_node(f"app:{a}", type="App", name=a, n=n, n_decisions=app_dec[a], n_help=app_help[a],
-                   p_help=(app_help[a] / app_dec[a]) if app_dec[a] else None)
+        g.add_node(
+            f"app:{a}",
+            type="App",
+            name=a,
+            n=n,
+            n_decisions=app_dec[a],
+            n_help=app_help[a],
+            p_help=(app_help[a] / app_dec[a]) if app_dec[a] else None,
+        )
         g.add_edge(u, f"app:{a}", rel="uses", weight=n)
     for (a, b), w in trans.items():
         g.add_edge(f"app:{a}", f"app:{b}", rel="next", weight=w)
     for k in set(kw_dec) | {k for _, k in app_kw}:
-        g.add_node(f"kw:{k}", type="Keyword", name=k, n_decisions=kw_dec[k], n_help=kw_help[k],
-                   p_help=(kw_help[k] / kw_dec[k]) if kw_dec[k] else None)
+        g.add_node(
+            f"kw:{k}",
+            type="Keyword",
+            name=k,
+            n_decisions=kw_dec[k],
+            n_help=kw_help[k],
+            p_help=(kw_help[k] / kw_dec[k]) if kw_dec[k] else None,
+        )
     for (a, k), w in app_kw.items():
         g.add_edge(f"app:{a}", f"kw:{k}", rel="has", weight=w)
     for src, thr, prefix in ((app_int, app_min, "app"), (kw_int, keyword_min, "kw")):
@@ -189,9 +218,13 @@ def _transitions(g: nx.DiGraph, node: str, top: int) -> list[tuple[str, float, i
 
 def graph_priors(g: nx.DiGraph, *, max_apps: int = 8, top_transitions: int = 3) -> list[str]:
     """User-level priors, one line each (identical for every moment of the user)."""
-    apps = sorted((d for _, d in g.nodes(data=True) if d["type"] == "App"), key=lambda d: (-d["n"], d["name"]))[:max_apps]
+    apps = sorted((d for _, d in g.nodes(data=True) if d["type"] == "App"), key=lambda d: (-d["n"], d["name"]))[
+        :max_apps
+    ]
     lines = []
-    helps = [f"{d['name']} {_pct(d['p_help'])} of {d['n_decisions']} moments" for d in apps if d.get("p_help") is not None]
+    helps = [
+        f"{d['name']} {_pct(d['p_help'])} of {d['n_decisions']} moments" for d in apps if d.get("p_help") is not None
+    ]
     if helps:
         lines.append("How often this user needed an AI assistant, by application: " + "; ".join(helps) + ".")
     for d in apps:
@@ -201,7 +234,11 @@ def graph_priors(g: nx.DiGraph, *, max_apps: int = 8, top_transitions: int = 3) 
     for d in apps:
         tr = _transitions(g, f"app:{d['name']}", top_transitions)
         if tr:
-            lines.append(f"After {d['name']} the user usually switches to: " + ", ".join(f"{n} {_pct(p)}" for n, p, _ in tr) + ".")
+            lines.append(
+                f"After {d['name']} the user usually switches to: "
+                + ", ".join(f"{n} {_pct(p)}" for n, p, _ in tr)
+                + "."
+            )
     return lines
 
 
@@ -276,8 +313,9 @@ class KGPriors:
         return [*self.user_lines, *self.moment_lines(query)]
 
 
-def precompute(g: nx.DiGraph, titles: Iterable[str] = (), *, top_transitions: int = 3,
-               keywords_per_title: int = 5) -> KGPriors:
+def precompute(
+    g: nx.DiGraph, titles: Iterable[str] = (), *, top_transitions: int = 3, keywords_per_title: int = 5
+) -> KGPriors:
     """Write out every line a lookup in ``g`` can show (one pass over the graph),
     and the keywords of ``titles`` (the training titles the graph was built from)."""
     idf = g.graph.get("idf", {})
@@ -291,8 +329,9 @@ def precompute(g: nx.DiGraph, titles: Iterable[str] = (), *, top_transitions: in
         elif d["type"] == "Keyword":
             parts[d["name"]] = _keyword_part(g, node)
     known = {t: tuple(_keywords(t, idf, top, keywords_per_title)) for t in set(titles)}
-    return KGPriors(tuple(graph_priors(g, top_transitions=top_transitions)), apps, parts, idf, top,
-                    keywords_per_title, known)
+    return KGPriors(
+        tuple(graph_priors(g, top_transitions=top_transitions)), apps, parts, idf, top, keywords_per_title, known
+    )
 
 
 class KGMemory(Memory):
@@ -303,8 +342,13 @@ class KGMemory(Memory):
 
     def _graph(self, user: str, records: list[MemoryRecord]) -> nx.DiGraph:
         c = self.config
-        return build_graph(user, records, app_min=c.kg_app_min, keyword_min=c.kg_keyword_min,
-                           keywords_per_title=c.kg_keywords_per_title)
+        return build_graph(
+            user,
+            records,
+            app_min=c.kg_app_min,
+            keyword_min=c.kg_keyword_min,
+            keywords_per_title=c.kg_keywords_per_title,
+        )
 
     def _build_user(self, user: str, records: list[MemoryRecord]) -> dict:
         import networkx as nx
@@ -319,8 +363,12 @@ class KGMemory(Memory):
         return {"full": g, "prefix": {}, "priors": {len(records): self._precompute(g, records)}}
 
     def _precompute(self, g: nx.DiGraph, records: list[MemoryRecord]) -> KGPriors:
-        return precompute(g, (r.title for r in records), top_transitions=self.config.kg_top_transitions,
-                          keywords_per_title=self.config.kg_keywords_per_title)
+        return precompute(
+            g,
+            (r.title for r in records),
+            top_transitions=self.config.kg_top_transitions,
+            keywords_per_title=self.config.kg_keywords_per_title,
+        )
 
     def graph_at(self, user: str, m: int) -> nx.DiGraph:
         """The graph of the user's first ``m`` records (all: the cached full graph)."""

@@ -32,11 +32,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._base import Memory, MemoryItem
-from .records import MemoryQuery, MemoryRecord
 from .rag import embed_texts, render_record
+from .records import MemoryQuery, MemoryRecord
 
-__all__ = ["PersonaMemory", "allocate", "persona_prompt", "personax_select", "select_prototypical_diverse", "trim_persona",
-           "ward_clusters"]
+__all__ = [
+    "PersonaMemory",
+    "allocate",
+    "persona_prompt",
+    "personax_select",
+    "select_prototypical_diverse",
+    "trim_persona",
+    "ward_clusters",
+]
 
 
 def _cut_k(z: np.ndarray, n: int, k: int) -> np.ndarray:
@@ -113,7 +120,7 @@ def select_prototypical_diverse(points: np.ndarray, n: int, alpha: float = 1.06)
     n = min(n, m)
     if n <= 0:
         return []
-    w_p = alpha ** -10
+    w_p = alpha**-10
     w_d = 1.0 - w_p
     centre = pts.mean(axis=0)
     proto = w_p / (1.0 + np.linalg.norm(pts - centre, axis=1))
@@ -200,16 +207,22 @@ class PersonaMemory(Memory):
             self.cache.put_array("persona", key, vecs)
         c = self.config
         derived = any("is_llm" in r.derived for r in records)
-        groups = {("help" if derived else "llm"): [i for i, r in enumerate(records) if r.is_llm],
-                  ("nohelp" if derived else "other"): [i for i, r in enumerate(records) if not r.is_llm]}
+        groups = {
+            ("help" if derived else "llm"): [i for i, r in enumerate(records) if r.is_llm],
+            ("nohelp" if derived else "other"): [i for i, r in enumerate(records) if not r.is_llm],
+        }
         clusters: list[_Cluster] = []
         for group, idx in groups.items():
             if not idx:
                 continue
             x = vecs[idx]
             labels = ward_clusters(x, c.persona_threshold, c.persona_max_clusters)
-            picks = personax_select(x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12), labels,
-                                    c.persona_budget, c.persona_alpha)
+            picks = personax_select(
+                x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12),
+                labels,
+                c.persona_budget,
+                c.persona_alpha,
+            )
             for k, sel in picks.items():
                 members = [idx[i] for i, v in enumerate(labels) if int(v) == k]
                 cen = vecs[members].mean(axis=0)
@@ -221,8 +234,10 @@ class PersonaMemory(Memory):
         """The persona-writing prompts of a user's clusters (for inspection and tests)."""
         st = self.state[user]
         recs = self.records[user]
-        return [persona_prompt([recs[i] for i in sorted(cl.selected)], cl.group, self.config.persona_max_tokens)
-                for cl in st["clusters"]]
+        return [
+            persona_prompt([recs[i] for i in sorted(cl.selected)], cl.group, self.config.persona_max_tokens)
+            for cl in st["clusters"]
+        ]
 
     async def prepare(self, user: str, model=None) -> None:  # noqa: ANN001
         """Write (or load) the personas of ``user`` with the evaluated model."""
@@ -267,7 +282,12 @@ class PersonaMemory(Memory):
         pos = {cl.id: i for i, cl in enumerate(st["clusters"])}
         scored.sort(key=lambda x: pos[x[1].id])  # stable order across moments (prompt-prefix reuse)
         return [
-            MemoryItem(cl.id, query.user, max(recs[i].known_at for i in cl.members),
-                       f"Persona ({_GROUPS[cl.group]}, {len(cl.members)} past moments): {cl.text}", s)
+            MemoryItem(
+                cl.id,
+                query.user,
+                max(recs[i].known_at for i in cl.members),
+                f"Persona ({_GROUPS[cl.group]}, {len(cl.members)} past moments): {cl.text}",
+                s,
+            )
             for s, cl in scored
         ]

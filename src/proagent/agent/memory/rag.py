@@ -29,8 +29,16 @@ from ...embedding import embed
 from ._base import Memory, MemoryItem
 from .records import MemoryQuery, MemoryRecord
 
-__all__ = ["EXACT_BELOW", "HNSW_EF_SEARCH", "HNSW_M", "RagMemory", "embed_texts", "flat_index", "search",
-           "vector_index"]
+__all__ = [
+    "EXACT_BELOW",
+    "HNSW_EF_SEARCH",
+    "HNSW_M",
+    "RagMemory",
+    "embed_texts",
+    "flat_index",
+    "search",
+    "vector_index",
+]
 
 EXACT_BELOW = 8192
 """Indexes of fewer vectors are exact (flat), and so is every search over fewer
@@ -82,8 +90,13 @@ def vector_index(vectors: np.ndarray, exact_below: int | None = None):  # noqa: 
     return index
 
 
-def search(index, query: np.ndarray, k: int, upto: int | None = None,  # noqa: ANN001
-           exact_below: int | None = None) -> list[tuple[int, float]]:
+def search(
+    index,
+    query: np.ndarray,
+    k: int,
+    upto: int | None = None,  # noqa: ANN001
+    exact_below: int | None = None,
+) -> list[tuple[int, float]]:
     """Top ``k`` (id, cosine) among ids ``< upto`` (all when ``None``), best first.
 
     ``index`` is a flat or an HNSW index (:func:`vector_index`). An HNSW index

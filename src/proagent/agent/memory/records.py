@@ -40,6 +40,7 @@ __all__ = [
     "train_records",
 ]
 
+
 @dataclass(frozen=True)
 class MemoryRecord:
     """One past event of one user as memory sees it."""
@@ -139,13 +140,19 @@ _APP_PATTERNS: tuple[tuple[str, str], ...] = (
     (r"\boutlook\b|\bgmail\b", "Email"),
     (r"\bwechat\b|微信", "WeChat"),
     (r"\bchatgpt\b|\bdeepseek\b|\bkimi\b|\bclaude\b|豆包", "AI assistant"),
-    (r"google chrome|\bchrome\b|\bfirefox\b|\bsafari\b|microsoft edge|web browser|\bbrowser\b|"
-     r"\bgoogle\b|\bbing\b|stack overflow|\bwebsite\b|\bweb page\b|\bwebpage\b|\bnew tab\b|https?://|"
-     r"search results?|\bgithub\b|\byoutube\b|\bcsdn\b|geeksforgeeks", "Web browser"),
+    (
+        r"google chrome|\bchrome\b|\bfirefox\b|\bsafari\b|microsoft edge|web browser|\bbrowser\b|"
+        r"\bgoogle\b|\bbing\b|stack overflow|\bwebsite\b|\bweb page\b|\bwebpage\b|\bnew tab\b|https?://|"
+        r"search results?|\bgithub\b|\byoutube\b|\bcsdn\b|geeksforgeeks",
+        "Web browser",
+    ),
 )
 _APP_RES = tuple((re.compile(p, re.IGNORECASE), name) for p, name in _APP_PATTERNS)
 _QUOTED = re.compile(r"['\"‘“]([^'\"’”]{2,120})['\"’”]")
-_SITES = re.compile(r"\b(Google|Bing|Stack Overflow|GitHub|YouTube|CSDN|GeeksforGeeks|Educative\.io|Scaler|ActivityWatch)\b", re.IGNORECASE)
+_SITES = re.compile(
+    r"\b(Google|Bing|Stack Overflow|GitHub|YouTube|CSDN|GeeksforGeeks|Educative\.io|Scaler|ActivityWatch)\b",
+    re.IGNORECASE,
+)
 
 
 def derive_fields(text: str) -> tuple[str, str]:
@@ -246,8 +253,16 @@ def train_records(events: Iterable[Event], cutoffs: dict[str, datetime]) -> dict
             app, title, derived = _fill(e.app_name, e.window_title, text)
             if labelled:
                 rec = MemoryRecord(
-                    id=f"{user}:{e.id}", user=user, time=e.start, known_at=e.start, app=app, title=title,
-                    activity=text, is_llm=bool(e.needs_help), needs_help=bool(e.needs_help), intention=e.intention,
+                    id=f"{user}:{e.id}",
+                    user=user,
+                    time=e.start,
+                    known_at=e.start,
+                    app=app,
+                    title=title,
+                    activity=text,
+                    is_llm=bool(e.needs_help),
+                    needs_help=bool(e.needs_help),
+                    intention=e.intention,
                     query=(e.candidate_tasks[0] if e.needs_help and e.candidate_tasks else None),
                     derived=derived + ("is_llm",),
                 )
@@ -255,8 +270,18 @@ def train_records(events: Iterable[Event], cutoffs: dict[str, datetime]) -> dict
                 conv = e.conversation
                 q = next((x for x in (conv.user_queries if conv else ()) if x.strip()), None)
                 rec = MemoryRecord(
-                    id=f"{user}:{e.id}", user=user, time=e.start, known_at=e.start, app=app, title=title,
-                    activity=text, is_llm=True, needs_help=None, intention=e.intention, query=q, derived=derived,
+                    id=f"{user}:{e.id}",
+                    user=user,
+                    time=e.start,
+                    known_at=e.start,
+                    app=app,
+                    title=title,
+                    activity=text,
+                    is_llm=True,
+                    needs_help=None,
+                    intention=e.intention,
+                    query=q,
+                    derived=derived,
                 )
             else:
                 nxt = evs[i + 1] if i + 1 < len(evs) else None
@@ -265,14 +290,31 @@ def train_records(events: Iterable[Event], cutoffs: dict[str, datetime]) -> dict
                     conv = nxt.conversation if helped else None
                     q = next((x for x in (conv.user_queries if conv else ()) if x.strip()), None)
                     rec = MemoryRecord(
-                        id=f"{user}:{e.id}", user=user, time=e.start, known_at=nxt.start, app=app, title=title,
-                        activity=text, is_llm=bool(e.is_llm_event) if e.is_llm_event is not None else None,
-                        needs_help=helped, intention=nxt.intention if helped else None, query=q, derived=derived,
+                        id=f"{user}:{e.id}",
+                        user=user,
+                        time=e.start,
+                        known_at=nxt.start,
+                        app=app,
+                        title=title,
+                        activity=text,
+                        is_llm=bool(e.is_llm_event) if e.is_llm_event is not None else None,
+                        needs_help=helped,
+                        intention=nxt.intention if helped else None,
+                        query=q,
+                        derived=derived,
                     )
                 else:
                     rec = MemoryRecord(
-                        id=f"{user}:{e.id}", user=user, time=e.start, known_at=e.start, app=app, title=title,
-                        activity=text, is_llm=e.is_llm_event, needs_help=None, derived=derived,
+                        id=f"{user}:{e.id}",
+                        user=user,
+                        time=e.start,
+                        known_at=e.start,
+                        app=app,
+                        title=title,
+                        activity=text,
+                        is_llm=e.is_llm_event,
+                        needs_help=None,
+                        derived=derived,
                     )
             if rec.known_at < cutoff:
                 recs.append(rec)
