@@ -714,6 +714,17 @@ CASES: list[Case] = [
         "--min-gap",
         code=2,
     ),
+    *(  # nan passed click's FloatRange (a traceback, and a run.json left that refused the corrected command)
+        Case(
+            f"live-min-gap-{v}",
+            ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--min-gap", v),
+            "--min-gap",
+            code=2,
+        )
+        for v in ("nan", "inf", "1e308")
+    ),
+    Case("capture-nan-interval", ("capture", "--out", "{w}/cap", "--interval", "nan"), "--interval", code=2),
+    Case("synth-inf-alpha", ("synth", "--alpha", "inf", "--out", "{w}/syn"), "--alpha", code=2),
     # ---- doctor
     Case("doctor-missing-dir", ("doctor", "--dir", "{w}/nope"), "--dir", code=2),
     Case(

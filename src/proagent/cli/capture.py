@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ._options import Finite
 from ._util import check_writable_dir, window_seconds
 
 __all__ = ["capture"]
@@ -20,7 +21,11 @@ __all__ = ["capture"]
     "capture folder is continued.",
 )
 @click.option(
-    "--interval", type=float, default=1.0, show_default=True, help="Seconds between captures (1 Hz as ProAgentBench)."
+    "--interval",
+    type=Finite(),
+    default=1.0,
+    show_default=True,
+    help="Seconds between captures (1 Hz as ProAgentBench).",
 )
 @click.option(
     "--split-on-title",
@@ -62,11 +67,15 @@ __all__ = ["capture"]
     "--ocr/--no-ocr", default=True, show_default=True, help="OCR screenshots (RapidOCR) in a background process."
 )
 @click.option(
-    "--ocr-interval", type=float, default=2.0, show_default=True, help="Start at most one OCR every this many seconds."
+    "--ocr-interval",
+    type=Finite(),
+    default=2.0,
+    show_default=True,
+    help="Start at most one OCR every this many seconds.",
 )
 @click.option(
     "--ocr-finish",
-    type=float,
+    type=Finite(),
     default=60.0,
     show_default=True,
     help="At stop, give OCR up to this many seconds to read the screenshots it has not reached (full speed, "
@@ -75,12 +84,12 @@ __all__ = ["capture"]
 )
 @click.option(
     "--max-days",
-    type=float,
+    type=Finite(),
     default=None,
     help="Remove screenshot files older than this many days (rows and OCR stay).",
 )
 @click.option(
-    "--max-gb", type=float, default=None, help="Keep screenshot files under this many GB, removing the oldest first."
+    "--max-gb", type=Finite(), default=None, help="Keep screenshot files under this many GB, removing the oldest first."
 )
 @click.option(
     "--exclude-app", "exclude_app", multiple=True, help="Never record this application (process name; repeatable)."

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, TextIO
 
 import click
 
-from ._options import RegistryHelpOption, names_help, notifier_names
+from ._options import Finite, RegistryHelpOption, names_help, notifier_names
 from ._progress import ProgressDisplay
 from ._util import check_model, check_writable_dir, parse_model_args
 
@@ -48,7 +48,7 @@ __all__ = ["live_cmd"]
 )
 @click.option(
     "--speed",
-    type=float,
+    type=Finite(),
     default=60.0,
     show_default=True,
     help="Replay this many times faster than real time (0: no waiting).",
@@ -81,14 +81,14 @@ __all__ = ["live_cmd"]
 )
 @click.option(
     "--cost-false-alarm",
-    type=float,
+    type=Finite(),
     default=1.0,
     show_default=True,
     help="Cost of an offer you did not need; offers at P(help) >= c_fa / (c_fa + c_miss).",
 )
 @click.option(
     "--cost-miss",
-    type=float,
+    type=Finite(),
     default=2.0,
     show_default=True,
     help="Cost of no offer when you needed help (same unit as --cost-false-alarm).",
@@ -154,10 +154,10 @@ __all__ = ["live_cmd"]
 )
 @click.option(
     "--min-gap",
-    type=click.FloatRange(min=0),
+    type=Finite(0, 10080),
     default=10.0,
     show_default=True,
-    help="Minutes at least between two offers (0: no gap). At most one offer per app session unless accepted.",
+    help="Minutes at least between two offers (0: no gap; at most a week). At most one offer per app session unless accepted.",
 )
 @click.option("--cooldown", default="15m", show_default=True, help="No offer this long after a dismiss.")
 @click.option("--quiet-hours", default=None, help="No offers in this local time range, e.g. 22:00-08:00.")
@@ -173,7 +173,7 @@ __all__ = ["live_cmd"]
 )
 @click.option(
     "--settle",
-    type=click.FloatRange(0, 600),
+    type=Finite(0, 600),
     default=3.0,
     show_default=True,
     help="Decide a moment once its window is in front and its screen has not changed for this many seconds "

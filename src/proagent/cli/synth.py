@@ -9,7 +9,15 @@ from pathlib import Path
 
 import click
 
-from ._options import display_option, endpoint_options, log_dir_option, method_option, model_option, window_option
+from ._options import (
+    Finite,
+    display_option,
+    endpoint_options,
+    log_dir_option,
+    method_option,
+    model_option,
+    window_option,
+)
 from ._util import (
     check_can_create,
     check_model,
@@ -38,11 +46,11 @@ __all__ = ["simulate_cmd", "synth_cmd"]
     help="Random seed >= 0 (same seed -> identical databases).",
 )
 @click.option(
-    "--alpha", type=float, default=1.5, show_default=True, help="Power-law exponent of LLM inter-event times (> 1)."
+    "--alpha", type=Finite(), default=1.5, show_default=True, help="Power-law exponent of LLM inter-event times (> 1)."
 )
-@click.option("--gap-xmin", type=float, default=30.0, show_default=True, help="Smallest LLM inter-event time (s).")
+@click.option("--gap-xmin", type=Finite(), default=30.0, show_default=True, help="Smallest LLM inter-event time (s).")
 @click.option(
-    "--screenshot-interval", type=float, default=5.0, show_default=True, help="Seconds between screenshot rows."
+    "--screenshot-interval", type=Finite(), default=5.0, show_default=True, help="Seconds between screenshot rows."
 )
 @click.option("--screenshots/--no-screenshots", default=False, show_default=True, help="Also write tiny PNG files.")
 @click.option("--start", default="2025-09-15", show_default=True, help="First day (YYYY-MM-DD).")
