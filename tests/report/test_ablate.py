@@ -85,6 +85,14 @@ def test_ablate_tiny_grid_renders_report_and_resumes(tmp_path):
     r2 = CliRunner().invoke(cli, args)
     assert r2.exit_code == 0, (r2.output, r2.exception)
     assert sorted(glob.glob(str(out / "cells" / "*" / "*.eval"))) == logs_before
+    assert r.output.count("cell reused") == 0 and r2.output.count("cell reused") == 4  # by the logs, not the clock
+
+
+def test_a_value_given_twice_is_one_grid_point():
+    from proagent.report.grid import cells
+
+    grid = cells(["m"], ["zero-shot", "zero-shot"], ["none"], ["5m", "30s", "5m"])
+    assert [(c.method, c.window) for c in grid] == [("zero-shot", "5m"), ("zero-shot", "30s")]
 
 
 def test_ablate_rejects_bad_lists(tmp_path):
@@ -235,7 +243,10 @@ def test_grid_progress_estimates_what_is_left():
     from proagent.report.ablation import grid_progress
 
     assert grid_progress(1, 48, 120.0, [120.0]) == "cell 2 min; 1 of 48 done, about 1.6 h left"
-    assert grid_progress(2, 48, 0.2, [120.0]) == "cell reused; 2 of 48 done, about 1.5 h left"
+    assert grid_progress(2, 48, 0.2, [120.0], reused=True) == "cell reused; 2 of 48 done, about 1.5 h left"
     assert grid_progress(3, 3, 30.0, [120.0, 30.0]) == "cell 30 s; 3 of 3 done"
-    assert grid_progress(1, 4, 0.1, []) == "cell reused; 1 of 4 done"
+    assert grid_progress(1, 4, 0.1, [], reused=True) == "cell reused; 1 of 4 done"
+    # a quick cell that ran (a fast mock) is not called reused; a failed one says so
+    assert grid_progress(1, 4, 0.4, [0.4]).startswith("cell 0 s; 1 of 4 done")
+    assert grid_progress(1, 4, 0.3, [0.3], failed=True).startswith("cell failed after 0 s; 1 of 4 done")
     assert grid_progress(1, 100, 4000.0, [4000.0]).endswith("about 110.0 h left")

@@ -36,7 +36,6 @@ from .tidy import TIDY_COLUMNS, TidyRow, read_scores, tidy_rows, write_csv, writ
 
 __all__ = [
     "MARKER",
-    "REUSED_CELL_SECONDS",
     "TASK_KEYS",
     "CellRunner",
     "cell_options",
@@ -153,16 +152,13 @@ def run_cell(
     return res
 
 
-REUSED_CELL_SECONDS = 1.0
-"""A cell that took less than this (seconds) was reused from an earlier run's log, not run: it is
-left out of the estimate of the cells still to run."""
-
-
-def grid_progress(done: int, total: int, took: float, ran: Sequence[float]) -> str:
-    """One line after a cell: its seconds, how many of the grid are done, and the time the rest
-    should take at the mean of the cells that ran (issue 36: a 48-cell grid was hours of ``[k/48]``
-    with no estimate). A cell faster than :data:`REUSED_CELL_SECONDS` is called reused."""
-    what = "reused" if took < REUSED_CELL_SECONDS else f"{duration_text(took)}"
+def grid_progress(
+    done: int, total: int, took: float, ran: Sequence[float], *, reused: bool = False, failed: bool = False
+) -> str:
+    """One line after a cell: its seconds (or ``reused``: an earlier run's log answered it, or
+    ``failed after``), how many of the grid are done, and the time the rest should take at the mean
+    of the cells that ran, ``ran`` (issue 36: a 48-cell grid was hours of ``[k/48]`` with no estimate)."""
+    what = "failed after " + duration_text(took) if failed else "reused" if reused else duration_text(took)
     line = f"cell {what}; {done} of {total} done"
     if done < total and ran:
         line += f", about {duration_text(sum(ran) / len(ran) * (total - done))} left"
@@ -222,15 +218,23 @@ def run_ablation(
     failed = []
     outcomes = iter((run_cells or _cells_in_turn)(grid, out / "cells", options, run_kw))
     ran: list[float] = []  # seconds of the cells that ran (not those reused from an earlier run)
+    logs_before = {c.slug: _logs(out / "cells" / c.slug) for c in grid}  # before any cell runs
     for i, cell in enumerate(grid, 1):
         dec = f" decider={cell.decider}" if cell.decider != "none" else ""
         echo(f"[{i}/{len(grid)}] {cell.model} {cell.method} memory={cell.memory} window={cell.window}{dec}")
         t0 = time.monotonic()
         _, res = next(outcomes)  # the in-turn runner runs the cell now, after its line
         took = time.monotonic() - t0
-        if took >= REUSED_CELL_SECONDS:
+        failed_now = isinstance(res, Exception)
+        # reused: an earlier run's log answered the cell (inspect's eval_set wrote no new log)
+        reused = (
+            not failed_now
+            and bool(logs_before[cell.slug])
+            and _logs(out / "cells" / cell.slug) == logs_before[cell.slug]
+        )
+        if not reused:
             ran.append(took)
-        echo("  " + grid_progress(i, len(grid), took, ran))
+        echo("  " + grid_progress(i, len(grid), took, ran, reused=reused, failed=failed_now))
         if isinstance(res, Exception):
             e = res
             if getattr(e, "interrupted", False):  # Ctrl-C stops the grid, not just this cell
@@ -275,6 +279,11 @@ def _cells_in_turn(
             yield cell, run_cell(cell, opts, cells_dir / cell.slug, **run_kw)
         except (RuntimeError, ValueError) as e:
             yield cell, e
+
+
+def _logs(cell_dir: Path) -> set[str]:
+    """The names of the inspect logs in a cell's folder."""
+    return {p.name for p in cell_dir.glob("*.eval")}
 
 
 def _metric_text(v: float | None) -> str:

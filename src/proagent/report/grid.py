@@ -47,7 +47,11 @@ def cells(
     deciders: Sequence[str] = ("none",),
 ) -> list[Cell]:
     """The grid in run order: model, then window, then method, then memory, then decider (so a
-    local model stays loaded and memory caches are reused across cells)."""
+    local model stays loaded and memory caches are reused across cells). A value given twice in one
+    list is one point of the grid (``--windows 5m,5m`` ran the same cell twice)."""
+    models, methods, memories, windows, deciders = (
+        list(dict.fromkeys(x)) for x in (models, methods, memories, windows, deciders)
+    )
     return [
         Cell(mo, me, mem, w, d)
         for mo in models
