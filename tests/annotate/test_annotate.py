@@ -312,6 +312,12 @@ def test_failed_answers_get_the_default_annotation_and_are_recorded(tmp_path, mo
     failed = [x for x in recs if x["status"] == "default"]
     assert failed and all(x["attempts"] == 2 and x["error"] for x in failed)
     assert any("model error" in x["error"] for x in failed) and any("no JSON object" in x["error"] for x in failed)
+    refused = [x["error"] for x in failed if "model error" in x["error"]]
+    # the refusal itself in one line (its class and status), never inspect's dump of the request (the prompt: screen text)
+    assert refused and all(
+        "model error: BadRequestError: Error code: 400 - " in e and "mock failure" in e for e in refused
+    )
+    assert not any("Request:" in e or "You are an expert" in e or "豆包" in e or "\n" in e for e in refused), refused
     # the default annotation keeps the first pass's verdict and platform, invents nothing
     assert all(
         x["is_llm_event"] and x["llm_platform"] and not x["user_queries"] and x["user_intention"] is None
@@ -534,3 +540,18 @@ def test_endpoint_failure_tells_the_endpoint_from_the_request() -> None:
     except RuntimeError as outer:
         assert endpoint_failure(outer)  # chained
     assert not endpoint_failure(BadRequestError("400: too long")) and not endpoint_failure(ValueError("x"))
+
+
+def test_a_refusal_that_quotes_the_prompt_is_withheld():
+    """An endpoint's 400 that echoes the request (screen text) is recorded by its class alone."""
+    from inspect_ai.model import ChatMessageUser
+
+    from proagent.annotate.task import _request_error
+
+    screen = "my bank password is hunter2 and my IBAN is DE89 3704 0044 0532 0130 00"
+    quoting = ValueError(f"Error code: 400 - bad content: {screen[:40]}")
+    assert _request_error(quoting, [ChatMessageUser(content=screen)]) == (
+        "ValueError: (its message quotes the prompt; withheld)"
+    )
+    plain = ValueError("Error code: 400 - {'error': {'message': 'context too long'}}")
+    assert _request_error(plain, [ChatMessageUser(content=screen)]) == f"ValueError: {plain}"

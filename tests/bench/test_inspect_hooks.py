@@ -179,3 +179,66 @@ def test_outside_inspects_command_line_the_error_is_unchanged(tmp_path: Path) ->
     with pytest.raises(DataError) as e:
         help_task(data=str(tmp_path / "missing"))
     assert type(e.value) is DataError
+
+
+def _inspect_eval(tmp_path: Path, name: str, args: list[str]) -> tuple[int, list[str]]:
+    """``inspect eval proagent/NAME -T ARG ...`` in a subprocess: its exit code and non-blank lines."""
+    import os
+    import subprocess
+    import sys
+
+    r = subprocess.run(
+        [sys.executable, "-m", "inspect_ai", "eval", f"proagent/{name}"]
+        + [x for a in args for x in ("-T", a)]
+        + ["--model", "mockllm/model", "--log-dir", str(tmp_path / "logs")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "COLUMNS": "400"},
+    )
+    return r.returncode, [line for line in (r.stdout + r.stderr).splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "line"),
+    [
+        ("help", [], "Error: -T data=...: missing (a required argument of this task)"),
+        ("help", ["data=missing", "seed=abc"], "Error: -T seed=abc: expected an integer"),
+        ("help", ["data=missing", "send_screen=bad"], "Error: send_screen 'bad': choose from never, redacted, raw"),
+        ("annotate_events", ["data=missing", "attempts=abc"], "Error: -T attempts=abc: expected an integer"),
+        ("assist", ["data=missing", "seed=-1"], "Error: --seed: -1: expected an integer >= 0"),  # the parser's line
+    ],
+)
+def test_inspect_eval_with_a_missing_or_malformed_argument_is_one_line(
+    tmp_path: Path, name: str, args: list[str], line: str
+) -> None:
+    """A missing ``-T data=``, a non-numeric ``-T seed=abc`` and a ValueError while the task is
+    built printed inspect's traceback."""
+    code, lines = _inspect_eval(tmp_path, name, args)
+    assert code != 0
+    assert lines == [line], lines
+
+
+def test_outside_inspects_command_line_arguments_are_not_bound_first() -> None:
+    from proagent.live.tasks import help_task
+
+    with pytest.raises(TypeError):  # Python's own error for a Python caller
+        help_task()
+    with pytest.raises(ValueError) as e:
+        help_task(data="missing", send_screen="bad")
+    assert type(e.value) is ValueError
+
+
+def test_a_provider_error_is_read_from_under_inspects_request_dump() -> None:
+    """Shim 10: ``ModelGenerateError``'s text is the request (the prompt); its line is the provider's error's."""
+    from inspect_ai.model import _model
+
+    try:
+        try:
+            raise ValueError("Error code: 400 - {'error': {'message': 'too long'}}")
+        except ValueError as cause:
+            raise _model.ModelGenerateError('\nRequest:\n{"messages": "the screen"}\n\nValueError()') from cause
+    except RuntimeError as e:
+        line = hooks.error_line(e)
+    assert line == "ValueError: Error code: 400 - {'error': {'message': 'too long'}}"

@@ -202,3 +202,26 @@ def test_the_help_task_parses_its_window_with_the_same_parser(tmp_path):
     with pytest.raises(UsageError) as e:
         help_task(data=str(_session(tmp_path)), window="0s")
     assert (e.value.option, e.value.problem) == ("--window", "window '0s': must be between 1 s and 24 h")
+
+
+NOT_NUMBERS = [  # (task argument, value, the option named, the message's problem)
+    ("train_fraction", "abc", "--train-fraction", "'abc': expected a finite number"),
+    ("train_fraction", "nan", "--train-fraction", "'nan': expected a finite number"),
+    ("seed", "abc", "--seed", "'abc': expected an integer >= 0"),
+    ("seed", -1, "--seed", "-1: expected an integer >= 0"),
+    ("seed", 1.5, "--seed", "1.5: expected an integer >= 0"),
+    ("sc_samples", "abc", "--sc-samples", "'abc': expected an integer"),
+    ("sc_temperature", float("inf"), "--sc-temperature", "inf: expected a finite number"),
+]
+
+
+@pytest.mark.parametrize(("arg", "value", "option", "problem"), NOT_NUMBERS)
+def test_a_value_that_is_not_a_number_is_a_usage_error_naming_its_option(arg, value, option, problem):
+    with pytest.raises(UsageError) as e:
+        parse_assist_options("data", **{arg: value})
+    assert (e.value.option, e.value.problem) == (option, problem)
+
+
+def test_numbers_given_as_text_are_read():
+    opts = parse_assist_options("data", train_fraction="0.25", seed="7", sc_samples=3, sc_temperature="0.5")
+    assert (opts.train_fraction, opts.seed, opts.sc_samples, opts.sc_temperature) == (0.25, 7, 3, 0.5)

@@ -57,7 +57,7 @@ from inspect_ai.scorer import Score, Target, mean, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import materialize_media
 
-from ..bench.running import endpoint_failure, task_input_errors
+from ..bench.running import api_error_line, endpoint_failure, task_input_errors
 from ..errors import DataError, UsageError
 from ..records import Event
 from ..sources.lifetrace import LifeTraceLog, load_lifetrace
@@ -385,6 +385,24 @@ def _settle(result: dict[str, Any], meta: dict[str, Any], intent: bool) -> dict[
     return out
 
 
+_QUOTE = 16
+"""Characters in a row that an error's message shares with the prompt for :func:`_request_error`
+to withhold it (shorter runs, e.g. ``"message": ``, are common to any JSON)."""
+
+
+def _request_error(ex: BaseException, messages: list[Any]) -> str:
+    """One line for a request the model API refused on its own (e.g. ``BadRequestError: Error
+    code: 400 - {...}``, :func:`proagent.bench.running.api_error_line`: the provider's error, not
+    inspect's request dump), recorded in ``annotations.jsonl``. A message that quotes the prompt
+    (``_QUOTE`` characters of it in a row; the prompt holds screen text) is withheld: the class alone."""
+    line = api_error_line(ex)
+    name, _, message = line.partition(": ")
+    prompt = "\n".join(m.text for m in messages)
+    if any(message[i : i + _QUOTE] in prompt for i in range(len(message) - _QUOTE + 1)):
+        return f"{name}: (its message quotes the prompt; withheld)"
+    return line
+
+
 @solver
 def annotator(attempts: int = 3, retry_temperature: float = 0.7) -> Solver:
     """Ask the model for the event's annotation, up to ``attempts`` times, and leave
@@ -428,7 +446,7 @@ def annotator(attempts: int = 3, retry_temperature: float = 0.7) -> Solver:
             except Exception as e:  # noqa: BLE001 - a request's own failure is this event's failed attempt
                 if endpoint_failure(e):  # the endpoint's (down, refusing the key): the run fails, resumable,
                     raise  # rather than every event written with the default annotation
-                errors.append(f"attempt {n}: model error: {' '.join(str(e).split())[:300] or type(e).__name__}")
+                errors.append(f"attempt {n}: model error: {_request_error(e, state.messages)}")
                 continue
             state.output = out
             try:

@@ -47,19 +47,26 @@ fails that test instead of a user's run. Nothing else in proagent imports ``insp
    :class:`~proagent.errors.DataError` or :class:`~proagent.errors.UsageError` raised while the
    task is built into that class, with proagent's ``Error: ...`` line as its message, only when
    inspect's command line is the program (``inspect_ai._cli.main`` loaded); ``proagent``
-   commands and Python callers get the error itself.
+   commands and Python callers get the error itself. A missing or unknown argument (bound against
+   the task's signature before it is called) and a ``ValueError`` raised while the task is built
+   (``-T seed=abc``) are refused the same way.
+10. :func:`error_line`: a provider's failed request reaches the caller of ``Model.generate`` as
+   ``inspect_ai.model._model.ModelGenerateError`` (not exported), whose text is the whole request
+   (every prompt: screen text) before the provider's error, raised ``from`` that error. Missing
+   hook: the provider's exception itself. The shim reads the error it was raised from.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from ..errors import DataError, RunError, UsageError
+from ..errors import RunError, UsageError
 
 __all__ = [
     "OtherRunInFolder",
@@ -72,6 +79,7 @@ __all__ = [
     "hook_retry_progress",
     "hook_short_errors",
     "prerequisite_error",
+    "provider_error",
     "remove_sample_buffer",
     "retried_error",
     "retry_line",
@@ -244,7 +252,7 @@ def retried_error(ex: BaseException | None) -> BaseException | None:
 def error_line(ex: BaseException | None) -> str:
     """``Class: first line`` of an exception (unwrapped by :func:`retried_error`; the line cut at
     200 characters): a model API's failure in one line."""
-    ex = retried_error(ex)
+    ex = provider_error(retried_error(ex))
     if ex is None:
         return "no answer"
     line = _first_line(ex)
@@ -254,6 +262,18 @@ def error_line(ex: BaseException | None) -> str:
             f" ({_first_line(cause)})"  # openai's "Connection error." hides httpx's "[Errno 111] Connection refused"
         )
     return f"{type(ex).__name__}: {line[:200]}" if line else type(ex).__name__
+
+
+def provider_error(ex: BaseException | None) -> BaseException | None:
+    """Shim 10: inspect's ``ModelGenerateError`` (its text: the request, then the provider's error)
+    unwrapped to the provider's exception it was raised from (``__cause__``, e.g. openai's
+    ``BadRequestError``); any other exception as it is."""
+    from inspect_ai.model import _model
+
+    wrapper = getattr(_model, "ModelGenerateError", None)
+    while wrapper is not None and isinstance(ex, wrapper) and ex.__cause__ is not None:
+        ex = ex.__cause__
+    return ex
 
 
 def _first_line(ex: BaseException) -> str:
@@ -274,24 +294,72 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def task_input_errors(fn: _F) -> _F:
-    """Shim 9, a decorator under ``@task``: a :class:`~proagent.errors.DataError` or
-    :class:`~proagent.errors.UsageError` raised while the task is built reaches inspect's
-    command line as its ``PrerequisiteError`` (printed as ``Error: <the error>``, exit code 1,
-    no traceback); anywhere else (``proagent eval``, a Python caller) it propagates unchanged.
-    The signature is kept (``functools.wraps``), so ``-T`` arguments are read as before."""
+    """Shim 9, a decorator under ``@task``: on inspect's command line a task's arguments are
+    bound against its signature before it is called (a missing or unknown one, or a value that
+    is not the ``int``/``float``/``bool`` its annotation names, e.g. ``-T seed=abc``: a
+    :class:`~proagent.errors.UsageError` naming ``-T NAME=...``), and a ``ValueError`` (so a
+    :class:`~proagent.errors.DataError` or :class:`~proagent.errors.UsageError`) raised while the
+    task is built reaches inspect as its ``PrerequisiteError`` (printed as ``Error: <its first
+    line>``, exit code 1, no traceback). Anywhere else (``proagent eval``, a Python caller) the
+    task is called as it is and its errors propagate unchanged. The signature is kept
+    (``functools.wraps``), so ``-T`` arguments are read as before."""
+    signature = inspect.signature(fn)
 
     @functools.wraps(fn)
     def built(*args: Any, **kwargs: Any) -> Any:
-        try:
+        if "inspect_ai._cli.main" not in sys.modules:  # not inspect's command line
             return fn(*args, **kwargs)
-        except (DataError, UsageError) as e:
-            if "inspect_ai._cli.main" not in sys.modules:  # not inspect's command line
-                raise
+        try:
+            _check_arguments(signature, args, kwargs)
+            return fn(*args, **kwargs)
+        except ValueError as e:
             from rich.text import Text
 
-            raise prerequisite_error()(Text(f"Error: {e}")) from None  # Text: no rich markup read from a path
+            line = next((ln.strip() for ln in str(e).splitlines() if ln.strip()), type(e).__name__)
+            raise prerequisite_error()(Text(f"Error: {line}")) from None  # Text: no rich markup read from a path
 
     return built  # type: ignore[return-value]
+
+
+_KINDS: dict[Any, tuple[type, str]] = {
+    "int": (int, "an integer"),
+    int: (int, "an integer"),
+    "float": (float, "a number"),
+    float: (float, "a number"),
+    "bool": (bool, "true or false"),
+    bool: (bool, "true or false"),
+}
+"""Annotations whose values :func:`_check_arguments` checks (``from __future__ import
+annotations`` leaves them as strings), with what inspect's ``-T`` (YAML) makes of a good value."""
+
+
+def _check_arguments(signature: inspect.Signature, args: tuple, kwargs: dict[str, Any]) -> None:
+    """Raise :class:`~proagent.errors.UsageError` (``-T NAME=...``) for the first missing or
+    unknown argument, or one whose value is not of its ``int``/``float``/``bool`` annotation."""
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError:
+        params = signature.parameters
+        if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
+            for name in kwargs:
+                if name not in params:
+                    raise UsageError(
+                        f"-T {name}=...", f"not an argument of this task (it takes {', '.join(params)})"
+                    ) from None
+        for i, (name, p) in enumerate(params.items()):
+            if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                if name not in kwargs and i >= len(args):
+                    raise UsageError(f"-T {name}=...", "missing (a required argument of this task)") from None
+        raise
+    for name, value in bound.arguments.items():
+        kind = _KINDS.get(signature.parameters[name].annotation)
+        if kind is None or value is None:
+            continue
+        ok = (
+            isinstance(value, bool) if kind[0] is bool else isinstance(value, (int, float) if kind[0] is float else int)
+        )
+        if not ok or (kind[0] is not bool and isinstance(value, bool)):
+            raise UsageError(f"-T {name}={value}", f"expected {kind[1]}")
 
 
 def prerequisite_error() -> type[Exception]:

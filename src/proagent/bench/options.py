@@ -10,6 +10,7 @@ worker of ``eval --ray`` receives the parsed :class:`AssistOptions` (it builds t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -140,7 +141,9 @@ def parse_assist_options(
         proagent.errors.UsageError: an unknown method, modality, split or memory
             (:func:`proagent.agent.memory.check_memory`); a bad window; a threshold out of [0, 1],
             with a method that records no P(Yes) or with a decider
-            (:func:`proagent.agent.solvers.check_threshold`). Checked in that order.
+            (:func:`proagent.agent.solvers.check_threshold`); a train fraction, seed, number of
+            self-consistency samples or temperature that is not a finite number (an integer for
+            the seed and samples), a negative seed. Checked in that order.
     """
     from ..agent.memory import check_memory
     from ..agent.solvers import check_method, check_threshold
@@ -163,10 +166,10 @@ def parse_assist_options(
         method=method,
         window=win,
         split=split,
-        train_fraction=float(train_fraction),
-        seed=int(seed),
-        sc_samples=int(sc_samples),
-        sc_temperature=float(sc_temperature),
+        train_fraction=_number(train_fraction, "--train-fraction", float),
+        seed=_number(seed, "--seed", int, least=0),
+        sc_samples=_number(sc_samples, "--sc-samples", int),
+        sc_temperature=_number(sc_temperature, "--sc-temperature", float),
         images=bool(images),
         annotations=ann,
         memory=memory,
@@ -177,6 +180,33 @@ def parse_assist_options(
         modality=modality,
         finetuned=str(finetuned) if finetuned else None,
     )
+
+
+def _number(value: Any, option: str, kind: type, least: float | None = None) -> Any:
+    """``value`` (a number, or its text as ``-T`` may give it) as a finite ``kind`` (``int``: no
+    fraction) of at least ``least``.
+
+    Raises:
+        proagent.errors.UsageError: anything else (``option``), e.g. ``--seed: 'abc': expected an integer``.
+    """
+    want = "an integer" if kind is int else "a finite number"
+    if least is not None:
+        want += f" >= {least:g}"
+    try:
+        if isinstance(value, bool):
+            raise ValueError(value)
+        if kind is int and isinstance(value, int):
+            out: float = value
+        else:
+            out = float(value)
+            if not math.isfinite(out) or (kind is int and not out.is_integer()):
+                raise ValueError(value)
+            out = int(out) if kind is int else out
+    except (TypeError, ValueError):
+        raise UsageError(option, f"{value!r}: expected {want}") from None
+    if least is not None and out < least:
+        raise UsageError(option, f"{value!r}: expected {want}")
+    return out
 
 
 @dataclass(frozen=True)
