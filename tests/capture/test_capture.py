@@ -441,6 +441,30 @@ def test_capture_refuses_a_folder_holding_another_database(tmp_path: Path) -> No
     Store(tmp_path / "c").close()  # its own log: continued
 
 
+def test_a_capture_folder_live_also_wrote_in_is_still_a_capture_folder(tmp_path: Path) -> None:
+    """`proagent live`'s default --out is the log's own folder: what it writes there (its names,
+    taken from live itself) does not stop `proagent capture --out` from continuing the folder."""
+    from proagent import live
+    from proagent.capture import check_capture_folder
+    from proagent.live_files import LIVE_NAMES
+
+    cap = tmp_path / "cap"
+    Store(cap).close()
+    assert {live.FEEDBACK_DB, live.LEARNING_DIR, live.PAUSE_FILE, live.BLOCKED_APPS_FILE} <= LIVE_NAMES
+    (cap / live.LEARNING_DIR).mkdir()
+    (cap / live.LEARNING_DIR / "manifest.json").write_text("{}")
+    for name in sorted(LIVE_NAMES - {live.LEARNING_DIR}):
+        (cap / name).write_text("x")
+    assert check_capture_folder(cap) is True
+    (cap / "notes.txt").write_text("mine")  # anything else still refuses it, naming that file
+    with pytest.raises(CaptureError, match=r"not a capture folder \(it holds notes\.txt\)"):
+        check_capture_folder(cap)
+    (cap / "notes.txt").unlink()
+    (cap / "lifetrace.db").unlink()  # live's files alone do not make a capture folder
+    with pytest.raises(CaptureError, match="not a capture folder"):
+        check_capture_folder(cap)
+
+
 def test_without_a_window_manager_the_input_focus_is_used() -> None:
     require_binary("Xvfb", "xterm", "xdotool")
     from xsession import XSession

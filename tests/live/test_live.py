@@ -31,6 +31,7 @@ from proagent.live import (  # noqa: E402
     Restraint,
     RestraintConfig,
     ScriptedDecider,
+    block_app,
     feedback_samples,
     moment_sample,
     offer_text,
@@ -689,3 +690,33 @@ def test_watch_ticks_within_a_long_event(tmp_path: Path) -> None:
     assert d.samples[0].context == ()  # event 1 lies months before now, outside the 5-min window
     assert all(s.time > datetime(2026, 3, 2, 9, 1) for s in d.samples)  # ticks are at wall-clock now
     assert all(":2:t" in s.id for s in d.samples)
+
+
+def test_watch_into_the_capture_folder_leaves_it_a_capture_folder(tmp_path: Path) -> None:
+    """`live --watch CAP` writes beside the log by default; `proagent capture --out CAP` then
+    continues CAP (its folder check knows every file live wrote there)."""
+    from proagent.capture import check_capture_folder
+
+    cap = tmp_path / "c"
+    w = Writer(cap, 2, gap=0.0)
+    w.run()
+    stop = threading.Event()
+    beat = _heartbeat(cap, w.ids[-1], stop)
+    block_app(cap, "xterm")
+    try:
+        run_watch(
+            cap,
+            cap,
+            Recording(set()),
+            _opts(every_seconds=0.3, settle_seconds=0, notify=("page",)),
+            poll_seconds=0.02,
+            max_moments=1,
+            duration=20,
+        )
+    finally:
+        stop.set()
+        beat.join(5)
+    pause(cap)
+    written = {p.name for p in cap.iterdir()}
+    assert {"feedback.db", "live.paused", "blocked-apps.json", "page-url"} <= written, written
+    assert check_capture_folder(cap) is True

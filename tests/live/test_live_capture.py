@@ -103,3 +103,49 @@ def test_x11_fullscreen_probe(monkeypatch) -> None:  # noqa: ANN001
         assert x11_fullscreen() is True
     monkeypatch.delenv("DISPLAY")
     assert x11_fullscreen() is None
+
+
+def test_live_capture_continues_its_folder_and_stops_when_capture_refuses(tmp_path: Path) -> None:
+    """`live --capture CAP` run again on its own folder continues it; while a recorder holds CAP,
+    live stops with capture's own reason (one line, exit 1) instead of watching a folder nothing
+    records into."""
+    require_binary("Xvfb", "openbox", "xterm", "xdotool", "xprop")
+    from xsession import XSession
+
+    from proagent.capture._control import FolderLock
+
+    out = tmp_path / "activity"
+    yes = tmp_path / "yes.txt"
+    yes.write_text("1\n")
+
+    def live(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "proagent.cli", "live", "--capture", str(out), "--capture-option=--no-ocr"]
+            + ["--yes-at", str(yes), "--model", "none", "--notify", "none", "--no-quiet-apps", *extra],
+            env=xs.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=60,
+        )
+
+    with XSession(640, 480) as xs:
+        xs.xterm("alpha-notes", "HELLO ALPHA", geometry="50x10+0+0")
+        xs.activate("alpha-notes")
+        for _ in range(2):  # the second run finds feedback.db and the rest of live's files there
+            done = live("--duration", "3s")
+            assert done.returncode == 0 and "not a capture folder" not in done.stdout, done.stdout
+            assert (out / "feedback.db").is_file()
+        held = FolderLock(out)  # a recorder already running there
+        held.acquire()
+        try:
+            t0 = time.monotonic()
+            done = live()  # no --duration: before the fix this watched forever
+            took = time.monotonic() - t0
+        finally:
+            held.release()
+    errors = [ln for ln in done.stdout.splitlines() if ln.startswith("Error:")]
+    assert done.returncode == 1, done.stdout
+    assert len(errors) == 1 and "a capture is already running there" in errors[0], done.stdout
+    assert "proagent capture exited" in errors[0] and "watching" not in done.stdout, done.stdout
+    assert took < 40

@@ -11,7 +11,7 @@ capture loop (:mod:`._recorder`), storage (:mod:`._store`: WAL SQLite, pHash ded
 The command is ``proagent capture`` (:mod:`proagent.cli.capture`).
 """
 
-from ._control import COMMANDS, read_status, recorder_pid, send_command
+from ._control import COMMANDS, read_status, recorder_pid, send_command, started_by
 from ._exclude import Exclusions, default_exclusions
 from ._folder import CAPTURE_NAMES, check_capture_folder, check_encryption, removed_if_refused
 from ._probe import (
@@ -57,6 +57,7 @@ __all__ = [
     "record",
     "removed_if_refused",
     "recorder_pid",
+    "started_by",
     "screenshot_name",
     "send_command",
     "session_platform",

@@ -29,7 +29,16 @@ from filelock import FileLock, Timeout
 from ..io import PRIVATE_FILE_MODE, write_json_atomic
 from ._probe import CaptureError
 
-__all__ = ["COMMANDS", "ControlFile", "FolderLock", "read_status", "recorder_pid", "send_command", "write_status"]
+__all__ = [
+    "COMMANDS",
+    "ControlFile",
+    "FolderLock",
+    "read_status",
+    "recorder_pid",
+    "send_command",
+    "started_by",
+    "write_status",
+]
 
 COMMANDS = ("pause", "resume", "stop")
 """Commands a running recorder understands."""
@@ -101,6 +110,13 @@ def _read_pid(folder: Path) -> int | None:
         return int((Path(folder) / PID_NAME).read_text().strip())
     except (OSError, ValueError):
         return None
+
+
+def started_by(folder: Path, pid: int) -> bool:
+    """Whether the recorder of process ``pid`` has taken ``folder``: its ``capture.pid`` names
+    ``pid`` (written only once that recorder holds the lock). Reads the file only, so it cannot
+    get in the way of a recorder taking the lock, as a probe of the lock (:func:`recorder_pid`) could."""
+    return _read_pid(folder) == pid
 
 
 def recorder_pid(folder: Path) -> int | None:

@@ -1,5 +1,7 @@
 """Whether a ``--out`` folder may receive a capture: empty, missing, or a capture folder of
-proagent's own (a LifeTrace 2025-11 ``lifetrace.db`` and the files capture keeps beside it).
+proagent's own (a LifeTrace 2025-11 ``lifetrace.db`` and the files capture keeps beside it, and
+those ``proagent live`` writes there: :data:`proagent.live_files.LIVE_NAMES`, since live's default
+``--out`` is the folder of the log it watches).
 
 Checked before anything is created, so a refused ``proagent capture`` leaves the disk as it was
 (no lock, no ``screenshots/``).
@@ -12,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import ProagentError
+from ..live_files import LIVE_NAMES
 from ._probe import CaptureError
 
 __all__ = ["CAPTURE_NAMES", "check_capture_folder", "check_encryption", "removed_if_refused"]
@@ -44,8 +47,8 @@ def check_capture_folder(out: Path) -> bool:
         or empty (a new capture).
 
     Raises:
-        CaptureError: ``out`` is a file, cannot be listed, holds other files (the message names
-            one), or holds a ``lifetrace.db`` that is not a LifeTrace 2025-11 capture log.
+        CaptureError: ``out`` is a file, cannot be listed, holds other files than capture's and
+            live's (the message names one), or holds a ``lifetrace.db`` that is not a LifeTrace 2025-11 capture log.
     """
     from ..errors import DataError
     from ..sources.lifetrace_schema import detect_schema
@@ -61,7 +64,7 @@ def check_capture_folder(out: Path) -> bool:
         raise CaptureError(f"--out {out}: cannot read the folder ({e.strerror or e})") from None
     if not names or names == [".proagent.lock"]:
         return False
-    other = [n for n in names if n not in CAPTURE_NAMES]
+    other = [n for n in names if n not in CAPTURE_NAMES and n not in LIVE_NAMES]
     db = out / "lifetrace.db"
     if other or not db.is_file():
         shown = other[0] if other else names[0]

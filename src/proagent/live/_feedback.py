@@ -46,6 +46,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .. import live_files
 from ..errors import DataError
 from ..io import to_jsonable
 from ..records import Conversation, Event, Sample, Screenshot
@@ -54,7 +55,7 @@ from .records import ANSWERS, IMPLICIT_RESPONSES, RESPONSES, LiveDecision, Offer
 
 __all__ = ["FEEDBACK_DB", "FeedbackStore", "feedback_samples", "sample_from_json", "sample_to_json"]
 
-FEEDBACK_DB = "feedback.db"
+FEEDBACK_DB = live_files.FEEDBACK_DB
 """File name of the feedback database in a live folder."""
 
 _SCHEMA = """

@@ -51,6 +51,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import live_files
 from ..errors import DataError
 from ..io import write_atomic, write_json_atomic
 from ..records import Sample
@@ -60,7 +61,7 @@ from .records import LearningManifest
 
 __all__ = ["LEARNING_DIR", "LEARNING_FORMAT", "NOT_NOW_WEIGHT", "LearningWhen", "load_learning_when", "reset_learning"]
 
-LEARNING_DIR = "learning"
+LEARNING_DIR = live_files.LEARNING_DIR
 """Folder, beside ``feedback.db``, of what the live decider learned."""
 
 LEARNING_FORMAT = "proagent-live-learning"

@@ -24,6 +24,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from .. import live_files
 from ..errors import UsageError
 from ..io import write_atomic
 from ..records import Event
@@ -44,10 +45,10 @@ __all__ = [
     "unblock_app",
 ]
 
-PAUSE_FILE = "live.paused"
+PAUSE_FILE = live_files.PAUSE_FILE
 """Name of the file in the live folder whose presence pauses the agent."""
 
-BLOCKED_APPS_FILE = "blocked-apps.json"
+BLOCKED_APPS_FILE = live_files.BLOCKED_APPS_FILE
 """Apps blocked from the page, in the live folder: ``{"apps": ["xterm", ...]}`` (0600)."""
 
 MAX_APP_NAME = 200

@@ -14,9 +14,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from .. import live_files
 from ..bench.progress import duration_text
 from ..bench.samples import SampleConfig
-from ..capture import x11_fullscreen
+from ..capture import started_by, x11_fullscreen
 from ..errors import DataError
 from ..io import to_jsonable, write_atomic, write_json_atomic
 from ._activity_follow import open_follower, watched_log
@@ -199,7 +200,7 @@ another ``--speed`` is the same run (the speed changes when moments are decided,
 
 
 def _check_run(folder: Path, record: dict[str, Any]) -> None:
-    p = folder / "run.json"
+    p = folder / live_files.RUN_FILE
     if p.is_file():
         old = {k: v for k, v in json.loads(p.read_text("utf-8")).items() if k not in NOT_IDENTITY}
         if old != record:
@@ -268,8 +269,8 @@ def run_replay(
     if page is not None and on_page is not None:
         on_page(page.url)
     if page is not None:
-        write_atomic(folder / "page-url", page.url + "\n", mode=0o600)
-    journal = _DecisionsFile(folder / "decisions.jsonl", store)
+        write_atomic(folder / live_files.PAGE_URL_FILE, page.url + "\n", mode=0o600)
+    journal = _DecisionsFile(folder / live_files.DECISIONS_FILE, store)
     ticker = None
     try:
         journal.rewrite()  # what an earlier, interrupted run of the folder decided
@@ -445,7 +446,7 @@ def run_watch(
     )
     try:
         if page is not None:
-            write_atomic(folder / "page-url", page.url + "\n", mode=0o600)
+            write_atomic(folder / live_files.PAGE_URL_FILE, page.url + "\n", mode=0o600)
             if on_page is not None:
                 on_page(page.url)
         agent = LiveAgent(
@@ -489,12 +490,15 @@ def run_watch(
 def start_capture(folder: Path, extra: Sequence[str] = (), wait: float = 30.0) -> subprocess.Popen:
     """Start ``proagent capture --out folder`` in a child process and wait for its database.
 
-    Until the database is there the child's stderr is held back: a capture that refuses to start
+    Until the database is there and the child holds the folder (its pid in ``capture.pid``, so a
+    folder continued from an earlier run, whose database is there from the start, counts only
+    once this capture took it) the child's stderr is held back: a capture that refuses to start
     (a bad ``--capture-option``, a folder in use) becomes one error naming its reason; afterwards
     its stderr goes on to this process's.
 
     Raises:
-        DataError: the capture exited or wrote no database within ``wait`` seconds.
+        DataError: the capture exited, or did not take the folder and write its database within
+            ``wait`` seconds.
     """
     proc = subprocess.Popen(
         [sys.executable, "-c", "from proagent.cli import main; main()", "capture", "--out", str(folder), *extra],
@@ -520,19 +524,19 @@ def start_capture(folder: Path, extra: Sequence[str] = (), wait: float = 30.0) -
     reader.start()
     end = time.monotonic() + wait
     db = folder / "lifetrace.db"
-    while not db.exists():
+    while not (db.exists() and started_by(folder, proc.pid)):
         if proc.poll() is not None:
             reader.join(2.0)
             with lock:
                 why = [ln.strip()[len("Error:") :].strip() for ln in held if ln.startswith("Error:")]
             raise DataError(
                 folder,
-                f"proagent capture exited (code {proc.returncode}) before writing a database"
+                f"proagent capture exited (code {proc.returncode}) before it started recording"
                 + (f": {why[-1]}" if why else ""),
             )
         if time.monotonic() > end:
             proc.terminate()
-            raise DataError(folder, f"proagent capture wrote no database within {wait:g} s")
+            raise DataError(folder, f"proagent capture did not start recording within {wait:g} s")
         time.sleep(0.2)
     with lock:
         started.set()
