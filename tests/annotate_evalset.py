@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import hashlib
 import html
+import os
 import shutil
 import sqlite3
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -305,9 +307,15 @@ def render(html_text: str, out_png: Path, browser: str, work: Path) -> Path:
         "--window-size=1280,800",
         src.as_uri(),
     ]
-    subprocess.run(cmd, capture_output=True, timeout=120, check=False)
+    # Chromium puts its singleton socket under TMPDIR: a deep TMPDIR (a pytest worker's tmp_path) makes
+    # the socket path too long for AF_UNIX (108 bytes) and Chromium exits at once; give it a short one
+    with tempfile.TemporaryDirectory(prefix="pa-chromium-", dir="/tmp") as short_tmp:
+        r = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=120, check=False, env={**os.environ, "TMPDIR": short_tmp}
+        )
     if not out_png.is_file() or out_png.stat().st_size == 0:
-        raise RuntimeError(f"chromium wrote no screenshot for {src}")
+        why = next((ln for ln in reversed(r.stderr.splitlines()) if "FATAL" in ln), "")
+        raise RuntimeError(f"chromium wrote no screenshot for {src}{': ' + why if why else ''}")
     return out_png
 
 
