@@ -70,7 +70,7 @@ from ._foreign import (
     table_columns,
 )
 from .lifetrace import _no_cycle_collection
-from .lifetrace_schema import connect_read_only, sqlite_problem
+from .lifetrace_schema import SQLITE_READ_ERRORS, connect_read_only, sqlite_problem
 
 __all__ = [
     "AFK_TYPE",
@@ -402,7 +402,7 @@ def _load(path: Path, user: str | None, since: datetime | None, tabs: bool = Tru
                 conn.execute("COMMIT")
             finally:
                 conn.close()
-        except sqlite3.DatabaseError as e:
+        except SQLITE_READ_ERRORS as e:
             raise DataError(path, sqlite_problem(e, path)) from None
         kind = f"activitywatch/{flavour}"
     events, counts = _merge(raws, user, tabs)

@@ -108,6 +108,7 @@ from .lifetrace_schema import (
     EVENT_REQUIRED,
     INTENTION_COLUMNS,
     SCREENSHOT_REQUIRED,
+    SQLITE_READ_ERRORS,
     SchemaInfo,
     Variant,
     connect_read_only,
@@ -308,7 +309,7 @@ def _load(
             ev_rows, shots, ocr_rows = _read_rows(conn, schema, min_event_id, want_dirs)
         finally:
             conn.close()
-    except sqlite3.DatabaseError as e:
+    except SQLITE_READ_ERRORS as e:
         raise DataError(path, sqlite_problem(e, path)) from None
 
     live, deleted_events, n_filled = _live_events(ev_rows, schema, path)

@@ -23,6 +23,7 @@ __all__ = [
     "detect_schema",
     "find_lifetrace_db",
     "read_schema",
+    "SQLITE_READ_ERRORS",
     "sqlite_problem",
 ]
 
@@ -207,9 +208,19 @@ def connect_read_only(path: str | Path, *, follow: bool = False) -> sqlite3.Conn
     return conn
 
 
-def sqlite_problem(e: sqlite3.DatabaseError, path: Path) -> str:
+SQLITE_READ_ERRORS = (sqlite3.DatabaseError, UnicodeDecodeError)
+"""What reading a damaged database raises: SQLite's own errors, and ``UnicodeDecodeError`` when
+SQLite's error message quotes damaged bytes (a flipped byte in ``sqlite_master``'s schema text makes
+``malformed database schema (...)`` carry them, and Python cannot decode the message). A reader
+catches these and raises :class:`~proagent.errors.DataError` with :func:`sqlite_problem`'s text."""
+
+
+def sqlite_problem(e: sqlite3.DatabaseError | UnicodeDecodeError, path: Path) -> str:
     """The problem text of a :class:`~proagent.errors.DataError` for an SQLite
-    error on ``path`` (not a database, corrupt, a hot journal, ...)."""
+    error on ``path`` (not a database, corrupt, a hot journal, ...), or for an error message
+    of SQLite's that is not UTF-8 (damaged bytes quoted from the schema: :data:`SQLITE_READ_ERRORS`)."""
+    if isinstance(e, UnicodeDecodeError):
+        return "corrupt SQLite database (SQLite's error message quotes damaged bytes of its schema)"
     msg = str(e)
     if "not a database" in msg:
         return f"not a SQLite database ({msg})"
@@ -295,5 +306,5 @@ def detect_schema(path: str | Path) -> SchemaInfo:
             return read_schema(conn, path)
         finally:
             conn.close()
-    except sqlite3.DatabaseError as e:
+    except SQLITE_READ_ERRORS as e:
         raise DataError(path, sqlite_problem(e, path)) from None

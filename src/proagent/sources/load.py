@@ -34,7 +34,7 @@ from ._foreign import ActivityLog
 from .activitywatch import activitywatch_flavour, is_activitywatch_export, load_activitywatch
 from .annotations import Annotations, load_annotations, normalise_event_id, normalise_user
 from .lifetrace import load_lifetrace
-from .lifetrace_schema import connect_read_only, sqlite_problem
+from .lifetrace_schema import SQLITE_READ_ERRORS, connect_read_only, sqlite_problem
 from .proactivebench import is_proactivebench_file, read_proactivebench
 from .screenpipe import DB_NAME as SCREENPIPE_DB
 from .screenpipe import is_screenpipe_db, load_screenpipe
@@ -352,7 +352,7 @@ def activity_log_kind(path: Path) -> str:
                     return reader.name
         finally:
             conn.close()
-    except sqlite3.DatabaseError as e:
+    except SQLITE_READ_ERRORS as e:
         raise DataError(path, sqlite_problem(e, path)) from None
     return LIFETRACE
 

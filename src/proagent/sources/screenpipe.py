@@ -44,7 +44,7 @@ from ..pages import EventSplit, tab_rule_default
 from ..records import Event, Screenshot
 from ._foreign import ActivityLog, bad_cell, local_from_iso, table_columns
 from .lifetrace import _no_cycle_collection
-from .lifetrace_schema import connect_read_only, sqlite_problem
+from .lifetrace_schema import SQLITE_READ_ERRORS, connect_read_only, sqlite_problem
 
 __all__ = ["DB_NAME", "ScreenpipeLog", "VideoFrame", "is_screenpipe_db", "load_screenpipe", "video_frame"]
 
@@ -173,7 +173,7 @@ def _load(path: Path, user: str | None, since: datetime | None, tabs: bool = Tru
             conn.execute("COMMIT")
         finally:
             conn.close()
-    except sqlite3.DatabaseError as e:
+    except SQLITE_READ_ERRORS as e:
         raise DataError(path, sqlite_problem(e, path)) from None
 
     frames: list[dict[str, Any]] = []
