@@ -2,12 +2,16 @@
 # Set up (if needed) and run the test suite on two pytest-xdist workers (whole files per worker,
 # longest files first: tests/conftest.py, tests/test_seconds.json).
 #   scripts/test.sh          the suite a developer runs: everything but the long tests
-#                            (tests/conftest.py LONG: the desktop day, the soak, the Ray cluster
-#                            tests, the real training runs), with the small real-model subset
+#                            (tests/conftest.py LONG, and every test measured at LONG_SECONDS or more:
+#                            the desktop day, the soak, the Ray cluster, real training runs, the
+#                            benchmark smoke runs), within five minutes on two cores
 #   scripts/test.sh --all    everything, as CI runs it (.ci/run), after the static checks
 #                            (scripts/lint.sh: ruff, mypy)
 # Extra arguments go to pytest: scripts/test.sh -n 0 runs in one process; scripts/test.sh -m "not slow"
 # leaves out the real-model and desktop subset too.
+# At the end it prints its wall time and the five slowest files (scripts/test_times.py); a run of the
+# whole suite (no extra arguments) then checks the developer suite's time against its budget
+# (tests/conftest.py DEV_BUDGET_S) and fails naming the files that grew.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 skip=(--skip-long)
@@ -20,4 +24,23 @@ fi
 scripts/setup.sh
 . .venv/bin/activate
 if [ "$lint" = 1 ]; then scripts/lint.sh; fi
-python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder ${skip[@]+"${skip[@]}"} "$@"
+times=${PROAGENT_TEST_TIMES:-}
+if [ -z "$times" ]; then
+    times=$(mktemp "${TMPDIR:-/tmp}/proagent-test-times.XXXXXX")
+    trap 'rm -f "$times"' EXIT
+fi
+export PROAGENT_TEST_TIMES="$times"
+whole=$#
+start=$SECONDS
+rc=0
+python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder ${skip[@]+"${skip[@]}"} "$@" || rc=$?
+took=$((SECONDS - start))
+echo "scripts/test.sh: $((took / 60)) min $((took % 60)) s wall; the slowest files:"
+if [ -s "$times" ]; then
+    budget=()
+    if [ "$whole" = 0 ]; then
+        budget=(--budget "$(python -c 'import sys; sys.path.insert(0, "tests"); import conftest; print(conftest.DEV_BUDGET_S)')")
+    fi
+    python scripts/test_times.py "$times" --top 5 ${budget[@]+"${budget[@]}"} || { [ "$rc" != 0 ] || rc=1; }
+fi
+exit "$rc"
