@@ -12,8 +12,14 @@ Tools (each with a JSON schema of its arguments and a typed result, :mod:`.recor
 * ``offers(status, limit)`` and ``answer_offer(id, response)``: the live agent's ``feedback.db``
   (with ``--live DIR``); ``answer_offer`` is the only call that writes.
 
-Resources: ``proagent://timeline/today`` (the log's newest day) and the template
-``proagent://timeline/{date}`` (``YYYY-MM-DD``).
+Resources: ``proagent://now`` (local time, zone, ready ranges: :mod:`._prompts`),
+``proagent://timeline/today`` (the log's newest day) and the template
+``proagent://timeline/{date}`` (``YYYY-MM-DD``). Prompts (slash commands in hosts):
+``what_was_i_doing``, ``find_where_i_saw``, ``summarise_my_day``.
+
+Every answer stays under ``max_tokens`` (default 10,000, estimated as UTF-8 bytes / 3:
+:mod:`._paging`); a longer list is cut, says so in ``note``, and ``recent_activity`` /
+``search_activity`` give a ``next_cursor`` for the rest.
 
 Transports: stdio (:func:`serve_stdio`), or streamable HTTP on 127.0.0.1 (:func:`serve_http`)
 with the project's server rules (:mod:`proagent.serve`): loopback bind, a random bearer token
@@ -21,8 +27,11 @@ compared in constant time, ``Host`` exactly ``127.0.0.1:PORT`` or ``localhost:PO
 ``Origin``, when sent, of the server itself (the SDK's DNS-rebinding settings), a cross-site
 ``Sec-Fetch-Site`` refused, request bodies capped (:data:`MAX_BODY`), connections bounded.
 
-A log error while serving (the file deleted, damaged, its key gone) answers the call with an MCP
-tool error (``isError``, the one-line message); it never stops the server.
+A log error while serving (the file deleted, damaged, replaced, its key gone) answers the call
+with an MCP tool error (``isError``, one line starting with the tool's name and saying why: SQLite
+and file errors are named, and a failure nothing mapped gives its kind and first line instead of
+the SDK's bare "Error executing tool" and traceback); it never stops the server. A deleted log is
+no longer served from memory (:meth:`~._view.ActivityView.refresh`).
 """
 
 from __future__ import annotations
