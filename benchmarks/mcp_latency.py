@@ -20,7 +20,7 @@ number, so the redactor has work). Timed:
   the commit, reads the log's end and redacts and embeds only the new event);
 * **answer size** (issue 47): ``recent_activity(1440)`` over the day, uncapped (the baseline: what
   the server sent before the cap) beside the pages under the default cap of 10,000 estimated tokens
-  (UTF-8 bytes / 3, :func:`proagent.context.estimate_tokens`), each also counted by the default
+  (UTF-8 bytes / 2.5, :func:`proagent.context.estimate_tokens`), each also counted by the default
   model's tokenizer (Qwen2.5, from its GGUF) where it is assembled; the pages must give every event once.
 
 Targets (issue 37): search_activity p95 < 50 ms, current_context p95 < 20 ms. Prints the machine's
@@ -379,7 +379,7 @@ def _qwen_counter():  # noqa: ANN202
 def answer_sizes(view) -> dict:  # noqa: ANN001
     """recent_activity(1440) over the whole day: the uncapped answer's size (the baseline: what the
     server sent before the cap) beside the pages under the default cap, each by the stated estimate
-    (UTF-8 bytes / 3) and, where the default model is assembled, by the Qwen2.5 tokenizer."""
+    (UTF-8 bytes / 2.5) and, where the default model is assembled, by the Qwen2.5 tokenizer."""
     from proagent.context import DEFAULT_MAX_TOKENS, ContextService, estimate_tokens
     from proagent.context._paging import answer_json
 

@@ -77,7 +77,7 @@ def _check_titles(titles: tuple[str, ...]) -> None:
     type=click.IntRange(MIN_MAX_TOKENS, 25_000),
     default=DEFAULT_MAX_TOKENS,
     show_default=True,
-    help="Cap on one answer in estimated tokens (UTF-8 bytes / 3); a longer list is cut and the answer "
+    help="Cap on one answer in estimated tokens (UTF-8 bytes / 2.5); a longer list is cut and the answer "
     "says so, with a next_cursor where it continues (Claude Code warns above 10,000, refuses above 25,000).",
 )
 def mcp_cmd(

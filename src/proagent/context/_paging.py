@@ -6,13 +6,13 @@ stated estimate, :func:`estimate_tokens`, and cuts a list that would pass
 :data:`DEFAULT_MAX_TOKENS`, saying so in the answer with a cursor to continue where the list has
 an order to continue in (``recent_activity``, ``search_activity``).
 
-The estimate is **UTF-8 bytes of the JSON text the SDK sends, divided by 3, rounded up**
-(:data:`BYTES_PER_TOKEN`). BPE tokenizers give about 4 characters per token for English prose
-and about 3 for JSON with its quotes and punctuation (one byte each), and about one token per
-CJK character (3 UTF-8 bytes); dividing bytes by 3 therefore errs on the large side for the
-answers this server sends (English or Chinese titles and screen text in JSON), never on the small.
-``benchmarks/mcp_latency.py`` prints the estimate beside the Qwen2.5 tokenizer's count of the same
-answers. No host's own tokenizer is available offline, so the estimate is conservative by design.
+The estimate is **UTF-8 bytes of the JSON text the SDK sends, divided by 2.5, rounded up**
+(:data:`BYTES_PER_TOKEN`). That text is JSON indented by 2, whose runs of spaces, quotes and
+punctuation cost tokens: on one synth day's ``recent_activity`` answers the Qwen2.5 tokenizer
+counted 1.15 tokens for every 3 bytes (``benchmarks/mcp_latency.py`` prints the comparison), so
+bytes / 3 would under-count; bytes / 2.5 over-counts that English JSON by about 4% and Chinese
+text (3 UTF-8 bytes a character, about one token each) by about 20%. No host's own tokenizer is
+available offline, so the estimate is meant to err on the large side.
 
 A cursor is opaque to the host: URL-safe base64 of a small JSON object naming the tool it
 belongs to and where the next page starts. It holds no screen text (only times, an event id,
@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 __all__ = [
     "BYTES_PER_TOKEN",
     "DEFAULT_MAX_TOKENS",
+    "ESTIMATE",
     "MIN_MAX_TOKENS",
     "answer_json",
     "decode_cursor",
@@ -42,9 +43,11 @@ DEFAULT_MAX_TOKENS = 10_000
 """Default cap on one answer, estimated tokens: where Claude Code starts to warn (its hard limit is 25,000)."""
 MIN_MAX_TOKENS = 4_000
 """Smallest cap ``--max-tokens`` accepts: ``current_context`` (2,000 characters of screen text,
-up to 6,000 UTF-8 bytes) must always fit whole."""
-BYTES_PER_TOKEN = 3
-"""UTF-8 bytes per estimated token (see the module text for why 3)."""
+up to 6,000 UTF-8 bytes, 2,400 estimated tokens) must always fit whole."""
+BYTES_PER_TOKEN = 2.5
+"""UTF-8 bytes per estimated token (see the module text for why 2.5)."""
+ESTIMATE = "estimated as UTF-8 bytes / 2.5"
+"""How answers name the estimate when they say they were cut."""
 
 T = TypeVar("T")
 
@@ -58,8 +61,8 @@ def answer_json(result: Any) -> bytes:  # noqa: ANN401
 
 
 def estimate_tokens(result: Any) -> int:  # noqa: ANN401
-    """Estimated tokens of ``result`` as a host reads it: ``ceil(bytes / 3)`` of :func:`answer_json`."""
-    return math.ceil(len(answer_json(result)) / BYTES_PER_TOKEN)
+    """Estimated tokens of ``result`` as a host reads it: ``ceil(bytes / 2.5)`` of :func:`answer_json`."""
+    return math.ceil(len(answer_json(result)) * 2 / 5)
 
 
 def fit(build: Callable[[int], T], n: int, max_tokens: int) -> tuple[T, int]:

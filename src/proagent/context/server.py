@@ -17,7 +17,7 @@ Resources: ``proagent://now`` (local time, zone, ready ranges: :mod:`._prompts`)
 ``proagent://timeline/{date}`` (``YYYY-MM-DD``). Prompts (slash commands in hosts):
 ``what_was_i_doing``, ``find_where_i_saw``, ``summarise_my_day``.
 
-Every answer stays under ``max_tokens`` (default 10,000, estimated as UTF-8 bytes / 3:
+Every answer stays under ``max_tokens`` (default 10,000, estimated as UTF-8 bytes / 2.5:
 :mod:`._paging`); a longer list is cut, says so in ``note``, and ``recent_activity`` /
 ``search_activity`` give a ``next_cursor`` for the rest.
 
@@ -227,7 +227,7 @@ class ContextService:
                     before=[first.start.isoformat(), first.event.id],
                 )
                 note = (
-                    f"Cut to stay under {self.max_tokens} tokens (estimated as UTF-8 bytes / 3): these are the "
+                    f"Cut to stay under {self.max_tokens} tokens (estimated as UTF-8 bytes / 2.5): these are the "
                     f"{k} newest of {len(shown)} events; call recent_activity again with this next_cursor for "
                     f"the {rest} before them."
                 )
@@ -312,7 +312,7 @@ class ContextService:
                 )
             if k < len(hits):
                 note = (
-                    f"Cut to stay under {self.max_tokens} tokens (estimated as UTF-8 bytes / 3): {k} of the "
+                    f"Cut to stay under {self.max_tokens} tokens (estimated as UTF-8 bytes / 2.5): {k} of the "
                     f"{len(hits)} hits asked for; call search_activity again with the same arguments and this "
                     "next_cursor for the next ones."
                 )
@@ -407,7 +407,7 @@ class ContextService:
                 personas=[c for i, c in enumerate(full) if i in keep],
                 truncated=cut,
                 note=(
-                    f"Cut to stay under {self.max_tokens} tokens (estimated as UTF-8 bytes / 3): the {k} largest "
+                    f"Cut to stay under {self.max_tokens} tokens (estimated as UTF-8 bytes / 2.5): the {k} largest "
                     f"of {len(full)} kinds of activity."
                 )
                 if cut
@@ -458,7 +458,7 @@ class ContextService:
                 redacted=self.redacted,
                 truncated=cut,
                 note=(
-                    f"Cut to stay under {self.max_tokens} tokens (estimated as UTF-8 bytes / 3): the {k} latest "
+                    f"Cut to stay under {self.max_tokens} tokens (estimated as UTF-8 bytes / 2.5): the {k} latest "
                     f"of {len(items)} offers; ask with a smaller limit or another status for the others."
                 )
                 if cut
@@ -511,7 +511,7 @@ class ContextService:
                 total_events=len(shown),
                 truncated=cut,
                 note=(
-                    f"Cut to stay under {self.max_tokens} tokens (estimated as UTF-8 bytes / 3): {k} of the day's "
+                    f"Cut to stay under {self.max_tokens} tokens (estimated as UTF-8 bytes / 2.5): {k} of the day's "
                     f"{len(shown)} events, spread evenly over it; seconds_by_app counts them all. For the others "
                     "use search_activity or recent_activity."
                 )
