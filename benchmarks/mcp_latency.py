@@ -380,8 +380,7 @@ def answer_sizes(view) -> dict:  # noqa: ANN001
     """recent_activity(1440) over the whole day: the uncapped answer's size (the baseline: what the
     server sent before the cap) beside the pages under the default cap, each by the stated estimate
     (UTF-8 bytes / 2.5) and, where the default model is assembled, by the Qwen2.5 tokenizer."""
-    from proagent.context import DEFAULT_MAX_TOKENS, ContextService, estimate_tokens
-    from proagent.context._paging import answer_json
+    from proagent.context import DEFAULT_MAX_TOKENS, ContextService, answer_json, estimate_tokens
 
     count = _qwen_counter()
     whole = ContextService(view, max_tokens=10**9).recent_activity(1440)

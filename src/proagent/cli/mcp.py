@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from ..context._paging import DEFAULT_MAX_TOKENS, MIN_MAX_TOKENS
+from ..context import DEFAULT_MAX_TOKENS, MIN_MAX_TOKENS
 from ..errors import DataError
 from ._errors import stopped_by_ctrl_c
 

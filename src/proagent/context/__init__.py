@@ -18,6 +18,8 @@ _WHERE = {
     "ActivityView": "._view",
     "Poller": "._view",
     "DEFAULT_MAX_TOKENS": "._paging",
+    "MIN_MAX_TOKENS": "._paging",
+    "answer_json": "._paging",
     "estimate_tokens": "._paging",
     "ContextService": ".server",
     "ToolFailure": ".server",
