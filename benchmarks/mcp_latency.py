@@ -17,7 +17,11 @@ number, so the redactor has work). Timed:
 * **current_context**: ``--calls`` calls the same two ways; baseline: reading the log again and
   redacting the newest screen per call;
 * **growth**: one event appended to the database, then the call that sees it (the follower notices
-  the commit, reads the log's end and redacts and embeds only the new event).
+  the commit, reads the log's end and redacts and embeds only the new event);
+* **answer size** (issue 47): ``recent_activity(1440)`` over the day, uncapped (the baseline: what
+  the server sent before the cap) beside the pages under the default cap of 10,000 estimated tokens
+  (UTF-8 bytes / 2.5, :func:`proagent.context.estimate_tokens`), each also counted by the default
+  model's tokenizer (Qwen2.5, from its GGUF) where it is assembled; the pages must give every event once.
 
 Targets (issue 37): search_activity p95 < 50 ms, current_context p95 < 20 ms. Prints the machine's
 load first; figures are milliseconds.
@@ -277,6 +281,8 @@ def main() -> int:
 
             stdio = anyio.run(over_stdio)
 
+        result["answer_size"] = answer_sizes(view)
+
         base_search, base_current = [], []
         vectors = {m.event.id: m.vector for m in view.entries() if m.vector is not None}
         for i in range(args.baseline_runs):
@@ -314,7 +320,21 @@ def main() -> int:
         f"restart {s['warm_from_cache']:.2f} s (from the cache); one appended event seen by current_context in {result['growth_ms']['append_then_current_context']:.0f} ms, "
         f"found by search: {result['growth_ms']['found_by_search']}"
     )
-    print("targets: search_activity p95 < 50 ms, current_context p95 < 20 ms")
+    z = result["answer_size"]
+
+    def qwen(k):
+        return f" (Qwen2.5 tokenizer: {z[k]})" if z.get(k) is not None else ""
+
+    print(
+        f"answer size: recent_activity(1440) over the day uncapped {z['uncapped_estimate']} estimated tokens"
+        f"{qwen('uncapped_qwen')}; capped at {z['cap']}: {z['pages']} pages, the largest {z['largest_estimate']}"
+        f"{qwen('largest_qwen')}, all {z['events_paged']} events once: {z['complete']}; "
+        f"estimate / Qwen2.5 tokens {z['ratio_min']}-{z['ratio_max']} (>= 1: the estimate errs large)"
+        if z.get("ratio_min") is not None
+        else f"answer size: recent_activity(1440) uncapped {z['uncapped_estimate']} estimated tokens; capped at "
+        f"{z['cap']}: {z['pages']} pages, the largest {z['largest_estimate']}, complete: {z['complete']}"
+    )
+    print("targets: search_activity p95 < 50 ms, current_context p95 < 20 ms; every answer <= 10000 estimated tokens")
     result["rows"] = rows
     load = os.getloadavg()
     result["loadavg_after"] = load
@@ -336,6 +356,65 @@ def main() -> int:
         figures=result,
     )
     return 0
+
+
+def _qwen_counter():  # noqa: ANN202
+    """Token counts by the default model's tokenizer (Qwen2.5, read from its GGUF by transformers),
+    or ``None`` where the model is not assembled."""
+    try:
+        from transformers import AutoTokenizer
+    except ImportError:
+        return None
+    folder = Path.home() / ".cache" / "proagent" / "models"
+    gguf = folder / "qwen2.5-coder-1.5b.gguf"
+    if not gguf.is_file():
+        return None
+    try:
+        tok = AutoTokenizer.from_pretrained(str(folder), gguf_file=gguf.name)
+    except Exception:  # noqa: BLE001  (an optional cross-check; the figure says when it is missing)
+        return None
+    return lambda text: len(tok(text)["input_ids"])
+
+
+def answer_sizes(view) -> dict:  # noqa: ANN001
+    """recent_activity(1440) over the whole day: the uncapped answer's size (the baseline: what the
+    server sent before the cap) beside the pages under the default cap, each by the stated estimate
+    (UTF-8 bytes / 2.5) and, where the default model is assembled, by the Qwen2.5 tokenizer."""
+    from proagent.context import DEFAULT_MAX_TOKENS, ContextService, answer_json, estimate_tokens
+
+    count = _qwen_counter()
+    whole = ContextService(view, max_tokens=10**9).recent_activity(1440)
+    capped = ContextService(view)
+    pages, cursor = [], None
+    while True:
+        page = capped.recent_activity(1440, cursor)
+        pages.append(page)
+        cursor = page.next_cursor
+        if cursor is None or len(pages) > 1000:
+            break
+    ids = [e.id for p in reversed(pages) for e in p.events]
+    largest = max(pages, key=estimate_tokens)
+    out = {
+        "cap": DEFAULT_MAX_TOKENS,
+        "uncapped_estimate": estimate_tokens(whole),
+        "pages": len(pages),
+        "largest_estimate": estimate_tokens(largest),
+        "events_paged": len(ids),
+        "complete": ids == [e.id for e in whole.events],
+        "uncapped_qwen": None,
+        "largest_qwen": None,
+        "ratio_min": None,
+        "ratio_max": None,
+    }
+    if count is not None:
+        ratios = [estimate_tokens(p) / count(answer_json(p).decode()) for p in [whole, *pages]]
+        out.update(
+            uncapped_qwen=count(answer_json(whole).decode()),
+            largest_qwen=count(answer_json(largest).decode()),
+            ratio_min=round(min(ratios), 2),
+            ratio_max=round(max(ratios), 2),
+        )
+    return out
 
 
 if __name__ == "__main__":

@@ -765,6 +765,14 @@ CASES: list[Case] = [
         ("mcp", "{w}/lt/U001", "--http", "--token-file", "{w}/nope/token"),
         "--token-file",
     ),
+    # issue 46: a token file under /proc was a traceback (writing) or read as a token (any text)
+    Case(
+        "mcp-token-file-under-proc",
+        ("mcp", "{w}/lt/U001", "--http", "--token-file", "/proc/proagent-mcp-token"),
+        "--token-file",
+    ),
+    Case("mcp-token-file-not-a-token", ("mcp", "{w}/lt/U001", "--http", "--token-file", "/proc/version"), "no token"),
+    Case("mcp-max-tokens-too-small", ("mcp", "{w}/lt/U001", "--max-tokens", "100"), "--max-tokens", code=2),
     Case(
         "mcp-unknown-persona-model", ("mcp", "{w}/lt/U001", "--persona-model", "local/no-such-model"), "--persona-model"
     ),

@@ -1,17 +1,21 @@
-"""The host configurations of ``docs/guides/mcp.md`` work as written: each JSON snippet is read
-from the page and the SDK's own client connects with the same command line (the example capture
-folder replaced by a test log) or the same URL and header."""
+"""The host snippets of ``docs/guides/mcp.md`` work as written: each one (Claude Code's
+``claude mcp add`` line, VS Code's ``code --add-mcp`` and ``mcp.json``, Cursor's install link and
+``mcp.json``, Claude Desktop's configuration, the HTTP command and VS Code's HTTP entry) is read
+from the page, and the command it names is started with ``HOME`` pointing at a folder whose
+``proagent-capture`` is a test capture, and the SDK's own client connects to it."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import re
 import shlex
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 
@@ -27,47 +31,76 @@ import proagent  # noqa: E402
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "guides" / "mcp.md"
 SRC = str(Path(proagent.__file__).resolve().parents[1])
-EXAMPLE = "/home/you/proagent-capture"
+COMMAND = ["mcp", "~/proagent-capture", "--block-app", "KeePassXC"]
+"""The arguments every stdio snippet gives ``proagent``."""
 
 
-def _blocks(lang: str) -> list[str]:
-    """The fenced blocks of the page whose fence names ``lang`` ("" for a bare fence)."""
-    out, cur = [], None
+def _sections() -> dict[str, list[tuple[str, str]]]:
+    """The fenced blocks of the page under each ``###`` (or ``##``) heading: (fence language, text)."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    head, cur = "", None
     for line in PAGE.read_text("utf-8").splitlines():
-        if line.startswith("```"):
+        if cur is None and line.startswith("#"):
+            head = line.lstrip("#").strip()
+        elif line.startswith("```"):
             if cur is None:
                 cur = (line[3:].strip(), [])
             else:
-                if cur[0] == lang:
-                    out.append("\n".join(cur[1]) + "\n")
+                out.setdefault(head, []).append((cur[0], "\n".join(cur[1]) + "\n"))
                 cur = None
         elif cur is not None:
             cur[1].append(line)
     return out
 
 
-def _configs() -> list[dict]:
-    out = []
-    for b in _blocks("json"):
-        try:
-            out.append(json.loads(b))
-        except json.JSONDecodeError:
-            continue  # an output sample, not a configuration
+def _json(section: str) -> list[dict]:
+    return [json.loads(text) for lang, text in _sections()[section] if lang == "json"]
+
+
+def _line(section: str, starts: str) -> list[str]:
+    return next(shlex.split(t) for lang, t in _sections()[section] if lang in ("bash", "") and t.startswith(starts))
+
+
+def _stdio_snippets() -> dict[str, tuple[str, list[str]]]:
+    """Every stdio snippet of the page as the (command, args) a host would run."""
+    out: dict[str, tuple[str, list[str]]] = {}
+    claude = _line("Claude Code", "claude mcp add")
+    assert claude[:4] == ["claude", "mcp", "add", "proagent"] and claude[4] == "--", claude
+    out["claude-code"] = (claude[5], claude[6:])
+    vs = _line("VS Code", "code --add-mcp")
+    assert vs[:2] == ["code", "--add-mcp"] and len(vs) == 3, vs
+    entry = json.loads(vs[2])
+    assert entry["name"] == "proagent"
+    out["vscode-add-mcp"] = (entry["command"], entry["args"])
+    entry = _json("VS Code")[0]["servers"]["proagent"]
+    assert entry["type"] == "stdio"
+    out["vscode-mcp-json"] = (entry["command"], entry["args"])
+    link = re.search(r"cursor://anysphere\.cursor-deeplink/mcp/install\?[^`\s)]+", PAGE.read_text("utf-8")).group(0)
+    q = parse_qs(urlparse(link).query)
+    assert q["name"] == ["proagent"]
+    entry = json.loads(base64.b64decode(q["config"][0]))
+    out["cursor-link"] = (entry["command"], entry["args"])
+    entry = _json("Cursor")[0]["mcpServers"]["proagent"]
+    out["cursor-mcp-json"] = (entry["command"], entry["args"])
+    entry = _json("Claude Desktop")[0]["mcpServers"]["proagent"]
+    out["claude-desktop"] = (entry["command"], entry["args"])
     return out
 
 
-def _env(bin_dir: Path) -> dict[str, str]:
+def _env(home: Path, bin_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PROAGENT_")}
     env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
     env["PATH"] = str(bin_dir) + os.pathsep + env.get("PATH", "")  # `proagent` as a host finds it on the PATH
+    env["HOME"] = str(home)
     return env
 
 
 @pytest.fixture(scope="module")
-def log(tmp_path_factory) -> Path:
-    cap = tmp_path_factory.mktemp("docs") / "cap"
-    make_lifetrace_db(cap / "lifetrace.db", "2025-11")
-    return cap
+def home(tmp_path_factory) -> Path:
+    """A home folder whose ``proagent-capture`` is a test capture (LifeTrace, 40 events)."""
+    h = tmp_path_factory.mktemp("home")
+    make_lifetrace_db(h / "proagent-capture" / "lifetrace.db", "2025-11")
+    return h
 
 
 def _proagent_bin(tmp: Path) -> Path:
@@ -80,52 +113,51 @@ def _proagent_bin(tmp: Path) -> Path:
     return d
 
 
-def test_the_page_has_the_snippets() -> None:
-    configs = _configs()
-    assert any("mcpServers" in c for c in configs), "Claude Desktop snippet"
-    assert sum("servers" in c for c in configs) == 2, "VS Code stdio and http snippets"
+def test_the_page_has_a_snippet_for_each_host() -> None:
+    """Claude Code, VS Code (two ways), Cursor (two ways) and Claude Desktop, all one command."""
+    snippets = _stdio_snippets()
+    assert len(snippets) == 6
+    for host, (command, args) in snippets.items():
+        assert (command, args) == ("proagent", COMMAND), host
 
 
-@pytest.mark.parametrize("host", ["claude-desktop", "vscode-stdio"])
-def test_stdio_snippet_as_written(host: str, log: Path, tmp_path: Path) -> None:
-    configs = _configs()
-    if host == "claude-desktop":
-        entry = next(c for c in configs if "mcpServers" in c)["mcpServers"]["proagent"]
-    else:
-        entry = next(c for c in configs if "servers" in c and "proagent" in c["servers"])["servers"]["proagent"]
-        assert entry["type"] == "stdio"
-    args = [str(log) if a == EXAMPLE else a for a in entry["args"]]
-    assert args != entry["args"], "the example folder is in the args"
-    params = StdioServerParameters(command=entry["command"], args=args, env=_env(_proagent_bin(tmp_path)))
+@pytest.mark.parametrize("host", ["claude-desktop", "claude-code"])
+def test_stdio_snippet_as_written(host: str, home: Path, tmp_path: Path) -> None:
+    """The command of the JSON snippets (``~`` left for proagent to expand: no shell) and of the
+    ``claude mcp add`` line (``~`` expanded, as the shell does) start a server the SDK's client
+    uses: six tools, three prompts, an answer from the test capture."""
+    command, args = _stdio_snippets()[host]
+    env = _env(home, _proagent_bin(tmp_path))
+    if host == "claude-code":
+        args = [str(home) + a[1:] if a.startswith("~/") else a for a in args]
+    params = StdioServerParameters(command=command, args=args, env=env)
 
     async def main() -> None:
         async with Client(params, read_timeout_seconds=120) as client:
             assert len((await client.list_tools()).tools) == 6
+            assert len((await client.list_prompts()).prompts) == 3
             r = await client.call_tool("current_context", {})
             assert not r.is_error and r.structured_content["app"]
 
     anyio.run(main)
 
 
-def test_http_snippet_as_written(log: Path, tmp_path: Path) -> None:
-    command = next(b for b in _blocks("") if b.startswith("proagent mcp") and "--http" in b).strip()
-    entry = next(c for c in _configs() if "servers" in c and "proagent-http" in c["servers"])["servers"][
-        "proagent-http"
-    ]
+def test_http_snippet_as_written(home: Path, tmp_path: Path) -> None:
+    command = next(t for lang, t in _sections()["Over HTTP (one server for several hosts)"] if lang == "").strip()
+    entry = _json("Over HTTP (one server for several hosts)")[0]["servers"]["proagent-http"]
     assert entry["type"] == "http"
     with socket.socket() as s:  # the page's port may be taken here: a free one, in both places
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    argv = [str(log) if a == EXAMPLE else a for a in shlex.split(command.replace("8765", str(port)))]
-    argv = [str(tmp_path / "mcp-token") if a.endswith("/mcp-token") else a for a in argv]
+    argv = shlex.split(command.replace("8765", str(port)))
     url = entry["url"].replace("8765", str(port))
     proc = subprocess.Popen(
-        argv, env=_env(_proagent_bin(tmp_path)), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        argv, env=_env(home, _proagent_bin(tmp_path)), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     )
     try:
         line = proc.stderr.readline()
         assert url in line, line
-        token = (tmp_path / "mcp-token").read_text().strip()
+        token = (home / "proagent-capture" / "mcp-token").read_text().strip()
         headers = {k: v.replace("${input:proagent-token}", token) for k, v in entry["headers"].items()}
 
         async def main() -> None:
@@ -138,4 +170,3 @@ def test_http_snippet_as_written(log: Path, tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    time.sleep(0)

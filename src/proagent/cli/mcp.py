@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from ..context import DEFAULT_MAX_TOKENS, MIN_MAX_TOKENS
 from ..errors import DataError
 from ._errors import stopped_by_ctrl_c
 
@@ -71,6 +72,14 @@ def _check_titles(titles: tuple[str, ...]) -> None:
     "redacted text). Default: clusters without texts.",
 )
 @click.option("--model-base-url", default=None, help="Base URL of an OpenAI-compatible API for --persona-model.")
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(MIN_MAX_TOKENS, 25_000),
+    default=DEFAULT_MAX_TOKENS,
+    show_default=True,
+    help="Cap on one answer in estimated tokens (UTF-8 bytes / 2.5); a longer list is cut and the answer "
+    "says so, with a next_cursor where it continues (Claude Code warns above 10,000, refuses above 25,000).",
+)
 def mcp_cmd(
     log: Path,
     http: bool,
@@ -83,9 +92,11 @@ def mcp_cmd(
     state: Path | None,
     persona_model: str | None,
     model_base_url: str | None,
+    max_tokens: int,
 ) -> None:
     """Serve an activity log to MCP hosts (Claude Desktop, VS Code, ...): recent activity, semantic
-    search, the current screen, the user profile and the live agent's offers.
+    search, the current screen, the user profile and the live agent's offers; prompts for the
+    common asks and a `now` resource with the local time.
 
     LOG is a capture folder, a LifeTrace, ActivityWatch or screenpipe database (or folder), or an
     ActivityWatch export; an encrypted capture needs its key (keyring or PROAGENT_PASSPHRASE).
@@ -96,6 +107,9 @@ def mcp_cmd(
     """
     from ..context import run
 
+    # a host starts the server without a shell: `~` in a configuration's args is expanded here
+    log = log.expanduser()
+    live, state, token_file = (None if p is None else p.expanduser() for p in (live, state, token_file))
     if (port or token_file) and not http:
         raise click.UsageError("--port and --token-file apply to --http")
     _check_titles(block_title)
@@ -124,6 +138,7 @@ def mcp_cmd(
             state=state,
             persona_model=persona_model,
             model_base_url=model_base_url,
+            max_tokens=max_tokens,
             announce=lambda line: click.echo(line, err=True),
         )
     except KeyboardInterrupt:  # Ctrl-C is how a server is stopped: not an error, nothing to resume

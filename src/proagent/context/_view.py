@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -40,6 +41,7 @@ import numpy as np
 from ..errors import DataError
 from ..io import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, write_atomic
 from ..records import Event
+from ..sources.lifetrace_schema import sqlite_problem
 
 __all__ = ["MAX_TEXT", "REREAD_SECONDS", "ActivityView", "Entry", "Poller"]
 
@@ -171,6 +173,9 @@ class ActivityView:
         self.follower = None
         self.kind = ""
         self.static_log = False
+        self._identity: tuple[int, int] | None = None
+        self.gone: str | None = None
+        """Why the log can no longer be served (deleted while serving), or ``None``."""
         self._open()
         from ..vault import vault_of
 
@@ -198,6 +203,7 @@ class ActivityView:
             self.kind, self.static_log = "activitywatch", True
             return
         self.follower = open_follower(p)
+        self._identity = _identity(self.follower.path)
         self.kind = (
             "lifetrace"
             if type(self.follower).__name__ == "LifeTraceFollower"
@@ -232,12 +238,19 @@ class ActivityView:
             DataError: the log became unreadable (deleted, damaged, key gone).
         """
         with self._lock:
+            self._check_there()
             full = not self.loaded
-            if not full and (self.static_log or not self.follower.changed()):
-                return False
-            if full and self.follower is not None:
-                self.follower.changed()  # the baseline of data_version
-            events = self._read(full)
+            try:
+                if not full and (self.static_log or not self.follower.changed()):
+                    return False
+                if full and self.follower is not None:
+                    self.follower.changed()  # the baseline of data_version
+                events = self._read(full)
+            except sqlite3.Error as e:
+                db = self.follower.path if self.follower is not None else self.path
+                raise DataError(db, sqlite_problem(e, db)) from None
+            except OSError as e:
+                raise DataError(self.path, f"cannot read the log ({e.strerror or e})") from None
             if full:
                 self._entries.clear()
             elif self.kind == "lifetrace" and events:
@@ -254,6 +267,52 @@ class ActivityView:
             if self._cache_changed:
                 self._save_cache()
             return changed
+
+    def _forget(self) -> None:
+        """Drop every entry and the index (the log they came from is gone or was replaced)."""
+        self._entries.clear()
+        self._order = []
+        self._indexed = []
+        self._index = None
+        self._vecs = np.zeros((0, 384), np.float32)
+        self._dirty = True
+        self.loaded = False
+
+    def _check_there(self) -> None:
+        """Refuse to serve from memory a log that was deleted; open again one that was replaced.
+
+        The follower's connection keeps a deleted database file readable (its inode stays
+        open), so without this check the tools would go on answering from a log the person
+        deleted. A database file replaced by another (a new inode: restored from a backup,
+        moved over) is opened again and read whole; the old entries are dropped first.
+
+        Raises:
+            DataError: the log (or its database file) is gone, or the replacement cannot be read.
+        """
+        if self.static_log:
+            there = self.path.exists()
+        else:
+            there = self.path.exists() and _identity(self.follower.path) is not None
+        if not there:
+            if self.gone is None:
+                self.gone = "the log is gone (deleted while the server ran): its events are no longer served"
+                self._forget()
+                if self.follower is not None:
+                    self.follower.close()
+            raise DataError(self.path, self.gone)
+        if self.gone is not None or (self.follower is not None and _identity(self.follower.path) != self._identity):
+            # back, or replaced by another file: forget the old one and read the new one whole
+            self._forget()
+            old, self.follower = self.follower, None
+            if old is not None:
+                old.close()
+            try:
+                self._open()
+            except DataError as e:
+                self.gone = f"the log was replaced by something that cannot be read ({e.problem})"
+                self.follower = old  # closed; checked again at the next call
+                raise DataError(self.path, self.gone) from None
+            self.gone = None
 
     def _ingest(self, events: list[Event]) -> bool:
         new: list[tuple[Event, str, str, datetime | None]] = []
@@ -454,6 +513,15 @@ class ActivityView:
     def close(self) -> None:
         if self.follower is not None:
             self.follower.close()
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The file's device and inode (``None`` when it is gone): a replaced file has a new one."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _document(m: Entry) -> str:

@@ -18,6 +18,8 @@ __all__ = [
     "ActivityItem",
     "CurrentContext",
     "IntentionShare",
+    "Now",
+    "TimeRange",
     "OfferAnswer",
     "OfferItem",
     "OfferList",
@@ -66,6 +68,16 @@ class RecentActivity:
     withheld: Annotated[int, Field(description="Events in the window hidden by --block-app / --block-title.")] = 0
     redacted: bool = True
     """False when the server runs with --raw."""
+    remaining: Annotated[
+        int, Field(description="Events of the window not in this answer (earlier ones; see next_cursor).")
+    ] = 0
+    next_cursor: Annotated[
+        str | None,
+        Field(description="Set when the answer was cut: pass it as cursor (same arguments) for the rest."),
+    ] = None
+    note: Annotated[
+        str | None, Field(description="Why and where the answer was cut (about the token cap), when it was.")
+    ] = None
 
 
 @dataclass(frozen=True)
@@ -87,6 +99,13 @@ class SearchResult:
     searched: Annotated[int, Field(description="Events that matched the filters and were ranked.")] = 0
     indexed: Annotated[int, Field(description="Events in the index (the whole log minus blocked ones).")] = 0
     redacted: bool = True
+    next_cursor: Annotated[
+        str | None,
+        Field(description="Set when the answer was cut: pass it as cursor (same arguments) for the rest."),
+    ] = None
+    note: Annotated[
+        str | None, Field(description="Why and where the answer was cut (about the token cap), when it was.")
+    ] = None
 
 
 @dataclass(frozen=True)
@@ -169,6 +188,10 @@ class UserProfile:
     """Persona texts still being written (ask again later)."""
     persona_error: str | None = None
     """The last persona-writing failure's first line, if the last attempt failed."""
+    truncated: Annotated[
+        bool, Field(description="True when the answer was cut to stay under the server's token cap.")
+    ] = False
+    note: Annotated[str | None, Field(description="What was cut and how to see the rest, when it was.")] = None
 
 
 @dataclass(frozen=True)
@@ -196,6 +219,10 @@ class OfferList:
     status: str
     offers: list[OfferItem] = field(default_factory=list)
     redacted: bool = True
+    truncated: Annotated[
+        bool, Field(description="True when the answer was cut to stay under the server's token cap.")
+    ] = False
+    note: Annotated[str | None, Field(description="What was cut and how to see the rest, when it was.")] = None
 
 
 @dataclass(frozen=True)
@@ -216,3 +243,40 @@ class Timeline:
     withheld: int = 0
     seconds_by_app: dict[str, float] = field(default_factory=dict)
     redacted: bool = True
+    total_events: int = 0
+    """Events of the day shown or not (blocked ones excluded)."""
+    truncated: Annotated[
+        bool, Field(description="True when the answer was cut to stay under the server's token cap.")
+    ] = False
+    note: Annotated[str | None, Field(description="What was cut and how to see the rest, when it was.")] = None
+
+
+@dataclass(frozen=True)
+class TimeRange:
+    """A stretch of local time, ready for ``search_activity``'s ``since`` / ``until``."""
+
+    since: str
+    """Naive local ISO 8601 (seconds)."""
+    until: str
+
+
+@dataclass(frozen=True)
+class Now:
+    """The resource ``proagent://now``: the local time where the server runs, its time zone, ready
+    ranges, and how far the log reaches (so a model does not guess the person's time)."""
+
+    local_time: str
+    """Now, naive local ISO 8601 (seconds), as the log's times are written."""
+    utc_offset: str
+    """The local offset from UTC now, e.g. ``+08:00``."""
+    time_zone: str
+    """The IANA name when the system says it (``TZ``, ``/etc/timezone``, ``/etc/localtime``), else
+    the abbreviation (``CET``)."""
+    weekday: str
+    ranges: dict[str, TimeRange]
+    """``last_hour``, ``today`` (midnight to now), ``yesterday`` (whole day), ``last_7_days``."""
+    log_first: str | None = None
+    """The log's oldest event start (null for an empty log)."""
+    log_last: str | None = None
+    """The log's newest time: ``recent_activity`` counts back from here, not from now."""
+    note: str = ""

@@ -12,8 +12,14 @@ Tools (each with a JSON schema of its arguments and a typed result, :mod:`.recor
 * ``offers(status, limit)`` and ``answer_offer(id, response)``: the live agent's ``feedback.db``
   (with ``--live DIR``); ``answer_offer`` is the only call that writes.
 
-Resources: ``proagent://timeline/today`` (the log's newest day) and the template
-``proagent://timeline/{date}`` (``YYYY-MM-DD``).
+Resources: ``proagent://now`` (local time, zone, ready ranges: :mod:`._prompts`),
+``proagent://timeline/today`` (the log's newest day) and the template
+``proagent://timeline/{date}`` (``YYYY-MM-DD``). Prompts (slash commands in hosts):
+``what_was_i_doing``, ``find_where_i_saw``, ``summarise_my_day``.
+
+Every answer stays under ``max_tokens`` (default 10,000, estimated as UTF-8 bytes / 2.5:
+:mod:`._paging`); a longer list is cut, says so in ``note``, and ``recent_activity`` /
+``search_activity`` give a ``next_cursor`` for the rest.
 
 Transports: stdio (:func:`serve_stdio`), or streamable HTTP on 127.0.0.1 (:func:`serve_http`)
 with the project's server rules (:mod:`proagent.serve`): loopback bind, a random bearer token
@@ -21,16 +27,23 @@ compared in constant time, ``Host`` exactly ``127.0.0.1:PORT`` or ``localhost:PO
 ``Origin``, when sent, of the server itself (the SDK's DNS-rebinding settings), a cross-site
 ``Sec-Fetch-Site`` refused, request bodies capped (:data:`MAX_BODY`), connections bounded.
 
-A log error while serving (the file deleted, damaged, its key gone) answers the call with an MCP
-tool error (``isError``, the one-line message); it never stops the server.
+A log error while serving (the file deleted, damaged, replaced, its key gone) answers the call
+with an MCP tool error (``isError``, one line starting with the tool's name and saying why: SQLite
+and file errors are named, and a failure nothing mapped gives its kind and first line instead of
+the SDK's bare "Error executing tool" and traceback); it never stops the server. A deleted log is
+no longer served from memory (:meth:`~._view.ActivityView.refresh`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
+import logging
+import re
 import secrets
 import socket
+import sqlite3
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -43,6 +56,7 @@ from pydantic import Field
 
 from ..errors import DataError, UsageError
 from ._audit import AuditLog
+from ._paging import DEFAULT_MAX_TOKENS, decode_cursor, encode_cursor, fit
 from ._personas import CACHE_FILE as PERSONA_CACHE
 from ._personas import PersonaWriter
 from ._view import MAX_TEXT, ActivityView, Entry
@@ -50,6 +64,7 @@ from .records import (
     ActivityItem,
     CurrentContext,
     IntentionShare,
+    Now,
     OfferAnswer,
     OfferItem,
     OfferList,
@@ -61,7 +76,17 @@ from .records import (
     UserProfile,
 )
 
-__all__ = ["MAX_BODY", "MAX_CONNECTIONS", "SNIPPET", "ContextService", "build_server", "serve_http", "serve_stdio"]
+__all__ = [
+    "MAX_BODY",
+    "MAX_CONNECTIONS",
+    "MAX_EVENTS",
+    "MAX_ID",
+    "SNIPPET",
+    "ContextService",
+    "build_server",
+    "serve_http",
+    "serve_stdio",
+]
 
 SNIPPET = 300
 """Characters of screen text a search hit shows."""
@@ -69,6 +94,11 @@ MAX_BODY = 64 * 1024
 """Cap on an HTTP request body, bytes (a tool call is well under 1 KiB)."""
 MAX_CONNECTIONS = 32
 """HTTP connections served at once (as :data:`proagent.serve.MAX_CONNECTIONS`)."""
+MAX_EVENTS = 500
+"""Events one ``recent_activity`` answer lists at most (before the token cap)."""
+CURSOR_DOC = "next_cursor of the previous answer, for the rest of a cut answer (same other arguments)."
+MAX_ID = 2**63 - 1
+"""Largest offer id (SQLite's INTEGER is a signed 64-bit number)."""
 PROFILE_EVENTS = 2000
 """Newest events the persona clusters of ``user_profile`` are built from (Ward linkage is O(n^2))."""
 INSTRUCTIONS = (
@@ -98,6 +128,13 @@ def _parse_time(text: str | None, name: str) -> datetime | None:
     return t.replace(tzinfo=None) if t.tzinfo is None else t.astimezone().replace(tzinfo=None)
 
 
+def _cursor(cursor: str, tool: str) -> dict[str, Any]:
+    try:
+        return decode_cursor(cursor, tool)
+    except ValueError as e:
+        raise ToolFailure("cursor", str(e)) from None
+
+
 @dataclass
 class ContextService:
     """What the tools answer, without MCP (each method is one tool; :func:`build_server` registers them).
@@ -106,11 +143,14 @@ class ContextService:
         view: The log (:class:`~._view.ActivityView`).
         live: A live folder holding ``feedback.db`` (``None``: the offer tools answer an error).
         personas: Writes the persona texts of ``user_profile`` (``None``: clusters without texts).
+        max_tokens: Cap on one answer, estimated tokens (:func:`~._paging.estimate_tokens`); a
+            longer list is cut and the answer says so (with a ``next_cursor`` where it continues).
     """
 
     view: ActivityView
     live: Path | None = None
     personas: PersonaWriter | None = None
+    max_tokens: int = DEFAULT_MAX_TOKENS
 
     def __post_init__(self) -> None:
         self._store = None
@@ -142,28 +182,88 @@ class ContextService:
 
     # ------------------------------------------------------------------ tools
 
-    def recent_activity(self, minutes: float = 30.0) -> RecentActivity:
-        """Events that overlap the last ``minutes`` before the log's newest record, oldest first."""
+    def recent_activity(self, minutes: float = 30.0, cursor: str | None = None) -> RecentActivity:
+        """Events that overlap the last ``minutes`` before the log's newest record, oldest first.
+
+        An answer over :attr:`max_tokens` holds the newest events that fit and a ``next_cursor``;
+        that cursor gives the events before them in the same window (the window is fixed by the
+        first call, so events recorded meanwhile do not shift the pages).
+
+        Raises:
+            ToolFailure: a cursor this tool did not give.
+            DataError: the log cannot be read (gone, damaged).
+        """
         self._fresh()
         entries = self.view.entries()
-        if not entries:
-            return RecentActivity(since="", until=None, redacted=self.redacted)
-        until = max(m.last_time for m in entries[-5:])
-        since = until - timedelta(minutes=float(minutes))
-        inside = [m for m in entries if m.last_time >= since and m.event.is_activity()]
-        shown = [self._item(m) for m in inside if not m.blocked]
-        return RecentActivity(
-            since=_iso(since),
-            until=_iso(until),
-            events=shown[-200:],
-            withheld=sum(1 for m in inside if m.blocked),
-            redacted=self.redacted,
-        )
+        if cursor:
+            c = _cursor(cursor, "recent_activity")
+            try:
+                since, until = datetime.fromisoformat(c["since"]), datetime.fromisoformat(c["until"])
+                before = (datetime.fromisoformat(c["before"][0]), str(c["before"][1]))
+            except (KeyError, TypeError, ValueError, IndexError):
+                raise ToolFailure("cursor", "is damaged: call again without it") from None
+        else:
+            if not entries:
+                return RecentActivity(since="", until=None, redacted=self.redacted)
+            until = max(m.last_time for m in entries[-5:])
+            since = until - timedelta(minutes=float(minutes))
+            before = None
+        inside = [m for m in entries if m.last_time >= since and m.start <= until and m.event.is_activity()]
+        if before is not None:
+            inside = [m for m in inside if (m.start, m.event.id) < before]
+        shown = [m for m in inside if not m.blocked]
+        withheld = sum(1 for m in inside if m.blocked)
+
+        def page(k: int) -> RecentActivity:
+            part = shown[len(shown) - k :] if k else []
+            rest = len(shown) - k
+            nxt = note = None
+            if rest:
+                first = part[0]
+                nxt = encode_cursor(
+                    "recent_activity",
+                    since=since.isoformat(),
+                    until=until.isoformat(),
+                    before=[first.start.isoformat(), first.event.id],
+                )
+                note = (
+                    f"Cut to stay under {self.max_tokens} tokens (estimated as UTF-8 bytes / 2.5): these are the "
+                    f"{k} newest of {len(shown)} events; call recent_activity again with this next_cursor for "
+                    f"the {rest} before them."
+                )
+            return RecentActivity(
+                since=_iso(since),
+                until=_iso(until),
+                events=[self._item(m) for m in part],
+                withheld=withheld,
+                redacted=self.redacted,
+                remaining=rest,
+                next_cursor=nxt,
+                note=note,
+            )
+
+        return fit(page, min(len(shown), MAX_EVENTS), self.max_tokens)[0] if shown else page(0)
 
     def search_activity(
-        self, query: str, since: str | None = None, until: str | None = None, app: str | None = None, limit: int = 5
+        self,
+        query: str,
+        since: str | None = None,
+        until: str | None = None,
+        app: str | None = None,
+        limit: int = 5,
+        cursor: str | None = None,
     ) -> SearchResult:
-        """The ``limit`` events closest to ``query`` (e5 cosine), best first, within the filters."""
+        """The ``limit`` events closest to ``query`` (e5 cosine), best first, within the filters.
+
+        ``next_cursor`` is set while more eligible events follow (the next ``limit``), or when
+        the answer was cut at :attr:`max_tokens`; it is valid with the same query and filters
+        and keeps the log's newest time of the first call, so new events do not shift the pages.
+
+        Raises:
+            ToolFailure: an empty query, a bad time, ``until`` before ``since``, a cursor of
+                another tool or another search.
+            DataError: the log cannot be read (gone, damaged).
+        """
         from ..agent.memory.rag import embed_texts
 
         if not query.strip():
@@ -171,25 +271,62 @@ class ContextService:
         lo, hi = _parse_time(since, "since"), _parse_time(until, "until")
         if lo is not None and hi is not None and hi < lo:
             raise ToolFailure("until", "is before since")
+        args = hashlib.sha256(json.dumps([query, since, until, app]).encode("utf-8")).hexdigest()[:16]
+        offset, pinned = 0, None
+        if cursor:
+            c = _cursor(cursor, "search_activity")
+            if c.get("args") != args:
+                raise ToolFailure(
+                    "cursor", "belongs to another search: repeat its query and filters with it, or call without it"
+                )
+            try:
+                offset = int(c["offset"])
+                pinned = datetime.fromisoformat(c["newest"]) if c.get("newest") else None
+            except (KeyError, TypeError, ValueError):
+                raise ToolFailure("cursor", "is damaged: call again without it") from None
         self._fresh()
+        if pinned is None:
+            entries = self.view.entries()
+            pinned = max((m.last_time for m in entries[-5:]), default=None)
         want = (app or "").strip().casefold()
 
         def keep(m: Entry) -> bool:
             return (
                 (lo is None or m.last_time >= lo)
                 and (hi is None or m.start <= hi)
+                and (pinned is None or m.start <= pinned)
                 and (not want or want in m.event.app_name.casefold())
             )
 
         q = embed_texts([query])[0]
-        hits, searched = self.view.search(q, int(limit), keep)
-        return SearchResult(
-            query=query,
-            hits=[SearchHit(self._item(m), round(s, 4), m.text[:SNIPPET]) for m, s in hits],
-            searched=searched,
-            indexed=self.view.indexed_count(),
-            redacted=self.redacted,
-        )
+        hits, searched = self.view.search(q, offset + int(limit), keep)
+        hits = hits[offset:]
+        indexed = self.view.indexed_count()
+
+        def page(k: int) -> SearchResult:
+            end = offset + k
+            nxt = note = None
+            if end < searched:
+                nxt = encode_cursor(
+                    "search_activity", args=args, offset=end, newest=None if pinned is None else pinned.isoformat()
+                )
+            if k < len(hits):
+                note = (
+                    f"Cut to stay under {self.max_tokens} tokens (estimated as UTF-8 bytes / 2.5): {k} of the "
+                    f"{len(hits)} hits asked for; call search_activity again with the same arguments and this "
+                    "next_cursor for the next ones."
+                )
+            return SearchResult(
+                query=query,
+                hits=[SearchHit(self._item(m), round(s, 4), m.text[:SNIPPET]) for m, s in hits[:k]],
+                searched=searched,
+                indexed=indexed,
+                redacted=self.redacted,
+                next_cursor=nxt,
+                note=note,
+            )
+
+        return fit(page, len(hits), self.max_tokens)[0]
 
     def current_context(self) -> CurrentContext:
         """The newest event: app, title, page host and the focused screen's latest text."""
@@ -250,16 +387,34 @@ class ContextService:
         return self._with_texts(profile, prompts)
 
     def _with_texts(self, profile: UserProfile, prompts: list[str]) -> UserProfile:
-        if self.personas is None:
-            return profile
-        texts = self.personas.texts(prompts)
-        return replace(
-            profile,
-            personas=[replace(c, persona=t) for c, t in zip(profile.personas, texts)],
-            persona_model=self.personas.name,
-            personas_pending=self.personas.pending,
-            persona_error=self.personas.error,
-        )
+        if self.personas is not None:
+            texts = self.personas.texts(prompts)
+            profile = replace(
+                profile,
+                personas=[replace(c, persona=t) for c, t in zip(profile.personas, texts)],
+                persona_model=self.personas.name,
+                personas_pending=self.personas.pending,
+                persona_error=self.personas.error,
+            )
+        full = profile.personas
+        order = sorted(range(len(full)), key=lambda i: -full[i].events)  # the largest clusters stay
+
+        def page(k: int) -> UserProfile:
+            keep = set(order[:k])
+            cut = k < len(full)
+            return replace(
+                profile,
+                personas=[c for i, c in enumerate(full) if i in keep],
+                truncated=cut,
+                note=(
+                    f"Cut to stay under {self.max_tokens} tokens (estimated as UTF-8 bytes / 2.5): the {k} largest "
+                    f"of {len(full)} kinds of activity."
+                )
+                if cut
+                else None,
+            )
+
+        return fit(page, len(full), self.max_tokens)[0] if full else profile
 
     def _feedback(self):  # noqa: ANN202
         if self.live is None:
@@ -294,11 +449,29 @@ class ContextService:
             )
             for r in rows
         ]
-        return OfferList(status=status, offers=items, redacted=self.redacted)
+
+        def page(k: int) -> OfferList:
+            cut = k < len(items)
+            return OfferList(
+                status=status,
+                offers=items[:k],
+                redacted=self.redacted,
+                truncated=cut,
+                note=(
+                    f"Cut to stay under {self.max_tokens} tokens (estimated as UTF-8 bytes / 2.5): the {k} latest "
+                    f"of {len(items)} offers; ask with a smaller limit or another status for the others."
+                )
+                if cut
+                else None,
+            )
+
+        return fit(page, len(items), self.max_tokens)[0]
 
     def answer_offer(self, offer_id: int, response: str) -> OfferAnswer:
         """Store the person's answer to an offer in ``feedback.db`` (source ``mcp``)."""
         at = datetime.now()
+        if not 1 <= int(offer_id) <= MAX_ID:
+            raise ToolFailure("id", f"{offer_id} is no offer id (1 to {MAX_ID})")
         if not self._feedback().respond(int(offer_id), response, at, source="mcp"):
             raise ToolFailure("id", f"no offer {offer_id} in {self.live}")
         return OfferAnswer(id=int(offer_id), response=response, responded_at=_iso(at))
@@ -319,13 +492,44 @@ class ContextService:
         for m in inside:
             if not m.blocked:
                 seconds[m.event.app_name] += max(0.0, (m.last_time - m.start).total_seconds())
-        return Timeline(
-            date=d.isoformat(),
-            events=[self._item(m) for m in inside if not m.blocked],
-            withheld=sum(1 for m in inside if m.blocked),
-            seconds_by_app={a: round(s, 1) for a, s in seconds.most_common()},
-            redacted=self.redacted,
-        )
+        shown = [m for m in inside if not m.blocked]
+        withheld = sum(1 for m in inside if m.blocked)
+        by_app = {a: round(s, 1) for a, s in seconds.most_common()}
+
+        def page(k: int) -> Timeline:
+            # a cut day keeps k events spread evenly over it (first and last included), not its morning
+            picked = (
+                shown if k >= len(shown) else [shown[round(i * (len(shown) - 1) / max(1, k - 1))] for i in range(k)]
+            )
+            cut = k < len(shown)
+            return Timeline(
+                date=d.isoformat(),
+                events=[self._item(m) for m in picked],
+                withheld=withheld,
+                seconds_by_app=by_app,
+                redacted=self.redacted,
+                total_events=len(shown),
+                truncated=cut,
+                note=(
+                    f"Cut to stay under {self.max_tokens} tokens (estimated as UTF-8 bytes / 2.5): {k} of the day's "
+                    f"{len(shown)} events, spread evenly over it; seconds_by_app counts them all. For the others "
+                    "use search_activity or recent_activity."
+                )
+                if cut
+                else None,
+            )
+
+        return fit(page, len(shown), self.max_tokens)[0]
+
+    def now(self) -> Now:
+        """The local time, its zone, ready ranges and how far the log reaches (``proagent://now``)."""
+        from ._prompts import now_record
+
+        self._fresh()
+        entries = self.view.entries()
+        first = entries[0].start if entries else None
+        last = max((m.last_time for m in entries[-5:]), default=None)
+        return now_record(first, last)
 
     def close(self) -> None:
         if self.personas is not None:
@@ -394,6 +598,16 @@ def _call(fn, *args: Any) -> Any:  # noqa: ANN001
         return fn(*args)
     except (UsageError, DataError) as e:
         raise ToolError(str(e)) from None
+    except sqlite3.Error as e:  # feedback.db or the log, beyond what the readers map
+        raise ToolError(f"a database could not be read or written ({type(e).__name__}: {_first_line(e)})") from None
+    except OSError as e:
+        where = f" {e.filename}" if e.filename else ""
+        raise ToolError(f"a file could not be read or written{where} ({e.strerror or e})") from None
+
+
+def _first_line(e: BaseException, limit: int = 200) -> str:
+    text = str(e).strip().splitlines()
+    return (text[0] if text else "")[:limit]
 
 
 def one_line_validation(tool: str, error: Any) -> str:
@@ -436,7 +650,7 @@ def build_server(service: ContextService, audit: AuditLog | None = None):  # noq
     """The :class:`mcp.server.mcpserver.MCPServer` with the tools and resources of ``service``;
     ``audit`` logs every call (:class:`~._audit.AuditLog`)."""
     from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
     from mcp.types import ToolAnnotations
     from pydantic import ValidationError
 
@@ -446,10 +660,21 @@ def build_server(service: ContextService, audit: AuditLog | None = None):  # noq
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:  # noqa: ANN401
             try:
                 return await super().call_tool(name, arguments, context)
+            except UnexpectedToolError as e:
+                # a failure nothing mapped: the client gets its kind and first line (the SDK would
+                # send "Error executing tool NAME" alone and print a traceback), one line on stderr
+                cause = e.__cause__ or e
+                while isinstance(cause, UnexpectedToolError) and cause.__cause__ is not None:
+                    cause = cause.__cause__
+                line = f"{name}: failed ({type(cause).__name__}: {_first_line(cause)}); the server goes on serving"
+                _log.warning("proagent mcp: %s", line)
+                raise ToolError(line) from None
             except ToolError as e:
                 if isinstance(e.__cause__, ValidationError):
                     raise ToolError(one_line_validation(name, e.__cause__)) from None
-                raise
+                prefix = f"Error executing tool {name}: "
+                text = str(e)
+                raise ToolError(f"{name}: {text[len(prefix) :]}" if text.startswith(prefix) else text) from None
 
     read_only = ToolAnnotations(
         read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
@@ -469,9 +694,11 @@ def build_server(service: ContextService, audit: AuditLog | None = None):  # noq
             float,
             Field(gt=0, le=1440, description=("How far back from the log's newest record, in minutes (at most 1440).")),
         ] = 30,
+        cursor: Annotated[str | None, Field(max_length=2000, description=CURSOR_DOC)] = None,
     ) -> RecentActivity:
-        """What the person did in the last minutes: apps, window titles and summaries of the events, oldest first."""
-        return _call(service.recent_activity, minutes)
+        """What the person did in the last minutes: apps, window titles and summaries of the events, oldest first.
+        A long answer holds the newest events and a next_cursor for the earlier ones."""
+        return _call(service.recent_activity, minutes, cursor)
 
     @tool(read_only)
     def search_activity(
@@ -489,10 +716,11 @@ def build_server(service: ContextService, audit: AuditLog | None = None):  # noq
             Field(max_length=200, description="Only events of apps whose name contains this (case-insensitive)."),
         ] = None,
         limit: Annotated[int, Field(ge=1, le=20, description="How many events to return.")] = 5,
+        cursor: Annotated[str | None, Field(max_length=2000, description=CURSOR_DOC)] = None,
     ) -> SearchResult:
         """Find past moments by meaning (semantic search over window titles, summaries and screen text),
-        with their times and apps, best match first."""
-        return _call(service.search_activity, query, since, until, app, limit)
+        with their times and apps, best match first; next_cursor gives the next ones."""
+        return _call(service.search_activity, query, since, until, app, limit, cursor)
 
     @tool(read_only)
     def current_context() -> CurrentContext:
@@ -517,7 +745,7 @@ def build_server(service: ContextService, audit: AuditLog | None = None):  # noq
 
     @tool(ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False))
     def answer_offer(
-        id: Annotated[int, Field(ge=1, description="The offer's id (from offers).")],  # noqa: A002
+        id: Annotated[int, Field(ge=1, le=MAX_ID, description="The offer's id (from offers).")],  # noqa: A002
         response: Annotated[
             Literal["accepted", "dismissed", "not_now"], Field(description=("The person's answer to the offer."))
         ],
@@ -563,7 +791,98 @@ def build_server(service: ContextService, audit: AuditLog | None = None):  # noq
     def timeline_day(day: str) -> str:
         return _timeline_json(day)
 
+    def _json(fn: Callable[[], Any]) -> str:
+        from mcp.server.mcpserver.exceptions import ResourceError
+
+        from ..io import to_jsonable
+
+        try:
+            return json.dumps(to_jsonable(fn()), ensure_ascii=False)
+        except (UsageError, DataError) as e:
+            raise ResourceError(str(e)) from None
+
+    @server.resource(
+        "proagent://now",
+        name="now",
+        mime_type="application/json",
+        description=(
+            "The local time now, its UTC offset and time zone, ready since/until ranges (last hour, today, "
+            "yesterday, last 7 days) and how far the log reaches."
+        ),
+    )
+    def now() -> str:
+        return _json(service.now)
+
+    _prompts(server, service, _json)
     return server
+
+
+def _prompts(server: Any, service: ContextService, as_json: Callable[[Callable[[], Any]], str]) -> None:  # noqa: ANN401
+    """The server's prompts (:mod:`._prompts`): each a user message naming the tools to call,
+    with the ``now`` resource embedded (and the day's timeline for ``summarise_my_day``)."""
+    from mcp.server.mcpserver.exceptions import ResourceError
+    from mcp.server.mcpserver.prompts.base import UserMessage
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import INVALID_PARAMS, EmbeddedResource, TextResourceContents
+
+    from ._prompts import find_text, summary_text, what_text
+
+    def embedded(uri: str, text: str) -> UserMessage:
+        return UserMessage(
+            EmbeddedResource(
+                type="resource", resource=TextResourceContents(uri=uri, mime_type="application/json", text=text)
+            )
+        )
+
+    def now_parts() -> tuple[Now, UserMessage]:
+        try:
+            now = service.now()
+        except (UsageError, DataError) as e:
+            raise MCPError(code=INVALID_PARAMS, message=str(e)) from None
+        return now, embedded("proagent://now", as_json(lambda: now))
+
+    @server.prompt(title="What was I doing?")
+    def what_was_i_doing(
+        minutes: Annotated[str, Field(description="How far back, in minutes (default 30, at most 1440).")] = "30",
+    ) -> list[Any]:
+        """What the person did in the last minutes: the current screen and the recent events, told in a few sentences."""
+        try:
+            m = float(minutes)
+        except ValueError:
+            m = float("nan")
+        if not 0 < m <= 1440:
+            raise MCPError(code=INVALID_PARAMS, message=f"minutes: {minutes!r} is not a number of minutes (0-1440]")
+        now, part = now_parts()
+        return [UserMessage(what_text(m, now)), part]
+
+    @server.prompt(title="Find where I saw...")
+    def find_where_i_saw(
+        what: Annotated[str, Field(description="What you saw, in your words (an error, a name, a page...).")],
+        when: Annotated[str, Field(description="Roughly when, in words (yesterday afternoon, this morning).")] = "",
+    ) -> list[Any]:
+        """Find the moment something was on the screen: semantic search over the log, with times and apps."""
+        if not what.strip() or len(what) > 500:
+            raise MCPError(code=INVALID_PARAMS, message="what: give some words to look for (at most 500 characters)")
+        now, part = now_parts()
+        return [UserMessage(find_text(what, when[:200], now)), part]
+
+    @server.prompt(title="Summarise my day")
+    def summarise_my_day(
+        day: Annotated[
+            str, Field(description="YYYY-MM-DD (default: the log's newest day, today while recording).")
+        ] = "",
+    ) -> list[Any]:
+        """A short summary of one day: what was worked on when, time per app, AI assistant use, what is unfinished."""
+        now, part = now_parts()
+        try:
+            timeline = as_json(lambda: service.timeline(day.strip() or None))
+        except ResourceError as e:
+            raise MCPError(code=INVALID_PARAMS, message=str(e)) from None
+        d = date.fromisoformat(json.loads(timeline)["date"])
+        return [UserMessage(summary_text(d, now)), embedded(f"proagent://timeline/{d.isoformat()}", timeline), part]
+
+
+_log = logging.getLogger("proagent.mcp")
 
 
 def serve_stdio(server) -> None:  # noqa: ANN001
@@ -687,6 +1006,7 @@ def run(
     state: str | Path | None = None,
     persona_model: str | None = None,
     model_base_url: str | None = None,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
     announce: Any = None,
 ) -> None:
     """``proagent mcp``: open the log, then serve until the client goes (stdio) or Ctrl-C (HTTP).
@@ -703,6 +1023,7 @@ def run(
         persona_model: An inspect model that writes the persona texts of ``user_profile`` in the
             background (:class:`~._personas.PersonaWriter`); ``None``: clusters without texts.
         model_base_url: An OpenAI-compatible endpoint for ``persona_model``.
+        max_tokens: Cap on one answer, estimated tokens (:mod:`._paging`).
         announce: ``announce(line)`` prints the HTTP address (stderr), or ``None``.
 
     Raises:
@@ -729,7 +1050,7 @@ def run(
     if persona_model is not None:
         cache = view.cache_dir / PERSONA_CACHE if view.cache_dir is not None else None
         personas = PersonaWriter(persona_model, base_url=model_base_url, cache_file=cache, redact=view.redact)
-    service = ContextService(view, live_dir, personas)
+    service = ContextService(view, live_dir, personas, max_tokens)
     poller = Poller(view).start()
     server = build_server(service, audit)
     try:
@@ -751,16 +1072,46 @@ def run(
 
 
 def _token(token_file: str | Path | None) -> str:
+    """The bearer token: read from ``token_file`` (one line of 16-512 URL-safe characters, as
+    :func:`new_token` writes), or a new one written there (0600), or a new one kept in memory.
+
+    Raises:
+        DataError: the file cannot be read or written (e.g. under ``/proc``), or holds no token.
+    """
     from ..io import PRIVATE_FILE_MODE, write_atomic
 
     if token_file is None:
         return new_token()
     p = Path(token_file)
+    if p.exists() and not p.is_file():
+        raise DataError(p, "not a file: give a token file (it is written on the first start)", option="--token-file")
     if p.is_file():
-        token = p.read_text("utf-8").strip()
-        if len(token) < 16:
-            raise DataError(p, "the token in this file is shorter than 16 characters", option="--token-file")
+        try:
+            with p.open("rb") as f:
+                data = f.read(TOKEN_FILE_MAX + 1)
+        except OSError as e:
+            raise DataError(p, f"cannot read the token ({e.strerror or e})", option="--token-file") from None
+        token = data.decode("ascii", "replace").strip()
+        if len(data) > TOKEN_FILE_MAX or not _TOKEN_RE.fullmatch(token):
+            raise DataError(
+                p,
+                "this file holds no token (one line of 16 to 512 letters, digits, '-' or '_'); "
+                "give a new path and the server writes one there",
+                option="--token-file",
+            )
         return token
     token = new_token()
-    write_atomic(p, token + "\n", mode=PRIVATE_FILE_MODE)
+    try:
+        write_atomic(p, token + "\n", mode=PRIVATE_FILE_MODE)
+    except OSError as e:
+        raise DataError(
+            p,
+            f"cannot write the token here ({e.strerror or e}); give a file in a folder you own",
+            option="--token-file",
+        ) from None
     return token
+
+
+TOKEN_FILE_MAX = 4096
+"""Bytes of a token file read at most (a token is 22 characters; a larger file is not one)."""
+_TOKEN_RE = re.compile(r"[A-Za-z0-9_\-]{16,512}")
