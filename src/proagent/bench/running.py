@@ -30,9 +30,11 @@ from ._inspect_hooks import (
     error_line,
     failure_line,
     failure_types,
+    hook_mock_token_count,
     hook_no_retry_advice,
     hook_retry_progress,
     hook_short_errors,
+    hook_unknown_task_args,
     prerequisite_error,
     remove_sample_buffer,
     task_input_errors,
@@ -52,6 +54,8 @@ __all__ = [
     "show_retry_progress",
     "task_input_errors",
     "finished_samples",
+    "inspect_hooks_for_tasks",
+    "offline_mock",
     "run_task",
 ]
 
@@ -261,6 +265,7 @@ def _run(
 
     local = model.startswith("local/")
     limits = {} if local else api_limits()
+    offline_mock()
     hook_short_errors()
     hook_no_retry_advice()  # the resume is the same proagent command, not inspect eval-retry
     try:
@@ -316,6 +321,21 @@ def _run(
     full = read_eval_log(log.location)
     full.location = log.location.removeprefix("file://")  # a resumed run reports a file:// URI; keep a path
     return full
+
+
+def offline_mock() -> None:
+    """inspect's ``mockllm/`` needs no network: its token usage is counted as characters / 4, not
+    with tiktoken's table, which tiktoken downloads on first use (``_inspect_hooks`` shim 11).
+    Called wherever a mock model may answer (``run_task``, live's How and help models)."""
+    hook_mock_token_count()
+
+
+def inspect_hooks_for_tasks() -> None:
+    """What inspect's own command line needs of proagent (called when inspect loads proagent's
+    tasks): an unknown ``-T`` argument of a ``proagent/`` task is one ``Error:`` line and exit 1
+    (shim 12), and ``mockllm/`` needs no network (:func:`offline_mock`)."""
+    hook_unknown_task_args()
+    offline_mock()
 
 
 def api_limits() -> dict[str, int]:

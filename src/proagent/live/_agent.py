@@ -239,8 +239,9 @@ class HowModel:
     ) -> None:
         from inspect_ai.model import GenerateConfig, get_model
 
-        from ..bench.running import api_limits
+        from ..bench.running import api_limits, offline_mock
 
+        offline_mock()  # mockllm/ counts its tokens without tiktoken's downloaded table
         self.name = model if isinstance(model, str) else str(model)
         self.send_screen = check_send_screen(send_screen or default_send_screen(self.name))
         self._base_url = base_url

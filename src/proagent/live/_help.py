@@ -314,8 +314,9 @@ class InspectHelpModel:
         self.name = model if isinstance(model, str) else str(model)
         self.local = is_local_model(self.name)
         """Only inspect's in-process ``mockllm/`` is local here (:func:`~proagent.live._privacy.is_local_model`)."""
-        from ..bench.running import api_limits
+        from ..bench.running import api_limits, offline_mock
 
+        offline_mock()  # mockllm/ counts its tokens without tiktoken's downloaded table
         self._model = get_model(model, base_url=base_url, **dict(model_args or {})) if isinstance(model, str) else model
         self._base_url = base_url
         # a model API's call is bounded (attempt timeout, retries), as the How call's
