@@ -150,3 +150,39 @@ def test_key_variable_is_the_one_the_provider_reads() -> None:
     assert key_variable("local/qwen2.5-coder-1.5b") is None and key_variable("mockllm/model") is None
     api = get_model("openai-api/lmstudio/m", base_url="http://127.0.0.1:9/v1", api_key="k").api
     assert key_variable("openai-api/lmstudio/m", api) == "LMSTUDIO_API_KEY"
+
+
+def test_a_request_the_api_refuses_is_its_providers_line_without_the_prompt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """HTTP 400 (a prompt too long, filtered): inspect's error text is the whole request (the screen
+    text); the How call and the help say the provider's line only."""
+    from help_fixtures import PLANTED
+
+    from proagent.live import HowModel, LiveHelp, make_help_model
+
+    st, offers = store_with_offers(tmp_path)
+    with MockOpenAI(lambda body: 400) as srv:
+        srv.env(monkeypatch)
+        how = HowModel("openai-api/mock/how-400", send_screen="raw")
+        with pytest.raises(RunError) as got:
+            how(traceback_sample())
+        how.close()
+        help = LiveHelp(
+            st,
+            make_help_model("openai-api/mock/help-400", {}, None),
+            lambda: traceback_sample().time,
+            send_screen="raw",
+        )
+        lines: list[str] = []
+        help.subscribe(lambda k, o, t: lines.append(t) if k == "error" else None)
+        assert help.accept(offers[0].id)
+        end = time.monotonic() + 20
+        while help.busy(offers[0].id) and time.monotonic() < end:
+            time.sleep(0.02)
+        help.close()
+    st.close()
+    for text in (str(got.value), *lines):
+        assert "\n" not in text and "BadRequestError" in text and "400" in text, text
+        assert "KeyError" not in text and not any(v in text for v in PLANTED.values()), text
+    assert str(got.value).startswith("the How call to openai-api/mock/how-400 failed: ") and len(lines) == 1

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from ..agent.parsing import to_prediction
 from ..agent.prompting import system_prompt
 from ..bench.samples import SampleConfig
+from ..errors import RunError
 from ..records import Prediction, Sample
 from ._ask import Asker
 from ._feedback import FeedbackStore
@@ -354,7 +355,11 @@ class HowModel:
             attempts=attempts or API_MAX_RETRIES + 1,
             timeout=self._config.attempt_timeout,
         )
-        return e if err is None else err
+        if err is None:  # the request's own refusal (HTTP 400...): its provider's line, never inspect's
+            from ..bench.running import api_error_line  # request dump (the prompt: screen text)
+
+            err = RunError(f"the How call to {self.name} failed: {' '.join(api_error_line(e).split())[:300]}")
+        return err
 
     def close(self) -> None:
         """Stop the call loop (a call in flight is left to the process's exit)."""

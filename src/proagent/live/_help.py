@@ -334,11 +334,13 @@ class InspectHelpModel:
         except Exception as e:  # noqa: BLE001 - a model API's failure is one line (endpoint, fix, key variable)
             from ..bench.running import api_failure
 
-            err = (
-                None if self.local else api_failure(e, self.name, self._base_url, api=getattr(self._model, "api", None))
-            )
-            if err is None:
+            if self.local:
                 raise
+            err = api_failure(e, self.name, self._base_url, api=getattr(self._model, "api", None))
+            if err is None:  # the request's own refusal: its provider's line, never inspect's request dump
+                from ..bench.running import api_error_line
+
+                raise RunError(" ".join(api_error_line(e).split())[:300]) from None
             raise RunError(err.problem) from None  # shown under the offer; the run goes on
         text = out.completion
         if text:
