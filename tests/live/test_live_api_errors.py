@@ -186,3 +186,15 @@ def test_a_request_the_api_refuses_is_its_providers_line_without_the_prompt(
         assert "\n" not in text and "BadRequestError" in text and "400" in text, text
         assert "KeyError" not in text and not any(v in text for v in PLANTED.values()), text
     assert str(got.value).startswith("the How call to openai-api/mock/how-400 failed: ") and len(lines) == 1
+
+
+def test_live_whose_api_starts_refusing_after_the_warm_up_stops_with_one_line(
+    capture: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VLLM_API_KEY", "revoked-later")
+    answers = iter(["ok"])  # the warm-up is answered, every How call after it refused
+    with MockOpenAI(lambda body: next(answers, 401)) as srv:
+        r, _ = _live(capture, tmp_path / "out", "--model", "openai-api/vllm/later", "--model-base-url", srv.base_url)
+        n = len(srv.requests)
+    line = _one_error(r)
+    assert n >= 2 and r.exit_code == 3 and "refused the API key: check VLLM_API_KEY" in line, (n, r.output)
