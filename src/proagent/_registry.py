@@ -8,12 +8,15 @@ runtimes stay inside the factories.
 from inspect_ai.model import modelapi
 
 from .annotate.task import annotate_events  # noqa: F401  (registers proagent/annotate_events)
+from .bench.running import inspect_hooks_for_tasks
 from .bench.tasks import assist  # noqa: F401  (registers proagent/assist)
 from .dialogue.tasks import (  # noqa: F401  (registers proagent/dialogue_plan, proagent/dialogue_guide)
     dialogue_guide,
     dialogue_plan,
 )
 from .live.tasks import help_task  # noqa: F401  (registers proagent/help)
+
+inspect_hooks_for_tasks()  # an unknown -T argument is an error; mockllm/ counts tokens offline
 
 
 @modelapi(name="local")

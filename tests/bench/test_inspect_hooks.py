@@ -208,6 +208,9 @@ def _inspect_eval(tmp_path: Path, name: str, args: list[str]) -> tuple[int, list
         ("help", ["data=missing", "send_screen=bad"], "Error: send_screen 'bad': choose from never, redacted, raw"),
         ("annotate_events", ["data=missing", "attempts=abc"], "Error: -T attempts=abc: expected an integer"),
         ("assist", ["data=missing", "seed=-1"], "Error: --seed: -1: expected an integer >= 0"),  # the parser's line
+        # issue 46 item 11: inspect warned and ran without it (exit 0)
+        ("assist", ["data=missing", "foo=1"], "Error: -T foo=...: not an argument of proagent/assist"),
+        ("help", ["data=missing", "seeds=3"], "Error: -T seeds=...: not an argument of proagent/help"),
     ],
 )
 def test_inspect_eval_with_a_missing_or_malformed_argument_is_one_line(
@@ -242,3 +245,47 @@ def test_a_provider_error_is_read_from_under_inspects_request_dump() -> None:
     except RuntimeError as e:
         line = hooks.error_line(e)
     assert line == "ValueError: Error code: 400 - {'error': {'message': 'too long'}}"
+
+
+def test_mockllm_needs_no_network_and_its_failure_is_not_an_apis(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 46 item 11 (shim 11): inspect's mockllm counted tokens with tiktoken's table, downloaded on
+    first use: offline, ``proagent eval --model mockllm/model`` failed and blamed "the model API".
+    With no tiktoken cache and the network refused (the suite's guard), it runs."""
+    import json
+
+    from click.testing import CliRunner
+    from inspect_ai.model import ModelAPI
+    from inspect_ai.model._providers.mockllm import MockLLM
+
+    from proagent.bench.running import endpoint_problem, remote_model
+    from proagent.cli import cli
+
+    monkeypatch.setattr(MockLLM, "count_text_tokens", ModelAPI.count_text_tokens)  # undo the suite's stand-in
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "no-tiktoken-cache"))
+    monkeypatch.chdir(tmp_path)
+    steps = [
+        {
+            "observation": {"time": str(1717377997.0 + 20 * i), "event": f"The user edits main.py, step {i}."},
+            "agent_response": {"candidate_task": [f"Offer to refactor step {i}"]},
+            "task_status": i % 3 == 2,
+        }
+        for i in range(6)
+    ]
+    (tmp_path / "s.json").write_text(json.dumps(steps))
+    argv = ["eval", "--data", "s.json", "--model", "mockllm/model", "--split", "all", "--limit", "1"]
+    r = CliRunner().invoke(cli, [*argv, "--log-dir", "logs"])
+    assert r.exit_code == 0, r.output
+    assert not remote_model("mockllm/model") and not remote_model("local/qwen2.5-coder-1.5b")
+    assert remote_model("openai-api/vllm/m") and endpoint_problem({"APIConnectionError"}, "", "h", None)
+
+
+def test_shims_11_and_12_find_what_they_patch() -> None:
+    from inspect_ai._eval import registry
+    from inspect_ai.model._providers.mockllm import MockLLM
+
+    assert hooks.hook_mock_token_count() is True and getattr(MockLLM.count_text_tokens, "_proagent", False)
+    assert "not used by task '{name}'" in inspect.getsource(registry.task_create)
+    assert hooks.hook_unknown_task_args() is True
+    assert any(getattr(f, "_proagent", False) for f in registry.logger.filters)

@@ -275,9 +275,29 @@ class Case:
     """Makes the bad files of this case inside the workspace."""
     needs_permissions: bool = False
     """The case relies on file permissions, which do not stop root (skipped as root)."""
+    env: tuple[tuple[str, str], ...] = ()
+    """Environment variables set for the case (e.g. a model API's key)."""
 
 
 MOCK = ("--model", "mockllm/model")
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then closed)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+DOWN = f"http://127.0.0.1:{closed_port()}/v1"
+"""A model API address whose server is down."""
+
+
+def yes_file(w: Path) -> None:
+    _write(w / "yes.txt", "code_1:2\n")
+
 
 CASES: list[Case] = [
     # ---- eval: data
@@ -836,6 +856,52 @@ CASES: list[Case] = [
         "--yes-at",
         code=2,
     ),
+    # ---- live and eval with a model API (issue 42 item 6, issue 47)
+    Case(
+        "live-model-api-down",
+        (
+            "live",
+            "--replay",
+            "{w}/pb",
+            "--out",
+            "{w}/live",
+            "--yes-at",
+            "{w}/yes.txt",
+            "--model",
+            "openai-api/vllm/qwen",
+            "--model-base-url",
+            DOWN,
+        ),
+        "cannot reach the model API at http://127.0.0.1:",
+        code=3,
+        setup=yes_file,
+        env=(("VLLM_API_KEY", "none"),),
+    ),
+    Case(
+        "live-openai-with-a-base-url",
+        (
+            "live",
+            "--replay",
+            "{w}/pb",
+            "--out",
+            "{w}/live",
+            "--yes-at",
+            "{w}/yes.txt",
+            "--model",
+            "openai/qwen2.5",
+            "--model-base-url",
+            DOWN,
+        ),
+        "openai-api/<provider>/qwen2.5",
+        setup=yes_file,
+        env=(("OPENAI_API_KEY", "none"),),
+    ),
+    Case(
+        "eval-openai-with-a-base-url",
+        ("eval", "--data", "{w}/pb/code_1.json", "--model", "openai/qwen2.5", "--model-base-url", DOWN),
+        "openai-api/<provider>/qwen2.5",
+        env=(("OPENAI_API_KEY", "none"),),
+    ),
     Case(
         "live-ask-rate-without-a-channel",
         ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--notify", "none", "--ask-rate", "3"),
@@ -898,9 +964,11 @@ def test_the_suite_covers_every_command():
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_bad_input(case: Case, workspace: Path):
+def test_bad_input(case: Case, workspace: Path, monkeypatch: pytest.MonkeyPatch):
     if case.needs_permissions and os.geteuid() == 0:
         pytest.skip("file permissions do not stop root")
+    for name, value in case.env:
+        monkeypatch.setenv(name, value)
     if case.setup:
         case.setup(workspace)
     before = tree_digest(workspace)

@@ -50,6 +50,17 @@ fails that test instead of a user's run. Nothing else in proagent imports ``insp
    commands and Python callers get the error itself. A missing or unknown argument (bound against
    the task's signature before it is called) and a ``ValueError`` raised while the task is built
    (``-T seed=abc``) are refused the same way.
+11. :func:`hook_mock_token_count`: inspect's ``mockllm/`` provider fills in each answer's token
+   usage with tiktoken's ``o200k_base`` table (``inspect_ai.model._tokens.count_text_tokens``),
+   which tiktoken downloads on first use: an offline ``--model mockllm/model`` failed with a
+   connection error (blamed on "the model API"). Missing hook: a token counter per provider. The
+   shim gives ``MockLLM`` (``inspect_ai.model._providers.mockllm``) a count of characters / 4
+   (OpenAI's rule of thumb for English text): a mock's usage figures, nothing downloaded.
+12. :func:`hook_unknown_task_args`: inspect drops a ``-T`` argument a task does not take with a
+   warning ("param 'foo' not used by task", ``inspect_ai._eval.registry.task_create``) and runs
+   the task without it. Missing hook: a way to refuse it. The shim is a filter on that module's
+   logger that raises inspect's ``PrerequisiteError`` instead (``Error: -T foo=...: not an
+   argument of this task``, exit 1) for a ``proagent/`` task.
 10. :func:`error_line`: a provider's failed request reaches the caller of ``Model.generate`` as
    ``inspect_ai.model._model.ModelGenerateError`` (not exported), whose text is the whole request
    (every prompt: screen text) before the provider's error, raised ``from`` that error. Missing
@@ -74,6 +85,8 @@ __all__ = [
     "failure_types",
     "hook_folder_check",
     "error_line",
+    "hook_mock_token_count",
+    "hook_unknown_task_args",
     "failure_line",
     "hook_no_retry_advice",
     "hook_retry_progress",
@@ -360,6 +373,54 @@ def _check_arguments(signature: inspect.Signature, args: tuple, kwargs: dict[str
         )
         if not ok or (kind[0] is not bool and isinstance(value, bool)):
             raise UsageError(f"-T {name}={value}", f"expected {kind[1]}")
+
+
+def hook_mock_token_count() -> bool:
+    """Install shim 11: inspect's ``MockLLM`` counts tokens as characters / 4 (no tiktoken table,
+    nothing downloaded). Idempotent; False when this inspect has no such provider."""
+    try:
+        from inspect_ai.model._providers.mockllm import MockLLM
+    except ImportError:
+        return False
+    if getattr(MockLLM.count_text_tokens, "_proagent", False):
+        return True
+
+    async def count_text_tokens(self: Any, text: str) -> int:
+        return max(1, len(str(text)) // 4)
+
+    count_text_tokens._proagent = True  # type: ignore[attr-defined]
+    MockLLM.count_text_tokens = count_text_tokens  # type: ignore[method-assign]
+    return True
+
+
+_UNUSED_PARAM = re.compile(r"^param '(?P<name>[^']+)' not used by task '(?P<task>proagent/[^']+)'$")
+
+
+class _UnknownTaskArgs:
+    """The logging filter of shim 12 (raises on inspect's "param ... not used by task" warning)."""
+
+    _proagent = True
+
+    def filter(self, record: Any) -> bool:
+        m = _UNUSED_PARAM.match(str(record.getMessage()))
+        if m is None:
+            return True
+        from rich.text import Text
+
+        # one short line (rich wraps a long one): the task's docstring lists its arguments
+        raise prerequisite_error()(Text(f"Error: -T {m['name']}=...: not an argument of {m['task']}"))
+
+
+def hook_unknown_task_args() -> bool:
+    """Install shim 12 (once per process): an unknown ``-T`` argument of a ``proagent/`` task is
+    inspect's ``PrerequisiteError`` (one ``Error:`` line, exit 1), not a warning before a run
+    without it."""
+    import logging
+
+    log = logging.getLogger("inspect_ai._eval.registry")
+    if not any(getattr(f, "_proagent", False) for f in log.filters):
+        log.addFilter(_UnknownTaskArgs())
+    return True
 
 
 def prerequisite_error() -> type[Exception]:

@@ -30,9 +30,11 @@ from ._inspect_hooks import (
     error_line,
     failure_line,
     failure_types,
+    hook_mock_token_count,
     hook_no_retry_advice,
     hook_retry_progress,
     hook_short_errors,
+    hook_unknown_task_args,
     prerequisite_error,
     remove_sample_buffer,
     task_input_errors,
@@ -44,11 +46,16 @@ __all__ = [
     "INSPECT_DATA",
     "RunError",
     "api_error_line",
+    "api_failure",
     "api_limits",
     "endpoint_failure",
+    "endpoint_problem",
+    "remote_model",
     "show_retry_progress",
     "task_input_errors",
     "finished_samples",
+    "inspect_hooks_for_tasks",
+    "offline_mock",
     "run_task",
 ]
 
@@ -140,11 +147,106 @@ def _inspect_data_in(log_dir: Path) -> Iterator[None]:
 
 
 _API_REFUSALS = {
-    "AuthenticationError": "refused the API key: check the key the provider reads (e.g. OPENAI_API_KEY)",
-    "PermissionDeniedError": "refused this key access to the model",
+    "AuthenticationError": "refused the API key: check {key}",
+    "PermissionDeniedError": "refused this key access to the model: check {key} and --model",
     "NotFoundError": "has no such model or path: check --model and --model-base-url",
 }
-"""openai's exception classes (HTTP 401, 403, 404) that a re-run cannot fix, and what the line says."""
+"""openai's exception classes (HTTP 401, 403, 404) that a re-run cannot fix, and what the line says
+(``{key}``: the variable the provider reads its key from, :func:`proagent.models.api.key_variable`)."""
+
+
+def endpoint_problem(
+    types: set[str] | frozenset[str],
+    detail: str,
+    host: str,
+    key: str | None,
+    *,
+    attempts: int = API_MAX_RETRIES + 1,
+    timeout: float | None = None,
+) -> tuple[str, bool] | None:
+    """What a model API's failure says in one line, and whether the same command may succeed later,
+    from the exception class names of the failure (``types``: the raised one and those chained to
+    it) and its first line (``detail``), or ``None`` when it is not the endpoint's failure (a request
+    refused on its own, a bug): the one wording of ``eval`` (:func:`run_task`) and ``live`` (its How
+    call and help, :func:`api_failure`).
+
+    * unreachable (:data:`_UNREACHABLE`): ``cannot reach the model API at HOST (APIConnectionError;
+      gave up after N attempts of at most T s): start its server or check --model-base-url``, resumable;
+    * refused (:data:`_API_REFUSALS`, HTTP 401/403/404): ``the model API at HOST refused the API key:
+      check VLLM_API_KEY (AuthenticationError: ...)``, naming ``key``, not resumable;
+    * rate limit, retries run out (HTTP 5xx): ``kept refusing`` / ``kept failing``, resumable.
+    """
+    unreachable = sorted(t for t in types if _UNREACHABLE.search(t))
+    if unreachable:
+        why = next((t for t in unreachable if t.startswith("API")), unreachable[0])
+        limit = f" of at most {timeout:g} s" if timeout else ""
+        return (
+            f"cannot reach the model API at {host} ({why}; gave up after {_attempts(attempts)}{limit}): "
+            "start its server or check --model-base-url",
+            True,
+        )
+    refused = _API_REFUSALS.keys() & set(types)
+    if refused:
+        kind = min(refused)
+        what = _API_REFUSALS[kind].format(key=key or "the key its provider reads")
+        detail = " ".join(str(detail).split()).removeprefix(f"{kind}: ")
+        return f"the model API at {host} {what} ({kind}: {detail[:200]})", False
+    if "RateLimitError" in types:
+        return f"the model API at {host} kept refusing for its rate limit after {_attempts(attempts)}", True
+    if "RetryError" in types:  # HTTP 5xx and other transient failures, retried to the end
+        return f"the model API at {host} kept failing ({detail}; gave up after {_attempts(attempts)})", True
+    return None
+
+
+def _attempts(n: int) -> str:
+    return f"{n} attempt" + ("" if n == 1 else "s")
+
+
+def api_failure(
+    ex: BaseException,
+    model: str,
+    base_url: str | None = None,
+    *,
+    api: Any = None,
+    attempts: int = API_MAX_RETRIES + 1,
+    timeout: float | None = None,
+) -> RunError | None:
+    """A model call's exception as the :class:`RunError` of :func:`endpoint_problem` (one line:
+    the endpoint, what failed, the fix, the key variable), or ``None`` when it is not the
+    endpoint's failure (:func:`endpoint_failure`). ``api``: the model's inspect ``ModelAPI`` (its
+    ``base_url`` and key variables), ``attempts``/``timeout``: what the call was given."""
+    if not endpoint_failure(ex):
+        return None
+    from ..models.api import key_variable
+
+    types = _exception_types(ex)
+    base = base_url or getattr(api, "base_url", None)
+    found = endpoint_problem(
+        types, error_line(ex), _address(base, model), key_variable(model, api), attempts=attempts, timeout=timeout
+    )
+    if found is None:
+        return None
+    problem, again = found
+    return RunError(problem, resume=Resume.SAME_COMMAND if again else None)
+
+
+def _exception_types(ex: BaseException) -> set[str]:
+    """Class names of ``ex`` and every exception chained to it (``__cause__``, ``__context__``, a
+    tenacity ``RetryError``'s last attempt)."""
+    from ._inspect_hooks import retried_error
+
+    seen: set[int] = set()
+    names: set[str] = set()
+    todo: list[BaseException | None] = [ex]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        names.add(type(e).__name__)
+        inner = retried_error(e)
+        todo += [e.__cause__, e.__context__, inner if inner is not e else None]
+    return names
 
 
 def _run(
@@ -163,6 +265,7 @@ def _run(
 
     local = model.startswith("local/")
     limits = {} if local else api_limits()
+    offline_mock()
     hook_short_errors()
     hook_no_retry_advice()  # the resume is the same proagent command, not inspect eval-retry
     try:
@@ -194,39 +297,23 @@ def _run(
     if log.status != "success":
         msg = log.error.message if log.error else log.status
         types = failure_types(log.error)
-        unreachable = sorted(t for t in types if _UNREACHABLE.search(t))
-        if not local and unreachable:
-            host = _host(model, model_base_url, model_args)
-            why = next((t for t in unreachable if t.startswith("API")), unreachable[0])
-            raise RunError(
-                f"cannot reach the model API at {host} ({why}; "
-                f"gave up after {API_MAX_RETRIES + 1} attempts of at most {limits['attempt_timeout']} s)",
-                resume=Resume.SAME_COMMAND,
-                folder=log_dir,
-            )
         if LocalModelError.__name__ in types:  # llama.cpp refused the request: the same command would fail the same way
             raise RunError(f"run did not finish: {msg}")
-        refused = _API_REFUSALS.keys() & types
-        if not local and refused:  # the same command would be refused the same way: no resume advice
-            host = _host(model, model_base_url, model_args)
-            kind = min(refused)
-            raise RunError(
-                f"the model API at {host} {_API_REFUSALS[kind]} ({kind}: {' '.join(str(msg).split())[:200]})"
+        found = None
+        if remote_model(model) and endpoint_problem(types, "", "", None) is not None:  # not for mockllm/
+            from ..models.api import key_variable
+
+            detail = failure_line(log.error) if "RetryError" in types else msg
+            found = endpoint_problem(
+                types,
+                detail,
+                _host(model, model_base_url, model_args),
+                key_variable(model, _api_of(model, model_base_url, model_args)),
+                timeout=limits.get("attempt_timeout"),
             )
-        if not local and "RateLimitError" in types:
-            raise RunError(
-                f"the model API at {_host(model, model_base_url, model_args)} kept refusing for its rate "
-                f"limit after {API_MAX_RETRIES + 1} attempts",
-                resume=Resume.SAME_COMMAND,
-                folder=log_dir,
-            )
-        if not local and "RetryError" in types:  # HTTP 5xx and other transient failures, retried to the end
-            raise RunError(
-                f"the model API at {_host(model, model_base_url, model_args)} kept failing "
-                f"({failure_line(log.error)}; gave up after {API_MAX_RETRIES + 1} attempts)",
-                resume=Resume.SAME_COMMAND,
-                folder=log_dir,
-            )
+        if found is not None:  # a refusal: the same command would be refused the same way, no resume advice
+            problem, again = found
+            raise RunError(problem, resume=Resume.SAME_COMMAND if again else None, folder=log_dir if again else None)
         raise RunError(
             f"run did not finish ({failure_line(log.error) or msg})", resume=Resume.SAME_COMMAND, folder=log_dir
         )
@@ -234,6 +321,21 @@ def _run(
     full = read_eval_log(log.location)
     full.location = log.location.removeprefix("file://")  # a resumed run reports a file:// URI; keep a path
     return full
+
+
+def offline_mock() -> None:
+    """inspect's ``mockllm/`` needs no network: its token usage is counted as characters / 4, not
+    with tiktoken's table, which tiktoken downloads on first use (``_inspect_hooks`` shim 11).
+    Called wherever a mock model may answer (``run_task``, live's How and help models)."""
+    hook_mock_token_count()
+
+
+def inspect_hooks_for_tasks() -> None:
+    """What inspect's own command line needs of proagent (called when inspect loads proagent's
+    tasks): an unknown ``-T`` argument of a ``proagent/`` task is one ``Error:`` line and exit 1
+    (shim 12), and ``mockllm/`` needs no network (:func:`offline_mock`)."""
+    hook_unknown_task_args()
+    offline_mock()
 
 
 def api_limits() -> dict[str, int]:
@@ -321,20 +423,39 @@ def _api_timeout() -> int:
     return int(raw)
 
 
-def _host(model: str, base_url: str | None, model_args: dict[str, Any] | None) -> str:
-    """The address a model API is reached at, for error messages (no keys)."""
-    from urllib.parse import urlsplit
+def remote_model(model: str) -> bool:
+    """Whether ``model`` is reached over a network API (not ``local/``, ``mockllm/`` or ``none``):
+    the rules of :func:`endpoint_problem` apply to it only (a mock's failure is not an API's)."""
+    return not str(model).startswith(("local/", "mockllm/")) and str(model) != "none"
 
+
+def _api_of(model: str, base_url: str | None, model_args: dict[str, Any] | None) -> Any:
+    """The inspect ``ModelAPI`` of ``model`` (for its base URL and key variables), ``None`` when it
+    cannot be made."""
     try:
         from inspect_ai.model import get_model
 
-        base_url = base_url or get_model(model, base_url=base_url, **(model_args or {})).api.base_url
+        return get_model(model, base_url=base_url, **(model_args or {})).api
     except Exception:  # noqa: BLE001 (only for a message)
-        pass
+        return None
+
+
+def _host(model: str, base_url: str | None, model_args: dict[str, Any] | None) -> str:
+    """The address a model API is reached at, for error messages (no keys)."""
+    if not base_url:
+        base_url = getattr(_api_of(model, base_url, model_args), "base_url", None)
+    return _address(base_url, model)
+
+
+def _address(base_url: str | None, model: str) -> str:
+    """``scheme://host:port`` of ``base_url`` (no path, no credentials), or what stands for the
+    provider's default address."""
+    from urllib.parse import urlsplit
+
     if not base_url:
         return f"the default address of {model.split('/')[0]}"
-    u = urlsplit(base_url)
-    return f"{u.scheme}://{u.hostname}{f':{u.port}' if u.port else ''}" if u.hostname else base_url
+    u = urlsplit(str(base_url))
+    return f"{u.scheme}://{u.hostname}{f':{u.port}' if u.port else ''}" if u.hostname else str(base_url)
 
 
 def _remove_superseded(log_dir: Path, final: str) -> None:

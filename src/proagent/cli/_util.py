@@ -69,8 +69,10 @@ def check_model(model: str, base_url: str | None, model_args: dict[str, Any], op
     """
     from inspect_ai.model import get_model
 
+    from ..models.api import responses_refusal
+
     try:
-        get_model(model, base_url=base_url, **model_args)
+        made = get_model(model, base_url=base_url, **model_args)
     except Exception as e:  # noqa: BLE001 (providers raise many kinds; all mean "cannot use this model")
         msg = " ".join(re.sub(r"\[/?[a-z ]+\]", "", str(e)).split())
         key = re.search(r"\bNo ([A-Z][A-Z0-9_]*_API_KEY)\b", msg)
@@ -81,6 +83,9 @@ def check_model(model: str, base_url: str | None, model_args: dict[str, Any], op
                 else ""
             )
         raise click.ClickException(f"{option} {model}: {msg or type(e).__name__}") from None
+    refused = responses_refusal(model, base_url, getattr(made, "api", None))
+    if refused:
+        raise click.ClickException(f"{option} {model}: {refused}")
 
 
 def check_can_create(path: Path, option: str) -> None:

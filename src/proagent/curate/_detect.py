@@ -55,10 +55,11 @@ import importlib.abc
 import re
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 __all__ = [
+    "CHAT_TITLES",
     "NAME_LINE",
     "RECOGNIZERS",
     "STREET_LINE",
@@ -73,6 +74,7 @@ __all__ = [
     "pii_recognizer",
     "pii_types",
     "tag",
+    "title_names",
 ]
 
 _NOT_ALNUM_BEFORE = r"(?<![0-9A-Za-z])"
@@ -477,12 +479,35 @@ NAME_LINE = re.compile(r"[ \t]*(" + _NAME + r")[ \t]*,?[ \t]*")
 middle initial): a name when the next line, or the rest of its line, is an address."""
 
 
-@pii_recognizer("person", entities=("PERSON", "LABELLED_NAME"))
+_CHAT_NAME = r"(?<![\w.'’@\-])[^\W\d_][\w.'’\-]*(?:(?:,[ \t]*|[ \t]+)[^\W\d_][\w.'’\-]*){0,5}"
+"""One to six words of a person's name or handle as a chat app writes it (``Priya Raman``, ``priya.raman``,
+``Zoë O'Neil-Brown``, ``Priya, Tom Lee`` for a group), not starting inside a word."""
+CHAT_TITLES: tuple[tuple[str, str], ...] = (
+    ("slack_dm", _CHAT_NAME + r"(?=[ \t]*\((?:DM|dm|Direct [Mm]essage)\))"),
+    ("teams_chat", r"(?<=\bChat[ \t]*\|[ \t]*)" + _CHAT_NAME + r"(?=[ \t]*\|[ \t]*Microsoft Teams)"),
+    ("discord_dm", r"(?<![\w.])@[\w.]{2,32}(?=[ \t]*[-|–—][ \t]*Discord\b)"),
+    ("discord_dm_after", r"(?<=\bDiscord[ \t]*[-|–—][ \t]*)@[\w.]{2,32}"),
+    ("messenger", _CHAT_NAME + r"(?=[ \t]*[|\-–—][ \t]*Messenger\b)"),
+    (
+        "chat_with",
+        r"(?<=\b(?:[Dd]irect [Mm]essages? with|DMs? with|[Cc]hat with|[Cc]onversation with|[Cc]all with)[ \t]+)"
+        r"(?<![\w.'’@\-])\p{Lu}[\w.'’\-]*(?:[ \t]+\p{Lu}[\w.'’\-]*){0,3}",  # capitalised: "chat with the team" is no one
+    ),
+)
+"""Where a chat app's window title names the person talked to, as ``(name, regex)``: Slack's
+``<name> (DM) - <workspace> - Slack``, Teams' ``Chat | <name> | Microsoft Teams``, Discord's
+``@<handle> - Discord``, Messenger's ``<name> | Messenger``, and "direct message/chat/conversation/call
+with <name>". Pattern rules (no NER model: they ship with every install); the name found is then
+looked for in the rest of the text (:func:`find_pii`), and in the same window's screen text (:func:`title_names`)."""
+
+
+@pii_recognizer("person", entities=("PERSON", "LABELLED_NAME", "CHAT_TITLE_NAME"))
 def _person() -> list:
-    """A name after a name label (``Name:``, ``Full name:``, ``Recipient:``, 姓名：, 收件人：...);
-    :func:`find_pii` adds a name beside an address (:data:`NAME_LINE`). spaCy's NER too where
-    ``en_core_web_sm`` is installed (the optional ``curate-ner`` extra)."""
-    found = [
+    """A name after a name label (``Name:``, ``Full name:``, ``Recipient:``, 姓名：, 收件人：...), the
+    person a chat app's title names (:data:`CHAT_TITLES`); :func:`find_pii` adds a name beside an
+    address (:data:`NAME_LINE`) and every other mention of a name a chat title gave. spaCy's NER too
+    where ``en_core_web_sm`` is installed (the optional ``curate-ner`` extra)."""
+    found = [_pattern("CHAT_TITLE_NAME", name, regex, 0.85, flags=re.MULTILINE) for name, regex in CHAT_TITLES] + [
         _pattern(
             "LABELLED_NAME",
             "labelled_name",
@@ -682,11 +707,38 @@ def _names_beside_addresses(text: str, addresses: list[TextFinding]) -> list[Tex
     return found
 
 
-def find_pii_lines(lines: list[str], *, strict: bool = False) -> list[list[TextFinding]]:
+def _mentions(text: str, names: Sequence[str]) -> list[TextFinding]:
+    """``person`` findings for every mention in ``text`` of a name a chat title gave (:data:`CHAT_TITLES`:
+    ``Priya Raman (DM) - Acme - Slack`` and, on the screen below it, ``Priya Raman 9:41 AM``, ``thanks
+    Priya``): the whole name and each of its words of three letters or more, as whole words."""
+    words = {w for n in names for w in re.split(r"[\s,]+", n.lstrip("@")) if len(w) >= 3}
+    parts = sorted({n for n in names if n} | words, key=len, reverse=True)
+    if not parts:
+        return []
+    alt = "|".join(re.escape(p) for p in parts)
+    return [
+        TextFinding("person", m.start(), m.end(), 0.7)
+        for m in re.finditer(r"(?<![\w.'’@\-])@?(?:" + alt + r")(?![\w'’\-])", text)
+    ]
+
+
+def title_names(title: str) -> tuple[str, ...]:
+    """The people a window title names as a chat app writes it (:data:`CHAT_TITLES`), e.g.
+    ``("Priya Raman",)`` for ``Priya Raman (DM) - Acme Corp - Slack``; ``()`` for any other title.
+    Pass them as ``names`` to :func:`find_pii` / :func:`clean_text` of the same window's screen text."""
+    if not title or not title.strip() or "person" not in RECOGNIZERS:
+        return ()
+    analyzer = _analyzer(tuple(RECOGNIZERS))
+    found = analyzer.analyze(text=title, language="en", entities=["CHAT_TITLE_NAME"], score_threshold=_THRESHOLD)
+    return tuple(dict.fromkeys(title[r.start : r.end] for r in sorted(found, key=lambda r: r.start)))
+
+
+def find_pii_lines(lines: list[str], *, strict: bool = False, names: Sequence[str] = ()) -> list[list[TextFinding]]:
     """:func:`find_pii` of each line (offsets within the line), plus a name that is the whole
     line before a line with an address (:func:`_names_beside_addresses`, which one line alone
-    cannot see): what OCR reads line by line finds what the whole text would."""
-    out = [find_pii(line, strict=strict) for line in lines]
+    cannot see): what OCR reads line by line finds what the whole text would. ``names``: as for
+    :func:`find_pii`."""
+    out = [find_pii(line, strict=strict, names=names) for line in lines]
     for i in range(1, len(lines)):
         if out[i - 1] or not any(f.type == "address" and not lines[i][: f.start].strip() for f in out[i]):
             continue
@@ -696,21 +748,25 @@ def find_pii_lines(lines: list[str], *, strict: bool = False) -> list[list[TextF
     return out
 
 
-def find_pii(text: str, *, strict: bool = False) -> list[TextFinding]:
+def find_pii(text: str, *, strict: bool = False, names: Sequence[str] = ()) -> list[TextFinding]:
     """Personal data in ``text`` (English and Chinese), sorted by start offset, overlaps
-    merged into the longer (then higher-risk) finding.
+    merged into the longer (then higher-risk) finding. A person a chat title in ``text`` names
+    (:data:`CHAT_TITLES`) is found wherever else ``text`` mentions them.
 
     Args:
         text: any text (OCR output, window title, conversation).
         strict: also keep weak matches (presidio score below 0.4, and phone numbers of
             fewer than 8 digits), as used for re-screening the neighbours of
             deleted screenshots.
+        names: people known to be in ``text``'s window (:func:`title_names` of its title):
+            every mention of them is a ``person`` finding.
     """
     if not text or not text.strip():
         return []
     threshold = 0.0 if strict else _THRESHOLD
     kind = {e: entry for entry in RECOGNIZERS.values() for e in entry.entities}
     found: list[TextFinding] = []
+    titled: list[str] = []
     analyzer = _analyzer(tuple(RECOGNIZERS))
     entities = None
     if sum(c.isdigit() for c in text) < (_min_phone_digits() if strict else PHONE_MIN_DIGITS):
@@ -725,8 +781,12 @@ def find_pii(text: str, *, strict: bool = False) -> list[TextFinding]:
         ):
             continue
         found.append(TextFinding(entry.type, r.start, r.end, float(r.score)))
+        if r.entity_type == "CHAT_TITLE_NAME":
+            titled.append(text[r.start : r.end])
     if "address" in RECOGNIZERS and "person" in RECOGNIZERS:
         found += _names_beside_addresses(text, [f for f in found if f.type == "address"])
+    if titled or names:  # the person a chat title names, wherever else the text mentions them
+        found += _mentions(text, [*names, *titled])
     rank = {t: int(entry.high_risk) for t, entry in RECOGNIZERS.items()}
     found.sort(key=lambda f: (f.start, -(f.end - f.start), -rank[f.type]))
     merged: list[TextFinding] = []
@@ -742,13 +802,15 @@ def find_pii(text: str, *, strict: bool = False) -> list[TextFinding]:
     return merged
 
 
-def clean_text(text: str, findings: list[TextFinding] | None = None, *, strict: bool = False) -> str:
+def clean_text(
+    text: str, findings: list[TextFinding] | None = None, *, strict: bool = False, names: Sequence[str] = ()
+) -> str:
     """``text`` with every finding replaced by its type tag (:func:`tag`), e.g.
     ``"mail alice@example.com"`` -> ``"mail [EMAIL]"``. ``findings`` default to
-    :func:`find_pii` of the text."""
+    :func:`find_pii` of the text (with ``names``)."""
     if not text:
         return text
-    findings = find_pii(text, strict=strict) if findings is None else findings
+    findings = find_pii(text, strict=strict, names=names) if findings is None else findings
     out, pos = [], 0
     for f in sorted(findings, key=lambda f: f.start):
         if f.start < pos:

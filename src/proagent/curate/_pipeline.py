@@ -34,7 +34,7 @@ from ..records import Event, Screenshot
 from ..sources.lifetrace import load_lifetrace
 from ..sources.lifetrace_schema import DB_NAMES, connect_read_only, detect_schema, find_lifetrace_db
 from ..sources.lifetrace_write import FOCUSED_COLUMN, PROCESSED_DDL
-from ._detect import clean_text, find_pii, high_risk_types
+from ._detect import clean_text, find_pii, high_risk_types, title_names
 from ._quality import QualityConfig, apply_quality_filters, sha256_file
 from ._screen import Screener, ocr_lines
 from .records import ACTIONS, CurateManifest, CurateSummary, Region, Screening, Verdict
@@ -304,7 +304,7 @@ def _phase3(
     if hit is not None and action != "delete":
         action = "delete"
         reasons.append(f"title keyword '{hit}'")
-    text_types = {f.type for f in find_pii(shot.ocr_text)}
+    text_types = {f.type for f in find_pii(shot.ocr_text, names=title_names(title))}
     if text_types:
         types |= text_types
         located = {r.type for r in s.regions}
@@ -623,7 +623,8 @@ def _write_user(
                     elif v.phase == "review" and v.action == "retain":  # the reviewer saw it: nothing to hide
                         text = shot.ocr_text if shot.ocr_text.strip() else _text_as_read(shot, s)
                     else:
-                        text = clean_text(shot.ocr_text) if shot.ocr_text.strip() else s.ocr_text
+                        names = title_names(shot.window_title)  # a chat's person, on its screen too
+                        text = clean_text(shot.ocr_text, names=names) if shot.ocr_text.strip() else s.ocr_text
                     texts[shot.id] = text
                     done[shot.id] = replace(v, applied=applied, duplicate_of=ref)
                 created = shot.time.strftime(_TS)

@@ -29,7 +29,7 @@ from ..errors import DataError, Resume, RunError, UsageError
 from ..jsontext import first_json_object
 from ..ocr import load_ocr
 from ..prompt_files import prompt_template
-from ._detect import clean_text, find_pii_lines, high_risk_types, pii_types
+from ._detect import clean_text, find_pii_lines, high_risk_types, pii_types, title_names
 from .records import RISK_ACTION, Region, Screening
 
 __all__ = ["OcrScreener", "Screener", "ScreenerError", "VlmScreener", "make_screener", "ocr_lines", "vlm_prompt"]
@@ -166,8 +166,12 @@ class OcrScreener:
         self.faces = faces
         """Run the face detector."""
 
-    def locate(self, image: Path, strict: bool = False, text: str = "") -> tuple[list[Region], list[str], int]:
+    def locate(
+        self, image: Path, strict: bool = False, text: str = "", names: tuple[str, ...] = ()
+    ) -> tuple[list[Region], list[str], int]:
         """Regions of personal data, the cleaned text lines and the number of lines read.
+        ``names``: people the window's title names (:func:`~proagent.curate._detect.title_names`),
+        found wherever the screen shows them.
 
         ``text`` is the OCR text the raw log holds for the image (capture's worker and LifeTrace
         both write RapidOCR's lines, one a line): when it is given and no line of it holds
@@ -186,7 +190,7 @@ class OcrScreener:
         txts: list[str] = []
         words_all: list = []
         recorded = [line for line in text.split("\n") if line.strip()]
-        if recorded and not any(find_pii_lines(recorded, strict=strict)):
+        if recorded and not any(find_pii_lines(recorded, strict=strict, names=names)):
             if self.faces:
                 regions.extend(find_faces(rgb))
             return regions, recorded, len(recorded)
@@ -194,7 +198,7 @@ class OcrScreener:
             res = load_ocr()(np.asarray(rgb)[:, :, ::-1], return_word_box=True)
             txts = list(res.txts or ()) if res.boxes is not None else []
             words_all = list(res.word_results or ()) if txts else []
-        for i, (line, findings) in enumerate(zip(txts, find_pii_lines(txts, strict=strict))):
+        for i, (line, findings) in enumerate(zip(txts, find_pii_lines(txts, strict=strict, names=names))):
             cleaned.append(clean_text(line, findings))
             if not findings:
                 continue
@@ -219,7 +223,7 @@ class OcrScreener:
 
     def screen(self, image: Path, *, app: str, title: str, strict: bool = False, text: str = "") -> Screening:
         """Screen one image (see the module docstring for the risk rule; ``text``: :meth:`locate`)."""
-        regions, cleaned, n_lines = self.locate(image, strict=strict, text=text)
+        regions, cleaned, n_lines = self.locate(image, strict=strict, text=text, names=title_names(title))
         types = {r.type for r in regions}
         risk = _risk(types, strict)
         n_faces = sum(r.type == "face" for r in regions)
@@ -338,7 +342,7 @@ class VlmScreener:
                 "",
                 self.name,
             )
-        regions, cleaned, n_lines = self.locator.locate(image, strict=strict, text=text)
+        regions, cleaned, n_lines = self.locator.locate(image, strict=strict, text=text, names=title_names(title))
         types = set(ans["types"]) | {r.type for r in regions}
         risk, action = ans["risk_level"], ans["action"]
         if strict and types and action != "delete":

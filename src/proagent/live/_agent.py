@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from ..agent.parsing import to_prediction
 from ..agent.prompting import system_prompt
 from ..bench.samples import SampleConfig
+from ..errors import RunError
 from ..records import Prediction, Sample
 from ._ask import Asker
 from ._feedback import FeedbackStore
@@ -239,12 +240,14 @@ class HowModel:
     ) -> None:
         from inspect_ai.model import GenerateConfig, get_model
 
-        from ..bench.running import api_limits
+        from ..bench.running import api_limits, offline_mock
 
+        offline_mock()  # mockllm/ counts its tokens without tiktoken's downloaded table
         self.name = model if isinstance(model, str) else str(model)
         self.send_screen = check_send_screen(send_screen or default_send_screen(self.name))
+        self._base_url = base_url
         self._model = get_model(model, base_url=base_url, **dict(model_args or {})) if isinstance(model, str) else model
-        remote = not is_local_model(self.name)
+        remote = self._remote = not is_local_model(self.name)
         self._config = GenerateConfig(
             temperature=0.0, max_tokens=max_tokens, seed=0, **(api_limits() if remote else {})
         )
@@ -276,7 +279,13 @@ class HowModel:
         messages = [ChatMessageSystem(content=system_prompt()), ChatMessageUser(content=self.prompt(sample))]
 
         async def call() -> Prediction:
-            out = await self._model.generate(messages, config=self._config)
+            try:
+                out = await self._model.generate(messages, config=self._config)
+            except Exception as e:  # noqa: BLE001 - a model API's failure becomes one line; any other is raised as it was
+                err = self._failure(e)
+                if err is e:
+                    raise
+                raise err from None
             self.last_usage = out.usage
             return to_prediction(sample.id, out.completion)
 
@@ -302,8 +311,13 @@ class HowModel:
         first offer pays neither: a local model keeps that prompt's KV cache and evaluates only
         the user message of each later call (llama.cpp prefix reuse). Returns the seconds it took.
 
+        A model API gets one attempt here: down, refusing the key or not serving the model is said
+        at once, not after the retries of a How call.
+
         Raises:
-            whatever the model raises when it cannot be loaded or reached (the run should stop).
+            RunError: a model API that cannot be reached or refuses the request (one line: the
+                endpoint, the fix, the key variable its provider reads).
+            whatever a local model raises when it cannot be loaded (the run should stop).
         """
         from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 
@@ -313,9 +327,39 @@ class HowModel:
                 "(starting)"
             )  # curate's recognizers load once (presidio, about a second), not at the first offer
         messages = [ChatMessageSystem(content=system_prompt()), ChatMessageUser(content="(starting)")]
-        config = self._config.model_copy(update={"max_tokens": 1})
-        asyncio.run_coroutine_threadsafe(self._model.generate(messages, config=config), self._loop).result()
+        # one attempt: a model API that is down, or refuses the key or the model, is said at once
+        config = self._config.model_copy(
+            update={"max_tokens": 1, "max_retries": 0} if self._remote else {"max_tokens": 1}
+        )
+        try:
+            asyncio.run_coroutine_threadsafe(self._model.generate(messages, config=config), self._loop).result()
+        except Exception as e:  # noqa: BLE001 - as in submit
+            err = self._failure(e, attempts=1)
+            if err is e:
+                raise
+            raise err from None
         return time.perf_counter() - t0
+
+    def _failure(self, e: Exception, attempts: int | None = None) -> Exception:
+        """``e`` as it should stop the run: a model API's failure as one line (endpoint, what failed,
+        the fix, the key variable: :func:`proagent.bench.running.api_failure`), any other as it is."""
+        if not self._remote:  # a local model (or a mock) speaks for itself
+            return e
+        from ..bench.running import API_MAX_RETRIES, api_failure
+
+        err = api_failure(
+            e,
+            self.name,
+            self._base_url,
+            api=getattr(self._model, "api", None),
+            attempts=attempts or API_MAX_RETRIES + 1,
+            timeout=self._config.attempt_timeout,
+        )
+        if err is None:  # the request's own refusal (HTTP 400...): its provider's line, never inspect's
+            from ..bench.running import api_error_line  # request dump (the prompt: screen text)
+
+            err = RunError(f"the How call to {self.name} failed: {' '.join(api_error_line(e).split())[:300]}")
+        return err
 
     def close(self) -> None:
         """Stop the call loop (a call in flight is left to the process's exit)."""

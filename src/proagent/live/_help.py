@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..agent.prompting import render_event, web_page
-from ..errors import DataError
+from ..errors import DataError, RunError
 from ..prompt_files import prompt_template, prompt_text
 from ..records import Sample
 from ..sources.lifetrace_schema import connect_read_only
@@ -314,8 +314,14 @@ class InspectHelpModel:
         self.name = model if isinstance(model, str) else str(model)
         self.local = is_local_model(self.name)
         """Only inspect's in-process ``mockllm/`` is local here (:func:`~proagent.live._privacy.is_local_model`)."""
+        from ..bench.running import api_limits, offline_mock
+
+        offline_mock()  # mockllm/ counts its tokens without tiktoken's downloaded table
         self._model = get_model(model, base_url=base_url, **dict(model_args or {})) if isinstance(model, str) else model
-        self._config = GenerateConfig(temperature=0.0, max_tokens=max_tokens, seed=0)
+        self._base_url = base_url
+        # a model API's call is bounded (attempt timeout, retries), as the How call's
+        limits = {} if self.local else api_limits()
+        self._config = GenerateConfig(temperature=0.0, max_tokens=max_tokens, seed=0, **limits)
         self._loop = asyncio.new_event_loop()
 
     def stream(self, messages: list[dict[str, str]], on_delta: Callable[[str], None]) -> dict[str, Any]:
@@ -323,7 +329,19 @@ class InspectHelpModel:
 
         kinds = {"system": ChatMessageSystem, "user": ChatMessageUser, "assistant": ChatMessageAssistant}
         msgs = [kinds[m["role"]](content=m["content"]) for m in messages]
-        out = self._loop.run_until_complete(self._model.generate(msgs, config=self._config))
+        try:
+            out = self._loop.run_until_complete(self._model.generate(msgs, config=self._config))
+        except Exception as e:  # noqa: BLE001 - a model API's failure is one line (endpoint, fix, key variable)
+            from ..bench.running import api_failure
+
+            if self.local:
+                raise
+            err = api_failure(e, self.name, self._base_url, api=getattr(self._model, "api", None))
+            if err is None:  # the request's own refusal: its provider's line, never inspect's request dump
+                from ..bench.running import api_error_line
+
+                raise RunError(" ".join(api_error_line(e).split())[:300]) from None
+            raise RunError(err.problem) from None  # shown under the offer; the run goes on
         text = out.completion
         if text:
             on_delta(text)

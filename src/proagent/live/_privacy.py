@@ -9,8 +9,11 @@ sends nothing anywhere: a decider folder is e5 embeddings and a classifier run i
   in-process ``mockllm/``: nothing leaves a process we own);
 * ``redacted``: every finding of curate's PII recognizers (:func:`proagent.curate.find_pii`, the
   registry ``proagent curate`` uses: presidio's and ours) is replaced by its typed placeholder
-  (``[EMAIL]``, ``[PHONE]``, ``[API_KEY]``...) in the whole prompt: screen text, window titles,
-  event summaries, web pages, the predicted query (the default for any other model);
+  (``[EMAIL]``, ``[PHONE]``, ``[API_KEY]``, ``[PERSON]``...) in the whole prompt: screen text, window
+  titles, the list of recent events, event summaries, web pages, the predicted query (the default for
+  any other model). The person a chat window's title names (``Priya Raman (DM) - Acme - Slack``,
+  curate's ``CHAT_TITLES`` rules, no NER model needed) is replaced there and wherever else the
+  prompt mentions them;
 * ``never``: no screen text at all (:func:`without_screen_text`), and the rest redacted.
 
 What was sent is recorded as its SHA-256 and the count of each placeholder put in
