@@ -44,7 +44,7 @@ header.bar{padding:8px 12px;background:#333;color:#eee;display:flex;gap:16px;ali
 #detail .found{border-left:3px solid #c4c;padding:.1em .6em;margin:.5em 0}#detail .turn{margin:.25em 0}
 #detail img.big{width:100%;height:55vh;object-fit:contain;object-position:left top;display:block;image-rendering:auto}#thumbs img{height:44px;margin:2px;cursor:pointer;border:2px solid transparent}
 #thumbs img.sel{border-color:#36c}#ocr{white-space:pre-wrap;background:#f7f7f7;padding:.5em;max-height:30vh;overflow:auto;font-size:12px}
-mark{background:#ff6}"""
+mark{background:#ff6}header.bar .about{color:#ccc;font-size:13px}header.bar a{color:#9cf}"""
 """The stylesheet of every page (system fonts, CJK fallbacks for Chinese app names), the
 interactive ones included: the review page (``header.bar``, ``#stage``, ``#shot``, ``.box``,
 decision colours), live's offer list (``#offers``) and ``proagent show``'s day (``#strip``, ``#events``,

@@ -194,7 +194,7 @@ def search(day: Day, query: str) -> list[dict[str, Any]]:
 
 
 _BODY = """
-<header class="bar"><b id="dayname">$day</b><span class="note" id="about">$about</span>
+<header class="bar"><b id="dayname">$day</b><span class="about" id="about">$about</span>
 <span id="daynav">$nav</span>
 <input id="q" type="search" placeholder="search (/)" aria-label="search" autocomplete="off">
 <span id="count"></span></header>
