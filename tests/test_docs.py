@@ -338,3 +338,17 @@ def test_no_machine_paths_in_the_pages():
 )
 def test_machine_path_pattern(line: str, bad: bool):
     assert bool(MACHINE_PATH.search(line)) is bad
+
+
+def test_site_build_quiets_jieba():
+    """``mkdocs build`` printed jieba's "Building prefix dict ..." lines (the Material search plugin
+    splits the pages' Chinese with it): the site's hook quiets jieba's logger."""
+    import importlib.util
+    import logging
+
+    jieba = pytest.importorskip("jieba")
+    jieba.setLogLevel(logging.DEBUG)  # as jieba leaves it when imported
+    spec = importlib.util.spec_from_file_location("proagent_docs_hook", DOCS / "hooks" / "generated_pages.py")
+    assert spec is not None and spec.loader is not None
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    assert logging.getLogger("jieba").level >= logging.WARNING
