@@ -186,3 +186,21 @@ def test_page_by_keyboard_in_chromium(day: dict, tmp_path: Path) -> None:
         assert (tmp_path / "show.png").stat().st_size > 10_000
     finally:
         srv.stop()
+
+
+def test_activitywatch_and_screenpipe_logs(tmp_path: Path) -> None:
+    """The other recorders' logs through the sources readers: ActivityWatch has titles and no
+    screenshots; screenpipe's frames have the text read and no image to show (video)."""
+    import activity_fixtures as af
+
+    (tmp_path / "aw").mkdir()
+    (tmp_path / "sp").mkdir()
+    aw = af.write_aw_rust(tmp_path / "aw" / "sqlite.db")
+    d = load_day(aw.parent)
+    assert d.kind.startswith("activitywatch") and d.events and all(not e.shots for e in d.events)
+    sp = af.write_screenpipe(tmp_path / "sp")
+    d = load_day(sp)
+    shots = [s for e in d.events for s in e.shots]
+    assert d.kind == "screenpipe" and shots and all(not s.image and d.images[s.id] is None for s in shots)
+    word = shots[0].ocr_text.split()[0]
+    assert search(d, word) and search(d, word)[0]["shots"]
