@@ -92,6 +92,11 @@ def day(tmp_path_factory: pytest.TempPathFactory) -> dict:
         p_help=0.9, notifier="page", created_at=moment,
     )  # fmt: skip
     store.respond(offer.id, "accepted", moment + timedelta(seconds=5))
+    store.add_implicit(
+        sample, response="missed", label=1, weight=1.0, evidence={"llm_event": llm.id}, at=moment + timedelta(seconds=9)
+    )
+    q = store.add_question(sample, asked_at=moment, p_help=0.4, threshold=0.5, risk=0.2, app_name=llm.app_name)
+    store.answer_question(q.id, "yes", moment + timedelta(seconds=4))
     store.close()
     return {"out": out, "llm": llm, "index": index, "shot": shot}
 
@@ -103,6 +108,10 @@ def test_day_holds_every_stage(day: dict) -> None:
     assert (e.id, e.llm, e.platform) == (day["llm"].id, True, day["llm"].llm_platform)
     assert e.queries and e.annotation is not None and e.annotation.confidence == 0.83
     assert [(o.text, o.response) for o in e.offers] == [("Want the answer summarised?", "accepted")]
+    assert sorted((x.kind, x.response, x.label) for x in e.labels) == [
+        ("implicit", "missed", 1),
+        ("question", "yes", 1),
+    ]
     s = e.shots[1]
     assert WORD in s.ocr_text and "alice.zhang@example.com" in s.ocr_text  # raw: the person's own page
     assert d.images[s.id] == day["shot"].path
@@ -171,6 +180,8 @@ def test_page_by_keyboard_in_chromium(day: dict, tmp_path: Path) -> None:
             assert "alice.zhang@example.com" in (page.locator("#ocr").text_content() or "")
             assert "Want the answer summarised?" in (page.locator("#detail").text_content() or "")
             assert "asked a chat assistant about the deadline" in (page.locator("#detail").text_content() or "")
+            assert "implicit: missed" in (page.locator("#detail").text_content() or "")
+            assert page.locator("#strip svg circle").count() == 2 and page.locator("#strip svg path").count() == 1
             page.wait_for_function("document.getElementById('shot').naturalWidth === 960", timeout=20000)
             page.keyboard.press("h")
             page.wait_for_selector(f"body[data-ready='{i}:0']", timeout=20000)
