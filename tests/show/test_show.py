@@ -215,3 +215,31 @@ def test_activitywatch_and_screenpipe_logs(tmp_path: Path) -> None:
     assert d.kind == "screenpipe" and shots and all(not s.image and d.images[s.id] is None for s in shots)
     word = shots[0].ocr_text.split()[0]
     assert search(d, word) and search(d, word)[0]["shots"]
+
+
+def test_command_prints_the_address_and_stops_on_ctrl_c(day: dict) -> None:
+    """``proagent show DIR`` prints one line with the page's address (its token), serves the day
+    there, and Ctrl-C ends it with exit 0."""
+    import signal
+    import subprocess
+    import sys
+
+    p = subprocess.Popen(
+        [sys.executable, "-c", "from proagent.cli import main; main()", "show", str(day["out"])],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        line = p.stdout.readline() if p.stdout else ""
+        m = re.search(
+            r"^(\d+) event\(s\) of (\S+) \(1 day\(s\) recorded\) at (http://127\.0\.0\.1:\d+/\?token=\S+)$", line
+        )
+        assert m, line
+        got = json.loads(urllib.request.urlopen(m.group(3).replace("/?", "/api/day?"), timeout=20).read())
+        assert len(got["events"]) == int(m.group(1)) and got["day"] == m.group(2)
+        p.send_signal(signal.SIGINT)
+        assert p.wait(timeout=20) == 0
+    finally:
+        p.kill()
+        p.wait()
