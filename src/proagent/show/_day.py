@@ -219,9 +219,9 @@ def load_day(
 
     shown: Callable[[str], str] | None = None
     if redact:
-        if clean is None:
-            from ..curate import clean_text as clean
-        shown = _memo(clean)
+        from ..curate import clean_text
+
+        shown = _memo(clean if clean is not None else clean_text)
 
     ann_file, notes = _annotations(path)
     live_db: Path | None = None
