@@ -301,3 +301,54 @@ def test_every_benchmark_writes_its_run_through_the_one_helper():
         text = p.read_text("utf-8")
         assert "write_result(" in text, f"{p.name}: write its figures through _common.write_result"
         assert "write_json_atomic(a.json" not in text and "write_json_atomic(args.json" not in text, p.name
+
+
+MACHINE_PATH = re.compile(
+    r"(?<![\w~.$])(?:/work/|/root/|/tmp/|/var/folders/|/private/var/"
+    r"|/home/(?!you/)[\w.-]+/|/Users/(?!you/)[\w.-]+/|[A-Z]:\\+Users\\+(?!you\\)[\w.-]+)"
+)
+"""An absolute path of some machine: the folders this project's machines work in (``/work/``, ``/root/``,
+``/tmp/``: a helper's scratch run, pytest's ``/tmp/pytest-of-...``) and a named person's home. A page says
+``~/activity``, ``DIR``, ``<capture>``, a relative path, or ``/home/you/`` where a host's
+configuration needs an absolute one."""
+
+
+def test_no_machine_paths_in_the_pages():
+    """Docs true by construction: no page (README and every page under docs/) quotes a path of the
+    machine it was written on; a placeholder (``~/activity``, ``/home/you/...``) stays."""
+    found = []
+    for page in [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]:
+        for n, line in enumerate(page.read_text("utf-8").splitlines(), 1):
+            found += [f"{page.relative_to(ROOT)}:{n}: {m.group(0)}" for m in MACHINE_PATH.finditer(line)]
+    assert not found, "machine paths in the docs (write ~/activity, DIR, <capture>):\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    ("line", "bad"),
+    [
+        ("proagent show ~/activity", False),
+        ("proagent mcp /home/you/proagent-capture", False),
+        ("--out /tmp/pytest-of-root/pytest-3/x", True),
+        ("wrote /work/dd-long/result.json", True),
+        ("/root/.cache/proagent/models/x.gguf", True),
+        ("/home/alice/activity", True),
+        ("C:\\Users\\bob\\activity", True),
+        ("https://example.com/tmp/x", False),
+    ],
+)
+def test_machine_path_pattern(line: str, bad: bool):
+    assert bool(MACHINE_PATH.search(line)) is bad
+
+
+def test_site_build_quiets_jieba():
+    """``mkdocs build`` printed jieba's "Building prefix dict ..." lines (the Material search plugin
+    splits the pages' Chinese with it): the site's hook quiets jieba's logger."""
+    import importlib.util
+    import logging
+
+    jieba = pytest.importorskip("jieba")
+    jieba.setLogLevel(logging.DEBUG)  # as jieba leaves it when imported
+    spec = importlib.util.spec_from_file_location("proagent_docs_hook", DOCS / "hooks" / "generated_pages.py")
+    assert spec is not None and spec.loader is not None
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    assert logging.getLogger("jieba").level >= logging.WARNING

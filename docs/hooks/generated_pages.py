@@ -5,15 +5,26 @@
   ``docs/`` (``benchmarks/README.md``) turned into plain code text.
 * ``benchmark-runs.md`` (a placeholder) is rendered from ``docs/results/*.json`` by
   ``benchmarks/render_results.py``: the benchmark scripts' own output, never copied by hand.
+
+It also quiets jieba, which the Material search plugin uses to split the pages' Chinese text: its
+logger prints "Building prefix dict ..." and "Loading model cost ..." on every build.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import logging
 import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+
+try:  # jieba sets its logger to DEBUG when imported: import it first, then quiet it
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+except ImportError:  # no Chinese segmentation in this environment: nothing to quiet
+    pass
 
 
 def readme_as_home(text: str) -> str:

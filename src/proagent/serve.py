@@ -1,5 +1,5 @@
 """The one local web server behind proagent's interactive pages (``proagent review``, the
-``live`` offer page): 127.0.0.1 only, a random token, and the guards a page on a shared
+``live`` offer page, ``proagent show``): 127.0.0.1 only, a random token, and the guards a page on a shared
 machine needs.
 
 Every request must

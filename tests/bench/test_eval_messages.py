@@ -72,7 +72,7 @@ def test_no_samples_line_names_what_curation_and_the_labels_leave(tmp_path):
     r = _eval(tmp_path / "data", tmp_path / "logs")
     assert r.exit_code != 0 and "Traceback" not in r.output
     line = r.output.strip().splitlines()[-1]
-    assert "no all samples" in line and "LLM-use events: 0" in line and "no positive moment" in line, line
+    assert ": no samples: " in line and "LLM-use events: 0" in line and "no positive moment" in line, line
     assert (
         "curation excluded 2 event(s): 1 no valid screenshot, 1 shorter than 3 s "
         "(1 of their screenshots dropped as duplicates of earlier ones)"

@@ -418,3 +418,16 @@ def test_when_metrics_remembered_inputs_give_fresh_results():
     again = when_metrics(y, p)
     assert again == {"accuracy": 0.5, "precision": 0.5, "recall": 0.5, "f1": 0.5}
     assert when_metrics([True, False], [True, True]) == when_metrics([1, 0], [1, 1])
+
+
+def test_inspect_metrics_say_nan_not_zero_without_data():
+    """inspect's summary printed ``intention_accuracy 0.000`` where proagent's table says ``n/a``
+    (no labelled positive): the inspect metrics return NaN there, which inspect prints as ``n/a``."""
+    from inspect_ai.scorer import SampleScore, Score
+
+    from proagent.bench.scorers import intention_accuracy, score_value, semantic_similarity
+
+    none = [SampleScore(score=Score(value=score_value(0, 0, None, None)), sample_id=f"s{i}") for i in range(3)]
+    assert math.isnan(intention_accuracy()(none)) and math.isnan(semantic_similarity()(none))
+    some = [*none, SampleScore(score=Score(value=score_value(1, 1, True, 0.5)), sample_id="p")]
+    assert intention_accuracy()(some) == 1.0 and semantic_similarity()(some) == 0.5

@@ -700,6 +700,14 @@ CASES: list[Case] = [
     Case("curate-bad-screener", ("curate", "{w}/lt", "--out", "{w}/cur", "--screener", "magic"), "--screener", code=2),
     Case("curate-out-inside-raw", ("curate", "{w}/lt", "--out", "{w}/lt/cur"), "inside the raw input"),
     Case("review-not-curated", ("review", "{w}/pb"), "pb"),
+    # ---- show
+    Case("show-missing", ("show", "{w}/nope"), "nope"),
+    Case("show-bad-day", ("show", "{w}/lt", "--day", "yesterday"), "--day", code=2),
+    Case("show-day-without-events", ("show", "{w}/lt", "--day", "1999-01-01"), "--day", code=2),
+    Case("show-unknown-user", ("show", "{w}/lt", "--user", "nobody"), "--user", code=2),
+    Case("show-curated-not-curated", ("show", "{w}/lt", "--curated", "{w}/pb"), "pb"),
+    Case("show-live-without-feedback", ("show", "{w}/lt", "--live", "{w}/pb"), "feedback.db"),
+    Case("show-bad-port", ("show", "{w}/lt", "--port", "70000"), "--port", code=2),
     # ---- annotate
     Case("annotate-missing", ("annotate", "{w}/nope", "--annotator", "text:mockllm/model"), "nope", code=2),
     Case(
@@ -954,6 +962,7 @@ def test_the_suite_covers_every_command():
         "capture",
         "curate",
         "review",
+        "show",
         "annotate",
         "live",
         "doctor",

@@ -7,6 +7,7 @@ unparsed."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -353,3 +354,21 @@ def test_window_spellings_share_the_default_log_dir():
     from proagent.cli._util import window_slug
 
     assert {window_slug(parse_window(w)) for w in ("5m", "5 M", "300", "300s", "5min")} == {"300s"}
+
+
+def test_no_help_prints_an_unbounded_range_as_none():
+    """``live --help`` and ``capture --help`` printed ``x<=None`` for every finite float option without
+    bounds (click's range text of ``Finite()``); no command's help says ``None`` as a bound."""
+    import click
+
+    from proagent.cli import cli
+
+    def helps(cmd: click.Command, path: list[str]):  # noqa: ANN202
+        ctx = click.Context(cmd, info_name=" ".join(path))
+        yield " ".join(path), cmd.get_help(ctx)
+        if isinstance(cmd, click.Group):
+            for name, sub in cmd.commands.items():
+                yield from helps(sub, [*path, name])
+
+    bad = [name for name, text in helps(cli, ["proagent"]) if re.search(r"x[<>]=?None|None[<>]=?x", text)]
+    assert not bad, bad

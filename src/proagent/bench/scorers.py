@@ -140,22 +140,23 @@ def unparsed_rate() -> Metric:
 
 @metric
 def intention_accuracy() -> Metric:
-    """How-to-Assist intention accuracy over labelled positives (0 when none)."""
+    """How-to-Assist intention accuracy over labelled positives; NaN when none is labelled (inspect
+    prints NaN as ``n/a``, as proagent's table does: 0 would claim every intention was wrong)."""
 
     def compute(scores: list[SampleScore]) -> float:
         v = [s.intention_correct for s in _records(scores) if s.intention_correct is not None]
-        return sum(v) / len(v) if v else 0.0
+        return sum(v) / len(v) if v else math.nan
 
     return compute
 
 
 @metric
 def semantic_similarity() -> Metric:
-    """How-to-Assist mean best cosine over positives with references."""
+    """How-to-Assist mean best cosine over positives with references; NaN when none has one (``n/a``)."""
 
     def compute(scores: list[SampleScore]) -> float:
         v = [s.semantic_similarity for s in _records(scores) if s.semantic_similarity is not None]
-        return _nan_to_zero(sum(v) / len(v)) if v else 0.0
+        return _nan_to_zero(sum(v) / len(v)) if v else math.nan
 
     return compute
 

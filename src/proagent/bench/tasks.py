@@ -308,7 +308,7 @@ def _evaluated_samples(
     if not samples:
         raise DataError(
             data,
-            f"no {split} samples: "
+            ("no samples: " if split == "all" else f"no {split}-split samples: ")
             + no_samples_reason(events, all_samples, split, cfg, curation=_curation_records(data)),
         )
     return events, all_samples, samples

@@ -29,6 +29,7 @@ from .eval import eval_cmd
 from .live import live_cmd
 from .mcp import mcp_cmd
 from .models import models
+from .show import show_cmd
 from .stats import stats_cmd
 from .synth import simulate_cmd, synth_cmd
 from .train import train
@@ -56,6 +57,7 @@ for _command in (
     train,
     curate_cmd,
     review_cmd,
+    show_cmd,
     live_cmd,
     doctor_cmd,
     mcp_cmd,

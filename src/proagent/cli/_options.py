@@ -124,6 +124,10 @@ class Finite(click.FloatRange):
             self.fail(f"{value!r} is not a finite number.", param, ctx)
         return rv
 
+    def _describe_range(self) -> str:
+        # click describes an unbounded range as "x<=None" in --help: say nothing instead
+        return "" if self.min is None and self.max is None else super()._describe_range()
+
 
 Share = Finite
 """A share (``--train-fraction``): :class:`Finite` within its bounds."""

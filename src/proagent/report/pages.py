@@ -32,10 +32,23 @@ header.bar{padding:8px 12px;background:#333;color:#eee;display:flex;gap:16px;ali
 #offers .app{font-weight:600;font-size:.85rem;color:#345;white-space:nowrap}#offers .body{margin-top:.4rem}
 #offers .turn{margin:.4rem 0;padding:.3rem .6rem;border-left:3px solid #9ab}#offers .turn.user{border-color:#ccc;color:#555}
 #offers .turn pre{background:#f5f5f5;padding:.5rem;overflow-x:auto;position:relative}#offers .copy{font-size:.7rem;float:right}
-#offers .ask input{width:70%}#offers .rated{font-weight:bold}"""
+#offers .ask input{width:70%}#offers .rated{font-weight:bold}
+#strip svg{width:100%;height:auto;display:block}#strip [data-i]{cursor:pointer}#strip .sel{stroke:#000;stroke-width:1.5}
+#show{display:flex;gap:14px;align-items:flex-start}#events{width:36%;max-height:70vh;overflow-y:auto;margin:0;padding:0;list-style:none;font-size:13px}
+#events li{display:flex;gap:6px;padding:3px 6px;border-bottom:1px solid #eee;cursor:pointer}#events li.sel{background:#e4edff}
+#events .t{color:#666;font-variant-numeric:tabular-nums}#events .a{font-weight:600;white-space:nowrap}
+#events .ti{flex:1;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.chip{display:inline-block;width:10px;height:10px;border-radius:2px;flex:none;align-self:center}
+.badge{font-size:11px;border-radius:3px;padding:0 4px;background:#eee}.badge.llm{background:#f3d6f3}.badge.accepted{background:#cfc}.badge.dismissed{background:#fcc}
+#detail{flex:1;min-width:0}#detail h2{font-size:1.1em;margin:.2em 0}#detail h3{font-size:.95em;margin:.6em 0 .2em}
+#detail .found{border-left:3px solid #c4c;padding:.1em .6em;margin:.5em 0}#detail .turn{margin:.25em 0}
+#detail img.big{width:100%;height:55vh;object-fit:contain;object-position:left top;display:block;image-rendering:auto}#thumbs img{height:44px;margin:2px;cursor:pointer;border:2px solid transparent}
+#thumbs img.sel{border-color:#36c}#ocr{white-space:pre-wrap;background:#f7f7f7;padding:.5em;max-height:30vh;overflow:auto;font-size:12px}
+mark{background:#ff6}header.bar .about{color:#ccc;font-size:13px}header.bar a{color:#9cf}"""
 """The stylesheet of every page (system fonts, CJK fallbacks for Chinese app names), the
 interactive ones included: the review page (``header.bar``, ``#stage``, ``#shot``, ``.box``,
-decision colours) and live's offer list (``#offers``)."""
+decision colours), live's offer list (``#offers``) and ``proagent show``'s day (``#strip``, ``#events``,
+``#detail``)."""
 
 escape = html.escape
 

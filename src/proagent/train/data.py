@@ -129,7 +129,7 @@ def load_split_moments(
     if split != "all":
         samples = [s for s in samples if s.split == split]
     if not samples:
-        raise DataError(data, f"no {split} moments")
+        raise DataError(data, "no moments" if split == "all" else f"no {split}-split moments")
     return samples, _source(data, "real", "train split" if split == "train" else split, samples)
 
 
