@@ -53,10 +53,39 @@ from ..records import Conversation, Event, Sample, Screenshot
 from ..sources.lifetrace_schema import connect_read_only
 from .records import ANSWERS, IMPLICIT_RESPONSES, RESPONSES, LiveDecision, Offer, Question
 
-__all__ = ["FEEDBACK_DB", "FeedbackStore", "feedback_samples", "sample_from_json", "sample_to_json"]
+__all__ = [
+    "FEEDBACK_DB",
+    "MAX_ROW_ID",
+    "FeedbackStore",
+    "feedback_samples",
+    "parse_row_id",
+    "sample_from_json",
+    "sample_to_json",
+]
 
 FEEDBACK_DB = live_files.FEEDBACK_DB
 """File name of the feedback database in a live folder."""
+
+MAX_ROW_ID = 2**63 - 1
+"""The largest row id ``feedback.db`` can hold (SQLite's INTEGER PRIMARY KEY is a signed 64-bit
+integer, https://www.sqlite.org/datatype3.html); a larger number is no offer or question."""
+
+
+def parse_row_id(value: object) -> int | None:
+    """An offer or question id as a person or a client gives it, checked strictly: a JSON integer
+    (not ``true``, not ``1.7``) or a string of ASCII digits (a query parameter, a typed ``a 3``),
+    1 to :data:`MAX_ROW_ID`; ``None`` for anything else (``"²"``, ``"1e3"``, ``2**63``...), so the
+    caller answers a clear error instead of raising or reading ``1.7`` as offer 1."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        if not (value.isascii() and value.isdigit()) or len(value) > 19:
+            return None
+        value = int(value)
+    if not isinstance(value, int):
+        return None
+    return value if 1 <= value <= MAX_ROW_ID else None
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS offers (

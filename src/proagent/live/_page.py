@@ -47,10 +47,16 @@ from typing import Any
 
 from ..errors import UsageError
 from ..serve import HttpError, LocalServer, Request, Response
-from ._feedback import FeedbackStore
+from ._feedback import FeedbackStore, parse_row_id
 from ._restraint import block_app, blocked_apps, unblock_app
 
 __all__ = ["OfferPage"]
+
+
+def _json_id(value: Any) -> int | None:
+    """An id in a JSON body: an integer 1 to 2**63-1 only (``true``, ``1.7``, ``"1"`` are refused)."""
+    return parse_row_id(value) if isinstance(value, int) else None
+
 
 _BODY = '<p class="meta" id="status">loading…</p><ul id="questions"></ul><ul id="offers"></ul>'
 
@@ -279,17 +285,16 @@ class OfferPage:
     def _respond(self, req: Request) -> Response:
         body = req.json()
         if isinstance(body, dict) and "question" in body:  # a sparse question's answer (--ask-rate)
-            try:
-                qid, answer = int(body["question"]), str(body["answer"])
-            except (ValueError, KeyError, TypeError, OverflowError):
-                raise HttpError(400, "expected JSON {question, answer}") from None
+            qid, answer = _json_id(body.get("question")), body.get("answer")
+            if qid is None or not isinstance(answer, str):
+                raise HttpError(400, "expected JSON {question: id, answer}; an id is a whole number 1 to 2**63-1")
             if not self.store.answer_question(qid, answer, self.now(), source="page"):
                 raise HttpError(400, "unknown question or answer")
             return Response.json({"ok": True})
-        try:
-            oid, resp = int(body["id"]), str(body["response"])
-        except (ValueError, KeyError, TypeError, OverflowError):
-            raise HttpError(400, "expected JSON {id, response}") from None
+        oid = _json_id(body.get("id")) if isinstance(body, dict) else None
+        resp = body.get("response") if isinstance(body, dict) else None
+        if oid is None or not isinstance(resp, str):
+            raise HttpError(400, "expected JSON {id, response}; an id is a whole number 1 to 2**63-1")
         if resp == "ignored" or not self.store.respond(oid, resp, self.now(), source="page"):
             raise HttpError(400, "unknown offer or response")
         started = resp == "accepted" and self.help is not None and self.help.accept(oid, source="page")
@@ -297,13 +302,14 @@ class OfferPage:
 
     @staticmethod
     def _id(value: Any) -> int:
-        try:
-            return int(value)
-        except (ValueError, TypeError, OverflowError):
-            raise HttpError(400, "expected an offer id") from None
+        oid = _json_id(value)
+        if oid is None:
+            raise HttpError(400, "expected an offer id (a whole number 1 to 2**63-1)")
+        return oid
 
     def _help(self, req: Request) -> Response:
-        oid = self._id((req.query.get("id") or [None])[0])
+        raw = (req.query.get("id") or [None])[0]
+        oid = self._id(parse_row_id(raw) if isinstance(raw, str) else None)
         if self.help is None:
             return Response.json({"available": False, "busy": False, "turns": []})
         turns = self.help.turns(oid)
@@ -324,9 +330,10 @@ class OfferPage:
 
     def _rate(self, req: Request) -> Response:
         body = req.json()
-        if not isinstance(body, dict) or body.get("rating") not in (1, -1) or isinstance(body.get("rating"), bool):
+        rating = body.get("rating") if isinstance(body, dict) else None
+        if not isinstance(rating, int) or isinstance(rating, bool) or rating not in (1, -1):
             raise HttpError(400, "expected JSON {id, rating: 1 or -1}")
-        if self.help is None or not self.help.rate(self._id(body.get("id")), int(body["rating"]), source="page"):
+        if self.help is None or not self.help.rate(self._id(body.get("id")), rating, source="page"):
             raise HttpError(400, "no answer to rate")
         return Response.json({"ok": True})
 
