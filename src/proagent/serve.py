@@ -26,7 +26,7 @@ more gets 503 at once and is closed; the listen backlog, :data:`BACKLOG`, keeps 
 connections waiting for ``accept`` rather than dropped). So a flood of connections or slow
 clients cannot grow memory or threads without bound, nor hold the page from a valid client
 for longer than the header deadline. Errors are JSON
-``{"error": "..."}``; a handler that raises gets a 500 with no traceback anywhere (the
+``{"error": "..."}``; a handler that raises gets a 500 (507 when its write met a full disk) with no traceback anywhere (the
 server's terminal stays quiet, and no request line is logged: URLs carry the token).
 Responses carry ``Content-Security-Policy`` (scripts only with the page's nonce, no frames,
 no form posts elsewhere), ``X-Content-Type-Options: nosniff``, ``Cache-Control: no-store``,
@@ -38,6 +38,7 @@ puts the page's script under the CSP nonce).
 
 from __future__ import annotations
 
+import errno
 import hmac
 import io
 import json
@@ -417,13 +418,21 @@ class LocalServer:
                     if fn is None:
                         raise HttpError(404, "not found")
                     body = srv._body(self) if self.command == "POST" else b""
+                except HttpError as e:
+                    self.close_connection = True
+                    self._send(Response.json({"error": e.message}, e.status))
+                    return
+                except (OSError, socket.timeout):  # the client went away or stalled
+                    self.close_connection = True
+                    return
+                try:
                     r = fn(Request(self.command, url.path, parse_qs(url.query), body))
                 except HttpError as e:
                     r = Response.json({"error": e.message}, e.status)
                     self.close_connection = True
-                except (OSError, socket.timeout):
-                    self.close_connection = True
-                    return
+                except OSError as e:  # the route's own file (a full disk...): answered, not a dropped connection
+                    full = e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+                    r = Response.json({"error": "disk full" if full else "internal error"}, 507 if full else 500)
                 except Exception:  # noqa: BLE001 - a route's bug: a 500, never a traceback
                     r = Response.json({"error": "internal error"}, 500)
                 self._send(r)

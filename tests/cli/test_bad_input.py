@@ -259,6 +259,19 @@ def session_file(name: str, steps: object) -> Callable[[Path], None]:
     return lambda w: _write(w / "bad" / name, steps)
 
 
+def live_file(name: str, data: str | None) -> Callable[[Path], None]:
+    """A live folder ``w/live`` holding a damaged state file ``name`` (``None``: a directory)."""
+
+    def make(w: Path) -> None:
+        _write(w / "yes.txt", "")  # a scripted decider that says no everywhere
+        if data is None:
+            (w / "live" / name).mkdir(parents=True)
+        else:
+            _write(w / "live" / name, data)
+
+    return make
+
+
 @dataclass(frozen=True)
 class Case:
     """One bad input."""
@@ -278,6 +291,8 @@ class Case:
 
 
 MOCK = ("--model", "mockllm/model")
+LIVE_SCRIPTED = ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--notify", "none")
+LIVE_SCRIPTED += ("--yes-at", "{w}/yes.txt")  # written by live_file: a scripted decider saying no
 
 CASES: list[Case] = [
     # ---- eval: data
@@ -827,6 +842,48 @@ CASES: list[Case] = [
         ),
         "--yes-at",
         code=2,
+    ),
+    Case(
+        "live-blocked-apps-not-json",
+        LIVE_SCRIPTED,
+        "blocked-apps.json",
+        setup=live_file("blocked-apps.json", '{"apps": ["xterm"'),
+    ),
+    Case(
+        "live-blocked-apps-a-list",
+        LIVE_SCRIPTED,
+        "blocked-apps.json",
+        setup=live_file("blocked-apps.json", '["xterm"]'),
+    ),
+    Case(
+        "live-blocked-apps-numbers",
+        LIVE_SCRIPTED,
+        "blocked-apps.json",
+        setup=live_file("blocked-apps.json", '{"apps": [1, 2]}'),
+    ),
+    Case(
+        "live-blocked-apps-a-directory",
+        LIVE_SCRIPTED,
+        "blocked-apps.json",
+        setup=live_file("blocked-apps.json", None),
+    ),
+    Case(
+        "live-run-json-cut",
+        LIVE_SCRIPTED,
+        "run.json",
+        setup=live_file("run.json", '{"notify": '),
+    ),
+    Case(
+        "live-run-json-a-list",
+        LIVE_SCRIPTED,
+        "run.json",
+        setup=live_file("run.json", '[]'),
+    ),
+    Case(
+        "live-run-json-a-directory",
+        LIVE_SCRIPTED,
+        "run.json",
+        setup=live_file("run.json", None),
     ),
     Case(
         "live-ask-rate-without-a-channel",

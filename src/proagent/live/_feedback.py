@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import live_files
-from ..errors import DataError
+from ..errors import DataError, RunError
 from ..io import to_jsonable
 from ..records import Conversation, Event, Sample, Screenshot
 from ..sources.lifetrace_schema import connect_read_only
@@ -56,6 +56,7 @@ from .records import ANSWERS, IMPLICIT_RESPONSES, RESPONSES, LiveDecision, Offer
 __all__ = [
     "FEEDBACK_DB",
     "MAX_ROW_ID",
+    "FeedbackFull",
     "FeedbackStore",
     "feedback_samples",
     "parse_row_id",
@@ -227,6 +228,27 @@ def sample_from_json(text: str) -> Sample:
         raise ValueError(f"not a stored sample ({e})") from None
 
 
+class FeedbackFull(RunError):
+    """``feedback.db`` cannot be written: the disk (or the database's size limit) is full. The
+    answer that met it is held in memory by the :class:`FeedbackStore` and written with the next
+    write that succeeds; ``held`` counts the answers waiting."""
+
+    def __init__(self, path: Path, held: int, *, closing: bool = False) -> None:
+        self.held = held
+        """Answers held in memory, not yet written."""
+        what = f"{held} answer{'s' if held != 1 else ''}"
+        then = "not written: they are lost" if closing else "kept in memory and written when space frees"
+        super().__init__(f"{path}: the disk is full; {what} {then}; free some space")
+
+
+def _cannot_write(e: sqlite3.OperationalError) -> bool:
+    """SQLite's full disk (SQLITE_FULL, or an I/O error writing: ENOSPC, EFBIG) as opposed to a bug."""
+    code = getattr(e, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR)
+    return "full" in str(e) or "I/O error" in str(e)
+
+
 class FeedbackStore:
     """``feedback.db`` in a live folder; safe to use from several threads (the
     page server and notifiers answer from their own)."""
@@ -236,6 +258,7 @@ class FeedbackStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fresh = not self.path.exists()
         self._lock = threading.Lock()
+        self._held: list[tuple[str, tuple[Any, ...]]] = []  # answers not yet written (disk full)
         self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=10.0)
         if fresh:
             os.chmod(self.path, 0o600)
@@ -250,8 +273,17 @@ class FeedbackStore:
             ) from None
 
     def close(self) -> None:
+        """Write what is held (:meth:`write_held`) if the disk allows now, and close.
+
+        Raises:
+            FeedbackFull: answers are still held (the disk is still full): they are lost with the
+                process, and the message says how many.
+        """
+        left = self.write_held()
         with self._lock:
             self._conn.close()
+        if left:
+            raise FeedbackFull(self.path, left, closing=True)
 
     def add_offer(
         self,
@@ -456,13 +488,17 @@ class FeedbackStore:
         return Question(qid, sample.id, sample.time, asked_at, app_name, p_help)
 
     def answer_question(self, question_id: int, answer: str, at: datetime, source: str = "") -> bool:
-        """Record an answer (``yes`` or ``no``); ``False`` (nothing stored) for an unknown question or answer."""
+        """Record an answer (``yes`` or ``no``); ``False`` (nothing stored) for an unknown question or answer.
+
+        Raises:
+            FeedbackFull: as :meth:`respond` (the answer is held and written later).
+        """
         if answer not in ANSWERS:
             return False
-        with self._lock, self._conn:
+        with self._lock:
             if self._conn.execute("SELECT 1 FROM questions WHERE id = ?", (int(question_id),)).fetchone() is None:
                 return False
-            self._conn.execute(
+            self._write_locked(
                 "INSERT INTO question_answers (question_id, answer, answered_at, source) VALUES (?,?,?,?)",
                 (int(question_id), answer, at.isoformat(), source),
             )
@@ -543,20 +579,62 @@ class FeedbackStore:
             return [dict(zip(keys, r)) for r in cur.fetchall()]
 
     def respond(self, offer_id: int, response: str, at: datetime, source: str = "") -> bool:
-        """Record a response; ``False`` (nothing stored) for an unknown offer or response."""
+        """Record a response; ``False`` (nothing stored) for an unknown offer or response.
+
+        Raises:
+            FeedbackFull: ``feedback.db`` cannot be written (disk full); the response is kept in
+                memory and written with the next write or read that succeeds (:meth:`write_held`).
+        """
         if response not in RESPONSES:
             return False
-        with self._lock, self._conn:
+        with self._lock:
             if self._conn.execute("SELECT 1 FROM offers WHERE id = ?", (int(offer_id),)).fetchone() is None:
                 return False
-            self._conn.execute(
+            self._write_locked(
                 "INSERT INTO responses (offer_id, response, responded_at, source) VALUES (?,?,?,?)",
                 (int(offer_id), response, at.isoformat(), source),
             )
         return True
 
+    def _write_locked(self, sql: str, params: tuple[Any, ...]) -> None:
+        """Write an answer after the held ones, in one transaction; on a full disk hold it too."""
+        rows = [*self._held, (sql, params)]
+        try:
+            with self._conn:
+                for q, a in rows:
+                    self._conn.execute(q, a)
+        except sqlite3.OperationalError as e:
+            if not _cannot_write(e):
+                raise
+            self._held.append((sql, params))
+            raise FeedbackFull(self.path, len(self._held)) from None
+        self._held.clear()
+
+    def write_held(self) -> int:
+        """Write the answers held since a full disk (:class:`FeedbackFull`); returns how many
+        are still held (0: all written, or none was held)."""
+        with self._lock:
+            if self._held:
+                rows = list(self._held)
+                try:
+                    with self._conn:
+                        for q, a in rows:
+                            self._conn.execute(q, a)
+                except sqlite3.OperationalError as e:
+                    if not _cannot_write(e):
+                        raise
+                else:
+                    del self._held[: len(rows)]
+            return len(self._held)
+
+    @property
+    def held(self) -> int:
+        """Answers held in memory since a full disk, not yet in ``feedback.db``."""
+        return len(self._held)
+
     def offers(self, *, open_only: bool = False, limit: int = 50) -> list[dict[str, Any]]:
         """Latest offers first, each with its latest ``response`` (``None`` while unanswered)."""
+        self.write_held()  # the page polls this: a held answer is written once space frees
         sql = (
             "SELECT o.id, o.sample_id, o.moment, o.created_at, o.p_help, o.intention, o.query, o.text, o.app_name, "
             "(SELECT response FROM responses r WHERE r.offer_id = o.id ORDER BY r.id DESC LIMIT 1) AS response "

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import IO, Any, Protocol
 
-from ..errors import UsageError
+from ..errors import ProagentError, UsageError
 from ._feedback import FeedbackStore, parse_row_id
 from .records import Offer, Question
 
@@ -201,6 +201,8 @@ class TerminalNotifier:
         for line in answers:
             try:
                 self._answer(line)
+            except ProagentError as e:  # a full disk (FeedbackFull: the answer is held and written later)
+                self._say(f"{line.strip()[:60]!r}: {e}\n")
             except Exception as e:  # noqa: BLE001 - one bad line (or a store error) must not end the reader
                 self._say(f"could not apply {line.strip()[:60]!r} ({e.__class__.__name__}); {ANSWER_HINT}\n")
 

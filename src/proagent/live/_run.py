@@ -201,8 +201,17 @@ another ``--speed`` is the same run (the speed changes when moments are decided,
 
 def _check_run(folder: Path, record: dict[str, Any]) -> None:
     p = folder / live_files.RUN_FILE
-    if p.is_file():
-        old = {k: v for k, v in json.loads(p.read_text("utf-8")).items() if k not in NOT_IDENTITY}
+    if p.exists() or p.is_symlink():
+        repair = "it records the options of the run in this folder: restore it, or choose a new --out"
+        try:
+            data = json.loads(p.read_text("utf-8"))
+        except IsADirectoryError:
+            raise DataError(p, f"is a directory; {repair}") from None
+        except (OSError, UnicodeDecodeError, ValueError) as e:
+            raise DataError(p, f"cannot be read ({getattr(e, 'strerror', None) or 'not JSON'}); {repair}") from None
+        if not isinstance(data, dict):
+            raise DataError(p, f"is not a JSON object; {repair}")
+        old = {k: v for k, v in data.items() if k not in NOT_IDENTITY}
         if old != record:
             diff = sorted(k for k in set(old) | set(record) if old.get(k) != record.get(k))
             raise DataError(folder, f"holds a run with other options ({', '.join(diff)}); choose a new --out")
