@@ -622,6 +622,25 @@ CASES: list[Case] = [
         setup=session_file("h.csv", "id,human\na,eleven\n"),
     ),
     Case(
+        "dialogue-kappa-binary-results",
+        ("dialogue", "kappa", "--human", "{w}/bad/h.csv", "--results", "{w}/bad/r/results.json"),
+        "results.json",
+        setup=lambda w: (
+            _write(w / "bad" / "h.csv", "id,human\na,5\n"),
+            (w / "bad" / "r").mkdir(parents=True),
+            (w / "bad" / "r" / "results.json").write_bytes(bytes(range(256)) * 4),
+        ),
+    ),
+    Case(
+        "dialogue-kappa-results-rows-not-objects",
+        ("dialogue", "kappa", "--human", "{w}/bad/h.csv", "--results", "{w}/bad/r.json"),
+        "r.json",
+        setup=lambda w: (
+            _write(w / "bad" / "h.csv", "id,human\na,5\n"),
+            _write(w / "bad" / "r.json", {"samples": [1, "x"]}),
+        ),
+    ),
+    Case(
         "dialogue-generate-missing",
         ("dialogue", "generate", "--seeds", "{w}/nope.jsonl", "--out", "{w}/gen", *MOCK),
         "nope.jsonl",

@@ -187,3 +187,80 @@ def test_closing_with_held_answers_says_how_many_are_lost(tmp_path: Path) -> Non
         st.respond(1, "accepted", datetime.now())
     with pytest.raises(RunError, match="1 answer not written"):
         st.close()
+
+
+# --------------------------------------------------------------------------- implicit rows
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "why"),
+    [
+        ("evidence", "{not json", "evidence is not JSON"),
+        ("sample_json", '{"context": "x", "current": [1]}', "not a stored sample"),
+        ("sample_json", '{"id": "u", "context": [["a"]], "current": {}, "time": "2026"}', "not a stored sample"),
+        ("weight", "heavy", "weight"),
+        ("label", 7, "label"),
+    ],
+)
+def test_a_damaged_implicit_row_is_one_error_naming_the_row_and_the_repair(
+    tmp_path: Path, column: str, value: object, why: str
+) -> None:
+    from click.testing import CliRunner
+
+    from proagent.cli import cli
+    from proagent.live import feedback_samples
+
+    st, _ = store_with_offers(tmp_path)
+    sample_json = st._conn.execute("SELECT sample_json FROM offers WHERE id = 1").fetchone()[0]
+    row = {"sample_json": sample_json, "evidence": "{}", "weight": 0.3, "label": 0}
+    row[column] = value
+    with st._conn:
+        st._conn.execute(
+            "INSERT INTO implicit (decision_id, sample_id, user, moment, response, label, weight, evidence, "
+            "labelled_at, sample_json) VALUES (1, 's', 'u1', '2026-12-03T09:00:00', 'quiet_focus', ?, ?, ?, "
+            "'2026-12-03T09:05:00', ?)",
+            (row["label"], row["weight"], row["evidence"], row["sample_json"]),
+        )
+    if column != "sample_json":
+        with pytest.raises(DataError, match=why) as e:
+            st.implicit_since(0)
+        assert "implicit label row 1" in str(e.value) and "DELETE FROM implicit WHERE id = 1" in str(e.value)
+    st.close()
+    if column == "evidence":
+        return  # training reads no evidence; the live learner (implicit_since) does
+    with pytest.raises(DataError, match=why):
+        feedback_samples(tmp_path)
+    r = CliRunner().invoke(cli, ["train", "when", "--feedback", str(tmp_path), "--out", str(tmp_path / "dec")])
+    assert r.exit_code == 1, r.output
+    assert "Traceback" not in r.output and [ln for ln in r.output.splitlines() if ln.startswith("Error")]
+    assert "implicit label row 1" in r.output
+
+
+def test_a_how_model_at_a_closed_port_is_one_line() -> None:
+    """The How model's first call (warming) failing as inspect raises it after its retries (a
+    tenacity RetryError around openai's APIConnectionError) stops the run with one line."""
+    import httpx
+    import openai
+    from tenacity import Future, RetryError
+
+    from proagent.live import warm_how
+
+    req = httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+    fut = Future(1)
+    fut.set_exception(openai.APIConnectionError(request=req))
+
+    class How:
+        closed = False
+
+        def warm(self) -> float:
+            raise RetryError(fut)
+
+        def close(self) -> None:
+            self.closed = True
+
+    how = How()
+    with pytest.raises(RunError) as e:
+        warm_how(how, "openai-api/local/m")
+    msg = str(e.value)
+    assert "\n" not in msg and "--model openai-api/local/m" in msg and "APIConnectionError" in msg
+    assert how.closed

@@ -224,8 +224,8 @@ def sample_from_json(text: str) -> Sample:
                 "reference_queries": tuple(d.get("reference_queries", ())),
             }
         )
-    except (KeyError, TypeError, json.JSONDecodeError) as e:
-        raise ValueError(f"not a stored sample ({e})") from None
+    except (KeyError, TypeError, AttributeError, ValueError) as e:  # a damaged row of any shape
+        raise ValueError(f"not a stored sample ({e.__class__.__name__})") from None
 
 
 class FeedbackFull(RunError):
@@ -551,7 +551,16 @@ class FeedbackStore:
                 (int(after_id),),
             ).fetchall()
         keys = ("id", "decision_id", "sample_id", "moment", "response", "label", "weight", "evidence")
-        return [{**dict(zip(keys, r)), "evidence": json.loads(r[7])} for r in rows]
+        out = []
+        for r in rows:
+            d = dict(zip(keys, r))
+            try:
+                evidence = json.loads(r[7])
+            except (TypeError, ValueError):
+                raise _damaged_implicit(self.path, r[0], "its evidence is not JSON") from None
+            _check_implicit(self.path, r[0], d["response"], d["weight"], d["label"])
+            out.append({**d, "evidence": evidence})
+        return out
 
     def implicit_sample(self, implicit_id: int) -> Sample | None:
         """The Sample of an implicitly labelled quiet moment (``None``: no such row or an unreadable one)."""
@@ -682,6 +691,27 @@ class FeedbackStore:
         return [(int(a), int(b), str(c), datetime.fromisoformat(d)) for a, b, c, d in rows]
 
 
+def _damaged_implicit(path: Path, row_id: object, what: str) -> DataError:
+    return DataError(
+        path,
+        f"implicit label row {row_id} is damaged ({what}); repair: delete it "
+        f"(sqlite3 {path} 'DELETE FROM implicit WHERE id = {row_id}'), the other labels stay",
+    )
+
+
+def _check_implicit(path: Path, row_id: object, response: object, weight: object, label: object) -> None:
+    """Refuse an ``implicit`` row a damaged database holds (an unknown response, a weight that is
+    not a number in [0, 1], a label that is not 0 or 1) as a :class:`~proagent.errors.DataError`."""
+    if response not in IMPLICIT_RESPONSES:
+        raise _damaged_implicit(
+            path, row_id, f"response {str(response)[:20]!r} is none of {', '.join(IMPLICIT_RESPONSES)}"
+        )
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0.0 <= float(weight) <= 1.0:
+        raise _damaged_implicit(path, row_id, "its weight is not a number from 0 to 1")
+    if label not in (0, 1) or isinstance(label, (bool, float)):
+        raise _damaged_implicit(path, row_id, "its label is not 0 or 1")
+
+
 def _kept_at_weight(key: str, weight: float) -> bool:
     """Whether a moment of ``weight`` (0-1) is kept when a learner takes no weights: a deterministic
     share ``weight`` of such moments, chosen by SHA-256 of ``key`` (importance sampling by weight)."""
@@ -729,7 +759,7 @@ def feedback_samples(folder: str | Path, *, implicit: bool = True) -> list[Sampl
             ).fetchall()
             has = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'implicit'").fetchone()
             quiet = (
-                conn.execute("SELECT sample_json, response, weight FROM implicit ORDER BY id").fetchall()
+                conn.execute("SELECT id, sample_json, response, weight, label FROM implicit ORDER BY id").fetchall()
                 if implicit and has
                 else []
             )
@@ -761,8 +791,12 @@ def feedback_samples(folder: str | Path, *, implicit: bool = True) -> list[Sampl
         out.append(
             replace(s, label=1 if response == "accepted" else 0, kind="labelled", split="train", id=f"feedback:{s.id}")
         )
-    for sample_json, response, weight in quiet:
-        s = parse(sample_json)
+    for row_id, sample_json, response, weight, label in quiet:
+        _check_implicit(p, row_id, response, weight, label)
+        try:
+            s = sample_from_json(sample_json)
+        except ValueError:
+            raise _damaged_implicit(p, row_id, "its sample is not a stored sample") from None
         if response == "quiet_focus" and not _kept_at_weight(s.id, float(weight)):
             continue
         out.append(

@@ -18,7 +18,7 @@ from .. import live_files
 from ..bench.progress import duration_text
 from ..bench.samples import SampleConfig
 from ..capture import started_by, x11_fullscreen
-from ..errors import DataError
+from ..errors import DataError, RunError
 from ..io import to_jsonable, write_atomic, write_json_atomic
 from ._activity_follow import open_follower, watched_log
 from ._agent import OFFER_WAIT_SECONDS, LiveAgent, When
@@ -31,7 +31,16 @@ from ._settle import SETTLE_SECONDS
 from ._sources import REPLAY_SKIP_GAP_SECONDS, Moment, ReplayClock, WallClock, replay_moments
 from .records import DecisionSummary, Latency, LiveDecision
 
-__all__ = ["LiveOptions", "ReplayProgress", "RunSummary", "run_replay", "run_watch", "start_capture", "summarise"]
+__all__ = [
+    "LiveOptions",
+    "ReplayProgress",
+    "RunSummary",
+    "run_replay",
+    "run_watch",
+    "start_capture",
+    "summarise",
+    "warm_how",
+]
 
 
 @dataclass(frozen=True)
@@ -197,6 +206,26 @@ def _notifiers(
 NOT_IDENTITY = ("speed",)
 """Keys of an older ``run.json`` that are not part of a run's identity: a replay resumed at
 another ``--speed`` is the same run (the speed changes when moments are decided, not what)."""
+
+
+def warm_how(how: Any, model: str) -> float:
+    """:meth:`HowModel.warm <proagent.live.HowModel.warm>` with its failure as one line: a model
+    that cannot be loaded or reached (a server at a closed port, a refused key) stops the run
+    before its first moment. Returns the seconds warming took.
+
+    Raises:
+        proagent.errors.RunError: naming ``--model`` and the provider's error (one line).
+    """
+    from ..bench._inspect_hooks import error_line
+
+    try:
+        return float(how.warm())
+    except Exception as e:  # noqa: BLE001 - any provider's failure, said in one line
+        how.close()
+        raise RunError(
+            f"--model {model}: the How model cannot be reached or loaded ({error_line(e)}); "
+            "start its server or choose another --model (--model none: offers without a query)"
+        ) from None
 
 
 def _check_run(folder: Path, record: dict[str, Any]) -> None:
