@@ -264,3 +264,20 @@ def test_a_how_model_at_a_closed_port_is_one_line() -> None:
     msg = str(e.value)
     assert "\n" not in msg and "--model openai-api/local/m" in msg and "APIConnectionError" in msg
     assert how.closed
+
+
+def test_stats_reads_a_capture_folder_live_wrote_feedback_db_into(tmp_path: Path) -> None:
+    """``live --watch CAPTURE`` writes feedback.db beside capture's lifetrace.db: stats still reads
+    the capture (live's files are named by proagent.live_files) instead of refusing feedback.db."""
+    from click.testing import CliRunner
+    from help_fixtures import write_capture
+
+    from proagent.cli import cli
+    from proagent.live import FeedbackStore
+
+    cap = tmp_path / "cap"
+    write_capture(cap, datetime(2026, 12, 3, 9, 0), [("xterm", "t", "a"), ("firefox", "f", "b"), ("xterm", "t", "c")])
+    FeedbackStore(cap).close()
+    r = CliRunner().invoke(cli, ["stats", str(cap), "--no-similarity", "--out", str(tmp_path / "st")])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "st" / "stats.json").is_file() and "feedback.db" not in r.output
