@@ -281,23 +281,12 @@ def parse_args(
     ``smoke``: the values ``--smoke`` sets, by dest; one given explicitly on the command line is
     kept, and a line on stderr says so (``--smoke`` never silently overrides an explicit value).
     """
-    import argparse
     import math
 
     argv = sys.argv[1:] if argv is None else argv
     a = ap.parse_args(argv)
     if smoke and getattr(a, "smoke", False):
-        unset = object()
-        probe = argparse.Namespace(**{act.dest: unset for act in ap._actions if act.dest != "help"})
-        ap.parse_args(argv, namespace=probe)  # argparse sets only what the command line gives
-        kept = []
-        for dest, value in smoke.items():
-            if getattr(probe, dest, unset) is unset:
-                setattr(a, dest, value)
-            else:
-                kept.append(f"--{dest.replace('_', '-')} {getattr(a, dest)}")
-        if kept:
-            print(f"--smoke: keeping {', '.join(kept)} as given", file=sys.stderr, flush=True)
+        apply_smoke(ap, a, smoke, argv)
     for dest in (*positive, *non_negative):
         value = getattr(a, dest)
         if value is None or isinstance(value, bool):
@@ -314,6 +303,25 @@ def parse_args(
         if value is not None and not Path(value).exists():
             ap.error(f"--{dest.replace('_', '-')}: {value} does not exist")
     return a
+
+
+def apply_smoke(ap: Any, a: Any, values: dict[str, Any], argv: list[str] | None = None) -> None:
+    """Set ``--smoke``'s ``values`` (by dest) on the parsed ``a``, except those the command line
+    ``argv`` gave explicitly: they are kept, and one line on stderr says which."""
+    import argparse
+
+    argv = sys.argv[1:] if argv is None else argv
+    unset = object()
+    probe = argparse.Namespace(**{act.dest: unset for act in ap._actions if act.dest != "help"})
+    ap.parse_args(argv, namespace=probe)  # argparse sets only what the command line gives
+    kept = []
+    for dest, value in values.items():
+        if getattr(probe, dest, unset) is unset:
+            setattr(a, dest, value)
+        else:
+            kept.append(f"--{dest.replace('_', '-')} {getattr(a, dest)}")
+    if kept:
+        print(f"--smoke: keeping {', '.join(kept)} as given", file=sys.stderr, flush=True)
 
 
 def run_main(main: Any) -> None:
