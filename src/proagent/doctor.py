@@ -86,25 +86,23 @@ def x_server_unreachable(display: str) -> str | None:
         return "not a display name like :0 or host:0"
     n = int(num)
     if host.startswith("/"):  # launchd-style path (macOS XQuartz): the socket is the name itself
-        targets = [(socket.AF_UNIX, display.split(":", 1)[0])]
+        paths = [display.split(":", 1)[0]]
     elif host in ("", "unix"):
         path = f"/tmp/.X11-unix/X{n}"
-        targets = [(socket.AF_UNIX, "\0" + path)] if sys.platform.startswith("linux") else []
-        targets.append((socket.AF_UNIX, path))
+        paths = (["\0" + path] if sys.platform.startswith("linux") else []) + [path]
     else:
-        targets = [(socket.AF_INET, (host, 6000 + n))]
-    why = "no socket"
-    for family, addr in targets:
         try:
-            with (
-                socket.create_connection(addr, timeout=X_PROBE_SECONDS)
-                if family == socket.AF_INET
-                else socket.socket(family, socket.SOCK_STREAM) as sock
-            ):
-                if family != socket.AF_INET:
-                    sock.settimeout(X_PROBE_SECONDS)
-                    sock.connect(addr)
-                return None
+            socket.create_connection((host, 6000 + n), timeout=X_PROBE_SECONDS).close()
+            return None
+        except OSError as e:
+            return e.strerror or str(e) or e.__class__.__name__
+    why = "no socket"
+    for addr in paths:
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                sock.settimeout(X_PROBE_SECONDS)
+                sock.connect(addr)
+            return None
         except OSError as e:
             why = e.strerror or str(e) or e.__class__.__name__
     return why
