@@ -85,7 +85,8 @@ def test_the_live_benchmark_leaves_no_temporary_folder_and_no_traceback(tmp_path
     (tmp_path / "t").mkdir()
     (tmp_path / "dec").mkdir()
     env = {**os.environ, "PYTHONPATH": str(BENCH.parent / "src"), "TMPDIR": str(tmp_path / "t")}
-    argv = ["--smoke", "--data", str(DEV), "--decider", str(tmp_path / "dec")]
+    one = sorted(DEV.glob("*.json"))[0]  # one session: the refusal comes at once
+    argv = ["--smoke", "--data", str(one), "--decider", str(tmp_path / "dec")]
     r = subprocess.run(
         [sys.executable, str(BENCH / "live.py"), *argv], capture_output=True, text=True, timeout=300, env=env
     )
