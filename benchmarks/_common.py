@@ -262,3 +262,75 @@ def write_result(
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=1, default=str) + "\n", "utf-8")
     return record
+
+
+def parse_args(
+    ap: Any,
+    argv: list[str] | None = None,
+    *,
+    smoke: dict[str, Any] | None = None,
+    positive: tuple[str, ...] = (),
+    non_negative: tuple[str, ...] = (),
+    existing: tuple[str, ...] = (),
+) -> Any:
+    """Parse a benchmark's arguments and refuse bad ones before any work (argparse's usage and one
+    ``error:`` line, exit 2), so a bad value never ends in a traceback, nor only after a long run.
+
+    ``positive`` / ``non_negative``: option dests whose number (or every comma-separated number)
+    must be > 0 / >= 0 (and finite); ``existing``: dests of paths that must exist (``None`` passes).
+    ``smoke``: the values ``--smoke`` sets, by dest; one given explicitly on the command line is
+    kept, and a line on stderr says so (``--smoke`` never silently overrides an explicit value).
+    """
+    import math
+
+    argv = sys.argv[1:] if argv is None else argv
+    a = ap.parse_args(argv)
+    if smoke and getattr(a, "smoke", False):
+        apply_smoke(ap, a, smoke, argv)
+    for dest in (*positive, *non_negative):
+        value = getattr(a, dest)
+        if value is None or isinstance(value, bool):
+            continue
+        for part in str(value).split(","):
+            try:
+                x = float(part)
+            except ValueError:
+                ap.error(f"--{dest.replace('_', '-')}: {part.strip()!r} is not a number")
+            if not math.isfinite(x) or x < 0 or (x == 0 and dest in positive):
+                ap.error(f"--{dest.replace('_', '-')}: {value} must be {'> 0' if dest in positive else '>= 0'}")
+    for dest in existing:
+        value = getattr(a, dest)
+        if value is not None and not Path(value).exists():
+            ap.error(f"--{dest.replace('_', '-')}: {value} does not exist")
+    return a
+
+
+def apply_smoke(ap: Any, a: Any, values: dict[str, Any], argv: list[str] | None = None) -> None:
+    """Set ``--smoke``'s ``values`` (by dest) on the parsed ``a``, except those the command line
+    ``argv`` gave explicitly: they are kept, and one line on stderr says which."""
+    import argparse
+
+    argv = sys.argv[1:] if argv is None else argv
+    unset = object()
+    probe = argparse.Namespace(**{act.dest: unset for act in ap._actions if act.dest != "help"})
+    ap.parse_args(argv, namespace=probe)  # argparse sets only what the command line gives
+    kept = []
+    for dest, value in values.items():
+        if getattr(probe, dest, unset) is unset:
+            setattr(a, dest, value)
+        else:
+            kept.append(f"--{dest.replace('_', '-')} {getattr(a, dest)}")
+    if kept:
+        print(f"--smoke: keeping {', '.join(kept)} as given", file=sys.stderr, flush=True)
+
+
+def run_main(main: Any) -> None:
+    """Run a benchmark's ``main()``: proagent's refusals (a decider folder that is none, a bad data
+    file: :class:`proagent.errors.ProagentError`) are one ``Error:`` line and exit 1, not a traceback."""
+    from proagent.errors import ProagentError
+
+    try:
+        main()
+    except ProagentError as e:
+        print(f"Error: {e}", file=sys.stderr, flush=True)
+        sys.exit(1)

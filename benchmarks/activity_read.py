@@ -27,7 +27,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import guard_network, machine_note, render_table, watchdog, write_result  # noqa: E402
+from _common import guard_network, machine_note, parse_args, render_table, run_main, watchdog, write_result  # noqa: E402
 
 APPS = [("Code", "main.py - Code"), ("Firefox", "ChatGPT — Mozilla Firefox"), ("Terminal", "bash")]
 
@@ -122,9 +122,7 @@ def main() -> None:
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--timeout", type=float, default=1800)
     ap.add_argument("--smoke", action="store_true", help="the smallest setting (CI): 2000 events, 1000 frames, once")
-    a = ap.parse_args()
-    if a.smoke:
-        a.events, a.frames, a.repeat = 2000, 1000, 1
+    a = parse_args(ap, smoke={"events": 2000, "frames": 1000, "repeat": 1})
     guard_network()
     watchdog(a.timeout)
     line, info = machine_note()
@@ -235,4 +233,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -45,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from _common import (  # noqa: E402
     OFF_HOST_ATTEMPTS,
     REPO,
+    apply_smoke,
     guard_network,
     machine_note,
     render_table,
@@ -153,7 +154,7 @@ def main() -> None:
     pages = PAGES
     if a.smoke:
         pages = tuple([p for p in PAGES if p.platform][:2] + [p for p in PAGES if not p.platform][:1])
-        a.model, a.threads, a.baseline_rev = "local/smollm2-135m", 2, ""
+        apply_smoke(ap, a, {"model": "local/smollm2-135m", "threads": 2, "baseline_rev": ""})  # explicit values stay
     guard_network()
     watchdog(a.limit_s)
     import statistics

@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from _common import REPO, guard_network, machine_note, render_table, source_of, watchdog, write_result  # noqa: E402
+from _common import REPO, guard_network, machine_note, parse_args, render_table, source_of, watchdog, write_result  # noqa: E402
 
 TARGETS = {"capture_cpu_pct": 5.0, "capture_rss_mb": 150.0}
 """Targets from issue 11: capture loop under 5% of one core and under 150 MB resident."""
@@ -232,9 +232,7 @@ def main() -> int:
         "--switch-every 4 (the same X session and workload; the "
         "second switch brings the xmessage, another application)",
     )
-    a = ap.parse_args()
-    if a.smoke:
-        a.seconds, a.type_every, a.switch_every = 12.0, 3.0, 4.0
+    a = parse_args(ap, smoke={"seconds": 12.0, "type_every": 3.0, "switch_every": 4.0})
     guard_network()
     watchdog((a.seconds + 240) * (2 if a.baseline_rev else 1))
     note, info = machine_note()

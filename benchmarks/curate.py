@@ -45,7 +45,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import guard_network, machine_note, render_table, source_of, watchdog, write_result  # noqa: E402
+from _common import guard_network, machine_note, parse_args, render_table, source_of, watchdog, write_result  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 MONO = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
@@ -184,9 +184,7 @@ def main() -> int:
         help=f"the smallest setting (CI): --shots 2 --pii-every 2, {SMOKE_LINES} code lines a screenshot",
     )
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
-    a = ap.parse_args()
-    if a.smoke:
-        a.shots, a.pii_every = 2, 2
+    a = parse_args(ap, smoke={"shots": 2, "pii_every": 2})
     guard_network()
     if a.child:
         print(json.dumps(child(a.child[0], Path(a.child[1]), Path(a.child[2]))))

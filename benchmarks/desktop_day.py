@@ -57,7 +57,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from _common import guard_network, machine_note, render_table, watchdog, write_result  # noqa: E402
+from _common import guard_network, machine_note, parse_args, render_table, run_main, watchdog, write_result  # noqa: E402
 
 from proagent.io import write_json_atomic  # noqa: E402
 
@@ -212,9 +212,7 @@ def main() -> None:
         action="store_true",
         help="the smallest setting (CI): --length smoke (about 40 s of script), every stage",
     )
-    args = ap.parse_args()
-    if args.smoke:
-        args.length = "smoke"
+    args = parse_args(ap, smoke={"length": 'smoke'})
     guard_network()
     watchdog(args.timeout)
     note, machine = machine_note()
@@ -629,4 +627,4 @@ def _publish(
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import DEFAULT_DATA, REPO, machine_note, render_table, source_of, write_result  # noqa: E402
+from _common import DEFAULT_DATA, REPO, machine_note, parse_args, render_table, run_main, source_of, write_result  # noqa: E402
 
 OLD = """
 import sys
@@ -55,9 +55,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--json", type=Path, default=None, help="write the run here (docs/results/eval_build.json)")
     ap.add_argument("--smoke", action="store_true", help="the smallest setting (CI): --limit 1, one repeat")
-    a = ap.parse_args()
-    if a.smoke:
-        a.limit, a.repeats = 1, 1
+    a = parse_args(ap, smoke={"limit": 1, "repeats": 1})
     note, machine = machine_note()
     print(note, flush=True)
     with tempfile.TemporaryDirectory(prefix="proagent-eval-build-") as tmp:
@@ -105,4 +103,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

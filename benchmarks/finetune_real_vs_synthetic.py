@@ -174,10 +174,12 @@ def main() -> None:
         "probed on 1 example, evaluated on 2 test moments",
     )
     a = p.parse_args()
-    if a.smoke:
-        a.base, a.method, a.loso = "smollm2-135m", "lora", False
-        a.limit, a.epochs, a.batch_size, a.loss_probe, a.eval_limit = 2, 1.0, 2, 1, 2
     sys.path.insert(0, str(Path(__file__).resolve().parent))
+    if a.smoke:  # explicit values stay (apply_smoke says which)
+        from _common import apply_smoke
+
+        smoke = {"base": "smollm2-135m", "method": "lora", "loso": False, "limit": 2, "epochs": 1.0}
+        apply_smoke(p, a, {**smoke, "batch_size": 2, "loss_probe": 1, "eval_limit": 2})
     from _common import machine_note, write_result
 
     line, machine = machine_note()

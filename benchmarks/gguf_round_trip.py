@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import machine_note, write_result  # noqa: E402
+from _common import machine_note, parse_args, run_main, write_result  # noqa: E402
 
 
 def main() -> None:
@@ -30,9 +30,7 @@ def main() -> None:
     p.add_argument("--prompt", default="What is the capital of France? Answer in one sentence.")
     p.add_argument("--json", type=Path, default=None, help="write the run here (docs/results/gguf_round_trip.json)")
     p.add_argument("--smoke", action="store_true", help="the smallest setting (CI): SmolLM2, one copy (q8_0)")
-    a = p.parse_args()
-    if a.smoke:
-        a.model, a.types = "smollm2-135m", "q8_0"
+    a = parse_args(p, smoke={"model": 'smollm2-135m', "types": 'q8_0'})
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     line, machine = machine_note()
     print(line)
@@ -104,4 +102,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

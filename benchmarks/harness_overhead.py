@@ -51,6 +51,7 @@ from _common import (  # noqa: E402
     DEFAULT_DATA,
     OFF_HOST_ATTEMPTS,
     OthersCpu,
+    apply_smoke,
     guard_network,
     machine_note,
     render_table,
@@ -401,8 +402,8 @@ def main(argv: list[str] | None = None) -> int:
         help="the smallest setting (CI): 4 samples, 10 ms latency, concurrency 1 and 4, no warm-up",
     )
     args = ap.parse_args(argv)
-    if args.smoke:
-        args.n, args.latency, args.concurrency, args.no_warmup = 4, 0.01, "1,4", True
+    if args.smoke:  # explicit values stay (apply_smoke says which)
+        apply_smoke(ap, args, {"n": 4, "latency": 0.01, "concurrency": "1,4", "no_warmup": True}, argv)
 
     if args._serve:
         serve(args.latency)

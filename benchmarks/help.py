@@ -50,7 +50,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import guard_network, machine_note, percentile, render_table, watchdog, write_result  # noqa: E402
+from _common import apply_smoke, guard_network, machine_note, percentile, render_table, watchdog, write_result  # noqa: E402
 
 # --------------------------------------------------------------------------- moments
 
@@ -189,8 +189,8 @@ def main(argv: list[str] | None = None) -> int:
         help="the smallest setting (CI): SmolLM2 answers and judges one moment, answers of 32 tokens",
     )
     args = ap.parse_args(argv)
-    if args.smoke:
-        args.model, args.judge, args.limit, args.max_tokens = "local/smollm2-135m", None, 1, 32
+    if args.smoke:  # explicit values stay (apply_smoke says which)
+        apply_smoke(ap, args, {"model": "local/smollm2-135m", "judge": None, "limit": 1, "max_tokens": 32}, argv)
     guard_network()
     watchdog(args.timeout)
     note, machine = machine_note()

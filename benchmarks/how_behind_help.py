@@ -29,7 +29,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import guard_network, machine_note, render_table, watchdog, write_result  # noqa: E402
+from _common import apply_smoke, guard_network, machine_note, render_table, watchdog, write_result  # noqa: E402
 
 
 def _help_thread(
@@ -61,8 +61,8 @@ def main(argv: list[str] | None = None) -> int:
         "--smoke", action="store_true", help="the smallest setting (CI): SmolLM2, a help answer of 16 tokens"
     )
     args = ap.parse_args(argv)
-    if args.smoke:
-        args.model, args.help_tokens = "local/smollm2-135m", 16
+    if args.smoke:  # explicit values stay (apply_smoke says which)
+        apply_smoke(ap, args, {"model": "local/smollm2-135m", "help_tokens": 16}, argv)
     guard_network()
     watchdog(args.timeout)
     note, machine = machine_note()

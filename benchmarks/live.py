@@ -36,9 +36,11 @@ Qwen2.5-Coder-1.5B on the same sessions, quoted from docs/results.md's measured
 from __future__ import annotations
 
 import argparse
+import atexit
 import hashlib
 import os
 import resource
+import shutil
 import sys
 import tempfile
 import threading
@@ -52,8 +54,10 @@ from _common import (  # noqa: E402
     cpu_busy,
     guard_network,
     machine_note,
+    parse_args,
     percentile,
     render_table,
+    run_main,
     watchdog,
     write_result,
 )
@@ -271,9 +275,13 @@ def main() -> None:
         action="store_true",
         help="the smallest setting (CI): 50 events preloaded, 3 followed, 1 offer by SmolLM2, 2 s idle",
     )
-    a = ap.parse_args()
-    if a.smoke:
-        a.preload, a.events, a.gap, a.offers, a.model, a.idle = 50, 3, 0.2, 1, "local/smollm2-135m", 2.0
+    a = parse_args(
+        ap,
+        smoke={"preload": 50, "events": 3, "gap": 0.2, "offers": 1, "model": "local/smollm2-135m", "idle": 2.0},
+        positive=("preload", "events", "poll", "timeout", "threads"),
+        non_negative=("gap", "offers", "idle"),
+        existing=("data", "decider"),
+    )
     guard_network()
     watchdog(a.timeout)
     note, machine = machine_note()
@@ -285,6 +293,7 @@ def main() -> None:
     from proagent.live._when import DeciderWhen, load_when
 
     tmp = Path(tempfile.mkdtemp(prefix="proagent-live-bench-"))
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)  # nothing left behind, Ctrl-C or error included
     texts = _texts(a.data)
     if a.decider is None:
         from proagent.train.data import TrainingSet, load_split_moments
@@ -541,4 +550,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

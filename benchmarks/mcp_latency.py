@@ -41,7 +41,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import guard_network, machine_note, percentile, render_table, watchdog, write_result  # noqa: E402
+from _common import guard_network, machine_note, parse_args, percentile, render_table, watchdog, write_result  # noqa: E402
 
 SCREENS = [
     "def load_events(path):\n    conn = sqlite3.connect(path)\n    rows = conn.execute('SELECT * FROM events')\n"
@@ -194,9 +194,7 @@ def main() -> int:
     ap.add_argument(
         "--smoke", action="store_true", help="the smallest setting (CI): 5 queries, 5 calls, 2 baseline runs"
     )
-    args = ap.parse_args()
-    if args.smoke:
-        args.queries, args.calls, args.baseline_runs = 5, 5, 2
+    args = parse_args(ap, smoke={"queries": 5, "calls": 5, "baseline_runs": 2})
     guard_network()
     watchdog(args.timeout)
     note, machine = machine_note()

@@ -52,7 +52,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import guard_network, machine_note, write_result  # noqa: E402
+from _common import guard_network, machine_note, parse_args, run_main, write_result  # noqa: E402
 
 from proagent.agent.memory import MemoryQuery, MemoryRecord  # noqa: E402
 from proagent.agent.memory.kg import build_graph, graph_priors, moment_priors, precompute, tokenize  # noqa: E402
@@ -252,9 +252,7 @@ def main() -> None:
     ap.add_argument(
         "--smoke", action="store_true", help="the smallest setting (CI): 300 records, 20 queries, 5 documents embedded"
     )
-    args = ap.parse_args()
-    if args.smoke:
-        args.sizes, args.queries, args.real_embed, args.persona_max = "300", 20, 5, 300
+    args = parse_args(ap, smoke={"sizes": '300', "queries": 20, "real_embed": 5, "persona_max": 300})
     guard_network()
     _, machine = machine_note()
     load = os.getloadavg()
@@ -454,4 +452,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

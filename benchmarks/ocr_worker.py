@@ -37,7 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import REPO, guard_network, machine_note, render_table, source_of, watchdog, write_result  # noqa: E402
+from _common import REPO, guard_network, machine_note, parse_args, render_table, source_of, watchdog, write_result  # noqa: E402
 from curate import SMOKE_LINES, make_session  # noqa: E402
 
 TARGET_RSS_MB = 300.0
@@ -189,9 +189,7 @@ def main() -> int:
         help=f"the smallest setting (CI): --shots 2 --session distinct "
         f"--min-interval 0, {SMOKE_LINES} code lines a screenshot",
     )
-    a = ap.parse_args()
-    if a.smoke:
-        a.shots, a.session, a.min_interval = 2, "distinct", 0.0
+    a = parse_args(ap, smoke={"shots": 2, "session": 'distinct', "min_interval": 0.0})
     guard_network()
     watchdog(a.timeout)
     note, info = machine_note()

@@ -37,7 +37,7 @@ from pathlib import Path
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # the cluster binds 127.0.0.1 only
 
-from _common import REPO, guard_network, machine_note, render_table, watchdog, write_result  # noqa: E402
+from _common import REPO, guard_network, machine_note, parse_args, render_table, run_main, watchdog, write_result  # noqa: E402
 
 sys.path.insert(0, str(REPO / "tests"))
 
@@ -122,9 +122,7 @@ def main() -> None:
     ap.add_argument(
         "--smoke", action="store_true", help="the smallest setting (CI): 4 samples, 0.05 s latency, 1 Ray worker"
     )
-    a = ap.parse_args()
-    if a.smoke:
-        a.samples, a.latency, a.workers = 4, 0.05, "1"
+    a = parse_args(ap, smoke={"samples": 4, "latency": 0.05, "workers": '1'})
     guard_network()
     watchdog(a.timeout)
     note, info = machine_note()
@@ -259,4 +257,4 @@ def _plan(a: argparse.Namespace) -> list[dict]:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

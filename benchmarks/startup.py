@@ -38,7 +38,17 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import DEFAULT_DATA, REPO, machine_note, render_table, source_of, watchdog, write_result  # noqa: E402
+from _common import (  # noqa: E402
+    DEFAULT_DATA,
+    REPO,
+    machine_note,
+    parse_args,
+    render_table,
+    run_main,
+    source_of,
+    watchdog,
+    write_result,
+)
 
 
 def _timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, subprocess.CompletedProcess]:
@@ -142,9 +152,7 @@ def main() -> None:
         action="store_true",
         help="the smallest setting (CI): SmolLM2, --limit 1, no decider pair, --help-repeats 1",
     )
-    a = ap.parse_args()
-    if a.smoke:
-        a.model, a.limit, a.decider_limit, a.help_repeats = "local/smollm2-135m", 1, 0, 1
+    a = parse_args(ap, smoke={"model": 'local/smollm2-135m', "limit": 1, "decider_limit": 0, "help_repeats": 1})
     watchdog(a.timeout)
     note, info = machine_note()
     print(note, flush=True)
@@ -205,4 +213,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

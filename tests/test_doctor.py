@@ -58,6 +58,31 @@ def test_with_a_real_x_display(no_session, monkeypatch, tmp_path):
     assert c["wayland portal"].status == "n/a"
 
 
+def test_a_display_with_no_server_behind_it_is_missing(no_session, monkeypatch, tmp_path):
+    import socket
+
+    monkeypatch.setenv("DISPLAY", ":97")  # no /tmp/.X11-unix/X97, no abstract socket
+    d = by_name(doctor.run_checks(tmp_path))["display"]
+    assert d.status == "missing" and "no X server answers" in d.detail and "DISPLAY=:97" in d.detail, d
+    with socket.socket() as server:  # a TCP display whose server listens: ok
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        port = server.getsockname()[1]
+        assert port > 6000
+        monkeypatch.setenv("DISPLAY", f"127.0.0.1:{port - 6000}")
+        assert doctor._display().status == "ok"
+    assert doctor.x_server_unreachable(f"127.0.0.1:{port - 6000}") is not None  # closed now
+    assert doctor.x_server_unreachable("nonsense") is not None
+
+
+def test_a_model_cache_that_is_a_file(monkeypatch, tmp_path):
+    (tmp_path / "cache").write_text("not a folder")
+    monkeypatch.setenv("PROAGENT_CACHE_DIR", str(tmp_path / "cache"))
+    qwen = by_name(doctor.run_checks(tmp_path))["model qwen2.5-coder-1.5b"]
+    assert qwen.status == "missing" and "is a file, not a folder" in qwen.detail, qwen
+    assert "not assembled" not in qwen.detail and "PROAGENT_CACHE_DIR" in qwen.fix
+
+
 def test_wayland_without_a_portal(no_session, monkeypatch, tmp_path):
     monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-9")
     c = by_name(doctor.run_checks(tmp_path))

@@ -348,3 +348,51 @@ def test_two_hundred_concurrent_valid_requests_are_all_answered() -> None:
         assert codes.count(0) == 0 and set(codes) <= {200, 503} and codes.count(200) >= 100, codes
     finally:
         srv.close()
+
+
+def test_150_idle_connections_reopened_at_once_do_not_keep_a_valid_client_out() -> None:
+    """150 connections without a token, each reopened as soon as it is closed, held every slot of
+    the thread-per-connection page (every route 503): a valid client is answered within 2 s all the
+    while, the first request of the flood included. Bounded: 150 sockets, about 3 s."""
+    srv = LocalServer("test-flood", header_timeout=1.0)
+    srv.route("GET", "/", lambda req: Response.json({"ok": True}))
+    srv.start()
+    stop = threading.Event()
+    held: list[socket.socket] = []
+
+    def flood() -> None:
+        while not stop.is_set():
+            for i, s in enumerate(list(held)):
+                try:
+                    s.settimeout(0)
+                    closed = s.recv(1) == b""
+                except BlockingIOError:
+                    closed = False
+                except OSError:
+                    closed = True
+                if closed:
+                    s.close()
+                    held[i] = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
+                    held[i].sendall(b"GET / HTTP/1.1\r\n")  # a slowloris start, never finished
+            time.sleep(0.05)
+
+    try:
+        held.extend(socket.create_connection(("127.0.0.1", srv.port), timeout=5) for _ in range(150))
+        for i, s in enumerate(held):
+            if i % 2:
+                s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+        t = threading.Thread(target=flood, daemon=True)
+        t.start()
+        answered = []
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 3.0:
+            c0 = time.monotonic()
+            answered.append((_req(srv, "GET", "/")[0], round(time.monotonic() - c0, 2)))
+            time.sleep(0.2)
+        assert answered and all(code == 200 and sec < 2 for code, sec in answered), answered
+    finally:
+        stop.set()
+        time.sleep(0.1)
+        for s in held:
+            s.close()
+        srv.close()

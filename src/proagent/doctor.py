@@ -69,6 +69,45 @@ def _module(name: str) -> bool:
         return False
 
 
+X_PROBE_SECONDS = 2.0
+"""How long :func:`x_server_unreachable` waits for an X server's socket to accept (seconds)."""
+
+
+def x_server_unreachable(display: str) -> str | None:
+    """Why nothing listens for the X display ``display`` (``[host]:N[.S]``), or ``None`` when its
+    socket accepts a connection within :data:`X_PROBE_SECONDS` (X11R7 Xlib rules: no host or
+    ``unix`` is the local socket ``/tmp/.X11-unix/XN``, Linux's abstract one first; a host is TCP
+    port 6000+N). Only the connection is tried: nothing is sent, no authorisation is read."""
+    import socket
+
+    host, sep, rest = display.rpartition(":")
+    num = rest.split(".", 1)[0]
+    if not sep or not num.isdigit():
+        return "not a display name like :0 or host:0"
+    n = int(num)
+    if host.startswith("/"):  # launchd-style path (macOS XQuartz): the socket is the name itself
+        paths = [display.split(":", 1)[0]]
+    elif host in ("", "unix"):
+        path = f"/tmp/.X11-unix/X{n}"
+        paths = (["\0" + path] if sys.platform.startswith("linux") else []) + [path]
+    else:
+        try:
+            socket.create_connection((host, 6000 + n), timeout=X_PROBE_SECONDS).close()
+            return None
+        except OSError as e:
+            return e.strerror or str(e) or e.__class__.__name__
+    why = "no socket"
+    for addr in paths:
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                sock.settimeout(X_PROBE_SECONDS)
+                sock.connect(addr)
+            return None
+        except OSError as e:
+            why = e.strerror or str(e) or e.__class__.__name__
+    return why
+
+
 def _display() -> Check:
     if sys.platform == "win32":
         return Check("display", "ok", "Windows desktop (capture written to the documented APIs, untested)")
@@ -80,6 +119,14 @@ def _display() -> Check:
         also = f", XWayland DISPLAY={x11}" if x11 else ""
         return Check("display", "ok", f"Wayland (WAYLAND_DISPLAY={os.environ.get('WAYLAND_DISPLAY', '?')}{also})")
     if x11:
+        why = x_server_unreachable(x11)
+        if why is not None:
+            return Check(
+                "display",
+                "missing",
+                f"DISPLAY={x11} but no X server answers there ({why})",
+                "start the X server of that display (on a server: Xvfb :1 & export DISPLAY=:1), or unset DISPLAY",
+            )
         return Check("display", "ok", f"X11 (DISPLAY={x11})")
     return Check(
         "display",
@@ -138,11 +185,23 @@ def gguf_magic_ok(path: Path) -> bool:
 
 
 def _models(verify: bool) -> list[Check]:
-    from .models.catalog import MODELS, assembled_gguf, parts_installed, resolve_gguf
+    from .models.catalog import MODELS, assembled_gguf, cache_dir, parts_installed, resolve_gguf
 
     out = []
+    folder = cache_dir() / "models"
+    blocked = next((p for p in (cache_dir(), folder) if p.exists() and not p.is_dir()), None)
     for name, spec in MODELS.items():
         label = f"model {name}"
+        if spec.relative_file is None and blocked is not None:  # assembly would fail: say why
+            out.append(
+                Check(
+                    label,
+                    "missing",
+                    f"the model cache {blocked} is a file, not a folder: no model can be assembled there",
+                    f"move {blocked} away, or set PROAGENT_CACHE_DIR to a folder",
+                )
+            )
+            continue
         if spec.relative_file is None:  # split into PyPI parts, assembled into the cache
             path = assembled_gguf(spec)
             if path is None:

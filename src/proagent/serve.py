@@ -18,15 +18,16 @@ A write (``POST``) must also
   a negative or non-numeric one is 400), and deliver it within ``timeout`` seconds (else the
   connection is closed): the body is never read past its cap.
 
-Every connection is bounded in time and in number: its request line and headers must arrive
-within ``header_timeout`` seconds in all (:data:`HEADER_TIMEOUT`; a slowloris client sending a
-header line every few seconds, or a byte at a time, is closed then), its body within ``timeout``
-seconds in all (:data:`TIMEOUT`), and at most :data:`MAX_CONNECTIONS` are served at once (one
-more gets 503 at once and is closed; the listen backlog, :data:`BACKLOG`, keeps a burst of
-connections waiting for ``accept`` rather than dropped). So a flood of connections or slow
-clients cannot grow memory or threads without bound, nor hold the page from a valid client
-for longer than the header deadline. Errors are JSON
-``{"error": "..."}``; a handler that raises gets a 500 with no traceback anywhere (the
+Every connection is bounded in time and in number: while its request line and headers arrive it
+waits in one selector thread (no thread of its own; at most :data:`MAX_WAITING` wait, one more
+closes the one waiting longest), and they must arrive within ``header_timeout`` seconds in all
+(:data:`HEADER_TIMEOUT`; a slowloris client sending a header line every few seconds, or a byte at
+a time, is closed then); its body within ``timeout`` seconds in all (:data:`TIMEOUT`); and at most
+:data:`MAX_CONNECTIONS` requests whose headers are in are served at once (one more gets 503 at once
+and is closed; the listen backlog, :data:`BACKLOG`, keeps a burst of connections waiting for
+``accept`` rather than dropped). So a flood of idle or slow connections cannot grow memory or
+threads without bound, nor keep a valid client (its headers in one packet) from an answer. Errors are JSON
+``{"error": "..."}``; a handler that raises gets a 500 (507 when its write met a full disk) with no traceback anywhere (the
 server's terminal stays quiet, and no request line is logged: URLs carry the token).
 Responses carry ``Content-Security-Policy`` (scripts only with the page's nonce, no frames,
 no form posts elsewhere), ``X-Content-Type-Options: nosniff``, ``Cache-Control: no-store``,
@@ -38,10 +39,12 @@ puts the page's script under the CSP nonce).
 
 from __future__ import annotations
 
+import errno
 import hmac
 import io
 import json
 import secrets
+import selectors
 import socket
 import threading
 import time
@@ -59,6 +62,7 @@ __all__ = [
     "HEADER_TIMEOUT",
     "MAX_BODY",
     "MAX_CONNECTIONS",
+    "MAX_WAITING",
     "TIMEOUT",
     "TOKEN_BYTES",
     "HttpError",
@@ -100,7 +104,16 @@ HEADER_TIMEOUT = 5.0
 client (32 connections sending a header line every 5 s held the live page at 503 for 30 s) is
 closed then, whatever it trickles meanwhile. A browser sends its headers in one packet."""
 MAX_CONNECTIONS = 64
-"""Connections served at once; one more is answered 503 and closed."""
+"""Requests served at once (a handler thread each, once their headers have arrived); one more
+is answered 503 and closed."""
+MAX_WAITING = 1024
+"""Connections whose request line and headers are still arriving, all held by one selector thread
+(a file descriptor each, no thread, no :data:`MAX_CONNECTIONS` slot); one more closes the one
+waiting longest. 150 idle connections reopened as soon as they closed held every slot of the
+thread-per-connection page (every route 503); now a valid client's request, whose headers come in
+one packet, is served within milliseconds beside them. Every client is 127.0.0.1, so a limit per
+client address would be one global limit: the per-connection limits are the header deadline and
+this eviction."""
 BACKLOG = 256
 """Connections the kernel keeps waiting for ``accept`` (socketserver's default, 5, dropped most of
 a burst of 200 concurrent requests: the clients' retransmits left 9-78 unanswered after 15 s)."""
@@ -177,15 +190,108 @@ class _Routes:
 
 
 class _Server(ThreadingHTTPServer):
+    """A threading HTTP server whose connections first wait, all in one selector thread, for their
+    request line and headers (no thread and no slot each: a flood of idle or slow connections costs
+    a file descriptor apiece), then get a handler thread, at most ``max_connections`` at once."""
+
     daemon_threads = True
     block_on_close = False
     request_queue_size = BACKLOG
 
-    def __init__(self, addr: tuple[str, int], handler: type[BaseHTTPRequestHandler], max_connections: int) -> None:
+    def __init__(
+        self,
+        addr: tuple[str, int],
+        handler: type[BaseHTTPRequestHandler],
+        max_connections: int,
+        header_timeout: float = HEADER_TIMEOUT,
+        max_waiting: int = MAX_WAITING,
+    ) -> None:
         self.slots = threading.BoundedSemaphore(max_connections)
+        self.header_timeout, self.max_waiting = header_timeout, max_waiting
+        self.prefetched: dict[int, bytes] = {}
+        """What the header reader read of a connection, by ``id(socket)``, for its handler."""
+        self._incoming: list[tuple[Any, Any]] = []
+        self._lock = threading.Lock()
+        self._waiting: dict[Any, tuple[float, Any, bytearray]] = {}  # socket -> (deadline, address, bytes read)
+        self._sel = selectors.DefaultSelector()
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_r.setblocking(False)
+        self._sel.register(self._wake_r, selectors.EVENT_READ)
+        self._closing = False
         super().__init__(addr, handler)
+        self._reader = threading.Thread(target=self._read_headers, daemon=True, name="proagent-http-headers")
+        self._reader.start()
 
     def process_request(self, request: Any, client_address: Any) -> None:
+        with self._lock:
+            self._incoming.append((request, client_address))
+        try:
+            self._wake_w.send(b"x")
+        except OSError:
+            pass
+
+    def _read_headers(self) -> None:
+        """The selector loop: collects each connection's bytes until its headers end, then hands it
+        to :meth:`_dispatch`; closes one at its header deadline, and the one waiting longest when
+        more than ``max_waiting`` wait (a flood cannot keep a new client out)."""
+        while not self._closing:
+            now = time.monotonic()
+            soonest = min((d for d, _, _ in self._waiting.values()), default=None)
+            try:
+                events = self._sel.select(None if soonest is None else max(0.0, soonest - now))
+            except (OSError, ValueError):
+                return  # closed
+            for key, _ in events:
+                sock = key.fileobj
+                if sock is self._wake_r:
+                    self._admit()
+                    continue
+                deadline, addr, buf = self._waiting[sock]
+                try:
+                    data = sock.recv(65536)  # type: ignore[union-attr]
+                except (BlockingIOError, InterruptedError):
+                    continue
+                except OSError:
+                    data = b""
+                if not data:
+                    self._drop(sock)
+                    continue
+                buf += data
+                if b"\r\n\r\n" in buf or b"\n\n" in buf or len(buf) > _HEADER_BYTES:
+                    self._sel.unregister(sock)
+                    del self._waiting[sock]
+                    self._dispatch(sock, addr, bytes(buf))
+            now = time.monotonic()
+            for sock in [s for s, (d, _, _) in self._waiting.items() if d <= now]:
+                self._drop(sock)
+
+    def _admit(self) -> None:
+        try:
+            while self._wake_r.recv(4096):
+                pass
+        except (BlockingIOError, InterruptedError):
+            pass
+        except OSError:
+            return
+        with self._lock:
+            incoming, self._incoming = self._incoming, []
+        for request, addr in incoming:
+            if len(self._waiting) >= self.max_waiting:  # the one waiting longest makes room
+                self._drop(min(self._waiting, key=lambda s: self._waiting[s][0]))
+            request.setblocking(False)
+            self._waiting[request] = (time.monotonic() + self.header_timeout, addr, bytearray())
+            self._sel.register(request, selectors.EVENT_READ)
+
+    def _drop(self, sock: Any) -> None:
+        self._waiting.pop(sock, None)
+        try:
+            self._sel.unregister(sock)
+        except (KeyError, ValueError):
+            pass
+        self.shutdown_request(sock)
+
+    def _dispatch(self, request: Any, client_address: Any, data: bytes) -> None:
+        request.setblocking(True)
         if not self.slots.acquire(blocking=False):  # full: a short 503, no thread
             try:
                 request.settimeout(1.0)
@@ -194,9 +300,11 @@ class _Server(ThreadingHTTPServer):
                 pass
             self.shutdown_request(request)
             return
+        self.prefetched[id(request)] = data
         try:
-            super().process_request(request, client_address)
+            ThreadingHTTPServer.process_request(self, request, client_address)
         except Exception:  # noqa: BLE001 - could not start a thread: drop this connection only
+            self.prefetched.pop(id(request), None)
             self.slots.release()
             self.shutdown_request(request)
 
@@ -204,24 +312,54 @@ class _Server(ThreadingHTTPServer):
         try:
             super().process_request_thread(request, client_address)
         finally:
+            self.prefetched.pop(id(request), None)
             self.slots.release()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         pass  # a reset or timed-out connection: nothing to print (never a traceback on the terminal)
 
+    def server_close(self) -> None:
+        self._closing = True
+        try:
+            self._wake_w.send(b"x")
+        except OSError:
+            pass
+        self._reader.join(2)
+        for sock in list(self._waiting):
+            self._drop(sock)
+        with self._lock:
+            for request, _ in self._incoming:
+                self.shutdown_request(request)
+            self._incoming.clear()
+        self._sel.close()
+        self._wake_r.close()
+        self._wake_w.close()
+        super().server_close()
+
+
+_HEADER_BYTES = 64 * 1024 + 8 * 1024
+"""Bytes of a request line and headers read before the handler takes the connection anyway
+(http.server then answers 431/400: its own line limit is 65536)."""
+
 
 class _DeadlineReader(io.RawIOBase):
     """A connection's socket read against a deadline for the whole request part being read
     (``handler.deadline``, a :func:`time.monotonic` value): each ``recv`` gets only the time left,
-    so neither a line at a time nor a byte at a time stretches it."""
+    so neither a line at a time nor a byte at a time stretches it. ``first``: the bytes the header
+    reader took off the socket already, served before it."""
 
-    def __init__(self, sock: socket.socket, handler: Any) -> None:
-        self._sock, self._handler = sock, handler
+    def __init__(self, sock: socket.socket, handler: Any, first: bytes = b"") -> None:
+        self._sock, self._handler, self._first = sock, handler, memoryview(first)
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, b: Any) -> int:
+        if self._first:
+            n = min(len(b), len(self._first))
+            b[:n] = self._first[:n]
+            self._first = self._first[n:]
+            return n
         left = self._handler.deadline - time.monotonic()
         if left <= 0:
             raise socket.timeout("request deadline passed")
@@ -248,6 +386,7 @@ class LocalServer:
         timeout: seconds a request body may take in all (:data:`TIMEOUT`).
         max_connections: connections served at once (:data:`MAX_CONNECTIONS`).
         header_timeout: seconds the request line and headers may take in all (:data:`HEADER_TIMEOUT`).
+        max_waiting: connections whose headers may be arriving at once (:data:`MAX_WAITING`).
 
     Routes are added with :meth:`route` before :meth:`start`.
 
@@ -264,6 +403,7 @@ class LocalServer:
         timeout: float = TIMEOUT,
         max_connections: int = MAX_CONNECTIONS,
         header_timeout: float = HEADER_TIMEOUT,
+        max_waiting: int = MAX_WAITING,
     ) -> None:
         self.name = name
         self.token = secrets.token_urlsafe(TOKEN_BYTES)
@@ -272,7 +412,9 @@ class LocalServer:
         """The CSP nonce of this server's page scripts."""
         self.max_body = max_body
         self._routes = _Routes()
-        self._httpd = _Server(("127.0.0.1", port), self._handler(timeout, header_timeout), max_connections)
+        self._httpd = _Server(
+            ("127.0.0.1", port), self._handler(timeout, header_timeout), max_connections, header_timeout, max_waiting
+        )
         self.port = int(self._httpd.server_address[1])
         self._thread: threading.Thread | None = None
 
@@ -380,7 +522,8 @@ class LocalServer:
                 self.timeout = min(timeout, header_timeout)  # StreamRequestHandler sets it on the socket
                 super().setup()
                 self.deadline = time.monotonic() + header_timeout
-                self.rfile = io.BufferedReader(_DeadlineReader(self.connection, self))
+                first = self.server.prefetched.pop(id(self.connection), b"")  # type: ignore[attr-defined]
+                self.rfile = io.BufferedReader(_DeadlineReader(self.connection, self, first))
 
             def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
                 pass  # request lines carry the token
@@ -417,13 +560,21 @@ class LocalServer:
                     if fn is None:
                         raise HttpError(404, "not found")
                     body = srv._body(self) if self.command == "POST" else b""
+                except HttpError as e:
+                    self.close_connection = True
+                    self._send(Response.json({"error": e.message}, e.status))
+                    return
+                except (OSError, socket.timeout):  # the client went away or stalled
+                    self.close_connection = True
+                    return
+                try:
                     r = fn(Request(self.command, url.path, parse_qs(url.query), body))
                 except HttpError as e:
                     r = Response.json({"error": e.message}, e.status)
                     self.close_connection = True
-                except (OSError, socket.timeout):
-                    self.close_connection = True
-                    return
+                except OSError as e:  # the route's own file (a full disk...): answered, not a dropped connection
+                    full = e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+                    r = Response.json({"error": "disk full" if full else "internal error"}, 507 if full else 500)
                 except Exception:  # noqa: BLE001 - a route's bug: a 500, never a traceback
                     r = Response.json({"error": "internal error"}, 500)
                 self._send(r)

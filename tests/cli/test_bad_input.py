@@ -259,6 +259,19 @@ def session_file(name: str, steps: object) -> Callable[[Path], None]:
     return lambda w: _write(w / "bad" / name, steps)
 
 
+def live_file(name: str, data: str | None) -> Callable[[Path], None]:
+    """A live folder ``w/live`` holding a damaged state file ``name`` (``None``: a directory)."""
+
+    def make(w: Path) -> None:
+        _write(w / "yes.txt", "")  # a scripted decider that says no everywhere
+        if data is None:
+            (w / "live" / name).mkdir(parents=True)
+        else:
+            _write(w / "live" / name, data)
+
+    return make
+
+
 @dataclass(frozen=True)
 class Case:
     """One bad input."""
@@ -280,6 +293,8 @@ class Case:
 
 
 MOCK = ("--model", "mockllm/model")
+LIVE_SCRIPTED = ("live", "--replay", "{w}/pb", "--out", "{w}/live", "--model", "none", "--notify", "none")
+LIVE_SCRIPTED += ("--yes-at", "{w}/yes.txt")  # written by live_file: a scripted decider saying no
 
 
 def closed_port() -> int:
@@ -627,6 +642,25 @@ CASES: list[Case] = [
         setup=session_file("h.csv", "id,human\na,eleven\n"),
     ),
     Case(
+        "dialogue-kappa-binary-results",
+        ("dialogue", "kappa", "--human", "{w}/bad/h.csv", "--results", "{w}/bad/r/results.json"),
+        "results.json",
+        setup=lambda w: (
+            _write(w / "bad" / "h.csv", "id,human\na,5\n"),
+            (w / "bad" / "r").mkdir(parents=True),
+            (w / "bad" / "r" / "results.json").write_bytes(bytes(range(256)) * 4),
+        ),
+    ),
+    Case(
+        "dialogue-kappa-results-rows-not-objects",
+        ("dialogue", "kappa", "--human", "{w}/bad/h.csv", "--results", "{w}/bad/r.json"),
+        "r.json",
+        setup=lambda w: (
+            _write(w / "bad" / "h.csv", "id,human\na,5\n"),
+            _write(w / "bad" / "r.json", {"samples": [1, "x"]}),
+        ),
+    ),
+    Case(
         "dialogue-generate-missing",
         ("dialogue", "generate", "--seeds", "{w}/nope.jsonl", "--out", "{w}/gen", *MOCK),
         "nope.jsonl",
@@ -909,6 +943,48 @@ CASES: list[Case] = [
         ("eval", "--data", "{w}/pb/code_1.json", "--model", "openai/qwen2.5", "--model-base-url", DOWN),
         "openai-api/<provider>/qwen2.5",
         env=(("OPENAI_API_KEY", "none"),),
+    ),
+    Case(
+        "live-blocked-apps-not-json",
+        LIVE_SCRIPTED,
+        "blocked-apps.json",
+        setup=live_file("blocked-apps.json", '{"apps": ["xterm"'),
+    ),
+    Case(
+        "live-blocked-apps-a-list",
+        LIVE_SCRIPTED,
+        "blocked-apps.json",
+        setup=live_file("blocked-apps.json", '["xterm"]'),
+    ),
+    Case(
+        "live-blocked-apps-numbers",
+        LIVE_SCRIPTED,
+        "blocked-apps.json",
+        setup=live_file("blocked-apps.json", '{"apps": [1, 2]}'),
+    ),
+    Case(
+        "live-blocked-apps-a-directory",
+        LIVE_SCRIPTED,
+        "blocked-apps.json",
+        setup=live_file("blocked-apps.json", None),
+    ),
+    Case(
+        "live-run-json-cut",
+        LIVE_SCRIPTED,
+        "run.json",
+        setup=live_file("run.json", '{"notify": '),
+    ),
+    Case(
+        "live-run-json-a-list",
+        LIVE_SCRIPTED,
+        "run.json",
+        setup=live_file("run.json", '[]'),
+    ),
+    Case(
+        "live-run-json-a-directory",
+        LIVE_SCRIPTED,
+        "run.json",
+        setup=live_file("run.json", None),
     ),
     Case(
         "live-ask-rate-without-a-channel",

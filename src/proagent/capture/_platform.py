@@ -10,12 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from ..errors import DataError
+from ..errors import DataError, RunError
 
 __all__ = [
     "UNKNOWN_WINDOW",
     "CaptureError",
     "CapturePlatform",
+    "DisplayGone",
     "ScreenSource",
     "WindowInfo",
     "WindowProbe",
@@ -29,6 +30,14 @@ class CaptureError(DataError):
 
     def __init__(self, problem: str, path: object = None, *, option: str | None = None) -> None:
         super().__init__(path, problem, option=option)
+
+
+class DisplayGone(RunError):
+    """The display being recorded went away while capture ran (its X server stopped, the session
+    ended): capture stops as at a stop request, keeping what it recorded, and says so in one line."""
+
+    def __init__(self, display: str, why: str) -> None:
+        super().__init__(f"the display {display} went away ({why})")
 
 
 @dataclass(frozen=True)

@@ -33,12 +33,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import UsageError
+from ..errors import RunError, UsageError
 from ..pages import is_browser, moves, page_key
 from ..vault import create_vault, vault_of
 from ._change import Frame, frame, is_duplicate
 from ._control import ControlFile, FolderLock, write_status
 from ._exclude import Exclusions
+from ._platform import DisplayGone
 from ._probe import CaptureError, ScreenSource, WindowInfo, WindowProbe, open_screen_source, open_window_probe
 from ._store import EXCLUDED_APP, FINISH_SIGNAL, Store, pending_count
 
@@ -302,7 +303,11 @@ def record(
                 on_ocr_start(ocr.pid)
         ticks = _Ticks(cfg, probe, grabber, excl, store, stats)
         say(f"capturing to {cfg.out} every {cfg.interval:g} s; stop with Ctrl-C or: proagent capture stop {cfg.out}")
-        _tick_until_stopped(ticks, control, lambda: signals > 0, say)
+        gone: DisplayGone | None = None
+        try:
+            _tick_until_stopped(ticks, control, lambda: signals > 0, say)
+        except DisplayGone as e:  # stop as at a stop request: the open event closed, OCR finished
+            gone = e
         ticks.close()
         _finish_ocr(ocr, store, cfg, stats, say, skip=lambda: signals > 1 or control.poll() == "stop")
         unread = f"; {stats.ocr_unread} screenshots unread by OCR" + (
@@ -320,6 +325,8 @@ def record(
             events=stats.events,
             stored=stats.stored,
         )
+        if gone is not None:
+            raise RunError(f"{gone.problem}: capture stopped; what it recorded is kept in {cfg.out}") from None
         return stats
     finally:
         for s, h in old.items():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ._platform import UNKNOWN_WINDOW, CaptureError, WindowInfo, _process_name
+from ._platform import UNKNOWN_WINDOW, CaptureError, DisplayGone, WindowInfo, _process_name
 
 __all__ = ["X11Probe", "x11_fullscreen"]
 
@@ -25,6 +25,8 @@ class X11Probe:
         except Exception as e:  # noqa: BLE001 - Xlib raises several kinds
             raise CaptureError(f"cannot open X display {display or os.environ.get('DISPLAY')!r}: {e}") from None
         self._X, self._XError = X, error.XError
+        self._gone = (error.ConnectionClosedError, error.DisplayError, OSError)
+        self._name = str(display or os.environ.get("DISPLAY") or "")
         self._root = self._d.screen().root
         atom = self._d.intern_atom
         self._active = atom("_NET_ACTIVE_WINDOW")
@@ -70,6 +72,8 @@ class X11Probe:
             return WindowInfo(app, title, pid, self._bounds(win))
         except self._XError:
             return UNKNOWN_WINDOW  # the window closed while we read it
+        except self._gone as e:  # the X server stopped: the recording ends here
+            raise DisplayGone(self._name, str(e).strip().splitlines()[0][:120] or e.__class__.__name__) from None
 
     def _bounds(self, win: Any) -> tuple[int, int, int, int] | None:
         """The window's rectangle in root-window coordinates (its origin translated to the root)."""
@@ -100,8 +104,11 @@ class X11Probe:
             return None
 
     def close(self) -> None:
-        """See :meth:`~._platform.WindowProbe.close`."""
-        self._d.close()
+        """See :meth:`~._platform.WindowProbe.close` (a display already gone closes quietly)."""
+        try:
+            self._d.close()
+        except Exception:  # noqa: BLE001 - Xlib raises its own kinds on a dead connection
+            pass
 
 
 def x11_fullscreen() -> bool | None:

@@ -237,7 +237,7 @@ def live_cmd(
     if ctx.invoked_subcommand is not None:
         return
     _check_one_source(watch, capture_dir, replay, duration)
-    from ..live import parse_live_options, set_up_decider
+    from ..live import parse_live_options, set_up_decider, warm_how
 
     opts = parse_live_options(  # UsageError naming the option: one line, exit 2
         notify=notify,
@@ -304,7 +304,7 @@ def live_cmd(
         )
         how = HowModel(model, args, base_url=model_base_url, send_screen=send_screen)
         help_model = make_help_model(model, args, model_base_url)  # a local model: the same llama.cpp child
-        took = how.warm()  # loaded, system prompt read: the first offer does not pay for either
+        took = warm_how(how, model)  # loaded, system prompt read: the first offer does not pay for either
         click.echo(f"How model ready in {took:.1f} s")
     answers = sys.stdin if "terminal" in opts.run.notify and sys.stdin.isatty() else None
     res = _run_live(

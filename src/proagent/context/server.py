@@ -938,7 +938,9 @@ def bind_loopback(port: int) -> socket.socket:
     except OSError as e:
         sock.close()
         raise UsageError("--port", f"cannot listen on 127.0.0.1:{port} ({e.strerror or e})") from None
-    sock.listen(MAX_CONNECTIONS)
+    from ..serve import BACKLOG
+
+    sock.listen(BACKLOG)  # a burst of connections waits for accept, as on the pages
     return sock
 
 
@@ -961,14 +963,10 @@ def serve_http(server, sock: socket.socket, token: str) -> None:  # noqa: ANN001
         allowed_origins=[f"http://127.0.0.1:{port}", f"http://localhost:{port}"],
     )
     app = server.streamable_http_app(host="127.0.0.1", transport_security=security, max_request_body_size=MAX_BODY)
-    config = uvicorn.Config(
-        _Guard(app, token),
-        log_level="warning",
-        access_log=False,
-        limit_concurrency=MAX_CONNECTIONS,
-        timeout_keep_alive=10,
-        server_header=False,
-    )
+    from ._http_limits import uvicorn_config
+
+    # idle or slow connections: a header deadline and eviction, not a 503 for everyone (_http_limits)
+    config = uvicorn_config(_Guard(app, token), log_level="warning", access_log=False, server_header=False)
     anyio.run(uvicorn.Server(config).serve, [sock])
 
 

@@ -87,14 +87,18 @@ def judge_scores_from_results(path: str | Path) -> dict[str, float]:
         data: Any = json.loads(path.read_text("utf-8"))
     except OSError as e:
         raise DataError(path, f"cannot read ({e.strerror or e})") from None
+    except UnicodeDecodeError:
+        raise DataError(path, "not UTF-8 text (a binary file?), not a results.json") from None
     except json.JSONDecodeError as e:
         raise DataError(path, f"invalid JSON ({e.msg})") from None
     if not isinstance(data, dict) or not isinstance(data.get("samples"), list):
         raise DataError(path, "not a results.json of proagent dialogue plan|guide (no 'samples')")
+    if not all(isinstance(r, dict) and "id" in r for r in data["samples"]):
+        raise DataError(path, "not a results.json of proagent dialogue plan|guide (a sample without an id)")
     return {
         str(r["id"]): float(r["score"])
         for r in data["samples"]
-        if isinstance(r.get("score"), (int, float)) and r["score"] >= 1
+        if isinstance(r.get("score"), (int, float)) and not isinstance(r["score"], bool) and r["score"] >= 1
     }
 
 

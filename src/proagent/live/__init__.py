@@ -82,7 +82,7 @@ from ._restraint import (
     resume,
     unblock_app,
 )
-from ._run import LiveOptions, ReplayProgress, RunSummary, run_replay, run_watch, start_capture, summarise
+from ._run import LiveOptions, ReplayProgress, RunSummary, run_replay, run_watch, start_capture, summarise, warm_how
 from ._settle import SETTLE_SECONDS, TEXT_WAIT_SECONDS, settled_at
 from ._setup import (
     LearnedCounts,
@@ -195,6 +195,7 @@ __all__ = [
     "sample_to_json",
     "start_capture",
     "summarise",
+    "warm_how",
     "watched_log",
     "x11_fullscreen",
     "register_notifier",

@@ -47,16 +47,46 @@ from pathlib import Path
 from typing import Any
 
 from .. import live_files
-from ..errors import DataError
+from ..errors import DataError, RunError
 from ..io import to_jsonable
 from ..records import Conversation, Event, Sample, Screenshot
 from ..sources.lifetrace_schema import connect_read_only
 from .records import ANSWERS, IMPLICIT_RESPONSES, RESPONSES, LiveDecision, Offer, Question
 
-__all__ = ["FEEDBACK_DB", "FeedbackStore", "feedback_samples", "sample_from_json", "sample_to_json"]
+__all__ = [
+    "FEEDBACK_DB",
+    "MAX_ROW_ID",
+    "FeedbackFull",
+    "FeedbackStore",
+    "feedback_samples",
+    "parse_row_id",
+    "sample_from_json",
+    "sample_to_json",
+]
 
 FEEDBACK_DB = live_files.FEEDBACK_DB
 """File name of the feedback database in a live folder."""
+
+MAX_ROW_ID = 2**63 - 1
+"""The largest row id ``feedback.db`` can hold (SQLite's INTEGER PRIMARY KEY is a signed 64-bit
+integer, https://www.sqlite.org/datatype3.html); a larger number is no offer or question."""
+
+
+def parse_row_id(value: object) -> int | None:
+    """An offer or question id as a person or a client gives it, checked strictly: a JSON integer
+    (not ``true``, not ``1.7``) or a string of ASCII digits (a query parameter, a typed ``a 3``),
+    1 to :data:`MAX_ROW_ID`; ``None`` for anything else (``"²"``, ``"1e3"``, ``2**63``...), so the
+    caller answers a clear error instead of raising or reading ``1.7`` as offer 1."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        if not (value.isascii() and value.isdigit()) or len(value) > 19:
+            return None
+        value = int(value)
+    if not isinstance(value, int):
+        return None
+    return value if 1 <= value <= MAX_ROW_ID else None
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS offers (
@@ -194,8 +224,29 @@ def sample_from_json(text: str) -> Sample:
                 "reference_queries": tuple(d.get("reference_queries", ())),
             }
         )
-    except (KeyError, TypeError, json.JSONDecodeError) as e:
-        raise ValueError(f"not a stored sample ({e})") from None
+    except (KeyError, TypeError, AttributeError, ValueError) as e:  # a damaged row of any shape
+        raise ValueError(f"not a stored sample ({e.__class__.__name__})") from None
+
+
+class FeedbackFull(RunError):
+    """``feedback.db`` cannot be written: the disk (or the database's size limit) is full. The
+    answer that met it is held in memory by the :class:`FeedbackStore` and written with the next
+    write that succeeds; ``held`` counts the answers waiting."""
+
+    def __init__(self, path: Path, held: int, *, closing: bool = False) -> None:
+        self.held = held
+        """Answers held in memory, not yet written."""
+        what = f"{held} answer{'s' if held != 1 else ''}"
+        then = "not written: they are lost" if closing else "kept in memory and written when space frees"
+        super().__init__(f"{path}: the disk is full; {what} {then}; free some space")
+
+
+def _cannot_write(e: sqlite3.OperationalError) -> bool:
+    """SQLite's full disk (SQLITE_FULL, or an I/O error writing: ENOSPC, EFBIG) as opposed to a bug."""
+    code = getattr(e, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR)
+    return "full" in str(e) or "I/O error" in str(e)
 
 
 class FeedbackStore:
@@ -207,6 +258,7 @@ class FeedbackStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fresh = not self.path.exists()
         self._lock = threading.Lock()
+        self._held: list[tuple[str, tuple[Any, ...]]] = []  # answers not yet written (disk full)
         self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=10.0)
         if fresh:
             os.chmod(self.path, 0o600)
@@ -221,8 +273,17 @@ class FeedbackStore:
             ) from None
 
     def close(self) -> None:
+        """Write what is held (:meth:`write_held`) if the disk allows now, and close.
+
+        Raises:
+            FeedbackFull: answers are still held (the disk is still full): they are lost with the
+                process, and the message says how many.
+        """
+        left = self.write_held()
         with self._lock:
             self._conn.close()
+        if left:
+            raise FeedbackFull(self.path, left, closing=True)
 
     def add_offer(
         self,
@@ -427,13 +488,17 @@ class FeedbackStore:
         return Question(qid, sample.id, sample.time, asked_at, app_name, p_help)
 
     def answer_question(self, question_id: int, answer: str, at: datetime, source: str = "") -> bool:
-        """Record an answer (``yes`` or ``no``); ``False`` (nothing stored) for an unknown question or answer."""
+        """Record an answer (``yes`` or ``no``); ``False`` (nothing stored) for an unknown question or answer.
+
+        Raises:
+            FeedbackFull: as :meth:`respond` (the answer is held and written later).
+        """
         if answer not in ANSWERS:
             return False
-        with self._lock, self._conn:
+        with self._lock:
             if self._conn.execute("SELECT 1 FROM questions WHERE id = ?", (int(question_id),)).fetchone() is None:
                 return False
-            self._conn.execute(
+            self._write_locked(
                 "INSERT INTO question_answers (question_id, answer, answered_at, source) VALUES (?,?,?,?)",
                 (int(question_id), answer, at.isoformat(), source),
             )
@@ -486,7 +551,16 @@ class FeedbackStore:
                 (int(after_id),),
             ).fetchall()
         keys = ("id", "decision_id", "sample_id", "moment", "response", "label", "weight", "evidence")
-        return [{**dict(zip(keys, r)), "evidence": json.loads(r[7])} for r in rows]
+        out = []
+        for r in rows:
+            d = dict(zip(keys, r))
+            try:
+                evidence = json.loads(r[7])
+            except (TypeError, ValueError):
+                raise _damaged_implicit(self.path, r[0], "its evidence is not JSON") from None
+            _check_implicit(self.path, r[0], d["response"], d["weight"], d["label"])
+            out.append({**d, "evidence": evidence})
+        return out
 
     def implicit_sample(self, implicit_id: int) -> Sample | None:
         """The Sample of an implicitly labelled quiet moment (``None``: no such row or an unreadable one)."""
@@ -514,20 +588,62 @@ class FeedbackStore:
             return [dict(zip(keys, r)) for r in cur.fetchall()]
 
     def respond(self, offer_id: int, response: str, at: datetime, source: str = "") -> bool:
-        """Record a response; ``False`` (nothing stored) for an unknown offer or response."""
+        """Record a response; ``False`` (nothing stored) for an unknown offer or response.
+
+        Raises:
+            FeedbackFull: ``feedback.db`` cannot be written (disk full); the response is kept in
+                memory and written with the next write or read that succeeds (:meth:`write_held`).
+        """
         if response not in RESPONSES:
             return False
-        with self._lock, self._conn:
+        with self._lock:
             if self._conn.execute("SELECT 1 FROM offers WHERE id = ?", (int(offer_id),)).fetchone() is None:
                 return False
-            self._conn.execute(
+            self._write_locked(
                 "INSERT INTO responses (offer_id, response, responded_at, source) VALUES (?,?,?,?)",
                 (int(offer_id), response, at.isoformat(), source),
             )
         return True
 
+    def _write_locked(self, sql: str, params: tuple[Any, ...]) -> None:
+        """Write an answer after the held ones, in one transaction; on a full disk hold it too."""
+        rows = [*self._held, (sql, params)]
+        try:
+            with self._conn:
+                for q, a in rows:
+                    self._conn.execute(q, a)
+        except sqlite3.OperationalError as e:
+            if not _cannot_write(e):
+                raise
+            self._held.append((sql, params))
+            raise FeedbackFull(self.path, len(self._held)) from None
+        self._held.clear()
+
+    def write_held(self) -> int:
+        """Write the answers held since a full disk (:class:`FeedbackFull`); returns how many
+        are still held (0: all written, or none was held)."""
+        with self._lock:
+            if self._held:
+                rows = list(self._held)
+                try:
+                    with self._conn:
+                        for q, a in rows:
+                            self._conn.execute(q, a)
+                except sqlite3.OperationalError as e:
+                    if not _cannot_write(e):
+                        raise
+                else:
+                    del self._held[: len(rows)]
+            return len(self._held)
+
+    @property
+    def held(self) -> int:
+        """Answers held in memory since a full disk, not yet in ``feedback.db``."""
+        return len(self._held)
+
     def offers(self, *, open_only: bool = False, limit: int = 50) -> list[dict[str, Any]]:
         """Latest offers first, each with its latest ``response`` (``None`` while unanswered)."""
+        self.write_held()  # the page polls this: a held answer is written once space frees
         sql = (
             "SELECT o.id, o.sample_id, o.moment, o.created_at, o.p_help, o.intention, o.query, o.text, o.app_name, "
             "(SELECT response FROM responses r WHERE r.offer_id = o.id ORDER BY r.id DESC LIMIT 1) AS response "
@@ -573,6 +689,27 @@ class FeedbackStore:
                 "SELECT id, offer_id, response, responded_at FROM responses WHERE id > ? ORDER BY id", (int(after_id),)
             ).fetchall()
         return [(int(a), int(b), str(c), datetime.fromisoformat(d)) for a, b, c, d in rows]
+
+
+def _damaged_implicit(path: Path, row_id: object, what: str) -> DataError:
+    return DataError(
+        path,
+        f"implicit label row {row_id} is damaged ({what}); repair: delete it "
+        f"(sqlite3 {path} 'DELETE FROM implicit WHERE id = {row_id}'), the other labels stay",
+    )
+
+
+def _check_implicit(path: Path, row_id: object, response: object, weight: object, label: object) -> None:
+    """Refuse an ``implicit`` row a damaged database holds (an unknown response, a weight that is
+    not a number in [0, 1], a label that is not 0 or 1) as a :class:`~proagent.errors.DataError`."""
+    if response not in IMPLICIT_RESPONSES:
+        raise _damaged_implicit(
+            path, row_id, f"response {str(response)[:20]!r} is none of {', '.join(IMPLICIT_RESPONSES)}"
+        )
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0.0 <= float(weight) <= 1.0:
+        raise _damaged_implicit(path, row_id, "its weight is not a number from 0 to 1")
+    if label not in (0, 1) or isinstance(label, (bool, float)):
+        raise _damaged_implicit(path, row_id, "its label is not 0 or 1")
 
 
 def _kept_at_weight(key: str, weight: float) -> bool:
@@ -622,7 +759,7 @@ def feedback_samples(folder: str | Path, *, implicit: bool = True) -> list[Sampl
             ).fetchall()
             has = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'implicit'").fetchone()
             quiet = (
-                conn.execute("SELECT sample_json, response, weight FROM implicit ORDER BY id").fetchall()
+                conn.execute("SELECT id, sample_json, response, weight, label FROM implicit ORDER BY id").fetchall()
                 if implicit and has
                 else []
             )
@@ -654,8 +791,12 @@ def feedback_samples(folder: str | Path, *, implicit: bool = True) -> list[Sampl
         out.append(
             replace(s, label=1 if response == "accepted" else 0, kind="labelled", split="train", id=f"feedback:{s.id}")
         )
-    for sample_json, response, weight in quiet:
-        s = parse(sample_json)
+    for row_id, sample_json, response, weight, label in quiet:
+        _check_implicit(p, row_id, response, weight, label)
+        try:
+            s = sample_from_json(sample_json)
+        except ValueError:
+            raise _damaged_implicit(p, row_id, "its sample is not a stored sample") from None
         if response == "quiet_focus" and not _kept_at_weight(s.id, float(weight)):
             continue
         out.append(

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import IO, Any, Protocol
 
-from ..errors import UsageError
-from ._feedback import FeedbackStore
+from ..errors import ProagentError, UsageError
+from ._feedback import FeedbackStore, parse_row_id
 from .records import Offer, Question
 
 __all__ = [
@@ -57,6 +57,7 @@ _KEYS = {
     "not_now": "not_now",
     "later": "not_now",
 }
+_COMMANDS = {*_KEYS, "q", "f", "follow", "+", "-"}
 
 
 class Notifier(Protocol):
@@ -198,31 +199,43 @@ class TerminalNotifier:
 
     def _read(self, answers: IO[str]) -> None:
         for line in answers:
-            parts = line.strip().split(maxsplit=2)
-            key = parts[0].lower() if parts else ""
-            if len(parts) == 2 and key in _KEYS and parts[1].isdigit():
-                ok = self.store.respond(int(parts[1]), _KEYS[key], self.now(), source="terminal")
-                self._say(f"offer {parts[1]}: {_KEYS[key] if ok else 'no such offer'}\n")
-                if ok and _KEYS[key] == "accepted" and self.help is not None:
-                    if self.help.model is None:
-                        self._say(f"help {parts[1]}: no help model in this run (--model none)\n")
-                    else:
-                        self.help.accept(int(parts[1]), source="terminal")
-            elif key == "q" and len(parts) == 3 and parts[1].isdigit() and parts[2].lower() in _YES_NO:
-                answer = _YES_NO[parts[2].lower()]
-                ok = self.store.answer_question(int(parts[1]), answer, self.now(), source="terminal")
-                self._say(f"question {parts[1]}: {answer if ok else 'no such question'}\n")
-            elif key in ("f", "follow") and len(parts) == 3 and parts[1].isdigit() and self.help is not None:
-                why = self.help.follow_up(int(parts[1]), parts[2], source="terminal")
-                if why is not None:
-                    self._say(f"help {parts[1]}: {why}\n")
-            elif key in ("+", "-") and len(parts) == 2 and parts[1].isdigit() and self.help is not None:
-                ok = self.help.rate(int(parts[1]), 1 if key == "+" else -1, source="terminal")
-                self._say(
-                    f"help {parts[1]}: {('rated ' + ('helpful' if key == '+' else 'not helpful')) if ok else 'no answer to rate'}\n"
-                )
-            elif parts:  # a typo must not pass in silence (an open question would hold the next ones)
-                self._say(f"not understood: {line.strip()[:60]!r}; {ANSWER_HINT}\n")
+            try:
+                self._answer(line)
+            except ProagentError as e:  # a full disk (FeedbackFull: the answer is held and written later)
+                self._say(f"{line.strip()[:60]!r}: {e}\n")
+            except Exception as e:  # noqa: BLE001 - one bad line (or a store error) must not end the reader
+                self._say(f"could not apply {line.strip()[:60]!r} ({e.__class__.__name__}); {ANSWER_HINT}\n")
+
+    def _answer(self, line: str) -> None:
+        """Apply one typed line; anything not understood (an unknown key, an id that is not a
+        whole number 1 to :data:`~proagent.live._feedback.MAX_ROW_ID`) is one line of help."""
+        parts = line.strip().split(maxsplit=2)
+        key = parts[0].lower() if parts else ""
+        oid = parse_row_id(parts[1]) if len(parts) > 1 else None
+        if len(parts) == 2 and key in _KEYS and oid is not None:
+            ok = self.store.respond(oid, _KEYS[key], self.now(), source="terminal")
+            self._say(f"offer {oid}: {_KEYS[key] if ok else 'no such offer'}\n")
+            if ok and _KEYS[key] == "accepted" and self.help is not None:
+                if self.help.model is None:
+                    self._say(f"help {oid}: no help model in this run (--model none)\n")
+                else:
+                    self.help.accept(oid, source="terminal")
+        elif key == "q" and len(parts) == 3 and oid is not None and parts[2].lower() in _YES_NO:
+            answer = _YES_NO[parts[2].lower()]
+            ok = self.store.answer_question(oid, answer, self.now(), source="terminal")
+            self._say(f"question {oid}: {answer if ok else 'no such question'}\n")
+        elif key in ("f", "follow") and len(parts) == 3 and oid is not None and self.help is not None:
+            why = self.help.follow_up(oid, parts[2], source="terminal")
+            if why is not None:
+                self._say(f"help {oid}: {why}\n")
+        elif key in ("+", "-") and len(parts) == 2 and oid is not None and self.help is not None:
+            ok = self.help.rate(oid, 1 if key == "+" else -1, source="terminal")
+            self._say(
+                f"help {oid}: {('rated ' + ('helpful' if key == '+' else 'not helpful')) if ok else 'no answer to rate'}\n"
+            )
+        elif parts:  # a typo must not pass in silence (an open question would hold the next ones)
+            why = "; an id is a whole number" if len(parts) > 1 and oid is None and key in _COMMANDS else ""
+            self._say(f"not understood: {line.strip()[:60]!r}{why}; {ANSWER_HINT}\n")
 
     def close(self) -> None:
         pass

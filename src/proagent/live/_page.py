@@ -41,16 +41,40 @@ address opens offer N (a desktop notification's Accept opens the page there).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import DataError, RunError, UsageError
 from ..serve import HttpError, LocalServer, Request, Response
-from ._feedback import FeedbackStore
+from ._feedback import FeedbackStore, parse_row_id
 from ._restraint import block_app, blocked_apps, unblock_app
 
 __all__ = ["OfferPage"]
+
+
+@contextmanager
+def _stored() -> Iterator[None]:
+    """What the live folder's files refuse, as the page's answer: a damaged file (a
+    :class:`~proagent.errors.DataError`, naming the file and its repair) is 409, a full disk (the
+    answer is held in memory and written when space frees) 507, a bad value 400."""
+    try:
+        yield
+    except HttpError:
+        raise
+    except DataError as e:
+        raise HttpError(409, str(e)) from None
+    except RunError as e:  # FeedbackFull, a blocked-app list held
+        raise HttpError(507, str(e)) from None
+    except ValueError as e:
+        raise HttpError(400, str(e)) from None
+
+
+def _json_id(value: Any) -> int | None:
+    """An id in a JSON body: an integer 1 to 2**63-1 only (``true``, ``1.7``, ``"1"`` are refused)."""
+    return parse_row_id(value) if isinstance(value, int) else None
+
 
 _BODY = '<p class="meta" id="status">loading…</p><ul id="questions"></ul><ul id="offers"></ul>'
 
@@ -242,7 +266,7 @@ class OfferPage:
         srv.route("POST", "/respond", self._respond)
         srv.route("POST", "/block-app", self._block_app)
         srv.route("POST", "/unblock-app", self._unblock_app)
-        srv.route("GET", "/blocked-apps", lambda req: Response.json({"blocked": list(blocked_apps(self.folder))}))
+        srv.route("GET", "/blocked-apps", self._blocked)
         srv.route("GET", "/help", self._help)
         srv.route("POST", "/follow-up", self._follow_up)
         srv.route("POST", "/rate", self._rate)
@@ -263,47 +287,51 @@ class OfferPage:
         return app
 
     def _block_app(self, req: Request) -> Response:
-        try:
-            apps = block_app(self.folder, self._app(req))
-        except ValueError as e:
-            raise HttpError(400, str(e)) from None
+        app = self._app(req)
+        with _stored():
+            apps = block_app(self.folder, app)
         return Response.json({"ok": True, "blocked": list(apps)})
 
     def _unblock_app(self, req: Request) -> Response:
-        try:
-            removed = unblock_app(self.folder, self._app(req))
-        except ValueError as e:
-            raise HttpError(400, str(e)) from None
-        return Response.json({"ok": True, "removed": removed, "blocked": list(blocked_apps(self.folder))})
+        app = self._app(req)
+        with _stored():
+            removed = unblock_app(self.folder, app)
+            return Response.json({"ok": True, "removed": removed, "blocked": list(blocked_apps(self.folder))})
+
+    def _blocked(self, req: Request) -> Response:
+        with _stored():
+            return Response.json({"blocked": list(blocked_apps(self.folder))})
 
     def _respond(self, req: Request) -> Response:
         body = req.json()
         if isinstance(body, dict) and "question" in body:  # a sparse question's answer (--ask-rate)
-            try:
-                qid, answer = int(body["question"]), str(body["answer"])
-            except (ValueError, KeyError, TypeError, OverflowError):
-                raise HttpError(400, "expected JSON {question, answer}") from None
-            if not self.store.answer_question(qid, answer, self.now(), source="page"):
-                raise HttpError(400, "unknown question or answer")
+            qid, answer = _json_id(body.get("question")), body.get("answer")
+            if qid is None or not isinstance(answer, str):
+                raise HttpError(400, "expected JSON {question: id, answer}; an id is a whole number 1 to 2**63-1")
+            with _stored():
+                if not self.store.answer_question(qid, answer, self.now(), source="page"):
+                    raise HttpError(400, "unknown question or answer")
             return Response.json({"ok": True})
-        try:
-            oid, resp = int(body["id"]), str(body["response"])
-        except (ValueError, KeyError, TypeError, OverflowError):
-            raise HttpError(400, "expected JSON {id, response}") from None
-        if resp == "ignored" or not self.store.respond(oid, resp, self.now(), source="page"):
-            raise HttpError(400, "unknown offer or response")
+        oid = _json_id(body.get("id")) if isinstance(body, dict) else None
+        resp = body.get("response") if isinstance(body, dict) else None
+        if oid is None or not isinstance(resp, str):
+            raise HttpError(400, "expected JSON {id, response}; an id is a whole number 1 to 2**63-1")
+        with _stored():
+            if resp == "ignored" or not self.store.respond(oid, resp, self.now(), source="page"):
+                raise HttpError(400, "unknown offer or response")
         started = resp == "accepted" and self.help is not None and self.help.accept(oid, source="page")
         return Response.json({"ok": True, "help": bool(started)})
 
     @staticmethod
     def _id(value: Any) -> int:
-        try:
-            return int(value)
-        except (ValueError, TypeError, OverflowError):
-            raise HttpError(400, "expected an offer id") from None
+        oid = _json_id(value)
+        if oid is None:
+            raise HttpError(400, "expected an offer id (a whole number 1 to 2**63-1)")
+        return oid
 
     def _help(self, req: Request) -> Response:
-        oid = self._id((req.query.get("id") or [None])[0])
+        raw = (req.query.get("id") or [None])[0]
+        oid = self._id(parse_row_id(raw) if isinstance(raw, str) else None)
         if self.help is None:
             return Response.json({"available": False, "busy": False, "turns": []})
         turns = self.help.turns(oid)
@@ -324,9 +352,10 @@ class OfferPage:
 
     def _rate(self, req: Request) -> Response:
         body = req.json()
-        if not isinstance(body, dict) or body.get("rating") not in (1, -1) or isinstance(body.get("rating"), bool):
+        rating = body.get("rating") if isinstance(body, dict) else None
+        if not isinstance(rating, int) or isinstance(rating, bool) or rating not in (1, -1):
             raise HttpError(400, "expected JSON {id, rating: 1 or -1}")
-        if self.help is None or not self.help.rate(self._id(body.get("id")), int(body["rating"]), source="page"):
+        if self.help is None or not self.help.rate(self._id(body.get("id")), rating, source="page"):
             raise HttpError(400, "no answer to rate")
         return Response.json({"ok": True})
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from importlib import resources
 from pathlib import Path
 
 from .. import live_files
-from ..errors import UsageError
+from ..errors import DataError, RunError, UsageError
 from ..io import write_atomic
 from ..records import Event
 
@@ -64,20 +65,80 @@ task and its rewording at the next event ("the same offer again", 15 pairs) scor
 pairs) p50 0.868 (p95 0.920); at 0.92, 93% of the rewordings are held and 5% of the new
 questions (e5 similarities are compressed towards 1: 0.85 would hold 75% of the new ones)."""
 
-_BLOCK_LOCK = threading.Lock()
+_BLOCK_LOCK = threading.RLock()
 
 
 def blocked_apps(folder: str | Path | None) -> tuple[str, ...]:
     """The apps blocked from the page in ``folder`` (:data:`BLOCKED_APPS_FILE`), in the order
-    they were blocked; none when the file is missing or unreadable."""
+    they were blocked; none when the file is missing (or ``folder`` is ``None``).
+
+    Raises:
+        proagent.errors.DataError: the file is there but cannot be read or is not
+            ``{"apps": [names]}`` (damaged, a directory, another shape): never read as empty, so
+            offers do not come back in apps the person blocked and a later block does not
+            overwrite the list. The message names the file and the repair.
+    """
     if folder is None:
         return ()
+    path = Path(folder) / BLOCKED_APPS_FILE
+    with _BLOCK_LOCK:
+        held = _HELD_BLOCKS.get(path)
+        if held is not None:  # a list the full disk did not take: try again, and it rules meanwhile
+            try:
+                _write_blocked(path, held)
+            except OSError:
+                return tuple(held)
+    return _read_blocked(path)
+
+
+def _read_blocked(path: Path) -> tuple[str, ...]:
     try:
-        data = json.loads((Path(folder) / BLOCKED_APPS_FILE).read_text("utf-8"))
-        apps = data.get("apps", []) if isinstance(data, dict) else []
-    except (OSError, ValueError):
+        text = path.read_text("utf-8")
+    except FileNotFoundError:
         return ()
-    return tuple(a for a in apps if isinstance(a, str) and a.strip())
+    except (OSError, UnicodeDecodeError) as e:
+        raise DataError(path, f"cannot be read ({_why(e)}); {_BLOCKED_REPAIR}") from None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise DataError(path, f"is not JSON; {_BLOCKED_REPAIR}") from None
+    apps = data.get("apps") if isinstance(data, dict) else None
+    if not isinstance(apps, list) or not all(isinstance(a, str) for a in apps):
+        raise DataError(path, f'is not {{"apps": [app names]}}; {_BLOCKED_REPAIR}')
+    return tuple(a for a in apps if a.strip())
+
+
+_BLOCKED_REPAIR = (
+    'repair it by hand to {"apps": ["app", ...]} or remove it (this unblocks every app blocked from the page)'
+)
+
+
+_HELD_BLOCKS: dict[Path, list[str]] = {}
+"""Blocked-app lists that could not be written (disk full), by file: they rule in this process and
+are written by the next :func:`blocked_apps` or :func:`block_app` that can."""
+
+
+def _write_blocked(path: Path, apps: list[str]) -> None:
+    """Write the list (atomically, 0600); on success nothing is held for ``path`` any more.
+    Called under ``_BLOCK_LOCK``."""
+    write_atomic(path, json.dumps({"apps": apps}, ensure_ascii=False) + "\n", mode=0o600)
+    _HELD_BLOCKS.pop(path, None)
+
+
+def _hold(path: Path, apps: list[str], e: OSError) -> RunError:
+    _HELD_BLOCKS[path] = apps
+    return RunError(
+        f"{path} cannot be written ({e.strerror or e}): the change holds in this run and is written "
+        "when space frees; free some space"
+    )
+
+
+def _why(e: Exception) -> str:
+    if isinstance(e, IsADirectoryError):
+        return "a directory"
+    if isinstance(e, UnicodeDecodeError):
+        return "not UTF-8"
+    return (e.strerror if isinstance(e, OSError) else None) or e.__class__.__name__
 
 
 def _check_app(app: object) -> str:
@@ -93,15 +154,20 @@ def block_app(folder: str | Path, app: str) -> tuple[str, ...]:
 
     Raises:
         ValueError: an empty name or one longer than :data:`MAX_APP_NAME`.
+        proagent.errors.DataError: the file is damaged (:func:`blocked_apps`); it is left as it is.
+        proagent.errors.RunError: the file cannot be written (disk full...): the new list holds in
+            this process (:func:`blocked_apps` returns it) and is written when space frees.
     """
     app = _check_app(app)
     with _BLOCK_LOCK:
-        apps = list(blocked_apps(folder))
+        apps = list(_current(folder))
         if app.lower() not in (a.lower() for a in apps):
             apps.append(app)
-            write_atomic(
-                Path(folder) / BLOCKED_APPS_FILE, json.dumps({"apps": apps}, ensure_ascii=False) + "\n", mode=0o600
-            )
+            path = Path(folder) / BLOCKED_APPS_FILE
+            try:
+                _write_blocked(path, apps)
+            except OSError as e:
+                raise _hold(path, apps, e) from None
         return tuple(apps)
 
 
@@ -109,18 +175,28 @@ def unblock_app(folder: str | Path, app: str) -> bool:
     """Undo :func:`block_app` for ``app`` (case-insensitive); ``True`` when it was blocked.
 
     Raises:
-        ValueError: as :func:`block_app`.
+        ValueError, proagent.errors.DataError, proagent.errors.RunError: as :func:`block_app`.
     """
     app = _check_app(app)
     with _BLOCK_LOCK:
-        apps = list(blocked_apps(folder))
+        apps = list(_current(folder))
         keep = [a for a in apps if a.lower() != app.lower()]
         if len(keep) == len(apps):
             return False
-        write_atomic(
-            Path(folder) / BLOCKED_APPS_FILE, json.dumps({"apps": keep}, ensure_ascii=False) + "\n", mode=0o600
-        )
+        path = Path(folder) / BLOCKED_APPS_FILE
+        try:
+            _write_blocked(path, keep)
+        except OSError as e:
+            raise _hold(path, keep, e) from None
         return True
+
+
+def _current(folder: str | Path) -> tuple[str, ...]:
+    """The list as it stands (a held one first), under ``_BLOCK_LOCK``."""
+    held = _HELD_BLOCKS.get(Path(folder) / BLOCKED_APPS_FILE)
+    if held is not None:
+        return tuple(held)
+    return _read_blocked(Path(folder) / BLOCKED_APPS_FILE)
 
 
 def parse_quiet_hours(text: str | None) -> tuple[time, time] | None:
@@ -231,6 +307,9 @@ class Restraint:
     """True when the user accepted an offer made in :attr:`session`."""
     dismissed: list[tuple[str, str, datetime]] = field(default_factory=list)
     """Dismissed offers with a query: (app, query, time of the dismiss)."""
+    on_warning: Callable[[str], None] | None = None
+    """Where a damaged :data:`BLOCKED_APPS_FILE` found while running is reported (one line;
+    default: ``Warning: ...`` on stderr). Damaged at the start, it raises instead."""
 
     def __post_init__(self) -> None:
         self._rules = [_rule("blocked", {"app": a}) for a in self.config.block_apps]
@@ -238,7 +317,9 @@ class Restraint:
         if self.config.quiet_apps:
             self._rules += list(quiet_app_rules())
         self._page_rules: list[_Rule] = []
-        self._page_stamp: tuple[int, int] | None = None
+        self._page_stamp: tuple[int, int] | None = (-1, -1)  # never a file's: the first call reads
+        self._page_read = False
+        self._page_blocked()  # a damaged file stops the run here, before any offer
 
     def _page_blocked(self) -> list[_Rule]:
         """The rules of :data:`BLOCKED_APPS_FILE`, read again when the file changed."""
@@ -249,9 +330,19 @@ class Restraint:
             stamp = (st.st_mtime_ns, st.st_ino)
         except OSError:
             stamp = None
-        if stamp != self._page_stamp:
-            self._page_stamp = stamp
-            self._page_rules = [_rule("blocked", {"app": a}) for a in blocked_apps(self.folder)]
+        if stamp != self._page_stamp or (Path(self.folder) / BLOCKED_APPS_FILE) in _HELD_BLOCKS:
+            try:
+                apps = blocked_apps(self.folder)
+            except DataError as e:
+                if not self._page_read:
+                    raise  # at the start: the run stops with the file's one line
+                # damaged while running: keep the apps read before (never fewer), say so once
+                warn = self.on_warning or (lambda m: print(f"Warning: {m}", file=sys.stderr, flush=True))
+                warn(f"{e}; the apps read before stay blocked")
+                self._page_stamp = stamp
+                return self._page_rules
+            self._page_stamp, self._page_read = stamp, True
+            self._page_rules = [_rule("blocked", {"app": a}) for a in apps]
         return self._page_rules
 
     def before(self, current: Event | None, now: datetime) -> str | None:

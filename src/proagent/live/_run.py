@@ -18,7 +18,7 @@ from .. import live_files
 from ..bench.progress import duration_text
 from ..bench.samples import SampleConfig
 from ..capture import started_by, x11_fullscreen
-from ..errors import DataError
+from ..errors import DataError, RunError
 from ..io import to_jsonable, write_atomic, write_json_atomic
 from ._activity_follow import open_follower, watched_log
 from ._agent import OFFER_WAIT_SECONDS, LiveAgent, When
@@ -31,7 +31,16 @@ from ._settle import SETTLE_SECONDS
 from ._sources import REPLAY_SKIP_GAP_SECONDS, Moment, ReplayClock, WallClock, replay_moments
 from .records import DecisionSummary, Latency, LiveDecision
 
-__all__ = ["LiveOptions", "ReplayProgress", "RunSummary", "run_replay", "run_watch", "start_capture", "summarise"]
+__all__ = [
+    "LiveOptions",
+    "ReplayProgress",
+    "RunSummary",
+    "run_replay",
+    "run_watch",
+    "start_capture",
+    "summarise",
+    "warm_how",
+]
 
 
 @dataclass(frozen=True)
@@ -199,10 +208,39 @@ NOT_IDENTITY = ("speed",)
 another ``--speed`` is the same run (the speed changes when moments are decided, not what)."""
 
 
+def warm_how(how: Any, model: str) -> float:
+    """:meth:`HowModel.warm <proagent.live.HowModel.warm>` with its failure as one line: a model
+    that cannot be loaded or reached (a server at a closed port, a refused key) stops the run
+    before its first moment. Returns the seconds warming took.
+
+    Raises:
+        proagent.errors.RunError: naming ``--model`` and the provider's error (one line).
+    """
+    from ..bench._inspect_hooks import error_line
+
+    try:
+        return float(how.warm())
+    except Exception as e:  # noqa: BLE001 - any provider's failure, said in one line
+        how.close()
+        raise RunError(
+            f"--model {model}: the How model cannot be reached or loaded ({error_line(e)}); "
+            "start its server or choose another --model (--model none: offers without a query)"
+        ) from None
+
+
 def _check_run(folder: Path, record: dict[str, Any]) -> None:
     p = folder / live_files.RUN_FILE
-    if p.is_file():
-        old = {k: v for k, v in json.loads(p.read_text("utf-8")).items() if k not in NOT_IDENTITY}
+    if p.exists() or p.is_symlink():
+        repair = "it records the options of the run in this folder: restore it, or choose a new --out"
+        try:
+            data = json.loads(p.read_text("utf-8"))
+        except IsADirectoryError:
+            raise DataError(p, f"is a directory; {repair}") from None
+        except (OSError, UnicodeDecodeError, ValueError) as e:
+            raise DataError(p, f"cannot be read ({getattr(e, 'strerror', None) or 'not JSON'}); {repair}") from None
+        if not isinstance(data, dict):
+            raise DataError(p, f"is not a JSON object; {repair}")
+        old = {k: v for k, v in data.items() if k not in NOT_IDENTITY}
         if old != record:
             diff = sorted(k for k in set(old) | set(record) if old.get(k) != record.get(k))
             raise DataError(folder, f"holds a run with other options ({', '.join(diff)}); choose a new --out")

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import DataError
+from ..live_files import LIVE_NAMES
 
 __all__ = [
     "DB_NAMES",
@@ -127,7 +128,7 @@ def find_lifetrace_db(path: str | Path) -> Path:
         for name in DB_NAMES:
             if (path / name).is_file():
                 return path / name
-        dbs = sorted(p for p in path.glob("*.db") if p.is_file())
+        dbs = sorted(p for p in path.glob("*.db") if p.is_file() and p.name not in LIVE_NAMES)  # not live's feedback.db
         if len(dbs) == 1:
             return dbs[0]
         if not dbs:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..errors import DataError
+from ..live_files import LIVE_NAMES
 from ..records import Event
 from ._foreign import ActivityLog
 from .activitywatch import activitywatch_flavour, is_activitywatch_export, load_activitywatch
@@ -197,7 +198,8 @@ def is_sqlite_file(path: Path) -> bool:
 
 
 def find_databases(folder: Path) -> list[Path]:
-    """SQLite databases (``*.db``) and the files of each registered reader (:attr:`LogReader.finds`:
+    """SQLite databases (``*.db``, but not those ``proagent live`` writes:
+    :data:`proagent.live_files.LIVE_NAMES`) and the files of each registered reader (:attr:`LogReader.finds`:
     screenpipe's ``db.sqlite``, ActivityWatch exports, ``*.json`` starting with ``"buckets"``)
     directly in ``folder`` or one level down, sorted within each pattern.
 
@@ -207,7 +209,8 @@ def find_databases(folder: Path) -> list[Path]:
     """
     found: list[Path] = []
     for pattern in ("", "*/"):
-        found += sorted(p for p in folder.glob(pattern + "*.db") if p.is_file())
+        # live's own database (feedback.db, live --watch writes it into the capture folder) is no activity log
+        found += sorted(p for p in folder.glob(pattern + "*.db") if p.is_file() and p.name not in LIVE_NAMES)
         for reader in READERS.values():
             for name in reader.finds:
                 found += [
