@@ -868,42 +868,81 @@ def rate(args: argparse.Namespace) -> int:
     return 0
 
 
-def from_feedback(args: argparse.Namespace) -> int:
-    """The person's live ratings as How labels, and each judge's agreement with them."""
-    from proagent.cache import DiskCache
+def feedback_moments(folder: Path) -> list[dict[str, Any]]:
+    """The Helpful / Not helpful ratings a person gave in ``proagent live`` (``feedback.db``,
+    :func:`proagent.live.rated_help`) as How labels in the set's record shape (``source:
+    feedback``): the moment's screen as live's help saw it, the question asked, the ``answer`` rated
+    and its ``rating`` (+1 helpful, -1 not). No rubric was written for them: their label is the rating.
+
+    Raises:
+        proagent.errors.DataError: no readable ``feedback.db`` in ``folder``.
+    """
     from proagent.live import rated_help
+
+    out = []
+    for x in rated_help(folder):
+        s = x["sample"]
+        shot = next((t.ocr_text for t in reversed(s.current.screenshots) if t.ocr_text.strip()), "")
+        out.append(
+            {
+                "id": f"feedback-{x['offer_id']}",
+                "source": "feedback",
+                "ref": {"offer_id": x["offer_id"], "rated_at": x["rated_at"].isoformat()},
+                "app": s.current.app_name,
+                "window_title": s.current.window_title,
+                "url": s.current.url,
+                "screen": shot,
+                "question": x["question"] or x["query"],
+                "question_kind": "real" if x["question"] and x["question"] != x["query"] else "predicted",
+                "answer": x["answer"],
+                "rating": x["rating"],
+                "_sample": s,
+            }
+        )
+    return out
+
+
+def from_feedback(args: argparse.Namespace) -> int:
+    """The person's live ratings as How labels (kept 0600 in ``--work``'s ``feedback_labels.jsonl``),
+    and each judge's agreement with them: the rated answer against the same model's context-free
+    answer to the same question, both orders; a judge "agrees" when it prefers a helpful answer or
+    does not prefer an unhelpful one."""
+    from proagent.cache import DiskCache
+    from proagent.io import write_atomic
     from proagent.live._help import context_free_messages, help_context
 
-    labels = rated_help(args.from_feedback)
+    labels = feedback_moments(args.from_feedback)
     helpful = [x for x in labels if x["rating"] > 0]
     ci = wilson(len(helpful), len(labels))
     print(f"{len(labels)} rated answers, {len(helpful)} helpful" + (f" (95% CI {ci[0]:.2f}-{ci[1]:.2f})" if ci else ""))
     work = work_dir(args.work)
-    cache = DiskCache(work / "cache")
-    answerer = Answerer(args.model, dict(a.split("=", 1) for a in args.model_arg), cache, args.max_tokens)
-    judges = [Judge(j, cache) for j in args.judge]
+    keep = [json.dumps({k: v for k, v in x.items() if not k.startswith("_")}, ensure_ascii=False) for x in labels]
+    write_atomic(work / "feedback_labels.jsonl", "\n".join(keep) + ("\n" if keep else ""))
     out: dict[str, Any] = {
         "rated": len(labels),
         "helpful": len(helpful),
         "ci95": list(ci) if ci else None,
         "judges": {},
     }
-    for j in judges:
-        human, judged = [], []
-        for x in labels:
-            ctx = help_context(x["sample"], x["query"], "raw")
-            free = answerer(context_free_messages(ctx))["text"]
-            m = {
-                "rubric": [{"text": "answers the question, specific to the screen"}, {"text": "invents nothing"}],
-                "wrong_if": "it is wrong for this screen",
-            }
-            v = judge_pair(j, m, ctx.text[:JUDGE_SCREEN_CHARS], x["question"] or ctx.question, x["answer"], free)[
-                "verdict"
-            ]
-            human.append("helpful" if x["rating"] > 0 else "not")
-            judged.append({"x": "helpful", "y": "not"}.get(v or ""))
-        out["judges"][j.name] = kappa(human, judged)
-        print(f"{j.name}: {out['judges'][j.name]}")
+    if labels and args.judge:
+        cache = DiskCache(work / "cache")
+        answerer = Answerer(args.model, dict(a.split("=", 1) for a in args.model_arg), cache, args.max_tokens)
+        rubric = {
+            "rubric": [{"text": "answers the question, specific to the screen"}, {"text": "invents nothing"}],
+            "wrong_if": "it is wrong for this screen",
+        }
+        for name in args.judge:
+            j = Judge(name, cache, base_url=args.judge_base_url if not name.startswith("local/") else None)
+            human, judged = [], []
+            for x in labels:
+                ctx = help_context(x["_sample"], x["question"], "raw")
+                free = answerer(context_free_messages(ctx))["text"]
+                view = judge_view({"id": x["id"]}, x["_sample"])
+                v = judge_pair(j, rubric, view, x["question"] or ctx.question, x["answer"], free)["verdict"]
+                human.append("helpful" if x["rating"] > 0 else "not")
+                judged.append({"x": "helpful", "y": "not"}.get(v or ""))
+            out["judges"][name] = kappa(human, judged)
+            print(f"{name}: {out['judges'][name]}")
     if args.json:
         from proagent.io import write_json_atomic
 
@@ -944,12 +983,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=6 * 3600.0)
     ap.add_argument("--rate", action="store_true", help="rate answered pairs yourself (order hidden)")
     ap.add_argument("--from-feedback", type=Path, default=None, help="a live folder: its help ratings as How labels")
-    ap.add_argument("--smoke", action="store_true", help="SmolLM2 answers and judges 2 moments, answers of 24 tokens")
+    ap.add_argument("--smoke", action="store_true", help="SmolLM2 answers and judges one moment, answers of 16 tokens")
     args = ap.parse_args(argv)
     if args.smoke:
-        args.model, args.max_tokens, args.limit = "local/smollm2-135m", 24, 2
+        args.model, args.max_tokens, args.limit = "local/smollm2-135m", 16, 1
         args.judge = args.judge or ["local/smollm2-135m"]
-        args.only = args.only or "desk-chat3-french,sheet-q1-total"
+        args.only = args.only or "sheet-q1-total"
     args.judge = args.judge or list(DEFAULT_JUDGES)
     for j in args.judge:
         if not j.startswith("local/") and "/" not in j:
