@@ -330,10 +330,18 @@ class Judge:
     Verdicts are kept in ``cache``. A remote judge's prompt is redacted (live's ``--send-screen``
     default for a remote model) unless ``send_screen`` says otherwise."""
 
-    def __init__(self, name: str, cache: Any, base_url: str | None = None, send_screen: str | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        cache: Any,
+        base_url: str | None = None,
+        send_screen: str | None = None,
+        model_args: dict[str, Any] | None = None,
+    ) -> None:
         from proagent.live._privacy import default_send_screen
 
         self.name, self.cache, self.base_url = name, cache, base_url
+        self.model_args = {**JUDGE_MODEL_ARGS.get(name, {}), **(model_args or {})}
         self.send_screen = send_screen or default_send_screen(name)
         self._model: Any = None
         self._loop = asyncio.new_event_loop()
@@ -342,8 +350,7 @@ class Judge:
         if self._model is None:
             from inspect_ai.model import get_model
 
-            args = dict(JUDGE_MODEL_ARGS.get(self.name, {}))
-            self._model = get_model(self.name, base_url=self.base_url, **args)
+            self._model = get_model(self.name, base_url=self.base_url, **self.model_args)
         return self._model
 
     def choose(self, prompt: str) -> dict[str, Any]:
@@ -753,7 +760,13 @@ def run(args: argparse.Namespace) -> int:
     cache = DiskCache(work / "cache")
     margs = dict(a.split("=", 1) for a in args.model_arg)
     answerer = Answerer(args.model, margs, cache, args.max_tokens)
-    judges = [Judge(j, cache, base_url=args.judge_base_url if not j.startswith("local/") else None) for j in args.judge]
+    threads = {k: v for k, v in margs.items() if k == "n_threads"}  # a local judge runs on the helper's threads
+    judges = [
+        Judge(j, cache, base_url=args.judge_base_url)
+        if not j.startswith("local/")
+        else Judge(j, cache, model_args=threads)
+        for j in args.judge
+    ]
     levers = [parse_lever(x) for x in args.lever]
     lever_names = ["=".join(x) for x in levers]
     send = args.send_screen or default_send_screen(args.model)
