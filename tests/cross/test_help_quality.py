@@ -163,3 +163,39 @@ def test_live_ratings_come_back_as_how_labels(tmp_path: Path) -> None:
     assert (rec["rated"], rec["helpful"]) == (2, 1) and rec["ci95"][0] < 0.5 < rec["ci95"][1]
     kept = (tmp_path / "work" / "feedback_labels.jsonl").read_text().splitlines()
     assert len(kept) == 2 and oct((tmp_path / "work" / "feedback_labels.jsonl").stat().st_mode & 0o777) == "0o600"
+
+
+def test_rate_hides_the_order_and_stores_the_person_s_choice(tmp_path: Path, monkeypatch, capsys) -> None:  # noqa: ANN001
+    """--rate shows the two answers of an answered moment as 1 and 2 (order drawn at random) and keeps
+    which system the person chose, 0600; the run then reports judge-human kappa from it."""
+    from proagent.cache import DiskCache
+
+    moments = hq.load_moments()
+    m = next(x for x in moments if x["id"] == "sheet-div0")
+    p = tmp_path / "one.jsonl"
+    p.write_text(json.dumps({k: v for k, v in m.items() if not k.startswith("_")}) + "\n", "utf-8")
+    work = tmp_path / "work"
+    args = hq.argparse.Namespace(
+        work=work, model="local/x", model_arg=[], max_tokens=None, send_screen="raw", moments=p, data=tmp_path
+    )
+    sample, question = hq.sample_of(m)
+    msgs, free, _, _ = hq.help_messages_for(sample, question, "raw")
+    cache = DiskCache(hq.work_dir(work) / "cache")
+    for ms, text in ((msgs, "IN CONTEXT: B5 is 0"), (free, "CONTEXT FREE: check the divisor")):
+        cache.set(hq._key("answer", "local/x", {}, 400, ms), json.dumps({"text": text}).encode())
+    choices = []
+
+    def pick(prompt: str) -> str:  # the person picks whichever number shows the in-context answer
+        out = capsys.readouterr().out
+        first = out.split("--- Answer 1 ---", 1)[1].split("--- Answer 2 ---", 1)[0]
+        choices.append("IN CONTEXT" in first)
+        return "1" if "IN CONTEXT" in first else "2"
+
+    monkeypatch.setattr("builtins.input", pick)
+    assert hq.rate(args) == 0
+    rated = hq._ratings(work)
+    assert [r["verdict"] for r in rated] == ["x"] and len(choices) == 1
+    assert oct((work / "ratings.jsonl").stat().st_mode & 0o777) == "0o600"
+    rec = {"id": "sheet-div0", "rubric_verdict": "x", "judges": {"j": {"verdict": "y"}}}
+    agree = hq._human_agreement(work, [rec], ["j"])
+    assert agree["rated"] == 1 and agree["human_win_rate"]["wins"] == 1
