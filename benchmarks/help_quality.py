@@ -783,10 +783,10 @@ def run(args: argparse.Namespace) -> int:
             continue
         records.append(rec)
         js = " ".join(f"{j.split('/')[-1]}={rec['judges'][j]['verdict']}" for j in args.judge)
-        lv = (
-            " ".join(f"{k}:{v['judges'][args.judge[0]]['verdict']}" for k, v in rec["levers"].items())
-            if args.judge
-            else ""
+        lv = " ".join(
+            f"{k}: rubric={v['rubric_verdict']}"
+            + (f" {args.judge[0].split('/')[-1]}={v['judges'][args.judge[0]]['verdict']}" if args.judge else "")
+            for k, v in rec["levers"].items()
         )
         print(
             f"[{i}/{len(moments)} {time.perf_counter() - t0:.0f}s] {m['id']}: checks ctx {rec['checks']['context']['passed']}/"
@@ -978,7 +978,7 @@ def main(argv: list[str] | None = None) -> int:
         "--judge",
         action="append",
         default=None,
-        help=f"a judge model (repeatable; default {', '.join(DEFAULT_JUDGES)})",
+        help=f"a judge model (repeatable; default {', '.join(DEFAULT_JUDGES)}; none: the text checks only)",
     )
     ap.add_argument(
         "--judge-base-url", default=None, help="base URL of an OpenAI-compatible judge (--judge openai-api/NAME/MODEL)"
@@ -1002,7 +1002,7 @@ def main(argv: list[str] | None = None) -> int:
         args.model, args.max_tokens, args.limit = "local/smollm2-135m", 16, 1
         args.judge = args.judge or ["local/smollm2-135m"]
         args.only = args.only or "sheet-q1-total"
-    args.judge = args.judge or list(DEFAULT_JUDGES)
+    args.judge = [] if args.judge == ["none"] else args.judge or list(DEFAULT_JUDGES)
     for j in args.judge:
         if not j.startswith("local/") and "/" not in j:
             raise SystemExit(f"Error: --judge {j!r}: name a model as PROVIDER/MODEL (local/..., openai-api/...)")
