@@ -481,6 +481,17 @@ def kappa(a: list[Any], b: list[Any]) -> dict[str, Any]:
     }
 
 
+def margin_verdict(pair: dict[str, Any]) -> str | None:
+    """A local judge's two orders pooled (position-debiased): ``x`` when its A-minus-B log-probability
+    margin favours ``x`` more over both orders (``margin(xy) - margin(yx) > 0``), else ``y``; ``None``
+    when an order has no margin or only one letter was among its top tokens. A secondary figure: the
+    headline counts only pairs whose two orders agree."""
+    a, b = pair["xy"].get("margin"), pair["yx"].get("margin")
+    if a is None or b is None or abs(a) > 1e6 or abs(b) > 1e6 or a == b:
+        return None
+    return "x" if a - b > 0 else "y"
+
+
 def panel_verdict(verdicts: list[str | None]) -> str | None:
     """Majority of the judges' consistent verdicts (``x``/``y``); ``None`` on a tie or none."""
     c = Counter(v for v in verdicts if v in ("x", "y"))
@@ -577,7 +588,8 @@ def summarise(records: list[dict[str, Any]], judges: list[str], levers: list[str
     for j in judges:
         vs = [r["judges"][j]["verdict"] for r in records if j in r["judges"]]
         orders = [o for r in records if j in r["judges"] for o in (r["judges"][j]["xy"], r["judges"][j]["yx"])]
-        out["judges"][j] = {**win_stats(vs), "position_bias": position_bias(orders)}
+        pooled = [margin_verdict(r["judges"][j]) for r in records if j in r["judges"]]
+        out["judges"][j] = {**win_stats(vs), "position_bias": position_bias(orders), "pooled": win_stats(pooled)}
     panel = [panel_verdict([r["judges"][j]["verdict"] for j in judges if j in r["judges"]]) for r in records]
     out["panel"] = win_stats(panel)
     rub = [r["rubric_verdict"] for r in records]
@@ -630,6 +642,8 @@ def _rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
                 "ci_low": s["ci95"][0] if s["ci95"] else None,
                 "ci_high": s["ci95"][1] if s["ci95"] else None,
                 "first_share": pb.get("first_share"),
+                "pooled": (s.get("pooled") or {}).get("win_rate"),
+                "pooled_n": (s.get("pooled") or {}).get("consistent"),
             }
         )
     return rows
@@ -646,6 +660,8 @@ COLUMNS = [
     ("ci_low", "95% CI low", ".2f"),
     ("ci_high", "95% CI high", ".2f"),
     ("first_share", "picks first shown", ".2f"),
+    ("pooled", "orders pooled: win rate", ".2f"),
+    ("pooled_n", "orders pooled: n", "d"),
 ]
 
 

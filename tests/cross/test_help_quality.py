@@ -199,3 +199,11 @@ def test_rate_hides_the_order_and_stores_the_person_s_choice(tmp_path: Path, mon
     rec = {"id": "sheet-div0", "rubric_verdict": "x", "judges": {"j": {"verdict": "y"}}}
     agree = hq._human_agreement(work, [rec], ["j"])
     assert agree["rated"] == 1 and agree["human_win_rate"]["wins"] == 1
+
+
+def test_pooled_orders_cancel_a_constant_position_bias() -> None:
+    """Both orders pick A (inconsistent), but A's margin is larger when x is shown first: x is preferred."""
+    pair = {"xy": {"choice": "A", "margin": 0.9}, "yx": {"choice": "A", "margin": 0.2}}
+    assert hq.margin_verdict(pair) == "x"
+    assert hq.margin_verdict({"xy": {"margin": 0.2}, "yx": {"margin": 0.9}}) == "y"
+    assert hq.margin_verdict({"xy": {"margin": 1e9}, "yx": {"margin": 0.1}}) is None  # only A among the top tokens
