@@ -702,6 +702,7 @@ def write_summary(
     path: Path | None, args: argparse.Namespace, summary: dict[str, Any], records, machine, total: int
 ) -> None:
     from proagent.io import write_json_atomic
+    from proagent.live._help import HELP_MAX_TOKENS
 
     if path is None:
         return
@@ -710,7 +711,7 @@ def write_summary(
     cond = (
         f"{done} of {total} moments finished"
         + ("" if done == total else " (run stopped early: a random subset)")
-        + f"; model {args.model}, answers of at most {args.max_tokens or 'lives'} tokens"
+        + f"; model {args.model}, answers of at most {args.max_tokens or HELP_MAX_TOKENS} tokens (live's budget unless --max-tokens)"
     )
     k = {n: v["kappa"] for n, v in summary["kappa"].items()}
     note = (
