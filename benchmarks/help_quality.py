@@ -76,6 +76,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import DEFAULT_DATA, guard_network, machine_note, render_table, watchdog, write_result  # noqa: E402
 
 MOMENTS = ROOT / "benchmarks" / "data" / "help_quality" / "moments.jsonl"
+DATA = next(
+    (p for p in (DEFAULT_DATA, ROOT.parents[1] / "shared" / "data" / "proactivebench") if p.is_dir()), DEFAULT_DATA
+)
+"""The ProactiveBench dev sessions: ``shared/`` beside the checkout, or beside its parent (a worktree)."""
 DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
 DEFAULT_JUDGES = ("local/qwen2.5-coder-1.5b", "local/gemma3-270m", "local/smollm2-135m")
 """Three model families that run offline here (Qwen, Gemma, SmolLM/Llama-architecture)."""
@@ -196,7 +200,7 @@ def _pb_sample(moment: dict[str, Any], data: Path) -> tuple[Any, str]:
     return sample, q.group(1)
 
 
-def sample_of(moment: dict[str, Any], data: Path = DEFAULT_DATA) -> tuple[Any, str | None]:
+def sample_of(moment: dict[str, Any], data: Path = DATA) -> tuple[Any, str | None]:
     """The moment as live's :class:`~proagent.records.Sample` and its question (``None``: live's
     generic question). A ProactiveBench moment is read from ``data`` (never copied into the
     repository: its README says so) with live's own :func:`proagent.live.moment_sample`; its
@@ -986,7 +990,7 @@ def from_feedback(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--moments", type=Path, default=MOMENTS)
-    ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the ProactiveBench dev sessions' folder")
+    ap.add_argument("--data", type=Path, default=DATA, help="the ProactiveBench dev sessions' folder")
     ap.add_argument("--model", default=DEFAULT_MODEL)
     ap.add_argument("--model-arg", action="append", default=[], help="KEY=VALUE for a local model (e.g. n_threads=2)")
     ap.add_argument("--max-tokens", type=int, default=None, help="answer budget, tokens (default: live's)")
