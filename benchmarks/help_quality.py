@@ -746,6 +746,7 @@ def write_summary(
         note=note,
         conditions=cond,
         tables=tables or None,
+        baseline_columns=["losses"],
         figures={
             "summary": summary,
             "moments": [{k: v for k, v in r.items() if k not in ("context", "free")} for r in records],
@@ -977,10 +978,23 @@ def from_feedback(args: argparse.Namespace) -> int:
                 judged.append({"x": "helpful", "y": "not"}.get(v or ""))
             out["judges"][name] = kappa(human, judged)
             print(f"{name}: {out['judges'][name]}")
-    if args.json:
-        from proagent.io import write_json_atomic
-
-        write_json_atomic(args.json, {"benchmark": "help_quality_feedback", **out})
+    rows = [{"judge": n, **k} for n, k in out["judges"].items()]
+    write_result(
+        args.json,
+        benchmark="help_quality_feedback",
+        rows=rows,
+        columns=[
+            ("judge", "judge", "s"),
+            ("n", "rated answers", "d"),
+            ("kappa", "kappa with you", ".2f"),
+            ("agreement", "agreement", ".2f"),
+        ],
+        machine=machine_note()[1],
+        baseline="the person's own Helpful / Not helpful ratings in proagent live",
+        baseline_columns=["n"],
+        note=f"{len(labels)} rated answers, {len(helpful)} helpful",
+        figures={k: v for k, v in out.items() if k != "judges"},
+    )
     return 0
 
 

@@ -159,7 +159,7 @@ def test_live_ratings_come_back_as_how_labels(tmp_path: Path) -> None:
     assert "KeyError" in labels[0]["answer"] and "Traceback" in labels[0]["screen"] and labels[0]["question"]
     args = hq.argparse.Namespace(from_feedback=tmp_path, work=tmp_path / "work", judge=[], json=tmp_path / "f.json")
     assert hq.from_feedback(args) == 0
-    rec = json.loads((tmp_path / "f.json").read_text())
+    rec = json.loads((tmp_path / "f.json").read_text())["figures"]
     assert (rec["rated"], rec["helpful"]) == (2, 1) and rec["ci95"][0] < 0.5 < rec["ci95"][1]
     kept = (tmp_path / "work" / "feedback_labels.jsonl").read_text().splitlines()
     assert len(kept) == 2 and oct((tmp_path / "work" / "feedback_labels.jsonl").stat().st_mode & 0o777) == "0o600"
