@@ -738,7 +738,7 @@ def write_summary(
         )
     rec = write_result(
         path,
-        benchmark="help_quality",
+        benchmark=Path(path).stem if Path(path).stem.startswith("help_quality") else "help_quality",
         rows=_rows(summary),
         columns=COLUMNS,
         machine=machine,
