@@ -713,8 +713,8 @@ def write_summary(
     panel = summary["panel"]
     done = summary["n"]
     cond = (
-        f"{done} of {total} moments finished"
-        + ("" if done == total else " (run stopped early: a random subset)")
+        f"{done} of the set's {getattr(args, 'set_size', total)} moments"
+        + ("" if done == getattr(args, "set_size", total) else " (the first of a seeded random order: a random subset)")
         + f"; model {args.model}, answers of at most {args.max_tokens or HELP_MAX_TOKENS} tokens (live's budget unless --max-tokens)"
     )
     k = {n: v["kappa"] for n, v in summary["kappa"].items()}
@@ -777,6 +777,7 @@ def run(args: argparse.Namespace) -> int:
         keep = set(args.only.split(","))
         moments = [m for m in moments if m["id"] in keep]
     random.Random(args.seed).shuffle(moments)
+    args.set_size = len(moments)
     moments = moments[: args.limit] if args.limit else moments
     work = work_dir(args.work)
     cache = DiskCache(work / "cache")
