@@ -1,6 +1,8 @@
 """Background OCR of captured screenshots, in its own process so it never blocks capture.
 
-The worker takes the oldest screenshot with ``is_processed = 0`` whose file is still there, runs
+The worker takes the newest screenshot with ``is_processed = 0`` whose file is still there (the
+screen as the person sees it now first, a backlog after it, :func:`ocr_pending`), reads the focused
+window's rectangle of it where capture stored one (``screenshots.ocr_region``), runs
 RapidOCR on it (PP-OCR det/rec ONNX models shipped inside the ``rapidocr`` wheel; one onnxruntime
 thread; :data:`~proagent.ocr.LEAN_PARAMS`; the screen read in horizontal bands, :func:`read_bands`,
 so that its resident memory stays near 300 MB on a 1080p screen; only the rows that changed since
@@ -30,9 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from ..ocr import load_ocr
+from ._regions import parse_region
 from ._store import FINISH_SIGNAL, PENDING_WHERE, SHOTS_DIR, connect, pending_count
 
 __all__ = [
+    "REGION_MARGIN",
     "BAND_OVERLAP",
     "BAND_ROWS",
     "FINISH_SIGNAL",
@@ -66,6 +70,13 @@ lies whole in the band holding its centre, and is kept from that band only."""
 CHANGE_MARGIN = BAND_OVERLAP
 """Rows around the rows that changed since the previous screenshot of a screen that are read again
 with them (and, as in a band, :data:`BAND_OVERLAP` more above and below as context)."""
+
+
+REGION_MARGIN = 32
+"""Pixels of the screen around a focused window's region read with it: a text line close to the
+region's edge is then detected whole (cut at the edge, the detector's box clipped the line and the
+recogniser read an xmessage's "BRAVO MESSAGE 58" as "BRAVO HESSAGE 58"; with 32 pixels of context,
+as read on the whole screen)."""
 
 
 @dataclass(frozen=True)
@@ -276,11 +287,16 @@ class OcrEngine:
         self.stats = BandStats()
         """Bands read and blank, lines reused and rows read so far."""
 
-    def read(self, path: Path, screen: Any = None) -> tuple[str, float | None]:
+    def read(
+        self, path: Path, screen: Any = None, region: tuple[int, int, int, int] | None = None
+    ) -> tuple[str, float | None]:
         """``(text, mean confidence)`` of the image at ``path`` (empty text, ``None`` when none).
         ``screen``: the screen it shows (``screenshots.screen_id``); the lines of the previous
         screenshot read for the same screen are reused where their rows are unchanged
-        (:func:`read_screen`).
+        (:func:`read_screen`). ``region``: ``(x, y, width, height)`` of the part to read (the
+        focused window, ``screenshots.ocr_region``), clipped to the image; ``None``: all of it.
+        A region whose pixels are those of the previous read of the screen costs the row digests
+        only: every line is reused.
 
         Raises:
             OSError, ValueError: the file is missing or not a readable image (the previous
@@ -292,15 +308,32 @@ class OcrEngine:
 
         with open_image(path) as im:  # decrypted in memory in an encrypted capture
             arr = np.asarray(im.convert("RGB"))
+        if region is not None:
+            x, y, w, h = region
+            m = REGION_MARGIN
+            crop = arr[max(0, y - m) : max(0, y + h + m), max(0, x - m) : max(0, x + w + m)]
+            if crop.shape[0] and crop.shape[1]:
+                arr = np.ascontiguousarray(crop)
         txts, scores, read = read_screen(self._engine, arr, self._previous.get(screen), stats=self.stats)
         self._previous[screen] = read
         return "\n".join(txts), (sum(scores) / len(scores) if scores else None)
 
 
-def ocr_pending(con: sqlite3.Connection, engine: OcrEngine, shots_dir: Path) -> bool:
-    """OCR the oldest unprocessed screenshot; False when none is waiting."""
+def _has_region(con: sqlite3.Connection) -> bool:
+    return "ocr_region" in {r[1] for r in con.execute('PRAGMA table_info("screenshots")')}
+
+
+def ocr_pending(con: sqlite3.Connection, engine: OcrEngine, shots_dir: Path, *, newest_first: bool = True) -> bool:
+    """OCR one unprocessed screenshot; False when none is waiting.
+
+    ``newest_first`` (the default): the newest one, so that the text of what the person looks at
+    now is there first and a backlog is read after, newest to oldest (capture stores a screenshot
+    only when its screen changed: the newest is the screen as it is); ``False``: the oldest. Where
+    the row has an ``ocr_region`` (:data:`~._store.OCR_REGION_COLUMN`) only that part is read."""
+    region_col = "ocr_region" if _has_region(con) else "NULL"
     row = con.execute(
-        f"SELECT id, file_path, screen_id FROM screenshots WHERE {PENDING_WHERE} ORDER BY id LIMIT 1"
+        f"SELECT id, file_path, screen_id, {region_col} FROM screenshots WHERE {PENDING_WHERE} "
+        f"ORDER BY id {'DESC' if newest_first else 'ASC'} LIMIT 1"
     ).fetchone()
     if row is None:
         return False
@@ -308,7 +341,7 @@ def ocr_pending(con: sqlite3.Connection, engine: OcrEngine, shots_dir: Path) -> 
     path = shots_dir / Path(file_path).name
     t0 = time.perf_counter()
     try:
-        text, conf = engine.read(path, screen=row[2])
+        text, conf = engine.read(path, screen=row[2], region=parse_region(row[3]))
         ok = True
     except (OSError, ValueError):  # file removed by retention meanwhile, or unreadable
         text, conf, ok = "", None, False
