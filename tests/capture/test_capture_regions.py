@@ -165,3 +165,56 @@ def test_a_blocked_window_behind_a_dialog_is_masked_before_storing_and_ocr(tmp_p
     for fp, _, _ in shots:  # nor is it in the stored image, read whole here
         res = engine(str(fp))
         assert not any("73915" in t for t in (res.txts or ())), res.txts
+
+
+def test_screenshots_whose_lines_are_all_reused_are_not_rate_limited(tmp_path: Path) -> None:
+    """A page changing beside a still window stores a screenshot a second: the worker reads those
+    whose focused region did not change at once (no engine pass), not one per --ocr-interval."""
+    pytest.importorskip("rapidocr")
+    import io
+
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.truetype(MONO, 18) if os.path.exists(MONO) else ImageFont.load_default(18)
+    st = Store(tmp_path)
+    ev = st.open_event("xterm", "t", datetime(2026, 1, 1, 9))
+    for k in range(4):
+        img = Image.new("RGB", (800, 400), (250, 250, 250))
+        d = ImageDraw.Draw(img)
+        d.text((20, 30), "STILL TERMINAL LINE 6021", fill=(10, 10, 10), font=font)
+        d.text((480, 300), f"ticker {k * 37}", fill=(10, 10, 10), font=font)  # outside the region: changes
+        buf = io.BytesIO()
+        img.save(buf, format="PNG")
+        st.add_screenshot(
+            event_id=ev,
+            screen_id=0,
+            t=datetime(2026, 1, 1, 9, 0, k),
+            data=buf.getvalue(),
+            ext="png",
+            file_hash=str(k),
+            width=800,
+            height=400,
+            app="xterm",
+            title="t",
+            focused=True,
+            ocr_region=(0, 0, 400, 120),
+        )
+    st.close()
+    db = tmp_path / "lifetrace.db"
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "proagent.capture._ocr", str(db), "--min-interval", "60"],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    try:
+        end = time.monotonic() + 120
+        while time.monotonic() < end and _rows(db, "SELECT COUNT(*) FROM ocr_results")[0][0] < 1:
+            time.sleep(0.1)
+        first = time.monotonic()
+        while time.monotonic() < first + 20 and _rows(db, "SELECT COUNT(*) FROM ocr_results")[0][0] < 4:
+            time.sleep(0.1)
+    finally:
+        worker.terminate()
+        worker.wait(30)
+    texts = [r[0] for r in _rows(db, "SELECT text_content FROM ocr_results ORDER BY screenshot_id")]
+    assert len(texts) == 4, "the screenshots with the same region waited for the rate limit"
+    assert all("6021" in t and "ticker" not in t for t in texts)

@@ -9,7 +9,8 @@ so that its resident memory stays near 300 MB on a 1080p screen; only the rows t
 the previous screenshot of the same screen are read again, :func:`read_screen`), writes one ``ocr_results`` row (lines joined with newlines, mean line
 confidence, ``language = 'ch_sim+en'``, ``processing_time`` in seconds) and sets ``is_processed``
 and ``processed_at``, all in one transaction. It starts at most one OCR every ``min_interval``
-seconds (the bounded rate), sleeps while nothing is waiting, and exits when its parent recorder
+seconds that runs the engine (the bounded rate; a screenshot whose lines are all reused waits
+:data:`REUSE_GAP` only), sleeps while nothing is waiting, and exits when its parent recorder
 is gone (checked every second) or on SIGTERM. On SIGUSR1 (the recorder stops, :data:`FINISH_SIGNAL`)
 it *finishes*: it reads what is waiting without the rate limit and exits once nothing is. The text
 is never logged.
@@ -284,6 +285,7 @@ class OcrEngine:
     def __init__(self, threads: int = 1) -> None:
         self._engine = load_ocr(threads, lean=True)
         self._previous: dict[Any, ScreenRead] = {}
+        self._loaded: tuple[Any, Any] | None = None
         self.stats = BandStats()
         """Bands read and blank, lines reused and rows read so far."""
 
@@ -302,10 +304,21 @@ class OcrEngine:
             OSError, ValueError: the file is missing or not a readable image (the previous
                 screenshot kept for the screen is then unchanged).
         """
+        arr = self._load(path, region)
+        self._loaded = None
+        txts, scores, read = read_screen(self._engine, arr, self._previous.get(screen), stats=self.stats)
+        self._previous[screen] = read
+        return "\n".join(txts), (sum(scores) / len(scores) if scores else None)
+
+    def _load(self, path: Path, region: tuple[int, int, int, int] | None) -> Any:
+        """The RGB array of ``path`` cut to ``region`` (+ :data:`REGION_MARGIN`), kept for the next
+        call with the same arguments (:meth:`needs_engine` then :meth:`read` decode once)."""
         import numpy as np
 
         from ..vault import open_image
 
+        if self._loaded is not None and self._loaded[0] == (path, region):
+            return self._loaded[1]
         with open_image(path) as im:  # decrypted in memory in an encrypted capture
             arr = np.asarray(im.convert("RGB"))
         if region is not None:
@@ -314,17 +327,36 @@ class OcrEngine:
             crop = arr[max(0, y - m) : max(0, y + h + m), max(0, x - m) : max(0, x + w + m)]
             if crop.shape[0] and crop.shape[1]:
                 arr = np.ascontiguousarray(crop)
-        txts, scores, read = read_screen(self._engine, arr, self._previous.get(screen), stats=self.stats)
-        self._previous[screen] = read
-        return "\n".join(txts), (sum(scores) / len(scores) if scores else None)
+        self._loaded = ((path, region), arr)
+        return arr
+
+    def needs_engine(self, path: Path, screen: Any = None, region: tuple[int, int, int, int] | None = None) -> bool:
+        """Whether :meth:`read` of these arguments would run the engine: ``False`` when the part read
+        has the shape and every pixel row of the previous read of ``screen`` (its lines are reused).
+
+        Raises:
+            OSError, ValueError: as :meth:`read`.
+        """
+        arr = self._load(path, region)
+        prev = self._previous.get(screen)
+        return prev is None or prev.shape != tuple(arr.shape) or _row_digests(arr) != prev.rows
 
 
 def _has_region(con: sqlite3.Connection) -> bool:
     return "ocr_region" in {r[1] for r in con.execute('PRAGMA table_info("screenshots")')}
 
 
-def ocr_pending(con: sqlite3.Connection, engine: OcrEngine, shots_dir: Path, *, newest_first: bool = True) -> bool:
-    """OCR one unprocessed screenshot; False when none is waiting.
+def ocr_pending(
+    con: sqlite3.Connection,
+    engine: OcrEngine,
+    shots_dir: Path,
+    *,
+    newest_first: bool = True,
+    engine_ready: bool = True,
+) -> bool | None:
+    """OCR one unprocessed screenshot; False when none is waiting; ``None`` when ``engine_ready``
+    is False and that screenshot would run the engine (:meth:`OcrEngine.needs_engine`: nothing
+    read, it waits for the rate limit).
 
     ``newest_first`` (the default): the newest one, so that the text of what the person looks at
     now is there first and a backlog is read after, newest to oldest (capture stores a screenshot
@@ -339,9 +371,16 @@ def ocr_pending(con: sqlite3.Connection, engine: OcrEngine, shots_dir: Path, *, 
         return False
     sid, file_path = int(row[0]), str(row[1])
     path = shots_dir / Path(file_path).name
+    region = parse_region(row[3])
     t0 = time.perf_counter()
+    if not engine_ready:
+        try:
+            if engine.needs_engine(path, screen=row[2], region=region):
+                return None
+        except (OSError, ValueError):
+            pass  # read below: recorded as unreadable
     try:
-        text, conf = engine.read(path, screen=row[2], region=parse_region(row[3]))
+        text, conf = engine.read(path, screen=row[2], region=region)
         ok = True
     except (OSError, ValueError):  # file removed by retention meanwhile, or unreadable
         text, conf, ok = "", None, False
@@ -382,6 +421,13 @@ def return_freed_memory(threshold: int = MMAP_THRESHOLD) -> bool:
         return False
 
 
+REUSE_GAP = 0.05
+"""Seconds the worker waits after a screenshot it read without running the engine (its region's
+rows unchanged since the previous read, or one colour): the rate limit (``min_interval``) bounds
+the engine's CPU, and such a read costs the image's decoding and row digests only (a browser page
+that changes beside a still terminal stores a screenshot a second, each read at once)."""
+
+
 def run_worker(db: Path, *, min_interval: float = 2.0, parent: int | None = None, threads: int = 1) -> None:
     """Process screenshots of ``db`` until the parent process ends (see the module docstring)."""
     return_freed_memory()  # before the models load
@@ -402,17 +448,26 @@ def run_worker(db: Path, *, min_interval: float = 2.0, parent: int | None = None
     engine = OcrEngine(threads)
     con = connect(db)
     shots = db.parent / SHOTS_DIR
+    next_engine = 0.0  # monotonic time from which the engine may run again (the rate limit)
     try:
         while not stop:
             if parent is not None and os.getppid() != parent:
                 break  # the recorder died (kill -9): do not outlive it
             t0 = time.monotonic()
-            did = ocr_pending(con, engine, shots)
+            passes = engine.stats.read
+            did = ocr_pending(con, engine, shots, engine_ready=finish or t0 >= next_engine)
             if finish:  # the recorder stops: no rate limit, and done once nothing waits
-                if not did:
+                if did is False:
                     break
-                continue
-            wait = max(min_interval - (time.monotonic() - t0), 0.0) if did else max(min_interval, 1.0)
+                continue  # None: it came while that screenshot waited for the rate limit
+            if did is None:  # the newest screenshot needs the engine: wait for the rate limit
+                wait = min(next_engine - t0, 0.5)
+            elif did:
+                if engine.stats.read > passes:
+                    next_engine = t0 + min_interval
+                wait = REUSE_GAP
+            else:
+                wait = max(min(min_interval, 1.0), REUSE_GAP)
             end = time.monotonic() + wait
             while not stop and not finish and time.monotonic() < end:
                 time.sleep(min(0.5, max(end - time.monotonic(), 0.0)))
