@@ -27,6 +27,7 @@ import signal
 import sqlite3
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -52,6 +53,7 @@ __all__ = [
     "read_bands",
     "read_screen",
     "return_freed_memory",
+    "scroll_shift",
     "run_worker",
 ]
 
@@ -123,6 +125,9 @@ class BandStats:
     """Lines taken over from the previous screenshot of the screen (their rows unchanged)."""
     rows_read: int = 0
     """Screen rows whose lines were read (each band's own rows, overlap not counted)."""
+    shifts: int = 0
+    """Screenshots whose content had moved up or down since the previous one (a terminal printing,
+    a page scrolled, :func:`scroll_shift`): the lines moved with it were reused."""
 
 
 def _row_digests(arr: Any) -> tuple[bytes, ...]:
@@ -214,6 +219,55 @@ def _changed_regions(
     return [(a, b) for a, b in core], [(a, b) for a, b in regions]
 
 
+MIN_SHIFT_SHARE = 0.3
+"""Share of a screen's rows (rows of one colour aside) that must match the previous screenshot's rows
+moved by one same offset for :func:`scroll_shift` to take the screen as scrolled."""
+
+
+def scroll_shift(previous: ScreenRead, digests: tuple[bytes, ...], uniform: frozenset[bytes] = frozenset()) -> int:
+    """The vertical offset ``d`` (rows) by which the content of ``previous`` moved up on the new
+    screen (row ``y`` now shows what row ``y + d`` showed; a terminal printing output, a page
+    scrolled), ``0`` when none: the most common ``d != 0`` among the rows whose digest is unique on
+    both screens, when at least :data:`MIN_SHIFT_SHARE` of the new screen's unique rows (``uniform``
+    digests, rows of one colour, aside) agree on it."""
+    where: dict[bytes, int] = {}
+    seen_twice: set[bytes] = set()
+    for y, dg in enumerate(previous.rows):
+        if dg in where:
+            seen_twice.add(dg)
+        where[dg] = y
+    votes: dict[int, int] = {}
+    counted = 0
+    repeated = {dg for dg, n in Counter(digests).items() if n > 1}  # blank rows, repeated patterns
+    for y, dg in enumerate(digests):
+        if dg in uniform or dg in repeated:
+            continue
+        counted += 1
+        if dg in where and dg not in seen_twice:
+            d = where[dg] - y
+            votes[d] = votes.get(d, 0) + 1
+    votes.pop(0, None)
+    if not votes or not counted:
+        return 0
+    d, n = max(votes.items(), key=lambda kv: kv[1])
+    return d if n >= MIN_SHIFT_SHARE * counted else 0
+
+
+def _shifted(previous: ScreenRead, d: int, rows: int) -> ScreenRead:
+    """``previous`` as it shows after its content moved up by ``d`` rows: row digests moved (rows
+    that came in empty digests, which match nothing), lines moved, those no longer whole dropped."""
+    h = len(previous.rows)
+    moved = tuple(previous.rows[y + d] if 0 <= y + d < h else b"" for y in range(h))
+    lines = []
+    for ln in previous.lines:
+        top, bottom = ln.top - d, ln.bottom - d
+        if top < 0 or bottom >= h:
+            continue
+        c = ln.centre - d
+        lines.append(ScreenLine(ln.text, ln.score, ln.x, ln.y - d, top, bottom, int(c // rows), c))
+    return ScreenRead(previous.shape, moved, tuple(lines))
+
+
 def read_screen(
     engine: Any,
     arr: Any,
@@ -239,6 +293,14 @@ def read_screen(
 
     h = int(arr.shape[0])
     digests = _row_digests(arr)
+    if previous is not None and previous.shape == tuple(arr.shape) and digests != previous.rows:
+        one_colour = (arr == arr[:, :1]).reshape(h, -1).all(axis=1)  # rows of one colour
+        blank = frozenset(dg for dg, flat in zip(digests, one_colour) if flat)
+        d = scroll_shift(previous, digests, blank)
+        if d:
+            previous = _shifted(previous, d, rows)
+            if stats is not None:
+                stats.shifts += 1
     if previous is None or previous.shape != tuple(arr.shape):
         regions, keep = [(0, h)], []
     else:
