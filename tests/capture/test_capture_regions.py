@@ -182,7 +182,8 @@ def test_screenshots_whose_lines_are_all_reused_are_not_rate_limited(tmp_path: P
         img = Image.new("RGB", (800, 400), (250, 250, 250))
         d = ImageDraw.Draw(img)
         d.text((20, 30), "STILL TERMINAL LINE 6021", fill=(10, 10, 10), font=font)
-        d.text((480, 300), f"ticker {k * 37}", fill=(10, 10, 10), font=font)  # outside the region: changes
+        # beside the region (within REGION_MARGIN of its right edge), changing on every screenshot
+        d.text((412, 60), f"{k * 37} ticker", fill=(10, 10, 10), font=font)
         buf = io.BytesIO()
         img.save(buf, format="PNG")
         st.add_screenshot(

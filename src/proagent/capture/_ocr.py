@@ -76,10 +76,12 @@ with them (and, as in a band, :data:`BAND_OVERLAP` more above and below as conte
 
 
 REGION_MARGIN = 32
-"""Pixels of the screen around a focused window's region read with it: a text line close to the
+"""Pixels of context around a focused window's region read with it: a text line close to the
 region's edge is then detected whole (cut at the edge, the detector's box clipped the line and the
 recogniser read an xmessage's "BRAVO MESSAGE 58" as "BRAVO HESSAGE 58"; with 32 pixels of context,
-as read on the whole screen)."""
+as read on the whole screen). Above and below, the screen's own rows (the window's title bar); left
+and right, the window's edge columns repeated, not the windows beside it: a page changing beside
+the focused window would otherwise change the rows read and run the engine on every screenshot."""
 
 
 @dataclass(frozen=True)
@@ -386,9 +388,9 @@ class OcrEngine:
         if region is not None:
             x, y, w, h = region
             m = REGION_MARGIN
-            crop = arr[max(0, y - m) : max(0, y + h + m), max(0, x - m) : max(0, x + w + m)]
-            if crop.shape[0] and crop.shape[1]:
-                arr = np.ascontiguousarray(crop)
+            crop = arr[max(0, y - m) : max(0, y + h + m), max(0, x) : max(0, x + w)]
+            if crop.shape[0] and crop.shape[1]:  # the columns beside: its edge columns repeated
+                arr = np.ascontiguousarray(np.pad(crop, [(0, 0), (m, m), (0, 0)], mode="edge"))
         self._loaded = ((path, region), arr)
         return arr
 
