@@ -219,3 +219,26 @@ def test_screenshots_whose_lines_are_all_reused_are_not_rate_limited(tmp_path: P
     texts = [r[0] for r in _rows(db, "SELECT text_content FROM ocr_results ORDER BY screenshot_id")]
     assert len(texts) == 4, "the screenshots with the same region waited for the rate limit"
     assert all("6021" in t and "ticker" not in t for t in texts)
+
+
+def test_switching_back_to_a_window_reuses_its_lines(tmp_path: Path) -> None:
+    """Two windows of different sizes in front in turn: back on the first, unchanged, no engine pass."""
+    pytest.importorskip("rapidocr")
+    from PIL import Image, ImageDraw, ImageFont
+
+    from proagent.capture._ocr import OcrEngine
+
+    font = ImageFont.truetype(MONO, 18) if os.path.exists(MONO) else ImageFont.load_default(18)
+    img = Image.new("RGB", (900, 500), (250, 250, 250))
+    d = ImageDraw.Draw(img)
+    d.text((20, 40), "EDITOR LINE 1618", fill=(10, 10, 10), font=font)
+    d.text((500, 300), "TERMINAL LINE 1414", fill=(10, 10, 10), font=font)
+    path = tmp_path / "s.png"
+    img.save(path)
+    eng = OcrEngine()
+    editor, terminal = (0, 0, 420, 120), (480, 260, 400, 200)
+    assert "1618" in eng.read(path, screen=0, region=editor)[0]
+    assert "1414" in eng.read(path, screen=0, region=terminal)[0]
+    passes = eng.stats.read
+    assert "1618" in eng.read(path, screen=0, region=editor)[0]
+    assert eng.stats.read == passes  # its lines reused: nothing run through the engine

@@ -75,6 +75,10 @@ CHANGE_MARGIN = BAND_OVERLAP
 with them (and, as in a band, :data:`BAND_OVERLAP` more above and below as context)."""
 
 
+KEPT_READS = 8
+"""Previous reads the worker keeps, one per screen and size of the part read (the focused window's
+region): switching back to a window of another size reuses its lines where its rows are unchanged."""
+
 REGION_MARGIN = 32
 """Pixels of context around a focused window's region read with it: a text line close to the
 region's edge is then detected whole (cut at the edge, the detector's box clipped the line and the
@@ -358,8 +362,8 @@ class OcrEngine:
     ) -> tuple[str, float | None]:
         """``(text, mean confidence)`` of the image at ``path`` (empty text, ``None`` when none).
         ``screen``: the screen it shows (``screenshots.screen_id``); the lines of the previous
-        screenshot read for the same screen are reused where their rows are unchanged
-        (:func:`read_screen`). ``region``: ``(x, y, width, height)`` of the part to read (the
+        read of the same screen at the same size (the same window's region, :data:`KEPT_READS`)
+        are reused where their rows are unchanged (:func:`read_screen`). ``region``: ``(x, y, width, height)`` of the part to read (the
         focused window, ``screenshots.ocr_region``), clipped to the image; ``None``: all of it.
         A region whose pixels are those of the previous read of the screen costs the row digests
         only: every line is reused.
@@ -370,8 +374,11 @@ class OcrEngine:
         """
         arr = self._load(path, region)
         self._loaded = None
-        txts, scores, read = read_screen(self._engine, arr, self._previous.get(screen), stats=self.stats)
-        self._previous[screen] = read
+        key = (screen, tuple(arr.shape))
+        txts, scores, read = read_screen(self._engine, arr, self._previous.pop(key, None), stats=self.stats)
+        self._previous[key] = read
+        while len(self._previous) > KEPT_READS:
+            self._previous.pop(next(iter(self._previous)))  # the least recently read
         return "\n".join(txts), (sum(scores) / len(scores) if scores else None)
 
     def _load(self, path: Path, region: tuple[int, int, int, int] | None) -> Any:
@@ -402,7 +409,7 @@ class OcrEngine:
             OSError, ValueError: as :meth:`read`.
         """
         arr = self._load(path, region)
-        prev = self._previous.get(screen)
+        prev = self._previous.get((screen, tuple(arr.shape)))
         return prev is None or prev.shape != tuple(arr.shape) or _row_digests(arr) != prev.rows
 
 
@@ -524,8 +531,8 @@ def run_worker(db: Path, *, min_interval: float = 2.0, parent: int | None = None
                 if did is False:
                     break
                 continue  # None: it came while that screenshot waited for the rate limit
-            if did is None:  # the newest screenshot needs the engine: wait for the rate limit
-                wait = min(next_engine - t0, 0.5)
+            if did is None:  # the newest screenshot needs the engine: wait for the rate limit (not
+                wait = next_engine - t0  # polling newer ones meanwhile: each check decodes an image)
             elif did:
                 if engine.stats.read > passes:
                     next_engine = t0 + min_interval
