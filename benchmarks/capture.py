@@ -151,7 +151,61 @@ def _browser(xs, tmp: Path) -> None:  # noqa: ANN001
     xs._wait(lambda: xs.window_id("Market ticker - Chromium") is not None, timeout=120)
 
 
-def run_capture(a: argparse.Namespace, src: Path, extra: tuple[str, ...] = ()) -> dict:
+REPLAY = r"""
+import json, sqlite3, sys, time
+from pathlib import Path
+from proagent.capture._ocr import OcrEngine
+db, n, known = Path(sys.argv[1]), int(sys.argv[2]), json.loads(sys.argv[3])
+con = sqlite3.connect(db)
+cols = {r[1] for r in con.execute('PRAGMA table_info("screenshots")')}
+rows = con.execute("SELECT file_path, screen_id, " + ("ocr_region" if "ocr_region" in cols else "NULL")
+                   + " FROM screenshots ORDER BY id").fetchall()
+step = max(1, len(rows) // max(n, 1))
+rows = rows[::step][:n]
+eng = OcrEngine()
+regional = "region" in OcrEngine.read.__code__.co_varnames
+if regional:
+    from proagent.capture._regions import parse_region
+cpu, texts = 0.0, []
+for fp, screen, region in rows:
+    t = time.process_time()
+    if regional:
+        txt, _ = eng.read(Path(fp), screen, parse_region(region))
+    else:
+        txt, _ = eng.read(Path(fp), screen)
+    cpu += time.process_time() - t
+    texts.append(txt)
+print(json.dumps({"shots": len(rows), "cpu_s": cpu, "texts": texts}))
+"""
+"""Replays stored screenshots through one code version's OcrEngine (its regions where it reads
+them), in id order: CPU seconds of the reads alone (model load aside) and the texts."""
+
+
+def replay(db: Path, src: Path, n: int, known: list[str]) -> dict:
+    """Every ``len // n``-th of ``db``'s screenshots (``n`` of them) read by the OCR engine of the
+    code under ``src``, in a process of its own: CPU seconds per screenshot and text recall."""
+    r = subprocess.run(
+        [sys.executable, "-c", REPLAY, str(db), str(n), json.dumps(known)],
+        env={**__import__("os").environ, "PYTHONPATH": str(src)},
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
+    if r.returncode != 0:
+        return {"error": r.stderr.strip().splitlines()[-1:] or ["failed"]}
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    rec = text_recall([k for k in known], out["texts"])
+    return {
+        "shots": out["shots"],
+        "cpu_s_per_shot": out["cpu_s"] / max(out["shots"], 1),
+        "recall_lines": rec["lines"],
+        "recall_chars": rec["chars"],
+    }
+
+
+def run_capture(
+    a: argparse.Namespace, src: Path, extra: tuple[str, ...] = (), replays: tuple[tuple[str, Path], ...] = ()
+) -> dict:
     """One capture of the scripted workload with the code under ``src`` (its OCR worker too) and
     the capture options ``extra``: the figures of the module docstring."""
     import psutil
@@ -252,6 +306,7 @@ def run_capture(a: argparse.Namespace, src: Path, extra: tuple[str, ...] = ()) -
         texts = [r[0] or "" for r in con.execute("SELECT text_content FROM ocr_results")]
         con.close()
         disk = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+        replayed = {label: replay(db, rsrc, a.replay, known) for label, rsrc in replays} if a.replay else {}
         encode = _encode_costs(max((out / "screenshots").iterdir(), key=lambda p: p.stat().st_size))
     m = re.search(r"(\d+) screenshots stored, (\d+) duplicates", text)
     stored, dups = (int(m.group(1)), int(m.group(2))) if m else (n_shots, 0)
@@ -290,6 +345,7 @@ def run_capture(a: argparse.Namespace, src: Path, extra: tuple[str, ...] = ()) -
     res["known_lines"] = len(known)
     res["recall_lines"], res["recall_chars"] = rec["lines"], rec["chars"]
     res["options"] = " ".join(extra)
+    res["replay"] = replayed
     res["encode"] = encode
     res["returncode"] = proc.returncode
     return res
@@ -320,6 +376,13 @@ def main() -> int:
         action="store_true",
         help="run this tree a second time with --ocr-region screen (the whole screen read: the region lever apart)",
     )
+    ap.add_argument(
+        "--replay",
+        type=int,
+        default=0,
+        help="after this tree's capture, read N of its screenshots (evenly spaced) with this tree's and the "
+        "baseline's OCR engine, each to the end: CPU s per screenshot and recall on the same images (0: off)",
+    )
     ap.add_argument("--json", default=None)
     ap.add_argument(
         "--smoke",
@@ -333,6 +396,8 @@ def main() -> int:
         a.seconds, a.type_every, a.switch_every = 12.0, 3.0, 4.0
         a.browser = False if a.browser is None else a.browser
     a.browser = True if a.browser is None else a.browser
+    if a.replay < 0:
+        ap.error("--replay must be >= 0")
     if not 0 < a.seconds <= 86400 or a.type_every <= 0 or a.switch_every <= 0 or a.interval <= 0:
         ap.error("--seconds, --type-every, --switch-every and --interval must be > 0 (and --seconds <= 86400)")
     guard_network()
@@ -346,8 +411,9 @@ def main() -> int:
         if a.also_screen:
             codes.append(("this tree, --ocr-region screen", REPO / "src", ("--ocr-region", "screen")))
         runs = []
-        for code, src, extra in codes:
-            r = run_capture(a, src, extra)
+        replays = tuple((c, p) for c, p, e in codes if not e)
+        for i, (code, src, extra) in enumerate(codes):
+            r = run_capture(a, src, extra, replays if i == 0 else ())
             r["code"] = code
             runs.append(r)
             print(f"run done ({code}): {json.dumps({k: v for k, v in r.items() if k != 'encode'})}", flush=True)
@@ -395,6 +461,10 @@ def main() -> int:
     if base:
         cols.append(("base", f"baseline ({a.baseline_rev})", ".3g"))
     print(render_table(rows, cols + [("target", "target", "")]))
+    if res.get("replay"):
+        print(f"the same {a.replay} stored screenshots of this tree's run, read to the end by each code's OCR engine:")
+        for label, rr in res["replay"].items():
+            print(f"  {label}: {json.dumps(rr)}")
     ok = (
         res["capture_cpu_pct"] < TARGETS["capture_cpu_pct"] and (res["capture_rss_mb"] or 0) < TARGETS["capture_rss_mb"]
     )
