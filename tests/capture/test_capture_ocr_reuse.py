@@ -106,3 +106,22 @@ def test_regions_widen_once_to_whole_lines_and_stop_at_the_screen_edges() -> Non
     core, regions = _changed_regions(ScreenRead((h, 10, 3), rows, lines), changed, h, 2)
     assert core == [(3, 8), (43, 48), (93, 98)]
     assert regions == [(0, 13), (40, 53), (88, 100)]
+
+
+def test_a_scrolled_screen_reuses_the_lines_that_moved() -> None:
+    """A terminal printing output or a page scrolled moves every row: the lines that moved with the
+    content are reused at their new place (issue 42: OCR that keeps up), only the new ones are read."""
+    from proagent.capture._ocr import scroll_shift
+
+    engine = load_ocr(1, lean=True)
+    _, _, first = read_screen(engine, _screen(LINES), rows=120, overlap=40)
+    new = ["line 09: optimizer.step() after 12 batches", "line 10: print(f'epoch {e} loss {l:.4f}')"]
+    scrolled = _screen(LINES[2:] + new)  # up by two lines (100 px), two new ones at the bottom
+    stats = BandStats()
+    txts, _, _ = read_screen(engine, scrolled, first, rows=120, overlap=40, margin=20, stats=stats)
+    assert _bare(txts) == _bare(LINES[2:] + new) == _bare(read_bands(engine, scrolled, rows=120, overlap=40)[0])
+    assert stats.shifts == 1 and stats.lines_reused >= len(LINES) - 3 and stats.rows_read < 200
+    from proagent.capture._ocr import _row_digests
+
+    assert scroll_shift(first, _row_digests(scrolled)) == 100
+    assert scroll_shift(first, _row_digests(_screen(LINES))) == 0  # unmoved

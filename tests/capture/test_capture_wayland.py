@@ -159,3 +159,41 @@ def test_two_outputs_give_two_screen_ids(tmp_path: Path, monkeypatch: pytest.Mon
         assert any(n.startswith("screen_0_") for n in names) and any(n.startswith("screen_1_") for n in names)
     finally:
         s.close()
+
+
+def test_an_excluded_sway_window_beside_the_focused_one_is_masked(sway, tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    """Issue 46: a block rule applies to screen regions: the vault window tiled beside the focused
+    one is filled black in the stored screenshot (sway's get_tree rectangles)."""
+    import numpy as np
+    from PIL import Image
+
+    from proagent.capture._regions import MASK_FILL
+    from proagent.capture._wayland import SwayProbe
+
+    _with_env(monkeypatch, sway.env)
+    sway.focus("alpha")
+    wins = {w.app_name: w for w in SwayProbe().visible_windows()}
+    assert {"alpha", "bravo", "vault"} <= set(wins) and all(w.bounds for w in wins.values())
+    out = tmp_path / "cap"
+    db = out / "lifetrace.db"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "proagent.cli", "capture", "--out", str(out), "--interval", "0.25", "--no-ocr"]
+        + ["--exclude-app", "vault"],
+        env=sway.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        _wait(lambda: db.exists() and _rows(db, "SELECT COUNT(*) FROM screenshots")[0][0] >= 1, what="first screenshot")
+    finally:
+        r = CliRunner().invoke(cli, ["capture", "stop", str(out)])
+        text, _ = proc.communicate(timeout=20)
+    assert r.exit_code == 0 and proc.returncode == 0, text
+    (fp, region), *_ = _rows(db, "SELECT file_path, ocr_region FROM screenshots")
+    arr = np.asarray(Image.open(fp).convert("RGB"))
+    x, y, w, h = wins["vault"].bounds
+    assert (arr[y : y + h, x : x + w] == MASK_FILL).all()  # the excluded window: every pixel filled
+    x, y, w, h = wins["alpha"].bounds
+    assert not (arr[y : y + h, x : x + w] == MASK_FILL).all()  # the focused one: shown
+    assert region == ",".join(map(str, wins["alpha"].bounds))  # and it is what OCR reads

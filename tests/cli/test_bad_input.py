@@ -720,6 +720,7 @@ CASES: list[Case] = [
     Case("eval-decider-missing", ("eval", "--data", "{w}/pb", "--decider", "{w}/nope", *MOCK), "--decider", code=2),
     # ---- capture (no X display in a test process: refused before anything is written)
     Case("capture-bad-interval", ("capture", "--out", "{w}/cap", "--interval", "0"), "--interval", code=2),
+    Case("capture-bad-ocr-region", ("capture", "--out", "{w}/cap", "--ocr-region", "desk"), "--ocr-region", code=2),
     Case("capture-bad-ocr-finish", ("capture", "--out", "{w}/cap", "--ocr-finish", "-1"), "--ocr-finish", code=2),
     Case("capture-nan-ocr-finish", ("capture", "--out", "{w}/cap", "--ocr-finish", "nan"), "--ocr-finish", code=2),
     Case(

@@ -1,13 +1,16 @@
 """Background OCR of captured screenshots, in its own process so it never blocks capture.
 
-The worker takes the oldest screenshot with ``is_processed = 0`` whose file is still there, runs
+The worker takes the newest screenshot with ``is_processed = 0`` whose file is still there (the
+screen as the person sees it now first, a backlog after it, :func:`ocr_pending`), reads the focused
+window's rectangle of it where capture stored one (``screenshots.ocr_region``), runs
 RapidOCR on it (PP-OCR det/rec ONNX models shipped inside the ``rapidocr`` wheel; one onnxruntime
 thread; :data:`~proagent.ocr.LEAN_PARAMS`; the screen read in horizontal bands, :func:`read_bands`,
 so that its resident memory stays near 300 MB on a 1080p screen; only the rows that changed since
 the previous screenshot of the same screen are read again, :func:`read_screen`), writes one ``ocr_results`` row (lines joined with newlines, mean line
 confidence, ``language = 'ch_sim+en'``, ``processing_time`` in seconds) and sets ``is_processed``
 and ``processed_at``, all in one transaction. It starts at most one OCR every ``min_interval``
-seconds (the bounded rate), sleeps while nothing is waiting, and exits when its parent recorder
+seconds that runs the engine (the bounded rate; a screenshot whose lines are all reused waits
+:data:`REUSE_GAP` only), sleeps while nothing is waiting, and exits when its parent recorder
 is gone (checked every second) or on SIGTERM. On SIGUSR1 (the recorder stops, :data:`FINISH_SIGNAL`)
 it *finishes*: it reads what is waiting without the rate limit and exits once nothing is. The text
 is never logged.
@@ -24,15 +27,18 @@ import signal
 import sqlite3
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from ..ocr import load_ocr
+from ._regions import parse_region
 from ._store import FINISH_SIGNAL, PENDING_WHERE, SHOTS_DIR, connect, pending_count
 
 __all__ = [
+    "REGION_MARGIN",
     "BAND_OVERLAP",
     "BAND_ROWS",
     "FINISH_SIGNAL",
@@ -47,6 +53,7 @@ __all__ = [
     "read_bands",
     "read_screen",
     "return_freed_memory",
+    "scroll_shift",
     "run_worker",
 ]
 
@@ -66,6 +73,19 @@ lies whole in the band holding its centre, and is kept from that band only."""
 CHANGE_MARGIN = BAND_OVERLAP
 """Rows around the rows that changed since the previous screenshot of a screen that are read again
 with them (and, as in a band, :data:`BAND_OVERLAP` more above and below as context)."""
+
+
+KEPT_READS = 8
+"""Previous reads the worker keeps, one per screen and size of the part read (the focused window's
+region): switching back to a window of another size reuses its lines where its rows are unchanged."""
+
+REGION_MARGIN = 32
+"""Pixels of context around a focused window's region read with it: a text line close to the
+region's edge is then detected whole (cut at the edge, the detector's box clipped the line and the
+recogniser read an xmessage's "BRAVO MESSAGE 58" as "BRAVO HESSAGE 58"; with 32 pixels of context,
+as read on the whole screen). Above and below, the screen's own rows (the window's title bar); left
+and right, the window's edge columns repeated, not the windows beside it: a page changing beside
+the focused window would otherwise change the rows read and run the engine on every screenshot."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +131,9 @@ class BandStats:
     """Lines taken over from the previous screenshot of the screen (their rows unchanged)."""
     rows_read: int = 0
     """Screen rows whose lines were read (each band's own rows, overlap not counted)."""
+    shifts: int = 0
+    """Screenshots whose content had moved up or down since the previous one (a terminal printing,
+    a page scrolled, :func:`scroll_shift`): the lines moved with it were reused."""
 
 
 def _row_digests(arr: Any) -> tuple[bytes, ...]:
@@ -202,6 +225,55 @@ def _changed_regions(
     return [(a, b) for a, b in core], [(a, b) for a, b in regions]
 
 
+MIN_SHIFT_SHARE = 0.3
+"""Share of a screen's rows (rows of one colour aside) that must match the previous screenshot's rows
+moved by one same offset for :func:`scroll_shift` to take the screen as scrolled."""
+
+
+def scroll_shift(previous: ScreenRead, digests: tuple[bytes, ...], uniform: frozenset[bytes] = frozenset()) -> int:
+    """The vertical offset ``d`` (rows) by which the content of ``previous`` moved up on the new
+    screen (row ``y`` now shows what row ``y + d`` showed; a terminal printing output, a page
+    scrolled), ``0`` when none: the most common ``d != 0`` among the rows whose digest is unique on
+    both screens, when at least :data:`MIN_SHIFT_SHARE` of the new screen's unique rows (``uniform``
+    digests, rows of one colour, aside) agree on it."""
+    where: dict[bytes, int] = {}
+    seen_twice: set[bytes] = set()
+    for y, dg in enumerate(previous.rows):
+        if dg in where:
+            seen_twice.add(dg)
+        where[dg] = y
+    votes: dict[int, int] = {}
+    counted = 0
+    repeated = {dg for dg, n in Counter(digests).items() if n > 1}  # blank rows, repeated patterns
+    for y, dg in enumerate(digests):
+        if dg in uniform or dg in repeated:
+            continue
+        counted += 1
+        if dg in where and dg not in seen_twice:
+            d = where[dg] - y
+            votes[d] = votes.get(d, 0) + 1
+    votes.pop(0, None)
+    if not votes or not counted:
+        return 0
+    d, n = max(votes.items(), key=lambda kv: kv[1])
+    return d if n >= MIN_SHIFT_SHARE * counted else 0
+
+
+def _shifted(previous: ScreenRead, d: int, rows: int) -> ScreenRead:
+    """``previous`` as it shows after its content moved up by ``d`` rows: row digests moved (rows
+    that came in empty digests, which match nothing), lines moved, those no longer whole dropped."""
+    h = len(previous.rows)
+    moved = tuple(previous.rows[y + d] if 0 <= y + d < h else b"" for y in range(h))
+    lines = []
+    for ln in previous.lines:
+        top, bottom = ln.top - d, ln.bottom - d
+        if top < 0 or bottom >= h:
+            continue
+        c = ln.centre - d
+        lines.append(ScreenLine(ln.text, ln.score, ln.x, ln.y - d, top, bottom, int(c // rows), c))
+    return ScreenRead(previous.shape, moved, tuple(lines))
+
+
 def read_screen(
     engine: Any,
     arr: Any,
@@ -227,6 +299,14 @@ def read_screen(
 
     h = int(arr.shape[0])
     digests = _row_digests(arr)
+    if previous is not None and previous.shape == tuple(arr.shape) and digests != previous.rows:
+        one_colour = (arr == arr[:, :1]).reshape(h, -1).all(axis=1)  # rows of one colour
+        blank = frozenset(dg for dg, flat in zip(digests, one_colour) if flat)
+        d = scroll_shift(previous, digests, blank)
+        if d:
+            previous = _shifted(previous, d, rows)
+            if stats is not None:
+                stats.shifts += 1
     if previous is None or previous.shape != tuple(arr.shape):
         regions, keep = [(0, h)], []
     else:
@@ -273,42 +353,105 @@ class OcrEngine:
     def __init__(self, threads: int = 1) -> None:
         self._engine = load_ocr(threads, lean=True)
         self._previous: dict[Any, ScreenRead] = {}
+        self._loaded: tuple[Any, Any] | None = None
         self.stats = BandStats()
         """Bands read and blank, lines reused and rows read so far."""
 
-    def read(self, path: Path, screen: Any = None) -> tuple[str, float | None]:
+    def read(
+        self, path: Path, screen: Any = None, region: tuple[int, int, int, int] | None = None
+    ) -> tuple[str, float | None]:
         """``(text, mean confidence)`` of the image at ``path`` (empty text, ``None`` when none).
         ``screen``: the screen it shows (``screenshots.screen_id``); the lines of the previous
-        screenshot read for the same screen are reused where their rows are unchanged
-        (:func:`read_screen`).
+        read of the same screen at the same size (the same window's region, :data:`KEPT_READS`)
+        are reused where their rows are unchanged (:func:`read_screen`). ``region``: ``(x, y, width, height)`` of the part to read (the
+        focused window, ``screenshots.ocr_region``), clipped to the image; ``None``: all of it.
+        A region whose pixels are those of the previous read of the screen costs the row digests
+        only: every line is reused.
 
         Raises:
             OSError, ValueError: the file is missing or not a readable image (the previous
                 screenshot kept for the screen is then unchanged).
         """
+        arr = self._load(path, region)
+        self._loaded = None
+        key = (screen, tuple(arr.shape))
+        txts, scores, read = read_screen(self._engine, arr, self._previous.pop(key, None), stats=self.stats)
+        self._previous[key] = read
+        while len(self._previous) > KEPT_READS:
+            self._previous.pop(next(iter(self._previous)))  # the least recently read
+        return "\n".join(txts), (sum(scores) / len(scores) if scores else None)
+
+    def _load(self, path: Path, region: tuple[int, int, int, int] | None) -> Any:
+        """The RGB array of ``path`` cut to ``region`` (+ :data:`REGION_MARGIN`), kept for the next
+        call with the same arguments (:meth:`needs_engine` then :meth:`read` decode once)."""
         import numpy as np
 
         from ..vault import open_image
 
+        if self._loaded is not None and self._loaded[0] == (path, region):
+            return self._loaded[1]
         with open_image(path) as im:  # decrypted in memory in an encrypted capture
             arr = np.asarray(im.convert("RGB"))
-        txts, scores, read = read_screen(self._engine, arr, self._previous.get(screen), stats=self.stats)
-        self._previous[screen] = read
-        return "\n".join(txts), (sum(scores) / len(scores) if scores else None)
+        if region is not None:
+            x, y, w, h = region
+            m = REGION_MARGIN
+            crop = arr[max(0, y - m) : max(0, y + h + m), max(0, x) : max(0, x + w)]
+            if crop.shape[0] and crop.shape[1]:  # the columns beside: its edge columns repeated
+                arr = np.ascontiguousarray(np.pad(crop, [(0, 0), (m, m), (0, 0)], mode="edge"))
+        self._loaded = ((path, region), arr)
+        return arr
+
+    def needs_engine(self, path: Path, screen: Any = None, region: tuple[int, int, int, int] | None = None) -> bool:
+        """Whether :meth:`read` of these arguments would run the engine: ``False`` when the part read
+        has the shape and every pixel row of the previous read of ``screen`` (its lines are reused).
+
+        Raises:
+            OSError, ValueError: as :meth:`read`.
+        """
+        arr = self._load(path, region)
+        prev = self._previous.get((screen, tuple(arr.shape)))
+        return prev is None or prev.shape != tuple(arr.shape) or _row_digests(arr) != prev.rows
 
 
-def ocr_pending(con: sqlite3.Connection, engine: OcrEngine, shots_dir: Path) -> bool:
-    """OCR the oldest unprocessed screenshot; False when none is waiting."""
+def _has_region(con: sqlite3.Connection) -> bool:
+    return "ocr_region" in {r[1] for r in con.execute('PRAGMA table_info("screenshots")')}
+
+
+def ocr_pending(
+    con: sqlite3.Connection,
+    engine: OcrEngine,
+    shots_dir: Path,
+    *,
+    newest_first: bool = True,
+    engine_ready: bool = True,
+) -> bool | None:
+    """OCR one unprocessed screenshot; False when none is waiting; ``None`` when ``engine_ready``
+    is False and that screenshot would run the engine (:meth:`OcrEngine.needs_engine`: nothing
+    read, it waits for the rate limit).
+
+    ``newest_first`` (the default): the newest one, so that the text of what the person looks at
+    now is there first and a backlog is read after, newest to oldest (capture stores a screenshot
+    only when its screen changed: the newest is the screen as it is); ``False``: the oldest. Where
+    the row has an ``ocr_region`` (:data:`~._store.OCR_REGION_COLUMN`) only that part is read."""
+    region_col = "ocr_region" if _has_region(con) else "NULL"
     row = con.execute(
-        f"SELECT id, file_path, screen_id FROM screenshots WHERE {PENDING_WHERE} ORDER BY id LIMIT 1"
+        f"SELECT id, file_path, screen_id, {region_col} FROM screenshots WHERE {PENDING_WHERE} "
+        f"ORDER BY id {'DESC' if newest_first else 'ASC'} LIMIT 1"
     ).fetchone()
     if row is None:
         return False
     sid, file_path = int(row[0]), str(row[1])
     path = shots_dir / Path(file_path).name
+    region = parse_region(row[3])
     t0 = time.perf_counter()
+    if not engine_ready:
+        try:
+            if engine.needs_engine(path, screen=row[2], region=region):
+                return None
+        except (OSError, ValueError):
+            pass  # read below: recorded as unreadable
     try:
-        text, conf = engine.read(path, screen=row[2])
+        text, conf = engine.read(path, screen=row[2], region=region)
         ok = True
     except (OSError, ValueError):  # file removed by retention meanwhile, or unreadable
         text, conf, ok = "", None, False
@@ -349,6 +492,13 @@ def return_freed_memory(threshold: int = MMAP_THRESHOLD) -> bool:
         return False
 
 
+REUSE_GAP = 0.05
+"""Seconds the worker waits after a screenshot it read without running the engine (its region's
+rows unchanged since the previous read, or one colour): the rate limit (``min_interval``) bounds
+the engine's CPU, and such a read costs the image's decoding and row digests only (a browser page
+that changes beside a still terminal stores a screenshot a second, each read at once)."""
+
+
 def run_worker(db: Path, *, min_interval: float = 2.0, parent: int | None = None, threads: int = 1) -> None:
     """Process screenshots of ``db`` until the parent process ends (see the module docstring)."""
     return_freed_memory()  # before the models load
@@ -369,17 +519,26 @@ def run_worker(db: Path, *, min_interval: float = 2.0, parent: int | None = None
     engine = OcrEngine(threads)
     con = connect(db)
     shots = db.parent / SHOTS_DIR
+    next_engine = 0.0  # monotonic time from which the engine may run again (the rate limit)
     try:
         while not stop:
             if parent is not None and os.getppid() != parent:
                 break  # the recorder died (kill -9): do not outlive it
             t0 = time.monotonic()
-            did = ocr_pending(con, engine, shots)
+            passes = engine.stats.read
+            did = ocr_pending(con, engine, shots, engine_ready=finish or t0 >= next_engine)
             if finish:  # the recorder stops: no rate limit, and done once nothing waits
-                if not did:
+                if did is False:
                     break
-                continue
-            wait = max(min_interval - (time.monotonic() - t0), 0.0) if did else max(min_interval, 1.0)
+                continue  # None: it came while that screenshot waited for the rate limit
+            if did is None:  # the newest screenshot needs the engine: wait for the rate limit (not
+                wait = next_engine - t0  # polling newer ones meanwhile: each check decodes an image)
+            elif did:
+                if engine.stats.read > passes:
+                    next_engine = t0 + min_interval
+                wait = REUSE_GAP
+            else:
+                wait = max(min(min_interval, 1.0), REUSE_GAP)
             end = time.monotonic() + wait
             while not stop and not finish and time.monotonic() < end:
                 time.sleep(min(0.5, max(end - time.monotonic(), 0.0)))

@@ -307,6 +307,14 @@ class ScreenGrabber:
         best = max(range(len(mons)), key=areas.__getitem__)
         return best if areas[best] > 0 else None
 
+    def screen_rect(self, screen_id: int) -> tuple[int, int, int, int] | None:
+        """``(x, y, width, height)`` of monitor ``screen_id`` on the desktop at the last :meth:`grab`
+        (``None``: no such monitor)."""
+        if not 0 <= screen_id < len(self._monitors):
+            return None
+        m = self._monitors[screen_id]
+        return (int(m["left"]), int(m["top"]), int(m["width"]), int(m["height"]))
+
     def close(self) -> None:
         """Release the display connection."""
         self._sct.close()

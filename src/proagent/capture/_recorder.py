@@ -41,6 +41,7 @@ from ._control import ControlFile, FolderLock, write_status
 from ._exclude import Exclusions
 from ._platform import DisplayGone
 from ._probe import CaptureError, ScreenSource, WindowInfo, WindowProbe, open_screen_source, open_window_probe
+from ._regions import mask_windows, window_region
 from ._store import EXCLUDED_APP, FINISH_SIGNAL, Store, pending_count
 
 __all__ = ["CaptureConfig", "CaptureStats", "Segmenter", "record"]
@@ -102,6 +103,10 @@ class CaptureConfig:
     full speed, no ``ocr_interval``), with a progress line every 5 s; 0: stop at once. What is
     still unread is named in the stop line: ``proagent curate`` reads each of those screenshots
     with a whole-screen OCR pass of its own."""
+    ocr_region: Literal["window", "screen"] = "window"
+    """What the OCR worker reads of a stored screenshot: ``window``, the focused window's rectangle
+    where the platform tells it (X11, sway; the whole screen elsewhere and on the other screens);
+    ``screen``, the whole screen (the text of every window shown, at several times the CPU)."""
     text_change: bool = True
     """Also compare half-size grey images, so that text changes are stored (``False``:
     LifeTrace's pHash rule alone, for comparison in ``benchmarks/desktop_day.py``)."""
@@ -132,6 +137,8 @@ class CaptureConfig:
             raise UsageError(
                 "--ocr-interval", f"must be > 0 and at most {MAX_INTERVAL:g} seconds (got {self.ocr_interval:g})"
             )
+        if self.ocr_region not in ("window", "screen"):
+            raise UsageError("--ocr-region", f"must be window or screen (got {self.ocr_region!r})")
         if self.max_gb is not None and self.max_gb * 1e9 >= 2**62:
             raise UsageError("--max-gb", f"is too large (got {self.max_gb:g})")
 
@@ -164,6 +171,8 @@ class CaptureStats:
     """Screenshots the OCR worker read while capture stopped (:attr:`CaptureConfig.ocr_finish`)."""
     ocr_unread: int = 0
     """Screenshots left without OCR when capture stopped (curate reads them itself)."""
+    masked: int = 0
+    """Screenshots in which an excluded window's pixels were filled (:func:`~._regions.mask_windows`)."""
     screens: list[tuple[int, int]] = field(default_factory=list)
     """(width, height) of each monitor at the first grab."""
 
@@ -502,11 +511,31 @@ class _Ticks:
         self.stats.ticks += 1
         win = self.probe.foreground()
         excluded = self.excl.excludes(win)
-        shots = [] if excluded else self.grabber.grab()
+        shots = [] if excluded else self._mask(self.grabber.grab())
         focus = self.grabber.focused_screen(win) if shots else None
         if excluded:
             self.stats.excluded_ticks += 1
         return win, excluded, shots, focus
+
+    def _screen_rect(self, sid: int) -> tuple[int, int, int, int] | None:
+        rect = getattr(self.grabber, "screen_rect", None)
+        return rect(sid) if rect is not None else None
+
+    def _mask(self, shots: list[tuple[int, Any]]) -> list[tuple[int, Any]]:
+        """``shots`` with the visible pixels of excluded windows filled (module :mod:`._regions`),
+        where the probe lists the visible windows (X11, sway)."""
+        listing = getattr(self.probe, "visible_windows", None)
+        if listing is None or not shots:
+            return shots
+        windows = listing()
+        if not any(self.excl.excludes(w) for w in windows):
+            return shots
+        out = []
+        for sid, img in shots:
+            img, n = mask_windows(img, windows, self.excl.excludes, self._screen_rect(sid))
+            self.stats.masked += n > 0
+            out.append((sid, img))
+        return out
 
     def _idle(self, mono: float, win: WindowInfo | None, hashes: dict[int, Frame]) -> bool:
         """Whether the user is idle (module docstring): no screen or window change for ``idle``
@@ -566,6 +595,9 @@ class _Ticks:
                 app=win.app_name,
                 title=win.window_title,
                 focused=None if focus is None else sid == focus,
+                ocr_region=window_region(win, self._screen_rect(sid), img.size)
+                if self.cfg.ocr_region == "window" and sid == focus
+                else None,
             )
             self.stored_hash[sid] = h
             self.stats.stored += 1

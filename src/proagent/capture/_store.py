@@ -42,6 +42,7 @@ __all__ = [
     "EXCLUDED_APP",
     "FILE_MODE",
     "FINISH_SIGNAL",
+    "OCR_REGION_COLUMN",
     "PENDING_WHERE",
     "SHOTS_DIR",
     "Store",
@@ -64,6 +65,12 @@ EXCLUDED_APP = "[excluded]"
 FINISH_SIGNAL = getattr(signal, "SIGUSR1", None)
 """The signal that tells the worker to finish (read what is waiting at full speed, then exit);
 ``None`` where the platform has none (Windows): the worker is then stopped as it is."""
+
+OCR_REGION_COLUMN = "ocr_region TEXT"
+"""``screenshots.ocr_region`` (proagent's addition, which LifeTrace's tools ignore): ``"x,y,w,h"``,
+the focused window's rectangle in the screenshot's pixels, the part the OCR worker reads
+(:mod:`._ocr`); NULL: the whole screen (the window's rectangle unknown, another screen than the
+focused one, ``--ocr-region screen``, or a row of an older run)."""
 
 PENDING_WHERE = "COALESCE(is_processed, 0) = 0 AND COALESCE(file_deleted, 0) = 0 AND deleted_at IS NULL"
 """Screenshots the OCR worker (:mod:`._ocr`) has still to read (unprocessed, file kept, not deleted)."""
@@ -130,8 +137,11 @@ class Store:
                 os.chmod(f, FILE_MODE)
         self.con = connect(self.db)
         self.con.executescript(lifetrace_ddl("2025-11"))  # IF NOT EXISTS: completes a folder of an older run
-        if "focused" not in {r[1] for r in self.con.execute('PRAGMA table_info("screenshots")')}:
+        cols = {r[1] for r in self.con.execute('PRAGMA table_info("screenshots")')}
+        if "focused" not in cols:
             self.con.execute(f"ALTER TABLE screenshots ADD COLUMN {FOCUSED_COLUMN}")
+        if "ocr_region" not in cols:
+            self.con.execute(f"ALTER TABLE screenshots ADD COLUMN {OCR_REGION_COLUMN}")
         self.stored_bytes = int(
             self.con.execute(
                 "SELECT COALESCE(SUM(file_size), 0) FROM screenshots WHERE COALESCE(file_deleted, 0) = 0"
@@ -194,9 +204,12 @@ class Store:
         app: str,
         title: str,
         focused: bool | None = None,
+        ocr_region: tuple[int, int, int, int] | None = None,
     ) -> int:
         """Write the image file, then its row (``is_processed = 0`` until OCR; ``focused``: this
-        screen held the focused window, ``None`` unknown); returns the row id."""
+        screen held the focused window, ``None`` unknown; ``ocr_region``: ``(x, y, w, h)`` of the
+        focused window in the image's pixels, the part OCR reads, ``None`` the whole screen,
+        :data:`OCR_REGION_COLUMN`); returns the row id."""
         name = screenshot_name(screen_id, t, ext)
         path = self.shots / name
         n = 0
@@ -211,8 +224,8 @@ class Store:
         s = ts(t)
         cur = self.con.execute(
             "INSERT INTO screenshots (file_path, file_hash, file_size, width, height, screen_id, app_name, window_title, "
-            "created_at, processed_at, is_processed, event_id, file_deleted, updated_at, focused) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, ?, 0, ?, ?)",
+            "created_at, processed_at, is_processed, event_id, file_deleted, updated_at, focused, ocr_region) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, ?, 0, ?, ?, ?)",
             (
                 str(path.resolve()),
                 file_hash,
@@ -226,6 +239,7 @@ class Store:
                 event_id,
                 s,
                 None if focused is None else int(focused),
+                None if ocr_region is None else ",".join(str(int(v)) for v in ocr_region),
             ),
         )
         self.stored_bytes += len(data)

@@ -111,6 +111,37 @@ def _focused(node: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+def _rect(r: Any) -> tuple[int, int, int, int] | None:
+    """``(x, y, width, height)`` of a sway ``rect`` dict; ``None`` when it is not one."""
+    try:
+        return (int(r["x"]), int(r["y"]), int(r["width"]), int(r["height"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _views(node: dict[str, Any], out: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The window nodes under ``node`` that sway shows (``visible``), tiled before floating (sway
+    draws floating windows over the tiled ones)."""
+    kids = node.get("nodes") or []
+    floating = node.get("floating_nodes") or []
+    if node.get("type") in ("con", "floating_con") and not kids and not floating:
+        if node.get("visible") and (node.get("pid") or node.get("app_id") or node.get("window_properties")):
+            out.append(node)
+        return out
+    for child in kids:
+        _views(child, out)
+    for child in floating:
+        _views(child, out)
+    return out
+
+
+def _sway_window(node: dict[str, Any]) -> WindowInfo:
+    pid = node.get("pid") or None
+    props = node.get("window_properties") or {}
+    app = node.get("app_id") or props.get("class") or _process_name(pid) or "unknown"
+    return WindowInfo(str(app), str(node.get("name") or ""), pid, _rect(node.get("rect")))
+
+
 class SwayProbe:
     """Foreground window of a sway session from its IPC tree (see the module docstring)."""
 
@@ -124,10 +155,12 @@ class SwayProbe:
         node = _focused(_swaymsg("get_tree"))
         if node is None:  # an empty workspace has the focus
             return UNKNOWN_WINDOW
-        pid = node.get("pid") or None
-        props = node.get("window_properties") or {}
-        app = node.get("app_id") or props.get("class") or _process_name(pid) or "unknown"
-        return WindowInfo(str(app), str(node.get("name") or ""), pid)
+        return _sway_window(node)
+
+    def visible_windows(self) -> list[WindowInfo]:
+        """The windows sway shows now (``visible`` in its tree), tiled first, floating over them,
+        each with its ``rect`` (title bar included) as ``bounds``; used to mask excluded windows."""
+        return [_sway_window(n) for n in _views(_swaymsg("get_tree"), [])]
 
     def idle_seconds(self) -> float | None:
         """See :meth:`~._platform.WindowProbe.idle_seconds`: sway's IPC does not tell it (``None``)."""
@@ -213,6 +246,13 @@ class GrimGrabber:
     def focused_screen(self, window: WindowInfo | None = None) -> int | None:
         """``screen_id`` of the output holding the focus at the last :meth:`grab`, else ``None``."""
         return next((i for i, o in enumerate(self._outputs) if o.get("focused")), None)
+
+    def screen_rect(self, screen_id: int) -> tuple[int, int, int, int] | None:
+        """``(x, y, width, height)`` of output ``screen_id`` on the desktop (its ``rect``) at the
+        last :meth:`grab`; ``None`` when the compositor did not tell."""
+        if not 0 <= screen_id < len(self._outputs):
+            return None
+        return _rect(self._outputs[screen_id].get("rect"))
 
     def close(self) -> None:
         """Nothing to release."""

@@ -59,21 +59,63 @@ class X11Probe:
             win = self._window()
             if win is None:
                 return UNKNOWN_WINDOW
-            raw = self._prop(win, self._net_name, self._utf8)
-            if raw is not None:
-                title = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-            else:
-                name = win.get_wm_name()
-                title = name.decode("latin-1") if isinstance(name, bytes) else (name or "")
-            pid_v = self._prop(win, self._pid)
-            pid = int(pid_v[0]) if pid_v is not None and len(pid_v) else None
-            cls = win.get_wm_class()
-            app = _process_name(pid) or (cls[1] if cls else None) or "unknown"
-            return WindowInfo(app, title, pid, self._bounds(win))
+            return self._info(win, self._bounds(win))
         except self._XError:
             return UNKNOWN_WINDOW  # the window closed while we read it
         except self._gone as e:  # the X server stopped: the recording ends here
             raise DisplayGone(self._name, str(e).strip().splitlines()[0][:120] or e.__class__.__name__) from None
+
+    def visible_windows(self) -> list[WindowInfo]:
+        """The windows shown now, bottom of the stacking order first, each with its ``bounds``
+        including its window-manager frame (``_NET_FRAME_EXTENTS``: the title bar shows the title):
+        EWMH ``_NET_CLIENT_LIST_STACKING`` where a window manager keeps it, else the root window's
+        children (X's own stacking order). Unmapped and minimised (``_NET_WM_STATE_HIDDEN``) windows
+        are left out; a window that closes while it is read is skipped. Used to mask excluded
+        windows (:func:`~._regions.mask_windows`)."""
+        try:
+            ids = self._prop(self._root, self._d.intern_atom("_NET_CLIENT_LIST_STACKING"))
+            if ids is not None and len(ids):
+                wins = [self._d.create_resource_object("window", int(w)) for w in ids]
+            else:
+                wins = list(self._root.query_tree().children)
+        except self._XError:
+            return []
+        hidden = self._d.intern_atom("_NET_WM_STATE_HIDDEN")
+        state_atom = self._d.intern_atom("_NET_WM_STATE")
+        extents_atom = self._d.intern_atom("_NET_FRAME_EXTENTS")
+        out = []
+        for win in wins:
+            try:
+                if win.get_attributes().map_state != self._X.IsViewable:
+                    continue
+                state = self._prop(win, state_atom)
+                if state is not None and hidden in list(state):
+                    continue
+                b = self._bounds(win)
+                if b is None:
+                    continue
+                ext = self._prop(win, extents_atom)
+                if ext is not None and len(ext) == 4:
+                    left, right, top, bottom = (int(v) for v in ext)
+                    b = (b[0] - left, b[1] - top, b[2] + left + right, b[3] + top + bottom)
+                out.append(self._info(win, b))
+            except self._XError:
+                continue
+        return out
+
+    def _info(self, win: Any, bounds: tuple[int, int, int, int] | None) -> WindowInfo:
+        """The :class:`WindowInfo` of ``win`` (raises the X error of a window that closed)."""
+        raw = self._prop(win, self._net_name, self._utf8)
+        if raw is not None:
+            title = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+        else:
+            name = win.get_wm_name()
+            title = name.decode("latin-1") if isinstance(name, bytes) else (name or "")
+        pid_v = self._prop(win, self._pid)
+        pid = int(pid_v[0]) if pid_v is not None and len(pid_v) else None
+        cls = win.get_wm_class()
+        app = _process_name(pid) or (cls[1] if cls else None) or "unknown"
+        return WindowInfo(app, title, pid, bounds)
 
     def _bounds(self, win: Any) -> tuple[int, int, int, int] | None:
         """The window's rectangle in root-window coordinates (its origin translated to the root)."""

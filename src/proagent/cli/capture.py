@@ -74,6 +74,14 @@ __all__ = ["capture"]
     help="Start at most one OCR every this many seconds.",
 )
 @click.option(
+    "--ocr-region",
+    type=click.Choice(["window", "screen"]),
+    default="window",
+    show_default=True,
+    help="What OCR reads of a screenshot: the focused window (X11, sway; the whole screen elsewhere) or the whole "
+    "screen (every window's text, at several times the CPU).",
+)
+@click.option(
     "--ocr-finish",
     type=Finite(),
     default=60.0,
@@ -126,6 +134,7 @@ def capture(
     dedup_distance: int,
     ocr: bool,
     ocr_interval: float,
+    ocr_region: str,
     ocr_finish: float,
     max_days: float | None,
     max_gb: float | None,
@@ -176,6 +185,7 @@ def capture(
         dedup_distance=dedup_distance,
         ocr=ocr,
         ocr_interval=ocr_interval,
+        ocr_region=ocr_region,
         ocr_finish=ocr_finish,
         max_days=max_days,
         max_gb=max_gb,
