@@ -50,6 +50,7 @@ __all__ = [
     "api_limits",
     "endpoint_failure",
     "endpoint_problem",
+    "error_line",
     "remote_model",
     "show_retry_progress",
     "task_input_errors",

@@ -18,7 +18,7 @@ from .. import live_files
 from ..bench.progress import duration_text
 from ..bench.samples import SampleConfig
 from ..capture import started_by, x11_fullscreen
-from ..errors import DataError, RunError
+from ..errors import DataError, ProagentError, RunError
 from ..io import to_jsonable, write_atomic, write_json_atomic
 from ._activity_follow import open_follower, watched_log
 from ._agent import OFFER_WAIT_SECONDS, LiveAgent, When
@@ -216,11 +216,14 @@ def warm_how(how: Any, model: str) -> float:
     Raises:
         proagent.errors.RunError: naming ``--model`` and the provider's error (one line).
     """
-    from ..bench._inspect_hooks import error_line
+    from ..bench.running import error_line
 
     try:
         return float(how.warm())
-    except Exception as e:  # noqa: BLE001 - any provider's failure, said in one line
+    except ProagentError:  # a model API's failure, already one line naming the endpoint and its fix
+        how.close()
+        raise
+    except Exception as e:  # noqa: BLE001 - any other provider's failure, said in one line
         how.close()
         raise RunError(
             f"--model {model}: the How model cannot be reached or loaded ({error_line(e)}); "
