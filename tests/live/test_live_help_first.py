@@ -347,3 +347,26 @@ def test_with_no_screen_text_the_answer_says_so(tmp_path: Path) -> None:
     assert reading.startswith("reading: Terminal - ") and reading.endswith("no screen text (no screenshot of it yet)")
     help.close()
     st.close()
+
+
+def test_the_how_call_reads_the_window_in_front_again(tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    def how(sample):  # noqa: ANN001, ANN202
+        seen.append(sample.current.screenshots[-1].ocr_text if sample.current.screenshots else "")
+        return ANSWER
+
+    def ground(sample):  # noqa: ANN001, ANN202 - what ScreenReader.ground gives: the text written since
+        from dataclasses import replace
+
+        shot = replace(sample.current.screenshots[-1], ocr_text="FAILED test_cart.py - QX7T9")
+        return replace(sample, current=replace(sample.current, screenshots=(shot,)))
+
+    agent, store = _agent(tmp_path, how, 5.0, [])
+    agent.ground = ground
+    m = _moments(_day([("xterm", 60), ("chromium", 60)]))[0]
+    agent.decide(m, defer=True)
+    _wait(lambda: bool(seen))
+    assert seen == ["FAILED test_cart.py - QX7T9"]
+    assert store.offers()[0]["query"] == ANSWER.query
+    store.close()
