@@ -13,14 +13,30 @@ Three measurements on one moment (``tests/live/help_fixtures.py``: a traceback o
 * **cancelled while queued**: as above, but the How call is cancelled 0.5 s after submit (what a
   newer moment does to a stale How call, ``LiveAgent.cancel_how``): does the help answer survive?
 
+With ``--accepts N`` (issue 42, items 1, 3 and 5) it measures what a person waits for after
+Accept, N accepts per arm, the two arms alternating in the same command:
+
+* each accept: a capture folder (``proagent capture``'s Store) whose terminal window was decided
+  *blind* (its first screenshot had no text yet: capture's OCR behind), then a newer screenshot of
+  the same window showing a failing test that names a value nobody would guess, which capture has
+  not read either; an offer on it; the offer's own How call in flight when Accept comes;
+* **baseline** (the code before issue 42, by the in-process toggle): the help reads the moment as it
+  was decided (``LiveHelp(screen=None)``) and waits on the one llama.cpp child behind the How call;
+* **help first + grounded**: the help reads the window now (:class:`proagent.live._ground.ScreenReader`:
+  live's own OCR of the newest screenshot) and the How call is stopped at Accept (what
+  ``LiveAgent.help_first`` does within one loop turn; a local model's child is killed and loaded again);
+* figures: seconds from Accept to the first words and to the whole answer (p50/p95), and the share of
+  answers whose context holds the window's screen text (the planted value).
+
     python benchmarks/how_behind_help.py [--model local/smollm2-135m] [--model-arg n_threads=1]
-        [--help-tokens 200] [--json out.json] [--smoke]
+        [--help-tokens 200] [--accepts N] [--json out.json] [--smoke]
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import json
 import sys
 import threading
 import time
@@ -55,14 +71,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", default="local/smollm2-135m")
     ap.add_argument("--model-arg", action="append", default=[], help="KEY=VALUE (e.g. n_threads=1)")
     ap.add_argument("--help-tokens", type=int, default=200, help="the help answer's budget, tokens")
+    ap.add_argument(
+        "--accepts", type=int, default=0, help="also time N accepts per arm, baseline vs help first (issue 42)"
+    )
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--timeout", type=float, default=1800.0)
     ap.add_argument(
         "--smoke", action="store_true", help="the smallest setting (CI): SmolLM2, a help answer of 16 tokens"
     )
     args = ap.parse_args(argv)
+    if args.help_tokens < 1 or args.accepts < 0:
+        ap.error("--help-tokens must be >= 1 and --accepts >= 0")
     if args.smoke:  # explicit values stay (apply_smoke says which)
-        apply_smoke(ap, args, {"model": "local/smollm2-135m", "help_tokens": 16}, argv)
+        apply_smoke(ap, args, {"model": "local/smollm2-135m", "help_tokens": 16, "accepts": 1}, argv)
     guard_network()
     watchdog(args.timeout)
     note, machine = machine_note()
@@ -140,6 +161,20 @@ def main(argv: list[str] | None = None) -> int:
         ("help", "help answer", "s"),
     ]
     print(render_table(rows, columns))
+    figures: dict[str, Any] = {"model": args.model, "help_tokens": args.help_tokens}
+    if args.accepts:
+        accept_rows = _accepts(args, margs, how)
+        cols = [
+            ("arm", "arm", "s"),
+            ("n", "accepts", "d"),
+            ("first_p50", "first words p50 s", ".1f"),
+            ("first_p95", "p95 s", ".1f"),
+            ("total_p50", "whole answer p50 s", ".1f"),
+            ("total_p95", "p95 s", ".1f"),
+            ("grounded", "context holds the screen", ".0%"),
+        ]
+        print(render_table(accept_rows, cols))
+        figures["accepts"] = accept_rows
     how.close()
     rows[0]["baseline"] = True
     write_result(
@@ -150,9 +185,153 @@ def main(argv: list[str] | None = None) -> int:
         machine=machine,
         baseline="a How call on the warmed model with nothing else running",
         note=f"{args.model}, a help answer of up to {args.help_tokens} tokens streaming on the same llama.cpp child",
-        figures={"model": args.model, "help_tokens": args.help_tokens},
+        figures=figures,
     )
     return 0
+
+
+def _png(text: str) -> bytes:
+    import io
+
+    from PIL import Image, ImageDraw, ImageFont
+
+    try:
+        font: Any = ImageFont.truetype("DejaVuSansMono.ttf", 18)
+    except OSError:
+        font = ImageFont.load_default()
+    im = Image.new("RGB", (1280, 40 + 26 * len(text.splitlines())), (20, 20, 20))
+    draw = ImageDraw.Draw(im)
+    for i, line in enumerate(text.splitlines()):
+        draw.text((16, 16 + 26 * i), line, fill=(230, 230, 230), font=font)
+    buf = io.BytesIO()
+    im.save(buf, "PNG")
+    return buf.getvalue()
+
+
+def _accepts(args: argparse.Namespace, margs: dict[str, Any], how: Any) -> list[dict[str, Any]]:
+    """``--accepts``: N accepts per arm (see the module docstring), alternating."""
+    import hashlib
+    import random
+    import tempfile
+    from datetime import datetime, timedelta
+
+    from _common import percentile
+
+    from proagent.bench.samples import SampleConfig
+    from proagent.capture import Store
+    from proagent.live import FeedbackStore, LiveHelp
+    from proagent.live._agent import _HowCall
+    from proagent.live._ground import ScreenReader
+    from proagent.live._help import LocalHelpModel
+    from proagent.live._moments import moment_sample
+    from proagent.sources.lifetrace import load_lifetrace
+
+    class Recording(LocalHelpModel):
+        def stream(self, messages, on_delta):  # noqa: ANN001, ANN202
+            self.sent = messages
+            return super().stream(messages, on_delta)
+
+    rng = random.Random(42)
+    got: dict[str, list[dict[str, Any]]] = {"baseline (before issue 42)": [], "help first + grounded": []}
+    with tempfile.TemporaryDirectory(prefix="pa-accepts-") as tmp:
+        reader_warm = ScreenReader(Path(tmp) / "none.db")
+        reader_warm.warm()  # the OCR engine loads once per run (live warms it at start)
+        for i in range(args.accepts):
+            for arm in got:
+                new = arm.startswith("help first")
+                value = "".join(rng.choice("ABCDEFGHJKMNPQRSTUVWXYZ23456789") for _ in range(6))
+                work = Path(tmp) / f"{i}-{new}"
+                t0 = datetime(2026, 12, 5, 10, 0, 0) + timedelta(minutes=2 * i + int(new))
+                cap = Store(work / "cap")
+                ed = cap.open_event("code", "cart.py - shop", t0)
+                cap.close_event(ed, t0 + timedelta(seconds=30))
+                term = cap.open_event("xterm", f"pytest - shop {i}", t0 + timedelta(seconds=30))
+                for k, text in enumerate(["$ pytest -q", f"$ pytest -q\n{_SCREEN.format(value=value)}"]):
+                    png = _png(text)
+                    cap.add_screenshot(
+                        event_id=term,
+                        screen_id=0,
+                        t=t0 + timedelta(seconds=31 + 8 * k),
+                        data=png,
+                        ext="png",
+                        file_hash=hashlib.sha256(png).hexdigest(),
+                        width=1280,
+                        height=80,
+                        app="xterm",
+                        title=f"pytest - shop {i}",
+                    )
+                    cap.con.commit()
+                    if k == 0:  # the moment is decided here: its window had no text yet
+                        evs = list(load_lifetrace(work / "cap", resolve_files=False).events)
+                        sample = moment_sample(
+                            evs, t0 + timedelta(seconds=36), SampleConfig(), new_event=evs[-1], front=True
+                        )
+                cap.close()
+                st = FeedbackStore(work / "live")
+                offer = st.add_offer(
+                    sample,  # type: ignore[arg-type]
+                    text="Need a hand with this? (xterm)",
+                    query=None,
+                    intention=None,
+                    p_help=0.9,
+                    notifier="page",
+                    created_at=t0 + timedelta(seconds=37),
+                    app_name="xterm",
+                )
+                model = Recording(args.model, margs, max_tokens=args.help_tokens)
+                screen = ScreenReader(work / "cap" / "lifetrace.db") if new else None
+                helper = LiveHelp(st, model, lambda: t0, screen=screen)
+                call = _HowCall(how, sample)  # the offer's How call, in flight at Accept
+                time.sleep(0.5)
+                helper.accept(offer.id)
+                if new:
+                    call.cancel()  # LiveAgent.help_first: the How call stops while an answer is written
+                while helper.busy(offer.id):
+                    time.sleep(0.05)
+                call.wait(600)
+                turn = helper.turns(offer.id)[-1]
+                sent = json.dumps(getattr(model, "sent", []))
+                got[arm].append(
+                    {
+                        "first": turn["first_token_seconds"],
+                        "total": turn["total_seconds"],
+                        "grounded": value in sent,
+                        "status": turn["status"],
+                    }
+                )
+                print(
+                    f"  accept {i + 1} {arm}: first words {turn['first_token_seconds'] or float('nan'):.1f} s, "
+                    f"whole {turn['total_seconds'] or float('nan'):.1f} s, screen text {'yes' if value in sent else 'no'}"
+                    f" ({turn.get('reading')})",
+                    flush=True,
+                )
+                helper.close()
+                st.close()
+    out = []
+    for arm, xs in got.items():
+        first = [x["first"] for x in xs if x["first"] is not None]
+        total = [x["total"] for x in xs if x["total"] is not None]
+        out.append(
+            {
+                "arm": arm,
+                "n": len(xs),
+                "first_p50": percentile(first, 50),
+                "first_p95": percentile(first, 95),
+                "total_p50": percentile(total, 50),
+                "total_p95": percentile(total, 95),
+                "grounded": sum(x["grounded"] for x in xs) / len(xs) if xs else None,
+                "baseline": arm.startswith("baseline"),
+            }
+        )
+    return out
+
+
+_SCREEN = """============================= FAILURES =============================
+___________________________ test_total ___________________________
+    def test_total():
+>       assert cart.total(code="{value}") == 0.3
+E       assert 0.30000000000000004 == 0.3
+FAILED test_cart.py::test_total - discount code {value} not applied"""
 
 
 if __name__ == "__main__":

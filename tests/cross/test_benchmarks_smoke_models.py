@@ -68,6 +68,14 @@ def test_how_behind_help_smoke(tmp_path: Path) -> None:
     assert alone["baseline"] and alone["how_s"] > 0 and behind["how_s"] > 0
     assert behind["help"].startswith("done") and cancelled["help"].startswith("done"), rec["rows"]
     assert cancelled["case"].startswith("How queued, then ")
+    # issue 42: Accept -> first words / whole answer, baseline (before) vs help first + grounded
+    base, new = rec["figures"]["accepts"]
+    assert base["baseline"] and not new["baseline"] and base["n"] == new["n"] == 1
+    assert new["first_p50"] > 0 and new["total_p50"] >= new["first_p50"] and base["total_p50"] > 0
+    # the baseline reads the moment as decided (blind); the new arm reads the window now, within live's
+    # 8-s OCR bound, which a machine loaded far beyond its cores can miss (tests/live/test_live_help_first.py
+    # checks the reading itself with a wide bound)
+    assert base["grounded"] == 0.0 and 0.0 <= new["grounded"] <= 1.0
 
 
 @pytest.mark.slow

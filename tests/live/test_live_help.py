@@ -67,7 +67,8 @@ def test_accept_streams_an_answer_then_follow_up_and_rating(tmp_path: Path) -> N
     assert help.accept(oid, "test") and not help.accept(oid, "test")  # once
     _wait(lambda: not help.busy(oid))
     kinds = [k for k, _, _ in events]
-    assert kinds[0] == "start" and kinds[-1] == "done" and kinds.count("delta") > 5  # streamed in pieces
+    assert kinds[:2] == ["reading", "start"] and kinds[-1] == "done" and kinds.count("delta") > 5  # streamed
+    assert events[0][2] == "reading: Terminal - deploy@203.0.113.57: ~/myapp, 9 lines of screen text"
     turns = help.turns(oid)
     assert [t["role"] for t in turns] == ["user", "assistant"]
     assert "KeyError: 'user_id'" in turns[1]["text"] and turns[1]["status"] == "done"
@@ -109,7 +110,8 @@ def test_accept_never_blocks_the_caller(tmp_path: Path) -> None:
     assert help.accept(offers[0].id) and help.accept(offers[1].id)
     assert time.perf_counter() - t0 < 0.5  # queued: the decision loop goes on
     assert help.busy(offers[0].id) and help.busy(offers[1].id)
-    assert help.turns(offers[1].id)[0]["status"] == "streaming"  # queued behind the first
+    queued = help.turns(offers[1].id)[0]  # queued behind the first, and says so with its place
+    assert queued["status"] == "queued" and queued["note"] == f"queued: 2nd, after the answer to offer {offers[0].id}"
     gate.set()
     _wait(lambda: not help.busy(offers[1].id))
     assert help.turns(offers[1].id)[1]["text"] == "done"

@@ -124,21 +124,46 @@ class _HowCall:
     other callable runs in a daemon thread, which a cancel only leaves behind (its answer is
     dropped). Daemon: a Ctrl-C while it runs ends the process without waiting for the model."""
 
-    def __init__(self, how: Callable[[Sample], Prediction], sample: Sample) -> None:
+    def __init__(
+        self,
+        how: Callable[[Sample], Prediction],
+        sample: Sample,
+        prepare: Callable[[Sample], Sample] | None = None,
+    ) -> None:
         self._t0 = time.perf_counter()
         self._t1: float | None = None
+        self._inner: concurrent.futures.Future | None = None
+        self._lock = threading.Lock()
         submit = getattr(how, "submit", None)
-        if submit is not None:
+        if prepare is None and submit is not None:
             self._future: concurrent.futures.Future = submit(sample)
         else:
             self._future = concurrent.futures.Future()
             self._future.set_running_or_notify_cancel()
-            threading.Thread(target=self._run, args=(how, sample), daemon=True, name="proagent-how").start()
+            threading.Thread(target=self._run, args=(how, sample, prepare), daemon=True, name="proagent-how").start()
         self._future.add_done_callback(self._finished)
 
-    def _run(self, how: Callable[[Sample], Prediction], sample: Sample) -> None:
+    def _run(
+        self, how: Callable[[Sample], Prediction], sample: Sample, prepare: Callable[[Sample], Sample] | None
+    ) -> None:
         try:
-            pred = how(sample)
+            if prepare is not None:  # the window in front read again (issue 42), in this thread
+                try:
+                    sample = prepare(sample)
+                except Exception as e:  # noqa: BLE001 - the moment as decided stays good enough
+                    how_log.info("reading the window in front again for the How call failed: %s", e)
+            if self._future.done():
+                return  # cancelled meanwhile: the model is not asked
+            submit = getattr(how, "submit", None)
+            if submit is not None:
+                with self._lock:
+                    self._inner = submit(sample)
+                if self._future.done():
+                    self._inner.cancel()
+                    return
+                pred = self._inner.result()
+            else:
+                pred = how(sample)
         except BaseException as e:  # noqa: BLE001 (re-raised in the loop's thread)
             if not self._future.done():
                 self._future.set_exception(e)
@@ -165,6 +190,10 @@ class _HowCall:
 
     def cancel(self) -> None:
         """Abandon the call (its :meth:`result` raises ``CancelledError``)."""
+        with self._lock:
+            inner = self._inner
+        if inner is not None:
+            inner.cancel()  # the model's request itself (a local model's ticket)
         if not self._future.cancel() and not self._future.done():  # a thread-run call: mark it over
             try:
                 self._future.set_exception(concurrent.futures.CancelledError())
@@ -178,6 +207,34 @@ class _HowCall:
 
     def result(self) -> Prediction:
         return self._future.result()
+
+
+class _Held:
+    """A How call held back while the help answers (help first, issue 42): not started; the loop
+    starts it (:class:`_HowCall`) once no answer is queued or streaming, unless it was cancelled
+    meanwhile (a newer moment, its offer dismissed or expired)."""
+
+    seconds = 0.0
+
+    def __init__(self) -> None:
+        self._cancelled = False
+
+    @property
+    def done(self) -> bool:
+        return self._cancelled
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    def wait(self, seconds: float | None) -> bool:
+        return self._cancelled
+
+    def cancel(self) -> None:
+        self._cancelled = True
+
+    def result(self) -> Prediction:
+        raise concurrent.futures.CancelledError()
 
 
 def _address(url: str) -> str:
@@ -375,7 +432,7 @@ class _Job:
     """A Yes whose How answer had not come within the offer wait: the call, and the offer shown
     meanwhile (``None``: held until the answer, as a similar offer in this app was dismissed today)."""
 
-    call: _HowCall
+    call: _HowCall | _Held
     sid: str
     sample: Sample
     m: Moment
@@ -434,6 +491,15 @@ class LiveAgent:
         ask_rate: at most this many sparse questions a day ("Would help have been useful just
             now?", :mod:`proagent.live._ask`) at quiet moments the decider is unsure of, shown by the
             notifiers that have an ``ask(question)`` method; 0 (default): none.
+        help: the run's help (:class:`~proagent.live.LiveHelp`): help first (issue 42). While an
+            answer is queued or streaming (``help.answering()``), :meth:`follow` holds How calls: a
+            Yes shows its offer at once (naming the app) and its How call starts once the answers are
+            written; a How call in flight when an answer is asked is cancelled (a local model's
+            request stopped) and started again afterwards. The How call of an offer dismissed,
+            accepted or expired meanwhile is cancelled.
+        ground: reads the moment's window in front again before its How call
+            (:meth:`proagent.live._ground.ScreenReader.ground`), in the call's thread, so the
+            predicted query comes from the text on screen now; ``None``: the moment as decided.
     """
 
     def __init__(
@@ -455,8 +521,14 @@ class LiveAgent:
         on_status: Callable[[str], None] | None = None,
         implicit: bool = True,
         ask_rate: int = 0,
+        help: Any = None,
+        ground: Callable[[Sample], Sample] | None = None,
     ) -> None:
         self.folder = Path(folder)
+        self.help = help
+        self.ground = ground
+        self.how_held = 0
+        """How calls held back (or stopped and requeued) while the help answered."""
         self.offer_wait = offer_wait_seconds
         self.decider = decider
         self.how = how
@@ -516,9 +588,17 @@ class LiveAgent:
             self.restraint.responded(response, at)
         self._dismissals(rows)
         now = self.clock.now()
+        still = set()
         for o in self.feedback.offers(open_only=True, limit=200):
             if now - datetime.fromisoformat(o["created_at"]) >= self.ignore_after:
                 self.feedback.respond(o["id"], "ignored", now, source="timeout")
+            else:
+                still.add(o["id"])
+        job = self._job
+        if job is not None and job.offer is not None and job.offer.id not in still and not job.call.done:
+            # its offer was dismissed, accepted (the help asks its own question) or expired: no query needed
+            how_log.info("how call for %s cancelled: offer %s was answered or expired", job.sid, job.offer.id)
+            self.cancel_how()
         if self._learn is not None:
             self._learn(self.feedback)
 
@@ -566,7 +646,12 @@ class LiveAgent:
         if self.how is None:
             return self._show(sid, sample, m, generic_offer_text(cur), None, None, p, session, cur, common)
         self.cancel_how()  # a newer moment that needs the model: the stale call is cancelled, not queued behind
-        job = _Job(_HowCall(self.how, sample), sid, sample, m, p, session, cur, common)
+        held = defer and self.help is not None and self.help.answering()
+        if held:
+            self.how_held += 1
+            how_log.info("how call for %s held: an answer is being written (help first)", sid)
+        call = _Held() if held else _HowCall(self.how, sample, self.ground)
+        job = _Job(call, sid, sample, m, p, session, cur, common)
         wary = self.restraint.dismissed_in_app(cur.app_name, now)
         if not job.call.wait(self.offer_wait) and not wary:
             # the How model is slow (a local 1.5B model on CPU takes tens of seconds): the offer is
@@ -661,6 +746,22 @@ class LiveAgent:
             why="" if text else "no_query",
             how_s=how_s,
         )
+
+    def help_first(self) -> None:
+        """Help first (issue 42): while the help answers, the deferred How call is stopped and
+        held; once no answer is queued or streaming, a held call starts (again)."""
+        job = self._job
+        if job is None or self.help is None:
+            return
+        if self.help.answering():
+            if isinstance(job.call, _HowCall) and not job.call.done:
+                job.call.cancel()
+                if job.call.cancelled:  # (its answer had not come just before the cancel)
+                    job.call = _Held()
+                    self.how_held += 1
+                    how_log.info("how call for %s stopped and requeued: an answer is being written", job.sid)
+        elif isinstance(job.call, _Held) and not job.call.cancelled:
+            job.call = _HowCall(self.how, job.sample, self.ground)  # type: ignore[arg-type]
 
     def poll_how(self) -> LiveDecision | None:
         """Record the decision of the deferred How call once its answer came (filling in or
@@ -871,6 +972,7 @@ class LiveAgent:
 
         try:
             while not stop.is_set() and not enough():
+                self.help_first()
                 self.poll_how()
                 moments = follower.poll()
                 if (

@@ -38,6 +38,7 @@ row of ``help_ratings`` on the offer's latest answer: a How-to-Assist label
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import queue
@@ -47,7 +48,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -90,7 +91,11 @@ CONTEXT_EVENTS = 6
 HELP_MAX_TOKENS = 400
 """Answer budget of one turn, tokens."""
 MAX_QUESTION_CHARS = 2000
-"""Longest follow-up accepted, characters."""
+"""Longest follow-up accepted, characters (Unicode code points, as the page's box counts them; its
+whitespace runs counted as one)."""
+PERSIST_SECONDS = 0.5
+"""While an answer streams, its text so far is written to ``feedback.db`` at most this often
+(seconds): a kill loses at most this much of it."""
 
 _ERROR = re.compile(
     r"Traceback \(most recent call last\)|\b\w*(Error|Exception)\b[:(]|\bFAILED\b|\berror(\[\w+\])?:|"
@@ -109,7 +114,7 @@ CREATE TABLE IF NOT EXISTS help_turns (
     offer_id INTEGER NOT NULL REFERENCES offers(id),
     role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
     text TEXT NOT NULL,
-    status TEXT NOT NULL DEFAULT 'done' CHECK (status IN ('streaming', 'done', 'error')),
+    status TEXT NOT NULL DEFAULT 'done' CHECK (status IN ('streaming', 'done', 'error', 'interrupted')),
     source TEXT NOT NULL DEFAULT '',
     model TEXT NOT NULL DEFAULT '',
     asked_at TEXT NOT NULL,
@@ -120,7 +125,8 @@ CREATE TABLE IF NOT EXISTS help_turns (
     completion_tokens INTEGER,
     send_screen TEXT,
     sent_sha256 TEXT,
-    placeholders TEXT
+    placeholders TEXT,
+    reading TEXT
 );
 CREATE INDEX IF NOT EXISTS help_turns_offer ON help_turns(offer_id);
 CREATE TABLE IF NOT EXISTS help_ratings (
@@ -175,6 +181,8 @@ class HelpContext:
     """``never``, ``redacted`` or ``raw``."""
     placeholders: Mapping[str, int]
     """PII findings replaced, by type (empty unless ``redacted``/``never``)."""
+    screen_lines: int = 0
+    """Lines of screen text in the context (0: none sent, or none on screen)."""
 
     @property
     def sha256(self) -> str:
@@ -206,10 +214,13 @@ def help_context(sample: Sample, query: str | None, send_screen: str = "raw") ->
             if seen:
                 shot, where = seen, f" seen just before in {e.app_name or 'another window'}"
                 break
+    lines = 0
     if send_screen == "never":
         screen, note = "(not sent: --send-screen never)", "not sent"
     else:
-        screen = screen_region(shot) or "(no screen text)"
+        screen = screen_region(shot)
+        lines = len(screen.splitlines())
+        screen = screen or "(no screen text)"
         note = f"around the error{where or ' on screen'}" if _ERROR.search(screen) else "newest rows"
     events = "\n".join(render_event(e) for e in list(sample.context)[-CONTEXT_EVENTS:]) or "(nothing earlier)"
     page = web_page(cur.url)
@@ -228,7 +239,7 @@ def help_context(sample: Sample, query: str | None, send_screen: str = "raw") ->
     counts: Counter[str] = Counter()
     if send_screen != "raw":
         text, question = redact_text(text, counts), redact_text(question, counts)
-    return HelpContext(text, question, send_screen, dict(counts))
+    return HelpContext(text, question, send_screen, dict(counts), lines)
 
 
 def context_free_messages(ctx: HelpContext) -> list[dict[str, str]]:
@@ -403,6 +414,34 @@ class _Turn:
     status: str
 
 
+class _Interrupted(Exception):
+    """The run is stopping (Ctrl-C): the answer streaming is abandoned and kept as it is."""
+
+
+_ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}
+
+
+def _ordinal(n: int) -> str:
+    return _ORDINALS.get(n, f"{n}th") if not 10 <= n % 100 <= 20 else f"{n}th"
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    """Bring an older ``help_turns`` (before ``interrupted`` and ``reading``) to :data:`_SCHEMA`:
+    SQLite cannot change a CHECK constraint, so the table is copied into a new one, in one
+    transaction (the rows keep their ids: ratings still point at them)."""
+    row = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'help_turns'").fetchone()
+    if row is None or "'interrupted'" in row[0]:
+        return
+    cols = [r[1] for r in conn.execute('PRAGMA table_info("help_turns")')]
+    with conn:
+        conn.execute("ALTER TABLE help_turns RENAME TO help_turns_old")
+        conn.execute("DROP INDEX IF EXISTS help_turns_offer")
+        conn.executescript(_SCHEMA.split("CREATE TABLE IF NOT EXISTS help_ratings")[0])
+        names = ", ".join(cols)
+        conn.execute(f"INSERT INTO help_turns ({names}) SELECT {names} FROM help_turns_old")
+        conn.execute("DROP TABLE help_turns_old")
+
+
 class LiveHelp:
     """The help for accepted offers of one live folder: a worker thread answers them in turn.
 
@@ -412,10 +451,26 @@ class LiveHelp:
             terminal say there is no help model).
         now: the run's clock (the times stored).
         send_screen: ``never``, ``redacted`` or ``raw`` (default: :func:`default_send_screen`).
+        screen: reads the window in front again at Accept (:class:`~proagent.live._ground.ScreenReader`:
+            the log's text written since the moment, and live's own OCR of the newest screenshot
+            when it has none); ``None``: the moment as it was decided (a replay).
+        persist_seconds: an answer's text so far is written to ``feedback.db`` at most this often
+            while it streams (:data:`PERSIST_SECONDS`), so a kill keeps it.
 
-    Listeners (:meth:`subscribe`) get ``(kind, offer_id, text)`` with kind ``start`` (text: the
-    question), ``delta`` (a piece of the answer), ``done`` (the whole answer) or ``error`` (why),
-    in the worker thread.
+    Order (help first, issue 42): answers (accepts, follow-ups, retries) are taken before any
+    read-ahead, in the order asked; while one is queued or streaming, :meth:`answering` is true
+    and the live loop holds its How calls (see :class:`~proagent.live.LiveAgent`'s ``help``). A
+    second accept while one is answered is told its place (``queued: 2nd, after the answer to
+    offer 3``).
+
+    Listeners (:meth:`subscribe`) get ``(kind, offer_id, text)`` with kind ``queued`` (its place),
+    ``reading`` (what the answer reads, :meth:`~proagent.live._ground.Grounding.line`), ``start``
+    (text: the question), ``delta`` (a piece of the answer), ``done`` (the whole answer),
+    ``interrupted`` (the text so far, the run stopping) or ``error`` (why), in the worker thread.
+
+    A stop (:meth:`close`, Ctrl-C) during an answer keeps its text so far with status
+    ``interrupted``; an answer left ``streaming`` by a killed run is marked ``interrupted`` when the
+    folder is opened again. Accepting such an offer again (or the page's Retry) answers it anew.
 
     Raises:
         ValueError: an unknown ``send_screen``.
@@ -428,25 +483,44 @@ class LiveHelp:
         now: Callable[[], datetime],
         *,
         send_screen: str | None = None,
+        screen: Any = None,
+        persist_seconds: float | None = None,
     ) -> None:
         self.store, self.model, self.now = store, model, now
         # raw for a model on this machine, redacted for any other (default_send_screen by model name)
         self.send_screen = send_screen or ("raw" if model is None or model.local else "redacted")
         check_send_screen(self.send_screen)
+        self.screen = screen
+        self.persist_seconds = PERSIST_SECONDS if persist_seconds is None else float(persist_seconds)
         self.page_url: str | None = None
         """The offers page's address (set by the page), for a desktop notification's Accept."""
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(store.path, check_same_thread=False, timeout=10.0)
+        _migrate(self._conn)
         self._conn.executescript(_SCHEMA)
-        self._conn.commit()
-        self._contexts: dict[int, tuple[str | None, HelpContext]] = {}
+        with self._conn:
+            left = self._conn.execute(
+                "UPDATE help_turns SET status = 'interrupted' WHERE status = 'streaming'"
+            ).rowcount  # a run killed while it answered: its text so far stays, marked
+        if left:
+            log.info("%d answer(s) left streaming by an earlier run marked interrupted", left)
+        self._contexts: dict[int, tuple[str | None, HelpContext, Any]] = {}
         self._live: dict[int, _Turn] = {}  # answers being streamed, by offer
         self._pending: set[int] = set()
+        self._order: list[int] = []  # offers whose answer is queued or streaming, in order
+        self._notes: dict[int, str] = {}  # an answer's "queued: ..." note until it starts
         self._listeners: list[Callable[[str, int, str], None]] = []
-        self._jobs: queue.Queue[tuple[int, str | None, str, float] | None] = queue.Queue()
+        self._jobs: queue.PriorityQueue[tuple[int, int, tuple[int, str, str, str, float] | None]] = (
+            queue.PriorityQueue()
+        )
+        self._seq = itertools.count()
         self._closed = False
+        self._db_closed = False
+        self._stopping = threading.Event()
         self.prepared: dict[int, float] = {}
         """Seconds each offer's help prompt took to read ahead (:meth:`show`), by offer id."""
+        self.readings: dict[int, Any] = {}
+        """What each offer's latest answer read (:class:`~proagent.live._ground.Grounding`), by offer id."""
         self._thread = threading.Thread(target=self._work, daemon=True, name="proagent-help")
         self._thread.start()
 
@@ -456,78 +530,122 @@ class LiveHelp:
 
     def show(self, offer: Any) -> None:
         """An offer is on screen: a model that can (:meth:`LocalHelpModel.prefill`) reads its help
-        prompt now, in the worker thread, so that Accept only waits for the answer."""
+        prompt now, in the worker thread after any answer asked, so that Accept only waits for the answer."""
         if self.model is not None and hasattr(self.model, "prefill"):
-            self._jobs.put((int(offer.id), _PREPARE, "", time.perf_counter()))
+            self._put(1, (int(offer.id), "prepare", "", "", time.perf_counter()))
 
     def update(self, offer: Any) -> None:
         """The offer's query came after it was shown: the prompt is read again with it."""
         self.show(offer)
 
     # ------------------------------------------------------------ requests (any thread, return at once)
+    def _put(self, priority: int, job: tuple[int, str, str, str, float] | None) -> None:
+        self._jobs.put((priority, next(self._seq), job))
+
     def subscribe(self, fn: Callable[[str, int, str], None]) -> None:
         """Call ``fn(kind, offer_id, text)`` on every event of every answer (see the class)."""
         self._listeners.append(fn)
 
+    def answering(self) -> bool:
+        """Whether an answer is queued or streaming (the live loop holds How calls meanwhile)."""
+        with self._lock:
+            return bool(self._order)
+
     def accept(self, offer_id: int, source: str = "") -> bool:
-        """Answer an accepted offer (once: a second accept of it does nothing). Returns whether an
-        answer was started; ``False`` without a model, for an unknown offer or one already answered."""
+        """Answer an accepted offer: its first answer, or again when its last answer was
+        interrupted or failed (a retry). Returns whether an answer was started (queued);
+        ``False`` without a model, for an unknown offer, or one answered or being answered."""
         oid = int(offer_id)
-        if self.model is None or self._offer(oid) is None:
+        if self.model is None or self._closed or self._offer(oid) is None:
             return False
         with self._lock:
-            if oid in self._pending or self._turn_count(oid):
+            if oid in self._pending:
                 return False
+            last = self._conn.execute(
+                "SELECT role, status FROM help_turns WHERE offer_id = ? ORDER BY id DESC LIMIT 1", (oid,)
+            ).fetchone()
+            if last is not None and last == ("assistant", "done"):
+                return False
+            kind = "answer" if last is None else "retry"
             self._pending.add(oid)
-        self._jobs.put((oid, None, source, time.perf_counter()))
+            ahead = list(self._order)
+            self._order.append(oid)
+            note = f"queued: {_ordinal(len(ahead) + 1)}, after the answer to offer {ahead[-1]}" if ahead else ""
+            if note:
+                self._notes[oid] = note
+        if note:
+            self._emit("queued", oid, note)
+        self._put(0, (oid, kind, "", source, time.perf_counter()))
         return True
 
     def follow_up(self, offer_id: int, text: str, source: str = "") -> str | None:
         """Ask ``text`` under the offer's answer (the same context, the turns so far). Returns ``None``
-        when it was queued, else why not (no model, no answer yet, one still streaming, empty or too long)."""
+        when it was queued, else why not (no model, no answer yet, one still streaming, the offer
+        dismissed, empty or over :data:`MAX_QUESTION_CHARS` characters)."""
         oid, text = int(offer_id), " ".join(str(text).split())
         if self.model is None:
             return "no help model (--model none)"
         if not text:
             return "empty question"
         if len(text) > MAX_QUESTION_CHARS:
-            return f"question over {MAX_QUESTION_CHARS} characters"
+            return f"question over {MAX_QUESTION_CHARS:,} characters ({len(text):,})"
+        offer = self._offer(oid)
+        if offer is not None and offer[2] == "dismissed":
+            return "the offer was dismissed (accept it again to ask about it)"
         with self._lock:
             if oid in self._pending:
                 return "the answer is still coming"
-            if not self._turn_count(oid):
+            done = self._conn.execute(
+                "SELECT 1 FROM help_turns WHERE offer_id = ? AND role = 'assistant' AND status = 'done' LIMIT 1",
+                (oid,),
+            ).fetchone()
+            if done is None:
                 return "no answer to follow up yet (accept the offer first)"
             self._pending.add(oid)
-        self._jobs.put((oid, text, source, time.perf_counter()))
+            ahead = list(self._order)
+            self._order.append(oid)
+            if ahead:
+                self._notes[oid] = f"queued: {_ordinal(len(ahead) + 1)}, after the answer to offer {ahead[-1]}"
+        if ahead:
+            self._emit("queued", oid, self._notes[oid])
+        self._put(0, (oid, "follow", text, source, time.perf_counter()))
         return None
 
     def rate(self, offer_id: int, rating: int, source: str = "") -> bool:
         """Rate the offer's latest answer ``+1`` (helpful) or ``-1``; ``False`` when it has none."""
         if rating not in (-1, 1):
             return False
-        with self._lock, self._conn:
-            row = self._conn.execute(
-                "SELECT id FROM help_turns WHERE offer_id = ? AND role = 'assistant' AND "
-                "status = 'done' ORDER BY id DESC LIMIT 1",
-                (int(offer_id),),
-            ).fetchone()
-            if row is None:
+        with self._lock:
+            if self._db_closed:
                 return False
-            self._conn.execute(
-                "INSERT INTO help_ratings (offer_id, turn_id, rating, rated_at, source) VALUES (?,?,?,?,?)",
-                (int(offer_id), int(row[0]), int(rating), self.now().isoformat(), source),
-            )
+            with self._conn:
+                row = self._conn.execute(
+                    "SELECT id FROM help_turns WHERE offer_id = ? AND role = 'assistant' AND "
+                    "status = 'done' ORDER BY id DESC LIMIT 1",
+                    (int(offer_id),),
+                ).fetchone()
+                if row is None:
+                    return False
+                self._conn.execute(
+                    "INSERT INTO help_ratings (offer_id, turn_id, rating, rated_at, source) VALUES (?,?,?,?,?)",
+                    (int(offer_id), int(row[0]), int(rating), self.now().isoformat(), source),
+                )
         return True
 
     def turns(self, offer_id: int) -> list[dict[str, Any]]:
         """The offer's turns, oldest first: ``{id, role, text, status, first_token_seconds,
-        total_seconds, completion_tokens, rating}`` (an answer being streamed: its text so far)."""
+        total_seconds, completion_tokens, rating, reading}`` (an answer being streamed: its text so
+        far; ``status`` ``interrupted``: the text it had when the run stopped). An answer queued
+        behind another is a last turn ``{id: 0, status: "queued", note: "queued: 2nd, ..."}``."""
+        oid = int(offer_id)
         with self._lock:
+            if self._db_closed:
+                return []
             cur = self._conn.execute(
                 "SELECT t.id, t.role, t.text, t.status, t.first_token_seconds, t.total_seconds, t.completion_tokens, "
-                "(SELECT rating FROM help_ratings r WHERE r.turn_id = t.id ORDER BY r.id DESC LIMIT 1) "
+                "(SELECT rating FROM help_ratings r WHERE r.turn_id = t.id ORDER BY r.id DESC LIMIT 1), t.reading "
                 "FROM help_turns t WHERE t.offer_id = ? ORDER BY t.id",
-                (int(offer_id),),
+                (oid,),
             )
             keys = (
                 "id",
@@ -538,14 +656,21 @@ class LiveHelp:
                 "total_seconds",
                 "completion_tokens",
                 "rating",
+                "reading",
             )
             out = [dict(zip(keys, r)) for r in cur.fetchall()]
-            live = self._live.get(int(offer_id))
-            pending = int(offer_id) in self._pending
+            live = self._live.get(oid)
+            pending = oid in self._pending
+            note = self._notes.get(oid)
+            text = live.text if live is not None else ""
         for t in out:
             if live is not None and t["id"] == live.id:
-                t["text"] = live.text
-        return out if not pending or out else [{"id": 0, "role": "assistant", "text": "", "status": "streaming"}]
+                t["text"] = text
+        if pending and live is None:
+            out.append(
+                {"id": 0, "role": "assistant", "text": "", "status": "queued" if note else "streaming", "note": note}
+            )
+        return out
 
     def busy(self, offer_id: int) -> bool:
         """Whether an answer for the offer is queued or streaming."""
@@ -553,21 +678,40 @@ class LiveHelp:
             return int(offer_id) in self._pending
 
     def close(self, timeout: float = 5.0) -> None:
-        """Stop the worker after the answer in progress (waits at most ``timeout`` seconds) and close
-        (a second call does nothing)."""
+        """Stop: an answer streaming is abandoned at its next piece and kept with its text so far,
+        marked ``interrupted`` (waits at most ``timeout`` seconds for the worker; an answer still
+        not stopped then is marked from here and nothing more is written). A second call does nothing."""
         if self._closed:
             return
         self._closed = True
-        self._jobs.put(None)
+        self._stopping.set()
+        self._put(-1, None)
         self._thread.join(timeout)
         with self._lock:
+            for turn in self._live.values():  # the worker is still inside the model (prompt evaluation)
+                try:
+                    with self._conn:
+                        self._conn.execute(
+                            "UPDATE help_turns SET text = ?, status = 'interrupted' WHERE id = ? AND status = 'streaming'",
+                            (turn.text, turn.id),
+                        )
+                except sqlite3.Error:
+                    pass
+            self._db_closed = True
             self._conn.close()
 
     # ------------------------------------------------------------ the worker
-    def _offer(self, oid: int) -> tuple[str | None, str] | None:
+    def _offer(self, oid: int) -> tuple[str | None, str, str | None] | None:
+        """``(query, sample_json, latest response)`` of an offer; ``None`` when unknown."""
         with self._lock:
-            row = self._conn.execute("SELECT query, sample_json FROM offers WHERE id = ?", (oid,)).fetchone()
-        return None if row is None else (row[0], row[1])
+            if self._db_closed:
+                return None
+            row = self._conn.execute(
+                "SELECT query, sample_json, (SELECT response FROM responses r WHERE r.offer_id = o.id "
+                "ORDER BY r.id DESC LIMIT 1) FROM offers o WHERE id = ?",
+                (oid,),
+            ).fetchone()
+        return None if row is None else (row[0], row[1], row[2])
 
     def _turn_count(self, oid: int) -> int:
         return int(self._conn.execute("SELECT count(*) FROM help_turns WHERE offer_id = ?", (oid,)).fetchone()[0])
@@ -578,6 +722,14 @@ class LiveHelp:
                 fn(kind, oid, text)
             except Exception:  # noqa: BLE001 - a listener's failure (a closed terminal) must not stop the help
                 log.debug("help listener failed", exc_info=True)
+
+    def _write(self, sql: str, args: tuple[Any, ...] | list[Any]) -> int | None:
+        """One statement in its own transaction; nothing once :meth:`close` closed the database."""
+        with self._lock:
+            if self._db_closed:
+                return None
+            with self._conn:
+                return self._conn.execute(sql, args).lastrowid
 
     def _insert(self, oid: int, role: str, text: str, status: str, source: str, **cols: Any) -> int:
         names = ["offer_id", "role", "text", "status", "source", "model", "asked_at", *cols]
@@ -591,23 +743,24 @@ class LiveHelp:
             self.now().isoformat(),
             *cols.values(),
         ]
-        with self._lock, self._conn:
-            cur = self._conn.execute(
-                f"INSERT INTO help_turns ({', '.join(names)}) VALUES ({', '.join('?' * len(vals))})", vals
-            )
-            return int(cur.lastrowid)
+        rid = self._write(f"INSERT INTO help_turns ({', '.join(names)}) VALUES ({', '.join('?' * len(vals))})", vals)
+        if rid is None:
+            raise _Interrupted()
+        return int(rid)
 
     def _work(self) -> None:
         while True:
-            job = self._jobs.get()
-            if job is None:
+            _, _, job = self._jobs.get()
+            if job is None or self._stopping.is_set():
                 return
-            oid, follow, source, asked = job
-            if follow is _PREPARE:
+            oid, kind, follow, source, asked = job
+            if kind == "prepare":
                 self._prepare(oid)
                 continue
             try:
-                self._answer(oid, follow, source, asked)
+                self._answer(oid, kind, follow, source, asked)
+            except _Interrupted:
+                return
             except Exception as e:  # noqa: BLE001 - one failed answer is shown and stored; the run goes on
                 log.warning("help for offer %s failed: %s", oid, e)
                 self._emit("error", oid, str(e))
@@ -615,28 +768,58 @@ class LiveHelp:
                 with self._lock:
                     self._pending.discard(oid)
                     self._live.pop(oid, None)
+                    self._notes.pop(oid, None)
+                    if oid in self._order:
+                        self._order.remove(oid)
 
-    def _context(self, oid: int) -> HelpContext:
-        query, sample_json = self._offer(oid) or (None, "")
+    def _context(self, oid: int, fresh: bool = True) -> HelpContext:
+        """The offer's context: kept once answered (follow-ups read what the first answer read),
+        else built now, reading the window in front again (:attr:`screen`) unless ``fresh`` is false
+        and one was built before."""
+        query, sample_json, _ = self._offer(oid) or (None, "", None)
         known = self._contexts.get(oid)
         if known is not None and (known[0] == query or self._turn_count_locked(oid)):
-            return known[1]  # once answered, follow-ups keep the context of the first answer
+            answered = self._answered(oid)
+            if answered or not fresh or self.screen is None:
+                return known[1]
         try:
             sample = sample_from_json(sample_json)
         except ValueError as e:
             raise DataError(self.store.path, f"offer {oid}: {e}") from None
+        from ._ground import grounding_of
+
+        if self.screen is not None and self.send_screen != "never":
+            sample, g = self.screen.ground(sample)
+        else:
+            g = grounding_of(sample)
         ctx = help_context(sample, query, self.send_screen)
-        self._contexts[oid] = (query, ctx)
+        if self.send_screen == "never":
+            g = replace(g, source="not sent")
+        else:
+            g = replace(g, lines=ctx.screen_lines)
+        self._contexts[oid] = (query, ctx, g)
         return ctx
+
+    def _answered(self, oid: int) -> bool:
+        with self._lock:
+            if self._db_closed:
+                return False
+            return (
+                self._conn.execute(
+                    "SELECT 1 FROM help_turns WHERE offer_id = ? AND role = 'assistant' AND status = 'done' LIMIT 1",
+                    (oid,),
+                ).fetchone()
+                is not None
+            )
 
     def _turn_count_locked(self, oid: int) -> int:
         with self._lock:
-            return self._turn_count(oid)
+            return 0 if self._db_closed else self._turn_count(oid)
 
     def _prepare(self, oid: int) -> None:
         """Read an offer's help prompt ahead (not once it is answered or queued to be)."""
         with self._lock:
-            if oid in self._pending or self._turn_count(oid):
+            if self._db_closed or oid in self._pending or self._turn_count(oid):
                 return
         try:
             t0 = time.perf_counter()
@@ -645,30 +828,41 @@ class LiveHelp:
         except Exception as e:  # noqa: BLE001 - reading ahead is an optimisation: the answer will say what fails
             log.debug("reading offer %s's help prompt ahead failed: %s", oid, e)
 
-    def _answer(self, oid: int, follow: str | None, source: str, asked: float) -> None:
+    def _answer(self, oid: int, kind: str, follow: str, source: str, asked: float) -> None:
         assert self.model is not None
-        ctx = self._context(oid)
         with self._lock:
+            self._notes.pop(oid, None)
+        ctx = self._context(oid)
+        g = self._contexts[oid][2]
+        self.readings[oid] = g
+        if kind == "answer":
+            self._insert(oid, "user", ctx.question, "done", source)
+        elif kind == "follow":
+            self._insert(oid, "user", follow, "done", source)
+        with self._lock:
+            if self._db_closed:
+                raise _Interrupted()
             rows = self._conn.execute(
                 "SELECT role, text FROM help_turns WHERE offer_id = ? AND status = 'done' ORDER BY id", (oid,)
             ).fetchall()
-        history = [(r, t) for r, t in rows][1:]  # after the first question (in the context message)
-        if follow is None:
-            self._insert(oid, "user", ctx.question, "done", source)
-            messages = help_messages(ctx)
-        else:
-            self._insert(oid, "user", follow, "done", source)
-            messages = help_messages(ctx, [*history, ("user", follow)])
-        self._emit("start", oid, follow or ctx.question)
+        # the first question is in the context message; then the answers and follow-ups done so far
+        # (a retry answers the last question again: its failed answer is not among them)
+        messages = help_messages(ctx, [(r, t) for r, t in rows][1:])
+        if kind != "follow" and g is not None:
+            self._emit("reading", oid, g.line())
+        self._emit("start", oid, follow or (rows[-1][1] if kind == "retry" and rows else ctx.question))
         sent = hashlib.sha256(json.dumps(messages, ensure_ascii=False).encode("utf-8")).hexdigest()
         log.info(
-            "help for offer %s: %d messages to %s (send-screen %s), sha256 %s, placeholders %s",
+            "help for offer %s: %d messages to %s (send-screen %s), sha256 %s, placeholders %s, "
+            "%s lines of screen text (%s)",
             oid,
             len(messages),
             self.model.name,
             ctx.send_screen,
             sent,
             dict(ctx.placeholders),
+            g.lines if g is not None else 0,
+            g.source if g is not None else "moment",
         )
         tid = self._insert(
             oid,
@@ -679,44 +873,66 @@ class LiveHelp:
             send_screen=ctx.send_screen,
             sent_sha256=sent,
             placeholders=json.dumps(dict(ctx.placeholders), sort_keys=True),
+            reading=g.line() if g is not None else None,
         )
         turn = _Turn(tid, oid, "assistant", "", "streaming")
         with self._lock:
             self._live[oid] = turn
         first: list[float] = []
+        saved = [time.perf_counter(), 0]  # when, and how much of the text, was last written
 
         def delta(piece: str) -> None:
+            if self._stopping.is_set():
+                raise _Interrupted()
             if not first:
                 first.append(time.perf_counter() - asked)
             with self._lock:
                 turn.text += piece
+                text = turn.text
             self._emit("delta", oid, piece)
+            if time.perf_counter() - saved[0] >= self.persist_seconds and len(text) > saved[1]:
+                # the text so far, so that a kill (SIGKILL, power) keeps it (marked interrupted on restart)
+                self._write(
+                    "UPDATE help_turns SET text = ?, first_token_seconds = ? WHERE id = ? AND status = 'streaming'",
+                    (text, first[0], tid),
+                )
+                saved[:] = [time.perf_counter(), len(text)]
 
         try:
             usage = self.model.stream(messages, delta)
-        except Exception as e:
-            with self._lock, self._conn:
-                self._conn.execute(
-                    "UPDATE help_turns SET text = ?, status = 'error', total_seconds = ? WHERE id = ?",
-                    (turn.text or f"(no answer: {e})", time.perf_counter() - asked, tid),
-                )
-            raise
-        total = time.perf_counter() - asked
-        text = usage.get("text") or turn.text
-        with self._lock, self._conn:
-            self._conn.execute(
-                "UPDATE help_turns SET text = ?, status = 'done', first_token_seconds = ?, total_seconds = ?, "
-                "prompt_tokens = ?, cached_tokens = ?, completion_tokens = ? WHERE id = ?",
+        except BaseException as e:
+            stopped = isinstance(e, _Interrupted) or self._stopping.is_set()
+            with self._lock:
+                text = turn.text
+            self._write(
+                "UPDATE help_turns SET text = ?, status = ?, first_token_seconds = ?, total_seconds = ? WHERE id = ?",
                 (
-                    text,
+                    text if stopped else (text or f"(no answer: {e})"),
+                    "interrupted" if stopped else "error",
                     first[0] if first else None,
-                    total,
-                    usage.get("prompt_tokens"),
-                    usage.get("cached_tokens"),
-                    usage.get("completion_tokens"),
+                    time.perf_counter() - asked,
                     tid,
                 ),
             )
+            if stopped:
+                self._emit("interrupted", oid, text)
+                raise _Interrupted() from None
+            raise
+        total = time.perf_counter() - asked
+        text = usage.get("text") or turn.text
+        self._write(
+            "UPDATE help_turns SET text = ?, status = 'done', first_token_seconds = ?, total_seconds = ?, "
+            "prompt_tokens = ?, cached_tokens = ?, completion_tokens = ? WHERE id = ?",
+            (
+                text,
+                first[0] if first else None,
+                total,
+                usage.get("prompt_tokens"),
+                usage.get("cached_tokens"),
+                usage.get("completion_tokens"),
+                tid,
+            ),
+        )
         self._emit("done", oid, text)
 
 

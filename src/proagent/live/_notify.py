@@ -150,6 +150,7 @@ class TerminalNotifier:
         self.shown = 0
         self._thread = None
         self._write = threading.Lock()
+        self._open: int | None = None  # the offer whose answer's line is open (no newline yet)
         if help is not None:
             help.subscribe(self._on_help)
         if answers is not None:
@@ -181,21 +182,50 @@ class TerminalNotifier:
 
     def _say(self, text: str) -> None:
         with self._write:
+            self._end()
             self.out.write(text)
             self.out.flush()
 
+    def _end(self) -> None:
+        """End an answer's line still open (lock held): every message then starts on its own line."""
+        if self._open is not None:
+            self.out.write("\n")
+            self._open = None
+
+    def _line(self, text: str) -> None:
+        self._end()
+        self.out.write(text + "\n")
+
     def _on_help(self, kind: str, offer_id: int, text: str) -> None:
-        """The help's stream, printed under the offer's id."""
-        if kind == "start":
-            self._say(f"help {offer_id} > {text}\nhelp {offer_id}: ")
-        elif kind == "delta":
-            self._say(text)
-        elif kind == "done":
-            self._say(
-                f"\nhelp {offer_id} done   (f {offer_id} <question> = follow-up, + {offer_id} / - {offer_id} = rate)\n"
-            )
-        elif kind == "error":
-            self._say(f"\nhelp {offer_id} failed: {text}\n")
+        """The help's stream, printed under the offer's id: each line of the answer starts with
+        ``help N:``, and any other message (an offer, another answer) ends the line first, so two
+        messages never share a line."""
+        with self._write:
+            if kind == "queued":
+                self._line(f"help {offer_id}: {text}")
+            elif kind == "reading":
+                self._line(f"help {offer_id} {text}")
+            elif kind == "start":
+                self._line(f"help {offer_id} > {text}")
+            elif kind == "delta":
+                for i, part in enumerate(text.split("\n")):
+                    if i:
+                        self._end()
+                    if part:
+                        if self._open != offer_id:
+                            self._end()
+                            self.out.write(f"help {offer_id}: ")
+                            self._open = offer_id
+                        self.out.write(part)
+            elif kind == "done":
+                self._line(
+                    f"help {offer_id} done   (f {offer_id} <question> = follow-up, + {offer_id} / - {offer_id} = rate)"
+                )
+            elif kind == "interrupted":
+                self._line(f"help {offer_id} interrupted: its text so far is kept (a {offer_id} = answer it again)")
+            elif kind == "error":
+                self._line(f"help {offer_id} failed: {text}")
+            self.out.flush()
 
     def _read(self, answers: IO[str]) -> None:
         for line in answers:

@@ -53,6 +53,10 @@ from ._restraint import block_app, blocked_apps, unblock_app
 
 __all__ = ["OfferPage"]
 
+MAX_BODY = 16 * 1024
+"""Largest request body accepted, bytes: a follow-up of :data:`~proagent.live._help.MAX_QUESTION_CHARS`
+characters (the box's limit) in JSON, each character up to 6 bytes (``\\uXXXX``; 4 in UTF-8), fits."""
+
 
 @contextmanager
 def _stored() -> Iterator[None]:
@@ -153,13 +157,21 @@ function turnsView(id, data){
   for(const t of data.turns){
     const d = el("div",{"class":"turn "+t.role+" "+t.status,"data-turn":t.id});
     if(t.role==="user") d.textContent = t.text;
-    else { d.innerHTML = t.html || (t.status==="streaming" ? "<p class=meta>thinking…</p>" : ""); copyButtons(d);
+    else { if(t.reading) d.appendChild(el("div",{"class":"meta reading"},t.reading));
+      if(t.status==="queued"){ d.appendChild(el("p",{"class":"meta queued"},t.note||"queued")); box.appendChild(d); continue; }
+      const ans = el("div",{}); ans.innerHTML = t.html || (t.status==="streaming" ? "<p class=meta>thinking…</p>" : ""); d.appendChild(ans); copyButtons(d);
+      if(t.status==="interrupted") d.appendChild(el("div",{"class":"meta interrupted"},"interrupted: the run stopped while this answer was written"+(t.text?" (its text so far above)":"")));
       if(t.status==="done" && t.first_token_seconds!=null)
         d.appendChild(el("div",{"class":"meta timing"},"first words after "+t.first_token_seconds.toFixed(1)+" s, whole answer "+t.total_seconds.toFixed(1)+" s"+(t.completion_tokens?" · "+t.completion_tokens+" tokens":"")));
     }
     box.appendChild(d);
   }
   const last = data.turns.length ? data.turns[data.turns.length-1] : null;
+  if(data.available && last && last.role==="assistant" && (last.status==="interrupted"||last.status==="error") && !data.busy){
+    const b = el("button",{"class":"retry"},"Answer again");
+    b.onclick = async ()=>{ await post("/respond",{id:id,response:"accepted"}); streaming.add(id); await loadHelp(id); };
+    box.appendChild(b);
+  }
   if(last && last.role==="assistant" && last.status==="done"){
     const rate = el("div",{"class":"rate"});
     for(const [v,label,cls] of [[1,"Helpful","up"],[-1,"Not helpful","down"]]){
@@ -249,7 +261,7 @@ class OfferPage:
         self.store, self.now, self.help = store, now, help
         self._md = _markdown()
         try:
-            self._server = srv = LocalServer("proagent-page", port, max_body=4096)
+            self._server = srv = LocalServer("proagent-page", port, max_body=MAX_BODY)
         except OSError as e:  # the port is taken (or not ours to bind): one line, as review says it
             raise UsageError("--port", f"{port}: cannot listen on 127.0.0.1 ({e.strerror or e})") from None
         self.token = srv.token

@@ -23,12 +23,13 @@ from ..io import to_jsonable, write_atomic, write_json_atomic
 from ._activity_follow import open_follower, watched_log
 from ._agent import OFFER_WAIT_SECONDS, LiveAgent, When
 from ._feedback import FeedbackStore
+from ._ground import ScreenReader
 from ._help import LiveHelp
 from ._notify import DesktopNotifier, Notifier, NotifyContext, PageNotifier, open_notifiers
 from ._page import OfferPage
 from ._restraint import Restraint, RestraintConfig
 from ._settle import SETTLE_SECONDS
-from ._sources import REPLAY_SKIP_GAP_SECONDS, Moment, ReplayClock, WallClock, replay_moments
+from ._sources import REPLAY_SKIP_GAP_SECONDS, LifeTraceFollower, Moment, ReplayClock, WallClock, replay_moments
 from .records import DecisionSummary, Latency, LiveDecision
 
 __all__ = [
@@ -456,6 +457,7 @@ def run_watch(
     on_status: Callable[[str], None] | None = None,
     help_model: Any = None,
     send_screen: str | None = None,
+    screen_ocr: bool = True,
 ) -> RunSummary:
     """Follow a growing LifeTrace database (a capture folder or ``.db``), or an ActivityWatch or
     screenpipe database (:mod:`._activity_follow`), and decide
@@ -465,7 +467,10 @@ def run_watch(
     meanwhile are all decided; offers for moments older than
     ``stale_after_seconds`` are held with reason ``stale``; ``offer_wait_seconds``: see
     :class:`~proagent.live.LiveAgent`; ``on_status``: one line when the log stops growing; ``help_model``,
-    ``send_screen``: as :func:`run_replay`).
+    ``send_screen``: as :func:`run_replay`). In a LifeTrace log, the help at Accept and each How call
+    read the window in front again (:class:`~proagent.live._ground.ScreenReader`; ``screen_ocr``:
+    live reads a screenshot capture has not read yet itself), and the help goes first: How calls
+    wait while an answer is written (:class:`~proagent.live.LiveAgent`'s ``help``).
     A moment is decided once its window settled in front (``options.settle_seconds``). The
     summary's ``interrupted`` is true when ``stop`` ended it (not ``duration`` or ``max_moments``).
 
@@ -481,7 +486,11 @@ def run_watch(
     stop = stop or threading.Event()
     timed_out = threading.Event()  # a stop by the timer is the end of --duration, not an interruption
     timer = threading.Timer(duration, lambda: (timed_out.set(), stop.set())) if duration else None
-    helper = LiveHelp(store, help_model, clock.now, send_screen=send_screen)
+    screen = None
+    if isinstance(follower, LifeTraceFollower) and (help_model is not None or how is not None):
+        screen = ScreenReader(follower.path, ocr=screen_ocr)
+        threading.Thread(target=screen.warm, daemon=True, name="proagent-ocr-warm").start()
+    helper = LiveHelp(store, help_model, clock.now, send_screen=send_screen, screen=screen)
     notifiers, page = _notifiers(
         options.notify, store, clock.now, port=options.port, answers=answers, out=out, help=helper
     )
@@ -506,6 +515,8 @@ def run_watch(
             settle_seconds=options.settle_seconds,
             on_status=on_status,
             ask_rate=options.ask_rate,
+            help=helper if help_model is not None else None,
+            ground=(lambda s: screen.ground(s)[0]) if screen is not None and how is not None else None,
         )
         if timer is not None:
             timer.daemon = True
