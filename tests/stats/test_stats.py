@@ -279,3 +279,20 @@ def test_png_figures_draw_chinese_glyphs(tmp_path):
         fig.savefig(tmp_path / "cjk.png")
     plt.close(fig)
     assert not [w for w in caught if "missing" in str(w.message).lower()]
+
+
+def test_log_bins_hold_their_largest_value() -> None:
+    """10**log10(hi) can round below hi: the largest value then fell outside every bin and a density
+    histogram of it divided by zero (RuntimeWarning; issue 45, every warning fixed)."""
+    import warnings
+
+    import numpy as np
+
+    from proagent.stats.figures import _log_bins
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for v in np.random.default_rng(0).uniform(0.1, 1e4, 300):
+            edges = _log_bins(np.array([v / 3, v]))
+            h, _ = np.histogram(np.array([v]), bins=edges, density=True)
+            assert edges[-1] == v and h.sum() > 0

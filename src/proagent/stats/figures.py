@@ -95,7 +95,9 @@ def _log_bins(x: np.ndarray, n: int = 30) -> np.ndarray:
     lo, hi = float(x.min()), float(x.max())
     if hi <= lo:
         hi = lo * 1.1 + 1e-9
-    return np.logspace(np.log10(lo), np.log10(hi), n)
+    edges = np.logspace(np.log10(lo), np.log10(hi), n)
+    edges[0], edges[-1] = lo, hi  # exact ends: 10**log10(hi) can round below hi, leaving the largest value out
+    return edges
 
 
 def _ccdf(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
