@@ -289,7 +289,13 @@ def live_cmd(
     from ..train.personal import decider_training_data  # the refit method's population data (live imports no train)
 
     chosen = set_up_decider(
-        decider, yes_at, learn=learn, learn_method=learn_method, costs=opts.costs, population_data=decider_training_data
+        decider,
+        yes_at,
+        learn=learn,
+        learn_method=learn_method,
+        costs=opts.costs,
+        population_data=decider_training_data,
+        max_per_hour=max_per_hour,
     )  # UsageError, DataError: mapped by kind
     how = help_model = None
     if opts.model is not None:
@@ -488,6 +494,8 @@ def _print_summary(
             + f" ({learn_method}) in "
             f"{res.folder / 'learning'}; forget them: proagent live reset-learning {res.folder}"
         )
+        if counts.regime:
+            click.echo(f"deciding now: {counts.regime}")
 
 
 def _stop_capture(proc, folder: Path | None) -> None:  # noqa: ANN001

@@ -222,13 +222,17 @@ def set_up_decider(
     learn_method: str = "knn",
     costs: tuple[float, float] = (1.0, 2.0),
     population_data: Callable[[Any], Any] | None = None,
+    max_per_hour: int | None = None,
 ) -> LiveDecider:
     """The decider of a live run: the script ``yes_at`` when given, else the ``decider`` folder
     offering at P(help) >= ``c_fa / (c_fa + c_miss)`` of ``costs``
     (:func:`proagent.agent.decider.cost_threshold`), personalised from every answer with ``learn``
     (:func:`~proagent.live.load_learning_when`; ``population_data(decider) -> (X, y)`` gives the
     ``refit`` method the decider's training moments: ``proagent.train.personal.decider_training_data``,
-    passed in by the command, since live does not import train). Loaded now (its embedding model too).
+    passed in by the command, since live does not import train). A learning decider decides day one by
+    rank, filling ``max_per_hour`` (``--max-per-hour``; :class:`~proagent.live.LearningWhen`), until
+    the person gave :data:`~proagent.live._learn.DAY_ONE_LABELS` labels; ``None``: the cost threshold
+    from the start. Loaded now (its embedding model too).
 
     Raises:
         proagent.errors.UsageError: neither is given (``--decider``); as :func:`scripted_decider`; a
@@ -250,7 +254,9 @@ def set_up_decider(
     try:
         if not learn:
             return LiveDecider(load_when(decider, threshold), name + ", not learning)")
-        when = load_learning_when(decider, LearnConfig(method=learn_method), threshold, costs, population_data)
+        when = load_learning_when(
+            decider, LearnConfig(method=learn_method), threshold, costs, population_data, max_per_hour=max_per_hour
+        )
         return LiveDecider(when, name + f", learning: {learn_method})", learn_method)
     except DataError as e:  # the folder's rule names no option: this is the one that named the folder
         if e.option is not None:
@@ -270,6 +276,8 @@ class LearnedCounts:
     """Answered sparse questions (``--ask-rate``)."""
     implicit: int
     """Implicit labels of quiet moments."""
+    regime: str = ""
+    """How it offers now (:meth:`proagent.live.LearningWhen.describe_regime`): day one by rank, or the cost threshold."""
 
 
 def learned_counts(when: When) -> LearnedCounts | None:
@@ -280,4 +288,6 @@ def learned_counts(when: When) -> LearnedCounts | None:
         return None
     implicit = sum(1 for r in when.learned if r.get("implicit_id") is not None)
     asked = sum(1 for r in when.learned if r.get("question_id") is not None)
-    return LearnedCounts(answers=when.model.n - implicit - asked, questions=asked, implicit=implicit)
+    return LearnedCounts(
+        answers=when.model.n - implicit - asked, questions=asked, implicit=implicit, regime=when.describe_regime()
+    )
