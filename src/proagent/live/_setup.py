@@ -85,7 +85,7 @@ def parse_live_options(
     block_app: tuple[str, ...] = (),
     block_title: tuple[str, ...] = (),
     quiet_apps: bool = True,
-    ask_rate: int = 0,
+    ask_rate: int | None = None,
     yes_at: Path | None = None,
     settle: float = 3.0,
     window: str = "5m",
@@ -140,6 +140,8 @@ def parse_live_options(
         raise UsageError(
             "--ask-rate", f"{ask_rate}: questions are shown by --notify terminal or page, not {','.join(names)}"
         )
+    if ask_rate is None and (yes_at is not None or not {"terminal", "page"} & set(names)):
+        ask_rate = 0  # the default questions need a learned decider and a terminal or page to ask on
     if settle != settle:  # NaN passes click's range
         raise UsageError("--settle", f"{settle}: seconds from 0 to 600")
     run = LiveOptions(
