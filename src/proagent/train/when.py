@@ -75,6 +75,7 @@ __all__ = [
     "WhenConfig",
     "session_weights",
     "training_target",
+    "check_config",
     "check_out",
     "choose_threshold",
     "cv_probabilities",
@@ -435,13 +436,27 @@ def _fit_linear(x: np.ndarray, y: np.ndarray, groups: Sequence[str], config: Whe
     return make_pipeline(scaler, lr)
 
 
-def _fit(x: np.ndarray, y: np.ndarray, groups: Sequence[str], config: WhenConfig) -> Any:
-    """The fitted calibrated model of ``config`` on ``(x, y)``."""
+def check_config(config: WhenConfig) -> None:
+    """Refuse a combination :func:`fit_when` cannot fit, before any work.
+
+    Raises:
+        proagent.errors.UsageError: an unknown model, weighting or calibration, or session weights
+            with ``gbm`` (``--weights``).
+    """
+    if config.model not in CLASSIFIERS:
+        raise UsageError("--model", f"unknown model {config.model!r}; choose from {', '.join(CLASSIFIERS)}")
     if config.weights not in WEIGHTS:
         raise UsageError("--weights", f"{config.weights!r}: choose from {', '.join(WEIGHTS)}")
+    if config.calibration not in ("moments", "sessions"):
+        raise UsageError("--calibration-folds", f"{config.calibration!r}: choose from moments, sessions")
+    if config.model == "gbm" and config.weights == "session":
+        raise UsageError("--weights", "session weights are for --model logreg or rank, not gbm")
+
+
+def _fit(x: np.ndarray, y: np.ndarray, groups: Sequence[str], config: WhenConfig) -> Any:
+    """The fitted calibrated model of ``config`` on ``(x, y)``."""
+    check_config(config)
     if config.model == "rank" or config.weights == "session":
-        if config.model == "gbm":
-            raise UsageError("--weights", "session weights are for --model logreg or rank")
         return _fit_linear(x, y, groups, config)
     splits = None
     if config.calibration == "sessions" and len(set(groups)) >= 3:
@@ -570,6 +585,7 @@ def train_decider(
         UsageError: a bad objective, model or target name.
     """
     parse_objective(config.objective)
+    check_config(config)
     check_out(out)
     samples: list[Sample] = list(training.samples)
     y_fit = training_target(samples, config.target)  # before any work: a target the data cannot give is refused
