@@ -202,11 +202,11 @@ def test_cli_learns_by_default_and_reset_learning(decider_dir: Path, tmp_path: P
         ],
     )
     assert r.exit_code == 0, r.output
-    assert f"learned from 0 answers (knn) in {out / 'learning'}" in r.output
+    assert f"learned from 0 answers (ensemble) in {out / 'learning'}" in r.output
     m = json.loads((out / "learning" / "manifest.json").read_text())
-    assert m["method"] == "knn" and m["threshold"] == pytest.approx(0.25) and m["n"] == 0
+    assert m["method"] == "ensemble" and m["threshold"] == pytest.approx(0.25) and m["n"] == 0
     run = json.loads((out / "run.json").read_text())
-    assert "learning: knn" in run["decider"] and "0.2500" in run["decider"]
+    assert "learning: ensemble" in run["decider"] and "0.2500" in run["decider"]
     r = runner.invoke(cli, ["live", "reset-learning", str(out)])
     assert r.exit_code == 0 and "forgot 0 learned answers" in r.output
     r = runner.invoke(cli, ["live", "reset-learning", str(tmp_path)])

@@ -75,9 +75,10 @@ __all__ = ["live_cmd"]
 @click.option(
     "--learn-method",
     type=click.Choice(["prior-shift", "refit", "knn", "pooled", "ensemble"]),
-    default="knn",
+    default="ensemble",
     show_default=True,
-    help="How answers personalise the decider (benchmarks/personalise.py compares them).",
+    help="How answers personalise the decider (benchmarks/personalise.py --live-setting compares them; ensemble: "
+    "the mean of prior-shift and knn, chosen by issue 43's pre-written rule).",
 )
 @click.option(
     "--cost-false-alarm",

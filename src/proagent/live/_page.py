@@ -198,7 +198,7 @@ refresh(); setInterval(refresh, 2000);
 """
 
 
-def _regime(folder) -> str | None:  # noqa: ANN001
+def _regime(folder: Any) -> str | None:
     """How the learning decider offers now (``learning/manifest.json``'s ``regime.text``: day one by rank,
     or the cost threshold), ``None`` without one."""
     import json

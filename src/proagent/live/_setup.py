@@ -54,7 +54,7 @@ class LiveCommandOptions:
     decider: Path | None = None
     yes_at: Path | None = None
     learn: bool = True
-    learn_method: str = "knn"
+    learn_method: str = "ensemble"
     costs: tuple[float, float] = (1.0, 2.0)
     """``(--cost-false-alarm, --cost-miss)``."""
     model: str | None = None
@@ -107,7 +107,7 @@ def parse_live_options(
     out: Path | None = None,
     decider: Path | None = None,
     learn: bool = True,
-    learn_method: str = "knn",
+    learn_method: str = "ensemble",
     cost_false_alarm: float = 1.0,
     cost_miss: float = 2.0,
 ) -> LiveCommandOptions:
@@ -221,7 +221,7 @@ def set_up_decider(
     yes_at: Path | None = None,
     *,
     learn: bool = False,
-    learn_method: str = "knn",
+    learn_method: str = "ensemble",
     costs: tuple[float, float] = (1.0, 2.0),
     population_data: Callable[[Any], Any] | None = None,
     max_per_hour: int | None = None,
