@@ -1078,7 +1078,7 @@ def _live_setting(args, x, y, users, times, apps, real, hours, threshold, fc, ma
             table_rows.append(
                 {
                     "setting": label,
-                    "run": r["run"] + (" (default)" if r["run"] == best else ""),
+                    "run": r["run"] + (" (default)" if r["run"] == best and label == live_q else ""),
                     "accuracy": _f(r["accuracy"], ci["accuracy"]),
                     "f1": _f(r["f1"], ci["f1"]),
                     "after10": (
