@@ -380,6 +380,10 @@ def test_day_one_offers_by_rank_then_the_cost_threshold(decider_dir: Path, tmp_p
     assert day.regime == "cost" and day.threshold == pytest.approx(high)
     m = json.loads((tmp_path / "day" / "learning" / "manifest.json").read_text())
     assert m["regime"]["regime"] == "cost" and m["regime"]["labels"] >= DAY and m["threshold"] == pytest.approx(high)
+    from proagent.live._page import _regime  # what the page's status line shows (GET /offers: "regime")
+
+    assert _regime(tmp_path / "day").startswith("learned: offering at P(help) >= ")
+    assert _regime(tmp_path / "pop") is None  # a folder without a learning decider
 
 
 DAY = 3
