@@ -206,6 +206,9 @@ def prequential(
     embedding_columns: bool = True,
     methods: tuple[str, ...] | None = None,
     history: bool = False,
+    day_one: int | None = None,
+    max_per_hour: int | None = None,
+    ask_rate: int = 0,
 ) -> dict[str, dict]:
     """Leave-one-session-out prequential replay: P(help) of every moment (in the
     order given, which is time order within each session) for every method.
@@ -221,11 +224,20 @@ def prequential(
     each learner decides with the history of its own offers and their answers in the held-out
     session. The population model is fitted on ``y_fit`` (the training target; default ``y``), its threshold and everything else on ``y``.
 
+    Live's setting (issue 43): ``day_one`` (K): until the learner has heard K labels of weight >= 0.5, it
+    offers by rank among the session's moments of the last hour, filling ``max_per_hour``
+    (:func:`proagent.live.rank_threshold`, as ``proagent live``), then at ``threshold``; ``max_per_hour``
+    also caps the offers of any hour (live's restraint). ``ask_rate``: at most this many questions per
+    session (one session is a day's worth here) at quiet moments whose :func:`proagent.live.uncertainty`
+    is at least :data:`proagent.live.ASK_UNCERTAINTY` (as ``proagent live --ask-rate``); the answer is the
+    moment's label, weight 1, learned at once.
+
     Returns:
         ``{name: {"p": (n,), "pred": (n,), "k": (n,)}}`` where ``k`` is how many of
         the user's labels the decision had learned from.
     """
     from proagent.agent.decider import LEARNING_METHODS, LearnConfig, PersonalModel
+    from proagent.live import ASK_UNCERTAINTY, rank_threshold, uncertainty
     from proagent.live._implicit import FOCUS_WEIGHT, HORIZON_SECONDS, IDLE_SECONDS
     from proagent.train import WhenConfig, fit_when
 
@@ -260,7 +272,9 @@ def prequential(
                 model, LearnConfig(method=m), population_data=(xs[tr], yf[tr]), embedding_columns=embedding_columns
             )
             queue: list[tuple[float, int, int, float]] = []  # (known at, moment, label, weight)
-            learned = 0
+            learned = strong = asked = 0
+            scores: list[tuple[float, float]] = []
+            offered_at: list[float] = []
             mine = np.zeros(n, int)  # this learner's own offers (history)
             xi = xs.copy()
             t0 = time.perf_counter()
@@ -270,19 +284,36 @@ def prequential(
                     queue = [q for q in queue if q[0] > times[i]]
                     for _, j, lab, w in due:
                         pm.update(xi[j], lab, w)
+                        strong += w >= 0.5
                     learned += len(due)
                 out[m].setdefault("k", np.zeros(n, int))[i] = learned
                 if history:  # the person's responses to this learner's offers so far in the session
                     xi[i, -2:] = history_features(times[te], users[te], mine[te], y[te])[list(te).index(i)]
                 p = float(pm.probabilities(xi[i])[0])
-                mine[i] = int(p >= threshold)
+                thr = threshold
+                if day_one is not None and strong < day_one:
+                    scores = [(t, q) for t, q in scores if times[i] - t <= 3600.0] + [(times[i], p)]
+                    thr = rank_threshold(scores, int(max_per_hour or 0))
+                offer = p >= thr
+                if offer and max_per_hour:
+                    offer = sum(1 for t in offered_at if times[i] - t < 3600.0) < max_per_hour
+                if offer:
+                    offered_at.append(times[i])
+                mine[i] = int(offer)
                 out[m]["p"][i] = p
-                out[m]["pred"][i] = p >= threshold
+                out[m]["pred"][i] = offer
+                if not offer and asked < ask_rate and uncertainty(p, thr) >= ASK_UNCERTAINTY:
+                    asked += 1
+                    pm.update(xi[i], int(y[i]), 1.0)
+                    learned += 1
+                    strong += 1
+                    out[m]["questions"] = out[m].get("questions", 0) + 1
+                    continue
                 got = _revealed(
                     feedback,
                     i,
-                    p,
-                    threshold,
+                    1.0 if offer else 0.0,
+                    0.5,
                     y,
                     times,
                     apps,
@@ -298,9 +329,10 @@ def prequential(
                     if delay == 0:
                         pm.update(xi[i], lab, w)
                         learned += 1
+                        strong += w >= 0.5
                     else:
                         queue.append((times[i] + delay, i, lab, w))
-                    kind = "answers" if p >= threshold or feedback == "all" else ("misses" if lab else "weak_negatives")
+                    kind = "answers" if offer or feedback == "all" else ("misses" if lab else "weak_negatives")
                     out[m].setdefault(kind, 0)
                     out[m][kind] += 1
             out[m].setdefault("seconds", 0.0)
@@ -356,6 +388,63 @@ def select_default(costs: dict[str, dict[str, dict[str, float]]]) -> tuple[str, 
     mean = {m: float(np.mean(v)) for m, v in ranks.items()}
     best = min(learners, key=lambda m: (mean[m], SIMPLER_FIRST.index(m)))
     return best, mean
+
+
+def select_default_43(rows: list[dict], costs: dict[str, dict[str, float]]) -> tuple[str, str]:
+    """Issue 43's rule for the default learner of a new person, fixed before the run: in live's
+    setting (``--live-setting``: offered + implicit labels, costs 1:2, day one by rank filling 4 offers
+    an hour until 10 labels, questions at live's default rate), the learners that beat both baselines on
+    all held-out moments at once (accuracy above always-no's and F1 above always-yes's, point
+    estimates) are eligible; among them the lowest mean rank of per-session expected cost wins
+    (:func:`select_default`'s ranking). When none beats both, the safest is kept: the lowest mean rank of
+    per-session expected cost over every learner. Ties go to the simpler learner (:data:`SIMPLER_FIRST`).
+
+    Returns:
+        (learner, why: ``"beats both"`` or ``"none beats both: the safest (lowest expected cost)"``).
+    """
+    yes_f1 = next(r["f1"] for r in rows if r["run"].startswith("always-yes"))
+    no_acc = next(r["accuracy"] for r in rows if r["run"] == "always-no")
+    learners = [m for m in SIMPLER_FIRST if m in costs]
+    both = [
+        m for m in learners if (r := next(r for r in rows if r["run"] == m))["f1"] > yes_f1 and r["accuracy"] > no_acc
+    ]
+    pool = both or learners
+    best, _ = select_default({"live": {m: costs[m] for m in pool}})
+    return best, "beats both" if both else "none beats both: the safest (lowest expected cost)"
+
+
+CURVE_BINS = ((0, 5), (5, 10), (10, 15), (15, 20), (20, 10_000))
+"""Labels heard before the moment, binned for the published learning curve."""
+
+
+def learning_curve(y: np.ndarray, pred: np.ndarray, k: np.ndarray) -> list[dict]:
+    """Accuracy and F1 of the decisions made after ``lo``..``hi - 1`` labels (:data:`CURVE_BINS`), each with
+    its 95% bootstrap interval (:func:`proagent.bench.metrics.bootstrap_ci`), beside always-no's accuracy
+    and always-yes's F1 on the same moments."""
+    from proagent.bench.metrics import bootstrap_ci, when_metrics
+    from proagent.records import Score
+
+    out = []
+    for lo, hi in CURVE_BINS:
+        sel = (k >= lo) & (k < hi)
+        if sel.sum() < 2:
+            continue
+        yy, pp = y[sel], pred[sel]
+        m = when_metrics(list(yy), list(pp))
+        ci = bootstrap_ci([Score(str(i), int(a), int(b)) for i, (a, b) in enumerate(zip(yy, pp))], 1000, seed=0)
+        out.append(
+            {
+                "labels": f"{lo}-{hi - 1}" if hi < 10_000 else f"{lo}+",
+                "n": int(sel.sum()),
+                "accuracy": m["accuracy"],
+                "accuracy_ci95": ci["accuracy"],
+                "f1": m["f1"],
+                "f1_ci95": ci["f1"],
+                "always_no_accuracy": float(np.mean(yy == 0)),
+                "always_yes_f1": when_metrics(list(yy), [1] * len(yy))["f1"],
+            }
+        )
+    return out
 
 
 def _auc_ci(y: np.ndarray, p: np.ndarray, seed: int = 0, n: int = 1000) -> tuple[float, tuple[float, float] | None]:
@@ -689,14 +778,32 @@ def main(argv: list[str] | None = None) -> int:
         "unless --feedback is given).",
     )
     ap.add_argument(
+        "--live-setting",
+        action="store_true",
+        help="Issue 43: live's setting only (offered + implicit labels, costs 1:2, day one by rank filling "
+        "--max-per-hour until --day-one labels, then the learner), with and without questions "
+        "(--ask-rate); the default learner by select_default_43, the learning curve with intervals.",
+    )
+    ap.add_argument("--day-one", type=int, default=None, help="Labels of day one by rank (live: DAY_ONE_LABELS).")
+    ap.add_argument(
+        "--ask-rate", type=int, default=None, help="Questions per session with questions on (live's default rate)."
+    )
+    ap.add_argument(
         "--smoke",
         action="store_true",
         help="the smallest setting (CI): two sessions (code_11, writing_11), the prior-shift learner, "
-        "the two ranked feedback modes",
+        "live's setting with and without questions",
     )
     args = ap.parse_args(argv)
     if args.smoke:
-        args.sessions, args.methods, args.feedback = "code_11,writing_11", "prior-shift", ",".join(RANKED_MODES)
+        args.sessions, args.methods, args.live_setting = "code_11,writing_11", "prior-shift", True
+    if args.live_setting:
+        from proagent.live import DAY_ONE_LABELS, DEFAULT_ASK_RATE
+
+        args.cost_miss = 2.0 if args.cost_miss == 1.0 else args.cost_miss
+        args.day_one = DAY_ONE_LABELS if args.day_one is None else args.day_one
+        args.ask_rate = DEFAULT_ASK_RATE if args.ask_rate is None else args.ask_rate
+        args.feedback = "offered+implicit"
     if args.feedback is None:
         args.feedback = "" if args.history_signals else ",".join(MODES)
     modes = [m.strip() for m in args.feedback.split(",") if m.strip()]
@@ -759,6 +866,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     costs: dict[str, dict[str, dict[str, float]]] = {}
     rows: list[dict] = []
+    if args.live_setting:
+        return _live_setting(args, x, y, users, times, apps, real, hours, threshold, fc, machine, write_result)
     for mode in modes:
         print(f"\n## feedback: {mode}", flush=True)
         runs = prequential(
@@ -900,6 +1009,165 @@ def main(argv: list[str] | None = None) -> int:
             + [f"--methods {args.methods}"] * bool(args.methods)
         ),
         figures={k: v for k, v in result.items() if k != "modes"},
+    )
+    return 0
+
+
+def _live_setting(args, x, y, users, times, apps, real, hours, threshold, fc, machine, write_result) -> int:  # noqa: ANN001
+    """Issue 43's run (``--live-setting``): every learner in live's setting without and with questions."""
+    from proagent.train.when import training_target
+
+    c_fa, c_miss = args.cost_false_alarm, args.cost_miss
+    live_q = f"questions ({args.ask_rate} a session)"
+    settings = {  # label: (feedback, day one labels, offer cap an hour, questions a session)
+        "no questions": ("offered+implicit", args.day_one, args.max_per_hour, 0),
+        live_q: ("offered+implicit", args.day_one, args.max_per_hour, args.ask_rate),
+        "every moment answered (upper bound)": ("all", None, None, 0),
+    }
+    result: dict = {
+        "threshold": threshold,
+        "costs": [c_fa, c_miss],
+        "day_one_labels": args.day_one,
+        "max_per_hour": args.max_per_hour,
+        "ask_rate": args.ask_rate,
+        "base_rate": float(y.mean()),
+        "settings": {},
+    }
+    table_rows, curve_rows = [], []
+    for label, (feedback, day_one, cap, rate) in settings.items():
+        print(f"\n## live's setting, {label}", flush=True)
+        runs = prequential(
+            x,
+            y,
+            users,
+            threshold,
+            feedback,
+            training_target(real, args.target),
+            args.target,
+            times,
+            apps,
+            args.reveal,
+            embedding_columns="embedding" in fc.groups,
+            methods=tuple(args.methods.split(",")) if args.methods else None,
+            day_one=day_one,
+            max_per_hour=cap,
+            ask_rate=rate,
+        )
+        k = runs["population"]["k"]
+        rows = [
+            _metrics("always-yes (= LLM zero-shot, quoted)", y, np.ones_like(y), None, hours, c_fa, c_miss, k),
+            _metrics("always-no", y, np.zeros_like(y), None, hours, c_fa, c_miss, k),
+        ]
+        costs: dict[str, dict[str, float]] = {}
+        for name, r in runs.items():
+            if name == "population (F1 threshold)":
+                continue
+            row = _metrics(name, y, r["pred"], r["p"], hours, c_fa, c_miss, r["k"])
+            row["answers_to_beat"] = _answers_to_beat(y, r["pred"], r["k"])
+            row["questions"] = r.get("questions", 0)
+            row["curve"] = learning_curve(y, r["pred"], r["k"])
+            if "seconds" in r:
+                costs[name] = session_costs(y, r["pred"], users, c_fa, c_miss)
+            rows.append(row)
+        best, why = select_default_43(rows, costs) if costs else (None, "")
+        result["settings"][label] = {"rows": rows, "default": best, "why": why}
+        for r in rows:
+            a = r.get("after10") or {}
+            b = r.get("answers_to_beat") or {}
+            ci = r["ci95"]
+            table_rows.append(
+                {
+                    "setting": label,
+                    "run": r["run"] + (" (default)" if r["run"] == best and label == live_q else ""),
+                    "accuracy": _f(r["accuracy"], ci["accuracy"]),
+                    "f1": _f(r["f1"], ci["f1"]),
+                    "after10": (
+                        f"{_f(a['accuracy'], a['ci95']['accuracy'])} / {_f(a['f1'], a['ci95']['f1'])} (n={a['n']})"
+                        if a
+                        else "-"
+                    ),
+                    "beat": "-" if not b else ("not within 15" if b["both"] is None else str(b["both"])),
+                    "questions": r.get("questions"),
+                    "cost_per_hour": r["cost_per_hour"],
+                    "baseline": r["run"].startswith("always-"),
+                }
+            )
+            print(
+                f"{label} | {r['run']}: accuracy {_f(r['accuracy'], ci['accuracy'])}, F1 {_f(r['f1'], ci['f1'])}, "
+                f"after 10 labels {table_rows[-1]['after10']}, labels to beat both {table_rows[-1]['beat']}, "
+                f"questions {r.get('questions')}, cost/h {r['cost_per_hour']:.1f}"
+            )
+        print(f"{label}: issue 43's rule -> {best} ({why})")
+    default_label = live_q  # live's default: questions on
+    best = result["settings"][default_label]["default"]
+    result["default"] = {
+        "learner": best,
+        "why": result["settings"][default_label]["why"],
+        "rule": select_default_43.__doc__,
+    }
+    for label in settings:
+        row = next((r for r in result["settings"][label]["rows"] if r["run"] == best), None)
+        for c in (row or {}).get("curve", []):
+            curve_rows.append(
+                {
+                    "setting": label,
+                    "labels": c["labels"],
+                    "n": c["n"],
+                    "accuracy": _f(c["accuracy"], c["accuracy_ci95"]),
+                    "f1": _f(c["f1"], c["f1_ci95"]),
+                    "always_no": c["always_no_accuracy"],
+                    "always_yes": c["always_yes_f1"],
+                }
+            )
+            print(
+                f"curve, {best}, {label}, labels {c['labels']} (n={c['n']}): accuracy {curve_rows[-1]['accuracy']} "
+                f"vs always-no {c['always_no_accuracy']:.3f}, F1 {curve_rows[-1]['f1']} vs always-yes {c['always_yes_f1']:.3f}"
+            )
+    if args.out:
+        from proagent.io import write_json_atomic
+
+        write_json_atomic(args.out, result)
+    write_result(
+        args.json,
+        benchmark="personalise",
+        machine=machine,
+        rows=table_rows,
+        columns=[
+            ("setting", "questions", ""),
+            ("run", "learner", ""),
+            ("accuracy", "accuracy [95% CI]", ""),
+            ("f1", "F1 [95% CI]", ""),
+            ("after10", "after 10 labels: accuracy / F1 [95% CI]", ""),
+            ("beat", "labels before it beats both", ""),
+            ("questions", "questions asked", ""),
+            ("cost_per_hour", "cost / h", ".1f"),
+        ],
+        tables=[
+            {
+                "title": f"Learning curve of the default learner ({best}): accuracy and F1 by the labels the person had "
+                "given before the moment, beside always-no's accuracy and always-yes's F1 on the same moments",
+                "columns": [
+                    ("setting", "questions", ""),
+                    ("labels", "labels given", ""),
+                    ("n", "moments", ""),
+                    ("accuracy", "accuracy [95% CI]", ""),
+                    ("always_no", "always-no accuracy", ".3f"),
+                    ("f1", "F1 [95% CI]", ""),
+                    ("always_yes", "always-yes F1", ".3f"),
+                ],
+                "rows": curve_rows,
+            }
+        ],
+        baseline="always-yes (what the LLM zero-shot does on these sessions, quoted) and always-no on the same moments",
+        note=f"live's setting: the six dev sessions replayed in time order, each with the population decider trained "
+        f"on the other five; offers answered, implicit labels of quiet moments (misses revealed with probability "
+        f"{args.reveal:g}); day one by rank filling {args.max_per_hour} offers an hour until {args.day_one} labels, then "
+        f"the cost threshold {threshold:.3f} (costs {c_fa:g}:{c_miss:g}); questions by uncertainty; default learner by "
+        f"issue 43's pre-written rule: {best} ({result['default']['why']})",
+        conditions=", ".join(
+            [f"--sessions {args.sessions}"] * bool(args.sessions) + [f"--methods {args.methods}"] * bool(args.methods)
+        ),
+        figures={k: v for k, v in result.items() if k != "settings"},
     )
     return 0
 

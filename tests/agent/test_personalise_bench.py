@@ -130,3 +130,29 @@ def test_the_history_run_and_the_history_signals(tmp_path: Path, capsys: pytest.
     text = capsys.readouterr().out
     assert "| knn |" in text and "default + history (population offers), logreg" in text
     assert "compact + history (always-yes offers), logreg" in text and "boundary" not in text
+
+
+def test_issue_43_rule_takes_a_learner_that_beats_both_else_the_safest() -> None:
+    rows = [
+        {"run": "always-yes (= LLM zero-shot, quoted)", "f1": 0.5, "accuracy": 0.34},
+        {"run": "always-no", "f1": 0.0, "accuracy": 0.66},
+        {"run": "knn", "f1": 0.55, "accuracy": 0.60},
+        {"run": "ensemble", "f1": 0.52, "accuracy": 0.70},
+        {"run": "prior-shift", "f1": 0.30, "accuracy": 0.64},
+    ]
+    costs = {"knn": {"s1": 1, "s2": 1}, "ensemble": {"s1": 3, "s2": 3}, "prior-shift": {"s1": 0, "s2": 0}}
+    # ensemble alone beats both, although prior-shift costs least
+    assert personalise.select_default_43(rows, costs) == ("ensemble", "beats both")
+    rows[3]["accuracy"] = 0.65  # now none beats both: the lowest expected cost is kept
+    best, why = personalise.select_default_43(rows, costs)
+    assert best == "prior-shift" and why.startswith("none beats both")
+
+
+def test_learning_curve_bins_labels_with_intervals() -> None:
+    y = np.array([1, 0] * 12)
+    pred = np.array([1, 0] * 6 + [0, 0] * 6)
+    k = np.repeat([0, 5, 10, 20], 6)
+    curve = personalise.learning_curve(y, pred, k)
+    assert [c["labels"] for c in curve] == ["0-4", "5-9", "10-14", "20+"] and [c["n"] for c in curve] == [6] * 4
+    assert curve[0]["accuracy"] == 1.0 and curve[0]["accuracy_ci95"] is not None
+    assert curve[-1]["f1"] == 0.0 and curve[-1]["always_no_accuracy"] == 0.5

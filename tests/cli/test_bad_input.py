@@ -699,6 +699,24 @@ CASES: list[Case] = [
         code=2,
     ),
     Case(
+        "train-when-bad-weights",
+        ("train", "when", "--data", "{w}/pb", "--weights", "equal", "--out", "{w}/dec"),
+        "--weights",
+        code=2,
+    ),
+    Case(
+        "train-when-session-weights-gbm",
+        ("train", "when", "--data", "{w}/pb", "--weights", "session", "--model", "gbm", "--out", "{w}/dec"),
+        "not gbm",
+        code=2,
+    ),
+    Case(
+        "train-when-bad-calibration-folds",
+        ("train", "when", "--data", "{w}/pb", "--calibration-folds", "users", "--out", "{w}/dec"),
+        "--calibration-folds",
+        code=2,
+    ),
+    Case(
         "train-when-out-file",
         ("train", "when", "--data", "{w}/pb", "--out", "{w}/afile"),
         "afile",

@@ -116,13 +116,31 @@ def test_prefix_reuse_smoke(tmp_path: Path) -> None:
 
 @needs_dev
 def test_personalise_smoke(tmp_path: Path) -> None:
-    rec, _ = _run("personalise.py", tmp_path, "--data", str(DEV), "--figure", str(tmp_path / "curve.png"))
-    runs = {(r["feedback"], r["run"]) for r in rec["rows"]}
-    assert {("offered", "always-no"), ("offered+implicit", "prior-shift")} <= runs
-    learned = [r for r in rec["rows"] if r["run"] == "prior-shift"]
-    assert len(learned) == 2 and all(r["update_ms"] > 0 and r["accuracy"] != "-" for r in learned)
-    assert rec["figures"]["default"]["learner"] == "prior-shift"  # the pre-written rule ran over both ranked modes
-    assert (tmp_path / "curve.png").stat().st_size > 1000
+    """Live's setting (issue 43): day one by rank, then the learner, with and without questions; the default
+    learner by the pre-written rule; the learning curve with intervals."""
+    rec, _ = _run("personalise.py", tmp_path, "--data", str(DEV))
+    runs = {(r["setting"], r["run"].split(" (")[0]) for r in rec["rows"]}
+    assert {
+        ("no questions", "always-no"),
+        ("no questions", "prior-shift"),
+        ("questions (3 a session)", "prior-shift"),
+    } <= runs
+    learned = [r for r in rec["rows"] if r["run"].startswith("prior-shift")]
+    assert all(r["accuracy"] != "-" for r in learned)
+    assert next(r for r in learned if r["setting"].startswith("questions"))["questions"] > 0
+    assert rec["figures"]["default"]["learner"] == "prior-shift"  # the only learner run
+    (curve,) = rec["tables"]
+    assert curve["rows"] and all("[" in r["accuracy"] for r in curve["rows"])
+
+
+@needs_dev
+def test_population_smoke(tmp_path: Path) -> None:
+    """The population model's candidates (issue 43 item 1): pooled and within-session AUC with intervals."""
+    rec, _ = _run("population.py", tmp_path, "--data", str(DEV))
+    rows = {r["candidate"]: r for r in rec["rows"]}
+    assert set(rows) == {"baseline", "grouped calibration"} and rows["baseline"]["baseline"]
+    assert all("[" in r["pooled"] and "[" in r["within"] for r in rows.values())
+    assert rec["figures"]["winner"] in rows
 
 
 @needs_dev

@@ -409,6 +409,32 @@ def test_the_command_records_the_rate_and_prints_the_questions_line(decider_dir:
     line = next(x for x in r.output.splitlines() if x.startswith("questions (--ask-rate 2 a day): "))
     assert line.endswith(f"{len(asked)} asked, 0 yes, 0 no, {len(asked)} unanswered")
     assert json.loads((tmp_path / "o" / "run.json").read_text())["ask_rate"] == 2
-    r = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "off")])  # off by default: no line, nothing asked
+    r = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "dflt")])  # on by default: 3 a day, the first 7 days
+    assert r.exit_code == 0, r.output
+    assert "questions (3 a day for the first 7 days): " in r.output and 1 <= len(_questions(tmp_path / "dflt")) <= 3
+    assert "ask_rate" not in json.loads((tmp_path / "dflt" / "run.json").read_text())  # earlier folders resume
+    r = CliRunner().invoke(cli, [*args, "--ask-rate", "0", "--out", str(tmp_path / "off")])  # 0: never
     assert r.exit_code == 0 and "questions (" not in r.output and _questions(tmp_path / "off") == []
     assert "ask_rate" not in json.loads((tmp_path / "off" / "run.json").read_text())
+
+
+def test_default_questions_stop_after_the_first_days(tmp_path: Path) -> None:
+    from datetime import datetime, timedelta
+
+    from proagent.live import ASK_DAYS, DEFAULT_ASK_RATE, Asker
+
+    class Store:
+        def __init__(self, first):  # noqa: ANN001
+            self.first = first
+
+        def first_moment(self):  # noqa: ANN202
+            return self.first
+
+    t0 = datetime(2026, 1, 5, 9, 0)
+    now = [t0]
+    asker = Asker(Store(t0), None, lambda: now[0])
+    assert asker.daily_rate() == DEFAULT_ASK_RATE
+    now[0] = t0 + timedelta(days=ASK_DAYS, minutes=1)
+    assert asker.daily_rate() == 0
+    assert Asker(Store(t0), 5, lambda: now[0]).daily_rate() == 5  # an explicit --ask-rate has no end
+    assert Asker(Store(None), None, lambda: now[0]).daily_rate() == DEFAULT_ASK_RATE  # a new folder starts now

@@ -202,11 +202,11 @@ def test_cli_learns_by_default_and_reset_learning(decider_dir: Path, tmp_path: P
         ],
     )
     assert r.exit_code == 0, r.output
-    assert f"learned from 0 answers (knn) in {out / 'learning'}" in r.output
+    assert f"learned from 0 answers (ensemble) in {out / 'learning'}" in r.output
     m = json.loads((out / "learning" / "manifest.json").read_text())
-    assert m["method"] == "knn" and m["threshold"] == pytest.approx(0.25) and m["n"] == 0
+    assert m["method"] == "ensemble" and m["threshold"] == pytest.approx(0.25) and m["n"] == 0
     run = json.loads((out / "run.json").read_text())
-    assert "learning: knn" in run["decider"] and "0.2500" in run["decider"]
+    assert "learning: ensemble" in run["decider"] and "0.2500" in run["decider"]
     r = runner.invoke(cli, ["live", "reset-learning", str(out)])
     assert r.exit_code == 0 and "forgot 0 learned answers" in r.output
     r = runner.invoke(cli, ["live", "reset-learning", str(tmp_path)])
@@ -343,3 +343,72 @@ def test_non_finite_features_are_not_learned_from(decider_dir: Path, tmp_path: P
     store.close()
     assert again.model.n == user.shown and np.isfinite(again(probe))
     assert again(probe) == pytest.approx(when(probe), rel=1e-4)
+
+
+def test_rank_threshold_fills_the_hourly_budget_whatever_the_level() -> None:
+    from proagent.live._learn import rank_threshold
+
+    # 120 moments in an hour (one every 30 s), all squeezed into 0.30-0.33: a budget of 4 an hour offers at 4
+    rng = np.random.default_rng(0)
+    scores = [(30.0 * i, 0.30 + 0.03 * float(rng.random())) for i in range(120)]
+    t = rank_threshold(scores, 4)
+    assert sum(p >= t for _, p in scores) == 4
+    assert rank_threshold(scores[:1], 4) == scores[0][1]  # the first moment of a run ranks first: offered
+    assert rank_threshold(scores, 0) == 0.0 and rank_threshold([], 4) == 0.0
+    # a moment older than the hour does not count
+    old = [(-7200.0, 0.99)] + scores
+    assert rank_threshold(old, 4) == t
+
+
+def test_day_one_offers_by_rank_then_the_cost_threshold(decider_dir: Path, tmp_path: Path) -> None:
+    pop = _population_p(decider_dir, tmp_path / "pop")
+    high = max(pop) + 0.01  # the cost threshold is above every score: without day one nothing is offered
+    quiet, _ = _replay(tmp_path / "quiet", LearningWhen(load_decider(decider_dir), LearnConfig("prior-shift"), high))
+    assert [d.outcome for d in quiet].count("offer") == 0
+    day = LearningWhen(load_decider(decider_dir), LearnConfig("prior-shift"), high, max_per_hour=4, day_one_labels=DAY)
+    assert day.regime == "rank" and "day one" in day.describe_regime()
+    got, user = _replay(tmp_path / "day", day, "accepted")
+    offers = [d for d in got if d.outcome == "offer"]
+    assert 0 < len(offers) and user.shown >= DAY
+    # each day-one offer was the highest score of the moments so far (20 moments in 6 minutes: a budget of
+    # 4 an hour over a quarter hour's span lets the top one through)
+    for i, d in enumerate(got):
+        if d in offers[:DAY]:
+            assert d.p_help == pytest.approx(max(x.p_help for x in got[: i + 1] if x.p_help is not None))
+    later = got[got.index(offers[DAY - 1]) + 1 :]  # then the cost threshold
+    assert all(d.p_help >= high for d in later if d.outcome == "offer")
+    assert day.regime == "cost" and day.threshold == pytest.approx(high)
+    m = json.loads((tmp_path / "day" / "learning" / "manifest.json").read_text())
+    assert m["regime"]["regime"] == "cost" and m["regime"]["labels"] >= DAY and m["threshold"] == pytest.approx(high)
+    from proagent.live._page import _regime  # what the page's status line shows (GET /offers: "regime")
+
+    assert _regime(tmp_path / "day").startswith("learned: offering at P(help) >= ")
+    assert _regime(tmp_path / "pop") is None  # a folder without a learning decider
+
+
+DAY = 3
+"""Day one's labels in the test (10 in live: DAY_ONE_LABELS)."""
+
+
+def test_cli_summary_says_day_one(decider_dir: Path, tmp_path: Path) -> None:
+    r = CliRunner().invoke(
+        cli,
+        [
+            "live",
+            "--replay",
+            str(DEV / SESSION),
+            "--decider",
+            str(decider_dir),
+            "--model",
+            "none",
+            "--speed",
+            "0",
+            "--out",
+            str(tmp_path / "run"),
+            "--notify",
+            "none",
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    assert "deciding now: day one: offering at your top-ranked moments of the last hour, up to 4 an hour" in r.output
+    assert "offer" in r.output.split("moments decided:")[1].splitlines()[0]

@@ -75,9 +75,10 @@ __all__ = ["live_cmd"]
 @click.option(
     "--learn-method",
     type=click.Choice(["prior-shift", "refit", "knn", "pooled", "ensemble"]),
-    default="knn",
+    default="ensemble",
     show_default=True,
-    help="How answers personalise the decider (benchmarks/personalise.py compares them).",
+    help="How answers personalise the decider (benchmarks/personalise.py --live-setting compares them; ensemble: "
+    "the mean of prior-shift and knn, chosen by issue 43's pre-written rule).",
 )
 @click.option(
     "--cost-false-alarm",
@@ -146,11 +147,10 @@ __all__ = ["live_cmd"]
 @click.option(
     "--ask-rate",
     type=click.IntRange(0, 100),
-    default=0,
-    show_default=True,
-    help="Ask at most this many times a day, at a quiet moment the decider is unsure of, \"Would help have "
+    default=None,
+    help="Ask at most this many times a day, at a quiet moment the decider is most unsure of, \"Would help have "
     "been useful just now?\" (terminal: q N yes|no; the page: Yes / No); the answer is learned "
-    "like an offer's. 0: never.",
+    "like an offer's. 0: never. Default: 3 a day for the first 7 days of the folder.",
 )
 @click.option(
     "--min-gap",
@@ -207,7 +207,7 @@ def live_cmd(
     window: str,
     every: str,
     max_per_hour: int,
-    ask_rate: int,
+    ask_rate: int | None,
     cooldown: str,
     quiet_hours: str | None,
     block_app: tuple[str, ...],
@@ -289,7 +289,13 @@ def live_cmd(
     from ..train.personal import decider_training_data  # the refit method's population data (live imports no train)
 
     chosen = set_up_decider(
-        decider, yes_at, learn=learn, learn_method=learn_method, costs=opts.costs, population_data=decider_training_data
+        decider,
+        yes_at,
+        learn=learn,
+        learn_method=learn_method,
+        costs=opts.costs,
+        population_data=decider_training_data,
+        max_per_hour=max_per_hour,
     )  # UsageError, DataError: mapped by kind
     how = help_model = None
     if opts.model is not None:
@@ -318,7 +324,7 @@ def live_cmd(
         help_model=help_model,
     )
     if res is not None:
-        _print_summary(res, chosen.when, replay is not None, learn_method, max_per_hour, ask_rate)
+        _print_summary(res, chosen.when, replay is not None, learn_method, max_per_hour, opts.run.ask_rate)
         if res.interrupted:
             click.echo("stopped (Ctrl-C); run the same command again to go on where it stopped", err=True)
             ctx.exit(130)  # as a shell reports an interrupted command (proagent.cli._errors.EXIT_INTERRUPTED)
@@ -438,11 +444,24 @@ def _run_live(
 
 
 def _print_summary(
-    res: RunSummary, when: When, replayed: bool, learn_method: str, max_per_hour: int = 4, ask_rate: int = 0
+    res: RunSummary,
+    when: When,
+    replayed: bool,
+    learn_method: str,
+    max_per_hour: int = 4,
+    ask_rate: int | None = 0,
 ) -> None:
     """The run's closing lines: outcomes, reasons, latencies, files written, the labels it holds
     (answers, precision at the offer budget, implicit labels, sparse questions) and what was learned."""
-    from ..live import FOCUS_WEIGHT, HORIZON_SECONDS, label_summary, learned_counts, summarise
+    from ..live import (
+        ASK_DAYS,
+        DEFAULT_ASK_RATE,
+        FOCUS_WEIGHT,
+        HORIZON_SECONDS,
+        label_summary,
+        learned_counts,
+        summarise,
+    )
 
     s = summarise(res.decisions)
     parts = ", ".join(f"{v} {k}" for k, v in sorted(s.outcomes.items()))
@@ -472,10 +491,11 @@ def _print_summary(
             f"{HORIZON_SECONDS:g} s), {lab['quiet_focus']} quiet_focus (kept working, weight {FOCUS_WEIGHT:g})"
             + (f", {lab['pending']} waiting for their horizon" if lab.get("pending") else "")
         )
-    if ask_rate or lab.get("asked"):
+    if ask_rate is None or ask_rate or lab.get("asked"):
         open_ = lab["asked"] - lab["asked_yes"] - lab["asked_no"]
         click.echo(
-            f"questions (--ask-rate {ask_rate} a day): {lab['asked']} asked, {lab['asked_yes']} yes, "
+            f"questions ({f'{DEFAULT_ASK_RATE} a day for the first {ASK_DAYS} days' if ask_rate is None else f'--ask-rate {ask_rate} a day'}): "
+            f"{lab['asked']} asked, {lab['asked_yes']} yes, "
             f"{lab['asked_no']} no, {open_} unanswered"
         )
     counts = learned_counts(when)
@@ -488,6 +508,8 @@ def _print_summary(
             + f" ({learn_method}) in "
             f"{res.folder / 'learning'}; forget them: proagent live reset-learning {res.folder}"
         )
+        if counts.regime:
+            click.echo(f"deciding now: {counts.regime}")
 
 
 def _stop_capture(proc, folder: Path | None) -> None:  # noqa: ANN001

@@ -48,10 +48,27 @@ def train() -> None:
 )
 @click.option(
     "--model",
-    type=click.Choice(["logreg", "gbm"]),
+    type=click.Choice(["logreg", "gbm", "rank"]),
     default="logreg",
     show_default=True,
-    help="Logistic regression (class-weighted, strongly regularised) or gradient boosting.",
+    help="Logistic regression (class-weighted, strongly regularised), gradient boosting, or a pairwise ranking "
+    "logistic regression on (positive - negative) moments of the same session (ranks a new person's moments).",
+)
+@click.option(
+    "--weights",
+    type=click.Choice(["balanced", "session"]),
+    default="balanced",
+    show_default=True,
+    help="Weigh the classes equally over all moments, or every session equally with its positives and negatives "
+    "half each (what only tells sessions apart then carries no weight; logreg, rank).",
+)
+@click.option(
+    "--calibration-folds",
+    "calibration",
+    type=click.Choice(["moments", "sessions"]),
+    default="moments",
+    show_default=True,
+    help="Folds of the sigmoid calibration (logreg, gbm): over moments, or grouped by session.",
 )
 @click.option(
     "--objective",
@@ -100,6 +117,8 @@ def when_cmd(
     teacher_args: tuple[str, ...],
     out: Path,
     model: str,
+    weights: str,
+    calibration: str,
     objective: str,
     target: str,
     cv: str,
@@ -165,7 +184,9 @@ def when_cmd(
         if "embedding" in groups.groups or "similarity" in groups.groups
         else 0
     )
-    cfg = WhenConfig(model=model, objective=objective, c=c, cv=cv, seed=seed, target=target)
+    cfg = WhenConfig(
+        model=model, objective=objective, c=c, cv=cv, seed=seed, target=target, weights=weights, calibration=calibration
+    )
     with Progress(transient=True) as bar:  # too few moments of a class: DataError
         job = bar.add_task("embedding event texts", total=max(todo, 1))
         manifest = train_decider(

@@ -41,7 +41,7 @@ Commands: ``proagent live`` (:mod:`proagent.cli.live`).
 from ..capture import x11_fullscreen
 from ._activity_follow import ActivityLogFollower, open_follower, watched_log
 from ._agent import HowModel, LiveAgent, ScriptedDecider, When, how_prompt, offer_text
-from ._ask import ASK_UNCERTAINTY, QUESTION_TEXT, Asker
+from ._ask import ASK_DAYS, ASK_UNCERTAINTY, DEFAULT_ASK_RATE, QUESTION_TEXT, Asker, uncertainty
 from ._feedback import FEEDBACK_DB, FeedbackStore, feedback_samples, sample_from_json, sample_to_json
 from ._help import (
     SEND_SCREEN,
@@ -55,7 +55,7 @@ from ._help import (
     screen_region,
 )
 from ._implicit import FOCUS_WEIGHT, HORIZON_SECONDS, label_summary
-from ._learn import LEARNING_DIR, LearningWhen, load_learning_when, reset_learning
+from ._learn import DAY_ONE_LABELS, LEARNING_DIR, LearningWhen, load_learning_when, rank_threshold, reset_learning
 from ._moments import as_of, moment_sample
 from ._notify import (
     NOTIFIERS,
@@ -115,6 +115,9 @@ __all__ = [
     "scripted_decider",
     "set_up_decider",
     "ASK_UNCERTAINTY",
+    "ASK_DAYS",
+    "DEFAULT_ASK_RATE",
+    "uncertainty",
     "QUESTION_TEXT",
     "Asker",
     "FOCUS_WEIGHT",
@@ -153,6 +156,8 @@ __all__ = [
     "how_prompt",
     "LifeTraceFollower",
     "LearningWhen",
+    "DAY_ONE_LABELS",
+    "rank_threshold",
     "LiveAgent",
     "DecisionSummary",
     "Latency",

@@ -490,7 +490,8 @@ class LiveAgent:
             negative), stored in ``feedback.db`` and learned by a learning decider.
         ask_rate: at most this many sparse questions a day ("Would help have been useful just
             now?", :mod:`proagent.live._ask`) at quiet moments the decider is unsure of, shown by the
-            notifiers that have an ``ask(question)`` method; 0 (default): none.
+            notifiers that have an ``ask(question)`` method; 0 (default): none; ``None``: live's default
+            (:data:`proagent.live._ask.DEFAULT_ASK_RATE` a day for the folder's first days).
         help: the run's help (:class:`~proagent.live.LiveHelp`): help first (issue 42). While an
             answer is queued or streaming (``help.answering()``), :meth:`follow` holds How calls: a
             Yes shows its offer at once (naming the app) and its How call starts once the answers are
@@ -520,7 +521,7 @@ class LiveAgent:
         settle_seconds: float | None = None,
         on_status: Callable[[str], None] | None = None,
         implicit: bool = True,
-        ask_rate: int = 0,
+        ask_rate: int | None = 0,
         help: Any = None,
         ground: Callable[[Sample], Sample] | None = None,
     ) -> None:
@@ -558,7 +559,7 @@ class LiveAgent:
                 open_seconds=ignore_after_seconds,
                 min_gap_seconds=self.restraint.config.min_gap_seconds,
             )
-            if ask_rate > 0 and any(callable(getattr(n, "ask", None)) for n in self.notifiers)
+            if (ask_rate is None or ask_rate > 0) and any(callable(getattr(n, "ask", None)) for n in self.notifiers)
             else None
         )
         self._learn = getattr(decider, "sync", None)

@@ -1,4 +1,4 @@
-"""Sparse questions: ``proagent live --ask-rate N`` (off by default; issue 33 item 2).
+"""Sparse questions: ``proagent live --ask-rate N`` (issue 33 item 2; on by default for the first days, issue 43).
 
 A learner that hears back only where it offered, and from implicit labels where the person's
 next actions happen to show something, is starved exactly where it is least sure. With
@@ -35,6 +35,10 @@ next decision by a ``--learn`` decider (:class:`proagent.live.LearningWhen`), an
    (``--min-gap``);
 5. a notifier of the run can show a question (``terminal`` or ``page``).
 
+**By default** (no ``--ask-rate``: ``rate`` ``None``) the agent asks at most :data:`DEFAULT_ASK_RATE` a
+day during the folder's first :data:`ASK_DAYS` days (counted from its first decision in
+``feedback.db``), then no more; ``--ask-rate N`` asks up to N a day for as long as it runs, ``0`` never.
+
 A moment asked about is not also held for an implicit label (:mod:`proagent.live._implicit`):
 the person's answer is the better label.
 """
@@ -48,7 +52,17 @@ from datetime import datetime, timedelta
 from ..records import Sample
 from .records import Question
 
-__all__ = ["ASK_OUTCOMES", "ASK_UNCERTAINTY", "MAX_ASK_RATE", "NO_ASK_REASONS", "QUESTION_TEXT", "Asker", "uncertainty"]
+__all__ = [
+    "ASK_DAYS",
+    "ASK_OUTCOMES",
+    "ASK_UNCERTAINTY",
+    "DEFAULT_ASK_RATE",
+    "MAX_ASK_RATE",
+    "NO_ASK_REASONS",
+    "QUESTION_TEXT",
+    "Asker",
+    "uncertainty",
+]
 
 QUESTION_TEXT = "Would help have been useful just now? yes / no"
 """What a sparse question says."""
@@ -63,6 +77,19 @@ an offer like it was dismissed today."""
 ASK_UNCERTAINTY = 0.75
 """Ask only when the decision's expected cost is at least this share of its maximum
 (:func:`uncertainty`; module docstring, rule 2)."""
+
+DEFAULT_ASK_RATE = 3
+"""Questions a day by default, during the first :data:`ASK_DAYS` days. Why 3: experience-sampling
+studies of interruptibility probed a few times a day (Kapoor & Horvitz, CHI 2008, above; Fogarty et al.,
+"Predicting human interruptibility with sensors", TOCHI 2005, probed about every hour but found people
+tolerated that only for a short study); 3 a day stays below one per two working hours, next to up to
+:data:`~proagent.live.RestraintConfig` ``max_per_hour`` offers, and alone brings day one's
+:data:`~proagent.live.DAY_ONE_LABELS` labels within four days even when the person never answers an offer.
+``benchmarks/personalise.py --live-setting`` measures what they teach."""
+
+ASK_DAYS = 7
+"""Default questions stop this many days after the folder's first decision: by then day one's labels
+came from the offers, the questions and the implicit labels."""
 
 MAX_ASK_RATE = 100
 """Largest ``--ask-rate`` (questions a day)."""
@@ -86,7 +113,8 @@ class Asker:
 
     Args:
         store: the run's :class:`~proagent.live.FeedbackStore`.
-        rate: at most this many questions per calendar day of the loop's clock (0: none).
+        rate: at most this many questions per calendar day of the loop's clock (0: none; ``None``: the
+            default, :data:`DEFAULT_ASK_RATE` a day during the folder's first :data:`ASK_DAYS` days).
         now: the loop's clock.
         open_seconds: a question unanswered this long no longer blocks the next (seconds).
         min_gap_seconds: no question within this long after an offer or question (seconds).
@@ -94,11 +122,28 @@ class Asker:
     """
 
     store: object
-    rate: int
+    rate: int | None
     now: Callable[[], datetime]
     open_seconds: float = 600.0
     min_gap_seconds: float = 0.0
     share: float = ASK_UNCERTAINTY
+
+    _first: datetime | None = None
+
+    def daily_rate(self) -> int:
+        """Questions allowed today: ``rate``, or by default :data:`DEFAULT_ASK_RATE` until :data:`ASK_DAYS`
+        days after the folder's first decision (``FeedbackStore.first_moment``; the loop's clock before any)."""
+        if self.rate is not None:
+            return self.rate
+        if self._first is None:
+            first = self.store.first_moment()  # type: ignore[attr-defined]
+            self._first = first if first is not None else self.now()
+        now = self.now()
+        if now.tzinfo is None and self._first.tzinfo is not None:
+            now = now.replace(tzinfo=self._first.tzinfo)
+        elif now.tzinfo is not None and self._first.tzinfo is None:
+            now = now.replace(tzinfo=None)
+        return DEFAULT_ASK_RATE if now - self._first < timedelta(days=ASK_DAYS) else 0
 
     def asked_today(self) -> int:
         """Questions asked on the loop clock's calendar day."""
@@ -118,14 +163,15 @@ class Asker:
     ) -> Question | None:
         """Ask about the moment of ``sample`` when every rule of the module docstring holds; returns the
         stored question, else ``None``. ``offers``: times of the offers made (restraint's)."""
-        if self.rate <= 0 or p is None or outcome not in ASK_OUTCOMES or reason in NO_ASK_REASONS:
+        rate = self.daily_rate()
+        if rate <= 0 or p is None or outcome not in ASK_OUTCOMES or reason in NO_ASK_REASONS:
             return None
         u = uncertainty(p, threshold)
         if u < self.share:
             return None
         now = self.now()
         asked = self.store.asked_on(now.date())  # type: ignore[attr-defined]
-        if len(asked) >= self.rate:
+        if len(asked) >= rate:
             return None
         last = self.store.questions(limit=1)  # type: ignore[attr-defined]
         if (

@@ -580,6 +580,15 @@ class FeedbackStore:
             v = self._conn.execute("SELECT max(row_id) FROM decisions").fetchone()[0]
         return None if v is None else int(v)
 
+    def first_moment(self) -> datetime | None:
+        """The moment of the first decision recorded, or ``None`` (the default questions' first days)."""
+        with self._lock:
+            v = self._conn.execute("SELECT moment FROM decisions ORDER BY id LIMIT 1").fetchone()
+        try:
+            return datetime.fromisoformat(v[0]) if v else None
+        except (TypeError, ValueError):
+            return None
+
     def decisions(self, after_id: int = 0) -> list[dict[str, Any]]:
         """Every decision (those with ``id > after_id``), oldest first, as dicts (the columns of ``decisions``)."""
         with self._lock:

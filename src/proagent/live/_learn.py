@@ -36,6 +36,18 @@ What was learned lives beside ``feedback.db`` in ``learning/``:
 
 A restart loads both and learns the answers given since (none twice). A running agent
 notices ``proagent live reset-learning`` at its next look at the answers.
+
+**Day one decides by rank, on a budget** (issue 42 item 4, issue 43): until the person has given
+:data:`DAY_ONE_LABELS` labels (answers to offers, answered questions and ``missed`` implicit labels:
+every label of weight >= 0.5; the weak ``quiet_focus`` negatives do not count, since steady work can
+produce many of them before the person has said anything), the decider offers at the moments whose
+P(help) ranks highest among the person's recent moments (the last :data:`RANK_WINDOW_SECONDS`),
+as many as fill ``max_per_hour`` at the rate moments come, whatever the absolute scores
+(:func:`rank_threshold`); then at the cost threshold. A population model trained on a handful of other
+people gives scores squeezed into a narrow band for a new person (0.30-0.33 against a threshold of 1/3
+in issue 42's trial: nothing was offered all day); its ranking carries what it knows, its level does
+not. :attr:`LearningWhen.regime` says which regime is on; ``learning/manifest.json`` records it
+(``regime``) for the page.
 """
 
 from __future__ import annotations
@@ -59,7 +71,17 @@ from ..sources.lifetrace_schema import connect_read_only
 from ._feedback import FEEDBACK_DB, FeedbackStore
 from .records import LearningManifest
 
-__all__ = ["LEARNING_DIR", "LEARNING_FORMAT", "NOT_NOW_WEIGHT", "LearningWhen", "load_learning_when", "reset_learning"]
+__all__ = [
+    "DAY_ONE_LABELS",
+    "LEARNING_DIR",
+    "LEARNING_FORMAT",
+    "NOT_NOW_WEIGHT",
+    "RANK_WINDOW_SECONDS",
+    "LearningWhen",
+    "load_learning_when",
+    "rank_threshold",
+    "reset_learning",
+]
 
 LEARNING_DIR = live_files.LEARNING_DIR
 """Folder, beside ``feedback.db``, of what the live decider learned."""
@@ -70,8 +92,40 @@ LEARNING_FORMAT = "proagent-live-learning"
 NOT_NOW_WEIGHT = 0.5
 """Weight of a "not now" answer as a negative label (an accept or dismiss weighs 1)."""
 
+DAY_ONE_LABELS = 10
+"""Labels (weight >= 0.5) the person gives before the cost threshold replaces day one's ranking.
+Why 10: with ten labels the prior-shift offset's posterior SD is about half its prior's
+(``1 / sqrt(1 + 10 p (1 - p))`` logits at p ~ 1/3: 0.55 against 1), and ``benchmarks/personalise.py``
+measures its learners "after 10 labels" (issue 43's target: accuracy and F1 >= 0.70 there); before
+that the probabilities are the population's, whose level does not transfer to a new person."""
+
+RANK_WINDOW_SECONDS = 3600.0
+"""Day one ranks a moment among the person's moments of the last hour (the budget is per hour)."""
+
+RANK_MIN_SPAN_SECONDS = 900.0
+"""The rate of moments is counted over at least this span (a run's first minutes would otherwise
+extrapolate one moment into an hour of them)."""
+
 _LABELS = {"accepted": (1, 1.0), "dismissed": (0, 1.0), "not_now": (0, NOT_NOW_WEIGHT)}
 _ANSWER_LABELS = {"yes": (1, 1.0), "no": (0, 1.0)}
+
+
+def rank_threshold(scores: list[tuple[float, float]], max_per_hour: int) -> float:
+    """The day-one threshold: the score of the ``k``-th highest of ``scores`` (``(seconds, P(help))`` of the
+    person's recent moments, the current one last), where ``k = ceil(n * max_per_hour / rate)``, ``n`` the
+    moments in the window and ``rate`` the moments per hour they came at (over at least
+    :data:`RANK_MIN_SPAN_SECONDS`), so offering at ``p >= threshold`` fills the hourly budget and no
+    more, whatever the scores' level. ``max_per_hour`` 0 (no limit) or no scores: 0 (offer)."""
+    import math
+
+    if not scores or max_per_hour <= 0:
+        return 0.0
+    t_now = scores[-1][0]
+    recent = [p for t, p in scores if t_now - t <= RANK_WINDOW_SECONDS]
+    span = max(t_now - min(t for t, _ in scores if t_now - t <= RANK_WINDOW_SECONDS), RANK_MIN_SPAN_SECONDS)
+    rate = len(recent) / (span / 3600.0)
+    k = max(1, math.ceil(len(recent) * min(1.0, max_per_hour / rate)))
+    return float(sorted(recent, reverse=True)[min(k, len(recent)) - 1])
 
 
 MAX_ID = 2**62
@@ -153,6 +207,9 @@ class LearningWhen:
         threshold: offer at P(help) >= this (0-1; :func:`proagent.agent.decider.cost_threshold`).
         costs: ``(cost of a false alarm, cost of a miss)`` the threshold came from, for the manifest.
         population_data: ``(X, y)`` of the decider's training moments (the ``refit`` method only).
+        max_per_hour: the offer budget day one fills by rank (``--max-per-hour``; module docstring);
+            ``None``: no day one, the cost threshold from the start.
+        day_one_labels: labels before the cost threshold takes over (:data:`DAY_ONE_LABELS`).
 
     Raises:
         DataError: an unreadable ``learning/manifest.json``.
@@ -166,13 +223,21 @@ class LearningWhen:
         threshold: float,
         costs: tuple[float, float] | None = None,
         population_data: tuple[np.ndarray, np.ndarray] | None = None,
+        max_per_hour: int | None = None,
+        day_one_labels: int = DAY_ONE_LABELS,
     ) -> None:
         from ..agent.decider import PersonalModel
 
         self.decider = decider
         self.folder: Path | None = None
         self.config = config
+        self.cost_threshold = float(threshold)
+        """Offer at P(help) >= this once day one is over (the costs' threshold)."""
         self.threshold = float(threshold)
+        """The threshold of the last decision: day one's rank threshold, or :attr:`cost_threshold`."""
+        self.max_per_hour = max_per_hour
+        self.day_one_labels = int(day_one_labels)
+        self._scores: list[tuple[float, float]] = []
         self.costs = costs
         self.model = PersonalModel(
             decider.model, config, population_data, embedding_columns=decider.features.groups[0] == "embedding"
@@ -194,9 +259,37 @@ class LearningWhen:
 
         return moment_features(samples, self.decider.cache, self.decider.features)
 
+    @property
+    def labels(self) -> int:
+        """Labels of weight >= 0.5 learned so far (what ends day one)."""
+        return sum(1 for r in self.learned if float(r.get("weight", 1.0)) >= 0.5)
+
+    @property
+    def regime(self) -> str:
+        """``rank`` (day one: offers at the person's top-ranked recent moments, filling ``max_per_hour``)
+        or ``cost`` (offers at P(help) >= :attr:`cost_threshold`)."""
+        return "rank" if self.max_per_hour is not None and self.labels < self.day_one_labels else "cost"
+
+    def describe_regime(self) -> str:
+        """One line on how the decider offers now, for the summary and the page."""
+        if self.regime == "rank":
+            return (
+                f"day one: offering at your top-ranked moments of the last hour, up to {self.max_per_hour} an hour "
+                f"({self.labels} of {self.day_one_labels} labels so far)"
+            )
+        return f"learned: offering at P(help) >= {self.cost_threshold:.3f} (after {self.labels} labels)"
+
     def __call__(self, sample: Sample) -> float:
-        """Personal P(help needed at ``sample.time``)."""
-        return float(self.model.probabilities(self.features([sample]))[0])
+        """Personal P(help needed at ``sample.time``); sets :attr:`threshold` for this decision (day one:
+        :func:`rank_threshold` over the recent moments, this one included)."""
+        p = float(self.model.probabilities(self.features([sample]))[0])
+        t = sample.time.timestamp()
+        self._scores = [(u, q) for u, q in self._scores if t - u <= RANK_WINDOW_SECONDS and u <= t] + [(t, p)]
+        if self.regime == "rank":
+            self.threshold = rank_threshold(self._scores, int(self.max_per_hour or 0))
+        else:
+            self.threshold = self.cost_threshold
+        return p
 
     # ------------------------------------------------------------ learning
     def sync(self, store: FeedbackStore) -> int:
@@ -378,7 +471,14 @@ class LearningWhen:
             method=self.config.method,
             config=asdict(self.config),
             decider=self._decider_id(),
-            threshold=self.threshold,
+            threshold=self.cost_threshold,
+            regime={
+                "regime": self.regime,
+                "labels": self.labels,
+                "day_one_labels": self.day_one_labels,
+                "max_per_hour": self.max_per_hour,
+                "text": self.describe_regime(),
+            },
             costs=None if self.costs is None else {"false_alarm": self.costs[0], "miss": self.costs[1]},
             last_response_id=self.last_response_id,
             reset_after_response_id=self.reset_after,
@@ -480,9 +580,10 @@ def load_learning_when(
     threshold: float,
     costs: tuple[float, float] | None = None,
     population_data: Any = None,
+    max_per_hour: int | None = None,
 ) -> LearningWhen:
     """Load a decider folder (and its embedding model, now) as a :class:`LearningWhen`; ``population_data`` may be a callable ``decider -> (X, y)`` (called only for
-    the ``refit`` method).
+    the ``refit`` method); ``max_per_hour``: day one's budget (module docstring; ``None``: no day one).
 
     Raises:
         ValueError: not a decider folder, or one made for other features
@@ -494,4 +595,4 @@ def load_learning_when(
     d = load_decider(decider_folder)
     d.warm_up()
     data = population_data(d) if callable(population_data) and config.method == "refit" else population_data
-    return LearningWhen(d, config, threshold, costs, data)
+    return LearningWhen(d, config, threshold, costs, data, max_per_hour=max_per_hour)

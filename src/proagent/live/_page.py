@@ -227,11 +227,26 @@ async function refresh(){
   for(let i=0;i<order.length;i++){ if(ul.children[i]!==order[i]) ul.insertBefore(order[i], ul.children[i]||null); }
   if(wanted && items[wanted]){ open.add(Number(wanted)); sync(Number(wanted)); items[wanted].li.scrollIntoView(); wanted=null; }
   for(const id of open) await loadHelp(id);
-  document.getElementById("status").textContent = data.offers.length+" offer(s)";
+  document.getElementById("status").textContent = data.offers.length+" offer(s)"+(data.regime?" · "+data.regime:"");
 }
 setInterval(()=>{ for(const id of streaming) loadHelp(id); }, 300);
 refresh(); setInterval(refresh, 2000);
 """
+
+
+def _regime(folder: Any) -> str | None:
+    """How the learning decider offers now (``learning/manifest.json``'s ``regime.text``: day one by rank,
+    or the cost threshold), ``None`` without one."""
+    import json
+
+    from .. import live_files
+
+    try:
+        m = json.loads((folder / live_files.LEARNING_DIR / "manifest.json").read_text("utf-8"))
+        text = m.get("regime", {}).get("text")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return text if isinstance(text, str) else None
 
 
 def _markdown() -> Callable[[str], str]:
@@ -272,7 +287,11 @@ class OfferPage:
             "GET",
             "/offers",
             lambda req: Response.json(
-                {"offers": store.offers(limit=100), "questions": store.questions(open_only=True, limit=5)}
+                {
+                    "offers": store.offers(limit=100),
+                    "questions": store.questions(open_only=True, limit=5),
+                    "regime": _regime(self.folder),
+                }
             ),
         )
         srv.route("POST", "/respond", self._respond)

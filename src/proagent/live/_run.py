@@ -68,9 +68,10 @@ class LiveOptions:
     """Decide a moment once its window settled in front and its screen paused this long
     (seconds, ``--settle``; :mod:`proagent.live._settle`); ``None``: the benchmark's candidate
     moments (each event at its start, the event before it as current state)."""
-    ask_rate: int = 0
+    ask_rate: int | None = 0
     """Sparse questions: at most this many a day at quiet moments the decider is unsure of
-    (``--ask-rate``, :mod:`proagent.live._ask`); 0: none."""
+    (``--ask-rate``, :mod:`proagent.live._ask`); 0: none; ``None``: the default (3 a day for the
+    folder's first 7 days)."""
 
 
 @dataclass

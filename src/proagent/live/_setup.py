@@ -54,7 +54,7 @@ class LiveCommandOptions:
     decider: Path | None = None
     yes_at: Path | None = None
     learn: bool = True
-    learn_method: str = "knn"
+    learn_method: str = "ensemble"
     costs: tuple[float, float] = (1.0, 2.0)
     """``(--cost-false-alarm, --cost-miss)``."""
     model: str | None = None
@@ -85,7 +85,7 @@ def parse_live_options(
     block_app: tuple[str, ...] = (),
     block_title: tuple[str, ...] = (),
     quiet_apps: bool = True,
-    ask_rate: int = 0,
+    ask_rate: int | None = None,
     yes_at: Path | None = None,
     settle: float = 3.0,
     window: str = "5m",
@@ -107,7 +107,7 @@ def parse_live_options(
     out: Path | None = None,
     decider: Path | None = None,
     learn: bool = True,
-    learn_method: str = "knn",
+    learn_method: str = "ensemble",
     cost_false_alarm: float = 1.0,
     cost_miss: float = 2.0,
 ) -> LiveCommandOptions:
@@ -140,6 +140,8 @@ def parse_live_options(
         raise UsageError(
             "--ask-rate", f"{ask_rate}: questions are shown by --notify terminal or page, not {','.join(names)}"
         )
+    if ask_rate is None and (yes_at is not None or not {"terminal", "page"} & set(names)):
+        ask_rate = 0  # the default questions need a learned decider and a terminal or page to ask on
     if settle != settle:  # NaN passes click's range
         raise UsageError("--settle", f"{settle}: seconds from 0 to 600")
     run = LiveOptions(
@@ -219,16 +221,20 @@ def set_up_decider(
     yes_at: Path | None = None,
     *,
     learn: bool = False,
-    learn_method: str = "knn",
+    learn_method: str = "ensemble",
     costs: tuple[float, float] = (1.0, 2.0),
     population_data: Callable[[Any], Any] | None = None,
+    max_per_hour: int | None = None,
 ) -> LiveDecider:
     """The decider of a live run: the script ``yes_at`` when given, else the ``decider`` folder
     offering at P(help) >= ``c_fa / (c_fa + c_miss)`` of ``costs``
     (:func:`proagent.agent.decider.cost_threshold`), personalised from every answer with ``learn``
     (:func:`~proagent.live.load_learning_when`; ``population_data(decider) -> (X, y)`` gives the
     ``refit`` method the decider's training moments: ``proagent.train.personal.decider_training_data``,
-    passed in by the command, since live does not import train). Loaded now (its embedding model too).
+    passed in by the command, since live does not import train). A learning decider decides day one by
+    rank, filling ``max_per_hour`` (``--max-per-hour``; :class:`~proagent.live.LearningWhen`), until
+    the person gave :data:`~proagent.live._learn.DAY_ONE_LABELS` labels; ``None``: the cost threshold
+    from the start. Loaded now (its embedding model too).
 
     Raises:
         proagent.errors.UsageError: neither is given (``--decider``); as :func:`scripted_decider`; a
@@ -250,7 +256,9 @@ def set_up_decider(
     try:
         if not learn:
             return LiveDecider(load_when(decider, threshold), name + ", not learning)")
-        when = load_learning_when(decider, LearnConfig(method=learn_method), threshold, costs, population_data)
+        when = load_learning_when(
+            decider, LearnConfig(method=learn_method), threshold, costs, population_data, max_per_hour=max_per_hour
+        )
         return LiveDecider(when, name + f", learning: {learn_method})", learn_method)
     except DataError as e:  # the folder's rule names no option: this is the one that named the folder
         if e.option is not None:
@@ -270,6 +278,8 @@ class LearnedCounts:
     """Answered sparse questions (``--ask-rate``)."""
     implicit: int
     """Implicit labels of quiet moments."""
+    regime: str = ""
+    """How it offers now (:meth:`proagent.live.LearningWhen.describe_regime`): day one by rank, or the cost threshold."""
 
 
 def learned_counts(when: When) -> LearnedCounts | None:
@@ -280,4 +290,6 @@ def learned_counts(when: When) -> LearnedCounts | None:
         return None
     implicit = sum(1 for r in when.learned if r.get("implicit_id") is not None)
     asked = sum(1 for r in when.learned if r.get("question_id") is not None)
-    return LearnedCounts(answers=when.model.n - implicit - asked, questions=asked, implicit=implicit)
+    return LearnedCounts(
+        answers=when.model.n - implicit - asked, questions=asked, implicit=implicit, regime=when.describe_regime()
+    )

@@ -188,6 +188,9 @@ class LearningManifest:
     """``false_alarm`` and ``miss`` costs the threshold came from, ``None`` when given directly."""
     model: Mapping[str, Any] | None = None
     """The personal model's description (:meth:`proagent.agent.decider.PersonalModel.describe`)."""
+    regime: Mapping[str, Any] | None = None
+    """How the decider offers now: ``regime`` (``rank`` on day one, then ``cost``), ``labels``,
+    ``day_one_labels``, ``max_per_hour`` and ``text`` (:attr:`proagent.live.LearningWhen.regime`)."""
     format: str = "proagent-live-learning"
     """:data:`proagent.live.LEARNING_FORMAT`."""
 
@@ -210,6 +213,8 @@ class LearningManifest:
         d.update(n=self.n, n_positive=self.n_positive)
         if self.model is not None:
             d["model"] = dict(self.model)
+        if self.regime is not None:
+            d["regime"] = dict(self.regime)
         d.update(learned_from=[dict(r) for r in self.learned_from], updated=self.updated)
         return d
 
@@ -237,5 +242,6 @@ class LearningManifest:
             threshold=data.get("threshold"),
             costs=data.get("costs"),
             model=data.get("model"),
+            regime=data.get("regime") if isinstance(data.get("regime"), Mapping) else None,
             format=str(data.get("format") or "proagent-live-learning"),
         )

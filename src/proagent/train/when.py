@@ -71,8 +71,11 @@ __all__ = [
     "CLASSIFIERS",
     "OBJECTIVES",
     "TARGETS",
+    "WEIGHTS",
     "WhenConfig",
+    "session_weights",
     "training_target",
+    "check_config",
     "check_out",
     "choose_threshold",
     "cv_probabilities",
@@ -84,8 +87,11 @@ __all__ = [
     "train_decider",
 ]
 
-CLASSIFIERS = ("logreg", "gbm")
+CLASSIFIERS = ("logreg", "gbm", "rank")
 """Model names accepted by ``proagent train when --model``."""
+
+WEIGHTS = ("balanced", "session")
+"""How training moments are weighted (``proagent train when --weights``; :class:`WhenConfig`)."""
 
 OBJECTIVES = ("f1", "accuracy", "balanced-accuracy", "precision-at-recall:R")
 """Threshold objectives (``R`` in (0, 1])."""
@@ -113,6 +119,17 @@ class WhenConfig:
     """Seed of fold assignment and boosting."""
     target: str = "help"
     """Training target (:data:`TARGETS`)."""
+    calibration: str = "moments"
+    """Folds of the sigmoid calibration (``logreg``, ``gbm``): ``moments`` (3 stratified folds over moments),
+    or ``sessions`` (3 folds grouped by session or user: a calibration fold never holds a session the
+    model was fitted on; issue 43 found that calibrating on moments of the sessions the model was fitted
+    on flips its ranking of a new session's moments: within-session AUC 0.58 uncalibrated, 0.41
+    calibrated)."""
+    weights: str = "balanced"
+    """``balanced``: each class weighs the same over all moments (scikit-learn's ``class_weight="balanced"``);
+    ``session``: every training session (group) weighs the same, and within it its positives and its
+    negatives weigh half each (:func:`session_weights`), so what only tells sessions apart (their base
+    rates, their topics) carries no weight in the fit (issue 43: the leave-one-session-out inversion)."""
 
 
 def training_target(samples: Sequence[Sample], target: str = "help") -> np.ndarray:
@@ -200,9 +217,10 @@ def cv_warning(cv: dict) -> str | None:
     )
 
 
-def make_model(config: WhenConfig, n_minority: int) -> Any:
+def make_model(config: WhenConfig, n_minority: int, splits: Any = None) -> Any:
     """The unfitted calibrated classifier for ``config``; calibration uses
-    min(3, ``n_minority``) folds (no calibration below 2)."""
+    min(3, ``n_minority``) folds (no calibration below 2), or ``splits`` (``(train, test)`` index pairs:
+    ``calibration="sessions"``, folds grouped by session) when given."""
     from sklearn.calibration import CalibratedClassifierCV
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.linear_model import LogisticRegression
@@ -221,8 +239,12 @@ def make_model(config: WhenConfig, n_minority: int) -> Any:
             class_weight="balanced",
             random_state=config.seed,
         )
+    elif config.model == "rank":
+        raise UsageError("--model", "rank is fitted by fit_when (pairs within each session), not make_model")
     else:
         raise UsageError("--model", f"unknown model {config.model!r}; choose from {', '.join(CLASSIFIERS)}")
+    if splits is not None:
+        return CalibratedClassifierCV(base, method="sigmoid", cv=splits)
     k = min(3, n_minority)
     return CalibratedClassifierCV(base, method="sigmoid", cv=k) if k >= 2 else base
 
@@ -313,17 +335,150 @@ def _folds(
     return list(StratifiedKFold(n_splits=k, shuffle=True, random_state=seed).split(np.zeros(len(y)), y))
 
 
+def session_weights(y: np.ndarray, groups: Sequence[str]) -> np.ndarray:
+    """Per-moment training weights under which every group (session or user) weighs the same and,
+    within it, its positives and its negatives weigh half each (a group holding one class gives that
+    class its half). Scaled to sum to the number of moments (the scale ``C`` was chosen for). Shape
+    ``(len(y),)``.
+
+    Source: the inversion of issue 43 (leave-one-session-out AUC 0.33): with the sessions' help rates
+    from 1/20 to 9/15, a model fitted on moments learns which session (topic, base rate) a moment is
+    from; equalising each session's classes leaves it only what separates moments within a session."""
+    y = np.asarray(y, int)
+    g = np.asarray(list(groups), dtype=object)
+    w = np.zeros(len(y))
+    names = sorted(set(g.tolist()))
+    for name in names:
+        for cls in (0, 1):
+            sel = (g == name) & (y == cls)
+            if sel.any():
+                w[sel] = 0.5 / sel.sum()
+    return w * len(y) / w.sum() if w.sum() else np.ones(len(y))
+
+
+def _pairs(z: np.ndarray, y: np.ndarray, groups: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Differences ``z[pos] - z[neg]`` of every positive and negative moment of the same group, and
+    their weights (every group with both classes weighs the same, shared by its pairs)."""
+    g = np.asarray(list(groups), dtype=object)
+    diffs, weights = [], []
+    names = [n for n in sorted(set(g.tolist())) if 0 < y[g == n].sum() < (g == n).sum()]
+    for name in names:
+        pos, neg = np.flatnonzero((g == name) & (y == 1)), np.flatnonzero((g == name) & (y == 0))
+        d = (z[pos][:, None, :] - z[neg][None, :, :]).reshape(-1, z.shape[1])
+        diffs.append(d)
+        weights.append(np.full(len(d), 1.0 / len(d) / len(names)))
+    if not diffs:
+        return np.zeros((0, z.shape[1])), np.zeros(0)
+    return np.vstack(diffs), np.concatenate(weights)
+
+
+def _linear(z: np.ndarray, y: np.ndarray, groups: Sequence[str], config: WhenConfig) -> tuple[np.ndarray, float]:
+    """Weights and intercept of the linear score on standardised features ``z``: logistic regression
+    with :func:`session_weights` (``logreg``), or a pairwise ranking logistic regression on
+    within-group differences, no intercept (``rank``: RankNet's loss with a linear scorer, Burges et al.
+    2005; the conditional logistic regression of matched sets, Breslow & Day 1980)."""
+    from sklearn.linear_model import LogisticRegression
+
+    if config.model == "rank":
+        d, w = _pairs(z, y, groups)
+        if not len(d):
+            raise DataError(None, "--model rank needs a session (user) with both positive and negative moments")
+        w = w * len(y) / w.sum() / 2  # both directions of each pair: the whole weighs as many moments
+        lr = LogisticRegression(C=config.c, fit_intercept=False, max_iter=5000)
+        lr.fit(np.vstack([d, -d]), np.r_[np.ones(len(d)), np.zeros(len(d))], sample_weight=np.r_[w, w])
+        return lr.coef_[0].copy(), 0.0
+    lr = LogisticRegression(C=config.c, max_iter=5000)
+    lr.fit(z, y, sample_weight=session_weights(y, groups))
+    return lr.coef_[0].copy(), float(lr.intercept_[0])
+
+
+PLATT_MIN_SLOPE = 1e-3
+"""Smallest slope of the sigmoid calibration of a session-weighted or ranking model: a slope at or
+below 0 (out-of-fold scores that rank backwards) keeps the score's order but says ~the base rate
+everywhere, instead of flipping a ranking the fit learned."""
+
+
+def _fit_linear(x: np.ndarray, y: np.ndarray, groups: Sequence[str], config: WhenConfig) -> Any:
+    """A session-weighted or ranking linear model (:func:`_linear`) with sigmoid calibration fitted on its
+    out-of-fold scores (folds as the threshold's), folded into one scikit-learn pipeline
+    (StandardScaler + LogisticRegression whose coefficients are the calibrated score's), so a decider
+    folder holds only scikit-learn types."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    scaler = StandardScaler().fit(x)
+    z = scaler.transform(x)
+    groups = list(groups)
+    oof = np.full(len(y), np.nan)
+    for tr, te in _folds(y, groups, config.folds, config.seed, config.cv == "user"):
+        if y[tr].min() == y[tr].max():
+            continue
+        try:
+            w, b = _linear(z[tr], y[tr], [groups[i] for i in tr], config)
+        except DataError:
+            continue
+        oof[te] = z[te] @ w + b
+    w, b = _linear(z, y, groups, config)
+    seen = ~np.isnan(oof)
+    a, c = 1.0, float(np.log(max(y.mean(), 1e-3) / max(1 - y.mean(), 1e-3)))
+    if seen.sum() >= 4 and 0 < y[seen].sum() < seen.sum():
+        platt = LogisticRegression(C=1e4, max_iter=5000).fit(oof[seen].reshape(-1, 1), y[seen])
+        a, c = float(platt.coef_[0, 0]), float(platt.intercept_[0])
+        if a < PLATT_MIN_SLOPE:
+            a, c = PLATT_MIN_SLOPE, float(np.log(y[seen].mean() / (1 - y[seen].mean())))
+    lr = LogisticRegression(C=config.c)
+    lr.coef_ = (a * w).reshape(1, -1)
+    lr.intercept_ = np.array([a * b + c])
+    lr.classes_ = np.array([0, 1])
+    lr.n_features_in_ = x.shape[1]
+    lr.n_iter_ = np.array([0], dtype=np.int32)
+    return make_pipeline(scaler, lr)
+
+
+def check_config(config: WhenConfig) -> None:
+    """Refuse a combination :func:`fit_when` cannot fit, before any work.
+
+    Raises:
+        proagent.errors.UsageError: an unknown model, weighting or calibration, or session weights
+            with ``gbm`` (``--weights``).
+    """
+    if config.model not in CLASSIFIERS:
+        raise UsageError("--model", f"unknown model {config.model!r}; choose from {', '.join(CLASSIFIERS)}")
+    if config.weights not in WEIGHTS:
+        raise UsageError("--weights", f"{config.weights!r}: choose from {', '.join(WEIGHTS)}")
+    if config.calibration not in ("moments", "sessions"):
+        raise UsageError("--calibration-folds", f"{config.calibration!r}: choose from moments, sessions")
+    if config.model == "gbm" and config.weights == "session":
+        raise UsageError("--weights", "session weights are for --model logreg or rank, not gbm")
+
+
+def _fit(x: np.ndarray, y: np.ndarray, groups: Sequence[str], config: WhenConfig) -> Any:
+    """The fitted calibrated model of ``config`` on ``(x, y)``."""
+    check_config(config)
+    if config.model == "rank" or config.weights == "session":
+        return _fit_linear(x, y, groups, config)
+    splits = None
+    if config.calibration == "sessions" and len(set(groups)) >= 3:
+        splits = [
+            (tr, te) for tr, te in _folds(y, list(groups), 3, config.seed, True) if 0 < y[tr].sum() < len(tr)
+        ] or None
+    m = make_model(config, int(min(np.sum(y), np.sum(1 - y))), splits)
+    m.fit(x, y)
+    return m
+
+
 def cv_probabilities(x: np.ndarray, y: np.ndarray, groups: Sequence[str], config: WhenConfig) -> np.ndarray:
     """Out-of-fold P(needs help) of every moment (grouped by user), shape ``(n,)``.
     A fold whose training part holds one class only predicts that class's rate."""
+    groups = list(groups)
     out = np.full(len(y), float(np.mean(y)))
     for tr, te in _folds(y, groups, config.folds, config.seed, config.cv == "user"):
         ytr = y[tr]
         if ytr.min() == ytr.max():
             out[te] = float(ytr[0])
             continue
-        m = make_model(config, int(min(np.sum(ytr), np.sum(1 - ytr))))
-        m.fit(x[tr], ytr)
+        m = _fit(x[tr], ytr, [groups[i] for i in tr], config)
         out[te] = m.predict_proba(x[te])[:, 1]
     return out
 
@@ -359,8 +514,7 @@ def fit_when(
     cv["yes_rate"] = float(np.mean(oof >= threshold))
     cv["auc"] = float(roc_auc_score(y, oof)) if len(set(oof)) > 1 else 0.5
     cv["folds"] = len(_folds(y, groups, config.folds, config.seed, config.cv == "user"))
-    model = make_model(config, int(min(yf.sum(), len(yf) - yf.sum())))
-    model.fit(x, yf)
+    model = _fit(x, yf, groups, config)
     return model, threshold, cv
 
 
@@ -431,6 +585,7 @@ def train_decider(
         UsageError: a bad objective, model or target name.
     """
     parse_objective(config.objective)
+    check_config(config)
     check_out(out)
     samples: list[Sample] = list(training.samples)
     y_fit = training_target(samples, config.target)  # before any work: a target the data cannot give is refused
@@ -453,6 +608,8 @@ def train_decider(
             "cv": config.cv,
             "calibration": "sigmoid",
             "target": config.target,
+            "weights": config.weights,
+            "calibration_folds": config.calibration,
         },
         objective=config.objective,
         threshold=threshold,

@@ -80,8 +80,8 @@ class LearnConfig:
     """How a :class:`PersonalModel` learns (recorded in the learning manifest)."""
 
     method: str = "knn"
-    """One of :data:`LEARNING_METHODS` (``knn``: ``proagent live``'s default, the benchmark's best when only
-    offers are answered)."""
+    """One of :data:`LEARNING_METHODS` (``knn`` here; ``proagent live``'s default is ``ensemble``, chosen by
+    issue 43's pre-written rule in live's setting: ``benchmarks/personalise.py --live-setting``)."""
     prior_sd: float = 1.0
     """Prior SD of the user's logit offset ``b`` (prior-shift, pooled): an offset of one
     logit is plausible, five is not."""
