@@ -370,3 +370,51 @@ def test_the_how_call_reads_the_window_in_front_again(tmp_path: Path) -> None:
     assert seen == ["FAILED test_cart.py - QX7T9"]
     assert store.offers()[0]["query"] == ANSWER.query
     store.close()
+
+
+def test_live_reads_only_the_focused_window_capture_recorded(tmp_path: Path) -> None:
+    """Capture stores the focused window's rectangle (screenshots.ocr_region); live's own OCR at
+    Accept reads that rectangle, as capture's OCR does: text beside the window is not read."""
+    pytest.importorskip("rapidocr")
+    from PIL import Image, ImageDraw, ImageFont
+
+    from proagent.capture import Store
+    from proagent.records import Screenshot
+
+    try:
+        font = ImageFont.truetype("DejaVuSansMono.ttf", 22)
+    except OSError:
+        pytest.skip("DejaVu fonts are not installed (fonts-dejavu-core)")
+    im = Image.new("RGB", (900, 160), "white")
+    draw = ImageDraw.Draw(im)
+    draw.text((20, 60), "BESIDE WK4RT", fill=(20, 20, 20), font=font)  # another window's text
+    draw.text((480, 60), "INSIDE QX7T9", fill=(20, 20, 20), font=font)  # the focused window
+    buf = io.BytesIO()
+    im.save(buf, "PNG")
+    png = buf.getvalue()
+    cap = tmp_path / "cap"
+    t0 = datetime(2026, 12, 5, 10, 0, 0)
+    store = Store(cap)
+    try:
+        eid = store.open_event("xterm", "pytest - shop", t0)
+        sid = store.add_screenshot(
+            event_id=eid,
+            screen_id=0,
+            t=t0,
+            data=png,
+            ext="png",
+            file_hash=hashlib.sha256(png).hexdigest(),
+            width=900,
+            height=160,
+            app="xterm",
+            title="pytest - shop",
+            ocr_region=(450, 0, 450, 160),
+        )
+        store.con.commit()
+        name = store.con.execute("SELECT file_path FROM screenshots WHERE id = ?", (sid,)).fetchone()[0]
+    finally:
+        store.close()
+    reader = ScreenReader(cap / "lifetrace.db", ocr_seconds=120)
+    shot = Screenshot(id=sid, file_name=str(name), time=t0, app_name="xterm", window_title="pytest - shop")
+    text = reader._ocr_text(shot) or ""
+    assert "QX7T9" in text.replace(" ", "") and "WK4RT" not in text.replace(" ", ""), text

@@ -27,6 +27,7 @@ from ._probe import (
     x11_fullscreen,
 )
 from ._recorder import CaptureConfig, CaptureStats, Segmenter, record
+from ._regions import parse_region
 from ._store import DB_NAME, EXCLUDED_APP, SHOTS_DIR, Store, screenshot_name
 from ._wayland import portal_available
 
@@ -52,6 +53,7 @@ __all__ = [
     "default_exclusions",
     "open_screen_source",
     "open_window_probe",
+    "parse_region",
     "portal_available",
     "read_status",
     "record",

@@ -145,6 +145,25 @@ class ScreenReader:
         with self._lock:
             return self._texts.get(shot.id)
 
+    def _region(self, sid: int) -> tuple[int, int, int, int] | None:
+        """The focused window's rectangle capture stored with screenshot ``sid``
+        (``screenshots.ocr_region``, :func:`proagent.capture.parse_region`), or ``None``: not
+        recorded (another recorder, the whole screen read, an older capture) or unreadable."""
+        from ..capture import parse_region
+        from ..sources.lifetrace_schema import SQLITE_READ_ERRORS, connect_read_only
+
+        try:
+            con = connect_read_only(self.db)
+            try:
+                if "ocr_region" not in {r[1] for r in con.execute('PRAGMA table_info("screenshots")')}:
+                    return None
+                row = con.execute("SELECT ocr_region FROM screenshots WHERE id = ?", (int(sid),)).fetchone()
+            finally:
+                con.close()
+        except (*SQLITE_READ_ERRORS, ValueError):
+            return None
+        return parse_region(row[0]) if row is not None else None
+
     def _read(self, sid: int, path: Path, done: threading.Event) -> None:
         text = ""
         try:
@@ -153,9 +172,14 @@ class ScreenReader:
             from ..ocr import load_ocr
             from ..vault import open_image
 
+            region = self._region(sid)
             with self._ocr_lock:
                 with open_image(path) as im:
                     arr = np.asarray(im.convert("RGB"))
+                if region is not None:  # the focused window only, as capture's own OCR reads it
+                    x, y, w, h = region
+                    crop = arr[y : y + h, x : x + w]
+                    arr = crop if crop.size else arr
                 res = load_ocr(OCR_THREADS, lean=True)(arr[:, :, ::-1])
             text = "\n".join(str(t) for t in (getattr(res, "txts", None) or ()))
             self.read_now += 1
