@@ -79,6 +79,10 @@ GUTTER_SHARE = 0.03
 """Narrowest empty vertical strip between a sidebar and the chat column, share of the width."""
 USER_INDENT = 0.15
 """Indent (share of the chat column's width) from which a line is the user's right-aligned bubble."""
+RIGHT_SLACK = 0.1
+"""A user's bubble reaches the chat column's right edge: some line of a run of indented lines ends
+within this share of the column's width from it (a reply's table cells or a centred caption are
+indented too but end short of it: issue 47, a chat revisited after its question scrolled away)."""
 
 _URL = re.compile(
     r"(?:https?://|file:/|\bfile\s+/|www\.|\b[\w-]+(?:\.[\w-]+)*\.(?:com|ai|cn|org|net|io|app|chat|so)\b"
@@ -96,6 +100,19 @@ _BOT_LABEL = re.compile(
     r"^(?:assistant|ai|bot|chatgpt|claude|gemini|deepseek|kimi|copilot|qwen|通义千问|豆包|助手)[:：]?$", re.I
 )
 _CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
+_GREETING = re.compile(
+    r"^\s*(?:what can i help (?:you )?with|how can i help(?: you)?(?: today)?|what(?:'|’)?s on (?:your|the) "
+    r"agenda(?: today)?|what(?:'|’)?s on your mind(?: today)?|where should we begin|what are you working on"
+    r"|ready when you are|how can i assist(?: you)?(?: today)?|what do you want to know"
+    r"|good (?:morning|afternoon|evening)(?:,\s*[^\W\d_]+)?|hi,? i(?:'|’)?m (?:claude|copilot|gemini|chatgpt|"
+    r"deepseek|kimi)[^.!?]*"
+    r"|有什么(?:我)?可以帮(?:你|您)?(?:的|忙的)?吗?|我可以(?:为你|帮你)(?:做)?(?:什么|些什么)|今天(?:有什么)?(?:我)?"
+    r"(?:可以|能)帮(?:你|您)(?:做)?(?:什么|些什么)?)\s*[?？!！.。]?\s*",
+    re.I,
+)
+"""A chat app's greeting on a fresh chat ("What can I help with?", "Good afternoon, Alice",
+"有什么可以帮忙的？"): shown above the first question, never the user's words (issue 47: it was
+stored glued to the question)."""
 _USER_LEAD = re.compile(r"^(?:you|user|me|human|我|用户)(?:\s+said)?\s*[:：]\s*(\S.*)$", re.I)
 """A labelled transcript's user line: ``You: ...``, ``You said: ...``, ``我：...``."""
 _BOT_LEAD = re.compile(
@@ -467,14 +484,19 @@ def read_screen(
                 roles.append((role, ln))
                 prev = ln
     else:  # right-aligned bubbles: an indented line is the user's; role label lines are no part of a turn
-        indented = [ln for ln in main if ln.x0 - left >= USER_INDENT * col]
-        if indented:
-            roles = [
-                ("user" if ln.x0 - left >= USER_INDENT * col else "assistant", ln)
-                for ln in main
-                if not (_USER_LABEL.match(ln.text.strip()) or _BOT_LABEL.match(ln.text.strip()))
-            ]
-    turns = _turns(roles)
+        said = [
+            ln
+            for ln in main
+            if not (_USER_LABEL.match(ln.text.strip()) or _BOT_LABEL.match(ln.text.strip()) or _greeting(ln.text))
+        ]
+        user = _bubbles(said, left, right, col)
+        if user:
+            roles = [("user" if id(ln) in user else "assistant", ln) for ln in said]
+    turns = tuple(
+        Turn(t.role, _ungreet(t.text)) if t.role == "user" else t
+        for t in _turns(roles)
+        if t.role != "user" or _ungreet(t.text)
+    )
     used = {id(ln) for _, ln in roles}
     frame = tuple(outside) + tuple(ln.text for ln in main if id(ln) not in used)
     if kind == "labels":  # the labels themselves ("ChatGPT:") are the frame, not the turn's words
@@ -492,6 +514,35 @@ def read_screen(
         people=people,
         roles=tuple(role_of.get(id(ln)) for ln in main) if kind != "labels" else (),
     )
+
+
+def _greeting(text: str) -> bool:
+    """The whole line is a chat app's greeting (:data:`_GREETING`)."""
+    m = _GREETING.match(text)
+    return m is not None and not text[m.end() :].strip()
+
+
+def _ungreet(text: str) -> str:
+    """A user turn without a greeting OCR read glued before it (``What can I help with? How do
+    I ...`` -> ``How do I ...``); '' when the turn is only the greeting."""
+    m = _GREETING.match(text)
+    return text[m.end() :].strip() if m else text
+
+
+def _bubbles(lines: Sequence[OcrLine], left: float, right: float, col: float) -> set[int]:
+    """``id`` of the lines in the user's right-aligned bubbles: runs of consecutive lines indented by
+    :data:`USER_INDENT` of the column of which some line ends within :data:`RIGHT_SLACK` of its
+    right edge."""
+    user: set[int] = set()
+    run: list[OcrLine] = []
+    for ln in [*lines, None]:
+        if ln is not None and ln.x0 - left >= USER_INDENT * col:
+            run.append(ln)
+            continue
+        if run and max(x.x1 for x in run) >= right - RIGHT_SLACK * col:
+            user.update(id(x) for x in run)
+        run = []
+    return user
 
 
 def _turns(roles: Sequence[tuple[str, OcrLine]]) -> tuple[Turn, ...]:

@@ -1,0 +1,73 @@
+"""LLM use beyond a chat page's right-aligned bubbles (issue 47 item 4), on OCR-like lines (boxes
+in pixels of a 1280x800 screenshot, as RapidOCR gives them): the greeting of a fresh chat glued
+to the question, and a chat revisited after its question scrolled away."""
+
+from __future__ import annotations
+
+from proagent.annotate.conversation import OcrLine, event_chat, read_chat, read_screen
+
+W, H = 1280, 800
+
+
+def _chrome(url: str) -> list[OcrLine]:
+    return [
+        OcrLine("ChatGPT ×", 16, 11, 142, 34),
+        OcrLine(f"← → C ① {url}", 13, 49, 300, 72),
+        OcrLine("New chat", 12, 156, 98, 186),
+        OcrLine("Library", 13, 194, 78, 219),
+    ]
+
+
+def test_the_greeting_above_the_first_question_is_not_part_of_it():
+    # a fresh chat: the centred greeting stays above the first bubble (both indented: one "turn")
+    lines = _chrome("chatgpt.com") + [
+        OcrLine("What can I help with?", 560, 140, 860, 170),
+        OcrLine("How do I reverse a list in Python?", 780, 180, 1180, 204),
+        OcrLine("Use slicing: items[::-1] returns a reversed copy,", 300, 240, 1180, 264),
+        OcrLine("or items.reverse() reverses in place.", 300, 268, 700, 292),
+        OcrLine("Message ChatGPT", 420, 700, 600, 724),
+    ]
+    chat = read_chat(lines, W, H)
+    assert chat is not None
+    assert chat.last_query == "How do I reverse a list in Python?"
+    assert "What can I help with?" in chat.frame
+
+
+def test_a_greeting_glued_to_the_question_on_one_line_is_stripped():
+    for greeting in ("What can I help with?", "How can I help you today?", "有什么可以帮忙的？"):
+        lines = _chrome("chatgpt.com") + [
+            OcrLine(f"{greeting} How do I reverse a list in Python?", 640, 180, 1180, 204),
+            OcrLine("Use slicing: items[::-1] returns a reversed copy.", 300, 240, 1180, 264),
+        ]
+        chat = read_chat(lines, W, H)
+        assert chat is not None
+        assert chat.last_query == "How do I reverse a list in Python?", greeting
+
+
+def test_a_greeting_alone_is_no_question():
+    lines = _chrome("chatgpt.com") + [OcrLine("What can I help with?", 560, 300, 860, 330)]
+    chat = read_screen(lines, W, H)
+    assert chat is not None and not chat.user_turns
+
+
+def test_a_chat_revisited_after_its_question_scrolled_away_has_no_invented_query():
+    # only the reply is in view: a table in it puts cells right of the column's left edge, but no
+    # line reaches the right edge as the user's bubble does: no question is read from the cells
+    lines = _chrome("chatgpt.com/c/68a1") + [
+        OcrLine("Here is the comparison you asked for, by release year and licence,", 300, 120, 1180, 144),
+        OcrLine("Name", 300, 170, 360, 192),
+        OcrLine("Licence", 700, 170, 790, 192),
+        OcrLine("PostgreSQL", 300, 200, 420, 222),
+        OcrLine("PostgreSQL License", 700, 200, 900, 222),
+        OcrLine("MySQL", 300, 230, 370, 252),
+        OcrLine("GPLv2", 700, 230, 770, 252),
+        OcrLine("Both are mature; pick PostgreSQL for complex queries.", 300, 280, 1000, 304),
+    ]
+    assert read_chat(lines, W, H) is None
+    # and across the event: the first screenshot showed the question, the revisit does not
+    asked = _chrome("chatgpt.com/c/68a1") + [
+        OcrLine("Compare PostgreSQL and MySQL licences", 760, 120, 1180, 144),
+        OcrLine("Here is the comparison you asked for, by release year and licence,", 300, 180, 1180, 204),
+    ]
+    got = event_chat([read_screen(asked, W, H), read_screen(lines, W, H)])
+    assert got is not None and got.queries == ("Compare PostgreSQL and MySQL licences",)
