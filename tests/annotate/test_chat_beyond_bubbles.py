@@ -71,3 +71,42 @@ def test_a_chat_revisited_after_its_question_scrolled_away_has_no_invented_query
     ]
     got = event_chat([read_screen(asked, W, H), read_screen(lines, W, H)])
     assert got is not None and got.queries == ("Compare PostgreSQL and MySQL licences",)
+
+
+def _copilot_panel() -> list[OcrLine]:
+    """Edge with the Copilot side panel open beside a report page (the title names the page)."""
+    return [
+        OcrLine("Quarterly report - SharePoint ×", 16, 11, 300, 34),
+        OcrLine("← → C ① contoso.sharepoint.com/sites/finance/report", 13, 49, 520, 72),
+        OcrLine("Quarterly report", 40, 110, 300, 140),
+        OcrLine("Revenue grew 12% in the third quarter, driven by", 40, 160, 800, 184),
+        OcrLine("subscriptions in Europe and a new partner channel.", 40, 188, 790, 212),
+        OcrLine("Costs", 240, 240, 320, 262),  # a centred sub-heading of the page
+        OcrLine("Operating costs rose 4% with two new hires.", 40, 280, 700, 304),
+        OcrLine("Copilot", 900, 100, 990, 124),
+        OcrLine("Summarize this page in two sentences", 1000, 170, 1260, 194),
+        OcrLine("Revenue grew 12% in Q3 on European", 900, 230, 1255, 254),
+        OcrLine("subscriptions; costs rose 4%.", 900, 258, 1180, 282),
+        OcrLine("Message Copilot", 910, 740, 1100, 764),
+    ]
+
+
+def test_an_assistant_side_panel_beside_another_page_is_read_as_the_chat():
+    chat = read_chat(_copilot_panel(), W, H)
+    assert chat is not None
+    assert chat.last_query == "Summarize this page in two sentences"
+    assert chat.reply == "Revenue grew 12% in Q3 on European subscriptions; costs rose 4%."
+    assert any("Revenue grew 12% in the third quarter" in t for t in chat.frame)  # the page is around it
+
+
+def test_a_copilot_panel_in_an_editor_makes_the_event_a_candidate():
+    from proagent.annotate.platforms import detect_platform
+
+    text = "\n".join(ln.text for ln in _copilot_panel())
+    hit = detect_platform("msedge", "Quarterly report - SharePoint", [text])
+    assert hit is not None and hit.platform == "Copilot"
+    # VS Code's chat view: the app is no browser, but the panel's own phrase names the assistant
+    editor = "main.py - project - Visual Studio Code\nCHAT\nGitHub Copilot Chat\nAsk Copilot\nExplain this function"
+    hit = detect_platform("code", "main.py - project - Visual Studio Code", [editor])
+    assert hit is not None and hit.platform == "Copilot"
+    assert detect_platform("code", "main.py - project", ["def main():\n    print('chatgpt')"]) is None

@@ -285,6 +285,51 @@ def _sidebar_edge(lines: Sequence[OcrLine], width: float) -> float | None:
     return None
 
 
+PANEL_SHARE = 0.45
+"""An assistant's side panel starts right of this share of the width."""
+_PANEL_MARK = re.compile(
+    r"\b(?:copilot|gemini|claude|chatgpt|deepseek|kimi|perplexity|ask ai|ai assistant|ai chat)\b|豆包|通义|元宝|文心",
+    re.I,
+)
+"""A line naming the assistant in its side panel (the panel's header, its input box)."""
+
+
+def _panel_edge(lines: Sequence[OcrLine], width: float) -> float | None:
+    """Left edge of an assistant's side panel on the right of another page (Edge's Copilot, a
+    Gemini or Claude extension, an editor's chat view): an empty vertical strip of at least
+    :data:`GUTTER_SHARE` of the width, starting right of :data:`PANEL_SHARE`, with text on both
+    sides and a line right of it naming an assistant (:data:`_PANEL_MARK`); ``None`` when there is
+    none. The window title of such a page names the page, not the assistant (issue 47)."""
+    if not lines:
+        return None
+    step = max(1.0, width / 256)
+    n = int(width / step) + 1
+    covered = [False] * n
+    for ln in lines:
+        for b in range(max(0, int(ln.x0 / step)), min(n, int(ln.x1 / step) + 1)):
+            covered[b] = True
+    need = max(1, int(GUTTER_SHARE * width / step))
+    b = int(PANEL_SHARE * width / step)
+    while b < n:
+        if covered[b]:
+            b += 1
+            continue
+        start = b
+        while b < n and not covered[b]:
+            b += 1
+        if b - start >= need and b < n:
+            edge = start * step
+            right = [ln for ln in lines if ln.x0 >= b * step - step]
+            if (
+                right
+                and any(ln.x1 <= edge + step for ln in lines)
+                and all(ln.x0 >= b * step - step or ln.x1 <= edge + step for ln in lines)
+                and any(_PANEL_MARK.search(ln.text) for ln in right)
+            ):
+                return edge
+    return None
+
+
 def _row_merge(lines: Sequence[OcrLine]) -> list[OcrLine]:
     """Lines of one text row (vertical centres within half a line height) joined left to right:
     OCR splits a terminal's ``$ ollama run llama3.2`` or ``>>> question`` into pieces."""
@@ -430,6 +475,9 @@ def read_screen(
     body = [ln for ln in body if ln.y0 < bottom - 1]
     edge = _sidebar_edge(body, width)
     main = [ln for ln in body if edge is None or ln.x0 > edge]
+    panel = _panel_edge(main, width)
+    if panel is not None:  # an assistant's side panel beside another page: the panel is the chat
+        main = [ln for ln in main if ln.x0 > panel]
     people = sum(bool(_PEOPLE.search(ln.text.strip())) for ln in body)
     outside = list(chrome) + [ln.text for ln in body if ln not in main] + [ln.text for ln in below]
     if not main:
