@@ -45,6 +45,7 @@ and, for LLM use, left the platform and the intention known
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -159,7 +160,12 @@ def _lifetrace_log(db: Path, user: str, plan: AnnotationPlan) -> LifeTraceLog:
 
 
 def plan_annotation(
-    data: str | Path, *, all_events: bool = False, ocr: str = "auto", ocr_cache: str | Path | None = None
+    data: str | Path,
+    *,
+    all_events: bool = False,
+    ocr: str = "auto",
+    ocr_cache: str | Path | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> AnnotationPlan:
     """Read ``data`` and decide which events the model sees (the cheap first pass).
 
@@ -169,6 +175,7 @@ def plan_annotation(
         ocr: ``auto`` (OCR rows, else read the image), ``db`` or ``image``
             (see :class:`~proagent.annotate.screens.OcrReader`).
         ocr_cache: JSON cache of texts read from images.
+        progress: Called with the number of events read so far after each event (progress lines).
 
     Raises:
         DataError: unreadable data (see :func:`~proagent.sources.lifetrace.load_lifetrace`).
@@ -237,6 +244,8 @@ def plan_annotation(
                         screen="\n".join(reader.text(s) for s in shots),
                     )
                 )
+                if progress is not None:
+                    progress(len(plan.events))
     finally:
         reader.save()
     _PLANS.clear()
