@@ -110,3 +110,46 @@ def test_a_copilot_panel_in_an_editor_makes_the_event_a_candidate():
     hit = detect_platform("code", "main.py - project - Visual Studio Code", [editor])
     assert hit is not None and hit.platform == "Copilot"
     assert detect_platform("code", "main.py - project", ["def main():\n    print('chatgpt')"]) is None
+
+
+def _answer_engine() -> list[OcrLine]:
+    """A Perplexity-like page: the question set as the page's heading, source cards, the answer."""
+    return [
+        OcrLine("pytest fixtures scope - Perplexity ×", 16, 11, 320, 34),
+        OcrLine("← → C ① perplexity.ai/search/pytest-fixtures-k2", 13, 49, 460, 72),
+        OcrLine("Home", 20, 150, 80, 172),
+        OcrLine("Discover", 20, 190, 110, 212),
+        OcrLine("Library", 20, 230, 100, 252),
+        OcrLine("How do I share a pytest fixture between tests?", 300, 120, 1000, 156),
+        OcrLine("Sources", 300, 180, 380, 202),
+        OcrLine("docs.pytest.org", 300, 215, 440, 235),
+        OcrLine("tests", 560, 215, 610, 235),  # a source card's title word (was stored as the query)
+        OcrLine("stackoverflow.com", 760, 215, 920, 235),
+        OcrLine("Answer", 300, 270, 380, 292),
+        OcrLine("Put the fixture in conftest.py; every test in that folder", 300, 310, 1000, 334),
+        OcrLine("can use it by naming it as an argument.", 300, 338, 760, 362),
+        OcrLine("Related", 300, 420, 390, 442),
+        OcrLine("What does scope='session' do?", 300, 460, 700, 484),
+        OcrLine("Ask follow-up", 320, 720, 480, 744),
+    ]
+
+
+def test_a_question_set_as_the_pages_heading_is_the_users():
+    chat = read_chat(_answer_engine(), W, H)
+    assert chat is not None and chat.kind == "heading"
+    assert chat.last_query == "How do I share a pytest fixture between tests?"
+    assert (
+        chat.reply
+        == "Put the fixture in conftest.py; every test in that folder can use it by naming it as an argument."
+    )
+
+
+def test_an_articles_headline_is_no_question():
+    lines = [
+        OcrLine("← → C ① news.example.com/ai", 13, 49, 300, 72),
+        OcrLine("ChatGPT turns three: what changed", 300, 120, 1000, 156),
+        OcrLine("By A. Writer · 5 min read", 300, 180, 560, 202),
+        OcrLine("Three years after its launch, the chatbot has", 300, 230, 1000, 254),
+        OcrLine("reshaped how people search and write.", 300, 258, 800, 282),
+    ]
+    assert read_chat(lines, W, H) is None

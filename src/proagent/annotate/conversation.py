@@ -194,7 +194,8 @@ class ScreenChat:
     kind: str = "bubbles"
     """What marked the user's turns: ``bubbles`` (right-aligned), ``labels`` (``You`` / ``You: ...``),
     ``avatar`` (an initial beside the turn), ``echo`` (the text typed into the input box earlier),
-    ``terminal`` (a terminal LLM client's prompt)."""
+    ``terminal`` (a terminal LLM client's prompt), ``heading`` (the question set as the page's heading
+    above an answer label, Perplexity-like)."""
     frame: tuple[str, ...] = ()
     """Texts on the screen outside the turns (chrome, sidebar, input box, small print, labels)."""
     typed: str = ""
@@ -540,6 +541,10 @@ def read_screen(
         user = _bubbles(said, left, right, col)
         if user:
             roles = [("user" if id(ln) in user else "assistant", ln) for ln in said]
+    if kind == "bubbles" and not any(r == "user" for r, _ in roles):
+        heading = _heading_roles(main)
+        if heading:
+            kind, roles = "heading", heading
     turns = tuple(
         Turn(t.role, _ungreet(t.text)) if t.role == "user" else t
         for t in _turns(roles)
@@ -562,6 +567,55 @@ def read_screen(
         people=people,
         roles=tuple(role_of.get(id(ln)) for ln in main) if kind != "labels" else (),
     )
+
+
+HEADING_SCALE = 1.4
+"""A page's heading is set at least this many times the median line height."""
+_ANSWER_MARK = re.compile(
+    r"^(?:answer|sources?|perplexity|pro search|steps|reasoning|回答|答案|来源|参考来源|搜索结果)$", re.I
+)
+"""A label of an answer engine's result page (Perplexity-like) under the question set as the heading."""
+_RELATED = re.compile(r"^(?:related|follow[- ]?ups?|people also ask|相关问题?|追问)$", re.I)
+"""The label of the suggested next questions below the answer (no part of it)."""
+
+
+def _heading_roles(main: Sequence[OcrLine]) -> list[tuple[str, OcrLine]]:
+    """The question and answer of an answer engine's page (Perplexity-like: issue 47, the stored
+    query was a source card's word): the first run of lines set :data:`HEADING_SCALE` times the
+    median height in the upper half of the column is the user's question when an answer label
+    (:data:`_ANSWER_MARK`: ``Sources``, ``Answer``) follows it; the answer is the text after the
+    last such label, up to a ``Related`` label. ``[]`` when the page is no such page (an article's
+    headline has no answer label under it)."""
+    if len(main) < 3:
+        return []
+    heights = sorted(ln.height for ln in main)
+    median = heights[len(heights) // 2]
+    top, bottom = min(ln.y0 for ln in main), max(ln.y1 for ln in main)
+    idx = [
+        i
+        for i, ln in enumerate(main)
+        if ln.height >= HEADING_SCALE * median
+        and ln.y0 <= top + 0.5 * (bottom - top)
+        and not _ANSWER_MARK.match(ln.text.strip())
+    ]
+    if not idx:
+        return []
+    first = idx[0]
+    run = [first]
+    for i in range(first + 1, len(main)):
+        if i in idx and abs(main[i].x0 - main[first].x0) <= main[first].height:
+            run.append(i)
+        else:
+            break
+    marks = [i for i in range(run[-1] + 1, len(main)) if _ANSWER_MARK.match(main[i].text.strip())]
+    if not marks:
+        return []
+    roles: list[tuple[str, OcrLine]] = [("user", main[i]) for i in run]
+    for ln in main[marks[-1] + 1 :]:
+        if _RELATED.match(ln.text.strip()):
+            break
+        roles.append(("assistant", ln))
+    return roles if len(roles) > len(run) else []
 
 
 def _greeting(text: str) -> bool:
