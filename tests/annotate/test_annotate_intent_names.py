@@ -58,3 +58,27 @@ def test_the_full_answer_stores_the_chinese_named_intention():
         '{"is_llm_interaction": true, "llm_platform": "ChatGPT", "user_intention": "调试与错误解决"}'
     )
     assert got["user_intention"] == "Debugging & Error Resolution"
+
+
+def test_the_intention_prompt_asks_only_the_category_and_the_summary_is_the_question():
+    """Issue 47 item 4 (speed): on 2 CPU cores each generated token of the 1.5B model costs about a
+    tenth of a second; the intention answer is one key, the summary the question as shown."""
+    from datetime import datetime
+
+    from proagent.annotate.platforms import PlatformHit
+    from proagent.annotate.prompting import intent_prompt
+    from proagent.annotate.task import INTENT_MAX_TOKENS, PlannedEvent, _screen_fields
+    from proagent.records import Event
+
+    e = Event(id="1", user="P01", start=datetime(2026, 1, 5, 9), end=None, app_name="firefox", window_title="ChatGPT")
+    prompt = intent_prompt(e, "ChatGPT", "How do I reverse a list in Python?", "Use slicing.", ["Code Programming"])
+    assert "event_summary" not in prompt and INTENT_MAX_TOKENS <= 40
+    p = PlannedEvent(
+        event=e,
+        hit=PlatformHit("ChatGPT", "title", "ChatGPT"),
+        texts=(),
+        images=(),
+        ask=True,
+        chat=(("How do I reverse a list in Python?",), ("Use slicing.",)),
+    )
+    assert _screen_fields(p)["event_summary"] == "asked ChatGPT: How do I reverse a list in Python?"
