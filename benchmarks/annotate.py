@@ -202,7 +202,7 @@ def main() -> None:
             src = source_of(a.baseline_rev, tmp / "baseline")
             runs.append(
                 (
-                    f"{a.baseline_rev}: whole-window prompt + {a.model}",
+                    f"{a.baseline_rev} (baseline code) + {a.model}",
                     src,
                     tmp / "baseline",
                     ["--limit", str(a.baseline_limit)],
