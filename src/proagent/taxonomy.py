@@ -30,10 +30,27 @@ class Category:
     description_zh: str = ""
     """The gloss in Chinese ('' when the file gives none): questions written in Chinese are
     compared with it (:func:`proagent.annotate.intent.shortlist`)."""
+    aliases: tuple[str, ...] = ()
+    """Other names of the category, mostly in the languages the default model answers in
+    (Qwen2.5 names categories in Chinese: ``数据分析`` is Data Analysis); :meth:`Taxonomy.canonical`
+    maps them to :attr:`name`."""
+
+
+_CJK = "\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff"
+"""Kana and CJK ideographs: kept by :func:`_norm` (names written in Chinese or Japanese)."""
 
 
 def _norm(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", " ", text.lower().replace("&", " and ")).strip()
+    return re.sub(rf"[^a-z0-9{_CJK}]+", " ", text.lower().replace("&", " and ")).strip()
+
+
+def _contains(key: str, text: str) -> bool:
+    """``key`` stands in ``text`` as whole words (Latin) or as a run of characters (CJK, where no
+    space separates words: ``用户意图是数据分析``); a CJK key of under 3 characters (``翻译``,
+    ``计算``: common words) only as the whole text, checked by the caller."""
+    if re.search(rf"[{_CJK}]", key):
+        return len(key) >= 3 and key in text
+    return re.search(rf"\b{re.escape(key)}\b", text) is not None
 
 
 @dataclass(frozen=True)
@@ -52,18 +69,20 @@ class Taxonomy:
 
     def canonical(self, text: str | None) -> str | None:
         """Map free text to a category name (case, spacing, ``&``/``and`` and
-        surrounding punctuation ignored; a name contained in the text also
-        matches, longest first). Returns ``None`` when nothing matches."""
+        surrounding punctuation ignored; a name or alias contained in the text also
+        matches, longest first; aliases such as ``数据分析`` name their category). Returns
+        ``None`` when nothing matches."""
         if not text:
             return None
         t = _norm(text)
         if not t:
             return None
-        by_norm = {_norm(n): n for n in self.names}
+        by_norm = {_norm(a): c.name for c in reversed(self.categories) for a in c.aliases if _norm(a)}
+        by_norm.update({_norm(n): n for n in self.names})  # a name wins over another's alias
         if t in by_norm:
             return by_norm[t]
         for key in sorted(by_norm, key=len, reverse=True):
-            if re.search(rf"\b{re.escape(key)}\b", t):
+            if _contains(key, t):
                 return by_norm[key]
         return None
 
@@ -88,7 +107,13 @@ def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
     try:
         data = json.loads(text)
         cats = tuple(
-            Category(c["name"], c.get("description", ""), c.get("share"), c.get("description_zh", ""))
+            Category(
+                c["name"],
+                c.get("description", ""),
+                c.get("share"),
+                c.get("description_zh", ""),
+                tuple(str(a) for a in c.get("aliases") or ()),
+            )
             for c in data["categories"]
         )
     except (json.JSONDecodeError, KeyError, TypeError) as e:

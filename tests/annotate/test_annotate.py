@@ -180,8 +180,12 @@ def test_annotate_raw_log_then_eval_and_stats(tmp_path, monkeypatch):
         r = CliRunner().invoke(cli, args)
         assert r.exit_code == 0, r.output
         n_calls = len(srv.requests)
-        # piped: a line per event with the time elapsed and, until the last, an estimate of what is left
+        # piped: a line as the model run starts (no silent minutes while the model loads: issue 47),
+        # then a line per event with the time elapsed and, until the last, an estimate of what is left
+        assert r.output.splitlines()[0].startswith("proagent annotate: reading ")
         lines = [ln for ln in r.output.splitlines() if ln.startswith("annotate: ")]
+        assert lines[0].startswith(f"annotate: 0 of {n_calls} events, loading the model")
+        lines = lines[1:]
         assert len(lines) == n_calls and lines[0].startswith(f"annotate: 1 of {n_calls} events, ")
         assert all(" elapsed" in ln for ln in lines) and lines[-1].startswith(
             f"annotate: {n_calls} of {n_calls} events"

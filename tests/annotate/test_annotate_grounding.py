@@ -58,7 +58,7 @@ def test_echoed_template_slots_are_no_answer():
     assert got["user_intention"] == "Code Programming"  # a real value beside the echoes is kept
     assert parse_annotation('{"is_llm_interaction": true, "rationale": "One sentence"}')["rationale"] == ""
     assert (
-        parse_intent('{"user_intention": "translation", "event_summary": "what the user asked, at most 20 words"}')[
+        parse_intent('{"user_intention": "translation", "event_summary": "what the user did, at most 20 words"}')[
             "event_summary"
         ]
         == ""

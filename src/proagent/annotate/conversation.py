@@ -79,6 +79,10 @@ GUTTER_SHARE = 0.03
 """Narrowest empty vertical strip between a sidebar and the chat column, share of the width."""
 USER_INDENT = 0.15
 """Indent (share of the chat column's width) from which a line is the user's right-aligned bubble."""
+RIGHT_SLACK = 0.1
+"""A user's bubble reaches the chat column's right edge: some line of a run of indented lines ends
+within this share of the column's width from it (a reply's table cells or a centred caption are
+indented too but end short of it: issue 47, a chat revisited after its question scrolled away)."""
 
 _URL = re.compile(
     r"(?:https?://|file:/|\bfile\s+/|www\.|\b[\w-]+(?:\.[\w-]+)*\.(?:com|ai|cn|org|net|io|app|chat|so)\b"
@@ -96,6 +100,19 @@ _BOT_LABEL = re.compile(
     r"^(?:assistant|ai|bot|chatgpt|claude|gemini|deepseek|kimi|copilot|qwen|通义千问|豆包|助手)[:：]?$", re.I
 )
 _CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
+_GREETING = re.compile(
+    r"^\s*(?:what can i help (?:you )?with|how can i help(?: you)?(?: today)?|what(?:'|’)?s on (?:your|the) "
+    r"agenda(?: today)?|what(?:'|’)?s on your mind(?: today)?|where should we begin|what are you working on"
+    r"|ready when you are|how can i assist(?: you)?(?: today)?|what do you want to know"
+    r"|good (?:morning|afternoon|evening)(?:,\s*[^\W\d_]+)?|hi,? i(?:'|’)?m (?:claude|copilot|gemini|chatgpt|"
+    r"deepseek|kimi)[^.!?]*"
+    r"|有什么(?:我)?可以帮(?:你|您)?(?:的|忙的)?吗?|我可以(?:为你|帮你)(?:做)?(?:什么|些什么)|今天(?:有什么)?(?:我)?"
+    r"(?:可以|能)帮(?:你|您)(?:做)?(?:什么|些什么)?)\s*[?？!！.。]?\s*",
+    re.I,
+)
+"""A chat app's greeting on a fresh chat ("What can I help with?", "Good afternoon, Alice",
+"有什么可以帮忙的？"): shown above the first question, never the user's words (issue 47: it was
+stored glued to the question)."""
 _USER_LEAD = re.compile(r"^(?:you|user|me|human|我|用户)(?:\s+said)?\s*[:：]\s*(\S.*)$", re.I)
 """A labelled transcript's user line: ``You: ...``, ``You said: ...``, ``我：...``."""
 _BOT_LEAD = re.compile(
@@ -177,7 +194,8 @@ class ScreenChat:
     kind: str = "bubbles"
     """What marked the user's turns: ``bubbles`` (right-aligned), ``labels`` (``You`` / ``You: ...``),
     ``avatar`` (an initial beside the turn), ``echo`` (the text typed into the input box earlier),
-    ``terminal`` (a terminal LLM client's prompt)."""
+    ``terminal`` (a terminal LLM client's prompt), ``heading`` (the question set as the page's heading
+    above an answer label, Perplexity-like)."""
     frame: tuple[str, ...] = ()
     """Texts on the screen outside the turns (chrome, sidebar, input box, small print, labels)."""
     typed: str = ""
@@ -265,6 +283,51 @@ def _sidebar_edge(lines: Sequence[OcrLine], width: float) -> float | None:
             if any(ln.x0 >= b * step - step for ln in lines) and sum(ln.x1 <= edge + step for ln in lines) >= 1:
                 return edge
         b += 1
+    return None
+
+
+PANEL_SHARE = 0.45
+"""An assistant's side panel starts right of this share of the width."""
+_PANEL_MARK = re.compile(
+    r"\b(?:copilot|gemini|claude|chatgpt|deepseek|kimi|perplexity|ask ai|ai assistant|ai chat)\b|豆包|通义|元宝|文心",
+    re.I,
+)
+"""A line naming the assistant in its side panel (the panel's header, its input box)."""
+
+
+def _panel_edge(lines: Sequence[OcrLine], width: float) -> float | None:
+    """Left edge of an assistant's side panel on the right of another page (Edge's Copilot, a
+    Gemini or Claude extension, an editor's chat view): an empty vertical strip of at least
+    :data:`GUTTER_SHARE` of the width, starting right of :data:`PANEL_SHARE`, with text on both
+    sides and a line right of it naming an assistant (:data:`_PANEL_MARK`); ``None`` when there is
+    none. The window title of such a page names the page, not the assistant (issue 47)."""
+    if not lines:
+        return None
+    step = max(1.0, width / 256)
+    n = int(width / step) + 1
+    covered = [False] * n
+    for ln in lines:
+        for b in range(max(0, int(ln.x0 / step)), min(n, int(ln.x1 / step) + 1)):
+            covered[b] = True
+    need = max(1, int(GUTTER_SHARE * width / step))
+    b = int(PANEL_SHARE * width / step)
+    while b < n:
+        if covered[b]:
+            b += 1
+            continue
+        start = b
+        while b < n and not covered[b]:
+            b += 1
+        if b - start >= need and b < n:
+            edge = start * step
+            right = [ln for ln in lines if ln.x0 >= b * step - step]
+            if (
+                right
+                and any(ln.x1 <= edge + step for ln in lines)
+                and all(ln.x0 >= b * step - step or ln.x1 <= edge + step for ln in lines)
+                and any(_PANEL_MARK.search(ln.text) for ln in right)
+            ):
+                return edge
     return None
 
 
@@ -413,6 +476,9 @@ def read_screen(
     body = [ln for ln in body if ln.y0 < bottom - 1]
     edge = _sidebar_edge(body, width)
     main = [ln for ln in body if edge is None or ln.x0 > edge]
+    panel = _panel_edge(main, width)
+    if panel is not None:  # an assistant's side panel beside another page: the panel is the chat
+        main = [ln for ln in main if ln.x0 > panel]
     people = sum(bool(_PEOPLE.search(ln.text.strip())) for ln in body)
     outside = list(chrome) + [ln.text for ln in body if ln not in main] + [ln.text for ln in below]
     if not main:
@@ -467,14 +533,23 @@ def read_screen(
                 roles.append((role, ln))
                 prev = ln
     else:  # right-aligned bubbles: an indented line is the user's; role label lines are no part of a turn
-        indented = [ln for ln in main if ln.x0 - left >= USER_INDENT * col]
-        if indented:
-            roles = [
-                ("user" if ln.x0 - left >= USER_INDENT * col else "assistant", ln)
-                for ln in main
-                if not (_USER_LABEL.match(ln.text.strip()) or _BOT_LABEL.match(ln.text.strip()))
-            ]
-    turns = _turns(roles)
+        said = [
+            ln
+            for ln in main
+            if not (_USER_LABEL.match(ln.text.strip()) or _BOT_LABEL.match(ln.text.strip()) or _greeting(ln.text))
+        ]
+        user = _bubbles(said, left, right, col)
+        if user:
+            roles = [("user" if id(ln) in user else "assistant", ln) for ln in said]
+    if kind == "bubbles" and not any(r == "user" for r, _ in roles):
+        heading = _heading_roles(main)
+        if heading:
+            kind, roles = "heading", heading
+    turns = tuple(
+        Turn(t.role, _ungreet(t.text)) if t.role == "user" else t
+        for t in _turns(roles)
+        if t.role != "user" or _ungreet(t.text)
+    )
     used = {id(ln) for _, ln in roles}
     frame = tuple(outside) + tuple(ln.text for ln in main if id(ln) not in used)
     if kind == "labels":  # the labels themselves ("ChatGPT:") are the frame, not the turn's words
@@ -492,6 +567,84 @@ def read_screen(
         people=people,
         roles=tuple(role_of.get(id(ln)) for ln in main) if kind != "labels" else (),
     )
+
+
+HEADING_SCALE = 1.4
+"""A page's heading is set at least this many times the median line height."""
+_ANSWER_MARK = re.compile(
+    r"^(?:answer|sources?|perplexity|pro search|steps|reasoning|回答|答案|来源|参考来源|搜索结果)$", re.I
+)
+"""A label of an answer engine's result page (Perplexity-like) under the question set as the heading."""
+_RELATED = re.compile(r"^(?:related|follow[- ]?ups?|people also ask|相关问题?|追问)$", re.I)
+"""The label of the suggested next questions below the answer (no part of it)."""
+
+
+def _heading_roles(main: Sequence[OcrLine]) -> list[tuple[str, OcrLine]]:
+    """The question and answer of an answer engine's page (Perplexity-like: issue 47, the stored
+    query was a source card's word): the first run of lines set :data:`HEADING_SCALE` times the
+    median height in the upper half of the column is the user's question when an answer label
+    (:data:`_ANSWER_MARK`: ``Sources``, ``Answer``) follows it; the answer is the text after the
+    last such label, up to a ``Related`` label. ``[]`` when the page is no such page (an article's
+    headline has no answer label under it)."""
+    if len(main) < 3:
+        return []
+    heights = sorted(ln.height for ln in main)
+    median = heights[len(heights) // 2]
+    top, bottom = min(ln.y0 for ln in main), max(ln.y1 for ln in main)
+    idx = [
+        i
+        for i, ln in enumerate(main)
+        if ln.height >= HEADING_SCALE * median
+        and ln.y0 <= top + 0.5 * (bottom - top)
+        and not _ANSWER_MARK.match(ln.text.strip())
+    ]
+    if not idx:
+        return []
+    first = idx[0]
+    run = [first]
+    for i in range(first + 1, len(main)):
+        if i in idx and abs(main[i].x0 - main[first].x0) <= main[first].height:
+            run.append(i)
+        else:
+            break
+    marks = [i for i in range(run[-1] + 1, len(main)) if _ANSWER_MARK.match(main[i].text.strip())]
+    if not marks:
+        return []
+    roles: list[tuple[str, OcrLine]] = [("user", main[i]) for i in run]
+    for ln in main[marks[-1] + 1 :]:
+        if _RELATED.match(ln.text.strip()):
+            break
+        roles.append(("assistant", ln))
+    return roles if len(roles) > len(run) else []
+
+
+def _greeting(text: str) -> bool:
+    """The whole line is a chat app's greeting (:data:`_GREETING`)."""
+    m = _GREETING.match(text)
+    return m is not None and not text[m.end() :].strip()
+
+
+def _ungreet(text: str) -> str:
+    """A user turn without a greeting OCR read glued before it (``What can I help with? How do
+    I ...`` -> ``How do I ...``); '' when the turn is only the greeting."""
+    m = _GREETING.match(text)
+    return text[m.end() :].strip() if m else text
+
+
+def _bubbles(lines: Sequence[OcrLine], left: float, right: float, col: float) -> set[int]:
+    """``id`` of the lines in the user's right-aligned bubbles: runs of consecutive lines indented by
+    :data:`USER_INDENT` of the column of which some line ends within :data:`RIGHT_SLACK` of its
+    right edge."""
+    user: set[int] = set()
+    run: list[OcrLine] = []
+    for ln in [*lines, None]:
+        if ln is not None and ln.x0 - left >= USER_INDENT * col:
+            run.append(ln)
+            continue
+        if run and max(x.x1 for x in run) >= right - RIGHT_SLACK * col:
+            user.update(id(x) for x in run)
+        run = []
+    return user
 
 
 def _turns(roles: Sequence[tuple[str, OcrLine]]) -> tuple[Turn, ...]:

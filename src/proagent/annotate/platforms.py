@@ -10,7 +10,9 @@ Evidence is ranked: the application itself (``app``), a domain in the title
 or on screen (``domain``), the product name in the title (``title``), a product
 phrase in the screen text (``screen``). The strongest kind found decides the
 platform; within a kind, the platform with the most matches wins, then the
-order of the data file. In a terminal (:data:`TERMINALS`) the screen text counts only where a
+order of the data file. Outside a browser the screen text counts only through a platform's
+phrases of two words or more ("GitHub Copilot Chat", "Message Copilot": an assistant's chat panel
+inside an editor or an office app, whose window title names the document). In a terminal (:data:`TERMINALS`) the screen text counts only where a
 line starts a terminal LLM client (``ollama run MODEL``, ``llm chat``, ``aichat``), which names
 the platform.
 """
@@ -123,6 +125,7 @@ def _patterns(
                     "domain": [(d, re.compile(re.escape(d.casefold()))) for d in p.domains],
                     "title": [(t, _phrase_pattern(t)) for t in p.titles],
                     "screen": [(s, _phrase_pattern(s)) for s in p.screen],
+                    "panel": [(s, _phrase_pattern(s)) for s in p.screen if len(s.split()) >= 2],
                 },
             )
         )
@@ -209,12 +212,15 @@ def detect_platform(
     app = _app_key(app_name)
     title = window_title.casefold()
     screen = "\n".join(screen_texts).casefold() if _screen_counts(app) else ""
+    # outside a browser only an assistant panel's own phrases count ("GitHub Copilot Chat",
+    # "Message Copilot", "Ask Gemini": a chat view inside an editor or an office app, issue 47)
+    panel = "\n".join(screen_texts).casefold() if app and not screen and app not in TERMINALS else ""
     for p in platforms:
         for a in p.apps:
             if app and app == _app_key(a):
                 return PlatformHit(p.name, "app", a)
-    fields = {"domain": title + "\n" + screen, "title": title, "screen": screen}
-    for kind in ("domain", "title", "screen"):
+    fields = {"domain": title + "\n" + screen, "title": title, "screen": screen, "panel": panel}
+    for kind in ("domain", "title", "screen", "panel"):
         best: tuple[int, int, str, str] | None = None
         for order, (p, pats) in enumerate(_patterns(platforms)):
             hits = [(s, len(pat.findall(fields[kind]))) for s, pat in pats[kind]]
@@ -222,7 +228,7 @@ def detect_platform(
             if n and (best is None or n > best[0]):
                 best = (n, order, p.name, max(hits, key=lambda h: h[1])[0])
         if best:
-            return PlatformHit(best[2], kind, best[3])
+            return PlatformHit(best[2], "screen" if kind == "panel" else kind, best[3])
     return _terminal_client(app, screen_texts)
 
 

@@ -4,8 +4,9 @@ format. Text lives in ``proagent/annotate/prompts/*.txt``.
 
 When the conversation was read from the screen by layout
 (:mod:`proagent.annotate.conversation`), the model is only asked the intention
-and a summary of the question (``intent.txt``: the question and the start of the
-reply, a few hundred characters instead of six screens of OCR text)."""
+(``intent.txt``: the question and the start of the reply, a few hundred characters
+instead of six screens of OCR text; the answer is one category name, the summary
+being the question itself)."""
 
 from __future__ import annotations
 

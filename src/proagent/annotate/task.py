@@ -12,8 +12,9 @@ event, answered by :func:`annotator`:
   sampled screenshots): the user's last turn (the turns new during the event)
   as the query and the reply as shown. When it is found on a candidate's
   screen, the model is asked only the intention, among the 3 categories nearest
-  to the question (:mod:`proagent.annotate.intent`), and a summary
-  (``intent.txt``: a few hundred characters), and the conversation stored is the screen's,
+  to the question (:mod:`proagent.annotate.intent`; ``intent.txt``: a few hundred characters in,
+  a one-key JSON object out), the summary is the question as shown (``asked ChatGPT: ...``, 20
+  words), and the conversation stored is the screen's,
   never the model's; a candidate whose screens were read and show no chat turn
   (a page that only mentions an AI product) is not LLM use and no model is
   asked; nor is a conversation of people writing to each other, or one whose AI product the
@@ -45,6 +46,7 @@ and, for LLM use, left the platform and the intention known
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,7 +69,7 @@ from ..taxonomy import load_taxonomy
 from .conversation import PEOPLE_LINES, EventChat, event_chat, on_screen, read_screen
 from .grounding import Grounding
 from .intent import shortlist
-from .parsing import AnswerError, default_fields, parse_annotation, parse_intent
+from .parsing import SUMMARY_WORDS, AnswerError, _cut_words, default_fields, parse_annotation, parse_intent
 from .platforms import EVIDENCE_KINDS, TERMINALS, PlatformHit, _app_key, detect_platform, event_platform, load_platforms
 from .prompting import event_prompt, intent_prompt, intent_system_prompt, system_prompt
 from .screens import OcrReader, sample_screenshots
@@ -79,8 +81,10 @@ MODES = ("text", "vlm")
 """Annotator modes: OCR text only, or text plus the screenshots as images."""
 MAX_TOKENS = 700
 """Answer budget per call, tokens (the JSON object with a few queries and replies)."""
-INTENT_MAX_TOKENS = 96
-"""Answer budget of the intention prompt, tokens (a category name and a 20-word summary)."""
+INTENT_MAX_TOKENS = 40
+"""Answer budget of the intention prompt, tokens (a category name in a one-key JSON object: about
+15 Qwen2.5 tokens; the summary is the question itself, :func:`_screen_fields`, not generated: on 2
+CPU cores each generated token of the 1.5B model costs about a tenth of a second, issue 47)."""
 REPLY_CHARS = 1000
 """Characters of the reply as shown kept in the annotation."""
 
@@ -159,7 +163,12 @@ def _lifetrace_log(db: Path, user: str, plan: AnnotationPlan) -> LifeTraceLog:
 
 
 def plan_annotation(
-    data: str | Path, *, all_events: bool = False, ocr: str = "auto", ocr_cache: str | Path | None = None
+    data: str | Path,
+    *,
+    all_events: bool = False,
+    ocr: str = "auto",
+    ocr_cache: str | Path | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> AnnotationPlan:
     """Read ``data`` and decide which events the model sees (the cheap first pass).
 
@@ -169,6 +178,7 @@ def plan_annotation(
         ocr: ``auto`` (OCR rows, else read the image), ``db`` or ``image``
             (see :class:`~proagent.annotate.screens.OcrReader`).
         ocr_cache: JSON cache of texts read from images.
+        progress: Called with the number of events read so far after each event (progress lines).
 
     Raises:
         DataError: unreadable data (see :func:`~proagent.sources.lifetrace.load_lifetrace`).
@@ -237,6 +247,8 @@ def plan_annotation(
                         screen="\n".join(reader.text(s) for s in shots),
                     )
                 )
+                if progress is not None:
+                    progress(len(plan.events))
     finally:
         reader.save()
     _PLANS.clear()
@@ -276,8 +288,10 @@ def _screen_fields(p: PlannedEvent) -> dict[str, Any]:
     replies = tuple(r[:REPLY_CHARS] for r in replies)
     turns = [f"User: {q}" for q in queries[:-1]] + [f"User: {queries[-1]}"] + [f"Assistant: {r}" for r in replies]
     base = default_fields(p.event, p.hit)
+    asked = f"asked {p.hit.platform if p.hit else 'an AI assistant'}: {' '.join(queries[-1].split())}"
     return {
         **base,
+        "event_summary": _cut_words(asked, SUMMARY_WORDS),
         "is_llm_event": True,
         "user_queries": list(queries),
         "llm_responses": list(replies),

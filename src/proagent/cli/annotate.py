@@ -21,6 +21,68 @@ from ._util import (
 
 __all__ = ["annotate_cmd"]
 
+HEARTBEAT_SECONDS = 60.0
+"""Longest silence of a run: while an event's model call runs, a line every this many seconds."""
+
+
+class _EventLines:
+    """The model run's progress lines (a :class:`~proagent.bench.progress.SampleListener`; issue 47
+    item 4: 7.5 silent minutes before the first line, an estimate from the plan's pace): a line as
+    the run starts, one after each event, one every :data:`HEARTBEAT_SECONDS` while an event runs;
+    the time left at the measured pace (:class:`~proagent.annotate.pace.Pace`)."""
+
+    def __init__(self, what: str = "annotate", unit: str = "events") -> None:
+        self.what, self.unit = what, unit
+        self.display: Any = None
+        self.pace: Any = None
+        self._stop: Any = None
+
+    def _line(self) -> None:
+        d, pace = self.display, self.pace
+        if d is None or pace is None:
+            return
+        per = pace.per_event()
+        detail = (
+            "loading the model and asking about the first"
+            if per is None and not pace.done
+            else f"{per:.0f} s per event measured"
+            + (f", this one {pace.running():.0f} s so far" if pace.done < (d.total or 0) else "")
+        )
+        d.update(pace.done, detail, pace.left(), force=True)
+
+    def task_start(self, total: int | None) -> None:
+        import threading
+
+        from ..annotate.pace import Pace
+        from ._progress import ProgressDisplay
+
+        self.task_end()
+        self.display = ProgressDisplay(self.what, total, unit=self.unit, rich=False)
+        self.pace = Pace(total or 0)
+        self.pace.start()
+        self._line()
+        stop = self._stop = threading.Event()
+
+        def beat() -> None:
+            while not stop.wait(HEARTBEAT_SECONDS):
+                self._line()
+
+        threading.Thread(target=beat, name="annotate-progress", daemon=True).start()
+
+    def sample_end(self, done: int) -> None:
+        if self.pace is not None:
+            while self.pace.done < done:
+                self.pace.finished()
+            self._line()
+
+    def task_end(self) -> None:
+        if self._stop is not None:
+            self._stop.set()
+            self._stop = None
+        if self.display is not None:
+            self.display.close()
+            self.display = None
+
 
 def _annotator(value: str) -> tuple[str, str]:
     """``text:MODEL`` / ``vlm:MODEL`` (a bare MODEL is text mode) -> (mode, model)."""
@@ -137,7 +199,10 @@ def annotate_cmd(
     check_model(model, model_base_url, args, option="--annotator")  # before the log folder or the header
     check_writable_dir(log_dir, "--log-dir")
     ocr_cache = log_dir / "ocr-cache.json"
-    plan = plan_annotation(data, all_events=all_events, ocr=ocr, ocr_cache=ocr_cache)  # DataError: mapped by kind
+    click.echo(f"proagent annotate: reading {data} (the first pass and the OCR of the sampled screenshots)", err=True)
+    plan = plan_annotation(
+        data, all_events=all_events, ocr=ocr, ocr_cache=ocr_cache, progress=_reading_lines()
+    )  # DataError: mapped by kind
     n_asked = len(plan.asked)
     click.echo(
         f"proagent annotate: {len(plan.events)} events of {len(plan.logs)} user(s); the first pass names an "
@@ -228,6 +293,25 @@ def _check_logs(data: Path, out: Path | None) -> None:
             )
 
 
+def _reading_lines() -> Any:
+    """A ``progress(events_read)`` callback for :func:`~proagent.annotate.plan_annotation`: a line
+    every :data:`HEARTBEAT_SECONDS` while the log is read (OCR of many screenshots takes minutes)."""
+    import time
+
+    from ..bench.progress import duration_text
+
+    start = last = time.monotonic()
+
+    def progress(done: int) -> None:
+        nonlocal last
+        now = time.monotonic()
+        if now - last >= HEARTBEAT_SECONDS:
+            last = now
+            click.echo(f"annotate: read {done} events, {duration_text(now - start)} elapsed", err=True)
+
+    return progress
+
+
 def _ask_model(
     task_args: dict[str, Any],
     log_dir: Path,
@@ -250,10 +334,10 @@ def _ask_model(
     task = annotate_events(**task_args)  # DataError, UsageError: mapped by kind
     if ray_address is None:
         from ..bench.progress import sample_progress
-        from ._progress import SampleLines
 
-        # elapsed and an estimate beside inspect's display: plain lines (every 30 s; inspect draws on the terminal)
-        with sample_progress(SampleLines("annotate", "events", rich=False)):
+        # plain lines beside inspect's display (it draws on the terminal): at the start, after each
+        # event and every minute while one runs, with the time left at the measured pace
+        with sample_progress(_EventLines()):
             return run_eval_set(
                 task, log_dir, model, model_base_url=model_base_url, model_args=model_args, limit=limit, display=display
             )

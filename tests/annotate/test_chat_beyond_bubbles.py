@@ -1,0 +1,155 @@
+"""LLM use beyond a chat page's right-aligned bubbles (issue 47 item 4), on OCR-like lines (boxes
+in pixels of a 1280x800 screenshot, as RapidOCR gives them): the greeting of a fresh chat glued
+to the question, and a chat revisited after its question scrolled away."""
+
+from __future__ import annotations
+
+from proagent.annotate.conversation import OcrLine, event_chat, read_chat, read_screen
+
+W, H = 1280, 800
+
+
+def _chrome(url: str) -> list[OcrLine]:
+    return [
+        OcrLine("ChatGPT ×", 16, 11, 142, 34),
+        OcrLine(f"← → C ① {url}", 13, 49, 300, 72),
+        OcrLine("New chat", 12, 156, 98, 186),
+        OcrLine("Library", 13, 194, 78, 219),
+    ]
+
+
+def test_the_greeting_above_the_first_question_is_not_part_of_it():
+    # a fresh chat: the centred greeting stays above the first bubble (both indented: one "turn")
+    lines = _chrome("chatgpt.com") + [
+        OcrLine("What can I help with?", 560, 140, 860, 170),
+        OcrLine("How do I reverse a list in Python?", 780, 180, 1180, 204),
+        OcrLine("Use slicing: items[::-1] returns a reversed copy,", 300, 240, 1180, 264),
+        OcrLine("or items.reverse() reverses in place.", 300, 268, 700, 292),
+        OcrLine("Message ChatGPT", 420, 700, 600, 724),
+    ]
+    chat = read_chat(lines, W, H)
+    assert chat is not None
+    assert chat.last_query == "How do I reverse a list in Python?"
+    assert "What can I help with?" in chat.frame
+
+
+def test_a_greeting_glued_to_the_question_on_one_line_is_stripped():
+    for greeting in ("What can I help with?", "How can I help you today?", "有什么可以帮忙的？"):
+        lines = _chrome("chatgpt.com") + [
+            OcrLine(f"{greeting} How do I reverse a list in Python?", 640, 180, 1180, 204),
+            OcrLine("Use slicing: items[::-1] returns a reversed copy.", 300, 240, 1180, 264),
+        ]
+        chat = read_chat(lines, W, H)
+        assert chat is not None
+        assert chat.last_query == "How do I reverse a list in Python?", greeting
+
+
+def test_a_greeting_alone_is_no_question():
+    lines = _chrome("chatgpt.com") + [OcrLine("What can I help with?", 560, 300, 860, 330)]
+    chat = read_screen(lines, W, H)
+    assert chat is not None and not chat.user_turns
+
+
+def test_a_chat_revisited_after_its_question_scrolled_away_has_no_invented_query():
+    # only the reply is in view: a table in it puts cells right of the column's left edge, but no
+    # line reaches the right edge as the user's bubble does: no question is read from the cells
+    lines = _chrome("chatgpt.com/c/68a1") + [
+        OcrLine("Here is the comparison you asked for, by release year and licence,", 300, 120, 1180, 144),
+        OcrLine("Name", 300, 170, 360, 192),
+        OcrLine("Licence", 700, 170, 790, 192),
+        OcrLine("PostgreSQL", 300, 200, 420, 222),
+        OcrLine("PostgreSQL License", 700, 200, 900, 222),
+        OcrLine("MySQL", 300, 230, 370, 252),
+        OcrLine("GPLv2", 700, 230, 770, 252),
+        OcrLine("Both are mature; pick PostgreSQL for complex queries.", 300, 280, 1000, 304),
+    ]
+    assert read_chat(lines, W, H) is None
+    # and across the event: the first screenshot showed the question, the revisit does not
+    asked = _chrome("chatgpt.com/c/68a1") + [
+        OcrLine("Compare PostgreSQL and MySQL licences", 760, 120, 1180, 144),
+        OcrLine("Here is the comparison you asked for, by release year and licence,", 300, 180, 1180, 204),
+    ]
+    got = event_chat([read_screen(asked, W, H), read_screen(lines, W, H)])
+    assert got is not None and got.queries == ("Compare PostgreSQL and MySQL licences",)
+
+
+def _copilot_panel() -> list[OcrLine]:
+    """Edge with the Copilot side panel open beside a report page (the title names the page)."""
+    return [
+        OcrLine("Quarterly report - SharePoint ×", 16, 11, 300, 34),
+        OcrLine("← → C ① contoso.sharepoint.com/sites/finance/report", 13, 49, 520, 72),
+        OcrLine("Quarterly report", 40, 110, 300, 140),
+        OcrLine("Revenue grew 12% in the third quarter, driven by", 40, 160, 800, 184),
+        OcrLine("subscriptions in Europe and a new partner channel.", 40, 188, 790, 212),
+        OcrLine("Costs", 240, 240, 320, 262),  # a centred sub-heading of the page
+        OcrLine("Operating costs rose 4% with two new hires.", 40, 280, 700, 304),
+        OcrLine("Copilot", 900, 100, 990, 124),
+        OcrLine("Summarize this page in two sentences", 1000, 170, 1260, 194),
+        OcrLine("Revenue grew 12% in Q3 on European", 900, 230, 1255, 254),
+        OcrLine("subscriptions; costs rose 4%.", 900, 258, 1180, 282),
+        OcrLine("Message Copilot", 910, 740, 1100, 764),
+    ]
+
+
+def test_an_assistant_side_panel_beside_another_page_is_read_as_the_chat():
+    chat = read_chat(_copilot_panel(), W, H)
+    assert chat is not None
+    assert chat.last_query == "Summarize this page in two sentences"
+    assert chat.reply == "Revenue grew 12% in Q3 on European subscriptions; costs rose 4%."
+    assert any("Revenue grew 12% in the third quarter" in t for t in chat.frame)  # the page is around it
+
+
+def test_a_copilot_panel_in_an_editor_makes_the_event_a_candidate():
+    from proagent.annotate.platforms import detect_platform
+
+    text = "\n".join(ln.text for ln in _copilot_panel())
+    hit = detect_platform("msedge", "Quarterly report - SharePoint", [text])
+    assert hit is not None and hit.platform == "Copilot"
+    # VS Code's chat view: the app is no browser, but the panel's own phrase names the assistant
+    editor = "main.py - project - Visual Studio Code\nCHAT\nGitHub Copilot Chat\nAsk Copilot\nExplain this function"
+    hit = detect_platform("code", "main.py - project - Visual Studio Code", [editor])
+    assert hit is not None and hit.platform == "Copilot"
+    assert detect_platform("code", "main.py - project", ["def main():\n    print('chatgpt')"]) is None
+
+
+def _answer_engine() -> list[OcrLine]:
+    """A Perplexity-like page: the question set as the page's heading, source cards, the answer."""
+    return [
+        OcrLine("pytest fixtures scope - Perplexity ×", 16, 11, 320, 34),
+        OcrLine("← → C ① perplexity.ai/search/pytest-fixtures-k2", 13, 49, 460, 72),
+        OcrLine("Home", 20, 150, 80, 172),
+        OcrLine("Discover", 20, 190, 110, 212),
+        OcrLine("Library", 20, 230, 100, 252),
+        OcrLine("How do I share a pytest fixture between tests?", 300, 120, 1000, 156),
+        OcrLine("Sources", 300, 180, 380, 202),
+        OcrLine("docs.pytest.org", 300, 215, 440, 235),
+        OcrLine("tests", 560, 215, 610, 235),  # a source card's title word (was stored as the query)
+        OcrLine("stackoverflow.com", 760, 215, 920, 235),
+        OcrLine("Answer", 300, 270, 380, 292),
+        OcrLine("Put the fixture in conftest.py; every test in that folder", 300, 310, 1000, 334),
+        OcrLine("can use it by naming it as an argument.", 300, 338, 760, 362),
+        OcrLine("Related", 300, 420, 390, 442),
+        OcrLine("What does scope='session' do?", 300, 460, 700, 484),
+        OcrLine("Ask follow-up", 320, 720, 480, 744),
+    ]
+
+
+def test_a_question_set_as_the_pages_heading_is_the_users():
+    chat = read_chat(_answer_engine(), W, H)
+    assert chat is not None and chat.kind == "heading"
+    assert chat.last_query == "How do I share a pytest fixture between tests?"
+    assert (
+        chat.reply
+        == "Put the fixture in conftest.py; every test in that folder can use it by naming it as an argument."
+    )
+
+
+def test_an_articles_headline_is_no_question():
+    lines = [
+        OcrLine("← → C ① news.example.com/ai", 13, 49, 300, 72),
+        OcrLine("ChatGPT turns three: what changed", 300, 120, 1000, 156),
+        OcrLine("By A. Writer · 5 min read", 300, 180, 560, 202),
+        OcrLine("Three years after its launch, the chatbot has", 300, 230, 1000, 254),
+        OcrLine("reshaped how people search and write.", 300, 258, 800, 282),
+    ]
+    assert read_chat(lines, W, H) is None
