@@ -794,7 +794,16 @@ def main(argv: list[str] | None = None) -> int:
         help="the smallest setting (CI): two sessions (code_11, writing_11), the prior-shift learner, "
         "live's setting with and without questions",
     )
-    args = ap.parse_args(argv)
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from _common import parse_args
+
+    args = parse_args(
+        ap,
+        argv,
+        positive=("max_per_hour",),
+        non_negative=("cost_false_alarm", "cost_miss", "reveal", "day_one", "ask_rate"),
+        existing=("data", "feedback"),
+    )
     if args.smoke:
         args.sessions, args.methods, args.live_setting = "code_11,writing_11", "prior-shift", True
     if args.live_setting:
