@@ -1038,8 +1038,10 @@ def main(argv: list[str] | None = None) -> int:
         argv,
         positive=("max_tokens", "limit", "timeout"),
         non_negative=("seed",),
-        existing=("moments", "data", "from_feedback"),
+        existing=("moments", "from_feedback"),
     )
+    if args.data != DATA and not args.data.exists():  # the default is needed only by ProactiveBench moments
+        ap.error(f"--data: {args.data} does not exist")
     if args.smoke:
         args.model, args.max_tokens, args.limit = "local/smollm2-135m", 16, 1
         args.judge = args.judge or ["local/smollm2-135m"]

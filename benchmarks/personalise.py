@@ -802,7 +802,7 @@ def main(argv: list[str] | None = None) -> int:
         argv,
         positive=("max_per_hour",),
         non_negative=("cost_false_alarm", "cost_miss", "reveal", "day_one", "ask_rate"),
-        existing=("data", "feedback"),
+        existing=("data",),
     )
     if args.smoke:
         args.sessions, args.methods, args.live_setting = "code_11,writing_11", "prior-shift", True

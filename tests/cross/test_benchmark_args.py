@@ -111,6 +111,7 @@ BAD = [  # (script, a bad value of one of its options, what the error line says)
     ("harness_overhead", ["--concurrency", "1,x"], "--concurrency: 'x' is not a number"),
     ("help", ["--log", "/nonexistent/log"], "--log: /nonexistent/log does not exist"),
     ("help_quality", ["--max-tokens", "0"], "--max-tokens: 0 must be > 0"),
+    ("help_quality", ["--data", "/nonexistent/pb"], "--data: /nonexistent/pb does not exist"),
     ("how_behind_help", ["--accepts", "-1"], "--accepts: -1 must be >= 0"),
     ("live", ["--poll", "-1"], "--poll: -1.0 must be > 0"),
     ("mcp_latency", ["--calls", "0"], "--calls: 0 must be > 0"),
@@ -136,7 +137,7 @@ def test_every_benchmark_with_numeric_or_path_options_is_in_the_table() -> None:
     assert scripts - listed == bare
 
 
-@pytest.mark.parametrize(("script", "argv", "needle"), BAD, ids=[b[0] for b in BAD])
+@pytest.mark.parametrize(("script", "argv", "needle"), BAD, ids=[f"{b[0]}{b[1][0]}" for b in BAD])
 def test_each_benchmark_refuses_a_bad_value_at_once(script: str, argv: list[str], needle: str, tmp_path: Path) -> None:
     """Exit 2 with argparse's one ``error:`` line before any work (well under a few seconds, no
     temporary folder made), never a traceback."""
