@@ -88,9 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from _common import parse_args
 
-    args = parse_args(ap, argv, existing=("data",))
-    if args.smoke:
-        args.models, args.objectives, args.schemes = "logreg", "f1", "time split"
+    args = parse_args(
+        ap, argv, smoke={"models": "logreg", "objectives": "f1", "schemes": "time split"}, existing=("data",)
+    )
     warnings.filterwarnings("ignore")
     global _machine
     sys.path.insert(0, str(ROOT / "benchmarks"))

@@ -1036,6 +1036,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(
         ap,
         argv,
+        smoke={"model": "local/smollm2-135m", "max_tokens": 16, "limit": 1},
         positive=("max_tokens", "limit", "timeout"),
         non_negative=("seed",),
         existing=("moments", "from_feedback"),
@@ -1043,7 +1044,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.data != DATA and not args.data.exists():  # the default is needed only by ProactiveBench moments
         ap.error(f"--data: {args.data} does not exist")
     if args.smoke:
-        args.model, args.max_tokens, args.limit = "local/smollm2-135m", 16, 1
         args.judge = args.judge or ["local/smollm2-135m"]
         args.only = args.only or "sheet-q1-total"
     args.judge = [] if args.judge == ["none"] else args.judge or list(DEFAULT_JUDGES)
