@@ -122,7 +122,9 @@ def main() -> None:
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--timeout", type=float, default=1800)
     ap.add_argument("--smoke", action="store_true", help="the smallest setting (CI): 2000 events, 1000 frames, once")
-    a = parse_args(ap, smoke={"events": 2000, "frames": 1000, "repeat": 1})
+    a = parse_args(
+        ap, smoke={"events": 2000, "frames": 1000, "repeat": 1}, positive=("events", "frames", "repeat", "timeout")
+    )
     guard_network()
     watchdog(a.timeout)
     line, info = machine_note()

@@ -53,6 +53,7 @@ from _common import (  # noqa: E402
     apply_smoke,
     guard_network,
     machine_note,
+    parse_args,
     render_table,
     source_of,
     watchdog,
@@ -169,7 +170,7 @@ def main() -> None:
         help="the smallest setting (CI): 3 events (2 chats, 1 ordinary page), SmolLM2 unless --model, "
         "2 threads; the first pass alone as the baseline unless --baseline-rev",
     )
-    a = ap.parse_args()
+    a = parse_args(ap, positive=("threads", "limit_s"), non_negative=("baseline_limit",))
     pages = PAGES
     if a.smoke:
         pages = tuple([p for p in PAGES if p.platform][:2] + [p for p in PAGES if not p.platform][:1])

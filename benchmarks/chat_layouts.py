@@ -47,6 +47,7 @@ from _common import (  # noqa: E402
     REPO,
     guard_network,
     machine_note,
+    parse_args,
     render_table,
     source_of,
     watchdog,
@@ -134,7 +135,7 @@ def main() -> None:
         action="store_true",
         help=f"the smallest setting (CI): one conversation of each of {', '.join(SMOKE)}",
     )
-    a = ap.parse_args()
+    a = parse_args(ap, positive=("limit_s",))
     keys, per_layout = (SMOKE, 1) if a.smoke else (None, None)
     guard_network()
     watchdog(a.limit_s)

@@ -184,7 +184,7 @@ def main() -> int:
         help=f"the smallest setting (CI): --shots 2 --pii-every 2, {SMOKE_LINES} code lines a screenshot",
     )
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
-    a = parse_args(ap, smoke={"shots": 2, "pii_every": 2})
+    a = parse_args(ap, smoke={"shots": 2, "pii_every": 2}, positive=("shots", "timeout"), non_negative=("pii_every",))
     guard_network()
     if a.child:
         print(json.dumps(child(a.child[0], Path(a.child[1]), Path(a.child[2]))))

@@ -85,9 +85,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="the smallest setting (CI): logreg, f1, the time split, 30 + 30 synthetic moments",
     )
-    args = ap.parse_args(argv)
-    if args.smoke:
-        args.models, args.objectives, args.schemes = "logreg", "f1", "time split"
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _common import parse_args
+
+    args = parse_args(
+        ap, argv, smoke={"models": "logreg", "objectives": "f1", "schemes": "time split"}, existing=("data",)
+    )
     warnings.filterwarnings("ignore")
     global _machine
     sys.path.insert(0, str(ROOT / "benchmarks"))

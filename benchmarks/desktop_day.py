@@ -212,7 +212,7 @@ def main() -> None:
         action="store_true",
         help="the smallest setting (CI): --length smoke (about 40 s of script), every stage",
     )
-    args = parse_args(ap, smoke={"length": 'smoke'})
+    args = parse_args(ap, smoke={"length": 'smoke'}, positive=("timeout",))
     guard_network()
     watchdog(args.timeout)
     note, machine = machine_note()

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import guard_network, machine_note, render_table, write_result  # noqa: E402
+from _common import guard_network, machine_note, parse_args, render_table, write_result  # noqa: E402
 
 from proagent.cache import DiskCache  # noqa: E402
 from proagent.io import write_atomic  # noqa: E402
@@ -101,7 +101,7 @@ def main() -> None:
     ap.add_argument("--entries", type=int, default=2000)
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--smoke", action="store_true", help="50 entries (CI)")
-    args = ap.parse_args()
+    args = parse_args(ap, positive=("entries",))
     guard_network()
     n = 50 if args.smoke else args.entries
     line, machine = machine_note()

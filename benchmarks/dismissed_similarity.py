@@ -26,7 +26,7 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import guard_network, machine_note, percentile, render_table, watchdog, write_result  # noqa: E402
+from _common import guard_network, machine_note, parse_args, percentile, render_table, watchdog, write_result  # noqa: E402
 
 _WORD = re.compile(r"\w+")
 
@@ -72,7 +72,7 @@ def main() -> None:
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--timeout", type=float, default=600.0)
     ap.add_argument("--smoke", action="store_true", help="the smallest setting (CI): the first 10 pairs of each kind")
-    args = ap.parse_args()
+    args = parse_args(ap, positive=("timeout",), existing=("data",))
     guard_network()
     watchdog(args.timeout)
     note, info = machine_note()

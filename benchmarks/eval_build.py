@@ -55,7 +55,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--json", type=Path, default=None, help="write the run here (docs/results/eval_build.json)")
     ap.add_argument("--smoke", action="store_true", help="the smallest setting (CI): --limit 1, one repeat")
-    a = parse_args(ap, smoke={"limit": 1, "repeats": 1})
+    a = parse_args(ap, smoke={"limit": 1, "repeats": 1}, positive=("limit", "repeats"), existing=("data",))
     note, machine = machine_note()
     print(note, flush=True)
     with tempfile.TemporaryDirectory(prefix="proagent-eval-build-") as tmp:

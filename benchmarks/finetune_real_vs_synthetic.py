@@ -173,8 +173,23 @@ def main() -> None:
         help="the smallest setting (CI): LoRA on SmolLM2, 2 examples, 1 epoch, one step, the loss "
         "probed on 1 example, evaluated on 2 test moments",
     )
-    a = p.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _common import parse_args
+
+    a = parse_args(
+        p,
+        positive=(
+            "threads",
+            "micro_batch_size",
+            "max_length",
+            "epochs",
+            "batch_size",
+            "loss_probe",
+            "eval_limit",
+            "limit",
+        ),
+        non_negative=("seed",),
+    )
     if a.smoke:  # explicit values stay (apply_smoke says which)
         from _common import apply_smoke
 

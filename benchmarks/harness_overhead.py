@@ -54,6 +54,7 @@ from _common import (  # noqa: E402
     apply_smoke,
     guard_network,
     machine_note,
+    parse_args,
     render_table,
     watchdog,
     write_result,
@@ -401,7 +402,9 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="the smallest setting (CI): 4 samples, 10 ms latency, concurrency 1 and 4, no warm-up",
     )
-    args = ap.parse_args(argv)
+    args = parse_args(
+        ap, argv, positive=("n", "concurrency", "repeats", "timeout"), non_negative=("latency",), existing=("data",)
+    )
     if args.smoke:  # explicit values stay (apply_smoke says which)
         apply_smoke(ap, args, {"n": 4, "latency": 0.01, "concurrency": "1,4", "no_warmup": True}, argv)
 

@@ -50,7 +50,16 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import apply_smoke, guard_network, machine_note, percentile, render_table, watchdog, write_result  # noqa: E402
+from _common import (  # noqa: E402
+    apply_smoke,
+    guard_network,
+    machine_note,
+    parse_args,
+    percentile,
+    render_table,
+    watchdog,
+    write_result,
+)
 
 # --------------------------------------------------------------------------- moments
 
@@ -188,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="the smallest setting (CI): SmolLM2 answers and judges one moment, answers of 32 tokens",
     )
-    args = ap.parse_args(argv)
+    args = parse_args(ap, argv, positive=("limit", "max_tokens", "timeout"), existing=("log",))
     if args.smoke:  # explicit values stay (apply_smoke says which)
         apply_smoke(ap, args, {"model": "local/smollm2-135m", "judge": None, "limit": 1, "max_tokens": 32}, argv)
     guard_network()

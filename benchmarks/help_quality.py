@@ -73,7 +73,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import DEFAULT_DATA, guard_network, machine_note, render_table, watchdog, write_result  # noqa: E402
+from _common import DEFAULT_DATA, guard_network, machine_note, parse_args, render_table, watchdog, write_result  # noqa: E402
 
 MOMENTS = ROOT / "benchmarks" / "data" / "help_quality" / "moments.jsonl"
 DATA = next(
@@ -1033,9 +1033,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rate", action="store_true", help="rate answered pairs yourself (order hidden)")
     ap.add_argument("--from-feedback", type=Path, default=None, help="a live folder: its help ratings as How labels")
     ap.add_argument("--smoke", action="store_true", help="SmolLM2 answers and judges one moment, answers of 16 tokens")
-    args = ap.parse_args(argv)
+    args = parse_args(
+        ap,
+        argv,
+        smoke={"model": "local/smollm2-135m", "max_tokens": 16, "limit": 1},
+        positive=("max_tokens", "limit", "timeout"),
+        non_negative=("seed",),
+        existing=("moments", "from_feedback"),
+    )
+    if args.data != DATA and not args.data.exists():  # the default is needed only by ProactiveBench moments
+        ap.error(f"--data: {args.data} does not exist")
     if args.smoke:
-        args.model, args.max_tokens, args.limit = "local/smollm2-135m", 16, 1
         args.judge = args.judge or ["local/smollm2-135m"]
         args.only = args.only or "sheet-q1-total"
     args.judge = [] if args.judge == ["none"] else args.judge or list(DEFAULT_JUDGES)

@@ -45,7 +45,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import apply_smoke, guard_network, machine_note, render_table, watchdog, write_result  # noqa: E402
+from _common import apply_smoke, guard_network, machine_note, parse_args, render_table, watchdog, write_result  # noqa: E402
 
 
 def _help_thread(
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--smoke", action="store_true", help="the smallest setting (CI): SmolLM2, a help answer of 16 tokens"
     )
-    args = ap.parse_args(argv)
+    args = parse_args(ap, argv, positive=("help_tokens", "timeout"), non_negative=("accepts",))
     if args.help_tokens < 1 or args.accepts < 0:
         ap.error("--help-tokens must be >= 1 and --accepts >= 0")
     if args.smoke:  # explicit values stay (apply_smoke says which)

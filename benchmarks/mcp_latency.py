@@ -194,7 +194,12 @@ def main() -> int:
     ap.add_argument(
         "--smoke", action="store_true", help="the smallest setting (CI): 5 queries, 5 calls, 2 baseline runs"
     )
-    args = parse_args(ap, smoke={"queries": 5, "calls": 5, "baseline_runs": 2})
+    args = parse_args(
+        ap,
+        smoke={"queries": 5, "calls": 5, "baseline_runs": 2},
+        positive=("queries", "calls", "baseline_runs", "timeout"),
+        non_negative=("seed",),
+    )
     guard_network()
     watchdog(args.timeout)
     note, machine = machine_note()

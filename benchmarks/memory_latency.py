@@ -252,7 +252,12 @@ def main() -> None:
     ap.add_argument(
         "--smoke", action="store_true", help="the smallest setting (CI): 300 records, 20 queries, 5 documents embedded"
     )
-    args = parse_args(ap, smoke={"sizes": '300', "queries": 20, "real_embed": 5, "persona_max": 300})
+    args = parse_args(
+        ap,
+        smoke={"sizes": '300', "queries": 20, "real_embed": 5, "persona_max": 300},
+        positive=("sizes", "queries", "persona_max"),
+        non_negative=("real_embed",),
+    )
     guard_network()
     _, machine = machine_note()
     load = os.getloadavg()

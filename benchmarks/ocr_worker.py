@@ -189,7 +189,12 @@ def main() -> int:
         help=f"the smallest setting (CI): --shots 2 --session distinct "
         f"--min-interval 0, {SMOKE_LINES} code lines a screenshot",
     )
-    a = parse_args(ap, smoke={"shots": 2, "session": 'distinct', "min_interval": 0.0})
+    a = parse_args(
+        ap,
+        smoke={"shots": 2, "session": 'distinct', "min_interval": 0.0},
+        positive=("shots", "timeout"),
+        non_negative=("min_interval",),
+    )
     guard_network()
     watchdog(a.timeout)
     note, info = machine_note()

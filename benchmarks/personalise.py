@@ -794,9 +794,17 @@ def main(argv: list[str] | None = None) -> int:
         help="the smallest setting (CI): two sessions (code_11, writing_11), the prior-shift learner, "
         "live's setting with and without questions",
     )
-    args = ap.parse_args(argv)
-    if args.smoke:
-        args.sessions, args.methods, args.live_setting = "code_11,writing_11", "prior-shift", True
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from _common import parse_args
+
+    args = parse_args(
+        ap,
+        argv,
+        smoke={"sessions": "code_11,writing_11", "methods": "prior-shift", "live_setting": True},
+        positive=("max_per_hour",),
+        non_negative=("cost_false_alarm", "cost_miss", "reveal", "day_one", "ask_rate"),
+        existing=("data",),
+    )
     if args.live_setting:
         from proagent.live import DAY_ONE_LABELS, DEFAULT_ASK_RATE
 

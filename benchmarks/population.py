@@ -336,7 +336,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick-start", action="store_true", help="Also the quick start's decider, today vs the winner.")
     ap.add_argument("--smoke", action="store_true", help="CI: three sessions, the baseline and the ranking candidate.")
     ap.add_argument("--round", type=int, choices=(1, 2), default=2, help="Round 1's candidates or round 2's.")
-    args = ap.parse_args(argv)
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from _common import parse_args
+
+    args = parse_args(ap, argv, existing=("data",))
     warnings.filterwarnings("ignore")
     from _common import guard_network, machine_note, write_result
 

@@ -36,6 +36,7 @@ from _common import (  # noqa: E402
     OthersCpu,
     guard_network,
     machine_note,
+    parse_args,
     percentile,
     render_table,
     watchdog,
@@ -238,9 +239,14 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="the smallest setting (CI): SmolLM2, 2 consecutive samples (the second reuses the first's prefix)",
     )
-    args = ap.parse_args(argv)
-    if args.smoke:
-        args.model, args.n, args.repeats = "local/smollm2-135m", 2, 1
+    args = parse_args(  # --smoke keeps an explicit --model, --n or --repeats (and says so)
+        ap,
+        argv,
+        smoke={"model": "local/smollm2-135m", "n": 2, "repeats": 1},
+        positive=("n", "n_ctx", "n_threads", "repeats", "timeout"),
+        non_negative=("cache_reuse",),
+        existing=("data",),
+    )
     if not args.model.startswith("local/"):
         ap.error("--model must be a local/... model (prefix reuse is a property of the in-process provider)")
     if args.n < 1 or args.repeats < 1:

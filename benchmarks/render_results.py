@@ -137,7 +137,10 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--pages", action="store_true", help="rewrite the results blocks of the Results and Speed pages")
     ap.add_argument("--check", action="store_true", help="with --pages: only say which page differs (exit 1)")
-    a = ap.parse_args()
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _common import parse_args
+
+    a = parse_args(ap, existing=("folder",))
     if a.pages:
         stale = []
         for page in PAGES:

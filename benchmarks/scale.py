@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import machine_note, source_of, write_result  # noqa: E402
+from _common import machine_note, parse_args, source_of, write_result  # noqa: E402
 
 SIZES = {"smoke": (1, 1), "100k": (1, 21), "1m": (10, 21)}
 """(users, days) of each size; ``smoke`` is the smallest setting, run by the tests so a refactor cannot break this script unseen."""
@@ -110,7 +110,10 @@ def main() -> None:
     )
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
-    a = ap.parse_args()
+    a = parse_args(ap)
+    unknown = [s for s in a.sizes.split(",") if s not in SIZES]
+    if unknown and not a.child:
+        ap.error(f"--sizes: {', '.join(map(repr, unknown))} is none of {', '.join(SIZES)}")
     if a.child:
         print(json.dumps(child(a.child[0], Path(a.child[1]), a.child[2] == "1")))
         return

@@ -122,7 +122,13 @@ def main() -> None:
     ap.add_argument(
         "--smoke", action="store_true", help="the smallest setting (CI): 4 samples, 0.05 s latency, 1 Ray worker"
     )
-    a = parse_args(ap, smoke={"samples": 4, "latency": 0.05, "workers": '1'})
+    a = parse_args(
+        ap,
+        smoke={"samples": 4, "latency": 0.05, "workers": '1'},
+        positive=("samples", "workers", "moment_s", "screenshot_s", "event_s", "shots_per_event", "gpu_moments_per_s")
+        + ("cpus_per_machine", "hours", "timeout"),
+        non_negative=("latency",),
+    )
     guard_network()
     watchdog(a.timeout)
     note, info = machine_note()

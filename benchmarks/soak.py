@@ -176,7 +176,10 @@ def main(argv: list[str] | None = None) -> dict:
         action="store_true",
         help="the smallest setting (CI): --minutes 0.5, the same X session, switches and SIGKILL half-way",
     )
-    a = ap.parse_args(argv)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _common import parse_args
+
+    a = parse_args(ap, argv, positive=("minutes",))
     if a.smoke:
         a.minutes = 0.5
     global _machine

@@ -152,7 +152,13 @@ def main() -> None:
         action="store_true",
         help="the smallest setting (CI): SmolLM2, --limit 1, no decider pair, --help-repeats 1",
     )
-    a = parse_args(ap, smoke={"model": 'local/smollm2-135m', "limit": 1, "decider_limit": 0, "help_repeats": 1})
+    a = parse_args(
+        ap,
+        smoke={"model": 'local/smollm2-135m', "limit": 1, "decider_limit": 0, "help_repeats": 1},
+        positive=("limit", "help_repeats", "timeout"),
+        non_negative=("decider_limit",),
+        existing=("data",),
+    )
     watchdog(a.timeout)
     note, info = machine_note()
     print(note, flush=True)

@@ -93,3 +93,60 @@ def test_the_live_benchmark_leaves_no_temporary_folder_and_no_traceback(tmp_path
     assert r.returncode == 1, r.stderr[-2000:]
     assert "Traceback" not in r.stderr and "Error: " in r.stderr and "not a decider folder" in r.stderr
     assert not list((tmp_path / "t").iterdir())
+
+
+BAD = [  # (script, a bad value of one of its options, what the error line says)
+    ("activity_read", ["--events", "0"], "--events: 0 must be > 0"),
+    ("annotate", ["--threads", "-1"], "--threads: -1 must be > 0"),
+    ("capture", ["--replay", "-1"], "--replay: -1 must be >= 0"),
+    ("chat_layouts", ["--limit-s", "nan"], "--limit-s: nan must be > 0"),
+    ("curate", ["--pii-every", "-1"], "--pii-every: -1 must be >= 0"),
+    ("decider", ["--data", "/nonexistent/pb"], "--data: /nonexistent/pb does not exist"),
+    ("desktop_day", ["--timeout", "0"], "--timeout: 0.0 must be > 0"),
+    ("disk_cache", ["--entries", "0"], "--entries: 0 must be > 0"),
+    ("dismissed_similarity", ["--data", "/nonexistent/pb"], "does not exist"),
+    ("eval_build", ["--repeats", "0"], "--repeats: 0 must be > 0"),
+    ("finetune_real_vs_synthetic", ["--epochs", "nan"], "--epochs: nan must be > 0"),
+    ("gguf_round_trip", ["--threads", "0"], "--threads: 0 must be > 0"),
+    ("harness_overhead", ["--concurrency", "1,x"], "--concurrency: 'x' is not a number"),
+    ("help", ["--log", "/nonexistent/log"], "--log: /nonexistent/log does not exist"),
+    ("help_quality", ["--max-tokens", "0"], "--max-tokens: 0 must be > 0"),
+    ("help_quality", ["--data", "/nonexistent/pb"], "--data: /nonexistent/pb does not exist"),
+    ("how_behind_help", ["--accepts", "-1"], "--accepts: -1 must be >= 0"),
+    ("live", ["--poll", "-1"], "--poll: -1.0 must be > 0"),
+    ("mcp_latency", ["--calls", "0"], "--calls: 0 must be > 0"),
+    ("memory_latency", ["--sizes", "300,-1"], "--sizes: 300,-1 must be > 0"),
+    ("ocr_worker", ["--min-interval", "-1"], "--min-interval: -1.0 must be >= 0"),
+    ("personalise", ["--cost-miss", "-1"], "--cost-miss: -1.0 must be >= 0"),
+    ("population", ["--data", "/nonexistent/pb"], "does not exist"),
+    ("prefix_reuse", ["--n", "0"], "--n: 0 must be > 0"),
+    ("render_results", ["/nonexistent/results"], "/nonexistent/results does not exist"),
+    ("scale", ["--sizes", "10"], "--sizes: '10' is none of smoke, 100k, 1m"),
+    ("scale_out", ["--workers", "0"], "--workers: 0 must be > 0"),
+    ("soak", ["--minutes", "0"], "--minutes: 0.0 must be > 0"),
+    ("startup", ["--limit", "0"], "--limit: 0 must be > 0"),
+]
+
+
+def test_every_benchmark_with_numeric_or_path_options_is_in_the_table() -> None:
+    """A script whose options take numbers or paths (``type=int|float|Path``, or a comma list of
+    numbers) is listed in :data:`BAD`: it declares them to ``parse_args``."""
+    listed = {name for name, _, _ in BAD}
+    bare = {"pii_corpus", "privacy", "tab_split"}  # only --json/--keep (written) and flags
+    scripts = {p.stem for p in BENCH.glob("*.py") if not p.stem.startswith("_")}
+    assert scripts - listed == bare
+
+
+@pytest.mark.parametrize(("script", "argv", "needle"), BAD, ids=[f"{b[0]}{b[1][0]}" for b in BAD])
+def test_each_benchmark_refuses_a_bad_value_at_once(script: str, argv: list[str], needle: str, tmp_path: Path) -> None:
+    """Exit 2 with argparse's one ``error:`` line before any work (well under a few seconds, no
+    temporary folder made), never a traceback."""
+    env = {**os.environ, "PYTHONPATH": str(BENCH.parent / "src"), "TMPDIR": str(tmp_path)}
+    r = subprocess.run(
+        [sys.executable, str(BENCH / f"{script}.py"), *argv], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert r.returncode == 2, (r.returncode, r.stdout[-1000:], r.stderr[-2000:])
+    assert "Traceback" not in r.stderr
+    errors = [ln for ln in r.stderr.splitlines() if "error:" in ln]
+    assert len(errors) == 1 and needle in errors[0], r.stderr[-2000:]
+    assert not list(tmp_path.iterdir())

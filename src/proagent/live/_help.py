@@ -442,6 +442,59 @@ def _migrate(conn: sqlite3.Connection) -> None:
         conn.execute("DROP TABLE help_turns_old")
 
 
+_TURN_COLUMNS = (
+    "id, offer_id, role, text, status, first_token_seconds, total_seconds, prompt_tokens, cached_tokens, "
+    "completion_tokens, sent_sha256, placeholders, reading"
+)
+"""The ``help_turns`` columns :func:`_check_turn` validates, in its order."""
+
+_TURN_STATUS = ("streaming", "done", "error", "interrupted")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def _damaged_turn(path: Path, row_id: object, what: str) -> DataError:
+    return DataError(
+        path,
+        f"help turn row {row_id} is damaged ({what}); repair: delete it "
+        f"(sqlite3 {path} 'DELETE FROM help_turns WHERE id = {row_id}'), the other turns stay",
+    )
+
+
+def _check_turn(path: Path, row: tuple[Any, ...] | sqlite3.Row) -> None:
+    """Refuse a ``help_turns`` row (columns :data:`_TURN_COLUMNS`) that a damaged ``feedback.db``
+    holds, as one :class:`~proagent.errors.DataError` naming the file, the row and the repair: an
+    offer id that is not an integer, a role other than ``user``/``assistant``, a text that is not
+    text, a status outside :data:`_TURN_STATUS`, a time or token count that is not a number >= 0,
+    a ``sent_sha256`` that is not 64 lower-case hex digits, ``placeholders`` that are not a JSON
+    object, a ``reading`` that is not text. Never read as empty (issue 46)."""
+    rid, oid, role, text, status, first, total, prompt, cached, completion, sha, ph, reading = row
+    if isinstance(oid, bool) or not isinstance(oid, int):
+        raise _damaged_turn(path, rid, f"its offer id {str(oid)[:20]!r} is not an integer")
+    if role not in ("user", "assistant"):
+        raise _damaged_turn(path, rid, f"role {str(role)[:20]!r} is neither user nor assistant")
+    if not isinstance(text, str):
+        raise _damaged_turn(path, rid, f"its text is {type(text).__name__}, not text")
+    if status not in _TURN_STATUS:
+        raise _damaged_turn(path, rid, f"status {str(status)[:20]!r} is none of {', '.join(_TURN_STATUS)}")
+    for name, v in (("first_token_seconds", first), ("total_seconds", total)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < float("inf")):
+            raise _damaged_turn(path, rid, f"its {name} is not a number of seconds")
+    for name, v in (("prompt_tokens", prompt), ("cached_tokens", cached), ("completion_tokens", completion)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
+            raise _damaged_turn(path, rid, f"its {name} is not a count")
+    if sha is not None and not (isinstance(sha, str) and _SHA256.fullmatch(sha)):
+        raise _damaged_turn(path, rid, "its sent_sha256 is not 64 hex digits")
+    if ph is not None:
+        try:
+            ok = isinstance(ph, str) and isinstance(json.loads(ph), dict)
+        except ValueError:
+            ok = False
+        if not ok:
+            raise _damaged_turn(path, rid, "its placeholders are not a JSON object")
+    if reading is not None and not isinstance(reading, str):
+        raise _damaged_turn(path, rid, "its reading is not text")
+
+
 class LiveHelp:
     """The help for accepted offers of one live folder: a worker thread answers them in turn.
 
@@ -498,6 +551,12 @@ class LiveHelp:
         self._conn = sqlite3.connect(store.path, check_same_thread=False, timeout=10.0)
         _migrate(self._conn)
         self._conn.executescript(_SCHEMA)
+        try:
+            for row in self._conn.execute(f"SELECT {_TURN_COLUMNS} FROM help_turns ORDER BY id"):
+                _check_turn(store.path, row)  # a damaged row: one line naming it, before anything is marked
+        except DataError:
+            self._conn.close()
+            raise
         with self._conn:
             left = self._conn.execute(
                 "UPDATE help_turns SET status = 'interrupted' WHERE status = 'streaming'"
@@ -641,12 +700,13 @@ class LiveHelp:
         with self._lock:
             if self._db_closed:
                 return []
-            cur = self._conn.execute(
-                "SELECT t.id, t.role, t.text, t.status, t.first_token_seconds, t.total_seconds, t.completion_tokens, "
-                "(SELECT rating FROM help_ratings r WHERE r.turn_id = t.id ORDER BY r.id DESC LIMIT 1), t.reading "
-                "FROM help_turns t WHERE t.offer_id = ? ORDER BY t.id",
+            rows = self._conn.execute(
+                f"SELECT {_TURN_COLUMNS}, (SELECT rating FROM help_ratings r WHERE r.turn_id = help_turns.id "
+                "ORDER BY r.id DESC LIMIT 1) FROM help_turns WHERE offer_id = ? ORDER BY id",
                 (oid,),
-            )
+            ).fetchall()
+            for r in rows:
+                _check_turn(self.store.path, r[:-1])
             keys = (
                 "id",
                 "role",
@@ -658,7 +718,8 @@ class LiveHelp:
                 "rating",
                 "reading",
             )
-            out = [dict(zip(keys, r)) for r in cur.fetchall()]
+            # (id, role, text, status, first_token_seconds, total_seconds, completion_tokens, rating, reading)
+            out = [dict(zip(keys, (r[0], r[2], r[3], r[4], r[5], r[6], r[9], r[13], r[12]))) for r in rows]
             live = self._live.get(oid)
             pending = oid in self._pending
             note = self._notes.get(oid)
@@ -842,9 +903,12 @@ class LiveHelp:
         with self._lock:
             if self._db_closed:
                 raise _Interrupted()
-            rows = self._conn.execute(
-                "SELECT role, text FROM help_turns WHERE offer_id = ? AND status = 'done' ORDER BY id", (oid,)
+            done = self._conn.execute(
+                f"SELECT {_TURN_COLUMNS} FROM help_turns WHERE offer_id = ? AND status = 'done' ORDER BY id", (oid,)
             ).fetchall()
+        for r in done:
+            _check_turn(self.store.path, r)
+        rows = [(r[2], r[3]) for r in done]
         # the first question is in the context message; then the answers and follow-ups done so far
         # (a retry answers the last question again: its failed answer is not among them)
         messages = help_messages(ctx, [(r, t) for r, t in rows][1:])

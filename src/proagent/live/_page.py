@@ -365,7 +365,8 @@ class OfferPage:
         oid = self._id(parse_row_id(raw) if isinstance(raw, str) else None)
         if self.help is None:
             return Response.json({"available": False, "busy": False, "turns": []})
-        turns = self.help.turns(oid)
+        with _stored():  # a damaged help turn: 409 naming feedback.db, the row and its repair
+            turns = self.help.turns(oid)
         for t in turns:
             t["html"] = self._md(t["text"]) if t["role"] == "assistant" else None
         return Response.json({"available": self.help.model is not None, "busy": self.help.busy(oid), "turns": turns})
