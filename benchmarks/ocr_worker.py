@@ -16,7 +16,8 @@ time every 0.1 s until every row is processed. Prints peak RSS, CPU seconds and 
 screenshot, and the longest a stored screenshot may take to come in without a backlog growing
 (wall seconds per screenshot: at 1 Hz with dedup a capture stores a screenshot only when the screen
 changed). The text read is compared between the versions, line breaks and spaces aside (``same text``: screenshots
-whose characters are the same; ``identical``: screenshots whose text is the same string). On a shared machine
+whose characters are the same; ``identical``: screenshots whose text is the same string; ``chars in common``:
+difflib's ratio over all the text, 1.0 when the same). On a shared machine
 wall figures are upper bounds; CPU and memory are what the machine's load changes least.
 
 ``--smoke`` (CI): 2 screenshots of the distinct session with 8 code lines each, ``--min-interval 0``,
@@ -218,9 +219,15 @@ def main() -> int:
         bare = [["".join(t.split()) for t in r["texts"]] for r in rows]
         same = sum(a == b for a, b in zip(*bare))
         identical = sum(a == b for a, b in zip(rows[0]["texts"], rows[1]["texts"]))
+        # characters in common (difflib's ratio over all the text, spaces aside): a worker that reads a band or a
+        # window's region instead of the whole frame may read a character differently ('step_7' / 'step 7')
+        import difflib
+
+        chars = difflib.SequenceMatcher(None, "".join(bare[0]), "".join(bare[1]), autojunk=False).ratio()
         for r in rows:
             r["same"] = f"{same} of {len(bare[0])}"
             r["identical"] = f"{identical} of {len(bare[0])}"
+            r["chars_in_common"] = round(chars, 4)
     print(f"session: {a.session}, {a.shots} screenshots of 1920x1080")
     columns = [
         ("code", "code", ""),
@@ -232,6 +239,7 @@ def main() -> int:
         ("lines", "lines read", ""),
         ("same", "same text", ""),
         ("identical", "identical", ""),
+        ("chars_in_common", "chars in common", ".4f"),
     ]
     for r in rows:
         r["baseline"] = r is not rows[0]
