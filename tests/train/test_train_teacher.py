@@ -115,9 +115,12 @@ def test_a_failing_teacher_api_is_bounded_and_named(tmp_path: Path, monkeypatch:
         )
         seconds = time.monotonic() - t0
     lines = r.stderr.strip().splitlines()
-    assert r.exit_code == 1 and lines[-1].startswith(f"Error: --teacher {TEACHER} at http://127.0.0.1:"), r.output
+    # the wording eval and live share (bench.running.endpoint_problem): the endpoint, what failed, the attempts
+    assert r.exit_code == 1 and lines[-1].startswith(
+        f"Error: --teacher {TEACHER}: the model API at http://127.0.0.1:"
+    ), r.output
     assert lines[-1].endswith(
-        f"InternalServerError: Error code: 500 - mock failure (gave up after {API_MAX_RETRIES + 1} attempts)"
+        f"kept failing (InternalServerError: Error code: 500 - mock failure; gave up after {API_MAX_RETRIES + 1} attempts)"
     ), lines[-1]
     # one progress line per retry (there was ~20 s of silence): endpoint, attempt k of n, the error, the wait
     port = srv.server.server_address[1]

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import DataError, ProagentError
+from ..errors import DataError, ProagentError, RunError
 from ..records import Sample
 from .data import LabelledSource, Origin, TrainingSet, load_feedback_moments, load_split_moments, load_training_data
 from .teacher import load_teacher_moments
@@ -73,6 +73,10 @@ def assemble_training_set(
             if unparsed:
                 echo(f"{d}: {unparsed} teacher answers did not parse; those moments are left out")
             add(s, src)
+    except RunError as e:  # the teacher's model API failing (HowModel's one line: the endpoint, what failed, the fix)
+        if teacher is None:
+            raise
+        raise TeacherError(None, e.problem, option=f"--teacher {teacher_name}") from None
     except ProagentError:  # DataError (unreadable data), UsageError: as raised, not as the teacher's
         raise
     except Exception as e:  # noqa: BLE001 - a teacher API failing mid-way: providers raise many kinds
