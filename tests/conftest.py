@@ -129,11 +129,12 @@ capture, real training or a Ray cluster each, whatever they measured. ``scripts/
 out (``--skip-long``: the suite a developer runs); ``scripts/test.sh --all``, ``.ci/run`` and a plain
 ``python -m pytest`` run them. Every test measured at :data:`LONG_SECONDS` or more is long as well."""
 
-LONG_SECONDS = 8.0
+LONG_SECONDS = 6.0
 """A test whose wall seconds in :data:`TEST_SECONDS` reach this is ``long``: the developer suite
-(``scripts/test.sh``) must fit :data:`DEV_BUDGET_S` on two cores, and its ~1,500 short tests take
-about half of that; the benchmark smoke runs, the real-model and real-desktop tests of tens of
-seconds go to the long set, which CI runs (issue 45). Measured, so a test that grows past it moves
+(``scripts/test.sh``) must fit :data:`DEV_BUDGET_S` on two cores: in the CI rehearsal of 2026-12-05
+its ~1,830 tests under 6 s took 220 s of test time per worker (291 s with an 8 s threshold, too near
+the budget); the benchmark smoke runs, the real-model and real-desktop tests of seconds to minutes go
+to the long set, which CI runs (issue 45). Measured, so a test that grows past it moves
 to the long set when ``scripts/test_times.py FILE --write tests/test_seconds.json`` records it; until
 then ``scripts/test.sh``'s budget check names the file that grew."""
 
