@@ -128,7 +128,9 @@ def test_one_browser_list() -> None:
     assert not hasattr(doctor, "BROWSERS") and set(doctor.CHROMIUM_PROGRAMS) <= pages.BROWSERS
     chat = ["ChatGPT\nHow do I fix a KeyError in Flask?\nMessage ChatGPT"]
     assert detect_platform("Navigator", "Untitled — Mozilla Firefox", chat) is not None  # a browser: its screen counts
-    assert detect_platform("code", "main.py - Visual Studio Code", chat) is None  # a chat behind an editor does not
+    # outside a browser only an assistant panel's phrases of two words or more count (annotate.platforms, issue 47:
+    # a Copilot chat view in an editor); a single word does not
+    assert detect_platform("code", "main.py - Visual Studio Code", ["ChatGPT\nHow do I fix a KeyError?"]) is None
     src = Path(proagent.__file__).resolve().parent
     for path in sorted(src.rglob("*.py")):
         if path == src / "pages.py":

@@ -71,7 +71,17 @@ class X11Probe:
         EWMH ``_NET_CLIENT_LIST_STACKING`` where a window manager keeps it, else the root window's
         children (X's own stacking order). Unmapped and minimised (``_NET_WM_STATE_HIDDEN``) windows
         are left out; a window that closes while it is read is skipped. Used to mask excluded
-        windows (:func:`~._regions.mask_windows`)."""
+        windows (:func:`~._regions.mask_windows`).
+
+        Raises:
+            DisplayGone: the X server stopped (as :meth:`foreground`).
+        """
+        try:
+            return self._visible_windows()
+        except self._gone as e:  # the X server stopped: the recording ends here
+            raise DisplayGone(self._name, str(e).strip().splitlines()[0][:120] or e.__class__.__name__) from None
+
+    def _visible_windows(self) -> list[WindowInfo]:
         try:
             ids = self._prop(self._root, self._d.intern_atom("_NET_CLIENT_LIST_STACKING"))
             if ids is not None and len(ids):
