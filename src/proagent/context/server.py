@@ -78,7 +78,6 @@ from .records import (
 
 __all__ = [
     "MAX_BODY",
-    "MAX_CONNECTIONS",
     "MAX_EVENTS",
     "MAX_ID",
     "SNIPPET",
@@ -92,8 +91,6 @@ SNIPPET = 300
 """Characters of screen text a search hit shows."""
 MAX_BODY = 64 * 1024
 """Cap on an HTTP request body, bytes (a tool call is well under 1 KiB)."""
-MAX_CONNECTIONS = 32
-"""HTTP connections served at once (as :data:`proagent.serve.MAX_CONNECTIONS`)."""
 MAX_EVENTS = 500
 """Events one ``recent_activity`` answer lists at most (before the token cap)."""
 CURSOR_DOC = "next_cursor of the previous answer, for the rest of a cut answer (same other arguments)."
