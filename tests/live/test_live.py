@@ -133,7 +133,7 @@ def test_replay_rate_limit_and_resume(tmp_path: Path) -> None:
     # other options in the same folder are refused
     from proagent.errors import DataError
 
-    with pytest.raises(DataError, match="other options"):
+    with pytest.raises(DataError, match="other options") as refused:
         run_replay(
             CODE13,
             tmp_path / "r",
@@ -141,6 +141,9 @@ def test_replay_rate_limit_and_resume(tmp_path: Path) -> None:
             _opts(restraint=RestraintConfig(min_gap_seconds=0, one_per_app_session=False, max_per_hour=5)),
             speed=0,
         )
+    # the refusal says what the folder's run used, so that run can be resumed (a changed default)
+    said = str(refused.value)
+    assert "restraint.max_per_hour: 3 there, 5 now" in said and "min_gap" not in said
 
 
 @needs_dev

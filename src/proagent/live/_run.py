@@ -233,6 +233,25 @@ def warm_how(how: Any, model: str) -> float:
         ) from None
 
 
+def _flat(record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` with each nested object's keys spelt ``outer.inner`` (one level), so a refusal names the option."""
+    out: dict[str, Any] = {}
+    for k, v in record.items():
+        if isinstance(v, dict) and v:
+            out.update({f"{k}.{ik}": iv for ik, iv in v.items()})
+        else:
+            out[k] = v
+    return out
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    """A recorded option's value for one line: JSON, cut in the middle to ``limit`` characters (the
+    end of a decider's name says its learning method)."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    half = (limit - 3) // 2
+    return text if len(text) <= limit else text[:half] + "..." + text[-half:]
+
+
 def _check_run(folder: Path, record: dict[str, Any]) -> None:
     p = folder / live_files.RUN_FILE
     if p.exists() or p.is_symlink():
@@ -247,8 +266,13 @@ def _check_run(folder: Path, record: dict[str, Any]) -> None:
             raise DataError(p, f"is not a JSON object; {repair}")
         old = {k: v for k, v in data.items() if k not in NOT_IDENTITY}
         if old != record:
-            diff = sorted(k for k in set(old) | set(record) if old.get(k) != record.get(k))
-            raise DataError(folder, f"holds a run with other options ({', '.join(diff)}); choose a new --out")
+            was, now = _flat(old), _flat(record)
+            diff = sorted(k for k in set(was) | set(now) if was.get(k) != now.get(k))
+            said = "; ".join(f"{k}: {_short(was.get(k))} there, {_short(now.get(k))} now" for k in diff)
+            raise DataError(
+                folder,
+                f"holds a run with other options ({said}); give that run's options to resume it, or choose a new --out",
+            )
     else:
         write_json_atomic(p, record)
 
