@@ -16,6 +16,7 @@ import pytest
 from help_fixtures import PLANTED, SCREEN, scripted_reply, store_with_offers, traceback_sample
 from mock_openai import MockOpenAI, last_user_text
 
+from proagent.errors import DataError
 from proagent.live import LiveHelp, ScriptedHelpModel, help_context, make_help_model, rated_help, screen_region
 from proagent.live._help import help_messages
 
@@ -99,6 +100,11 @@ def test_accept_streams_an_answer_then_follow_up_and_rating(tmp_path: Path) -> N
         ).fetchall()
     assert [r[0] for r in rows] == ["user", "assistant", "user", "assistant"]
     assert rows[1][1] > 0 and rows[1][2] > 0 and rows[1][3] == "raw" and len(rows[1][4]) == 64
+    # a damaged rating (a hand edit, a bad disk) is one error naming its row and the repair, not a traceback
+    with sqlite3.connect(tmp_path / "feedback.db") as c:
+        c.execute("UPDATE help_ratings SET rated_at = 'yesterday' WHERE id = (SELECT max(id) FROM help_ratings)")
+    with pytest.raises(DataError, match=r"help rating \d+ \(offer \d+\) is damaged .*DELETE FROM help_ratings"):
+        rated_help(tmp_path)
 
 
 def test_accept_never_blocks_the_caller(tmp_path: Path) -> None:

@@ -1015,7 +1015,7 @@ def rated_help(folder: str | Path) -> list[dict[str, Any]]:
             if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'help_ratings'").fetchone() is None:
                 return []
             rows = conn.execute(
-                "SELECT r.offer_id, o.sample_json, o.query, "
+                "SELECT r.id, r.offer_id, o.sample_json, o.query, "
                 "(SELECT text FROM help_turns q WHERE q.offer_id = t.offer_id AND q.role = 'user' AND q.id < t.id "
                 " ORDER BY q.id DESC LIMIT 1), t.text, r.rating, r.rated_at FROM help_ratings r "
                 "JOIN help_turns t ON t.id = r.turn_id JOIN offers o ON o.id = r.offer_id "
@@ -1025,15 +1025,26 @@ def rated_help(folder: str | Path) -> list[dict[str, Any]]:
             conn.close()
     except sqlite3.DatabaseError as e:
         raise DataError(p, f"cannot read feedback database ({e})") from None
-    return [
-        {
-            "offer_id": int(o),
-            "sample": sample_from_json(s),
-            "query": q,
-            "question": qq,
-            "answer": a,
-            "rating": int(r),
-            "rated_at": datetime.fromisoformat(at),
-        }
-        for o, s, q, qq, a, r, at in rows
-    ]
+    out = []
+    for rid, o, s, q, qq, a, r, at in rows:
+        try:
+            if r not in (1, -1):
+                raise ValueError(f"rating {r!r}")
+            out.append(
+                {
+                    "offer_id": int(o),
+                    "sample": sample_from_json(s),
+                    "query": q,
+                    "question": qq,
+                    "answer": a,
+                    "rating": int(r),
+                    "rated_at": datetime.fromisoformat(at),
+                }
+            )
+        except (TypeError, ValueError, KeyError) as e:
+            raise DataError(
+                p,
+                f"help rating {rid} (offer {o}) is damaged ({type(e).__name__}); delete it "
+                f"(sqlite3 {p} 'DELETE FROM help_ratings WHERE id = {rid}'), the other ratings stay",
+            ) from None
+    return out
