@@ -542,12 +542,16 @@ def _versions() -> dict[str, str]:
     }
 
 
+def _calibration_words(config: dict) -> str:
+    return "not calibrated" if config.get("calibration") == "none" else "sigmoid-calibrated"
+
+
 def _report(manifest: DeciderManifest) -> str:
     cv = manifest.cv
     lines = [
         "# When-to-Assist decider",
         "",
-        f"Model `{manifest.config['model']}` (sigmoid-calibrated), objective `{manifest.objective}`, "
+        f"Model `{manifest.config['model']}` ({_calibration_words(manifest.config)}), objective `{manifest.objective}`, "
         f"threshold P(needs help) >= {manifest.threshold:.4f}, seed {manifest.seed}.",
         f"Features: {', '.join(manifest.feature_groups)} ({manifest.n_features} columns, version "
         f"{manifest.feature_version}); embeddings {manifest.embedding_model}.",
@@ -623,7 +627,7 @@ def train_decider(
             "c": config.c,
             "folds": config.folds,
             "cv": config.cv,
-            "calibration": "sigmoid",
+            "calibration": "none" if config.calibration == "none" else "sigmoid",
             "target": config.target,
             "weights": config.weights,
             "calibration_folds": config.calibration,
