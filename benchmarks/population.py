@@ -37,6 +37,25 @@ moments; after day one the learner's offset sets the person's level) among those
 least today's and whose quick-start accuracy and F1 are both at least today's (point estimates);
 within-session AUCs within 0.01 tie, broken by the higher pooled AUC; none qualifies: today's stays.
 
+**Round 3** (``--round 3``, designed after rounds 1-2 on the same six sessions: a selection on the dev
+sessions). Candidates: no calibration at all (``WhenConfig(calibration="none")``, the threshold still
+chosen on grouped out-of-fold probabilities), alone and with session weights or the ranking loss; each
+feature standardised, or rank-transformed, *within its session* against the session's earlier moments
+(causal: what ``live`` holds of the person's recent moments; shrunk to the training population by 5
+pseudo-moments, so the first moment of a session gets the population's mean and scale), with and
+without calibration; fewer general features (similarity, behaviour, keywords; logistic, C=0.1); and
+each default feature group dropped in turn from the standardised recipe (the measured effect of each
+group). Every AUC has two 95% intervals: moments resampled within sessions (as rounds 1-2), and sessions
+resampled with replacement, then their moments (``sessions``: the wider one, six sessions).
+**Round 3's rule, written before its run** (:func:`choose_round3`): eligible are the candidates with the
+default features (``kind`` ``option`` or ``transform``) whose pooled AUC is at least 0.60 (the issue's
+target), whose within-session AUC is at least the baseline's, and whose quick-start accuracy and F1 are
+both at least the baseline's (point estimates, the same run); the winner has the highest pooled AUC,
+within 0.01 a tie broken by the higher within-session AUC, then by :data:`CANDIDATES_3` order; none
+eligible: today's stays. A ``transform`` winner (a per-session feature transform) needs the person's
+earlier moments at prediction time (the decider, ``eval`` and ``live``), so it becomes the default only
+with that product work; an ``option`` winner is a ``proagent train when`` recipe and becomes the default.
+
     python benchmarks/population.py [--data ../shared/data/proactivebench] [--json docs/results/population.json]
         [--quick-start] [--smoke] [--round 2]
 """
@@ -88,6 +107,184 @@ CANDIDATES_2 = (
 """Round 2's candidates (module docstring), each a ``proagent train when`` recipe."""
 
 
+CANDIDATES_3 = (
+    # (name, kind, config kwargs, transform, feature groups or None for the default, what)
+    ("baseline", "option", {}, None, None, "today's default (logreg, balanced classes, Platt over moments)"),
+    ("uncalibrated", "option", {"calibration": "none"}, None, None, "--calibration-folds none"),
+    (
+        "session-balanced, uncalibrated",
+        "option",
+        {"weights": "session", "calibration": "none"},
+        None,
+        None,
+        "--weights session --calibration-folds none",
+    ),
+    (
+        "ranking, uncalibrated",
+        "option",
+        {"model": "rank", "calibration": "none"},
+        None,
+        None,
+        "--model rank --calibration-folds none",
+    ),
+    ("standardised", "transform", {}, "z", None, "features z-scored within the session, today's Platt"),
+    ("standardised, uncalibrated", "transform", {"calibration": "none"}, "z", None, "z-scored, no calibration"),
+    (
+        "standardised, session-balanced, uncalibrated",
+        "transform",
+        {"weights": "session", "calibration": "none"},
+        "z",
+        None,
+        "z-scored, session weights, no calibration",
+    ),
+    (
+        "standardised, ranking, uncalibrated",
+        "transform",
+        {"model": "rank", "calibration": "none"},
+        "z",
+        None,
+        "z-scored, ranking loss, no calibration",
+    ),
+    ("ranks, uncalibrated", "transform", {"calibration": "none"}, "rank", None, "within-session ranks, no calibration"),
+    (
+        "ranks, ranking, uncalibrated",
+        "transform",
+        {"model": "rank", "calibration": "none"},
+        "rank",
+        None,
+        "within-session ranks, ranking loss, no calibration",
+    ),
+    (
+        "few general features, standardised, uncalibrated",
+        "features",
+        {"calibration": "none", "c": 0.1},
+        "z",
+        ("similarity", "behaviour", "keywords"),
+        "similarity, behaviour, keywords z-scored within the session; logistic C=0.1, no calibration",
+    ),
+    *(
+        (
+            f"standardised, uncalibrated, without {g}",
+            "features",
+            {"calibration": "none"},
+            "z",
+            tuple(x for x in ("embedding", "similarity", "behaviour", "keywords") if x != g),
+            f"the standardised, uncalibrated recipe without the {g} group",
+        )
+        for g in ("embedding", "similarity", "behaviour", "keywords")
+    ),
+)
+"""Round 3's candidates (module docstring), in the rule's tie-break order. ``kind``: ``option`` (a
+``proagent train when`` recipe), ``transform`` (default features transformed within the session: needs
+product work), ``features`` (not the default features: the measured effect of a feature choice)."""
+
+
+def choose_round3(rows: list[dict], quick: dict[str, dict], target: float = 0.60) -> str:
+    """Round 3's rule (module docstring): among default-feature candidates with pooled AUC >= ``target``,
+    within-session AUC >= the baseline's and quick-start accuracy and F1 >= the baseline's, the highest
+    pooled AUC (within 0.01 a tie: higher within-session AUC, then earlier in :data:`CANDIDATES_3`);
+    none: ``baseline``."""
+    base = next(r for r in rows if r["candidate"] == "baseline")
+    qb = quick["baseline"]
+    ok = [
+        r
+        for r in rows
+        if r["kind"] in ("option", "transform")
+        and r["pooled"]["auc"] >= target - 1e-12
+        and r["within"]["auc"] >= base["within"]["auc"] - 1e-12
+        and quick[r["candidate"]]["accuracy"] >= qb["accuracy"] - 1e-12
+        and quick[r["candidate"]]["f1"] >= qb["f1"] - 1e-12
+    ]
+    if not ok:
+        return "baseline"
+    top = max(r["pooled"]["auc"] for r in ok)
+    tied = [r for r in ok if r["pooled"]["auc"] >= top - 0.01]
+    return max(tied, key=lambda r: (r["within"]["auc"], -rows.index(r)))["candidate"]
+
+
+def session_transform(
+    x: np.ndarray, users: np.ndarray, fit_rows: np.ndarray, kind: str, prior: float = 5.0
+) -> np.ndarray:
+    """Each row of ``x`` (sorted by session, then time) transformed against its session's *earlier* rows,
+    shrunk to the population of ``fit_rows`` (the training rows) by ``prior`` pseudo-moments.
+
+    ``kind`` ``z``: (x - mean) / SD with mean and variance ``(n * session + prior * population) / (n + prior)``
+    over the n earlier rows. ``rank``: the share of values below (ties half), session's and population's
+    mixed the same way, minus 0.5. Causal: no row reads a later row of its session."""
+    pop = x[fit_rows]
+    m0, v0 = pop.mean(axis=0), pop.var(axis=0)
+    out = np.zeros_like(x, dtype=float)
+    for u in sorted(set(users)):
+        idx = np.flatnonzero(users == u)
+        for j, i in enumerate(idx):
+            prev = x[idx[:j]]
+            n = len(prev)
+            if kind == "z":
+                mean = (n * prev.mean(axis=0) + prior * m0) / (n + prior) if n else m0
+                var = (n * prev.var(axis=0) + prior * v0) / (n + prior) if n else v0
+                sd = np.sqrt(var)
+                out[i] = (x[i] - mean) / np.where(sd > 0, sd, 1.0)
+            else:
+                fp = ((pop < x[i]).sum(axis=0) + 0.5 * (pop == x[i]).sum(axis=0)) / len(pop)
+                fs = ((prev < x[i]).sum(axis=0) + 0.5 * (prev == x[i]).sum(axis=0)) / n if n else fp
+                out[i] = (n * fs + prior * fp) / (n + prior) - 0.5
+    return out
+
+
+def _features_3(data: dict, groups: tuple[str, ...] | None) -> np.ndarray:
+    """The dev moments' features of ``groups`` (columns cut from the default features' matrix)."""
+    from proagent.agent.decider import DEFAULT_GROUPS, FeatureConfig, feature_names
+
+    if groups is None:
+        return data["x"]
+    names = feature_names(FeatureConfig(DEFAULT_GROUPS))
+    keep = set(feature_names(FeatureConfig(groups)))
+    return data["x"][:, [i for i, n in enumerate(names) if n in keep]]
+
+
+def loso_scores_3(name: str, data: dict) -> np.ndarray:
+    """Held-out scores of every dev moment under round 3's candidate ``name`` (leave-one-session-out;
+    a transform's population is the training sessions of the fold)."""
+    from proagent.train import WhenConfig, fit_when
+
+    _, _, kw, transform, groups, _ = next(c for c in CANDIDATES_3 if c[0] == name)
+    x0, y, users = _features_3(data, groups), data["y"], data["users"]
+    p = np.zeros(len(y))
+    for h in sorted(set(users)):
+        tr, te = np.flatnonzero(users != h), np.flatnonzero(users == h)
+        x = session_transform(x0, users, tr, transform) if transform else x0
+        m, _, _ = fit_when(x[tr], y[tr], list(users[tr]), WhenConfig(**kw))
+        p[te] = m.predict_proba(x[te])[:, 1]
+    return p
+
+
+def quick_start_3(data_dir: str, names: list[str]) -> dict[str, dict]:
+    """The quick start's decider (train split -> the later 57 moments) of each round-3 candidate; a
+    transform reads each session's earlier moments of both splits, its population the train split."""
+    from decider import _row
+
+    from proagent.agent.decider import EmbeddingCache, FeatureConfig, moment_features
+    from proagent.train import WhenConfig, fit_when, load_split_moments
+
+    allm, _ = load_split_moments(data_dir, "all")
+    allm.sort(key=lambda s: (s.user, s.time))
+    cache = EmbeddingCache()
+    y = np.array([s.label for s in allm])
+    users = np.array([s.user for s in allm])
+    tr = np.array([i for i, s in enumerate(allm) if s.split == "train"])
+    te = np.array([i for i, s in enumerate(allm) if s.split == "test"])
+    out = {}
+    for name in names:
+        _, _, kw, transform, groups, _ = next(c for c in CANDIDATES_3 if c[0] == name)
+        x = moment_features(allm, cache, FeatureConfig(groups) if groups else FeatureConfig())
+        if transform:
+            x = session_transform(x, users, tr, transform)
+        m, thr, _ = fit_when(x[tr], y[tr], list(users[tr]), WhenConfig(**kw))
+        p = m.predict_proba(x[te])[:, 1]
+        out[name] = {**_row(name, y[te], (p >= thr).astype(int), p), "threshold": thr}
+    return out
+
+
 def config_2(name: str):  # noqa: ANN201
     """The :class:`~proagent.train.WhenConfig` of a round-2 candidate."""
     from proagent.train import WhenConfig
@@ -136,8 +333,12 @@ def _auc_pairs(y: np.ndarray, p: np.ndarray, users: np.ndarray | None = None) ->
     return float(num / den) if den else None
 
 
-def auc_with_ci(y: np.ndarray, p: np.ndarray, users: np.ndarray, within: bool, n: int = 1000, seed: int = 0) -> dict:
-    """AUC (pooled, or within sessions) and its 95% bootstrap interval over moments resampled within sessions."""
+def auc_with_ci(
+    y: np.ndarray, p: np.ndarray, users: np.ndarray, within: bool, n: int = 1000, seed: int = 0, sessions: bool = False
+) -> dict:
+    """AUC (pooled, or within sessions) and its 95% bootstrap interval over moments resampled within sessions;
+    ``sessions``: also ``ci95_sessions``, sessions resampled with replacement (a session drawn twice counts as
+    two), then the moments of each drawn session (two-stage cluster bootstrap, Davison & Hinkley 1997 s. 3.8)."""
     rng = np.random.default_rng(seed)
     idx = [np.flatnonzero(users == u) for u in sorted(set(users))]
     vals = []
@@ -146,10 +347,22 @@ def auc_with_ci(y: np.ndarray, p: np.ndarray, users: np.ndarray, within: bool, n
         v = _auc_pairs(y[i], p[i], users[i] if within else None)
         if v is not None:
             vals.append(v)
-    return {
+    out = {
         "auc": _auc_pairs(y, p, users if within else None),
         "ci95": [float(np.percentile(vals, 2.5)), float(np.percentile(vals, 97.5))],
     }
+    if sessions:
+        vals = []
+        for _ in range(n):
+            picks = rng.integers(0, len(idx), len(idx))
+            parts = [idx[k][rng.integers(0, len(idx[k]), len(idx[k]))] for k in picks]
+            i = np.concatenate(parts)
+            g = np.concatenate([np.full(len(part), j) for j, part in enumerate(parts)])
+            v = _auc_pairs(y[i], p[i], g if within else None)
+            if v is not None:
+                vals.append(v)
+        out["ci95_sessions"] = [float(np.percentile(vals, 2.5)), float(np.percentile(vals, 97.5))]
+    return out
 
 
 _MASK = (
@@ -335,7 +548,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", default=None, help="Write the run for render_results.py here.")
     ap.add_argument("--quick-start", action="store_true", help="Also the quick start's decider, today vs the winner.")
     ap.add_argument("--smoke", action="store_true", help="CI: three sessions, the baseline and the ranking candidate.")
-    ap.add_argument("--round", type=int, choices=(1, 2), default=2, help="Round 1's candidates or round 2's.")
+    ap.add_argument("--round", type=int, choices=(1, 2, 3), default=2, help="Round 1's, 2's or 3's candidates.")
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from _common import parse_args
 
@@ -355,6 +568,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     if args.round == 2:
         return _round2(args, data, machine, write_result, smoke=args.smoke)
+    if args.round == 3:
+        return _round3(args, data, machine, write_result, smoke=args.smoke)
     for name, product, what in CANDIDATES:
         if name not in names:
             continue
@@ -517,6 +732,82 @@ def _round2(args, data: dict, machine: dict, write_result, smoke: bool = False) 
         note=f"leave-one-session-out on the six dev sessions; round 2's pre-written rule chose: {winner}",
         conditions="--smoke" if smoke else "",
         figures={"winner": winner, "rule": choose_round2.__doc__, "candidates": rows, "quick_start": quick},
+    )
+    return 0
+
+
+def _ci(r: dict) -> str:
+    return (
+        f"{r['auc']:.3f} [{r['ci95'][0]:.2f}, {r['ci95'][1]:.2f}]; sessions [{r['ci95_sessions'][0]:.2f}, "
+        f"{r['ci95_sessions'][1]:.2f}]"
+    )
+
+
+def _round3(args, data: dict, machine: dict, write_result, smoke: bool = False) -> int:  # noqa: ANN001
+    y, users = data["y"], data["users"]
+    names = [c[0] for c in CANDIDATES_3][: 2 if smoke else None]
+    rows = []
+    for name in names:
+        p = loso_scores_3(name, data)
+        kind, what = next((c[1], c[5]) for c in CANDIDATES_3 if c[0] == name)
+        rows.append(
+            {
+                "candidate": name,
+                "kind": kind,
+                "what": what,
+                "pooled": auc_with_ci(y, p, users, within=False, sessions=True),
+                "within": auc_with_ci(y, p, users, within=True, sessions=True),
+                "per_session": {
+                    u: _auc_pairs(y[users == u], p[users == u])
+                    for u in sorted(set(users))
+                    if 0 < y[users == u].sum() < (users == u).sum()
+                },
+                "session_mean_score": {u: float(p[users == u].mean()) for u in sorted(set(users))},
+            }
+        )
+        r = rows[-1]
+        print(f"{name}: pooled {_ci(r['pooled'])}, within {_ci(r['within'])}", file=sys.stderr, flush=True)
+    quick = quick_start_3(args.data, names) if not smoke else {n: {"accuracy": 0.0, "f1": 0.0} for n in names}
+    winner = choose_round3(rows, quick)
+    out_rows = []
+    for r in rows:
+        q = quick[r["candidate"]]
+        has = "ci95" in q
+        out_rows.append(
+            {
+                "candidate": r["candidate"],
+                "kind": {"option": "train when option", "transform": "per-session transform", "features": "features"}[
+                    r["kind"]
+                ],
+                "pooled": _ci(r["pooled"]),
+                "within": _ci(r["within"]),
+                "qa": f"{q['accuracy']:.3f} [{q['ci95']['accuracy'][0]:.2f}, {q['ci95']['accuracy'][1]:.2f}]"
+                if has
+                else "-",
+                "qf": f"{q['f1']:.3f} [{q['ci95']['f1'][0]:.2f}, {q['ci95']['f1'][1]:.2f}]" if has else "-",
+                "baseline": r["candidate"] == "baseline",
+            }
+        )
+        o = out_rows[-1]
+        print(f"| {' | '.join(str(o[k]) for k in ('candidate', 'kind', 'pooled', 'within', 'qa', 'qf'))} |")
+    print(f"\nround 3's pre-written rule -> {winner}")
+    write_result(
+        args.json,
+        benchmark="population",
+        machine=machine,
+        rows=out_rows,
+        columns=[
+            ("candidate", "population model", ""),
+            ("kind", "", ""),
+            ("pooled", "pooled LOSO AUC [95% CI, moments; sessions]", ""),
+            ("within", "within-session AUC [95% CI, moments; sessions]", ""),
+            ("qa", "quick start accuracy [95% CI]", ""),
+            ("qf", "quick start F1 [95% CI]", ""),
+        ],
+        baseline="today's population decider (baseline row) on the same folds and the same 57 quick-start moments",
+        note=f"leave-one-session-out on the six dev sessions; round 3's pre-written rule chose: {winner}",
+        conditions="--smoke" if smoke else "",
+        figures={"winner": winner, "rule": choose_round3.__doc__, "candidates": rows, "quick_start": quick},
     )
     return 0
 

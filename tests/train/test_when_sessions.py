@@ -68,7 +68,12 @@ def test_session_neutral_recipes_rank_a_held_out_session_by_the_within_session_s
 @pytest.mark.skipif(DEV is None, reason="ProactiveBench dev sessions not present")
 @pytest.mark.parametrize(
     "options",
-    [("--model", "rank"), ("--weights", "session"), ("--calibration-folds", "sessions")],
+    [
+        ("--model", "rank"),
+        ("--weights", "session"),
+        ("--calibration-folds", "sessions"),
+        ("--calibration-folds", "none"),
+    ],
 )
 def test_train_when_saves_and_loads_each_recipe(tmp_path: Path, options: tuple[str, str]) -> None:
     code = tmp_path / "code"  # three sessions: enough for folds grouped by session, and fast
@@ -92,10 +97,38 @@ def test_train_when_saves_and_loads_each_recipe(tmp_path: Path, options: tuple[s
     assert r.exit_code == 0, r.output
     manifest = json.loads((tmp_path / "d" / "manifest.json").read_text())
     assert manifest["config"]["weights"] == ("session" if options[0] == "--weights" else "balanced")
-    assert manifest["config"]["calibration_folds"] == ("sessions" if options[0] == "--calibration-folds" else "moments")
+    assert manifest["config"]["calibration_folds"] == (options[1] if options[0] == "--calibration-folds" else "moments")
+    assert manifest["config"]["calibration"] == ("none" if options[1] == "none" else "sigmoid")
     d = load_decider(tmp_path / "d")
     from proagent.train import load_split_moments
 
     samples, _ = load_split_moments(DEV / "code_11.json", "all")
     p = d.probabilities(samples)
     assert p.shape == (len(samples),) and ((0 < p) & (p < 1)).all() and len(set(np.round(p, 6))) > 1
+
+
+@pytest.mark.parametrize("config", [WhenConfig(), WhenConfig(weights="session"), WhenConfig(model="rank")])
+def test_uncalibrated_model_is_the_fit_itself(config: WhenConfig) -> None:
+    """``calibration="none"`` (issue 43 round 3): no sigmoid step; the decider's probability is the fitted
+    linear model's own (logreg: scikit-learn's balanced logistic regression; session weights and rank:
+    the weights of :func:`_linear`, unscaled), and the threshold is still chosen out of fold."""
+    from dataclasses import replace
+
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from proagent.train.when import _linear
+
+    x, y, g = _sessions()
+    cfg = replace(config, calibration="none")
+    m, thr, cv = fit_when(x, y, g, cfg)
+    assert 0 < thr < 1 and 0 <= cv["auc"] <= 1
+    if config.model == "logreg" and config.weights == "balanced":
+        ref = make_pipeline(StandardScaler(), LogisticRegression(C=cfg.c, class_weight="balanced", max_iter=5000))
+        expected = ref.fit(x, y).predict_proba(x)[:, 1]
+    else:
+        z = StandardScaler().fit_transform(x)
+        w, b = _linear(z, y, g, cfg)
+        expected = 1 / (1 + np.exp(-(z @ w + b)))
+    np.testing.assert_allclose(m.predict_proba(x)[:, 1], expected, rtol=1e-6, atol=1e-9)

@@ -65,10 +65,11 @@ def train() -> None:
 @click.option(
     "--calibration-folds",
     "calibration",
-    type=click.Choice(["moments", "sessions"]),
+    type=click.Choice(["moments", "sessions", "none"]),
     default="moments",
     show_default=True,
-    help="Folds of the sigmoid calibration (logreg, gbm): over moments, or grouped by session.",
+    help="Folds of the sigmoid calibration: over moments, or grouped by session; none: no calibration "
+    "(the threshold is still chosen on out-of-fold probabilities grouped by session).",
 )
 @click.option(
     "--objective",

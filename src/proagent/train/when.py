@@ -68,6 +68,7 @@ from ..records import Sample
 from .data import LabelledSource, TrainingSet, training_moments
 
 __all__ = [
+    "CALIBRATIONS",
     "CLASSIFIERS",
     "OBJECTIVES",
     "TARGETS",
@@ -95,6 +96,9 @@ WEIGHTS = ("balanced", "session")
 
 OBJECTIVES = ("f1", "accuracy", "balanced-accuracy", "precision-at-recall:R")
 """Threshold objectives (``R`` in (0, 1])."""
+
+CALIBRATIONS = ("moments", "sessions", "none")
+"""Folds of the sigmoid calibration, or none (``proagent train when --calibration-folds``; :class:`WhenConfig`)."""
 
 TARGETS = ("help", "help-or-candidates")
 """Training targets (``proagent train when --target``; module docstring)."""
@@ -124,7 +128,8 @@ class WhenConfig:
     or ``sessions`` (3 folds grouped by session or user: a calibration fold never holds a session the
     model was fitted on; issue 43 found that calibrating on moments of the sessions the model was fitted
     on flips its ranking of a new session's moments: within-session AUC 0.58 uncalibrated, 0.41
-    calibrated)."""
+    calibrated), or ``none`` (no sigmoid calibration: the model's own probability; the threshold is still
+    chosen on grouped out-of-fold probabilities, so deciding needs no calibration)."""
     weights: str = "balanced"
     """``balanced``: each class weighs the same over all moments (scikit-learn's ``class_weight="balanced"``);
     ``session``: every training session (group) weighs the same, and within it its positives and its
@@ -243,6 +248,8 @@ def make_model(config: WhenConfig, n_minority: int, splits: Any = None) -> Any:
         raise UsageError("--model", "rank is fitted by fit_when (pairs within each session), not make_model")
     else:
         raise UsageError("--model", f"unknown model {config.model!r}; choose from {', '.join(CLASSIFIERS)}")
+    if config.calibration == "none":
+        return base
     if splits is not None:
         return CalibratedClassifierCV(base, method="sigmoid", cv=splits)
     k = min(3, n_minority)
@@ -402,14 +409,16 @@ def _fit_linear(x: np.ndarray, y: np.ndarray, groups: Sequence[str], config: Whe
     """A session-weighted or ranking linear model (:func:`_linear`) with sigmoid calibration fitted on its
     out-of-fold scores (folds as the threshold's), folded into one scikit-learn pipeline
     (StandardScaler + LogisticRegression whose coefficients are the calibrated score's), so a decider
-    folder holds only scikit-learn types."""
+    folder holds only scikit-learn types. ``calibration="none"``: the linear score itself (no Platt step)."""
     from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
     scaler = StandardScaler().fit(x)
     z = scaler.transform(x)
     groups = list(groups)
+    if config.calibration == "none":
+        w, b = _linear(z, y, groups, config)
+        return _as_pipeline(scaler, w, b, config.c, x.shape[1])
     oof = np.full(len(y), np.nan)
     for tr, te in _folds(y, groups, config.folds, config.seed, config.cv == "user"):
         if y[tr].min() == y[tr].max():
@@ -427,11 +436,19 @@ def _fit_linear(x: np.ndarray, y: np.ndarray, groups: Sequence[str], config: Whe
         a, c = float(platt.coef_[0, 0]), float(platt.intercept_[0])
         if a < PLATT_MIN_SLOPE:
             a, c = PLATT_MIN_SLOPE, float(np.log(y[seen].mean() / (1 - y[seen].mean())))
-    lr = LogisticRegression(C=config.c)
-    lr.coef_ = (a * w).reshape(1, -1)
-    lr.intercept_ = np.array([a * b + c])
+    return _as_pipeline(scaler, a * w, a * b + c, config.c, x.shape[1])
+
+
+def _as_pipeline(scaler: Any, w: np.ndarray, b: float, c: float, n_features: int) -> Any:
+    """StandardScaler + a LogisticRegression holding weights ``w`` and intercept ``b`` (scikit-learn types only)."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    lr = LogisticRegression(C=c)
+    lr.coef_ = np.asarray(w, float).reshape(1, -1)
+    lr.intercept_ = np.array([float(b)])
     lr.classes_ = np.array([0, 1])
-    lr.n_features_in_ = x.shape[1]
+    lr.n_features_in_ = n_features
     lr.n_iter_ = np.array([0], dtype=np.int32)
     return make_pipeline(scaler, lr)
 
@@ -447,8 +464,8 @@ def check_config(config: WhenConfig) -> None:
         raise UsageError("--model", f"unknown model {config.model!r}; choose from {', '.join(CLASSIFIERS)}")
     if config.weights not in WEIGHTS:
         raise UsageError("--weights", f"{config.weights!r}: choose from {', '.join(WEIGHTS)}")
-    if config.calibration not in ("moments", "sessions"):
-        raise UsageError("--calibration-folds", f"{config.calibration!r}: choose from moments, sessions")
+    if config.calibration not in CALIBRATIONS:
+        raise UsageError("--calibration-folds", f"{config.calibration!r}: choose from {', '.join(CALIBRATIONS)}")
     if config.model == "gbm" and config.weights == "session":
         raise UsageError("--weights", "session weights are for --model logreg or rank, not gbm")
 
@@ -525,12 +542,16 @@ def _versions() -> dict[str, str]:
     }
 
 
+def _calibration_words(config: dict) -> str:
+    return "not calibrated" if config.get("calibration") == "none" else "sigmoid-calibrated"
+
+
 def _report(manifest: DeciderManifest) -> str:
     cv = manifest.cv
     lines = [
         "# When-to-Assist decider",
         "",
-        f"Model `{manifest.config['model']}` (sigmoid-calibrated), objective `{manifest.objective}`, "
+        f"Model `{manifest.config['model']}` ({_calibration_words(manifest.config)}), objective `{manifest.objective}`, "
         f"threshold P(needs help) >= {manifest.threshold:.4f}, seed {manifest.seed}.",
         f"Features: {', '.join(manifest.feature_groups)} ({manifest.n_features} columns, version "
         f"{manifest.feature_version}); embeddings {manifest.embedding_model}.",
@@ -606,7 +627,7 @@ def train_decider(
             "c": config.c,
             "folds": config.folds,
             "cv": config.cv,
-            "calibration": "sigmoid",
+            "calibration": "none" if config.calibration == "none" else "sigmoid",
             "target": config.target,
             "weights": config.weights,
             "calibration_folds": config.calibration,
