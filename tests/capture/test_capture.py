@@ -39,9 +39,9 @@ from proagent.sources.load import load_events
 
 def test_segmenter_splits_on_app_and_optionally_title() -> None:
     seg = Segmenter()
-    a1, a2, b = WindowInfo("xterm", "one"), WindowInfo("xterm", "two"), WindowInfo("firefox", "x")
+    a1, a2, b = WindowInfo("gimp", "one"), WindowInfo("gimp", "two"), WindowInfo("firefox", "x")
     assert seg.step(seg.key(a1)) == (False, True)  # first window opens an event
-    assert seg.step(seg.key(a2)) == (False, False)  # same app, other title: same event
+    assert seg.step(seg.key(a2)) == (False, False)  # same app (neither browser, editor nor terminal), other title
     assert seg.step(seg.key(b)) == (True, True)  # app change: close + open
     assert seg.step(seg.key(None)) == (True, False)  # idle/paused: close, nothing open
     assert seg.step(seg.key(None)) == (False, False)
@@ -54,8 +54,8 @@ def test_segmenter_splits_on_app_and_optionally_title() -> None:
 
 def test_segmenter_tab_rule_splits_a_browser_on_site_changes_only() -> None:
     """Default: a browser's page moving to another site or kind is a new event (issue 34 item 3);
-    an unread count, a renamed chat or a non-browser's titles are not; ``split_on_tab=False``
-    is LifeTrace's app rule."""
+    an unread count, a renamed chat or the titles of an app that is neither a browser, an editor
+    nor a terminal are not; ``split_on_tab=False`` is LifeTrace's app rule."""
 
     def w(title: str, app: str = "chromium") -> WindowInfo:
         return WindowInfo(app, f"{title} - Chromium" if app == "chromium" else title)
@@ -68,8 +68,8 @@ def test_segmenter_tab_rule_splits_a_browser_on_site_changes_only() -> None:
         w("Gemini"),
         w("Flask fix"),
         w("Inbox (4) - a@gmail.com - Gmail"),
-        w("vim a.py", "xterm"),
-        w("vim b.py", "xterm"),
+        w("vim a.py", "gimp"),
+        w("vim b.py", "gimp"),
         w("Kimi - AI"),
     ]
     for seg, want in (
