@@ -246,13 +246,15 @@ def test_capture_events_dedup_ocr_and_readers(xs, tmp_path: Path) -> None:  # no
     db = out / "lifetrace.db"
     xs.activate("alpha-notes")
     xs.wait_still(quiet=1.0)  # the first test of the session: windows may still be drawing (CI saw late repaints twice)
-    proc = _capture(xs, out, "--interval", "0.25", "--ocr-interval", "0.25")
+    # LifeTrace's app rule (--no-split-in-app): two xterm windows are one event, so raising charlie
+    # tests dedup inside an event (the default splits them: test_capture_documents.py)
+    proc = _capture(xs, out, "--interval", "0.25", "--ocr-interval", "0.25", "--no-split-in-app")
     time.sleep(1.5)  # alpha, unchanged: ~6 ticks, one screenshot
     xs.activate("bravo-msg")
     time.sleep(1.5)
     xs.activate("alpha-notes")
     time.sleep(1.0)
-    xs.activate("charlie-notes")  # same app (xterm): the event goes on
+    xs.activate("charlie-notes")  # same app (xterm), app rule: the event goes on
     time.sleep(1.0)
 
     # the log is readable while capture runs, OCR included
