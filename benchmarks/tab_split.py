@@ -8,7 +8,7 @@ DeepSeek, GitHub, Stack Overflow, Flask/Python/pandas docs, Google Docs, an xter
 events), prints per event rule the events made, the false splits (an event starting where the
 truth has none), the missed splits, and boundary precision and recall:
 
-* ``app`` (the baseline: LifeTrace's rule, ``capture --no-split-on-tab``),
+* ``app`` (the baseline: LifeTrace's rule, ``capture --no-split-in-app``),
 * ``every title`` (``capture --split-on-title``),
 * ``tab rule, titles`` (``capture``'s default; LifeTrace-format logs have titles only),
 * ``tab rule, titles + URLs`` (ActivityWatch with its web watcher, screenpipe's ``browser_url``).
@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         rows=rows,
         columns=columns,
         machine=machine,
-        baseline="the app rule (LifeTrace's: a new event only when the app changes, capture --no-split-on-tab)",
+        baseline="the app rule (LifeTrace's: a new event only when the app changes, capture --no-split-in-app)",
         note=f"{len(MOMENTS)} window moments with real browser titles, {len(truth)} true events "
         "(tests/scenarios/browser_titles.py); pure computation, the figures do not depend on the load",
         conditions="--smoke: the same run (the full run is the smallest)" if a.smoke else "",

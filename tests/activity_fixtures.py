@@ -45,7 +45,7 @@ def local(t: datetime) -> datetime:
 # (start, seconds, data)
 WINDOW = [
     (utc(10, 0, 0), 30.0, {"app": "Code", "title": "main.py - Code"}),
-    (utc(10, 0, 31), 19.0, {"app": "Code", "title": "util.py - Code"}),  # same app: merged
+    (utc(10, 0, 31), 19.0, {"app": "Code", "title": "● main.py - Code"}),  # unsaved marker, same file: merged
     (utc(10, 0, 50), 50.0, {"app": "Firefox", "title": "ChatGPT — Mozilla Firefox"}),
     (utc(10, 1, 40), 20.0, {"app": "Terminal", "title": "bash"}),
     (utc(10, 5, 0), 60.0, {"app": "Slack", "title": "general"}),  # while away: dropped
@@ -190,7 +190,7 @@ CREATE INDEX idx_ocr_text_frame_id ON ocr_text(frame_id);
 FRAMES = [
     (0, "Code", "main.py - Code", None, "def main():"),
     (2, "Code", "main.py - Code", None, "def main():\n    run()"),
-    (4, "Code", "util.py - Code", None, "def helper():"),
+    (4, "Code", "● main.py - Code", None, "def main():\n    run()\n    helper()"),  # unsaved: the same file
     (6, "Firefox", "ChatGPT — Mozilla Firefox", "https://chatgpt.com/c/1", "How do I sort a dict?"),
     (8, "Firefox", "ChatGPT — Mozilla Firefox", "https://chatgpt.com/c/1", "How do I sort a dict?"),
     (10, "Firefox", "ChatGPT — Mozilla Firefox", "https://chatgpt.com/c/1", "sorted(d.items())"),

@@ -1,4 +1,7 @@
-"""Which site and kind of page a browser window shows: the *tab rule* of event splitting.
+"""Which site and kind of page a browser window shows: the *tab rule* of event splitting; and
+the one place where an event's split inside one application is decided (:func:`in_app_key`,
+:func:`moves`, :class:`EventSplit`: browsers by this module's tab rule, editors and terminals by
+the document rule of :mod:`proagent.documents`).
 
 A browser is one application, so splitting events on an application change (LifeTrace's rule,
 ProAgentBench section 5.1) merges a mail page and an LLM chat visited in one window into one
@@ -28,6 +31,10 @@ dropped. :func:`moves` says whether a page is another page than the event's: an 
 never moves (it stays in the event it came into), pages of two LLM platforms or two known sites
 move when their names differ, and an unknown site compares only with a site read the same way
 (title with title, host with host).
+
+Editors and terminals (:func:`in_app_key`): the page is the document of
+:func:`proagent.documents.document_key` (kind ``editor`` or ``terminal``), with the window's id
+where the recorder knows it; it moves when the document differs or the window does.
 """
 
 from __future__ import annotations
@@ -39,18 +46,24 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
+
+from .documents import app_kind, document_key
 
 __all__ = [
     "BROWSERS",
     "SPLIT_ENV",
+    "SPLIT_ENV_OLD",
     "EventSplit",
     "PageKey",
+    "in_app_key",
     "is_browser",
+    "keeps",
     "moves",
     "page_key",
     "split_points",
+    "splits_in_app",
     "tab_rule_default",
 ]
 
@@ -105,14 +118,20 @@ class PageKey:
 
     kind: str
     """``llm`` (an LLM chat), a known site's kind (``mail``, ``code``, ``docs``, ``search``,
-    ``video``) or ``site`` (any other site)."""
+    ``video``) or ``site`` (any other site); ``editor`` or ``terminal`` for the document of an
+    editor's or terminal's window (:func:`in_app_key`)."""
     site: str
-    """The LLM platform's or known site's name, else the host (URL) or the title's last segment."""
+    """The LLM platform's or known site's name, else the host (URL) or the title's last segment;
+    for an editor or terminal the document (:func:`proagent.documents.document_key`, ``""`` when
+    the title tells none)."""
     known: bool
     """The site is an LLM platform or a site of ``browser_sites.json`` (comparable whether it
     was read from the title or the URL)."""
     source: Literal["title", "url"]
     """Where it was read."""
+    window: int | None = None
+    """The window's id (an editor's or terminal's, where the recorder knows it: capture's X11 or
+    sway window id), ``None`` elsewhere."""
 
 
 @dataclass(frozen=True)
@@ -219,12 +238,42 @@ def page_key(app_name: str, window_title: str, url: str | None = None) -> PageKe
     return by_url or by_title
 
 
+def splits_in_app(app_name: str) -> bool:
+    """Whether events of ``app_name`` split inside the app: a browser (tab rule), an editor or a
+    terminal (document rule, :func:`proagent.documents.app_kind`)."""
+    return is_browser(app_name) or app_kind(app_name) is not None
+
+
+def in_app_key(app_name: str, window_title: str, url: str | None = None, window: int | None = None) -> PageKey | None:
+    """What the window of ``app_name`` shows, for splitting events inside one app: a browser's
+    :func:`page_key`; an editor's or terminal's document (kind ``editor``/``terminal``, site the
+    :func:`proagent.documents.document_key` of the title or ``""``, ``window`` kept; ``None``
+    when neither title nor window is known); ``None`` for any other app."""
+    kind = app_kind(app_name)
+    if kind is None:
+        return page_key(app_name, window_title, url)
+    doc = document_key(app_name, window_title)
+    if doc is None and window is None:
+        return None
+    return PageKey(kind, doc or "", True, "title", window)
+
+
+def _document(key: PageKey) -> bool:
+    return key.kind in ("editor", "terminal")
+
+
 def moves(current: PageKey | None, new: PageKey | None) -> bool:
     """Whether ``new`` is another page than ``current`` (the page of the open event): False when
     either is unknown; by name when both are known sites or LLM platforms; an unknown site
-    compares only with one read from the same source (title or URL)."""
+    compares only with one read from the same source (title or URL). Documents (editors,
+    terminals): True when both windows are known and differ, else when both documents are known
+    (not ``""``) and differ."""
     if current is None or new is None:
         return False
+    if _document(current) or _document(new):
+        if current.window is not None and new.window is not None and current.window != new.window:
+            return True
+        return bool(current.site and new.site) and (current.kind, current.site) != (new.kind, new.site)
     if current.known and new.known:
         return (current.kind, current.site) != (new.kind, new.site)
     if current.known != new.known and current.source == new.source == "title":
@@ -234,21 +283,40 @@ def moves(current: PageKey | None, new: PageKey | None) -> bool:
     return current.site != new.site
 
 
-SPLIT_ENV = "PROAGENT_SPLIT_ON_TAB"
-"""Environment variable that turns the tab rule off in the readers that build events from
-window moments (ActivityWatch, screenpipe): ``0`` (or ``false``, ``no``, ``off``) is off; unset
-or anything else is on. ``proagent capture`` has ``--split-on-tab/--no-split-on-tab`` instead."""
+SPLIT_ENV = "PROAGENT_SPLIT_IN_APP"
+"""Environment variable that turns the split inside one app (the tab rule and the document rule)
+off in the readers that build events from window moments (ActivityWatch, screenpipe): ``0`` (or
+``false``, ``no``, ``off``) is off; unset or anything else is on. ``proagent capture`` has
+``--split-in-app/--no-split-in-app`` instead. :data:`SPLIT_ENV_OLD` is still read."""
+
+SPLIT_ENV_OLD = "PROAGENT_SPLIT_ON_TAB"
+"""The switch's earlier name (issue 34, browsers only): still accepted, :data:`SPLIT_ENV` wins
+when both are set."""
 
 
 def tab_rule_default() -> bool:
-    """Whether readers apply the tab rule when not told (:data:`SPLIT_ENV`; on by default)."""
-    return os.environ.get(SPLIT_ENV, "").strip().casefold() not in ("0", "false", "no", "off")
+    """Whether readers split inside one app when not told (:data:`SPLIT_ENV`, else
+    :data:`SPLIT_ENV_OLD`; on by default)."""
+    value = os.environ.get(SPLIT_ENV)
+    if value is None:
+        value = os.environ.get(SPLIT_ENV_OLD, "")
+    return value.strip().casefold() not in ("0", "false", "no", "off")
+
+
+def keeps(current: PageKey | None, new: PageKey | None) -> PageKey | None:
+    """The open event's page after a moment that did not :func:`move <moves>` it: its first known
+    page (``current``), or ``new`` while the event's page is still unknown (``None``, or a
+    document window whose title told nothing yet)."""
+    if current is None or (_document(current) and not current.site and new is not None):
+        return new
+    return current
 
 
 class EventSplit:
     """Event boundaries over a sequence of window moments: a new event when the app changes or,
-    with ``tabs``, when a browser's page :func:`moves`. The page of an event is its first known
-    page; a moment whose page is unknown stays in the open event."""
+    with ``tabs``, when what the app shows :func:`moves` (a browser's page, an editor's file, a
+    terminal's title: :func:`in_app_key`). The page of an event is its first known page; a moment
+    whose page is unknown stays in the open event."""
 
     def __init__(self, tabs: bool = True) -> None:
         self.tabs = tabs
@@ -256,20 +324,26 @@ class EventSplit:
         self.page: PageKey | None = None
         self.started = False
 
-    def starts(self, app: str, title: str, url: str | None = None, *, force: bool = False) -> bool:
+    def starts(
+        self, app: str, title: str, url: str | None = None, *, force: bool = False, window: int | None = None
+    ) -> bool:
         """Feed one moment; True when it starts a new event (the first moment, an app change, a
-        page move, or ``force``: the caller's own reason, such as a gap in time)."""
-        key = page_key(app, title, url) if self.tabs else None
+        page move, or ``force``: the caller's own reason, such as a gap in time). ``window``: the
+        window's id, where the log has one."""
+        key = in_app_key(app, title, url, window) if self.tabs else None
         if force or not self.started or app != self.app or moves(self.page, key):
             self.started, self.app, self.page = True, app, key
             return True
-        if self.page is None:
-            self.page = key
+        self.page = keeps(self.page, key)
         return False
 
 
-def split_points(windows: Iterable[tuple[str, str, str | None]], tabs: bool = True) -> list[int]:
-    """Indexes at which a new event starts in a sequence of ``(app, title, url)`` moments
-    (:class:`EventSplit`; 0 always, when the sequence is not empty)."""
+def split_points(windows: Iterable[tuple[Any, ...]], tabs: bool = True) -> list[int]:
+    """Indexes at which a new event starts in a sequence of ``(app, title, url)`` or ``(app, title,
+    url, window id)`` moments (:class:`EventSplit`; 0 always, when the sequence is not empty)."""
     split = EventSplit(tabs)
-    return [i for i, (app, title, url) in enumerate(windows) if split.starts(app, title, url)]
+    return [
+        i
+        for i, (app, title, url, *window) in enumerate(windows)
+        if split.starts(app, title, url, window=window[0] if window else None)
+    ]

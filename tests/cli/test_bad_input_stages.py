@@ -69,6 +69,7 @@ def display():
         (("--duration", "25h"), "--duration"),
         (("--duration", "soon"), "--duration"),
         (("--idle", "-5m"), "--idle"),
+        (("--split-in-app=no",), "--split-in-app"),  # a switch: --no-split-in-app
         (("--dedup-distance", "65"), "--dedup-distance"),
         (("--exclude-title", "(("), "--exclude-title"),
         (("--format", "bmp"), "--format"),

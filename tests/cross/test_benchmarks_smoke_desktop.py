@@ -187,3 +187,13 @@ def test_desktop_day_smoke(tmp_path: Path) -> None:
     assert rec["figures"]["annotate"]["tp"] == 1, rec["figures"]["annotate"]  # the one chat question asked
     stages = {r["stage"].split(" (")[0] for r in rec["tables"][0]["rows"]}
     assert {"curate", "annotate", "eval --split all"} <= stages, stages
+
+
+def test_title_split_smoke(tmp_path: Path) -> None:
+    """benchmarks/title_split.py (issue 47 item 2): the document rule with window ids finds every
+    editor and terminal switch; the app rule misses them; every title splits on the noise."""
+    rows = _rows(_record("title_split.py", tmp_path), "rule")
+    assert rows["app (baseline)"]["baseline"] and not rows["document rule, titles + window ids"]["baseline"]
+    ours = rows["document rule, titles + window ids"]
+    assert ours["recall"] == 1.0 and ours["false_splits"] <= 1, ours
+    assert rows["app (baseline)"]["missed_splits"] > 10 and rows["every title"]["false_splits"] > 10, rows

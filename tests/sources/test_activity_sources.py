@@ -377,3 +377,36 @@ def test_screenpipe_tab_switches_in_one_browser_are_events(tmp_path: Path) -> No
         ("bash", 1),
     ]
     assert [len(e.screenshots) for e in load_screenpipe(tmp_path / "sp", split_on_tab=False).events] == [4, 1]
+
+
+def test_readers_split_editor_files_and_terminals_not_their_noise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 47 item 2: the readers apply the document rule (proagent.documents) as capture does:
+    another file in VS Code and another terminal title are events; an unsaved marker and a progress
+    counter are not; PROAGENT_SPLIT_IN_APP=0 is the app rule."""
+    monkeypatch.delenv("PROAGENT_SPLIT_IN_APP", raising=False)
+    monkeypatch.delenv("PROAGENT_SPLIT_ON_TAB", raising=False)
+    win = [
+        (utc(10, 0, 0), 10.0, {"app": "Code", "title": "cart.py - shop - Visual Studio Code"}),
+        (utc(10, 0, 10), 10.0, {"app": "Code", "title": "● cart.py - shop - Visual Studio Code"}),
+        (utc(10, 0, 20), 10.0, {"app": "Code", "title": "views.py - shop - Visual Studio Code"}),
+        (utc(10, 0, 30), 10.0, {"app": "gnome-terminal-server", "title": "pytest - shop 14%"}),
+        (utc(10, 0, 40), 10.0, {"app": "gnome-terminal-server", "title": "pytest - shop 93%"}),
+        (utc(10, 0, 50), 10.0, {"app": "gnome-terminal-server", "title": "li@lap: ~/shop"}),
+    ]
+    aw = write_aw_export(
+        tmp_path / "docs.json", buckets=[("aw-watcher-window_h", "currentwindow", "aw-watcher-window", win)]
+    )
+    assert [e.window_title for e in load_activitywatch(aw).events] == [
+        "cart.py - shop - Visual Studio Code",
+        "views.py - shop - Visual Studio Code",
+        "pytest - shop 14%",
+        "li@lap: ~/shop",
+    ]
+    frames = [(2 * i, d["app"], d["title"], None, "text") for i, (_, _, d) in enumerate(win)]
+    write_screenpipe(tmp_path / "sp", frames=frames, second_monitor=False, video=False)
+    assert [len(e.screenshots) for e in load_screenpipe(tmp_path / "sp").events] == [2, 1, 2, 1]
+    monkeypatch.setenv("PROAGENT_SPLIT_IN_APP", "0")
+    assert len(load_activitywatch(aw).events) == 2
+    assert [len(e.screenshots) for e in load_screenpipe(tmp_path / "sp").events] == [3, 3]

@@ -54,6 +54,10 @@ class WindowInfo:
     """``(x, y, width, height)`` of the window in pixels of the whole desktop (all monitors), when
     the platform tells it (X11); it picks the focused screen (:meth:`ScreenGrabber.focused_screen`).
     Not compared: moving a window is not another window."""
+    window_id: int | None = field(default=None, compare=False)
+    """The window's id (X11 window, sway container), when the platform tells it: two windows of one
+    editor or terminal are two events (:func:`proagent.pages.in_app_key`). Not compared (the
+    title, app and pid say what the window shows)."""
 
 
 UNKNOWN_WINDOW = WindowInfo("unknown", "")

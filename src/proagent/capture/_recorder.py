@@ -9,7 +9,9 @@ the last stored one of that screen: its pHash is more than ``dedup_distance`` bi
 separate process (:mod:`proagent.capture._ocr`) at a bounded rate; at stop it is given
 ``ocr_finish`` seconds to read its backlog at full speed, and the stop line says how many
 screenshots stay unread (:func:`_finish_ocr`). Events split on the app, and by default on a
-browser's page moving to another site or page kind (:class:`Segmenter`, :mod:`proagent.pages`).
+browser's page moving to another site or page kind, an editor's file or terminal's title changing
+beyond its noise, or another window of an editor or terminal (:class:`Segmenter`,
+:mod:`proagent.pages`, :mod:`proagent.documents`).
 
 Idle (DESIGN: LifeTrace has no idle rule; the issue asks for one): the user is idle when, for
 ``idle`` seconds, there was no keyboard/mouse input (when the platform tells it), the screen did
@@ -34,7 +36,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import RunError, UsageError
-from ..pages import is_browser, moves, page_key
+from ..pages import in_app_key, keeps, moves, splits_in_app
 from ..vault import create_vault, vault_of
 from ._change import Frame, frame, is_duplicate
 from ._control import ControlFile, FolderLock, write_status
@@ -70,9 +72,12 @@ class CaptureConfig:
     split_on_title: bool = False
     """Also start a new event when the window title changes (LifeTrace: app changes only)."""
     split_on_tab: bool = True
-    """Also start a new event when a browser's page moves to another site or page kind (the tab
-    rule, :mod:`proagent.pages`: mail -> an LLM chat in one Chromium window); ``False``:
-    LifeTrace's app changes only. ``split_on_title`` splits on every title change anyway."""
+    """Also start a new event when what one app shows changes (``--split-in-app``, formerly
+    ``--split-on-tab``): a browser's page moves to another site or page kind (the tab rule,
+    :mod:`proagent.pages`: mail -> an LLM chat in one Chromium window), an editor's file or a
+    terminal's title changes beyond its noise, or another window of the editor or terminal comes
+    to the front (the document rule, :mod:`proagent.documents`); ``False``: LifeTrace's app changes
+    only. ``split_on_title`` splits on every title change anyway."""
     idle: float = 300.0
     """Seconds without input, screen change or window change after which the open event is closed."""
     image_format: Literal["png", "webp"] = "png"
@@ -182,9 +187,11 @@ Key = tuple[Any, ...]
 
 class Segmenter:
     """Event boundaries: a new event when the key changes: the app; with ``split_on_title`` the
-    app and title; with ``split_on_tab`` (the default) a browser's page too, as
-    :func:`proagent.pages.moves` says (another site or page kind; a page whose site the title does
-    not tell stays in the open event). No event while idle, paused or stopped (key ``None``)."""
+    app and title; with ``split_on_tab`` (the default; ``--split-in-app``) what the app shows too,
+    as :func:`proagent.pages.moves` says: a browser's page (another site or page kind; a page whose
+    site the title does not tell stays in the open event), an editor's file or a terminal's title
+    without its noise, or another window of the editor or terminal (its window id). No event while
+    idle, paused or stopped (key ``None``)."""
 
     def __init__(self, split_on_title: bool = False, split_on_tab: bool = True) -> None:
         self.split_on_title = split_on_title
@@ -199,8 +206,8 @@ class Segmenter:
             return (EXCLUDED_APP,)
         if self.split_on_title:
             return (win.app_name, win.window_title)
-        if self.split_on_tab and is_browser(win.app_name):
-            return (win.app_name, page_key(win.app_name, win.window_title))
+        if self.split_on_tab and splits_in_app(win.app_name):
+            return (win.app_name, in_app_key(win.app_name, win.window_title, window=win.window_id))
         return (win.app_name,)
 
     def step(self, key: Key | None) -> tuple[bool, bool]:
@@ -216,7 +223,7 @@ class Segmenter:
             and not self.split_on_title
             and not moves(prev[1], key[1])
         ):
-            self.current = prev if prev[1] is not None else key  # the event keeps its first known page
+            self.current = (prev[0], keeps(prev[1], key[1]))  # the event keeps its first known page
             return False, False
         return prev is not None, key is not None
 

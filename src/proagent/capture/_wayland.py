@@ -139,7 +139,10 @@ def _sway_window(node: dict[str, Any]) -> WindowInfo:
     pid = node.get("pid") or None
     props = node.get("window_properties") or {}
     app = node.get("app_id") or props.get("class") or _process_name(pid) or "unknown"
-    return WindowInfo(str(app), str(node.get("name") or ""), pid, _rect(node.get("rect")))
+    wid = node.get("id")
+    return WindowInfo(
+        str(app), str(node.get("name") or ""), pid, _rect(node.get("rect")), wid if isinstance(wid, int) else None
+    )
 
 
 class SwayProbe:

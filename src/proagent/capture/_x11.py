@@ -125,7 +125,7 @@ class X11Probe:
         pid = int(pid_v[0]) if pid_v is not None and len(pid_v) else None
         cls = win.get_wm_class()
         app = _process_name(pid) or (cls[1] if cls else None) or "unknown"
-        return WindowInfo(app, title, pid, bounds)
+        return WindowInfo(app, title, pid, bounds, int(win.id))
 
     def _bounds(self, win: Any) -> tuple[int, int, int, int] | None:
         """The window's rectangle in root-window coordinates (its origin translated to the root)."""

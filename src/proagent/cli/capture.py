@@ -34,11 +34,15 @@ __all__ = ["capture"]
     help="Also start a new event when the window title changes (LifeTrace: app changes only).",
 )
 @click.option(
+    "--split-in-app/--no-split-in-app",
     "--split-on-tab/--no-split-on-tab",
+    "split_on_tab",
     default=True,
     show_default=True,
-    help="Also start a new event when a browser's page moves to another site or page kind (mail -> an LLM "
-    "chat in one window; not on every title change); --no-split-on-tab: app changes only, as LifeTrace.",
+    help="Also start a new event inside one app where a person would: a browser's page moving to another "
+    "site or page kind (mail -> an LLM chat in one window), another file in an editor, another terminal "
+    "window or title (not on an unsaved marker, a counter or a clock); --no-split-in-app: app changes only, "
+    "as LifeTrace. --split-on-tab/--no-split-on-tab: the same switch's earlier name.",
 )
 @click.option(
     "--idle",

@@ -28,8 +28,9 @@ How buckets become proagent events (judgement calls are marked *):
   window events of one app no more than :data:`MERGE_GAP_SECONDS` apart are one event*, with
   the id of its first row and the title at its start; a browser's window events are another
   event when its page moves to another site or page kind (the tab rule of
-  :mod:`proagent.pages`, from the matched web event's URL, else the title; off with
-  ``split_on_tab=False`` or ``PROAGENT_SPLIT_ON_TAB=0``).
+  :mod:`proagent.pages`, from the matched web event's URL, else the title), an editor's or
+  terminal's when its title names another document (:mod:`proagent.documents`; off with
+  ``split_on_tab=False`` or ``PROAGENT_SPLIT_IN_APP=0``, earlier ``PROAGENT_SPLIT_ON_TAB=0``).
 * AFK events (type ``afkstatus``, ``data.status`` ``afk``/``not-afk``): when an AFK bucket
   exists, each window event is clipped to the not-AFK time it overlaps (from the first
   overlap's start to the last one's end*), and one with no not-AFK time is dropped (counted as
@@ -359,8 +360,9 @@ def load_activitywatch(
             read may then be cut at ``since``.
         split_on_tab: Apply the tab rule (:mod:`proagent.pages`): a browser's window events are
             another event when its page moves to another site or page kind (the URL of the
-            matched web event, else the title). ``None``: :func:`proagent.pages.tab_rule_default`
-            (on unless ``PROAGENT_SPLIT_ON_TAB=0``).
+            matched web event, else the title), and an editor's or terminal's when its title
+            names another document (:mod:`proagent.documents`). ``None``:
+            :func:`proagent.pages.tab_rule_default` (on unless ``PROAGENT_SPLIT_IN_APP=0``).
 
     Returns:
         An :class:`~._foreign.ActivityLog` (``kind`` ``activitywatch/<flavour>`` or

@@ -17,8 +17,9 @@ How rows become proagent events (judgement calls are marked *):
   older database, one monitor), every frame*. Frames come in time order (then id).
 * A new event starts when the app changes, LifeTrace's rule (ProAgentBench section 5.1), or when
   a browser's page moves to another site or page kind (the tab rule of :mod:`proagent.pages`,
-  from ``browser_url``, else the window name; off with ``split_on_tab=False`` or
-  ``PROAGENT_SPLIT_ON_TAB=0``). Its id
+  from ``browser_url``, else the window name), or an editor's or terminal's window name names
+  another document (:mod:`proagent.documents`); off with ``split_on_tab=False`` or
+  ``PROAGENT_SPLIT_IN_APP=0`` (earlier ``PROAGENT_SPLIT_ON_TAB=0``). Its id
   is its first frame's id, its title that frame's window name, its ``url`` the first browser URL
   of its frames; it ends where the next event starts (the last event at its last frame)*.
 * Each focused frame is a :class:`~proagent.records.Screenshot` (id = frame id) with the OCR text
@@ -138,8 +139,9 @@ def load_screenpipe(
             database reads its recent window this way); the first event may then be cut.
         split_on_tab: Apply the tab rule (:mod:`proagent.pages`): a browser's frames start
             another event when its page moves to another site or page kind (``browser_url``,
-            else the window name). ``None``: :func:`proagent.pages.tab_rule_default` (on unless
-            ``PROAGENT_SPLIT_ON_TAB=0``).
+            else the window name), and an editor's or terminal's on another document.
+            ``None``: :func:`proagent.pages.tab_rule_default` (on unless
+            ``PROAGENT_SPLIT_IN_APP=0``).
 
     Returns:
         A :class:`ScreenpipeLog`; ``counts`` holds ``frames`` (all rows read), ``focused_frames``
