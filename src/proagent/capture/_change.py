@@ -45,8 +45,9 @@ def frame(img: Any, *, text: bool = True) -> Frame:
     """The :class:`Frame` of a PIL image (``text=False``: the pHash only, LifeTrace's rule)."""
     import imagehash
 
-    grey = np.asarray(img.convert("L"), dtype=np.uint8) if text else None
-    return Frame(imagehash.phash(img), grey)
+    grey_img = img.convert("L")
+    grey = np.asarray(grey_img, dtype=np.uint8) if text else None
+    return Frame(imagehash.phash(grey_img), grey)  # the grey image: imagehash would convert it again
 
 
 def changed_pixels(a: Frame, b: Frame) -> int:
