@@ -2,28 +2,29 @@
 per hour and dedup ratio at 1 Hz on a 1920x1080 Xvfb screen with a scripted workload.
 
     python benchmarks/capture.py [--seconds 120] [--format png] [--baseline-rev REV] [--also-screen]
-                                 [--no-browser] [--json out.json] [--smoke]
+                                 [--page article|ticker|none] [--keep DIR] [--json out.json] [--smoke]
 
-Starts Xvfb (1920x1080x24) + openbox with three xterms and an xmessage, runs the real
-``proagent capture`` command (a child process; its OCR worker is a grandchild) and drives a
-workload with xdotool: every 10 s it types a shell command into the focused xterm (an
-interactive ``sh``: the output scrolls the window), and every 30 s it switches to the next
-window (three xterms and an xmessage, so two applications); in between the screen is unchanged
-(reading). psutil samples both processes every 0.5 s. Besides the loop's and the worker's CPU it
-prints the OCR backlog when capture stops (stored screenshots not yet OCRed) and the OCR demand:
-the worker's CPU seconds per OCRed screenshot times the stored rate, as a share of one core (no
-backlog can build while it stays below the worker's share). ``--baseline-rev``: the same workload
-again with the code of that revision (``git archive``), the worker included.
+Starts Xvfb (1920x1080x24) + openbox with the session's windows, runs the real ``proagent capture``
+command (a child process; its OCR worker is a grandchild) and drives a workload with xdotool: every
+``--type-every`` seconds an action in the window in front, every ``--switch-every`` seconds the
+next window. ``--page article`` (the default; issue 42's ordinary work): a shell (every other
+command echoes a known line, :data:`KNOWN_LINES`; the others list files and scroll it), vim in an
+xterm (a known line typed at 60 ms a key) and a long static Chromium page (:data:`ARTICLE_PAGE`,
+Page Down), each in front in turn. ``--page ticker`` (the stress case): three shells and an
+xmessage in front in turn beside a Chromium page rewriting its text twice a second
+(:data:`TICKER_PAGE`), so that nearly every tick stores a screenshot. ``--page none``: the shells
+and the xmessage alone. psutil samples both processes every 0.5 s. ``--baseline-rev``: the same
+workload again with the code of that revision (``git archive``), the worker included.
 
-Issue 42 (OCR that keeps up on 2 cores): beside the xterms a Chromium page rewrites its text twice a
-second (:data:`TICKER_PAGE`; ``--no-browser``: none), every other typed command echoes a known line
-(:data:`KNOWN_LINES`) in the focused xterm, and the run prints capture's whole CPU (loop + OCR
-worker, target <= 10% of one core), the CPU seconds per stored screenshot (the figure the machine's
-load changes least), the backlog at stop (``--ocr-finish 0``: what the rate limit left) and the text
-recall at stop (:func:`text_recall`: the known lines found in the OCR text written by then, whole
-and by characters). ``--also-screen`` runs this tree again with ``--ocr-region screen`` (the
-whole screen read, newest first): the focused-region lever apart. ``--smoke`` (CI): the same real
-X session for 12 s, a command every 3 s, a window switch every 4 s, no browser. Needs the system
+It prints capture's whole CPU (loop + OCR worker, target <= 10% of one core), the CPU seconds per
+stored screenshot (the figure the machine's load changes least), the backlog at stop
+(``--ocr-finish 0``: what the rate limit left) and the text recall at stop (:func:`text_recall`:
+the known lines found in the OCR text written by then, whole and by characters), and the OCR
+demand: the worker's CPU seconds per OCRed screenshot times the stored rate, as a share of one core
+(no backlog can build while it stays below the worker's share). ``--also-screen`` runs this tree
+again with ``--ocr-region screen`` (the whole screen read, newest first): the focused-region lever
+apart. ``--keep DIR`` copies each run's capture folder under DIR. ``--smoke`` (CI): the same real X
+session for 12 s, a command every 3 s, a window switch every 4 s, ``--page none``. Needs the system
 packages in scripts/system-packages.txt and the `capture` extra.
 """
 
