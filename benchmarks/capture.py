@@ -2,28 +2,29 @@
 per hour and dedup ratio at 1 Hz on a 1920x1080 Xvfb screen with a scripted workload.
 
     python benchmarks/capture.py [--seconds 120] [--format png] [--baseline-rev REV] [--also-screen]
-                                 [--no-browser] [--json out.json] [--smoke]
+                                 [--page article|ticker|none] [--keep DIR] [--json out.json] [--smoke]
 
-Starts Xvfb (1920x1080x24) + openbox with three xterms and an xmessage, runs the real
-``proagent capture`` command (a child process; its OCR worker is a grandchild) and drives a
-workload with xdotool: every 10 s it types a shell command into the focused xterm (an
-interactive ``sh``: the output scrolls the window), and every 30 s it switches to the next
-window (three xterms and an xmessage, so two applications); in between the screen is unchanged
-(reading). psutil samples both processes every 0.5 s. Besides the loop's and the worker's CPU it
-prints the OCR backlog when capture stops (stored screenshots not yet OCRed) and the OCR demand:
-the worker's CPU seconds per OCRed screenshot times the stored rate, as a share of one core (no
-backlog can build while it stays below the worker's share). ``--baseline-rev``: the same workload
-again with the code of that revision (``git archive``), the worker included.
+Starts Xvfb (1920x1080x24) + openbox with the session's windows, runs the real ``proagent capture``
+command (a child process; its OCR worker is a grandchild) and drives a workload with xdotool: every
+``--type-every`` seconds an action in the window in front, every ``--switch-every`` seconds the
+next window. ``--page article`` (the default; issue 42's ordinary work): a shell (every other
+command echoes a known line, :data:`KNOWN_LINES`; the others list files and scroll it), vim in an
+xterm (a known line typed at 60 ms a key) and a long static Chromium page (:data:`ARTICLE_PAGE`,
+Page Down), each in front in turn. ``--page ticker`` (the stress case): three shells and an
+xmessage in front in turn beside a Chromium page rewriting its text twice a second
+(:data:`TICKER_PAGE`), so that nearly every tick stores a screenshot. ``--page none``: the shells
+and the xmessage alone. psutil samples both processes every 0.5 s. ``--baseline-rev``: the same
+workload again with the code of that revision (``git archive``), the worker included.
 
-Issue 42 (OCR that keeps up on 2 cores): beside the xterms a Chromium page rewrites its text twice a
-second (:data:`TICKER_PAGE`; ``--no-browser``: none), every other typed command echoes a known line
-(:data:`KNOWN_LINES`) in the focused xterm, and the run prints capture's whole CPU (loop + OCR
-worker, target <= 10% of one core), the CPU seconds per stored screenshot (the figure the machine's
-load changes least), the backlog at stop (``--ocr-finish 0``: what the rate limit left) and the text
-recall at stop (:func:`text_recall`: the known lines found in the OCR text written by then, whole
-and by characters). ``--also-screen`` runs this tree again with ``--ocr-region screen`` (the
-whole screen read, newest first): the focused-region lever apart. ``--smoke`` (CI): the same real
-X session for 12 s, a command every 3 s, a window switch every 4 s, no browser. Needs the system
+It prints capture's whole CPU (loop + OCR worker, target <= 10% of one core), the CPU seconds per
+stored screenshot (the figure the machine's load changes least), the backlog at stop
+(``--ocr-finish 0``: what the rate limit left) and the text recall at stop (:func:`text_recall`:
+the known lines found in the OCR text written by then, whole and by characters), and the OCR
+demand: the worker's CPU seconds per OCRed screenshot times the stored rate, as a share of one core
+(no backlog can build while it stays below the worker's share). ``--also-screen`` runs this tree
+again with ``--ocr-region screen`` (the whole screen read, newest first): the focused-region lever
+apart. ``--keep DIR`` copies each run's capture folder under DIR. ``--smoke`` (CI): the same real X
+session for 12 s, a command every 3 s, a window switch every 4 s, ``--page none``. Needs the system
 packages in scripts/system-packages.txt and the `capture` extra.
 """
 
@@ -141,14 +142,56 @@ def text_recall(known: list[str], texts: list[str]) -> dict:
     return {"lines": found / len(known), "chars": chars / len(known)}
 
 
-def _browser(xs, tmp: Path) -> None:  # noqa: ANN001
-    page = tmp / "ticker.html"
-    page.write_text(TICKER_PAGE, "utf-8")
+ARTICLE_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Release guide</title>
+<style>body{font:17px serif;margin:30px 60px;max-width:800px}</style></head><body><h1>Release guide</h1>%s
+</body></html>"""
+"""A long static page a person reads and pages down through (ordinary work: no text moves by itself)."""
+
+
+def _article() -> str:
+    paras = []
+    for i in range(60):
+        words = " ".join(f"{w}{(i * 7 + j) % 97}" for j, w in enumerate(["step", "check", "review", "merge"] * 6))
+        paras.append(f"<h3>Section {i + 1}</h3><p>Before the release, {words}.</p>")
+    return ARTICLE_PAGE % "".join(paras)
+
+
+def _browser(xs, tmp: Path, page_kind: str) -> str:  # noqa: ANN001
+    """Chromium showing the ticker (``ticker``) or the long article (``article``) at the right of the
+    screen; returns its window title."""
+    page = tmp / "page.html"
+    page.write_text(TICKER_PAGE if page_kind == "ticker" else _article(), "utf-8")
+    title = "Market ticker - Chromium" if page_kind == "ticker" else "Release guide - Chromium"
     args = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
     args += ["--disable-component-update", "--disable-sync", "--no-default-browser-check", "--test-type"]
     args += ["--password-store=basic", "--window-position=1000,0", "--window-size=900,760"]
     xs._spawn(["chromium", *args, f"--user-data-dir={tmp / 'chromium-profile'}", page.as_uri()])
-    xs._wait(lambda: xs.window_id("Market ticker - Chromium") is not None, timeout=120)
+    xs._wait(lambda: xs.window_id(title) is not None, timeout=120)
+    return title
+
+
+def _windows(a: argparse.Namespace, xs, tmp: Path) -> list[tuple[str, str]]:  # noqa: ANN001
+    """Open the session's windows; returns the ``(kind, title)`` the person switches through.
+    ``--page ticker``: three shells and an xmessage, the ticker page beside (never in front);
+    ``--page article``: a shell, vim in an xterm and the article page, each in front in turn;
+    ``--page none``: the shells and the xmessage alone."""
+    if a.page == "article":
+        xs.xterm("shell-2", "shell-2: ready", geometry="120x45+400+120", shell=True)
+        xs.xterm("editor-1", "editor-1: ready", geometry="100x40+0+0", shell=True)
+        xs.activate("editor-1")
+        xs.type(f"vim -n -u NONE {tmp / 'notes.txt'}\n", delay_ms=20)
+        time.sleep(1.5)
+        xs.type("i", delay_ms=20)
+        title = _browser(xs, tmp, "article")
+        return [("xterm", "shell-2"), ("editor", "editor-1"), ("browser", title)]
+    if a.page == "ticker":
+        _browser(xs, tmp, "ticker")
+    for kind, title, geom in WINDOWS:
+        if kind == "xterm":
+            xs.xterm(title, f"{title}: ready", geometry=geom, shell=True)
+        else:
+            xs.xmessage(title, f"{title}: build finished", geometry=geom)
+    return [(kind, title) for kind, title, _ in WINDOWS]
 
 
 REPLAY = r"""
@@ -212,14 +255,8 @@ def run_capture(
     from xsession import XSession
 
     with tempfile.TemporaryDirectory(prefix="pa-capture-bench-") as tmp, XSession(1920, 1080) as xs:
-        if a.browser:
-            _browser(xs, Path(tmp))
-        for kind, title, geom in WINDOWS:
-            if kind == "xterm":
-                xs.xterm(title, f"{title}: ready", geometry=geom, shell=True)
-            else:
-                xs.xmessage(title, f"{title}: build finished", geometry=geom)
-        xs.activate(WINDOWS[0][1])
+        rotation = _windows(a, xs, Path(tmp))
+        xs.activate(rotation[0][1])
         out = Path(tmp) / "cap"
         cmd = [
             sys.executable,
@@ -283,15 +320,22 @@ def run_capture(
             except psutil.Error:
                 pass
             if now >= next_switch and now - start < a.seconds - 3:
-                win = (win + 1) % len(WINDOWS)
-                xs.activate(WINDOWS[win][1])
+                win = (win + 1) % len(rotation)
+                xs.activate(rotation[win][1])
                 next_switch += a.switch_every
-            elif now >= next_type and now - start < a.seconds - 3 and WINDOWS[win][0] == "xterm":
-                if k % 2 == 0:  # every other command echoes a known line (text recall), then lists something
+            elif now >= next_type and now - start < a.seconds - 3:
+                kind = rotation[win][0]
+                if kind == "editor":  # a known line typed into the editor at a person's pace
+                    line = f"note {k}: {KNOWN_LINES[(k // 2) % len(KNOWN_LINES)]}"
+                    known.append(line)
+                    xs.type(line + "\n", delay_ms=60)
+                elif kind == "browser":  # reading on: the next screen of the page
+                    subprocess.run(["xdotool", "key", "Next"], env=xs.env, timeout=10, capture_output=True)
+                elif kind == "xterm" and k % 2 == 0:  # every other command echoes a known line, then lists
                     line = f"note {k}: {KNOWN_LINES[(k // 2) % len(KNOWN_LINES)]}"
                     known.append(line)
                     xs.type(f"echo '{line}'\n", delay_ms=40)
-                else:
+                elif kind == "xterm":
                     xs.type(lines[(k // 2) % len(lines)] + "\n", delay_ms=40)
                 k += 1
                 next_type += a.type_every
@@ -307,6 +351,12 @@ def run_capture(
         con.close()
         disk = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
         replayed = {label: replay(db, rsrc, a.replay, known) for label, rsrc in replays} if a.replay else {}
+        if a.keep:  # the capture folder, for a look at what was stored and read
+            import shutil
+
+            shutil.copytree(
+                out, Path(a.keep) / re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{src.parent.name}-{' '.join(extra)}")
+            )
         encode = _encode_costs(max((out / "screenshots").iterdir(), key=lambda p: p.stat().st_size))
     m = re.search(r"(\d+) screenshots stored, (\d+) duplicates", text)
     stored, dups = (int(m.group(1)), int(m.group(2))) if m else (n_shots, 0)
@@ -366,10 +416,12 @@ def main() -> int:
         help="git revision whose capture (and OCR worker) runs the same workload after this tree's ('': none)",
     )
     ap.add_argument(
-        "--browser",
-        action=argparse.BooleanOptionalAction,
+        "--page",
+        choices=["article", "ticker", "none"],
         default=None,
-        help="a Chromium page whose text changes twice a second beside the xterms (default: on; off with --smoke)",
+        help="ordinary work (article, the default): a shell, vim and a long page read and paged down, each "
+        "in front in turn; ticker: three shells and an xmessage beside a page rewriting its text twice a "
+        "second (the stress case); none: the shells alone (the --smoke default)",
     )
     ap.add_argument(
         "--also-screen",
@@ -384,6 +436,7 @@ def main() -> int:
         "baseline's OCR engine, each to the end: CPU s per screenshot and recall on the same images (0: off)",
     )
     ap.add_argument("--json", default=None)
+    ap.add_argument("--keep", default=None, help="copy each run's capture folder under this folder (default: none)")
     ap.add_argument(
         "--smoke",
         action="store_true",
@@ -393,11 +446,11 @@ def main() -> int:
     )
     a = parse_args(
         ap,
-        smoke={"seconds": 12.0, "type_every": 3.0, "switch_every": 4.0, "browser": False},
+        smoke={"seconds": 12.0, "type_every": 3.0, "switch_every": 4.0, "page": "none"},
         positive=("seconds", "type_every", "switch_every", "interval"),
         non_negative=("replay",),
     )
-    a.browser = True if a.browser is None else a.browser
+    a.page = a.page or "article"
     if a.seconds > 86400:
         ap.error("--seconds must be <= 86400")
     guard_network()
@@ -453,7 +506,11 @@ def main() -> int:
     print(
         f"proagent capture, {wall:.0f} s at {1 / a.interval:g} Hz on a 1920x1080 Xvfb screen, {a.format}, "
         f"dedup <= {a.dedup_distance} bits, {n_events} events, workload: a command every {a.type_every:g} s, a window switch every {a.switch_every:g} s"
-        + (", a Chromium page rewriting its text twice a second beside" if a.browser else "")
+        + {
+            "article": " (a shell, vim and a long Chromium page paged down, each in front in turn)",
+            "ticker": ", a Chromium page rewriting its text twice a second beside",
+            "none": "",
+        }[a.page]
     )
     cols = [("figure", "figure", ""), ("value", "measured (this tree)", ".3g")]
     if screen:

@@ -125,3 +125,26 @@ def test_a_scrolled_screen_reuses_the_lines_that_moved() -> None:
 
     assert scroll_shift(first, _row_digests(scrolled)) == 100
     assert scroll_shift(first, _row_digests(_screen(LINES))) == 0  # unmoved
+
+
+def test_the_recogniser_reads_only_the_lines_a_band_keeps() -> None:
+    """Issue 42 (capture within 10% of a core): the detector sees each band with context rows above
+    and below, whose lines belong to the neighbouring band (or are reused); they are not recognised,
+    and the lines read are those of recognising every box."""
+    engine = load_ocr(1, lean=True)
+    crops: list[int] = []
+    rec = engine.recognize_txt
+
+    def counted(imgs):  # noqa: ANN001, ANN202
+        crops.append(len(imgs))
+        return rec(imgs)
+
+    engine.recognize_txt = counted
+    try:
+        stats = BandStats()
+        txts, _, _ = read_screen(engine, _screen(LINES), rows=120, overlap=40, stats=stats)
+    finally:
+        del engine.recognize_txt
+    assert _bare(txts) == _bare(LINES)
+    assert sum(crops) == len(LINES)  # every box recognised once: none of the context rows' boxes
+    assert stats.boxes_skipped >= 4 and stats.read == 4

@@ -45,8 +45,9 @@ def frame(img: Any, *, text: bool = True) -> Frame:
     """The :class:`Frame` of a PIL image (``text=False``: the pHash only, LifeTrace's rule)."""
     import imagehash
 
-    grey = np.asarray(img.convert("L"), dtype=np.uint8) if text else None
-    return Frame(imagehash.phash(img), grey)
+    grey_img = img.convert("L")
+    grey = np.asarray(grey_img, dtype=np.uint8) if text else None
+    return Frame(imagehash.phash(grey_img), grey)  # the grey image: imagehash would convert it again
 
 
 def changed_pixels(a: Frame, b: Frame) -> int:
@@ -57,7 +58,8 @@ def changed_pixels(a: Frame, b: Frame) -> int:
         return 0
     if a.grey.shape != b.grey.shape:
         return int(max(a.grey.size, b.grey.size))
-    mask = np.abs(a.grey.astype(np.int16) - b.grey.astype(np.int16)) > PIXEL_DELTA
+    # |a - b| in uint8 as max - min (no int16 copies of two 1080p screens)
+    mask = np.maximum(a.grey, b.grey) - np.minimum(a.grey, b.grey) > PIXEL_DELTA
     n = int(np.count_nonzero(mask))
     if n and int(np.count_nonzero(mask.any(axis=0))) <= CARET_COLUMNS:
         return 0

@@ -70,9 +70,13 @@ BAND_OVERLAP = 40
 lies whole in the band holding its centre, and is kept from that band only."""
 
 
-CHANGE_MARGIN = BAND_OVERLAP
+CHANGE_MARGIN = 8
 """Rows around the rows that changed since the previous screenshot of a screen that are read again
-with them (and, as in a band, :data:`BAND_OVERLAP` more above and below as context)."""
+with them (and, as in a band, :data:`BAND_OVERLAP` more above and below as context, whose lines the
+recogniser no longer reads, :func:`_recognise_rows`). A new line's box lies within its changed glyph
+rows and the detector's few rows of dilation; the lines of the previous read that reach into these
+rows are read again whole. It was :data:`BAND_OVERLAP` (40): a typed character re-recognised the
+three lines above and below it as well (issue 42: capture within 10% of a core)."""
 
 
 KEPT_READS = 8
@@ -131,6 +135,9 @@ class BandStats:
     """Lines taken over from the previous screenshot of the screen (their rows unchanged)."""
     rows_read: int = 0
     """Screen rows whose lines were read (each band's own rows, overlap not counted)."""
+    boxes_skipped: int = 0
+    """Text boxes the detector found in a band's context rows, not recognised
+    (:func:`_recognise_rows`)."""
     shifts: int = 0
     """Screenshots whose content had moved up or down since the previous one (a terminal printing,
     a page scrolled, :func:`scroll_shift`): the lines moved with it were reused."""
@@ -143,6 +150,51 @@ def _row_digests(arr: Any) -> tuple[bytes, ...]:
 def _uniform(band: Any) -> bool:
     first = band.reshape(-1, band.shape[-1])[0] if band.ndim == 3 else band.flat[0]
     return band.size == 0 or bool((band == first).all())
+
+
+def _recognise_rows(engine: Any, band: Any, lo: float, hi: float, stats: BandStats | None = None) -> Any:
+    """``engine(band)`` recognising only the text boxes whose centre row lies in ``lo:hi`` (rows of
+    ``band``): the detector's other boxes (the context rows above and below a band, kept by the
+    caller from the band that holds their centre, or reused) are dropped before the recogniser runs.
+    With one line per recognition batch (:data:`~proagent.ocr.LEAN_PARAMS`) each kept line reads as
+    in a whole call. An engine that is not a RapidOCR object (a stand-in) is called as it is.
+
+    The hook is RapidOCR 3.10's ``detect_and_crop`` (boxes in the detector's frame, mapped back as its
+    ``build_final_output`` maps them), replaced on the instance for the one call."""
+    det = getattr(engine, "detect_and_crop", None)
+    if det is None or not hasattr(engine, "preprocess_img"):
+        return engine(band)
+    import copy
+
+    import numpy as np
+    from rapidocr.utils.process_img import map_boxes_to_original
+
+    h, w = int(band.shape[0]), int(band.shape[1])
+
+    def kept(img: Any, op_record: dict[str, Any]) -> Any:
+        crops, res = det(img, op_record)
+        if res.boxes is None or not len(res.boxes):
+            return crops, res
+        mapped = map_boxes_to_original(copy.deepcopy(np.asarray(res.boxes, dtype=np.float32)), op_record, h, w)
+        keep = [i for i, b in enumerate(mapped) if lo <= float(np.mean(b[:, 1])) < hi]
+        if stats is not None:
+            stats.boxes_skipped += len(crops) - len(keep)
+        if not keep:  # RapidOCR's own "nothing detected": the call returns no boxes, quietly
+            from rapidocr.main import RapidOCRError
+
+            raise RapidOCRError("no text box in the band's own rows")
+        if len(keep) == len(crops):
+            return crops, res
+        res.boxes = np.asarray(res.boxes)[keep]
+        if res.scores is not None:
+            res.scores = [res.scores[i] for i in keep]
+        return [crops[i] for i in keep], res
+
+    engine.detect_and_crop = kept
+    try:
+        return engine(band)
+    finally:
+        del engine.detect_and_crop
 
 
 def _read_span(
@@ -172,7 +224,7 @@ def _read_span(
             # engine sees one shape (strips of new heights raised the worker's peak resident memory
             # from 287 to 333 MB on the typing session; padded, 280 MB)
             band = np.pad(band, [(0, full - band.shape[0])] + [(0, 0)] * (band.ndim - 1), mode="edge")
-        out: Any = engine(band)
+        out: Any = _recognise_rows(engine, band, top - y0, end - y0, stats)
         if stats is not None:
             stats.read += 1
         if out.boxes is None:
@@ -386,12 +438,9 @@ class OcrEngine:
         call with the same arguments (:meth:`needs_engine` then :meth:`read` decode once)."""
         import numpy as np
 
-        from ..vault import open_image
-
         if self._loaded is not None and self._loaded[0] == (path, region):
             return self._loaded[1]
-        with open_image(path) as im:  # decrypted in memory in an encrypted capture
-            arr = np.asarray(im.convert("RGB"))
+        arr = _decode(path)
         if region is not None:
             x, y, w, h = region
             m = REGION_MARGIN
@@ -411,6 +460,31 @@ class OcrEngine:
         arr = self._load(path, region)
         prev = self._previous.get((screen, tuple(arr.shape)))
         return prev is None or prev.shape != tuple(arr.shape) or _row_digests(arr) != prev.rows
+
+
+def _decode(path: Path) -> Any:
+    """The RGB array (height x width x 3, uint8) of the screenshot at ``path``, decrypted in memory
+    in an encrypted capture. OpenCV's decoder (a dependency of RapidOCR) where it is installed: on a
+    1080p PNG screenshot it took 10 ms of CPU beside Pillow's 25 ms (``benchmarks/capture.py``: the
+    worker decodes every stored screenshot to compare its region's rows); Pillow otherwise.
+
+    Raises:
+        OSError, ValueError: the file is missing or not a readable image.
+    """
+    import numpy as np
+
+    from ..vault import open_image, read_file
+
+    try:
+        import cv2
+    except ImportError:
+        with open_image(path) as im:  # decrypted in memory in an encrypted capture
+            return np.asarray(im.convert("RGB"))
+    data = read_file(path)  # decrypted when encrypted
+    arr = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR_RGB)
+    if arr is None:
+        raise ValueError(f"{Path(path).name}: not a readable image")
+    return arr
 
 
 def _has_region(con: sqlite3.Connection) -> bool:

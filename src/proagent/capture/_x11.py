@@ -83,16 +83,16 @@ class X11Probe:
 
     def _visible_windows(self) -> list[WindowInfo]:
         try:
-            ids = self._prop(self._root, self._d.intern_atom("_NET_CLIENT_LIST_STACKING"))
+            ids = self._prop(self._root, self._d.get_atom("_NET_CLIENT_LIST_STACKING"))
             if ids is not None and len(ids):
                 wins = [self._d.create_resource_object("window", int(w)) for w in ids]
             else:
                 wins = list(self._root.query_tree().children)
         except self._XError:
             return []
-        hidden = self._d.intern_atom("_NET_WM_STATE_HIDDEN")
-        state_atom = self._d.intern_atom("_NET_WM_STATE")
-        extents_atom = self._d.intern_atom("_NET_FRAME_EXTENTS")
+        hidden = self._d.get_atom("_NET_WM_STATE_HIDDEN")
+        state_atom = self._d.get_atom("_NET_WM_STATE")
+        extents_atom = self._d.get_atom("_NET_FRAME_EXTENTS")
         out = []
         for win in wins:
             try:
@@ -141,8 +141,8 @@ class X11Probe:
         ``_NET_WM_STATE_FULLSCREEN`` in its ``_NET_WM_STATE``; ``False`` when no window has the focus."""
         try:
             win = self._window()
-            state = self._prop(win, self._d.intern_atom("_NET_WM_STATE")) if win is not None else None
-            return state is not None and self._d.intern_atom("_NET_WM_STATE_FULLSCREEN") in list(state)
+            state = self._prop(win, self._d.get_atom("_NET_WM_STATE")) if win is not None else None
+            return state is not None and self._d.get_atom("_NET_WM_STATE_FULLSCREEN") in list(state)
         except self._XError:
             return False  # the window closed while we read it
 
