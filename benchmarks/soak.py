@@ -6,7 +6,7 @@ repeated), its resident memory and open file descriptors sampled every few secon
 
     python benchmarks/soak.py --minutes 30          # the full soak
     python benchmarks/soak.py --minutes 1           # the short version (tests/cross/test_soak.py)
-    python benchmarks/soak.py --smoke               # the smallest setting, 30 s (CI: --json through write_result)
+    python benchmarks/soak.py --smoke               # the smallest setting, 20 s (CI: --json through write_result)
 
 Prints one line per figure: events recorded, decisions, missed, repeated, live's RSS and open
 descriptors at the first sample (the baseline, after start-up) and at the end, with their maximum
@@ -33,6 +33,9 @@ SWITCH_SECONDS = 3.0
 """Seconds between focus switches (each a new event; live decides it within a second)."""
 SAMPLE_SECONDS = 5.0
 """Seconds between samples of live's memory and descriptors."""
+SMOKE_MINUTES = 0.33
+"""``--smoke``'s length: about 20 s, the least that still holds six switches (three after live's start-up
+and the restart), the SIGKILL at 10 s, the restart 3 s later and three samples (issue 45: seconds)."""
 
 
 def _slope_per_10min(ts: list[float], ys: list[float]) -> float:
@@ -174,14 +177,14 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument(
         "--smoke",
         action="store_true",
-        help="the smallest setting (CI): --minutes 0.5, the same X session, switches and SIGKILL half-way",
+        help="the smallest setting (CI): 20 s (--minutes 0.33), the same X session, switches and SIGKILL half-way",
     )
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from _common import parse_args
 
     a = parse_args(ap, argv, positive=("minutes",))
     if a.smoke:
-        a.minutes = 0.5
+        a.minutes = SMOKE_MINUTES
     global _machine
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from _common import machine_note

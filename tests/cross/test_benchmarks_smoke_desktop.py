@@ -156,12 +156,13 @@ def test_chat_layouts_smoke(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_soak_smoke(tmp_path: Path) -> None:
-    """30 s of live --watch following a real capture in Xvfb, capture SIGKILLed and restarted half-way."""
+    """20 s of live --watch following a real capture in Xvfb, capture SIGKILLed and restarted half-way."""
     require_binary(*X_SESSION)
     rec = _record("soak.py", tmp_path)
     res = rec["figures"]
     assert res["capture_killed_and_restarted"] and res["live_exit"] == 130, res  # stopped as by Ctrl-C
-    assert res["events"] >= 3 and res["decisions"] >= 2 and res["repeated"] == 0 and res["samples"] >= 2, res
+    assert res["events"] >= 3 and res["decisions"] >= 2 and res["samples"] >= 2, res
+    assert res["missed"] == res["repeated"] == 0, res  # every event after live's start decided exactly once
     assert [r["what"] for r in rec["rows"]] == ["live RSS MB", "live open descriptors"]
     assert rec["rows"][0]["start"] > 10 and rec["conditions"], rec
 
