@@ -180,7 +180,7 @@ BEYOND: tuple[Convo, ...] = (
         None,
         "",
         "",
-        "testblog.example/2026/chatgpt-unit-tests",
+        "thetestblog.com/2026/chatgpt-unit-tests",
         typed_first=False,
     ),
     Convo(

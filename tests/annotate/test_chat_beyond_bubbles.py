@@ -153,3 +153,93 @@ def test_an_articles_headline_is_no_question():
         OcrLine("reshaped how people search and write.", 300, 258, 800, 282),
     ]
     assert read_chat(lines, W, H) is None
+
+
+# Below: OCR lines RapidOCR read from pages rendered by Chromium (tests/chat_layouts.py's BEYOND set,
+# benchmarks/chat_layouts.py --layouts ...), boxes as read.
+
+
+def _rows(rows: list[tuple[int, int, int, int, str]]) -> list[OcrLine]:
+    return [OcrLine(t, x0, y0, x1, y1) for x0, y0, x1, y1, t in rows]
+
+
+_CLAUDE_SIDE = [
+    (15, 11, 93, 35, "Claude ×"),
+    (12, 47, 201, 72, "← → C ① claude.ai/new"),
+    (13, 103, 95, 135, "Claude"),
+    (13, 157, 98, 184, "New chat"),
+    (11, 190, 69, 221, "Chats"),
+    (12, 226, 89, 257, "Projects"),
+]
+
+
+def test_a_question_typed_under_a_fresh_chats_greeting_is_found_after_it_is_sent():
+    # Claude's new chat: "✻ Good afternoon, Alice" (OCR reads '*') above a centred input box with the
+    # question typed; then the chat, whose avatar OCR does not read and whose bubble is barely indented
+    typed = _rows(
+        _CLAUDE_SIDE
+        + [
+            (515, 288, 1013, 337, "* Good afternoon, Alice"),
+            (416, 373, 754, 404, "Write a short toast for my sister's wedding"),
+            (416, 437, 549, 457, "+ Claude Sonnet 4"),
+        ]
+    )
+    sent = _rows(
+        _CLAUDE_SIDE
+        + [
+            (345, 136, 683, 162, "Write a short toast for my sister's wedding"),
+            (284, 202, 1162, 231, "To Emma and Sam: may your home be full of laughter, your arguments short."),
+            (284, 229, 363, 258, "Cheers!"),
+            (346, 701, 493, 728, "Reply to Claude..."),
+            (326, 756, 692, 778, "Claude can make mistakes. Please double-check responses."),
+        ]
+    )
+    first = read_screen(typed, W, H)
+    assert first is not None and not first.user_turns  # neither the greeting nor the box is a turn
+    assert first.typed == "Write a short toast for my sister's wedding"
+    got = event_chat([first, read_screen(sent, W, H)])
+    assert got is not None and got.queries == ("Write a short toast for my sister's wedding",)
+    assert got.replies and got.replies[0].startswith("To Emma and Sam")
+
+
+def test_pricing_columns_are_no_bubbles():
+    # chatgpt.com/pricing: the Plus and Pro columns are indented and reach the right edge, but each of
+    # their lines has the Free column's text beside it on its row
+    lines = _rows(
+        [
+            (15, 10, 151, 37, "ChatGPT Pricing ×"),
+            (12, 48, 242, 73, "← → C ① chatgpt.com/pricing"),
+            (499, 118, 780, 155, "Upgrade your plan"),
+            (561, 171, 719, 191, "Personal | Business"),
+            (165, 274, 221, 304, "Free"),
+            (509, 271, 567, 305, "Plus"),
+            (855, 274, 902, 304, "Pro"),
+            (166, 310, 266, 338, "$0/ month"),
+            (511, 310, 621, 337, "$20 /month"),
+            (856, 310, 976, 337, "$200 /month"),
+            (167, 343, 403, 366, "Explore how Al can help you with"),
+            (512, 343, 763, 366, "Level up productivity and creativity"),
+            (858, 342, 1081, 365, "Get the best of OpenAl with the"),
+            (263, 411, 337, 435, "Get Free"),
+            (608, 411, 682, 435, "Get Plus"),
+            (956, 411, 1023, 435, "Get Pro"),
+            (166, 480, 326, 503, "√ Limited file uploads"),
+            (511, 479, 742, 504, "√ Extended limits on messaging"),
+            (857, 480, 1109, 503, "√ Unlimited messages and uploads"),
+        ]
+    )
+    assert read_chat(lines, W, H) is None
+
+
+def test_a_support_pages_how_can_we_help_is_no_question():
+    # a help centre: the hero's "How can we help?" (centred: indented) and its chat widget's greeting
+    for line in (
+        OcrLine("How can we help?", 494, 177, 784, 217),
+        OcrLine("Hi there How can we help?", 992, 667, 1188, 690),
+    ):
+        lines = _chrome("help.openai.com/en") + [
+            OcrLine("ChatGPT", 300, 376, 380, 404),
+            OcrLine("Using ChatGPT, plans and features", 300, 407, 640, 430),
+            line,
+        ]
+        assert read_chat(lines, W, H) is None, line.text
