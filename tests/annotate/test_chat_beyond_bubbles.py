@@ -153,3 +153,190 @@ def test_an_articles_headline_is_no_question():
         OcrLine("reshaped how people search and write.", 300, 258, 800, 282),
     ]
     assert read_chat(lines, W, H) is None
+
+
+# Below: OCR lines RapidOCR read from pages rendered by Chromium (tests/chat_layouts.py's BEYOND set,
+# benchmarks/chat_layouts.py --layouts ...), boxes as read.
+
+
+def _rows(rows: list[tuple[int, int, int, int, str]]) -> list[OcrLine]:
+    return [OcrLine(t, x0, y0, x1, y1) for x0, y0, x1, y1, t in rows]
+
+
+_CLAUDE_SIDE = [
+    (15, 11, 93, 35, "Claude ×"),
+    (12, 47, 201, 72, "← → C ① claude.ai/new"),
+    (13, 103, 95, 135, "Claude"),
+    (13, 157, 98, 184, "New chat"),
+    (11, 190, 69, 221, "Chats"),
+    (12, 226, 89, 257, "Projects"),
+]
+
+
+def test_a_question_typed_under_a_fresh_chats_greeting_is_found_after_it_is_sent():
+    # Claude's new chat: "✻ Good afternoon, Alice" (OCR reads '*') above a centred input box with the
+    # question typed; then the chat, whose avatar OCR does not read and whose bubble is barely indented
+    typed = _rows(
+        _CLAUDE_SIDE
+        + [
+            (515, 288, 1013, 337, "* Good afternoon, Alice"),
+            (416, 373, 754, 404, "Write a short toast for my sister's wedding"),
+            (416, 437, 549, 457, "+ Claude Sonnet 4"),
+        ]
+    )
+    sent = _rows(
+        _CLAUDE_SIDE
+        + [
+            (345, 136, 683, 162, "Write a short toast for my sister's wedding"),
+            (284, 202, 1162, 231, "To Emma and Sam: may your home be full of laughter, your arguments short."),
+            (284, 229, 363, 258, "Cheers!"),
+            (346, 701, 493, 728, "Reply to Claude..."),
+            (326, 756, 692, 778, "Claude can make mistakes. Please double-check responses."),
+        ]
+    )
+    first = read_screen(typed, W, H)
+    assert first is not None and not first.user_turns  # neither the greeting nor the box is a turn
+    assert first.typed == "Write a short toast for my sister's wedding"
+    got = event_chat([first, read_screen(sent, W, H)])
+    assert got is not None and got.queries == ("Write a short toast for my sister's wedding",)
+    assert got.replies and got.replies[0].startswith("To Emma and Sam")
+
+
+def test_pricing_columns_are_no_bubbles():
+    # chatgpt.com/pricing: the Plus and Pro columns are indented and reach the right edge, but each of
+    # their lines has the Free column's text beside it on its row
+    lines = _rows(
+        [
+            (15, 10, 151, 37, "ChatGPT Pricing ×"),
+            (12, 48, 242, 73, "← → C ① chatgpt.com/pricing"),
+            (499, 118, 780, 155, "Upgrade your plan"),
+            (561, 171, 719, 191, "Personal | Business"),
+            (165, 274, 221, 304, "Free"),
+            (509, 271, 567, 305, "Plus"),
+            (855, 274, 902, 304, "Pro"),
+            (166, 310, 266, 338, "$0/ month"),
+            (511, 310, 621, 337, "$20 /month"),
+            (856, 310, 976, 337, "$200 /month"),
+            (167, 343, 403, 366, "Explore how Al can help you with"),
+            (512, 343, 763, 366, "Level up productivity and creativity"),
+            (858, 342, 1081, 365, "Get the best of OpenAl with the"),
+            (263, 411, 337, 435, "Get Free"),
+            (608, 411, 682, 435, "Get Plus"),
+            (956, 411, 1023, 435, "Get Pro"),
+            (166, 480, 326, 503, "√ Limited file uploads"),
+            (511, 479, 742, 504, "√ Extended limits on messaging"),
+            (857, 480, 1109, 503, "√ Unlimited messages and uploads"),
+        ]
+    )
+    assert read_chat(lines, W, H) is None
+
+
+def test_a_support_pages_how_can_we_help_is_no_question():
+    # a help centre: the hero's "How can we help?" (centred: indented) and its chat widget's greeting
+    for line in (
+        OcrLine("How can we help?", 494, 177, 784, 217),
+        OcrLine("Hi there How can we help?", 992, 667, 1188, 690),
+    ):
+        lines = _chrome("help.openai.com/en") + [
+            OcrLine("ChatGPT", 300, 376, 380, 404),
+            OcrLine("Using ChatGPT, plans and features", 300, 407, 640, 430),
+            line,
+        ]
+        assert read_chat(lines, W, H) is None, line.text
+
+
+_EDGE_TYPED = [
+    (16, 12, 198, 35, "Quarterly report - Word ×"),
+    (12, 48, 563, 72, "← → C ① contoso.sharepoint.com/:w:/r/sites/finance/Quarterly%20report.docx"),
+    (15, 93, 394, 117, "File Home Insert Layout References Review View"),
+    (907, 138, 983, 172, "Copilot"),
+    (107, 203, 264, 230, "Quarterly report"),
+    (909, 198, 1244, 227, "Hi Alice, how can I help with this"),
+    (909, 232, 1033, 262, "document?"),
+    (107, 252, 627, 275, "Revenue grew 12% in the third quarter, driven by subscriptions in"),
+    (107, 294, 566, 317, "Europe and a new partner channel that opened in August."),
+    (103, 337, 167, 369, "Costs"),
+    (106, 387, 676, 414, "Operating costs rose 4% with two new hires in support and one in sales."),
+    (104, 433, 192, 464, "Outlook"),
+    (107, 484, 540, 507, "We expect the fourth quarter to follow the same trend."),
+    (923, 717, 1190, 740, "Summarize this document in two"),
+    (921, 742, 1010, 766, "sentences"),
+]
+_EDGE_SENT = [
+    (17, 14, 197, 34, "Quarterly report - Word ×"),
+    (12, 48, 563, 73, "← → C ① contoso.sharepoint.com/:w:/r/sites/finance/Quarterly%20report.docx"),
+    (16, 94, 394, 117, "File Home Insert Layout References Review View"),
+    (907, 138, 982, 170, "Copilot"),
+    (107, 203, 265, 230, "Quarterly report"),
+    (963, 204, 1233, 230, "Summarize this document in two"),
+    (961, 231, 1052, 255, "sentences"),
+    (107, 252, 627, 275, "Revenue grew 12% in the third quarter, driven by subscriptions in"),
+    (910, 284, 1244, 307, "Revenue grew 12% in the third quarter on"),
+    (107, 294, 566, 317, "Europe and a new partner channel that opened in August."),
+    (909, 309, 1260, 334, "European subscriptions. Costs rose 4% with"),
+    (103, 337, 167, 369, "Costs"),
+    (909, 337, 1030, 360, "two new hires."),
+    (105, 387, 676, 414, "Operating costs rose 4% with two new hires in support and one in sales."),
+    (104, 433, 192, 464, "Outlook"),
+    (107, 484, 540, 507, "We expect the fourth quarter to follow the same trend."),
+    (921, 741, 1060, 768, "Message Copilot"),
+]
+
+
+def test_the_first_pass_reads_a_side_panels_input_box_below_a_long_page(tmp_path, monkeypatch):
+    """Edge with Copilot's side panel beside a Word document (the title names the document): the only
+    word naming the assistant as a chat is the panel's "Message Copilot" at the bottom of the screen,
+    past the first 500 characters of the screen's text that the prompt gets (OCR as read from the
+    rendered page, served from a stub of the OCR reader's image read)."""
+    import sqlite3
+
+    from proagent.annotate import plan_annotation
+    from proagent.annotate.screens import OcrReader
+
+    user = tmp_path / "raw" / "P01"
+    (user / "screenshots").mkdir(parents=True)
+    title = "Quarterly report - Word - Microsoft Edge"
+    with sqlite3.connect(user / "lifetrace.db") as db:
+        db.executescript(
+            "CREATE TABLE events (id INTEGER PRIMARY KEY, app_name VARCHAR(200), window_title VARCHAR(500),"
+            " start_time DATETIME, end_time DATETIME, created_at DATETIME);"
+            "CREATE TABLE screenshots (id INTEGER PRIMARY KEY, file_path VARCHAR(500), file_hash VARCHAR(64),"
+            " file_size INTEGER, width INTEGER, height INTEGER, screen_id INTEGER, app_name VARCHAR(200),"
+            " window_title VARCHAR(500), created_at DATETIME, processed_at DATETIME, is_processed BOOLEAN,"
+            " event_id INTEGER);"
+            "CREATE TABLE ocr_results (id INTEGER PRIMARY KEY, screenshot_id INTEGER, text_content TEXT,"
+            " confidence FLOAT, language VARCHAR(10), processing_time FLOAT, created_at DATETIME);"
+        )
+        t0, t1 = "2026-12-01 09:00:00.000000", "2026-12-01 09:00:40.000000"
+        db.execute("INSERT INTO events VALUES (1, 'Microsoft Edge', ?, ?, ?, ?)", (title, t0, t1, t0))
+        for sid, sec in ((1, "05"), (2, "25")):
+            name = f"screen_0_20261201_0900{sec}_000.png"
+            (user / "screenshots" / name).write_bytes(b"png")
+            db.execute(
+                "INSERT INTO screenshots VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    sid,
+                    f"/home/alice/.lifetrace/screenshots/{name}",
+                    f"h{sid}",
+                    3,
+                    W,
+                    H,
+                    0,
+                    "Microsoft Edge",
+                    title,
+                    f"2026-12-01 09:00:{sec}.000000",
+                    None,
+                    0,
+                    1,
+                ),
+            )
+    shots = {"05": _EDGE_TYPED, "25": _EDGE_SENT}
+
+    def read(self, path):  # noqa: ANN001, ANN202 - OcrReader._read's shape
+        return {"w": W, "h": H, "lines": [[t, *box] for *box, t in shots[path.name.split("_")[3][-2:]]]}
+
+    monkeypatch.setattr(OcrReader, "_read", read)
+    assert len("\n".join(r[4] for r in _EDGE_SENT)) > 500  # the prompt's cut ends before the panel's box
+    (p,) = plan_annotation(tmp_path / "raw", ocr="image").events
+    assert p.hit is not None and p.hit.platform == "Copilot", p.reason
+    assert p.ask and p.chat is not None and p.chat[0] == ("Summarize this document in two sentences",)

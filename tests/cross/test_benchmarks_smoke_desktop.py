@@ -139,14 +139,16 @@ def test_capture_smoke(tmp_path: Path) -> None:
 
 
 def test_chat_layouts_smoke(tmp_path: Path) -> None:
-    """Three conversations rendered by Playwright on Chromium, read by RapidOCR, planned by this tree and
+    """Four conversations rendered by Playwright on Chromium, read by RapidOCR, planned by this tree and
     by the committed code (``--baseline-rev HEAD``: a revision every checkout has)."""
     require_binary("chromium")
     pytest.importorskip("playwright.sync_api")
     pytest.importorskip("rapidocr")
     rec = _record("chat_layouts.py", tmp_path, *_rev("HEAD"))
     rows = _rows(rec, "layout")
-    assert set(rows) == {"bubbles", "labelled", "mail"} and rec["baseline_columns"], rec
+    assert set(rows) == {"bubbles", "labelled", "mail", "pricing"} and rec["baseline_columns"], rec
+    # chatgpt.com's pricing columns: indented cells with text beside them on their rows are no bubbles
+    assert rows["pricing"]["kind"] == "look-alike" and rows["pricing"]["this code:found"] == 0
     for code in ("this code", "HEAD"):
         assert rows["bubbles"][f"{code}:found"] == rows["labelled"][f"{code}:found"] == 1
         assert rows["mail"][f"{code}:found"] == 0  # people writing to each other: not LLM use

@@ -101,7 +101,8 @@ _BOT_LABEL = re.compile(
 )
 _CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
 _GREETING = re.compile(
-    r"^\s*(?:what can i help (?:you )?with|how can i help(?: you)?(?: today)?|what(?:'|’)?s on (?:your|the) "
+    r"^[\s*✻✦✳❋·•👋]*(?:(?:hi|hello|hey)(?: there)?[,!]?\s*[^\w\s]*\s*(?=(?:what|how|where)\b))?"
+    r"(?:what can i help (?:you )?with|how can (?:i|we) help(?: you)?(?: today)?|what(?:'|’)?s on (?:your|the) "
     r"agenda(?: today)?|what(?:'|’)?s on your mind(?: today)?|where should we begin|what are you working on"
     r"|ready when you are|how can i assist(?: you)?(?: today)?|what do you want to know"
     r"|good (?:morning|afternoon|evening)(?:,\s*[^\W\d_]+)?|hi,? i(?:'|’)?m (?:claude|copilot|gemini|chatgpt|"
@@ -111,8 +112,9 @@ _GREETING = re.compile(
     re.I,
 )
 """A chat app's greeting on a fresh chat ("What can I help with?", "Good afternoon, Alice",
-"有什么可以帮忙的？"): shown above the first question, never the user's words (issue 47: it was
-stored glued to the question)."""
+"有什么可以帮忙的？"), a support page's or its chat widget's "How can we help?" (after "Hi there 👋"),
+a leading mark (Claude's ✻, OCR reads ``*``): shown above the first question, never the user's words
+(issue 47: it was stored glued to the question)."""
 _USER_LEAD = re.compile(r"^(?:you|user|me|human|我|用户)(?:\s+said)?\s*[:：]\s*(\S.*)$", re.I)
 """A labelled transcript's user line: ``You: ...``, ``You said: ...``, ``我：...``."""
 _BOT_LEAD = re.compile(
@@ -479,6 +481,10 @@ def read_screen(
     panel = _panel_edge(main, width)
     if panel is not None:  # an assistant's side panel beside another page: the panel is the chat
         main = [ln for ln in main if ln.x0 > panel]
+    boxed = _greeting_box(main)
+    if boxed:  # a fresh chat's input box under its greeting, mid-screen: the text in it is typed, not said
+        typed = typed or _join([ln.text for ln in boxed])
+        main = [ln for ln in main if not any(ln is b for b in boxed)]
     people = sum(bool(_PEOPLE.search(ln.text.strip())) for ln in body)
     outside = list(chrome) + [ln.text for ln in body if ln not in main] + [ln.text for ln in below]
     if not main:
@@ -624,6 +630,37 @@ def _greeting(text: str) -> bool:
     return m is not None and not text[m.end() :].strip()
 
 
+def _greeting_box(main: Sequence[OcrLine]) -> list[OcrLine]:
+    """The lines typed into a fresh chat's input box set under its greeting (ChatGPT's "What can I
+    help with?", Claude's "Good afternoon, Alice" above a centred box: issue 47): the first line
+    starting within three greeting heights below a greeting line that is no placeholder (:func:`_placeholder`), and the
+    lines under it at its left edge with less than half a line height between them, when nothing but
+    controls lies below them (else the greeting stands above a chat); ``[]`` when there is no greeting."""
+    for g in main:
+        if not _greeting(g.text) or re.search(r"\bwe\b", g.text, re.I):
+            continue  # "How can we help?" is a support page's, whose search box is no chat's input
+        under = [ln for ln in main if 0 <= ln.y0 - g.y1 <= 3 * g.height and not _placeholder(ln.text)]
+        if not under:
+            return []
+        box = [min(under, key=lambda ln: (ln.y0, ln.x0))]
+        for ln in sorted(main, key=lambda ln: ln.y0):
+            prev = box[-1]
+            if ln.y0 > prev.y0 and ln.y0 - prev.y1 < 0.5 * prev.height and abs(ln.x0 - prev.x0) <= prev.height:
+                box.append(ln)
+        if any(ln.y0 > box[-1].y1 and not _placeholder(ln.text) for ln in main):
+            return []  # text below it: a chat under the greeting (its first bubble, the reply), no box
+        return box if len(_join([ln.text for ln in box])) > 3 else []
+    return []
+
+
+def _placeholder(text: str) -> bool:
+    """An input box's placeholder or a control under it ("Ask anything", "Message ChatGPT", "+ Tools"):
+    an :data:`_INPUT` line of at most four words (a typed "Write a short toast ..." is longer), or a
+    line starting with ``+``."""
+    t = text.strip()
+    return t.startswith("+") or (bool(_INPUT.search(t)) and len(t.split()) <= 4)
+
+
 def _ungreet(text: str) -> str:
     """A user turn without a greeting OCR read glued before it (``What can I help with? How do
     I ...`` -> ``How do I ...``); '' when the turn is only the greeting."""
@@ -633,18 +670,26 @@ def _ungreet(text: str) -> str:
 
 def _bubbles(lines: Sequence[OcrLine], left: float, right: float, col: float) -> set[int]:
     """``id`` of the lines in the user's right-aligned bubbles: runs of consecutive lines indented by
-    :data:`USER_INDENT` of the column of which some line ends within :data:`RIGHT_SLACK` of its
-    right edge."""
+    :data:`USER_INDENT` of the column, with no line of the column's left edge beside them on their row
+    (:func:`_beside`), of which some line ends within :data:`RIGHT_SLACK` of its right edge."""
     user: set[int] = set()
     run: list[OcrLine] = []
+    flush = [ln for ln in lines if ln.x0 - left < USER_INDENT * col]
     for ln in [*lines, None]:
-        if ln is not None and ln.x0 - left >= USER_INDENT * col:
+        if ln is not None and ln.x0 - left >= USER_INDENT * col and not _beside(ln, flush):
             run.append(ln)
             continue
         if run and max(x.x1 for x in run) >= right - RIGHT_SLACK * col:
             user.update(id(x) for x in run)
         run = []
     return user
+
+
+def _beside(ln: OcrLine, others: Sequence[OcrLine]) -> bool:
+    """``ln`` shares its row with one of ``others`` (vertical overlap of half the lower height): a
+    user's bubble stands alone on its rows; an indented cell with text left of it is a column of
+    cards, a table or a sidebar (a pricing page's plans, a Q&A site's "Related" list: issue 47)."""
+    return any(min(ln.y1, o.y1) - max(ln.y0, o.y0) > 0.5 * min(ln.height, o.height) for o in others)
 
 
 def _turns(roles: Sequence[tuple[str, OcrLine]]) -> tuple[Turn, ...]:

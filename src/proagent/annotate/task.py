@@ -203,9 +203,14 @@ def plan_annotation(
             for e in log.events:
                 shots = sample_screenshots(e)
                 texts = tuple(reader.texts(shots))
-                # the first pass reads every sampled screen text plus any OCR row of the event
+                # the first pass reads every sampled screen's whole text (the prompt's cut to OCR_CHARS
+                # dropped an assistant panel's "Message Copilot" at the bottom: issue 47) plus any OCR
+                # row of the event
                 hit = event_platform(
-                    e, list(texts) + [s.ocr_text for s in e.focused_screenshots] + ([e.url] if e.url else [])
+                    e,
+                    [reader.text(s) for s in shots]
+                    + [s.ocr_text for s in e.focused_screenshots]
+                    + ([e.url] if e.url else []),
                 )
                 ask = all_events or hit is not None
                 chat, layout_read, reason = None, False, ""
