@@ -182,6 +182,13 @@ def _dev_decider_once(tmp_path_factory):
     return folder, manifest
 
 
+@pytest.fixture(scope="module")
+def e5_cache(tmp_path_factory):
+    """One cache of real e5 embeddings for the file's tests (keyed by text and model): each moment
+    is embedded once, not once per test (issue 45: the embeddings were most of their minutes)."""
+    return tmp_path_factory.mktemp("e5")
+
+
 @pytest.fixture
 def dev_decider(_dev_decider_once, tmp_path):
     """A copy of the file's trained decider folder in ``tmp_path`` (tests edit and break it)."""
@@ -268,12 +275,12 @@ _register_counting_model()
 
 
 @needs_shared
-def test_no_costs_no_model_call(dev_decider, tmp_path, monkeypatch):
+def test_no_costs_no_model_call(dev_decider, tmp_path, monkeypatch, e5_cache):
     from inspect_ai import eval as inspect_eval
 
     from proagent.bench.tasks import assist
 
-    monkeypatch.setenv("PROAGENT_EMBEDDING_CACHE", str(tmp_path / "e5"))
+    monkeypatch.setenv("PROAGENT_EMBEDDING_CACHE", str(e5_cache))
     folder, _ = dev_decider
     test, _ = load_split_moments(SHARED, "test")
     p = load_decider(folder).probabilities(test)  # as the task computes them (the real e5 model)
@@ -333,8 +340,8 @@ def test_find_leaks_matches_session_time_or_text_time():
 
 
 @needs_shared
-def test_train_when_and_eval_decider_commands(tmp_path, monkeypatch):
-    monkeypatch.setenv("PROAGENT_EMBEDDING_CACHE", str(tmp_path / "emb"))
+def test_train_when_and_eval_decider_commands(tmp_path, monkeypatch, e5_cache):
+    monkeypatch.setenv("PROAGENT_EMBEDDING_CACHE", str(e5_cache))
     out = tmp_path / "dec"
     args = ["train", "when", "--data", str(SHARED), "--out", str(out)]
     if SYNTHETIC.is_dir():
@@ -405,11 +412,11 @@ def test_train_when_bad_input_is_one_line(tmp_path):
     assert r.exit_code != 0 and "line 1" in r.output and "Traceback" not in r.output
 
 
-def test_lifetrace_database_train_and_eval(tmp_path, monkeypatch):
+def test_lifetrace_database_train_and_eval(tmp_path, monkeypatch, e5_cache):
     """Done-when: train when + eval --decider on a LifeTrace database (a generated one)."""
     from proagent.synth import SynthConfig, generate
 
-    monkeypatch.setenv("PROAGENT_EMBEDDING_CACHE", str(tmp_path / "emb"))
+    monkeypatch.setenv("PROAGENT_EMBEDDING_CACHE", str(e5_cache))
     data = tmp_path / "synth"
     generate(data, SynthConfig(users=1, days=2, seed=5))
     r = CliRunner().invoke(
@@ -448,13 +455,13 @@ def test_lifetrace_database_train_and_eval(tmp_path, monkeypatch):
 
 
 @needs_shared
-def test_gate_works_with_memory_and_self_consistency(dev_decider, tmp_path, monkeypatch):
+def test_gate_works_with_memory_and_self_consistency(dev_decider, tmp_path, monkeypatch, e5_cache):
     """With --memory kg and --method sc (2 answers per moment): 2 model calls at each Yes, none at a No."""
     from inspect_ai import eval as inspect_eval
 
     from proagent.bench.tasks import assist
 
-    monkeypatch.setenv("PROAGENT_EMBEDDING_CACHE", str(tmp_path / "e5"))
+    monkeypatch.setenv("PROAGENT_EMBEDDING_CACHE", str(e5_cache))
     monkeypatch.setenv("PROAGENT_MEMORY_CACHE", str(tmp_path / "mem"))
     folder, _ = dev_decider
     test, _ = load_split_moments(SHARED, "test")
