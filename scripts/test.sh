@@ -30,6 +30,10 @@ if [ -z "$times" ]; then
     trap 'rm -f "$times"' EXIT
 fi
 export PROAGENT_TEST_TIMES="$times"
+# Two workers on two cores: a second OpenMP/BLAS/torch thread per process only spin-waits beside the other
+# worker (one SmolLM2 forward pass: 4.1 CPU s with one thread vs 11.3 with two at load 16), and every
+# subprocess a test starts inherits this. A caller's own setting wins.
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 whole=$#
 start=$SECONDS
 rc=0
