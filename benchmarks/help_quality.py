@@ -719,7 +719,8 @@ def _judged(records: list[dict[str, Any]], judge: str, prompt: str) -> list[dict
 
 def prompt_summary(records: list[dict[str, Any]], judges: list[str], prompt: str) -> dict[str, Any]:
     """Under one judge prompt: per judge the position-debiased and the strict win rate (:func:`pair_record`),
-    mean ``p_x`` and position bias; the panel's two win rates (PoLL majority of the judges' verdicts of each
+    mean ``p_x``, its spread (mean distance from 0.5: how decided the judge is once position is averaged out)
+    and position bias; the panel's two win rates (PoLL majority of the judges' verdicts of each
     kind); Cohen's kappa of each two judges' verdicts (and with the rubric's text checks), both kinds;
     how often each judge's debiased verdict agrees with the rubric checks'."""
     out: dict[str, Any] = {"judges": {}, "kappa": {}, "kappa_strict": {}}
@@ -734,6 +735,7 @@ def prompt_summary(records: list[dict[str, Any]], judges: list[str], prompt: str
             "debiased": win_stats(deb),
             "strict": win_stats([p["verdict"] for p in prs]),
             "p_x_mean": sum(pxs) / len(pxs) if pxs else None,
+            "p_x_spread": sum(abs(x - 0.5) for x in pxs) / len(pxs) if pxs else None,
             "position_bias": position_bias([o for p in prs for o in (p["xy"], p["yx"])]),
             "rubric_agreement": sum(d == v for d, v in both) / len(both) if both else None,
             "rubric_agreement_n": len(both),
@@ -813,7 +815,9 @@ def _ci(w: dict[str, Any]) -> str:
     return "-" if not w["ci95"] else f"{w['ci95'][0]:.2f}-{w['ci95'][1]:.2f}"
 
 
-def _row(name: str, prompt: str, deb: dict[str, Any], strict: dict[str, Any] | None, p_first: Any) -> dict[str, Any]:
+def _row(
+    name: str, prompt: str, deb: dict[str, Any], strict: dict[str, Any] | None, p_first: Any, spread: Any = None
+) -> dict[str, Any]:
     strict = strict or {}
     return {
         "judge": name,
@@ -829,6 +833,7 @@ def _row(name: str, prompt: str, deb: dict[str, Any], strict: dict[str, Any] | N
         "strict_win_rate": strict.get("win_rate"),
         "strict_ci": _ci(strict) if strict else None,
         "p_first": p_first,
+        "spread": spread,
     }
 
 
@@ -839,7 +844,9 @@ def _rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
         ps = summary["prompts"][p]
         label = p + (" (kept)" if p == kept and len(summary["prompts"]) > 1 else "")
         for name, s in ps["judges"].items():
-            rows.append(_row(name, label, s["debiased"], s["strict"], s["position_bias"]["p_first_mean"]))
+            rows.append(
+                _row(name, label, s["debiased"], s["strict"], s["position_bias"]["p_first_mean"], s["p_x_spread"])
+            )
         rows.append(_row("panel (majority)", label, ps["panel"]["debiased"], ps["panel"]["strict"], None))
     rows.append(_row("rubric checks", "-", summary["rubric"], None, None))
     return rows
@@ -858,7 +865,8 @@ COLUMNS = [
     ("inconsistent", "orders disagree", "d"),
     ("strict_win_rate", "win rate (both orders agree)", ".2f"),
     ("strict_ci", "95% CI (both orders)", "s"),
-    ("p_first", "mean P(first shown)", ".2f"),
+    ("p_first", "mean P(first shown)", ".3f"),
+    ("spread", "mean distance of P(in context) from 0.5", ".3f"),
 ]
 
 
@@ -928,7 +936,9 @@ def write_summary(
         f"pair when that probability, averaged over the two orders, favours it (balanced position calibration, Wang "
         f"et al. 2023: a constant position preference cancels). Both orders agree: a win or a loss only when the "
         f"likelier letter picks the same answer in both orders (Zheng et al. 2023); the rest are 'orders disagree'. "
-        f"Mean P(first shown) far from 0.50 is position bias (kept prompt: {bias}). Judge prompts: {summary['prompt_rule']} "
+        f"Mean P(first shown) far from 0.50 is position bias (kept prompt: {bias}). The mean distance of the judge's "
+        f"orders-averaged P(in context is better) from 0.5 says how decided it is once the order is averaged out (0: a "
+        f"coin flip; a verdict from a distance of 0.01 is a lean, not a judgement). Judge prompts: {summary['prompt_rule']} "
         f"Rubric checks (text patterns written before any answer): "
         f"{summary['checks']['context_pass']:.2f} of {summary['checks']['items']} items passed in context, "
         f"{summary['checks']['free_pass']:.2f} context-free; wrong patterns hit {summary['checks']['context_wrong']} "

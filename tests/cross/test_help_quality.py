@@ -176,6 +176,8 @@ def test_two_judge_prompts_and_the_rule_that_keeps_one(moments: list[dict]) -> N
     s = hq.summarise([rec, rec], ["reads"], [])
     assert s["kept_prompt"] == "rubric" and s["prompts"]["checklist"]["judges"]["reads"]["strict"]["consistent"] == 0
     assert s["judges"]["reads"]["strict"]["wins"] == 2 and s["panel"]["debiased"]["win_rate"] == 1.0
+    assert s["judges"]["reads"]["p_x_spread"] == 0.5  # a sure judge; the biased one is only leaning:
+    assert 0 < s["prompts"]["checklist"]["judges"]["reads"]["p_x_spread"] < 0.2
     assert s["prompts"]["checklist"]["judges"]["reads"]["debiased"]["wins"] == 2
     rec["judges"]["reads"]["rubric"] = rec["judges"]["reads"]["checklist"]
     assert hq.summarise([rec], ["reads"], [])["kept_prompt"] == "checklist"  # a tie keeps the prompt in place
