@@ -18,14 +18,28 @@ For each moment (in a seeded random order, so a run stopped early holds a random
 * **rubric checks**: each checkable item on each answer (``check``: ``all`` patterns must match,
   one of ``any``, none of ``none``; case-insensitive) and the moment's ``wrong_patterns``;
 * **pairwise judging**: each judge sees the screen (a fixed view, the same for every lever), the
-  question, the rubric, and the two answers, in both orders (``help_pairwise.txt``); a win or a
-  loss counts only when both orders agree, otherwise the pair is inconsistent. A local judge's
-  choice is its first token's A-vs-B log-probability (forced choice); a remote judge's its text.
-* **panel**: PoLL-style (Verga et al. 2024, arXiv 2404.18796) majority of the judges' consistent
-  verdicts; Cohen's kappa between judges (``sklearn.metrics.cohen_kappa_score``) on their
-  per-moment verdicts; each judge's position bias (share of first-position choices, with scipy's
-  exact binomial test against 0.5).
-* **win rate**: wins / (wins + losses) over consistent pairs, with the Wilson 95% interval
+  question, the rubric, and the two answers, in both orders, under two prompts compared on the same pairs
+  (:data:`PROMPTS`: ``checklist``, which answer helps more; ``rubric``, which satisfies more of the rubric's
+  items). A local judge is read, not sampled: its next-token probabilities of the labels ``A`` and ``B``
+  give ``p_first``, its probability that the first answer shown is better. Two verdicts per pair
+  (:func:`pair_record`):
+
+  - **position-debiased** (the headline): ``p_x``, the judge's probability that the in-context answer is
+    better, averaged over the two orders; it wins when ``p_x > 0.5``. This is balanced position
+    calibration (Wang et al. 2023, "Large Language Models are not Fair Evaluators", arXiv 2305.17926): a
+    judge that adds a constant to whichever answer comes first adds it to both sides once, so it cancels.
+    Small judges need it: in the first run (5 moments) every judge here chose the first answer shown, by
+    its likelier letter, in 10 of 10 orders, which leaves no pair whose orders agree.
+  - **strict**: a win or a loss only when the likelier letter picks the same answer in both orders, else
+    "orders disagree" (the swap of Zheng et al. 2023, MT-Bench, arXiv 2306.05685).
+
+  Each judge's position bias: its mean ``p_first`` over every order (0.5 is none), and the share of
+  first-position choices with scipy's exact binomial test. Which prompt's figures lead is fixed by a
+  rule written before either ran on the set (:data:`PROMPT_RULE`): more pairs whose orders agree.
+* **panel**: PoLL-style (Verga et al. 2024, arXiv 2404.18796) majority of the judges' verdicts (each kind);
+  Cohen's kappa between judges (``sklearn.metrics.cohen_kappa_score``) on their per-moment verdicts and
+  with the rubric's text checks.
+* **win rate**: wins / (wins + losses) over the pairs with a verdict, with the Wilson 95% interval
   (``scipy.stats.binomtest(...).proportion_ci(method="wilson")``).
 
 Levers (``--lever KEY=VALUE``, repeatable): a variant of the in-context help compared pairwise,
@@ -47,7 +61,7 @@ Answers and verdicts are kept in a :class:`proagent.cache.DiskCache` under ``--w
 ``~/.cache/proagent/help_quality``, 0700), so a stopped run resumes where it stopped; the summary
 is rewritten after every moment (``--json``).
 
-    python benchmarks/help_quality.py [--moments FILE] [--limit N] [--judge MODEL]... [--lever K=V]...
+    python benchmarks/help_quality.py [--moments FILE] [--limit N] [--judge MODEL]... [--judge-prompt P] [--lever K=V]...
         [--model local/qwen2.5-coder-1.5b] [--work DIR] [--json docs/results/help_quality.json] [--smoke]
     python benchmarks/help_quality.py --rate [--work DIR]
     python benchmarks/help_quality.py --from-feedback ~/activity/live [--judge MODEL]...
@@ -81,8 +95,12 @@ DATA = next(
 )
 """The ProactiveBench dev sessions: ``shared/`` beside the checkout, or beside its parent (a worktree)."""
 DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
-DEFAULT_JUDGES = ("local/qwen2.5-coder-1.5b", "local/gemma3-270m", "local/smollm2-135m")
-"""Three model families that run offline here (Qwen, Gemma, SmolLM/Llama-architecture)."""
+DEFAULT_JUDGES = ("local/qwen2.5-coder-1.5b", "local/smollm2-135m")
+"""Two instruction-tuned model families that run offline here: Qwen2.5-Coder-1.5B-Instruct (Alibaba's Qwen)
+and SmolLM2-135M-Instruct (Hugging Face's SmolLM, Llama architecture). The catalogue's third,
+``local/gemma3-270m``, is Gemma 3 270M *pretrained* (not instruction-tuned): it never put A or B among its
+likeliest first tokens (it continues the chat markup), so it cannot judge; no other instruction-tuned model
+is on disk or in the catalogue. Give another with ``--judge`` (an OpenAI-compatible endpoint included)."""
 JUDGE_MODEL_ARGS = {"local/smollm2-135m": {"n_ctx": 4096}}
 """SmolLM2's catalogue context (2,048 tokens) is too short for a judge prompt with two answers."""
 JUDGE_SCREEN_CHARS = 2500
@@ -292,6 +310,8 @@ class Answerer:
         from proagent.live._help import HELP_MAX_TOKENS, InspectHelpModel, LocalHelpModel
 
         self.name, self.args, self.cache = model, model_args, cache
+        self.key_args = {k: v for k, v in model_args.items() if k != "n_threads"}
+        """The model arguments that name an answer (a thread count only changes how fast it comes)."""
         self.max_tokens = max_tokens or HELP_MAX_TOKENS
         self._models: dict[int, Any] = {}
         self._local, self._inspect = LocalHelpModel, InspectHelpModel
@@ -307,7 +327,7 @@ class Answerer:
 
     def __call__(self, messages: list[dict[str, str]], max_tokens: int | None = None) -> dict[str, Any]:
         budget = max_tokens or self.max_tokens
-        key = _key("answer", self.name, self.args, budget, messages)
+        key = _key("answer", self.name, self.key_args, budget, messages)
         hit = self.cache.get(key)
         if hit is not None:
             return {**json.loads(hit), "cached": True}
@@ -325,14 +345,65 @@ class Answerer:
 
 
 _LETTER = re.compile(r"\b([AB])\b")
+TOP_LOGPROBS = 20
+"""Alternatives read at a local judge's first token (llama.cpp's ``n_probs``, from the full softmax
+before sampling). A label missing from them is given the smallest listed log-probability: an upper
+bound on its own, so the judge's preference is if anything pulled toward 0.5 (``bounded`` in the record)."""
+PROMPTS = {"checklist": "help_pairwise.txt", "rubric": "help_pairwise_rubric.txt"}
+"""The judge's prompts (``proagent/live/prompts/``), compared on the same pairs: ``checklist`` asks
+which answer helps more, with the rubric as a checklist; ``rubric`` (rubric-grounded) shows the same
+text and asks which answer satisfies more of the rubric's items. The two share everything up to the
+final instruction, so llama.cpp evaluates the second only from there (prefix reuse)."""
+PROMPT_RULE = (
+    "kept: the prompt under which more of the local judges' pairs have both orders' choices agree (summed over "
+    "the judges); on a tie, the one whose position-debiased verdicts agree more often with the rubric's text "
+    "checks; on a tie, checklist (the prompt in place). Written before either prompt was run on the set."
+)
+"""Which prompt's figures are the headline (:func:`keep_prompt`). Consistency across orders is a
+property of the judge reading the answers, not of which answer wins, so the rule cannot favour a result."""
+
+
+def _logsumexp(xs: list[float]) -> float:
+    import math
+
+    m = max(xs)
+    return m + math.log(sum(math.exp(x - m) for x in xs))
+
+
+def label_logprobs(top: list[tuple[str, float]]) -> dict[str, Any]:
+    """The two labels' log-probabilities at the judge's first token, from ``top`` (token, log-probability)
+    pairs: each label's variants (``"A"``, ``" A"``, ``"a"``) summed in probability. Returns
+    ``{"lp": {"A": float, "B": float} | None, "p_first": P(A) / (P(A) + P(B)) | None, "bounded": [labels
+    given the smallest listed log-probability because absent]}``; ``lp`` is ``None`` when neither label is
+    listed."""
+    import math
+
+    found: dict[str, list[float]] = {"A": [], "B": []}
+    seen: set[tuple[str, float]] = set()
+    for tok, lp in top:
+        if (tok, lp) in seen:
+            continue
+        seen.add((tok, lp))
+        t = tok.strip().upper()
+        if t in found:
+            found[t].append(lp)
+    if not top or not (found["A"] or found["B"]):
+        return {"lp": None, "p_first": None, "bounded": []}
+    floor = min(lp for _, lp in top)
+    lp = {k: _logsumexp(v) if v else floor for k, v in found.items()}
+    d = lp["A"] - lp["B"]
+    p = 1.0 / (1.0 + math.exp(-d)) if d > -700 else 0.0
+    return {"lp": lp, "p_first": p, "bounded": [k for k, v in found.items() if not v]}
 
 
 class Judge:
-    """One pairwise judge. ``local/...``: inspect's local provider with log-probabilities, the choice
-    is whichever of ``A`` and ``B`` its first token rates higher (a forced choice: a small model
-    that would ramble still chooses); any other model: the first standalone A or B of its text.
-    Verdicts are kept in ``cache``. A remote judge's prompt is redacted (live's ``--send-screen``
-    default for a remote model) unless ``send_screen`` says otherwise."""
+    """One pairwise judge. ``local/...``: inspect's local provider (llama.cpp) with log-probabilities: the
+    judge's next-token probabilities for the labels ``A`` and ``B`` (:func:`label_logprobs`) give
+    ``p_first``, its probability that the first answer shown is better, and its choice (the likelier
+    label: a forced choice, so a small model that would ramble still chooses); any other model: the first
+    standalone A or B of its text (``p_first`` 1 or 0). Verdicts are kept in ``cache``. A remote judge's
+    prompt is redacted (live's ``--send-screen`` default for a remote model) unless ``send_screen`` says
+    otherwise."""
 
     def __init__(
         self,
@@ -357,8 +428,23 @@ class Judge:
             self._model = get_model(self.name, base_url=self.base_url, **self.model_args)
         return self._model
 
+    @staticmethod
+    def _usable(rec: dict[str, Any]) -> dict[str, Any] | None:
+        """A cached record, brought to this shape: one from before ``p_first`` was kept is read from its
+        A-minus-B ``margin`` (P(A) / (P(A) + P(B)) is the logistic of it) when both labels were listed;
+        ``None`` (judge again) when they were not."""
+        if "p_first" in rec or rec.get("how") != "logprob":
+            return rec
+        m = rec.get("margin")
+        if m is None or abs(m) > 1e6:
+            return None
+        import math
+
+        return {**rec, "p_first": 1.0 / (1.0 + math.exp(-m)), "bounded": []}
+
     def choose(self, prompt: str) -> dict[str, Any]:
-        """``{"choice": "A"|"B"|None, "how": "logprob"|"text"|"none", "text"}`` for ``prompt``."""
+        """``{"choice": "A"|"B"|None, "p_first": float|None, "how": "logprob"|"text"|"none", "text", ...}``
+        for ``prompt``."""
         from inspect_ai.model import ChatMessageUser, GenerateConfig
 
         from proagent.live._privacy import outgoing
@@ -367,27 +453,37 @@ class Judge:
         key = _key("judge", self.name, prompt)
         hit = self.cache.get(key)
         if hit is not None:
-            return json.loads(hit)
+            rec = self._usable(json.loads(hit))
+            if rec is not None:
+                return rec
         local = self.name.startswith("local/")
-        cfg = GenerateConfig(temperature=0.0, max_tokens=4, seed=0, logprobs=local, top_logprobs=20 if local else None)
+        cfg = GenerateConfig(
+            temperature=0.0,
+            max_tokens=1 if local else 4,
+            seed=0,
+            logprobs=local,
+            top_logprobs=TOP_LOGPROBS if local else None,
+        )
         out = self._loop.run_until_complete(self._get().generate([ChatMessageUser(content=prompt)], config=cfg))
         text = out.completion or ""
-        rec: dict[str, Any] = {"choice": None, "how": "none", "text": text[:80]}
+        rec: dict[str, Any] = {"choice": None, "p_first": None, "how": "none", "text": text[:80]}
         lp = out.choices[0].logprobs if out.choices and out.choices[0].logprobs else None
         if lp is not None and lp.content:
-            best: dict[str, float] = {}
-            for alt in [*(lp.content[0].top_logprobs or []), lp.content[0]]:
-                tok = alt.token.strip().upper()
-                if tok in ("A", "B"):
-                    best[tok] = max(best.get(tok, -1e9), alt.logprob)
-            if best:
+            first = lp.content[0]
+            got = label_logprobs([(t.token, t.logprob) for t in [*(first.top_logprobs or []), first]])
+            if got["lp"] is not None:
                 rec.update(
-                    choice=max(best, key=best.get), how="logprob", margin=best.get("A", -1e9) - best.get("B", -1e9)
+                    choice="A" if got["p_first"] >= 0.5 else "B",
+                    how="logprob",
+                    p_first=got["p_first"],
+                    lp=got["lp"],
+                    bounded=got["bounded"],
+                    margin=got["lp"]["A"] - got["lp"]["B"],
                 )
         if rec["choice"] is None:
             m = _LETTER.search(text)
             if m:
-                rec.update(choice=m.group(1), how="text")
+                rec.update(choice=m.group(1), how="text", p_first=1.0 if m.group(1) == "A" else 0.0)
         self.cache.set(key, json.dumps(rec).encode("utf-8"))
         return rec
 
@@ -396,11 +492,11 @@ def rubric_text(moment: dict[str, Any]) -> str:
     return "\n".join(f"- {it['text']}" for it in moment["rubric"])
 
 
-def pair_prompt(moment: dict[str, Any], view: str, question: str, a: str, b: str) -> str:
-    """The judge's prompt (``proagent/live/prompts/help_pairwise.txt``) with answer ``a`` first."""
+def pair_prompt(moment: dict[str, Any], view: str, question: str, a: str, b: str, prompt: str = "checklist") -> str:
+    """The judge's prompt :data:`PROMPTS` ``[prompt]`` with answer ``a`` first."""
     from proagent.prompt_files import prompt_template
 
-    return prompt_template("live", "help_pairwise.txt").substitute(
+    return prompt_template("live", PROMPTS[prompt]).substitute(
         context=view,
         question=question,
         rubric=rubric_text(moment),
@@ -410,16 +506,46 @@ def pair_prompt(moment: dict[str, Any], view: str, question: str, a: str, b: str
     )
 
 
-def judge_pair(judge: Judge, moment: dict[str, Any], view: str, question: str, x: str, y: str) -> dict[str, Any]:
-    """``x`` against ``y`` in both orders: ``{"xy", "yx"`` (each judge record), ``"verdict"``:
-    ``"x"`` / ``"y"`` when both orders pick the same answer, ``"inconsistent"`` when they differ,
-    ``None`` when an order gave no choice}``."""
-    xy = judge.choose(pair_prompt(moment, view, question, x, y))
-    yx = judge.choose(pair_prompt(moment, view, question, y, x))
-    first = {"A": "x", "B": "y"}.get(xy["choice"] or "")
-    second = {"A": "y", "B": "x"}.get(yx["choice"] or "")
+def pair_record(xy: dict[str, Any], yx: dict[str, Any]) -> dict[str, Any]:
+    """A judge's two orders of one pair (``xy``: ``x`` shown first) as verdicts:
+
+    * ``verdict`` (strict, Zheng et al. 2023, MT-Bench's swap): ``"x"`` / ``"y"`` when both orders' choices
+      pick the same answer, ``"inconsistent"`` when they differ, ``None`` when an order gave no choice;
+    * ``p_x``: the judge's probability that ``x`` is better, averaged over the two orders,
+      ``(p_first(xy) + 1 - p_first(yx)) / 2`` (balanced position calibration, Wang et al. 2023, "Large
+      Language Models are not Fair Evaluators", arXiv 2305.17926): a constant preference for one position
+      adds the same amount to A in both orders and cancels;
+    * ``debiased``: ``"x"`` when ``p_x > 0.5``, ``"y"`` when below, ``None`` at 0.5 (to 1e-9) or without both
+      probabilities.
+    """
+    first = {"A": "x", "B": "y"}.get(xy.get("choice") or "")
+    second = {"A": "y", "B": "x"}.get(yx.get("choice") or "")
     verdict = None if first is None or second is None else first if first == second else "inconsistent"
-    return {"xy": xy, "yx": yx, "verdict": verdict}
+    a, b = xy.get("p_first"), yx.get("p_first")
+    p_x = None if a is None or b is None else (a + 1.0 - b) / 2.0
+    debiased = None if p_x is None or abs(p_x - 0.5) < 1e-9 else "x" if p_x > 0.5 else "y"  # a tie to rounding
+    return {"xy": xy, "yx": yx, "verdict": verdict, "p_x": p_x, "debiased": debiased}
+
+
+def judge_pair(
+    judge: Judge, moment: dict[str, Any], view: str, question: str, x: str, y: str, prompt: str = "checklist"
+) -> dict[str, Any]:
+    """``x`` against ``y`` in both orders under one prompt: :func:`pair_record`."""
+    xy = judge.choose(pair_prompt(moment, view, question, x, y, prompt))
+    yx = judge.choose(pair_prompt(moment, view, question, y, x, prompt))
+    return pair_record(xy, yx)
+
+
+def judge_pairs(
+    judge: Judge, moment: dict[str, Any], view: str, question: str, x: str, y: str, prompts: list[str]
+) -> dict[str, dict[str, Any]]:
+    """:func:`judge_pair` under each of ``prompts``, ``{prompt: record}``; the calls go order by order
+    (xy under every prompt, then yx) so that each prompt after the first reuses the evaluated prefix."""
+    got: dict[tuple[str, str], dict[str, Any]] = {}
+    for order, (a, b) in (("xy", (x, y)), ("yx", (y, x))):
+        for p in prompts:
+            got[p, order] = judge.choose(pair_prompt(moment, view, question, a, b, p))
+    return {p: pair_record(got[p, "xy"], got[p, "yx"]) for p in prompts}
 
 
 # --------------------------------------------------------------------------- statistics
@@ -453,17 +579,22 @@ def win_stats(verdicts: list[str | None], win: str = "x", loss: str = "y") -> di
 
 
 def position_bias(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Share of a judge's choices that took the first answer shown, over every order it judged, with
-    the exact binomial test's p-value against 0.5 (scipy)."""
+    """A judge's position bias over every order it judged: ``p_first_mean``, the mean of its probability
+    that the first answer shown is better (0.5: none; each pair is shown both ways, so an unbiased judge
+    averages 0.5 whatever the answers), and ``first_share``, the share of its choices that took the first
+    answer, with the exact binomial test's p-value against 0.5 (scipy)."""
     from scipy.stats import binomtest
 
     ch = [r["choice"] for r in records if r.get("choice")]
+    ps = [r["p_first"] for r in records if r.get("p_first") is not None]
     a = sum(c == "A" for c in ch)
     return {
         "choices": len(ch),
+        "p_first_mean": sum(ps) / len(ps) if ps else None,
         "first_share": a / len(ch) if ch else None,
         "p_value": float(binomtest(a, len(ch)).pvalue) if ch else None,
         "unparsed": len(records) - len(ch),
+        "bounded": sum(bool(r.get("bounded")) for r in records),
     }
 
 
@@ -483,17 +614,6 @@ def kappa(a: list[Any], b: list[Any]) -> dict[str, Any]:
         "kappa": None if k != k else float(k),
         "agreement": sum(x == y for x, y in pairs) / len(pairs),
     }
-
-
-def margin_verdict(pair: dict[str, Any]) -> str | None:
-    """A local judge's two orders pooled (position-debiased): ``x`` when its A-minus-B log-probability
-    margin favours ``x`` more over both orders (``margin(xy) - margin(yx) > 0``), else ``y``; ``None``
-    when an order has no margin or only one letter was among its top tokens. A secondary figure: the
-    headline counts only pairs whose two orders agree."""
-    a, b = pair["xy"].get("margin"), pair["yx"].get("margin")
-    if a is None or b is None or abs(a) > 1e6 or abs(b) > 1e6 or a == b:
-        return None
-    return "x" if a - b > 0 else "y"
 
 
 def panel_verdict(verdicts: list[str | None]) -> str | None:
@@ -551,10 +671,18 @@ def help_messages_for(sample: Any, question: str | None, send_screen: str, lever
 
 
 def run_moment(
-    m: dict[str, Any], answerer: Answerer, judges: list[Judge], levers: list[tuple[str, str]], data: Path, send: str
+    m: dict[str, Any],
+    answerer: Answerer,
+    judges: list[Judge],
+    levers: list[tuple[str, str]],
+    data: Path,
+    send: str,
+    prompts: list[str] | None = None,
 ) -> dict[str, Any]:
-    """One moment: both answers, their text checks, every judge in both orders, and each lever's variant
-    against the default in-context answer."""
+    """One moment: both answers, their text checks, every judge in both orders under each of ``prompts``
+    (default: every prompt of :data:`PROMPTS`; ``rec["judges"][judge][prompt]`` is a :func:`pair_record`),
+    and each lever's variant against the default in-context answer."""
+    prompts = prompts or list(PROMPTS)
     sample, question = sample_of(m, data)
     msgs, free_msgs, _, asked = help_messages_for(sample, question, send)
     ctx_a, free_a = answerer(msgs), answerer(free_msgs)
@@ -573,37 +701,87 @@ def run_moment(
     }
     rec["rubric_verdict"] = rubric_verdict(rec["checks"]["context"], rec["checks"]["free"])
     for j in judges:
-        rec["judges"][j.name] = judge_pair(j, m, view, asked, ctx_a["text"], free_a["text"])
+        rec["judges"][j.name] = judge_pairs(j, m, view, asked, ctx_a["text"], free_a["text"], prompts)
     for lever in levers:
         vm, _, budget, _ = help_messages_for(sample, question, send, lever)
         va = answerer(vm, budget)
         lrec: dict[str, Any] = {"text": va["text"], "checks": check_answer(m, va["text"]), "judges": {}}
         lrec["rubric_verdict"] = rubric_verdict(lrec["checks"], rec["checks"]["context"])
         for j in judges:
-            lrec["judges"][j.name] = judge_pair(j, m, view, asked, va["text"], ctx_a["text"])
+            lrec["judges"][j.name] = judge_pairs(j, m, view, asked, va["text"], ctx_a["text"], prompts)
         rec["levers"]["=".join(lever)] = lrec
     return rec
 
 
-def summarise(records: list[dict[str, Any]], judges: list[str], levers: list[str]) -> dict[str, Any]:
-    """The figures of the finished moments: per judge and for the panel, win rate of the in-context help
-    over the context-free answer, position bias, pairwise kappa, the rubric checks, each lever."""
-    out: dict[str, Any] = {"n": len(records), "judges": {}, "kappa": {}, "levers": {}}
-    for j in judges:
-        vs = [r["judges"][j]["verdict"] for r in records if j in r["judges"]]
-        orders = [o for r in records if j in r["judges"] for o in (r["judges"][j]["xy"], r["judges"][j]["yx"])]
-        pooled = [margin_verdict(r["judges"][j]) for r in records if j in r["judges"]]
-        out["judges"][j] = {**win_stats(vs), "position_bias": position_bias(orders), "pooled": win_stats(pooled)}
-    panel = [panel_verdict([r["judges"][j]["verdict"] for j in judges if j in r["judges"]]) for r in records]
-    out["panel"] = win_stats(panel)
+def _judged(records: list[dict[str, Any]], judge: str, prompt: str) -> list[dict[str, Any] | None]:
+    return [r["judges"].get(judge, {}).get(prompt) for r in records]
+
+
+def prompt_summary(records: list[dict[str, Any]], judges: list[str], prompt: str) -> dict[str, Any]:
+    """Under one judge prompt: per judge the position-debiased and the strict win rate (:func:`pair_record`),
+    mean ``p_x``, its spread (mean distance from 0.5: how decided the judge is once position is averaged out)
+    and position bias; the panel's two win rates (PoLL majority of the judges' verdicts of each
+    kind); Cohen's kappa of each two judges' verdicts (and with the rubric's text checks), both kinds;
+    how often each judge's debiased verdict agrees with the rubric checks'."""
+    out: dict[str, Any] = {"judges": {}, "kappa": {}, "kappa_strict": {}}
     rub = [r["rubric_verdict"] for r in records]
-    out["rubric"] = win_stats(rub)
-    by = {j: [r["judges"].get(j, {}).get("verdict") for r in records] for j in judges}
-    names = [*judges, "rubric"]
-    by["rubric"] = rub
-    for i, a in enumerate(names):
-        for b in names[i + 1 :]:
-            out["kappa"][f"{a} ~ {b}"] = kappa(by[a], by[b])
+    for j in judges:
+        prs = [p for p in _judged(records, j, prompt) if p is not None]
+        pxs = [p["p_x"] for p in prs if p.get("p_x") is not None]
+        deb = [p["debiased"] for p in prs]
+        agree = [(d, v) for d, v in zip([p["debiased"] if p else None for p in _judged(records, j, prompt)], rub)]
+        both = [(d, v) for d, v in agree if d in ("x", "y") and v in ("x", "y")]
+        out["judges"][j] = {
+            "debiased": win_stats(deb),
+            "strict": win_stats([p["verdict"] for p in prs]),
+            "p_x_mean": sum(pxs) / len(pxs) if pxs else None,
+            "p_x_spread": sum(abs(x - 0.5) for x in pxs) / len(pxs) if pxs else None,
+            "position_bias": position_bias([o for p in prs for o in (p["xy"], p["yx"])]),
+            "rubric_agreement": sum(d == v for d, v in both) / len(both) if both else None,
+            "rubric_agreement_n": len(both),
+        }
+    for kind, field in (("debiased", "debiased"), ("strict", "verdict")):
+        per = {j: [(p or {}).get(field) for p in _judged(records, j, prompt)] for j in judges}
+        out.setdefault("panel", {})[kind] = win_stats(
+            [panel_verdict([per[j][i] for j in judges]) for i in range(len(records))]
+        )
+        per["rubric"] = rub
+        names = [*judges, "rubric"]
+        for i, a in enumerate(names):
+            for b in names[i + 1 :]:
+                out["kappa" if kind == "debiased" else "kappa_strict"][f"{a} ~ {b}"] = kappa(
+                    [v if v in ("x", "y") else None for v in per[a]], [v if v in ("x", "y") else None for v in per[b]]
+                )
+    return out
+
+
+def keep_prompt(by_prompt: dict[str, dict[str, Any]], judges: list[str]) -> str:
+    """The prompt whose figures are the headline, by :data:`PROMPT_RULE` (local judges only)."""
+    local = [j for j in judges if j.startswith("local/")] or judges
+
+    def score(p: str) -> tuple[int, float, int]:
+        js = by_prompt[p]["judges"]
+        consistent = sum(js[j]["strict"]["consistent"] for j in local if j in js)
+        agree = [js[j]["rubric_agreement"] for j in local if j in js and js[j]["rubric_agreement"] is not None]
+        return consistent, (sum(agree) / len(agree) if agree else 0.0), p == "checklist"
+
+    return max(by_prompt, key=score)
+
+
+def summarise(
+    records: list[dict[str, Any]], judges: list[str], levers: list[str], prompts: list[str] | None = None
+) -> dict[str, Any]:
+    """The figures of the finished moments: under each judge prompt (:func:`prompt_summary`) and, for the
+    prompt kept by :data:`PROMPT_RULE`, at the top level (``judges``, ``panel``, ``kappa``); the rubric's
+    text checks; each lever (its win rates under the kept prompt)."""
+    prompts = prompts or list(PROMPTS)
+    out: dict[str, Any] = {"n": len(records), "prompts": {}, "levers": {}}
+    for p in prompts:
+        out["prompts"][p] = prompt_summary(records, judges, p)
+    kept = keep_prompt(out["prompts"], judges) if judges else prompts[0]
+    out.update(kept_prompt=kept, prompt_rule=PROMPT_RULE)
+    out.update({k: out["prompts"][kept][k] for k in ("judges", "panel", "kappa", "kappa_strict")})
+    out["rubric"] = win_stats([r["rubric_verdict"] for r in records])
     cc = [r["checks"]["context"] for r in records if r["checks"]["context"]["checkable"]]
     fc = [r["checks"]["free"] for r in records if r["checks"]["free"]["checkable"]]
     out["checks"] = {
@@ -617,8 +795,15 @@ def summarise(records: list[dict[str, Any]], judges: list[str], levers: list[str
         rs = [r["levers"][lv] for r in records if lv in r["levers"]]
         lo: dict[str, Any] = {"n": len(rs), "judges": {}}
         for j in judges:
-            lo["judges"][j] = win_stats([x["judges"][j]["verdict"] for x in rs if j in x["judges"]])
-        lo["panel"] = win_stats([panel_verdict([x["judges"][j]["verdict"] for j in judges]) for x in rs])
+            prs = [x["judges"][j][kept] for x in rs if j in x["judges"]]
+            lo["judges"][j] = {
+                "debiased": win_stats([p["debiased"] for p in prs]),
+                "strict": win_stats([p["verdict"] for p in prs]),
+            }
+        lo["panel"] = {
+            kind: win_stats([panel_verdict([x["judges"][j][kept][f] for j in judges]) for x in rs])
+            for kind, f in (("debiased", "debiased"), ("strict", "verdict"))
+        }
         lo["rubric"] = win_stats([x["rubric_verdict"] for x in rs])
         ch = [x["checks"] for x in rs if x["checks"]["checkable"]]
         lo["pass"] = sum(c["passed"] for c in ch) / max(sum(c["checkable"] for c in ch), 1)
@@ -626,63 +811,82 @@ def summarise(records: list[dict[str, Any]], judges: list[str], levers: list[str
     return out
 
 
+def _ci(w: dict[str, Any]) -> str:
+    return "-" if not w["ci95"] else f"{w['ci95'][0]:.2f}-{w['ci95'][1]:.2f}"
+
+
+def _row(
+    name: str, prompt: str, deb: dict[str, Any], strict: dict[str, Any] | None, p_first: Any, spread: Any = None
+) -> dict[str, Any]:
+    strict = strict or {}
+    return {
+        "judge": name,
+        "prompt": prompt,
+        "pairs": deb["pairs"],
+        "wins": deb["wins"],
+        "losses": deb["losses"],
+        "win_rate": deb["win_rate"],
+        "ci": _ci(deb),
+        "strict_wins": strict.get("wins"),
+        "strict_losses": strict.get("losses"),
+        "inconsistent": strict.get("inconsistent"),
+        "strict_win_rate": strict.get("win_rate"),
+        "strict_ci": _ci(strict) if strict else None,
+        "p_first": p_first,
+        "spread": spread,
+    }
+
+
 def _rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    kept = summary["kept_prompt"]
     rows = []
-    for name, s in [
-        *summary["judges"].items(),
-        ("panel (majority)", summary["panel"]),
-        ("rubric checks", summary["rubric"]),
-    ]:
-        pb = s.get("position_bias") or {}
-        rows.append(
-            {
-                "judge": name,
-                "pairs": s["pairs"],
-                "consistent": s["consistent"],
-                "wins": s["wins"],
-                "losses": s["losses"],
-                "inconsistent": s["inconsistent"],
-                "win_rate": s["win_rate"],
-                "ci_low": s["ci95"][0] if s["ci95"] else None,
-                "ci_high": s["ci95"][1] if s["ci95"] else None,
-                "first_share": pb.get("first_share"),
-                "pooled": (s.get("pooled") or {}).get("win_rate"),
-                "pooled_n": (s.get("pooled") or {}).get("consistent"),
-            }
-        )
+    for p in sorted(summary["prompts"], key=lambda q: q != kept):
+        ps = summary["prompts"][p]
+        label = p + (" (kept)" if p == kept and len(summary["prompts"]) > 1 else "")
+        for name, s in ps["judges"].items():
+            rows.append(
+                _row(name, label, s["debiased"], s["strict"], s["position_bias"]["p_first_mean"], s["p_x_spread"])
+            )
+        rows.append(_row("panel (majority)", label, ps["panel"]["debiased"], ps["panel"]["strict"], None))
+    rows.append(_row("rubric checks", "-", summary["rubric"], None, None))
     return rows
 
 
 COLUMNS = [
     ("judge", "judge", "s"),
+    ("prompt", "judge prompt", "s"),
     ("pairs", "moments", "d"),
-    ("consistent", "consistent", "d"),
-    ("wins", "in context wins", "d"),
-    ("losses", "context-free wins", "d"),
+    ("wins", "in context preferred", "d"),
+    ("losses", "context-free preferred", "d"),
+    ("win_rate", "win rate (orders averaged)", ".2f"),
+    ("ci", "95% CI", "s"),
+    ("strict_wins", "both orders: in context", "d"),
+    ("strict_losses", "both orders: context-free", "d"),
     ("inconsistent", "orders disagree", "d"),
-    ("win_rate", "win rate", ".2f"),
-    ("ci_low", "95% CI low", ".2f"),
-    ("ci_high", "95% CI high", ".2f"),
-    ("first_share", "picks first shown", ".2f"),
-    ("pooled", "orders pooled: win rate", ".2f"),
-    ("pooled_n", "orders pooled: n", "d"),
+    ("strict_win_rate", "win rate (both orders agree)", ".2f"),
+    ("strict_ci", "95% CI (both orders)", "s"),
+    ("p_first", "mean P(first shown)", ".3f"),
+    ("spread", "mean distance of P(in context) from 0.5", ".3f"),
 ]
 
 
 def _lever_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for lv, s in summary["levers"].items():
-        for name, w in [*s["judges"].items(), ("panel (majority)", s["panel"]), ("rubric checks", s["rubric"])]:
+        for name, w in [*s["judges"].items(), ("panel (majority)", s["panel"]), ("rubric checks", None)]:
+            deb = w["debiased"] if w else s["rubric"]
+            strict = w["strict"] if w else None
             rows.append(
                 {
                     "lever": lv,
                     "judge": name,
                     "n": s["n"],
-                    "wins": w["wins"],
-                    "losses": w["losses"],
-                    "inconsistent": w["inconsistent"],
-                    "win_rate": w["win_rate"],
-                    "ci": "-" if not w["ci95"] else f"{w['ci95'][0]:.2f}-{w['ci95'][1]:.2f}",
+                    "wins": deb["wins"],
+                    "losses": deb["losses"],
+                    "win_rate": deb["win_rate"],
+                    "ci": _ci(deb),
+                    "strict_win_rate": (strict or {}).get("win_rate"),
+                    "inconsistent": (strict or {}).get("inconsistent"),
                     "pass": s["pass"],
                 }
             )
@@ -693,13 +897,18 @@ LEVER_COLUMNS = [
     ("lever", "variant", "s"),
     ("judge", "judge", "s"),
     ("n", "moments", "d"),
-    ("wins", "variant wins", "d"),
-    ("losses", "default wins", "d"),
-    ("inconsistent", "orders disagree", "d"),
-    ("win_rate", "variant win rate", ".2f"),
+    ("wins", "variant preferred", "d"),
+    ("losses", "default preferred", "d"),
+    ("win_rate", "variant win rate (orders averaged)", ".2f"),
     ("ci", "95% CI", "s"),
+    ("strict_win_rate", "variant win rate (both orders agree)", ".2f"),
+    ("inconsistent", "orders disagree", "d"),
     ("pass", "variant checks passed", ".2f"),
 ]
+
+
+def _fmt(v: Any) -> str:
+    return "-" if v is None else f"{v:.2f}"
 
 
 def write_summary(
@@ -717,21 +926,34 @@ def write_summary(
         + ("" if done == getattr(args, "set_size", total) else " (the first of a seeded random order: a random subset)")
         + f"; model {args.model}, answers of at most {args.max_tokens or HELP_MAX_TOKENS} tokens (live's budget unless --max-tokens)"
     )
-    k = {n: v["kappa"] for n, v in summary["kappa"].items()}
+    bias = ", ".join(
+        f"{j} {_fmt(s['position_bias']['p_first_mean'])} (first chosen {_fmt(s['position_bias']['first_share'])})"
+        for j, s in summary["judges"].items()
+    )
     note = (
-        f"Win: both orders pick the in-context help; loss: both pick the context-free answer; the rest disagree "
-        f"between orders and are not counted. Rubric checks (text patterns written before any answer): "
+        f"Each judge sees every pair in both orders and gives its probability that the first answer shown is "
+        f"better (its next-token probabilities of A and B). Win rate (orders averaged): the in-context help wins a "
+        f"pair when that probability, averaged over the two orders, favours it (balanced position calibration, Wang "
+        f"et al. 2023: a constant position preference cancels). Both orders agree: a win or a loss only when the "
+        f"likelier letter picks the same answer in both orders (Zheng et al. 2023); the rest are 'orders disagree'. "
+        f"Mean P(first shown) far from 0.50 is position bias (kept prompt: {bias}). The mean distance of the judge's "
+        f"orders-averaged P(in context is better) from 0.5 says how decided it is once the order is averaged out (0: a "
+        f"coin flip; a verdict from a distance of 0.01 is a lean, not a judgement). Judge prompts: {summary['prompt_rule']} "
+        f"Rubric checks (text patterns written before any answer): "
         f"{summary['checks']['context_pass']:.2f} of {summary['checks']['items']} items passed in context, "
         f"{summary['checks']['free_pass']:.2f} context-free; wrong patterns hit {summary['checks']['context_wrong']} "
-        f"and {summary['checks']['free_wrong']} times. Cohen's kappa between judges' per-moment verdicts: "
-        + ", ".join(f"{n} {'-' if v is None else f'{v:.2f}'}" for n, v in k.items())
-        + ". A judge's 'picks first shown' far from 0.50 is position bias."
+        f"and {summary['checks']['free_wrong']} times. Cohen's kappa of per-moment verdicts (orders averaged / both "
+        f"orders agree): "
+        + ", ".join(
+            f"{n} {_fmt(v['kappa'])} / {_fmt(summary['kappa_strict'][n]['kappa'])}" for n, v in summary["kappa"].items()
+        )
+        + "."
     )
     tables = []
     if summary["levers"]:
         tables.append(
             {
-                "title": "Levers: each variant against live's default help, both orders",
+                "title": f"Levers: each variant against live's default help, both orders ({summary['kept_prompt']} prompt)",
                 "columns": LEVER_COLUMNS,
                 "rows": _lever_rows(summary),
             }
@@ -746,14 +968,22 @@ def write_summary(
         note=note,
         conditions=cond,
         tables=tables or None,
-        baseline_columns=["losses"],
+        baseline_columns=["losses", "strict_losses"],
         figures={
             "summary": summary,
             "moments": [{k: v for k, v in r.items() if k not in ("context", "free")} for r in records],
         },
     )
     assert rec is not None
-    rec.update(n=done, judges=list(summary["judges"]), win_rate=panel["win_rate"], ci95=panel["ci95"])
+    rec.update(
+        n=done,
+        judges=list(summary["judges"]),
+        judge_prompt=summary["kept_prompt"],
+        win_rate=panel["debiased"]["win_rate"],
+        ci95=panel["debiased"]["ci95"],
+        win_rate_strict=panel["strict"]["win_rate"],
+        ci95_strict=panel["strict"]["ci95"],
+    )
     write_json_atomic(path, rec, indent=1, mode=0o644)
 
 
@@ -791,6 +1021,7 @@ def run(args: argparse.Namespace) -> int:
         for j in args.judge
     ]
     levers = [parse_lever(x) for x in args.lever]
+    prompts = list(PROMPTS) if args.judge_prompt == "both" else [args.judge_prompt]
     lever_names = ["=".join(x) for x in levers]
     send = args.send_screen or default_send_screen(args.model)
     print(
@@ -800,15 +1031,23 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     for i, m in enumerate(moments, 1):
         try:
-            rec = run_moment(m, answerer, judges, levers, args.data, send)
+            rec = run_moment(m, answerer, judges, levers, args.data, send, prompts)
         except MomentError as e:
             print(f"  skipped {m['id']}: {e}", flush=True)
             continue
         records.append(rec)
-        js = " ".join(f"{j.split('/')[-1]}={rec['judges'][j]['verdict']}" for j in args.judge)
+        js = " ".join(
+            f"{j.split('/')[-1]}[{p}]={pr['debiased']}/{pr['verdict']} p_x={_fmt(pr['p_x'])}"
+            for j in args.judge
+            for p, pr in rec["judges"][j].items()
+        )
         lv = " ".join(
             f"{k}: rubric={v['rubric_verdict']}"
-            + (f" {args.judge[0].split('/')[-1]}={v['judges'][args.judge[0]]['verdict']}" if args.judge else "")
+            + (
+                f" {args.judge[0].split('/')[-1]}={v['judges'][args.judge[0]][prompts[0]]['debiased']}"
+                if args.judge
+                else ""
+            )
             for k, v in rec["levers"].items()
         )
         print(
@@ -817,16 +1056,19 @@ def run(args: argparse.Namespace) -> int:
             f"{js} {lv}",
             flush=True,
         )
-        write_summary(args.json, args, summarise(records, args.judge, lever_names), records, machine, len(moments))
-    summary = summarise(records, args.judge, lever_names)
+        write_summary(
+            args.json, args, summarise(records, args.judge, lever_names, prompts), records, machine, len(moments)
+        )
+    summary = summarise(records, args.judge, lever_names, prompts)
     write_summary(args.json, args, summary, records, machine, len(moments))
     print(render_table(_rows(summary), COLUMNS))
     if summary["levers"]:
         print(render_table(_lever_rows(summary), LEVER_COLUMNS))
     print("checks:", json.dumps(summary["checks"]))
+    print(f"judge prompt kept: {summary['kept_prompt']} ({summary['prompt_rule']})")
     for n, v in summary["kappa"].items():
-        print(f"kappa {n}: {v}")
-    human = _human_agreement(work, records, args.judge)
+        print(f"kappa {n}: {v} (both orders agree: {summary['kappa_strict'][n]})")
+    human = _human_agreement(work, records, args.judge, summary["kept_prompt"])
     if human:
         print("judge-human agreement:", json.dumps(human))
     return 0
@@ -842,7 +1084,11 @@ def _ratings(work: Path) -> list[dict[str, Any]]:
     return [json.loads(x) for x in p.read_text("utf-8").splitlines() if x.strip()]
 
 
-def _human_agreement(work: Path, records: list[dict[str, Any]], judges: list[str]) -> dict[str, Any]:
+def _human_agreement(
+    work: Path, records: list[dict[str, Any]], judges: list[str], prompt: str = "checklist"
+) -> dict[str, Any]:
+    """Cohen's kappa of the person's ``--rate`` choices with each judge's position-debiased verdict (under
+    ``prompt``) and with the rubric checks, on the moments both rated."""
     rated = {r["id"]: r["verdict"] for r in _ratings(work) if r.get("verdict") in ("x", "y")}
     if not rated:
         return {}
@@ -850,7 +1096,10 @@ def _human_agreement(work: Path, records: list[dict[str, Any]], judges: list[str
     human = [rated[r["id"]] for r in recs]
     out = {"rated": len(rated), "human_win_rate": win_stats(list(rated.values()))}
     for j in [*judges, "rubric"]:
-        vs = [r["rubric_verdict"] if j == "rubric" else r["judges"].get(j, {}).get("verdict") for r in recs]
+        vs = [
+            r["rubric_verdict"] if j == "rubric" else (r["judges"].get(j, {}).get(prompt) or {}).get("debiased")
+            for r in recs
+        ]
         out[j] = kappa(human, [v if v in ("x", "y") else None for v in vs])
     return out
 
@@ -877,8 +1126,8 @@ def rate(args: argparse.Namespace) -> int:
             continue
         msgs, free_msgs, _, asked = help_messages_for(sample, question, send)
         key_c, key_f = (
-            _key("answer", args.model, answerer.args, answerer.max_tokens, msgs),
-            _key("answer", args.model, answerer.args, answerer.max_tokens, free_msgs),
+            _key("answer", args.model, answerer.key_args, answerer.max_tokens, msgs),
+            _key("answer", args.model, answerer.key_args, answerer.max_tokens, free_msgs),
         )
         hc, hf = cache.get(key_c), cache.get(key_f)
         if hc is None or hf is None:
@@ -974,7 +1223,7 @@ def from_feedback(args: argparse.Namespace) -> int:
                 ctx = help_context(x["_sample"], x["question"], "raw")
                 free = answerer(context_free_messages(ctx))["text"]
                 view = judge_view({"id": x["id"]}, x["_sample"])
-                v = judge_pair(j, rubric, view, x["question"] or ctx.question, x["answer"], free)["verdict"]
+                v = judge_pair(j, rubric, view, x["question"] or ctx.question, x["answer"], free)["debiased"]
                 human.append("helpful" if x["rating"] > 0 else "not")
                 judged.append({"x": "helpful", "y": "not"}.get(v or ""))
             out["judges"][name] = kappa(human, judged)
@@ -1018,6 +1267,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--judge-base-url", default=None, help="base URL of an OpenAI-compatible judge (--judge openai-api/NAME/MODEL)"
+    )
+    ap.add_argument(
+        "--judge-prompt",
+        choices=(*PROMPTS, "both"),
+        default="both",
+        help="the judge's prompt: checklist (which helps more), rubric (which meets more rubric items) or both",
     )
     ap.add_argument(
         "--lever", action="append", default=[], help="screen_chars=N, max_tokens=N or prompt=FILE (repeatable)"

@@ -92,14 +92,22 @@ def test_help_smoke(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_help_quality_smoke(tmp_path: Path) -> None:
-    """One moment answered in context and context-free by SmolLM2, judged by it in both orders (issue 44)."""
+    """One moment answered in context and context-free by SmolLM2, judged by it in both orders under both
+    judge prompts from its label probabilities (issue 44)."""
     rec, _ = _run("help_quality.py", tmp_path, "--work", str(tmp_path / "work"))
-    assert rec["n"] == 1 and rec["judges"] == ["local/smollm2-135m"]
-    judge = rec["rows"][0]
-    assert judge["judge"] == "local/smollm2-135m" and judge["pairs"] == 1
-    assert judge["consistent"] + judge["inconsistent"] <= 1 and rec["rows"][-1]["judge"] == "rubric checks"
+    assert rec["n"] == 1 and rec["judges"] == ["local/smollm2-135m"] and rec["judge_prompt"] in ("checklist", "rubric")
+    rows = [r for r in rec["rows"] if r["judge"] == "local/smollm2-135m"]
+    assert sorted(r["prompt"].split()[0] for r in rows) == ["checklist", "rubric"] and rows[0]["prompt"].endswith(
+        "(kept)"
+    )
+    for r in rows:
+        assert r["pairs"] == 1 and r["wins"] + r["losses"] <= 1 and 0 < r["p_first"] < 1
+        assert r["strict_wins"] + r["strict_losses"] + r["inconsistent"] <= 1
+    assert rec["rows"][-1]["judge"] == "rubric checks"
     (moment,) = rec["figures"]["moments"]
     assert moment["id"] == "sheet-q1-total" and set(moment["checks"]) == {"context", "free"}
+    for pair in moment["judges"]["local/smollm2-135m"].values():  # read from the label probabilities, both orders
+        assert pair["xy"]["how"] == pair["yx"]["how"] == "logprob" and 0 < pair["p_x"] < 1
     assert oct((tmp_path / "work").stat().st_mode & 0o777) == "0o700"
 
 

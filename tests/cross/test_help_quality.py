@@ -86,12 +86,12 @@ def test_proactivebench_moments_read_the_real_query_from_the_session(moments: li
 
 
 class _Always:
-    """A judge that always picks the answer shown first (the worst position bias)."""
+    """A judge that always picks the answer shown first (the worst position bias), equally sure each time."""
 
     name = "always-first"
 
     def choose(self, prompt: str) -> dict:
-        return {"choice": "A", "how": "text", "text": "A"}
+        return {"choice": "A", "how": "text", "text": "A", "p_first": 0.9}
 
 
 class _Reads:
@@ -104,17 +104,85 @@ class _Reads:
 
     def choose(self, prompt: str) -> dict:
         a = prompt.split("Answer A:", 1)[1].split("Answer B:", 1)[0]
-        return {"choice": "A" if self.word in a else "B", "how": "text", "text": ""}
+        return {"choice": "A" if self.word in a else "B", "how": "text", "text": "", "p_first": float(self.word in a)}
+
+
+class _BiasedReader:
+    """A small judge's shape: a strong pull to the first answer shown plus a weaker pull to the answer holding
+    ``word``, as a logistic of the two (every choice is A, so no pair's orders agree)."""
+
+    name = "biased"
+
+    def __init__(self, word: str, bias: float = 2.0, signal: float = 0.8) -> None:
+        self.word, self.bias, self.signal = word, bias, signal
+
+    def choose(self, prompt: str) -> dict:
+        import math
+
+        a = prompt.split("Answer A:", 1)[1].split("Answer B:", 1)[0]
+        z = self.bias + (self.signal if self.word in a else -self.signal)
+        p = 1 / (1 + math.exp(-z))
+        return {"choice": "A" if p >= 0.5 else "B", "how": "logprob", "text": "A", "p_first": p}
 
 
 def test_a_win_counts_only_when_both_orders_agree(moments: list[dict]) -> None:
     m = moments[0]
     r = hq.judge_pair(_Always(), m, "screen", "q?", "one", "two")
-    assert r["verdict"] == "inconsistent"
+    assert r["verdict"] == "inconsistent" and r["p_x"] == pytest.approx(0.5) and r["debiased"] is None
     assert hq.judge_pair(_Reads("one"), m, "screen", "q?", "one", "two")["verdict"] == "x"
     assert hq.judge_pair(_Reads("two"), m, "screen", "q?", "one", "two")["verdict"] == "y"
     orders = [r["xy"], r["yx"]]
-    assert hq.position_bias(orders)["first_share"] == 1.0
+    assert hq.position_bias(orders)["first_share"] == 1.0 and hq.position_bias(orders)["p_first_mean"] == 0.9
+
+
+def test_averaging_both_orders_cancels_a_judge_s_position_bias(moments: list[dict]) -> None:
+    """Wang et al. 2023's balanced position calibration: a judge whose pull to the first answer outweighs
+    what it reads picks A in every order (strict: orders disagree), yet its probability averaged over
+    both orders follows the answers; its position bias shows as a mean P(first) far above 0.5."""
+    m = moments[0]
+    for word, want in (("one", "x"), ("two", "y")):
+        r = hq.judge_pair(_BiasedReader(word), m, "screen", "q?", "one", "two")
+        assert r["xy"]["choice"] == r["yx"]["choice"] == "A" and r["verdict"] == "inconsistent"
+        assert r["debiased"] == want and abs(r["p_x"] - 0.5) > 0.05
+        assert hq.position_bias([r["xy"], r["yx"]])["p_first_mean"] > 0.8
+    assert hq.pair_record({"choice": "A", "p_first": 0.7}, {"choice": None, "p_first": None})["debiased"] is None
+
+
+def test_label_probabilities_sum_variants_and_bound_a_missing_label() -> None:
+    import math
+
+    got = hq.label_logprobs([("A", math.log(0.5)), (" A", math.log(0.1)), ("B", math.log(0.2)), ("<", math.log(0.1))])
+    assert got["p_first"] == pytest.approx(0.6 / 0.8) and got["bounded"] == []
+    got = hq.label_logprobs([("A", math.log(0.6)), ("<", math.log(0.3)), ("x", math.log(0.05))])
+    assert got["bounded"] == ["B"] and got["p_first"] == pytest.approx(0.6 / 0.65)  # B at most the last listed
+    assert hq.label_logprobs([("<|im_", -0.1), ("\n", -3.0)])["p_first"] is None  # a model that never says A or B
+    old = {"choice": "A", "how": "logprob", "margin": math.log(3)}  # a verdict cached before p_first was kept
+    assert hq.Judge._usable(old)["p_first"] == pytest.approx(0.75)
+    assert hq.Judge._usable({**old, "margin": 1e9}) is None  # only one label was listed: judge again
+
+
+def test_two_judge_prompts_and_the_rule_that_keeps_one(moments: list[dict]) -> None:
+    """Both prompts share all but their last instruction; the one with more pairs whose orders agree leads."""
+    m = moments[0]
+    a, b = (hq.pair_prompt(m, "screen", "q?", "one", "two", p) for p in ("checklist", "rubric"))
+    cut = a.index("Which answer helps")
+    assert a[:cut] == b[:cut] and "satisfies more of the checklist" in b[cut:]
+    none = {"passed": 0, "checkable": 0, "wrong": False}
+    rec = {"rubric_verdict": "x", "judges": {}, "checks": {"context": none, "free": none}, "levers": {}}
+    rec["judges"]["reads"] = {
+        "checklist": hq.judge_pair(_BiasedReader("one"), m, "s", "q", "one", "two", "checklist"),
+        "rubric": hq.judge_pair(_Reads("one"), m, "s", "q", "one", "two", "rubric"),
+    }
+    s = hq.summarise([rec, rec], ["reads"], [])
+    assert s["kept_prompt"] == "rubric" and s["prompts"]["checklist"]["judges"]["reads"]["strict"]["consistent"] == 0
+    assert s["judges"]["reads"]["strict"]["wins"] == 2 and s["panel"]["debiased"]["win_rate"] == 1.0
+    assert s["judges"]["reads"]["p_x_spread"] == 0.5  # a sure judge; the biased one is only leaning:
+    assert 0 < s["prompts"]["checklist"]["judges"]["reads"]["p_x_spread"] < 0.2
+    assert s["prompts"]["checklist"]["judges"]["reads"]["debiased"]["wins"] == 2
+    rec["judges"]["reads"]["rubric"] = rec["judges"]["reads"]["checklist"]
+    assert hq.summarise([rec], ["reads"], [])["kept_prompt"] == "checklist"  # a tie keeps the prompt in place
+    rows = hq._rows(s)
+    assert [r["prompt"] for r in rows] == ["rubric (kept)"] * 2 + ["checklist"] * 2 + ["-"]
 
 
 def test_win_rate_interval_kappa_and_panel() -> None:
@@ -196,14 +264,6 @@ def test_rate_hides_the_order_and_stores_the_person_s_choice(tmp_path: Path, mon
     rated = hq._ratings(work)
     assert [r["verdict"] for r in rated] == ["x"] and len(choices) == 1
     assert oct((work / "ratings.jsonl").stat().st_mode & 0o777) == "0o600"
-    rec = {"id": "sheet-div0", "rubric_verdict": "x", "judges": {"j": {"verdict": "y"}}}
+    rec = {"id": "sheet-div0", "rubric_verdict": "x", "judges": {"j": {"checklist": {"debiased": "y"}}}}
     agree = hq._human_agreement(work, [rec], ["j"])
     assert agree["rated"] == 1 and agree["human_win_rate"]["wins"] == 1
-
-
-def test_pooled_orders_cancel_a_constant_position_bias() -> None:
-    """Both orders pick A (inconsistent), but A's margin is larger when x is shown first: x is preferred."""
-    pair = {"xy": {"choice": "A", "margin": 0.9}, "yx": {"choice": "A", "margin": 0.2}}
-    assert hq.margin_verdict(pair) == "x"
-    assert hq.margin_verdict({"xy": {"margin": 0.2}, "yx": {"margin": 0.9}}) == "y"
-    assert hq.margin_verdict({"xy": {"margin": 1e9}, "yx": {"margin": 0.1}}) is None  # only A among the top tokens
