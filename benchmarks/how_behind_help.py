@@ -28,8 +28,13 @@ Accept, N accepts per arm, the two arms alternating in the same command:
 * figures: seconds from Accept to the first words and to the whole answer (p50/p95), and the share of
   answers whose context holds the window's screen text (the planted value).
 
+With ``--capture-read`` (on in ``--smoke``) capture's OCR has already written the newer
+screenshot's text when Accept comes: help first reads it from the log (no OCR of its own), so its
+share is exactly 100% and the baseline's 0% (the moment was decided before that text); a help that
+did not read the window again would score 0%.
+
     python benchmarks/how_behind_help.py [--model local/smollm2-135m] [--model-arg n_threads=1]
-        [--help-tokens 200] [--accepts N] [--json out.json] [--smoke]
+        [--help-tokens 200] [--accepts N [--accepts-only]] [--capture-read] [--json out.json] [--smoke]
 """
 
 from __future__ import annotations
@@ -74,6 +79,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--accepts", type=int, default=0, help="also time N accepts per arm, baseline vs help first (issue 42)"
     )
+    ap.add_argument(
+        "--capture-read",
+        action="store_true",
+        help="--accepts: capture's OCR has already written the newer screenshot's text (the help reads it "
+        "from the log; no OCR of live's own): the grounding is then exact, 100%% for help first (--smoke)",
+    )
+    ap.add_argument(
+        "--accepts-only",
+        action="store_true",
+        help="time only the --accepts (not the three How-call cases before them)",
+    )
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--timeout", type=float, default=1800.0)
     ap.add_argument(
@@ -82,8 +98,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(ap, argv, positive=("help_tokens", "timeout"), non_negative=("accepts",))
     if args.help_tokens < 1 or args.accepts < 0:
         ap.error("--help-tokens must be >= 1 and --accepts >= 0")
+    if args.accepts_only and not args.accepts:
+        ap.error("--accepts-only needs --accepts N")
     if args.smoke:  # explicit values stay (apply_smoke says which)
-        apply_smoke(ap, args, {"model": "local/smollm2-135m", "help_tokens": 16, "accepts": 1}, argv)
+        apply_smoke(
+            ap, args, {"model": "local/smollm2-135m", "help_tokens": 16, "accepts": 1, "capture_read": True}, argv
+        )
     guard_network()
     watchdog(args.timeout)
     note, machine = machine_note()
@@ -109,58 +129,59 @@ def main(argv: list[str] | None = None) -> int:
     how.warm()
     rows: list[dict[str, Any]] = []
 
-    t0 = time.perf_counter()
-    how(moments[0])
-    rows.append({"case": "alone (baseline)", "how_s": time.perf_counter() - t0, "help_s": None, "help": "-"})
-    print(f"  alone: How {rows[-1]['how_s']:.1f} s", flush=True)
-
-    first, out = threading.Event(), {}
-    th = _help_thread(helper, messages, first, out)
-    first.wait()
-    t0 = time.perf_counter()
-    how(moments[1])
-    how_s = time.perf_counter() - t0
-    th.join()
-    rows.append(
-        {
-            "case": "behind a streaming help",
-            "how_s": how_s,
-            "help_s": out["seconds"],
-            "help": f"{out['status']} ({out.get('tokens')} tokens)",
-        }
-    )
-    print(f"  behind help: How {how_s:.1f} s, help {out['seconds']:.1f} s {out['status']}", flush=True)
-
-    first, out = threading.Event(), {}
-    th = _help_thread(helper, messages, first, out)
-    first.wait()
-    fut = how.submit(moments[2])
-    time.sleep(0.5)
-    fut.cancel()
-    th.join()
-    try:
-        fut.result(timeout=0)
-        cancelled = "answered"
-    except concurrent.futures.CancelledError:
-        cancelled = "cancelled"
-    except concurrent.futures.TimeoutError:
-        cancelled = "still running"
-    rows.append(
-        {
-            "case": f"How queued, then {cancelled}",
-            "how_s": None,
-            "help_s": out["seconds"],
-            "help": f"{out['status']} ({out.get('tokens')} tokens)",
-        }
-    )
-    print(f"  cancelled while queued: help {out['seconds']:.1f} s {out['status']}", flush=True)
     columns = [
         ("case", "case", "s"),
         ("how_s", "How call s", ".1f"),
         ("help_s", "help answer s", ".1f"),
         ("help", "help answer", "s"),
     ]
-    print(render_table(rows, columns))
+    if not args.accepts_only:
+        t0 = time.perf_counter()
+        how(moments[0])
+        rows.append({"case": "alone (baseline)", "how_s": time.perf_counter() - t0, "help_s": None, "help": "-"})
+        print(f"  alone: How {rows[-1]['how_s']:.1f} s", flush=True)
+
+        first, out = threading.Event(), {}
+        th = _help_thread(helper, messages, first, out)
+        first.wait()
+        t0 = time.perf_counter()
+        how(moments[1])
+        how_s = time.perf_counter() - t0
+        th.join()
+        rows.append(
+            {
+                "case": "behind a streaming help",
+                "how_s": how_s,
+                "help_s": out["seconds"],
+                "help": f"{out['status']} ({out.get('tokens')} tokens)",
+            }
+        )
+        print(f"  behind help: How {how_s:.1f} s, help {out['seconds']:.1f} s {out['status']}", flush=True)
+
+        first, out = threading.Event(), {}
+        th = _help_thread(helper, messages, first, out)
+        first.wait()
+        fut = how.submit(moments[2])
+        time.sleep(0.5)
+        fut.cancel()
+        th.join()
+        try:
+            fut.result(timeout=0)
+            cancelled = "answered"
+        except concurrent.futures.CancelledError:
+            cancelled = "cancelled"
+        except concurrent.futures.TimeoutError:
+            cancelled = "still running"
+        rows.append(
+            {
+                "case": f"How queued, then {cancelled}",
+                "how_s": None,
+                "help_s": out["seconds"],
+                "help": f"{out['status']} ({out.get('tokens')} tokens)",
+            }
+        )
+        print(f"  cancelled while queued: help {out['seconds']:.1f} s {out['status']}", flush=True)
+        print(render_table(rows, columns))
     figures: dict[str, Any] = {"model": args.model, "help_tokens": args.help_tokens}
     if args.accepts:
         accept_rows = _accepts(args, margs, how)
@@ -175,15 +196,21 @@ def main(argv: list[str] | None = None) -> int:
         ]
         print(render_table(accept_rows, cols))
         figures["accepts"] = accept_rows
+        figures["capture_read"] = args.capture_read
+        if args.accepts_only:
+            rows, columns = accept_rows, cols
     how.close()
-    rows[0]["baseline"] = True
+    if not args.accepts_only:
+        rows[0]["baseline"] = True
     write_result(
         args.json,
         benchmark="how_behind_help",
         rows=rows,
         columns=columns,
         machine=machine,
-        baseline="a How call on the warmed model with nothing else running",
+        baseline="the accepts' baseline arm (before issue 42)"
+        if args.accepts_only
+        else "a How call on the warmed model with nothing else running",
         note=f"{args.model}, a help answer of up to {args.help_tokens} tokens streaming on the same llama.cpp child",
         figures=figures,
     )
@@ -234,8 +261,8 @@ def _accepts(args: argparse.Namespace, margs: dict[str, Any], how: Any) -> list[
     rng = random.Random(42)
     got: dict[str, list[dict[str, Any]]] = {"baseline (before issue 42)": [], "help first + grounded": []}
     with tempfile.TemporaryDirectory(prefix="pa-accepts-") as tmp:
-        reader_warm = ScreenReader(Path(tmp) / "none.db")
-        reader_warm.warm()  # the OCR engine loads once per run (live warms it at start)
+        if not args.capture_read:  # the OCR engine loads once per run (live warms it at start)
+            ScreenReader(Path(tmp) / "none.db").warm()
         for i in range(args.accepts):
             for arm in got:
                 new = arm.startswith("help first")
@@ -248,7 +275,7 @@ def _accepts(args: argparse.Namespace, margs: dict[str, Any], how: Any) -> list[
                 term = cap.open_event("xterm", f"pytest - shop {i}", t0 + timedelta(seconds=30))
                 for k, text in enumerate(["$ pytest -q", f"$ pytest -q\n{_SCREEN.format(value=value)}"]):
                     png = _png(text)
-                    cap.add_screenshot(
+                    sid = cap.add_screenshot(
                         event_id=term,
                         screen_id=0,
                         t=t0 + timedelta(seconds=31 + 8 * k),
@@ -260,6 +287,13 @@ def _accepts(args: argparse.Namespace, margs: dict[str, Any], how: Any) -> list[
                         app="xterm",
                         title=f"pytest - shop {i}",
                     )
+                    if k == 1 and args.capture_read:  # capture's OCR wrote it (after the moment was decided)
+                        cap.con.execute(
+                            "INSERT INTO ocr_results (screenshot_id, text_content, confidence, language, "
+                            "processing_time, created_at) VALUES (?, ?, 0.9, 'ch', 1.0, ?)",
+                            (sid, text, (t0 + timedelta(seconds=41)).isoformat(" ")),
+                        )
+                        cap.con.execute("UPDATE screenshots SET is_processed = 1 WHERE id = ?", (sid,))
                     cap.con.commit()
                     if k == 0:  # the moment is decided here: its window had no text yet
                         evs = list(load_lifetrace(work / "cap", resolve_files=False).events)

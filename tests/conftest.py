@@ -118,6 +118,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 LONG = (
     "tests/cross/test_desktop_day.py",  # two scripted captures of the desktop scenario, live, retraining
     "tests/cross/test_soak.py",  # 45 s of real capture while the other worker waits (solo)
+    "tests/live/test_live_desktop_grounding.py",  # live --capture on a busy desktop, the default model (solo)
     "tests/scale/test_scale_ray.py",  # a local multi-node Ray cluster, eval/ablate/curate/annotate on it
     "tests/train/test_finetune.py::test_lora_run_lowers_the_loss_and_records_its_moments",  # CPU training runs
     "tests/train/test_finetune.py::test_trained_gguf_evaluates_offline_and_refuses_its_training_moments",

@@ -72,10 +72,12 @@ def test_how_behind_help_smoke(tmp_path: Path) -> None:
     base, new = rec["figures"]["accepts"]
     assert base["baseline"] and not new["baseline"] and base["n"] == new["n"] == 1
     assert new["first_p50"] > 0 and new["total_p50"] >= new["first_p50"] and base["total_p50"] > 0
-    # the baseline reads the moment as decided (blind); the new arm reads the window now, within live's
-    # 8-s OCR bound, which a machine loaded far beyond its cores can miss (tests/live/test_live_help_first.py
-    # checks the reading itself with a wide bound)
-    assert base["grounded"] == 0.0 and 0.0 <= new["grounded"] <= 1.0
+    # --smoke writes capture's text of the newer screenshot after the moment was decided (--capture-read):
+    # the baseline reads the moment as decided (blind, 0%); help first reads the window again at Accept and
+    # finds that text in the log (100%, no OCR of its own to miss a bound); a help that does not read the
+    # window again scores 0% (checked: ScreenReader.ground returning the moment as it was fails here)
+    assert rec["figures"]["capture_read"] is True
+    assert base["grounded"] == 0.0 and new["grounded"] == 1.0, rec["figures"]["accepts"]
 
 
 @pytest.mark.slow

@@ -418,3 +418,61 @@ def test_live_reads_only_the_focused_window_capture_recorded(tmp_path: Path) -> 
     shot = Screenshot(id=sid, file_name=str(name), time=t0, app_name="xterm", window_title="pytest - shop")
     text = reader._ocr_text(shot) or ""
     assert "QX7T9" in text.replace(" ", "") and "WK4RT" not in text.replace(" ", ""), text
+
+
+def test_a_window_unchanged_beside_a_busy_page_is_read_once(tmp_path: Path) -> None:
+    """Issue 42, item 7: a page beside the terminal rewrites its text, so capture stores a new
+    screenshot every second; the terminal's own rectangle stays the same. Live reads it once: a
+    newer screenshot with the same pixels in the focused window takes that text at once (no second
+    OCR queued behind the first, which left the help blind on a busy desktop)."""
+    pytest.importorskip("rapidocr")
+    from PIL import Image, ImageDraw, ImageFont
+
+    from proagent.capture import Store
+    from proagent.records import Screenshot
+
+    try:
+        font = ImageFont.truetype("DejaVuSansMono.ttf", 22)
+    except OSError:
+        pytest.skip("DejaVu fonts are not installed (fonts-dejavu-core)")
+    cap = tmp_path / "cap"
+    t0 = datetime(2026, 12, 5, 10, 0, 0)
+    store = Store(cap)
+    shots = []
+    try:
+        eid = store.open_event("xterm", "pytest - shop", t0)
+        for k, ticker in enumerate(["alpha 31337", "omega 27182"]):
+            im = Image.new("RGB", (900, 160), "white")
+            draw = ImageDraw.Draw(im)
+            draw.text((480, 60), f"TICK {ticker}", fill=(20, 20, 20), font=font)  # the busy page, beside
+            draw.text((20, 60), "KeyError ZQX-7KM4P", fill=(20, 20, 20), font=font)  # the terminal
+            buf = io.BytesIO()
+            im.save(buf, "PNG")
+            png = buf.getvalue()
+            t = t0 + timedelta(seconds=k)
+            sid = store.add_screenshot(
+                event_id=eid,
+                screen_id=0,
+                t=t,
+                data=png,
+                ext="png",
+                file_hash=hashlib.sha256(png).hexdigest(),
+                width=900,
+                height=160,
+                app="xterm",
+                title="pytest - shop",
+                ocr_region=(0, 0, 450, 160),
+            )
+            store.con.commit()
+            name = store.con.execute("SELECT file_path FROM screenshots WHERE id = ?", (sid,)).fetchone()[0]
+            shots.append(
+                Screenshot(id=sid, file_name=str(name), time=t, app_name="xterm", window_title="pytest - shop")
+            )
+    finally:
+        store.close()
+    reader = ScreenReader(cap / "lifetrace.db", ocr_seconds=120)
+    first = reader._ocr_text(shots[0]) or ""
+    assert "ZQX-7KM4P" in first.replace(" ", "") and reader.read_now == 1, first
+    t = time.monotonic()
+    assert reader._ocr_text(shots[1]) == first  # the same window: its text at once, no second read
+    assert reader.read_now == 1 and time.monotonic() - t < 5

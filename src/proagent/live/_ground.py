@@ -9,7 +9,11 @@ When the newest screenshot of that window has no text yet, live reads it itself,
 RapidOCR (:func:`proagent.ocr.load_ocr`, the engine capture uses), bounded by
 :data:`OCR_SECONDS` instead of waiting behind capture's backlog: the window in front first, the
 backlog after. The text live reads is kept in memory only (the log is never written: live opens it
-read-only), by screenshot id.
+read-only), by screenshot id and by the focused window's pixels: a newer screenshot whose window
+rectangle is pixel for pixel one live read already (the window did not change; only the windows
+beside it did: a page rewriting its text, a clock) takes that text at once instead of another OCR
+(issue 42, item 7: with a busy page beside the terminal, capture stored a screenshot a second, and
+each Accept or How call started a new read of the newest one, queued behind the last).
 
 :class:`Grounding` says what was read: ``reading: Terminal - pytest, 38 lines of screen text`` or
 ``reading: Terminal - pytest, no screen text (...)``; the page and the terminal show it.
@@ -99,9 +103,10 @@ class ScreenReader:
         self.shots = self.db.parent / "screenshots"
         self.ocr, self.ocr_seconds = ocr, float(ocr_seconds)
         self._texts: OrderedDict[int, str] = OrderedDict()
-        self._lock = threading.Lock()  # the cache
+        self._by_pixels: OrderedDict[str, str] = OrderedDict()  # SHA-256 of the region's pixels -> text
+        self._lock = threading.Lock()  # the caches
         self._ocr_lock = threading.Lock()  # one read at a time
-        self._running: dict[int, threading.Event] = {}
+        self._running: dict[str, threading.Event] = {}  # by the region's pixels
         self.read_now = 0
         """Screenshots live read itself so far."""
 
@@ -128,22 +133,68 @@ class ScreenReader:
         return list(load_lifetrace(self.db, user=front.user, min_event_id=first, resolve_files=False).events)
 
     def _ocr_text(self, shot: Screenshot) -> str | None:
-        """The text of ``shot`` read by live (``None``: not read within the bound, or no OCR)."""
+        """The text of ``shot`` read by live (``None``: not read within the bound, or no OCR).
+
+        The focused window's rectangle is decoded first (milliseconds); when its pixels are those of
+        a screenshot read (or being read) already, that text is used (or awaited) instead of a new read."""
         with self._lock:
             if shot.id in self._texts:
                 return self._texts[shot.id]
-            done = self._running.get(shot.id)
+        path = self.shots / Path(shot.file_name).name
+        if not self.ocr or not path.is_file():
+            return None
+        try:
+            arr = self._pixels(shot.id, path)
+        except Exception as e:  # noqa: BLE001 - an image still being written, removed: no text (never logged)
+            log.debug("live could not open screenshot %s: %s", shot.id, type(e).__name__)
+            return ""
+        import hashlib
+
+        key = hashlib.sha256(arr.tobytes()).hexdigest() + f":{arr.shape}"
+        with self._lock:
+            text = self._by_pixels.get(key)
+            if text is not None:
+                self._by_pixels.move_to_end(key)
+                self._keep(self._texts, shot.id, text)
+                return text
+            done = self._running.get(key)
             if done is None:
-                path = self.shots / Path(shot.file_name).name
-                if not self.ocr or not path.is_file():
-                    return None
-                done = self._running[shot.id] = threading.Event()
+                done = self._running[key] = threading.Event()
                 threading.Thread(
-                    target=self._read, args=(shot.id, path, done), daemon=True, name="proagent-live-ocr"
+                    target=self._read, args=(key, arr, done), daemon=True, name="proagent-live-ocr"
                 ).start()
         done.wait(self.ocr_seconds)
         with self._lock:
-            return self._texts.get(shot.id)
+            text = self._by_pixels.get(key)
+            if text is not None:
+                self._keep(self._texts, shot.id, text)
+            return text
+
+    @staticmethod
+    def _keep(cache: OrderedDict, key: object, text: str) -> None:  # type: ignore[type-arg]
+        cache[key] = text
+        cache.move_to_end(key)
+        while len(cache) > _KEEP:
+            cache.popitem(last=False)
+
+    def _pixels(self, sid: int, path: Path):  # noqa: ANN202 - numpy array (numpy imported lazily)
+        """The pixels live reads of screenshot ``sid``: its focused window's rectangle (BGR), or the
+        whole screen when capture recorded none.
+
+        Raises:
+            OSError, ValueError: the image cannot be read (still being written, removed)."""
+        import numpy as np
+
+        from ..vault import open_image
+
+        region = self._region(sid)
+        with open_image(path) as im:
+            arr = np.asarray(im.convert("RGB"))
+        if region is not None:  # the focused window only, as capture's own OCR reads it
+            x, y, w, h = region
+            crop = arr[y : y + h, x : x + w]
+            arr = crop if crop.size else arr
+        return np.ascontiguousarray(arr[:, :, ::-1])
 
     def _region(self, sid: int) -> tuple[int, int, int, int] | None:
         """The focused window's rectangle capture stored with screenshot ``sid``
@@ -164,32 +215,20 @@ class ScreenReader:
             return None
         return parse_region(row[0]) if row is not None else None
 
-    def _read(self, sid: int, path: Path, done: threading.Event) -> None:
+    def _read(self, key: str, arr, done: threading.Event) -> None:  # noqa: ANN001 - a numpy array
         text = ""
         try:
-            import numpy as np
-
             from ..ocr import load_ocr
-            from ..vault import open_image
 
-            region = self._region(sid)
             with self._ocr_lock:
-                with open_image(path) as im:
-                    arr = np.asarray(im.convert("RGB"))
-                if region is not None:  # the focused window only, as capture's own OCR reads it
-                    x, y, w, h = region
-                    crop = arr[y : y + h, x : x + w]
-                    arr = crop if crop.size else arr
-                res = load_ocr(OCR_THREADS, lean=True)(arr[:, :, ::-1])
+                res = load_ocr(OCR_THREADS, lean=True)(arr)
             text = "\n".join(str(t) for t in (getattr(res, "txts", None) or ()))
             self.read_now += 1
-        except Exception as e:  # noqa: BLE001 - an image still being written, no OCR: no text (never logged)
-            log.debug("live could not read screenshot %s: %s", sid, type(e).__name__)
+        except Exception as e:  # noqa: BLE001 - no OCR: no text (never logged)
+            log.debug("live could not read a screenshot: %s", type(e).__name__)
         with self._lock:
-            self._texts[sid] = text
-            while len(self._texts) > _KEEP:
-                self._texts.popitem(last=False)
-            self._running.pop(sid, None)
+            self._keep(self._by_pixels, key, text)
+            self._running.pop(key, None)
         done.set()
 
     def ground(self, sample: Sample) -> tuple[Sample, Grounding]:
