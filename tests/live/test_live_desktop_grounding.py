@@ -120,13 +120,6 @@ class _Terminal:
         return self.proc.returncode
 
 
-@pytest.mark.xfail(
-    reason="known defect (issue 42 item 7, found by this test): --settle judges the whole screen, so a page "
-    "changing beside the terminal (capture stores a screenshot every second) keeps the terminal's moment from "
-    "ever settling: no offer in 120 s (proagent.live._settle.settled_at should judge the focused window's "
-    "rectangle, screenshots.ocr_region). Remove this marker with that fix.",
-    strict=False,
-)
 def test_busy_desktop_help_names_the_value_on_the_terminal(tmp_path: Path) -> None:
     require_binary("Xvfb", "openbox", "xterm", "xdotool", "xprop", "chromium")
     from scenarios.desktop import CHROMIUM_ARGS

@@ -447,6 +447,74 @@ def test_watch_waits_for_a_pause_before_deciding(tmp_path: Path) -> None:
     assert decided[2].outcome == "no"
 
 
+def _busy_beside(k: int) -> bytes:
+    """A 40x20 screen: the window in front (left half, ``ocr_region`` 0,0,20,20) the same in every
+    shot, a page beside it (right half) repainted with ``k``'s colour."""
+    import io
+
+    from PIL import Image
+
+    im = Image.new("RGB", (40, 20), (250, 250, 250))
+    im.paste((k * 37 % 256, k * 91 % 256, k * 53 % 256), (20, 0, 40, 20))
+    buf = io.BytesIO()
+    im.save(buf, "PNG")
+    return buf.getvalue()
+
+
+def test_a_page_changing_beside_the_window_in_front_does_not_hold_its_moment(tmp_path: Path) -> None:
+    """Issue 42 item 7: capture stores a screenshot every tick while a page beside the window in
+    front rewrites itself; the window in front has paused, so its moment settles (it never did)."""
+    cap, out = tmp_path / "cap", tmp_path / "live"
+    log = Log(cap)
+    log.window("Code", "a.py")
+    log.shot("Code", "a.py", "a")
+    decided: list = []
+    stop = threading.Event()
+    th = threading.Thread(
+        target=lambda: run_watch(
+            cap,
+            out,
+            ScriptedDecider(set()),
+            LiveOptions(notify=("none",), every_seconds=0, settle_seconds=1.0),
+            poll_seconds=0.02,
+            stop=stop,
+            on_decision=decided.append,
+        ),
+        daemon=True,
+    )
+    th.start()
+    _wait_for(lambda: (out / "feedback.db").exists(), 30, "the watch to start")
+    time.sleep(0.3)
+    eid = log.window("xterm", "KeyError")
+    t_front = time.monotonic()
+    seen_at = None
+    for k in range(24):  # 6 s of a new screenshot every 0.25 s, only the page beside changing
+        png = _busy_beside(k)
+        sid = log.store.add_screenshot(
+            event_id=eid,
+            screen_id=0,
+            t=datetime.now(),
+            data=png,
+            ext="png",
+            file_hash=hashlib.sha256(png).hexdigest(),
+            width=40,
+            height=20,
+            app="xterm",
+            title="KeyError",
+            focused=True,
+            ocr_region=(0, 0, 20, 20),
+        )
+        log.ocr(sid, "KeyError: 'ZQX'")
+        if seen_at is None and decided:
+            seen_at = time.monotonic() - t_front
+        time.sleep(0.25)
+    stop.set()
+    th.join(10)
+    log.close()
+    assert seen_at is not None, [(d.outcome, d.reason) for d in decided]  # before: not while the page changed
+    assert decided[0].outcome == "no" and seen_at < 5.0, seen_at  # one --settle after the window's last change
+
+
 def _page_call(url: str, path: str, body: dict | None = None) -> tuple[int, dict]:
     base, token = url.split("/?token=")
     req = urllib.request.Request(

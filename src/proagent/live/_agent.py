@@ -33,7 +33,7 @@ from ._privacy import (
     without_screen_text,
 )
 from ._restraint import Restraint
-from ._settle import TEXT_WAIT_SECONDS, first_shot, has_text, settled_at
+from ._settle import TEXT_WAIT_SECONDS, Still, first_shot, has_text, settled_at
 from ._sources import Clock, LifeTraceFollower, Moment, ReplayClock, WallClock
 from .records import LiveDecision
 
@@ -501,6 +501,9 @@ class LiveAgent:
         ground: reads the moment's window in front again before its How call
             (:meth:`proagent.live._ground.ScreenReader.ground`), in the call's thread, so the
             predicted query comes from the text on screen now; ``None``: the moment as decided.
+        still: tells a screenshot stored for a change elsewhere on the screen from a change of the
+            window in front, for the settle pause (:func:`~._settle.settled_at`;
+            :meth:`proagent.live._ground.ScreenReader.same_window`); ``None``: every screenshot is a change.
     """
 
     def __init__(
@@ -524,8 +527,10 @@ class LiveAgent:
         ask_rate: int | None = 0,
         help: Any = None,
         ground: Callable[[Sample], Sample] | None = None,
+        still: Still | None = None,
     ) -> None:
         self.folder = Path(folder)
+        self.still = still
         self.help = help
         self.ground = ground
         self.how_held = 0
@@ -902,7 +907,7 @@ class LiveAgent:
         if e is None:
             return False
         now = self.clock.now()
-        t = settled_at(e, pending.t, now, self.settle or 0.0)
+        t = settled_at(e, pending.t, now, self.settle or 0.0, self.still)
         if follower.recorder_stopped():
             # capture stopped: a pause after its last write is no pause (issue 21: nothing decided after the stop)
             seen = follower.last_change
@@ -928,7 +933,7 @@ class LiveAgent:
         before ``newer`` (rows caught up after a restart), else record it skipped (``settle``)."""
         front = self._front(pending)
         e = next((x for x in newer.history if front is not None and x.id == front.id), front)
-        t = None if e is None else settled_at(e, pending.t, newer.t, self.settle or 0.0)
+        t = None if e is None else settled_at(e, pending.t, newer.t, self.settle or 0.0, self.still)
         if e is not None and t is None and e.focused_screenshots:
             self.decide(replace(pending, settled=False))
             return

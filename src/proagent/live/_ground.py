@@ -107,6 +107,7 @@ class ScreenReader:
         self._lock = threading.Lock()  # the caches
         self._ocr_lock = threading.Lock()  # one read at a time
         self._running: dict[str, threading.Event] = {}  # by the region's pixels
+        self._digests: OrderedDict[int, str] = OrderedDict()  # screenshot id -> SHA-256 of its region's pixels
         self.read_now = 0
         """Screenshots live read itself so far."""
 
@@ -169,6 +170,31 @@ class ScreenReader:
             if text is not None:
                 self._keep(self._texts, shot.id, text)
             return text
+
+    def same_window(self, a: Screenshot, b: Screenshot) -> bool:
+        """True when the window in front has the same pixels in screenshot ``b`` as in ``a`` (its
+        focused rectangle, ``screenshots.ocr_region``; the whole screen where capture recorded
+        none): ``b`` was stored for a change elsewhere on the screen (:func:`~._settle.settled_at`'s
+        ``still``). ``False`` when either image cannot be read yet (a change, as without this test).
+        One decode per screenshot (cached by id; tens of milliseconds for a 1080p PNG)."""
+        da, db = self._digest(a), self._digest(b)
+        return da is not None and da == db
+
+    def _digest(self, shot: Screenshot) -> str | None:
+        with self._lock:
+            if shot.id in self._digests:
+                return self._digests[shot.id]
+        path = self.shots / Path(shot.file_name).name
+        try:
+            arr = self._pixels(shot.id, path)
+        except Exception:  # noqa: BLE001 - still being written, removed: not cached, asked again next time
+            return None
+        import hashlib
+
+        key = hashlib.sha256(arr.tobytes()).hexdigest() + f":{arr.shape}"
+        with self._lock:
+            self._keep(self._digests, shot.id, key)
+        return key
 
     @staticmethod
     def _keep(cache: OrderedDict, key: object, text: str) -> None:  # type: ignore[type-arg]

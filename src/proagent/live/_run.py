@@ -511,11 +511,13 @@ def run_watch(
     stop = stop or threading.Event()
     timed_out = threading.Event()  # a stop by the timer is the end of --duration, not an interruption
     timer = threading.Timer(duration, lambda: (timed_out.set(), stop.set())) if duration else None
-    screen = None
-    if isinstance(follower, LifeTraceFollower) and (help_model is not None or how is not None):
-        screen = ScreenReader(follower.path, ocr=screen_ocr)
-        threading.Thread(target=screen.warm, daemon=True, name="proagent-ocr-warm").start()
-    helper = LiveHelp(store, help_model, clock.now, send_screen=send_screen, screen=screen)
+    screen = None  # reads the window in front: the help, the How call and the settle pause (its pixels)
+    reads = help_model is not None or how is not None
+    if isinstance(follower, LifeTraceFollower):
+        screen = ScreenReader(follower.path, ocr=screen_ocr and reads)
+        if reads:
+            threading.Thread(target=screen.warm, daemon=True, name="proagent-ocr-warm").start()
+    helper = LiveHelp(store, help_model, clock.now, send_screen=send_screen, screen=screen if reads else None)
     notifiers, page = _notifiers(
         options.notify, store, clock.now, port=options.port, answers=answers, out=out, help=helper
     )
@@ -542,6 +544,7 @@ def run_watch(
             ask_rate=options.ask_rate,
             help=helper if help_model is not None else None,
             ground=(lambda s: screen.ground(s)[0]) if screen is not None and how is not None else None,
+            still=screen.same_window if screen is not None else None,
         )
         if timer is not None:
             timer.daemon = True
