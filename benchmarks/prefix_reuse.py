@@ -237,12 +237,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--smoke",
         action="store_true",
-        help="the smallest setting (CI): SmolLM2, 2 consecutive samples (the second reuses the first's prefix)",
+        help="the smallest setting (CI): SmolLM2 on 1 thread (llama.cpp's threads wait on each other when other "
+        "work shares the cores), 2 consecutive samples (the second reuses the first's prefix)",
     )
-    args = parse_args(  # --smoke keeps an explicit --model, --n or --repeats (and says so)
+    args = parse_args(  # --smoke keeps an explicit --model, --n, --repeats or --n-threads (and says so)
         ap,
         argv,
-        smoke={"model": "local/smollm2-135m", "n": 2, "repeats": 1},
+        smoke={"model": "local/smollm2-135m", "n": 2, "repeats": 1, "n_threads": 1},
         positive=("n", "n_ctx", "n_threads", "repeats", "timeout"),
         non_negative=("cache_reuse",),
         existing=("data",),
