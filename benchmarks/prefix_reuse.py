@@ -14,8 +14,9 @@ inspect response cache) and a fresh temporary log dir. Token counts come from
 the logs' ModelUsage, which the provider fills from llama.cpp's timings:
 ``input_tokens`` = prompt tokens llama.cpp actually evaluated (``prompt_n``),
 ``input_tokens_cache_read`` = prompt tokens it reused from its KV cache
-(``cache_n``). The reference queries are embedded once when the task is built
-(as in every run), so the scorer adds the same small cost to both settings.
+(``cache_n``). The reference queries of the N samples run are embedded once before the
+timings (as ``proagent eval --limit N`` does; not the whole split's), so the scorer adds the
+same small cost to both settings.
 
 Run:  python benchmarks/prefix_reuse.py [--model local/smollm2-135m] [--n 20] [--json out.json] [--smoke]
 """
@@ -260,12 +261,14 @@ def main(argv: list[str] | None = None) -> int:
     data = args.data or str(DEFAULT_DATA)
 
     from proagent import embedding
-    from proagent.bench.tasks import assist
+    from proagent.bench.tasks import assist, embed_task_references, references_embedded_later
 
-    task = assist(data=data, split=args.split, method=args.method, window=args.window)
+    with references_embedded_later():  # only the references of the samples run, below
+        task = assist(data=data, split=args.split, method=args.method, window=args.window)
     n = min(args.n, len(task.dataset))
     users = sorted({s.metadata["user"] for s in list(task.dataset)[:n]})
     embedding.load_model()  # embedding model loaded once, outside every timing
+    embed_task_references(task, n)  # the scorer's reference vectors, outside every timing
     load_s = warm_up(args.model, args.n_ctx, args.n_threads)
     print(f"model load + warm-up (untimed): {load_s:.1f} s", file=sys.stderr, flush=True)
     runs: dict[bool, list[dict[str, Any]]] = {True: [], False: []}

@@ -106,7 +106,7 @@ def test_mcp_latency_smoke(tmp_path: Path) -> None:
     assert figures["growth_ms"]["found_by_search"] is True  # the appended event, embedded as it came
     size = figures["answer_size"]
     assert size["cap"] == 2000 and size["pages"] >= 2 and size["largest_estimate"] <= 2000
-    assert size["complete"] is True and size["events_paged"] >= 29 and size["uncapped_estimate"] > 2000
+    assert size["complete"] is True and size["events_paged"] >= 20 and size["uncapped_estimate"] > 2000
     assert all(r["n"] > 0 and r["p50"] > 0 for r in figures["rows"])
 
 
