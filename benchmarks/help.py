@@ -195,11 +195,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--smoke",
         action="store_true",
-        help="the smallest setting (CI): SmolLM2 answers and judges one moment, answers of 32 tokens",
+        help="the smallest setting (CI): SmolLM2 on 1 thread answers and judges one moment, answers of 32 tokens",
     )
     args = parse_args(ap, argv, positive=("limit", "max_tokens", "timeout"), existing=("log",))
     if args.smoke:  # explicit values stay (apply_smoke says which)
-        apply_smoke(ap, args, {"model": "local/smollm2-135m", "judge": None, "limit": 1, "max_tokens": 32}, argv)
+        # one llama.cpp thread: its threads wait on each other when other work shares the cores
+        smoke = {
+            "model": "local/smollm2-135m",
+            "judge": None,
+            "limit": 1,
+            "max_tokens": 32,
+            "model_arg": ["n_threads=1"],
+        }
+        apply_smoke(ap, args, smoke, argv)
     guard_network()
     watchdog(args.timeout)
     note, machine = machine_note()

@@ -183,6 +183,7 @@ def _phase(
     t0: datetime,  # noqa: ANN001
     poll: float,
     offer_wait: float | None = 2.0,
+    settle: float = 1.0,
 ) -> dict:
     from proagent.live import LiveOptions, RestraintConfig, run_watch
 
@@ -224,7 +225,7 @@ def _phase(
     th = threading.Thread(target=run, daemon=True)
     c0, t_0 = time.process_time(), time.perf_counter()
     th.start()
-    time.sleep(1.0)  # the follower is up before the first row
+    time.sleep(settle)  # the follower is up before the first row
     w.go.set()
     done.wait()
     cpu = (time.process_time() - c0) / (time.perf_counter() - t_0) * 100
@@ -267,19 +268,43 @@ def main() -> None:
     ap.add_argument("--model", default="local/qwen2.5-coder-1.5b")
     ap.add_argument("--threads", default="1")
     ap.add_argument("--idle", type=float, default=20.0)
+    ap.add_argument(
+        "--settle", type=float, default=1.0, help="seconds the follower runs before the first row of each phase"
+    )
+    ap.add_argument("--how-gap", type=float, default=2.0, help="--gap of the two phases with the How model")
+    ap.add_argument(
+        "--lag",
+        type=float,
+        default=0.0,
+        help="seconds the rows' log times lie behind the clock (rows are 15 s of log time apart, so followed rows "
+        "run ahead of the clock and each waits for live's 3-s settle; a lag of 15 x the rows followed + 5 and "
+        "under live's 300-s stale limit removes those waits)",
+    )
     ap.add_argument("--no-cold", action="store_true", help="leave out the cold first How call (the warm() comparison)")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--timeout", type=float, default=1800)
     ap.add_argument(
         "--smoke",
         action="store_true",
-        help="the smallest setting (CI): 50 events preloaded, 3 followed, 1 offer by SmolLM2, 2 s idle",
+        help="the smallest setting (CI): 50 events preloaded, 3 followed, 1 offer by SmolLM2 (no cold How call), "
+        "1 s idle, 0.2 s settle and gaps, rows 65 s behind the clock (--lag: no settle waits)",
     )
     a = parse_args(
         ap,
-        smoke={"preload": 50, "events": 3, "gap": 0.2, "offers": 1, "model": "local/smollm2-135m", "idle": 2.0},
+        smoke={
+            "preload": 50,
+            "events": 3,
+            "gap": 0.2,
+            "offers": 1,
+            "model": "local/smollm2-135m",
+            "idle": 1.0,
+            "settle": 0.2,
+            "how_gap": 0.2,
+            "no_cold": True,
+            "lag": 65.0,
+        },
         positive=("preload", "events", "poll", "timeout", "threads"),
-        non_negative=("gap", "offers", "idle"),
+        non_negative=("gap", "offers", "idle", "settle", "how_gap", "lag"),
         existing=("data", "decider"),
     )
     guard_network()
@@ -304,7 +329,8 @@ def main() -> None:
         train_decider(TrainingSet(tuple(train), (src,), ("real",) * len(train)), a.decider)
     when = load_when(a.decider)
     folder = tmp / "capture"
-    t0 = datetime.now().replace(microsecond=0) - timedelta(seconds=15 * a.preload)
+    lag = timedelta(seconds=a.lag)
+    t0 = datetime.now().replace(microsecond=0) - timedelta(seconds=15 * a.preload) - lag
     t_pre = time.perf_counter()
     _preload(folder, texts, a.preload, t0)
     print(f"preloaded {a.preload} events in {time.perf_counter() - t_pre:.1f} s; following {folder}")
@@ -319,7 +345,7 @@ def main() -> None:
         target=agent.follow, args=(f,), kwargs={"every_seconds": 0, "poll_seconds": a.poll, "stop": stop}
     )
     th.start()
-    time.sleep(1.0)
+    time.sleep(a.settle)
     c0, w0 = time.process_time(), time.perf_counter()
     time.sleep(a.idle)
     idle_cpu = (time.process_time() - c0) / (time.perf_counter() - w0) * 100
@@ -341,7 +367,20 @@ def main() -> None:
     ]
     starts: list[dict] = []
     rows.append(
-        _phase("decider alone", folder, tmp / "live1", when, None, texts, a.events, a.gap, a.preload, t0, a.poll)
+        _phase(
+            "decider alone",
+            folder,
+            tmp / "live1",
+            when,
+            None,
+            texts,
+            a.events,
+            a.gap,
+            a.preload,
+            t0,
+            a.poll,
+            settle=a.settle,
+        )
     )
     rows[-1]["phase"] = "decider alone"
     if a.offers > 0 and a.model != "none":
@@ -391,7 +430,7 @@ def main() -> None:
 
         # the rows of this phase are stamped from now on: the model starts above may have taken longer than the
         # decider phase's stamps reach ahead, and a moment older than live's stale limit is held, not offered
-        t_how = max(t0, datetime.now().replace(microsecond=0) - timedelta(seconds=15 * (a.preload + a.events)))
+        t_how = max(t0, datetime.now().replace(microsecond=0) - timedelta(seconds=15 * (a.preload + a.events)) - lag)
         # the same moments twice: offer after the How answer (the code before: offer_wait None), then this code's
         # offer shown after at most 2 s and its query filled in
         rows.append(
@@ -403,15 +442,17 @@ def main() -> None:
                 how,
                 texts,
                 a.offers,
-                2.0,
+                a.how_gap,
                 a.preload + a.events,
                 t_how,
                 a.poll,
                 offer_wait=None,
+                settle=a.settle,
             )
         )
         t_how = max(
-            t0, datetime.now().replace(microsecond=0) - timedelta(seconds=15 * (a.preload + a.events + a.offers))
+            t0,
+            datetime.now().replace(microsecond=0) - timedelta(seconds=15 * (a.preload + a.events + a.offers)) - lag,
         )
         rows.append(
             _phase(
@@ -422,10 +463,11 @@ def main() -> None:
                 how_seen,
                 texts,
                 a.offers,
-                2.0,
+                a.how_gap,
                 a.preload + a.events + a.offers,
                 t_how,
                 a.poll,
+                settle=a.settle,
             )
         )
         ev = [u.input_tokens for u in usage if u is not None]
@@ -543,7 +585,9 @@ def main() -> None:
         if starts
         else None,
         figures={"rows": rows, "config": {k: str(v) for k, v in vars(a).items()}},
-        conditions=f"smoke: {a.preload} events preloaded, {a.events} followed, {a.offers} offer, {a.model}"
+        conditions=f"smoke: {a.preload} events preloaded, {a.events} followed, {a.offers} offer, {a.model}, "
+        f"{'no cold How call, ' if a.no_cold else ''}{a.settle:g} s settle, How-phase gap {a.how_gap:g} s, "
+        f"rows {a.lag:g} s behind the clock"
         if a.smoke
         else "",
     )

@@ -69,13 +69,24 @@ QUERY_WORDS = [
 ]
 
 
-def make_day(root: Path, seed: int) -> Path:
-    """One synth day with screen text on each event's latest screenshot; returns the database."""
+def make_day(root: Path, seed: int, events: int | None = None) -> Path:
+    """One synth day with screen text on each event's latest screenshot; returns the database.
+    ``events``: keep only the day's first ``events`` events (their screenshots and OCR rows with them;
+    ``--smoke``); ``None``: the whole day."""
     from proagent.synth.generator import SynthConfig, generate
 
     generate(root, SynthConfig(users=1, days=1, seed=seed, screenshot_interval=1.0))
     db = next(root.glob("*/*.db"))
     con = sqlite3.connect(db)
+    if events is not None:
+        (last_kept,) = con.execute(
+            "SELECT max(id) FROM (SELECT id FROM events ORDER BY id LIMIT ?)", (events,)
+        ).fetchone()
+        gone = "SELECT id FROM screenshots WHERE event_id > ?"
+        for table in ("ocr_results", "search_index", "processing_queue"):
+            con.execute(f"DELETE FROM {table} WHERE screenshot_id IN ({gone})", (last_kept,))
+        con.execute("DELETE FROM screenshots WHERE event_id > ?", (last_kept,))
+        con.execute("DELETE FROM events WHERE id > ?", (last_kept,))
     last = con.execute(
         "SELECT event_id, max(id) FROM screenshots WHERE event_id IS NOT NULL GROUP BY event_id"
     ).fetchall()
@@ -191,13 +202,28 @@ def main() -> int:
         default=None,
         help="keep the index cache here: a second run with the same --seed skips the index build",
     )
+    ap.add_argument("--events", type=int, default=None, help="keep only the day's first N events (default: all)")
     ap.add_argument(
-        "--smoke", action="store_true", help="the smallest setting (CI): 5 queries, 5 calls, 2 baseline runs"
+        "--cap",
+        type=int,
+        default=None,
+        help="estimated tokens per recent_activity page in the answer-size figure (default: the server's cap)",
+    )
+    ap.add_argument(
+        "--no-tokenizer",
+        action="store_true",
+        help="leave out the Qwen2.5 tokenizer's counts beside the estimate (loading it from the GGUF takes minutes)",
+    )
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="the smallest setting (CI): the day's first 30 events, 5 queries, 5 calls, 2 baseline runs, pages "
+        "of 2,000 estimated tokens, no Qwen2.5 tokenizer",
     )
     args = parse_args(
         ap,
-        smoke={"queries": 5, "calls": 5, "baseline_runs": 2},
-        positive=("queries", "calls", "baseline_runs", "timeout"),
+        smoke={"queries": 5, "calls": 5, "baseline_runs": 2, "events": 30, "cap": 2000, "no_tokenizer": True},
+        positive=("queries", "calls", "baseline_runs", "timeout", "events", "cap"),
         non_negative=("seed",),
     )
     guard_network()
@@ -216,7 +242,7 @@ def main() -> int:
     result: dict = {"machine": machine, "config": vars(args) | {"json": str(args.json)}}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        db = make_day(root / "day", args.seed)
+        db = make_day(root / "day", args.seed, args.events)
         state = args.state or root / "state"
         state.mkdir(parents=True, exist_ok=True)
         cached = any(state.glob(".mcp/index-*.npz"))
@@ -284,7 +310,7 @@ def main() -> int:
 
             stdio = anyio.run(over_stdio)
 
-        result["answer_size"] = answer_sizes(view)
+        result["answer_size"] = answer_sizes(view, cap=args.cap, tokenizer=not args.no_tokenizer)
 
         base_search, base_current = [], []
         vectors = {m.event.id: m.vector for m in view.entries() if m.vector is not None}
@@ -337,7 +363,9 @@ def main() -> int:
         else f"answer size: recent_activity(1440) uncapped {z['uncapped_estimate']} estimated tokens; capped at "
         f"{z['cap']}: {z['pages']} pages, the largest {z['largest_estimate']}, complete: {z['complete']}"
     )
-    print("targets: search_activity p95 < 50 ms, current_context p95 < 20 ms; every answer <= 10000 estimated tokens")
+    print(
+        f"targets: search_activity p95 < 50 ms, current_context p95 < 20 ms; every answer <= {z['cap']} estimated tokens"
+    )
     result["rows"] = rows
     load = os.getloadavg()
     result["loadavg_after"] = load
@@ -354,8 +382,9 @@ def main() -> int:
         f"({s['indexed']} events embedded), restart {s['warm_from_cache']:.2f} s from the cache; "
         "targets: search_activity p95 < 50 ms, current_context p95 < 20 ms",
         conditions=""
-        if (args.queries, args.calls) == (100, 200)
-        else f"fewer calls (--queries {args.queries} --calls {args.calls}; the full run: 100 and 200)",
+        if (args.queries, args.calls, args.events, args.cap) == (100, 200, None, None)
+        else f"smaller (--queries {args.queries} --calls {args.calls} --events {args.events or 'all'} --cap "
+        f"{args.cap or 'default'}; the full run: 100 and 200 on the whole day, the server's cap)",
         figures=result,
     )
     return 0
@@ -379,15 +408,17 @@ def _qwen_counter():  # noqa: ANN202
     return lambda text: len(tok(text)["input_ids"])
 
 
-def answer_sizes(view) -> dict:  # noqa: ANN001
+def answer_sizes(view, cap: int | None = None, tokenizer: bool = True) -> dict:  # noqa: ANN001
     """recent_activity(1440) over the whole day: the uncapped answer's size (the baseline: what the
-    server sent before the cap) beside the pages under the default cap, each by the stated estimate
-    (UTF-8 bytes / 2.5) and, where the default model is assembled, by the Qwen2.5 tokenizer."""
+    server sent before the cap) beside the pages under the cap (``cap`` estimated tokens, default the
+    server's), each by the stated estimate (UTF-8 bytes / 2.5) and, where the default model is
+    assembled and ``tokenizer``, by the Qwen2.5 tokenizer."""
     from proagent.context import DEFAULT_MAX_TOKENS, ContextService, answer_json, estimate_tokens
 
-    count = _qwen_counter()
+    cap = cap or DEFAULT_MAX_TOKENS
+    count = _qwen_counter() if tokenizer else None
     whole = ContextService(view, max_tokens=10**9).recent_activity(1440)
-    capped = ContextService(view)
+    capped = ContextService(view, max_tokens=cap)
     pages, cursor = [], None
     while True:
         page = capped.recent_activity(1440, cursor)
@@ -398,7 +429,7 @@ def answer_sizes(view) -> dict:  # noqa: ANN001
     ids = [e.id for p in reversed(pages) for e in p.events]
     largest = max(pages, key=estimate_tokens)
     out = {
-        "cap": DEFAULT_MAX_TOKENS,
+        "cap": cap,
         "uncapped_estimate": estimate_tokens(whole),
         "pages": len(pages),
         "largest_estimate": estimate_tokens(largest),

@@ -14,8 +14,9 @@ inspect response cache) and a fresh temporary log dir. Token counts come from
 the logs' ModelUsage, which the provider fills from llama.cpp's timings:
 ``input_tokens`` = prompt tokens llama.cpp actually evaluated (``prompt_n``),
 ``input_tokens_cache_read`` = prompt tokens it reused from its KV cache
-(``cache_n``). The reference queries are embedded once when the task is built
-(as in every run), so the scorer adds the same small cost to both settings.
+(``cache_n``). The reference queries of the N samples run are embedded once before the
+timings (as ``proagent eval --limit N`` does; not the whole split's), so the scorer adds the
+same small cost to both settings.
 
 Run:  python benchmarks/prefix_reuse.py [--model local/smollm2-135m] [--n 20] [--json out.json] [--smoke]
 """
@@ -237,12 +238,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--smoke",
         action="store_true",
-        help="the smallest setting (CI): SmolLM2, 2 consecutive samples (the second reuses the first's prefix)",
+        help="the smallest setting (CI): SmolLM2 on 1 thread (llama.cpp's threads wait on each other when other "
+        "work shares the cores), 2 consecutive samples (the second reuses the first's prefix)",
     )
-    args = parse_args(  # --smoke keeps an explicit --model, --n or --repeats (and says so)
+    args = parse_args(  # --smoke keeps an explicit --model, --n, --repeats or --n-threads (and says so)
         ap,
         argv,
-        smoke={"model": "local/smollm2-135m", "n": 2, "repeats": 1},
+        smoke={"model": "local/smollm2-135m", "n": 2, "repeats": 1, "n_threads": 1},
         positive=("n", "n_ctx", "n_threads", "repeats", "timeout"),
         non_negative=("cache_reuse",),
         existing=("data",),
@@ -259,12 +261,14 @@ def main(argv: list[str] | None = None) -> int:
     data = args.data or str(DEFAULT_DATA)
 
     from proagent import embedding
-    from proagent.bench.tasks import assist
+    from proagent.bench.tasks import assist, embed_task_references, references_embedded_later
 
-    task = assist(data=data, split=args.split, method=args.method, window=args.window)
+    with references_embedded_later():  # only the references of the samples run, below
+        task = assist(data=data, split=args.split, method=args.method, window=args.window)
     n = min(args.n, len(task.dataset))
     users = sorted({s.metadata["user"] for s in list(task.dataset)[:n]})
     embedding.load_model()  # embedding model loaded once, outside every timing
+    embed_task_references(task, n)  # the scorer's reference vectors, outside every timing
     load_s = warm_up(args.model, args.n_ctx, args.n_threads)
     print(f"model load + warm-up (untimed): {load_s:.1f} s", file=sys.stderr, flush=True)
     runs: dict[bool, list[dict[str, Any]]] = {True: [], False: []}

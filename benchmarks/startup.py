@@ -150,11 +150,18 @@ def main() -> None:
     ap.add_argument(
         "--smoke",
         action="store_true",
-        help="the smallest setting (CI): SmolLM2, --limit 1, no decider pair, --help-repeats 1",
+        help="the smallest setting (CI): SmolLM2 on 1 thread (llama.cpp's threads wait on each other when other "
+        "work shares the cores), --limit 1, no decider pair, --help-repeats 1",
     )
     a = parse_args(
         ap,
-        smoke={"model": 'local/smollm2-135m', "limit": 1, "decider_limit": 0, "help_repeats": 1},
+        smoke={
+            "model": "local/smollm2-135m",
+            "limit": 1,
+            "decider_limit": 0,
+            "help_repeats": 1,
+            "model_arg": ["n_threads=1"],
+        },
         positive=("limit", "help_repeats", "timeout"),
         non_negative=("decider_limit",),
         existing=("data",),

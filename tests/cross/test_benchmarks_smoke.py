@@ -97,10 +97,17 @@ def test_dismissed_similarity_smoke(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_mcp_latency_smoke(tmp_path: Path) -> None:
-    """A synth day through the MCP server and the SDK's client (e5 embeds its ~260 events)."""
+    """The first 30 events of a synth day through the MCP server and the SDK's client (e5 embeds them);
+    recent_activity paged under a 2,000-token cap gives every event once."""
     pytest.importorskip("mcp")
     _smoke("mcp_latency.py", tmp_path, "--json", str(tmp_path / "c.json"), timeout=600)
-    assert json.loads((tmp_path / "c.json").read_text())["figures"]["startup_s"]["indexed"] > 0
+    figures = json.loads((tmp_path / "c.json").read_text())["figures"]
+    assert figures["log"]["events"] == 30 and figures["startup_s"]["indexed"] == 30
+    assert figures["growth_ms"]["found_by_search"] is True  # the appended event, embedded as it came
+    size = figures["answer_size"]
+    assert size["cap"] == 2000 and size["pages"] >= 2 and size["largest_estimate"] <= 2000
+    assert size["complete"] is True and size["events_paged"] >= 20 and size["uncapped_estimate"] > 2000
+    assert all(r["n"] > 0 and r["p50"] > 0 for r in figures["rows"])
 
 
 @pytest.mark.slow
