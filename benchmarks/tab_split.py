@@ -44,20 +44,23 @@ def rules() -> dict[str, list[int]]:
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--json", type=Path, default=None, help="write the figures here as JSON")
-    ap.add_argument(
-        "--smoke",
-        action="store_true",
-        help="the smallest setting (CI): the same run (33 moments, pure computation, under a second)",
-    )
-    a = ap.parse_args(argv)
-    note, machine = machine_note()
-    print(note)
-    truth = set(truth_starts())
+COLUMNS = [
+    ("rule", "rule", "s"),
+    ("events", "events", "d"),
+    ("true_events", "truth", "d"),
+    ("false_splits", "false splits", "d"),
+    ("missed_splits", "missed splits", "d"),
+    ("precision", "boundary P", ".3f"),
+    ("recall", "boundary R", ".3f"),
+]
+"""The table of an event-splitting benchmark (this one and ``title_split.py``)."""
+
+
+def boundary_rows(rules: dict[str, list[int]], truth: set[int]) -> list[dict]:
+    """One row per rule: events made, false and missed splits against ``truth`` (the moments where
+    a true event starts), boundary precision and recall; a rule named ``... (baseline)`` is the baseline."""
     rows = []
-    for name, starts in rules().items():
+    for name, starts in rules.items():
         got = set(starts)
         tp = len(got & truth)
         rows.append(
@@ -71,20 +74,27 @@ def main(argv: list[str] | None = None) -> int:
                 "recall": round(tp / len(truth), 3),
                 "missed_at": sorted(truth - got),
                 "false_at": sorted(got - truth),
+                "baseline": "baseline" in name,
             }
         )
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--json", type=Path, default=None, help="write the figures here as JSON")
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="the smallest setting (CI): the same run (33 moments, pure computation, under a second)",
+    )
+    a = ap.parse_args(argv)
+    note, machine = machine_note()
+    print(note)
+    truth = set(truth_starts())
+    rows = boundary_rows(rules(), truth)
     print(f"{len(MOMENTS)} window moments, {len(truth)} true events (tests/scenarios/browser_titles.py)")
-    columns = [
-        ("rule", "rule", "s"),
-        ("events", "events", "d"),
-        ("true_events", "truth", "d"),
-        ("false_splits", "false splits", "d"),
-        ("missed_splits", "missed splits", "d"),
-        ("precision", "boundary P", ".3f"),
-        ("recall", "boundary R", ".3f"),
-    ]
-    for r in rows:
-        r["baseline"] = "baseline" in r["rule"]
+    columns = COLUMNS
     print(render_table(rows, columns))
     for r in rows:
         if r["missed_at"]:

@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from _common import machine_note, render_table, write_result  # noqa: E402
 from scenarios.document_titles import MOMENTS, truth_starts  # noqa: E402
+from tab_split import COLUMNS, boundary_rows  # noqa: E402
 
 from proagent.pages import split_points  # noqa: E402
 
@@ -57,34 +58,9 @@ def main(argv: list[str] | None = None) -> int:
     note, machine = machine_note()
     print(note)
     truth = set(truth_starts())
-    rows = []
-    for name, starts in rules().items():
-        got = set(starts)
-        tp = len(got & truth)
-        rows.append(
-            {
-                "rule": name,
-                "events": len(starts),
-                "true_events": len(truth),
-                "false_splits": len(got - truth),
-                "missed_splits": len(truth - got),
-                "precision": round(tp / len(got), 3) if got else None,
-                "recall": round(tp / len(truth), 3),
-                "missed_at": sorted(truth - got),
-                "false_at": sorted(got - truth),
-                "baseline": "baseline" in name,
-            }
-        )
+    rows = boundary_rows(rules(), truth)
     print(f"{len(MOMENTS)} window moments, {len(truth)} true events (tests/scenarios/document_titles.py)")
-    columns = [
-        ("rule", "rule", "s"),
-        ("events", "events", "d"),
-        ("true_events", "truth", "d"),
-        ("false_splits", "false splits", "d"),
-        ("missed_splits", "missed splits", "d"),
-        ("precision", "boundary P", ".3f"),
-        ("recall", "boundary R", ".3f"),
-    ]
+    columns = COLUMNS
     print(render_table(rows, columns))
     for r in rows[2:]:
         for what in ("missed", "false"):
