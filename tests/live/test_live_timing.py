@@ -400,8 +400,9 @@ def test_settle_holds_moments_while_the_screen_changes_every_tick(tmp_path: Path
     assert summarise(out).reasons == {"settle": 1}
 
 
-def test_watch_waits_for_a_pause_before_deciding(tmp_path: Path) -> None:
-    cap, out = tmp_path / "cap", tmp_path / "live"
+def _watch_settling(cap: Path, out: Path) -> tuple[Log, list, threading.Event, threading.Thread]:
+    """A log with one window, and ``run_watch`` on it (``--settle 1``, nothing offered) started in a
+    thread: ``(log, decisions so far, stop, thread)`` once the watch is up."""
     log = Log(cap)
     log.window("Code", "a.py")
     log.shot("Code", "a.py", "a")
@@ -422,6 +423,12 @@ def test_watch_waits_for_a_pause_before_deciding(tmp_path: Path) -> None:
     th.start()
     _wait_for(lambda: (out / "feedback.db").exists(), 30, "the watch to start")
     time.sleep(0.3)
+    return log, decided, stop, th
+
+
+def test_watch_waits_for_a_pause_before_deciding(tmp_path: Path) -> None:
+    cap, out = tmp_path / "cap", tmp_path / "live"
+    log, decided, stop, th = _watch_settling(cap, out)
     log.window("xterm", "typing")
     t_start = time.monotonic()
     for k in range(12):  # typing: a new screen every 0.25 s for 3 s
@@ -465,26 +472,7 @@ def test_a_page_changing_beside_the_window_in_front_does_not_hold_its_moment(tmp
     """Issue 42 item 7: capture stores a screenshot every tick while a page beside the window in
     front rewrites itself; the window in front has paused, so its moment settles (it never did)."""
     cap, out = tmp_path / "cap", tmp_path / "live"
-    log = Log(cap)
-    log.window("Code", "a.py")
-    log.shot("Code", "a.py", "a")
-    decided: list = []
-    stop = threading.Event()
-    th = threading.Thread(
-        target=lambda: run_watch(
-            cap,
-            out,
-            ScriptedDecider(set()),
-            LiveOptions(notify=("none",), every_seconds=0, settle_seconds=1.0),
-            poll_seconds=0.02,
-            stop=stop,
-            on_decision=decided.append,
-        ),
-        daemon=True,
-    )
-    th.start()
-    _wait_for(lambda: (out / "feedback.db").exists(), 30, "the watch to start")
-    time.sleep(0.3)
+    log, decided, stop, th = _watch_settling(cap, out)
     eid = log.window("xterm", "KeyError")
     t_front = time.monotonic()
     seen_at = None
