@@ -622,14 +622,34 @@ def run_worker(db: Path, *, min_interval: float = 2.0, parent: int | None = None
         con.close()
 
 
+OCR_NICENESS = 10
+"""How much the OCR child lowers its own scheduling priority (``os.nice``): its reading is
+background work that may wait, while the person's programs, live's own read of the window in front
+at Accept and the model writing the answer may not (issue 42: on 2 cores the backlog OCR ran at the
+same priority as the answer it delayed). Desktop indexers do the same (GNOME's Tracker and KDE's
+Baloo run their extractors at the lowest CPU priority). Its CPU time is unchanged; on an idle
+machine it reads as fast as before."""
+
+
+def lower_priority(niceness: int = OCR_NICENESS) -> int:
+    """Lower this process's CPU priority by ``niceness`` (POSIX ``nice``); returns the niceness now,
+    or 0 where the platform has none (Windows) or refuses (never raises)."""
+    try:
+        return os.nice(niceness)
+    except (AttributeError, OSError):
+        return 0
+
+
 def main(argv: list[str] | None = None) -> None:
-    """``python -m proagent.capture._ocr DB [--min-interval S] [--parent PID]``."""
+    """``python -m proagent.capture._ocr DB [--min-interval S] [--parent PID]``, at
+    :data:`OCR_NICENESS` below the recorder's priority."""
     ap = argparse.ArgumentParser(prog="proagent-capture-ocr")
     ap.add_argument("db", type=Path)
     ap.add_argument("--min-interval", type=float, default=2.0)
     ap.add_argument("--parent", type=int, default=None)
     ap.add_argument("--threads", type=int, default=1)
     a = ap.parse_args(argv)
+    lower_priority()
     try:
         run_worker(a.db, min_interval=a.min_interval, parent=a.parent, threads=a.threads)
     except KeyboardInterrupt:
