@@ -8,8 +8,8 @@ Prints, longest first, for each test file: its tests, the wall seconds of its te
 and teardown, summed), the CPU seconds (user + sys of the worker and the children it waited for),
 the seconds spent waiting for ``tests/solo.py``'s locks, the worker(s) that ran it and the span
 from its first start to its last end (minutes after the run's first test); then, per worker, the
-busy and lock-waiting seconds and when its last test ended. ``--write JSON`` also writes the wall seconds of each
-test of 0.5 s or more into JSON (an object of test id -> seconds; entries of tests this run did not
+busy and lock-waiting seconds and when its last test ended. ``--write JSON`` also writes the own wall seconds of each
+test of 0.5 s or more (less its solo-lock wait) into JSON (an object of test id -> seconds; entries of tests this run did not
 run are kept), from which ``tests/conftest.py`` orders the files it hands to the workers and picks
 the long tests. ``--budget S`` checks the developer suite (the rows not marked ``long``) against S
 seconds on ``--workers`` workers (their test seconds divided by the workers): over it, it names the
@@ -110,8 +110,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         for r in rows:
             table.pop(r["test"], None)
-            if r["end"] - r["start"] >= 0.5:
-                table[r["test"]] = round(r["end"] - r["start"], 1)
+            if own_seconds(r) >= 0.5:
+                table[r["test"]] = round(own_seconds(r), 1)
         table = dict(sorted(table.items()))
         tmp = a.write.with_name(a.write.name + ".tmp")
         tmp.write_text(json.dumps(table, indent=0) + "\n", "utf-8")
@@ -141,12 +141,20 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def own_seconds(row: dict) -> float:
+    """A test's own wall seconds: its span less the time it waited for :mod:`solo`'s locks (held back by
+    a ``solo`` test on the other worker: in ``--all`` a long desktop test's, which is not this test's
+    time and does not happen in the developer suite)."""
+    return max(0.0, row["end"] - row["start"] - row["wait_s"])
+
+
 def check_budget(rows: list[dict], budget: float, workers: int, seconds: Path) -> int:
     """0 when the rows not marked ``long`` took at most ``budget`` seconds on ``workers`` workers (the
-    sum of their wall seconds divided by the workers), else 1 after naming the files whose tests took
-    more than ``seconds`` (tests/test_seconds.json) records for them, most grown first."""
+    sum of their own wall seconds, :func:`own_seconds`, divided by the workers), else 1 after naming
+    the files whose tests took more than ``seconds`` (tests/test_seconds.json) records for them, most
+    grown first."""
     dev = [r for r in rows if not r.get("long")]
-    took = sum(r["end"] - r["start"] for r in dev) / workers
+    took = sum(own_seconds(r) for r in dev) / workers
     line = (
         f"developer suite: {len(dev)} tests, {took:.0f} s on {workers} workers "
         f"(test seconds / workers); budget {budget:.0f} s"
@@ -162,7 +170,7 @@ def check_budget(rows: list[dict], budget: float, workers: int, seconds: Path) -
     before: dict[str, float] = defaultdict(float)
     for r in dev:
         name = r["test"].split("::")[0]
-        now[name] += r["end"] - r["start"]
+        now[name] += own_seconds(r)
         before[name] += float(recorded.get(r["test"], 0.0))
     grown = sorted(((now[f] - before[f], f) for f in now if now[f] - before[f] >= 1.0), reverse=True)
     print(line + ": OVER BUDGET", file=sys.stderr)
