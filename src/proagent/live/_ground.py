@@ -27,6 +27,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from ..records import Event, Sample, Screenshot
 
@@ -149,9 +150,7 @@ class ScreenReader:
         except Exception as e:  # noqa: BLE001 - an image still being written, removed: no text (never logged)
             log.debug("live could not open screenshot %s: %s", shot.id, type(e).__name__)
             return ""
-        import hashlib
-
-        key = hashlib.sha256(arr.tobytes()).hexdigest() + f":{arr.shape}"
+        key = self._remember(shot.id, arr)
         with self._lock:
             text = self._by_pixels.get(key)
             if text is not None:
@@ -189,11 +188,15 @@ class ScreenReader:
             arr = self._pixels(shot.id, path)
         except Exception:  # noqa: BLE001 - still being written, removed: not cached, asked again next time
             return None
+        return self._remember(shot.id, arr)
+
+    def _remember(self, sid: int, arr: Any) -> str:
+        """The key of screenshot ``sid``'s region pixels ``arr`` (SHA-256 and shape), kept by id."""
         import hashlib
 
         key = hashlib.sha256(arr.tobytes()).hexdigest() + f":{arr.shape}"
         with self._lock:
-            self._keep(self._digests, shot.id, key)
+            self._keep(self._digests, sid, key)
         return key
 
     @staticmethod
