@@ -167,14 +167,26 @@ BEYOND: tuple[Convo, ...] = (
         "chatgpt.com/c/68a1-5d2f",
         typed_first=False,
     ),
+    # opened already scrolled: ChatGPT titles the tab by the chat's subject (the window title holds it)
+    Convo(
+        "scrolled",
+        "Google Chrome",
+        "Nightly home folder backup script - Google Chrome",
+        "ChatGPT",
+        "Write a bash script that backs up my home folder every night",
+        "Save this as backup.sh, make it executable and add it to cron with crontab -e.",
+        "chatgpt.com/c/71f0-a9b3",
+        typed_first=False,
+    ),
+    # ... and a chat whose title names no subject (a temporary chat keeps "ChatGPT"): the query is unknown
     Convo(
         "scrolled",
         "Google Chrome",
         "ChatGPT - Google Chrome",
         "ChatGPT",
-        "Write a bash script that backs up my home folder every night",
-        "Save this as backup.sh, make it executable and add it to cron with crontab -e.",
-        "chatgpt.com/c/71f0-a9b3",
+        "Explain what a Python generator is",
+        "Use a generator when the values are needed one at a time.",
+        "chatgpt.com/c/8b42-0e7d",
         typed_first=False,
     ),
     # look-alikes: not LLM use
@@ -663,6 +675,17 @@ _SCROLL_ANSWER = {
         "3. cron runs the script at 02:30 every night.",
         "Save this as backup.sh, make it executable and add it to cron with crontab -e.",
         "Add the line 30 2 * * * /home/alice/bin/backup.sh and save.",
+    ),
+    "Explain what a Python generator is": (
+        "A generator is a function that gives its values one at a time instead of building a whole list.",
+        "It uses yield where a normal function would use return: each yield hands one value to the caller and pauses"
+        " the function until the next value is asked for.",
+        "Because it keeps only its current state, a generator can walk through a file of millions of lines with"
+        " almost no memory.",
+        "You can loop over a generator with for, pass it to sum() or list(), or ask for one value with next().",
+        "A generator expression is the short form: (x * x for x in range(10)) squares the numbers lazily.",
+        "Once a generator is used up it stays empty; call the function again to start over.",
+        "Use a generator when the values are needed one at a time.",
     ),
 }
 _CODE = (
