@@ -25,7 +25,8 @@ taken for LLM use:
 ``greeting``              a fresh ChatGPT / Claude chat: the greeting above a centred input box
                           with the question typed, then the chat
 ``scrolled``              a long ChatGPT answer scrolled: the question leaves the screen during
-                          the event, or was off-screen on both captures (never shown)
+                          the event, or was off-screen on both captures (never shown), the tab
+                          titled by the chat's subject, or ``ChatGPT`` (no subject)
 ``docs-rail``             (look-alike) GitHub Docs on Copilot Chat, a right "In this article" rail
 ``question-heading``      (look-alike) a blog post headed by a question with Sources, a Stack
                           Overflow question with its answer and a Related list
@@ -33,7 +34,7 @@ taken for LLM use:
 ``pricing``               (look-alike) chatgpt.com/pricing: three plan columns
 ========================  ===============================================================
 
-The last eight (:data:`BEYOND`) are one or two events each, written from what these products look like.
+The last eight (:data:`BEYOND`) are one to three events each, written from what these products look like.
 
 Each LLM layout has three conversations (three events): two with two 1280x800 captures, the
 question typed (in the input box, or after the terminal prompt), then sent and answered, and one
