@@ -1,6 +1,8 @@
 """LLM use beyond a chat page's right-aligned bubbles (issue 47 item 4), on OCR-like lines (boxes
 in pixels of a 1280x800 screenshot, as RapidOCR gives them): the greeting of a fresh chat glued
-to the question, and a chat revisited after its question scrolled away."""
+to the question, a chat revisited after its question scrolled away or opened already scrolled,
+assistant side panels (Edge's Copilot, Copilot Chat in VS Code), answer engines' pages, and
+look-alikes (pricing columns, a help centre, a blog post headed by a question)."""
 
 from __future__ import annotations
 

@@ -26,10 +26,13 @@ question left-aligned beside an avatar was dropped as "no chat turn"), in this o
 * **a terminal LLM client** (:data:`TERMINAL_CLIENTS`: ``ollama run``, ``llm``, ``aichat``, ...):
   its prompt lines (``>>> ...``) are the user's, a one-shot command's quoted argument too;
 * **role labels**, alone on a line (``You`` / ``ChatGPT`` above the turn) or leading it
-  (``You: ...`` / ``ChatGPT: ...``, a labelled transcript); a label is never part of a turn;
+  (``You: ...`` / ``ChatGPT: ...``, a labelled transcript); a label is never part of a turn; where an
+  assistant's name line stands (``GitHub Copilot``), an avatar's initial read with the user's name
+  (``A alice``) is the user's label (VS Code's Copilot Chat, issue 47);
 * **an avatar**: a one- or two-letter line at the column's left edge with the turn beside it;
 * **a right-aligned bubble**: a line indented by at least :data:`USER_INDENT` of the region's
-  width (chat apps start replies at the column's left edge);
+  width (chat apps start replies at the column's left edge), against a reply (:func:`_against_reply`);
+* **a question set as the page's heading** with an answer engine's label under it (Perplexity-like);
 * **input echo** (:func:`event_chat`, across screenshots): lines that read as the text typed into
   the input box on an earlier screenshot.
 
@@ -38,7 +41,9 @@ headers, "wrote:", Quote / Reply, a messenger's per-message times) are counted f
 (:attr:`ScreenChat.people`), and the texts around the turns kept (:attr:`ScreenChat.frame`).
 
 Nothing here guesses: a screen without a marked user turn has no conversation (``None``), and a
-turn is only text OCR read on the screen.
+turn is only text OCR read on the screen. An AI product's own chat page showing a reply whose
+question is on no screenshot (:func:`off_screen_chat`) has the chat's title for its query where the
+title names a subject, else no query.
 """
 
 from __future__ import annotations
@@ -843,7 +848,7 @@ class EventChat:
     replies: tuple[str, ...]
     """The reply to the last of them as shown (empty: none yet)."""
     kind: str
-    """What marked the user's turns (:attr:`ScreenChat.kind`)."""
+    """What marked the user's turns (:attr:`ScreenChat.kind`), ``off-screen`` for :func:`off_screen_chat`."""
     frame: str
     """The screens' text outside the turns (where an AI product must be named when only the
     screen text names one)."""

@@ -17,7 +17,10 @@ event, answered by :func:`annotator`:
   words), and the conversation stored is the screen's,
   never the model's; a candidate whose screens were read and show no chat turn
   (a page that only mentions an AI product) is not LLM use and no model is
-  asked; nor is a conversation of people writing to each other, or one whose AI product the
+  asked, except the AI product's own chat page (``app`` or ``domain`` evidence) showing a reply
+  whose question is off the screen on every screenshot: LLM use, its query the chat's title or
+  unknown (:func:`~proagent.annotate.conversation.off_screen_chat`, ``query_source`` ``title`` /
+  ``none``); nor is a conversation of people writing to each other, or one whose AI product the
   screen names only inside the turns, where no LLM app or address names it (:func:`_not_an_ai_chat`);
 * text mode, where no layout could be read (``--ocr db``, images missing): the
   OCR text of the first 3 + last 3 screenshots (500 characters each) and the
