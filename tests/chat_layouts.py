@@ -32,9 +32,11 @@ taken for LLM use:
                           Overflow question with its answer and a Related list
 ``help-form``             (look-alike) a help centre: "How can we help?", a search typed, results
 ``pricing``               (look-alike) chatgpt.com/pricing: three plan columns
+``start-page``            (look-alike) Gemini's start page: a greeting, suggestion cards side by
+                          side, the input box, no chat
 ========================  ===============================================================
 
-The last eight (:data:`BEYOND`) are one to three events each, written from what these products look like.
+The last nine (:data:`BEYOND`) are one to three events each, written from what these products look like.
 
 Each LLM layout has three conversations (three events): two with two 1280x800 captures, the
 question typed (in the input box, or after the terminal prompt), then sent and answered, and one
@@ -240,10 +242,22 @@ BEYOND: tuple[Convo, ...] = (
         "chatgpt.com/pricing",
         typed_first=False,
     ),
+    # the AI's own start page: a greeting, suggestion cards side by side, the input box (no reply shown)
+    Convo(
+        "start-page",
+        "Google Chrome",
+        "Google Gemini - Google Chrome",
+        None,
+        "",
+        "",
+        "gemini.google.com/app",
+        typed_first=False,
+    ),
 )
 """Issue 47 item 4's layouts: four kinds of LLM use beyond right bubbles (``side-panel``,
 ``heading-answer``, ``greeting``, ``scrolled``) and a look-alike page for each that is not LLM use
-(``docs-rail``, ``question-heading``, ``help-form``, ``pricing``)."""
+(``docs-rail``, ``question-heading``, ``help-form``, ``pricing``), and Gemini's start page (``start-page``: the
+AI's own page with an input box but no chat, against a chat opened already scrolled)."""
 
 LAYOUTS: tuple[Convo, ...] = (
     *_c(
@@ -521,7 +535,7 @@ LLM_LAYOUTS = (
     "scrolled",
 )
 """The layouts that are LLM use (the others are people writing to each other, or look-alikes)."""
-LOOKALIKES = ("docs-rail", "question-heading", "help-form", "pricing")
+LOOKALIKES = ("docs-rail", "question-heading", "help-form", "pricing", "start-page")
 """Pages that look like :data:`BEYOND`'s LLM layouts but are no LLM use."""
 
 _BASE = """@font-face{font-family:"NotoCJK";src:url("FONT");font-display:block}
@@ -896,6 +910,24 @@ def _beyond_page(c: Convo, css: str, sent: bool, shot: int) -> str:
 def _lookalike_page(c: Convo, css: str, sent: bool, shot: int) -> str:
     esc = html.escape
     head = f"<html><head><meta charset='utf-8'><style>{css}"
+    if c.layout == "start-page":
+        cards = (
+            "Create a weekly meal plan for a family of four",
+            "Explain how compound interest works with an example",
+            "Write a short poem about the first snow of winter",
+            "Help me plan a weekend trip to the mountains",
+        )
+        return (
+            head + ".cards{position:fixed;left:330px;right:120px;top:380px;display:flex;gap:14px}"
+            ".card{flex:1;background:#f0f4f9;border-radius:12px;padding:14px;font-size:15px;line-height:1.45;height:110px}"
+            "</style></head><body>"
+            + _chrome(c)
+            + "<div class='side'><div class='brand'>Gemini</div><div class='item'>New chat</div><div class='item'>Gems</div>"
+            "<div class='item'>Recent</div></div>"
+            "<div style='position:fixed;left:330px;top:250px;font-size:40px;color:#c0c0c0'>Hello, Alice</div>"
+            + f"<div class='cards'>{''.join(f'<div class=card>{esc(x)}</div>' for x in cards[shot:] + cards[:shot])}</div>"
+            "<div class='input'>Ask Gemini</div><div class='foot'>Gemini can make mistakes, so double-check it</div></body></html>"
+        )
     if c.layout == "docs-rail":
         nav = (
             "GitHub Copilot",

@@ -613,3 +613,63 @@ def test_a_chat_opened_already_scrolled_is_llm_use_its_query_the_chats_title_or_
     assert fields["event_summary"].startswith("read ChatGPT's answer: Once a generator")
     # the product's own page without a chat's input box (its pricing columns) shows no chat
     assert not pricing.ask and pricing.chat is None
+
+
+# Gemini's start page (a look-alike): its greeting, four suggestion cards side by side and the input box
+_START = (
+    [
+        (15, 12, 143, 35, 'Google Gemini ×'),
+        (12, 48, 262, 74, '← → C ① gemini.google.com/app'),
+        (13, 103, 96, 135, 'Gemini'),
+        (11, 156, 98, 186, 'New chat'),
+        (12, 192, 69, 221, 'Gems'),
+        (12, 227, 79, 255, 'Recent'),
+        (325, 256, 541, 306, 'Hello, Alice'),
+        (340, 393, 496, 417, 'Create a weekly meal'),
+        (552, 394, 723, 417, 'Explain how compound'),
+        (761, 392, 902, 418, 'Write a short poem'),
+        (972, 394, 1086, 417, 'Help me plan a'),
+        (338, 412, 511, 441, 'plan for a family of four'),
+        (551, 415, 714, 438, 'interest works with an'),
+        (762, 415, 928, 438, 'about the first snow of'),
+        (972, 415, 1117, 439, 'weekend trip to the'),
+        (549, 436, 620, 464, 'example'),
+        (760, 437, 816, 462, 'winter'),
+        (972, 437, 1057, 461, 'mountains'),
+        (347, 696, 445, 723, 'Ask Gemini'),
+        (328, 757, 612, 777, 'Gemini can make mistakes, so double-check it'),
+    ],
+    [
+        (15, 12, 143, 35, 'Google Gemini ×'),
+        (12, 48, 262, 74, '← → C ① gemini.google.com/app'),
+        (13, 103, 96, 135, 'Gemini'),
+        (11, 156, 98, 186, 'New chat'),
+        (12, 192, 69, 221, 'Gems'),
+        (12, 227, 79, 255, 'Recent'),
+        (325, 256, 541, 306, 'Hello, Alice'),
+        (340, 394, 511, 417, 'Explain how compound'),
+        (550, 392, 691, 418, 'Write a short poem'),
+        (760, 394, 874, 417, 'Help me plan a'),
+        (973, 393, 1128, 417, 'Create a weekly meal'),
+        (339, 415, 503, 438, 'interest works with an'),
+        (551, 415, 717, 438, 'about the first snow of'),
+        (761, 415, 905, 439, 'weekend trip to the'),
+        (972, 413, 1144, 442, 'plan for a family of four'),
+        (339, 437, 408, 462, 'example'),
+        (549, 437, 605, 462, 'winter'),
+        (762, 439, 845, 460, 'mountains'),
+        (347, 696, 445, 723, 'Ask Gemini'),
+        (328, 757, 612, 777, 'Gemini can make mistakes, so double-check it'),
+    ],
+)
+
+
+def test_a_start_pages_suggestion_cards_are_no_bubble_nor_a_reply(tmp_path, monkeypatch):
+    # the cards' last row ("example", "winter", "mountains") is indented where the first card's text
+    # ended a row above, and reaches the right edge: side by side, it is no bubble
+    for rows in _START:
+        assert read_chat(_rows(rows), W, H) is None
+    # the AI's own page with its input box, but no reply in one column: no chat opened already scrolled
+    (p,) = _plan(tmp_path, monkeypatch, [("Google Chrome", "Google Gemini - Google Chrome", _START)])
+    assert p.hit is not None and p.hit.evidence == "domain"
+    assert not p.ask and p.chat is None and "no screenshot shows a chat turn" in p.reason

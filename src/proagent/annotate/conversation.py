@@ -722,8 +722,8 @@ def _ungreet(text: str) -> str:
 def _bubbles(lines: Sequence[OcrLine], left: float, right: float, col: float) -> set[int]:
     """``id`` of the lines in the user's right-aligned bubbles: runs of consecutive lines indented by
     :data:`USER_INDENT` of the column, with no line of the column's left edge beside them on their row
-    (:func:`_beside`), of which some line ends within :data:`RIGHT_SLACK` of its right edge, and
-    indented against a reply (:func:`_against_reply`)."""
+    (:func:`_beside`), of which some line ends within :data:`RIGHT_SLACK` of its right edge,
+    indented against a reply (:func:`_against_reply`), and one column (:func:`_side_by_side`)."""
     user: set[int] = set()
     run: list[OcrLine] = []
     flush = [ln for ln in lines if ln.x0 - left < USER_INDENT * col]
@@ -732,7 +732,12 @@ def _bubbles(lines: Sequence[OcrLine], left: float, right: float, col: float) ->
         if ln is not None and ln.x0 - left >= USER_INDENT * col and not _beside(ln, flush):
             run.append(ln)
             continue
-        if run and max(x.x1 for x in run) >= right - RIGHT_SLACK * col and _against_reply(run, flush, top):
+        if (
+            run
+            and max(x.x1 for x in run) >= right - RIGHT_SLACK * col
+            and _against_reply(run, flush, top)
+            and not _side_by_side(run)
+        ):
             user.update(id(x) for x in run)
         run = []
     return user
@@ -746,6 +751,18 @@ def _against_reply(run: Sequence[OcrLine], flush: Sequence[OcrLine], top: OcrLin
     no reply (issue 47: a blog post headed by a question was read as one user bubble)."""
     mid = (min(x.x0 for x in run) + max(x.x1 for x in run)) / 2
     return any(f is not top or f.x1 >= mid for f in flush)
+
+
+def _side_by_side(run: Sequence[OcrLine]) -> bool:
+    """Two lines of ``run`` share a row with more than two line heights between them: columns of
+    cards or cells (a start page's suggestion cards, whose last row is indented when the first
+    card's text ended a row above: issue 47), not a bubble's one column of text (OCR may split one
+    of its lines at a space, with a narrow gap)."""
+    return any(
+        _beside(a, [b]) and max(a.x0, b.x0) - min(a.x1, b.x1) > 2 * min(a.height, b.height)
+        for i, a in enumerate(run)
+        for b in run[i + 1 :]
+    )
 
 
 def _beside(ln: OcrLine, others: Sequence[OcrLine]) -> bool:
@@ -899,15 +916,18 @@ def off_screen_chat(chats: Sequence[ScreenChat | None], title: str) -> EventChat
 
     A screenshot shows a reply when its input box or small print stands in the lower part
     (:attr:`ScreenChat.input_box`) and its chat column holds text other than a greeting or a
-    placeholder: :data:`REPLY_WORDS` words, one line of at least 6. The reply is the last such
-    screenshot's column as shown. The query is what an annotator could know: the chat's subject
+    placeholder, in lines alone on their rows (a start page's suggestion cards stand side by side):
+    :data:`REPLY_WORDS` words, one line of at least 6. The reply is the last such screenshot's
+    lines as shown. The query is what an annotator could know: the chat's subject
     from the window title (:func:`title_subject`, ``query_source`` ``title``), else unknown (no
     query, ``query_source`` ``none``); never text of the reply."""
     shown: list[tuple[ScreenChat, list[str]]] = []
     for c in chats:
         if c is None or not c.input_box or c.kind == "terminal":
             continue
-        said = [ln.text for ln in c.body if not (_greeting(ln.text) or _placeholder(ln.text))]
+        lines = [ln for ln in c.body if not (_greeting(ln.text) or _placeholder(ln.text))]
+        # a reply's prose stands alone on its rows; a start page's suggestion cards stand side by side
+        said = [ln.text for ln in lines if not _beside(ln, [o for o in lines if o is not ln])]
         words = [len(t.split()) for t in said]
         if sum(words) >= REPLY_WORDS and max(words, default=0) >= 6:
             shown.append((c, said))
