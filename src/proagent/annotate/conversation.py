@@ -565,6 +565,8 @@ def read_screen(
                 continue  # the avatar itself
             if id(ln) in marks:
                 role = marks[id(ln)]
+            elif _BOT_LABEL.match(t):
+                role = "assistant"  # the assistant's name line ("GitHub Copilot") above its reply
             elif (
                 role == "user"
                 and prev is not None
