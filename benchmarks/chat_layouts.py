@@ -166,7 +166,7 @@ def main() -> None:
     note, info = machine_note()
     print(note)
     with tempfile.TemporaryDirectory(prefix="chat-layouts-") as scratch:
-        tmp = Path(a.work or scratch)
+        tmp = Path(a.work or scratch).resolve()  # Chromium opens the pages by file URI: an absolute path
         raw = tmp / "raw"
         t0 = time.perf_counter()
         if (raw / "P01" / "lifetrace.db").is_file():

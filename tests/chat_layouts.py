@@ -25,15 +25,18 @@ taken for LLM use:
 ``greeting``              a fresh ChatGPT / Claude chat: the greeting above a centred input box
                           with the question typed, then the chat
 ``scrolled``              a long ChatGPT answer scrolled: the question leaves the screen during
-                          the event, or was off-screen on both captures (never shown)
+                          the event, or was off-screen on both captures (never shown), the tab
+                          titled by the chat's subject, or ``ChatGPT`` (no subject)
 ``docs-rail``             (look-alike) GitHub Docs on Copilot Chat, a right "In this article" rail
 ``question-heading``      (look-alike) a blog post headed by a question with Sources, a Stack
                           Overflow question with its answer and a Related list
 ``help-form``             (look-alike) a help centre: "How can we help?", a search typed, results
 ``pricing``               (look-alike) chatgpt.com/pricing: three plan columns
+``start-page``            (look-alike) Gemini's start page: a greeting, suggestion cards side by
+                          side, the input box, no chat
 ========================  ===============================================================
 
-The last eight (:data:`BEYOND`) are one or two events each, written from what these products look like.
+The last nine (:data:`BEYOND`) are one to three events each, written from what these products look like.
 
 Each LLM layout has three conversations (three events): two with two 1280x800 captures, the
 question typed (in the input box, or after the terminal prompt), then sent and answered, and one
@@ -167,14 +170,26 @@ BEYOND: tuple[Convo, ...] = (
         "chatgpt.com/c/68a1-5d2f",
         typed_first=False,
     ),
+    # opened already scrolled: ChatGPT titles the tab by the chat's subject (the window title holds it)
+    Convo(
+        "scrolled",
+        "Google Chrome",
+        "Nightly home folder backup script - Google Chrome",
+        "ChatGPT",
+        "Write a bash script that backs up my home folder every night",
+        "Save this as backup.sh, make it executable and add it to cron with crontab -e.",
+        "chatgpt.com/c/71f0-a9b3",
+        typed_first=False,
+    ),
+    # ... and a chat whose title names no subject (a temporary chat keeps "ChatGPT"): the query is unknown
     Convo(
         "scrolled",
         "Google Chrome",
         "ChatGPT - Google Chrome",
         "ChatGPT",
-        "Write a bash script that backs up my home folder every night",
-        "Save this as backup.sh, make it executable and add it to cron with crontab -e.",
-        "chatgpt.com/c/71f0-a9b3",
+        "Explain what a Python generator is",
+        "Use a generator when the values are needed one at a time.",
+        "chatgpt.com/c/8b42-0e7d",
         typed_first=False,
     ),
     # look-alikes: not LLM use
@@ -227,10 +242,22 @@ BEYOND: tuple[Convo, ...] = (
         "chatgpt.com/pricing",
         typed_first=False,
     ),
+    # the AI's own start page: a greeting, suggestion cards side by side, the input box (no reply shown)
+    Convo(
+        "start-page",
+        "Google Chrome",
+        "Google Gemini - Google Chrome",
+        None,
+        "",
+        "",
+        "gemini.google.com/app",
+        typed_first=False,
+    ),
 )
 """Issue 47 item 4's layouts: four kinds of LLM use beyond right bubbles (``side-panel``,
 ``heading-answer``, ``greeting``, ``scrolled``) and a look-alike page for each that is not LLM use
-(``docs-rail``, ``question-heading``, ``help-form``, ``pricing``)."""
+(``docs-rail``, ``question-heading``, ``help-form``, ``pricing``), and Gemini's start page (``start-page``: the
+AI's own page with an input box but no chat, against a chat opened already scrolled)."""
 
 LAYOUTS: tuple[Convo, ...] = (
     *_c(
@@ -508,7 +535,7 @@ LLM_LAYOUTS = (
     "scrolled",
 )
 """The layouts that are LLM use (the others are people writing to each other, or look-alikes)."""
-LOOKALIKES = ("docs-rail", "question-heading", "help-form", "pricing")
+LOOKALIKES = ("docs-rail", "question-heading", "help-form", "pricing", "start-page")
 """Pages that look like :data:`BEYOND`'s LLM layouts but are no LLM use."""
 
 _BASE = """@font-face{font-family:"NotoCJK";src:url("FONT");font-display:block}
@@ -663,6 +690,17 @@ _SCROLL_ANSWER = {
         "3. cron runs the script at 02:30 every night.",
         "Save this as backup.sh, make it executable and add it to cron with crontab -e.",
         "Add the line 30 2 * * * /home/alice/bin/backup.sh and save.",
+    ),
+    "Explain what a Python generator is": (
+        "A generator is a function that gives its values one at a time instead of building a whole list.",
+        "It uses yield where a normal function would use return: each yield hands one value to the caller and pauses"
+        " the function until the next value is asked for.",
+        "Because it keeps only its current state, a generator can walk through a file of millions of lines with"
+        " almost no memory.",
+        "You can loop over a generator with for, pass it to sum() or list(), or ask for one value with next().",
+        "A generator expression is the short form: (x * x for x in range(10)) squares the numbers lazily.",
+        "Once a generator is used up it stays empty; call the function again to start over.",
+        "Use a generator when the values are needed one at a time.",
     ),
 }
 _CODE = (
@@ -872,6 +910,24 @@ def _beyond_page(c: Convo, css: str, sent: bool, shot: int) -> str:
 def _lookalike_page(c: Convo, css: str, sent: bool, shot: int) -> str:
     esc = html.escape
     head = f"<html><head><meta charset='utf-8'><style>{css}"
+    if c.layout == "start-page":
+        cards = (
+            "Create a weekly meal plan for a family of four",
+            "Explain how compound interest works with an example",
+            "Write a short poem about the first snow of winter",
+            "Help me plan a weekend trip to the mountains",
+        )
+        return (
+            head + ".cards{position:fixed;left:330px;right:120px;top:380px;display:flex;gap:14px}"
+            ".card{flex:1;background:#f0f4f9;border-radius:12px;padding:14px;font-size:15px;line-height:1.45;height:110px}"
+            "</style></head><body>"
+            + _chrome(c)
+            + "<div class='side'><div class='brand'>Gemini</div><div class='item'>New chat</div><div class='item'>Gems</div>"
+            "<div class='item'>Recent</div></div>"
+            "<div style='position:fixed;left:330px;top:250px;font-size:40px;color:#c0c0c0'>Hello, Alice</div>"
+            + f"<div class='cards'>{''.join(f'<div class=card>{esc(x)}</div>' for x in cards[shot:] + cards[:shot])}</div>"
+            "<div class='input'>Ask Gemini</div><div class='foot'>Gemini can make mistakes, so double-check it</div></body></html>"
+        )
     if c.layout == "docs-rail":
         nav = (
             "GitHub Copilot",

@@ -26,10 +26,13 @@ question left-aligned beside an avatar was dropped as "no chat turn"), in this o
 * **a terminal LLM client** (:data:`TERMINAL_CLIENTS`: ``ollama run``, ``llm``, ``aichat``, ...):
   its prompt lines (``>>> ...``) are the user's, a one-shot command's quoted argument too;
 * **role labels**, alone on a line (``You`` / ``ChatGPT`` above the turn) or leading it
-  (``You: ...`` / ``ChatGPT: ...``, a labelled transcript); a label is never part of a turn;
+  (``You: ...`` / ``ChatGPT: ...``, a labelled transcript); a label is never part of a turn; where an
+  assistant's name line stands (``GitHub Copilot``), an avatar's initial read with the user's name
+  (``A alice``) is the user's label (VS Code's Copilot Chat, issue 47);
 * **an avatar**: a one- or two-letter line at the column's left edge with the turn beside it;
 * **a right-aligned bubble**: a line indented by at least :data:`USER_INDENT` of the region's
-  width (chat apps start replies at the column's left edge);
+  width (chat apps start replies at the column's left edge), against a reply (:func:`_against_reply`);
+* **a question set as the page's heading** with an answer engine's label under it (Perplexity-like);
 * **input echo** (:func:`event_chat`, across screenshots): lines that read as the text typed into
   the input box on an earlier screenshot.
 
@@ -38,7 +41,9 @@ headers, "wrote:", Quote / Reply, a messenger's per-message times) are counted f
 (:attr:`ScreenChat.people`), and the texts around the turns kept (:attr:`ScreenChat.frame`).
 
 Nothing here guesses: a screen without a marked user turn has no conversation (``None``), and a
-turn is only text OCR read on the screen.
+turn is only text OCR read on the screen. An AI product's own chat page showing a reply whose
+question is on no screenshot (:func:`off_screen_chat`) has the chat's title for its query where the
+title names a subject, else no query.
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ __all__ = [
     "GUTTER_SHARE",
     "INPUT_SHARE",
     "PEOPLE_LINES",
+    "REPLY_WORDS",
     "SIDEBAR_SHARE",
     "TERMINAL_CLIENTS",
     "USER_INDENT",
@@ -64,9 +70,11 @@ __all__ = [
     "event_chat",
     "event_conversation",
     "lines_from_ocr",
+    "off_screen_chat",
     "on_screen",
     "read_chat",
     "read_screen",
+    "title_subject",
 ]
 
 CHROME_SHARE = 0.2
@@ -97,8 +105,12 @@ _INPUT = re.compile(
 )
 _USER_LABEL = re.compile(r"^(?:you|user|me|我|用户|你)[:：]?$", re.I)
 _BOT_LABEL = re.compile(
-    r"^(?:assistant|ai|bot|chatgpt|claude|gemini|deepseek|kimi|copilot|qwen|通义千问|豆包|助手)[:：]?$", re.I
+    r"^[^\w\s]{0,2}\s*(?:assistant|ai|bot|chatgpt|claude|gemini|deepseek|kimi|(?:github\s+)?copilot|qwen|通义千问|豆包|助手)"
+    r"[:：]?$",
+    re.I,
 )
+"""An assistant's name alone on a line above its turn (``ChatGPT``, VS Code's ``✦ GitHub Copilot``: an
+icon OCR may read as a mark before it)."""
 _CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
 _GREETING = re.compile(
     r"^[\s*✻✦✳❋·•👋]*(?:(?:hi|hello|hey)(?: there)?[,!]?\s*[^\w\s]*\s*(?=(?:what|how|where)\b))?"
@@ -125,6 +137,21 @@ _BOT_LEAD = re.compile(
 """A labelled transcript's reply line: ``ChatGPT: ...``, ``Assistant: ...``."""
 _AVATAR = re.compile(r"^(?:[^\W\d_]{1,2}|[\u4e00-\u9fff])$")
 """An avatar's text: one or two letters (an initial), or one Chinese character."""
+_NAME = re.compile(r"^[^\W\d_][\w.-]*$")
+
+
+def _named_avatar(text: str) -> bool:
+    """The line is an avatar's initial(s) read with the name beside it (``A alice``, ``AL Alice Lee``):
+    the header above a user's turn in an editor's chat view (VS Code's Copilot Chat: the user's avatar
+    and name, then the turn; the reply under ``GitHub Copilot``). The initials are the name's: its
+    words' first letters, or a one-word name's first one or two letters."""
+    words = text.split()
+    if not 2 <= len(words) <= 4 or not _AVATAR.match(words[0]) or not all(_NAME.match(w) for w in words[1:]):
+        return False
+    initials, name = words[0].casefold(), [w.casefold() for w in words[1:]]
+    return initials == "".join(w[0] for w in name)[: len(initials)] or (len(name) == 1 and name[0].startswith(initials))
+
+
 _PEOPLE = re.compile(
     r"^(?:from|to|cc|bcc|subject|sent|date)\s*[:：]|\bwrote\s*:$|^(?:reply|reply all|forward|quote|report|posted"
     r"|joined|posts)\b.{0,30}$|^\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?\s*[✓✔√]*$|^(?:online|last seen|typing)"
@@ -210,6 +237,9 @@ class ScreenChat:
     """Lines marking people writing to each other (mail headers, "wrote:", Quote, per-message times)."""
     client: str = ""
     """The terminal LLM client's platform name (``kind == "terminal"``), else ''."""
+    input_box: bool = False
+    """A chat's input box or its small print stands in the lower part of the screen ("Ask anything",
+    "ChatGPT can make mistakes")."""
 
     @property
     def user_turns(self) -> tuple[str, ...]:
@@ -488,13 +518,19 @@ def read_screen(
     people = sum(bool(_PEOPLE.search(ln.text.strip())) for ln in body)
     outside = list(chrome) + [ln.text for ln in body if ln not in main] + [ln.text for ln in below]
     if not main:
-        return ScreenChat((), address=address, chrome=chrome, frame=tuple(outside), typed=typed, people=people)
+        return ScreenChat(
+            (), address=address, chrome=chrome, frame=tuple(outside), typed=typed, people=people, input_box=bool(lower)
+        )
     left = min(ln.x0 for ln in main)
     right = max(ln.x1 for ln in main)
     col = max(1.0, right - left)
     region = (left, min(ln.y0 for ln in main), right, max(ln.y1 for ln in main))
     roles: list[tuple[str, OcrLine]] = []
-    labels = [ln for ln in main if _USER_LABEL.match(ln.text.strip()) or _USER_LEAD.match(ln.text.strip())]
+    headed = any(_BOT_LABEL.match(ln.text.strip()) for ln in main)
+    named = {id(ln) for ln in main if headed and _named_avatar(ln.text.strip())}
+    labels = [
+        ln for ln in main if _USER_LABEL.match(ln.text.strip()) or _USER_LEAD.match(ln.text.strip()) or id(ln) in named
+    ]
     if (
         labels
         and not any(_BOT_LABEL.match(ln.text.strip()) or _BOT_LEAD.match(ln.text.strip()) for ln in main)
@@ -511,7 +547,7 @@ def read_screen(
         for ln in main:
             t = ln.text.strip()
             lead_u, lead_b = _USER_LEAD.match(t), _BOT_LEAD.match(t)
-            if _USER_LABEL.match(t):
+            if _USER_LABEL.match(t) or id(ln) in named:
                 role = "user"
             elif _BOT_LABEL.match(t):
                 role = "assistant"
@@ -529,6 +565,8 @@ def read_screen(
                 continue  # the avatar itself
             if id(ln) in marks:
                 role = marks[id(ln)]
+            elif _BOT_LABEL.match(t):
+                role = "assistant"  # the assistant's name line ("GitHub Copilot") above its reply
             elif (
                 role == "user"
                 and prev is not None
@@ -572,15 +610,21 @@ def read_screen(
         body=tuple(main),
         people=people,
         roles=tuple(role_of.get(id(ln)) for ln in main) if kind != "labels" else (),
+        input_box=bool(lower),
     )
 
 
 HEADING_SCALE = 1.4
 """A page's heading is set at least this many times the median line height."""
 _ANSWER_MARK = re.compile(
-    r"^(?:answer|sources?|perplexity|pro search|steps|reasoning|回答|答案|来源|参考来源|搜索结果)$", re.I
+    r"^(?:\d+\s*)?(?:answer|sources?|perplexity|pro search|steps|reasoning|回答|答案|来源|参考来源|搜索结果)"
+    r"(?:\s*[·•:]?\s*\d+)?$",
+    re.I,
 )
-"""A label of an answer engine's result page (Perplexity-like) under the question set as the heading."""
+"""A label of an answer engine's result page (Perplexity-like) under the question set as the heading, with
+the count a tab may show (``Sources · 3``, ``3 sources``)."""
+MARK_GAP = 2.5
+"""Heading heights under the heading within which an answer engine's first label (``Answer``) stands."""
 _RELATED = re.compile(r"^(?:related|follow[- ]?ups?|people also ask|相关问题?|追问)$", re.I)
 """The label of the suggested next questions below the answer (no part of it)."""
 
@@ -591,7 +635,10 @@ def _heading_roles(main: Sequence[OcrLine]) -> list[tuple[str, OcrLine]]:
     median height in the upper half of the column is the user's question when an answer label
     (:data:`_ANSWER_MARK`: ``Sources``, ``Answer``) follows it; the answer is the text after the
     last such label, up to a ``Related`` label. ``[]`` when the page is no such page (an article's
-    headline has no answer label under it)."""
+    headline has no answer label under it, a blog post's "Sources" list stands at its end: the first
+    label must stand within :data:`MARK_GAP` heading heights under the heading). The answer starts at
+    the first line alone on its row after the labels: the tabs on the label's row and the source
+    cards side by side under it are no part of it."""
     if len(main) < 3:
         return []
     heights = sorted(ln.height for ln in main)
@@ -614,12 +661,18 @@ def _heading_roles(main: Sequence[OcrLine]) -> list[tuple[str, OcrLine]]:
         else:
             break
     marks = [i for i in range(run[-1] + 1, len(main)) if _ANSWER_MARK.match(main[i].text.strip())]
-    if not marks:
+    head = main[run[-1]]
+    if not marks or main[marks[0]].y0 - head.y1 > MARK_GAP * head.height:
         return []
     roles: list[tuple[str, OcrLine]] = [("user", main[i]) for i in run]
-    for ln in main[marks[-1] + 1 :]:
+    rest = main[marks[-1] + 1 :]
+    started = False
+    for k, ln in enumerate(rest):
         if _RELATED.match(ln.text.strip()):
             break
+        if not started and _beside(ln, [main[marks[-1]], *(o for j, o in enumerate(rest) if j != k)]):
+            continue  # a tab beside the label, a row of source cards
+        started = True
         roles.append(("assistant", ln))
     return roles if len(roles) > len(run) else []
 
@@ -671,18 +724,47 @@ def _ungreet(text: str) -> str:
 def _bubbles(lines: Sequence[OcrLine], left: float, right: float, col: float) -> set[int]:
     """``id`` of the lines in the user's right-aligned bubbles: runs of consecutive lines indented by
     :data:`USER_INDENT` of the column, with no line of the column's left edge beside them on their row
-    (:func:`_beside`), of which some line ends within :data:`RIGHT_SLACK` of its right edge."""
+    (:func:`_beside`), of which some line ends within :data:`RIGHT_SLACK` of its right edge,
+    indented against a reply (:func:`_against_reply`), and one column (:func:`_side_by_side`)."""
     user: set[int] = set()
     run: list[OcrLine] = []
     flush = [ln for ln in lines if ln.x0 - left < USER_INDENT * col]
+    top = min(lines, key=lambda ln: (ln.y0, ln.x0)) if lines else None
     for ln in [*lines, None]:
         if ln is not None and ln.x0 - left >= USER_INDENT * col and not _beside(ln, flush):
             run.append(ln)
             continue
-        if run and max(x.x1 for x in run) >= right - RIGHT_SLACK * col:
+        if (
+            run
+            and max(x.x1 for x in run) >= right - RIGHT_SLACK * col
+            and _against_reply(run, flush, top)
+            and not _side_by_side(run)
+        ):
             user.update(id(x) for x in run)
         run = []
     return user
+
+
+def _against_reply(run: Sequence[OcrLine], flush: Sequence[OcrLine], top: OcrLine | None) -> bool:
+    """The lines at the column's left edge that make ``run`` indented include more than the column's
+    header: a line other than the column's top line ``top`` (an answer, the other person's message),
+    or the top line reaching under the run's middle (an earlier answer's prose). A page's logo or
+    navigation bar alone at the left edge, above a centred article, indents the whole article but is
+    no reply (issue 47: a blog post headed by a question was read as one user bubble)."""
+    mid = (min(x.x0 for x in run) + max(x.x1 for x in run)) / 2
+    return any(f is not top or f.x1 >= mid for f in flush)
+
+
+def _side_by_side(run: Sequence[OcrLine]) -> bool:
+    """Two lines of ``run`` share a row with more than two line heights between them: columns of
+    cards or cells (a start page's suggestion cards, whose last row is indented when the first
+    card's text ended a row above: issue 47), not a bubble's one column of text (OCR may split one
+    of its lines at a space, with a narrow gap)."""
+    return any(
+        _beside(a, [b]) and max(a.x0, b.x0) - min(a.x1, b.x1) > 2 * min(a.height, b.height)
+        for i, a in enumerate(run)
+        for b in run[i + 1 :]
+    )
 
 
 def _beside(ln: OcrLine, others: Sequence[OcrLine]) -> bool:
@@ -767,6 +849,7 @@ def _echoed(chat: ScreenChat, typed: Sequence[str]) -> ScreenChat:
         body=chat.body,
         people=chat.people,
         roles=tuple(roles),
+        input_box=chat.input_box,
     )
 
 
@@ -784,7 +867,7 @@ class EventChat:
     replies: tuple[str, ...]
     """The reply to the last of them as shown (empty: none yet)."""
     kind: str
-    """What marked the user's turns (:attr:`ScreenChat.kind`)."""
+    """What marked the user's turns (:attr:`ScreenChat.kind`), ``off-screen`` for :func:`off_screen_chat`."""
     frame: str
     """The screens' text outside the turns (where an AI product must be named when only the
     screen text names one)."""
@@ -792,6 +875,76 @@ class EventChat:
     """Most people-marking lines on one of the screenshots (:data:`PEOPLE_LINES`)."""
     client: str = ""
     """The terminal LLM client's platform name, '' when none."""
+    query_source: str = "screen"
+    """Where the query comes from: ``screen`` (a user turn shown), ``title`` (the chat's title, the
+    question being off the screen: :func:`off_screen_chat`) or ``none`` (unknown: ``queries`` empty)."""
+
+
+REPLY_WORDS = 12
+"""Words of text in a chat column, one of its lines of at least 6, from which a chat page without a
+user turn shows a reply (:func:`off_screen_chat`; an empty chat's greeting, suggestion chips or menu
+are shorter)."""
+_GENERIC_TITLE = re.compile(r"^(?:new chat|new conversation|untitled|home|新对话|新建对话|新会话)$", re.I)
+
+
+def title_subject(title: str) -> str:
+    """The subject a chat app titles its chat by, from the window title ('' when it names none).
+
+    ChatGPT titles the tab by the chat's subject alone, Claude as ``<subject> - Claude``: the
+    segments before the first one naming an LLM product (``llm_platforms.json``'s titles), the
+    browser's name dropped (``... - Google Chrome``); a title starting with the product
+    (``ChatGPT``, ``DeepSeek - 探索未至之境``, ``Google Gemini``), a generic one (``New chat``) or
+    an address names none."""
+    from ..pages import _segments
+    from .platforms import load_platforms
+
+    segs = _segments(title)
+    names = [n.casefold() for p in load_platforms() for n in p.titles]
+
+    def names_product(seg: str) -> bool:
+        s = seg.casefold()
+        return any(s == n or (s.startswith(n) and not s[len(n)].isalnum()) for n in names)
+
+    cut = next((i for i, seg in enumerate(segs) if names_product(seg)), len(segs))
+    subject = " - ".join(segs[:cut]).strip()
+    return "" if not subject or _GENERIC_TITLE.match(subject) or _URL.search(subject) else subject
+
+
+def off_screen_chat(chats: Sequence[ScreenChat | None], title: str) -> EventChat | None:
+    """The conversation of an AI chat page whose question is off the screen on every screenshot (a
+    long answer opened already scrolled, or revisited: issue 47), ``None`` when no screenshot shows
+    a chat's reply. Call it only where the app or the page's address is the AI product itself (the
+    first pass's ``app`` or ``domain`` evidence) and :func:`event_chat` found no user turn.
+
+    A screenshot shows a reply when its input box or small print stands in the lower part
+    (:attr:`ScreenChat.input_box`) and its chat column holds text other than a greeting or a
+    placeholder, in lines alone on their rows (a start page's suggestion cards stand side by side):
+    :data:`REPLY_WORDS` words, one line of at least 6. The reply is the last such screenshot's
+    lines as shown. The query is what an annotator could know: the chat's subject
+    from the window title (:func:`title_subject`, ``query_source`` ``title``), else unknown (no
+    query, ``query_source`` ``none``); never text of the reply."""
+    shown: list[tuple[ScreenChat, list[str]]] = []
+    for c in chats:
+        if c is None or not c.input_box or c.kind == "terminal":
+            continue
+        lines = [ln for ln in c.body if not (_greeting(ln.text) or _placeholder(ln.text))]
+        # a reply's prose stands alone on its rows; a start page's suggestion cards stand side by side
+        said = [ln.text for ln in lines if not _beside(ln, [o for o in lines if o is not ln])]
+        words = [len(t.split()) for t in said]
+        if sum(words) >= REPLY_WORDS and max(words, default=0) >= 6:
+            shown.append((c, said))
+    if not shown:
+        return None
+    last, said = shown[-1]
+    subject = title_subject(title)
+    return EventChat(
+        (subject,) if subject else (),
+        (_join(said),),
+        kind="off-screen",
+        frame="\n".join(t for c, _ in shown for t in c.frame),
+        people=max(c.people for c, _ in shown),
+        query_source="title" if subject else "none",
+    )
 
 
 def event_chat(chats: Sequence[ScreenChat | None]) -> EventChat | None:

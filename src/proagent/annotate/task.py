@@ -17,7 +17,10 @@ event, answered by :func:`annotator`:
   words), and the conversation stored is the screen's,
   never the model's; a candidate whose screens were read and show no chat turn
   (a page that only mentions an AI product) is not LLM use and no model is
-  asked; nor is a conversation of people writing to each other, or one whose AI product the
+  asked, except the AI product's own chat page (``app`` or ``domain`` evidence) showing a reply
+  whose question is off the screen on every screenshot: LLM use, its query the chat's title or
+  unknown (:func:`~proagent.annotate.conversation.off_screen_chat`, ``query_source`` ``title`` /
+  ``none``); nor is a conversation of people writing to each other, or one whose AI product the
   screen names only inside the turns, where no LLM app or address names it (:func:`_not_an_ai_chat`);
 * text mode, where no layout could be read (``--ocr db``, images missing): the
   OCR text of the first 3 + last 3 screenshots (500 characters each) and the
@@ -66,7 +69,7 @@ from ..sources.lifetrace import LifeTraceLog, load_lifetrace
 from ..sources.lifetrace_convert import write_lifetrace_copy
 from ..sources.load import LIFETRACE, activity_log_kind, databases_by_user, find_databases, load_activity_log
 from ..taxonomy import load_taxonomy
-from .conversation import PEOPLE_LINES, EventChat, event_chat, on_screen, read_screen
+from .conversation import PEOPLE_LINES, EventChat, event_chat, off_screen_chat, on_screen, read_screen
 from .grounding import Grounding
 from .intent import shortlist
 from .parsing import SUMMARY_WORDS, AnswerError, _cut_words, default_fields, parse_annotation, parse_intent
@@ -111,6 +114,9 @@ class PlannedEvent:
     """The whole OCR text of the sampled screenshots (what the model's quotes are checked against)."""
     reason: str = ""
     """Why the model is not asked (for events with ``ask`` False)."""
+    query_source: str = "screen"
+    """Where ``chat``'s query comes from: ``screen``, ``title`` (the chat's title: its question is off
+    the screen) or ``none`` (unknown, no query; :attr:`~proagent.annotate.conversation.EventChat.query_source`)."""
 
 
 @dataclass
@@ -214,17 +220,20 @@ def plan_annotation(
                 )
                 ask = all_events or hit is not None
                 chat, layout_read, reason = None, False, ""
+                got: EventChat | None = None
                 if ask and reader.mode != "db":
                     layouts = [reader.layout(s) for s in shots]
                     layout_read = any(lay is not None for lay in layouts)
                     app = _app_key(e.app_name)
                     terminal = True if app in TERMINALS else None if not app else False
-                    got = event_chat(
-                        [
-                            read_screen(lay.lines, lay.width, lay.height, terminal=terminal) if lay else None
-                            for lay in layouts
-                        ]
-                    )
+                    screens = [
+                        read_screen(lay.lines, lay.width, lay.height, terminal=terminal) if lay else None
+                        for lay in layouts
+                    ]
+                    got = event_chat(screens)
+                    if got is None and hit is not None and hit.evidence in ("app", "domain") and not terminal:
+                        # the AI product's own page showing a reply, its question off the screen (issue 47)
+                        got = off_screen_chat(screens, e.window_title)
                     refused = _not_an_ai_chat(got, hit)
                     chat = None if got is None or refused else (got.queries, got.replies)
                     if chat is not None and hit is None and not chat[1]:
@@ -249,6 +258,7 @@ def plan_annotation(
                         chat=chat,
                         layout_read=layout_read,
                         reason=reason,
+                        query_source=got.query_source if chat is not None and got is not None else "screen",
                         screen="\n".join(reader.text(s) for s in shots),
                     )
                 )
@@ -291,9 +301,17 @@ def _screen_fields(p: PlannedEvent) -> dict[str, Any]:
     assert p.chat is not None
     queries, replies = p.chat
     replies = tuple(r[:REPLY_CHARS] for r in replies)
-    turns = [f"User: {q}" for q in queries[:-1]] + [f"User: {queries[-1]}"] + [f"Assistant: {r}" for r in replies]
+    turns = [f"User: {q}" for q in queries] + [f"Assistant: {r}" for r in replies]
     base = default_fields(p.event, p.hit)
-    asked = f"asked {p.hit.platform if p.hit else 'an AI assistant'}: {' '.join(queries[-1].split())}"
+    platform = p.hit.platform if p.hit else "an AI assistant"
+    if p.query_source == "screen":
+        asked, how = f"asked {platform}: {' '.join(queries[-1].split())}", "conversation read from the screen by layout"
+    elif queries:  # the chat's title stands for its question, which is off the screen
+        asked = f"read {platform}'s answer in the chat titled {' '.join(queries[-1].split())}"
+        how = "the question is off the screen: the chat's title (window title) stands for it; the reply as shown"
+    else:
+        asked = f"read {platform}'s answer: {' '.join(replies[0].split()) if replies else ''}"
+        how = "the question is off the screen and the title names no subject: the query is unknown; the reply as shown"
     return {
         **base,
         "event_summary": _cut_words(asked, SUMMARY_WORDS),
@@ -301,9 +319,8 @@ def _screen_fields(p: PlannedEvent) -> dict[str, Any]:
         "user_queries": list(queries),
         "llm_responses": list(replies),
         "full_conversation": "\n".join(turns),
-        "query_source": "screen",
-        "rationale": "conversation read from the screen by layout"
-        + (f"; {p.hit.evidence} names {p.hit.platform}" if p.hit else ""),
+        "query_source": p.query_source,
+        "rationale": how + (f"; {p.hit.evidence} names {p.hit.platform}" if p.hit else ""),
     }
 
 
@@ -321,10 +338,21 @@ def _sample(p: PlannedEvent, mode: str) -> InspectSample:
     }
     if p.chat is not None:  # the screen gave the conversation: ask only the intention
         queries, replies = p.chat
+        query = (
+            queries[-1]
+            if p.query_source == "screen"
+            else f"(not on the screen; the chat is titled: {queries[-1]})"
+            if queries
+            else "(not on the screen)"
+        )
         return InspectSample(
             id=f"{e.user}:{e.id}",
             input=intent_prompt(
-                e, hit.platform if hit else None, queries[-1], replies[0] if replies else None, shortlist(queries[-1])
+                e,
+                hit.platform if hit else None,
+                query,
+                replies[0] if replies else None,
+                shortlist(queries[-1] if queries else (replies[0] if replies else "")),
             ),
             metadata={**meta, "kind": "intent", "images": [], "default": _screen_fields(p)},
         )
