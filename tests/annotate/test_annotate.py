@@ -495,6 +495,7 @@ def test_an_endpoint_that_keeps_failing_fails_the_run_and_writes_nothing(tmp_pat
     annotations written with the default (a 400 on one event stays that event's failed attempt,
     above); the answers a later run gives are not mixed with defaults."""
     monkeypatch.setenv("PROAGENT_API_TIMEOUT", "5")
+    monkeypatch.setenv("PROAGENT_API_RETRY_WAIT", "0.2")  # not inspect's 3 s + 6 s (+ jitter) of backoff
     make_participant(tmp_path / "curated", "P01")
     with MockOpenAI(lambda body: 500) as srv:
         srv.env(monkeypatch)

@@ -107,9 +107,12 @@ def test_retries_print_progress_then_one_line(
 ) -> None:
     """An endpoint answering HTTP 500 or 429 was retried for ~25 s with no output: each retry is
     now one stderr line (endpoint, attempt k of n, the error's first line, the wait), then the one
-    ``Error:`` line naming the endpoint and the last error."""
+    ``Error:`` line naming the endpoint and the last error. The waits follow
+    ``PROAGENT_API_RETRY_WAIT`` (0.2 s, doubling, plus jitter; inspect's own are 3 s and 6 s,
+    plus up to 3 s each: 9-15 s of this test's 22-28 s)."""
     from proagent.bench.running import API_MAX_RETRIES
 
+    monkeypatch.setenv("PROAGENT_API_RETRY_WAIT", "0.2")
     with MockOpenAI(lambda body: status) as srv:
         srv.env(monkeypatch)
         r = _eval_one(tmp_path)
@@ -120,7 +123,7 @@ def test_retries_print_progress_then_one_line(
     for k, line in enumerate(progress, 1):
         assert re.fullmatch(
             rf"model API at http://127\.0\.0\.1:{port}: attempt {k} of {n} failed \({re.escape(error)}\); "
-            r"retrying in \d+ s",
+            r"retrying in 0\.\d s",  # the configured first wait (0.2-0.4 s), then 0.4-0.6 s
             line,
         ), line
     errors = [ln for ln in r.stderr.splitlines() if ln.startswith("Error:")]

@@ -49,10 +49,52 @@ def test_the_internals_used_have_the_expected_shape() -> None:
     assert inspect.iscoroutinefunction(original)
     assert list(inspect.signature(original).parameters)[:2] == ["model_name", "retry_state"]
     assert re.search(r"partial\(\s*log_model_retry\b", inspect.getsource(_model.Model._generate))  # looked up per call
+    from inspect_ai.model import ModelAPI, _retry
+
+    assert hooks.hook_retry_wait(None) is True
+    assert list(inspect.signature(ModelAPI.retry_wait.__wrapped__).parameters) == ["self"]
+    assert "wait=self.api.retry_wait()" in inspect.getsource(_model.Model._generate)  # asked per call
+    assert "wait_exponential_jitter(initial=3, max=(30 * 60), jitter=3)" in inspect.getsource(
+        _retry
+    )  # the curve scaled
     from inspect_ai._display.core import results
 
+    assert hooks.hook_retry_wait(None) is True
     assert hooks.hook_no_retry_advice() is True
     assert "task_can_retry(profile)" in inspect.getsource(results.task_interrupted)  # looked up per call
+
+
+def test_a_configured_retry_wait_scales_inspects_curve_and_unset_is_inspects_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """PROAGENT_API_RETRY_WAIT (bench.running.api_limits): the first wait of a provider with none of its
+    own is that many seconds (plus up to as much jitter), then doubling; unset, inspect's None (3 s)."""
+    from inspect_ai.model import get_model
+    from tenacity import RetryCallState, Retrying
+
+    from proagent.bench.running import api_limits
+
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    api = get_model("openai/gpt-4o-mini", base_url="http://127.0.0.1:9/v1").api
+    monkeypatch.setenv("PROAGENT_API_RETRY_WAIT", "0.25")
+    api_limits()
+    wait = api.retry_wait()
+    state = RetryCallState(Retrying(), None, (), {})
+    firsts = []
+    for k in (1, 2):
+        state.attempt_number = k
+        firsts.append(wait(state))
+    assert 0.25 <= firsts[0] <= 0.5 and 0.5 <= firsts[1] <= 0.75, firsts
+    monkeypatch.delenv("PROAGENT_API_RETRY_WAIT")
+    api_limits()
+    assert api.retry_wait() is None  # inspect's own wait_exponential_jitter(initial=3, ...)
+    for bad in ("0", "-1", "abc", "nan", "61"):
+        monkeypatch.setenv("PROAGENT_API_RETRY_WAIT", bad)
+        with pytest.raises(RunError, match="PROAGENT_API_RETRY_WAIT=.*expected seconds in"):
+            api_limits()
+    assert hooks.retry_line(
+        "m", type("S", (), {"outcome": None, "attempt_number": 1, "upcoming_sleep": 0.34})(), 3
+    ).endswith("retrying in 0.3 s")
 
 
 def test_no_logs_is_not_success() -> None:

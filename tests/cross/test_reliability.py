@@ -330,6 +330,7 @@ def test_an_unreachable_api_fails_fast_naming_the_host_and_the_run_resumes(pb, t
     monkeypatch.setenv("VLLM_API_KEY", "none")
     monkeypatch.setenv("VLLM_BASE_URL", f"http://127.0.0.1:{port}/v1")
     monkeypatch.setenv("PROAGENT_API_TIMEOUT", "2")
+    monkeypatch.setenv("PROAGENT_API_RETRY_WAIT", "0.2")  # not inspect's 3 s + 6 s (+ jitter) of backoff
     argv = [
         "eval",
         "--data",

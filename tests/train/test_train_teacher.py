@@ -95,6 +95,7 @@ def test_a_failing_teacher_api_is_bounded_and_named(tmp_path: Path, monkeypatch:
     from proagent.bench.running import API_MAX_RETRIES
 
     monkeypatch.setenv("PROAGENT_API_TIMEOUT", "5")
+    monkeypatch.setenv("PROAGENT_API_RETRY_WAIT", "0.2")  # not inspect's 3 s + 6 s (+ jitter) of backoff
     with MockOpenAI(lambda body: 500) as srv:
         srv.env(monkeypatch)
         t0 = time.monotonic()
@@ -128,7 +129,7 @@ def test_a_failing_teacher_api_is_bounded_and_named(tmp_path: Path, monkeypatch:
     for k, line in enumerate(lines[:-1], 1):
         assert re.fullmatch(
             rf"model API at http://127\.0\.0\.1:{port}: attempt {k} of {API_MAX_RETRIES + 1} failed "
-            r"\(InternalServerError: Error code: 500 - mock failure\); retrying in \d+ s",
+            r"\(InternalServerError: Error code: 500 - mock failure\); retrying in 0\.\d s",
             line,
         ), line
     assert "Traceback" not in r.output

@@ -61,6 +61,13 @@ fails that test instead of a user's run. Nothing else in proagent imports ``insp
    the task without it. Missing hook: a way to refuse it. The shim is a filter on that module's
    logger that raises inspect's ``PrerequisiteError`` instead (``Error: -T foo=...: not an
    argument of this task``, exit 1) for a ``proagent/`` task.
+13. :func:`hook_retry_wait`: inspect waits between the retries of a failed model call with
+   tenacity's ``wait_exponential_jitter(initial=3, max=1800, jitter=3)``
+   (``inspect_ai.model._retry.model_retry_config``) unless the provider's ``ModelAPI.retry_wait()``
+   returns a wait of its own (the base class returns ``None``; vLLM, SGLang and Grok override it).
+   Missing hook: a setting for the wait. The shim gives the base class a ``retry_wait`` that,
+   while a first wait is configured (``PROAGENT_API_RETRY_WAIT``), returns the same curve scaled
+   to it (``initial=jitter=`` that wait), else inspect's own.
 10. :func:`error_line`: a provider's failed request reaches the caller of ``Model.generate`` as
    ``inspect_ai.model._model.ModelGenerateError`` (not exported), whose text is the whole request
    (every prompt: screen text) before the provider's error, raised ``from`` that error. Missing
@@ -90,6 +97,7 @@ __all__ = [
     "failure_line",
     "hook_no_retry_advice",
     "hook_retry_progress",
+    "hook_retry_wait",
     "hook_short_errors",
     "prerequisite_error",
     "provider_error",
@@ -235,6 +243,38 @@ _retry_attempts: list[int] = [0]
 """Attempts per call in all, as :func:`hook_retry_progress` was last told (0: unknown)."""
 
 
+def hook_retry_wait(first_s: float | None) -> bool:
+    """Install shim 13 (once per process) and set the first retry wait of a model API call that
+    has no wait of its own: ``first_s`` seconds (then doubling, plus up to ``first_s`` of jitter,
+    at most 30 minutes: inspect's curve with 3 replaced), or ``None`` for inspect's own 3 s.
+    False when this inspect's ``ModelAPI`` has no ``retry_wait``."""
+    from inspect_ai.model import ModelAPI
+
+    original = getattr(ModelAPI, "retry_wait", None)
+    if original is None:
+        return False
+    _retry_wait_s[:] = [first_s]
+    if getattr(original, "_proagent", False):
+        return True
+
+    def retry_wait(self: Any) -> Any:
+        first = _retry_wait_s[0]
+        if first is None:
+            return original(self)
+        from tenacity import wait_exponential_jitter
+
+        return wait_exponential_jitter(initial=first, max=30 * 60, jitter=first)
+
+    retry_wait._proagent = True  # type: ignore[attr-defined]
+    retry_wait.__wrapped__ = original  # type: ignore[attr-defined]
+    ModelAPI.retry_wait = retry_wait  # type: ignore[method-assign]
+    return True
+
+
+_retry_wait_s: list[float | None] = [None]
+"""The first retry wait (s) :func:`hook_retry_wait` was last given (``None``: inspect's own)."""
+
+
 def retry_line(model_name: str, retry_state: Any, attempts: int = 0) -> str:
     """The progress line of one retry, from tenacity's ``RetryCallState`` (``attempt_number``:
     the attempt that failed, from 1; ``upcoming_sleep``: seconds before the next; ``outcome``:
@@ -248,8 +288,13 @@ def retry_line(model_name: str, retry_state: Any, attempts: int = 0) -> str:
     of = f" of {attempts}" if attempts >= k else ""
     return (
         f"model API at {where}: attempt {k}{of} failed ({error_line(ex)}); "
-        f"retrying in {retry_state.upcoming_sleep:.0f} s"
+        f"retrying in {_seconds(retry_state.upcoming_sleep)} s"
     )
+
+
+def _seconds(s: float) -> str:
+    """Whole seconds, or tenths below 1 s (a short ``PROAGENT_API_RETRY_WAIT``): 4, 0.3."""
+    return f"{s:.0f}" if s >= 1 else f"{s:.1f}"
 
 
 def retried_error(ex: BaseException | None) -> BaseException | None:

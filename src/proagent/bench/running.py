@@ -33,6 +33,7 @@ from ._inspect_hooks import (
     hook_mock_token_count,
     hook_no_retry_advice,
     hook_retry_progress,
+    hook_retry_wait,
     hook_short_errors,
     hook_unknown_task_args,
     prerequisite_error,
@@ -66,8 +67,9 @@ before it is abandoned; local models have none. ``PROAGENT_API_TIMEOUT`` (second
 overrides it."""
 API_MAX_RETRIES = 2
 """Retries of a failed API request (inspect's ``max_retries``; its backoff is exponential
-from 3 s), so an API that cannot be reached fails the run within about
-``(API_MAX_RETRIES + 1) * API_TIMEOUT`` + 20 seconds instead of retrying for 30 minutes."""
+from 3 s, or from ``PROAGENT_API_RETRY_WAIT`` seconds when set), so an API that cannot be
+reached fails the run within about ``(API_MAX_RETRIES + 1) * API_TIMEOUT`` + 20 seconds
+instead of retrying for 30 minutes."""
 
 CONTROL_SERVER = False
 """inspect's control server (``inspect ctl``: an HTTP server on an AF_UNIX socket under its data
@@ -347,8 +349,13 @@ def api_limits() -> dict[str, int]:
     of n, the error's first line, the wait: :func:`proagent.bench._inspect_hooks.retry_line`),
     installed here once per process.
 
+    ``PROAGENT_API_RETRY_WAIT`` (seconds, e.g. ``0.5``) sets the first wait between retries of a
+    provider without a wait of its own (then doubling, plus up to as much jitter; default inspect's
+    3 s): a local proxy that restarts in a second, or a test of the retries, need not wait 9-15 s.
+
     Raises:
-        RunError: ``PROAGENT_API_TIMEOUT`` is not a whole number of seconds >= 1.
+        RunError: ``PROAGENT_API_TIMEOUT`` is not a whole number of seconds >= 1, or
+            ``PROAGENT_API_RETRY_WAIT`` not a number of seconds in (0, 60].
     """
     limits = {"attempt_timeout": _api_timeout(), "max_retries": API_MAX_RETRIES}
     show_retry_progress(API_MAX_RETRIES + 1)
@@ -358,7 +365,13 @@ def api_limits() -> dict[str, int]:
 def show_retry_progress(attempts: int) -> None:
     """From now on, print one stderr line per retried model call (endpoint, attempt k of
     ``attempts``, the error's first line, the wait), for callers with retry limits of their own
-    (curate's screener); :func:`api_limits` does it for the rest."""
+    (curate's screener); :func:`api_limits` does it for the rest. Also applies
+    ``PROAGENT_API_RETRY_WAIT`` (see :func:`api_limits`).
+
+    Raises:
+        RunError: ``PROAGENT_API_RETRY_WAIT`` is set but not a number of seconds in (0, 60].
+    """
+    hook_retry_wait(_api_retry_wait())
     hook_retry_progress(attempts)
 
 
@@ -422,6 +435,20 @@ def _api_timeout() -> int:
     if not raw.isdigit() or int(raw) < 1:
         raise RunError(f"PROAGENT_API_TIMEOUT={raw!r}: expected a whole number of seconds >= 1")
     return int(raw)
+
+
+def _api_retry_wait() -> float | None:
+    """``PROAGENT_API_RETRY_WAIT`` in seconds (a number in (0, 60]), ``None`` when unset (inspect's 3 s)."""
+    raw = os.environ.get("PROAGENT_API_RETRY_WAIT", "").strip()
+    if not raw:
+        return None
+    try:
+        first = float(raw)
+    except ValueError:
+        first = float("nan")
+    if not 0 < first <= 60:  # nan, inf and negatives fail here too
+        raise RunError(f"PROAGENT_API_RETRY_WAIT={raw!r}: expected seconds in (0, 60], e.g. 0.5")
+    return first
 
 
 def remote_model(model: str) -> bool:

@@ -14,7 +14,8 @@ for any transformers causal LM, with Hugging Face ``trl`` (``SFTTrainer``) and
   (trl's prompt-completion format).
 * **Base model** (:func:`load_base`): a bundled model name (``smollm2-135m``,
   ``qwen2.5-coder-1.5b``) or a ``.gguf`` path, read with transformers' GGUF loader
-  (dequantised to 32-bit floats), or a Hugging Face model folder.
+  (dequantised to 32-bit floats; a small one is kept so dequantised on disk:
+  :mod:`proagent.train._base_cache`), or a Hugging Face model folder.
 * **Output folder**: ``checkpoints/`` (every ``save_steps`` optimiser steps; a
   re-run with the same data and settings resumes from the last one),
   ``adapter/`` (LoRA), ``model.gguf`` (merged weights, GGUF bases only:
@@ -40,6 +41,7 @@ from ..errors import DataError
 from ..io import write_json_atomic
 from ..models.catalog import MODELS, resolve_gguf
 from ..records import Sample
+from . import _base_cache
 from ._gguf_export import GGUF_TYPES, export_gguf
 from .data import training_moments
 from .records import FINETUNE_KIND, FinetuneManifest
@@ -233,6 +235,11 @@ def load_base(base: str) -> tuple[Any, Any, Path | None]:
             ``.gguf`` file (Llama and Qwen2 architectures dequantise) or a Hugging
             Face model folder.
 
+    A GGUF file of at most 300 MB (SmolLM2-135M, gemma3-270m) is dequantised once and kept
+    in a disk cache (``$PROAGENT_BASE_CACHE``, default ``~/.cache/proagent/bases``, keyed by
+    the file's SHA-256): later loads take seconds instead of transformers' GGUF path's half
+    minute (:mod:`proagent.train._base_cache`).
+
     Returns:
         ``(model, tokenizer, source_gguf)``; ``source_gguf`` is ``None`` for a folder.
 
@@ -240,8 +247,6 @@ def load_base(base: str) -> tuple[Any, Any, Path | None]:
         proagent.errors.DataError: neither a bundled model, a GGUF file nor a model folder; a model
             transformers cannot load; GGUF weights it left in blocks.
     """
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
     gguf = _gguf_of(base)
     if gguf is not None:
         kw = {"gguf_file": gguf.name}
@@ -251,6 +256,23 @@ def load_base(base: str) -> tuple[Any, Any, Path | None]:
             raise DataError(base, "not a bundled model, a .gguf file nor a model folder with config.json")
         kw, folder = {}, base
     check_base(base)
+    cache = _base_cache.cache_folder(gguf) if gguf is not None else None
+    cached = _base_cache.load_cached(cache) if cache is not None else None
+    if cached is not None:
+        model, tok = cached
+    else:
+        model, tok = _load_transformers(base, folder, kw, gguf)
+        if cache is not None:
+            _base_cache.store(cache, model, tok)
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    return model, tok, gguf
+
+
+def _load_transformers(base: str, folder: str, kw: dict[str, Any], gguf: Path | None) -> tuple[Any, Any]:
+    """``(model, tokenizer)`` through transformers (its GGUF loader when ``kw`` names a file)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
     try:
         tok = AutoTokenizer.from_pretrained(folder, **kw)
         model = AutoModelForCausalLM.from_pretrained(folder, dtype="float32", **kw)
@@ -265,9 +287,7 @@ def load_base(base: str) -> tuple[Any, Any, Path | None]:
         if packed:
             raise DataError(gguf, f"weights stayed in GGUF blocks ({packed[0]}, ...); cannot train them")
         quantizer.remove_quantization_config(model)
-    if tok.pad_token is None:
-        tok.pad_token = tok.eos_token
-    return model, tok, gguf
+    return model, tok
 
 
 def read_manifest(folder: str | Path) -> FinetuneManifest | None:
