@@ -34,11 +34,12 @@ runs them, once with this tree's code and once with ``REF``'s (``git archive REF
 screenshot already read by capture), the offer's How call started, the offer shown 2 s later
 (``LiveHelp.show``: its help prompt read ahead), the person reading it ``--dwell`` seconds, then
 Accept, with the How call stopped for the answer (``LiveAgent.help_first``). Figures per arm: Accept
-to the first words and to the whole answer (p50/p95), the prompt tokens llama.cpp evaluated at
-Accept and those it reused from its cache (medians), the share of answers that reused the
-read-ahead's reading, seconds waiting for a model load, the grounded share, the CPU seconds of the
-run and its llama.cpp children per accept (Accept to the end), and the load average before and
-after the arm.
+to the first words and to the whole answer (p50/p95), the prompt tokens llama.cpp evaluated
+after Accept (the answer's, and any read-ahead that Accept waited for) and those the answer reused
+from its cache (medians), the llama.cpp children started after Accept (model loads), the grounded
+share, the CPU seconds of the run and its llama.cpp children per accept (Accept to the end), and the
+load average before and after the arm. This tree's arm also times one model load and one How call
+alone (reload or wait: what stopping a How call for the answer costs against waiting for it).
 
 With ``--capture-read`` (on in ``--smoke``) capture's OCR has already written the newer
 screenshot's text when Accept comes: help first reads it from the log (no OCR of its own), so its
@@ -112,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--dwell", type=float, default=8.0, help="--against: seconds the offer is up before Accept")
     ap.add_argument("--arm-out", type=Path, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--arm-probe", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--timeout", type=float, default=1800.0)
     ap.add_argument(
@@ -431,11 +433,43 @@ def _arm(args: argparse.Namespace) -> int:
     how.warm()
 
     class Recording(LocalHelpModel):
+        prefills: list[tuple[float, dict[str, Any]]] = []  # (when it ended, llama.cpp's usage)
+
         def stream(self, messages, on_delta):  # noqa: ANN001, ANN202
             self.sent = messages
             return super().stream(messages, on_delta)
 
+        def prefill(self, messages):  # noqa: ANN001, ANN202
+            usage = super().prefill(messages)
+            self.prefills.append((time.perf_counter(), usage))
+            return usage
+
+    import psutil
+
+    def llama_pids() -> set[int]:
+        return {c.pid for c in psutil.Process().children(recursive=True)}
+
     model = Recording(args.model, margs, max_tokens=args.help_tokens)  # one help model for the run, as live
+    if hasattr(model, "warm"):  # live loads its help model at start (LiveHelp's first job), long before an offer
+        model.warm()
+    probe: dict[str, float] = {}
+    if args.arm_probe:  # reload or wait? a model load, and a How call from start to end, on this machine now
+        from help_fixtures import traceback_sample
+
+        from proagent.models._llama_process import LlamaProcess
+        from proagent.models.engine import engine_args
+
+        gguf, n_ctx, n_threads, _ = engine_args(
+            args.model.removeprefix("local/"), margs.get("n_ctx"), margs.get("n_threads")
+        )
+        t = time.perf_counter()
+        LlamaProcess(gguf, n_ctx, n_threads).close()
+        probe["load_s"] = time.perf_counter() - t
+        t = time.perf_counter()
+        how(traceback_sample("u1:probe:candidate"))
+        probe["how_call_s"] = time.perf_counter() - t
+        print(f"  a model load {probe['load_s']:.1f} s, a How call {probe['how_call_s']:.1f} s", flush=True)
+
     rng = random.Random(42)
     load0 = os.getloadavg()
     recs: list[dict[str, Any]] = []
@@ -489,13 +523,15 @@ def _arm(args: argparse.Namespace) -> int:
             )
             helper.show(offer)  # live shows it to every notifier: the help reads its prompt ahead
             time.sleep(args.dwell)  # the person reads the offer
-            cpu0 = _cpu()
+            cpu0, pids0, accepted = _cpu(), llama_pids(), time.perf_counter()
             helper.accept(offer.id)
             flying = not call.done
             call.cancel()  # LiveAgent.help_first: the How call stops while an answer is written
             while helper.busy(offer.id):
                 time.sleep(0.05)
             cpu = _cpu() - cpu0
+            loads = len(llama_pids() - pids0)  # llama.cpp children started after Accept: model loads
+            late = [u for t, u in model.prefills if t > accepted]  # read-ahead work that Accept waited for
             turn = helper.turns(offer.id)[-1]
             with __import__("sqlite3").connect(work / "live" / "feedback.db") as c:
                 prompt, cached = c.execute(
@@ -511,6 +547,8 @@ def _arm(args: argparse.Namespace) -> int:
                     "grounded": value in sent,
                     "prompt_tokens": prompt,
                     "cached_tokens": cached,
+                    "evaluated_after_accept": (prompt or 0) + sum(u.get("prompt_tokens") or 0 for u in late),
+                    "loads_after_accept": loads,
                     "reused_reading": timing.get("reused_reading"),
                     "load_s": timing.get("load_s"),
                     "queue_s": timing.get("queue_s"),
@@ -522,8 +560,9 @@ def _arm(args: argparse.Namespace) -> int:
             )
             print(
                 f"  accept {i + 1}: first words {turn['first_token_seconds'] or float('nan'):.1f} s, whole "
-                f"{turn['total_seconds'] or float('nan'):.1f} s, prompt tokens evaluated {prompt} (reused {cached}), "
-                f"How call {'stopped' if flying else 'done'}, CPU {cpu:.1f} s, {timing or ''}",
+                f"{turn['total_seconds'] or float('nan'):.1f} s, answer's prompt tokens evaluated {prompt} (reused "
+                f"{cached}), read ahead after Accept {sum(u.get('prompt_tokens') or 0 for u in late)}, model loads "
+                f"after Accept {loads}, How call {'stopped' if flying else 'done'}, CPU {cpu:.1f} s, {timing or ''}",
                 flush=True,
             )
             helper.close()
@@ -532,7 +571,7 @@ def _arm(args: argparse.Namespace) -> int:
     how.close()
     from proagent.io import write_atomic
 
-    write_atomic(args.arm_out, json.dumps({"records": recs, "load": [load0, os.getloadavg()]}))
+    write_atomic(args.arm_out, json.dumps({"records": recs, "load": [load0, os.getloadavg()], "probe": probe}))
     return 0
 
 
@@ -562,8 +601,9 @@ def _against(args: argparse.Namespace, argv: list[str], machine: dict[str, Any])
             out = Path(tmp) / f"{len(rows)}.json"
             env = {**os.environ, "PYTHONPATH": str(src)}
             print(f"{label}: {args.accepts} accepts (PYTHONPATH={src}) ...", flush=True)
+            probe = ["--arm-probe"] if src == ROOT / "src" else []
             p = subprocess.run(
-                [sys.executable, str(Path(__file__).resolve()), *keep, "--arm-out", str(out)],
+                [sys.executable, str(Path(__file__).resolve()), *keep, *probe, "--arm-out", str(out)],
                 env=env,
                 timeout=args.timeout,
             )
@@ -587,16 +627,17 @@ def _against(args: argparse.Namespace, argv: list[str], machine: dict[str, Any])
                     "first_p95": percentile(first, 95),
                     "total_p50": percentile(total, 50),
                     "total_p95": percentile(total, 95),
-                    "evaluated_p50": med("prompt_tokens"),
+                    "evaluated_p50": med("evaluated_after_accept"),
                     "reused_p50": med("cached_tokens"),
                     "reused_reading": sum(bool(x.get("reused_reading")) for x in xs) / len(xs) if xs else None,
-                    "load_s_sum": sum(x.get("load_s") or 0 for x in xs) if xs[0].get("load_s") is not None else None,
+                    "loads": sum(x["loads_after_accept"] for x in xs),
                     "grounded": sum(x["grounded"] for x in xs) / len(xs) if xs else None,
                     "cpu_p50": med("cpu_s"),
                     "load_before": got["load"][0][0],
                     "load_after": got["load"][1][0],
                     "baseline": label.endswith("(baseline)"),
                     "records": xs,
+                    **{f"probe_{k}": v for k, v in got.get("probe", {}).items()},
                 }
             )
     cols = [
@@ -606,9 +647,9 @@ def _against(args: argparse.Namespace, argv: list[str], machine: dict[str, Any])
         ("first_p95", "p95 s", ".1f"),
         ("total_p50", "whole p50 s", ".1f"),
         ("total_p95", "p95 s", ".1f"),
-        ("evaluated_p50", "tokens evaluated p50", ".0f"),
-        ("reused_p50", "reused p50", ".0f"),
-        ("load_s_sum", "model load s (sum)", ".1f"),
+        ("evaluated_p50", "tokens evaluated after Accept p50", ".0f"),
+        ("reused_p50", "answer's reused p50", ".0f"),
+        ("loads", "model loads after Accept", "d"),
         ("grounded", "grounded", ".0%"),
         ("cpu_p50", "CPU s p50", ".1f"),
         ("load_before", "load avg before", ".1f"),

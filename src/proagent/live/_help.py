@@ -318,6 +318,11 @@ class LocalHelpModel:
             role="help",
         )
 
+    def warm(self) -> dict[str, Any]:
+        """Load the help's llama.cpp child and have it read the system prompt (:meth:`prefill`): the
+        first offer's read-ahead then evaluates only its context, not a model load."""
+        return self.prefill([{"role": "system", "content": prompt_text("live", "help_system.txt").strip()}])
+
     def prefill(self, messages: list[dict[str, str]]) -> dict[str, Any]:
         """Have llama.cpp read ``messages`` now (a one-token answer, thrown away): its KV cache keeps
         them, so the answer to the same chat later starts at once (prefix reuse)."""
@@ -618,6 +623,8 @@ class LiveHelp:
         self._reused: dict[int, bool] = {}
         self._thread = threading.Thread(target=self._work, daemon=True, name="proagent-help")
         self._thread.start()
+        if model is not None and hasattr(model, "warm"):  # the help's own model loads at start, after any job
+            self._put(2, (0, "warm", "", "", time.perf_counter()))
 
     # ------------------------------------------------------------ as a notifier: read the prompt ahead
     name = ""
@@ -858,6 +865,12 @@ class LiveHelp:
             oid, kind, follow, source, asked = job
             if kind == "prepare":
                 self._prepare(oid)
+                continue
+            if kind == "warm":
+                try:
+                    self.model.warm()  # type: ignore[union-attr]
+                except Exception as e:  # noqa: BLE001 - the first answer says what fails
+                    log.info("loading the help model failed: %s", e)
                 continue
             self._taken = time.perf_counter()
             try:
