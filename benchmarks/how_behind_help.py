@@ -119,15 +119,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--smoke", action="store_true", help="the smallest setting (CI): SmolLM2, a help answer of 16 tokens"
     )
-    args = parse_args(ap, argv, positive=("help_tokens", "timeout"), non_negative=("accepts",))
+    args = parse_args(ap, argv, positive=("help_tokens", "timeout"), non_negative=("accepts", "dwell"))
     if args.help_tokens < 1 or args.accepts < 0:
         ap.error("--help-tokens must be >= 1 and --accepts >= 0")
     if args.accepts_only and not args.accepts:
         ap.error("--accepts-only needs --accepts N")
     if args.against is not None and not args.accepts:
         ap.error("--against needs --accepts N")
-    if args.dwell < 0:
-        ap.error("--dwell must be >= 0")
     if args.arm_out is not None:  # one arm of --against, in its own process (the code on PYTHONPATH)
         return _arm(args)
     if args.smoke:  # explicit values stay (apply_smoke says which)
