@@ -623,8 +623,6 @@ class LiveHelp:
         self._reused: dict[int, bool] = {}
         self._thread = threading.Thread(target=self._work, daemon=True, name="proagent-help")
         self._thread.start()
-        if model is not None and hasattr(model, "warm"):  # the help's own model loads at start, after any job
-            self._put(2, (0, "warm", "", "", time.perf_counter()))
 
     # ------------------------------------------------------------ as a notifier: read the prompt ahead
     name = ""
@@ -854,6 +852,13 @@ class LiveHelp:
         return int(rid)
 
     def _work(self) -> None:
+        if self.model is not None and hasattr(self.model, "warm"):
+            # the help's own model loads at start, before any read-ahead (a warm after one would
+            # replace the prompt read ahead in llama.cpp's slot with the system prompt alone)
+            try:
+                self.model.warm()
+            except Exception as e:  # noqa: BLE001 - the first answer says what fails
+                log.info("loading the help model failed: %s", e)
         while True:
             try:
                 _, _, job = self._jobs.get(timeout=self.read_ahead_every)
@@ -865,12 +870,6 @@ class LiveHelp:
             oid, kind, follow, source, asked = job
             if kind == "prepare":
                 self._prepare(oid)
-                continue
-            if kind == "warm":
-                try:
-                    self.model.warm()  # type: ignore[union-attr]
-                except Exception as e:  # noqa: BLE001 - the first answer says what fails
-                    log.info("loading the help model failed: %s", e)
                 continue
             self._taken = time.perf_counter()
             try:
