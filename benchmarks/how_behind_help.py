@@ -28,13 +28,27 @@ Accept, N accepts per arm, the two arms alternating in the same command:
 * figures: seconds from Accept to the first words and to the whole answer (p50/p95), and the share of
   answers whose context holds the window's screen text (the planted value).
 
+With ``--against REF`` (issue 42, items 3 and 5: the read-ahead warm) the accepts are timed as live
+runs them, once with this tree's code and once with ``REF``'s (``git archive REF src``, e.g.
+``main``), each arm in a child process of its own, in the same command: the window in front (its
+screenshot already read by capture), the offer's How call started, the offer shown 2 s later
+(``LiveHelp.show``: its help prompt read ahead), the person reading it ``--dwell`` seconds, then
+Accept, with the How call stopped for the answer (``LiveAgent.help_first``). Figures per arm: Accept
+to the first words and to the whole answer (p50/p95), the prompt tokens llama.cpp evaluated
+after Accept (the answer's, and any read-ahead that Accept waited for) and those the answer reused
+from its cache (medians), the llama.cpp children started after Accept (model loads), the grounded
+share, the CPU seconds of the run and its llama.cpp children per accept (Accept to the end), and the
+load average before and after the arm. This tree's arm also times one model load and one How call
+alone (reload or wait: what stopping a How call for the answer costs against waiting for it).
+
 With ``--capture-read`` (on in ``--smoke``) capture's OCR has already written the newer
 screenshot's text when Accept comes: help first reads it from the log (no OCR of its own), so its
 share is exactly 100% and the baseline's 0% (the moment was decided before that text); a help that
 did not read the window again would score 0%.
 
     python benchmarks/how_behind_help.py [--model local/smollm2-135m] [--model-arg n_threads=1]
-        [--help-tokens 200] [--accepts N [--accepts-only]] [--capture-read] [--json out.json] [--smoke]
+        [--help-tokens 200] [--accepts N [--accepts-only]] [--capture-read] [--against REF [--dwell S]]
+        [--json out.json] [--smoke]
 """
 
 from __future__ import annotations
@@ -90,16 +104,30 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="time only the --accepts (not the three How-call cases before them)",
     )
+    ap.add_argument(
+        "--against",
+        default=None,
+        metavar="REF",
+        help="--accepts: time them as live runs them (offer shown and read ahead, How call in flight, "
+        "Accept after --dwell), this tree's code beside REF's (a git ref, e.g. main), each in a child process",
+    )
+    ap.add_argument("--dwell", type=float, default=8.0, help="--against: seconds the offer is up before Accept")
+    ap.add_argument("--arm-out", type=Path, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--arm-probe", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--timeout", type=float, default=1800.0)
     ap.add_argument(
         "--smoke", action="store_true", help="the smallest setting (CI): SmolLM2, a help answer of 16 tokens"
     )
-    args = parse_args(ap, argv, positive=("help_tokens", "timeout"), non_negative=("accepts",))
+    args = parse_args(ap, argv, positive=("help_tokens", "timeout"), non_negative=("accepts", "dwell"))
     if args.help_tokens < 1 or args.accepts < 0:
         ap.error("--help-tokens must be >= 1 and --accepts >= 0")
     if args.accepts_only and not args.accepts:
         ap.error("--accepts-only needs --accepts N")
+    if args.against is not None and not args.accepts:
+        ap.error("--against needs --accepts N")
+    if args.arm_out is not None:  # one arm of --against, in its own process (the code on PYTHONPATH)
+        return _arm(args)
     if args.smoke:  # explicit values stay (apply_smoke says which)
         apply_smoke(
             ap, args, {"model": "local/smollm2-135m", "help_tokens": 16, "accepts": 1, "capture_read": True}, argv
@@ -108,6 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     watchdog(args.timeout)
     note, machine = machine_note()
     print(note, flush=True)
+    if args.against is not None:
+        return _against(args, argv if argv is not None else sys.argv[1:], machine)
     sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "live")]
     from dataclasses import replace
     from datetime import timedelta
@@ -358,6 +388,284 @@ def _accepts(args: argparse.Namespace, margs: dict[str, Any], how: Any) -> list[
             }
         )
     return out
+
+
+def _cpu() -> float:
+    """CPU seconds of this process, its ended children and its running ones (llama.cpp), user + system."""
+    import os
+
+    import psutil
+
+    t = os.times()
+    out = t.user + t.system + t.children_user + t.children_system
+    for c in psutil.Process().children(recursive=True):
+        try:
+            ct = c.cpu_times()
+            out += ct.user + ct.system
+        except psutil.Error:
+            pass
+    return out
+
+
+def _arm(args: argparse.Namespace) -> int:
+    """One arm of ``--against``: ``--accepts`` accepts as live runs them, with the ``proagent`` on
+    ``PYTHONPATH`` (this tree's or the reference's); raw records to ``--arm-out`` (JSON)."""
+    import hashlib
+    import os
+    import random
+    import tempfile
+    from datetime import datetime, timedelta
+
+    sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "live")]
+    from proagent.bench.samples import SampleConfig
+    from proagent.capture import Store
+    from proagent.live import FeedbackStore, HowModel, LiveHelp
+    from proagent.live._agent import _HowCall
+    from proagent.live._ground import ScreenReader
+    from proagent.live._help import LocalHelpModel
+    from proagent.live._moments import moment_sample
+    from proagent.sources.lifetrace import load_lifetrace
+
+    margs = dict(a.split("=", 1) for a in args.model_arg)
+    how = HowModel(args.model, margs)
+    how.warm()
+
+    class Recording(LocalHelpModel):
+        prefills: list[tuple[float, dict[str, Any]]] = []  # (when it ended, llama.cpp's usage)
+
+        def stream(self, messages, on_delta):  # noqa: ANN001, ANN202
+            self.sent = messages
+            return super().stream(messages, on_delta)
+
+        def prefill(self, messages):  # noqa: ANN001, ANN202
+            usage = super().prefill(messages)
+            self.prefills.append((time.perf_counter(), usage))
+            return usage
+
+    import psutil
+
+    def llama_pids() -> set[int]:
+        return {c.pid for c in psutil.Process().children(recursive=True)}
+
+    model = Recording(args.model, margs, max_tokens=args.help_tokens)  # one help model for the run, as live
+    if hasattr(model, "warm"):  # live loads its help model at start (LiveHelp's first job), long before an offer
+        model.warm()
+    probe: dict[str, float] = {}
+    if args.arm_probe:  # reload or wait? a model load, and a How call from start to end, on this machine now
+        from help_fixtures import traceback_sample
+
+        from proagent.models._llama_process import LlamaProcess
+        from proagent.models.engine import engine_args
+
+        gguf, n_ctx, n_threads, _ = engine_args(
+            args.model.removeprefix("local/"), margs.get("n_ctx"), margs.get("n_threads")
+        )
+        t = time.perf_counter()
+        LlamaProcess(gguf, n_ctx, n_threads).close()
+        probe["load_s"] = time.perf_counter() - t
+        t = time.perf_counter()
+        how(traceback_sample("u1:probe:candidate"))
+        probe["how_call_s"] = time.perf_counter() - t
+        print(f"  a model load {probe['load_s']:.1f} s, a How call {probe['how_call_s']:.1f} s", flush=True)
+
+    rng = random.Random(42)
+    load0 = os.getloadavg()
+    recs: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="pa-warm-") as tmp:
+        for i in range(args.accepts):
+            value = "".join(rng.choice("ABCDEFGHJKMNPQRSTUVWXYZ23456789") for _ in range(6))
+            work = Path(tmp) / str(i)
+            t0 = datetime(2026, 12, 5, 10, 0, 0) + timedelta(minutes=2 * i)
+            cap = Store(work / "cap")
+            ed = cap.open_event("code", "cart.py - shop", t0)
+            cap.close_event(ed, t0 + timedelta(seconds=30))
+            title = f"pytest - shop {i}"
+            term = cap.open_event("xterm", title, t0 + timedelta(seconds=30))
+            text = f"$ pytest -q\n{_SCREEN.format(value=value)}"
+            png = _png(text)
+            sid = cap.add_screenshot(
+                event_id=term,
+                screen_id=0,
+                t=t0 + timedelta(seconds=31),
+                data=png,
+                ext="png",
+                file_hash=hashlib.sha256(png).hexdigest(),
+                width=1280,
+                height=80,
+                app="xterm",
+                title=title,
+            )
+            cap.con.execute(  # capture's OCR read it (the window has been in front a few seconds)
+                "INSERT INTO ocr_results (screenshot_id, text_content, confidence, language, "
+                "processing_time, created_at) VALUES (?, ?, 0.9, 'ch', 1.0, ?)",
+                (sid, text, (t0 + timedelta(seconds=33)).isoformat(" ")),
+            )
+            cap.con.execute("UPDATE screenshots SET is_processed = 1 WHERE id = ?", (sid,))
+            cap.con.commit()
+            evs = list(load_lifetrace(work / "cap", resolve_files=False).events)
+            sample = moment_sample(evs, t0 + timedelta(seconds=36), SampleConfig(), new_event=evs[-1], front=True)
+            cap.close()
+            st = FeedbackStore(work / "live")
+            helper = LiveHelp(st, model, lambda: t0, screen=ScreenReader(work / "cap" / "lifetrace.db", ocr=False))
+            call = _HowCall(how, sample)  # the Yes moment's How call
+            time.sleep(2.0)  # OFFER_WAIT_SECONDS: the offer is shown without its query
+            offer = st.add_offer(
+                sample,  # type: ignore[arg-type]
+                text="Need a hand with this? (xterm)",
+                query=None,
+                intention=None,
+                p_help=0.9,
+                notifier="page",
+                created_at=t0 + timedelta(seconds=38),
+                app_name="xterm",
+            )
+            helper.show(offer)  # live shows it to every notifier: the help reads its prompt ahead
+            time.sleep(args.dwell)  # the person reads the offer
+            cpu0, pids0, accepted = _cpu(), llama_pids(), time.perf_counter()
+            helper.accept(offer.id)
+            flying = not call.done
+            call.cancel()  # LiveAgent.help_first: the How call stops while an answer is written
+            while helper.busy(offer.id):
+                time.sleep(0.05)
+            cpu = _cpu() - cpu0
+            loads = len(llama_pids() - pids0)  # llama.cpp children started after Accept: model loads
+            late = [u for t, u in model.prefills if t > accepted]  # read-ahead work that Accept waited for
+            turn = helper.turns(offer.id)[-1]
+            with __import__("sqlite3").connect(work / "live" / "feedback.db") as c:
+                prompt, cached = c.execute(
+                    "SELECT prompt_tokens, cached_tokens FROM help_turns WHERE role = 'assistant' ORDER BY id DESC"
+                ).fetchone()
+            timing = getattr(helper, "timings", {}).get(offer.id, {})
+            sent = json.dumps(getattr(model, "sent", []))
+            recs.append(
+                {
+                    "first": turn["first_token_seconds"],
+                    "total": turn["total_seconds"],
+                    "status": turn["status"],
+                    "grounded": value in sent,
+                    "prompt_tokens": prompt,
+                    "cached_tokens": cached,
+                    "evaluated_after_accept": (prompt or 0) + sum(u.get("prompt_tokens") or 0 for u in late),
+                    "loads_after_accept": loads,
+                    "reused_reading": timing.get("reused_reading"),
+                    "load_s": timing.get("load_s"),
+                    "queue_s": timing.get("queue_s"),
+                    "ground_s": timing.get("ground_s"),
+                    "read_ahead_s": helper.prepared.get(offer.id),
+                    "how_in_flight": flying,
+                    "cpu_s": cpu,
+                }
+            )
+            print(
+                f"  accept {i + 1}: first words {turn['first_token_seconds'] or float('nan'):.1f} s, whole "
+                f"{turn['total_seconds'] or float('nan'):.1f} s, answer's prompt tokens evaluated {prompt} (reused "
+                f"{cached}), read ahead after Accept {sum(u.get('prompt_tokens') or 0 for u in late)}, model loads "
+                f"after Accept {loads}, How call {'stopped' if flying else 'done'}, CPU {cpu:.1f} s, {timing or ''}",
+                flush=True,
+            )
+            helper.close()
+            st.close()
+            call.wait(60)
+    how.close()
+    from proagent.io import write_atomic
+
+    write_atomic(args.arm_out, json.dumps({"records": recs, "load": [load0, os.getloadavg()], "probe": probe}))
+    return 0
+
+
+def _against(args: argparse.Namespace, argv: list[str], machine: dict[str, Any]) -> int:
+    """``--against REF``: the accepts with ``REF``'s code, then with this tree's, each in a child process."""
+    import os
+    import subprocess
+    import tempfile
+    from statistics import median
+
+    from _common import percentile
+
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="pa-against-") as tmp:
+        ref = Path(tmp) / "ref"
+        ref.mkdir()
+        arch = subprocess.run(["git", "-C", str(ROOT), "archive", args.against, "src"], capture_output=True, timeout=60)
+        if arch.returncode:
+            print(f"Error: git archive {args.against}: {arch.stderr.decode(errors='replace').strip()}", file=sys.stderr)
+            return 2
+        subprocess.run(["tar", "-x", "-C", str(ref)], input=arch.stdout, check=True, timeout=60)
+        keep = [a for a in argv if not a.startswith("--json") and not a.startswith("--arm-out")]
+        if "--json" in argv:  # its value too
+            j = argv.index("--json")
+            keep = [a for k, a in enumerate(argv) if k not in (j, j + 1) and not a.startswith("--arm-out")]
+        for label, src in ((f"{args.against} (baseline)", ref / "src"), ("this tree", ROOT / "src")):
+            out = Path(tmp) / f"{len(rows)}.json"
+            env = {**os.environ, "PYTHONPATH": str(src)}
+            print(f"{label}: {args.accepts} accepts (PYTHONPATH={src}) ...", flush=True)
+            probe = ["--arm-probe"] if src == ROOT / "src" else []
+            p = subprocess.run(
+                [sys.executable, str(Path(__file__).resolve()), *keep, *probe, "--arm-out", str(out)],
+                env=env,
+                timeout=args.timeout,
+            )
+            if p.returncode or not out.is_file():
+                print(f"Error: the {label} arm failed (exit status {p.returncode})", file=sys.stderr)
+                return 2
+            got = json.loads(out.read_text())
+            xs = got["records"]
+            first = [x["first"] for x in xs if x["first"] is not None]
+            total = [x["total"] for x in xs if x["total"] is not None]
+
+            def med(key: str) -> float | None:
+                v = [x[key] for x in xs if x.get(key) is not None]
+                return median(v) if v else None
+
+            rows.append(
+                {
+                    "arm": label,
+                    "n": len(xs),
+                    "first_p50": percentile(first, 50),
+                    "first_p95": percentile(first, 95),
+                    "total_p50": percentile(total, 50),
+                    "total_p95": percentile(total, 95),
+                    "evaluated_p50": med("evaluated_after_accept"),
+                    "reused_p50": med("cached_tokens"),
+                    "reused_reading": sum(bool(x.get("reused_reading")) for x in xs) / len(xs) if xs else None,
+                    "loads": sum(x["loads_after_accept"] for x in xs),
+                    "grounded": sum(x["grounded"] for x in xs) / len(xs) if xs else None,
+                    "cpu_p50": med("cpu_s"),
+                    "load_before": got["load"][0][0],
+                    "load_after": got["load"][1][0],
+                    "baseline": label.endswith("(baseline)"),
+                    "records": xs,
+                    **{f"probe_{k}": v for k, v in got.get("probe", {}).items()},
+                }
+            )
+    cols = [
+        ("arm", "arm", "s"),
+        ("n", "accepts", "d"),
+        ("first_p50", "first words p50 s", ".1f"),
+        ("first_p95", "p95 s", ".1f"),
+        ("total_p50", "whole p50 s", ".1f"),
+        ("total_p95", "p95 s", ".1f"),
+        ("evaluated_p50", "tokens evaluated after Accept p50", ".0f"),
+        ("reused_p50", "answer's reused p50", ".0f"),
+        ("loads", "model loads after Accept", "d"),
+        ("grounded", "grounded", ".0%"),
+        ("cpu_p50", "CPU s p50", ".1f"),
+        ("load_before", "load avg before", ".1f"),
+        ("load_after", "after", ".1f"),
+    ]
+    print(render_table(rows, cols))
+    write_result(
+        args.json,
+        benchmark="how_behind_help",
+        rows=rows,
+        columns=cols,
+        machine=machine,
+        baseline=f"the same accepts with {args.against}'s code",
+        note=f"{args.model}, answers of up to {args.help_tokens} tokens, offer up {args.dwell:g} s before Accept "
+        "with its How call in flight (stopped at Accept)",
+        figures={"model": args.model, "help_tokens": args.help_tokens, "dwell": args.dwell, "against": args.against},
+    )
+    return 0
 
 
 _SCREEN = """============================= FAILURES =============================

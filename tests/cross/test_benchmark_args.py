@@ -113,6 +113,8 @@ BAD = [  # (script, a bad value of one of its options, what the error line says)
     ("help_quality", ["--max-tokens", "0"], "--max-tokens: 0 must be > 0"),
     ("help_quality", ["--data", "/nonexistent/pb"], "--data: /nonexistent/pb does not exist"),
     ("how_behind_help", ["--accepts", "-1"], "--accepts: -1 must be >= 0"),
+    ("how_behind_help", ["--dwell", "-1"], "--dwell: -1.0 must be >= 0"),
+    ("how_behind_help", ["--against", "main"], "--against needs --accepts N"),
     ("live", ["--poll", "-1"], "--poll: -1.0 must be > 0"),
     ("live", ["--lag", "-1"], "--lag: -1.0 must be >= 0"),
     ("live", ["--how-gap", "nan"], "--how-gap: nan must be >= 0"),

@@ -61,6 +61,11 @@ class Grounding:
     """Time of the screenshot whose text is read."""
     why: str = ""
     """Why there is no screen text (``none``): no screenshot, OCR found none, OCR took too long."""
+    pixels: str | None = None
+    """Key of the focused-window pixels (SHA-256 and shape, :meth:`ScreenReader.same_window`'s
+    test) of the newest screenshot, set only when the text read is that screenshot's; ``None``: no
+    screenshot, it could not be decoded, or its text was not read (the text is an older one's).
+    The help reuses its read-ahead when this is unchanged at Accept (the window did not change)."""
 
     def line(self) -> str:
         """``reading: <window>, N lines of screen text`` (or ``, no screen text (why)``)."""
@@ -295,4 +300,6 @@ class ScreenReader:
                 why = "OCR found no text on its newest screenshot"
         fresh = replace(now, screenshots=tuple(shots), end=max((x.end or x.start for x in [now, *same]), default=None))
         out = replace(sample, current=fresh)
-        return out, grounding_of(out, source, why)
+        # the window's pixels, when the text read is the newest screenshot's (decoded once per screenshot)
+        pixels = self._digest(shots[-1]) if shots and shots[-1].ocr_text.strip() else None
+        return out, replace(grounding_of(out, source, why), pixels=pixels)

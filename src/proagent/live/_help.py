@@ -14,11 +14,19 @@ moments never waits for it):
   last, so a follow-up (and, for the local model, llama.cpp's prefix reuse) only adds its tail;
 * while an offer is on screen, a local model reads its help prompt ahead (:meth:`LiveHelp.show`:
   the offer's context and question, a one-token answer thrown away), so that on Accept llama.cpp
-  reuses that prompt from its cache and the first words come at once;
+  reuses that prompt from its cache and the first words come at once. At Accept the window is
+  read again; when its pixels are those the read-ahead read (:attr:`Grounding.pixels
+  <proagent.live._ground.Grounding.pixels>`), the read-ahead's context is sent as it was, so the
+  prompt is token for token the one read ahead and only the last token is evaluated; when the
+  window changed, the new text is read (never a stale context). While the offer is up, its
+  window is looked at every :data:`READ_AHEAD_EVERY` seconds (for :data:`READ_AHEAD_SECONDS`
+  at most) and the prompt read ahead again when it changed;
 * the **model** (:func:`make_help_model`) is the run's ``--model``: a ``local/...`` model streams
-  token by token from the same llama.cpp child as the How calls
-  (:func:`proagent.models.local.stream_chat`); any other inspect model (``--model-base-url``)
-  answers through inspect, the whole answer at once.
+  token by token from llama.cpp (:func:`proagent.models.local.stream_chat`) in a child process
+  of its own (role ``help``), beside the How calls' child: a How call never overwrites the help's
+  KV cache, and help first's stop of a How call in flight (which kills the How child) never
+  costs the answer a model load (docs/architecture.md, live); any other inspect model
+  (``--model-base-url``) answers through inspect, the whole answer at once.
 
 Privacy (``--send-screen``, :data:`SEND_SCREEN`): ``raw`` sends the context as it is, ``redacted``
 first replaces every finding of curate's PII recognizers (:func:`proagent.curate.find_pii`, the
@@ -93,6 +101,13 @@ HELP_MAX_TOKENS = 400
 MAX_QUESTION_CHARS = 2000
 """Longest follow-up accepted, characters (Unicode code points, as the page's box counts them; its
 whitespace runs counted as one)."""
+READ_AHEAD_EVERY = 5.0
+"""While an offer is on screen and unanswered, its window is read again this often (seconds; the
+log's rows and one decode of the newest screenshot, cached by id) and its help prompt read ahead
+again when the window changed."""
+READ_AHEAD_SECONDS = 120.0
+"""How long after an offer is shown its window keeps being looked at (seconds): the bound on
+that work (an offer left on screen costs nothing after it)."""
 PERSIST_SECONDS = 0.5
 """While an answer streams, its text so far is written to ``feedback.db`` at most this often
 (seconds): a kill loses at most this much of it."""
@@ -279,8 +294,10 @@ class HelpModel(Protocol):
 
 
 class LocalHelpModel:
-    """A ``local/...`` model, streamed token by token (:func:`proagent.models.local.stream_chat`; the same
-    llama.cpp child as the run's How calls with the same model arguments)."""
+    """A ``local/...`` model, streamed token by token (:func:`proagent.models.local.stream_chat`) from a
+    llama.cpp child of its own (role ``help``; the How calls have theirs): its KV cache holds the
+    prompt read ahead until Accept, and a How call cancelled in flight (which kills its child) never
+    makes the answer wait for a model load."""
 
     local = True
 
@@ -293,8 +310,18 @@ class LocalHelpModel:
         from ..models.local import stream_chat
 
         return stream_chat(
-            self.name.removeprefix("local/"), messages, on_delta, max_tokens=self.max_tokens, model_args=self.args
+            self.name.removeprefix("local/"),
+            messages,
+            on_delta,
+            max_tokens=self.max_tokens,
+            model_args=self.args,
+            role="help",
         )
+
+    def warm(self) -> dict[str, Any]:
+        """Load the help's llama.cpp child and have it read the system prompt (:meth:`prefill`): the
+        first offer's read-ahead then evaluates only its context, not a model load."""
+        return self.prefill([{"role": "system", "content": prompt_text("live", "help_system.txt").strip()}])
 
     def prefill(self, messages: list[dict[str, str]]) -> dict[str, Any]:
         """Have llama.cpp read ``messages`` now (a one-token answer, thrown away): its KV cache keeps
@@ -302,7 +329,7 @@ class LocalHelpModel:
         from ..models.local import stream_chat
 
         return stream_chat(
-            self.name.removeprefix("local/"), messages, lambda _: None, max_tokens=1, model_args=self.args
+            self.name.removeprefix("local/"), messages, lambda _: None, max_tokens=1, model_args=self.args, role="help"
         )
 
 
@@ -509,6 +536,8 @@ class LiveHelp:
             when it has none); ``None``: the moment as it was decided (a replay).
         persist_seconds: an answer's text so far is written to ``feedback.db`` at most this often
             while it streams (:data:`PERSIST_SECONDS`), so a kill keeps it.
+        read_ahead_every: how often the window of the offer on screen is read again for its
+            read-ahead, seconds (:data:`READ_AHEAD_EVERY`).
 
     Order (help first, issue 42): answers (accepts, follow-ups, retries) are taken before any
     read-ahead, in the order asked; while one is queued or streaming, :meth:`answering` is true
@@ -538,6 +567,7 @@ class LiveHelp:
         send_screen: str | None = None,
         screen: Any = None,
         persist_seconds: float | None = None,
+        read_ahead_every: float = READ_AHEAD_EVERY,
     ) -> None:
         self.store, self.model, self.now = store, model, now
         # raw for a model on this machine, redacted for any other (default_send_screen by model name)
@@ -580,6 +610,17 @@ class LiveHelp:
         """Seconds each offer's help prompt took to read ahead (:meth:`show`), by offer id."""
         self.readings: dict[int, Any] = {}
         """What each offer's latest answer read (:class:`~proagent.live._ground.Grounding`), by offer id."""
+        self.timings: dict[int, dict[str, Any]] = {}
+        """Where each offer's latest answer spent its time, by offer id: ``queue_s`` (Accept until the
+        worker took it: an answer before it, or a read-ahead in progress), ``ground_s`` (reading the
+        window again, OCR included), ``reused_reading`` (the window's pixels were those read ahead:
+        the read-ahead's context sent as it was), ``load_s`` (waiting for the model to load),
+        ``prompt_tokens`` (evaluated at Accept), ``cached_tokens`` (reused from llama.cpp's cache),
+        ``first_s`` and ``total_s`` (Accept to the first words, to the end), seconds."""
+        self.read_ahead_every = float(read_ahead_every)
+        self._read_ahead: dict[int, list[dict[str, str]]] = {}  # the messages read ahead, by offer
+        self._showing: tuple[int, float] | None = None  # the offer on screen last shown, and when
+        self._reused: dict[int, bool] = {}
         self._thread = threading.Thread(target=self._work, daemon=True, name="proagent-help")
         self._thread.start()
 
@@ -591,6 +632,7 @@ class LiveHelp:
         """An offer is on screen: a model that can (:meth:`LocalHelpModel.prefill`) reads its help
         prompt now, in the worker thread after any answer asked, so that Accept only waits for the answer."""
         if self.model is not None and hasattr(self.model, "prefill"):
+            self._showing = (int(offer.id), time.monotonic())
             self._put(1, (int(offer.id), "prepare", "", "", time.perf_counter()))
 
     def update(self, offer: Any) -> None:
@@ -810,14 +852,26 @@ class LiveHelp:
         return int(rid)
 
     def _work(self) -> None:
+        if self.model is not None and hasattr(self.model, "warm"):
+            # the help's own model loads at start, before any read-ahead (a warm after one would
+            # replace the prompt read ahead in llama.cpp's slot with the system prompt alone)
+            try:
+                self.model.warm()
+            except Exception as e:  # noqa: BLE001 - the first answer says what fails
+                log.info("loading the help model failed: %s", e)
         while True:
-            _, _, job = self._jobs.get()
+            try:
+                _, _, job = self._jobs.get(timeout=self.read_ahead_every)
+            except queue.Empty:
+                self._refresh()
+                continue
             if job is None or self._stopping.is_set():
                 return
             oid, kind, follow, source, asked = job
             if kind == "prepare":
                 self._prepare(oid)
                 continue
+            self._taken = time.perf_counter()
             try:
                 self._answer(oid, kind, follow, source, asked)
             except _Interrupted:
@@ -853,6 +907,13 @@ class LiveHelp:
             sample, g = self.screen.ground(sample)
         else:
             g = grounding_of(sample)
+        was = known[2] if known is not None and known[0] == query else None
+        if was is not None and g.pixels is not None and (was.pixels, was.window) == (g.pixels, g.window):
+            # the window's pixels are those read before (ahead): the same reading, the same prompt
+            # token for token (capture's OCR of a newer, identical screenshot may differ by a space)
+            self._reused[oid] = True
+            return known[1]  # type: ignore[index]
+        self._reused[oid] = False
         ctx = help_context(sample, query, self.send_screen)
         if self.send_screen == "never":
             g = replace(g, source="not sent")
@@ -884,16 +945,37 @@ class LiveHelp:
                 return
         try:
             t0 = time.perf_counter()
-            self.model.prefill(help_messages(self._context(oid)))  # type: ignore[union-attr]
+            messages = help_messages(self._context(oid))
+            if messages == self._read_ahead.get(oid):
+                return  # the window did not change: its prompt is read ahead already
+            self.model.prefill(messages)  # type: ignore[union-attr]
+            self._read_ahead[oid] = messages
             self.prepared[oid] = time.perf_counter() - t0
         except Exception as e:  # noqa: BLE001 - reading ahead is an optimisation: the answer will say what fails
             log.debug("reading offer %s's help prompt ahead failed: %s", oid, e)
+
+    def _refresh(self) -> None:
+        """No job for :attr:`read_ahead_every` seconds: the window of the offer on screen is read
+        again and, when it changed, its prompt read ahead again (for :data:`READ_AHEAD_SECONDS`
+        after it was shown, while it has no response: not once accepted, dismissed or ignored)."""
+        shown = self._showing
+        if shown is None or self.screen is None:
+            return
+        oid, since = shown
+        offer = self._offer(oid)
+        if time.monotonic() - since > READ_AHEAD_SECONDS or offer is None or offer[2] is not None:
+            self._showing = None
+            return
+        self._prepare(oid)
 
     def _answer(self, oid: int, kind: str, follow: str, source: str, asked: float) -> None:
         assert self.model is not None
         with self._lock:
             self._notes.pop(oid, None)
+        queued = getattr(self, "_taken", asked) - asked
+        t_ground = time.perf_counter()
         ctx = self._context(oid)
+        ground_s = time.perf_counter() - t_ground
         g = self._contexts[oid][2]
         self.readings[oid] = g
         if kind == "answer":
@@ -984,6 +1066,19 @@ class LiveHelp:
             raise
         total = time.perf_counter() - asked
         text = usage.get("text") or turn.text
+        self.timings[oid] = timing = {
+            "queue_s": queued,
+            "ground_s": ground_s,
+            "reused_reading": self._reused.get(oid, False) and kind != "follow",
+            "load_s": usage.get("load_s"),
+            "prompt_tokens": usage.get("prompt_tokens"),
+            "cached_tokens": usage.get("cached_tokens"),
+            "first_s": first[0] if first else None,
+            "total_s": total,
+        }
+        log.info(
+            "help for offer %s took %s", oid, {k: round(v, 3) if isinstance(v, float) else v for k, v in timing.items()}
+        )
         self._write(
             "UPDATE help_turns SET text = ?, status = 'done', first_token_seconds = ?, total_seconds = ?, "
             "prompt_tokens = ?, cached_tokens = ?, completion_tokens = ? WHERE id = ?",

@@ -134,16 +134,26 @@ class LlamaProcess:
         self._proc: subprocess.Popen[bytes] | None = None
         self._send: Connection | None = None
         self._recv: Connection | None = None
+        self.loads = 0
+        """Children started (loaded) so far: 1 after the constructor, +1 per reload after a kill."""
+        self.load_seconds = 0.0
+        """Wall seconds of the last start (model load; 0 when a :func:`prestart` child was ready)."""
+        self._loaded_in_request = 0.0
         _LIVE.add(self)  # killed at exit, also when interrupted while the model loads
         self._start()
 
     def _start(self) -> None:
         # a child that prestart() began loading, else a new one
+        import time
+
+        t0 = time.perf_counter()
         self._proc, self._send, self._recv = _take_started(self.config) or _spawn(self.config)
         ready = self._reply()
         if not ready.get("ready"):
             self.close()
             raise EngineGone(str(ready.get("error", ready)))
+        self.loads += 1
+        self.load_seconds = time.perf_counter() - t0
 
     def _reply(self) -> dict[str, Any]:
         assert self._recv is not None
@@ -182,9 +192,11 @@ class LlamaProcess:
 
     def _request(self, request: dict[str, Any]) -> None:
         """Send one request (a new child first when the last one ended); the lock is held."""
+        self._loaded_in_request = 0.0
         if self._proc is None or self._proc.poll() is not None:
             self.close()
             self._start()
+            self._loaded_in_request = self.load_seconds
         assert self._send is not None
         try:
             self._send.send_bytes(json.dumps(request).encode("utf-8"))
@@ -195,8 +207,9 @@ class LlamaProcess:
         """Like :meth:`chat`, streamed: ``on_delta(text)`` is called with each generated piece
         as llama.cpp produces it; returns ``{"done": true, "content": whole text, "finish_reason",
         "timings"}`` (llama.cpp's ``prompt_n``, ``cache_n``, ``predicted_n``, milliseconds) or
-        ``{"error": ...}``. An exception from ``on_delta`` abandons the request (the child is
-        killed) and is raised here.
+        ``{"error": ...}``, with ``load_s``: the seconds this request waited for a new child to load
+        (0: the child was up, its KV cache kept). An exception from ``on_delta`` abandons the request
+        (the child is killed) and is raised here.
 
         Raises:
             EngineGone: the child ended before the last message.
@@ -206,7 +219,7 @@ class LlamaProcess:
             while True:
                 msg = self._reply()
                 if "delta" not in msg:
-                    return msg
+                    return {**msg, "load_s": self._loaded_in_request}
                 try:
                     on_delta(msg["delta"])
                 except BaseException:

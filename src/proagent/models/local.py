@@ -111,16 +111,24 @@ class _Engine:
         return result
 
 
-_ENGINES: dict[tuple[str, int, int, int], _Engine] = {}
+_ENGINES: dict[tuple[str, int, int, int, str], _Engine] = {}
 _ENGINES_LOCK = threading.Lock()
 
 
-def _engine(path: str, n_ctx: int, n_threads: int, n_cache_reuse: int = 0) -> _Engine:
-    key = (path, n_ctx, n_threads, n_cache_reuse)
+def _engine(path: str, n_ctx: int, n_threads: int, n_cache_reuse: int = 0, role: str = "") -> _Engine:
+    """The engine of these arguments and ``role`` (``""``: the one inspect's ``local/...`` model and
+    any other caller share; ``"help"``: live's help, its own child process)."""
+    return _engine_loaded(path, n_ctx, n_threads, n_cache_reuse, role)[0]
+
+
+def _engine_loaded(path: str, n_ctx: int, n_threads: int, n_cache_reuse: int, role: str) -> tuple[_Engine, bool]:
+    """:func:`_engine`, and whether this call loaded it."""
+    key = (path, n_ctx, n_threads, n_cache_reuse, role)
     with _ENGINES_LOCK:
         if key not in _ENGINES:
             _ENGINES[key] = _Engine(path, n_ctx, n_threads, n_cache_reuse)
-        return _ENGINES[key]
+            return _ENGINES[key], True
+        return _ENGINES[key], False
 
 
 _whole, _as_bool, _check_n_ctx = whole, as_bool, check_n_ctx
@@ -135,6 +143,7 @@ def stream_chat(
     temperature: float = 0.0,
     seed: int | None = 0,
     model_args: dict[str, Any] | None = None,
+    role: str = "",
 ) -> dict[str, Any]:
     """One chat answer of ``local/<model_name>``, streamed: ``on_delta(text)`` gets each piece as
     llama.cpp generates it. The engine is the one an inspect ``local/...`` model with the same
@@ -146,10 +155,14 @@ def stream_chat(
         messages: OpenAI-style ``[{"role", "content"}]``.
         on_delta: called in this thread with each generated piece (an exception abandons the request).
         model_args: ``n_ctx``, ``n_threads``, ``cache_reuse`` (others of the provider are ignored).
+        role: ``""`` (the engine shared with inspect's ``local/...`` model, above) or a name of
+            its own child process with these arguments (``"help"``: live's help, whose KV cache a
+            How call never overwrites and whose child a cancelled How call never kills).
 
     Returns:
         ``{"text", "finish_reason", "prompt_tokens"`` (evaluated), ``"cached_tokens"`` (reused),
-        ``"completion_tokens", "prompt_s", "decode_s"}``.
+        ``"completion_tokens", "prompt_s", "decode_s", "load_s"}`` (``load_s``: seconds this call
+        waited for the model to load: its first call, or the first after its child was killed; else 0).
 
     Raises:
         LocalModelError: llama.cpp refused the request or its process ended.
@@ -159,7 +172,7 @@ def stream_chat(
     gguf, n_ctx, n_threads, reuse = engine_args(
         model_name, args.get("n_ctx"), args.get("n_threads"), args.get("cache_reuse", 0)
     )
-    engine = _engine(gguf, n_ctx, n_threads, reuse)
+    engine, loaded = _engine_loaded(gguf, n_ctx, n_threads, reuse, role)
     request: dict[str, Any] = {
         "messages": messages,
         "max_tokens": int(max_tokens),
@@ -186,6 +199,7 @@ def stream_chat(
         "completion_tokens": int(t.get("predicted_n") or 0),
         "prompt_s": float(t.get("prompt_ms") or 0) / 1000,
         "decode_s": float(t.get("predicted_ms") or 0) / 1000,
+        "load_s": engine.server.load_seconds if loaded else float(result.get("load_s") or 0.0),
     }
 
 
