@@ -232,7 +232,7 @@ def main() -> None:
         review_one_of_each,
         screen_text_annotator,
         start_capture,
-        stop_capture,
+        stop_captures,
         write_truth,
     )
 
@@ -271,7 +271,7 @@ def main() -> None:
             p_old = start_capture(desk, base, text_change=False, log=root / "capture-phash.log")
             t_cap = time.monotonic()
             truth = desk.play(scenario, say=lambda m: print(m, flush=True))
-            rc = (stop_capture(p_new, cap), stop_capture(p_old, base))
+            rc = tuple(stop_captures([(p_new, cap), (p_old, base)]))  # both OCR backlogs read side by side
             t_cap = time.monotonic() - t_cap
         truth["capture_seconds"] = t_cap
         write_truth(truth, root / "truth.json")
