@@ -490,7 +490,7 @@ def test_chain_live_answers_retrain_eval(day: dict, published: dict) -> None:
         con = sqlite3.connect((cap2 / "feedback.db").resolve().as_uri() + "?mode=ro", uri=True)
         offers = con.execute("SELECT id, moment, created_at, app_name, query FROM offers ORDER BY id").fetchall()
         decisions = con.execute("SELECT moment, trigger, outcome, reason FROM decisions ORDER BY id").fetchall()
-        responses = con.execute("SELECT offer_id, response, source FROM responses ORDER BY id").fetchall()
+        responses = con.execute("SELECT offer_id, response, source, responded_at FROM responses ORDER BY id").fetchall()
         con.close()
         assert len(offers) >= len(ANSWERS), (offers, decisions, out)
         # no two offers closer than --min-gap
@@ -515,8 +515,11 @@ def test_chain_live_answers_retrain_eval(day: dict, published: dict) -> None:
             if how == "terminal":
                 assert f"offer {oid}: {want[oid]}" in out, out
 
-        dismissed = made[[o[0] for o in offers].index(max(answered))]
-        assert all(t <= dismissed for t in made), "an offer within --cooldown of the dismiss"
+        assert sorted(answered.values()) == sorted(ANSWERS), (answered, offers, decisions)
+        # the dismiss (the last answer) starts live's cooldown: no offer made after it (the answerer reads
+        # each offer's query first, so an offer may be made between the dismissed offer and its dismiss)
+        dismissed = max(datetime.fromisoformat(r[3]) for r in responses if r[1] == "dismissed")
+        assert all(t <= dismissed for t in made), ("an offer within --cooldown of the dismiss", made, responses)
 
         # issue 32: the offer accepted in the terminal is answered there, and the answer names the
         # planted error (OCR of the xterm -> the moment's help context -> the model -> the terminal)
