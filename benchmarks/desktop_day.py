@@ -8,7 +8,8 @@ Plays tests/scenarios/desktop.py (``long``: about 21 minutes of Chromium pages a
 under Xvfb + openbox; ``short``: about 2 minutes; ``smoke``: about 40 s, what ``--smoke`` plays for CI,
 every stage below still run) while two recorders watch the same screen:
 ``proagent capture --out A`` with default options (pHash plus the text-aware pixel test) and the
-same loop with LifeTrace's pHash rule alone (the baseline, ``text_change=False``). Then, on A,
+same loop with LifeTrace's pHash rule alone (the baseline, ``text_change=False``), both stopped at
+once (each reads its OCR backlog, up to ``--ocr-finish``, beside the other). Then, on A,
 one command each with default options: ``proagent curate`` (plus one review decision of each
 kind through the review server, and curate again), ``proagent annotate --out``, ``proagent eval
 --split all``. Prints:
@@ -232,7 +233,7 @@ def main() -> None:
         review_one_of_each,
         screen_text_annotator,
         start_capture,
-        stop_capture,
+        stop_captures,
         write_truth,
     )
 
@@ -271,7 +272,7 @@ def main() -> None:
             p_old = start_capture(desk, base, text_change=False, log=root / "capture-phash.log")
             t_cap = time.monotonic()
             truth = desk.play(scenario, say=lambda m: print(m, flush=True))
-            rc = (stop_capture(p_new, cap), stop_capture(p_old, base))
+            rc = tuple(stop_captures([(p_new, cap), (p_old, base)]))  # both OCR backlogs read side by side
             t_cap = time.monotonic() - t_cap
         truth["capture_seconds"] = t_cap
         write_truth(truth, root / "truth.json")

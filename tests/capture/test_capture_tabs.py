@@ -2,7 +2,8 @@
 (issue 34 item 3): the scripted desktop's mail inbox -> Gemini chat -> inbox in one window
 (tests/scenarios/desktop.py, tab steps), after an xterm and a ChatGPT window. Each page is its
 own event although the application stays ``chromium``; with ``--no-split-on-tab`` the four
-Chromium pages are one event (LifeTrace's app rule). Chromium under Xvfb: marked slow."""
+Chromium pages are one event (LifeTrace's app rule). Both recorders watch the same play-through.
+Chromium under Xvfb: marked slow."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from system import require_binary
 pytest.importorskip("imagehash")
 pytest.importorskip("noto_cjk_sans_otc")
 
-from scenarios.desktop import PROGRAMS, Desktop, Scenario, Step, match_events, start_capture, stop_capture  # noqa: E402
+from scenarios.desktop import PROGRAMS, Desktop, Scenario, Step, match_events, start_capture, stop_captures  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -37,14 +38,19 @@ def test_tab_switches_in_one_browser_are_events(tmp_path: Path) -> None:
     from proagent.sources.lifetrace import load_lifetrace
 
     require_binary(*PROGRAMS)
-    logs = {}
-    with solo.alone(), Desktop(tmp_path / "desktop") as desk:
-        for name, extra in (("tabs", ()), ("app-only", ("--no-split-on-tab",))):
-            out = tmp_path / name
-            proc = start_capture(desk, out, extra=(*extra, "--no-ocr"), log=tmp_path / f"{name}.log")
+    runs = {"tabs": (), "app-only": ("--no-split-on-tab",)}  # two recorders watching one play-through
+    with Desktop(tmp_path / "desktop") as desk:
+        with solo.alone():  # capture's 1 Hz: real time
+            procs = {
+                name: start_capture(desk, tmp_path / name, extra=(*extra, "--no-ocr"), log=tmp_path / f"{name}.log")
+                for name, extra in runs.items()
+            }
             truth = desk.play(SWITCHES)
-            assert stop_capture(proc, out) == 0, (tmp_path / f"{name}.log").read_text("utf-8")
-            logs[name] = (truth, list(load_lifetrace(out / "lifetrace.db").events))
+            rcs = dict(zip(runs, stop_captures([(procs[name], tmp_path / name) for name in runs])))
+    logs = {}
+    for name in runs:
+        assert rcs[name] == 0, (tmp_path / f"{name}.log").read_text("utf-8")
+        logs[name] = (truth, list(load_lifetrace(tmp_path / name / "lifetrace.db").events))
     truth, events = logs["tabs"]
     assert [t["page"] for t in truth["events"]] == ["term", "chat", "inbox", "gemini", "inbox", "term"]
     assert [t["tab"] for t in truth["events"]] == [False, False, False, True, True, False]

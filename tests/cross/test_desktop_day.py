@@ -10,7 +10,10 @@ documented sample rules make of the curated events; no planted personal value is
 published text, database dump or re-OCRed published image; the blurred screen is unreadable.
 The script ends with same-browser switches (issue 34: a ChatGPT window, then a mail inbox and a
 Gemini chat as two tabs of one Chromium window): each is its own event with default options.
-About 5-13 minutes on 2 cores (the script is 140 s; OCR does the rest), so marked slow."""
+The script is played once: ``proagent live --watch`` watches the same capture (its offers answered,
+then a decider retrained on them), so the capture's figures are taken with live beside it, as a
+person runs them. About 5-10 minutes on 2 cores (the script is 140 s; OCR does the rest), so
+marked slow."""
 
 from __future__ import annotations
 
@@ -63,15 +66,49 @@ def _proagent(*args: str, timeout: float = 600, env: dict[str, str] | None = Non
 
 @pytest.fixture(scope="module")
 def day(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """One play-through of :data:`SHORT` recorded by ``proagent capture`` (default options), with
+    ``proagent live --watch`` on the same capture when the dev sessions are present (a decider
+    trained on them first; :class:`_LiveRun`): the capture tests and the live test read the same
+    recording. Only the real-time stretch (capture, live and the script; capture's stop reading its
+    OCR backlog) holds the machine alone; the training, the desktop's start and live's last
+    seconds after the stop do not."""
+    from shared_data import DEV
+
     require_binary(*PROGRAMS)
     root = tmp_path_factory.mktemp("day")
     cap = root / "capture"
-    with solo.alone(), Desktop(root / "desktop") as desk:  # capture's 1 Hz and OCR rate: real time
-        proc = start_capture(desk, cap, log=root / "capture.log")
-        truth = desk.play(SHORT)
-        rc = stop_capture(proc, cap)
+    dec0 = root / "deciders" / "dev"
+    train0 = None
+    if DEV is not None:  # the decider trains while the desktop starts
+        train0 = subprocess.Popen(
+            [sys.executable, "-m", "proagent.cli", "train", "when", "--data", str(DEV), "--out", str(dec0)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+    out: dict = {"root": root, "cap": cap, "decider": dec0, "live": None}
+    with MockOpenAI(_how_or_help) as srv, Desktop(root / "desktop") as desk:
+        if train0 is not None:
+            text, _ = train0.communicate(timeout=600)
+            out["train0"] = (train0.returncode, text)
+        live = None
+        with solo.alone():  # capture's 1 Hz and OCR rate, live's ticks: real time
+            proc = start_capture(desk, cap, log=root / "capture.log")
+            try:
+                if train0 is not None and train0.returncode == 0:
+                    live = _LiveRun(
+                        cap, dec0, {**desk.xs.env, "MOCK_BASE_URL": srv.base_url, "MOCK_API_KEY": "test-key"}
+                    )
+                truth = desk.play(SHORT)
+            finally:
+                out["rc"] = stop_capture(proc, cap)
+                if live is not None:
+                    live.capture_stopped()
+        if live is not None:  # live goes on after the stop until its --duration
+            out["live"] = live.close(srv.requests)
     write_truth(truth, root / "truth.json")
-    return {"root": root, "cap": cap, "truth": truth, "rc": rc, "log": (root / "capture.log").read_text("utf-8")}
+    out.update(truth=truth, log=(root / "capture.log").read_text("utf-8"))
+    return out
 
 
 def _load(path: Path):  # noqa: ANN202
@@ -295,16 +332,25 @@ class _Terminal:
         return rc
 
 
+QUERY_WAIT_S = 60.0
+"""How long the answerer waits for an offer's query (the loopback How model answers at once; the
+rest is live's grounding and a loaded machine)."""
+
+
 def _answer_offers(term: _Terminal, page_url_file: Path, done, answered: dict[int, tuple[str, str]]) -> None:  # noqa: ANN001
-    """Answer each offer live prints as :data:`ANSWERS` says, until ``done`` is set: the terminal's
-    accept waits for an offer whose help context shows the planted error (an offer before it takes
-    the page's accept, or none once that is used)."""
+    """Answer each offer live prints as :data:`ANSWERS` says, in order, until ``done`` is set: the
+    terminal's accept waits for an offer whose help context shows the planted error (an offer before
+    it takes the page's accept, or none once that is used). As a person reads an offer's question
+    before answering it, an offer is answered once its query is filled in (its How call ended), or
+    :data:`QUERY_WAIT_S` after it was seen: an answer cancels a How call still running (issue 32),
+    which would leave the offer without the query the test asserts."""
     import re
     import sqlite3
     import urllib.request
 
     db = page_url_file.parent / "feedback.db"
     skipped: set[int] = set()
+    seen: dict[int, float] = {}
     while not done.wait(0.3):
         for m in re.finditer(r"offer (\d+) at \d\d:\d\d:\d\d", term.text):
             oid = int(m[1])
@@ -312,9 +358,11 @@ def _answer_offers(term: _Terminal, page_url_file: Path, done, answered: dict[in
                 continue
             con = sqlite3.connect(db.resolve().as_uri() + "?mode=ro", uri=True)
             try:
-                row = con.execute("SELECT sample_json FROM offers WHERE id = ?", (oid,)).fetchone()
+                row = con.execute("SELECT sample_json, query FROM offers WHERE id = ?", (oid,)).fetchone()
             finally:
                 con.close()
+            if row[1] is None and time.monotonic() - seen.setdefault(oid, time.monotonic()) < QUERY_WAIT_S:
+                break  # the offer is shown, its query not yet: read it first (answering cancels its How call)
             used = set(answered.values())
             if ("terminal", "a") not in used and _shows_error(row[0]):
                 how, what = "terminal", "a"
@@ -353,17 +401,69 @@ def _app_at(truth: dict, t, slack: float = 2.0) -> set[str]:  # noqa: ANN001
     }
 
 
+class _LiveRun:
+    """``proagent live --watch CAP`` (the decider, a loopback How model :func:`_how_or_help`,
+    ``--notify terminal,page``, ``--min-gap`` :data:`MIN_GAP_MIN`, ``--cost-miss 4``, ``--duration``
+    :data:`LIVE_SECONDS`) on a pseudo-terminal, started beside a running capture; returns once its
+    offers page is up, with a thread answering its offers as :data:`ANSWERS` says."""
+
+    def __init__(self, cap: Path, decider: Path, env: dict[str, str]) -> None:
+        import threading
+
+        self.cap, self.done, self.answered = cap, threading.Event(), {}
+        self.t_stop = None
+        self.ran_past_stop = False
+        self.term = _Terminal(
+            [sys.executable, "-m", "proagent.cli", "live", "--watch", str(cap), "--decider", str(decider)]
+            + ["--model", "openai-api/mock/how", "--notify", "terminal,page", "--min-gap", str(MIN_GAP_MIN)]
+            + ["--cost-miss", "4", "--duration", f"{LIVE_SECONDS}s"],
+            env=env,
+        )
+        end = time.monotonic() + 180
+        while not (cap / "page-url").exists() and self.term.proc.poll() is None and time.monotonic() < end:
+            time.sleep(0.2)
+        self.page_up = (cap / "page-url").exists()
+        if self.page_up:
+            threading.Thread(
+                target=_answer_offers, args=(self.term, cap / "page-url", self.done, self.answered), daemon=True
+            ).start()
+
+    def capture_stopped(self) -> None:
+        """Called once ``capture stop`` returned: notes the time and whether live still runs."""
+        from datetime import datetime
+
+        self.t_stop = datetime.now()
+        self.ran_past_stop = self.term.proc.poll() is None
+
+    def close(self, requests: list[dict]) -> dict:
+        """Wait for live's end (its ``--duration``); what the live test asserts on."""
+        self.done.set()
+        rc = self.term.close(LIVE_SECONDS + 120)
+        return {
+            "rc": rc,
+            "out": self.term.text.replace("\r\n", "\n"),
+            "page_up": self.page_up,
+            "answered": dict(self.answered),
+            "t_stop": self.t_stop,
+            "ran_past_stop": self.ran_past_stop,
+            "requests": list(requests),
+        }
+
+
+LIVE_SECONDS = int(SHORT.seconds) + 75 + 60
+"""Live's ``--duration``: the script, the window switches and >= one ``--every`` idle, and the up to
+60 s capture's stop reads its OCR backlog (``--ocr-finish``'s default): live goes on past the stop."""
+
+
 def test_chain_live_answers_retrain_eval(day: dict, published: dict) -> None:
-    """Past eval: a When decider trained on the dev sessions and eval with it on the annotated
-    capture; then a SECOND capture of the scenario followed by ``proagent live --watch`` (on a
-    pseudo-terminal, the decider, a loopback How model, ``--notify terminal,page``,
-    ``--min-gap 0.25`` = 15 s, ``--cost-miss 4``) while the script plays; its offers answered as a person would,
-    two typed in the terminal, two on the page; the accept typed in the terminal gets its help
-    streamed there, naming the planted error; no planted value in anything sent to the model;
-    capture stopped while live goes on; then
-    ``proagent train when --feedback`` on that live folder and eval with the retrained decider."""
+    """Past eval: ``proagent live --watch`` ran on the day's capture while the script played (the
+    ``day`` fixture: a When decider trained on the dev sessions, a loopback How model,
+    ``--notify terminal,page``, ``--min-gap 0.25`` = 15 s, ``--cost-miss 4``); its offers answered as a
+    person would, two typed in the terminal, two on the page; the accept typed in the terminal gets
+    its help streamed there, naming the planted error; no planted value in anything sent to the
+    model; capture stopped while live goes on; then ``proagent train when --feedback`` on that
+    live folder and eval of the annotated capture with the dev decider and the retrained one."""
     import sqlite3
-    import threading
     from datetime import datetime
 
     from shared_data import DEV
@@ -373,66 +473,16 @@ def test_chain_live_answers_retrain_eval(day: dict, published: dict) -> None:
     root = day["root"]
     ann = published["annotated"]
     assert published["annotate"].returncode == 0, published["annotate"].stdout + published["annotate"].stderr
-    dec0, dec1 = root / "deciders" / "dev", root / "deciders" / "mine"
-    train0 = subprocess.Popen(
-        [sys.executable, "-m", "proagent.cli", "train", "when", "--data", str(DEV), "--out", str(dec0)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    cap2 = root / "capture-2"
+    assert day["train0"][0] == 0, day["train0"][1]
+    dec0, dec1 = day["decider"], root / "deciders" / "mine"
+    cap2, truth2, live = day["cap"], day["truth"], day["live"]
+    assert live is not None and live["page_up"], live and live["out"]
+    answered, t_stop = live["answered"], live["t_stop"]
     with MockOpenAI(_how_or_help) as srv:
         mock = {"MOCK_BASE_URL": srv.base_url, "MOCK_API_KEY": "test-key"}
-        with solo.alone(), Desktop(root / "desktop-2") as desk:  # the desktop starts while the decider trains
-            text, _ = train0.communicate(timeout=600)
-            assert train0.returncode == 0, text
-            # --ocr-finish 0: this capture only feeds live, whose --duration leaves 75 s after the script
-            cap_proc = start_capture(desk, cap2, log=root / "capture-2.log", extra=("--ocr-finish", "0"))
-            duration = int(SHORT.seconds) + 75  # the script, the window switches, then >= one --every idle
-            term = None
-            done, answered = threading.Event(), {}
-            truth2: dict = {"events": []}
-            try:
-                term = _Terminal(
-                    [
-                        sys.executable,
-                        "-m",
-                        "proagent.cli",
-                        "live",
-                        "--watch",
-                        str(cap2),
-                        "--decider",
-                        str(dec0),
-                        "--model",
-                        "openai-api/mock/how",
-                        "--notify",
-                        "terminal,page",
-                        "--min-gap",
-                        str(MIN_GAP_MIN),
-                        "--cost-miss",
-                        "4",
-                        "--duration",
-                        f"{duration}s",
-                    ],
-                    env={**desk.xs.env, **mock},
-                )
-                end = time.monotonic() + 180
-                while not (cap2 / "page-url").exists() and term.proc.poll() is None and time.monotonic() < end:
-                    time.sleep(0.2)
-                assert (cap2 / "page-url").exists(), term.text
-                answerer = threading.Thread(
-                    target=_answer_offers, args=(term, cap2 / "page-url", done, answered), daemon=True
-                )
-                answerer.start()
-                truth2 = desk.play(SHORT)
-            finally:
-                rc_cap = stop_capture(cap_proc, cap2)
-                t_stop = datetime.now()
-                live_ran_past_stop = term is not None and term.proc.poll() is None
-                done.set()
-                rc_live = term.close(duration + 120) if term is not None else None
-        out = term.text.replace("\r\n", "\n")
-        assert rc_cap == 0, (root / "capture-2.log").read_text("utf-8")
+        out, rc_cap, rc_live = live["out"], day["rc"], live["rc"]
+        live_ran_past_stop = live["ran_past_stop"]
+        assert rc_cap == 0, day["log"]
         assert rc_live == 0, out
         assert live_ran_past_stop, out
         assert "moments decided" in out and "offers page: http://127.0.0.1:" in out, out
@@ -440,7 +490,7 @@ def test_chain_live_answers_retrain_eval(day: dict, published: dict) -> None:
         con = sqlite3.connect((cap2 / "feedback.db").resolve().as_uri() + "?mode=ro", uri=True)
         offers = con.execute("SELECT id, moment, created_at, app_name, query FROM offers ORDER BY id").fetchall()
         decisions = con.execute("SELECT moment, trigger, outcome, reason FROM decisions ORDER BY id").fetchall()
-        responses = con.execute("SELECT offer_id, response, source FROM responses ORDER BY id").fetchall()
+        responses = con.execute("SELECT offer_id, response, source, responded_at FROM responses ORDER BY id").fetchall()
         con.close()
         assert len(offers) >= len(ANSWERS), (offers, decisions, out)
         # no two offers closer than --min-gap
@@ -453,7 +503,7 @@ def test_chain_live_answers_retrain_eval(day: dict, published: dict) -> None:
         # each offer names the app in front when it was decided, and quotes the How model's query
         for oid, moment, _, app, query in offers:
             assert app in _app_at(truth2, datetime.fromisoformat(moment)), (oid, moment, app, truth2["events"])
-            assert query.startswith("Why does app.py raise KeyError"), query
+            assert query and query.startswith("Why does app.py raise KeyError"), (oid, query, offers, responses, out)
         # the answers typed in the terminal and posted on the page, each in feedback.db from its source
         assert {(oid, how) for oid, (how, _) in answered.items()} == {(r[0], r[2]) for r in responses}, (
             answered,
@@ -465,8 +515,11 @@ def test_chain_live_answers_retrain_eval(day: dict, published: dict) -> None:
             if how == "terminal":
                 assert f"offer {oid}: {want[oid]}" in out, out
 
-        dismissed = made[[o[0] for o in offers].index(max(answered))]
-        assert all(t <= dismissed for t in made), "an offer within --cooldown of the dismiss"
+        assert sorted(answered.values()) == sorted(ANSWERS), (answered, offers, decisions)
+        # the dismiss (the last answer) starts live's cooldown: no offer made after it (the answerer reads
+        # each offer's query first, so an offer may be made between the dismissed offer and its dismiss)
+        dismissed = max(datetime.fromisoformat(r[3]) for r in responses if r[1] == "dismissed")
+        assert all(t <= dismissed for t in made), ("an offer within --cooldown of the dismiss", made, responses)
 
         # issue 32: the offer accepted in the terminal is answered there, and the answer names the
         # planted error (OCR of the xterm -> the moment's help context -> the model -> the terminal)
@@ -482,7 +535,7 @@ def test_chain_live_answers_retrain_eval(day: dict, published: dict) -> None:
             turns
         )
         # nothing live sent to the (remote) model holds a planted value: How calls and help, redacted
-        sent = "".join(json.dumps(b, ensure_ascii=False) for b in srv.requests)
+        sent = "".join(json.dumps(b, ensure_ascii=False) for b in live["requests"])
         sent = "".join(sent.split())
         assert [p for p in truth2["pii"] if "".join(p["value"].split()) in sent] == []
 

@@ -139,7 +139,7 @@ def test_busy_desktop_help_names_the_value_on_the_terminal(tmp_path: Path) -> No
     yes.write_text("\n".join(str(i) for i in range(1, 1000)) + "\n")  # Yes at every event id
     busy: list[subprocess.Popen[bytes]] = []
     term = None
-    with solo.alone(), XSession(1280, 800) as xs:
+    with XSession(1280, 800) as xs:  # the desktop starts before the machine is held alone
         xs._spawn(["chromium", *CHROMIUM_ARGS, f"--user-data-dir={tmp_path / 'chromium'}", page.as_uri()])
         xs._wait(lambda: xs._out(["xdotool", "search", "--name", "Market ticker"]).strip() != "", timeout=90)
         browser = xs._out(["xdotool", "search", "--name", "Market ticker"]).split()[0]
@@ -150,37 +150,38 @@ def test_busy_desktop_help_names_the_value_on_the_terminal(tmp_path: Path) -> No
         )
         xs._settle(title)  # openbox gave the new xterm the focus: the ticker goes back to the front
         xs.activate(xs._out(["xdotool", "getwindowname", browser]).strip())
-        try:
-            for _ in range(2):  # both cores loaded for the whole run
-                busy.append(subprocess.Popen([sys.executable, "-c", "while True: pass"]))
-            term = _Terminal(
-                [sys.executable, "-m", "proagent.cli", "live", "--capture", str(out), "--yes-at", str(yes)]
-                + ["--model", MODEL, "--notify", "terminal", "--block-app", "chromium", "--every", "0"]
-                + ["--min-gap", "0", "--max-per-hour", "100", "--no-quiet-apps", "--duration", "15m"],
-                env={**xs.env, "PROAGENT_ANSWER_CACHE": "off"},
-            )
-            term.wait_for(r"watching ", 120)  # live and its capture are up
-            time.sleep(8)  # the ticker in front: capture's OCR falls behind on its changing text
-            xs.activate(title)
-            m = term.wait_for(r"offer (\d+) at \d\d:\d\d:\d\d", 120)
-            oid = int(m[1])
-            accepted = time.monotonic()
-            term.type(f"a {oid}")
-            end, said = accepted + ANSWER_S, ""
-            while time.monotonic() < end:  # the whole answer, or its text so far once it names the value
-                said = term.text.split(f"offer {oid}: accepted", 1)[-1]
-                if re.search(rf"help {oid} (done|failed)", said) or token in said:
-                    break
-                assert term.proc.poll() is None, term.text[-4000:]
-                time.sleep(0.1)
-            if token in said and not re.search(rf"help {oid} (done|failed)", said):
-                time.sleep(1.0)  # its text so far is saved every 0.5 s; Ctrl-C keeps it (interrupted)
-            waited = time.monotonic() - accepted
-        finally:
-            for p in busy:
-                p.kill()
-                p.wait()
-            rc = term.stop() if term is not None else None
+        with solo.alone():  # live, its capture and the busy loops: real time, both cores loaded
+            try:
+                for _ in range(2):  # both cores loaded for the whole run
+                    busy.append(subprocess.Popen([sys.executable, "-c", "while True: pass"]))
+                term = _Terminal(
+                    [sys.executable, "-m", "proagent.cli", "live", "--capture", str(out), "--yes-at", str(yes)]
+                    + ["--model", MODEL, "--notify", "terminal", "--block-app", "chromium", "--every", "0"]
+                    + ["--min-gap", "0", "--max-per-hour", "100", "--no-quiet-apps", "--duration", "15m"],
+                    env={**xs.env, "PROAGENT_ANSWER_CACHE": "off"},
+                )
+                term.wait_for(r"watching ", 120)  # live and its capture are up
+                time.sleep(8)  # the ticker in front: capture's OCR falls behind on its changing text
+                xs.activate(title)
+                m = term.wait_for(r"offer (\d+) at \d\d:\d\d:\d\d", 120)
+                oid = int(m[1])
+                accepted = time.monotonic()
+                term.type(f"a {oid}")
+                end, said = accepted + ANSWER_S, ""
+                while time.monotonic() < end:  # the whole answer, or its text so far once it names the value
+                    said = term.text.split(f"offer {oid}: accepted", 1)[-1]
+                    if re.search(rf"help {oid} (done|failed)", said) or token in said:
+                        break
+                    assert term.proc.poll() is None, term.text[-4000:]
+                    time.sleep(0.1)
+                if token in said and not re.search(rf"help {oid} (done|failed)", said):
+                    time.sleep(1.0)  # its text so far is saved every 0.5 s; Ctrl-C keeps it (interrupted)
+                waited = time.monotonic() - accepted
+            finally:
+                for p in busy:
+                    p.kill()
+                    p.wait()
+                rc = term.stop() if term is not None else None
     text = term.text
     assert rc in (0, 130), text[-4000:]
     con = sqlite3.connect((out / "feedback.db").resolve().as_uri() + "?mode=ro", uri=True)

@@ -684,17 +684,35 @@ def start_capture(
 def stop_capture(proc: subprocess.Popen, out: Path, timeout: float = 60) -> int:
     """``proagent capture stop OUT`` and wait for the recorder; returns its exit code. The stop
     waits while capture's OCR finishes its backlog (``--ocr-finish``, 60 s by default)."""
-    subprocess.run(
-        [sys.executable, "-m", "proagent.cli", "capture", "stop", str(out)],
-        timeout=180,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        return proc.wait(timeout)
-    except subprocess.TimeoutExpired:
-        proc.send_signal(signal.SIGTERM)
-        return proc.wait(30)
+    return stop_captures([(proc, out)], timeout)[0]
+
+
+def stop_captures(runs: list[tuple[subprocess.Popen, Path]], timeout: float = 60) -> list[int]:
+    """:func:`stop_capture` for several recorders at once: every ``proagent capture stop`` is sent
+    before any is waited for, so their OCR backlogs (each read by its own one-thread worker) are
+    read side by side, not one after the other. Returns the exit codes in ``runs``' order."""
+    stops = [
+        subprocess.Popen(
+            [sys.executable, "-m", "proagent.cli", "capture", "stop", str(out)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for _, out in runs
+    ]
+    for stop in stops:
+        try:
+            stop.wait(180)
+        except subprocess.TimeoutExpired:
+            stop.kill()
+            stop.wait()
+    rcs = []
+    for proc, _ in runs:
+        try:
+            rcs.append(proc.wait(timeout))
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGTERM)
+            rcs.append(proc.wait(30))
+    return rcs
 
 
 def write_truth(truth: dict[str, Any], path: Path) -> Path:
