@@ -887,19 +887,19 @@ are shorter)."""
 _GENERIC_TITLE = re.compile(r"^(?:new chat|new conversation|untitled|home|新对话|新建对话|新会话)$", re.I)
 
 
-def title_subject(title: str) -> str:
+def title_subject(title: str, products: Sequence[str]) -> str:
     """The subject a chat app titles its chat by, from the window title ('' when it names none).
 
     ChatGPT titles the tab by the chat's subject alone, Claude as ``<subject> - Claude``: the
-    segments before the first one naming an LLM product (``llm_platforms.json``'s titles), the
+    segments before the first one naming an LLM product (``products``: the titles of
+    ``llm_platforms.json``, :func:`proagent.annotate.platforms.load_platforms`), the
     browser's name dropped (``... - Google Chrome``); a title starting with the product
     (``ChatGPT``, ``DeepSeek - 探索未至之境``, ``Google Gemini``), a generic one (``New chat``) or
     an address names none."""
     from ..pages import _segments
-    from .platforms import load_platforms
 
     segs = _segments(title)
-    names = [n.casefold() for p in load_platforms() for n in p.titles]
+    names = [n.casefold() for n in products]
 
     def names_product(seg: str) -> bool:
         s = seg.casefold()
@@ -910,7 +910,7 @@ def title_subject(title: str) -> str:
     return "" if not subject or _GENERIC_TITLE.match(subject) or _URL.search(subject) else subject
 
 
-def off_screen_chat(chats: Sequence[ScreenChat | None], title: str) -> EventChat | None:
+def off_screen_chat(chats: Sequence[ScreenChat | None], title: str, products: Sequence[str]) -> EventChat | None:
     """The conversation of an AI chat page whose question is off the screen on every screenshot (a
     long answer opened already scrolled, or revisited: issue 47), ``None`` when no screenshot shows
     a chat's reply. Call it only where the app or the page's address is the AI product itself (the
@@ -936,7 +936,7 @@ def off_screen_chat(chats: Sequence[ScreenChat | None], title: str) -> EventChat
     if not shown:
         return None
     last, said = shown[-1]
-    subject = title_subject(title)
+    subject = title_subject(title, products)
     return EventChat(
         (subject,) if subject else (),
         (_join(said),),

@@ -49,6 +49,7 @@ and, for LLM use, left the platform and the intention known
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -233,7 +234,7 @@ def plan_annotation(
                     got = event_chat(screens)
                     if got is None and hit is not None and hit.evidence in ("app", "domain") and not terminal:
                         # the AI product's own page showing a reply, its question off the screen (issue 47)
-                        got = off_screen_chat(screens, e.window_title)
+                        got = off_screen_chat(screens, e.window_title, _product_titles())
                     refused = _not_an_ai_chat(got, hit)
                     chat = None if got is None or refused else (got.queries, got.replies)
                     if chat is not None and hit is None and not chat[1]:
@@ -272,6 +273,12 @@ def plan_annotation(
 
 
 _PLANS: dict[tuple, AnnotationPlan] = {}
+
+
+@functools.cache
+def _product_titles() -> tuple[str, ...]:
+    """The titles naming an LLM product (the bundled ``llm_platforms.json``), read once."""
+    return tuple(n for p in load_platforms() for n in p.titles)
 
 
 def _not_an_ai_chat(chat: EventChat | None, hit: PlatformHit | None) -> str:

@@ -783,13 +783,17 @@ class LiveHelp:
     def close(self, timeout: float = 5.0) -> None:
         """Stop: an answer streaming is abandoned at its next piece and kept with its text so far,
         marked ``interrupted`` (waits at most ``timeout`` seconds for the worker; an answer still
-        not stopped then is marked from here and nothing more is written). A second call does nothing."""
+        not stopped then is marked from here and nothing more is written). With no answer streaming
+        it does not wait for the worker (a daemon thread): a model loading or a prompt read ahead
+        keeps nothing worth a wait, and Ctrl-C stops live within a second. A second call does nothing."""
         if self._closed:
             return
         self._closed = True
         self._stopping.set()
         self._put(-1, None)
-        self._thread.join(timeout)
+        with self._lock:
+            streaming = bool(self._live)
+        self._thread.join(timeout if streaming else min(timeout, 0.1))
         with self._lock:
             for turn in self._live.values():  # the worker is still inside the model (prompt evaluation)
                 try:

@@ -33,6 +33,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..io import swap_in
+
 __all__ = ["MAX_GGUF_BYTES", "base_cache_root", "cache_folder", "load_cached", "store"]
 
 _ENV = "PROAGENT_BASE_CACHE"
@@ -92,7 +94,8 @@ def store(folder: Path, model: Any, tok: Any) -> None:
         tok.save_pretrained(str(tmp))
         for path in tmp.rglob("*"):
             path.chmod(0o700 if path.is_dir() else 0o600)
-        os.rename(tmp, folder)  # fails when another writer's folder is already there
+        if not folder.exists():  # another writer's whole folder stays (the first one wins)
+            swap_in(tmp, folder)
     except OSError:
         pass
     finally:
