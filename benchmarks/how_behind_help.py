@@ -332,16 +332,7 @@ def _accepts(args: argparse.Namespace, margs: dict[str, Any], how: Any) -> list[
                         )
                 cap.close()
                 st = FeedbackStore(work / "live")
-                offer = st.add_offer(
-                    sample,  # type: ignore[arg-type]
-                    text="Need a hand with this? (xterm)",
-                    query=None,
-                    intention=None,
-                    p_help=0.9,
-                    notifier="page",
-                    created_at=t0 + timedelta(seconds=37),
-                    app_name="xterm",
-                )
+                offer = _xterm_offer(st, sample, t0 + timedelta(seconds=37))
                 model = Recording(args.model, margs, max_tokens=args.help_tokens)
                 screen = ScreenReader(work / "cap" / "lifetrace.db") if new else None
                 helper = LiveHelp(st, model, lambda: t0, screen=screen)
@@ -388,6 +379,20 @@ def _accepts(args: argparse.Namespace, margs: dict[str, Any], how: Any) -> list[
             }
         )
     return out
+
+
+def _xterm_offer(st: Any, sample: Any, at: Any) -> Any:
+    """The Yes moment's offer as live shows it: without its query, which the How call brings later."""
+    return st.add_offer(
+        sample,
+        text="Need a hand with this? (xterm)",
+        query=None,
+        intention=None,
+        p_help=0.9,
+        notifier="page",
+        created_at=at,
+        app_name="xterm",
+    )
 
 
 def _cpu() -> float:
@@ -509,16 +514,7 @@ def _arm(args: argparse.Namespace) -> int:
             helper = LiveHelp(st, model, lambda: t0, screen=ScreenReader(work / "cap" / "lifetrace.db", ocr=False))
             call = _HowCall(how, sample)  # the Yes moment's How call
             time.sleep(2.0)  # OFFER_WAIT_SECONDS: the offer is shown without its query
-            offer = st.add_offer(
-                sample,  # type: ignore[arg-type]
-                text="Need a hand with this? (xterm)",
-                query=None,
-                intention=None,
-                p_help=0.9,
-                notifier="page",
-                created_at=t0 + timedelta(seconds=38),
-                app_name="xterm",
-            )
+            offer = _xterm_offer(st, sample, t0 + timedelta(seconds=38))
             helper.show(offer)  # live shows it to every notifier: the help reads its prompt ahead
             time.sleep(args.dwell)  # the person reads the offer
             cpu0, pids0, accepted = _cpu(), llama_pids(), time.perf_counter()
