@@ -875,9 +875,9 @@ class LiveHelp:
             if kind == "prepare":
                 self._prepare(oid)
                 continue
-            self._taken = time.perf_counter()
+            taken = time.perf_counter()
             try:
-                self._answer(oid, kind, follow, source, asked)
+                self._answer(oid, kind, follow, source, asked, taken)
             except _Interrupted:
                 return
             except Exception as e:  # noqa: BLE001 - one failed answer is shown and stored; the run goes on
@@ -972,11 +972,11 @@ class LiveHelp:
             return
         self._prepare(oid)
 
-    def _answer(self, oid: int, kind: str, follow: str, source: str, asked: float) -> None:
+    def _answer(self, oid: int, kind: str, follow: str, source: str, asked: float, taken: float) -> None:
         assert self.model is not None
         with self._lock:
             self._notes.pop(oid, None)
-        queued = getattr(self, "_taken", asked) - asked
+        queued = taken - asked
         t_ground = time.perf_counter()
         ctx = self._context(oid)
         ground_s = time.perf_counter() - t_ground
