@@ -37,6 +37,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -247,10 +248,19 @@ def replay(db: Path, src: Path, n: int, known: list[str]) -> dict:
 
 
 def run_capture(
-    a: argparse.Namespace, src: Path, extra: tuple[str, ...] = (), replays: tuple[tuple[str, Path], ...] = ()
+    a: argparse.Namespace,
+    src: Path,
+    extra: tuple[str, ...] = (),
+    replays: tuple[tuple[str, Path], ...] = (),
+    *,
+    ready: threading.Event | None = None,
+    stop: threading.Event | None = None,
 ) -> dict:
     """One capture of the scripted workload with the code under ``src`` (its OCR worker too) and
-    the capture options ``extra``: the figures of the module docstring."""
+    the capture options ``extra``: the figures of the module docstring. Beside another measurement
+    (``benchmarks/how_behind_help.py --beside-capture``): ``ready`` is set once capture and its OCR
+    worker run with the workload's windows up, and setting ``stop`` ends the run early (``proagent
+    capture stop``, as a person stops it) instead of at ``a.seconds``."""
     import psutil
     from xsession import XSession
 
@@ -299,6 +309,9 @@ def run_capture(
         last_cap, last_ocr = cpu0_cap, cpu0_ocr
         start = time.monotonic()
         next_type, next_switch, win = start + 5, start + a.switch_every, 0
+        if ready is not None:
+            ready.set()
+        stopping = False
         lines = [
             "ls -la /usr/share/doc | head -40",
             "ls /usr/bin | head -60 | column",
@@ -311,6 +324,14 @@ def run_capture(
         k = 0
         while proc.poll() is None:
             now = time.monotonic()
+            if stop is not None and stop.is_set() and not stopping:
+                stopping = True
+                subprocess.run(
+                    [sys.executable, "-m", "proagent.cli", "capture", "stop", str(out)],
+                    env={**xs.env, "PYTHONPATH": str(src)},
+                    capture_output=True,
+                    timeout=120,
+                )
             try:
                 last_cap = _cpu(cap)
                 rss_cap.append(cap.memory_info().rss)
@@ -319,11 +340,11 @@ def run_capture(
                     rss_ocr.append(ocr.memory_info().rss)
             except psutil.Error:
                 pass
-            if now >= next_switch and now - start < a.seconds - 3:
+            if now >= next_switch and now - start < a.seconds - 3 and not stopping:
                 win = (win + 1) % len(rotation)
                 xs.activate(rotation[win][1])
                 next_switch += a.switch_every
-            elif now >= next_type and now - start < a.seconds - 3:
+            elif now >= next_type and now - start < a.seconds - 3 and not stopping:
                 kind = rotation[win][0]
                 if kind == "editor":  # a known line typed into the editor at a person's pace
                     line = f"note {k}: {KNOWN_LINES[(k // 2) % len(KNOWN_LINES)]}"

@@ -41,13 +41,19 @@ share, the CPU seconds of the run and its llama.cpp children per accept (Accept 
 load average before and after the arm. This tree's arm also times one model load and one How call
 alone (reload or wait: what stopping a How call for the answer costs against waiting for it).
 
+With ``--beside-capture`` (issue 42 item 5's condition) each ``--against`` arm runs while the real
+``proagent capture`` records ordinary work on an Xvfb screen of its own (benchmarks/capture.py's
+``--page article`` workload: a shell, vim and a long Chromium page, each in front in turn; its OCR
+worker reading, niced as it ships), started before the arm's first accept and stopped after its
+last; the table adds capture's CPU (% of one core) and its OCR backlog at stop for each arm.
+
 With ``--capture-read`` (on in ``--smoke``) capture's OCR has already written the newer
 screenshot's text when Accept comes: help first reads it from the log (no OCR of its own), so its
 share is exactly 100% and the baseline's 0% (the moment was decided before that text); a help that
 did not read the window again would score 0%.
 
     python benchmarks/how_behind_help.py [--model local/smollm2-135m] [--model-arg n_threads=1]
-        [--help-tokens 200] [--accepts N [--accepts-only]] [--capture-read] [--against REF [--dwell S]]
+        [--help-tokens 200] [--accepts N [--accepts-only]] [--capture-read] [--against REF [--dwell S] [--beside-capture]]
         [--json out.json] [--smoke]
 """
 
@@ -112,6 +118,12 @@ def main(argv: list[str] | None = None) -> int:
         "Accept after --dwell), this tree's code beside REF's (a git ref, e.g. main), each in a child process",
     )
     ap.add_argument("--dwell", type=float, default=8.0, help="--against: seconds the offer is up before Accept")
+    ap.add_argument(
+        "--beside-capture",
+        action="store_true",
+        help="--against: each arm runs while the real `proagent capture` (this tree's) records ordinary work "
+        "on an Xvfb screen (benchmarks/capture.py's --page article workload, its OCR worker reading)",
+    )
     ap.add_argument("--arm-out", type=Path, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--arm-probe", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--json", type=Path, default=None)
@@ -126,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--accepts-only needs --accepts N")
     if args.against is not None and not args.accepts:
         ap.error("--against needs --accepts N")
+    if args.beside_capture and args.against is None:
+        ap.error("--beside-capture needs --against REF")
     if args.arm_out is not None:  # one arm of --against, in its own process (the code on PYTHONPATH)
         return _arm(args)
     if args.smoke:  # explicit values stay (apply_smoke says which)
@@ -587,20 +601,24 @@ def _against(args: argparse.Namespace, argv: list[str], machine: dict[str, Any])
             print(f"Error: git archive {args.against}: {arch.stderr.decode(errors='replace').strip()}", file=sys.stderr)
             return 2
         subprocess.run(["tar", "-x", "-C", str(ref)], input=arch.stdout, check=True, timeout=60)
-        keep = [a for a in argv if not a.startswith("--json") and not a.startswith("--arm-out")]
+        keep = [a for a in argv if a != "--beside-capture" and not a.startswith(("--json", "--arm-out"))]
         if "--json" in argv:  # its value too
             j = argv.index("--json")
-            keep = [a for k, a in enumerate(argv) if k not in (j, j + 1) and not a.startswith("--arm-out")]
+            keep = [a for k, a in enumerate(argv) if k not in (j, j + 1) and a in keep]
         for label, src in ((f"{args.against} (baseline)", ref / "src"), ("this tree", ROOT / "src")):
             out = Path(tmp) / f"{len(rows)}.json"
             env = {**os.environ, "PYTHONPATH": str(src)}
             print(f"{label}: {args.accepts} accepts (PYTHONPATH={src}) ...", flush=True)
             probe = ["--arm-probe"] if src == ROOT / "src" else []
-            p = subprocess.run(
-                [sys.executable, str(Path(__file__).resolve()), *keep, *probe, "--arm-out", str(out)],
-                env=env,
-                timeout=args.timeout,
-            )
+            beside = _Beside() if args.beside_capture else None
+            try:
+                p = subprocess.run(
+                    [sys.executable, str(Path(__file__).resolve()), *keep, *probe, "--arm-out", str(out)],
+                    env=env,
+                    timeout=args.timeout,
+                )
+            finally:
+                cap = beside.close() if beside is not None else {}
             if p.returncode or not out.is_file():
                 print(f"Error: the {label} arm failed (exit status {p.returncode})", file=sys.stderr)
                 return 2
@@ -629,6 +647,9 @@ def _against(args: argparse.Namespace, argv: list[str], machine: dict[str, Any])
                     "cpu_p50": med("cpu_s"),
                     "load_before": got["load"][0][0],
                     "load_after": got["load"][1][0],
+                    "capture_pct": cap.get("capture_total_cpu_pct"),
+                    "capture_backlog": cap.get("backlog_at_stop"),
+                    "capture": {k: v for k, v in cap.items() if k not in ("encode", "replay")} or None,
                     "baseline": label.endswith("(baseline)"),
                     "records": xs,
                     **{f"probe_{k}": v for k, v in got.get("probe", {}).items()},
@@ -649,6 +670,8 @@ def _against(args: argparse.Namespace, argv: list[str], machine: dict[str, Any])
         ("load_before", "load avg before", ".1f"),
         ("load_after", "after", ".1f"),
     ]
+    if args.beside_capture:
+        cols += [("capture_pct", "capture beside, % of a core", ".1f"), ("capture_backlog", "its backlog", "d")]
     print(render_table(rows, cols))
     write_result(
         args.json,
@@ -659,9 +682,51 @@ def _against(args: argparse.Namespace, argv: list[str], machine: dict[str, Any])
         baseline=f"the same accepts with {args.against}'s code",
         note=f"{args.model}, answers of up to {args.help_tokens} tokens, offer up {args.dwell:g} s before Accept "
         "with its How call in flight (stopped at Accept)",
-        figures={"model": args.model, "help_tokens": args.help_tokens, "dwell": args.dwell, "against": args.against},
+        figures={
+            "model": args.model,
+            "help_tokens": args.help_tokens,
+            "dwell": args.dwell,
+            "against": args.against,
+            "beside_capture": args.beside_capture,
+        },
     )
     return 0
+
+
+class _Beside:
+    """``--beside-capture``: the real ``proagent capture`` (this tree's) recording benchmarks/capture.py's
+    ordinary work (``--page article``: a shell, vim and a long Chromium page, each in front in turn) on
+    its own Xvfb screen, in a thread of this process, from before an arm's first accept to its end.
+    The constructor returns once capture and its OCR worker run; :meth:`close` stops capture as a
+    person does and returns benchmarks/capture.py's figures for the stretch (CPU, backlog at stop)."""
+
+    def __init__(self) -> None:
+        import capture as bench  # benchmarks/capture.py
+
+        self.ready, self.stop, self.out = threading.Event(), threading.Event(), {}
+        a = argparse.Namespace(
+            seconds=86400.0, format="png", interval=1.0, ocr_interval=2.0, type_every=10.0, switch_every=30.0,
+            dedup_distance=5, page="article", replay=0, keep=None,
+        )  # fmt: skip
+
+        def run() -> None:
+            try:
+                self.out.update(bench.run_capture(a, ROOT / "src", ready=self.ready, stop=self.stop))
+            except Exception as e:  # noqa: BLE001 - said in the figures, the arm's timings stand
+                self.out["error"] = f"{type(e).__name__}: {e}"[:200]
+            finally:
+                self.ready.set()
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+        self.ready.wait(300)
+        if "error" in self.out:
+            raise RuntimeError(f"capture beside the arm did not start: {self.out['error']}")
+
+    def close(self) -> dict[str, Any]:
+        self.stop.set()
+        self.thread.join(300)
+        return dict(self.out)
 
 
 _SCREEN = """============================= FAILURES =============================

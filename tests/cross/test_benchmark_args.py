@@ -115,6 +115,7 @@ BAD = [  # (script, a bad value of one of its options, what the error line says)
     ("how_behind_help", ["--accepts", "-1"], "--accepts: -1 must be >= 0"),
     ("how_behind_help", ["--dwell", "-1"], "--dwell: -1.0 must be >= 0"),
     ("how_behind_help", ["--against", "main"], "--against needs --accepts N"),
+    ("how_behind_help", ["--accepts", "1", "--beside-capture"], "--beside-capture needs --against REF"),
     ("live", ["--poll", "-1"], "--poll: -1.0 must be > 0"),
     ("live", ["--lag", "-1"], "--lag: -1.0 must be >= 0"),
     ("live", ["--how-gap", "nan"], "--how-gap: nan must be >= 0"),
