@@ -670,6 +670,7 @@ SUITE = [
     ("lora-gguf-missing", "train lora --data {w}/pb --base {w}/nope.gguf --out {w}/ft", 1, "--base"),
     ("lora-base-json", "train lora --data {w}/pb --base {w}/yes.json --out {w}/ft", 1, "--base"),
     ("lora-limit-0", "train lora --data {w}/pb --out {w}/ft --limit 0", 2, "--limit"),
+    ("lora-limit-1-two-labels", "train lora --data {w}/pb --out {w}/ft --limit 1", 2, "--limit: cannot draw 1"),
     ("lora-epochs-0", "train lora --data {w}/pb --out {w}/ft --epochs 0", 2, "--epochs"),
     ("lora-epochs-inf", "train lora --data {w}/pb --out {w}/ft --epochs inf", 2, "--epochs"),
     ("lora-r-0", "train lora --data {w}/pb --out {w}/ft --lora-r 0", 2, "--lora-r"),
