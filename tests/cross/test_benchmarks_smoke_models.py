@@ -206,7 +206,7 @@ def test_startup_smoke(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_annotate_smoke(tmp_path: Path) -> None:
-    """Three rendered screens (two chats, one page) read by RapidOCR and annotated by SmolLM2."""
+    """Two rendered screens (a chat, an ordinary page) read by RapidOCR and annotated by SmolLM2."""
     from system import require_binary
 
     pytest.importorskip("rapidocr")
@@ -214,9 +214,10 @@ def test_annotate_smoke(tmp_path: Path) -> None:
     rec, _ = _run("annotate.py", tmp_path)
     first, now = rec["rows"]
     assert first["run"].startswith("first pass") and first["baseline"] and not now["baseline"]
-    assert first["n"] == now["n"] == 3
-    assert first["recall"] == 1.0 and now["asked"] >= 2  # the first pass finds both chats on the rendered screens
-    assert now["seconds"] > 0 and set(rec["figures"]["records"][now["run"]]) == {"1", "2", "3"}
+    assert first["n"] == now["n"] == 2
+    assert first["recall"] == 1.0 and first["precision"] == 1.0  # the first pass finds the chat, not the page
+    assert now["asked"] >= 1 and now["query_sim"] > 0.9  # the chat's question read from the rendered screen
+    assert now["seconds"] > 0 and set(rec["figures"]["records"][now["run"]]) == {"1", "2"}
 
 
 @pytest.mark.slow
