@@ -72,7 +72,7 @@ def test_privacy_smoke(tmp_path: Path) -> None:
     total = rows["all"]
     assert total["n"] == 4 and total["recall"] == 1.0 and total["left_db"] == total["left_img"] == 0
     assert total["raw_db"] == 4 and total["raw_img"] >= 3  # the baseline: the planted values are in the input
-    assert rec["figures"]["n_clean"] == 2 and rec["figures"]["false_positives"] == 0
+    assert rec["figures"]["n_clean"] == 1 and rec["figures"]["false_positives"] == 0
 
 
 @pytest.mark.slow
