@@ -171,7 +171,7 @@ def test_soak_smoke(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_desktop_day_smoke(tmp_path: Path) -> None:
-    """The smallest scripted day (about 40 s in Xvfb with Chromium and an xterm) through capture ->
+    """The smallest scripted day (about 24 s of script in Xvfb with Chromium and an xterm) through capture ->
     curate (+ review) -> annotate -> eval (loopback mocks) -> live."""
     pytest.importorskip("presidio_analyzer")
     pytest.importorskip("rapidocr")
