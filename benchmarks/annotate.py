@@ -55,6 +55,7 @@ from _common import (  # noqa: E402
     machine_note,
     parse_args,
     render_table,
+    smoke_threads,
     source_of,
     watchdog,
     write_result,
@@ -178,6 +179,7 @@ def main() -> None:
         # (not asked): the least that scores precision and recall (issue 45)
         pages = tuple([p for p in PAGES if p.platform][:1] + [p for p in PAGES if not p.platform][:1])
         apply_smoke(ap, a, {"model": "local/smollm2-135m", "threads": 1, "baseline_rev": ""})  # explicit values stay
+        smoke_threads()  # one RapidOCR thread too (issue 45)
     a.model = a.model or "local/qwen2.5-coder-1.5b"
     a.baseline_rev = "main" if a.baseline_rev is None else a.baseline_rev
     guard_network()

@@ -58,7 +58,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from _common import guard_network, machine_note, parse_args, render_table, run_main, watchdog, write_result  # noqa: E402
+from _common import (  # noqa: E402
+    guard_network,
+    machine_note,
+    parse_args,
+    render_table,
+    run_main,
+    smoke_threads,
+    watchdog,
+    write_result,
+)
 
 from proagent.io import write_json_atomic  # noqa: E402
 
@@ -223,6 +232,8 @@ def main() -> None:
         "trained on two dev sessions",
     )
     args = parse_args(ap, smoke={"length": 'smoke'}, positive=("timeout",))
+    if args.smoke:
+        smoke_threads()  # one RapidOCR thread for curate, annotate and the privacy re-read (issue 45)
     guard_network()
     watchdog(args.timeout)
     note, machine = machine_note()

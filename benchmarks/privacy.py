@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from _common import guard_network, machine_note, render_table, write_result  # noqa: E402
+from _common import guard_network, machine_note, render_table, smoke_threads, write_result  # noqa: E402
 
 SMOKE_TYPES = ("email", "bank_card")
 """``--smoke``'s planted types: one the risk rule blurs, one it deletes."""
@@ -67,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
         help="the smallest setting (CI): e-mail and bank card, en/zh, one style, 1 clean screen",
     )
     args = ap.parse_args(argv)
+    if args.smoke:
+        smoke_threads()  # one RapidOCR thread (issue 45)
     guard_network()
     note, machine = machine_note()
     print(note)
