@@ -840,7 +840,7 @@ def annotation_scores(truth: dict[str, Any], events: list[Any]) -> dict[str, Any
 
 def review_one_of_each(out: Path) -> dict[str, int]:
     """One review decision of each kind through ``proagent review``'s server (its HTTP API, as
-    the page posts them): retain a chat page (the first LLM page of the scenario), blur the document
+    the page posts them): retain a chat page (``chat``, else the first LLM page shown), blur the document
     (nothing marked: the whole screen), delete a terminal screen. Returns action -> screenshot id."""
     import json
     import urllib.request
@@ -852,7 +852,8 @@ def review_one_of_each(out: Path) -> dict[str, int]:
     try:
         items = json.loads(urllib.request.urlopen(srv.url.replace("/?", "/api/items?"), timeout=10).read())["items"]
         pick = {
-            "retain": next(i for i in items if i["title"].startswith(chats)),
+            "retain": next((i for i in items if i["title"].startswith(PAGES["chat"].window)), None)
+            or next(i for i in items if i["title"].startswith(chats)),
             "blur": next(i for i in items if i["title"].startswith(PAGES["doc"].window)),
             "delete": next(i for i in items if i["app"] == "xterm"),
         }
