@@ -324,6 +324,15 @@ def apply_smoke(ap: Any, a: Any, values: dict[str, Any], argv: list[str] | None 
         print(f"--smoke: keeping {', '.join(kept)} as given", file=sys.stderr, flush=True)
 
 
+def smoke_threads() -> None:
+    """``--smoke``'s RapidOCR threads (the OCR benchmarks' ``main`` calls it under ``--smoke``; not
+    :func:`parse_args`, which tests call in their own process): one for this process and the children
+    it starts (``PROAGENT_OCR_THREADS=1``, :data:`proagent.ocr.OCR_THREADS_ENV`)
+    unless the environment sets it. The test suite runs two workers on two cores, where onnxruntime's
+    second thread mostly spin-waits (issue 45), as llama.cpp's does (the model smokes' ``n_threads=1``)."""
+    os.environ.setdefault("PROAGENT_OCR_THREADS", "1")
+
+
 def run_main(main: Any) -> None:
     """Run a benchmark's ``main()``: proagent's refusals (a decider folder that is none, a bad data
     file: :class:`proagent.errors.ProagentError`) are one ``Error:`` line and exit 1, not a traceback."""

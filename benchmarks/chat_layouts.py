@@ -51,6 +51,7 @@ from _common import (  # noqa: E402
     machine_note,
     parse_args,
     render_table,
+    smoke_threads,
     source_of,
     watchdog,
     write_result,
@@ -152,6 +153,8 @@ def main() -> None:
         help=f"the smallest setting (CI): one conversation of each of {', '.join(SMOKE)}",
     )
     a = parse_args(ap, positive=("limit_s",))
+    if a.smoke:
+        smoke_threads()  # one RapidOCR thread (issue 45)
     keys, per_layout = (SMOKE, 1) if a.smoke else (None, None)
     if a.layouts:
         keys = tuple(k.strip() for k in a.layouts.split(",") if k.strip())

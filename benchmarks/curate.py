@@ -45,7 +45,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import guard_network, machine_note, parse_args, render_table, source_of, watchdog, write_result  # noqa: E402
+from _common import (  # noqa: E402
+    guard_network,
+    machine_note,
+    parse_args,
+    render_table,
+    smoke_threads,
+    source_of,
+    watchdog,
+    write_result,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 MONO = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
@@ -185,6 +194,8 @@ def main() -> int:
     )
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     a = parse_args(ap, smoke={"shots": 2, "pii_every": 2}, positive=("shots", "timeout"), non_negative=("pii_every",))
+    if a.smoke:
+        smoke_threads()  # one RapidOCR thread in every child of this tree (issue 45)
     guard_network()
     if a.child:
         print(json.dumps(child(a.child[0], Path(a.child[1]), Path(a.child[2]))))

@@ -5,7 +5,7 @@
         [--smoke]
 
 Plays tests/scenarios/desktop.py (``long``: about 21 minutes of Chromium pages and an xterm
-under Xvfb + openbox; ``short``: about 2 minutes; ``smoke``: about 40 s, what ``--smoke`` plays for CI,
+under Xvfb + openbox; ``short``: about 2 minutes; ``smoke``: about 24 s, what ``--smoke`` plays for CI,
 every stage below still run) while two recorders watch the same screen:
 ``proagent capture --out A`` with default options (pHash plus the text-aware pixel test) and the
 same loop with LifeTrace's pHash rule alone (the baseline, ``text_change=False``), both stopped at
@@ -58,7 +58,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from _common import guard_network, machine_note, parse_args, render_table, run_main, watchdog, write_result  # noqa: E402
+from _common import (  # noqa: E402
+    guard_network,
+    machine_note,
+    parse_args,
+    render_table,
+    run_main,
+    smoke_threads,
+    watchdog,
+    write_result,
+)
 
 from proagent.io import write_json_atomic  # noqa: E402
 
@@ -114,9 +123,10 @@ def _ocr_texts(db: Path) -> tuple[list[str], int, int, float]:
     return texts, n, done, secs
 
 
-def _live(root: Path, cap: Path, truth: dict, dev: Path) -> dict:
-    """``proagent train when`` on the dev sessions, then ``proagent live --replay`` of the capture with
-    that decider and default restraint (``--model none``: the offers are generic, no How call).
+def _live(root: Path, cap: Path, truth: dict, dev: Path, sessions: tuple[str, ...] = ()) -> dict:
+    """``proagent train when`` on the dev sessions (``sessions``: only these files of ``dev``, linked
+    into a folder of their own; ``--smoke`` trains on two), then ``proagent live --replay`` of the
+    capture with that decider and default restraint (``--model none``: the offers are generic, no How call).
     Returns the live figures: offers, the smallest gap between two (minutes), decisions whose
     moment lies after the log's last event ended, offers naming the app the ground truth had in
     front at that moment, decision latency p50."""
@@ -127,6 +137,13 @@ def _live(root: Path, cap: Path, truth: dict, dev: Path) -> dict:
     from proagent.live import RestraintConfig
 
     dec, out = root / "decider", root / "live"
+    if sessions:
+        only = root / "dev-sessions"
+        only.mkdir(exist_ok=True)
+        for name in sessions:
+            if not (only / name).exists():
+                (only / name).symlink_to(dev / name)
+        dev = only
     _, t_train = _proagent("train", "when", "--data", str(dev), "--out", str(dec))
     r, t_live = _proagent(
         "live",
@@ -211,9 +228,12 @@ def main() -> None:
     ap.add_argument(
         "--smoke",
         action="store_true",
-        help="the smallest setting (CI): --length smoke (about 40 s of script), every stage",
+        help="the smallest setting (CI): --length smoke (about 24 s of script), every stage, live's decider "
+        "trained on two dev sessions",
     )
     args = parse_args(ap, smoke={"length": 'smoke'}, positive=("timeout",))
+    if args.smoke:
+        smoke_threads()  # one RapidOCR thread for curate, annotate and the privacy re-read (issue 45)
     guard_network()
     watchdog(args.timeout)
     note, machine = machine_note()
@@ -370,7 +390,9 @@ def main() -> None:
     # ---------------------------------------------------------------- live on the capture
     from shared_data import DEV
 
-    live = _live(root, cap, truth, DEV) if DEV is not None else None
+    # --smoke: the decider trained on two sessions (one of each kind), not six: fewer moments embedded
+    smoke_sessions = ("code_11.json", "writing_11.json") if args.smoke else ()
+    live = _live(root, cap, truth, DEV, smoke_sessions) if DEV is not None else None
 
     # ---------------------------------------------------------------- privacy
     leaks = pii_leaks(truth, [cur, ann])

@@ -129,7 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--timeout", type=float, default=1800.0)
     ap.add_argument(
-        "--smoke", action="store_true", help="the smallest setting (CI): SmolLM2, a help answer of 16 tokens"
+        "--smoke",
+        action="store_true",
+        help="the smallest setting (CI): SmolLM2 on one thread, a help answer of 16 tokens, one accept per arm",
     )
     args = parse_args(ap, argv, positive=("help_tokens", "timeout"), non_negative=("accepts", "dwell"))
     if args.help_tokens < 1 or args.accepts < 0:
@@ -143,9 +145,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.arm_out is not None:  # one arm of --against, in its own process (the code on PYTHONPATH)
         return _arm(args)
     if args.smoke:  # explicit values stay (apply_smoke says which)
-        apply_smoke(
-            ap, args, {"model": "local/smollm2-135m", "help_tokens": 16, "accepts": 1, "capture_read": True}, argv
-        )
+        # one llama.cpp thread: the test suite runs two workers on two cores, where a second thread only
+        # spin-waits for the first (issue 45)
+        smoke = {"model": "local/smollm2-135m", "model_arg": ["n_threads=1"], "help_tokens": 16, "accepts": 1}
+        apply_smoke(ap, args, {**smoke, "capture_read": True}, argv)
     guard_network()
     watchdog(args.timeout)
     note, machine = machine_note()

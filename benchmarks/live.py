@@ -286,13 +286,14 @@ def main() -> None:
     ap.add_argument(
         "--smoke",
         action="store_true",
-        help="the smallest setting (CI): 50 events preloaded, 3 followed, 1 offer by SmolLM2 (no cold How call), "
+        help="the smallest setting (CI): 10 events preloaded (the How prompt's 5-minute window holds them all: "
+        "about 200 new prompt tokens a How call, not 800), 3 followed, 1 offer by SmolLM2 (no cold How call), "
         "1 s idle, 0.2 s settle and gaps, rows 65 s behind the clock (--lag: no settle waits)",
     )
     a = parse_args(
         ap,
         smoke={
-            "preload": 50,
+            "preload": 10,
             "events": 3,
             "gap": 0.2,
             "offers": 1,

@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from _common import REPO, guard_network, machine_note, render_table, source_of, write_result  # noqa: E402
+from _common import REPO, guard_network, machine_note, render_table, smoke_threads, source_of, write_result  # noqa: E402
 
 CHILD = """
 import json, sys, time
@@ -135,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
         help=f"the smallest setting (CI): the screens {', '.join(SMOKE)} beside the same baseline",
     )
     a = ap.parse_args(argv)
+    if a.smoke:
+        smoke_threads()  # one RapidOCR thread (issue 45)
     guard_network()
     note, machine = machine_note()
     print(note, flush=True)

@@ -11,7 +11,8 @@ answer cache ``PROAGENT_ANSWER_CACHE``) start empty for each code:
 
 * ``cold``: the first eval on the machine (empty caches);
 * ``again, answer cache off``: the same eval in a new log folder with the embeddings cached
-  but every answer computed by the model (the start-up and model costs alone);
+  but every answer computed by the model (the start-up and model costs alone; ``--no-cache-off``
+  and ``--smoke`` leave it out);
 * ``again``: the same eval in a new log folder (what the first one cached is there);
 * ``decider``: ``--decider`` after the plain eval of the same moments (``--decider``
   needs ``proagent train when`` first; trained once, outside the timings).
@@ -22,7 +23,7 @@ count too), ``model_calls`` (answers llama.cpp computed: cache hits left out, re
 log). The load before start is printed first: on the shared 2-core machine other work
 inflates wall times several times over.
 
-Run:  python benchmarks/startup.py [--baseline-rev 0a30da7] [--limit 2] [--decider-limit 3] [--model-arg n_threads=1] [--json out.json] [--smoke]
+Run:  python benchmarks/startup.py [--baseline-rev 0a30da7] [--limit 2] [--decider-limit 3] [--model-arg n_threads=1] [--no-cache-off] [--json out.json] [--smoke]
 """
 
 from __future__ import annotations
@@ -85,6 +86,7 @@ def measure(
     decider: Path | None,
     help_repeats: int,
     model_args: list[str],
+    cache_off: bool = True,
 ) -> list[dict]:
     env = {
         **os.environ,
@@ -100,7 +102,7 @@ def measure(
     base = cli + ["eval", "--data", str(data), "--model", model, "--display", "none"]
     for arg in model_args:
         base += ["--model-arg", arg]
-    for name in ("cold", "again, answer cache off", "again"):
+    for name in ("cold", "again, answer cache off", "again") if cache_off else ("cold", "again"):
         log = work / f"eval-{name.split(',')[0]}{'-off' if 'off' in name else ''}"
         run_env = {**env, "PROAGENT_ANSWER_CACHE": "off"} if "off" in name else env
         wall, cpu, _ = _timed(base + ["--limit", str(limit), "--log-dir", str(log)], run_env)
@@ -145,13 +147,20 @@ def main() -> None:
     ap.add_argument("--decider-limit", type=int, default=3, help="moments of the decider pair (0: leave it out)")
     ap.add_argument("--help-repeats", type=int, default=5)
     ap.add_argument("--model-arg", action="append", default=[], help="passed to every eval, e.g. n_threads=1")
+    ap.add_argument(
+        "--no-cache-off",
+        dest="cache_off",
+        action="store_false",
+        help="leave out the 'again, answer cache off' eval of each code (--smoke: left out)",
+    )
     ap.add_argument("--timeout", type=float, default=3600)
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument(
         "--smoke",
         action="store_true",
         help="the smallest setting (CI): SmolLM2 on 1 thread (llama.cpp's threads wait on each other when other "
-        "work shares the cores), --limit 1, no decider pair, --help-repeats 1",
+        "work shares the cores), --limit 1, no decider pair, --help-repeats 1, --no-cache-off (two evals a code: "
+        "each fresh eval process costs about 13 s of CPU on 2 cores)",
     )
     a = parse_args(
         ap,
@@ -161,6 +170,7 @@ def main() -> None:
             "decider_limit": 0,
             "help_repeats": 1,
             "model_arg": ["n_threads=1"],
+            "cache_off": False,
         },
         positive=("limit", "help_repeats", "timeout"),
         non_negative=("decider_limit",),
@@ -196,6 +206,7 @@ def main() -> None:
                 decider,
                 a.help_repeats,
                 a.model_arg,
+                a.cache_off,
             )
             print(f"  {code}: done", flush=True)
     after = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
@@ -219,9 +230,9 @@ def main() -> None:
         baseline=f"the code of {a.baseline_rev} (git archive) doing the same work",
         note=f"model {a.model}; each figure a fresh process (caches as named); CPU s: the child's user + system",
         conditions=""
-        if (a.limit, a.decider_limit, a.help_repeats) == (2, 3, 5)
-        else f"--limit {a.limit} --decider-limit {a.decider_limit} --help-repeats {a.help_repeats} "
-        "(the documented run: 2, 3, 5)",
+        if (a.limit, a.decider_limit, a.help_repeats, a.cache_off) == (2, 3, 5, True)
+        else f"--limit {a.limit} --decider-limit {a.decider_limit} --help-repeats {a.help_repeats}"
+        f"{'' if a.cache_off else ' --no-cache-off'} (the documented run: 2, 3, 5, every eval)",
     )
 
 

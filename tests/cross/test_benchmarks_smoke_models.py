@@ -190,21 +190,23 @@ def test_live_smoke(tmp_path: Path) -> None:
 @pytest.mark.slow
 @needs_dev
 def test_startup_smoke(tmp_path: Path) -> None:
-    """``proagent --help`` and SmolLM2 evals by this code and by 0a30da7's; the answer cache answers the rerun."""
+    """``proagent --help`` and SmolLM2 evals (cold, again) by this code and by 0a30da7's; the answer cache
+    answers the rerun. ``--smoke`` leaves out the 'again, answer cache off' evals (issue 45)."""
     rec, _ = _run(
         "startup.py", tmp_path, "--data", str(DEV), "--baseline-rev", baseline_revision("0a30da7"), timeout=1200
     )
     rows = {(r["code"].split()[0], r["figure"]): r for r in rec["rows"]}
-    assert len(rows) == 8 and all(r["wall_s"] > 0 for r in rows.values())
+    assert len(rows) == 6 and all(r["wall_s"] > 0 for r in rows.values())
     for code in ("baseline", "this"):
         assert rows[(code, "eval --limit 1 (cold)")]["model_calls"] == "1/1"
-        assert rows[(code, "eval --limit 1 (again, answer cache off)")]["model_calls"] == "1/1"
+        assert rows[(code, "eval --limit 1 (again)")]["cpu_s"] > 0
     assert rows[("this", "eval --limit 1 (again)")]["model_calls"] == "0/1"  # answered from the answer cache
+    assert "--no-cache-off" in rec["conditions"]
 
 
 @pytest.mark.slow
 def test_annotate_smoke(tmp_path: Path) -> None:
-    """Three rendered screens (two chats, one page) read by RapidOCR and annotated by SmolLM2."""
+    """Two rendered screens (a chat, an ordinary page) read by RapidOCR and annotated by SmolLM2."""
     from system import require_binary
 
     pytest.importorskip("rapidocr")
@@ -212,9 +214,10 @@ def test_annotate_smoke(tmp_path: Path) -> None:
     rec, _ = _run("annotate.py", tmp_path)
     first, now = rec["rows"]
     assert first["run"].startswith("first pass") and first["baseline"] and not now["baseline"]
-    assert first["n"] == now["n"] == 3
-    assert first["recall"] == 1.0 and now["asked"] >= 2  # the first pass finds both chats on the rendered screens
-    assert now["seconds"] > 0 and set(rec["figures"]["records"][now["run"]]) == {"1", "2", "3"}
+    assert first["n"] == now["n"] == 2
+    assert first["recall"] == 1.0 and first["precision"] == 1.0  # the first pass finds the chat, not the page
+    assert now["asked"] >= 1 and now["query_sim"] > 0.9  # the chat's question read from the rendered screen
+    assert now["seconds"] > 0 and set(rec["figures"]["records"][now["run"]]) == {"1", "2"}
 
 
 @pytest.mark.slow
@@ -223,12 +226,14 @@ def test_annotate_smoke(tmp_path: Path) -> None:
     reason="ProactiveBench dev sessions or synthetic traces not present",
 )
 def test_finetune_real_vs_synthetic_smoke(tmp_path: Path) -> None:
-    """LoRA on SmolLM2 with 2 real and 2 synthetic examples, each evaluated beside the untrained base."""
+    """LoRA on SmolLM2 with 2 real and 2 synthetic examples (one step), each evaluated on one test moment
+    beside the untrained base."""
     pytest.importorskip("peft")
     rec, _ = _run("finetune_real_vs_synthetic.py", tmp_path, "--out", str(tmp_path / "ft"), timeout=1500)
     rows = {r["model"]: r for r in rec["rows"]}
     assert set(rows) == {"zero-shot", "real", "synthetic", "always-yes", "always-no"}
-    assert all(rows[m]["n"] == 2 and not math.isnan(rows[m]["accuracy"]) for m in ("zero-shot", "real", "synthetic"))
+    assert all(rows[m]["n"] == 1 and not math.isnan(rows[m]["accuracy"]) for m in ("zero-shot", "real", "synthetic"))
     for source in ("real", "synthetic"):
         manifest = json.loads((tmp_path / "ft" / "time-split" / source / "manifest.json").read_text())
-        assert manifest["n_examples"] == 2 and manifest["steps"] >= 1
+        assert manifest["n_examples"] == 2 and manifest["steps"] == 1 and manifest["status"] == "done"
+        assert (tmp_path / "ft" / "time-split" / source / "model.gguf").stat().st_size > 10_000_000
