@@ -38,6 +38,9 @@ export PROAGENT_TEST_TIMES="$times"
 # worker (one SmolLM2 forward pass: 4.1 CPU s with one thread vs 11.3 with two at load 16), and every
 # subprocess a test starts inherits this. A caller's own setting wins.
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
+# RapidOCR's onnxruntime ignores OMP_NUM_THREADS (one intra-op thread per core by default): one thread
+# too (proagent.ocr.OCR_THREADS_ENV; benchmarks/privacy.py --smoke 34.7 -> 29.3 CPU s with it).
+export PROAGENT_OCR_THREADS="${PROAGENT_OCR_THREADS:-1}"
 whole=$#
 start=$SECONDS
 rc=0
