@@ -92,7 +92,7 @@ def test_worker_keeps_the_previous_screenshot_per_screen(tmp_path) -> None:  # n
 
 
 def test_regions_widen_once_to_whole_lines_and_stop_at_the_screen_edges() -> None:
-    from proagent.capture._ocr import ScreenLine, ScreenRead, _changed_regions
+    from proagent.capture._ocr import ScreenLine, ScreenRead, _changed_rects
 
     h = 100
     rows = tuple(bytes([i]) for i in range(h))
@@ -103,9 +103,9 @@ def test_regions_widen_once_to_whole_lines_and_stop_at_the_screen_edges() -> Non
         ScreenLine("bottom", 0.9, 0, 88, 88, 100.7, 0, 94),
     )
     changed = tuple(b"x" if i in (5, 45, 95) else r for i, r in enumerate(rows))
-    core, regions = _changed_regions(ScreenRead((h, 10, 3), rows, lines), changed, h, 2)
-    assert core == [(3, 8), (43, 48), (93, 98)]
-    assert regions == [(0, 13), (40, 53), (88, 100)]
+    core, regions = _changed_rects(ScreenRead((h, 10, 3), rows, lines), changed, h, 2)
+    assert core == [(3, 8, 0, 10), (43, 48, 0, 10), (93, 98, 0, 10)]  # no column digests: the whole width
+    assert regions == [(0, 13, 0, 10), (40, 53, 0, 10), (88, 100, 0, 10)]
 
 
 def test_a_scrolled_screen_reuses_the_lines_that_moved() -> None:
