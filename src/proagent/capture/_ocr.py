@@ -547,9 +547,13 @@ def _aligned(
     return (_shifted(previous, d, rows), d) if d else (previous, 0)
 
 
-def _shared(previous: ScreenRead, digests: tuple[bytes, ...]) -> int:
-    """Rows of ``digests`` whose digest is that of the same row of ``previous``."""
-    return sum(a == b for a, b in zip(previous.rows, digests))
+def _shared(previous: ScreenRead, digests: tuple[bytes, ...]) -> tuple[int, int]:
+    """``(shared, distinct)``: of the rows of ``digests`` whose digest occurs once on that screen
+    (not a blank or repeated row, which most screens share), how many have the digest of the same
+    row of ``previous``, and how many there are."""
+    repeated = {dg for dg, n in Counter(digests).items() if n > 1}
+    distinct = [y for y, dg in enumerate(digests) if dg not in repeated]
+    return sum(previous.rows[y] == digests[y] for y in distinct), len(distinct)
 
 
 def read_screen(
@@ -597,7 +601,7 @@ def read_screen(
         best, moved = -1, 0
         for k, p in enumerate(candidates):
             aligned, d = _aligned(p, digests, blank, rows)
-            score = _shared(aligned, digests)
+            score = _shared(aligned, digests)[0]
             if score >= best:  # ties: the most recent
                 best, moved, chosen, reference = score, d, k, aligned
         if stats is not None:
@@ -706,8 +710,7 @@ class OcrEngine:
         self._loaded = None
         kept = self._previous.pop(screen, [])
         txts, scores, read = read_screen(self._engine, arr, kept, stats=self.stats)
-        # the reads this one supersedes (the same size, most of their rows the same) make room for it
-        kept = [p for p in kept if p.shape != read.shape or 2 * _shared(p, read.rows) < len(read.rows)]
+        kept = [p for p in kept if not _supersedes(read, p)]
         kept.append(read)
         self._previous[screen] = kept[-READS_PER_SCREEN:]
         while len(self._previous) > KEPT_READS:
@@ -745,6 +748,16 @@ class OcrEngine:
             return True
         digests = _row_digests(arr)
         return not any(p.rows == digests for p in kept)
+
+
+def _supersedes(read: ScreenRead, kept: ScreenRead) -> bool:
+    """Whether ``read`` takes the place of ``kept`` among a screen's kept reads: the same size, and
+    at least half of its rows that are not blank or repeated are those of ``kept`` (the same window,
+    a line typed since)."""
+    if read.shape != kept.shape:
+        return False
+    shared, distinct = _shared(kept, read.rows)
+    return distinct > 0 and 2 * shared >= distinct
 
 
 def _decode(path: Path) -> Any:
