@@ -5,8 +5,9 @@ screen as the person sees it now first, a backlog after it, :func:`ocr_pending`)
 window's rectangle of it where capture stored one (``screenshots.ocr_region``), runs
 RapidOCR on it (PP-OCR det/rec ONNX models shipped inside the ``rapidocr`` wheel; one onnxruntime
 thread; :data:`~proagent.ocr.LEAN_PARAMS`; the screen read in horizontal bands, :func:`read_bands`,
-so that its resident memory stays near 300 MB on a 1080p screen; only the rows that changed since
-the previous screenshot of the same screen are read again, :func:`read_screen`), writes one ``ocr_results`` row (lines joined with newlines, mean line
+so that its resident memory stays near 300 MB on a 1080p screen; only the pixels that changed
+since the most alike of the last few reads of the same screen are read again, in a strip of their
+rows and columns, :func:`read_screen`), writes one ``ocr_results`` row (lines joined with newlines, mean line
 confidence, ``language = 'ch_sim+en'``, ``processing_time`` in seconds) and sets ``is_processed``
 and ``processed_at``, all in one transaction. It starts at most one OCR every ``min_interval``
 seconds that runs the engine (the bounded rate; a screenshot whose lines are all reused waits
@@ -421,7 +422,8 @@ def _owns(ln: ScreenLine, r: Rect) -> bool:
 
 def _settle(regions: list[Rect], lines: tuple[ScreenLine, ...], w: int) -> list[Rect]:
     """``regions`` widened sideways until each holds whole every line it owns (:func:`_owns`: a line
-    is read whole or reused whole, never cut at a strip's edge), those that overlap joined."""
+    is read whole or reused whole, never cut at a strip's edge), those whose columns overlap and
+    whose rows overlap or touch joined (one engine run, not two)."""
     out = list(regions)
     changed = True
     while changed:
@@ -436,7 +438,7 @@ def _settle(regions: list[Rect], lines: tuple[ScreenLine, ...], w: int) -> list[
         merged: list[Rect] = []
         for r in sorted(out):
             for j, m in enumerate(merged):
-                if r[0] < m[1] and m[0] < r[1] and r[2] < m[3] and m[2] < r[3]:
+                if r[0] <= m[1] and m[0] <= r[1] and r[2] < m[3] and m[2] < r[3]:  # rows touch, columns overlap
                     merged[j] = (min(r[0], m[0]), max(r[1], m[1]), min(r[2], m[2]), max(r[3], m[3]))
                     changed = True
                     break
