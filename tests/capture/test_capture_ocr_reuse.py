@@ -92,7 +92,7 @@ def test_worker_keeps_the_previous_screenshot_per_screen(tmp_path) -> None:  # n
 
 
 def test_regions_widen_once_to_whole_lines_and_stop_at_the_screen_edges() -> None:
-    from proagent.capture._ocr import ScreenLine, ScreenRead, _changed_regions
+    from proagent.capture._ocr import ScreenLine, ScreenRead, _changed_rects
 
     h = 100
     rows = tuple(bytes([i]) for i in range(h))
@@ -103,9 +103,9 @@ def test_regions_widen_once_to_whole_lines_and_stop_at_the_screen_edges() -> Non
         ScreenLine("bottom", 0.9, 0, 88, 88, 100.7, 0, 94),
     )
     changed = tuple(b"x" if i in (5, 45, 95) else r for i, r in enumerate(rows))
-    core, regions = _changed_regions(ScreenRead((h, 10, 3), rows, lines), changed, h, 2)
-    assert core == [(3, 8), (43, 48), (93, 98)]
-    assert regions == [(0, 13), (40, 53), (88, 100)]
+    core, regions = _changed_rects(ScreenRead((h, 10, 3), rows, lines), changed, h, 2)
+    assert core == [(3, 8, 0, 10), (43, 48, 0, 10), (93, 98, 0, 10)]  # no column digests: the whole width
+    assert regions == [(0, 13, 0, 10), (40, 53, 0, 10), (88, 100, 0, 10)]
 
 
 def test_a_scrolled_screen_reuses_the_lines_that_moved() -> None:
@@ -148,3 +148,89 @@ def test_the_recogniser_reads_only_the_lines_a_band_keeps() -> None:
     assert _bare(txts) == _bare(LINES)
     assert sum(crops) == len(LINES)  # every box recognised once: none of the context rows' boxes
     assert stats.boxes_skipped >= 4 and stats.read == 4
+
+
+def _wide_screen(status: str, clock: str, typed: str = ""):  # noqa: ANN202
+    """A 1600x330 terminal-like screen: a status line at the left and a clock at the right of the
+    top row, code lines below, ``typed`` at the end of the last one."""
+    import numpy as np
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.truetype(MONO, 18) if os.path.exists(MONO) else ImageFont.load_default(18)
+    img = Image.new("RGB", (1600, 330), (250, 250, 250))
+    d = ImageDraw.Draw(img)
+    d.text((20, 12), status, fill=(10, 10, 10), font=font)
+    d.text((1450, 12), clock, fill=(10, 10, 10), font=font)
+    for i, line in enumerate(LINES[:5]):
+        d.text((20, 62 + 50 * i), line + (typed if i == 4 else ""), fill=(10, 10, 10), font=font)
+    return np.asarray(img)
+
+
+def _counting(engine):  # noqa: ANN001, ANN202
+    """Wrap ``engine``: the widths of the images it is given and the crops it recognises."""
+    widths: list[int] = []
+    crops: list[int] = []
+    pre, rec = engine.preprocess_img, engine.recognize_txt
+
+    def pre_counted(img):  # noqa: ANN001, ANN202
+        widths.append(int(img.shape[1]))
+        return pre(img)
+
+    def rec_counted(imgs):  # noqa: ANN001, ANN202
+        crops.append(len(imgs))
+        return rec(imgs)
+
+    engine.preprocess_img, engine.recognize_txt = pre_counted, rec_counted
+    return widths, crops
+
+
+def test_a_change_is_read_in_a_strip_of_its_columns_and_the_lines_beside_it_are_reused() -> None:
+    """Issue 42 (capture within 10% of a core): a clock ticking at the right of a row, or a word
+    typed at the end of a line, is read in a strip of the columns that changed (the lines reaching
+    into it whole), not across the screen's width; the lines beside it in the same rows are reused,
+    and the text is that of a whole read, the changed lines read again (curate trusts them)."""
+    engine = load_ocr(1, lean=True)
+    _, _, first = read_screen(engine, _wide_screen("user@host: ~/proagent (main)", "09:00"), rows=120, overlap=40)
+    widths, crops = _counting(engine)
+    try:
+        stats = BandStats()
+        after = _wide_screen("user@host: ~/proagent (main)", "09:01", typed=" # fixed")
+        txts, _, _ = read_screen(engine, after, first, rows=120, overlap=40, stats=stats)
+    finally:
+        del engine.preprocess_img, engine.recognize_txt
+    full, _ = read_bands(engine, after, rows=120, overlap=40)
+    assert _bare(txts) == _bare(full)
+    assert any("09:01" in t for t in txts) and not any("09:00" in t for t in txts)
+    assert any(t.replace(" ", "").endswith("#fixed") for t in txts)
+    assert widths and max(widths) < 1600  # every strip narrower than the screen
+    assert sum(crops) == 2  # the clock and the typed line: the status line beside the clock reused
+    assert stats.lines_reused == len(full) - 2
+
+
+def test_a_window_switched_back_to_is_read_against_its_own_last_read(tmp_path) -> None:  # noqa: ANN001
+    """Issue 42: shell -> another window -> the shell again, one line changed: the worker keeps
+    several reads per screen and reads the shell against its own (one line read, the rest reused;
+    its unchanged return costs no engine run), not against the window shown in between."""
+    from PIL import Image
+
+    shell, other = _screen(LINES), _screen([f"Parameter {i}: weight (Tensor, optional) {i}" for i in range(7)])
+    edited = list(LINES)
+    edited[6] = "line 06: print(loss.item(), flush=True)"
+    paths = {}
+    for name, arr in (("shell", shell), ("other", other), ("edited", _screen(edited))):
+        paths[name] = tmp_path / f"{name}.png"
+        Image.fromarray(arr).save(paths[name])
+    eng = OcrEngine(1)
+    eng.read(paths["shell"], screen=0)
+    eng.read(paths["other"], screen=0)
+    assert not eng.needs_engine(paths["shell"], screen=0)  # the shell as it was: every line reused
+    reused = eng.stats.lines_reused
+    widths, crops = _counting(eng._engine)
+    try:
+        text, _ = eng.read(paths["edited"], screen=0)
+    finally:
+        del eng._engine.preprocess_img, eng._engine.recognize_txt
+    full, _ = read_bands(load_ocr(1, lean=True), _screen(edited))
+    assert _bare(text.split("\n")) == _bare(full) == _bare(edited)
+    assert eng.stats.lines_reused - reused == len(LINES) - 1 and sum(crops) == 1
+    assert eng.stats.references == 1

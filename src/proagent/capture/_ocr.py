@@ -5,8 +5,9 @@ screen as the person sees it now first, a backlog after it, :func:`ocr_pending`)
 window's rectangle of it where capture stored one (``screenshots.ocr_region``), runs
 RapidOCR on it (PP-OCR det/rec ONNX models shipped inside the ``rapidocr`` wheel; one onnxruntime
 thread; :data:`~proagent.ocr.LEAN_PARAMS`; the screen read in horizontal bands, :func:`read_bands`,
-so that its resident memory stays near 300 MB on a 1080p screen; only the rows that changed since
-the previous screenshot of the same screen are read again, :func:`read_screen`), writes one ``ocr_results`` row (lines joined with newlines, mean line
+so that its resident memory stays near 300 MB on a 1080p screen; only the pixels that changed
+since the most alike of the last few reads of the same screen are read again, in a strip of their
+rows and columns, :func:`read_screen`), writes one ``ocr_results`` row (lines joined with newlines, mean line
 confidence, ``language = 'ch_sim+en'``, ``processing_time`` in seconds) and sets ``is_processed``
 and ``processed_at``, all in one transaction. It starts at most one OCR every ``min_interval``
 seconds that runs the engine (the bounded rate; a screenshot whose lines are all reused waits
@@ -21,7 +22,9 @@ Run alone: ``python -m proagent.capture._ocr DIR/lifetrace.db --min-interval 2``
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
+import math
 import os
 import signal
 import sqlite3
@@ -44,6 +47,10 @@ __all__ = [
     "FINISH_SIGNAL",
     "MMAP_THRESHOLD",
     "CHANGE_MARGIN",
+    "CHANGE_MARGIN_X",
+    "COLUMN_BLOCK",
+    "READS_PER_SCREEN",
+    "WIDTH_BUCKETS",
     "BandStats",
     "OcrEngine",
     "ScreenLine",
@@ -80,8 +87,39 @@ three lines above and below it as well (issue 42: capture within 10% of a core).
 
 
 KEPT_READS = 8
-"""Previous reads the worker keeps, one per screen and size of the part read (the focused window's
-region): switching back to a window of another size reuses its lines where its rows are unchanged."""
+"""Screens (``screenshots.screen_id``) whose reads the worker keeps (the least recently read
+screen's are dropped first)."""
+
+READS_PER_SCREEN = 6
+"""Previous reads the worker keeps per screen (row and block digests and the lines with their
+boxes, no pixels: about 0.3 MB each on a 1080p screen), of any size of the part read (the focused
+window's region). A screenshot is read against the kept read of its size sharing the most rows
+with it (moved by :func:`scroll_shift` where its content moved): switching back to a window seen a
+few screenshots before (a shell, a browser, the shell again) reads only what changed since it was
+last in front, not the whole window (issue 42: capture within 10% of a core)."""
+
+COLUMN_BLOCK = 64
+"""Pixels of a row per column block digest (:func:`_block_digests`): which columns of a changed row
+changed, to the nearest block."""
+
+CHANGE_MARGIN_X = 24
+"""Pixels left and right of a changed column block read with it: a space or two of a 16-20 pixel
+font, across which the detector joins words into one line (a word typed after a space joins the
+line before it)."""
+
+COLUMN_GAP = 4
+"""Column blocks of unchanged pixels between two changed ones below which they are read as one
+strip (a typed word and the cursor after it); wider gaps are read as separate strips."""
+
+COLUMN_CONTEXT = 32
+"""Pixels of the screen beside a changed strip given to the detector with it (as
+:data:`BAND_OVERLAP` rows above and below): its lines are detected as in a whole-width band."""
+
+WIDTH_BUCKETS = (384, 768, 1152)
+"""Widths (pixels) a changed strip is cut to, with the screen's own columns around it: the
+detector's input takes one of a few shapes (onnxruntime's first run of each new input shape costs
+memory, as strips of new heights did). A strip wider than the largest bucket, or whose bucket is as
+wide as the screen, is read across the whole width (the shape of a whole band)."""
 
 REGION_MARGIN = 32
 """Pixels of context around a focused window's region read with it: a text line close to the
@@ -111,6 +149,10 @@ class ScreenLine:
     """The band (``centre // rows``) the line belongs to: lines come band by band."""
     centre: float
     """Mean row of the box's corners (the band and region a line belongs to)."""
+    left: float = 0.0
+    """Smallest column of the box."""
+    right: float = math.inf
+    """Largest column of the box (``inf``: not known, the line is taken to reach across the screen)."""
 
 
 @dataclass(frozen=True)
@@ -121,6 +163,10 @@ class ScreenRead:
     shape: tuple[int, ...]
     rows: tuple[bytes, ...]
     lines: tuple[ScreenLine, ...]
+    blocks: Any = None
+    """Digest of each :data:`COLUMN_BLOCK`-pixel block of each row (:func:`_block_digests`, a
+    height x blocks ``uint64`` array; 259 KB for a 1080p screen), which columns of a changed row
+    changed; ``None``: not known (a changed row is then read across the whole width)."""
 
 
 @dataclass
@@ -138,6 +184,12 @@ class BandStats:
     boxes_skipped: int = 0
     """Text boxes the detector found in a band's context rows, not recognised
     (:func:`_recognise_rows`)."""
+    columns_read: int = 0
+    """Pixels of width the engine was given, summed over the bands run (a band of a whole 1080p
+    screen: 1920; a changed strip narrower, :data:`WIDTH_BUCKETS`)."""
+    references: int = 0
+    """Screenshots read against a kept read other than the newest one of their screen (a window
+    switched back to, :data:`READS_PER_SCREEN`)."""
     shifts: int = 0
     """Screenshots whose content had moved up or down since the previous one (a terminal printing,
     a page scrolled, :func:`scroll_shift`): the lines moved with it were reused."""
@@ -147,15 +199,59 @@ def _row_digests(arr: Any) -> tuple[bytes, ...]:
     return tuple(hashlib.blake2b(row.tobytes(), digest_size=16).digest() for row in arr)
 
 
+@functools.lru_cache(maxsize=4)
+def _block_keys(n: int) -> Any:
+    import numpy as np
+
+    rng = np.random.default_rng(0x0C42)  # fixed: digests of two reads must be comparable
+    return rng.integers(0, 2**64 - 1, size=n, dtype=np.uint64, endpoint=True) | np.uint64(1)
+
+
+def _block_digests(arr: Any) -> Any:
+    """A ``uint64`` digest of each :data:`COLUMN_BLOCK`-pixel block of each row of ``arr``
+    (height x ceil(width / block)): the block's bytes as 64-bit words, each times a fixed odd
+    random key, summed modulo 2**64 (a multiply-sum universal hash, Carter and Wegman 1979; numpy,
+    about 10 ms for a 1080p screen where BLAKE2b of each block would take a Python call per block).
+    Only used to narrow a row whose BLAKE2b digest changed to its changed columns: a change whose
+    blocks all collide leaves the row read across the whole width (:func:`_changed_columns`)."""
+    import numpy as np
+
+    h, w = int(arr.shape[0]), int(arr.shape[1])
+    flat = np.ascontiguousarray(arr).reshape(h, -1)
+    c = flat.shape[1] // max(w, 1)
+    nb = -(-w // COLUMN_BLOCK)
+    width = COLUMN_BLOCK * c
+    word = 8 // math.gcd(width, 8)  # blocks padded to whole 64-bit words
+    width_padded = -(-width // 8) * 8 if word > 1 else width
+    if nb * width != flat.shape[1] or width_padded != width:
+        blocks = np.zeros((h, nb, width_padded), np.uint8)
+        full = np.zeros((h, nb * width), np.uint8)
+        full[:, : flat.shape[1]] = flat
+        blocks[:, :, :width] = full.reshape(h, nb, width)
+    else:
+        blocks = flat.reshape(h, nb, width)
+    words = np.ascontiguousarray(blocks).view(np.uint64)
+    return (words * _block_keys(words.shape[2])).sum(axis=2, dtype=np.uint64)
+
+
 def _uniform(band: Any) -> bool:
     first = band.reshape(-1, band.shape[-1])[0] if band.ndim == 3 else band.flat[0]
     return band.size == 0 or bool((band == first).all())
 
 
-def _recognise_rows(engine: Any, band: Any, lo: float, hi: float, stats: BandStats | None = None) -> Any:
+def _recognise_rows(
+    engine: Any,
+    band: Any,
+    lo: float,
+    hi: float,
+    stats: BandStats | None = None,
+    cols: tuple[float, float] | None = None,
+) -> Any:
     """``engine(band)`` recognising only the text boxes whose centre row lies in ``lo:hi`` (rows of
-    ``band``): the detector's other boxes (the context rows above and below a band, kept by the
-    caller from the band that holds their centre, or reused) are dropped before the recogniser runs.
+    ``band``), and whose centre column lies in ``cols`` (columns of ``band``; ``None``: any): the
+    detector's other boxes (the context rows above and below a band and columns beside a strip,
+    kept by the caller from the band that holds their centre, or reused) are dropped before the
+    recogniser runs.
     With one line per recognition batch (:data:`~proagent.ocr.LEAN_PARAMS`) each kept line reads as
     in a whole call. An engine that is not a RapidOCR object (a stand-in) is called as it is.
 
@@ -163,7 +259,7 @@ def _recognise_rows(engine: Any, band: Any, lo: float, hi: float, stats: BandSta
     ``build_final_output`` maps them), replaced on the instance for the one call."""
     det = getattr(engine, "detect_and_crop", None)
     if det is None or not hasattr(engine, "preprocess_img"):
-        return engine(band)
+        return engine(band)  # a stand-in: the caller drops what lies outside by each box's centre
     import copy
 
     import numpy as np
@@ -176,7 +272,11 @@ def _recognise_rows(engine: Any, band: Any, lo: float, hi: float, stats: BandSta
         if res.boxes is None or not len(res.boxes):
             return crops, res
         mapped = map_boxes_to_original(copy.deepcopy(np.asarray(res.boxes, dtype=np.float32)), op_record, h, w)
-        keep = [i for i, b in enumerate(mapped) if lo <= float(np.mean(b[:, 1])) < hi]
+        keep = [
+            i
+            for i, b in enumerate(mapped)
+            if lo <= float(np.mean(b[:, 1])) < hi and (cols is None or cols[0] <= float(np.mean(b[:, 0])) < cols[1])
+        ]
         if stats is not None:
             stats.boxes_skipped += len(crops) - len(keep)
         if not keep:  # RapidOCR's own "nothing detected": the call returns no boxes, quietly
@@ -197,21 +297,45 @@ def _recognise_rows(engine: Any, band: Any, lo: float, hi: float, stats: BandSta
         del engine.detect_and_crop
 
 
+def _strip_columns(c0: int, c1: int, w: int) -> tuple[int, int]:
+    """The columns ``x0:x1`` of a screen ``w`` wide given to the detector for a strip whose lines
+    lie in columns ``c0:c1``: the strip with :data:`COLUMN_CONTEXT` pixels either side, widened with
+    the screen's own columns to the smallest of :data:`WIDTH_BUCKETS` that holds it; ``(0, w)``
+    when none does or that bucket is the screen's width."""
+    need = c1 - c0 + 2 * COLUMN_CONTEXT
+    bucket = next((b for b in WIDTH_BUCKETS if b >= need), None)
+    if bucket is None or bucket >= w:
+        return 0, w
+    x0 = min(max(0, c0 - COLUMN_CONTEXT - (bucket - need) // 2), w - bucket)
+    return x0, x0 + bucket
+
+
 def _read_span(
-    engine: Any, arr: Any, r0: int, r1: int, rows: int, overlap: int, stats: BandStats | None, pad: bool = False
+    engine: Any,
+    arr: Any,
+    r0: int,
+    r1: int,
+    rows: int,
+    overlap: int,
+    stats: BandStats | None,
+    pad: bool = False,
+    cols: tuple[int, int] | None = None,
 ) -> list[ScreenLine]:
-    """The lines whose box centre lies in rows ``r0:r1``, read in bands of ``rows`` rows from ``r0``
-    (+ ``overlap`` rows of context above and below each), in reading order band by band. ``pad``:
+    """The lines whose box centre lies in rows ``r0:r1`` (and columns ``cols``, ``None``: any), read
+    in bands of ``rows`` rows from ``r0`` (+ ``overlap`` rows of context above and below each; of
+    ``cols`` only the columns :func:`_strip_columns` gives), in reading order band by band. ``pad``:
     give the engine every band at the height of a whole band (``rows + 2 * overlap``), padded with
     copies of its last row."""
     import numpy as np
 
-    h = int(arr.shape[0])
+    h, w = int(arr.shape[0]), int(arr.shape[1])
+    c0, c1 = cols if cols is not None else (0, w)
+    x0, x1 = _strip_columns(c0, c1, w) if cols is not None else (0, w)
     lines: list[ScreenLine] = []
     for top in range(r0, r1, rows):
         end = min(top + rows, r1)
         y0, y1 = max(0, top - overlap), min(h, end + overlap)
-        band = np.ascontiguousarray(arr[y0:y1])
+        band = np.ascontiguousarray(arr[y0:y1, x0:x1])
         if stats is not None:
             stats.rows_read += end - top
         if _uniform(band):
@@ -224,57 +348,139 @@ def _read_span(
             # engine sees one shape (strips of new heights raised the worker's peak resident memory
             # from 287 to 333 MB on the typing session; padded, 280 MB)
             band = np.pad(band, [(0, full - band.shape[0])] + [(0, 0)] * (band.ndim - 1), mode="edge")
-        out: Any = _recognise_rows(engine, band, top - y0, end - y0, stats)
+        whole = (x0, x1) == (0, w) and (c0, c1) == (0, w)
+        out: Any = _recognise_rows(engine, band, top - y0, end - y0, stats, None if whole else (c0 - x0, c1 - x0))
         if stats is not None:
             stats.read += 1
+            stats.columns_read += x1 - x0
         if out.boxes is None:
             continue
         for box, text, score in zip(out.boxes, out.txts or (), out.scores or ()):
             b = np.asarray(box, dtype=float)
             centre = y0 + float(np.mean(b[:, 1]))
-            if top <= centre < end and text and text.strip():
+            middle = x0 + float(np.mean(b[:, 0]))
+            if top <= centre < end and c0 <= middle < c1 and text and text.strip():
                 lines.append(
                     ScreenLine(
                         text,
                         float(score),
-                        float(b[0, 0]),
+                        x0 + float(b[0, 0]),
                         y0 + float(b[0, 1]),
                         y0 + float(b[:, 1].min()),
                         y0 + float(b[:, 1].max()),
                         int(centre // rows),
                         centre,
+                        x0 + float(b[:, 0].min()),
+                        x0 + float(b[:, 0].max()),
                     )
                 )
     return lines
 
 
-def _changed_regions(
-    previous: ScreenRead, digests: tuple[bytes, ...], h: int, margin: int
-) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """``(core, regions)``: ``core``, the rows whose digest changed with ``margin`` rows around them;
-    ``regions``, each core range widened to the whole boxes of the lines of ``previous`` that reach
-    into it (once: lines of a page often touch their neighbours, so widening again would spread over
-    the screen). The regions are read again; a line of ``previous`` clear of the core is reused."""
-    core: list[list[int]] = []
+Rect = tuple[int, int, int, int]
+"""``(r0, r1, c0, c1)``: rows ``r0:r1`` and columns ``c0:c1`` of a screen."""
+
+
+def _changed_columns(
+    previous: ScreenRead, blocks: Any, changed: list[int], w: int, margin: int
+) -> list[tuple[int, int]]:
+    """The column ranges of rows ``changed`` (whose row digests differ from ``previous``) whose
+    :data:`COLUMN_BLOCK` blocks changed, ``margin`` pixels around them, ranges closer than
+    :data:`COLUMN_GAP` blocks joined; the whole width where a row's blocks are not known (no block
+    digests, a row that came in with a scroll) or none of them differs (a digest collision)."""
+    import numpy as np
+
+    if blocks is None or previous.blocks is None or previous.blocks.shape != blocks.shape:
+        return [(0, w)]
+    if any(not previous.rows[y] for y in changed):  # a row that came in with a scroll: nothing to compare
+        return [(0, w)]
+    diff = (blocks[changed] != previous.blocks[changed]).any(axis=0)
+    idx = np.flatnonzero(diff)
+    if not len(idx):
+        return [(0, w)]
+    spans: list[list[int]] = []
+    for i in idx.tolist():
+        if spans and i - spans[-1][1] <= COLUMN_GAP:
+            spans[-1][1] = i
+        else:
+            spans.append([i, i])
+    return [(max(0, a * COLUMN_BLOCK - margin), min(w, (b + 1) * COLUMN_BLOCK + margin)) for a, b in spans]
+
+
+def _meets(ln: ScreenLine, r: Rect, h: int, w: int) -> bool:
+    """Whether the box of ``ln`` reaches into ``r``."""
+    r0, r1, c0, c1 = r
+    return ln.top < r1 and ln.bottom + 1 > r0 and ln.left < c1 and min(ln.right, w) + 1 > c0
+
+
+def _owns(ln: ScreenLine, r: Rect) -> bool:
+    """Whether ``ln`` is one of the lines of ``r``: its centre row in ``r``'s rows and its box
+    reaching into ``r``'s columns (read again with ``r``, not reused)."""
+    r0, r1, c0, c1 = r
+    return r0 <= ln.centre < r1 and ln.left < c1 and ln.right + 1 > c0
+
+
+def _settle(regions: list[Rect], lines: tuple[ScreenLine, ...], w: int) -> list[Rect]:
+    """``regions`` widened sideways until each holds whole every line it owns (:func:`_owns`: a line
+    is read whole or reused whole, never cut at a strip's edge), those whose columns overlap and
+    whose rows overlap or touch joined (one engine run, not two)."""
+    out = list(regions)
+    changed = True
+    while changed:
+        changed = False
+        for k, (r0, r1, c0, c1) in enumerate(out):
+            lo, hi = c0, c1
+            for ln in lines:
+                if _owns(ln, (r0, r1, lo, hi)):
+                    lo, hi = min(lo, max(0, int(ln.left))), max(hi, min(w, int(math.ceil(min(ln.right, w))) + 1))
+            if (lo, hi) != (c0, c1):
+                out[k], changed = (r0, r1, lo, hi), True
+        merged: list[Rect] = []
+        for r in sorted(out):
+            for j, m in enumerate(merged):
+                if r[0] <= m[1] and m[0] <= r[1] and r[2] < m[3] and m[2] < r[3]:  # rows touch, columns overlap
+                    merged[j] = (min(r[0], m[0]), max(r[1], m[1]), min(r[2], m[2]), max(r[3], m[3]))
+                    changed = True
+                    break
+            else:
+                merged.append(r)
+        out = merged
+    return sorted(out)
+
+
+def _changed_rects(
+    previous: ScreenRead, digests: tuple[bytes, ...], h: int, margin: int, w: int | None = None, blocks: Any = None
+) -> tuple[list[Rect], list[Rect]]:
+    """``(core, regions)``: ``core``, the rows whose digest changed with ``margin`` rows around them,
+    cut to the columns that changed in them (:func:`_changed_columns`, with :data:`CHANGE_MARGIN_X`
+    pixels around; the whole width ``w`` without ``blocks``); ``regions``, each core rectangle widened to
+    the whole boxes of the lines of ``previous`` that reach into it (once downwards: lines of a page
+    often touch their neighbours, so widening again would spread over the screen), then sideways
+    to whole lines (:func:`_settle`). The regions are read again; a line of ``previous`` clear of
+    the core and owned by no region is reused."""
+    w = int(previous.shape[1]) if w is None else w
+    core_rows: list[list[int]] = []
     for y in range(h):
         if digests[y] != previous.rows[y]:
             a, b = max(0, y - margin), min(h, y + 1 + margin)
-            if core and a <= core[-1][1]:
-                core[-1][1] = max(core[-1][1], b)
+            if core_rows and a <= core_rows[-1][1]:
+                core_rows[-1][1] = max(core_rows[-1][1], b)
             else:
-                core.append([a, b])
-    regions: list[list[int]] = []
-    for a, b in core:
-        lo, hi = a, b
+                core_rows.append([a, b])
+    core: list[Rect] = []
+    for a, b in core_rows:
+        changed = [y for y in range(a, b) if digests[y] != previous.rows[y]]
+        core.extend((a, b, c0, c1) for c0, c1 in _changed_columns(previous, blocks, changed, w, CHANGE_MARGIN_X))
+    regions: list[Rect] = []
+    for r in core:
+        r0, r1, c0, c1 = r
         for ln in previous.lines:
-            top, bottom = max(0, int(ln.top)), min(h, int(ln.bottom) + 1)  # a box may reach past the edge
-            if top < b and bottom > a:
-                lo, hi = min(lo, top), max(hi, bottom)
-        if regions and lo <= regions[-1][1]:
-            regions[-1][1] = max(regions[-1][1], hi)
-        else:
-            regions.append([lo, hi])
-    return [(a, b) for a, b in core], [(a, b) for a, b in regions]
+            if _meets(ln, r, h, w):
+                top, bottom = max(0, int(ln.top)), min(h, int(ln.bottom) + 1)  # a box may reach past the edge
+                left, right = max(0, int(ln.left)), min(w, int(math.ceil(min(ln.right, w))) + 1)
+                r0, r1, c0, c1 = min(r0, top), max(r1, bottom), min(c0, left), max(c1, right)
+        regions.append((r0, r1, c0, c1))
+    return core, _settle(regions, previous.lines, w)
 
 
 MIN_SHIFT_SHARE = 0.3
@@ -313,78 +519,156 @@ def scroll_shift(previous: ScreenRead, digests: tuple[bytes, ...], uniform: froz
 
 def _shifted(previous: ScreenRead, d: int, rows: int) -> ScreenRead:
     """``previous`` as it shows after its content moved up by ``d`` rows: row digests moved (rows
-    that came in empty digests, which match nothing), lines moved, those no longer whole dropped."""
+    that came in empty digests, which match nothing), block digests moved with them, lines moved,
+    those no longer whole dropped."""
+    import numpy as np
+
     h = len(previous.rows)
     moved = tuple(previous.rows[y + d] if 0 <= y + d < h else b"" for y in range(h))
+    blocks = None
+    if previous.blocks is not None:
+        blocks = np.zeros_like(previous.blocks)
+        lo, hi = max(0, -d), min(h, h - d)
+        if lo < hi:
+            blocks[lo:hi] = previous.blocks[lo + d : hi + d]
     lines = []
     for ln in previous.lines:
         top, bottom = ln.top - d, ln.bottom - d
         if top < 0 or bottom >= h:
             continue
         c = ln.centre - d
-        lines.append(ScreenLine(ln.text, ln.score, ln.x, ln.y - d, top, bottom, int(c // rows), c))
-    return ScreenRead(previous.shape, moved, tuple(lines))
+        lines.append(ScreenLine(ln.text, ln.score, ln.x, ln.y - d, top, bottom, int(c // rows), c, ln.left, ln.right))
+    return ScreenRead(previous.shape, moved, tuple(lines), blocks)
+
+
+def _aligned(
+    previous: ScreenRead, digests: tuple[bytes, ...], blank: frozenset[bytes], rows: int
+) -> tuple[ScreenRead, int]:
+    """``(reference, d)``: ``previous`` moved by its :func:`scroll_shift` ``d`` (0: unmoved)."""
+    d = scroll_shift(previous, digests, blank)
+    return (_shifted(previous, d, rows), d) if d else (previous, 0)
+
+
+def _shared(previous: ScreenRead, digests: tuple[bytes, ...]) -> tuple[int, int]:
+    """``(shared, distinct)``: of the rows of ``digests`` whose digest occurs once on that screen
+    (not a blank or repeated row, which most screens share), how many have the digest of the same
+    row of ``previous``, and how many there are."""
+    repeated = {dg for dg, n in Counter(digests).items() if n > 1}
+    distinct = [y for y, dg in enumerate(digests) if dg not in repeated]
+    return sum(previous.rows[y] == digests[y] for y in distinct), len(distinct)
 
 
 def read_screen(
     engine: Any,
     arr: Any,
-    previous: ScreenRead | None = None,
+    previous: ScreenRead | list[ScreenRead] | None = None,
     rows: int = BAND_ROWS,
     overlap: int = BAND_OVERLAP,
     margin: int = CHANGE_MARGIN,
     stats: BandStats | None = None,
 ) -> tuple[list[str], list[float], ScreenRead]:
     """:func:`read_bands` of the RGB array ``arr``, reading again only what changed since
-    ``previous`` (the :class:`ScreenRead` of the previous screenshot of the same screen, same size):
-    the rows whose pixels differ and ``margin`` rows around them, widened to the whole lines reaching
-    into them, are read (in bands, with ``overlap`` rows of context); every other line is the one read
-    before, where its rows hold the same pixels. Without ``previous`` (or at another size) the whole
-    screen is read band by band, as :func:`read_bands` does. Bands of one colour are not run through
-    the engine (no text shows on them). The lines read again have the text of a whole-screen read;
-    where a long line lies, the detector may split it at another gap (the context rows differ). Returns the lines (band by band; within a band, new and reused lines merged by
-    their top), their confidences and this screenshot's :class:`ScreenRead`.
+    ``previous`` (the :class:`ScreenRead` of an earlier screenshot of the same screen, same size, or
+    a list of them, of which the one sharing the most rows with ``arr``, moved by its
+    :func:`scroll_shift`, is taken): the rows whose pixels differ and ``margin`` rows around them,
+    cut to the columns that changed in them (:data:`COLUMN_BLOCK` blocks, :data:`CHANGE_MARGIN_X`
+    pixels around), widened to the whole lines reaching into them, are read (in bands, with
+    ``overlap`` rows and :data:`COLUMN_CONTEXT` columns of context, a strip cut to one of
+    :data:`WIDTH_BUCKETS`); every other line is the one read before, where its pixels are the same
+    (one a new line covers is dropped). Without ``previous`` (or at another size) the whole screen
+    is read band by band, as :func:`read_bands` does. Bands of one colour are not run through the
+    engine (no text shows on them). The lines read again have the text of a whole-screen read;
+    where a long line lies, the detector may split it at another gap (the context differs).
+    Returns the lines (band by band; within a band, new and reused lines merged by their top),
+    their confidences and this screenshot's :class:`ScreenRead`.
 
     On a screen where a person types or a clock ticks, a stored screenshot differs from the previous
-    one in a few rows (issue 24: text-aware dedup stores many near-identical screens)."""
-    import heapq
-
-    h = int(arr.shape[0])
+    one in a few rows and columns (issue 24: text-aware dedup stores many near-identical screens)."""
+    h, w = int(arr.shape[0]), int(arr.shape[1])
     digests = _row_digests(arr)
-    if previous is not None and previous.shape == tuple(arr.shape) and digests != previous.rows:
+    blocks = _block_digests(arr)
+    shape = tuple(arr.shape)
+    candidates = [
+        p for p in (previous if isinstance(previous, list) else [previous]) if p is not None and p.shape == shape
+    ]
+    reference: ScreenRead | None = None
+    chosen = len(candidates) - 1
+    same = [k for k, p in enumerate(candidates) if p.rows == digests]
+    if same:
+        chosen = same[-1]
+        reference = candidates[chosen]
+    elif candidates:
         one_colour = (arr == arr[:, :1]).reshape(h, -1).all(axis=1)  # rows of one colour
         blank = frozenset(dg for dg, flat in zip(digests, one_colour) if flat)
-        d = scroll_shift(previous, digests, blank)
-        if d:
-            previous = _shifted(previous, d, rows)
-            if stats is not None:
-                stats.shifts += 1
-    if previous is None or previous.shape != tuple(arr.shape):
-        regions, keep = [(0, h)], []
+        best, moved = -1, 0
+        for k, p in enumerate(candidates):
+            aligned, d = _aligned(p, digests, blank, rows)
+            score = _shared(aligned, digests)[0]
+            if score >= best:  # ties: the most recent
+                best, moved, chosen, reference = score, d, k, aligned
+        if stats is not None:
+            stats.shifts += moved != 0
+    if stats is not None and reference is not None and chosen != len(candidates) - 1:
+        stats.references += 1
+    if reference is None:
+        core: list[Rect] = []
+        regions: list[Rect] = [(0, h, 0, w)]
+        keep: list[ScreenLine] = []
     else:
-        core, regions = _changed_regions(previous, digests, h, margin)
+        core, regions = _changed_rects(reference, digests, h, margin, w, blocks)
         keep = [
             ln
-            for ln in previous.lines  # clear of the changed rows, and not read again with a region
-            if not any(ln.top < b and ln.bottom + 1 > a for a, b in core)
-            and not any(a <= ln.centre < b for a, b in regions)
+            for ln in reference.lines  # clear of the changed pixels, and not read again with a region
+            if not any(_meets(ln, r, h, w) for r in core) and not any(_owns(ln, r) for r in regions)
         ]
-        if stats is not None:
-            stats.lines_reused += len(keep)
-    partial = regions != [(0, h)]
-    new = [ln for a, b in regions for ln in _read_span(engine, arr, a, b, rows, overlap, stats, pad=partial)]
+    partial = regions != [(0, h, 0, w)]
+    new: list[ScreenLine] = []
+    for r0, r1, c0, c1 in regions:
+        cols = None if (c0, c1) == (0, w) else (c0, c1)
+        new.extend(_read_span(engine, arr, r0, r1, rows, overlap, stats, pad=partial, cols=cols))
+    if new and keep:  # a line read again whole (the detector joined it to a new word beside it)
+        keep = [ln for ln in keep if not any(_overlap(ln, n) for n in new)]
+    if stats is not None:
+        stats.lines_reused += len(keep)
     ordered: list[ScreenLine] = []
     for band in sorted({ln.band for ln in keep} | {ln.band for ln in new}):
-        ordered.extend(
-            heapq.merge(
-                [ln for ln in keep if ln.band == band], [ln for ln in new if ln.band == band], key=lambda ln: ln.y
-            )
-        )
+        fresh = [ln for ln in new if ln.band == band]
+        kept = [ln for ln in keep if ln.band == band]
+        ordered.extend(_reading_order(kept + fresh) if fresh and kept else kept or fresh)
     return (
         [ln.text for ln in ordered],
         [ln.score for ln in ordered],
-        ScreenRead(tuple(arr.shape), digests, tuple(ordered)),
+        ScreenRead(shape, digests, tuple(ordered), blocks),
     )
+
+
+READING_ROW = 10
+"""Pixels between the tops of two boxes below which they are one row of text, read left to right
+(RapidOCR 3.10's ``_BOX_SORT_Y_THRESHOLD``, its text detector's ``sorted_boxes``)."""
+
+
+def _reading_order(lines: list[ScreenLine]) -> list[ScreenLine]:
+    """``lines`` in RapidOCR's reading order (its detector's ``sorted_boxes``): by the top of each
+    box's first corner, boxes whose tops are less than :data:`READING_ROW` pixels below the one
+    before taken as one row, each row left to right. Reused lines and lines read again then come
+    in the order a whole read gives them (a clock beside a line, read again, stays after it)."""
+    by_y = sorted(lines, key=lambda ln: ln.y)
+    row, out, last = 0, [], None
+    for ln in by_y:
+        if last is not None and ln.y - last >= READING_ROW:
+            row += 1
+        out.append((row, ln.x, ln))
+        last = ln.y
+    out.sort(key=lambda t: (t[0], t[1]))
+    return [t[2] for t in out]
+
+
+def _overlap(old: ScreenLine, new: ScreenLine) -> bool:
+    """Whether ``new``'s box covers more than half of ``old``'s (the same line read again)."""
+    rows = min(old.bottom, new.bottom) - max(old.top, new.top)
+    cols = min(old.right, new.right) - max(old.left, new.left)
+    area = (old.bottom - old.top) * (min(old.right, 1e9) - old.left)
+    return rows > 0 and cols > 0 and rows * cols > 0.5 * area
 
 
 def read_bands(
@@ -404,7 +688,7 @@ class OcrEngine:
 
     def __init__(self, threads: int = 1) -> None:
         self._engine = load_ocr(threads, lean=True)
-        self._previous: dict[Any, ScreenRead] = {}
+        self._previous: dict[Any, list[ScreenRead]] = {}  # screen -> its reads, least recently read first
         self._loaded: tuple[Any, Any] | None = None
         self.stats = BandStats()
         """Bands read and blank, lines reused and rows read so far."""
@@ -413,9 +697,9 @@ class OcrEngine:
         self, path: Path, screen: Any = None, region: tuple[int, int, int, int] | None = None
     ) -> tuple[str, float | None]:
         """``(text, mean confidence)`` of the image at ``path`` (empty text, ``None`` when none).
-        ``screen``: the screen it shows (``screenshots.screen_id``); the lines of the previous
-        read of the same screen at the same size (the same window's region, :data:`KEPT_READS`)
-        are reused where their rows are unchanged (:func:`read_screen`). ``region``: ``(x, y, width, height)`` of the part to read (the
+        ``screen``: the screen it shows (``screenshots.screen_id``); the lines of the kept read of
+        the same screen at the same size (a window's region) sharing the most rows with it
+        (:data:`READS_PER_SCREEN`) are reused where their pixels are unchanged (:func:`read_screen`). ``region``: ``(x, y, width, height)`` of the part to read (the
         focused window, ``screenshots.ocr_region``), clipped to the image; ``None``: all of it.
         A region whose pixels are those of the previous read of the screen costs the row digests
         only: every line is reused.
@@ -426,11 +710,13 @@ class OcrEngine:
         """
         arr = self._load(path, region)
         self._loaded = None
-        key = (screen, tuple(arr.shape))
-        txts, scores, read = read_screen(self._engine, arr, self._previous.pop(key, None), stats=self.stats)
-        self._previous[key] = read
+        kept = self._previous.pop(screen, [])
+        txts, scores, read = read_screen(self._engine, arr, kept, stats=self.stats)
+        kept = [p for p in kept if not _supersedes(read, p)]
+        kept.append(read)
+        self._previous[screen] = kept[-READS_PER_SCREEN:]
         while len(self._previous) > KEPT_READS:
-            self._previous.pop(next(iter(self._previous)))  # the least recently read
+            self._previous.pop(next(iter(self._previous)))  # the least recently read screen
         return "\n".join(txts), (sum(scores) / len(scores) if scores else None)
 
     def _load(self, path: Path, region: tuple[int, int, int, int] | None) -> Any:
@@ -452,14 +738,28 @@ class OcrEngine:
 
     def needs_engine(self, path: Path, screen: Any = None, region: tuple[int, int, int, int] | None = None) -> bool:
         """Whether :meth:`read` of these arguments would run the engine: ``False`` when the part read
-        has the shape and every pixel row of the previous read of ``screen`` (its lines are reused).
+        has the shape and every pixel row of a kept read of ``screen`` (its lines are reused).
 
         Raises:
             OSError, ValueError: as :meth:`read`.
         """
         arr = self._load(path, region)
-        prev = self._previous.get((screen, tuple(arr.shape)))
-        return prev is None or prev.shape != tuple(arr.shape) or _row_digests(arr) != prev.rows
+        shape = tuple(arr.shape)
+        kept = [p for p in self._previous.get(screen, []) if p.shape == shape]
+        if not kept:
+            return True
+        digests = _row_digests(arr)
+        return not any(p.rows == digests for p in kept)
+
+
+def _supersedes(read: ScreenRead, kept: ScreenRead) -> bool:
+    """Whether ``read`` takes the place of ``kept`` among a screen's kept reads: the same size, and
+    at least half of its rows that are not blank or repeated are those of ``kept`` (the same window,
+    a line typed since)."""
+    if read.shape != kept.shape:
+        return False
+    shared, distinct = _shared(kept, read.rows)
+    return distinct > 0 and 2 * shared >= distinct
 
 
 def _decode(path: Path) -> Any:
