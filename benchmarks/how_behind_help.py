@@ -53,7 +53,7 @@ share is exactly 100% and the baseline's 0% (the moment was decided before that 
 did not read the window again would score 0%.
 
     python benchmarks/how_behind_help.py [--model local/smollm2-135m] [--model-arg n_threads=1]
-        [--help-tokens 200] [--accepts N [--accepts-only]] [--capture-read] [--against REF [--dwell S] [--beside-capture]]
+        [--help-tokens N (live's 400)] [--accepts N [--accepts-only]] [--capture-read] [--against REF [--dwell S] [--beside-capture]]
         [--json out.json] [--smoke]
 """
 
@@ -95,7 +95,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default="local/smollm2-135m")
     ap.add_argument("--model-arg", action="append", default=[], help="KEY=VALUE (e.g. n_threads=1)")
-    ap.add_argument("--help-tokens", type=int, default=200, help="the help answer's budget, tokens")
+    from proagent.live._help import HELP_MAX_TOKENS
+
+    ap.add_argument(
+        "--help-tokens",
+        type=int,
+        default=HELP_MAX_TOKENS,
+        help=f"the help answer's budget, tokens (default {HELP_MAX_TOKENS}: live's, HELP_MAX_TOKENS)",
+    )
     ap.add_argument(
         "--accepts", type=int, default=0, help="also time N accepts per arm, baseline vs help first (issue 42)"
     )

@@ -7,7 +7,8 @@ pytest.importorskip("rapidocr")
 from proagent.ocr import OCR_PARAMS, load_ocr  # noqa: E402
 
 
-def test_load_ocr_is_cached_per_thread_setting():
+def test_load_ocr_is_cached_per_thread_setting(monkeypatch):
+    monkeypatch.delenv("PROAGENT_OCR_THREADS", raising=False)  # scripts/test.sh sets it to 1
     default, one = load_ocr(), load_ocr(1)
     assert load_ocr() is default and load_ocr(1) is one
     assert one is not default
