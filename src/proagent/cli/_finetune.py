@@ -9,7 +9,6 @@ from pathlib import Path
 
 import click
 
-from ..errors import UsageError
 from ._options import Finite, training_data_options, training_window_options
 from ._util import check_writable_dir, window_seconds
 
@@ -161,10 +160,7 @@ def _run(
         samples += s
         sources.append(src)
     if limit is not None and limit < len(samples):
-        try:
-            samples = subsample(samples, limit, seed)
-        except ValueError as e:  # too few to hold both labels: the option's fault, one line
-            raise UsageError("--limit", str(e)) from None
+        samples = subsample(samples, limit, seed)  # UsageError (--limit) when too few to hold both labels
     check_writable_dir(out, "--out")
     config = FinetuneConfig(method=method, seed=seed, **hyper)
     click.echo(

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Callable, Literal
 
 from ..agent.prompting import system_prompt
-from ..errors import DataError
+from ..errors import DataError, UsageError
 from ..io import write_json_atomic
 from ..models.catalog import MODELS, resolve_gguf
 from ..records import Sample
@@ -176,10 +176,11 @@ def subsample(samples: list[Sample], n: int, seed: int = 0) -> list[Sample]:
     is kept), in their original order; all of them when ``n >= len(samples)``.
 
     Raises:
-        ValueError: ``n < 1``, or ``n`` too small to hold both labels when both occur.
+        UsageError: (a ``ValueError``; option ``--limit``) ``n < 1``, or ``n`` too small to hold both
+            labels when both occur.
     """
     if n < 1:
-        raise ValueError(f"subsample size {n}: must be >= 1")
+        raise UsageError("--limit", f"subsample size {n}: must be >= 1")
     if n >= len(samples):
         return list(samples)
     from sklearn.model_selection import train_test_split
@@ -190,7 +191,7 @@ def subsample(samples: list[Sample], n: int, seed: int = 0) -> list[Sample]:
     try:
         keep, _ = train_test_split(idx, train_size=n, random_state=seed, stratify=strat)
     except ValueError as e:
-        raise ValueError(f"cannot draw {n} of {len(samples)} moments stratified by label: {e}") from None
+        raise UsageError("--limit", f"cannot draw {n} of {len(samples)} moments stratified by label: {e}") from None
     return [samples[i] for i in sorted(keep)]
 
 
