@@ -552,8 +552,9 @@ def _arm(args: argparse.Namespace) -> int:
             late = [u for t, u in model.prefills if t > accepted]  # read-ahead work that Accept waited for
             turn = helper.turns(offer.id)[-1]
             with __import__("sqlite3").connect(work / "live" / "feedback.db") as c:
-                prompt, cached = c.execute(
-                    "SELECT prompt_tokens, cached_tokens FROM help_turns WHERE role = 'assistant' ORDER BY id DESC"
+                prompt, cached, written, answer = c.execute(
+                    "SELECT prompt_tokens, cached_tokens, completion_tokens, text FROM help_turns "
+                    "WHERE role = 'assistant' ORDER BY id DESC"
                 ).fetchone()
             timing = getattr(helper, "timings", {}).get(offer.id, {})
             sent = json.dumps(getattr(model, "sent", []))
@@ -565,6 +566,8 @@ def _arm(args: argparse.Namespace) -> int:
                     "grounded": value in sent,
                     "prompt_tokens": prompt,
                     "cached_tokens": cached,
+                    "completion_tokens": written,
+                    "at_budget": written is not None and written >= args.help_tokens,  # cut off, not ended
                     "evaluated_after_accept": (prompt or 0) + sum(u.get("prompt_tokens") or 0 for u in late),
                     "loads_after_accept": loads,
                     "reused_reading": timing.get("reused_reading"),
@@ -582,6 +585,11 @@ def _arm(args: argparse.Namespace) -> int:
                 f"{cached}), read ahead after Accept {sum(u.get('prompt_tokens') or 0 for u in late)}, model loads "
                 f"after Accept {loads}, How call {'stopped' if flying else 'done'}, CPU {cpu:.1f} s, {timing or ''}",
                 flush=True,
+            )
+            # the answer's length and its end: did it end on its own or at the budget (mid-sentence)?
+            tail = " ".join((answer or "").split())[-160:]
+            print(
+                f"    answer: {written} tokens{' (cut at the budget)' if recs[-1]['at_budget'] else ''}, ends: ...{tail}"
             )
             helper.close()
             st.close()
@@ -651,6 +659,8 @@ def _against(args: argparse.Namespace, argv: list[str], machine: dict[str, Any])
                     "total_p95": percentile(total, 95),
                     "evaluated_p50": med("evaluated_after_accept"),
                     "reused_p50": med("cached_tokens"),
+                    "written_p50": med("completion_tokens"),
+                    "at_budget": sum(bool(x.get("at_budget")) for x in xs) / len(xs) if xs else None,
                     "reused_reading": sum(bool(x.get("reused_reading")) for x in xs) / len(xs) if xs else None,
                     "loads": sum(x["loads_after_accept"] for x in xs),
                     "grounded": sum(x["grounded"] for x in xs) / len(xs) if xs else None,
@@ -674,6 +684,8 @@ def _against(args: argparse.Namespace, argv: list[str], machine: dict[str, Any])
         ("total_p95", "p95 s", ".1f"),
         ("evaluated_p50", "tokens evaluated after Accept p50", ".0f"),
         ("reused_p50", "answer's reused p50", ".0f"),
+        ("written_p50", "answer tokens p50", ".0f"),
+        ("at_budget", "cut at the budget", ".0%"),
         ("loads", "model loads after Accept", "d"),
         ("grounded", "grounded", ".0%"),
         ("cpu_p50", "CPU s p50", ".1f"),
