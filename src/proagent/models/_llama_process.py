@@ -36,20 +36,10 @@ from typing import Any
 
 from ..errors import RunError
 
-__all__ = ["EngineGone", "LlamaProcess", "PARENT_POLL_S", "POLL", "Ticket", "prestart"]
+__all__ = ["EngineGone", "LlamaProcess", "PARENT_POLL_S", "Ticket", "prestart"]
 
 PARENT_POLL_S = 0.5
 """Seconds between the child's checks that its parent is alive (it exits when not)."""
-
-POLL = 0
-"""llama.cpp's thread-pool polling level (``CpuParams.poll``, llama-server's ``--poll``: 0 none to 100
-aggressive; llama.cpp's default is 50): how long its worker threads spin waiting for the next piece of
-work (the next token's graph) before they sleep. On a laptop's few cores shared with capture's OCR
-and the rest of the desktop, a spinning worker takes a core from the thread it waits for: the same
-200-token answer of the default model with 2 threads, on the 2-core machine at load average 2-3,
-took 12.0 and 13.7 s (22.0 and 24.5 CPU s) at 0 against 20.2, 20.7 and 20.8 s (31.2-31.9 CPU s) at
-50, the text identical (issue 42 item 5; docs/speed.md). Polling changes when a thread wakes, not
-what it computes, so answers (and the answer cache) are the same at any level."""
 
 
 class Ticket:
@@ -257,9 +247,7 @@ class LlamaProcess:
 # ------------------------------------------------------------------ the child
 
 
-def _params(config: dict[str, Any]) -> Any:
-    """The ``xllamacpp.CommonParams`` of a child's ``config`` (``path``, ``n_ctx``, ``n_threads``,
-    ``n_cache_reuse``; ``poll``, default :data:`POLL`)."""
+def _server(config: dict[str, Any]) -> Any:
     import xllamacpp as xlc
 
     params = xlc.CommonParams()
@@ -269,16 +257,9 @@ def _params(config: dict[str, Any]) -> Any:
     params.cpuparams.n_threads = config["n_threads"]
     params.cpuparams_batch.n_threads = config["n_threads"]
     params.warmup = False
-    params.cpuparams.poll = params.cpuparams_batch.poll = int(config.get("poll", POLL))
     params.n_cache_reuse = int(config.get("n_cache_reuse", 0))
     params.verbosity = -1
-    return params
-
-
-def _server(config: dict[str, Any]) -> Any:
-    import xllamacpp as xlc
-
-    return xlc.Server(_params(config))
+    return xlc.Server(params)
 
 
 def _stream(server: Any, request: dict[str, Any], send: Connection) -> dict[str, Any]:
