@@ -46,6 +46,8 @@ Levers (``--lever KEY=VALUE``, repeatable): a variant of the in-context help com
 both orders, with the default in-context help: ``screen_chars=N`` (the screen region's size,
 live's :data:`~proagent.live._help.SCREEN_CHARS`), ``max_tokens=N`` (the answer budget),
 ``prompt=FILE`` (a system prompt file in ``proagent/live/prompts/`` instead of ``help_system.txt``).
+Each lever's row also gives the variant's and the default's answer tokens (median) and the share of
+answers cut at their budget (all of it used: cut off, not ended).
 
 Other modes:
 
@@ -800,10 +802,11 @@ def summarise(
         "free_wrong": sum(c["wrong"] for c in fc),
         "items": sum(c["checkable"] for c in cc),
     }
-    toks = [r["context"].get("completion_tokens") for r in records if r["context"].get("completion_tokens")]
-    out["answers"] = {  # live's in-context answers: their length, and how many were cut off at the budget
+    answers = [r.get("context") or {} for r in records]  # live's in-context answers (older records: none)
+    toks = [a["completion_tokens"] for a in answers if a.get("completion_tokens")]
+    out["answers"] = {  # their length, and how many were cut off at the budget
         "tokens_p50": statistics.median(toks) if toks else None,
-        "at_budget": sum(bool(r["context"].get("at_budget")) for r in records) / max(len(records), 1),
+        "at_budget": sum(bool(a.get("at_budget")) for a in answers) / max(len(answers), 1),
     }
     for lv in levers:
         rs = [r["levers"][lv] for r in records if lv in r["levers"]]

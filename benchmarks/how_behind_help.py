@@ -36,10 +36,12 @@ screenshot already read by capture), the offer's How call started, the offer sho
 Accept, with the How call stopped for the answer (``LiveAgent.help_first``). Figures per arm: Accept
 to the first words and to the whole answer (p50/p95), the prompt tokens llama.cpp evaluated
 after Accept (the answer's, and any read-ahead that Accept waited for) and those the answer reused
-from its cache (medians), the llama.cpp children started after Accept (model loads), the grounded
-share, the CPU seconds of the run and its llama.cpp children per accept (Accept to the end), and the
-load average before and after the arm. This tree's arm also times one model load and one How call
-alone (reload or wait: what stopping a How call for the answer costs against waiting for it).
+from its cache (medians), the answer's tokens (median) and the share of answers cut at the budget
+(``--help-tokens``: an answer that used all of it was cut off, not ended), the llama.cpp children
+started after Accept (model loads), the grounded share, the CPU seconds of the run and its llama.cpp
+children per accept (Accept to the end), and the load average before and after the arm. This tree's
+arm also times one model load and one How call alone (reload or wait: what stopping a How call for
+the answer costs against waiting for it).
 
 With ``--beside-capture`` (issue 42 item 5's condition) each ``--against`` arm runs while the real
 ``proagent capture`` records ordinary work on an Xvfb screen of its own (benchmarks/capture.py's
