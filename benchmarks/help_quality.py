@@ -46,6 +46,8 @@ Levers (``--lever KEY=VALUE``, repeatable): a variant of the in-context help com
 both orders, with the default in-context help: ``screen_chars=N`` (the screen region's size,
 live's :data:`~proagent.live._help.SCREEN_CHARS`), ``max_tokens=N`` (the answer budget),
 ``prompt=FILE`` (a system prompt file in ``proagent/live/prompts/`` instead of ``help_system.txt``).
+Each lever's row also gives the variant's and the default's answer tokens (median) and the share of
+answers cut at their budget (all of it used: cut off, not ended).
 
 Other modes:
 
@@ -77,6 +79,7 @@ import os
 import random
 import re
 import secrets
+import statistics
 import sys
 import time
 from collections import Counter
@@ -699,13 +702,21 @@ def run_moment(
         "judges": {},
         "levers": {},
     }
+    # an answer that used its whole budget was cut off, not ended (issue 42 item 5: answers that end on their own)
+    rec["context"]["at_budget"] = (ctx_a["completion_tokens"] or 0) >= answerer.max_tokens
     rec["rubric_verdict"] = rubric_verdict(rec["checks"]["context"], rec["checks"]["free"])
     for j in judges:
         rec["judges"][j.name] = judge_pairs(j, m, view, asked, ctx_a["text"], free_a["text"], prompts)
     for lever in levers:
         vm, _, budget, _ = help_messages_for(sample, question, send, lever)
         va = answerer(vm, budget)
-        lrec: dict[str, Any] = {"text": va["text"], "checks": check_answer(m, va["text"]), "judges": {}}
+        lrec: dict[str, Any] = {
+            "text": va["text"],
+            "completion_tokens": va["completion_tokens"],
+            "at_budget": (va["completion_tokens"] or 0) >= (budget or answerer.max_tokens),
+            "checks": check_answer(m, va["text"]),
+            "judges": {},
+        }
         lrec["rubric_verdict"] = rubric_verdict(lrec["checks"], rec["checks"]["context"])
         for j in judges:
             lrec["judges"][j.name] = judge_pairs(j, m, view, asked, va["text"], ctx_a["text"], prompts)
@@ -791,6 +802,12 @@ def summarise(
         "free_wrong": sum(c["wrong"] for c in fc),
         "items": sum(c["checkable"] for c in cc),
     }
+    answers = [r.get("context") or {} for r in records]  # live's in-context answers (older records: none)
+    toks = [a["completion_tokens"] for a in answers if a.get("completion_tokens")]
+    out["answers"] = {  # their length, and how many were cut off at the budget
+        "tokens_p50": statistics.median(toks) if toks else None,
+        "at_budget": sum(bool(a.get("at_budget")) for a in answers) / max(len(answers), 1),
+    }
     for lv in levers:
         rs = [r["levers"][lv] for r in records if lv in r["levers"]]
         lo: dict[str, Any] = {"n": len(rs), "judges": {}}
@@ -807,6 +824,9 @@ def summarise(
         lo["rubric"] = win_stats([x["rubric_verdict"] for x in rs])
         ch = [x["checks"] for x in rs if x["checks"]["checkable"]]
         lo["pass"] = sum(c["passed"] for c in ch) / max(sum(c["checkable"] for c in ch), 1)
+        vt = [x["completion_tokens"] for x in rs if x.get("completion_tokens")]
+        lo["tokens_p50"] = statistics.median(vt) if vt else None
+        lo["at_budget"] = sum(bool(x.get("at_budget")) for x in rs) / max(len(rs), 1)
         out["levers"][lv] = lo
     return out
 
@@ -888,6 +908,11 @@ def _lever_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
                     "strict_win_rate": (strict or {}).get("win_rate"),
                     "inconsistent": (strict or {}).get("inconsistent"),
                     "pass": s["pass"],
+                    "default_pass": summary["checks"]["context_pass"],
+                    "tokens_p50": s.get("tokens_p50"),
+                    "default_tokens_p50": summary.get("answers", {}).get("tokens_p50"),
+                    "at_budget": s.get("at_budget"),
+                    "default_at_budget": summary.get("answers", {}).get("at_budget"),
                 }
             )
     return rows
@@ -904,6 +929,11 @@ LEVER_COLUMNS = [
     ("strict_win_rate", "variant win rate (both orders agree)", ".2f"),
     ("inconsistent", "orders disagree", "d"),
     ("pass", "variant checks passed", ".2f"),
+    ("default_pass", "default checks passed", ".2f"),
+    ("tokens_p50", "variant answer tokens p50", ".0f"),
+    ("default_tokens_p50", "default answer tokens p50", ".0f"),
+    ("at_budget", "variant cut at the budget", ".0%"),
+    ("default_at_budget", "default cut at the budget", ".0%"),
 ]
 
 

@@ -36,10 +36,12 @@ screenshot already read by capture), the offer's How call started, the offer sho
 Accept, with the How call stopped for the answer (``LiveAgent.help_first``). Figures per arm: Accept
 to the first words and to the whole answer (p50/p95), the prompt tokens llama.cpp evaluated
 after Accept (the answer's, and any read-ahead that Accept waited for) and those the answer reused
-from its cache (medians), the llama.cpp children started after Accept (model loads), the grounded
-share, the CPU seconds of the run and its llama.cpp children per accept (Accept to the end), and the
-load average before and after the arm. This tree's arm also times one model load and one How call
-alone (reload or wait: what stopping a How call for the answer costs against waiting for it).
+from its cache (medians), the answer's tokens (median) and the share of answers cut at the budget
+(``--help-tokens``: an answer that used all of it was cut off, not ended), the llama.cpp children
+started after Accept (model loads), the grounded share, the CPU seconds of the run and its llama.cpp
+children per accept (Accept to the end), and the load average before and after the arm. This tree's
+arm also times one model load and one How call alone (reload or wait: what stopping a How call for
+the answer costs against waiting for it).
 
 With ``--beside-capture`` (issue 42 item 5's condition) each ``--against`` arm runs while the real
 ``proagent capture`` records ordinary work on an Xvfb screen of its own (benchmarks/capture.py's
@@ -552,8 +554,9 @@ def _arm(args: argparse.Namespace) -> int:
             late = [u for t, u in model.prefills if t > accepted]  # read-ahead work that Accept waited for
             turn = helper.turns(offer.id)[-1]
             with __import__("sqlite3").connect(work / "live" / "feedback.db") as c:
-                prompt, cached = c.execute(
-                    "SELECT prompt_tokens, cached_tokens FROM help_turns WHERE role = 'assistant' ORDER BY id DESC"
+                prompt, cached, written, answer = c.execute(
+                    "SELECT prompt_tokens, cached_tokens, completion_tokens, text FROM help_turns "
+                    "WHERE role = 'assistant' ORDER BY id DESC"
                 ).fetchone()
             timing = getattr(helper, "timings", {}).get(offer.id, {})
             sent = json.dumps(getattr(model, "sent", []))
@@ -565,6 +568,8 @@ def _arm(args: argparse.Namespace) -> int:
                     "grounded": value in sent,
                     "prompt_tokens": prompt,
                     "cached_tokens": cached,
+                    "completion_tokens": written,
+                    "at_budget": written is not None and written >= args.help_tokens,  # cut off, not ended
                     "evaluated_after_accept": (prompt or 0) + sum(u.get("prompt_tokens") or 0 for u in late),
                     "loads_after_accept": loads,
                     "reused_reading": timing.get("reused_reading"),
@@ -582,6 +587,11 @@ def _arm(args: argparse.Namespace) -> int:
                 f"{cached}), read ahead after Accept {sum(u.get('prompt_tokens') or 0 for u in late)}, model loads "
                 f"after Accept {loads}, How call {'stopped' if flying else 'done'}, CPU {cpu:.1f} s, {timing or ''}",
                 flush=True,
+            )
+            # the answer's length and its end: did it end on its own or at the budget (mid-sentence)?
+            tail = " ".join((answer or "").split())[-160:]
+            print(
+                f"    answer: {written} tokens{' (cut at the budget)' if recs[-1]['at_budget'] else ''}, ends: ...{tail}"
             )
             helper.close()
             st.close()
@@ -651,6 +661,8 @@ def _against(args: argparse.Namespace, argv: list[str], machine: dict[str, Any])
                     "total_p95": percentile(total, 95),
                     "evaluated_p50": med("evaluated_after_accept"),
                     "reused_p50": med("cached_tokens"),
+                    "written_p50": med("completion_tokens"),
+                    "at_budget": sum(bool(x.get("at_budget")) for x in xs) / len(xs) if xs else None,
                     "reused_reading": sum(bool(x.get("reused_reading")) for x in xs) / len(xs) if xs else None,
                     "loads": sum(x["loads_after_accept"] for x in xs),
                     "grounded": sum(x["grounded"] for x in xs) / len(xs) if xs else None,
@@ -674,6 +686,8 @@ def _against(args: argparse.Namespace, argv: list[str], machine: dict[str, Any])
         ("total_p95", "p95 s", ".1f"),
         ("evaluated_p50", "tokens evaluated after Accept p50", ".0f"),
         ("reused_p50", "answer's reused p50", ".0f"),
+        ("written_p50", "answer tokens p50", ".0f"),
+        ("at_budget", "cut at the budget", ".0%"),
         ("loads", "model loads after Accept", "d"),
         ("grounded", "grounded", ".0%"),
         ("cpu_p50", "CPU s p50", ".1f"),
