@@ -345,9 +345,17 @@ def _joined(crops: list[Any], res: Any, img: Any, crop: Any, stats: BandStats | 
     tall = [e[3] - e[1] for e in ext]
     rows: list[list[int]] = []  # boxes of one text row (centres within a quarter height), top to bottom
     for i in sorted(range(len(boxes)), key=lambda i: (mid[i], ext[i][0])):
+        if tall[i] >= 1.5 * (ext[i][2] - ext[i][0]):  # upright (RapidOCR turns such crops): alone
+            rows.append([i])
+            continue
         for r in reversed(rows[-4:]):
             c, t = sum(mid[j] for j in r) / len(r), min(tall[j] for j in r)
-            if abs(mid[i] - c) <= 0.25 * min(t, tall[i]) and max(t, tall[i]) <= 1.5 * min(t, tall[i]):
+            if (
+                len(r)
+                and tall[r[0]] < 1.5 * (ext[r[0]][2] - ext[r[0]][0])
+                and abs(mid[i] - c) <= 0.25 * min(t, tall[i])
+                and max(t, tall[i]) <= 1.5 * min(t, tall[i])
+            ):
                 r.append(i)
                 break
         else:
