@@ -53,3 +53,32 @@ def test_a_listing_is_read_in_fewer_recognitions_with_its_words() -> None:
     truth, got = Counter(" ".join(LISTING).split()), Counter(" ".join(txts).split())
     assert sum((truth & got).values()) >= 0.95 * sum(truth.values())
     assert len(scores) == len(txts) and all(0 < s <= 1 for s in scores)
+
+
+def _grid():  # noqa: ANN202
+    """``seq 1 40 | paste - - - -`` in a terminal's small font and tight rows: the detector boxes
+    each column of numbers upright, and RapidOCR turns such a crop before reading it."""
+    import numpy as np
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.truetype(MONO, 11) if os.path.exists(MONO) else ImageFont.load_default(11)
+    img = Image.new("RGB", (420, 170), (255, 255, 255))
+    d = ImageDraw.Draw(img)
+    for r in range(10):
+        for c in range(4):
+            d.text((8 + 48 * c, 8 + 12 * r), str(1 + 4 * r + c), fill=(0, 0, 0), font=font)
+    return np.asarray(img)
+
+
+def test_upright_boxes_are_not_joined() -> None:
+    import numpy as np
+
+    engine = load_ocr(1, lean=True)
+    arr = _grid()
+    out = engine(arr)
+    assert all(np.ptp(b[:, 1]) >= 1.5 * np.ptp(b[:, 0]) for b in out.boxes)  # four upright columns
+    whole = "".join(out.txts or ())
+    txts, _, _ = read_screen(engine, arr, None)
+    digits = Counter("".join(str(i) for i in range(1, 41)))
+    assert sum((digits & Counter("".join(txts))).values()) >= 0.6 * sum(digits.values())
+    assert len("".join(txts).replace(" ", "")) >= 0.8 * len(whole.replace(" ", ""))
