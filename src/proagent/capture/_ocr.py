@@ -7,7 +7,8 @@ RapidOCR on it (PP-OCR det/rec ONNX models shipped inside the ``rapidocr`` wheel
 thread; :data:`~proagent.ocr.LEAN_PARAMS`; the screen read in horizontal bands, :func:`read_bands`,
 so that its resident memory stays near 300 MB on a 1080p screen; only the pixels that changed
 since the most alike of the last few reads of the same screen are read again, in a strip of their
-rows and columns, :func:`read_screen`), writes one ``ocr_results`` row (lines joined with newlines, mean line
+rows and columns, :func:`read_screen`; the short boxes of one text row are recognised as one
+line, :func:`_joined`), writes one ``ocr_results`` row (lines joined with newlines, mean line
 confidence, ``language = 'ch_sim+en'``, ``processing_time`` in seconds) and sets ``is_processed``
 and ``processed_at``, all in one transaction. It starts at most one OCR every ``min_interval``
 seconds that runs the engine (the bounded rate; a screenshot whose lines are all reused waits
