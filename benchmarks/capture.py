@@ -19,7 +19,8 @@ workload again with the code of that revision (``git archive``), the worker incl
 It prints capture's whole CPU (loop + OCR worker, target <= 10% of one core), the CPU seconds per
 stored screenshot (the figure the machine's load changes least), the backlog at stop
 (``--ocr-finish 0``: what the rate limit left) and the text recall at stop (:func:`text_recall`:
-the known lines found in the OCR text written by then, whole and by characters), and the OCR
+the known lines found in the OCR text written by then, whole and by characters; and
+:func:`output_recall`, the words the shell commands printed, such as ``ls -la`` listings), and the OCR
 demand: the worker's CPU seconds per OCRed screenshot times the stored rate, as a share of one core
 (no backlog can build while it stays below the worker's share). ``--also-screen`` runs this tree
 again with ``--ocr-region screen`` (the whole screen read, newest first): the focused-region lever
@@ -142,6 +143,27 @@ def text_recall(known: list[str], texts: list[str]) -> dict:
             best = max(best, difflib.SequenceMatcher(None, k, o).ratio())
         chars += best
     return {"lines": found / len(known), "chars": chars / len(known)}
+
+
+def output_recall(commands: list[str], texts: list[str]) -> float | None:
+    """How much of what the shell commands printed (``ls -la`` listings, ``df``, ``seq``: the text a
+    person reads most of, beside the typed lines) is in the OCR ``texts``: for each distinct command,
+    the words (whitespace-separated, as the command prints them on this machine) of the OCR text
+    holding most of them, as a share of the command's words; the mean over commands (``None``:
+    none typed). A word split or misread by the OCR counts as lost."""
+    from collections import Counter
+
+    if not commands:
+        return None
+    bags = [Counter(t.split()) for t in texts]
+    shares = []
+    for cmd in dict.fromkeys(commands):
+        out = subprocess.run(["sh", "-c", cmd], capture_output=True, text=True, timeout=30).stdout
+        truth = Counter(out.split())
+        if truth:
+            best = max((sum((truth & b).values()) for b in bags), default=0)
+            shares.append(best / sum(truth.values()))
+    return sum(shares) / len(shares) if shares else None
 
 
 ARTICLE_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Release guide</title>
@@ -322,6 +344,7 @@ def run_capture(
             "df -h; ls /etc | head -30",
         ]
         known: list[str] = []  # the lines echoed so far: the text the person read
+        commands: list[str] = []  # the commands whose output the person read
         k = 0
         while proc.poll() is None:
             now = time.monotonic()
@@ -358,6 +381,7 @@ def run_capture(
                     known.append(line)
                     xs.type(f"echo '{line}'\n", delay_ms=40)
                 elif kind == "xterm":
+                    commands.append(lines[(k // 2) % len(lines)])
                     xs.type(lines[(k // 2) % len(lines)] + "\n", delay_ms=40)
                 k += 1
                 next_type += a.type_every
@@ -416,6 +440,8 @@ def run_capture(
     rec = text_recall(known, texts)
     res["known_lines"] = len(known)
     res["recall_lines"], res["recall_chars"] = rec["lines"], rec["chars"]
+    res["output_commands"] = len(dict.fromkeys(commands))
+    res["recall_output_words"] = output_recall(commands, texts)
     res["options"] = " ".join(extra)
     res["replay"] = replayed
     res["encode"] = encode
@@ -517,6 +543,7 @@ def main() -> int:
         ("CPU s (loop + worker) per stored screenshot", "cpu_s_per_shot", "-"),
         ("text recall: known lines read whole (at stop)", "recall_lines", "-"),
         ("text recall: characters of known lines (at stop)", "recall_chars", "-"),
+        ("text recall: words of the shell commands' output (at stop)", "recall_output_words", "keep"),
         ("known lines typed", "known_lines", "-"),
         ("capture loop CPU, % of one core", "capture_cpu_pct", "< 5"),
         ("capture loop peak RSS, MB", "capture_rss_mb", "< 150"),

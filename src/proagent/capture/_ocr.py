@@ -7,7 +7,8 @@ RapidOCR on it (PP-OCR det/rec ONNX models shipped inside the ``rapidocr`` wheel
 thread; :data:`~proagent.ocr.LEAN_PARAMS`; the screen read in horizontal bands, :func:`read_bands`,
 so that its resident memory stays near 300 MB on a 1080p screen; only the pixels that changed
 since the most alike of the last few reads of the same screen are read again, in a strip of their
-rows and columns, :func:`read_screen`), writes one ``ocr_results`` row (lines joined with newlines, mean line
+rows and columns, :func:`read_screen`; the short boxes of one text row are recognised as one
+line, :func:`_joined`), writes one ``ocr_results`` row (lines joined with newlines, mean line
 confidence, ``language = 'ch_sim+en'``, ``processing_time`` in seconds) and sets ``is_processed``
 and ``processed_at``, all in one transaction. It starts at most one OCR every ``min_interval``
 seconds that runs the engine (the bounded rate; a screenshot whose lines are all reused waits
@@ -48,6 +49,7 @@ __all__ = [
     "MMAP_THRESHOLD",
     "CHANGE_MARGIN",
     "CHANGE_MARGIN_X",
+    "JOIN_GAP",
     "COLUMN_BLOCK",
     "READS_PER_SCREEN",
     "WIDTH_BUCKETS",
@@ -190,6 +192,8 @@ class BandStats:
     references: int = 0
     """Screenshots read against a kept read other than the newest one of their screen (a window
     switched back to, :data:`READS_PER_SCREEN`)."""
+    boxes_joined: int = 0
+    """Text boxes read as part of a longer box of their row (:func:`_joined`): recognitions saved."""
     shifts: int = 0
     """Screenshots whose content had moved up or down since the previous one (a terminal printing,
     a page scrolled, :func:`scroll_shift`): the lines moved with it were reused."""
@@ -266,6 +270,12 @@ def _recognise_rows(
     from rapidocr.utils.process_img import map_boxes_to_original
 
     h, w = int(band.shape[0]), int(band.shape[1])
+    crop = engine.crop_text_regions
+    seen: list[Any] = []
+
+    def cropped(img: Any, boxes: Any) -> Any:
+        seen[:] = [img]  # the image the detector saw (padded), for the joined boxes' crops
+        return crop(img, boxes)
 
     def kept(img: Any, op_record: dict[str, Any]) -> Any:
         crops, res = det(img, op_record)
@@ -283,18 +293,118 @@ def _recognise_rows(
             from rapidocr.main import RapidOCRError
 
             raise RapidOCRError("no text box in the band's own rows")
-        if len(keep) == len(crops):
-            return crops, res
-        res.boxes = np.asarray(res.boxes)[keep]
-        if res.scores is not None:
-            res.scores = [res.scores[i] for i in keep]
-        return [crops[i] for i in keep], res
+        if len(keep) < len(crops):
+            res.boxes = np.asarray(res.boxes)[keep]
+            if res.scores is not None:
+                res.scores = [res.scores[i] for i in keep]
+            crops = [crops[i] for i in keep]
+        return _joined(crops, res, seen[0] if seen else None, crop, stats)
 
     engine.detect_and_crop = kept
+    engine.crop_text_regions = cropped
     try:
         return engine(band)
     finally:
         del engine.detect_and_crop
+        del engine.crop_text_regions
+
+
+REC_HEIGHT, REC_MIN_WIDTH = 48, 320
+"""The recogniser's input height and smallest width in pixels (RapidOCR 3.10's ``Rec.rec_img_shape``
+``[3, 48, 320]``): every box is scaled to 48 rows and padded to at least 320 columns, so a box of
+one short word costs the recogniser as much as a 320-pixel line (36 ms on this machine)."""
+JOIN_GAP = 1.0
+"""Largest gap, in box heights, between two boxes of one text row that :func:`_joined` reads as
+one line (the columns of ``ls -la``, a word the detector split off; a wider gap is two texts).
+On three real ``ls -l`` screens of an xterm (``benchmarks/capture.py``'s shell font) 1.0 kept
+0.949 of the words of the true listing (2.0: 0.941; no joining: 0.944)."""
+
+
+def _join_cost(w: float, h: float) -> float:
+    return max(float(REC_MIN_WIDTH), w * REC_HEIGHT / max(h, 1.0))
+
+
+def _joined(crops: list[Any], res: Any, img: Any, crop: Any, stats: BandStats | None) -> tuple[list[Any], Any]:
+    """``(crops, res)`` with short boxes of one text row joined into one box each where the joined
+    box costs the recogniser less than its parts (:data:`REC_MIN_WIDTH`: a short box is padded to a
+    320-pixel line; the joined box holds the real pixels between its parts, read as a space). Boxes
+    are of one row when their centres lie within a quarter of the lower one's height and their
+    heights differ by at most half; neighbours in a row join when the gap between them is under
+    :data:`JOIN_GAP` heights (their unclipped boxes may overlap). Long boxes stay as they are
+    (joining them saves nothing), so a line read whole today reads the same; an ``ls -la`` listing
+    (about 230 boxes a screen, most one column of one row) is read in about 80 recognitions, its
+    recogniser CPU about halved (issue 42 item 2, docs/speed.md). The groups keep the detector's
+    reading order of their first box. ``img``: the image the boxes are in (``None``: nothing
+    joined); ``crop``: RapidOCR's ``crop_text_regions``."""
+    import numpy as np
+
+    boxes = np.asarray(res.boxes, dtype=np.float32)
+    if img is None or len(boxes) < 2:
+        return crops, res
+    ext = [(float(b[:, 0].min()), float(b[:, 1].min()), float(b[:, 0].max()), float(b[:, 1].max())) for b in boxes]
+    mid = [(e[1] + e[3]) / 2 for e in ext]
+    tall = [e[3] - e[1] for e in ext]
+    rows: list[list[int]] = []  # boxes of one text row (centres within a quarter height), top to bottom
+    for i in sorted(range(len(boxes)), key=lambda i: (mid[i], ext[i][0])):
+        if tall[i] >= 1.5 * (ext[i][2] - ext[i][0]):  # upright (RapidOCR turns such crops): alone
+            rows.append([i])
+            continue
+        for r in reversed(rows[-4:]):
+            c, t = sum(mid[j] for j in r) / len(r), min(tall[j] for j in r)
+            if (
+                len(r)
+                and tall[r[0]] < 1.5 * (ext[r[0]][2] - ext[r[0]][0])
+                and abs(mid[i] - c) <= 0.25 * min(t, tall[i])
+                and max(t, tall[i]) <= 1.5 * min(t, tall[i])
+            ):
+                r.append(i)
+                break
+        else:
+            rows.append([i])
+    groups: list[list[int]] = []
+    for r in rows:
+        r.sort(key=lambda i: ext[i][0])
+        g, span = [r[0]], list(ext[r[0]])
+        for i in r[1:]:
+            x0, y0, x1, y1 = ext[i]
+            hs = max(span[3] - span[1], tall[i])
+            near = -0.5 * hs <= x0 - span[2] <= JOIN_GAP * hs
+            parts = sum(_join_cost(ext[j][2] - ext[j][0], tall[j]) for j in g) + _join_cost(x1 - x0, tall[i])
+            joint = [min(span[0], x0), min(span[1], y0), max(span[2], x1), max(span[3], y1)]
+            if near and _join_cost(joint[2] - joint[0], joint[3] - joint[1]) < parts:
+                g.append(i)
+                span = joint
+            else:
+                groups.append(g)
+                g, span = [i], list(ext[i])
+        groups.append(g)
+    groups.sort(key=min)  # the detector's reading order of each group's first box
+    if len(groups) == len(boxes):
+        return crops, res
+    out_crops: list[Any] = []
+    out_boxes: list[Any] = []
+    out_scores: list[float] = []
+    scores = list(res.scores) if res.scores is not None else [1.0] * len(boxes)
+    for g in groups:
+        if len(g) == 1:
+            out_crops.append(crops[g[0]])
+            out_boxes.append(boxes[g[0]])
+            out_scores.append(scores[g[0]])
+            continue
+        x0 = min(ext[j][0] for j in g)
+        y0 = min(ext[j][1] for j in g)
+        x1 = max(ext[j][2] for j in g)
+        y1 = max(ext[j][3] for j in g)
+        box = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float32)
+        out_crops.extend(crop(img, [box]))
+        out_boxes.append(box)
+        out_scores.append(float(min(scores[j] for j in g)))
+    if stats is not None:
+        stats.boxes_joined += len(boxes) - len(groups)
+    res.boxes = np.asarray(out_boxes, dtype=np.float32)
+    if res.scores is not None:
+        res.scores = out_scores
+    return out_crops, res
 
 
 def _strip_columns(c0: int, c1: int, w: int) -> tuple[int, int]:
