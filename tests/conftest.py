@@ -9,7 +9,7 @@
   downloaded on first use; tokens are counted as characters / 4 instead.
 
 Two rules for running under pytest-xdist (``scripts/test.sh`` hands whole files to two
-workers, ``--dist loadfile --no-loadscope-reorder``):
+workers, three with ``--all``, ``--dist loadfile --no-loadscope-reorder``):
 
 * the test files that hold a ``slow`` test (a real model, a scripted desktop, a
   training run: the longest files) run first, each file's tests together and in their
@@ -120,6 +120,10 @@ LONG = (
     "tests/cross/test_soak.py",  # 45 s of real capture while the other worker waits (solo)
     "tests/live/test_live_desktop_grounding.py",  # live --capture on a busy desktop, the default model (solo)
     "tests/scale/test_scale_ray.py",  # a local multi-node Ray cluster, eval/ablate/curate/annotate on it
+    # 12 chat pages rendered by Chromium and read by RapidOCR once for both tests (a module fixture, ~50 CPU s):
+    # measured per test, the fixture's cost lands on whichever test runs first, so the test measured long and
+    # the other (2 s in --all, 61 s in a developer run) would trade places each time the times are recorded
+    "tests/annotate/test_annotate_evalset.py",
     "tests/train/test_finetune.py::test_lora_run_lowers_the_loss_and_records_its_moments",  # CPU training runs
     "tests/train/test_finetune.py::test_trained_gguf_evaluates_offline_and_refuses_its_training_moments",
     "tests/train/test_finetune.py::test_gguf_round_trip_answers_like_the_original",

@@ -1,12 +1,12 @@
 """The machine to itself for a stretch of real time, under pytest-xdist.
 
-``scripts/test.sh`` runs two test files at once (two pytest-xdist workers). A test that
+``scripts/test.sh`` runs test files side by side (two pytest-xdist workers; three with ``--all``). A test that
 measures real time or a real rate (the scripted desktop day's capture keeping OCR up at
 1 per 2 s, the soak's events and memory) would then share the two cores with whatever the
-other worker runs, and be slower than it is alone. Every test holds a shared lock while it
+other workers run, and be slower than it is alone. Every test holds a shared lock while it
 runs (``tests/conftest.py``); :func:`alone` (or the ``solo`` marker, for a whole test)
-takes it exclusively: it waits until the other worker's current test ends, keeps the other
-worker from starting its next test, and gives the lock back afterwards.
+takes it exclusively: it waits until the other workers' current tests end, keeps the other
+workers from starting their next tests, and gives the lock back afterwards.
 
 The locks are ``flock`` on two files named by xdist's run id (``PYTEST_XDIST_TESTRUNUID``)
 in the temporary folder: ``main`` (shared by tests, exclusive for :func:`alone`) and
