@@ -15,9 +15,9 @@ workers, three with ``--all``, ``--dist loadfile --no-loadscope-reorder``):
   training run: the longest files) run first, each file's tests together and in their
   own order, so the longest files start at once and the short ones fill in beside them
   instead of one long file running alone at the end;
-* each test holds a shared lock while it runs; a stretch that measures real time
-  (``solo.alone()``, or a test marked ``solo``) takes it exclusively, so the other
-  worker waits meanwhile (:mod:`solo`).
+* each test holds its worker's lock, shared, while it runs; a stretch that measures real time
+  (``solo.alone()``, or a test marked ``solo``) holds the other workers back meanwhile
+  (``beside=1``: all but one, for a stretch that leaves most of the cores idle; :mod:`solo`).
 """
 
 from __future__ import annotations
@@ -83,8 +83,8 @@ def _cpu_s() -> float:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> object:
-    """Each test (setup, call, teardown) holds :mod:`solo`'s shared lock, or its exclusive one
-    when marked ``solo``: under xdist a ``solo`` test runs while the other worker waits.
+    """Each test (setup, call, teardown) holds its worker's :mod:`solo` lock, shared; a test marked
+    ``solo`` runs while the other workers wait (``solo(beside=1)``: all but one of them).
 
     With ``PROAGENT_TEST_TIMES=FILE`` each test appends one JSON line to FILE: ``test`` (node id),
     ``worker`` (xdist worker id, ``main`` without xdist), ``start``/``end`` (epoch s), ``wait_s`` (s
@@ -96,8 +96,9 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     t0, c0, w0 = time.time(), _cpu_s() if times else 0.0, solo.waited_s()
     with solo.shared():
         try:
-            if item.get_closest_marker("solo"):
-                with solo.alone():
+            lone = item.get_closest_marker("solo")
+            if lone is not None:
+                with solo.alone(beside=lone.kwargs.get("beside", 0)):
                     return (yield)
             return (yield)
         finally:
@@ -117,7 +118,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 LONG = (
     "tests/cross/test_desktop_day.py",  # two scripted captures of the desktop scenario, live, retraining
-    "tests/cross/test_soak.py",  # 45 s of real capture while the other worker waits (solo)
+    "tests/cross/test_soak.py",  # 45 s of real capture (solo, one other worker beside it)
     "tests/live/test_live_desktop_grounding.py",  # live --capture on a busy desktop, the default model (solo)
     "tests/scale/test_scale_ray.py",  # a local multi-node Ray cluster, eval/ablate/curate/annotate on it
     # 12 chat pages rendered by Chromium and read by RapidOCR once for both tests (a module fixture, ~50 CPU s):

@@ -1,5 +1,5 @@
-"""tests/solo.py, the lock that gives a real-time stretch the machine to itself under xdist:
-three processes with one run id (as two xdist workers and a third would have)."""
+"""tests/solo.py, the locks that give a real-time stretch the machine (or all but ``beside`` workers)
+under xdist: processes with one run id, each playing one xdist worker running tests in turn."""
 
 from __future__ import annotations
 
@@ -16,43 +16,84 @@ _CHILD = """
 import sys, time
 sys.path.insert(0, sys.argv[1])
 import solo
-role, log = sys.argv[2], sys.argv[3]
-def note(what):
+log = sys.argv[2]
+def note(name, what):
     with open(log, "a") as f:
-        f.write(f"{time.monotonic():.4f} {role} {what}\\n")
-with solo.shared():
-    if role == "alone":
-        with solo.alone():
-            note("in"); time.sleep(0.8); note("out")
-    else:
-        note("in"); time.sleep(0.8); note("out")
+        f.write(f"{time.monotonic():.4f} {name} {what}\\n")
+for spec in sys.argv[3:]:  # one test each: NAME:SECONDS or NAME:SECONDS:BESIDE (a stretch alone)
+    name, secs, *beside = spec.split(":")
+    with solo.shared():
+        if beside:
+            with solo.alone(beside=int(beside[0])):
+                note(name, "in"); time.sleep(float(secs)); note(name, "out")
+        else:
+            note(name, "in"); time.sleep(float(secs)); note(name, "out")
 """
 
 
-def _start(role: str, log: Path, run: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-c", _CHILD, str(HERE), role, str(log)], env={**os.environ, "PYTEST_XDIST_TESTRUNUID": run}
-    )
+def _start(worker: int, workers: int, log: Path, run: str, *tests: str) -> subprocess.Popen:
+    env = {
+        **os.environ,
+        "PYTEST_XDIST_TESTRUNUID": run,
+        "PYTEST_XDIST_WORKER": f"gw{worker}",
+        "PYTEST_XDIST_WORKER_COUNT": str(workers),
+    }
+    return subprocess.Popen([sys.executable, "-c", _CHILD, str(HERE), str(log), *tests], env=env)
+
+
+def _events(log: Path) -> list[tuple[float, str, str]]:
+    rows = [line.split() for line in log.read_text().splitlines()]
+    return sorted((float(t), name, what) for t, name, what in rows)
 
 
 def test_alone_waits_for_the_running_test_and_holds_back_the_next(tmp_path: Path) -> None:
     run, log = uuid.uuid4().hex, tmp_path / "log"
-    first = _start("first", log, run)
-    time.sleep(0.3)  # "first" holds the shared lock
-    lone = _start("alone", log, run)
+    first = _start(0, 3, log, run, "first:0.8")
+    time.sleep(0.3)  # "first" holds its worker's lock
+    lone = _start(1, 3, log, run, "alone:0.8:0")
     time.sleep(0.3)  # "alone" waits for "first"; "later" must not slip in before it
-    later = _start("later", log, run)
+    later = _start(2, 3, log, run, "later:0.8")
     for p in (first, lone, later):
         assert p.wait(30) == 0
-    order = [line.split()[1:] for line in sorted(log.read_text().splitlines(), key=lambda x: float(x.split()[0]))]
+    order = [(name, what) for _, name, what in _events(log)]
     assert order == [
-        ["first", "in"],
-        ["first", "out"],
-        ["alone", "in"],
-        ["alone", "out"],
-        ["later", "in"],
-        ["later", "out"],
+        ("first", "in"),
+        ("first", "out"),
+        ("alone", "in"),
+        ("alone", "out"),
+        ("later", "in"),
+        ("later", "out"),
     ]
+
+
+def test_beside_one_holds_back_the_first_worker_to_finish_and_lets_the_other_go_on(tmp_path: Path) -> None:
+    """Three workers: gw0 runs a long test then a short one, gw1 a short one then another; gw2's
+    stretch with ``beside=1`` holds back gw1 (its test ended first) and lets gw0 start its next test
+    during the stretch; gw1's next test waits for the stretch's end."""
+    run, log = uuid.uuid4().hex, tmp_path / "log"
+    w0 = _start(0, 3, log, run, "long:1.5", "next0:0.3")
+    w1 = _start(1, 3, log, run, "short:0.3", "next1:0.3")
+    time.sleep(0.15)  # both hold their workers' locks
+    lone = _start(2, 3, log, run, "alone:1.5:1")
+    for p in (w0, w1, lone):
+        assert p.wait(30) == 0
+    at = {(name, what): t for t, name, what in _events(log)}
+    assert at[("alone", "in")] >= at[("short", "out")]  # waited for gw1's test, not for gw0's
+    assert at[("alone", "in")] < at[("long", "out")]
+    assert at[("alone", "in")] < at[("next0", "in")] < at[("alone", "out")]  # gw0 went on beside it
+    assert at[("next1", "in")] >= at[("alone", "out")]  # gw1 was held back
+
+
+def test_two_stretches_take_turns(tmp_path: Path) -> None:
+    """Two workers asking for a stretch at once (each from inside a test) run one after the other."""
+    run, log = uuid.uuid4().hex, tmp_path / "log"
+    a = _start(0, 2, log, run, "a:0.5:0")
+    b = _start(1, 2, log, run, "b:0.5:0")
+    for p in (a, b):
+        assert p.wait(30) == 0
+    ev = _events(log)
+    assert [what for _, _, what in ev] == ["in", "out", "in", "out"]
+    assert ev[0][1] == ev[1][1] != ev[2][1] == ev[3][1]
 
 
 def test_without_xdist_both_are_no_ops(monkeypatch) -> None:  # noqa: ANN001
@@ -60,6 +101,6 @@ def test_without_xdist_both_are_no_ops(monkeypatch) -> None:  # noqa: ANN001
 
     monkeypatch.delenv("PYTEST_XDIST_TESTRUNUID", raising=False)
     monkeypatch.setattr(solo, "_FDS", {})
-    with solo.shared(), solo.alone():
+    with solo.shared(), solo.alone(), solo.alone(beside=1):
         pass
     assert solo._FDS == {}

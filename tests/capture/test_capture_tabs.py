@@ -40,7 +40,7 @@ def test_tab_switches_in_one_browser_are_events(tmp_path: Path) -> None:
     require_binary(*PROGRAMS)
     runs = {"tabs": (), "app-only": ("--no-split-on-tab",)}  # two recorders watching one play-through
     with Desktop(tmp_path / "desktop") as desk:
-        with solo.alone():  # capture's 1 Hz: real time
+        with solo.alone(beside=1):  # capture's 1 Hz: real time (no OCR: one worker beside it)
             procs = {
                 name: start_capture(desk, tmp_path / name, extra=(*extra, "--no-ocr"), log=tmp_path / f"{name}.log")
                 for name, extra in runs.items()

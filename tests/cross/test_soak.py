@@ -13,7 +13,7 @@ from system import require_binary
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 
-@pytest.mark.solo  # real time: events decided while capture runs at 1 Hz
+@pytest.mark.solo(beside=1)  # real time: events decided while capture runs at 1 Hz (light: one worker beside)
 def test_short_soak(tmp_path: Path) -> None:
     require_binary("Xvfb", "openbox", "xterm", "xdotool", "xprop")
     from soak import soak
