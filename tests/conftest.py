@@ -167,6 +167,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput") and config.pluginmanager.hasplugin("xdist"):
+        # the controller names the run (xdist would, with a uuid of its own) so that it can remove
+        # :mod:`solo`'s lock files at the end (pytest_sessionfinish)
+        if config.getoption("testrunuid", None) is None:
+            import uuid
+
+            config.option.testrunuid = uuid.uuid4().hex
     config.addinivalue_line(
         "markers",
         "long: minutes of real capture, training or a Ray cluster (tests/conftest.py LONG), or measured "
@@ -220,3 +227,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return -per_file[item.path], item.path not in slow_files
 
     items.sort(key=key)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The controller removes :mod:`solo`'s lock files of this run (one ``alone`` and two per worker)."""
+    config = session.config
+    run = None if hasattr(config, "workerinput") else config.getoption("testrunuid", None)
+    if run and config.getoption("numprocesses", None):
+        for f in Path(solo.tempfile.gettempdir()).glob(f"proagent-tests-{run}.*.lock"):
+            f.unlink(missing_ok=True)

@@ -37,6 +37,7 @@ def _start(worker: int, workers: int, log: Path, run: str, *tests: str) -> subpr
         "PYTEST_XDIST_TESTRUNUID": run,
         "PYTEST_XDIST_WORKER": f"gw{worker}",
         "PYTEST_XDIST_WORKER_COUNT": str(workers),
+        "TMPDIR": str(log.parent),  # the lock files
     }
     return subprocess.Popen([sys.executable, "-c", _CHILD, str(HERE), str(log), *tests], env=env)
 
@@ -46,12 +47,38 @@ def _events(log: Path) -> list[tuple[float, str, str]]:
     return sorted((float(t), name, what) for t, name, what in rows)
 
 
+def _wait_for(log: Path, names: set[str]) -> None:
+    """Until each of ``names`` has noted "in" (a child's start takes a moment on a loaded machine)."""
+    end = time.monotonic() + 30
+    while time.monotonic() < end:
+        if log.exists() and names <= {name for _, name, what in _events(log) if what == "in"}:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"{names} never started")
+
+
+def _wait_held(folder: Path, run: str, name: str) -> None:
+    """Until :mod:`solo`'s lock ``name`` of ``run`` is held by a child (taken exclusively)."""
+    import fcntl
+
+    path, end = folder / f"proagent-tests-{run}.{name}.lock", time.monotonic() + 30
+    while time.monotonic() < end:
+        if path.exists():
+            with path.open("rb") as f:
+                try:
+                    fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    return
+        time.sleep(0.02)
+    raise AssertionError(f"{name} was never taken")
+
+
 def test_alone_waits_for_the_running_test_and_holds_back_the_next(tmp_path: Path) -> None:
     run, log = uuid.uuid4().hex, tmp_path / "log"
     first = _start(0, 3, log, run, "first:0.8")
-    time.sleep(0.3)  # "first" holds its worker's lock
+    _wait_for(log, {"first"})  # "first" holds its worker's lock
     lone = _start(1, 3, log, run, "alone:0.8:0")
-    time.sleep(0.3)  # "alone" waits for "first"; "later" must not slip in before it
+    _wait_held(log.parent, run, "alone")  # "alone" waits for "first"; "later" must not slip in before it
     later = _start(2, 3, log, run, "later:0.8")
     for p in (first, lone, later):
         assert p.wait(30) == 0
@@ -71,10 +98,10 @@ def test_beside_one_holds_back_the_first_worker_to_finish_and_lets_the_other_go_
     stretch with ``beside=1`` holds back gw1 (its test ended first) and lets gw0 start its next test
     during the stretch; gw1's next test waits for the stretch's end."""
     run, log = uuid.uuid4().hex, tmp_path / "log"
-    w0 = _start(0, 3, log, run, "long:1.5", "next0:0.3")
+    w0 = _start(0, 3, log, run, "long:3", "next0:0.3")
     w1 = _start(1, 3, log, run, "short:0.3", "next1:0.3")
-    time.sleep(0.15)  # both hold their workers' locks
-    lone = _start(2, 3, log, run, "alone:1.5:1")
+    _wait_for(log, {"long", "short"})  # both hold their workers' locks
+    lone = _start(2, 3, log, run, "alone:3:1")
     for p in (w0, w1, lone):
         assert p.wait(30) == 0
     at = {(name, what): t for t, name, what in _events(log)}
