@@ -287,7 +287,8 @@ def main() -> None:
         ):
             shutil.rmtree(d, ignore_errors=True)
     else:
-        with Desktop(root / "desktop") as desk:
+        # --smoke: the smoke day's three Chromium windows alone, not every page's (issue 45)
+        with Desktop(root / "desktop", only=scenario if args.smoke else None) as desk:
             p_new = start_capture(desk, cap, log=root / "capture.log")
             p_old = start_capture(desk, base, text_change=False, log=root / "capture-phash.log")
             t_cap = time.monotonic()
