@@ -228,7 +228,8 @@ def main() -> None:
     ap.add_argument(
         "--smoke",
         action="store_true",
-        help="the smallest setting (CI): --length smoke (about 24 s of script), every stage, live's decider "
+        help="the smallest setting (CI): --length smoke (about 24 s of script, Chromium windows for its pages "
+        "alone), every stage, live's decider "
         "trained on two dev sessions",
     )
     args = parse_args(ap, smoke={"length": 'smoke'}, positive=("timeout",))
