@@ -228,7 +228,8 @@ def main() -> None:
     ap.add_argument(
         "--smoke",
         action="store_true",
-        help="the smallest setting (CI): --length smoke (about 24 s of script), every stage, live's decider "
+        help="the smallest setting (CI): --length smoke (about 24 s of script, Chromium windows for its pages "
+        "alone), every stage, live's decider "
         "trained on two dev sessions",
     )
     args = parse_args(ap, smoke={"length": 'smoke'}, positive=("timeout",))
@@ -287,7 +288,8 @@ def main() -> None:
         ):
             shutil.rmtree(d, ignore_errors=True)
     else:
-        with Desktop(root / "desktop") as desk:
+        # --smoke: the smoke day's three Chromium windows alone, not every page's (issue 45)
+        with Desktop(root / "desktop", only=scenario if args.smoke else None) as desk:
             p_new = start_capture(desk, cap, log=root / "capture.log")
             p_old = start_capture(desk, base, text_change=False, log=root / "capture-phash.log")
             t_cap = time.monotonic()

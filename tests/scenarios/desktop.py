@@ -459,11 +459,15 @@ def _merge(steps: tuple[Step, ...]) -> list[list[Step]]:
 class Desktop:
     """The X session with Chromium and an xterm, ready for a :class:`Scenario`."""
 
-    def __init__(self, workdir: str | Path | None = None) -> None:
+    def __init__(self, workdir: str | Path | None = None, *, only: Scenario | None = None) -> None:
+        """``only``: open the Chromium windows of this scenario's pages alone (default: every page of
+        :data:`PAGES`, each in its window, :data:`TABS` in one window); ``benchmarks/desktop_day.py
+        --smoke`` opens three windows, not eight (each window Chromium renders costs CPU; issue 45)."""
         self._tmp = None if workdir else tempfile.TemporaryDirectory(prefix="pa-desktop-")
         self.workdir = Path(workdir or self._tmp.name)  # type: ignore[union-attr]
         self.xs = XSession(*SCREEN)
         self.pages = self.workdir / "pages"
+        self.shown = set(PAGES) if only is None else {s.window for s in only.steps if s.window != "term"}
 
     # ------------------------------------------------------------------ setup
     def _fontconfig(self) -> Path:
@@ -505,7 +509,7 @@ class Desktop:
         base = ["chromium", *CHROMIUM_ARGS, f"--user-data-dir={profile}"]
         first = True
         for p in PAGES.values():
-            if p.key in TABS:
+            if p.key in TABS or p.key not in self.shown:
                 continue
             url = (self.pages / f"{p.key}.html").as_uri()
             if first:
@@ -520,6 +524,9 @@ class Desktop:
                     stderr=subprocess.DEVNULL,
                 )
             self.xs._wait(lambda p=p: self.xs.window_id(p.window) is not None, timeout=90)
+        if not self.shown & set(TABS):
+            self._open_term()
+            return
         # one window, two tabs (TABS); its first tab in front
         subprocess.run(
             [*base, "--new-window", *((self.pages / f"{k}.html").as_uri() for k in TABS)],
@@ -534,6 +541,10 @@ class Desktop:
             self.xs.activate(shown[1])
             self._key("ctrl+1")
             self.xs._wait(lambda: self.xs.window_id(shown[0]) is not None, timeout=30)
+        self._open_term()
+
+    def _open_term(self) -> None:
+        """The xterm, with the failing program's traceback on screen."""
         self.xs._spawn(
             [
                 "xterm",
