@@ -82,7 +82,9 @@ def local_cluster(nodes: int = 2) -> Iterator[Any]:
     cluster = None
     try:
         args = {"num_cpus": 1, "include_dashboard": False, "node_ip_address": "127.0.0.1"}
-        cluster = Cluster(initialize_head=True, head_node_args=dict(args))
+        # no log monitor (Ray's process copying worker output to drivers, ~1 CPU s a minute): every driver
+        # here connects with log_to_driver=False, each shard writes its own log
+        cluster = Cluster(initialize_head=True, head_node_args={**args, "include_log_monitor": False})
         for _ in range(nodes - 1):
             cluster.add_node(**args)
         cluster.wait_for_nodes()
