@@ -13,7 +13,7 @@ import shutil
 
 import pytest
 
-__all__ = ["baseline_revision", "require_binary"]
+__all__ = ["baseline_revision", "require_binary", "require_module"]
 
 
 def require_binary(*names: str) -> dict[str, str]:
@@ -26,6 +26,22 @@ def require_binary(*names: str) -> dict[str, str]:
             pytest.fail(msg)
         pytest.skip(msg)
     return {n: p for n, p in found.items() if p is not None}
+
+
+def require_module(*names: str) -> None:
+    """Skip the calling module (or test) unless each Python module of ``names`` is installed, found
+    without importing it (``importlib.util.find_spec``): ``pytest.importorskip`` imports it, and at
+    collection every xdist worker would pay for that, whether or not it runs the file's tests
+    (``presidio_analyzer`` pulls in torch, transformers and spaCy: 6 CPU s)."""
+    import importlib.util
+
+    for name in names:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except ModuleNotFoundError:  # a dotted name whose parent is missing
+            found = False
+        if not found:
+            pytest.skip(f"needs the Python module {name}", allow_module_level=True)
 
 
 def baseline_revision(wanted: str, *, fallback: str | None = "HEAD") -> str:

@@ -7,10 +7,9 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-import pytest
-from system import require_binary
+from system import require_binary, require_module
 
-pytest.importorskip("rapidocr")
+require_module("rapidocr")
 
 PAGE = """<html><head><meta charset="utf-8"></head><body style="font-size:30px;background:#fff;margin:24px">
 <p>收货地址和会议时间</p><p>今天也要加油</p></body></html>"""

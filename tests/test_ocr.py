@@ -1,8 +1,9 @@
 """The one OCR loader (proagent.ocr): one engine per thread setting, the project's settings."""
 
 import pytest
+from system import require_module
 
-pytest.importorskip("rapidocr")
+require_module("rapidocr")
 
 from proagent.ocr import OCR_PARAMS, load_ocr  # noqa: E402
 

@@ -15,12 +15,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
-pytest.importorskip("sqlcipher3")
-pytest.importorskip("cryptography")
-
 from refusal import refused  # noqa: E402
-from system import require_binary  # noqa: E402
+from system import require_binary, require_module  # noqa: E402
+
+require_module("sqlcipher3", "cryptography")
 
 from proagent import vault  # noqa: E402
 from proagent.capture import Store  # noqa: E402

@@ -11,12 +11,12 @@ import pytest
 from annotate_evalset import PAGES, build_evalset
 from click.testing import CliRunner
 from mock_openai import MockOpenAI, last_user_text
-from system import require_binary
+from system import require_binary, require_module
 
 from proagent.annotate import plan_annotation
 from proagent.cli import cli
 
-pytest.importorskip("rapidocr")
+require_module("rapidocr")
 
 
 @pytest.fixture(scope="module")

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import pytest
 from chat_layouts import build_layouts
-from system import require_binary
+from system import require_binary, require_module
 
 from proagent.annotate import plan_annotation
 from proagent.annotate.conversation import on_screen
 
-pytest.importorskip("rapidocr")
-pytest.importorskip("playwright.sync_api")
+require_module("rapidocr", "playwright.sync_api")
 
 KEYS = ("gemini-avatar", "labelled", "mail", "forum", "messenger")
 

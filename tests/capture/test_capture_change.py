@@ -12,11 +12,9 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-import pytest
+from system import require_binary, require_module
 
-pytest.importorskip("imagehash")
-
-from system import require_binary  # noqa: E402
+require_module("imagehash")
 
 from proagent.capture import Store  # noqa: E402
 from proagent.capture._change import MIN_CHANGED_PIXELS, changed_pixels, frame, is_duplicate  # noqa: E402

@@ -3,9 +3,9 @@ reading order, the same lines as one pass over the whole frame, lines on a band 
 
 from __future__ import annotations
 
-import pytest
+from system import require_module
 
-pytest.importorskip("rapidocr")
+require_module("rapidocr")
 
 from proagent.capture._ocr import read_bands  # noqa: E402
 from proagent.ocr import LEAN_PARAMS, load_ocr  # noqa: E402

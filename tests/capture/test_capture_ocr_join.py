@@ -7,9 +7,9 @@ from __future__ import annotations
 import os
 from collections import Counter
 
-import pytest
+from system import require_module
 
-pytest.importorskip("rapidocr")
+require_module("rapidocr")
 
 from proagent.capture._ocr import BandStats, read_screen  # noqa: E402
 from proagent.ocr import load_ocr  # noqa: E402

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import os
 
-import pytest
+from system import require_module
 
-pytest.importorskip("rapidocr")
+require_module("rapidocr")
 
 from proagent.capture._ocr import BandStats, OcrEngine, read_bands, read_screen  # noqa: E402
 from proagent.ocr import load_ocr  # noqa: E402

@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 import solo
-from system import require_binary
+from system import require_binary, require_module
 
-pytest.importorskip("imagehash")
-pytest.importorskip("noto_cjk_sans_otc")
+require_module("imagehash", "noto_cjk_sans_otc")
 
 from scenarios.desktop import PROGRAMS, Desktop, Scenario, Step, match_events, start_capture, stop_captures  # noqa: E402
 

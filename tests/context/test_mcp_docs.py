@@ -18,8 +18,9 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from system import require_module
 
-pytest.importorskip("mcp")
+require_module("mcp")
 
 import anyio  # noqa: E402
 import httpx2  # noqa: E402

@@ -16,8 +16,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+from system import require_module
 
-pytest.importorskip("mcp")
+require_module("mcp")
 
 import anyio  # noqa: E402
 from lifetrace_fixtures import make_lifetrace_db  # noqa: E402

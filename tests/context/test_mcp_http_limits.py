@@ -12,8 +12,9 @@ import threading
 import time
 
 import pytest
+from system import require_module
 
-pytest.importorskip("uvicorn")
+require_module("uvicorn")
 
 from proagent.context import _http_limits  # noqa: E402
 from proagent.context.server import bind_loopback  # noqa: E402

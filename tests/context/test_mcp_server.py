@@ -18,8 +18,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+from system import require_module
 
-pytest.importorskip("mcp")
+require_module("mcp")
 
 import anyio  # noqa: E402
 import httpx2  # noqa: E402

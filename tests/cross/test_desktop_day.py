@@ -28,12 +28,9 @@ from pathlib import Path
 
 import pytest
 import solo
-from system import require_binary
+from system import require_binary, require_module
 
-pytest.importorskip("rapidocr")
-pytest.importorskip("presidio_analyzer")
-pytest.importorskip("imagehash")
-pytest.importorskip("noto_cjk_sans_otc")
+require_module("rapidocr", "presidio_analyzer", "imagehash", "noto_cjk_sans_otc")
 
 from mock_openai import MockOpenAI  # noqa: E402
 from scenarios.desktop import (  # noqa: E402

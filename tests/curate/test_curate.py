@@ -16,10 +16,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from lifetrace_fixtures import make_participant
-from system import require_binary
+from system import require_binary, require_module
 
-pytest.importorskip("rapidocr")
-pytest.importorskip("presidio_analyzer")
+require_module("rapidocr", "presidio_analyzer")
 
 from pii_screens import make_pii_corpus  # noqa: E402
 

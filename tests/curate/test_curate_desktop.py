@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from system import require_module
 
-pytest.importorskip("rapidocr")
-pytest.importorskip("presidio_analyzer")
+require_module("rapidocr", "presidio_analyzer")
 
 from proagent.capture import Store  # noqa: E402
 from proagent.cli import cli  # noqa: E402

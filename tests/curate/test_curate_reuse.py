@@ -10,9 +10,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from system import require_module
 
-pytest.importorskip("rapidocr")
-pytest.importorskip("presidio_analyzer")
+require_module("rapidocr", "presidio_analyzer")
 
 from pii_screens import make_pii_corpus  # noqa: E402
 

@@ -9,8 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
+from system import require_module
 
-pytest.importorskip("presidio_analyzer")
+require_module("presidio_analyzer")
 
 from pii_screens import ALONE, ORDINARY, make_screens_corpus  # noqa: E402
 

@@ -9,8 +9,9 @@ import subprocess
 import sys
 
 import pytest
+from system import require_module
 
-pytest.importorskip("presidio_analyzer")
+require_module("presidio_analyzer")
 
 from proagent.curate import _detect  # noqa: E402
 from proagent.curate._detect import find_pii  # noqa: E402

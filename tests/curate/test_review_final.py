@@ -10,11 +10,10 @@ import sqlite3
 import urllib.request
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
+from system import require_module
 
-pytest.importorskip("rapidocr")
-pytest.importorskip("presidio_analyzer")
+require_module("rapidocr", "presidio_analyzer")
 
 from pii_screens import Screen, make_screens_corpus  # noqa: E402
 

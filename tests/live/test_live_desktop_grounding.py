@@ -29,9 +29,9 @@ from pathlib import Path
 
 import pytest
 import solo
-from system import require_binary
+from system import require_binary, require_module
 
-pytest.importorskip("rapidocr")
+require_module("rapidocr")
 
 pytestmark = pytest.mark.slow
 

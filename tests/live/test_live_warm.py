@@ -7,8 +7,9 @@ import asyncio
 from datetime import datetime
 
 import pytest
+from system import require_module
 
-pytest.importorskip("inspect_ai")
+require_module("inspect_ai")
 
 from proagent.agent.prompting import system_prompt  # noqa: E402
 from proagent.live._agent import HowModel  # noqa: E402

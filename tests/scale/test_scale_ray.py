@@ -21,8 +21,9 @@ from pathlib import Path
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # before ray is imported: loopback only
 
 import pytest
+from system import require_module
 
-pytest.importorskip("ray")
+require_module("ray")
 
 from click.testing import CliRunner  # noqa: E402
 from memory_fixtures import write_sessions  # noqa: E402

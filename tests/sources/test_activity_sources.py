@@ -19,13 +19,14 @@ from activity_fixtures import (
     write_aw_rust,
     write_screenpipe,
 )
+from system import require_module
 
 from proagent.errors import DataError
 from proagent.sources.activitywatch import load_activitywatch
 from proagent.sources.load import activity_log_kind, load_activity_log, load_events
 from proagent.sources.screenpipe import load_screenpipe, video_frame
 
-pytest.importorskip("aw_datastore")
+require_module("aw_datastore")
 
 EXPECTED = [  # (app, title, start, end, url) of the scenario in activity_fixtures
     ("Code", "main.py - Code", utc(10, 0, 0), utc(10, 0, 50), None),
