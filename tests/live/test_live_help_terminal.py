@@ -68,11 +68,15 @@ class Pty:
         os.write(self.master, (line + "\n").encode())
 
     def stop(self) -> None:
+        """Ctrl-C (SIGINT to its process group), reading what it prints meanwhile: a child whose
+        output nobody reads blocks once the pseudo-terminal's buffer is full, and would not exit
+        (a real terminal always reads); SIGKILL after 15 s."""
         if self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGINT)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
+            end = time.monotonic() + 15
+            while self.proc.poll() is None and time.monotonic() < end:
+                self.read(0.1)
+            if self.proc.poll() is None:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(5)
         self.read(0.2)
