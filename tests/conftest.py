@@ -27,6 +27,7 @@ import json
 import os
 import resource
 import socket
+import tempfile
 import time
 from pathlib import Path
 
@@ -234,5 +235,5 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
     run = None if hasattr(config, "workerinput") else config.getoption("testrunuid", None)
     if run and config.getoption("numprocesses", None):
-        for f in Path(solo.tempfile.gettempdir()).glob(f"proagent-tests-{run}.*.lock"):
+        for f in Path(tempfile.gettempdir()).glob(f"proagent-tests-{run}.*.lock"):
             f.unlink(missing_ok=True)
