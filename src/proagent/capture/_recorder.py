@@ -248,7 +248,10 @@ def _start_ocr(db: Path, interval: float) -> subprocess.Popen[bytes]:
         "--parent",
         str(os.getpid()),
     ]
-    return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    # its own process group: a terminal's Ctrl-C goes to the recorder, which stops the worker
+    # (_stop_ocr, _finish_ocr); one that came while the worker was still importing killed it
+    # with a KeyboardInterrupt traceback, before it could ignore SIGINT
+    return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, process_group=0)
 
 
 def _stop_ocr(proc: subprocess.Popen[bytes] | None) -> None:

@@ -14,8 +14,9 @@ Protocol: two pipes with :class:`multiprocessing.connection.Connection` framing,
 JSON request per message and one JSON reply (the engine's OpenAI-style dict, or
 ``{"error": ...}`` / ``{"ready": true}``); a request with ``"stream": true`` is answered by
 ``{"delta": text}`` messages, one per generated piece, then one ``{"done": true, "content":
-..., "finish_reason": ..., "timings": ...}`` (:meth:`LlamaProcess.chat_stream`). The child ignores SIGINT (the terminal sends
-Ctrl-C to the whole process group; the parent decides) and exits within
+..., "finish_reason": ..., "timings": ...}`` (:meth:`LlamaProcess.chat_stream`). The child runs in a process group of its own
+(the terminal sends Ctrl-C to the foreground group; the parent decides, and a SIGINT during
+the child's imports, before it could ignore one, printed a KeyboardInterrupt traceback) and exits within
 :data:`PARENT_POLL_S` of its parent's death, ``kill -9`` included, so no orphan keeps
 computing.
 """
@@ -88,6 +89,7 @@ def _spawn(config: dict[str, Any]) -> tuple[subprocess.Popen[bytes], Connection,
             pass_fds=(req_r, res_w),
             stdin=subprocess.DEVNULL,
             close_fds=True,
+            process_group=0,  # its own group from exec on: a Ctrl-C during its imports must not reach it
         )
     finally:
         os.close(req_r)
