@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import faulthandler
 import hashlib
 import os
 import resource
@@ -77,11 +78,21 @@ class Writer(threading.Thread):
     """Appends events like ``proagent capture``; records the commit time of each row."""
 
     def __init__(
-        self, folder: Path, texts: list[tuple[str, str]], n: int, gap: float, t0: datetime, start: int = 0
+        self,
+        folder: Path,
+        texts: list[tuple[str, str]],
+        n: int,
+        gap: float,
+        t0: datetime,
+        start: int = 0,
+        wait_s: float = 600.0,
     ) -> None:
         super().__init__(daemon=True)
         self.folder, self.texts, self.n, self.gap, self.t0, self.start_i = folder, texts, n, gap, t0, start
+        self.wait_s = wait_s
         self.committed: dict[int, float] = {}
+        self.missed: list[int] = []
+        """Event ids of rows live did not decide within ``wait_s`` (the next row is written anyway)."""
         self.go = threading.Event()
         self.decided = threading.Event()
         """Set by the loop at each decision: the next row is written only after it (no queueing)."""
@@ -125,7 +136,10 @@ class Writer(threading.Thread):
             self.decided.clear()
             prev = self.write(st, i, prev)
             self.committed[prev] = time.perf_counter()
-            self.decided.wait(600)
+            if not self.decided.wait(self.wait_s):
+                self.missed.append(prev)
+                print(f"event {prev}: no decision within {self.wait_s:g} s; writing the next row", flush=True)
+                faulthandler.dump_traceback(sys.stdout, all_threads=True)  # where live's loop is
             time.sleep(self.gap)
         st.close()
 
@@ -184,12 +198,13 @@ def _phase(
     poll: float,
     offer_wait: float | None = 2.0,
     settle: float = 1.0,
+    wait_s: float = 600.0,
 ) -> dict:
     from proagent.live import LiveOptions, RestraintConfig, run_watch
 
     _bench_notifier()
 
-    w = Writer(folder, texts, n, gap, t0, start=start)
+    w = Writer(folder, texts, n, gap, t0, start=start, wait_s=wait_s)
     w.start()
     stamps: dict[str, float] = {}
     done = threading.Event()
@@ -215,7 +230,7 @@ def _phase(
                 how=how,
                 poll_seconds=poll,
                 max_moments=n,
-                duration=n * (gap + 600),
+                duration=n * (gap + wait_s) + settle + 5,
                 on_decision=on_decision,
                 offer_wait_seconds=offer_wait,
             ).decisions
@@ -246,6 +261,7 @@ def _phase(
     return {
         "phase": name,
         "moments": len(got),
+        "missed": len(w.missed),
         "offers": sum(d.outcome == "offer" for d in got),
         "p50": percentile(lat, 50),
         "p95": percentile(lat, 95),
@@ -280,6 +296,13 @@ def main() -> None:
         "run ahead of the clock and each waits for live's 3-s settle; a lag of 15 x the rows followed + 5 and "
         "under live's 300-s stale limit removes those waits)",
     )
+    ap.add_argument(
+        "--decide-timeout",
+        type=float,
+        default=600.0,
+        help="seconds the writer waits for live's decision on a row before it counts the row as missed and writes "
+        "the next",
+    )
     ap.add_argument("--no-cold", action="store_true", help="leave out the cold first How call (the warm() comparison)")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--timeout", type=float, default=1800)
@@ -288,7 +311,7 @@ def main() -> None:
         action="store_true",
         help="the smallest setting (CI): 10 events preloaded (the How prompt's 5-minute window holds them all: "
         "about 200 new prompt tokens a How call, not 800), 3 followed, 1 offer by SmolLM2 (no cold How call), "
-        "1 s idle, 0.2 s settle and gaps, rows 65 s behind the clock (--lag: no settle waits)",
+        "1 s idle, 0.2 s settle and gaps, rows 65 s behind the clock (--lag: no settle waits), 60 s for a decision",
     )
     a = parse_args(
         ap,
@@ -303,8 +326,9 @@ def main() -> None:
             "how_gap": 0.2,
             "no_cold": True,
             "lag": 65.0,
+            "decide_timeout": 60.0,
         },
-        positive=("preload", "events", "poll", "timeout", "threads"),
+        positive=("preload", "events", "poll", "timeout", "threads", "decide_timeout"),
         non_negative=("gap", "offers", "idle", "settle", "how_gap", "lag"),
         existing=("data", "decider"),
     )
@@ -381,6 +405,7 @@ def main() -> None:
             t0,
             a.poll,
             settle=a.settle,
+            wait_s=a.decide_timeout,
         )
     )
     rows[-1]["phase"] = "decider alone"
@@ -449,6 +474,7 @@ def main() -> None:
                 a.poll,
                 offer_wait=None,
                 settle=a.settle,
+                wait_s=a.decide_timeout,
             )
         )
         t_how = max(
@@ -469,6 +495,7 @@ def main() -> None:
                 t_how,
                 a.poll,
                 settle=a.settle,
+                wait_s=a.decide_timeout,
             )
         )
         ev = [u.input_tokens for u in usage if u is not None]
@@ -507,6 +534,7 @@ def main() -> None:
         {
             "phase": r["phase"],
             "moments": str(r["moments"]),
+            "missed": str(r.get("missed", "-")),
             "offers": "-" if r["offers"] is None else str(r["offers"]),
             "p50": fmt(r["p50"]),
             "p95": fmt(r["p95"]),
@@ -520,6 +548,7 @@ def main() -> None:
     columns = [
         ("phase", "phase", ""),
         ("moments", "moments", ""),
+        ("missed", "rows not decided", ""),
         ("offers", "offers", ""),
         ("p50", "row->decision/offer p50", ""),
         ("p95", "p95", ""),

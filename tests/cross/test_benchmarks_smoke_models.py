@@ -178,8 +178,10 @@ def test_scale_out_smoke(tmp_path: Path) -> None:
 @pytest.mark.slow
 @needs_dev
 def test_live_smoke(tmp_path: Path) -> None:
-    rec, _ = _run("live.py", tmp_path, "--data", str(DEV))
+    rec, out = _run("live.py", tmp_path, "--data", str(DEV))
     rows = {r["phase"].split(":")[0].split(" (")[0]: r for r in rec["rows"]}
+    # each row decided within 60 s; a miss prints the threads' stacks
+    assert all(r["missed"] in ("0", "-") for r in rows.values()), (rows, out[-8000:])
     assert rows["decider alone"]["moments"] == "3" and rows["decider alone"]["p50"] != "-"
     assert rows["before"]["offers"] == "1" and rows["after"]["offers"] == "1"
     assert rows["before"]["how"] != "-" and rows["baseline"]["baseline"]
