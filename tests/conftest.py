@@ -26,6 +26,7 @@ import ipaddress
 import json
 import os
 import resource
+import signal
 import socket
 import tempfile
 import time
@@ -168,6 +169,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        # started in the background by a shell without job control (nohup, `&` in a script, a CI runner):
+        # SIGINT is ignored and every process a test starts would inherit that, so a test's Ctrl-C (a
+        # SIGINT to a child) did nothing there and SIGKILL ended the child 15 s later; a test sees a
+        # person's terminal instead, as proagent.cli.main restores it for a command
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     if not hasattr(config, "workerinput") and config.pluginmanager.hasplugin("xdist"):
         # the controller names the run (xdist would, with a uuid of its own) so that it can remove
         # :mod:`solo`'s lock files at the end (pytest_sessionfinish)

@@ -121,6 +121,7 @@ def test_accept_follow_up_and_rate_in_a_terminal(tmp_path: Path) -> None:
         term.expect("help 9: no answer to follow up yet")
     finally:
         term.stop()
+    assert "driver stopped" in term.text, term.text[-2000:]  # Ctrl-C ended live, not the SIGKILL after 15 s
     with sqlite3.connect(out / "feedback.db") as c:
         turns = c.execute(
             "SELECT role, source, status, completion_tokens > 0, first_token_seconds > 0 FROM help_turns ORDER BY id"
