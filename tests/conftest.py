@@ -140,14 +140,15 @@ capture, real training or a Ray cluster each, whatever they measured. ``scripts/
 out (``--skip-long``: the suite a developer runs); ``scripts/test.sh --all``, ``.ci/run`` and a plain
 ``python -m pytest`` run them. Every test measured at :data:`LONG_SECONDS` or more is long as well."""
 
-LONG_SECONDS = 6.0
+LONG_SECONDS = 4.0
 """A test whose wall seconds in :data:`TEST_SECONDS` reach this is ``long``: the developer suite
-(``scripts/test.sh``) must fit :data:`DEV_BUDGET_S` on two cores: in the CI rehearsal of 2026-12-05
-its ~1,830 tests under 6 s took 220 s of test time per worker (291 s with an 8 s threshold, too near
-the budget); the benchmark smoke runs, the real-model and real-desktop tests of seconds to minutes go
-to the long set, which CI runs (issue 45). Measured, so a test that grows past it moves
-to the long set when ``scripts/test_times.py FILE --write tests/test_seconds.json`` records it; until
-then ``scripts/test.sh``'s budget check names the file that grew."""
+(``scripts/test.sh``) must fit :data:`DEV_BUDGET_S` on two cores. With 6 s it took 283-289 s per
+worker near idle and 316-342 s on the same shared machine in busier hours (the same tests' CPU
+seconds 13% higher, median): a budget with no margin fails on the machine, not the code. 4 s moves
+28 tests of 4-6 s (~87 s per worker) to the long set, which CI runs (issue 45). Measured, so a test
+that grows past it moves to the long set when ``scripts/test_times.py FILE --write
+tests/test_seconds.json`` records it; until then ``scripts/test.sh``'s budget check names the file
+that grew."""
 
 DEV_BUDGET_S = 300
 """Seconds the developer suite may take on two idle cores (issue 45: five minutes). ``scripts/test.sh``
