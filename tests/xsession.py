@@ -98,9 +98,11 @@ class XSession:
                 raise TimeoutError("X session: condition not met in time")
             time.sleep(0.05)
 
-    def window_id(self, title: str) -> str | None:
-        """X id of the (first) window named exactly ``title``, ``None`` when none."""
-        out = self._out(["xdotool", "search", "--name", f"^{title}$"]).split()
+    def window_id(self, title: str, *, viewable: bool = False) -> str | None:
+        """X id of the (first) window named exactly ``title``, ``None`` when none; with ``viewable``,
+        only a window that is mapped and shown (xdotool's ``--onlyvisible``)."""
+        flags = ["--onlyvisible"] if viewable else []
+        out = self._out(["xdotool", "search", *flags, "--name", f"^{title}$"]).split()
         return out[0] if out else None
 
     def focus(self, title: str) -> None:
@@ -156,9 +158,11 @@ class XSession:
         return self._out(["xdotool", "getactivewindow"]).strip()
 
     def _settle(self, title: str) -> None:
-        """Wait until the new window exists and the window manager has given it the focus (openbox
-        focuses new windows; a later activate() must not race with that)."""
-        self._wait(lambda: self.window_id(title) is not None)
+        """Wait until the new window is shown and the window manager has given it the focus (openbox
+        focuses new windows; a later activate() must not race with that). Shown, not only named:
+        xterm names its window before mapping it, and X refuses the focus to a window not yet
+        viewable (BadMatch from SetInputFocus; a CI run without a window manager)."""
+        self._wait(lambda: self.window_id(title, viewable=True) is not None)
         wid = self.window_id(title)
         if not self.wm:
             return

@@ -13,7 +13,8 @@ confidence, ``language = 'ch_sim+en'``, ``processing_time`` in seconds) and sets
 and ``processed_at``, all in one transaction. It starts at most one OCR every ``min_interval``
 seconds that runs the engine (the bounded rate; a screenshot whose lines are all reused waits
 :data:`REUSE_GAP` only), sleeps while nothing is waiting, and exits when its parent recorder
-is gone (checked every second) or on SIGTERM. On SIGUSR1 (the recorder stops, :data:`FINISH_SIGNAL`)
+is gone (within :data:`proagent.orphan.PARENT_POLL_S`, even in the middle of an OCR pass, whose
+transaction SQLite rolls back) or on SIGTERM. On SIGUSR1 (the recorder stops, :data:`FINISH_SIGNAL`)
 it *finishes*: it reads what is waiting without the rate limit and exits once nothing is. The text
 is never logged.
 
@@ -38,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ..ocr import load_ocr
+from ..orphan import exit_when_orphaned
 from ._regions import parse_region
 from ._store import FINISH_SIGNAL, PENDING_WHERE, SHOTS_DIR, connect, pending_count
 
@@ -984,7 +986,10 @@ that changes beside a still terminal stores a screenshot a second, each read at 
 
 
 def run_worker(db: Path, *, min_interval: float = 2.0, parent: int | None = None, threads: int = 1) -> None:
-    """Process screenshots of ``db`` until the parent process ends (see the module docstring)."""
+    """Process screenshots of ``db`` until SIGTERM, or until the process ``parent`` is no longer this
+    one's parent (see the module docstring)."""
+    if parent is not None:
+        exit_when_orphaned(parent)  # first: the engine's load and each OCR pass take seconds
     return_freed_memory()  # before the models load
     stop = finish = False
 
@@ -1006,8 +1011,6 @@ def run_worker(db: Path, *, min_interval: float = 2.0, parent: int | None = None
     next_engine = 0.0  # monotonic time from which the engine may run again (the rate limit)
     try:
         while not stop:
-            if parent is not None and os.getppid() != parent:
-                break  # the recorder died (kill -9): do not outlive it
             t0 = time.monotonic()
             passes = engine.stats.read
             did = ocr_pending(con, engine, shots, engine_ready=finish or t0 >= next_engine)
@@ -1026,8 +1029,6 @@ def run_worker(db: Path, *, min_interval: float = 2.0, parent: int | None = None
             end = time.monotonic() + wait
             while not stop and not finish and time.monotonic() < end:
                 time.sleep(min(0.5, max(end - time.monotonic(), 0.0)))
-                if parent is not None and os.getppid() != parent:
-                    stop = True
     finally:
         con.close()
 

@@ -17,8 +17,8 @@ JSON request per message and one JSON reply (the engine's OpenAI-style dict, or
 ..., "finish_reason": ..., "timings": ...}`` (:meth:`LlamaProcess.chat_stream`). The child runs in a process group of its own
 (the terminal sends Ctrl-C to the foreground group; the parent decides, and a SIGINT during
 the child's imports, before it could ignore one, printed a KeyboardInterrupt traceback) and exits within
-:data:`PARENT_POLL_S` of its parent's death, ``kill -9`` included, so no orphan keeps
-computing.
+:data:`proagent.orphan.PARENT_POLL_S` of its parent's death, ``kill -9`` included
+(:func:`proagent.orphan.exit_when_orphaned`), so no orphan keeps computing.
 """
 
 from __future__ import annotations
@@ -36,11 +36,9 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from ..errors import RunError
+from ..orphan import exit_when_orphaned
 
-__all__ = ["EngineGone", "LlamaProcess", "PARENT_POLL_S", "Ticket", "prestart"]
-
-PARENT_POLL_S = 0.5
-"""Seconds between the child's checks that its parent is alive (it exits when not)."""
+__all__ = ["EngineGone", "LlamaProcess", "Ticket", "prestart"]
 
 
 class Ticket:
@@ -303,20 +301,12 @@ def _stream(server: Any, request: dict[str, Any], send: Connection) -> dict[str,
     }
 
 
-def _watch_parent(parent: int) -> None:
-    import time
-
-    while os.getppid() == parent:
-        time.sleep(PARENT_POLL_S)
-    os._exit(0)  # orphaned: stop now, without waiting for the engine's loop
-
-
 def _child(argv: list[str]) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     config = json.loads(argv[0])
     recv = Connection(int(argv[1]), writable=False)
     send = Connection(int(argv[2]), readable=False)
-    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+    exit_when_orphaned(os.getppid())  # stop at once, without waiting for the engine's loop
     try:
         server = _server(config)
     except Exception as e:  # noqa: BLE001 (the parent reports it)
