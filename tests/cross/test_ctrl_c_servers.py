@@ -78,6 +78,7 @@ def _stop_time(
         t0 = time.monotonic()
         os.killpg(proc.pid, signal.SIGINT)
         rc = proc.wait(30)
+        parent_s = time.monotonic() - t0
         if kids:
             psutil.wait_procs(kids, timeout=30)
         seconds = time.monotonic() - t0
@@ -85,7 +86,8 @@ def _stop_time(
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    print(f"{argv[0]}: exit {rc} {seconds:.2f} s after SIGINT")
+    # shown with a failure: which of the two was late, the command or a child it had to stop
+    print(f"{argv[0]}: exit {rc} {parent_s:.2f} s after SIGINT, its children gone at {seconds:.2f} s")
     return seconds, rc, "".join(lines)
 
 
