@@ -6,7 +6,7 @@ them. When the parent is killed outright nobody stops them: :func:`exit_when_orp
 daemon thread that polls :func:`os.getppid` (POSIX re-parents an orphan, so the id changes) and
 ends the process with :func:`os._exit`. A thread, not a check in the child's own loop: the loop's
 work (an OCR pass, a generation) runs in C with the GIL released and may take many seconds on a
-loaded machine, more so at the OCR worker's lowered priority (CI: 11-12 s after the recorder's
+loaded machine, more so at the OCR worker's lowered priority (measured: 11-12 s after the recorder's
 ``kill -9`` with four busy loops on two cores, while the worker still held the recorder's stderr).
 """
 
